@@ -1,0 +1,1 @@
+"""Paper-figure experiments, one module each, run by ``ocef reproduce``."""

@@ -1,0 +1,42 @@
+"""Registry of experiments.
+
+An experiment module defines ``NAME``, ``DESCRIPTION`` and
+``run(out_dir, *, quick, seed, data_dir, progress) -> list[Path]`` which writes
+``out_dir/NAME.csv`` and ``out_dir/NAME.png`` (``out_dir`` is ``OUT/NAME``) and
+returns the paths it wrote.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+# name -> module, in the order `ocef reproduce` runs them.
+EXPERIMENTS: dict[str, str] = {
+    "bandit-alpha": "experiments.bandit_alpha",
+    "bandit-delta": "experiments.bandit_delta",
+    "bandit-arms": "experiments.bandit_arms",
+}
+
+
+def names() -> list[str]:
+    return list(EXPERIMENTS)
+
+
+def module(name: str):
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
+    return importlib.import_module(EXPERIMENTS[name])
+
+
+def describe() -> list[tuple[str, str]]:
+    return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
+
+
+def run(name: str, *, out: Path | str = "results", quick: bool = False, seed: int = 0,
+        data_dir: Path | str | None = None, progress: bool = True) -> list[Path]:
+    """Run experiment ``name``, writing into ``out/name/``; return the written paths."""
+    mod = module(name)
+    out_dir = Path(out) / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return mod.run(out_dir, quick=quick, seed=seed,
+                   data_dir=None if data_dir is None else Path(data_dir), progress=progress)

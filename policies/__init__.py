@@ -1,0 +1,1 @@
+"""Recommendation policies π(a|x): users x items (or users x contexts x items) probabilities."""

@@ -1,0 +1,15 @@
+from pathlib import Path
+
+import pytest
+
+from environments.paths import data_root
+
+DATA = data_root()
+
+
+def require_data(*parts: str) -> Path:
+    """Path to a real data file or folder under ../shared/data; skip the test if absent."""
+    path = DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data not found at {path} (set OCEF_DATA_DIR or place ../shared/data)")
+    return path
