@@ -1,0 +1,68 @@
+"""Bernoulli bandits: the toy environments of Do et al. App. D.1.
+
+Arm 0 is the baseline (the audited group's own recommendations); arms 1..K stand for
+the other groups. A pull of arm k for a group of |g| users returns the group-average
+reward, the mean of |g| independent Bernoulli(μ_k) draws.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ocef._validation import as_generator, check_positive_int, check_unit_array
+
+#: Names of the four instances of App. D.1 (paper numbering 1-4).
+INSTANCES = {
+    1: "baseline best, all others equal (μ0=0.6, μk=0.3)",
+    2: "baseline worst, one better arm (μ0=0.3, μ1=0.6, μk=0.3)",
+    3: "decreasing means, baseline best (μk = 0.7 − 0.7 (k/(K+1))^0.6)",
+    4: "as 3 with μ0 and μ1 swapped (envy)",
+}
+#: Verdict a correct audit must return on each instance (ε = 0.05).
+EXPECTED_VERDICT = {1: "no_envy", 2: "envy", 3: "no_envy", 4: "envy"}
+
+
+def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
+    """Means μ_0..μ_K of instance ``number`` (1-4) of App. D.1 with K = ``n_arms``.
+
+    With K = 9 these are the paper's 10-arm instances; K = 100 gives the K_max = 100
+    versions of Fig. 10, whose prefixes μ_{0:K'} are used for K' ≤ K_max.
+    """
+    k = check_positive_int("n_arms", n_arms)
+    if number == 1:
+        return np.r_[0.6, np.full(k, 0.3)]
+    if number == 2:
+        return np.r_[0.3, 0.6, np.full(k - 1, 0.3)]
+    if number in (3, 4):
+        mu = 0.7 - 0.7 * (np.arange(k + 1) / (k + 1)) ** 0.6
+        if number == 4:
+            mu[[0, 1]] = mu[[1, 0]]
+        return mu
+    raise ValueError(f"number must be one of 1, 2, 3, 4 (App. D.1 instances), got {number!r}")
+
+
+@dataclass(frozen=True)
+class BernoulliBandit:
+    """A Bernoulli bandit with arm means ``means`` (``means[0]`` is the baseline)."""
+
+    means: np.ndarray
+    group_size: int = 1
+
+    def __post_init__(self):
+        means = check_unit_array("means", self.means, ndim=1)
+        if means.size < 2:
+            raise ValueError(f"means must hold the baseline and at least one other arm, got {means.size} value(s)")
+        object.__setattr__(self, "means", means)
+        object.__setattr__(self, "group_size", check_positive_int("group_size", self.group_size))
+
+    @property
+    def n_arms(self) -> int:
+        """K, the number of non-baseline arms."""
+        return self.means.size - 1
+
+    def sample(self, arms, rng=None) -> np.ndarray:
+        """Group-average rewards for an array of arms: Binomial(|g|, μ_k) / |g|."""
+        rng = as_generator(rng)
+        arms = np.asarray(arms)
+        return rng.binomial(self.group_size, self.means[arms]) / self.group_size

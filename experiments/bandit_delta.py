@@ -1,0 +1,23 @@
+"""Fig. 9 of Do et al.: duration and cost of OCEF vs the confidence parameter δ."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments import _bandit
+
+NAME = "bandit-delta"
+DESCRIPTION = "Fig. 9: OCEF duration and cost vs delta on the 4 bandit instances (alpha=epsilon=0.05)"
+
+
+def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
+    deltas = np.array([0.01, 0.05, 0.2]) if quick else np.array([0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4])
+    trials = 10 if quick else 100
+    alpha = 0.2 if quick else 0.05
+    configs = pd.DataFrame([(i, d) for i in (1, 2, 3, 4) for d in deltas],
+                           columns=["instance", "delta"]).assign(alpha=alpha, epsilon=0.05)
+    runs = _bandit.sweep(out_dir, NAME, configs, n_arms=9, trials=trials, seed=seed, progress=progress)
+    return _bandit.finish(out_dir, NAME, runs, "delta", "confidence δ",
+                          f"OCEF on Bernoulli bandits (App. D.1), α={alpha}, ε=0.05, {trials} trials", logx=True)

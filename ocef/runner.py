@@ -1,0 +1,228 @@
+"""Vectorized OCEF: many independent audits advanced in lock-step with numpy.
+
+Same semantics as :class:`ocef.OCEF` (Algorithm 1, bounds of :mod:`ocef.bounds`),
+but the state of R runs lives in (R, K+1) arrays and each step is a handful of
+array operations, so that a whole figure's grid (trials × α × δ × K × instances)
+runs at once. Runs may differ in K (shorter runs are padded with arms that are never
+active), δ, α, ε and group size. Finished runs are dropped from the arrays, so the
+cost of a step follows the number of runs still going.
+
+Rewards come from a callback ``sample(runs, arms, rng)`` returning the group-average
+rewards of the given runs for the given arms: a Bernoulli bandit here
+(:func:`run_bandits`), the fast PULL-ARM of a recommender in the full audit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ocef import bounds
+from ocef._validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.auditor import Verdict
+from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+
+VERDICT_CODES = {0: Verdict.RUNNING, 1: Verdict.ENVY, 2: Verdict.NO_ENVY, 3: Verdict.TIMEOUT}
+_ENVY, _NO_ENVY, _TIMEOUT = 1, 2, 3
+
+Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+
+
+@dataclass
+class BatchResult:
+    """Per-run outcome arrays of :func:`run_batch` (index = run)."""
+
+    verdict: np.ndarray          # codes of VERDICT_CODES
+    duration: np.ndarray         # τ, steps until the verdict (or the cap)
+    counts: np.ndarray           # N_k(τ), shape (R, K_max+1)
+    means: np.ndarray            # μ̂_k(τ)
+    cost: np.ndarray | None      # eq. (10), when true means are given
+    constraint_held: np.ndarray | None   # (7) at every step, when true means are given
+    min_budget: np.ndarray | None
+
+    def verdict_names(self) -> np.ndarray:
+        return np.array([VERDICT_CODES[c].value for c in self.verdict])
+
+
+def _broadcast(name, value, size, check):
+    arr = np.broadcast_to(np.asarray(value, dtype=float), (size,)).copy()
+    for v in np.unique(arr):
+        check(float(v))
+    return arr
+
+
+def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, true_means=None,
+              rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
+              progress: bool = False, desc: str = "audits") -> BatchResult:
+    """Run R independent OCEF audits in lock-step (Algorithm 1, vectorized over runs).
+
+    Parameters
+    ----------
+    n_arms : int array (R,)
+        K of each run (arms 1..K are audited; padding arms beyond K are never active).
+    delta, alpha, epsilon, group_size : scalars or arrays (R,)
+    sample : callable(runs, arms, rng) -> rewards in [0, 1]
+        Group-average rewards for original run indices ``runs`` pulling ``arms``.
+    true_means : array (R, K_max+1), optional
+        Used only to measure the cost (10) and check constraint (7) at every step.
+    max_steps : int
+        Step cap; runs still going get the ``timeout`` verdict with duration = cap.
+    """
+    n_arms = np.atleast_1d(np.asarray(n_arms))
+    if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
+        raise ValueError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
+    r_total = n_arms.size
+    k_max = int(n_arms.max())
+    delta = _broadcast("delta", delta, r_total, check_delta)
+    alpha = _broadcast("alpha", alpha, r_total, check_alpha)
+    epsilon = _broadcast("epsilon", epsilon, r_total, check_epsilon)
+    gsize = _broadcast("group_size", group_size, r_total, lambda v: check_positive_int("group_size", int(v)))
+    max_steps = check_positive_int("max_steps", max_steps)
+    rng = as_generator(rng)
+    if true_means is not None:
+        true_means = np.asarray(true_means, dtype=float)
+        if true_means.shape != (r_total, k_max + 1):
+            raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
+
+    # ---- per-run state (rows = runs still going; idx maps rows to original runs)
+    idx = np.arange(r_total)
+    scale, factor = (np.broadcast_to(c, (r_total,)).copy()
+                     for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
+    arms_range = np.arange(1, k_max + 1)
+    active = arms_range[None, :] <= n_arms[:, None]               # S_0 = [K]
+    counts = np.zeros((r_total, k_max + 1), dtype=np.int64)
+    sums = np.zeros((r_total, k_max + 1))
+    width = np.repeat(bounds.beta_from_constants(0, scale, factor, omega)[:, None], k_max + 1, axis=1)
+    upper, lower = width.copy(), -width                           # μ̂ = 0 while unpulled (Lemma 3)
+    sum_explore = np.zeros(r_total)
+    sum_beta_n = np.zeros(r_total)
+    cum_mu = np.zeros(r_total)
+    min_budget = np.full(r_total, np.inf)
+
+    out_verdict = np.zeros(r_total, dtype=np.int8)
+    out_duration = np.zeros(r_total, dtype=np.int64)
+    out_counts = np.zeros((r_total, k_max + 1), dtype=np.int64)
+    out_sums = np.zeros((r_total, k_max + 1))
+    out_cum = np.zeros(r_total)
+    out_min_budget = np.full(r_total, np.inf)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
+
+    t = 0
+    while idx.size and t < max_steps:
+        t += 1
+        rows = np.arange(idx.size)
+        # Line 3: ℓ_t uniform in S_{t-1} (the j-th active arm, j uniform).
+        n_active = active.sum(axis=1)
+        j = (rng.random(idx.size) * n_active).astype(np.int64)
+        ell = 1 + np.argmax(np.cumsum(active, axis=1) > j[:, None], axis=1)
+        # Line 4: baseline if its interval is not the tightest, or if ξ_t < 0 (eq. 8).
+        wider = width[:, 0] > np.where(active, width[:, 1:], np.inf).min(axis=1)
+        n0 = counts[:, 0]
+        big_phi = bounds.big_phi(sum_beta_n, (t - 1) - n0, delta, gsize, sigma)
+        xi = bounds.xi(sum_explore, big_phi, lower[rows, ell], n0, t, alpha, upper[:, 0])
+        arm = np.where(wider | (xi < 0), 0, ell)
+        # Line 6: PULL-ARM and update of the pulled arm's interval (Lemma 3).
+        reward = np.asarray(sample(idx, arm, rng), dtype=float)
+        flat = rows * (k_max + 1) + arm                            # (run, pulled arm) in raveled state
+        n_arm = counts.ravel()[flat] + 1
+        counts.ravel()[flat] = n_arm
+        arm_sum = sums.ravel()[flat] + reward
+        sums.ravel()[flat] = arm_sum
+        new_width = bounds.beta_from_constants(n_arm, scale, factor, omega)
+        new_mean = arm_sum / n_arm
+        explore = arm > 0
+        sum_beta_n += explore * (new_width * n_arm - width.ravel()[flat] * (n_arm - 1))
+        sum_explore += explore * reward
+        width.ravel()[flat] = new_width
+        upper.ravel()[flat] = new_mean + new_width
+        lower.ravel()[flat] = new_mean - new_width
+        if true_means is not None:
+            cum_mu += true_means[idx, arm]
+            np.minimum(min_budget, safety_budget(cum_mu, t, alpha, true_means[idx, 0]), out=min_budget)
+        # Lines 7-9: elimination, ENVY, ε-NO-ENVY.
+        active &= upper[:, 1:] > (lower[:, 0] + epsilon)[:, None]
+        envy = (active & (lower[:, 1:] > upper[:, :1])).any(axis=1)
+        no_envy = ~active.any(axis=1)
+        done = envy | no_envy
+        if t == max_steps:
+            done = np.ones_like(done)
+        if done.any():
+            d = idx[done]
+            out_verdict[d] = np.where(envy[done], _ENVY, np.where(no_envy[done], _NO_ENVY, _TIMEOUT))
+            out_duration[d] = t
+            out_counts[d] = counts[done]
+            out_sums[d] = sums[done]
+            out_cum[d] = cum_mu[done]
+            out_min_budget[d] = min_budget[done]
+            keep = ~done
+            idx = idx[keep]
+            (scale, factor, delta, alpha, epsilon, gsize, active, counts, sums, width, upper, lower,
+             sum_explore, sum_beta_n, cum_mu, min_budget) = (
+                a[keep] for a in (scale, factor, delta, alpha, epsilon, gsize, active, counts, sums, width,
+                                  upper, lower, sum_explore, sum_beta_n, cum_mu, min_budget))
+            if bar is not None:
+                bar.update(int(done.sum()))
+    if bar is not None:
+        bar.close()
+
+    cost = held = mb = None
+    if true_means is not None:
+        cost = audit_cost(out_cum, out_duration, true_means[:, 0])
+        held = out_min_budget >= -CONSTRAINT_TOL
+        mb = out_min_budget
+    return BatchResult(out_verdict, out_duration, out_counts, out_sums / np.maximum(out_counts, 1), cost, held, mb)
+
+
+def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
+    """Group-average Bernoulli rewards: Binomial(|g|, μ_{run, arm}) / |g|."""
+    means = np.asarray(means, dtype=float)
+    g = np.broadcast_to(np.asarray(group_size), (means.shape[0],))
+    if np.all(g == 1):
+        return lambda runs, arms, rng: (rng.random(runs.size) < means[runs, arms]).astype(float)
+    return lambda runs, arms, rng: rng.binomial(g[runs], means[runs, arms]) / g[runs]
+
+
+def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_steps: int = 10**6,
+                sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False) -> pd.DataFrame:
+    """Vectorized OCEF on Bernoulli bandits for a grid of configurations.
+
+    ``configs`` has one row per configuration with columns ``instance`` (a key of
+    ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
+    prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
+    times; all runs advance together. Returns a tidy DataFrame, one row per run:
+    the configuration columns, ``trial``, ``verdict``, ``duration``, ``cost``,
+    ``constraint_held``.
+    """
+    trials = check_positive_int("trials", trials)
+    missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
+    if missing:
+        raise ValueError(f"configs is missing column(s) {sorted(missing)}")
+    grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
+    grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
+    mu_list = []
+    for inst, k in zip(grid["instance"], grid.get("n_arms", [None] * len(grid))):
+        if inst not in means:
+            raise ValueError(f"unknown instance {inst!r}; known: {list(means)}")
+        mu = np.asarray(means[inst], dtype=float)
+        mu_list.append(mu if k is None or pd.isna(k) else mu[: int(k) + 1])
+    n_arms = np.array([m.size - 1 for m in mu_list])
+    padded = np.zeros((len(mu_list), n_arms.max() + 1))
+    for i, m in enumerate(mu_list):
+        padded[i, : m.size] = m
+    gsize = grid["group_size"].to_numpy() if "group_size" in grid else 1
+    res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
+                    epsilon=grid["epsilon"].to_numpy(), sample=bernoulli_sampler(padded, gsize), group_size=gsize, true_means=padded,
+                    rng=np.random.default_rng(seed), max_steps=max_steps, sigma=sigma, omega=omega,
+                    progress=progress)
+    grid["n_arms"] = n_arms
+    grid["verdict"] = res.verdict_names()
+    grid["duration"] = res.duration
+    grid["cost"] = res.cost
+    grid["constraint_held"] = res.constraint_held
+    return grid

@@ -1,0 +1,101 @@
+"""The vectorized runner: same semantics as the ask/tell OCEF, statistics of App. D.1."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from environments.bandits import EXPECTED_VERDICT, paper_instance
+from ocef import OCEF, Verdict
+from ocef.runner import bernoulli_sampler, run_bandits, run_batch
+from ocef.simulation import run_ask_tell
+
+
+def _replay_tables(n_steps, means, seed):
+    """Pre-drawn rewards r[t, k] so that both implementations see the same rewards."""
+    rng = np.random.default_rng(seed)
+    return (rng.random((n_steps, len(means))) < means).astype(float)
+
+
+@pytest.mark.parametrize("instance, alpha", [(1, 0.3), (2, 0.2), (3, 0.5), (4, 0.4)])
+def test_vectorized_replays_ask_tell_exactly(instance, alpha):
+    # With the same ℓ-uniform stream (one double per step from the same seed) and the same
+    # reward table, both implementations must follow the very same trajectory.
+    means = paper_instance(instance, 4)
+    table = _replay_tables(60000, means, seed=instance)
+    a = OCEF(4, 0.05, alpha, 0.05, rng=np.random.default_rng(11))
+    while a.verdict is Verdict.RUNNING:
+        k = a.next_arm()
+        a.observe(k, table[a.t, k])
+    step = {"t": 0}
+
+    def sample(runs, arms, rng):
+        r = table[step["t"], arms]
+        step["t"] += 1
+        return r
+
+    res = run_batch(np.array([4]), 0.05, alpha, 0.05, sample, rng=np.random.default_rng(11),
+                    true_means=means[None, :])
+    assert res.verdict_names()[0] == a.verdict.value
+    assert res.duration[0] == a.t
+    np.testing.assert_array_equal(res.counts[0], a.counts)
+    np.testing.assert_allclose(res.means[0], a.means)
+
+
+def test_cost_and_constraint_from_counts():
+    means = paper_instance(3)
+    mu = np.tile(means, (20, 1))
+    res = run_batch(np.full(20, 9), 0.05, 0.1, 0.05, bernoulli_sampler(mu), true_means=mu, rng=5)
+    # eq. (10): C_τ = τ μ_0 − Σ_s μ_{k_s} = τ μ_0 − Σ_k N_k μ_k
+    np.testing.assert_allclose(res.cost, res.duration * means[0] - res.counts @ means, atol=1e-8)
+    np.testing.assert_array_equal(res.counts.sum(axis=1), res.duration)
+    assert res.constraint_held.all()
+    assert np.all(res.counts @ means >= 0.9 * means[0] * res.duration - 1e-9)   # (7) at τ
+
+
+def test_timeout_and_padding_arms():
+    mu = np.array([[0.6, 0.3, 0.3, 0.0, 0.0], [0.6, 0.3, 0.3, 0.3, 0.3]])
+    res = run_batch(np.array([2, 4]), 0.05, 0.05, 0.05, bernoulli_sampler(mu), true_means=mu, rng=0,
+                    max_steps=500)
+    assert list(res.verdict_names()) == ["timeout", "timeout"]
+    np.testing.assert_array_equal(res.duration, [500, 500])
+    assert res.counts[0, 3:].sum() == 0          # arms beyond K are never pulled
+
+
+def test_run_batch_validates():
+    mu = np.array([[0.5, 0.5]])
+    with pytest.raises(ValueError, match="delta"):
+        run_batch(np.array([1]), 1.0, 0.1, 0.05, bernoulli_sampler(mu))
+    with pytest.raises(ValueError, match="alpha"):
+        run_batch(np.array([1]), 0.1, 0.0, 0.05, bernoulli_sampler(mu))
+    with pytest.raises(ValueError, match="epsilon"):
+        run_batch(np.array([1]), 0.1, 0.1, 2.0, bernoulli_sampler(mu))
+    with pytest.raises(ValueError, match="n_arms"):
+        run_batch(np.array([0]), 0.1, 0.1, 0.05, bernoulli_sampler(mu))
+    with pytest.raises(ValueError, match="true_means"):
+        run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), true_means=np.zeros((1, 3)))
+
+
+@pytest.mark.slow
+def test_correct_in_1_minus_delta_of_200_runs_per_instance_and_constraint_always_held():
+    delta = 0.05
+    cfg = pd.DataFrame({"instance": [1, 2, 3, 4], "alpha": 0.1, "delta": delta, "epsilon": 0.05})
+    runs = run_bandits(cfg, {i: paper_instance(i) for i in (1, 2, 3, 4)}, trials=200, seed=2024)
+    for inst, df in runs.groupby("instance"):
+        correct = (df["verdict"] == EXPECTED_VERDICT[inst]).mean()
+        assert correct >= 1 - delta, f"instance {inst}: correct in {correct:.3f} of runs"
+    assert runs["constraint_held"].all()
+    assert (runs["verdict"] != "timeout").all()
+
+
+@pytest.mark.slow
+def test_ask_tell_and_vectorized_agree_statistically():
+    # Same verdict rates and mean durations within 4 standard errors of the difference.
+    cfg = pd.DataFrame({"instance": [1, 2, 3, 4], "alpha": 0.3, "delta": 0.05, "epsilon": 0.05})
+    means = {i: paper_instance(i) for i in (1, 2, 3, 4)}
+    vec = run_bandits(cfg, means, trials=60, seed=1)
+    for inst in (1, 2, 3, 4):
+        at = run_ask_tell(means[inst], delta=0.05, alpha=0.3, epsilon=0.05, trials=60, seed=inst)
+        v = vec[vec["instance"] == inst]
+        assert (at["verdict"] == EXPECTED_VERDICT[inst]).all() and (v["verdict"] == EXPECTED_VERDICT[inst]).all()
+        se = np.sqrt(at["duration"].var() / len(at) + v["duration"].var() / len(v))
+        assert abs(at["duration"].mean() - v["duration"].mean()) < 4 * se
+        assert at["constraint_held"].all()
