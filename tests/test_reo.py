@@ -1,0 +1,309 @@
+"""Tests of ocef.reo: REO point estimates, Algorithm 1 (delta method), naive estimator, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef import reo
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def log_from_counts(counts: dict, group_col: str = "S", label_col: str = "Y") -> pd.DataFrame:
+    """A log with ``counts[(group, y)]`` rows of each kind."""
+    groups, ys = [], []
+    for (g, y), n in counts.items():
+        groups += [g] * n
+        ys += [y] * n
+    return pd.DataFrame({group_col: groups, label_col: ys})
+
+
+def multinomial_counts(rng, probs_pos: np.ndarray, n: int, reps: int) -> np.ndarray:
+    """Positive counts per group in ``reps`` logs of ``n`` rows: Mult(n, (p_1..p_K, 1 - sum p))."""
+    probs = np.append(probs_pos, 1.0 - probs_pos.sum())
+    return rng.multinomial(n, probs, size=reps)[:, :-1]
+
+
+# ----------------------------------------------------------------------------- formulas
+
+def test_point_estimates_hand_computed():
+    P = np.array([0.1, 0.2, 0.05])
+    Q = np.array([0.2, 0.2, 0.2])
+    U, dU, pen = reo.reo_point_estimates(P, Q)
+    np.testing.assert_allclose(U, [2.0, 1.0, 4.0])
+    np.testing.assert_allclose(dU, [2 / (7 / 3) - 1, 1 / (7 / 3) - 1, 4 / (7 / 3) - 1])
+    # population std of (2, 1, 4) = sqrt(14/9), mean 7/3
+    assert pen == pytest.approx(np.sqrt(14 / 9) / (7 / 3))
+    # Delta_REO = sqrt(mean(delta_U^2)) (App. E, eq. 19)
+    assert pen == pytest.approx(np.sqrt(np.mean(dU ** 2)))
+
+
+def test_eighty_percent_rule_value_from_sec_4_3():
+    # U_1 = 0.8 U_2 gives std/mean = 1/9 = 11.1% with the population std (Sec. 4.3)
+    assert reo.reo_penalty([0.8, 1.0]) == pytest.approx(1 / 9)
+
+
+def test_scale_invariance():
+    U = np.array([0.3, 0.5, 0.9, 0.2])
+    assert reo.reo_penalty(7 * U) == pytest.approx(reo.reo_penalty(U))
+    np.testing.assert_allclose(reo.relative_group_utilities(7 * U), reo.relative_group_utilities(U))
+
+
+def test_delta_method_two_groups_closed_form():
+    # For K = 2: Delta_REO = |U1 - U2| / (U1 + U2), so by the delta method
+    # Var = 4 (U2^2 Gamma_11 + U1^2 Gamma_22) / (U1 + U2)^4, and SE(delta_U_k) equals it.
+    P = np.array([0.04, 0.06])
+    Q = np.array([0.12, 0.09])
+    nd, nr = 50_000, 8_000
+    arr = reo.delta_method_reo(P, Q, nd, nr)
+    U = Q / P
+    gamma = U ** 2 * ((1 - Q) / Q / nd + (1 - P) / P / nr)
+    var = 4 * (U[1] ** 2 * gamma[0] + U[0] ** 2 * gamma[1]) / U.sum() ** 4
+    np.testing.assert_allclose(arr.gamma, gamma, rtol=1e-12)
+    assert arr.se_penalty == pytest.approx(np.sqrt(var), rel=1e-12)
+    np.testing.assert_allclose(arr.se_delta_U, [np.sqrt(var)] * 2, rtol=1e-12)
+    lo, hi = arr.ci_penalty()
+    assert hi - lo == pytest.approx(2 * 1.959963984540054 * np.sqrt(var), rel=1e-9)
+
+
+def test_delta_method_matches_explicit_matrices():
+    # Literal Algorithm 1 with explicit G, H, Sigma = G^T Gamma G, Xi = H^T Sigma H.
+    P = np.array([0.03, 0.05, 0.02, 0.04])
+    Q = np.array([0.06, 0.05, 0.01, 0.08])
+    nd, nr = 100_000, 20_000
+    U = Q / P
+    K = 4
+    S = U.sum()
+    G = np.array([[K * ((j == k) * S - U[k]) / S ** 2 for k in range(K)] for j in range(K)])
+    gamma = np.diag(U ** 2 * ((1 - Q) / Q / nd + (1 - P) / P / nr))
+    dU = U / U.mean() - 1
+    pen = U.std() / U.mean()
+    H = dU / (K * pen)
+    sigma = G.T @ gamma @ G
+    xi = H @ sigma @ H
+    arr = reo.delta_method_reo(P, Q, nd, nr)
+    np.testing.assert_allclose(arr.sigma, sigma, rtol=1e-10)
+    assert arr.xi == pytest.approx(xi, rel=1e-10)
+    # App. F: Xi = sum_j Gamma_jj (G H)_j^2
+    assert arr.xi == pytest.approx(np.sum(np.diag(gamma) * (G @ H) ** 2), rel=1e-10)
+    # G is also the numerical Jacobian of U -> delta_U
+    eps = 1e-7
+    num = np.array([(reo.relative_group_utilities(U + eps * np.eye(K)[j]) - dU) / eps for j in range(K)])
+    np.testing.assert_allclose(num, G, atol=1e-5)
+
+
+def test_delta_method_vectorized_over_replicates():
+    rng = np.random.default_rng(0)
+    P = rng.uniform(0.01, 0.1, size=(5, 7, 3))
+    Q = rng.uniform(0.01, 0.1, size=(5, 7, 3))
+    nd = rng.integers(1000, 5000, size=(5, 7))
+    nr = rng.integers(1000, 5000, size=(5, 7))
+    batch = reo.delta_method_reo(P, Q, nd, nr)
+    one = reo.delta_method_reo(P[2, 4], Q[2, 4], nd[2, 4], nr[2, 4])
+    assert batch.sigma.shape == (5, 7, 3, 3)
+    np.testing.assert_allclose(batch.se_delta_U[2, 4], one.se_delta_U)
+    assert batch.se_penalty[2, 4] == pytest.approx(float(one.se_penalty))
+
+
+def test_gamma_finite_when_group_never_liked_in_default():
+    arr = reo.delta_method_reo([0.1, 0.2], [0.0, 0.3], 1000, 1000)
+    assert np.all(np.isfinite(arr.gamma)) and arr.gamma[0] == 0.0
+    assert np.isfinite(arr.se_penalty)
+
+
+def test_penalty_se_nan_at_zero_penalty():
+    arr = reo.delta_method_reo([0.1, 0.2], [0.1, 0.2], 1000, 1000)
+    assert arr.penalty == 0.0
+    assert np.isnan(arr.se_penalty)
+    assert np.all(np.isfinite(arr.se_delta_U))
+
+
+@pytest.mark.slow
+def test_delta_se_matches_monte_carlo_sd_and_covers():
+    # Multinomial logs (Sec. 4.1 generator): the delta-method SE at the truth is within 10%
+    # of the Monte-Carlo SD, and the nominal 95% intervals cover in [93%, 97%].
+    rng = np.random.default_rng(12345)
+    p = np.array([0.02, 0.03, 0.05])
+    q = np.array([0.06, 0.04, 0.05])
+    nd, nr, reps = 200_000, 40_000, 4000
+    pos_d = multinomial_counts(rng, q, nd, reps)
+    pos_r = multinomial_counts(rng, p, nr, reps)
+    est = reo.reo_from_counts(pos_d, nd, pos_r, nr)
+    truth = reo.delta_method_reo(p, q, nd, nr)
+    # relative SE of an SD estimate from 4000 draws is ~1.1%; allow 10% (the spec's bar)
+    assert np.std(est.penalty) == pytest.approx(float(truth.se_penalty), rel=0.10)
+    np.testing.assert_allclose(np.std(est.delta_U, axis=0), truth.se_delta_U, rtol=0.10)
+    lo, hi = est.ci_penalty()
+    cover = np.mean((lo <= truth.penalty) & (truth.penalty <= hi))
+    # binomial SD of the coverage over 4000 runs is 0.34%: [0.93, 0.97] is > 5 SD wide
+    assert 0.93 <= cover <= 0.97
+    lo, hi = est.ci_delta_U()
+    cover_k = np.mean((lo <= truth.delta_U) & (truth.delta_U <= hi), axis=0)
+    assert np.all((cover_k >= 0.93) & (cover_k <= 0.97))
+
+
+# ----------------------------------------------------------------------------- Table 1
+
+def table1_pairs(dataset: str) -> pd.DataFrame:
+    """Table 1 of seed 000 as user-item pairs: columns R, Y, S (counts group1 / group2)."""
+    if dataset == "A":
+        counts = {(0, 0): (100_000, 100_000), (0, 1): (0, 0), (1, 0): (0, 0), (1, 1): (100, 100)}
+    else:
+        counts = {(0, 0): (99_900, 100_000), (0, 1): (100, 0), (1, 0): (0, 0), (1, 1): (100, 100)}
+    rows = []
+    for (r, y), (n1, n2) in counts.items():
+        rows.append(pd.DataFrame({"R": r, "Y": y, "S": [1] * n1 + [2] * n2}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_table1_unidentifiability():
+    A, B = table1_pairs("A"), table1_pairs("B")
+    # they agree on the recommended subset R = 1
+    recA = A[A.R == 1].sort_values(["S", "Y"]).reset_index(drop=True)
+    recB = B[B.R == 1].sort_values(["S", "Y"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(recA, recB)
+    # Random traffic = the whole pair space (uniform), default traffic = recommended pairs.
+    resA = reo.estimate_reo(A[A.R == 1], A)
+    resB = reo.estimate_reo(B[B.R == 1], B)
+    # U_k = P(R=1 | Y=1, S=k) up to the factor P(R=1) = 200 / |pairs|
+    scaleA, scaleB = (A.R == 1).mean(), (B.R == 1).mean()
+    np.testing.assert_allclose(resA.groups.U * scaleA, [1.0, 1.0], rtol=1e-12)
+    np.testing.assert_allclose(resB.groups.U * scaleB, [0.5, 1.0], rtol=1e-12)
+    assert resA.penalty == 0.0
+    # eq. (2) with the population std: std(1/2, 1) / mean(1/2, 1) = 0.25 / 0.75 = 1/3.
+    assert resB.penalty == pytest.approx(1 / 3, rel=1e-12)
+    # The seed prints 2/3 for dataset B: that is |U1 - U2| / mean(U), i.e. twice eq. (2) for
+    # K = 2 (population std = |U1 - U2| / 2); it disagrees with Sec. 4.3 (1/9 = 11.1%) and App. F.
+    U = resB.groups.U.to_numpy() * scaleB
+    assert abs(U[0] - U[1]) / U.mean() == pytest.approx(2 / 3)
+    # The naive estimator (missing labels negative) sees only the recommended subset:
+    # both datasets look perfectly fair.
+    assert reo.naive_reo(A[A.R == 1]).penalty == 0.0
+    assert reo.naive_reo(B[B.R == 1]).penalty == 0.0
+
+
+# ----------------------------------------------------------------------------- estimate_reo
+
+def test_estimate_reo_on_logs_matches_counts():
+    default = log_from_counts({("a", 1): 30, ("a", 0): 70, ("b", 1): 20, ("b", 0): 80})
+    random = log_from_counts({("a", 1): 5, ("a", 0): 45, ("b", 1): 10, ("b", 0): 40})
+    res = reo.estimate_reo(default, random)
+    assert res.n_default == 200 and res.n_random == 100
+    np.testing.assert_allclose(res.groups.Q, [30 / 200, 20 / 200])
+    np.testing.assert_allclose(res.groups.P, [5 / 100, 10 / 100])
+    np.testing.assert_allclose(res.groups.U, [3.0, 1.0])
+    assert res.penalty == pytest.approx(0.5)  # std(3,1)=1, mean=2
+    arr = reo.reo_from_counts([30, 20], 200, [5, 10], 100)
+    np.testing.assert_allclose(res.groups.se, arr.se_delta_U)
+    assert res.penalty_se == pytest.approx(float(arr.se_penalty))
+    assert res.penalty_ci[0] == pytest.approx(0.5 - arr.z * res.penalty_se)
+    d = res.to_dict()
+    assert set(d) >= {"groups", "penalty", "penalty_se", "penalty_ci", "n_default", "n_random"}
+    assert set(d["groups"][0]) == {"group", "P", "Q", "U", "delta_U", "se", "ci_low", "ci_high"}
+    assert d["groups"][0]["group"] == "a"
+
+
+def test_estimate_reo_multi_label_any_signal():
+    df = pd.DataFrame({"like_video": [1, 0, 0, 0], "share": [0, 1, 0, 0], "S": [0, 0, 1, 1]})
+    rnd = pd.DataFrame({"like_video": [1, 0, 1, 0], "share": [0, 0, 0, 1], "S": [0, 0, 1, 1]})
+    res = reo.estimate_reo(df, rnd, label=["like_video", "share"])
+    np.testing.assert_allclose(res.groups.Q, [0.5, 0.0])
+    np.testing.assert_allclose(res.groups.P, [0.25, 0.5])
+
+
+def test_estimate_reo_groups_argument_orders_and_checks():
+    default = log_from_counts({("a", 1): 3, ("b", 1): 1, ("b", 0): 1})
+    random = log_from_counts({("a", 1): 1, ("b", 1): 1, ("a", 0): 2})
+    res = reo.estimate_reo(default, random, groups=["b", "a"])
+    assert res.groups.group.tolist() == ["b", "a"]
+    with pytest.raises(ValueError, match="not in groups"):
+        reo.estimate_reo(default, random, groups=["a", "c"])
+
+
+def test_delta_method_reliability_flag():
+    default = log_from_counts({("a", 1): 50, ("a", 0): 50, ("b", 1): 50, ("b", 0): 50})
+    random = log_from_counts({("a", 1): 10, ("a", 0): 40, ("b", 1): 11, ("b", 0): 39})
+    res = reo.estimate_reo(default, random)
+    assert not res.delta_method_reliable
+    default = log_from_counts({("a", 1): 5000, ("a", 0): 5000, ("b", 1): 1000, ("b", 0): 9000})
+    random = log_from_counts({("a", 1): 1000, ("a", 0): 4000, ("b", 1): 1000, ("b", 0): 4000})
+    assert reo.estimate_reo(default, random).delta_method_reliable
+
+
+# ----------------------------------------------------------------------------- bad input
+
+@pytest.fixture
+def logs():
+    default = log_from_counts({("a", 1): 3, ("a", 0): 7, ("b", 1): 2, ("b", 0): 8})
+    random = log_from_counts({("a", 1): 1, ("a", 0): 4, ("b", 1): 2, ("b", 0): 3})
+    return default, random
+
+
+def test_missing_columns_named(logs):
+    default, random = logs
+    with pytest.raises(ValueError, match=r"default log is missing column\(s\) \['click'\]"):
+        reo.estimate_reo(default, random, label="click")
+    with pytest.raises(ValueError, match=r"random log is missing column\(s\) \['S'\]"):
+        reo.estimate_reo(default, random.drop(columns="S"))
+
+
+def test_labels_not_binary(logs):
+    default, random = logs
+    bad = default.assign(Y=default.Y * 2)
+    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2\]"):
+        reo.estimate_reo(bad, random)
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        reo.estimate_reo(default, random.assign(Y=np.where(random.Y == 1, np.nan, 0.0)))
+    with pytest.raises(ValueError, match="must hold 0/1 values"):
+        reo.estimate_reo(default.assign(Y="yes"), random)
+
+
+def test_empty_log(logs):
+    default, random = logs
+    with pytest.raises(ValueError, match="random log is empty"):
+        reo.estimate_reo(default, random.iloc[:0])
+    with pytest.raises(ValueError, match="default log is empty"):
+        reo.estimate_reo(default.iloc[:0], random)
+
+
+def test_group_without_random_positive_named(logs):
+    default, random = logs
+    random = random.assign(Y=np.where(random.S == "b", 0, random.Y))
+    with pytest.raises(ValueError, match=r"\['b'\] have no positive label in the random traffic.*undefined"):
+        reo.estimate_reo(default, random)
+
+
+def test_group_absent_from_random_named(logs):
+    default, random = logs
+    with pytest.raises(ValueError, match=r"\['b'\] have no positive label in the random traffic"):
+        reo.estimate_reo(default, random[random.S == "a"])
+
+
+def test_no_positive_in_default(logs):
+    default, random = logs
+    with pytest.raises(ValueError, match="default traffic has no positive label"):
+        reo.estimate_reo(default.assign(Y=0), random)
+
+
+def test_bad_confidence_and_single_group(logs):
+    default, random = logs
+    with pytest.raises(ValueError, match=r"confidence must be in \(0.0, 1.0\)"):
+        reo.estimate_reo(default, random, confidence=1.0)
+    with pytest.raises(ValueError, match="at least 2 groups"):
+        reo.estimate_reo(default[default.S == "a"], random[random.S == "a"])
+    with pytest.raises(TypeError, match="pandas DataFrame"):
+        reo.estimate_reo(default.to_numpy(), random)
+
+
+# ----------------------------------------------------------------------------- naive
+
+def test_naive_reo_pooled_logs():
+    default = pd.DataFrame({"S": ["a"] * 4 + ["b"] * 4, "Y": [1, 1, 0, 0, 1, 0, 0, 0]})
+    random = pd.DataFrame({"S": ["a", "a", "b", "b"], "Y": [1, 0, 1, 1], "R": [0, 0, 1, 0]})
+    res = reo.naive_reo(default, random)
+    # a: recommended positives 2, logged positives 3; b: 1 + 1 (R=1 random) of 3
+    np.testing.assert_allclose(res.groups.U, [2 / 3, 2 / 3])
+    assert res.penalty == 0.0 and np.isnan(res.penalty_se)
+    without_r = reo.naive_reo(default, random.drop(columns="R"))
+    np.testing.assert_allclose(without_r.groups.U, [2 / 3, 1 / 3])
