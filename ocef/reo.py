@@ -19,6 +19,12 @@ Standard errors follow Algorithm 1 (App. D, justified in App. F) literally:
 ``Sigma = G^T Gamma G`` (covariance of delta_U), ``Xi = H^T Sigma H`` (variance of the
 penalty); intervals are estimate +- z(delta/2) SE.
 
+``Gamma`` is diagonal, as in the seed: it treats the P_k (and the Q_k) of different groups as
+independent, whereas within one log they are multinomial with Cov = -P_j P_k / n. For K = 2
+and U_1/U_2 this drops ``2/n`` from the variance of log(Q_1/Q_2) (and of log(P_1/P_2)), so
+the SE is slightly too small (about 3.5% for Q = (0.12, 0.05)); negligible when the P_k, Q_k
+are small, as in production logs. We keep Algorithm 1 as written.
+
 When the delta method is unreliable
 -----------------------------------
 ``Delta_REO`` is a norm of ``delta_U`` (``sqrt(mean(delta_U^2))``): it is not differentiable
@@ -57,8 +63,8 @@ columns are required):
   estimator that treats every missing label as negative (Sec. 1), for comparison.
 * ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
   n_resamples=100, confidence, rng)``.
-* A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"partition"|
-  "bootstrap", label, group, confidence, rng, n_resamples=100, n_folds=10) -> AbResult`` with
+* A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
+  "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, n_folds=10) -> AbResult`` with
   ``.groups`` (group, D, se, ci_low, ci_high, p_value), ``.D_reo``, ``.D_reo_se``,
   ``.D_reo_ci``, ``.D_reo_p_value``, ``.to_dict()``.
 * Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates)``,
@@ -69,6 +75,7 @@ columns are required):
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -80,8 +87,12 @@ from ocef._validation import check_in_interval
 
 __all__ = [
     "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
-    "ReoArrays", "delta_method_reo", "reo_from_counts", "normal_quantile",
+    "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "delta_method_reo", "reo_from_counts", "normal_quantile",
     "label_indicator", "positive_counts", "ReoResult", "estimate_reo", "naive_reo",
+    "category_counts", "bca_interval", "BootstrapSummary", "bootstrap_reo_ci",
+    "AbResult", "ab_test", "shared_random_ab_variance", "ranking_statistical_parity", "user_precision_utility",
+    "eighty_percent_rule_threshold", "delta_method_sample_size", "theorem_sample_size",
+    "expected_random_rows", "p_act_for",
 ]
 
 
@@ -167,6 +178,25 @@ def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
         return (Q * (1.0 - Q) / nd + Q * Q * (1.0 - P) / (P * nr)) / (P * P)
 
 
+def reo_jacobians(U) -> tuple[np.ndarray, np.ndarray]:
+    """``(G, H)`` of Algorithm 1 / App. F at utilities ``U`` (..., K):
+
+    ``G[..., j, k] = d delta_U_k / d U_j = K (delta_{jk} sum_i U_i - U_k) / (sum_i U_i)^2`` and
+    ``H[..., j] = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)`` (NaN where the
+    penalty is 0, where Delta_REO is not differentiable). ``G @ H`` is the gradient of the
+    penalty with respect to U.
+    """
+    U = np.asarray(U, dtype=float)
+    K = U.shape[-1]
+    dU, pen = relative_group_utilities(U), reo_penalty(U)
+    total = U.sum(axis=-1)[..., None, None]                            # (..., 1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        G = K * (np.eye(K) * total - U[..., None, :]) / total ** 2      # G[..., j, k]
+        H = dU / (K * pen[..., None])
+    H = np.where(pen[..., None] > 0, H, np.nan)
+    return G, H
+
+
 def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95) -> ReoArrays:
     """Algorithm 1 (App. D; App. F): estimates, standard errors of ``delta_U_k`` and of
     ``Delta_REO`` by the delta method.
@@ -186,14 +216,8 @@ def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95) -> Reo
     """
     z = normal_quantile(confidence)
     U, dU, pen = reo_point_estimates(P, Q)
-    K = U.shape[-1]
     gamma = utility_covariance_diagonal(P, Q, n_default, n_random)
-    total = U.sum(axis=-1)[..., None, None]                            # (..., 1, 1)
-    eye = np.eye(K)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        G = K * (eye * total - U[..., None, :]) / total ** 2            # G[..., j, k]
-        H = dU / (K * pen[..., None])
-    H = np.where(pen[..., None] > 0, H, np.nan)
+    G, H = reo_jacobians(U)
     sigma = np.einsum("...jk,...j,...jl->...kl", G, gamma, G)
     xi = np.einsum("...k,...kl,...l->...", H, sigma, H)
     se_dU = np.sqrt(np.clip(np.diagonal(sigma, axis1=-2, axis2=-1), 0.0, None))
@@ -424,3 +448,511 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
                           "ci_low": nan, "ci_high": nan})
     return ReoResult(table, float(reo_penalty(U)), float("nan"), (float("nan"), float("nan")),
                      n_d, n_r, float("nan"), None, "naive")
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap (App. G.2, Sec. 4.3) on category counts
+# --------------------------------------------------------------------------------------------
+#
+# Every REO statistic depends on a log only through its category counts
+# ``c = (#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rest)``. Resampling n rows with replacement is then
+# exactly a Multinomial(n, c / n) draw of the counts, and a jackknife (leave-one-row-out) takes
+# only K + 1 distinct values, each with multiplicity c_j. This makes the bootstrap O(B K) and
+# the BCa acceleration O(K) instead of O(B n) and O(n^2) (scipy.stats.bootstrap's jackknife
+# on the rows would need n^2 operations: 2e10 for one day of the seed's logs). ``resample=
+# "rows"`` runs the literal Algorithm 4 (index resampling and a full recount) for comparison.
+
+BOOTSTRAP_METHODS = ("standard", "percentile", "bca")
+
+
+def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
+                    groups: Sequence, name: str = "log") -> np.ndarray:
+    """``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``: the sufficient statistic of a log."""
+    pos, n = positive_counts(log, label=label, group=group, groups=groups, name=name)
+    return np.append(pos, n - pos.sum())
+
+
+def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand."""
+    Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
+    P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
+    _, dU, pen = reo_point_estimates(P, Q)
+    return np.concatenate([dU, pen[..., None]], axis=-1)
+
+
+def _ab_stat_from_counts(counts_control, counts_treatment, counts_random) -> np.ndarray:
+    """``(D_1..D_K, D_REO)`` = treatment minus control statistics sharing D_rand (App. D)."""
+    return (_reo_stat_from_counts(counts_treatment, counts_random)
+            - _reo_stat_from_counts(counts_control, counts_random))
+
+
+def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+    n = int(counts.sum())
+    return rng.multinomial(n, counts / n, size=n_resamples)
+
+
+def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+    """Literal resampling: draw row indices with replacement and recount (Algorithm 4)."""
+    rows = np.repeat(np.arange(counts.size), counts)
+    out = np.empty((n_resamples, counts.size), dtype=np.int64)
+    for b in range(n_resamples):  # one full recount per bootstrap data set, as in Alg. 4
+        out[b] = np.bincount(rows[rng.integers(0, rows.size, rows.size)], minlength=counts.size)
+    return out
+
+
+def _jackknife_values(statistic, samples: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Leave-one-row-out values of ``statistic`` per sample: for sample j, one value per
+    category (row removed from that category) with weight = the category's count."""
+    values, weights = [], []
+    for j, c in enumerate(samples):
+        keep = c > 0
+        removed = c[None, :] - np.eye(c.size, dtype=c.dtype)[keep]      # (m, K+1)
+        args = [np.broadcast_to(s, removed.shape) if i != j else removed for i, s in enumerate(samples)]
+        values.append(statistic(*args))                                 # (m, d)
+        weights.append(c[keep].astype(float))
+    return values, weights
+
+
+def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: list[np.ndarray],
+                 jack_weights: list[np.ndarray], confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bias-corrected and accelerated interval (Efron & Tibshirani 14.3, 15.4), the algorithm of
+    ``scipy.stats.bootstrap(method="BCa")`` computed from a weighted jackknife.
+
+    ``theta_hat`` (d,), ``theta_boot`` (B, d); ``jack_values[j]`` (m_j, d) with row weights
+    ``jack_weights[j]`` (m_j,) summing to the size n_j of sample j. Returns ``(low, high)``.
+    A test checks equality with scipy.stats.bootstrap on row-level data.
+    """
+    alpha = (1.0 - confidence) / 2.0
+    low = np.full(theta_hat.shape, np.nan)
+    high = np.full(theta_hat.shape, np.nan)
+    nums = np.zeros(theta_hat.shape)
+    dens = np.zeros(theta_hat.shape)
+    for vals, w in zip(jack_values, jack_weights):
+        n = w.sum()
+        dot = (w[:, None] * vals).sum(axis=0) / n
+        u = (n - 1.0) * (dot - vals)
+        nums += (w[:, None] * u ** 3).sum(axis=0) / n ** 3
+        dens += (w[:, None] * u ** 2).sum(axis=0) / n ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a_hat = nums / (6.0 * dens ** 1.5)
+    z_alpha = stats.norm.ppf(alpha)
+    for i in range(theta_hat.size):
+        boot = theta_boot[:, i]
+        boot = boot[np.isfinite(boot)]
+        if boot.size == 0:
+            continue
+        pct = (np.count_nonzero(boot < theta_hat[i]) + np.count_nonzero(boot <= theta_hat[i])) / (2.0 * boot.size)
+        z0 = stats.norm.ppf(pct)
+        a = a_hat[i] if np.isfinite(a_hat[i]) else 0.0
+        num1, num2 = z0 + z_alpha, z0 - z_alpha
+        a1 = stats.norm.cdf(z0 + num1 / (1 - a * num1))
+        a2 = stats.norm.cdf(z0 + num2 / (1 - a * num2))
+        if np.isfinite(a1) and np.isfinite(a2):
+            low[i], high[i] = np.quantile(boot, [a1, a2])
+    return low, high
+
+
+@dataclass
+class BootstrapSummary:
+    """Bootstrap of a vector statistic: estimate, replicates, SE, bias and interval."""
+
+    estimate: np.ndarray          # (d,) on the original data
+    replicates: np.ndarray        # (B, d); NaN where a replicate has a group without positives
+    se: np.ndarray                # std of the finite replicates (ddof=1)
+    bias: np.ndarray              # mean(replicates) - estimate
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    method: str
+    n_undefined: int              # replicates where the statistic is undefined (dropped)
+
+
+def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_resamples: int,
+                      confidence: float, rng, resample: str = "counts") -> BootstrapSummary:
+    from ocef._validation import as_generator, check_positive_int
+
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+    if resample not in ("counts", "rows"):
+        raise ValueError(f"resample must be 'counts' or 'rows', got {resample!r}")
+    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
+    z = normal_quantile(confidence)
+    rng = as_generator(rng)
+    draw = _multinomial_resamples if resample == "counts" else _row_resamples
+    estimate = statistic(*samples)
+    replicates = statistic(*[draw(rng, c, n_resamples) for c in samples])
+    finite = np.isfinite(replicates)
+    n_undefined = int((~finite.all(axis=1)).sum())
+    masked = np.where(finite, replicates, np.nan)
+    with warnings.catch_warnings():  # all-NaN columns (a statistic never defined) give NaN quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(masked, axis=0, ddof=1)
+        bias = np.nanmean(masked, axis=0) - estimate
+    if method == "standard":                       # eq. (23)
+        low, high = estimate - z * se, estimate + z * se
+    elif method == "percentile":
+        alpha = (1.0 - confidence) / 2.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(masked, alpha, axis=0), np.nanquantile(masked, 1 - alpha, axis=0)
+    else:
+        vals, weights = _jackknife_values(statistic, samples)
+        low, high = bca_interval(estimate, masked, vals, weights, confidence)
+    return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined)
+
+
+def bootstrap_reo_ci(default: pd.DataFrame, random: pd.DataFrame, *, label: str | Sequence[str] = "Y",
+                     group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
+                     method: str = "standard", rng=None, groups: Sequence | None = None,
+                     resample: str = "counts") -> tuple[ReoResult, BootstrapSummary]:
+    """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
+
+    Resamples D_rec and D_rand independently with replacement (same sizes), ``n_resamples``
+    times. ``method``: ``"standard"`` (estimate +- z SE_boot, the normal bootstrap of eq. 23),
+    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated). Returns the delta-method
+    :class:`ReoResult` with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the
+    bootstrap ones (``method`` records which), and the :class:`BootstrapSummary` (replicates,
+    bias = the bootstrap estimate of the estimator's bias, Fig. 8). Statistic order:
+    ``delta_U_1..delta_U_K, penalty``.
+    """
+    result = estimate_reo(default, random, label=label, group=group, confidence=confidence, groups=groups)
+    names = result.groups.group.tolist()
+    cd = category_counts(default, label=label, group=group, groups=names, name="default")
+    cr = category_counts(random, label=label, group=group, groups=names, name="random")
+    boot = _bootstrap_counts(_reo_stat_from_counts, [cd, cr], method=method, n_resamples=n_resamples,
+                             confidence=confidence, rng=rng, resample=resample)
+    table = result.groups.copy()
+    table["se"], table["ci_low"], table["ci_high"] = boot.se[:-1], boot.ci_low[:-1], boot.ci_high[:-1]
+    out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
+                    result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}")
+    return out, boot
+
+
+# --------------------------------------------------------------------------------------------
+# A/B comparisons (App. D "Between strategies", App. G)
+# --------------------------------------------------------------------------------------------
+
+AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
+
+
+def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random) -> np.ndarray:
+    """Delta-method variances of ``(D_1..D_K, D_REO)`` that keep the covariance the shared
+    random traffic induces between the arms (an extension of Algorithm 2; not in the seed).
+
+    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` w.r.t. U (App. F) and
+    ``U = Q / P``, the first-order expansion in the independent estimates Q^T, Q^C, P gives
+
+        ``Var_m = sum_j J^T_jm^2 Gq^T_j + J^C_jm^2 Gq^C_j
+                  + (J^T_jm U^T_j - J^C_jm U^C_j)^2 (1 - P_j) / (P_j |D_rand|)``
+
+    with ``Gq_j = U_j^2 (1 - Q_j) / (Q_j |D_rec|)`` (the default-traffic part of Gamma).
+    Algorithm 2 instead adds the two arms' full variances, counting the P part twice with the
+    wrong sign of its cross term; in an A/A test the P part cancels exactly.
+    """
+    P = np.asarray(P, dtype=float)
+    out = []
+    for Q, n in ((Q_treatment, n_treatment), (Q_control, n_control)):
+        U = rtpr_utilities(P, Q)
+        G, H = reo_jacobians(U)
+        J = np.concatenate([G, np.einsum("...jk,...k->...j", G, H)[..., None]], axis=-1)
+        out.append((U, J, utility_covariance_diagonal(P, Q, n, np.inf)))
+    (U_t, J_t, g_t), (U_c, J_c, g_c) = out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_part = (1.0 - P) / (P * np.asarray(n_random, dtype=float)[..., None])
+    return (np.einsum("...jm,...j->...m", J_t ** 2, g_t) + np.einsum("...jm,...j->...m", J_c ** 2, g_c)
+            + np.einsum("...jm,...j->...m", (J_t * U_t[..., None] - J_c * U_c[..., None]) ** 2, p_part))
+
+
+@dataclass
+class AbResult:
+    """Treatment minus control: ``D_k = delta_U_k^T - delta_U_k^C`` and
+    ``D_REO = Delta_REO^T - Delta_REO^C`` with standard errors, intervals and two-sided
+    p-values of H0: no difference.
+
+    ``groups``: group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value.
+    """
+
+    groups: pd.DataFrame
+    D_reo: float
+    D_reo_se: float
+    D_reo_ci: tuple[float, float]
+    D_reo_p_value: float
+    penalty_control: float
+    penalty_treatment: float
+    n_control: int
+    n_treatment: int
+    n_random: int
+    method: str
+    confidence: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with keys ``groups`` (records), ``D_reo``, ``D_reo_se``, ``D_reo_ci``,
+        ``D_reo_p_value``, ``penalty_control``, ``penalty_treatment``, ``n_control``,
+        ``n_treatment``, ``n_random``, ``method``, ``confidence``."""
+        records = []
+        for row in self.groups.to_dict(orient="records"):
+            g = row["group"]
+            row["group"] = g.item() if isinstance(g, np.generic) else g
+            records.append({k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in row.items()})
+        return {
+            "groups": records, "D_reo": float(self.D_reo), "D_reo_se": float(self.D_reo_se),
+            "D_reo_ci": [float(self.D_reo_ci[0]), float(self.D_reo_ci[1])],
+            "D_reo_p_value": float(self.D_reo_p_value),
+            "penalty_control": float(self.penalty_control), "penalty_treatment": float(self.penalty_treatment),
+            "n_control": int(self.n_control), "n_treatment": int(self.n_treatment),
+            "n_random": int(self.n_random), "method": self.method, "confidence": float(self.confidence),
+        }
+
+
+def _normal_p_value(estimate, se) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 2.0 * stats.norm.sf(np.abs(np.asarray(estimate) / np.asarray(se)))
+
+
+def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> np.ndarray:
+    """Category counts of ``n_folds`` non-overlapping random folds of equal size (Alg. 3)."""
+    rows = np.repeat(np.arange(counts.size), counts)
+    fold = rng.permutation(rows.size) % n_folds
+    return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
+
+
+def ab_test(control: pd.DataFrame, treatment: pd.DataFrame, random: pd.DataFrame, *,
+            method: str = "delta", label: str | Sequence[str] = "Y", group: str = "S",
+            confidence: float = 0.95, rng=None, groups: Sequence | None = None,
+            n_resamples: int = 100, bootstrap_interval: str = "standard",
+            n_folds: int | tuple[int, int] = 10) -> AbResult:
+    """Compare REO metrics of a treatment arm with a control arm that share one random
+    traffic log (orthogonal assignment, App. I.2).
+
+    ``method``:
+
+    * ``"delta"`` — Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
+      normal interval and p-value. As the seed says, it neglects the correlation the shared
+      D_rand induces between the arms; that correlation is positive, so the test is
+      conservative (it rejects less than its level) unless |D_rand| >> |D_rec|.
+    * ``"delta-shared"`` — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
+      the covariance of the shared D_rand (:func:`shared_random_ab_variance`); it holds its
+      level whatever |D_rand| / |D_rec| is. An extension, not in the seed.
+    * ``"partition"`` — Algorithm 3: each arm's D_rec and (separately) D_rand are split into
+      ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
+      compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
+      unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
+    * ``"bootstrap"`` — Algorithm 4: D_rec^T, D_rec^C and D_rand are resampled independently
+      ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
+      or ``"bca"``. p-values use the normal approximation D / SE_boot.
+    """
+    from ocef._validation import as_generator, check_positive_int
+
+    if method not in AB_METHODS:
+        raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
+    for log, name in ((control, "control"), (treatment, "treatment"), (random, "random")):
+        _check_log(log, label, group, name)
+    names = _resolve_groups([control, treatment, random], group, groups)
+    cc = category_counts(control, label=label, group=group, groups=names, name="control")
+    ct = category_counts(treatment, label=label, group=group, groups=names, name="treatment")
+    cr = category_counts(random, label=label, group=group, groups=names, name="random")
+    _check_estimable(names, cc[:-1], cr[:-1])
+    _check_estimable(names, ct[:-1], cr[:-1])
+    z = normal_quantile(confidence)
+    n_c, n_t, n_r = int(cc.sum()), int(ct.sum()), int(cr.sum())
+    arr_c = reo_from_counts(cc[:-1], n_c, cr[:-1], n_r, confidence)
+    arr_t = reo_from_counts(ct[:-1], n_t, cr[:-1], n_r, confidence)
+    D = np.append(arr_t.delta_U - arr_c.delta_U, arr_t.penalty - arr_c.penalty)
+
+    if method == "delta":                                                   # Algorithm 2
+        se = np.sqrt(np.append(arr_t.se_delta_U ** 2 + arr_c.se_delta_U ** 2,
+                               arr_t.se_penalty ** 2 + arr_c.se_penalty ** 2))
+        low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
+    elif method == "delta-shared":                                          # joint delta method
+        se = np.sqrt(shared_random_ab_variance(cr[:-1] / n_r, cc[:-1] / n_c, ct[:-1] / n_t, n_c, n_t, n_r))
+        low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
+    elif method == "partition":                                             # Algorithm 3
+        m_c, m_t = (n_folds, n_folds) if np.ndim(n_folds) == 0 else n_folds
+        m_c = check_positive_int("n_folds (control)", m_c, minimum=2)
+        m_t = check_positive_int("n_folds (treatment)", m_t, minimum=2)
+        gen = as_generator(rng)
+        v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
+        v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))
+        if not (np.isfinite(v_c).all() and np.isfinite(v_t).all()):
+            raise ValueError(f"with n_folds={n_folds} some fold has a group without positive label in "
+                             f"its share of the random traffic (U_k undefined); use fewer folds")
+        test = stats.ttest_ind(v_t, v_c, axis=0, equal_var=False)
+        ci = test.confidence_interval(confidence_level=confidence)
+        D = v_t.mean(axis=0) - v_c.mean(axis=0)
+        se = np.sqrt(v_t.var(axis=0, ddof=1) / m_t + v_c.var(axis=0, ddof=1) / m_c)
+        low, high, p = np.asarray(ci.low), np.asarray(ci.high), np.asarray(test.pvalue)
+    else:                                                                   # Algorithm 4
+        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=bootstrap_interval,
+                                 n_resamples=n_resamples, confidence=confidence, rng=rng)
+        se, low, high = boot.se, boot.ci_low, boot.ci_high
+        p = _normal_p_value(D, se)
+        method = f"bootstrap-{bootstrap_interval}"
+
+    table = pd.DataFrame({
+        "group": names, "delta_U_control": arr_c.delta_U, "delta_U_treatment": arr_t.delta_U,
+        "D": D[:-1], "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1], "p_value": p[:-1],
+    })
+    return AbResult(table, float(D[-1]), float(se[-1]), (float(low[-1]), float(high[-1])), float(p[-1]),
+                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence)
+
+
+# --------------------------------------------------------------------------------------------
+# Other metrics (App. H)
+# --------------------------------------------------------------------------------------------
+
+def ranking_statistical_parity(n_recommended, n_candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RSP (App. H.1, eq. 24-26): ``U_k = #{R=1, S=s_k} / #{S=s_k}`` over the pair space,
+    ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25), ``Delta_RSP = std(U) / mean(U)``.
+
+    No labels, hence no random traffic needed: ``n_candidates[k]`` is the number of
+    (request, item) pairs with an item of group k (requests x items of the group).
+    Returns ``(U, delta_U, Delta_RSP)``; vectorized over leading axes.
+    """
+    rec = np.asarray(n_recommended, dtype=float)
+    cand = np.asarray(n_candidates, dtype=float)
+    if rec.shape != cand.shape or rec.ndim == 0 or rec.shape[-1] < 2:
+        raise ValueError(f"n_recommended and n_candidates must have the same shape (..., K>=2), "
+                         f"got {rec.shape} and {cand.shape}")
+    if np.any(cand <= 0) or np.any(rec < 0) or np.any(rec > cand):
+        raise ValueError("need 0 <= n_recommended <= n_candidates and n_candidates > 0 for every group")
+    U = rec / cand
+    return U, U - U.mean(axis=-1, keepdims=True), reo_penalty(U)
+
+
+def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] = "Y",
+                           user_group: str) -> tuple[pd.DataFrame, float]:
+    """User-side constrained RTPR = precision@N_show (App. H.2, eq. 27), from D_rec alone:
+    ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over the default traffic.
+
+    Returns a table (group, n, U, delta_U with eq. 3) and the disparity std(U)/mean(U).
+    """
+    _check_log(default, label, user_group, "default")
+    y = label_indicator(default, label, name="default")
+    names = _resolve_groups([default], user_group, None)
+    codes = pd.Categorical(default[user_group], categories=names).codes
+    n = np.bincount(codes, minlength=len(names))
+    pos = np.bincount(codes[y], minlength=len(names))
+    U = pos / n
+    table = pd.DataFrame({"group": names, "n": n, "U": U, "delta_U": relative_group_utilities(U)})
+    return table, float(reo_penalty(U))
+
+
+# --------------------------------------------------------------------------------------------
+# Planning: thresholds and sample sizes (Sec. 4.3, Theorem D.2 / App. E, Alg. 1)
+# --------------------------------------------------------------------------------------------
+
+def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
+    """Largest ``Delta_REO`` compatible with the 80% rule among K groups (Sec. 4.3).
+
+    The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation is convex,
+    so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1; this
+    returns the max over m. K = 2 gives 1/9 = 11.1% (the seed's threshold). A penalty above
+    the threshold therefore proves that some pair of groups violates the rule.
+    """
+    from ocef._validation import check_positive_int
+
+    K = check_positive_int("K", K, minimum=2)
+    ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
+    m = np.arange(1, K)
+    U = np.where(np.arange(K)[None, :] < m[:, None], ratio, 1.0)
+    return float(reo_penalty(U).max())
+
+
+def _variance_coefficients(P, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
+    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1)."""
+    a = delta_method_reo(P, Q, 1.0, np.inf)
+    b = delta_method_reo(P, Q, np.inf, 1.0)
+    diag = lambda s: np.diagonal(s, axis1=-2, axis2=-1)  # noqa: E731
+    return a.xi, b.xi, diag(a.sigma), diag(b.sigma)
+
+
+def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
+                             n_default: int | None = None, random_to_default: float | None = None,
+                             target: str = "penalty") -> dict:
+    """Log sizes for which the delta-method interval of Algorithm 1 has half-width <= epsilon.
+
+    ``P``, ``Q``: planning values of P_k, Q_k (a pilot estimate). ``target``: ``"penalty"``
+    or ``"delta_U"`` (all groups). Give either ``n_default`` (the default log you will have;
+    returns the random log needed) or ``random_to_default`` (the ratio |D_rand| / |D_rec|;
+    returns both). Returns ``{"n_default", "n_random", "half_width"}``.
+    """
+    eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
+    z = normal_quantile(confidence)
+    A, B, Ak, Bk = _variance_coefficients(P, Q)
+    if target == "delta_U":
+        pass
+    elif target == "penalty":
+        if not np.isfinite(A) or not np.isfinite(B):
+            raise ValueError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
+                             "plan with target='delta_U'")
+        Ak, Bk = np.atleast_1d(A), np.atleast_1d(B)
+    else:
+        raise ValueError(f"target must be 'penalty' or 'delta_U', got {target!r}")
+    budget = (eps / z) ** 2
+    if (n_default is None) == (random_to_default is None):
+        raise ValueError("give exactly one of n_default and random_to_default")
+    if n_default is not None:
+        from ocef._validation import check_positive_int
+        nd = check_positive_int("n_default", n_default)
+        room = budget - Ak / nd
+        if np.any(room <= 0):
+            best = float(z * np.sqrt(np.max(Ak) / nd))
+            raise ValueError(f"n_default={nd} is too small: even unlimited random traffic gives a "
+                             f"half-width of {best:.4g} > epsilon={eps}")
+        nr = int(np.ceil(np.max(Bk / room)))
+    else:
+        r = check_in_interval("random_to_default", random_to_default, 0.0, np.inf, low_open=True, high_open=True)
+        nd = int(np.ceil(np.max((Ak + Bk / r) / budget)))
+        nr = int(np.ceil(r * nd))
+    half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
+    return {"n_default": nd, "n_random": nr, "half_width": half}
+
+
+def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
+    """Sizes that Theorem E.4 (eq. 21) and eq. (8) give for ``|Delta_REO_hat - Delta_REO| <=
+    epsilon`` with probability >= 1 - delta (the constant-explicit form of Theorem D.2):
+
+    ``n = 4 K^2 / (sum_k U_k)^2 / epsilon^2 * log(1/delta)``,
+    ``|D_rec| = n max_k U_k^2 (1-q_k)/q_k``, ``|D_rand| = n max_k U_k^2 (1-p_k)/p_k``.
+
+    The product is invariant to rescaling U, so ``U = Q/P`` may be used. It bounds the
+    covariance crudely (App. E) and is far more conservative than
+    :func:`delta_method_sample_size`.
+    """
+    from ocef._validation import check_delta
+
+    eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
+    d = check_delta(delta)
+    P = np.asarray(P, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    U = rtpr_utilities(P, Q)
+    K = U.shape[-1]
+    n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
+    return {"n": float(n),
+            "n_default": int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
+            "n_random": int(np.ceil(n * np.max(U ** 2 * (1 - P) / P)))}
+
+
+def expected_random_rows(p_act: float, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+    """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
+    ``p_act`` and then shows ``n_show`` random items, logged at rate ``log_rate`` (Sec. 3.2)."""
+    from ocef._validation import check_positive_int
+
+    p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    r = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
+    return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show) * r
+
+
+def p_act_for(n_random: int, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+    """The activation probability p_act that yields ``n_random`` random rows in expectation
+    (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
+    from ocef._validation import check_positive_int
+
+    nr = check_positive_int("n_random", n_random)
+    full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show, log_rate=log_rate)
+    p = nr / full
+    if p > 1.0:
+        raise ValueError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
+                         f"come from {n_requests} requests x {n_show} items x log rate {log_rate}")
+    return float(p)

@@ -307,3 +307,263 @@ def test_naive_reo_pooled_logs():
     assert res.penalty == 0.0 and np.isnan(res.penalty_se)
     without_r = reo.naive_reo(default, random.drop(columns="R"))
     np.testing.assert_allclose(without_r.groups.U, [2 / 3, 1 / 3])
+
+
+# ----------------------------------------------------------------------------- bootstrap
+
+def random_log(rng, p_pos: np.ndarray, p_neg: np.ndarray, n: int) -> pd.DataFrame:
+    """n rows: (Y=1, S=k) with prob p_pos[k], (Y=0, S=k) with prob p_neg[k]."""
+    K = len(p_pos)
+    counts = rng.multinomial(n, np.concatenate([p_pos, p_neg]))
+    cat = np.repeat(np.arange(2 * K), counts)
+    return pd.DataFrame({"S": cat % K, "Y": (cat < K).astype(int)})
+
+
+def aa_logs(rng, n_arm: int, n_random: int):
+    p_pos = np.array([0.05, 0.03])             # random traffic: P(Y=1, S=k)
+    q_pos = np.array([0.12, 0.05])             # default traffic: P(Y=1, S=k | R=1)
+    half = lambda v: np.full(2, (1 - v.sum()) / 2)  # noqa: E731
+    return (random_log(rng, q_pos, half(q_pos), n_arm), random_log(rng, q_pos, half(q_pos), n_arm),
+            random_log(rng, p_pos, half(p_pos), n_random))
+
+
+def test_bca_matches_scipy_bootstrap_on_rows():
+    # Same bootstrap distribution handed to scipy (bootstrap_result, n_resamples=0): scipy's
+    # row-level jackknife and our count-level one must give the same BCa interval.
+    from types import SimpleNamespace
+
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    default = random_log(rng, np.array([0.2, 0.1, 0.15]), np.array([0.2, 0.2, 0.15]), 300)
+    random = random_log(rng, np.array([0.1, 0.12, 0.08]), np.array([0.25, 0.25, 0.2]), 400)
+    res, boot = reo.bootstrap_reo_ci(default, random, method="bca", n_resamples=500, rng=1)
+    assert boot.n_undefined == 0
+    groups = res.groups.group.tolist()
+
+    def codes(log):
+        cat = pd.Categorical(log.S, categories=groups).codes.astype(int)
+        return np.where(log.Y.to_numpy() == 1, cat, len(groups))
+
+    def penalty(d, r, axis=-1):
+        cnt = lambda c: np.stack([(c == j).sum(axis=-1) for j in range(len(groups) + 1)], axis=-1)  # noqa: E731
+        return reo._reo_stat_from_counts(cnt(d), cnt(r))[..., -1]
+
+    sp = stats.bootstrap((codes(default), codes(random)), penalty, n_resamples=0, vectorized=True,
+                         bootstrap_result=SimpleNamespace(bootstrap_distribution=boot.replicates[:, -1]),
+                         method="BCa", confidence_level=0.95)
+    assert boot.ci_low[-1] == pytest.approx(sp.confidence_interval.low, rel=1e-9)
+    assert boot.ci_high[-1] == pytest.approx(sp.confidence_interval.high, rel=1e-9)
+    assert res.penalty_ci == (boot.ci_low[-1], boot.ci_high[-1])
+
+
+def test_count_resampling_draws_like_row_resampling():
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    default = random_log(rng, np.array([0.2, 0.1]), np.array([0.35, 0.35]), 500)
+    random = random_log(rng, np.array([0.1, 0.15]), np.array([0.4, 0.35]), 500)
+    _, fast = reo.bootstrap_reo_ci(default, random, n_resamples=1500, rng=1, resample="counts")
+    _, slow = reo.bootstrap_reo_ci(default, random, n_resamples=1500, rng=2, resample="rows")
+    # same distribution: a two-sample KS test does not reject (fixed seeds)
+    assert stats.ks_2samp(fast.replicates[:, -1], slow.replicates[:, -1]).pvalue > 0.01
+    assert fast.se[-1] == pytest.approx(slow.se[-1], rel=0.08)  # ~2.6% SD each
+
+
+def test_bootstrap_se_agrees_with_delta_method():
+    rng = np.random.default_rng(11)
+    default = random_log(rng, np.array([0.12, 0.05, 0.08]), np.array([0.25, 0.25, 0.25]), 60_000)
+    random = random_log(rng, np.array([0.05, 0.03, 0.04]), np.array([0.3, 0.3, 0.28]), 30_000)
+    delta = reo.estimate_reo(default, random)
+    for method in ("standard", "percentile", "bca"):
+        res, boot = reo.bootstrap_reo_ci(default, random, method=method, n_resamples=400, rng=7)
+        assert res.method == f"bootstrap-{method}"
+        assert boot.se[-1] == pytest.approx(delta.penalty_se, rel=0.15)  # 400 draws: ~3.5% SD
+        width = res.penalty_ci[1] - res.penalty_ci[0]
+        assert width == pytest.approx(delta.penalty_ci[1] - delta.penalty_ci[0], rel=0.2)
+        assert abs(boot.bias[-1]) < 0.5 * delta.penalty_se
+
+
+def test_bootstrap_bad_method():
+    default = log_from_counts({("a", 1): 3, ("a", 0): 7, ("b", 1): 2, ("b", 0): 8})
+    with pytest.raises(ValueError, match="method must be one of"):
+        reo.bootstrap_reo_ci(default, default, method="bc")
+    with pytest.raises(ValueError, match="n_resamples must be an integer >= 2"):
+        reo.bootstrap_reo_ci(default, default, n_resamples=1)
+
+
+# ----------------------------------------------------------------------------- A/B
+
+def test_ab_delta_is_algorithm_2():
+    rng = np.random.default_rng(0)
+    control, treatment, random = aa_logs(rng, 5000, 20_000)
+    treatment = treatment.assign(Y=np.where((treatment.S == 1) & (rng.random(len(treatment)) < 0.3), 1, treatment.Y))
+    ab = reo.ab_test(control, treatment, random)
+    c, t = reo.estimate_reo(control, random), reo.estimate_reo(treatment, random)
+    np.testing.assert_allclose(ab.groups.D, t.groups.delta_U - c.groups.delta_U)
+    np.testing.assert_allclose(ab.groups.se, np.hypot(t.groups.se, c.groups.se))
+    assert ab.D_reo == pytest.approx(t.penalty - c.penalty)
+    assert ab.D_reo_se == pytest.approx(np.hypot(t.penalty_se, c.penalty_se))
+    z = ab.D_reo / ab.D_reo_se
+    assert ab.D_reo_p_value == pytest.approx(2 * (1 - __import__("scipy").stats.norm.cdf(abs(z))))
+    assert ab.D_reo_ci[0] == pytest.approx(ab.D_reo - 1.959963984540054 * ab.D_reo_se)
+    d = ab.to_dict()
+    assert {"groups", "D_reo", "D_reo_se", "D_reo_ci", "D_reo_p_value"} <= set(d)
+
+
+def test_ab_partition_is_algorithm_3():
+    from scipy import stats
+
+    rng = np.random.default_rng(1)
+    control, treatment, random = aa_logs(rng, 20_000, 20_000)
+    ab = reo.ab_test(control, treatment, random, method="partition", n_folds=(4, 6), rng=3)
+    # reproduce the folds with the same generator sequence
+    gen = np.random.default_rng(3)
+    groups = [0, 1]
+    cc, ct, cr = (reo.category_counts(x, groups=groups) for x in (control, treatment, random))
+    v_c = reo._reo_stat_from_counts(reo._fold_counts(gen, cc, 4), reo._fold_counts(gen, cr, 4))
+    v_t = reo._reo_stat_from_counts(reo._fold_counts(gen, ct, 6), reo._fold_counts(gen, cr, 6))
+    assert ab.D_reo == pytest.approx(v_t[:, -1].mean() - v_c[:, -1].mean())
+    w = stats.ttest_ind(v_t[:, -1], v_c[:, -1], equal_var=False)
+    assert ab.D_reo_p_value == pytest.approx(w.pvalue)
+    # eq. (22) with Welch's nu (unfloored): mu_T - mu_C -+ t_nu(delta/2) sqrt(s_T^2/M_T + s_C^2/M_C)
+    sT, sC = v_t[:, -1].var(ddof=1), v_c[:, -1].var(ddof=1)
+    se = np.sqrt(sT / 6 + sC / 4)
+    nu = (sT / 6 + sC / 4) ** 2 / (sT ** 2 / (36 * 5) + sC ** 2 / (16 * 3))
+    half = stats.t.ppf(0.975, nu) * se
+    assert ab.D_reo_ci[0] == pytest.approx(ab.D_reo - half, rel=1e-6)
+    assert ab.D_reo_se == pytest.approx(se)
+    # folds are non-overlapping and cover the log
+    f = reo._fold_counts(np.random.default_rng(0), cc, 7)
+    np.testing.assert_array_equal(f.sum(axis=0), cc)
+    assert f.sum(axis=1).max() - f.sum(axis=1).min() <= 1
+
+
+def test_ab_bad_input():
+    rng = np.random.default_rng(2)
+    control, treatment, random = aa_logs(rng, 500, 500)
+    with pytest.raises(ValueError, match="method must be one of"):
+        reo.ab_test(control, treatment, random, method="permutation")
+    with pytest.raises(ValueError, match="treatment log is missing"):
+        reo.ab_test(control, treatment.drop(columns="Y"), random)
+    with pytest.raises(ValueError, match="use fewer folds"):
+        reo.ab_test(control, treatment, random.iloc[:40], method="partition", n_folds=20, rng=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,sims", [("delta", 400), ("delta-shared", 400), ("partition", 300),
+                                         ("bootstrap", 300)])
+def test_aa_rejection_rate_near_level(method, sims):
+    # A/A: both arms from the same multinomial, one shared random traffic 10x larger than an
+    # arm (so the shared-D_rand correlation Algorithm 2 neglects is small: its predicted level
+    # is ~4%; Gamma's neglected multinomial covariance adds ~+1%).
+    rng = np.random.default_rng(sum(map(ord, method)))
+    reject = np.zeros(3)
+    for s in range(sims):
+        control, treatment, random = aa_logs(rng, 2000, 20_000)
+        ab = reo.ab_test(control, treatment, random, method=method, rng=s, n_folds=5, n_resamples=100)
+        reject += np.append(ab.groups.p_value.to_numpy(), ab.D_reo_p_value) < 0.05
+    rate = reject / sims
+    # binomial SD at 5% with 300-400 runs is ~1.2%
+    assert np.all((0.015 <= rate) & (rate <= 0.09)), rate
+
+
+@pytest.mark.slow
+def test_aa_algorithm_2_conservative_with_small_random_traffic_and_shared_fix():
+    # With |D_rand| = |D_rec| Algorithm 2 counts the shared P noise twice: it almost never
+    # rejects at 5%; the joint delta method keeps the level.
+    rng = np.random.default_rng(8)
+    rej = {"delta": 0, "delta-shared": 0}
+    for _ in range(300):
+        control, treatment, random = aa_logs(rng, 5000, 5000)
+        for m in rej:
+            rej[m] += reo.ab_test(control, treatment, random, method=m).D_reo_p_value < 0.05
+    assert rej["delta"] / 300 < 0.015
+    assert 0.015 <= rej["delta-shared"] / 300 <= 0.09
+
+
+def test_shared_variance_reduces_to_algorithm_2_without_shared_part():
+    # With infinite random traffic both variances are the sum of the arms' default parts.
+    P, Qc, Qt = np.array([0.05, 0.03, 0.02]), np.array([0.1, 0.05, 0.02]), np.array([0.08, 0.06, 0.03])
+    v = reo.shared_random_ab_variance(P, Qc, Qt, 4000, 6000, np.inf)
+    c = reo.delta_method_reo(P, Qc, 4000, np.inf)
+    t = reo.delta_method_reo(P, Qt, 6000, np.inf)
+    np.testing.assert_allclose(v[:-1], c.se_delta_U ** 2 + t.se_delta_U ** 2, rtol=1e-12)
+    assert v[-1] == pytest.approx(float(c.xi + t.xi), rel=1e-12)
+    # A/A at the truth: the shared part cancels exactly
+    v_aa = reo.shared_random_ab_variance(P, Qc, Qc, 4000, 4000, 1000)
+    v_inf = reo.shared_random_ab_variance(P, Qc, Qc, 4000, 4000, np.inf)
+    np.testing.assert_allclose(v_aa, v_inf, rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------- other metrics
+
+def test_ranking_statistical_parity():
+    U, dU, pen = reo.ranking_statistical_parity([10, 30], [100, 100])
+    np.testing.assert_allclose(U, [0.1, 0.3])
+    np.testing.assert_allclose(dU, [-0.1, 0.1])  # eq. (25): absolute deviation
+    assert pen == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="n_recommended <= n_candidates"):
+        reo.ranking_statistical_parity([10, 300], [100, 100])
+
+
+def test_user_precision_utility():
+    df = pd.DataFrame({"Y": [1, 0, 0, 1, 1, 1], "age": ["y", "y", "y", "o", "o", "o"]})
+    table, pen = reo.user_precision_utility(df, user_group="age")
+    assert table.group.tolist() == ["o", "y"]
+    np.testing.assert_allclose(table.U, [1.0, 1 / 3])
+    assert pen == pytest.approx(reo.reo_penalty([1.0, 1 / 3]))
+
+
+# ----------------------------------------------------------------------------- planning
+
+def test_eighty_percent_rule_threshold():
+    assert reo.eighty_percent_rule_threshold(2) == pytest.approx(1 / 9)
+    assert reo.eighty_percent_rule_threshold(3) == pytest.approx(reo.reo_penalty([0.8, 0.8, 1.0]))
+    # no vector satisfying the rule exceeds the threshold (random search), and a vertex attains it
+    rng = np.random.default_rng(0)
+    for K in (2, 3, 5, 8):
+        U = rng.uniform(0.8, 1.0, size=(20_000, K))
+        assert reo.reo_penalty(U).max() <= reo.eighty_percent_rule_threshold(K) + 1e-12
+    with pytest.raises(ValueError, match="K must be an integer >= 2"):
+        reo.eighty_percent_rule_threshold(1)
+
+
+def test_delta_method_sample_size_is_tight():
+    P, Q = np.array([0.03, 0.05]), np.array([0.08, 0.06])
+    plan = reo.delta_method_sample_size(P, Q, epsilon=0.02, n_default=200_000)
+    hw = lambda nr: 1.959963984540054 * float(reo.delta_method_reo(P, Q, 200_000, nr).se_penalty)  # noqa: E731
+    assert hw(plan["n_random"]) <= 0.02 < hw(plan["n_random"] - 1)
+    assert plan["half_width"] == pytest.approx(hw(plan["n_random"]))
+    both = reo.delta_method_sample_size(P, Q, epsilon=0.02, random_to_default=0.1, target="delta_U")
+    assert both["n_random"] == pytest.approx(0.1 * both["n_default"], abs=1)
+    se = reo.delta_method_reo(P, Q, both["n_default"], both["n_random"]).se_delta_U
+    assert 1.959963984540054 * se.max() <= 0.02 * (1 + 1e-9)
+    with pytest.raises(ValueError, match="n_default=100 is too small"):
+        reo.delta_method_sample_size(P, Q, epsilon=0.02, n_default=100)
+    with pytest.raises(ValueError, match="exactly one"):
+        reo.delta_method_sample_size(P, Q, epsilon=0.02)
+
+
+def test_theorem_sample_size_formula():
+    P, Q = np.array([0.1, 0.2]), np.array([0.2, 0.2])
+    out = reo.theorem_sample_size(P, Q, epsilon=0.1, delta=0.05)
+    U = Q / P  # (2, 1)
+    n = 4 * 4 / 9 / 0.01 * np.log(20)
+    assert out["n"] == pytest.approx(n)
+    assert out["n_default"] == int(np.ceil(n * max(U ** 2 * 0.8 / 0.2)))
+    assert out["n_random"] == int(np.ceil(n * max(U ** 2 * (1 - P) / P)))
+    # the theorem's bound is conservative relative to the delta-method plan
+    plan = reo.delta_method_sample_size(P, Q, epsilon=0.1, random_to_default=out["n_random"] / out["n_default"])
+    assert plan["n_default"] < out["n_default"]
+
+
+def test_p_act_validation_and_roundtrip():
+    with pytest.raises(ValueError, match=r"p_act must be in \[0.0, 1.0\], got 1.5"):
+        reo.expected_random_rows(1.5, n_requests=100, n_show=10)
+    with pytest.raises(ValueError, match="p_act must be in"):
+        reo.expected_random_rows(-0.1, n_requests=100, n_show=10)
+    assert reo.expected_random_rows(0.01, n_requests=1000, n_show=6, log_rate=0.5) == pytest.approx(30)
+    assert reo.p_act_for(30, n_requests=1000, n_show=6, log_rate=0.5) == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="needs p_act="):
+        reo.p_act_for(10_000, n_requests=1000, n_show=6)
