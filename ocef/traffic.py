@@ -338,7 +338,11 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     its ``R`` says whether the request's arm shows the pair, its ``arm`` column names that arm.
 
     The truth of an arm is its strategy applied to the whole user population (the quantity the
-    A/B comparison estimates). Returns :class:`AbTrafficLogs`.
+    A/B comparison estimates). With ``assignment="user"`` an arm only sees its own users for the
+    whole test, so its logs estimate the strategy on that user sample: the difference from the
+    population truth is a sampling error of the user split that the delta method does not
+    model (negligible with many users; ``"request"`` assignment removes it).
+    Returns :class:`AbTrafficLogs`.
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ValueError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")

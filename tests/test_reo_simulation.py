@@ -177,3 +177,57 @@ def test_delta_interval_unreliable_at_zero(world):
     # while the ΔU_k intervals stay valid
     cov_u, _ = coverage(arr, np.zeros(3), 0.0)
     assert np.all((cov_u >= 0.92) & (cov_u <= 0.98)), cov_u
+
+
+# ----------------------------------------------------------------------------- A/A tests
+
+
+@pytest.mark.slow
+def test_aa_rejection_rates_end_to_end(world):
+    """A/A through the simulator: two arms with the same strategy, one shared random traffic
+    (orthogonal layers, App. I.2), each simulated day a replicate. Every A/B test of
+    :func:`ocef.reo.ab_test` must reject H0: D_REO = 0 at its predicted rate, within
+    3.5 binomial SDs sqrt(r (1 - r) / R) of R = 300 days:
+
+    * ``delta-shared`` and ``bootstrap`` (Alg. 4, which resamples D_rand once for both arms):
+      the nominal 5%;
+    * ``delta`` (Alg. 2) adds both arms' full variances although the shared P cancels in an
+      A/A test, so its rate is 2 Φ(-z r) with r = sqrt(V_alg2 / V), V the variance of D_REO
+      keeping the shared random traffic (``shared_random_ab_variance``): far below 5% here;
+    * ``partition`` (Alg. 3 as implemented: each arm re-splits the whole shared D_rand, so the
+      fold values of both arms carry the same P noise, which cancels in mu_T - mu_C but not in
+      the Welch variance): conservative in the same way, rate 2 t_ν.sf(t_ν(0.975) r) with
+      ν = M - 1 (the smallest Welch ν, the largest rate).
+
+    One item per request and request-level arm assignment make the logged rows i.i.d., as the
+    tests assume (with user-level assignment the arms' user samples differ for the whole test).
+    """
+    from ocef.traffic import simulate_ab
+
+    n_days, n_req, p_act = 300, 4000, 0.5
+    ab = simulate_ab(world, {"A": None, "B": None}, n_days=n_days, requests_per_day=n_req, n_show=1,
+                     p_act=p_act, log_rate=1.0, assignment="request", rng=23)
+    methods = ["delta", "delta-shared", "partition", "bootstrap"]
+    reject = dict.fromkeys(methods, 0)
+    by_day = [{k: g for k, g in log.groupby("day")} for log in (ab.default["A"], ab.default["B"], ab.random)]
+    for day in range(n_days):
+        control, treatment, random = (d[day] for d in by_day)
+        for m in methods:
+            res = reo.ab_test(control, treatment, random, method=m, groups=GROUPS, rng=day,
+                              n_folds=4, n_resamples=100)
+            reject[m] += res.D_reo_p_value < 0.05
+
+    def band(rate):
+        return 3.5 * np.sqrt(rate * (1 - rate) / n_days)
+
+    for m in ("delta-shared", "bootstrap"):
+        assert abs(reject[m] / n_days - 0.05) <= band(0.05), (m, reject[m] / n_days)
+    t = ab.truth["A"]
+    n_arm, n_rand = n_req / 2, n_req * p_act
+    v = reo.shared_random_ab_variance(t.p, t.q, t.q, n_arm, n_arm, n_rand)[-1]
+    r = np.sqrt(2 * float(reo.delta_method_reo(t.p, t.q, n_arm, n_rand).xi) / v)
+    predicted = {"delta": 2 * stats.norm.sf(stats.norm.ppf(0.975) * r),
+                 "partition": 2 * stats.t.sf(stats.t.ppf(0.975, 3) * r, 3)}
+    for m, rate in predicted.items():
+        assert rate < 0.01
+        assert abs(reject[m] / n_days - rate) <= max(band(rate), 1.5 / n_days), (m, reject[m], rate)
