@@ -252,8 +252,9 @@ class TrafficTruth:
 def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact p_k, q_k, U_k, ΔU_k and ΔREO of the default strategy on ``world`` (see module doc).
 
-    ΔU_k and ΔREO come from :mod:`ocef.reo`'s point estimates applied to the exact p_k, q_k
-    (eq. 4 with P̂ = p, Q̂ = q), so the truth and the estimates share one definition.
+    U_k, ΔU_k and ΔREO come from :func:`ocef.reo.reo_point_estimates` applied to the exact
+    p_k, q_k (eq. 4 with P̂ = p, Q̂ = q; U_k = P(R=1) q_k / p_k), so the truth and the estimates
+    share one definition.
     """
     n_show = _check_n_show(n_show, world.n_items)
     top = default_recommendations(world, n_show, boosts)
@@ -266,18 +267,18 @@ def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None
     if np.any(p <= 0):
         raise ValueError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
     p_rec = n_show / world.n_items
-    u = q * p_rec / p
-    delta_u, penalty = _reo_point(p, q)
+    u_scaled, delta_u, penalty = _reo_point(p, q)
+    u = u_scaled * p_rec                                                # eq. (1) by Bayes, Sec. 3.3
     table = pd.DataFrame({"group": labels, "p": p, "q": q, "U": u, "delta_U": delta_u})
     return TrafficTruth(table, float(penalty), p_rec, float(q.sum()), float(p.sum()))
 
 
-def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, float]:
-    """ΔU_k and ΔREO from P_k and Q_k through :mod:`ocef.reo` (eq. 4, 6, 7)."""
+def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(Q_k / P_k, ΔU_k, ΔREO)`` through :func:`ocef.reo.reo_point_estimates` (eq. 4, 6, 7)."""
     from ocef import reo
 
-    _, delta_u, penalty = reo.reo_point_estimates(np.asarray(p, float), np.asarray(q, float))
-    return np.asarray(delta_u, float), float(penalty)
+    u, delta_u, penalty = reo.reo_point_estimates(np.asarray(p, float), np.asarray(q, float))
+    return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
 # --------------------------------------------------------------------------- simulation
