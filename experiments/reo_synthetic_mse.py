@@ -5,6 +5,8 @@ Sec. 4.1: two groups; on the random traffic the relevant proportions p_k = P(Y=1
 q_2 = 5 p_2; the complements P(Y=0, S=s_1) = 0.25 (1 - p_1 - p_2), P(Y=0, S=s_2) = 0.75 (...)
 (same for q). For a traffic size n both logs are drawn as Mult(n, ·) counts, ΔREO(n) is
 computed from them and compared with ΔREO of the exact proportions; 50 repetitions per n.
+(P̂_k, Q̂_k only use the positive counts; merging the two complement categories of a
+multinomial does not change their distribution, so the 0.25 / 0.75 split is implicit.)
 The MSE should scale as 1/n (dashed reference) and grow as the relevant proportions shrink.
 A replicate where a group has no positive in either log has an undefined Û_k; such
 replicates are counted (column ``undefined``) and the MSE is reported only where none occurred.

@@ -157,6 +157,10 @@ def test_delta_coverage_end_to_end(world):
     cov_u, cov_p = coverage(arr, t.delta_u, t.penalty)
     assert np.all((cov_u >= 0.92) & (cov_u <= 0.98)), cov_u
     assert 0.92 <= cov_p <= 0.98, cov_p
+    # SE vs SD across 500 days (relative SD of an SD estimate: 1/sqrt(2 * 500) = 3.2%)
+    ratio_u = arr.se_delta_U.mean(axis=0) / arr.delta_U.std(axis=0, ddof=1)
+    ratio_p = arr.se_penalty.mean() / arr.penalty.std(ddof=1)
+    assert np.all(np.abs(ratio_u - 1) <= 0.10) and abs(ratio_p - 1) <= 0.10, (ratio_u, ratio_p)
     # the same days through the DataFrame entry point give the same intervals
     day = 7
     res = reo.estimate_reo(logs.default[logs.default["day"] == day], logs.random[logs.random["day"] == day],
