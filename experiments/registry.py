@@ -21,6 +21,8 @@ EXPERIMENTS: dict[str, str] = {
     "reo-ci-methods": "experiments.reo_ci_methods",
     "reo-ab-boost": "experiments.reo_ab_boost",
     "reo-random-traffic-value": "experiments.reo_random_traffic_value",
+    "reo-unidentifiability": "experiments.reo_unidentifiability",
+    "reo-real-data": "experiments.reo_real_data",
 }
 
 
