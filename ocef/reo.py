@@ -265,17 +265,18 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
     _check_columns(log, labels, name)
     y = np.zeros(len(log), dtype=bool)
     for col in labels:
-        values = log[col].to_numpy()
-        if values.dtype == bool:
-            y |= values
+        series = log[col]
+        if series.dtype == bool:
+            y |= series.to_numpy()
             continue
-        if not np.issubdtype(values.dtype, np.number):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {values.dtype}")
-        bad = ~np.isin(values, (0, 1))
+        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
+            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
+        values = series.to_numpy(dtype=float, na_value=np.nan)   # nullable Int/boolean too
+        bad = ~np.isin(values, (0.0, 1.0))
         if bad.any():
             shown = pd.unique(values[bad])[:5].tolist()
             raise ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
-        y |= values.astype(bool)
+        y |= values == 1.0
     return y
 
 

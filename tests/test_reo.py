@@ -212,6 +212,14 @@ def test_estimate_reo_multi_label_any_signal():
     np.testing.assert_allclose(res.groups.P, [0.25, 0.5])
 
 
+def test_label_dtypes():
+    df = pd.DataFrame({"a": pd.array([1, 0, None], dtype="Int8"), "b": pd.array([True, False, True], dtype="boolean"),
+                       "c": [True, False, False], "d": [1.0, 0.0, 1.0]})
+    np.testing.assert_array_equal(reo.label_indicator(df, ["b", "c", "d"]), [True, False, True])
+    with pytest.raises(ValueError, match=r"label column 'a' must hold only 0 and 1, found \[nan\]"):
+        reo.label_indicator(df, "a")
+
+
 def test_estimate_reo_groups_argument_orders_and_checks():
     default = log_from_counts({("a", 1): 3, ("b", 1): 1, ("b", 0): 1})
     random = log_from_counts({("a", 1): 1, ("b", 1): 1, ("a", 0): 2})
@@ -251,7 +259,7 @@ def test_missing_columns_named(logs):
 def test_labels_not_binary(logs):
     default, random = logs
     bad = default.assign(Y=default.Y * 2)
-    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2\]"):
+    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2.0\]"):
         reo.estimate_reo(bad, random)
     with pytest.raises(ValueError, match="only 0 and 1"):
         reo.estimate_reo(default, random.assign(Y=np.where(random.Y == 1, np.nan, 0.0)))
