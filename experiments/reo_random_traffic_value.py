@@ -18,7 +18,7 @@ import pandas as pd
 
 from experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.traffic import expected_relevance, make_traffic_world, simulate_traffic
 
 NAME = "reo-random-traffic-value"
 DESCRIPTION = "Naive vs random-traffic ΔREO vs truth as p_act grows 0→0.1, and the relevance lost (App. I.2)"
@@ -70,6 +70,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         relevance_default_truth=("relevance_default_truth", "first"),
         relevance_random_truth=("relevance_random_truth", "first")).reset_index()
     agg["reps"] = reps
+    agg["relevance_expected"] = [expected_relevance(world, day_cfg["n_show"], p) for p in agg["p_act"]]
     agg["naive_rmse"] = raw.assign(e=(raw["naive"] - raw["truth"]) ** 2).groupby("p_act")["e"].mean().to_numpy() ** 0.5
     agg["rt_rmse"] = raw.assign(e=(raw["random_traffic"] - raw["truth"]) ** 2).groupby("p_act")["e"].mean().to_numpy() ** 0.5
     base = agg.loc[agg["p_act"] == 0, "relevance_mean"]
@@ -101,6 +102,7 @@ def _plot(agg: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
     a1.grid(True, alpha=0.3)
     a2.errorbar(x, 100 * agg["relevance_mean"], yerr=100 * agg["relevance_sd"], fmt="o-", capsize=3,
                 label="relevant share of shown items")
+    a2.plot(x, 100 * agg["relevance_expected"], "k--", lw=1, label="exact expectation (App. I.1-I.2)")
     a2.axhline(100 * agg["relevance_default_truth"].iloc[0], color="C2", ls=":", label="default items (truth)")
     a2.axhline(100 * agg["relevance_random_truth"].iloc[0], color="C1", ls=":", label="random items (truth)")
     for xi, yi, lost in zip(x, agg["relevance_mean"], agg["relevance_lost"]):

@@ -46,6 +46,8 @@ from typing import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from scipy.special import expit
 
 from ocef._validation import (
     as_generator,
@@ -163,9 +165,6 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     x = gen.standard_normal((n_users, rank))
     y = gen.standard_normal((n_items, rank))
     raw = preference_scale * (x @ y.T) / np.sqrt(rank) + shift[groups]
-    from scipy.optimize import brentq
-    from scipy.special import expit
-
     c = brentq(lambda c: expit(raw + c).mean() - positive_rate, -50.0, 50.0)
     logit = raw + c
     preferences = expit(logit)
@@ -281,6 +280,26 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
+def expected_relevance(world: TrafficWorld, n_show: int, p_act: float, boosts: Mapping | None = None) -> float:
+    """Expected share of relevant items among the items users are shown (App. I.1-I.2).
+
+    Per request the default strategy shows ``n_show`` items, relevant with probability
+    ``P(Y=1|R=1) = sum_k q_k``; with probability ``p_act`` it also gets ``n_show`` uniform items,
+    of which on average ``n_show^2 / N`` duplicate default items (shown once, App. I.1) and
+    ``n_show (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with
+    ``P(Y=1) = sum_k p_k`` and ``P(Y=1, R=1) = P(R=1) sum_k q_k``. The ratio
+
+        ``(n_show Q + p_act n_show (P - P(R=1) Q)) / (n_show + p_act n_show (1 - P(R=1)))``
+
+    is the relevance the platform keeps; it decreases in ``p_act`` whenever random items are
+    less relevant than default ones (the trade-off of eq. 28).
+    """
+    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    truth = ground_truth(world, n_show, boosts)
+    Q, P, p_rec = truth.relevance_default, truth.relevance_random, truth.p_recommended
+    return float((Q + p_act * (P - p_rec * Q)) / (1.0 + p_act * (1.0 - p_rec)))
+
+
 # --------------------------------------------------------------------------- simulation
 
 
@@ -362,7 +381,6 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     gen = as_generator(rng)
 
     tops = np.stack([default_recommendations(world, n_show, b) for b in arms.values()])  # A x users x n_show
-    recs = np.stack([_recommended_mask(t, world.n_items) for t in tops])                 # A x users x items
     truth = {name: ground_truth(world, n_show, b) for name, b in zip(names, arms.values())}
     user_arm = gen.choice(n_arms, size=world.n_users, p=shares) if assignment == "user" else None
 
@@ -394,7 +412,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
             y_fresh = gen.random(items.shape) < world.preferences[user[act][:, None], items]
             y_same = y_def[act[:, None], match.argmax(axis=2)]
             y_rand = np.where(overlap, y_same, y_fresh)
-            r_rand = recs[arm[act][:, None], user[act][:, None], items]
+            r_rand = overlap                    # R = 1 iff the request's default list has the item
         else:
             items = np.empty((0, n_show), dtype=np.int64)
             overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)

@@ -10,6 +10,7 @@ from ocef.traffic import (
     as_world,
     default_recommendations,
     draw_log_counts,
+    expected_relevance,
     ground_truth,
     make_traffic_world,
     simulate_ab,
@@ -270,3 +271,19 @@ def test_bad_world_arguments():
         draw_log_counts([0.7, 0.6], [0.1, 0.1], 10, 10)
     with pytest.raises(ValueError, match="n_random"):
         draw_log_counts([0.1, 0.1], [0.1, 0.1], 0, 10)
+
+
+def test_served_relevance_matches_expectation(world):
+    """App. I.1-I.2: measured relevance of shown items = the exact expectation, which falls with p_act."""
+    rates = [expected_relevance(world, 5, p) for p in (0.0, 0.1, 0.5, 1.0)]
+    assert rates[0] == pytest.approx(ground_truth(world, 5).relevance_default)
+    assert all(a > b for a, b in zip(rates, rates[1:]))
+    logs = simulate_traffic(world, n_days=20, requests_per_day=2000, n_show=5, p_act=0.5, log_rate=0.05, rng=4)
+    s = logs.served.sum(numeric_only=True)
+    measured = s["relevant"] / s["impressions"]
+    # days are i.i.d.: 4 standard errors of the mean of 20 daily relevances
+    daily = logs.served["relevance"]
+    assert abs(measured - rates[2]) < 4 * daily.std(ddof=1) / np.sqrt(len(daily))
+    assert abs(measured - rates[0]) > 8 * daily.std(ddof=1) / np.sqrt(len(daily))
+    with pytest.raises(ValueError, match="p_act"):
+        expected_relevance(world, 5, 1.5)
