@@ -416,14 +416,13 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
         else:
             items = np.empty((0, n_show), dtype=np.int64)
             overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)
-        rr, rc = np.nonzero(np.ones(items.shape, dtype=bool))
-        random_parts.append(_log_frame(request[act][rr], day, user[act][rr], items[rr, rc],
-                                       r_rand[rr, rc].astype(np.int8), y_rand[rr, rc],
-                                       world.item_groups, "random", arm[act][rr]))
+        req = np.repeat(act, n_show)                                              # row -> request index
+        random_parts.append(_log_frame(request[req], day, user[req], items.ravel(), r_rand.ravel(),
+                                       y_rand.ravel(), world.item_groups, "random", arm[req]))
         # what users saw: default items plus the non-duplicated random items
         extra = ~overlap
         served = pd.DataFrame({
-            "day": day, "arm": np.asarray(names)[np.arange(n_arms)],
+            "day": day, "arm": names,
             "requests": np.bincount(arm, minlength=n_arms),
             "activated": np.bincount(arm[act], minlength=n_arms),
             "impressions": np.bincount(arm, minlength=n_arms) * n_show
