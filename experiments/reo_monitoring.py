@@ -6,6 +6,8 @@ Sec. 4.3: the daily ΔREO of a two-group attribute is estimated with its 95% int
 little from day to day (a small multiplicative score boost of group 1 drawn around 1) and on
 one day an online strategy test boosts group 1 more, pushing the penalty up to the threshold —
 as on the paper's April 25th. The simulator's exact daily ΔREO is drawn for comparison.
+With a penalty this close to 0 some daily intervals reach below 0, where the delta method is
+unreliable (see :mod:`ocef.reo`); the CSV flags those days (``delta_method_reliable``).
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
             "n_default": [res.n_default], "n_random": [res.n_random],
             "significantly_above": [res.penalty_ci[0] > threshold],
             "significantly_below": [res.penalty_ci[1] < threshold],
+            "delta_method_reliable": [res.delta_method_reliable],   # False: interval reaches 0
         })
 
     df = run_parts(out_dir, config, list(range(n_days)), compute, progress=progress, desc=NAME)
