@@ -22,15 +22,21 @@ penalty); intervals are estimate +- z(delta/2) SE.
 ``Gamma`` is diagonal, as in the seed: it treats the P_k (and the Q_k) of different groups as
 independent, whereas within one log they are multinomial with Cov = -P_j P_k / n. For K = 2
 and U_1/U_2 this drops ``2/n`` from the variance of log(Q_1/Q_2) (and of log(P_1/P_2)), so
-the SE is slightly too small (about 3.5% for Q = (0.12, 0.05)); negligible when the P_k, Q_k
-are small, as in production logs. We keep Algorithm 1 as written.
+the SE is slightly too small (by 3.5% in an A/A check with Q = (0.12, 0.05), P = (0.05, 0.03));
+negligible when the P_k, Q_k are small, as in production logs. We keep Algorithm 1 as written.
+
+Table 1 of the seed: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the seed prints 2/3,
+which is |U_1 - U_2| / mean(U) (twice eq. 2 for K = 2). We follow eq. (2), Sec. 4.3 and App. F.
 
 When the delta method is unreliable
 -----------------------------------
 ``Delta_REO`` is a norm of ``delta_U`` (``sqrt(mean(delta_U^2))``): it is not differentiable
-at 0, its estimator is biased upward near 0 and its sampling distribution is a folded
-(non-central chi) rather than a normal one. When the true penalty is within a few standard
-errors of 0 the symmetric delta interval is wrong (it reaches below 0, and its coverage drops).
+at 0, its estimator is biased upward near 0 (by up to about one SE of delta_U_k) and its
+sampling distribution is a folded (non-central chi) rather than a normal one. When the true
+penalty is within about two standard errors of 0 the symmetric delta interval is wrong: it
+reaches below 0 and its coverage is off. A Monte-Carlo check (``tests/test_reo.py``) with a
+true penalty of 0 finds a 95% interval covering in ~95% of logs for K = 2 (a folded normal)
+but ~70% for K = 4 and ~20% for K = 8; from about 2-4 SEs on the coverage is back near 95%.
 :class:`ReoResult` flags this (``delta_method_reliable`` is False when the lower end of the
 penalty interval is <= 0, and the SE is NaN when the estimate is exactly 0). Then:
 (1) read the per-group ``delta_U_k`` intervals, which stay valid (``delta_U`` is smooth at 0);
@@ -62,16 +68,21 @@ columns are required):
 * ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the
   estimator that treats every missing label as negative (Sec. 1), for comparison.
 * ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
-  n_resamples=100, confidence, rng)``.
+  n_resamples=100, confidence, rng, resample="counts"|"rows") -> (ReoResult, BootstrapSummary)``
+  (replicates, se, bias, intervals; ``bca_interval`` is the BCa formula of scipy.stats.bootstrap
+  computed with an exact count-level jackknife); ``category_counts(log, ...)``.
 * A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
   "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, n_folds=10) -> AbResult`` with
   ``.groups`` (group, D, se, ci_low, ci_high, p_value), ``.D_reo``, ``.D_reo_se``,
-  ``.D_reo_ci``, ``.D_reo_p_value``, ``.to_dict()``.
+  ``.D_reo_ci``, ``.D_reo_p_value``, ``.to_dict()``; ``shared_random_ab_variance(P, Q_control,
+  Q_treatment, n_control, n_treatment, n_random)`` (arrays, for "delta-shared");
+  ``reo_jacobians(U) -> (G, H)``; ``utility_covariance_diagonal(P, Q, n_default, n_random)``.
 * Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates)``,
   ``user_precision_utility(default, *, label, user_group)``.
 * Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
   ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ...)``,
-  ``theorem_sample_size(P, Q, *, epsilon, delta)``, ``p_act_for(n_random, ...)``.
+  ``theorem_sample_size(P, Q, *, epsilon, delta)``, ``expected_random_rows(p_act, *, n_requests,
+  n_show, log_rate=1)`` (refuses p_act outside [0, 1]), ``p_act_for(n_random, ...)``.
 """
 from __future__ import annotations
 
