@@ -343,31 +343,47 @@ class ReoResult:
     confidence: float = 0.95
     sigma: np.ndarray | None = field(default=None, repr=False)
     method: str = "delta"
-
-    @property
-    def delta_method_reliable(self) -> bool:
-        """False when the penalty interval reaches 0 or below (or its SE is undefined): the
-        delta method is then unreliable for the penalty (module docstring)."""
-        return bool(np.isfinite(self.penalty_se) and self.penalty_ci[0] > 0.0)
+    #: False when the *delta-method* penalty interval reaches 0 or below, or its SE is
+    #: undefined (penalty exactly 0): the delta method is then unreliable for the penalty
+    #: (module docstring). Bootstrap results carry the flag of the delta interval too.
+    delta_method_reliable: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (list of records), ``penalty``, ``penalty_se``, ``penalty_ci``,
-        ``n_default``, ``n_random``, ``confidence``, ``delta_method_reliable``."""
-        records = []
-        for row in self.groups.to_dict(orient="records"):
-            g = row["group"]
-            row["group"] = g.item() if isinstance(g, np.generic) else g
-            records.append({k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in row.items()})
+        ``n_default``, ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``.
+        Undefined numbers (NaN) become ``None`` (JSON null)."""
         return {
-            "groups": records,
-            "penalty": float(self.penalty),
-            "penalty_se": float(self.penalty_se),
-            "penalty_ci": [float(self.penalty_ci[0]), float(self.penalty_ci[1])],
+            "groups": _records(self.groups),
+            "penalty": _json_float(self.penalty),
+            "penalty_se": _json_float(self.penalty_se),
+            "penalty_ci": [_json_float(self.penalty_ci[0]), _json_float(self.penalty_ci[1])],
             "n_default": int(self.n_default),
             "n_random": int(self.n_random),
-            "confidence": float(self.confidence),
-            "delta_method_reliable": self.delta_method_reliable,
+            "confidence": _json_float(self.confidence),
+            "method": self.method,
+            "delta_method_reliable": bool(self.delta_method_reliable),
         }
+
+
+def _json_float(v) -> float | None:
+    v = float(v)
+    return v if np.isfinite(v) else None
+
+
+def _records(table: pd.DataFrame) -> list[dict]:
+    """Rows of a result table as JSON-ready dicts (numpy scalars unwrapped, NaN -> None)."""
+    out = []
+    for row in table.to_dict(orient="records"):
+        rec = {}
+        for k, v in row.items():
+            if isinstance(v, (float, np.floating)):
+                rec[k] = _json_float(v)
+            elif isinstance(v, np.generic):
+                rec[k] = v.item()
+            else:
+                rec[k] = v
+        out.append(rec)
+    return out
 
 
 def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_random: int,
@@ -378,8 +394,9 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
         "group": groups, "P": P, "Q": Q, "U": arr.U, "delta_U": arr.delta_U,
         "se": arr.se_delta_U, "ci_low": lo, "ci_high": hi,
     })
+    reliable = bool(np.isfinite(arr.se_penalty) and plo > 0.0)
     return ReoResult(table, float(arr.penalty), float(arr.se_penalty), (float(plo), float(phi)),
-                     int(n_default), int(n_random), float(confidence), arr.sigma, method)
+                     int(n_default), int(n_random), float(confidence), arr.sigma, method, reliable)
 
 
 def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarray) -> None:
@@ -635,7 +652,8 @@ def bootstrap_reo_ci(default: pd.DataFrame, random: pd.DataFrame, *, label: str 
     table = result.groups.copy()
     table["se"], table["ci_low"], table["ci_high"] = boot.se[:-1], boot.ci_low[:-1], boot.ci_high[:-1]
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
-                    result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}")
+                    result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}",
+                    result.delta_method_reliable)
     return out, boot
 
 
@@ -700,16 +718,13 @@ class AbResult:
         """JSON-ready dict with keys ``groups`` (records), ``D_reo``, ``D_reo_se``, ``D_reo_ci``,
         ``D_reo_p_value``, ``penalty_control``, ``penalty_treatment``, ``n_control``,
         ``n_treatment``, ``n_random``, ``method``, ``confidence``."""
-        records = []
-        for row in self.groups.to_dict(orient="records"):
-            g = row["group"]
-            row["group"] = g.item() if isinstance(g, np.generic) else g
-            records.append({k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in row.items()})
         return {
-            "groups": records, "D_reo": float(self.D_reo), "D_reo_se": float(self.D_reo_se),
-            "D_reo_ci": [float(self.D_reo_ci[0]), float(self.D_reo_ci[1])],
-            "D_reo_p_value": float(self.D_reo_p_value),
-            "penalty_control": float(self.penalty_control), "penalty_treatment": float(self.penalty_treatment),
+            "groups": _records(self.groups), "D_reo": _json_float(self.D_reo),
+            "D_reo_se": _json_float(self.D_reo_se),
+            "D_reo_ci": [_json_float(self.D_reo_ci[0]), _json_float(self.D_reo_ci[1])],
+            "D_reo_p_value": _json_float(self.D_reo_p_value),
+            "penalty_control": _json_float(self.penalty_control),
+            "penalty_treatment": _json_float(self.penalty_treatment),
             "n_control": int(self.n_control), "n_treatment": int(self.n_treatment),
             "n_random": int(self.n_random), "method": self.method, "confidence": float(self.confidence),
         }

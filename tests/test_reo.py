@@ -331,6 +331,10 @@ def test_naive_reo_pooled_logs():
     # a: recommended positives 2, logged positives 3; b: 1 + 1 (R=1 random) of 3
     np.testing.assert_allclose(res.groups.U, [2 / 3, 2 / 3])
     assert res.penalty == 0.0 and np.isnan(res.penalty_se)
+    d = res.to_dict()
+    assert d["penalty_se"] is None and d["groups"][0]["se"] is None and d["method"] == "naive"
+    import json
+    json.loads(json.dumps(d, allow_nan=False))   # strict JSON
     without_r = reo.naive_reo(default, random.drop(columns="R"))
     np.testing.assert_allclose(without_r.groups.U, [2 / 3, 1 / 3])
 

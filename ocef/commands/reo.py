@@ -4,7 +4,8 @@
 (CSV or Parquet; ``--label`` may list several columns, Y = any of them), or
 ``ocef reo --dataset coat|obd [--data-dir DIR]``. JSON keys: ``groups`` (list of ``{group, P, Q,
 U, delta_U, se, ci_low, ci_high}``), ``penalty``, ``penalty_se``, ``penalty_ci``, ``n_default``,
-``n_random``, ``confidence``, ``delta_method_reliable``, ``interval``, ``threshold_80``.
+``n_random``, ``confidence``, ``method``, ``delta_method_reliable``, ``interval``,
+``threshold_80`` (undefined numbers are JSON null).
 
 ``ocef reo-ab --control C --treatment T --random R ... --method delta|delta-shared|partition|
 bootstrap``. JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment, D, se, ci_low,
