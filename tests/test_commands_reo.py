@@ -178,3 +178,21 @@ def test_cli_bad_input(tmp_path, capsys):
     assert "give --default and --random" in run_error(capsys, "reo", "--default", str(paths["default"]))
     assert "either --dataset" in run_error(capsys, "reo", "--dataset", "coat", "--default", str(paths["default"]))
     assert "confidence must be in" in run_error(capsys, *base, "--label", "click", "--confidence", "1.5")
+
+
+@pytest.mark.data
+def test_cli_plan_random_traffic(capsys):
+    require_data("coat")
+    out = run_json(capsys, "reo", "--dataset", "coat", "--plan-epsilon", "0.05",
+                   "--requests", "1000000", "--n-show", "10")
+    plan = out["plan"]
+    from ocef import reo
+    P = np.array([g["P"] for g in out["groups"]])
+    Q = np.array([g["Q"] for g in out["groups"]])
+    se = float(reo.delta_method_reo(P, Q, out["n_default"], plan["n_random"]).se_penalty)
+    assert 1.959963984540054 * se <= 0.05 + 1e-12
+    assert plan["n_random"] > out["n_random"]       # the current 4,640 rows give +-0.075
+    assert plan["p_act"] == pytest.approx(plan["n_random"] / 1e7)
+    # even unlimited random traffic cannot reach +-0.02 with 6,960 default rows
+    err = run_error(capsys, "reo", "--dataset", "coat", "--plan-epsilon", "0.02")
+    assert "n_default=6960 is too small" in err

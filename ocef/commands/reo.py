@@ -5,7 +5,8 @@
 ``ocef reo --dataset coat|obd [--data-dir DIR]``. JSON keys: ``groups`` (list of ``{group, P, Q,
 U, delta_U, se, ci_low, ci_high}``), ``penalty``, ``penalty_se``, ``penalty_ci``, ``n_default``,
 ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``, ``interval``,
-``threshold_80`` (undefined numbers are JSON null).
+``threshold_80`` (undefined numbers are JSON null); with ``--plan-epsilon EPS`` also ``plan``:
+``{epsilon, n_default, n_random, half_width, p_act}`` (p_act with ``--requests`` and ``--n-show``).
 
 ``ocef reo-ab --control C --treatment T --random R ... --method delta|delta-shared|partition|
 bootstrap``. JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment, D, se, ci_low,
@@ -53,6 +54,13 @@ def register(sub) -> None:
     p.add_argument("--interval", choices=INTERVALS, default="delta",
                    help="delta (Algorithm 1, default) or a bootstrap interval")
     p.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    plan = p.add_argument_group("planning (delta-method variance at the current estimates)")
+    plan.add_argument("--plan-epsilon", type=float, default=None, metavar="EPS",
+                      help="report the random-traffic size giving a penalty interval of half-width EPS "
+                           "with the current default log")
+    plan.add_argument("--requests", type=int, default=None,
+                      help="requests per period, to turn that size into p_act (with --n-show)")
+    plan.add_argument("--n-show", type=int, default=None, help="items shown per activated request")
     p.set_defaults(func=_run_reo)
 
     q = sub.add_parser(
@@ -104,6 +112,8 @@ def _run_reo(args: argparse.Namespace) -> int:
     payload = result.to_dict()
     payload["interval"] = args.interval
     payload["threshold_80"] = threshold
+    if args.plan_epsilon is not None:
+        payload["plan"] = _plan(args, result)
     if args.json:
         print_json(payload)
         return 0
@@ -116,10 +126,34 @@ def _run_reo(args: argparse.Namespace) -> int:
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "
           f"(80% rule threshold for K={len(table)}: {threshold:.4g})")
+    if "plan" in payload:
+        plan = payload["plan"]
+        line = (f"plan: |D_rand| = {plan['n_random']:,} random rows give a penalty half-width of "
+                f"{plan['half_width']:.4g} <= {plan['epsilon']} with |D_rec| = {plan['n_default']:,}")
+        if plan.get("p_act") is not None:
+            line += f"; p_act = {plan['p_act']:.3g} for {args.requests:,} requests x {args.n_show} items"
+        print(line)
     if args.interval == "delta" and not result.delta_method_reliable:
         print("note: the penalty interval reaches 0, where the delta method is unreliable; "
               "read the per-group intervals or use --interval bca")
     return 0
+
+
+def _plan(args: argparse.Namespace, result) -> dict:
+    """Random-traffic size (and p_act) for a target penalty half-width, from Algorithm 1's
+    variance at the current P_k, Q_k (:func:`ocef.reo.delta_method_sample_size`)."""
+    from ocef import reo
+
+    g = result.groups
+    plan = reo.delta_method_sample_size(g.P.to_numpy(), g.Q.to_numpy(), epsilon=args.plan_epsilon,
+                                        confidence=args.confidence, n_default=result.n_default)
+    plan["epsilon"] = args.plan_epsilon
+    plan["p_act"] = None
+    if (args.requests is None) != (args.n_show is None):
+        raise ValueError("give both --requests and --n-show to compute p_act")
+    if args.requests is not None:
+        plan["p_act"] = reo.p_act_for(plan["n_random"], n_requests=args.requests, n_show=args.n_show)
+    return plan
 
 
 def _run_ab(args: argparse.Namespace) -> int:
