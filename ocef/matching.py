@@ -10,6 +10,13 @@ of g_k (eq. (4)):  π_k^m = Σ_{n∈g_k} γ_{m,n} π^n,  γ_{m,n} ≥ 0,  Σ_n �
 
 :func:`mixture_weights` computes γ for every ordered pair of groups (i, k), i = k included,
 once; the result is reused by :mod:`ocef.envy` and by the audit's PULL-ARM.
+
+The optimal plan of Def. 4.2 need not be unique: L1 costs tie often (e.g. for two pairs
+of policies ordered alike on every item, ||a−c|| + ||b−d|| = ||a−d|| + ||b−c||), and
+argmax policies have costs in {0, 2} only. ``ot.emd`` returns one optimal vertex,
+deterministically for given inputs; μ_k^i (k ≠ i) may depend on that choice, while
+μ_i^i = μ^i (Prop. 4) holds for every optimal plan since the zero-cost plans only match
+users with identical policies.
 """
 from __future__ import annotations
 
