@@ -33,6 +33,7 @@ class Environment:
     #: training settings of the simulated recommender (App. D.2)
     regularizations: tuple[float, ...] = REGULARIZATIONS
     n_epochs: int = 20
+    biased: bool = False
 
     @property
     def n_users(self) -> int:
@@ -58,11 +59,13 @@ class Environment:
         train_fraction = check_in_interval("train_fraction", train_fraction, 0.0, 1.0)
         seed = check_positive_int("seed", seed, minimum=0)
         params = {"rho": self.fingerprint(), "factors": factors, "train_fraction": train_fraction,
-                  "seed": seed, "regs": list(self.regularizations), "n_epochs": self.n_epochs}
+                  "seed": seed, "regs": list(self.regularizations), "n_epochs": self.n_epochs,
+                  "biased": self.biased}
 
         def compute() -> dict[str, np.ndarray]:
             fit = simulate_recommender(self.rho, factors, train_fraction, seed,
-                                       regs=self.regularizations, n_epochs=self.n_epochs)
+                                       regs=self.regularizations, n_epochs=self.n_epochs,
+                                       biased=self.biased)
             return {**fit.model.to_arrays(), "reg": np.array(fit.reg)}
 
         return FunkSVDModel.from_arrays(cached_arrays("recommender", params, compute))

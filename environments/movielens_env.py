@@ -73,7 +73,7 @@ class MovieLensEnvironment(Environment):
 
     def __init__(self, data_dir: Path | str | None = None, *, n_users: int | None = None,
                  n_items: int | None = None, completion_factors: int = 100,
-                 completion_epochs: int = 20, completion_reg: float = 0.02, seed: int = 0,
+                 completion_epochs: int = 20, completion_reg: float = 0.02, completion_lr: float = 0.005, seed: int = 0,
                  data: MovieLensData | None = None):
         data = load_movielens(data_dir) if data is None else data
         big = data.source == "ml-1m"
@@ -90,13 +90,13 @@ class MovieLensEnvironment(Environment):
         i = np.searchsorted(keep_items, r["item"].to_numpy())
         stars = r["rating"].to_numpy(dtype=float)
         params = {"data": array_fingerprint(u, i, stars), "shape": [len(keep_users), len(keep_items)],
-                  "factors": completion_factors, "epochs": completion_epochs, "reg": completion_reg,
+                  "factors": completion_factors, "epochs": completion_epochs, "reg": completion_reg, "lr": completion_lr,
                   "seed": seed}
 
         def compute() -> dict[str, np.ndarray]:
             model = fit_funk_svd(u, i, stars, len(keep_users), len(keep_items),
                                  factors=completion_factors, reg=completion_reg,
-                                 rating_scale=(1.0, 5.0), n_epochs=completion_epochs, rng=seed)
+                                 rating_scale=(1.0, 5.0), n_epochs=completion_epochs, lr=completion_lr, rng=seed)
             return {"rho": stars_to_unit(model.scores())}
 
         self.rho = cached_arrays("movielens-truth", params, compute)["rho"]
