@@ -81,7 +81,7 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None) -> np
     n_i, n_k = cost.shape
     a = np.full(n_i, 1.0 / n_i)
     b = np.full(n_k, 1.0 / n_k)
-    plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True)
+    plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True, center_dual=False)
     if log["result_code"] != 1:
         raise RuntimeError(f"ot.emd did not reach the optimum ({log['warning']}) on a {n_i} x {n_k} problem")
     gamma = n_i * plan
@@ -130,8 +130,9 @@ def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeight
 
     ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
     (see :func:`ocef.groups.check_partition`). For "transport", the cost matrix between
-    all users is computed once and each unordered pair's block is reused; i = k is solved
-    too and yields a zero-cost plan, so that μ_i^i = μ^i (Prop. 4).
+    all users is computed once; one exact ``ot.emd`` is solved per unordered pair {i, k}
+    and its transpose is the optimal plan of (k, i) (c is symmetric); for i = k the
+    identity is an optimal (zero-cost) plan, so that μ_i^i = μ^i (Prop. 4).
     """
     if matching not in MATCHINGS:
         raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
@@ -145,7 +146,14 @@ def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeight
     cost_all = policy_distance(p[order])
     offsets = np.concatenate([[0], np.cumsum([m.size for m in members])])
     for i in range(len(members)):
-        for k in range(len(members)):
+        # i = k: c_mm = 0, so the identity is an optimal plan (γ̃ = I/|g_i|, γ = I): μ_i^i = μ^i
+        weights.blocks[(i, i)] = np.eye(members[i].size)
+        for k in range(i + 1, len(members)):
             block = cost_all[offsets[i]:offsets[i + 1], offsets[k]:offsets[k + 1]]
-            weights.blocks[(i, k)] = transport_weights(None, None, cost=block)
+            gamma = transport_weights(None, None, cost=block)
+            weights.blocks[(i, k)] = gamma
+            # c is symmetric, so the transpose of an optimal plan for (i, k) is optimal for
+            # (k, i): γ̃^{k,i} = (γ̃^{i,k})^T, i.e. γ^{k,i} = (|g_k| / |g_i|) (γ^{i,k})^T
+            back = gamma.T * (members[k].size / members[i].size)
+            weights.blocks[(k, i)] = back / back.sum(axis=1, keepdims=True)
     return weights
