@@ -153,3 +153,15 @@ def test_bad_inputs():
         utility_matrix(T1_RHO, [[1.5, -0.5]] + T1_PI[1:].tolist())
     with pytest.raises(ValueError, match="empty"):
         envy_report(T1_RHO, T1_PI, np.array([0, 0, 2, 2]))
+
+
+def test_utility_matrix_float32_is_close():
+    rng = np.random.default_rng(5)
+    rho = rng.random((50, 300))
+    pi = softmax_policy(rng.normal(size=(50, 300)), beta=2.0).probs
+    U64 = utility_matrix(rho, pi)
+    U32 = utility_matrix(rho, pi, dtype=np.float32)
+    assert U32.dtype == np.float64
+    np.testing.assert_allclose(U32, U64, atol=1e-5)
+    with pytest.raises(ValueError, match="dtype"):
+        utility_matrix(rho, pi, dtype=np.int64)
