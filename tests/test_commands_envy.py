@@ -158,3 +158,31 @@ def test_synthetic_dataset(run_cli, monkeypatch, tmp_path):
     got = json.loads(out)
     assert got["individual"]["average_envy"] == pytest.approx(0.0, abs=1e-12)
     assert got["group_average_envy"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_missing_movielens_files_are_named(run_cli, tmp_path):
+    code, _, err = run_cli("--dataset", "movielens", "--data-dir", tmp_path / "nowhere", "--json")
+    assert code == 2 and "nowhere" in err
+
+
+@pytest.mark.slow
+def test_movielens_100k_dataset(run_cli):
+    from environments.movielens_env import MovieLensEnvironment
+    from ocef.envy import envy_report
+    from policies import argmax_policy
+    from tests.conftest import require_data
+
+    path = require_data("ml-100k")
+    code, out, err = run_cli("--dataset", "movielens", "--data-dir", path, "--policy", "argmax",
+                             "--factors", 2, "--partition", "gender", "--matching", "average", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    # the same pipeline by hand: environment, recommender estimates, argmax policy, envy
+    env = MovieLensEnvironment(path)
+    labels, names = env.groups("gender")
+    ref = envy_report(env.rho, argmax_policy(env.estimated_scores(2, 0.2, 0)), labels, matching="average")
+    assert got["n_users"] == 943 and got["n_groups"] == 2
+    assert got["individual"]["average_envy"] == pytest.approx(ref.individual_average_envy, abs=1e-12)
+    assert got["group_average_envy"] == pytest.approx(ref.group_average_envy, abs=1e-12)
+    assert [g["name"] for g in got["groups"]] == list(names)
+    assert [g["size"] for g in got["groups"]] == np.bincount(labels).tolist()

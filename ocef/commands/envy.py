@@ -41,7 +41,8 @@ def register(sub) -> None:
                      help="folder of ml-1m/ or ml-100k/ (default: $OCEF_DATA_DIR or ../shared/data; ML-1M is used when present)")
     env.add_argument("--policy", choices=POLICY_NAMES, default="softmax", help="policy on the estimated scores (default: softmax)")
     env.add_argument("--factors", type=int, default=8, help="latent factors of the simulated recommender (default: 8)")
-    env.add_argument("--beta", type=float, default=10.0, help="softmax inverse temperature (default: 10)")
+    env.add_argument("--beta", type=float, default=30.0,
+                     help="softmax inverse temperature (default: 30, as the envy-misspecification experiment)")
     env.add_argument("--k", type=int, default=10, help="length of the ranking policy (default: 10)")
     env.add_argument("--partition", default=None,
                      help="user partition: gender, age, occupation, gender-age, gender-occupation, "
