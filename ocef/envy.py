@@ -15,11 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ocef._validation import check_in_interval
 from ocef.groups import check_partition
 from ocef.matching import MixtureWeights, mixture_weights
 from policies.utility import check_rho_probs
+
+
+#: Policies with at most this fraction of non-zero probabilities use a sparse product.
+SPARSE_DENSITY = 0.02
 
 
 def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.ndarray:
@@ -38,8 +43,12 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
     m = r.shape[0]
     left = r if q is None else (q[:, :, None] * r)
     left = left.reshape(m, -1).astype(dtype, copy=False)
-    right = p.reshape(m, -1).astype(dtype, copy=False)
-    return (left @ right.T).astype(np.float64, copy=False)
+    right = p.reshape(m, -1)
+    if np.count_nonzero(right) <= SPARSE_DENSITY * right.size:
+        # argmax, ranking, exposure-constrained policies have a few non-zeros per row:
+        # the same product as a sparse x dense one, O(M * nnz) instead of O(M^2 * A)
+        return np.asarray(sparse.csr_matrix(right.astype(dtype, copy=False)) @ left.T).T.astype(np.float64, copy=False)
+    return (left @ right.astype(dtype, copy=False).T).astype(np.float64, copy=False)
 
 
 def check_utility_matrix(U) -> np.ndarray:

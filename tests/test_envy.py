@@ -165,3 +165,17 @@ def test_utility_matrix_float32_is_close():
     np.testing.assert_allclose(U32, U64, atol=1e-5)
     with pytest.raises(ValueError, match="dtype"):
         utility_matrix(rho, pi, dtype=np.int64)
+
+
+def test_utility_matrix_sparse_path_matches_dense():
+    rng = np.random.default_rng(6)
+    rho = rng.random((40, 500))
+    pol = topk_ranking_policy(rng.random((40, 500)), k=5)          # 1% non-zeros: sparse product
+    dense = rho @ pol.probs.T
+    np.testing.assert_allclose(utility_matrix(rho, pol), dense, rtol=1e-13, atol=1e-15)
+    cats = np.arange(500) % 4
+    rho3 = rng.random((40, 2, 500))
+    par = parity_of_exposure_policy(rng.random((40, 2, 500)), cats).probs
+    U = utility_matrix(rho3, par, context_probs=[0.3, 0.7])
+    ref = np.einsum("x,mxa,nxa->mn", [0.3, 0.7], rho3, par)
+    np.testing.assert_allclose(U, ref, rtol=1e-13, atol=1e-15)
