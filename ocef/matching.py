@@ -24,12 +24,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import ot
+from scipy import sparse
 from scipy.spatial.distance import cdist, pdist, squareform
 
 from ocef.groups import check_partition, group_members
 from policies.base import as_probabilities, sample_rows
 
 MATCHINGS = ("transport", "average")
+#: Policies with at most this fraction of non-zero probabilities use the sparse L1 path.
+SPARSE_DENSITY = 0.02
 
 
 def _as_probs(probs, name: str) -> np.ndarray:
@@ -50,14 +53,37 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
                          f"got shapes {a.shape} and {b.shape}")
     a3 = a[:, None, :] if a.ndim == 2 else a
     b3 = None if b is None else (b[:, None, :] if b.ndim == 2 else b)
+    sparse_rows = (np.count_nonzero(a3) <= SPARSE_DENSITY * a3.size
+                   and (b3 is None or np.count_nonzero(b3) <= SPARSE_DENSITY * b3.size))
     out = None
     for x in range(a3.shape[1]):
-        if b3 is None:
-            d = squareform(pdist(a3[:, x, :], metric="cityblock")) if a3.shape[0] > 1 else np.zeros((1, 1))
+        ax = a3[:, x, :]
+        bx = ax if b3 is None else b3[:, x, :]
+        if sparse_rows:
+            d = _l1_sparse(ax, bx)
+        elif b3 is None:
+            d = squareform(pdist(ax, metric="cityblock")) if ax.shape[0] > 1 else np.zeros((1, 1))
         else:
-            d = cdist(a3[:, x, :], b3[:, x, :], metric="cityblock")
+            d = cdist(ax, bx, metric="cityblock")
         out = d if out is None else np.maximum(out, d)
     return out
+
+
+def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise ||a_m − b_n||_1 for non-negative rows with few non-zeros.
+
+    |p − q| = p + q − 2 min(p, q) item-wise, so ||p − q||_1 = Σp + Σq − 2 Σ_a min(p_a, q_a),
+    and min(p_a, q_a) > 0 only for items in both supports: one outer minimum per item
+    shared by some m and some n (a loop over items, not users).
+    """
+    shared = np.zeros((a.shape[0], b.shape[0]))
+    ca, cb = sparse.csc_matrix(a), sparse.csc_matrix(b)
+    for item in np.flatnonzero((np.diff(ca.indptr) > 0) & (np.diff(cb.indptr) > 0)):
+        ra, va = ca.indices[ca.indptr[item]:ca.indptr[item + 1]], ca.data[ca.indptr[item]:ca.indptr[item + 1]]
+        rb, vb = cb.indices[cb.indptr[item]:cb.indptr[item + 1]], cb.data[cb.indptr[item]:cb.indptr[item + 1]]
+        shared[np.ix_(ra, rb)] += np.minimum.outer(va, vb)
+    out = a.sum(axis=1)[:, None] + b.sum(axis=1)[None, :] - 2.0 * shared
+    return np.maximum(out, 0.0)
 
 
 def average_weights(n_i: int, n_k: int) -> np.ndarray:

@@ -84,3 +84,16 @@ def test_sample_partners_follow_gamma():
         freq = np.array([(draws[:, row] == n).mean() for n in (2, 3, 4)])
         # binomial sd <= 0.5/sqrt(4000) ~ 0.008; 5 sd
         np.testing.assert_allclose(freq, w[0, 1][row], atol=0.04)
+
+
+def test_policy_distance_sparse_path_matches_cdist():
+    from scipy.spatial.distance import cdist
+
+    from policies import argmax_policy, topk_ranking_policy
+    rng = np.random.default_rng(2)
+    scores = np.round(rng.random((60, 400)), 1)              # many shared argmax items
+    for pol in (argmax_policy(scores), topk_ranking_policy(scores, k=5)):
+        p = pol.probs
+        assert np.count_nonzero(p) <= 0.02 * p.size           # the sparse path is taken
+        np.testing.assert_allclose(policy_distance(p), cdist(p, p, "cityblock"), atol=1e-12)
+        np.testing.assert_allclose(policy_distance(p[:10], p[10:]), cdist(p[:10], p[10:], "cityblock"), atol=1e-12)
