@@ -10,6 +10,7 @@ Two instances:
   occupations of ``u.user``;
 * synthetic at ML-1M's full size, 6,040 users x 3,706 items: rank-16 ρ, softmax policy on
   the scores of a rank-2 truncation, 21 random groups;
+* the same with the argmax policy (one non-zero per row: sparse product and sparse L1 costs);
 * synthetic at the paper's experimental size (Sec. 6.1), 2,000 x 2,000, 120 random groups
   (as many as age-occupation).
 
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ocef.envy import envy_summary, utility_matrix  # noqa: E402
 from ocef.matching import mixture_weights  # noqa: E402
-from policies import softmax_policy  # noqa: E402
+from policies import argmax_policy, softmax_policy  # noqa: E402
 
 MB = 1024 ** 2
 
@@ -108,13 +109,13 @@ def movielens_100k(data_dir: Path | None):
     return env.rho, softmax_policy(scores, beta=10.0).probs, labels
 
 
-def synthetic(n_users: int, n_items: int, n_groups: int, seed: int = 0):
+def synthetic(n_users: int, n_items: int, n_groups: int, seed: int = 0, policy: str = "softmax"):
     rng = np.random.default_rng(seed)
     u = rng.normal(size=(n_users, 16)) / 2
     v = rng.normal(size=(n_items, 16)) / 2
     rho = 1.0 / (1.0 + np.exp(-(u @ v.T)))
     scores = u[:, :2] @ v[:, :2].T          # a misspecified rank-2 recommender: envy appears
-    probs = softmax_policy(scores, beta=10.0).probs
+    probs = (softmax_policy(scores, beta=10.0) if policy == "softmax" else argmax_policy(scores)).probs
     labels = rng.permutation(np.arange(n_users) % n_groups)
     return rho, probs, labels
 
@@ -132,6 +133,8 @@ def main(argv=None) -> int:
     print()
     bench("synthetic (ML-1M size)", *synthetic(6040, 3706, 21), transport=not args.skip_synthetic_transport,
           float32=True)
+    print()
+    bench("synthetic (ML-1M size), argmax policy (sparse paths)", *synthetic(6040, 3706, 21, policy="argmax"))
     print()
     bench("synthetic (paper's 2000 x 2000, 120 groups)", *synthetic(2000, 2000, 120))
     print(f"\nprocess max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
