@@ -5,7 +5,7 @@ import pytest
 from ocef.envy import (envy_report, envy_summary, group_envy, group_utilities, individual_envy,
                        own_group_utilities, transported_user_utilities, utility_matrix)
 from ocef.matching import mixture_weights
-from policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy,
+from policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy, utility,
                       softmax_policy, topk_ranking_policy)
 
 # Table 1 of seed 001: 4 users, 2 items, g_1 = {1, 2}, g_2 = {3, 4}; policies optimal for rho.
@@ -179,3 +179,16 @@ def test_utility_matrix_sparse_path_matches_dense():
     U = utility_matrix(rho3, par, context_probs=[0.3, 0.7])
     ref = np.einsum("x,mxa,nxa->mn", [0.3, 0.7], rho3, par)
     np.testing.assert_allclose(U, ref, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("matching", ["transport", "average"])
+def test_transported_utilities_equal_utility_of_explicit_mixtures(matching):
+    rng = np.random.default_rng(7)
+    rho, _, labels = _random_instance(rng, n_users=12, n_items=6, n_groups=3)
+    pi = softmax_policy(rng.normal(size=rho.shape), beta=2.0).probs
+    w = mixture_weights(pi, labels, matching=matching)
+    T = transported_user_utilities(utility_matrix(rho, pi), labels, w)
+    for i, g_i in enumerate(w.members):
+        for k, g_k in enumerate(w.members):
+            mixed = w[i, k] @ pi[g_k]                      # pi_k^m = sum_n gamma_mn pi^n (eq. 4)
+            np.testing.assert_allclose(T[g_i, k], utility(rho[g_i], mixed), atol=1e-12)

@@ -29,3 +29,15 @@ def test_ranking_ties_and_small_catalog():
     assert pol.k == 3
     with pytest.raises(ValueError, match="distinct"):
         RankingPolicy([[0, 0]], n_items=3)
+
+
+def test_ranking_samples_follow_position_weights():
+    pol = topk_ranking_policy(np.array([[0.1, 0.9, 0.5, 0.7]]), k=3)     # ranking 1, 3, 2
+    n = 60_000
+    items = pol.sample(np.zeros(n, dtype=int), rng=3)
+    freq = np.bincount(items, minlength=4) / n
+    expected = np.zeros(4)
+    expected[[1, 3, 2]] = dcg_weights(3) / dcg_normalizer(3)
+    # binomial sd <= 0.5/sqrt(n) ~ 0.002; 5 sd
+    np.testing.assert_allclose(freq, expected, atol=0.01)
+    assert freq[0] == 0.0
