@@ -33,6 +33,7 @@ class Environment:
     #: training settings of the simulated recommender (App. D.2)
     regularizations: tuple[float, ...] = REGULARIZATIONS
     n_epochs: int = 20
+    lr: float = 0.005
     biased: bool = False
 
     @property
@@ -60,12 +61,12 @@ class Environment:
         seed = check_positive_int("seed", seed, minimum=0)
         params = {"rho": self.fingerprint(), "factors": factors, "train_fraction": train_fraction,
                   "seed": seed, "regs": list(self.regularizations), "n_epochs": self.n_epochs,
-                  "biased": self.biased}
+                  "lr": self.lr, "biased": self.biased}
 
         def compute() -> dict[str, np.ndarray]:
             fit = simulate_recommender(self.rho, factors, train_fraction, seed,
                                        regs=self.regularizations, n_epochs=self.n_epochs,
-                                       biased=self.biased)
+                                       lr=self.lr, biased=self.biased)
             return {**fit.model.to_arrays(), "reg": np.array(fit.reg)}
 
         return FunkSVDModel.from_arrays(cached_arrays("recommender", params, compute))

@@ -321,9 +321,8 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
     missing = [c for c in cols if c not in users.columns]
     if missing:
         raise ValueError(f"users lacks column(s) {missing} needed by partition {name!r}")
-    grouped = users.groupby(cols, sort=True)
-    labels = grouped.ngroup().to_numpy(dtype=int)
-    keys = list(grouped.groups.keys())
-    names = [" & ".join(_attribute_name(c, v) for c, v in zip(cols, k if isinstance(k, tuple) else (k,)))
-             for k in keys]
+    keys = users[cols].drop_duplicates().sort_values(cols).reset_index(drop=True)
+    labels = pd.MultiIndex.from_frame(keys).get_indexer(pd.MultiIndex.from_frame(users[cols]))
+    names = [" & ".join(_attribute_name(c, v) for c, v in zip(cols, row))
+             for row in keys.itertuples(index=False)]
     return labels, names

@@ -8,9 +8,12 @@ completed matrix serves as ground truth user preferences." (Sec. 6.1)
   943 users and the :data:`DEFAULT_ITEMS_100K` = 1000 items with the most ratings (each
   has at least 16 ratings; the 1682 - 1000 others are too sparse for completion to be
   more than the item bias). Ties in the number of ratings are broken by the smaller id.
-* Completion: surprise's biased ``SVD`` (Funk SVD) on the star ratings of the kept
-  submatrix with surprise's defaults (100 factors, 20 epochs, lr 0.005, reg 0.02), as
-  the paper's footnote (gbolmier/funk-svd, also biased SGD with these defaults).
+* Completion: surprise's biased ``SVD`` (Funk SVD, as the paper's footnote
+  gbolmier/funk-svd) on the star ratings of the kept submatrix with the defaults of both
+  implementations (100 factors, 20 epochs, lr 0.005, reg 0.02). These do not run SGD to
+  convergence: on ML-100K (943 x 1000) the variance of ρ left after removing user and
+  item means is 0.0027 (vs 0.027 in total); with ``completion_epochs=100,
+  completion_lr=0.01`` it is 0.0156, a more personal ground truth. Both are parameters.
 * Stars -> [0, 1]: ``ρ = clip((r̂ - 1) / 4, 0, 1)``. The affine map sends the ends of
   the 1-5 star scale to 0 and 1 and keeps the order and the relative gaps of the
   predicted ratings; the clip only acts on SVD estimates outside the star scale (which
@@ -73,7 +76,8 @@ class MovieLensEnvironment(Environment):
 
     def __init__(self, data_dir: Path | str | None = None, *, n_users: int | None = None,
                  n_items: int | None = None, completion_factors: int = 100,
-                 completion_epochs: int = 20, completion_reg: float = 0.02, completion_lr: float = 0.005, seed: int = 0,
+                 completion_epochs: int = 20, completion_reg: float = 0.02, completion_lr: float = 0.005,
+                 seed: int = 0,
                  data: MovieLensData | None = None):
         data = load_movielens(data_dir) if data is None else data
         big = data.source == "ml-1m"
