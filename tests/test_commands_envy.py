@@ -186,3 +186,20 @@ def test_movielens_100k_dataset(run_cli):
     assert got["group_average_envy"] == pytest.approx(ref.group_average_envy, abs=1e-12)
     assert [g["name"] for g in got["groups"]] == list(names)
     assert [g["size"] for g in got["groups"]] == np.bincount(labels).tolist()
+
+
+def test_contextual_arrays(run_cli, tmp_path):
+    rng = np.random.default_rng(1)
+    rho = rng.random((5, 2, 3))
+    pi = rng.dirichlet(np.ones(3), size=(5, 2))
+    np.save(tmp_path / "rho.npy", rho)
+    np.save(tmp_path / "pi.npy", pi)
+    np.savetxt(tmp_path / "q.csv", [[0.25, 0.75]], delimiter=",")
+    code, out, err = run_cli("--rho", tmp_path / "rho.npy", "--policy-probs", tmp_path / "pi.npy",
+                             "--context-probs", tmp_path / "q.csv", "--json")
+    assert code == 0, err
+    q = np.array([0.25, 0.75])
+    U = np.array([[sum(q[x] * rho[m, x, a] * pi[n, x, a] for x in range(2) for a in range(3))
+                   for n in range(5)] for m in range(5)])
+    envy = np.maximum(U.max(axis=1) - np.diag(U), 0)
+    assert json.loads(out)["individual"]["average_envy"] == pytest.approx(envy.mean(), abs=1e-12)

@@ -30,14 +30,14 @@ def register(sub) -> None:
                     "(--rho, --policy-probs, --groups) or a named environment (--dataset).",
     )
     files = p.add_argument_group("arrays from files (.npy or .csv; rows are users)")
-    files.add_argument("--rho", type=Path, help="expected rewards in [0, 1], users x items (or users x contexts x items, .npy)")
-    files.add_argument("--policy-probs", type=Path, help="policy probabilities, same shape as --rho, rows summing to 1")
-    files.add_argument("--groups", type=Path, help="group label of each user (integers 0..G-1, or names in a .csv)")
-    files.add_argument("--context-probs", type=Path,
+    files.add_argument("--rho", type=Path, metavar="FILE", help="expected rewards in [0, 1], users x items (or users x contexts x items, .npy)")
+    files.add_argument("--policy-probs", type=Path, metavar="FILE", help="policy probabilities, same shape as --rho, rows summing to 1")
+    files.add_argument("--groups", type=Path, metavar="FILE", help="group label of each user (integers 0..G-1, or names in a .csv)")
+    files.add_argument("--context-probs", type=Path, metavar="FILE",
                        help="context distribution q(x): X values, or users x X (default: uniform)")
     env = p.add_argument_group("named environment")
     env.add_argument("--dataset", choices=DATASETS, help="environment whose ground truth and recommender are used")
-    env.add_argument("--data-dir", type=Path, default=None,
+    env.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                      help="folder of ml-1m/ or ml-100k/ (default: $OCEF_DATA_DIR or ../shared/data; ML-1M is used when present)")
     env.add_argument("--policy", choices=POLICY_NAMES, default="softmax", help="policy on the estimated scores (default: softmax)")
     env.add_argument("--factors", type=int, default=8, help="latent factors of the simulated recommender (default: 8)")
