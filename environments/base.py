@@ -54,8 +54,7 @@ class Environment:
             self._fingerprint = array_fingerprint(self.rho)
         return self._fingerprint
 
-    def recommender_model(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> FunkSVDModel:
-        """The Funk-SVD model of the simulated recommender (cached on disk)."""
+    def _recommender_arrays(self, factors: int, train_fraction: float, seed: int) -> dict[str, np.ndarray]:
         factors = check_positive_int("factors", factors)
         train_fraction = check_in_interval("train_fraction", train_fraction, 0.0, 1.0)
         seed = check_positive_int("seed", seed, minimum=0)
@@ -69,7 +68,15 @@ class Environment:
                                        lr=self.lr, biased=self.biased)
             return {**fit.model.to_arrays(), "reg": np.array(fit.reg)}
 
-        return FunkSVDModel.from_arrays(cached_arrays("recommender", params, compute))
+        return cached_arrays("recommender", params, compute)
+
+    def recommender_model(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> FunkSVDModel:
+        """The Funk-SVD model of the simulated recommender (cached on disk)."""
+        return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, seed))
+
+    def recommender_regularization(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> float:
+        """The regularization chosen on held-out data for that recommender (App. D.2)."""
+        return float(self._recommender_arrays(factors, train_fraction, seed)["reg"])
 
     def estimated_scores(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> np.ndarray:
         """Estimated preferences (users x items) of the recommender with ``factors`` latent

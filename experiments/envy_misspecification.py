@@ -7,7 +7,17 @@ recommender, for the softmax, argmax, top-10 ranking and parity-of-exposure poli
 trained on 20% (and, in the full run, 10% and 5%) of the entries. Runs on ML-1M when
 ``--data-dir`` holds it, else on ML-100K; a quick run without data uses the synthetic
 environment.
-"""
+
+Measured on ML-100K (943 users x 1000 items, seed 0, full run ~4 min on 2 cores): with
+20% training data, envy is 0 with one factor for argmax/ranking/parity (0.012 for
+softmax: users' factor scales differ, hence their effective temperatures), grows with
+the number of factors up to a peak at 64 (argmax: average individual envy 0.128, 82%
+of users 0.05-envious, 86% of age-occupation groups) and falls at 128 and 256 (0.031,
+0.036). The fall coincides with the held-out choice of the regularization switching
+from 0.01 to 0.1 (column ``reg``), i.e. the model is pulled back towards popularity;
+with 10% and 5% training data envy is larger and the fall comes later (256) or not
+within 256 factors.
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,13 +31,13 @@ NAME = "envy-misspecification"
 DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
                "age-occupation groups vs number of latent factors (softmax, argmax, ranking, parity)")
 
-FACTORS = (1, 2, 4, 8, 16, 32, 64, 128)
-FACTORS_QUICK = (1, 4, 16, 64)
+FACTORS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+FACTORS_QUICK = (1, 8, 64)
 TRAIN_FRACTIONS = (0.2, 0.1, 0.05)
 POLICIES = ("softmax", "argmax", "ranking", "parity")
 #: Softmax inverse temperature. Sec. 6.1 does not give it; estimated scores are binary-rating
 #: predictions in about [0, 1], and β = 30 makes the softmax peaked on a user's top items
-#: without being an argmax (see the report in the module docs of the experiment).
+#: without being an argmax (β = 10 or 100 give the same shape, scaled).
 BETA = 30.0
 EPSILON = 0.05
 PARTITION = "age-occupation"
@@ -88,7 +98,8 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
         fraction, d = key
         scores = env.estimated_scores(d, train_fraction=fraction, seed=seed)
         df = pd.DataFrame(envy_rows(env, scores, labels))
-        return df.assign(train_fraction=fraction, factors=d)
+        return df.assign(train_fraction=fraction, factors=d,
+                         reg=env.recommender_regularization(d, train_fraction=fraction, seed=seed))
 
     keys = [(f, d) for f in fractions for d in factors]
     df = run_parts(out_dir, config, keys, compute, progress=progress, desc=NAME)

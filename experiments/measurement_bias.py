@@ -88,6 +88,9 @@ def _figure(df: pd.DataFrame, n_per_group: int):
             for beta, part in sub.groupby("beta"):
                 part = part.sort_values("observed_proportion")
                 ax.plot(part.observed_proportion, part[col], marker="o", ms=3, label=f"beta={beta:g}")
+            if sub[col].abs().max() < 1e-9:  # exact zeros up to float rounding
+                ax.set_ylim(-0.005, 0.05)
+                ax.text(0.5, 0.5, "no envy (all values < 1e-9)", transform=ax.transAxes, ha="center")
             ax.set_xscale("log")
             ax.set_xlabel("proportion of observed history of g2 (tau2 / tau1)")
             ax.set_ylabel(label)
