@@ -17,6 +17,7 @@ of users 0.05-envious, 86% of age-occupation groups) and falls at 128 and 256 (0
 from 0.01 to 0.1 (column ``reg``), i.e. the model is pulled back towards popularity;
 with 10% and 5% training data envy is larger and the fall comes later (256) or not
 within 256 factors.
+"""
 
 from __future__ import annotations
 

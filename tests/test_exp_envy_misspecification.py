@@ -39,9 +39,12 @@ def test_envy_rows_detect_envy():
     scores[0] = -env.rho[0]
     rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
     r = rows[(rows.policy == "argmax") & (rows.level == "individuals")].iloc[0]
-    best, worst = env.rho[0].max(), env.rho[0].min()
-    assert r.prop_envious == pytest.approx(1 / 30) if best - worst > exp.EPSILON else True
-    assert r.average_envy > 0
+    # everyone else gets their best item and envies no one; user 0 gets their worst item
+    own = env.rho[0, env.rho[0].argmin()]
+    best_other = env.rho[0, env.rho[1:].argmax(axis=1)].max()
+    assert best_other - own > exp.EPSILON
+    assert r.average_envy == pytest.approx((best_other - own) / 30)
+    assert r.prop_envious == pytest.approx(1 / 30)
 
 
 def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
