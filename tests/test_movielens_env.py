@@ -101,3 +101,20 @@ def test_full_ml100k_pipeline():
         rep = envy_report(env.rho, probs, labels, epsilon=0.05)
         assert 0 <= rep.individual_average_envy < 0.5 and 0 <= rep.group_average_envy < 0.5
     assert time.perf_counter() - t0 < 60
+
+
+def test_environment_on_small_ml1m_files(tmp_path):
+    """ML-1M format: 2000 x 2000 by default, capped at the data's size."""
+    folder = tmp_path / "ml-1m"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    lines = [f"{u}::{i}::{rng.integers(1, 6)}::0" for u in range(1, 13) for i in rng.choice(np.arange(1, 9), 5, replace=False)]
+    (folder / "ratings.dat").write_text("\n".join(lines) + "\n")
+    (folder / "users.dat").write_text("".join(f"{u}::{'FM'[u % 2]}::{[1, 25, 56][u % 3]}::{u % 21}::0\n"
+                                              for u in range(1, 13)))
+    (folder / "movies.dat").write_text("".join(f"{i}::m{i}::{GENRES[i]}|Drama\n" for i in range(1, 9)))
+    env = MovieLensEnvironment(folder, completion_factors=2)
+    assert env.source == "ml-1m" and env.rho.shape == (12, 8)
+    assert "MovieLens-1M" in env.description
+    assert env.item_categories.tolist() == list(range(1, 9))
+    assert len(env.groups("gender-age")[1]) == 6
