@@ -23,6 +23,8 @@ EXPERIMENTS: dict[str, str] = {
     "reo-random-traffic-value": "experiments.reo_random_traffic_value",
     "reo-unidentifiability": "experiments.reo_unidentifiability",
     "reo-real-data": "experiments.reo_real_data",
+    "envy-misspecification": "experiments.envy_misspecification",
+    "measurement-bias": "experiments.measurement_bias",
 }
 
 

@@ -1,0 +1,60 @@
+"""Experiment envy-misspecification on a tiny synthetic environment (no data needed)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import experiments.envy_misspecification as exp
+from environments.synthetic import SyntheticEnvironment
+from experiments.registry import EXPERIMENTS
+
+
+@pytest.fixture(autouse=True)
+def _cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_registered():
+    assert EXPERIMENTS["envy-misspecification"] == "experiments.envy_misspecification"
+    assert exp.NAME == "envy-misspecification"
+    assert exp.FACTORS[0] == 1 and exp.FACTORS[-1] >= 128
+    assert exp.TRAIN_FRACTIONS == (0.2, 0.1, 0.05)
+
+
+def test_envy_rows_exact_on_identical_scores():
+    """Identical scores for every user: identical policies, hence no envy at all (Sec. 6.1)."""
+    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, seed=0)
+    scores = np.tile(np.linspace(0, 1, 20), (30, 1))
+    rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
+    assert set(rows.policy) == set(exp.POLICIES) and set(rows.level) == {"individuals", "groups"}
+    np.testing.assert_allclose(rows.average_envy, 0.0, atol=1e-12)
+    assert (rows.prop_envious == 0).all()
+
+
+def test_envy_rows_detect_envy():
+    """Scores anti-aligned with a user's preferences make that user envious under argmax."""
+    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, seed=0)
+    scores = env.rho.copy()
+    scores[0] = -env.rho[0]
+    rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
+    r = rows[(rows.policy == "argmax") & (rows.level == "individuals")].iloc[0]
+    # everyone else gets their best item and envies no one; user 0 gets their worst item
+    own = env.rho[0, env.rho[0].argmin()]
+    best_other = env.rho[0, env.rho[1:].argmax(axis=1)].max()
+    assert best_other - own > exp.EPSILON
+    assert r.average_envy == pytest.approx((best_other - own) / 30)
+    assert r.prop_envious == pytest.approx(1 / 30)
+
+
+def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
+    small = SyntheticEnvironment(40, 30, rank=2, n_groups=4, seed=0)
+    monkeypatch.setattr(exp, "make_environment", lambda data_dir, quick: (small, "group"))
+    monkeypatch.setattr(exp, "FACTORS_QUICK", (1, 2))
+    paths = exp.run(tmp_path, quick=True, seed=0, data_dir=None, progress=False)
+    assert [p.name for p in paths] == ["envy-misspecification.csv", "envy-misspecification.png"]
+    df = pd.read_csv(paths[0])
+    assert len(df) == 2 * len(exp.POLICIES) * 2
+    assert set(df.factors) == {1, 2} and set(df.train_fraction) == {0.2}
+    assert df.average_envy.between(0, 1).all() and df.prop_envious.between(0, 1).all()
+    assert paths[1].stat().st_size > 10_000
