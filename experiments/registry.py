@@ -15,6 +15,8 @@ EXPERIMENTS: dict[str, str] = {
     "bandit-alpha": "experiments.bandit_alpha",
     "bandit-delta": "experiments.bandit_delta",
     "bandit-arms": "experiments.bandit_arms",
+    "envy-misspecification": "experiments.envy_misspecification",
+    "measurement-bias": "experiments.measurement_bias",
 }
 
 

@@ -13,6 +13,7 @@ import sys
 # One line per sub-command module, in the order ``ocef --help`` lists them.
 COMMAND_MODULES = [
     "ocef.commands.bandit",
+    "ocef.commands.envy",
     "ocef.commands.reproduce",
 ]
 

@@ -1,0 +1,180 @@
+"""The measurement-bias environment of seed 001, App. B.2 ("group envy from measurement bias").
+
+Formal model (App. B.2), implemented to the letter with the paper's parameters as defaults:
+
+* users ``m`` have embeddings ``v^m``, new items ``a ∈ A`` embeddings ``e_a`` and
+  inventory documents ``h ∈ D`` embeddings ``e_h``, all "drawn uniformly at random from
+  unit vectors with positive coordinates of dimension d" (:func:`unit_vectors` with
+  ``positive=True``);
+* ratings are Bernoulli with parameter ``σ(α <v^m, e_a> - t)`` (σ the sigmoid), so the
+  ground truth (expected reward, Sec. 3.1) is ``ρ^m(a) = σ(α <v^m, e_a> - t)``; defaults
+  ``d = 10``, ``t = 1/d``, ``α = 30 d``;
+* listening history ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` for ``m ∈ g_i``, with
+  ``τ_1 = 50`` and ``τ_2`` varied. The paper writes ``H_1 = {1..⌊d/2⌋}``,
+  ``H_2 = {⌊d/2⌋..d}``; since ``h`` indexes documents and the histories are said to be
+  "groupwise orthogonal", we read them as the two halves of the *documents*:
+  ``H_1`` = documents ``0..⌊D/2⌋-1`` and ``H_2`` = documents ``⌊D/2⌋..D-1`` (disjoint);
+* the recommender regresses ratings linearly on the normalized history,
+  ``r̂^m(a) = (X^m / ||X^m||_2) Ê_aᵀ`` (``r̂^m = 0`` when ``X^m = 0``: no history), with
+  each user's items split uniformly at random 20%/20%/60% into train/valid/test; ``Ê_a``
+  is the ridge regression of item ``a``'s train ratings on the users' normalized
+  histories, the ridge parameter chosen in :data:`RIDGE_GRID` by squared error on the
+  valid ratings (the validation split of the paper serves this choice; all grid values are > 0
+  so the system is solvable even for users without history);
+* the policy is ``π^m = softmax(β r̂^m)`` restricted to ``m``'s test items
+  (:func:`restricted_softmax`).
+
+Simulation grid (App. B.2): 2 groups of 1000 users, ``|A| = |D| = 200``,
+``τ_2 ∈ TAU2_GRID``, ``β ∈ BETA_GRID``. Group ``g_1`` (label 0) is advantaged, ``g_2``
+(label 1) disadvantaged.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, softmax
+
+from environments.synthetic import unit_vectors
+from ocef._validation import as_generator, check_in_interval, check_positive_int
+
+TAU2_GRID: tuple[float, ...] = (0.1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 50)
+BETA_GRID: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 1)
+SPLIT: tuple[float, float, float] = (0.2, 0.2, 0.6)
+RIDGE_GRID: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
+
+
+def split_items(n_users: int, n_items: int, fractions=SPLIT, rng=None) -> np.ndarray:
+    """Per-user random split of the items: 0 = train, 1 = valid, 2 = test (App. B.2);
+    ``round(f * n_items)`` items in train and valid, the rest in test. Shape users x items."""
+    rng = as_generator(rng)
+    f = np.asarray(fractions, dtype=float)
+    if f.shape != (3,) or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions}")
+    n_train, n_valid = (int(round(x * n_items)) for x in f[:2])
+    part = np.full(n_items, 2)
+    part[:n_train] = 0
+    part[n_train:n_train + n_valid] = 1
+    order = np.argsort(rng.random((n_users, n_items)), axis=1)
+    return part[np.argsort(order, axis=1)]
+
+
+def normalized_history(X: np.ndarray) -> np.ndarray:
+    """``X^m / ||X^m||_2`` row-wise, 0 for users with no history (App. B.2)."""
+    X = np.asarray(X, dtype=float)
+    norm = np.linalg.norm(X, axis=1, keepdims=True)
+    return np.divide(X, norm, out=np.zeros_like(X), where=norm > 0)
+
+
+def ridge_item_embeddings(features: np.ndarray, ratings: np.ndarray, train: np.ndarray,
+                          valid: np.ndarray, grid=RIDGE_GRID) -> tuple[np.ndarray, float]:
+    """Ê (items x D): per item ``a``, ridge regression of ``ratings[m, a]`` on
+    ``features[m]`` over the users with ``train[m, a]``; the ridge parameter in ``grid``
+    minimizing the squared error on the ``valid`` entries. Returns ``(Ê, λ)``.
+
+    One batched linear solve per value of the grid.
+    """
+    F = np.asarray(features, dtype=float)
+    T = np.asarray(train, dtype=float)
+    gram = np.stack([F.T @ (F * T[:, [a]]) for a in range(T.shape[1])])  # items x D x D
+    rhs = (F.T @ (T * ratings)).T  # items x D
+    eye = np.eye(F.shape[1])
+    best, best_err, best_E = None, np.inf, None
+    for lam in grid:
+        E = np.linalg.solve(gram + lam * eye, rhs[:, :, None])[:, :, 0]
+        err = float(np.sum(valid * (F @ E.T - ratings) ** 2))
+        if err < best_err:
+            best, best_err, best_E = float(lam), err, E
+    return best_E, best
+
+
+def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> np.ndarray:
+    """``π^m(a) ∝ exp(β r̂^m(a))`` on the items with ``allowed[m, a]``, 0 elsewhere (App. B.2:
+    "the softmax policy is restricted to items in the test subset"). With every item
+    allowed this is :func:`policies.softmax_policy`."""
+    beta = check_in_interval("beta", beta, 0.0, np.inf, high_open=True)
+    allowed = np.asarray(allowed, dtype=bool)
+    if not allowed.any(axis=1).all():
+        raise ValueError("every user needs at least one allowed item")
+    return softmax(np.where(allowed, beta * np.asarray(scores, dtype=float), -np.inf), axis=1)
+
+
+class MeasurementBiasEnvironment:
+    """App. B.2's streaming platform with measurement bias (see the module docstring).
+
+    Attributes: ``rho`` (users x items), ``users`` (``group``: 0 advantaged, 1
+    disadvantaged), ``item_categories`` (all 0: no categories in this model),
+    ``user_embeddings``, ``item_embeddings``, ``document_embeddings``, ``documents_of``
+    (group -> document indices H_i). Methods: :meth:`groups`, :meth:`history`,
+    :meth:`estimated_ratings`, :meth:`policy`.
+    """
+
+    partitions = ("group",)
+
+    def __init__(self, n_users_per_group: int = 1000, n_items: int = 200, n_documents: int = 200,
+                 dim: int = 10, *, alpha: float | None = None, threshold: float | None = None,
+                 tau1: float = 50.0, seed: int = 0):
+        n = check_positive_int("n_users_per_group", n_users_per_group)
+        self.n_items_ = check_positive_int("n_items", n_items, minimum=2)
+        n_documents = check_positive_int("n_documents", n_documents, minimum=2)
+        self.dim = check_positive_int("dim", dim)
+        self.alpha = 30.0 * self.dim if alpha is None else check_in_interval("alpha", alpha, 0, np.inf, high_open=True)
+        self.threshold = 1.0 / self.dim if threshold is None else float(threshold)
+        self.tau1 = check_in_interval("tau1", tau1, 0.0, np.inf, high_open=True)
+        self.seed = check_positive_int("seed", seed, minimum=0)
+        rng = as_generator(self.seed)
+        self.user_embeddings = unit_vectors(2 * n, self.dim, rng, positive=True)
+        self.item_embeddings = unit_vectors(self.n_items_, self.dim, rng, positive=True)
+        self.document_embeddings = unit_vectors(n_documents, self.dim, rng, positive=True)
+        self.rho = expit(self.alpha * self.user_embeddings @ self.item_embeddings.T - self.threshold)
+        labels = np.repeat([0, 1], n)
+        self.users = pd.DataFrame({"user_id": np.arange(2 * n), "group": labels})
+        self.item_categories = np.zeros(self.n_items_, dtype=int)
+        self.category_names = ["all"]
+        half = n_documents // 2
+        self.documents_of = {0: np.arange(half), 1: np.arange(half, n_documents)}
+        self.description = (f"measurement bias (App. B.2): 2 x {n} users, {self.n_items_} items, "
+                            f"{n_documents} documents, d={self.dim}, alpha={self.alpha:g}, "
+                            f"t={self.threshold:g}, tau1={self.tau1:g}")
+
+    @property
+    def n_users(self) -> int:
+        return self.rho.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self.rho.shape[1]
+
+    def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
+        """Labels (0: advantaged g_1, 1: disadvantaged g_2) and names."""
+        if partition_name not in self.partitions:
+            raise ValueError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
+        return self.users["group"].to_numpy(), ["g1 (advantaged)", "g2 (disadvantaged)"]
+
+    def history(self, tau2: float, rng=None) -> np.ndarray:
+        """Listening counts ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` (users x documents)."""
+        tau2 = check_in_interval("tau2", tau2, 0.0, np.inf, low_open=False, high_open=True)
+        rng = as_generator(rng)
+        labels = self.users["group"].to_numpy()
+        tau = np.where(labels == 0, self.tau1, tau2)
+        in_h = np.zeros((2, self.document_embeddings.shape[0]), dtype=bool)
+        for g, docs in self.documents_of.items():
+            in_h[g, docs] = True
+        lam = tau[:, None] * (self.user_embeddings @ self.document_embeddings.T) * in_h[labels]
+        return rng.poisson(lam).astype(float)
+
+    def estimated_ratings(self, tau2: float, seed: int = 0, *, split=SPLIT,
+                          ridge_grid=RIDGE_GRID) -> tuple[np.ndarray, np.ndarray, float]:
+        """``(r̂, test_mask, λ)``: the recommender's estimates (users x items), the mask of
+        each user's test items, and the chosen ridge parameter, for history level ``tau2``."""
+        rng = as_generator(seed)
+        X = self.history(tau2, rng)
+        part = split_items(self.n_users, self.n_items, split, rng)
+        y = (rng.random(self.rho.shape) < self.rho).astype(float)
+        feats = normalized_history(X)
+        E, lam = ridge_item_embeddings(feats, y, part == 0, part == 1, ridge_grid)
+        return feats @ E.T, part == 2, lam
+
+    def policy(self, tau2: float, beta: float, seed: int = 0) -> np.ndarray:
+        """``π^{m,softmax}`` of App. B.2 on the test items (users x items probabilities)."""
+        scores, test, _ = self.estimated_ratings(tau2, seed)
+        return restricted_softmax(scores, test, beta)

@@ -1,0 +1,329 @@
+"""MovieLens loaders (ML-1M and ML-100K formats) and demographic partitions.
+
+Both formats are read into one :class:`MovieLensData` whose user attributes are coded as
+in ML-1M (seed 001, App. B.1: "We use demographic attributes to group users by their
+gender (2 groups), age (7 groups), occupation (21 groups) ... We use movie genres to
+create item categories, keeping only the first genre if several are reported (18
+categories)").
+
+Formats
+-------
+* ML-1M: ``ratings.dat`` (``UserID::MovieID::Rating::Timestamp``), ``users.dat``
+  (``UserID::Gender::Age::Occupation::Zip``, age and occupation already coded),
+  ``movies.dat`` (``MovieID::Title::Genre1|Genre2|...``); ``::`` separated, latin-1.
+* ML-100K: ``u.data`` (tab separated ``user item rating timestamp``), ``u.user``
+  (``id|age|gender|occupation|zip``, raw age in years and occupation names), ``u.item``
+  (``id|title|release|video release|url|19 genre flags``, the first flag is
+  ``unknown``); ``|`` separated, latin-1.
+
+Coding of 100K users into ML-1M codes
+-------------------------------------
+Ages are bucketed into ML-1M's 7 brackets: ``<18 -> 1``, ``18-24 -> 18``,
+``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``, ``50-55 -> 50``, ``>=56 -> 56``.
+
+Occupations (:data:`OCCUPATION_100K_TO_1M`; judgment calls marked *):
+
+=============== ============================ ===============================================
+100K name       ML-1M code                   note
+=============== ============================ ===============================================
+administrator   3 clerical/admin             * could be 7 executive/managerial
+artist          2 artist
+doctor          6 doctor/health care
+educator        1 academic/educator
+engineer        17 technician/engineer
+entertainment   2 artist                     * no ML-1M entertainment code; closest creative
+executive       7 executive/managerial
+healthcare      6 doctor/health care
+homemaker       9 homemaker
+lawyer          11 lawyer
+librarian       1 academic/educator          * library work is closest to academia
+marketing       14 sales/marketing
+none            19 unemployed                * "none" read as no occupation, not "unspecified"
+other           0 other or not specified
+programmer      12 programmer
+retired         13 retired
+salesman        14 sales/marketing
+scientist       15 scientist
+student         4 college/grad student,      * split by age: under 18 -> K-12 student
+                10 K-12 student if age < 18
+technician      17 technician/engineer
+writer          20 writer
+=============== ============================ ===============================================
+
+ML-1M codes 5 (customer service), 8 (farmer), 16 (self-employed) and 18
+(tradesman/craftsman) have no 100K counterpart: those groups are empty on ML-100K and
+:func:`partition` leaves them out (it returns only non-empty groups).
+
+Item categories
+---------------
+``items.category`` is the first genre, in the file's order, among the 18 genres of
+:data:`GENRES` (for ML-100K the flag columns are in :data:`GENRES` order, so "first" is
+the first set flag after ``unknown``). A movie with none of the 18 genres (ML-100K's
+``unknown``-only movies, 2 of 1682, with 1 and 10 ratings) gets category ``"unknown"``
+(code 18 in :data:`CATEGORY_NAMES`); such movies are never among the most rated, so the
+MovieLens environment's item categories are the 18 genres.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from environments.paths import dataset_dir
+
+GENRES: tuple[str, ...] = (
+    "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
+    "Drama", "Fantasy", "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi",
+    "Thriller", "War", "Western",
+)
+#: Category names by code: the 18 genres, then ``"unknown"`` (code 18).
+CATEGORY_NAMES: tuple[str, ...] = GENRES + ("unknown",)
+
+#: ML-1M age codes and their bracket names.
+AGE_BRACKETS: dict[int, str] = {
+    1: "Under 18", 18: "18-24", 25: "25-34", 35: "35-44", 45: "45-49", 50: "50-55", 56: "56+",
+}
+#: ML-1M occupation codes and names.
+OCCUPATIONS: dict[int, str] = {
+    0: "other", 1: "academic/educator", 2: "artist", 3: "clerical/admin",
+    4: "college/grad student", 5: "customer service", 6: "doctor/health care",
+    7: "executive/managerial", 8: "farmer", 9: "homemaker", 10: "K-12 student", 11: "lawyer",
+    12: "programmer", 13: "retired", 14: "sales/marketing", 15: "scientist",
+    16: "self-employed", 17: "technician/engineer", 18: "tradesman/craftsman",
+    19: "unemployed", 20: "writer",
+}
+#: ML-100K occupation name -> ML-1M code (``student`` under 18 is recoded to 10).
+OCCUPATION_100K_TO_1M: dict[str, int] = {
+    "administrator": 3, "artist": 2, "doctor": 6, "educator": 1, "engineer": 17,
+    "entertainment": 2, "executive": 7, "healthcare": 6, "homemaker": 9, "lawyer": 11,
+    "librarian": 1, "marketing": 14, "none": 19, "other": 0, "programmer": 12, "retired": 13,
+    "salesman": 14, "scientist": 15, "student": 4, "technician": 17, "writer": 20,
+}
+#: Partition name -> user attribute columns whose intersection defines the groups.
+PARTITIONS: dict[str, tuple[str, ...]] = {
+    "gender": ("gender",),
+    "age": ("age",),
+    "occupation": ("occupation",),
+    "gender-age": ("gender", "age"),
+    "gender-occupation": ("gender", "occupation"),
+    "age-occupation": ("age", "occupation"),
+}
+
+FORMAT_FILES: dict[str, tuple[str, str, str]] = {
+    "ml-1m": ("ratings.dat", "users.dat", "movies.dat"),
+    "ml-100k": ("u.data", "u.user", "u.item"),
+}
+_AGE_EDGES = np.array([18, 25, 35, 45, 50, 56])
+_AGE_CODES = np.array([1, 18, 25, 35, 45, 50, 56])
+
+
+@dataclass(frozen=True)
+class MovieLensData:
+    """A MovieLens data set with contiguous 0-based user and item indices.
+
+    ``ratings``: columns ``user, item, rating, timestamp`` (``user``/``item`` index the
+    rows of ``users``/``items``). ``users``: ``user_id`` (raw id), ``gender`` (``"F"``/
+    ``"M"``), ``age`` (ML-1M bracket code), ``occupation`` (ML-1M code 0-20).
+    ``items``: ``item_id`` (raw id), ``title``, ``category`` (first genre name, or
+    ``"unknown"``), ``category_code`` (index in :data:`CATEGORY_NAMES`).
+    ``source``: ``"ml-1m"`` or ``"ml-100k"``; ``path``: the folder read.
+    """
+
+    ratings: pd.DataFrame
+    users: pd.DataFrame
+    items: pd.DataFrame
+    source: str
+    path: Path
+
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+
+def detect_format(path: Path | str) -> str:
+    """``"ml-1m"`` if ``path`` holds ``ratings.dat``, ``"ml-100k"`` if it holds ``u.data``.
+
+    Raises FileNotFoundError naming the files looked for and the folder searched.
+    """
+    path = Path(path)
+    for fmt, files in FORMAT_FILES.items():
+        if (path / files[0]).is_file():
+            return fmt
+    raise FileNotFoundError(
+        f"no MovieLens ratings file found in {path.resolve()}: looked for "
+        f"'ratings.dat' (ML-1M format) and 'u.data' (ML-100K format)")
+
+
+def _require(path: Path, name: str) -> Path:
+    f = path / name
+    if not f.is_file():
+        raise FileNotFoundError(f"MovieLens file {name!r} not found in {path.resolve()}")
+    return f
+
+
+def bucket_age(age) -> np.ndarray:
+    """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56)."""
+    a = np.asarray(age)
+    if a.size and (not np.all(np.isfinite(a.astype(float))) or a.min() < 0):
+        raise ValueError(f"age must be non-negative years, got {a[a < 0][:3].tolist()}")
+    return _AGE_CODES[np.searchsorted(_AGE_EDGES, a, side="right")]
+
+
+def occupation_code_100k(names, ages) -> np.ndarray:
+    """ML-1M occupation codes of 100K occupation names (students under 18 -> 10, K-12)."""
+    s = pd.Series(np.asarray(names, dtype=object)).str.strip().str.lower()
+    unknown = sorted(set(s) - set(OCCUPATION_100K_TO_1M))
+    if unknown:
+        raise ValueError(f"unknown ML-100K occupation(s) {unknown}; known: {sorted(OCCUPATION_100K_TO_1M)}")
+    codes = s.map(OCCUPATION_100K_TO_1M).to_numpy(dtype=int, copy=True)
+    codes[(codes == 4) & (np.asarray(ages) < 18)] = 10
+    return codes
+
+
+def _first_category(flags: np.ndarray) -> np.ndarray:
+    """Index of the first set flag among the 18 genres, 18 (``unknown``) if none."""
+    flags = np.asarray(flags, dtype=bool)
+    return np.where(flags.any(axis=1), flags.argmax(axis=1), len(GENRES))
+
+
+def _read(path: Path, sep: str, names: list[str]) -> pd.DataFrame:
+    engine = "python" if len(sep) > 1 else "c"
+    return pd.read_csv(path, sep=sep, header=None, names=names, engine=engine,
+                       encoding="latin-1", dtype=str, keep_default_na=False)
+
+
+def _load_1m(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    r_file, u_file, m_file = (_require(path, f) for f in FORMAT_FILES["ml-1m"])
+    ratings = _read(r_file, "::", ["user_id", "item_id", "rating", "timestamp"])
+    users = _read(u_file, "::", ["user_id", "gender", "age", "occupation", "zip"])
+    movies = _read(m_file, "::", ["item_id", "title", "genres"])
+    users = users.assign(age=users["age"].astype(int), occupation=users["occupation"].astype(int))
+    bad_age = sorted(set(users["age"]) - set(AGE_BRACKETS))
+    bad_occ = sorted(set(users["occupation"]) - set(OCCUPATIONS))
+    if bad_age or bad_occ:
+        raise ValueError(f"{u_file}: age codes {bad_age} / occupation codes {bad_occ} are not ML-1M codes")
+    genre_lists = movies["genres"].str.split("|")
+    # "first genre" = first listed in the file among the 18 genres.
+    pos = {g: i for i, g in enumerate(GENRES)}
+    first = np.array([next((pos[g] for g in gl if g in pos), len(GENRES)) for gl in genre_lists], dtype=int)
+    movies = movies.assign(category_code=first)
+    return ratings, users, movies
+
+
+def _load_100k(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    r_file, u_file, i_file = (_require(path, f) for f in FORMAT_FILES["ml-100k"])
+    ratings = _read(r_file, "\t", ["user_id", "item_id", "rating", "timestamp"])
+    users = _read(u_file, "|", ["user_id", "age_years", "gender", "occupation_name", "zip"])
+    flag_cols = ["unknown", *GENRES]
+    items = _read(i_file, "|", ["item_id", "title", "release", "video", "url", *flag_cols])
+    ages = users["age_years"].astype(int).to_numpy()
+    users = users.assign(age=bucket_age(ages),
+                         occupation=occupation_code_100k(users["occupation_name"], ages))
+    flags = items[list(GENRES)].astype(int).to_numpy()
+    items = items.assign(category_code=_first_category(flags))
+    return ratings, users, items
+
+
+def _index(raw: pd.Series, known: pd.Series, what: str, where: Path) -> np.ndarray:
+    idx = pd.Index(known).get_indexer(raw)
+    if (idx < 0).any():
+        missing = pd.unique(raw[idx < 0])[:5].tolist()
+        raise ValueError(f"ratings in {where} refer to {what} ids absent from the {what} file: {missing}")
+    return idx
+
+
+def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
+    """Load MovieLens from ``data_dir``, auto-detecting the 1M or 100K format.
+
+    ``data_dir`` may be the data set's own folder, or a data root holding ``ml-1m/`` or
+    ``ml-100k/`` (ML-1M is preferred when both are present), or ``None`` for the default
+    root (``$OCEF_DATA_DIR``, then ``../shared/data``; see :mod:`environments.paths`).
+    Missing files raise FileNotFoundError naming the file and the folder searched.
+    """
+    path = resolve_movielens_dir(data_dir)
+    fmt = detect_format(path)
+    ratings, users, items = (_load_1m if fmt == "ml-1m" else _load_100k)(path)
+    users = users.assign(user_id=users["user_id"].astype(int)).sort_values("user_id", kind="stable")
+    items = items.assign(item_id=items["item_id"].astype(int)).sort_values("item_id", kind="stable")
+    for df, what in ((users, "user"), (items, "item")):
+        if df[f"{what}_id"].duplicated().any():
+            raise ValueError(f"duplicate {what} ids in {path}")
+    rated = pd.DataFrame({
+        "user": _index(ratings["user_id"].astype(int), users["user_id"], "user", path),
+        "item": _index(ratings["item_id"].astype(int), items["item_id"], "item", path),
+        "rating": ratings["rating"].astype(float).to_numpy(),
+        "timestamp": ratings["timestamp"].astype(np.int64).to_numpy(),
+    })
+    users_out = pd.DataFrame({
+        "user_id": users["user_id"].to_numpy(),
+        "gender": users["gender"].str.strip().str.upper().to_numpy(),
+        "age": users["age"].to_numpy(dtype=int),
+        "occupation": users["occupation"].to_numpy(dtype=int),
+    })
+    bad_gender = sorted(set(users_out["gender"]) - {"F", "M"})
+    if bad_gender:
+        raise ValueError(f"gender must be 'F' or 'M' in {path}, got {bad_gender}")
+    codes = items["category_code"].to_numpy(dtype=int)
+    items_out = pd.DataFrame({
+        "item_id": items["item_id"].to_numpy(),
+        "title": items["title"].to_numpy(),
+        "category": np.asarray(CATEGORY_NAMES, dtype=object)[codes],
+        "category_code": codes,
+    })
+    return MovieLensData(ratings=rated, users=users_out, items=items_out, source=fmt, path=path)
+
+
+def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
+    """The folder to read: ``data_dir`` itself if it holds MovieLens files, else its
+    ``ml-1m/`` then ``ml-100k/`` subfolder (via :func:`environments.paths.dataset_dir`).
+    Raises FileNotFoundError listing every folder searched."""
+    searched = []
+    if data_dir is not None:
+        own = Path(data_dir)
+        searched.append(own)
+        if any((own / files[0]).is_file() for files in FORMAT_FILES.values()):
+            return own
+    for name in ("ml-1m", "ml-100k"):
+        cand = dataset_dir(name, data_dir)
+        searched.append(cand)
+        if cand.is_dir() and (cand / FORMAT_FILES[name][0]).is_file():
+            return cand
+    where = ", ".join(str(p.resolve()) for p in dict.fromkeys(searched))
+    raise FileNotFoundError(
+        "MovieLens ratings file ('ratings.dat' for ML-1M or 'u.data' for ML-100K) not found; "
+        f"searched: {where}. Pass --data-dir or set $OCEF_DATA_DIR.")
+
+
+def _attribute_name(column: str, value) -> str:
+    if column == "age":
+        return AGE_BRACKETS[int(value)]
+    if column == "occupation":
+        return OCCUPATIONS[int(value)]
+    return str(value)
+
+
+def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
+    """Group labels of ``users`` for partition ``name`` (one of :data:`PARTITIONS`).
+
+    Returns ``(labels, names)``: ``labels[m]`` in ``0..G-1`` numbers only the non-empty
+    groups (sorted by attribute codes), ``names[g]`` is e.g. ``"F"``, ``"25-34"``,
+    ``"M & 25-34"``. Groups are intersections of the attributes (App. B.1).
+    """
+    if name not in PARTITIONS:
+        raise ValueError(f"partition must be one of {list(PARTITIONS)}, got {name!r}")
+    cols = list(PARTITIONS[name])
+    missing = [c for c in cols if c not in users.columns]
+    if missing:
+        raise ValueError(f"users lacks column(s) {missing} needed by partition {name!r}")
+    grouped = users.groupby(cols, sort=True)
+    labels = grouped.ngroup().to_numpy(dtype=int)
+    keys = list(grouped.groups.keys())
+    names = [" & ".join(_attribute_name(c, v) for c, v in zip(cols, k if isinstance(k, tuple) else (k,)))
+             for k in keys]
+    return labels, names

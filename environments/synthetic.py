@@ -1,0 +1,79 @@
+"""A synthetic low-rank environment that needs no download (tests and quick runs).
+
+Ground truth ``ρ^m(a) = (1 + <u_m, v_a>) / 2`` with unit vectors ``u_m, v_a`` in
+``R^rank``: every entry lies in [0, 1] and ρ has rank at most ``rank + 1`` (the constant
+1/2 plus a rank-``rank`` term). Item vectors are uniform on the unit sphere. Users
+belong to ``n_groups`` groups of (almost) equal size; user ``m`` of group ``g`` has
+``u_m = normalize(c_g + group_spread * z_m)`` with ``c_g`` uniform on the sphere and
+``z_m`` standard normal, so groups have distinct tastes when ``group_spread`` is small
+and are indistinguishable when it is large. Items get one of ``n_categories``
+categories uniformly at random (every category non-empty when ``n_items >=
+n_categories``). The simulated recommender is the same Funk-SVD recommender as the
+MovieLens environment (:meth:`environments.base.Environment.estimated_scores`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from environments.base import Environment
+from ocef._validation import as_generator, check_in_interval, check_positive_int
+
+
+def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.ndarray:
+    """``n`` vectors uniform on the unit sphere of ``R^dim`` (on its positive orthant
+    if ``positive``): normalized standard Gaussians (absolute values if ``positive``)."""
+    rng = as_generator(rng)
+    x = rng.standard_normal((n, dim))
+    if positive:
+        x = np.abs(x)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def balanced_labels(n: int, n_groups: int, rng=None) -> np.ndarray:
+    """A random assignment of ``n`` elements to ``n_groups`` labels of sizes differing by
+    at most one (every label used when ``n >= n_groups``)."""
+    return as_generator(rng).permutation(np.arange(n) % n_groups)
+
+
+class SyntheticEnvironment(Environment):
+    """Low-rank ground truth with user groups and item categories (see module docstring).
+
+    ``users`` has a ``group`` column; the only partition is ``"group"``.
+    """
+
+    partitions = ("group",)
+
+    def __init__(self, n_users: int = 200, n_items: int = 100, rank: int = 4, n_groups: int = 4, *,
+                 n_categories: int = 5, group_spread: float = 0.5, seed: int = 0):
+        n_users = check_positive_int("n_users", n_users, minimum=2)
+        n_items = check_positive_int("n_items", n_items, minimum=2)
+        rank = check_positive_int("rank", rank)
+        n_groups = check_positive_int("n_groups", n_groups)
+        n_categories = check_positive_int("n_categories", n_categories)
+        if n_groups > n_users:
+            raise ValueError(f"n_groups must be at most n_users={n_users}, got {n_groups}")
+        if n_categories > n_items:
+            raise ValueError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
+        group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
+                                         high_open=True)
+        seed = check_positive_int("seed", seed, minimum=0)
+        rng = as_generator(seed)
+        labels = balanced_labels(n_users, n_groups, rng)
+        centers = unit_vectors(n_groups, rank, rng)
+        u = centers[labels] + group_spread * rng.standard_normal((n_users, rank))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        v = unit_vectors(n_items, rank, rng)
+        self.rho = np.clip((1.0 + u @ v.T) / 2.0, 0.0, 1.0)  # clip: float rounding only
+        self.item_categories = balanced_labels(n_items, n_categories, rng)
+        self.category_names = [f"category {c}" for c in range(n_categories)]
+        self.users = pd.DataFrame({"user_id": np.arange(n_users), "group": labels})
+        self.n_groups = n_groups
+        self.description = (f"synthetic rank {rank}, {n_users} users x {n_items} items, "
+                            f"{n_groups} groups, seed {seed}")
+
+    def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
+        """Labels and names of the ``"group"`` partition."""
+        if partition_name not in self.partitions:
+            raise ValueError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
+        return self.users["group"].to_numpy(dtype=int), [f"group {g}" for g in range(self.n_groups)]

@@ -1,0 +1,206 @@
+"""Exact envy measures (seed 001: Def. 3.1, eq. (3), (5), (6), Sec. 6).
+
+Everything derives from the utility matrix U[m, n] = u^m(π^n) (eq. (1)):
+
+- individual envy of m: max(max_n U[m, n] − U[m, m], 0)  (Def. 3.1);
+- u^m(π_k^m) = Σ_{n∈g_k} γ_{m,n} U[m, n] for a matching policy (eq. (4), linearity of u^m);
+- μ_k^i = mean_{m∈g_i} u^m(π_k^m)  (eq. (5)),  μ^i = mean_{m∈g_i} U[m, m]  (eq. (3));
+- group envy Δ^i = max(max_k μ_k^i − μ_i^i, 0)  (Sec. 6);
+- average envy (1/G) Σ_i Δ^i and proportion of ε-envious (1/G) Σ_i 1{Δ^i > ε} (Sec. 6),
+  with the same definitions for individuals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ocef._validation import check_in_interval
+from ocef.groups import check_partition
+from ocef.matching import MixtureWeights, mixture_weights
+from policies.utility import check_rho_probs
+
+
+def utility_matrix(rho, probs, context_probs=None) -> np.ndarray:
+    """U[m, n] = u^m(π^n) = Σ_x q^m(x) Σ_a ρ^m(a|x) π^n(a|x) (eq. (1)) for all pairs of users.
+
+    One matrix product: (M x XA) @ (XA x M). ``rho`` and ``probs`` (array or Policy) are
+    users x items or users x contexts x items with the same number of users.
+    """
+    r, p, q = check_rho_probs(rho, probs, context_probs)
+    if r.shape[0] != p.shape[0]:
+        raise ValueError(f"rho and probs must have the same number of users, got {r.shape[0]} and {p.shape[0]}")
+    if q is None:
+        return r @ p.T
+    m = r.shape[0]
+    return (q[:, :, None] * r).reshape(m, -1) @ p.reshape(m, -1).T
+
+
+def check_utility_matrix(U) -> np.ndarray:
+    """A finite square M x M matrix U[m, n] = u^m(π^n)."""
+    arr = np.asarray(U, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"U must be a square users x users matrix, got shape {arr.shape}")
+    if arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError("U must be non-empty and finite")
+    return arr
+
+
+def individual_envy(U) -> np.ndarray:
+    """Envy of each user: max(max_n u^m(π^n) − u^m(π^m), 0) (Def. 3.1, Sec. 6)."""
+    arr = check_utility_matrix(U)
+    return np.maximum(arr.max(axis=1) - np.diag(arr), 0.0)
+
+
+def own_group_utilities(U, labels) -> np.ndarray:
+    """μ^i = (1/|g_i|) Σ_{m∈g_i} u^m(π^m) (eq. (3)), shape (G,)."""
+    arr = check_utility_matrix(U)
+    lab = check_partition(labels, arr.shape[0])
+    return np.bincount(lab, weights=np.diag(arr)) / np.bincount(lab)
+
+
+def _check_weights(weights: MixtureWeights, labels: np.ndarray) -> None:
+    if not isinstance(weights, MixtureWeights):
+        raise TypeError(f"weights must be a MixtureWeights (see ocef.matching.mixture_weights), "
+                        f"got {type(weights).__name__}")
+    if weights.labels.shape != labels.shape or not np.array_equal(weights.labels, labels):
+        raise ValueError("weights were computed for a different partition than labels")
+
+
+def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
+    """T[m, k] = u^m(π_k^m) = Σ_{n∈g_k} γ_{m,n} u^m(π^n) (eq. (4) and linearity of eq. (1)).
+
+    Shape (M, G); with transported weights T[m, label(m)] = u^m(π^m) (Prop. 4).
+    """
+    arr = check_utility_matrix(U)
+    lab = check_partition(labels, arr.shape[0])
+    _check_weights(weights, lab)
+    members = weights.members
+    if weights.matching == "average":
+        onehot = np.zeros((lab.size, len(members)))
+        onehot[np.arange(lab.size), lab] = 1.0
+        return (arr @ onehot) / np.bincount(lab)
+    out = np.empty((lab.size, len(members)))
+    for i, g_i in enumerate(members):
+        rows = arr[g_i]
+        for k, g_k in enumerate(members):
+            out[g_i, k] = np.einsum("mn,mn->m", rows[:, g_k], weights[i, k])
+    return out
+
+
+def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
+    """mu[i, k] = μ_k^i = (1/|g_i|) Σ_{m∈g_i} u^m(π_k^m) (eq. (5)), a G x G matrix."""
+    lab = check_partition(labels, np.shape(U)[0])
+    T = transported_user_utilities(U, lab, weights)
+    onehot = np.zeros((lab.size, T.shape[1]))
+    onehot[np.arange(lab.size), lab] = 1.0
+    return (onehot.T @ T) / np.bincount(lab)[:, None]
+
+
+def group_envy(mu) -> np.ndarray:
+    """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (Sec. 6) from the G x G matrix mu[i, k] = μ_k^i."""
+    arr = np.asarray(mu, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
+        raise ValueError(f"mu must be a square groups x groups matrix, got shape {arr.shape}")
+    return np.maximum(arr.max(axis=1) - np.diag(arr), 0.0)
+
+
+def average_envy(envy) -> float:
+    """Average envy (1/G) Σ_i Δ^i (Sec. 6; same for individuals)."""
+    return float(np.mean(envy))
+
+
+def proportion_envious(envy, epsilon: float) -> float:
+    """Proportion of ε-envious (1/G) Σ_i 1{Δ^i > ε} (Sec. 6; same for individuals)."""
+    eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
+    return float(np.mean(np.asarray(envy) > eps))
+
+
+@dataclass
+class EnvySummary:
+    """Envy measures of a recommender system for individuals and for one partition (Sec. 6)."""
+    epsilon: float
+    individual_envy: np.ndarray = field(repr=False)
+    individual_average_envy: float
+    individual_prop_envious: float
+    matching: str | None = None
+    mu: np.ndarray | None = field(default=None, repr=False)
+    group_envy: np.ndarray | None = field(default=None, repr=False)
+    group_average_envy: float | None = None
+    group_prop_envious: float | None = None
+    groups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["group", "size", "envy", "envious", "utility", "best_group", "best_utility"]), repr=False)
+
+    def as_dict(self) -> dict:
+        """The JSON schema of ``ocef envy --json``."""
+        return {
+            "epsilon": self.epsilon,
+            "matching": self.matching,
+            "n_users": int(self.individual_envy.size),
+            "n_groups": int(len(self.groups)),
+            "individual": {"average_envy": self.individual_average_envy,
+                           "prop_envious": self.individual_prop_envious},
+            "group_average_envy": self.group_average_envy,
+            "group_prop_envious": self.group_prop_envious,
+            "groups": [{"group": int(r.group), "size": int(r.size), "envy": float(r.envy),
+                        "envious": bool(r.envious)} for r in self.groups.itertuples(index=False)],
+        }
+
+
+def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
+                 epsilon: float = 0.05) -> EnvySummary:
+    """Average envy and proportion of ε-envious, for individuals and groups (Sec. 6).
+
+    ``U`` is the utility matrix; with ``labels`` (a partition) the group measures use
+    ``weights`` (from :func:`ocef.matching.mixture_weights`). The per-group DataFrame has
+    one row per group: ``group, size, envy`` (Δ^i), ``envious`` (Δ^i > ε), ``utility``
+    (μ_i^i), ``best_group`` (argmax_k μ_k^i) and ``best_utility`` (max_k μ_k^i).
+    """
+    eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
+    ind = individual_envy(U)
+    summary = EnvySummary(epsilon=eps, individual_envy=ind,
+                          individual_average_envy=average_envy(ind),
+                          individual_prop_envious=proportion_envious(ind, eps))
+    if labels is None:
+        if weights is not None:
+            raise ValueError("weights given without labels")
+        return summary
+    if weights is None:
+        raise ValueError("labels given without weights: compute them with ocef.matching.mixture_weights")
+    lab = check_partition(labels, ind.size)
+    mu = group_utilities(U, lab, weights)
+    delta = group_envy(mu)
+    summary.matching = weights.matching
+    summary.mu = mu
+    summary.group_envy = delta
+    summary.group_average_envy = average_envy(delta)
+    summary.group_prop_envious = proportion_envious(delta, eps)
+    best = mu.argmax(axis=1)
+    summary.groups = pd.DataFrame({
+        "group": np.arange(mu.shape[0]),
+        "size": np.bincount(lab),
+        "envy": delta,
+        "envious": delta > eps,
+        "utility": np.diag(mu),
+        "best_group": best,
+        "best_utility": mu[np.arange(mu.shape[0]), best],
+    })
+    return summary
+
+
+def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
+                context_probs=None) -> EnvySummary:
+    """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`."""
+    U = utility_matrix(rho, probs, context_probs)
+    weights = None
+    if labels is not None:
+        weights = mixture_weights(probs, labels, matching)
+    return envy_summary(U, labels, weights, epsilon=epsilon)
+
+
+__all__ = [
+    "utility_matrix", "individual_envy", "own_group_utilities", "transported_user_utilities",
+    "group_utilities", "group_envy", "average_envy", "proportion_envious", "EnvySummary",
+    "envy_summary", "envy_report",
+]

@@ -1,0 +1,72 @@
+"""Partitions of the users into groups g_1, ..., g_G (Sec. 4 of seed 001).
+
+A partition is held as a 1-d integer label array: ``labels[m] = i`` iff user m ∈ g_i,
+labels 0..G-1, every group non-empty.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _members_to_labels(groups, n_users: int) -> np.ndarray:
+    labels = np.full(n_users, -1, dtype=np.intp)
+    for i, members in enumerate(groups):
+        idx = np.asarray(members)
+        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+            raise ValueError(f"group {i} must be a 1-d array of integer user indices")
+        if idx.size == 0:
+            raise ValueError(f"group {i} is empty; every group must have at least one user")
+        if idx.min() < 0 or idx.max() >= n_users:
+            raise ValueError(f"group {i} holds user indices outside [0, {n_users - 1}]")
+        if np.unique(idx).size != idx.size or np.any(labels[idx] >= 0):
+            dup = idx[labels[idx] >= 0][:3].tolist() or idx[np.unique(idx, return_counts=True)[1] > 1][:3].tolist()
+            raise ValueError(f"groups do not partition the users: user(s) {dup} appear in more than one group")
+        labels[idx] = i
+    missing = np.flatnonzero(labels < 0)
+    if missing.size:
+        raise ValueError(f"groups do not partition the users: {missing.size} user(s) in no group, "
+                         f"e.g. {missing[:3].tolist()}")
+    return labels
+
+
+def check_partition(groups, n_users: int) -> np.ndarray:
+    """Validate a partition of ``n_users`` users and return its 1-d label array.
+
+    ``groups`` is either a 1-d array of integer labels 0..G-1 (one per user) or a list of
+    1-d arrays of user indices (one per group, disjoint, covering every user). Raises
+    ValueError for a wrong length, labels that are not integers >= 0, an empty group
+    (a label in 0..G-1 that no user has), or member lists that overlap or miss users.
+    """
+    if isinstance(n_users, bool) or not isinstance(n_users, numbers.Integral) or n_users < 1:
+        raise ValueError(f"n_users must be a positive integer, got {n_users!r}")
+    if isinstance(groups, (list, tuple)) and len(groups) > 0 and all(np.ndim(g) == 1 for g in groups):
+        return _members_to_labels(groups, int(n_users))
+    labels = np.asarray(groups)
+    if labels.ndim != 1:
+        raise ValueError(f"groups must be a 1-d label array (one label per user), got shape {labels.shape}")
+    if labels.shape[0] != n_users:
+        raise ValueError(f"groups must have one label per user: expected length {n_users}, got {labels.shape[0]}")
+    if not np.issubdtype(labels.dtype, np.integer):
+        if np.issubdtype(labels.dtype, np.floating) and np.all(np.isfinite(labels)) \
+                and np.all(labels == np.round(labels)):
+            labels = labels.astype(np.intp)
+        else:
+            raise ValueError(f"group labels must be integers 0..G-1, got dtype {labels.dtype}")
+    if labels.min() < 0:
+        raise ValueError(f"group labels must be integers 0..G-1, found {int(labels.min())}")
+    counts = np.bincount(labels)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size:
+        raise ValueError(f"group(s) {empty[:5].tolist()} are empty: labels must be 0..G-1 with every "
+                         f"group non-empty (G = {counts.size})")
+    return labels.astype(np.intp, copy=False)
+
+
+def group_members(labels) -> list[np.ndarray]:
+    """User indices of each group, ``[g_0, ..., g_{G-1}]`` (sorted), for a valid label array."""
+    lab = np.asarray(labels)
+    order = np.argsort(lab, kind="stable")
+    counts = np.bincount(lab)
+    return np.split(order, np.cumsum(counts)[:-1])

@@ -1,0 +1,151 @@
+"""Matching policies between groups: average group policies and transported policies (Sec. 4, seed 001).
+
+For groups g_i, g_k and a user m ∈ g_i, a matching policy is a mixture of the policies
+of g_k (eq. (4)):  π_k^m = Σ_{n∈g_k} γ_{m,n} π^n,  γ_{m,n} ≥ 0,  Σ_n γ_{m,n} = 1.
+
+- average group policy: γ_{m,n} = 1/|g_k|;
+- transported policy (Def. 4.2): γ̃^{i,k} is an optimal transport plan between the uniform
+  distributions on g_i and g_k for the cost c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1,
+  solved exactly with POT's network simplex ``ot.emd``, and γ = |g_i| γ̃ (rows sum to 1).
+
+:func:`mixture_weights` computes γ for every ordered pair of groups (i, k), i = k included,
+once; the result is reused by :mod:`ocef.envy` and by the audit's PULL-ARM.
+
+The optimal plan of Def. 4.2 need not be unique: L1 costs tie often (e.g. for two pairs
+of policies ordered alike on every item, ||a−c|| + ||b−d|| = ||a−d|| + ||b−c||), and
+argmax policies have costs in {0, 2} only. ``ot.emd`` returns one optimal vertex,
+deterministically for given inputs; μ_k^i (k ≠ i) may depend on that choice, while
+μ_i^i = μ^i (Prop. 4) holds for every optimal plan since the zero-cost plans only match
+users with identical policies.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import ot
+from scipy.spatial.distance import cdist, pdist, squareform
+
+from ocef.groups import check_partition, group_members
+from policies.base import as_probabilities, sample_rows
+
+MATCHINGS = ("transport", "average")
+
+
+def _as_probs(probs, name: str) -> np.ndarray:
+    return as_probabilities(probs, name)
+
+
+def policy_distance(probs_a, probs_b=None) -> np.ndarray:
+    """c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 for m in ``probs_a``, n in ``probs_b`` (Sec. 4).
+
+    Inputs are users x items or users x contexts x items (arrays or Policies); returns the
+    (M_a, M_b) cost matrix. ``probs_b=None`` means ``probs_b = probs_a`` (symmetric,
+    computed on half the pairs). Loops over contexts only.
+    """
+    a = _as_probs(probs_a, "probs_a")
+    b = None if probs_b is None else _as_probs(probs_b, "probs_b")
+    if b is not None and (a.ndim != b.ndim or a.shape[1:] != b.shape[1:]):
+        raise ValueError(f"probs_a and probs_b must have the same items (and contexts), "
+                         f"got shapes {a.shape} and {b.shape}")
+    a3 = a[:, None, :] if a.ndim == 2 else a
+    b3 = None if b is None else (b[:, None, :] if b.ndim == 2 else b)
+    out = None
+    for x in range(a3.shape[1]):
+        if b3 is None:
+            d = squareform(pdist(a3[:, x, :], metric="cityblock")) if a3.shape[0] > 1 else np.zeros((1, 1))
+        else:
+            d = cdist(a3[:, x, :], b3[:, x, :], metric="cityblock")
+        out = d if out is None else np.maximum(out, d)
+    return out
+
+
+def average_weights(n_i: int, n_k: int) -> np.ndarray:
+    """γ_{m,n} = 1/|g_k| for the average group policy of g_k (Sec. 4), shape (n_i, n_k)."""
+    if n_i < 1 or n_k < 1:
+        raise ValueError(f"group sizes must be >= 1, got {n_i} and {n_k}")
+    return np.full((int(n_i), int(n_k)), 1.0 / n_k)
+
+
+def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None) -> np.ndarray:
+    """Mixture weights of the transported policies of g_k for the users of g_i (Def. 4.2).
+
+    γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the
+    uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃, so each row
+    sums to 1. ``probs_i`` (|g_i| users) and ``probs_k`` (|g_k| users) are the groups'
+    policies; ``cost`` may pass a precomputed c (|g_i| x |g_k|).
+    """
+    if cost is None:
+        cost = policy_distance(probs_i, probs_k)
+    cost = np.ascontiguousarray(cost, dtype=float)
+    n_i, n_k = cost.shape
+    a = np.full(n_i, 1.0 / n_i)
+    b = np.full(n_k, 1.0 / n_k)
+    plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True)
+    if log["result_code"] != 1:
+        raise RuntimeError(f"ot.emd did not reach the optimum ({log['warning']}) on a {n_i} x {n_k} problem")
+    gamma = n_i * plan
+    gamma /= gamma.sum(axis=1, keepdims=True)
+    return gamma
+
+
+@dataclass
+class MixtureWeights:
+    """Mixture weights γ (eq. (4)) for every ordered pair of groups (i, k).
+
+    ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (m ∈ g_i in the order of
+    ``members[i]``, n ∈ g_k in the order of ``members[k]``), rows summing to 1.
+    """
+    labels: np.ndarray
+    members: list
+    matching: str
+    blocks: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.members)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.array([m.size for m in self.members])
+
+    def __getitem__(self, pair: tuple[int, int]) -> np.ndarray:
+        i, k = pair
+        if not (0 <= i < self.n_groups and 0 <= k < self.n_groups):
+            raise IndexError(f"group pair {pair} out of range for {self.n_groups} groups")
+        if self.matching == "average":
+            return average_weights(self.members[i].size, self.members[k].size)
+        return self.blocks[(i, k)]
+
+    def sample_partners(self, i: int, k: int, rng=None) -> np.ndarray:
+        """For every m ∈ g_i (in ``members[i]`` order) draw n ~ γ_{m,·} on g_k (Alg. 2, line 4).
+
+        Returns user indices (into all users), one per member of g_i; vectorized.
+        """
+        return self.members[k][sample_rows(self[i, k], rng)]
+
+
+def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeights:
+    """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
+
+    ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
+    (see :func:`ocef.groups.check_partition`). For "transport", the cost matrix between
+    all users is computed once and each unordered pair's block is reused; i = k is solved
+    too and yields a zero-cost plan, so that μ_i^i = μ^i (Prop. 4).
+    """
+    if matching not in MATCHINGS:
+        raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
+    p = _as_probs(probs, "probs")
+    lab = check_partition(labels, p.shape[0])
+    members = group_members(lab)
+    weights = MixtureWeights(labels=lab, members=members, matching=matching)
+    if matching == "average":
+        return weights
+    order = np.concatenate(members)
+    cost_all = policy_distance(p[order])
+    offsets = np.concatenate([[0], np.cumsum([m.size for m in members])])
+    for i in range(len(members)):
+        for k in range(len(members)):
+            block = cost_all[offsets[i]:offsets[i + 1], offsets[k]:offsets[k + 1]]
+            weights.blocks[(i, k)] = transport_weights(None, None, cost=block)
+    return weights

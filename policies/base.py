@@ -1,0 +1,218 @@
+"""The policy interface: π^m(a|x) for every user m (Sec. 3.1 of seed 001).
+
+A policy is a table of probabilities, users x items (context-free, ``n_contexts == 1``)
+or users x contexts x items, whose rows sum to one. :class:`ArrayPolicy` wraps an array,
+:class:`CallablePolicy` wraps a user-supplied function ``fn(users) -> probs`` (a live
+recommender that can only be queried). Every policy samples items vectorized over users
+by inverse-CDF on uniform draws.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ocef._validation import as_generator, check_positive_int
+
+#: Tolerance on ``|sum_a π(a|x) - 1|`` accepted for a policy row.
+ROW_SUM_ATOL = 1e-8
+
+
+def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
+    """Validate a table of policy probabilities and return it as a float array.
+
+    ``probs`` is users x items (2-d) or users x contexts x items (3-d); every entry must be
+    finite and non-negative and every row (last axis) must sum to 1 within ``atol``.
+    The error message names the first offending row, e.g. ``probs row (3,)``.
+    """
+    arr = np.asarray(probs, dtype=float)
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
+                         f"array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = np.argwhere(~finite)[0]
+        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} in row {tuple(bad[:-1].tolist())}")
+    neg = arr < 0
+    if neg.any():
+        bad = np.argwhere(neg)[0]
+        raise ValueError(f"{name} must be non-negative probabilities, found {arr[tuple(bad)]!r} "
+                         f"in row {tuple(bad[:-1].tolist())} (item {int(bad[-1])})")
+    sums = arr.sum(axis=-1)
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        bad = tuple(np.argwhere(off)[0].tolist())
+        raise ValueError(f"{name} rows must sum to 1 (tolerance {atol}), row {bad} sums to {sums[bad]!r}")
+    return arr
+
+
+def _check_users(users, n_users: int) -> np.ndarray:
+    idx = np.asarray(users)
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    if idx.ndim != 1:
+        raise ValueError(f"users must be a 1-d array of user indices, got shape {idx.shape}")
+    if idx.size and not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"users must be integer indices, got dtype {idx.dtype}")
+    idx = idx.astype(np.intp, copy=False)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_users):
+        bad = idx[(idx < 0) | (idx >= n_users)][:3]
+        raise ValueError(f"users must be in [0, {n_users - 1}], got {bad.tolist()}")
+    return idx
+
+
+def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
+    """One draw from each row (last axis) of ``probs`` by inverse CDF on uniform draws.
+
+    ``probs`` has shape (N, A); returns N indices in [0, A). Items of probability 0 are
+    never drawn (the CDF is renormalised by its last entry so that rounding cannot
+    fall past the last positive item).
+    """
+    gen = as_generator(rng)
+    cdf = np.cumsum(probs, axis=-1)
+    cdf /= cdf[:, -1:]
+    u = gen.random(cdf.shape[0])
+    return (cdf <= u[:, None]).sum(axis=-1).astype(np.intp)
+
+
+class Policy:
+    """A recommender system: one stochastic policy π^m(·|x) per user m (Sec. 3.1).
+
+    Subclasses implement ``_probabilities(users)`` returning an array of shape
+    (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).
+    """
+
+    def __init__(self, n_users: int, n_items: int, n_contexts: int = 1, *, contextual: bool = False):
+        self._n_users = check_positive_int("n_users", n_users)
+        self._n_items = check_positive_int("n_items", n_items)
+        self._n_contexts = check_positive_int("n_contexts", n_contexts)
+        self._contextual = bool(contextual) or self._n_contexts > 1
+
+    @property
+    def n_users(self) -> int:
+        return self._n_users
+
+    @property
+    def n_items(self) -> int:
+        return self._n_items
+
+    @property
+    def n_contexts(self) -> int:
+        """Number of contexts |X| (1 for a context-free policy)."""
+        return self._n_contexts
+
+    @property
+    def contextual(self) -> bool:
+        """True when probabilities are users x contexts x items."""
+        return self._contextual
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        if self._contextual:
+            return (self._n_users, self._n_contexts, self._n_items)
+        return (self._n_users, self._n_items)
+
+    def _probabilities(self, users: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def probabilities(self, users=None) -> np.ndarray:
+        """π^m(a|x) for ``users`` (default: all users), shape (n, A) or (n, X, A)."""
+        idx = np.arange(self._n_users) if users is None else _check_users(users, self._n_users)
+        return self._probabilities(idx)
+
+    def sample(self, users, rng=None, contexts=None) -> np.ndarray:
+        """Draw one item a ~ π^m(·|x) for each user in ``users`` (vectorized inverse CDF).
+
+        ``contexts`` (one context index per user) is required for a contextual policy.
+        ``rng`` is a seed or a ``numpy.random.Generator``.
+        """
+        idx = _check_users(users, self._n_users)
+        gen = as_generator(rng)
+        probs = self.probabilities(idx)
+        if self._contextual:
+            if contexts is None:
+                raise ValueError("contexts must be given (one context index per user) for a contextual policy")
+            ctx = np.asarray(contexts)
+            if ctx.shape != idx.shape or (ctx.size and not np.issubdtype(ctx.dtype, np.integer)):
+                raise ValueError(f"contexts must be {idx.shape[0]} integer indices, got {ctx.shape} {ctx.dtype}")
+            if ctx.size and (ctx.min() < 0 or ctx.max() >= self._n_contexts):
+                raise ValueError(f"contexts must be in [0, {self._n_contexts - 1}], got {ctx[(ctx < 0) | (ctx >= self._n_contexts)][:3].tolist()}")
+            probs = probs[np.arange(idx.size), ctx]
+        elif contexts is not None:
+            raise ValueError("contexts given to a context-free policy")
+        if idx.size == 0:
+            return np.empty(0, dtype=np.intp)
+        return sample_rows(probs, gen)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(shape={self.shape})"
+
+
+class ArrayPolicy(Policy):
+    """A policy given by its probability table (validated; stored read-only).
+
+    ``probs`` is users x items or users x contexts x items, non-negative, rows summing
+    to 1 within ``ROW_SUM_ATOL``.
+    """
+
+    def __init__(self, probs, *, atol: float = ROW_SUM_ATOL):
+        arr = check_policy_probs(probs, "probs", atol=atol)
+        arr = np.array(arr, dtype=float, copy=True)
+        arr.setflags(write=False)
+        self._probs = arr
+        n_contexts = arr.shape[1] if arr.ndim == 3 else 1
+        super().__init__(arr.shape[0], arr.shape[-1], n_contexts, contextual=arr.ndim == 3)
+
+    @property
+    def probs(self) -> np.ndarray:
+        """The (read-only) probability table of all users."""
+        return self._probs
+
+    def probabilities(self, users=None) -> np.ndarray:
+        if users is None:
+            return self._probs
+        return self._probs[_check_users(users, self._n_users)]
+
+    def _probabilities(self, users: np.ndarray) -> np.ndarray:
+        return self._probs[users]
+
+
+class CallablePolicy(Policy):
+    """A user-supplied recommender ``fn(users) -> probs`` that can only be queried.
+
+    ``fn`` receives a 1-d array of user indices and returns their probabilities, shape
+    (len(users), n_items) (or (len(users), n_contexts, n_items) when ``n_contexts > 1``);
+    every answer is validated.
+    """
+
+    def __init__(self, fn: Callable[[np.ndarray], np.ndarray], n_users: int, n_items: int,
+                 n_contexts: int = 1):
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+        self._fn = fn
+        super().__init__(n_users, n_items, n_contexts)
+
+    def _probabilities(self, users: np.ndarray) -> np.ndarray:
+        out = check_policy_probs(self._fn(users), "fn(users)")
+        expected = (users.size,) + self.shape[1:]
+        if out.shape != expected:
+            raise ValueError(f"fn(users) must return shape {expected} for {users.size} users, got {out.shape}")
+        return out
+
+
+def as_policy(policy) -> Policy:
+    """A :class:`Policy` from a Policy (returned as is) or a probability array."""
+    if isinstance(policy, Policy):
+        return policy
+    if callable(policy):
+        raise TypeError("wrap a callable in CallablePolicy(fn, n_users, n_items) to say its shape")
+    return ArrayPolicy(policy)
+
+
+def as_probabilities(policy, name: str = "probs") -> np.ndarray:
+    """The full probability table of a Policy, or a validated probability array."""
+    if isinstance(policy, Policy):
+        return policy.probabilities()
+    return check_policy_probs(policy, name)

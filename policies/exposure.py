@@ -1,0 +1,113 @@
+"""Optimal policies under item-side exposure constraints (Sec. 3.3 eq. (2); App. A).
+
+Both programs are linear: maximise Σ_a p(a) ŝ(a) over distributions p on the items
+subject to a fixed exposure mass E_s per item category A_s, Σ_{a∈A_s} p(a) = E_s.
+The program separates over categories; within A_s it maximises Σ_{a∈A_s} p(a) ŝ(a)
+under Σ_{a∈A_s} p(a) = E_s, p ≥ 0, whose optimum puts the whole mass E_s on the
+category's best item a_s = argmax_{a∈A_s} ŝ(a) (App. A, the analytical expression
+before eq. (9)). So
+
+    π(a) = 1{a = a_s} · E_s   for a ∈ A_s,
+
+with E_s = |A_s| / |A| (parity, eq. (2)) or E_s = Σ_{a∈A_s} ŝ(a) / Σ_{a∈A} ŝ(a)
+(equity, App. A; the constraints are ignored when Σ_a ŝ(a) = 0, which leaves the
+unconstrained argmax). Ties inside a category go to the lowest item index.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from policies.base import ArrayPolicy
+from policies.standard import argmax_probabilities, check_scores
+
+
+def check_categories(categories, n_items: int) -> np.ndarray:
+    """Item categories: 1-d integer labels 0..S-1, one per item (empty categories allowed)."""
+    cats = np.asarray(categories)
+    if cats.ndim != 1 or cats.shape[0] != n_items:
+        raise ValueError(f"categories must be a 1-d array with one label per item ({n_items}), got shape {cats.shape}")
+    if not np.issubdtype(cats.dtype, np.integer):
+        if np.issubdtype(cats.dtype, np.floating) and np.all(cats == np.round(cats)):
+            cats = cats.astype(np.intp)
+        else:
+            raise TypeError(f"categories must be integer labels, got dtype {cats.dtype}")
+    if cats.min() < 0:
+        raise ValueError(f"categories must be labels >= 0, found {int(cats.min())}")
+    return cats.astype(np.intp, copy=False)
+
+
+def best_item_per_category(scores: np.ndarray, categories: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every row of ``scores`` (..., A) and every non-empty category s, a_s = argmax_{a∈A_s}.
+
+    Returns ``(present, best)``: the labels of non-empty categories (S',) and the best
+    item indices, shape (..., S'). Vectorized over users; loops over categories only.
+    """
+    present = np.unique(categories)
+    best = np.empty(scores.shape[:-1] + (present.size,), dtype=np.intp)
+    for j, s in enumerate(present):
+        cols = np.flatnonzero(categories == s)
+        best[..., j] = cols[scores[..., cols].argmax(axis=-1)]
+    return present, best
+
+
+def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarray,
+                                       mass: np.ndarray) -> np.ndarray:
+    """Exact optimum of max_p Σ_a p(a) ŝ(a) s.t. Σ_{a∈A_s} p(a) = mass[..., s] (closed form above).
+
+    ``mass`` has shape (..., S) with S > max label; each row sums to 1.
+    """
+    present, best = best_item_per_category(scores, categories)
+    out = np.zeros(scores.shape, dtype=float)
+    np.put_along_axis(out, best, mass[..., present], axis=-1)
+    return out
+
+
+def parity_exposure_mass(categories: np.ndarray) -> np.ndarray:
+    """E_s = |A_s| / |A| (eq. (2)), shape (S,)."""
+    counts = np.bincount(categories)
+    return counts / categories.size
+
+
+def equity_exposure_mass(scores: np.ndarray, categories: np.ndarray) -> np.ndarray:
+    """E_s = Σ_{a∈A_s} ŝ(a) / Σ_{a∈A} ŝ(a) (App. A), shape (..., S); NaN where Σ_a ŝ(a) = 0."""
+    n_cat = int(categories.max()) + 1
+    onehot = np.zeros((categories.size, n_cat))
+    onehot[np.arange(categories.size), categories] = 1.0
+    per_cat = scores @ onehot
+    total = per_cat.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, per_cat / np.where(total > 0, total, 1.0), np.nan)
+
+
+def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
+    """π^{m,par}: optimal policy under parity of exposure (eq. (2)), in closed form.
+
+    Each category A_s receives exposure |A_s|/|A|, all of it on the user's estimated best
+    item of A_s (lowest index on ties). Parity optima are envy-free (Prop. 1).
+    """
+    s = check_scores(scores)
+    cats = check_categories(categories, s.shape[-1])
+    mass = np.broadcast_to(parity_exposure_mass(cats), s.shape[:-1] + (int(cats.max()) + 1,))
+    return ArrayPolicy(exposure_constrained_probabilities(s, cats, mass))
+
+
+def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
+    """π^{m,eq}: optimal policy under equity of exposure (App. A), in closed form.
+
+    Each category A_s receives exposure Σ_{a∈A_s} ŝ(a) / Σ_a ŝ(a), all of it on the user's
+    best item of A_s (App. A, before eq. (9)); rows with Σ_a ŝ(a) = 0 have no constraint
+    and get the argmax (lowest index). Scores must be non-negative (they are relevances).
+    Equity optima can be envious (Prop. 1, Table 2).
+    """
+    s = check_scores(scores)
+    if s.min() < 0:
+        bad = np.argwhere(s < 0)[0]
+        raise ValueError(f"scores must be non-negative relevances for equity of exposure, "
+                         f"found {s[tuple(bad)]!r} at {tuple(bad.tolist())}")
+    cats = check_categories(categories, s.shape[-1])
+    mass = equity_exposure_mass(s, cats)
+    unconstrained = np.isnan(mass[..., 0])
+    probs = exposure_constrained_probabilities(s, cats, np.nan_to_num(mass))
+    if unconstrained.any():
+        probs[unconstrained] = argmax_probabilities(s[unconstrained])
+    return ArrayPolicy(probs)

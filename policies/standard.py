@@ -1,0 +1,71 @@
+"""Policies built from estimated preferences: argmax, softmax, uniform (Sec. 3.2, 6.1, App. B.1).
+
+Every builder takes a score matrix (users x items, or users x contexts x items: the
+last axis is always items) of *estimated* preferences and returns an
+:class:`~policies.base.ArrayPolicy`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+
+from ocef._validation import check_in_interval, check_positive_int
+from policies.base import ArrayPolicy
+
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """A finite float array of shape (users, items) or (users, contexts, items)."""
+    arr = np.asarray(scores, dtype=float)
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
+                         f"array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} at {tuple(bad.tolist())}")
+    return arr
+
+
+def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
+    """One-hot rows on the best-scored item (the optimal unconstrained policy π^{m,*}, Sec. 3.2).
+
+    Ties: ``"first"`` puts all mass on the lowest item index among the maxima (numpy's
+    ``argmax`` rule); ``"uniform"`` spreads it evenly over all exactly-tied maxima. Both
+    are optimal for the scores; "first" is deterministic and the paper's *argmax*.
+    """
+    if ties not in ("first", "uniform"):
+        raise ValueError(f"ties must be 'first' or 'uniform', got {ties!r}")
+    if ties == "uniform":
+        is_max = scores == scores.max(axis=-1, keepdims=True)
+        return is_max / is_max.sum(axis=-1, keepdims=True)
+    out = np.zeros_like(scores, dtype=float)
+    np.put_along_axis(out, scores.argmax(axis=-1)[..., None], 1.0, axis=-1)
+    return out
+
+
+def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
+    """The paper's *argmax* policy: recommend the estimated best item (Sec. 3.2, App. B.1).
+
+    Ties are broken by the lowest item index (``ties="first"``, default) or uniformly over
+    the tied items (``ties="uniform"``).
+    """
+    return ArrayPolicy(argmax_probabilities(check_scores(scores), ties))
+
+
+def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
+    """Softmax policy π^m(a|x) ∝ exp(β ŝ^m(a|x)) with inverse temperature β > 0 (Sec. 6.1, App. B.2).
+
+    Computed stably (the row maximum is subtracted before exponentiating).
+    """
+    beta = check_in_interval("beta", beta, 0.0, np.inf, low_open=True, high_open=True)
+    return ArrayPolicy(softmax(beta * check_scores(scores), axis=-1))
+
+
+def uniform_policy(n_users: int, n_items: int, n_contexts: int = 1) -> ArrayPolicy:
+    """The uniform policy π^m(a|x) = 1/|A| for every user (non-personalized, hence envy-free)."""
+    n_users = check_positive_int("n_users", n_users)
+    n_items = check_positive_int("n_items", n_items)
+    n_contexts = check_positive_int("n_contexts", n_contexts)
+    shape = (n_users, n_items) if n_contexts == 1 else (n_users, n_contexts, n_items)
+    return ArrayPolicy(np.full(shape, 1.0 / n_items))

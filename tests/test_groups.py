@@ -1,0 +1,32 @@
+"""Tests of ocef.groups: partitions of the users (Sec. 4)."""
+import numpy as np
+import pytest
+
+from ocef.groups import check_partition, group_members
+
+
+def test_labels_roundtrip():
+    lab = check_partition([1, 0, 1, 2], 4)
+    np.testing.assert_array_equal(lab, [1, 0, 1, 2])
+    members = group_members(lab)
+    assert [m.tolist() for m in members] == [[1], [0, 2], [3]]
+
+
+def test_member_lists_and_integer_floats():
+    np.testing.assert_array_equal(check_partition([np.array([2, 0]), np.array([1])], 3), [0, 1, 0])
+    np.testing.assert_array_equal(check_partition(np.array([0.0, 1.0]), 2), [0, 1])
+
+
+@pytest.mark.parametrize("groups, n, match", [
+    ([0, 1], 3, "expected length 3, got 2"),
+    ([0, 2, 2], 3, r"group\(s\) \[1\] are empty"),
+    ([0, -1, 1], 3, "0..G-1"),
+    ([0.5, 1, 0], 3, "integers"),
+    ([[0, 1], [1, 2]], 3, "more than one group"),
+    ([[0], [2]], 3, "in no group"),
+    ([[0, 1, 2], []], 3, "group 1 is empty"),
+    (np.zeros((2, 2), dtype=int), 2, "1-d"),
+])
+def test_bad_partitions(groups, n, match):
+    with pytest.raises(ValueError, match=match):
+        check_partition(groups, n)
