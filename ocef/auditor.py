@@ -184,22 +184,20 @@ class OCEF:
             self._sum_explore += r
             self._sum_beta_n += beta_tab[n[arm]] * n[arm] - beta_tab[n[arm] - 1] * (n[arm] - 1)
 
-        # Line 7: keep arms whose upper bound exceeds μ̲_0 + ε.
+        # Line 7: drop arms whose upper bound is at most μ̲_0 + ε. S is kept as a compact list;
+        # an arm leaves by swap-remove (the last arm takes its place), in increasing arm order.
+        # ℓ_t stays uniform on S; the vectorized runner uses the very same order.
         beta0 = beta_tab[n[0]]
         mean0 = sums[0] / n[0] if n[0] else 0.0
         threshold = mean0 - beta0 + self.epsilon
         upper0 = mean0 + beta0
-        active = []
-        envy = False
-        for j in self._active:
-            nj = n[j]
-            mj = sums[j] / nj if nj else 0.0
-            bj = beta_tab[nj]
-            if mj + bj > threshold:
-                active.append(j)
-                if mj - bj > upper0:                  # line 8
-                    envy = True
-        self._active = active
+        active = self._active
+        for j in sorted(j for j in active if (sums[j] / n[j] if n[j] else 0.0) + beta_tab[n[j]] <= threshold):
+            p = active.index(j)
+            active[p] = active[-1]
+            active.pop()
+        # Line 8: ENVY if an arm of S_t is confidently better than the baseline.
+        envy = any((sums[j] / n[j] if n[j] else 0.0) - beta_tab[n[j]] > upper0 for j in active)
         if envy:
             self._verdict = Verdict.ENVY
         elif not active:                              # line 9

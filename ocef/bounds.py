@@ -19,10 +19,13 @@ import numpy as np
 SIGMA = 0.5
 #: Default ω of Lemma 3.
 OMEGA = 0.01
-#: Convention of Lemma 3 for N_k = 0: β_k is *strictly* wider than at N_k = 1. The
-#: paper leaves the value open; we use β(0) = UNPULLED_WIDTH_FACTOR · β(1), a finite
-#: value so that the conservative test ξ_t of eq. (8) can eventually allow a first pull.
-UNPULLED_WIDTH_FACTOR = 2.0
+#: Convention of Lemma 3 for N_k = 0 (μ̂_k = 0 and β_k strictly wider than at N_k = 1;
+#: the paper leaves the value open). We use β(0) = β(1) + UNPULLED_EXTRA_WIDTH with an
+#: extra width of 1: strictly wider than β(1), and ≥ 1, so that the interval [−β(0), β(0)]
+#: of an unpulled arm contains [0, 1] and Lemma 3's event holds at N_k = 0 too (an arm is
+#: never eliminated, nor declared better, before it is pulled). It is finite, so the
+#: conservative test ξ_t of eq. (8) can eventually allow a first pull.
+UNPULLED_EXTRA_WIDTH = 1.0
 
 
 def theta(delta, omega=OMEGA):
@@ -48,7 +51,7 @@ def beta_from_constants(n, scale, factor, omega=OMEGA):
     """β_k(t) of Lemma 3 from :func:`beta_constants`, with the N_k = 0 convention.
 
     For N_k ≥ 1: sqrt(scale/N · log(factor · log((1+ω) N))). For N_k = 0:
-    ``UNPULLED_WIDTH_FACTOR`` · β(1) (Lemma 3: strictly wider than at N_k = 1).
+    β(1) + ``UNPULLED_EXTRA_WIDTH`` (Lemma 3: strictly wider than at N_k = 1).
     """
     n = np.asarray(n, dtype=float)
     safe = np.maximum(n, 1.0)
@@ -56,7 +59,7 @@ def beta_from_constants(n, scale, factor, omega=OMEGA):
     if np.all(n >= 1):
         return width
     first = np.sqrt(scale * np.log(factor * np.log1p(omega)))
-    return np.where(n >= 1, width, UNPULLED_WIDTH_FACTOR * first)
+    return np.where(n >= 1, width, first + UNPULLED_EXTRA_WIDTH)
 
 
 def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
@@ -67,7 +70,7 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     with K = ``n_arms`` (non-baseline arms; the union bound is over the K+1 arms) and
     |g| = ``group_size`` (the group reward averages |g| independent user rewards, so it
     is σ/√|g|-subgaussian). For N_k = 0 the convention of Lemma 3 applies:
-    β(0) = ``UNPULLED_WIDTH_FACTOR`` · β(1) > β(1).
+    β(0) = β(1) + ``UNPULLED_EXTRA_WIDTH`` > β(1), and β(0) ≥ 1.
     """
     n = np.asarray(n, dtype=float)
     if np.any(n < 0):

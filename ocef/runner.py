@@ -86,16 +86,28 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         if true_means.shape != (r_total, k_max + 1):
             raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
 
-    # ---- per-run state (rows = runs still going; idx maps rows to original runs)
+    # ---- per-run state (rows = runs still going; idx maps rows to original runs).
+    # A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in
+    # the ask/tell class), and the extremes of S that lines 4, 7 and 8 need are cached —
+    # max N_k (β is strictly decreasing in N, so β_0 > min_S β_k ⟺ N_0 < max_S N_k), min μ̄_k
+    # and max μ̲_k. A row is rescanned (O(K)) only when an arm leaves S or a cached extreme
+    # belonged to the arm just pulled and moved the wrong way.
     idx = np.arange(r_total)
     scale, factor = (np.broadcast_to(c, (r_total,)).copy()
                      for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
-    arms_range = np.arange(1, k_max + 1)
+    k1 = k_max + 1
+    arms_range = np.arange(1, k1)
     active = arms_range[None, :] <= n_arms[:, None]               # S_0 = [K]
-    counts = np.zeros((r_total, k_max + 1), dtype=np.int64)
-    sums = np.zeros((r_total, k_max + 1))
-    width = np.repeat(bounds.beta_from_constants(0, scale, factor, omega)[:, None], k_max + 1, axis=1)
+    act = np.tile(arms_range, (r_total, 1))                       # S as a compact list
+    pos = np.tile(np.arange(-1, k_max), (r_total, 1))             # pos[r, k] = index of arm k in act
+    n_act = n_arms.astype(np.int64).copy()
+    counts = np.zeros((r_total, k1), dtype=np.int64)
+    sums = np.zeros((r_total, k1))
+    width = np.repeat(bounds.beta_from_constants(0, scale, factor, omega)[:, None], k1, axis=1)
     upper, lower = width.copy(), -width                           # μ̂ = 0 while unpulled (Lemma 3)
+    max_n = np.zeros(r_total, dtype=np.int64)                     # max_{k∈S} N_k
+    min_up, arg_up = upper[:, 1].copy(), np.ones(r_total, dtype=np.int64)    # min_{k∈S} μ̄_k
+    max_lo, arg_lo = lower[:, 1].copy(), np.ones(r_total, dtype=np.int64)    # max_{k∈S} μ̲_k
     sum_explore = np.zeros(r_total)
     sum_beta_n = np.zeros(r_total)
     cum_mu = np.zeros(r_total)
@@ -103,10 +115,21 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
 
     out_verdict = np.zeros(r_total, dtype=np.int8)
     out_duration = np.zeros(r_total, dtype=np.int64)
-    out_counts = np.zeros((r_total, k_max + 1), dtype=np.int64)
-    out_sums = np.zeros((r_total, k_max + 1))
+    out_counts = np.zeros((r_total, k1), dtype=np.int64)
+    out_sums = np.zeros((r_total, k1))
     out_cum = np.zeros(r_total)
     out_min_budget = np.full(r_total, np.inf)
+
+    def rescan(rows):
+        """Recompute the cached extremes of S for ``rows`` (O(K) each)."""
+        a = active[rows]
+        up = np.where(a, upper[rows, 1:], np.inf)
+        lo = np.where(a, lower[rows, 1:], -np.inf)
+        arg_up[rows] = 1 + up.argmin(axis=1)
+        min_up[rows] = up.min(axis=1)
+        arg_lo[rows] = 1 + lo.argmax(axis=1)
+        max_lo[rows] = lo.max(axis=1)
+        max_n[rows] = np.where(a, counts[rows, 1:], -1).max(axis=1)
 
     bar = None
     if progress:
@@ -117,19 +140,17 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     while idx.size and t < max_steps:
         t += 1
         rows = np.arange(idx.size)
-        # Line 3: ℓ_t uniform in S_{t-1} (the j-th active arm, j uniform).
-        n_active = active.sum(axis=1)
-        j = (rng.random(idx.size) * n_active).astype(np.int64)
-        ell = 1 + np.argmax(np.cumsum(active, axis=1) > j[:, None], axis=1)
+        # Line 3: ℓ_t uniform in S_{t-1}.
+        ell = act[rows, (rng.random(idx.size) * n_act).astype(np.int64)]
         # Line 4: baseline if its interval is not the tightest, or if ξ_t < 0 (eq. 8).
-        wider = width[:, 0] > np.where(active, width[:, 1:], np.inf).min(axis=1)
         n0 = counts[:, 0]
+        wider = n0 < max_n
         big_phi = bounds.big_phi(sum_beta_n, (t - 1) - n0, delta, gsize, sigma)
         xi = bounds.xi(sum_explore, big_phi, lower[rows, ell], n0, t, alpha, upper[:, 0])
         arm = np.where(wider | (xi < 0), 0, ell)
         # Line 6: PULL-ARM and update of the pulled arm's interval (Lemma 3).
         reward = np.asarray(sample(idx, arm, rng), dtype=float)
-        flat = rows * (k_max + 1) + arm                            # (run, pulled arm) in raveled state
+        flat = rows * k1 + arm                                     # (run, pulled arm) in raveled state
         n_arm = counts.ravel()[flat] + 1
         counts.ravel()[flat] = n_arm
         arm_sum = sums.ravel()[flat] + reward
@@ -140,15 +161,42 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         sum_beta_n += explore * (new_width * n_arm - width.ravel()[flat] * (n_arm - 1))
         sum_explore += explore * reward
         width.ravel()[flat] = new_width
-        upper.ravel()[flat] = new_mean + new_width
-        lower.ravel()[flat] = new_mean - new_width
+        new_up, new_lo = new_mean + new_width, new_mean - new_width
+        upper.ravel()[flat] = new_up
+        lower.ravel()[flat] = new_lo
         if true_means is not None:
             cum_mu += true_means[idx, arm]
             np.minimum(min_budget, safety_budget(cum_mu, t, alpha, true_means[idx, 0]), out=min_budget)
-        # Lines 7-9: elimination, ENVY, ε-NO-ENVY.
-        active &= upper[:, 1:] > (lower[:, 0] + epsilon)[:, None]
-        envy = (active & (lower[:, 1:] > upper[:, :1])).any(axis=1)
-        no_envy = ~active.any(axis=1)
+        # Cached extremes of S after the pull (the pulled arm ℓ_t is in S).
+        np.maximum(max_n, np.where(explore, n_arm, 0), out=max_n)
+        stale = explore & (((arg_up == arm) & (new_up > min_up)) | ((arg_lo == arm) & (new_lo < max_lo)))
+        better_up = explore & (new_up <= min_up)
+        min_up = np.where(better_up, new_up, min_up)
+        arg_up = np.where(better_up, arm, arg_up)
+        better_lo = explore & (new_lo >= max_lo)
+        max_lo = np.where(better_lo, new_lo, max_lo)
+        arg_lo = np.where(better_lo, arm, arg_lo)
+        if stale.any():
+            rescan(np.flatnonzero(stale))
+        # Line 7: arms with μ̄_k ≤ μ̲_0 + ε leave S (only rows whose smallest μ̄_k is that low).
+        threshold = lower[:, 0] + epsilon
+        hit = np.flatnonzero(min_up <= threshold)
+        if hit.size:
+            leaving = active[hit] & (upper[hit, 1:] <= threshold[hit, None])
+            active[hit] &= ~leaving
+            while leaving.any():                                   # increasing arm order per row
+                r_has = np.flatnonzero(leaving.any(axis=1))
+                rr = hit[r_has]
+                k = 1 + leaving[r_has].argmax(axis=1)
+                leaving[r_has, k - 1] = False
+                p, last = pos[rr, k], act[rr, n_act[rr] - 1]
+                act[rr, p] = last
+                pos[rr, last] = p
+                n_act[rr] -= 1
+            rescan(hit)
+        # Line 8: ENVY if some arm of S_t has μ̲_k > μ̄_0; line 9: ε-NO-ENVY if S_t = ∅.
+        no_envy = n_act == 0
+        envy = ~no_envy & (max_lo > upper[:, 0])
         done = envy | no_envy
         if t == max_steps:
             done = np.ones_like(done)
@@ -162,10 +210,11 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
             out_min_budget[d] = min_budget[done]
             keep = ~done
             idx = idx[keep]
-            (scale, factor, delta, alpha, epsilon, gsize, active, counts, sums, width, upper, lower,
-             sum_explore, sum_beta_n, cum_mu, min_budget) = (
-                a[keep] for a in (scale, factor, delta, alpha, epsilon, gsize, active, counts, sums, width,
-                                  upper, lower, sum_explore, sum_beta_n, cum_mu, min_budget))
+            (scale, factor, delta, alpha, epsilon, gsize, active, act, pos, n_act, counts, sums, width, upper,
+             lower, max_n, min_up, arg_up, max_lo, arg_lo, sum_explore, sum_beta_n, cum_mu, min_budget) = (
+                a[keep] for a in (scale, factor, delta, alpha, epsilon, gsize, active, act, pos, n_act, counts,
+                                  sums, width, upper, lower, max_n, min_up, arg_up, max_lo, arg_lo, sum_explore,
+                                  sum_beta_n, cum_mu, min_budget))
             if bar is not None:
                 bar.update(int(done.sum()))
     if bar is not None:

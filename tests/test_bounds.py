@@ -36,7 +36,9 @@ def test_beta_unpulled_convention_strictly_wider_and_decreasing():
     n = np.arange(0, 2000)
     b = bounds.beta(n, 0.05, 9)
     assert b[0] > b[1]
-    assert b[0] == pytest.approx(bounds.UNPULLED_WIDTH_FACTOR * BETA_1)
+    assert b[0] == pytest.approx(BETA_1 + 1.0)
+    # large groups: β(1) < 1, yet the unpulled interval [−β(0), β(0)] still contains [0, 1]
+    assert bounds.beta(0, 0.05, 1, group_size=1000) >= 1.0
     assert np.all(np.diff(b) < 0), "β_k must be strictly decreasing in N_k"
 
 
