@@ -17,6 +17,10 @@ EXPERIMENTS: dict[str, str] = {
     "bandit-arms": "experiments.bandit_arms",
     "envy-misspecification": "experiments.envy_misspecification",
     "measurement-bias": "experiments.measurement_bias",
+    "movielens-audit-alpha": "experiments.movielens_audit_alpha",
+    "movielens-audit-group-size": "experiments.movielens_audit_group_size",
+    "movielens-audit-delta": "experiments.movielens_audit_delta",
+    "movielens-audit-sparsity": "experiments.movielens_audit_sparsity",
 }
 
 

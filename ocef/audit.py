@@ -177,28 +177,54 @@ class AuditProblem:
         self._check_arm(group, arm)
         return float(self.fast_sampler(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
 
+    def reward_distribution(self, group: int) -> np.ndarray:
+        """Exact distribution of the number of successes among the copies of ``group``, per arm.
+
+        Row j is the Poisson-binomial pmf of Σ_{m∈g} Bernoulli(u^m(arm j)) (each copy of a
+        duplicated user a separate Bernoulli), over 0..|g|: r_t = successes / |g|.
+        Computed by the usual dynamic program, one Bernoulli at a time.
+        """
+        users = np.repeat(self.members[group], self.multiplicity[self.members[group]])
+        probs = self.arm_utilities[users]                          # (|g| copies, G arms)
+        pmf = np.zeros((self.n_groups, users.size + 1))
+        pmf[:, 0] = 1.0
+        for c, p in enumerate(probs, start=1):
+            pmf[:, 1:c + 1] = pmf[:, 1:c + 1] * (1.0 - p[:, None]) + pmf[:, :c] * p[:, None]
+            pmf[:, 0] *= 1.0 - p
+        return pmf
+
+    def _cdf_table(self):
+        if getattr(self, "_cdf", None) is None:
+            # One monotone array holding block b = group·G + arm as b + cdf_b, so that one
+            # searchsorted inverts every run's cdf at once.
+            blocks = [np.cumsum(self.reward_distribution(i), axis=1) for i in range(self.n_groups)]
+            starts, pieces, offset = np.zeros(self.n_groups ** 2, dtype=np.int64), [], 0
+            for i, cdf in enumerate(blocks):
+                cdf[:, -1] = 1.0
+                for j in range(self.n_groups):
+                    b = i * self.n_groups + j
+                    starts[b] = offset
+                    pieces.append(b + cdf[j])
+                    offset += cdf.shape[1]
+            self._cdf = (np.concatenate(pieces), starts)
+        return self._cdf
+
     def fast_sampler(self, run_groups: np.ndarray):
         """Sampler for :func:`ocef.runner.run_batch` whose run r audits group ``run_groups[r]``.
 
-        Draws Σ_{m∈g} Binomial(mult_m, u^m(arm)) / |g| for all running runs at once.
+        Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy)
+        m of the group, so |g|·r_t is Poisson-binomial; it is drawn by inverting its exact
+        cdf (:meth:`reward_distribution`), one uniform and one binary search per run and step.
         """
         run_groups = np.asarray(run_groups)
-        order = np.concatenate(self.members)                       # users sorted by group
-        starts = np.concatenate([[0], np.cumsum([m.size for m in self.members])])
-        util = self.arm_utilities[order]
-        mult = self.multiplicity[order]
-        unit = bool(np.all(mult == 1))
+        flat, starts = self._cdf_table()
+        G = self.n_groups
 
         def sample(runs, arms, rng):
             g = run_groups[runs]
-            lengths = starts[g + 1] - starts[g]
-            seg_start = np.repeat(starts[g], lengths)
-            offs = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-            rows = seg_start + offs
-            p = util[rows, np.repeat(arms, lengths)]
-            hits = (rng.random(rows.size) < p) if unit else rng.binomial(mult[rows], p)
-            total = np.add.reduceat(hits.astype(float), np.cumsum(lengths) - lengths)
-            return total / self.sizes[g]
+            block = g * G + arms
+            successes = np.searchsorted(flat, block + rng.random(runs.size), side="right") - starts[block]
+            return successes / self.sizes[g]
 
         return sample
 
