@@ -21,6 +21,14 @@ EXPERIMENTS: dict[str, str] = {
     "movielens-audit-group-size": "experiments.movielens_audit_group_size",
     "movielens-audit-delta": "experiments.movielens_audit_delta",
     "movielens-audit-sparsity": "experiments.movielens_audit_sparsity",
+    "reo-synthetic-mse": "experiments.reo_synthetic_mse",
+    "reo-sample-size": "experiments.reo_sample_size",
+    "reo-monitoring": "experiments.reo_monitoring",
+    "reo-ci-methods": "experiments.reo_ci_methods",
+    "reo-ab-boost": "experiments.reo_ab_boost",
+    "reo-random-traffic-value": "experiments.reo_random_traffic_value",
+    "reo-unidentifiability": "experiments.reo_unidentifiability",
+    "reo-real-data": "experiments.reo_real_data",
 }
 
 

@@ -47,19 +47,29 @@ def beta_constants(delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     return scale, factor
 
 
+def beta_pulled(n, scale, factor, omega=OMEGA):
+    """β_k(t) of Lemma 3 for N_k = n ≥ 1 from :func:`beta_constants`:
+    sqrt(scale/n · log(factor · log((1+ω) n))). Plain arithmetic (scalars or arrays), also
+    compiled as is by the numba kernel (:mod:`ocef._kernel`)."""
+    return np.sqrt(scale / n * np.log(factor * np.log((1.0 + omega) * n)))
+
+
+def beta_unpulled(scale, factor, omega=OMEGA):
+    """β_k(t) for N_k = 0: β(1) + ``UNPULLED_EXTRA_WIDTH`` (Lemma 3 convention, see above)."""
+    return beta_pulled(1.0, scale, factor, omega) + UNPULLED_EXTRA_WIDTH
+
+
 def beta_from_constants(n, scale, factor, omega=OMEGA):
     """β_k(t) of Lemma 3 from :func:`beta_constants`, with the N_k = 0 convention.
 
-    For N_k ≥ 1: sqrt(scale/N · log(factor · log((1+ω) N))). For N_k = 0:
-    β(1) + ``UNPULLED_EXTRA_WIDTH`` (Lemma 3: strictly wider than at N_k = 1).
+    For N_k ≥ 1: :func:`beta_pulled`; for N_k = 0: :func:`beta_unpulled` (strictly wider
+    than at N_k = 1).
     """
     n = np.asarray(n, dtype=float)
-    safe = np.maximum(n, 1.0)
-    width = np.sqrt(scale / safe * np.log(factor * np.log((1.0 + omega) * safe)))
+    width = beta_pulled(np.maximum(n, 1.0), scale, factor, omega)
     if np.all(n >= 1):
         return width
-    first = np.sqrt(scale * np.log(factor * np.log1p(omega)))
-    return np.where(n >= 1, width, first + UNPULLED_EXTRA_WIDTH)
+    return np.where(n >= 1, width, beta_unpulled(scale, factor, omega))
 
 
 def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
@@ -79,15 +89,19 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     return out[()] if np.ndim(out) == 0 else out
 
 
+def phi_pulled(n_explore, delta, sigma_g):
+    """φ(t) for |A_{t-1}| = ``n_explore`` ≥ 1, with σ_g = σ/√|g| (plain arithmetic)."""
+    log_term = np.log(6.0 * n_explore * n_explore / delta)
+    return sigma_g * np.sqrt(2.0 * n_explore * log_term) + 2.0 / 3.0 * log_term
+
+
 def phi(n_explore, delta, group_size=1, sigma=SIGMA):
     """φ(t) of the lemma before Lemma 4 (Freedman's inequality), with |A_{t-1}| = ``n_explore``.
 
     φ(t) = σ/√|g| · sqrt(2|A| log(6|A|²/δ)) + (2/3) log(6|A|²/δ), and φ(t) = 0 when |A| = 0.
     """
     a = np.asarray(n_explore, dtype=float)
-    safe = np.maximum(a, 1.0)
-    log_term = np.log(6.0 * safe ** 2 / delta)
-    val = sigma / np.sqrt(group_size) * np.sqrt(2.0 * safe * log_term) + 2.0 / 3.0 * log_term
+    val = phi_pulled(np.maximum(a, 1.0), delta, sigma / np.sqrt(group_size))
     out = np.where(a > 0, val, 0.0)
     return out[()] if out.ndim == 0 else out
 

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "ocef.commands.envy",
     "ocef.commands.audit",
     "ocef.commands.reproduce",
+    "ocef.commands.reo",
 ]
 
 

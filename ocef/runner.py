@@ -28,6 +28,55 @@ VERDICT_CODES = {0: Verdict.RUNNING, 1: Verdict.ENVY, 2: Verdict.NO_ENVY, 3: Ver
 _ENVY, _NO_ENVY, _TIMEOUT = 1, 2, 3
 
 Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+ENGINES = ("auto", "numba", "numpy")
+
+
+@dataclass
+class DiscreteRewards:
+    """Group rewards with finite distributions: block b is a distribution on
+    {0, 1/d_b, ..., 1}; run r pulling arm k draws from block ``blocks[r, k]``.
+
+    Covers Bernoulli and binomial group averages (:meth:`binomial`) and the exact
+    Poisson-binomial group rewards of the full audit. Stored as one increasing array
+    ``flat`` = concatenation of b + cdf_b, so one binary search inverts any block's cdf.
+    Callable as a sampler ``(runs, arms, rng)`` for the numpy engine; the numba engine
+    reads the arrays.
+    """
+
+    flat: np.ndarray
+    starts: np.ndarray
+    denom: np.ndarray
+    blocks: np.ndarray
+
+    @classmethod
+    def from_pmfs(cls, pmfs, blocks) -> "DiscreteRewards":
+        """``pmfs[b]`` = probabilities of 0, 1/d_b, ..., 1 (d_b = len − 1); ``blocks`` (R, K+1)."""
+        pieces, starts, offset = [], np.zeros(len(pmfs), dtype=np.int64), 0
+        for b, pmf in enumerate(pmfs):
+            cdf = np.cumsum(pmf, dtype=float)
+            cdf[-1] = 1.0
+            starts[b] = offset
+            pieces.append(b + cdf)
+            offset += cdf.size
+        denom = np.array([len(p) - 1 for p in pmfs], dtype=float)
+        return cls(np.concatenate(pieces), starts, denom, np.asarray(blocks, dtype=np.int64))
+
+    @classmethod
+    def binomial(cls, means, group_size=1) -> "DiscreteRewards":
+        """Binomial(|g|, μ_{r,k}) / |g| for every run r and arm k (Bernoulli for |g| = 1)."""
+        from scipy.stats import binom
+
+        means = np.asarray(means, dtype=float)
+        g = np.broadcast_to(np.asarray(group_size, dtype=np.int64), (means.shape[0],))
+        keys = np.stack([np.broadcast_to(g[:, None], means.shape).ravel(), means.ravel()], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        pmfs = [binom.pmf(np.arange(int(n) + 1), int(n), mu) for n, mu in uniq]
+        return cls.from_pmfs(pmfs, inverse.reshape(means.shape))
+
+    def __call__(self, runs, arms, rng) -> np.ndarray:
+        b = self.blocks[runs, arms]
+        successes = np.searchsorted(self.flat, b + rng.random(np.size(runs)), side="right") - self.starts[b]
+        return successes / self.denom[b]
 
 
 @dataclass
@@ -55,7 +104,7 @@ def _broadcast(name, value, size, check):
 
 def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, true_means=None,
               rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
-              progress: bool = False, desc: str = "audits") -> BatchResult:
+              progress: bool = False, desc: str = "audits", engine: str = "auto") -> BatchResult:
     """Run R independent OCEF audits in lock-step (Algorithm 1, vectorized over runs).
 
     Parameters
@@ -69,6 +118,11 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         Used only to measure the cost (10) and check constraint (7) at every step.
     max_steps : int
         Step cap; runs still going get the ``timeout`` verdict with duration = cap.
+    engine : "auto", "numba" or "numpy"
+        "numba" (the default "auto" when ``sample`` is a :class:`DiscreteRewards`) runs each
+        run to its verdict in compiled code (:mod:`ocef._kernel`), every run with its own
+        seed; "numpy" advances all runs in lock-step with array operations and accepts any
+        sampler callback.
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
@@ -85,6 +139,13 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         true_means = np.asarray(true_means, dtype=float)
         if true_means.shape != (r_total, k_max + 1):
             raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "numba" and not isinstance(sample, DiscreteRewards):
+        raise ValueError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
+    if engine != "numpy" and isinstance(sample, DiscreteRewards):
+        return _run_compiled(n_arms, delta, alpha, epsilon, gsize, sample, true_means, rng, max_steps, sigma,
+                             omega, progress, desc)
 
     # ---- per-run state (rows = runs still going; idx maps rows to original runs).
     # A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in
@@ -228,6 +289,47 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     return BatchResult(out_verdict, out_duration, out_counts, out_sums / np.maximum(out_counts, 1), cost, held, mb)
 
 
+def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards, true_means, rng, max_steps,
+                  sigma, omega, progress, desc) -> BatchResult:
+    from ocef import _kernel
+
+    r_total, k1 = n_arms.size, int(n_arms.max()) + 1
+    if rewards.blocks.shape != (r_total, k1):
+        raise ValueError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
+    seeds = rng.integers(0, 2**32, size=r_total, dtype=np.int64)
+    scale, factor = (np.broadcast_to(c, (r_total,)).astype(float)
+                     for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
+    sigma_g = sigma / np.sqrt(gsize)
+    means = np.zeros((r_total, k1)) if true_means is None else true_means
+    verdict = np.zeros(r_total, dtype=np.int8)
+    duration = np.zeros(r_total, dtype=np.int64)
+    counts = np.zeros((r_total, k1), dtype=np.int64)
+    sums = np.zeros((r_total, k1))
+    cum = np.zeros(r_total)
+    min_budget = np.zeros(r_total)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
+    chunk = r_total if bar is None else max(64, r_total // 50)
+    for lo in range(0, r_total, chunk):
+        sl = slice(lo, min(lo + chunk, r_total))
+        _kernel.run_many(seeds[sl], n_arms[sl].astype(np.int64), delta[sl], alpha[sl], epsilon[sl], scale[sl],
+                         factor[sl], float(omega), sigma_g[sl], rewards.flat, rewards.starts, rewards.denom,
+                         rewards.blocks[sl], means[sl], int(max_steps), verdict[sl], duration[sl], counts[sl],
+                         sums[sl], cum[sl], min_budget[sl])
+        if bar is not None:
+            bar.update(sl.stop - sl.start)
+    if bar is not None:
+        bar.close()
+    cost = held = mb = None
+    if true_means is not None:
+        cost = audit_cost(cum, duration, true_means[:, 0])
+        held = min_budget >= -CONSTRAINT_TOL
+        mb = min_budget
+    return BatchResult(verdict, duration, counts, sums / np.maximum(counts, 1), cost, held, mb)
+
+
 def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     """Group-average Bernoulli rewards: Binomial(|g|, μ_{run, arm}) / |g|."""
     means = np.asarray(means, dtype=float)
@@ -238,7 +340,8 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
 
 
 def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_steps: int = 10**6,
-                sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False) -> pd.DataFrame:
+                sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
+                engine: str = "auto") -> pd.DataFrame:
     """Vectorized OCEF on Bernoulli bandits for a grid of configurations.
 
     ``configs`` has one row per configuration with columns ``instance`` (a key of
@@ -266,9 +369,9 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_
         padded[i, : m.size] = m
     gsize = grid["group_size"].to_numpy() if "group_size" in grid else 1
     res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
-                    epsilon=grid["epsilon"].to_numpy(), sample=bernoulli_sampler(padded, gsize), group_size=gsize, true_means=padded,
+                    epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize), group_size=gsize, true_means=padded,
                     rng=np.random.default_rng(seed), max_steps=max_steps, sigma=sigma, omega=omega,
-                    progress=progress)
+                    progress=progress, engine=engine)
     grid["n_arms"] = n_arms
     grid["verdict"] = res.verdict_names()
     grid["duration"] = res.duration

@@ -99,3 +99,46 @@ def test_ask_tell_and_vectorized_agree_statistically():
         se = np.sqrt(at["duration"].var() / len(at) + v["duration"].var() / len(v))
         assert abs(at["duration"].mean() - v["duration"].mean()) < 4 * se
         assert at["constraint_held"].all()
+
+
+def _legacy_generator(seed):
+    """A Generator on numpy's legacy-seeded MT19937: the stream numba's np.random.seed gives."""
+    bg = np.random.MT19937()
+    bg._legacy_seeding(int(seed))
+    return np.random.Generator(bg)
+
+
+@pytest.mark.parametrize("instance, alpha, group_size", [(1, 0.3, 1), (2, 0.2, 3), (3, 0.5, 1), (4, 0.4, 2)])
+def test_numba_engine_replays_numpy_engine_exactly(instance, alpha, group_size):
+    # The compiled engine draws, per run, ℓ's uniform then the reward's uniform from the run's
+    # own MT19937 stream; the numpy engine with one run and that stream must do the very same.
+    from ocef.runner import DiscreteRewards
+    means = paper_instance(instance, 5)[None, :]
+    rewards = DiscreteRewards.binomial(means, group_size)
+    seed = np.random.default_rng(3).integers(0, 2**32, size=1, dtype=np.int64)[0]
+    kw = dict(group_size=group_size, true_means=means, max_steps=200_000)
+    fast = run_batch(np.array([5]), 0.05, alpha, 0.05, rewards, rng=np.random.default_rng(3), engine="numba", **kw)
+    ref = run_batch(np.array([5]), 0.05, alpha, 0.05, rewards, rng=_legacy_generator(seed), engine="numpy", **kw)
+    assert fast.verdict_names()[0] == ref.verdict_names()[0] == EXPECTED_VERDICT[instance]
+    assert fast.duration[0] == ref.duration[0]
+    np.testing.assert_array_equal(fast.counts, ref.counts)
+    np.testing.assert_allclose(fast.means, ref.means, rtol=1e-12)
+    np.testing.assert_allclose(fast.cost, ref.cost, rtol=1e-9)
+    np.testing.assert_allclose(fast.min_budget, ref.min_budget, rtol=1e-9)
+
+
+def test_discrete_rewards_binomial_distribution():
+    from ocef.runner import DiscreteRewards
+    rewards = DiscreteRewards.binomial(np.array([[0.2, 0.7]]), group_size=4)
+    draws = rewards(np.zeros(40000, dtype=int), np.ones(40000, dtype=int), np.random.default_rng(0))
+    counts = np.bincount(np.rint(draws * 4).astype(int), minlength=5) / draws.size
+    from scipy.stats import binom
+    np.testing.assert_allclose(counts, binom.pmf(np.arange(5), 4, 0.7), atol=0.01)   # > 4 sd of each frequency
+
+
+def test_numba_engine_needs_discrete_rewards():
+    mu = np.array([[0.5, 0.5]])
+    with pytest.raises(ValueError, match="DiscreteRewards"):
+        run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="numba")
+    with pytest.raises(ValueError, match="engine"):
+        run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="gpu")

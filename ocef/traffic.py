@@ -1,0 +1,492 @@
+"""Random-traffic simulator (seed 000, Sec. 3.2 and App. I).
+
+A recommender serves *requests* of users over days. For every request
+
+1. the **default strategy** shows ``n_show`` items: the top ``n_show`` items of the user's
+   ranking scores, the scores of each item group optionally multiplied by a boost as in the
+   boosting strategies of Sec. 4.4 (``{0: 1.25, 1: 1}`` = "1.25x deboost" of group 1);
+2. with probability ``p_act`` the request is **activated** for random traffic (Sec. 3.2) and
+   also gets ``n_show`` items drawn uniformly without replacement from the whole candidate pool;
+3. an item shown by both is shown once and its row is dumped to both logs (App. I.1);
+4. the label of every shown pair is ``Y ~ Bernoulli(preferences[user, item])`` (one draw per
+   impression, so a de-duplicated pair has the same ``Y`` in both logs), ``S`` is the item's
+   group (any number of groups), ``R`` says whether the default strategy shows the pair.
+
+The default log ``D_rec`` is a uniform sample of the recommended pairs at rate ``log_rate``
+(Sec. 3.2: platforms keep a uniform sample of the recommended pairs); the random log
+``D_rand`` holds every random pair. Both are DataFrames with the columns
+``request, day, user, item, R, Y, S, source`` (:data:`LOG_COLUMNS`).
+
+A/B experiments (App. D, App. I.2, Fig. 11-12) split the users (or the requests) between arms
+that use different boosts; the random-traffic layer is orthogonal to the arms, so every arm
+shares one random log (:func:`simulate_ab`).
+
+The simulator also returns the ground truth of the pair space it samples from
+(:func:`ground_truth`): with user ``u`` drawing a request with probability ``w_u`` and items
+uniform over the pool,
+
+* ``p_k = P(Y=1, S=s_k)      = sum_u w_u sum_{i in k} rho_ui / N``          (App. D, p_k)
+* ``q_k = P(Y=1, S=s_k | R=1) = sum_u w_u sum_{i in k} R_ui rho_ui / n_show`` (App. D, q_k)
+* ``U_k = P(R=1 | Y=1, S=s_k) = q_k P(R=1) / p_k`` with ``P(R=1) = n_show / N`` (eq. 1, Sec. 3.3)
+
+and ``ΔU_k``, ``ΔREO`` from :mod:`ocef.reo`'s point-estimate functions applied to these exact
+``p_k, q_k`` (eq. 2-3 are invariant to the common factor ``P(R=1)``), so estimates from the
+logs can be checked against them.
+
+:func:`draw_log_counts` draws the sufficient statistics of i.i.d. logs (the multinomial counts
+of Sec. 4.1) for many replicates at once; the statistical tests and the sweeps use it where the
+estimator only needs counts.
+
+:func:`make_traffic_world` builds a small low-rank preference world (no download needed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+from scipy.special import expit
+
+from ocef._validation import (
+    as_generator,
+    check_in_interval,
+    check_positive_int,
+    check_unit_array,
+)
+
+#: Columns of both simulated logs, in order.
+LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
+
+
+# --------------------------------------------------------------------------- world
+
+
+@dataclass(frozen=True)
+class TrafficWorld:
+    """An environment for the simulator.
+
+    ``preferences`` (users x items, in [0, 1]) is the probability that a shown pair is
+    relevant (``Y = 1``); ``item_groups`` (items) the sensitive attribute ``S(i)``;
+    ``scores`` (users x items, >= 0) the default strategy's ranking scores;
+    ``user_weights`` (users, sums to 1) the probability that a request comes from each user.
+    """
+
+    preferences: np.ndarray
+    item_groups: np.ndarray
+    scores: np.ndarray
+    user_weights: np.ndarray
+
+    @property
+    def n_users(self) -> int:
+        return self.preferences.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self.preferences.shape[1]
+
+    @property
+    def groups(self) -> np.ndarray:
+        """The distinct item groups, sorted."""
+        return np.unique(self.item_groups)
+
+
+def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorld:
+    """Validate arrays and bundle them into a :class:`TrafficWorld`.
+
+    Raises ``ValueError`` for preferences outside [0, 1], shapes that disagree, negative or
+    non-finite scores, fewer than two item groups, or bad user weights.
+    """
+    pref = check_unit_array("preferences", preferences, ndim=2)
+    n_users, n_items = pref.shape
+    groups = np.asarray(item_groups)
+    if groups.shape != (n_items,):
+        raise ValueError(f"item_groups must have one entry per item (shape ({n_items},)), got shape {groups.shape}")
+    if not np.issubdtype(groups.dtype, np.integer):
+        raise TypeError(f"item_groups must hold integer group labels, got dtype {groups.dtype}")
+    if np.unique(groups).size < 2:
+        raise ValueError(f"item_groups must contain at least 2 groups, got {np.unique(groups).tolist()}")
+    sc = np.asarray(scores, dtype=float)
+    if sc.shape != pref.shape:
+        raise ValueError(f"scores must have the shape of preferences {pref.shape}, got {sc.shape}")
+    if not np.all(np.isfinite(sc)) or sc.min() < 0:
+        raise ValueError("scores must be finite and >= 0 (multiplicative boosts rescale them), "
+                         f"found min {np.nanmin(sc)!r}")
+    if user_weights is None:
+        w = np.full(n_users, 1.0 / n_users)
+    else:
+        w = np.asarray(user_weights, dtype=float)
+        if w.shape != (n_users,):
+            raise ValueError(f"user_weights must have shape ({n_users},), got {w.shape}")
+        if not np.all(np.isfinite(w)) or w.min() < 0 or w.sum() <= 0:
+            raise ValueError("user_weights must be finite, >= 0 and not all 0")
+        w = w / w.sum()
+    return TrafficWorld(pref, groups.astype(np.int64), sc, w)
+
+
+def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2, *,
+                       rank: int = 8, group_shares=None, positive_rate: float = 0.1,
+                       preference_scale: float = 1.5, group_preference_shift=None,
+                       score_noise: float = 1.0, score_bias=None, user_activity: float = 0.0,
+                       rng=None) -> TrafficWorld:
+    """A small low-rank preference world for experiments and tests.
+
+    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (default equal);
+    * user and item factors are standard normal of dimension ``rank``; the preference logit is
+      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that
+      the mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
+    * the default strategy's ``scores = sigmoid(logit + N(0, score_noise^2) + score_bias[S(i)])``:
+      a noisy estimate of the preferences (the model is not perfect, App. I.3) that may favour
+      some groups (``score_bias``, in logits) — the source of REO unfairness;
+    * ``user_activity`` > 0 makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
+
+    Returns a :class:`TrafficWorld`. Same ``rng`` seed, same world.
+    """
+    n_users = check_positive_int("n_users", n_users)
+    n_items = check_positive_int("n_items", n_items, minimum=2)
+    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    rank = check_positive_int("rank", rank)
+    positive_rate = check_in_interval("positive_rate", positive_rate, 0.0, 1.0, high_open=True)
+    check_in_interval("score_noise", score_noise, 0.0, np.inf, low_open=False, high_open=True)
+    check_in_interval("user_activity", user_activity, 0.0, np.inf, low_open=False, high_open=True)
+    gen = as_generator(rng)
+    shares = np.full(n_groups, 1.0 / n_groups) if group_shares is None else np.asarray(group_shares, float)
+    if shares.shape != (n_groups,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
+        raise ValueError(f"group_shares must be {n_groups} positive numbers summing to 1, got {group_shares!r}")
+    shift = np.zeros(n_groups) if group_preference_shift is None else np.asarray(group_preference_shift, float)
+    bias = np.zeros(n_groups) if score_bias is None else np.asarray(score_bias, float)
+    for name, arr in (("group_preference_shift", shift), ("score_bias", bias)):
+        if arr.shape != (n_groups,) or not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must hold {n_groups} finite numbers, got {arr.tolist()}")
+    # every group gets at least one item, the rest by the shares
+    groups = np.concatenate([np.arange(n_groups), gen.choice(n_groups, size=n_items - n_groups, p=shares)])
+    groups = gen.permutation(groups) if n_items > n_groups else groups
+    x = gen.standard_normal((n_users, rank))
+    y = gen.standard_normal((n_items, rank))
+    raw = preference_scale * (x @ y.T) / np.sqrt(rank) + shift[groups]
+    c = brentq(lambda c: expit(raw + c).mean() - positive_rate, -50.0, 50.0)
+    logit = raw + c
+    preferences = expit(logit)
+    scores = expit(logit + score_noise * gen.standard_normal(logit.shape) + bias[groups])
+    weights = np.exp(user_activity * gen.standard_normal(n_users))
+    return as_world(preferences, groups, scores, weights / weights.sum())
+
+
+# --------------------------------------------------------------------------- policy
+
+
+def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boosts") -> np.ndarray:
+    """Multiplicative score factor per item (Sec. 4.4); groups absent from ``boosts`` get 1."""
+    factor = np.ones(groups.shape, dtype=float)
+    if boosts is None:
+        return factor
+    known = set(np.unique(groups).tolist())
+    for g, b in dict(boosts).items():
+        if g not in known:
+            raise ValueError(f"{name} names group {g!r}, which no item has; groups are {sorted(known)}")
+        check_in_interval(f"{name}[{g!r}]", b, 0.0, np.inf, low_open=True, high_open=True)
+        factor[groups == g] = float(b)
+    return factor
+
+
+def default_recommendations(world: TrafficWorld, n_show: int, boosts: Mapping | None = None) -> np.ndarray:
+    """Items shown by the default strategy to each user (users x n_show, best first).
+
+    The strategy ranks items by ``scores[u, i] * boosts[S(i)]`` in descending order (Sec. 4.4:
+    a boost raises an item's ranking score) and shows the top ``n_show``; ties go to the lower
+    item index, so the strategy is deterministic and its truth exact.
+    """
+    n_show = _check_n_show(n_show, world.n_items)
+    boosted = world.scores * _boost_vector(boosts, world.item_groups)[None, :]
+    order = np.argsort(-boosted, axis=1, kind="stable")
+    return order[:, :n_show]
+
+
+def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
+    mask = np.zeros((top.shape[0], n_items), dtype=bool)
+    np.put_along_axis(mask, top, True, axis=1)
+    return mask
+
+
+def _check_n_show(n_show, n_items: int) -> int:
+    n_show = check_positive_int("n_show", n_show)
+    if n_show > n_items:
+        raise ValueError(f"n_show must be <= the number of items {n_items}, got {n_show}")
+    return n_show
+
+
+# --------------------------------------------------------------------------- ground truth
+
+
+@dataclass(frozen=True)
+class TrafficTruth:
+    """Exact REO quantities of the pair space the simulator samples from.
+
+    ``groups``: DataFrame with ``group, p, q, U, delta_U`` (p_k = P(Y=1,S=s_k),
+    q_k = P(Y=1,S=s_k|R=1), U_k = P(R=1|Y=1,S=s_k), ΔU_k eq. 3); ``penalty`` = ΔREO (eq. 2);
+    ``p_recommended`` = P(R=1); ``relevance_default`` / ``relevance_random`` = expected share of
+    relevant items among the default / uniformly random items (App. I.2 trade-off).
+    """
+
+    groups: pd.DataFrame
+    penalty: float
+    p_recommended: float
+    relevance_default: float
+    relevance_random: float
+
+    @property
+    def p(self) -> np.ndarray:
+        return self.groups["p"].to_numpy()
+
+    @property
+    def q(self) -> np.ndarray:
+        return self.groups["q"].to_numpy()
+
+    @property
+    def delta_u(self) -> np.ndarray:
+        return self.groups["delta_U"].to_numpy()
+
+
+def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None) -> TrafficTruth:
+    """Exact p_k, q_k, U_k, ΔU_k and ΔREO of the default strategy on ``world`` (see module doc).
+
+    U_k, ΔU_k and ΔREO come from :func:`ocef.reo.reo_point_estimates` applied to the exact
+    p_k, q_k (eq. 4 with P̂ = p, Q̂ = q; U_k = P(R=1) q_k / p_k), so the truth and the estimates
+    share one definition.
+    """
+    n_show = _check_n_show(n_show, world.n_items)
+    top = default_recommendations(world, n_show, boosts)
+    rec = _recommended_mask(top, world.n_items)
+    labels = world.groups
+    onehot = world.item_groups[:, None] == labels[None, :]            # items x K
+    w = world.user_weights
+    p = (w @ world.preferences @ onehot) / world.n_items              # P(Y=1, S=k)
+    q = (w @ (world.preferences * rec) @ onehot) / n_show              # P(Y=1, S=k | R=1)
+    if np.any(p <= 0):
+        raise ValueError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
+    p_rec = n_show / world.n_items
+    u_scaled, delta_u, penalty = _reo_point(p, q)
+    u = u_scaled * p_rec                                                # eq. (1) by Bayes, Sec. 3.3
+    table = pd.DataFrame({"group": labels, "p": p, "q": q, "U": u, "delta_U": delta_u})
+    return TrafficTruth(table, float(penalty), p_rec, float(q.sum()), float(p.sum()))
+
+
+def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(Q_k / P_k, ΔU_k, ΔREO)`` through :func:`ocef.reo.reo_point_estimates` (eq. 4, 6, 7)."""
+    from ocef import reo
+
+    u, delta_u, penalty = reo.reo_point_estimates(np.asarray(p, float), np.asarray(q, float))
+    return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
+
+
+def expected_relevance(world: TrafficWorld, n_show: int, p_act: float, boosts: Mapping | None = None) -> float:
+    """Expected share of relevant items among the items users are shown (App. I.1-I.2).
+
+    Per request the default strategy shows ``n_show`` items, relevant with probability
+    ``P(Y=1|R=1) = sum_k q_k``; with probability ``p_act`` it also gets ``n_show`` uniform items,
+    of which on average ``n_show^2 / N`` duplicate default items (shown once, App. I.1) and
+    ``n_show (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with
+    ``P(Y=1) = sum_k p_k`` and ``P(Y=1, R=1) = P(R=1) sum_k q_k``. The ratio
+
+        ``(n_show Q + p_act n_show (P - P(R=1) Q)) / (n_show + p_act n_show (1 - P(R=1)))``
+
+    is the relevance the platform keeps; it decreases in ``p_act`` whenever random items are
+    less relevant than default ones (the trade-off of eq. 28).
+    """
+    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    truth = ground_truth(world, n_show, boosts)
+    Q, P, p_rec = truth.relevance_default, truth.relevance_random, truth.p_recommended
+    return float((Q + p_act * (P - p_rec * Q)) / (1.0 + p_act * (1.0 - p_rec)))
+
+
+# --------------------------------------------------------------------------- simulation
+
+
+@dataclass
+class AbTrafficLogs:
+    """Output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
+
+    ``served`` has one row per (day, arm): requests, activated requests, impressions (distinct
+    shown items), relevant impressions, overlapping pairs (App. I.1) and their relevance share.
+    """
+
+    default: dict[str, pd.DataFrame]
+    random: pd.DataFrame
+    truth: dict[str, TrafficTruth]
+    served: pd.DataFrame
+
+
+@dataclass
+class TrafficLogs:
+    """Output of :func:`simulate_traffic`: ``default`` = D_rec, ``random`` = D_rand, ``truth``,
+    ``served`` (per-day impressions and relevance, see :class:`AbTrafficLogs`)."""
+
+    default: pd.DataFrame
+    random: pd.DataFrame
+    truth: TrafficTruth
+    served: pd.DataFrame = field(repr=False)
+
+
+def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
+                     n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
+                     boosts: Mapping | None = None, rng=None) -> TrafficLogs:
+    """Simulate ``n_days`` of traffic of one default strategy (Sec. 3.2, App. I.1).
+
+    Each day ``requests_per_day`` requests arrive, the user of each drawn with
+    ``world.user_weights``. See the module docstring for the serving and logging rules.
+    ``p_act = 0`` gives an empty random log. Returns :class:`TrafficLogs`.
+    """
+    out = simulate_ab(world, {"default": boosts}, n_days=n_days, requests_per_day=requests_per_day,
+                      n_show=n_show, p_act=p_act, log_rate=log_rate, rng=rng)
+    random = out.random.drop(columns="arm")
+    default = out.default["default"].drop(columns="arm")
+    return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
+
+
+def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
+                requests_per_day: int = 10_000, n_show: int = 10, p_act: float = 0.01,
+                log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
+                rng=None) -> AbTrafficLogs:
+    """Simulate an A/B test whose arms differ by their boosts, sharing one random traffic.
+
+    ``arms`` maps an arm name to its boosts (``None`` = unboosted scores), e.g.
+    ``{"control": None, "treatment": {0: 1.25, 1: 1}}``. With ``assignment="user"`` each user
+    is assigned to one arm (shares ``arm_shares``, default equal) for the whole experiment
+    (Fig. 11); with ``"request"`` every request is assigned afresh. Activation for random traffic
+    is independent of the arm (orthogonal layers, App. I.2), so one random log serves every arm;
+    its ``R`` says whether the request's arm shows the pair, its ``arm`` column names that arm.
+
+    The truth of an arm is its strategy applied to the whole user population (the quantity the
+    A/B comparison estimates). With ``assignment="user"`` an arm only sees its own users for the
+    whole test, so its logs estimate the strategy on that user sample: the difference from the
+    population truth is a sampling error of the user split that the delta method does not
+    model (negligible with many users; ``"request"`` assignment removes it).
+    Returns :class:`AbTrafficLogs`.
+    """
+    if not isinstance(arms, Mapping) or len(arms) == 0:
+        raise ValueError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
+    n_days = check_positive_int("n_days", n_days)
+    requests_per_day = check_positive_int("requests_per_day", requests_per_day)
+    n_show = _check_n_show(n_show, world.n_items)
+    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    log_rate = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
+    if assignment not in ("user", "request"):
+        raise ValueError(f"assignment must be 'user' or 'request', got {assignment!r}")
+    names = [str(a) for a in arms]
+    n_arms = len(names)
+    shares = np.full(n_arms, 1.0 / n_arms) if arm_shares is None else np.asarray(arm_shares, float)
+    if shares.shape != (n_arms,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
+        raise ValueError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
+    gen = as_generator(rng)
+
+    tops = np.stack([default_recommendations(world, n_show, b) for b in arms.values()])  # A x users x n_show
+    truth = {name: ground_truth(world, n_show, b) for name, b in zip(names, arms.values())}
+    user_arm = gen.choice(n_arms, size=world.n_users, p=shares) if assignment == "user" else None
+
+    default_parts: list[pd.DataFrame] = []
+    random_parts: list[pd.DataFrame] = []
+    served_parts: list[pd.DataFrame] = []
+    first_request = 0
+    for day in range(n_days):
+        n = requests_per_day
+        request = np.arange(first_request, first_request + n)
+        first_request += n
+        user = gen.choice(world.n_users, size=n, p=world.user_weights)
+        arm = user_arm[user] if user_arm is not None else gen.choice(n_arms, size=n, p=shares)
+        # default strategy: n_show items per request, one Bernoulli label per impression
+        shown = tops[arm, user]                                                   # n x n_show
+        y_def = gen.random(shown.shape) < world.preferences[user[:, None], shown]
+        logged = gen.random(shown.shape) < log_rate                               # uniform sample of R=1 pairs
+        rows, cols = np.nonzero(logged)
+        default_parts.append(_log_frame(request[rows], day, user[rows], shown[rows, cols],
+                                        np.ones(rows.size, dtype=np.int8), y_def[rows, cols],
+                                        world.item_groups, "default", arm[rows]))
+        # random traffic: Bernoulli(p_act) activation, n_show uniform items without replacement
+        act = np.flatnonzero(gen.random(n) < p_act)
+        if act.size:
+            draws = gen.random((act.size, world.n_items))
+            items = np.argpartition(draws, n_show - 1, axis=1)[:, :n_show]        # uniform n_show-subsets
+            match = items[:, :, None] == shown[act][:, None, :]                   # App. I.1 overlap
+            overlap = match.any(axis=2)
+            y_fresh = gen.random(items.shape) < world.preferences[user[act][:, None], items]
+            y_same = y_def[act[:, None], match.argmax(axis=2)]
+            y_rand = np.where(overlap, y_same, y_fresh)
+            r_rand = overlap                    # R = 1 iff the request's default list has the item
+        else:
+            items = np.empty((0, n_show), dtype=np.int64)
+            overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)
+        req = np.repeat(act, n_show)                                              # row -> request index
+        random_parts.append(_log_frame(request[req], day, user[req], items.ravel(), r_rand.ravel(),
+                                       y_rand.ravel(), world.item_groups, "random", arm[req]))
+        # what users saw: default items plus the non-duplicated random items
+        extra = ~overlap
+        served = pd.DataFrame({
+            "day": day, "arm": names,
+            "requests": np.bincount(arm, minlength=n_arms),
+            "activated": np.bincount(arm[act], minlength=n_arms),
+            "impressions": np.bincount(arm, minlength=n_arms) * n_show
+                           + np.bincount(arm[act], weights=extra.sum(axis=1), minlength=n_arms).astype(int),
+            "relevant": np.bincount(arm, weights=y_def.sum(axis=1), minlength=n_arms).astype(int)
+                        + np.bincount(arm[act], weights=(y_rand & extra).sum(axis=1), minlength=n_arms).astype(int),
+            "overlap": np.bincount(arm[act], weights=overlap.sum(axis=1), minlength=n_arms).astype(int),
+        })
+        served["relevance"] = served["relevant"] / served["impressions"]
+        served_parts.append(served)
+
+    default_all = pd.concat(default_parts, ignore_index=True)
+    random_all = pd.concat(random_parts, ignore_index=True)
+    arm_names = np.asarray(names, dtype=object)
+    default = {}
+    for a, name in enumerate(names):
+        part = default_all[default_all["arm"] == a].reset_index(drop=True)
+        part["arm"] = name
+        default[name] = part
+    random_all["arm"] = arm_names[random_all["arm"].to_numpy()] if len(random_all) else pd.Series(dtype=object)
+    return AbTrafficLogs(default, random_all, truth, pd.concat(served_parts, ignore_index=True))
+
+
+def _log_frame(request, day, user, item, r, y, item_groups, source, arm) -> pd.DataFrame:
+    return pd.DataFrame({
+        "request": np.asarray(request, dtype=np.int64),
+        "day": np.full(len(request), day, dtype=np.int64),
+        "user": np.asarray(user, dtype=np.int64),
+        "item": np.asarray(item, dtype=np.int64),
+        "R": np.asarray(r, dtype=np.int8),
+        "Y": np.asarray(y, dtype=np.int8),
+        "S": item_groups[np.asarray(item, dtype=np.int64)],
+        "source": source,
+        "arm": np.asarray(arm, dtype=np.int64),
+    })
+
+
+# --------------------------------------------------------------------------- count-level draws
+
+
+def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
+                    rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
+
+    The random log of ``n_random`` rows draws
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))``
+    and the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient
+    statistics of P̂_k and Q̂_k (eq. 5). Returns ``(random_counts, default_counts)``, each of
+    shape ``size + (K,)``.
+    """
+    p = check_unit_array("p", p, ndim=1)
+    q = check_unit_array("q", q, ndim=1)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    for name, v in (("p", p), ("q", q)):
+        if v.sum() > 1 + 1e-12:
+            raise ValueError(f"{name} must sum to at most 1 (joint probabilities), got {v.sum()!r}")
+    n_random = check_positive_int("n_random", n_random)
+    n_default = check_positive_int("n_default", n_default)
+    gen = as_generator(rng)
+    size = (size,) if np.isscalar(size) else tuple(size)
+
+    def draw(v, n):
+        probs = np.append(v, max(0.0, 1.0 - v.sum()))
+        return gen.multinomial(n, probs / probs.sum(), size=size)[..., :-1]
+
+    return draw(p, n_random), draw(q, n_default)

@@ -1,0 +1,154 @@
+"""Tests of environments.logs: generic schema, published schema, Coat and OBD loaders."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from environments import logs
+from tests.conftest import require_data
+
+
+def small_log(source: str) -> pd.DataFrame:
+    return pd.DataFrame({"request": [0, 0, 1, 2], "Y": [1, 0, 1, 0], "S": ["a", "b", "b", "a"],
+                         "source": source, "day": [0, 0, 1, 1]})
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".parquet"])
+def test_read_log_formats(tmp_path, suffix):
+    df = small_log("default")
+    path = tmp_path / f"log{suffix}"
+    df.to_parquet(path) if suffix == ".parquet" else df.to_csv(path, index=False)
+    back = logs.read_log(path, columns=["Y", "S"])
+    pd.testing.assert_frame_equal(back, df)
+
+
+def test_read_log_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="log file not found"):
+        logs.read_log(tmp_path / "nope.csv")
+    path = tmp_path / "x.csv"
+    small_log("default").to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['click'\]"):
+        logs.read_log(path, columns=["click", "S"])
+
+
+def test_load_logs_two_files_and_combined(tmp_path):
+    d, r = small_log("default"), small_log("random")
+    d.to_csv(tmp_path / "d.csv", index=False)
+    r.to_parquet(tmp_path / "r.parquet")
+    default, random = logs.load_logs(tmp_path / "d.csv", tmp_path / "r.parquet")
+    assert len(default) == 4 and (random.source == "random").all()
+    pd.concat([d, r]).to_csv(tmp_path / "both.csv", index=False)
+    default, random = logs.load_logs(combined=tmp_path / "both.csv")
+    assert (default.source == "default").all() and (random.source == "random").all()
+    assert len(default) == len(random) == 4
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['click'\]"):
+        logs.load_logs(tmp_path / "d.csv", tmp_path / "r.parquet", label="click")
+    with pytest.raises(ValueError, match="give both"):
+        logs.load_logs(tmp_path / "d.csv")
+
+
+def test_split_by_source_rejects_unknown_values():
+    bad = small_log("default").assign(source=["default", "rand", "random", "default"])
+    with pytest.raises(ValueError, match=r"must hold 'default' or 'random', found \['rand'\]"):
+        logs.split_by_source(bad)
+    with pytest.raises(ValueError, match="traffic-source column 'source'"):
+        logs.split_by_source(bad.drop(columns="source"))
+
+
+def test_load_published_any_signal(tmp_path):
+    cols = list(logs.PUBLISHED_SIGNALS) + ["young_adult"]
+    rows = np.zeros((4, 7), dtype=int)
+    rows[0, 3] = 1           # finish only
+    rows[1, [0, 5]] = 1      # like + long_view
+    rows[:, 6] = [1, 0, 1, 0]
+    df = pd.DataFrame(rows, columns=cols)
+    df.to_csv(tmp_path / "d.csv", index=False)
+    df.to_parquet(tmp_path / "r.parquet")
+    default, random = logs.load_published(tmp_path / "d.csv", tmp_path / "r.parquet")
+    assert default.Y.tolist() == [1, 1, 0, 0]
+    assert default.S.tolist() == [1, 0, 1, 0]
+    assert random.source.unique().tolist() == ["random"]
+    df.assign(share=[0, 2, 0, 0]).to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match="'share' must hold only 0/1"):
+        logs.load_published(tmp_path / "bad.csv", tmp_path / "r.parquet")
+    df.drop(columns="follow").to_csv(tmp_path / "miss.csv", index=False)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['follow'\]"):
+        logs.load_published(tmp_path / "miss.csv", tmp_path / "r.parquet")
+
+
+def write_coat(root, train, test, gender_men):
+    (root / "user_item_features").mkdir(parents=True)
+    np.savetxt(root / "train.ascii", train, fmt="%d")
+    np.savetxt(root / "test.ascii", test, fmt="%d")
+    feats = np.zeros((train.shape[1], 33), dtype=int)
+    feats[:, 0] = gender_men
+    feats[:, 1] = 1 - np.asarray(gender_men)
+    np.savetxt(root / "user_item_features" / "item_features.ascii", feats, fmt="%d")
+
+
+def test_load_coat_small_files(tmp_path):
+    root = tmp_path / "coat"
+    train = np.array([[5, 0, 3], [0, 4, 0]])
+    test = np.array([[0, 2, 4], [1, 4, 0]])
+    write_coat(root, train, test, [1, 0, 1])
+    default, random = logs.load_coat(tmp_path)
+    assert default[["user", "item", "rating", "Y", "S", "R"]].values.tolist() == [
+        [0, 0, 5, 1, "men", 1], [0, 2, 3, 0, "men", 1], [1, 1, 4, 1, "women", 1]]
+    assert random[["user", "item", "Y", "S", "R"]].values.tolist() == [
+        [0, 1, 0, "women", 0], [0, 2, 1, "men", 1], [1, 0, 0, "men", 0], [1, 1, 1, "women", 1]]
+    # the data set's own folder works as data_dir too
+    assert len(logs.load_coat(root)[0]) == 3
+    with pytest.raises(FileNotFoundError, match="Coat file not found"):
+        logs.load_coat(tmp_path / "elsewhere")
+
+
+def write_obd(root, policy, items, clicks, feature0):
+    folder = root / policy / "all"
+    folder.mkdir(parents=True)
+    n = len(items)
+    pd.DataFrame({"timestamp": ["2019-11-24 00:00:01+00:00"] * (n - 1) + ["2019-11-25 10:00:00+00:00"],
+                  "item_id": items, "position": 1, "click": clicks, "propensity_score": 0.1}
+                 ).to_csv(folder / "all.csv")
+    pd.DataFrame({"item_id": np.arange(len(feature0)), "item_feature_0": feature0,
+                  "item_feature_1": [f"h{policy}{i}" for i in range(len(feature0))]}).to_csv(folder / "item_context.csv")
+
+
+def test_load_obd_small_files(tmp_path):
+    root = tmp_path / "obd"
+    f0 = [0.5, -1.0, 2.0, -0.2]   # median 0.15: items 0 and 2 are "high"
+    write_obd(root, "bts", [0, 1, 2, 3], [1, 0, 0, 1], f0)
+    write_obd(root, "random", [3, 2, 2], [0, 1, 0], f0)
+    default, random = logs.load_obd(tmp_path)
+    assert default.S.tolist() == ["high", "low", "high", "low"]
+    assert default.Y.tolist() == [1, 0, 0, 1]
+    assert default.day.tolist() == ["2019-11-24"] * 3 + ["2019-11-25"]
+    assert random.S.tolist() == ["low", "high", "high"] and (random.source == "random").all()
+    write_obd(tmp_path / "bad" / "obd", "bts", [0], [0], f0)
+    write_obd(tmp_path / "bad" / "obd", "random", [0], [0], [0.5, -1.0, 2.0, 9.0])
+    with pytest.raises(ValueError, match="item_feature_0 differs"):
+        logs.load_obd(tmp_path / "bad")
+
+
+def test_load_dataset_unknown():
+    with pytest.raises(ValueError, match="dataset must be one of"):
+        logs.load_dataset("movielens")
+
+
+@pytest.mark.data
+def test_real_coat():
+    require_data("coat")
+    default, random = logs.load_coat()
+    assert len(default) == 6960 and len(random) == 4640      # 290 users x 16 random items
+    assert random.groupby("user").size().eq(16).all()
+    assert set(default.S) == {"men", "women"}
+    assert default.Y.sum() == 1905 and random.Y.sum() == 860
+
+
+@pytest.mark.data
+def test_real_obd():
+    require_data("obd")
+    default, random = logs.load_obd()
+    assert len(default) == len(random) == 10_000
+    assert default.Y.sum() == 42 and random.Y.sum() == 38
+    assert set(default.S) == set(random.S) == {"high", "low"}
