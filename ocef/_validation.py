@@ -66,9 +66,11 @@ def check_unit_array(name: str, values, *, ndim: int | None = None) -> np.ndarra
 
 
 def as_generator(rng) -> np.random.Generator:
-    """Turn ``None``, an int seed, a SeedSequence or a Generator into a Generator."""
+    """Turn ``None``, an int seed (or a list of them), a SeedSequence or a Generator into a Generator."""
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(rng)
+    if isinstance(rng, (list, tuple)) and rng and all(isinstance(v, numbers.Integral) for v in rng):
+        return np.random.default_rng(list(rng))          # entropy of a SeedSequence
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")

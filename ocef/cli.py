@@ -14,6 +14,7 @@ import sys
 COMMAND_MODULES = [
     "ocef.commands.bandit",
     "ocef.commands.envy",
+    "ocef.commands.audit",
     "ocef.commands.reproduce",
     "ocef.commands.reo",
 ]

@@ -91,7 +91,7 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
     lab = check_partition(labels, arr.shape[0])
     _check_weights(weights, lab)
     members = weights.members
-    if weights.matching == "average":
+    if weights.matching == "average" and not weights.blocks:     # uniform γ: one matrix product
         onehot = np.zeros((lab.size, len(members)))
         onehot[np.arange(lab.size), lab] = 1.0
         return (arr @ onehot) / np.bincount(lab)

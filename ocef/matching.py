@@ -95,24 +95,34 @@ def average_weights(n_i: int, n_k: int) -> np.ndarray:
     return np.full((int(n_i), int(n_k)), 1.0 / n_k)
 
 
-def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None) -> np.ndarray:
+def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
+                      mult_i=None, mult_k=None) -> np.ndarray:
     """Mixture weights of the transported policies of g_k for the users of g_i (Def. 4.2).
 
     γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the
     uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃, so each row
     sums to 1. ``probs_i`` (|g_i| users) and ``probs_k`` (|g_k| users) are the groups'
     policies; ``cost`` may pass a precomputed c (|g_i| x |g_k|).
+
+    ``mult_i``/``mult_k`` (optional, positive integers) say that each listed user stands for
+    that many identical copies (users duplicated to grow groups, Sec. 6.2). The uniform
+    distribution on the copies is then the distribution ∝ multiplicity on the distinct
+    users, and γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum() is the transported policy of every copy of
+    m under the optimal plan that splits γ̃ evenly among copies (an optimal plan of the
+    duplicated problem, since copies have identical costs).
     """
     if cost is None:
         cost = policy_distance(probs_i, probs_k)
     cost = np.ascontiguousarray(cost, dtype=float)
     n_i, n_k = cost.shape
-    a = np.full(n_i, 1.0 / n_i)
-    b = np.full(n_k, 1.0 / n_k)
+    a = np.full(n_i, 1.0 / n_i) if mult_i is None else np.asarray(mult_i, float) / np.sum(mult_i)
+    b = np.full(n_k, 1.0 / n_k) if mult_k is None else np.asarray(mult_k, float) / np.sum(mult_k)
+    if a.shape != (n_i,) or b.shape != (n_k,) or a.min() <= 0 or b.min() <= 0:
+        raise ValueError("mult_i and mult_k must be positive, one per user of each group")
     plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True, center_dual=False)
     if log["result_code"] != 1:
         raise RuntimeError(f"ot.emd did not reach the optimum ({log['warning']}) on a {n_i} x {n_k} problem")
-    gamma = n_i * plan
+    gamma = plan / a[:, None]
     gamma /= gamma.sum(axis=1, keepdims=True)
     return gamma
 
@@ -141,7 +151,7 @@ class MixtureWeights:
         i, k = pair
         if not (0 <= i < self.n_groups and 0 <= k < self.n_groups):
             raise IndexError(f"group pair {pair} out of range for {self.n_groups} groups")
-        if self.matching == "average":
+        if self.matching == "average" and not self.blocks:
             return average_weights(self.members[i].size, self.members[k].size)
         return self.blocks[(i, k)]
 
@@ -153,7 +163,7 @@ class MixtureWeights:
         return self.members[k][sample_rows(self[i, k], rng)]
 
 
-def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeights:
+def mixture_weights(probs, labels, matching: str = "transport", multiplicity=None) -> MixtureWeights:
     """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
 
     ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
@@ -161,14 +171,28 @@ def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeight
     all users is computed once; one exact ``ot.emd`` is solved per unordered pair {i, k}
     and its transpose is the optimal plan of (k, i) (c is symmetric); for i = k the
     identity is an optimal (zero-cost) plan, so that μ_i^i = μ^i (Prop. 4).
+
+    ``multiplicity`` (optional, positive integers per user) makes each user stand for that
+    many identical copies (see :func:`transport_weights`); average weights are then
+    ∝ multiplicity.
     """
     if matching not in MATCHINGS:
         raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
     p = _as_probs(probs, "probs")
     lab = check_partition(labels, p.shape[0])
     members = group_members(lab)
+    mult = None
+    if multiplicity is not None:
+        mult = np.asarray(multiplicity)
+        if mult.shape != lab.shape or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
+            raise ValueError(f"multiplicity must hold one integer >= 1 per user ({lab.size}), got shape {mult.shape}")
     weights = MixtureWeights(labels=lab, members=members, matching=matching)
     if matching == "average":
+        if mult is not None:
+            for i, g_i in enumerate(members):
+                for k, g_k in enumerate(members):
+                    w = mult[g_k] / mult[g_k].sum()
+                    weights.blocks[(i, k)] = np.repeat(w[None, :], g_i.size, axis=0)
         return weights
     order = np.concatenate(members)
     cost_all = policy_distance(p[order])
@@ -178,10 +202,15 @@ def mixture_weights(probs, labels, matching: str = "transport") -> MixtureWeight
         weights.blocks[(i, i)] = np.eye(members[i].size)
         for k in range(i + 1, len(members)):
             block = cost_all[offsets[i]:offsets[i + 1], offsets[k]:offsets[k + 1]]
-            gamma = transport_weights(None, None, cost=block)
+            mult_i = None if mult is None else mult[members[i]]
+            mult_k = None if mult is None else mult[members[k]]
+            gamma = transport_weights(None, None, cost=block, mult_i=mult_i, mult_k=mult_k)
             weights.blocks[(i, k)] = gamma
             # c is symmetric, so the transpose of an optimal plan for (i, k) is optimal for
-            # (k, i): γ̃^{k,i} = (γ̃^{i,k})^T, i.e. γ^{k,i} = (|g_k| / |g_i|) (γ^{i,k})^T
-            back = gamma.T * (members[k].size / members[i].size)
+            # (k, i): γ̃^{k,i} = (γ̃^{i,k})^T with γ̃^{i,k} = diag(a_i) γ^{i,k}, so
+            # γ^{k,i} = (diag(a_i) γ^{i,k})^T / a_k (a = uniform, or ∝ multiplicity)
+            a_i = np.full(members[i].size, 1.0) if mult_i is None else mult_i.astype(float)
+            a_k = np.full(members[k].size, 1.0) if mult_k is None else mult_k.astype(float)
+            back = (gamma * (a_i / a_i.sum())[:, None]).T / (a_k / a_k.sum())[:, None]
             weights.blocks[(k, i)] = back / back.sum(axis=1, keepdims=True)
     return weights

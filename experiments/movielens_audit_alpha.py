@@ -1,0 +1,24 @@
+"""Fig. 2 of Do et al.: duration and cost of the full OCEF audit vs α on MovieLens."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from experiments import _audit
+
+NAME = "movielens-audit-alpha"
+DESCRIPTION = ("Fig. 2: full-audit duration and cost vs alpha for 6 user partitions on MovieLens "
+               "(argmax, 50 factors, delta=epsilon=0.05)")
+
+
+def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True,
+        train_fraction: float = 0.2, name: str = NAME) -> list[Path]:
+    env = _audit.environment(data_dir, quick)
+    values = np.round(np.geomspace(0.05, 0.5, 3) if quick else np.geomspace(0.01, 0.5, 8), 4)
+    trials, cap = (3, _audit.QUICK_MAX_STEPS) if quick else (20, _audit.MAX_STEPS)
+    runs = _audit.sweep(out_dir, name, env, _audit.partitions(env, quick), param="alpha", values=values,
+                        trials=trials, seed=seed, max_steps=cap, progress=progress, train_fraction=train_fraction)
+    title = (f"OCEF full audit vs α — {_audit.describe(env, quick, trials, cap)}; δ=ε=0.05, "
+             f"training fraction {train_fraction:g}\n(age-occupation: mean over envious groups; others: all groups)")
+    return _audit.finish(out_dir, name, runs, "alpha", "conservative exploration α", title)

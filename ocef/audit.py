@@ -1,0 +1,399 @@
+"""Full-system OCEF audit of a recommender (Do et al., Sec. 5, App. F, Cor. 7.1, Sec. 6.2).
+
+Every group g_i is audited at once against all other groups: OCEF (Algorithm 1) runs
+for each group with K = G − 1 arms (arm 0 = the group's own recommendations, arm j ≥ 1
+= the transported policies of the j-th other group) and confidence δ' = δ/G, so that
+all certificates hold jointly with probability 1 − δ (Corollary 7.1).
+
+Two PULL-ARM paths draw the group reward r_t of Algorithm 2 (App. F):
+
+* :meth:`AuditProblem.pull_literal` — the routine as written: each user m of g_i draws
+  a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0: n = m), is shown a ~ π^n(·|x) and
+  gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``), so it works
+  with any user-supplied policy, including a black-box recommender.
+* the fast exact path for simulation (:meth:`AuditProblem.fast_sampler`): with binary
+  rewards ν^m(a|x) = Bernoulli(ρ^m(a|x)), r^m is Bernoulli(u^m(π_k^m)) with
+  u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so it is drawn
+  directly — vectorized over users, groups and trials.
+
+:func:`audit_live` drives G ask/tell :class:`ocef.OCEF` instances in synchronous steps
+against any ``pull(group, arm)`` function (a live system); :func:`run_audit` runs the
+simulated audit, many trials and parameter values at once, on :mod:`ocef.runner`.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ocef import bounds
+from ocef._validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.auditor import OCEF, Verdict
+from ocef.envy import transported_user_utilities, utility_matrix
+from ocef.groups import check_partition, group_members
+from ocef.matching import MATCHINGS, mixture_weights
+from ocef.runner import run_batch
+from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from policies.base import Policy, as_policy, as_probabilities, sample_rows
+from policies.utility import check_context_probs, check_rho
+
+RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Generator], np.ndarray]
+
+
+def other_groups(n_groups: int) -> np.ndarray:
+    """``others[i, j-1]`` = the group audited as arm j ≥ 1 of target group i (all groups but i, in order)."""
+    g = np.arange(n_groups)
+    return np.array([np.delete(g, i) for i in g]).reshape(n_groups, n_groups - 1)
+
+
+class AuditProblem:
+    """A recommender system to audit: ground truth, policies, partition, matching.
+
+    Parameters
+    ----------
+    rho : array (M, I) or (M, X, I)
+        Expected rewards ρ^m(a|x) in [0, 1]; simulated rewards are Bernoulli(ρ).
+    policy : Policy or array of the same shape
+        π^m(·|x) of every user (any :class:`policies.base.Policy`, user-supplied ones too).
+    labels : array (M,)
+        Group of each user, 0..G−1 (G ≥ 2; every group non-empty).
+    matching : "transport" (Def. 4.2, default) or "average"
+    context_probs : q^m(x), (X,) or (M, X); uniform if None (contextual policies only)
+    multiplicity : array (M,) of integers ≥ 1, optional
+        Each user stands for that many identical copies (groups grown by duplication,
+        Sec. 6.2); group sizes, transport marginals and rewards count copies.
+    group_names : names of the groups, optional
+    """
+
+    def __init__(self, rho, policy, labels, *, matching: str = "transport", context_probs=None,
+                 multiplicity=None, group_names=None):
+        self.rho = check_rho(rho)
+        self.policy: Policy = as_policy(policy)
+        self.probs = as_probabilities(self.policy)
+        if self.probs.shape != self.rho.shape:
+            raise ValueError(f"rho and the policy must have the same shape (users x [contexts x] items), "
+                             f"got {self.rho.shape} and {self.probs.shape}")
+        if matching not in MATCHINGS:
+            raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
+        self.matching = matching
+        n_users = self.rho.shape[0]
+        self.labels = check_partition(labels, n_users)
+        self.n_groups = int(self.labels.max()) + 1
+        if self.n_groups < 2:
+            raise ValueError("labels must define at least 2 groups: a group is audited against other groups")
+        if multiplicity is None:
+            self.multiplicity = np.ones(n_users, dtype=np.int64)
+        else:
+            mult = np.asarray(multiplicity)
+            if mult.shape != (n_users,) or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
+                raise ValueError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
+            self.multiplicity = mult.astype(np.int64)
+        self.context_probs = None
+        if self.rho.ndim == 3:
+            self.context_probs = check_context_probs(context_probs, n_users, self.rho.shape[1])
+        elif context_probs is not None:
+            raise ValueError("context_probs given for a context-free problem (rho is users x items)")
+        self.members = group_members(self.labels)
+        self.group_names = ([str(g) for g in range(self.n_groups)] if group_names is None
+                            else [str(n) for n in group_names])
+        if len(self.group_names) != self.n_groups:
+            raise ValueError(f"group_names must have {self.n_groups} names, got {len(self.group_names)}")
+        self.sizes = np.bincount(self.labels, weights=self.multiplicity).astype(np.int64)   # |g_i| (copies)
+        self.others = other_groups(self.n_groups)
+        self.weights = mixture_weights(self.probs, self.labels, matching,
+                                       multiplicity=None if multiplicity is None else self.multiplicity)
+        utilities = utility_matrix(self.rho, self.probs, self.context_probs)
+        transported = transported_user_utilities(utilities, self.labels, self.weights)
+        # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 own policy π^m, j ≥ 1 π_k^m.
+        self.arm_utilities = np.empty((n_users, self.n_groups))
+        self.arm_utilities[:, 0] = np.diag(utilities)
+        self.arm_utilities[:, 1:] = transported[np.arange(n_users)[:, None], self.others[self.labels]]
+        # arm_means[i, j] = μ_j of group i's audit (μ_0 = μ^i), averaged over the copies.
+        w = self.multiplicity[:, None] * self.arm_utilities
+        self.arm_means = np.zeros((self.n_groups, self.n_groups))
+        np.add.at(self.arm_means, self.labels, w)
+        self.arm_means /= self.sizes[:, None]
+
+    # ------------------------------------------------------------------ ground truth
+    @property
+    def true_envy(self) -> np.ndarray:
+        """Δ^i = max(max_k μ_k^i − μ^i, 0) (Sec. 6) for the arms the audit compares."""
+        return np.maximum(self.arm_means[:, 1:].max(axis=1) - self.arm_means[:, 0], 0.0)
+
+    def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
+        """Whether each verdict is right (Sec. 5): ENVY iff ∃k μ_k > μ_0; ε-NO-ENVY iff
+        max_k μ_k ≤ μ_0 + ε. Timeouts are not verdicts: NaN."""
+        gap = self.arm_means[groups, 1:].max(axis=1) - self.arm_means[groups, 0]
+        eps = np.broadcast_to(np.asarray(epsilon, dtype=float), gap.shape)
+        out = np.full(gap.shape, np.nan)
+        out[verdicts == "envy"] = gap[verdicts == "envy"] > 0
+        out[verdicts == "no_envy"] = gap[verdicts == "no_envy"] <= eps[verdicts == "no_envy"] + 1e-12
+        return out
+
+    # ------------------------------------------------------------------ PULL-ARM
+    def _check_arm(self, group: int, arm: int) -> None:
+        if not 0 <= group < self.n_groups:
+            raise ValueError(f"group must be in [0, {self.n_groups - 1}], got {group}")
+        if not 0 <= arm < self.n_groups:
+            raise ValueError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
+
+    def pull_literal(self, group: int, arm: int, rng=None, reward: RewardFn | None = None) -> float:
+        """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
+
+        For every user m of the group (each copy of a duplicated user separately, all in
+        parallel): context x ~ q^m; n = m for arm 0, else n ~ γ_{m,·} on the arm's group
+        (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
+        Bernoulli(ρ^m(a|x)) unless ``reward(users, items, contexts, rng)`` is given.
+        Returns r_t = (1/|g|) Σ_m r^m.
+        """
+        self._check_arm(group, arm)
+        rng = as_generator(rng)
+        users = np.repeat(self.members[group], self.multiplicity[self.members[group]])
+        contexts = None
+        if self.context_probs is not None:
+            q = self.context_probs[users] if self.context_probs.ndim == 2 else \
+                np.broadcast_to(self.context_probs, (users.size, self.context_probs.size))
+            contexts = sample_rows(q, rng)
+        if arm == 0:
+            partners = users
+        else:
+            k = self.others[group, arm - 1]
+            # copies of a user share its row γ_{m,·} (Def. 4.2); each copy draws its own partner
+            rows = self.weights[group, k][np.searchsorted(self.members[group], users)]
+            partners = self.members[k][sample_rows(rows, rng)]
+        items = self.policy.sample(partners, rng, contexts)
+        if reward is not None:
+            r = np.asarray(reward(users, items, contexts, rng), dtype=float)
+        else:
+            p = self.rho[users, items] if contexts is None else self.rho[users, contexts, items]
+            r = (rng.random(users.size) < p).astype(float)
+        return float(r.mean())
+
+    def pull_fast(self, group: int, arm: int, rng=None) -> float:
+        """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group."""
+        self._check_arm(group, arm)
+        return float(self.fast_sampler(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
+
+    def reward_distribution(self, group: int) -> np.ndarray:
+        """Exact distribution of the number of successes among the copies of ``group``, per arm.
+
+        Row j is the Poisson-binomial pmf of Σ_{m∈g} Bernoulli(u^m(arm j)) (each copy of a
+        duplicated user a separate Bernoulli), over 0..|g|: r_t = successes / |g|.
+        Computed by the usual dynamic program, one Bernoulli at a time.
+        """
+        users = np.repeat(self.members[group], self.multiplicity[self.members[group]])
+        probs = self.arm_utilities[users]                          # (|g| copies, G arms)
+        pmf = np.zeros((self.n_groups, users.size + 1))
+        pmf[:, 0] = 1.0
+        for c, p in enumerate(probs, start=1):
+            pmf[:, 1:c + 1] = pmf[:, 1:c + 1] * (1.0 - p[:, None]) + pmf[:, :c] * p[:, None]
+            pmf[:, 0] *= 1.0 - p
+        return pmf
+
+    def _cdf_table(self):
+        if getattr(self, "_cdf", None) is None:
+            # One monotone array holding block b = group·G + arm as b + cdf_b, so that one
+            # searchsorted inverts every run's cdf at once.
+            blocks = [np.cumsum(self.reward_distribution(i), axis=1) for i in range(self.n_groups)]
+            starts, pieces, offset = np.zeros(self.n_groups ** 2, dtype=np.int64), [], 0
+            for i, cdf in enumerate(blocks):
+                cdf[:, -1] = 1.0
+                for j in range(self.n_groups):
+                    b = i * self.n_groups + j
+                    starts[b] = offset
+                    pieces.append(b + cdf[j])
+                    offset += cdf.shape[1]
+            self._cdf = (np.concatenate(pieces), starts)
+        return self._cdf
+
+    def fast_sampler(self, run_groups: np.ndarray):
+        """Sampler for :func:`ocef.runner.run_batch` whose run r audits group ``run_groups[r]``.
+
+        Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy)
+        m of the group, so |g|·r_t is Poisson-binomial; it is drawn by inverting its exact
+        cdf (:meth:`reward_distribution`), one uniform and one binary search per run and step.
+        """
+        run_groups = np.asarray(run_groups)
+        flat, starts = self._cdf_table()
+        G = self.n_groups
+
+        def sample(runs, arms, rng):
+            g = run_groups[runs]
+            block = g * G + arms
+            successes = np.searchsorted(flat, block + rng.random(runs.size), side="right") - starts[block]
+            return successes / self.sizes[g]
+
+        return sample
+
+    # ------------------------------------------------------------------ larger groups
+    def duplicated(self, avg_group_size: float, rng=None) -> "AuditProblem":
+        """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2)
+        until the average group size reaches ``avg_group_size``; duplicates share preferences
+        and policies (they are kept as multiplicities, see the class docstring)."""
+        rng = as_generator(rng)
+        total = int(round(avg_group_size * self.n_groups))
+        current = int(self.multiplicity.sum())
+        if total < current:
+            raise ValueError(f"avg_group_size must be >= the current average group size "
+                             f"{current / self.n_groups:.2f}, got {avg_group_size}")
+        extra = np.bincount(rng.integers(0, self.labels.size, total - current), minlength=self.labels.size)
+        return AuditProblem(self.rho, self.policy, self.labels, matching=self.matching,
+                            context_probs=self.context_probs, multiplicity=self.multiplicity + extra,
+                            group_names=self.group_names)
+
+    def __repr__(self) -> str:
+        return (f"AuditProblem(users={self.labels.size}, copies={int(self.multiplicity.sum())}, "
+                f"groups={self.n_groups}, matching={self.matching!r}, envious={int((self.true_envy > 0).sum())})")
+
+
+# ====================================================================== report
+@dataclass
+class AuditReport:
+    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``."""
+
+    groups: pd.DataFrame
+    params: dict = field(default_factory=dict)
+
+    SUMMARY_KEYS = ("alpha", "delta", "epsilon")
+
+    def summary(self, by=("alpha", "delta", "epsilon")) -> pd.DataFrame:
+        """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7)."""
+        df = self.groups
+        keys = [k for k in by if k in df]
+        grouped = df.groupby(keys) if keys else df.groupby(lambda _: 0)
+        out = grouped.agg(
+            n_audits=("trial", "nunique"),
+            share_envy=("verdict", lambda v: float((v == "envy").mean())),
+            share_no_envy=("verdict", lambda v: float((v == "no_envy").mean())),
+            share_timeout=("verdict", lambda v: float((v == "timeout").mean())),
+            duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
+            correct_rate=("correct", "mean"), constraint_held=("constraint_held", "all"),
+        ).reset_index()
+        # Cor. 7.1 is a joint statement: share of audits where every group's verdict is right.
+        joint = df.assign(ok=df["correct"].fillna(0).astype(bool)).groupby(keys + ["trial"])["ok"].all()
+        joint_rate = joint.groupby(level=list(range(len(keys)))).mean() if keys else pd.Series([joint.mean()])
+        out["all_correct_rate"] = joint_rate.to_numpy()
+        return out
+
+    def to_csv(self, path) -> None:
+        from experiments._io import write_csv
+        write_csv(self.groups, path)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
+        summary fields (flat for a single setting, else a ``summary`` list)."""
+        varying = [k for k in ("trial", *self.SUMMARY_KEYS) if self.groups[k].nunique() > 1]
+        cols = [*varying, "group", "name", "size", "verdict", "duration", "cost", "true_envy"]
+        out = {"groups": self.groups[cols].to_dict("records"), **self.params}
+        summary = self.summary()
+        if len(summary) == 1:
+            out.update(summary.drop(columns=list(self.SUMMARY_KEYS)).iloc[0].to_dict())
+        else:
+            out["summary"] = summary.to_dict("records")
+        return out
+
+
+# ====================================================================== drivers
+def audit_live(pull: Callable[[int, int], float], n_groups: int, group_sizes, *, alpha: float, delta: float,
+               epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
+               omega: float = bounds.OMEGA) -> list[OCEF]:
+    """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
+
+    ``pull(group, arm)`` must make the recommendations of Algorithm 2 for the users of
+    ``group`` (arm 0: their own; arm j ≥ 1: transported policies of the j-th other group)
+    and return the group-average reward in [0, 1]. Each group's auditor has K = G − 1 arms
+    and confidence δ/G; all undecided groups advance one step at a time, until every
+    group has a verdict or ``max_steps`` steps. Returns the auditors (verdict, t, bounds).
+    """
+    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    sizes = np.broadcast_to(np.asarray(group_sizes), (n_groups,))
+    rng = as_generator(rng)
+    delta = check_delta(delta)
+    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega, rng=rng)
+                for i in range(n_groups)]
+    for _ in range(check_positive_int("max_steps", max_steps)):
+        running = [i for i, a in enumerate(auditors) if a.verdict is Verdict.RUNNING]
+        if not running:
+            break
+        for i in running:
+            arm = auditors[i].next_arm()
+            auditors[i].observe(arm, pull(i, arm))
+    return auditors
+
+
+def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, seed=0,
+              max_steps: int = 10**6, engine: str = "vectorized", progress: bool = False,
+              sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
+    """Simulated full audit of ``problem`` (Cor. 7.1: one OCEF per group, K = G−1, δ/G).
+
+    ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
+    ``trials`` times. ``engine="vectorized"`` advances all (setting, trial, group) runs in
+    lock-step with the fast exact PULL-ARM; ``engine="ask-tell"`` runs :func:`audit_live`
+    with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    """
+    alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
+    deltas = [check_delta(d) for d in np.atleast_1d(delta)]
+    epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
+    trials = check_positive_int("trials", trials)
+    max_steps = check_positive_int("max_steps", max_steps)
+    if engine not in ("vectorized", "ask-tell"):
+        raise ValueError(f"engine must be 'vectorized' or 'ask-tell', got {engine!r}")
+    G = problem.n_groups
+    settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
+    grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],
+                        columns=["alpha", "delta", "epsilon", "trial", "group"])
+    groups = grid["group"].to_numpy()
+    true_means = problem.arm_means[groups]
+    if engine == "vectorized":
+        res = run_batch(np.full(len(grid), G - 1), grid["delta"].to_numpy() / G, grid["alpha"].to_numpy(),
+                        grid["epsilon"].to_numpy(), problem.fast_sampler(groups),
+                        group_size=problem.sizes[groups], true_means=true_means, rng=as_generator(seed),
+                        max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided")
+        verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
+    else:
+        verdict, duration, cost, held = _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress)
+    grid["name"] = [problem.group_names[g] for g in groups]
+    grid["size"] = problem.sizes[groups]
+    grid["verdict"] = verdict
+    grid["duration"] = duration
+    grid["cost"] = cost
+    grid["true_envy"] = problem.true_envy[groups]
+    grid["envious"] = grid["true_envy"] > grid["epsilon"]
+    grid["correct"] = problem.correct(groups, grid["verdict"].to_numpy(), grid["epsilon"].to_numpy())
+    grid["constraint_held"] = held
+    params = {"n_groups": G, "n_users": int(problem.multiplicity.sum()), "matching": problem.matching,
+              "engine": engine}
+    return AuditReport(grid, params)
+
+
+def _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress):
+    """One :func:`audit_live` per (setting, trial) with the literal PULL-ARM; costs from truth."""
+    rng = as_generator(seed)
+    G = problem.n_groups
+    verdict, duration, cost, held = [], [], [], []
+    keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
+    iterator = keys.itertuples(index=False)
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(iterator, total=len(keys), desc="audits", leave=False)
+    for a, d, e, _ in iterator:
+        pulled = [[] for _ in range(G)]
+
+        def pull(i, arm):
+            pulled[i].append(arm)
+            return problem.pull_literal(i, arm, rng)
+
+        auditors = audit_live(pull, G, problem.sizes, alpha=a, delta=d, epsilon=e, rng=rng,
+                              max_steps=max_steps, sigma=sigma, omega=omega)
+        for i, aud in enumerate(auditors):
+            mu = problem.arm_means[i]
+            cum = np.cumsum(mu[pulled[i]])
+            steps = np.arange(1, len(cum) + 1)
+            verdict.append(aud.verdict.value if aud.verdict is not Verdict.RUNNING else "timeout")
+            duration.append(aud.t)
+            cost.append(float(audit_cost(cum[-1], aud.t, mu[0])))
+            held.append(bool(np.all(safety_budget(cum, steps, a, mu[0]) >= -CONSTRAINT_TOL)))
+    return np.array(verdict), np.array(duration), np.array(cost), np.array(held)
