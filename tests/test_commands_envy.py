@@ -11,10 +11,7 @@ SEED = 0  # an instance whose optimal transport plans are unique
 
 
 @pytest.fixture
-def run_cli(monkeypatch, capsys):
-    # only this command: the other sub-commands live on other branches
-    monkeypatch.setattr(ocef.cli, "COMMAND_MODULES", ["ocef.commands.envy"])
-
+def run_cli(capsys):
     def run(*argv):
         code = ocef.cli.main(["envy", *map(str, argv)])
         out = capsys.readouterr()

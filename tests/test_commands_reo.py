@@ -2,7 +2,6 @@
 the real Coat and OBD rows."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import numpy as np
@@ -11,12 +10,6 @@ import pytest
 
 from ocef import cli
 from tests.conftest import require_data
-
-
-@pytest.fixture(autouse=True)
-def available_commands(monkeypatch):
-    # The skeleton lists sub-command modules of other issues; keep the ones present here.
-    monkeypatch.setattr(cli, "COMMAND_MODULES", [m for m in cli.COMMAND_MODULES if importlib.util.find_spec(m)])
 
 
 def run_json(capsys, *argv) -> dict:

@@ -7,27 +7,30 @@ import argparse
 from pathlib import Path
 
 DATASETS = ("movielens", "synthetic")
+DEFAULT_PARTITION = {"movielens": "age-occupation", "synthetic": "group"}
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "softmax",
                         default_factors: int = 8) -> None:
+    """The file and named-environment options (see the module docstring)."""
     from policies.builders import POLICY_NAMES
 
     files = p.add_argument_group("arrays from files (.npy or .csv; rows are users)")
-    files.add_argument("--rho", type=Path, help="expected rewards in [0, 1], users x items (or users x contexts x items, .npy)")
-    files.add_argument("--policy-probs", type=Path, help="policy probabilities, same shape as --rho, rows summing to 1")
-    files.add_argument("--groups", type=Path, help="group label of each user (integers 0..G-1, or names in a .csv)")
-    files.add_argument("--context-probs", type=Path,
+    files.add_argument("--rho", type=Path, metavar="FILE", help="expected rewards in [0, 1], users x items (or users x contexts x items, .npy)")
+    files.add_argument("--policy-probs", type=Path, metavar="FILE", help="policy probabilities, same shape as --rho, rows summing to 1")
+    files.add_argument("--groups", type=Path, metavar="FILE", help="group label of each user (integers 0..G-1, or names in a .csv)")
+    files.add_argument("--context-probs", type=Path, metavar="FILE",
                        help="context distribution q(x): X values, or users x X (default: uniform)")
     env = p.add_argument_group("named environment")
     env.add_argument("--dataset", choices=DATASETS, help="environment whose ground truth and recommender are used")
-    env.add_argument("--data-dir", type=Path, default=None,
+    env.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                      help="folder of ml-1m/ or ml-100k/ (default: $OCEF_DATA_DIR or ../shared/data; ML-1M is used when present)")
     env.add_argument("--policy", choices=POLICY_NAMES, default=default_policy,
                      help=f"policy on the estimated scores (default: {default_policy})")
     env.add_argument("--factors", type=int, default=default_factors,
                      help=f"latent factors of the simulated recommender (default: {default_factors})")
-    env.add_argument("--beta", type=float, default=10.0, help="softmax inverse temperature (default: 10)")
+    env.add_argument("--beta", type=float, default=30.0,
+                     help="softmax inverse temperature (default: 30, as the envy-misspecification experiment)")
     env.add_argument("--k", type=int, default=10, help="length of the ranking policy (default: 10)")
     env.add_argument("--partition", default=None,
                      help="user partition: gender, age, occupation, gender-age, gender-occupation, "
@@ -38,10 +41,105 @@ def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "so
     env.add_argument("--n-items", type=int, default=None, help="items kept (movielens: most ratings) or generated (synthetic)")
 
 
+# ------------------------------------------------------------------ loading arrays
+
+def _numeric_frame(path: Path):
+    import pandas as pd
+
+    frame = pd.read_csv(path, header=None)
+    numeric = frame.apply(pd.to_numeric, errors="coerce")
+    if numeric.iloc[1:].notna().all().all() and numeric.iloc[0].isna().any() and len(frame) > 1:
+        numeric = numeric.iloc[1:].reset_index(drop=True)          # a header line
+    return frame, numeric
+
+
+def load_array(path: Path, option: str):
+    """A numeric array from a .npy or .csv file (rows are users), naming ``option`` on errors."""
+    import numpy as np
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        try:
+            return np.load(path, allow_pickle=False)
+        except ValueError as exc:
+            raise ValueError(f"{option}: cannot read {path} as a numeric .npy array ({exc})") from None
+    if suffix == ".csv":
+        _, numeric = _numeric_frame(path)
+        if numeric.isna().any().any():
+            raise ValueError(f"{option}: {path} holds non-numeric or missing values")
+        return numeric.to_numpy(dtype=float)
+    raise ValueError(f"{option} must be a .npy or .csv file, got {path.name}")
+
+
+def load_groups(path: Path, n_users: int):
+    """``(labels, names)`` from a file: integer labels 0..G-1, or group names (factorized,
+    sorted) in a one-column .csv. A .csv with ``n_users + 1`` rows starts with a header."""
+    import numpy as np
+    import pandas as pd
+
+    path = Path(path)
+    if path.suffix.lower() == ".csv" and path.is_file():
+        frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+        if frame.shape[1] != 1:
+            raise ValueError(f"--groups: {path} must have a single column (one label per user), got {frame.shape[1]}")
+        column = frame.iloc[:, 0].str.strip()
+        if len(column) == n_users + 1:
+            column = column.iloc[1:]
+        numeric = pd.to_numeric(column, errors="coerce")
+        if numeric.notna().all():
+            return numeric.to_numpy(), None
+        if (column == "").any():
+            raise ValueError(f"--groups: {path} has empty labels")
+        codes, uniques = pd.factorize(column, sort=True)
+        return codes, [str(u) for u in uniques]
+    arr = np.asarray(load_array(path, "--groups"))
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"--groups must hold one label per user (a single column), got shape {arr.shape}")
+    return arr, None
+
+
+# ------------------------------------------------------------------ named environments
+
+def environment_inputs(args: argparse.Namespace):
+    """(rho, policy, labels, group names, description) of a named environment."""
+    import numpy as np
+
+    from policies.builders import build_policy
+
+    try:
+        if args.dataset == "movielens":
+            from environments.movielens_env import MovieLensEnvironment as env_class
+        else:
+            from environments.synthetic import SyntheticEnvironment as env_class
+    except ImportError as exc:  # part of the environments package missing
+        raise ValueError(f"--dataset {args.dataset} is unavailable in this installation ({exc}); "
+                         f"give arrays with --rho/--policy-probs/--groups instead") from None
+    if args.dataset == "movielens":
+        env = env_class(args.data_dir, n_users=args.n_users, n_items=args.n_items)
+    else:
+        sizes = {k: v for k, v in (("n_users", args.n_users), ("n_items", args.n_items)) if v is not None}
+        env = env_class(**sizes, seed=args.seed)
+    partition = args.partition or DEFAULT_PARTITION[args.dataset]
+    if partition not in env.partitions:
+        raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for {args.dataset}, got {partition!r}")
+    labels, names = env.groups(partition)
+    scores = env.estimated_scores(args.factors, args.train_fraction, args.seed)
+    if args.policy == "equity":
+        # equity of exposure needs non-negative relevances: estimates clipped to the [0, 1] rating scale
+        scores = np.clip(scores, 0.0, 1.0)
+    policy = build_policy(args.policy, scores, beta=args.beta, k=args.k, categories=env.item_categories)
+    description = (f"{env.description}; {args.policy} policy on a {args.factors}-factor recommender "
+                   f"({args.train_fraction:g} of entries observed); partition {partition}")
+    return env.rho, policy, labels, names, description
+
+
 def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
     """``(rho, policy, labels, names, context_probs, description)`` from the parsed options."""
-    from ocef.commands.envy import environment_inputs, load_array, load_groups
-
     file_opts = [o for o in ("rho", "policy_probs", "groups", "context_probs") if getattr(args, o) is not None]
     if args.dataset is not None and file_opts:
         raise ValueError("give either --dataset or arrays (--rho/--policy-probs/--groups), not both")
@@ -49,7 +147,7 @@ def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
         rho, policy, labels, names, description = environment_inputs(args)
         return rho, policy, labels, names, None, description
     if args.rho is None or args.policy_probs is None or (require_groups and args.groups is None):
-        need = "--rho, --policy-probs and --groups" if require_groups else "--rho and --policy-probs"
+        need = "--rho, --policy-probs and --groups" if require_groups else "--rho and --policy-probs (and optionally --groups)"
         raise ValueError(f"give {need}, or --dataset")
     rho = load_array(args.rho, "--rho")
     probs = load_array(args.policy_probs, "--policy-probs")
