@@ -12,6 +12,15 @@ from ocef import reo
 
 #: The 80% rule threshold of Sec. 4.3 for two groups (U_1 = 0.8 U_2 gives ΔREO = 1/9).
 TWO_GROUP_THRESHOLD = 1.0 / 9.0
+#: Simulated daily logs of the monitoring figures (Fig. 6-8): 14 days.
+N_DAYS = 14
+
+
+def daily_traffic(quick: bool) -> dict:
+    """Per-day traffic settings of the monitoring figures (Fig. 6-8), quick or full."""
+    if quick:
+        return dict(requests_per_day=4000, n_show=10, p_act=0.25, log_rate=1.0)
+    return dict(requests_per_day=15_000, n_show=10, p_act=0.15, log_rate=1.0)
 
 
 def loglog_slope(x, y) -> float:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments._io import run_parts, save_figure, write_csv
+from experiments._reo_common import N_DAYS, daily_traffic
 from experiments.reo_monitoring import daily_boosts
 from ocef import reo
 from ocef.traffic import make_traffic_world, simulate_traffic
@@ -31,9 +32,8 @@ WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
-    n_days = 14
-    day_cfg = (dict(requests_per_day=4000, n_show=10, p_act=0.25, log_rate=1.0) if quick
-               else dict(requests_per_day=15_000, n_show=10, p_act=0.15, log_rate=1.0))
+    n_days = N_DAYS
+    day_cfg = daily_traffic(quick)
     world = make_traffic_world(**WORLD, rng=seed)
     boosts = daily_boosts(n_days, np.random.default_rng([seed, 1]))
     config = {"world": WORLD, "day": day_cfg, "seed": seed, "B": N_RESAMPLES, "boosts": boosts.tolist()}

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments._io import run_parts, save_figure, write_csv
+from experiments._reo_common import N_DAYS, daily_traffic
 from ocef import reo
 from ocef.traffic import make_traffic_world, simulate_traffic
 
@@ -36,9 +37,8 @@ def daily_boosts(n_days: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
-    n_days = 14
-    day_cfg = (dict(requests_per_day=4000, n_show=10, p_act=0.25, log_rate=1.0) if quick
-               else dict(requests_per_day=15_000, n_show=10, p_act=0.15, log_rate=1.0))
+    n_days = N_DAYS
+    day_cfg = daily_traffic(quick)
     world = make_traffic_world(**WORLD, rng=seed)
     boosts = daily_boosts(n_days, np.random.default_rng([seed, 1]))
     threshold = reo.eighty_percent_rule_threshold(2)           # 1/9 (Sec. 4.3)

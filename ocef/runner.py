@@ -281,12 +281,17 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     if bar is not None:
         bar.close()
 
+    return _result(out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget, true_means)
+
+
+def _result(verdict, duration, counts, sums, cum_mu, min_budget, true_means) -> BatchResult:
+    """Per-run outcome; cost (10) and constraint (7) only when the true means are known."""
     cost = held = mb = None
     if true_means is not None:
-        cost = audit_cost(out_cum, out_duration, true_means[:, 0])
-        held = out_min_budget >= -CONSTRAINT_TOL
-        mb = out_min_budget
-    return BatchResult(out_verdict, out_duration, out_counts, out_sums / np.maximum(out_counts, 1), cost, held, mb)
+        cost = audit_cost(cum_mu, duration, true_means[:, 0])
+        held = min_budget >= -CONSTRAINT_TOL
+        mb = min_budget
+    return BatchResult(verdict, duration, counts, sums / np.maximum(counts, 1), cost, held, mb)
 
 
 def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards, true_means, rng, max_steps,
@@ -322,12 +327,7 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
             bar.update(sl.stop - sl.start)
     if bar is not None:
         bar.close()
-    cost = held = mb = None
-    if true_means is not None:
-        cost = audit_cost(cum, duration, true_means[:, 0])
-        held = min_budget >= -CONSTRAINT_TOL
-        mb = min_budget
-    return BatchResult(verdict, duration, counts, sums / np.maximum(counts, 1), cost, held, mb)
+    return _result(verdict, duration, counts, sums, cum, min_budget, true_means)
 
 
 def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:

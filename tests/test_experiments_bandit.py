@@ -34,3 +34,10 @@ def test_bandit_delta_quick_writes_results_and_resumes(tmp_path):
     registry.run("bandit-delta", out=tmp_path, quick=True, seed=3, progress=False)
     assert [p.stat().st_mtime_ns for p in parts] == mtimes
     pd.testing.assert_frame_equal(pd.read_csv(csv), summary)
+
+
+def test_reproduce_skips_an_experiment_whose_data_is_missing(tmp_path, capsys):
+    assert main(["reproduce", "reo-real-data", "--quick", "--out", str(tmp_path), "--data-dir",
+                 str(tmp_path / "nowhere")]) == 0
+    out = capsys.readouterr().out
+    assert "skipped:" in out and "reo-real-data" in out.splitlines()[-1]

@@ -35,10 +35,18 @@ def _run(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in registry.names()]
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; run `ocef reproduce --list`")
+    skipped = []
     for name in names:
         print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)
-        paths = registry.run(name, out=args.out, quick=args.quick, seed=args.seed,
-                             data_dir=args.data_dir, progress=not args.no_progress)
+        try:
+            paths = registry.run(name, out=args.out, quick=args.quick, seed=args.seed,
+                                 data_dir=args.data_dir, progress=not args.no_progress)
+        except FileNotFoundError as exc:      # a data set is missing: say so, run the others
+            print(f"   skipped: {exc}", flush=True)
+            skipped.append(name)
+            continue
         for path in paths:
-            print(f"   wrote {path}")
+            print(f"   wrote {path}", flush=True)
+    if skipped:
+        print(f"skipped for missing data: {', '.join(skipped)} (give --data-dir or set OCEF_DATA_DIR)")
     return 0
