@@ -102,15 +102,9 @@ def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, cost: bool = True,
-         logx: bool = True, logy: bool = True) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ncols = 2 if cost else 1
-    fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.6), squeeze=False)
-    ax_d = axes[0, 0]
+def draw(summary: pd.DataFrame, x: str, xlabel: str, axes, *, logx: bool = True, logy: bool = True) -> None:
+    """Duration (and cost, when two axes are given) vs ``x``, one line per partition."""
+    ax_d = axes[0]
     for part, df in summary.groupby("partition", sort=False):
         label = f"{part} ({int(df['n_groups'].iloc[0])} groups"
         label += f"; {int(df['groups_averaged'].max())} envious)" if df["averaged_over"].iloc[0] == "envious groups" else ")"
@@ -119,17 +113,17 @@ def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, 
         timeouts = df[df["share_timeout"] > 0]
         if len(timeouts):
             ax_d.scatter(timeouts[x], timeouts["duration_mean"], marker="x", s=40, color=c, zorder=5)
-        if cost:
-            axes[0, 1].errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], marker="o", ms=3, capsize=2, color=c,
-                                label=label)
+        if len(axes) > 1:
+            axes[1].errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], marker="o", ms=3, capsize=2, color=c,
+                             label=label)
     ax_d.set_ylabel("duration (steps per user)")
     if logy:
         ax_d.set_yscale("log")
-    if cost:
-        axes[0, 1].axhline(0, color="gray", lw=0.8)
-        axes[0, 1].set_ylabel("cost of exploration per user (eq. 10)")
-        axes[0, 1].set_yscale("symlog", linthresh=1.0)
-    for ax in axes[0]:
+    if len(axes) > 1:
+        axes[1].axhline(0, color="gray", lw=0.8)
+        axes[1].set_ylabel("cost of exploration per user (eq. 10)")
+        axes[1].set_yscale("symlog", linthresh=1.0)
+    for ax in axes:
         ax.set_xlabel(xlabel)
         if logx:
             ax.set_xscale("log")
@@ -138,6 +132,17 @@ def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, 
     if summary["share_timeout"].gt(0).any():
         ax_d.text(0.01, 0.01, "x: some groups hit the step cap (timeout); their duration counts as the cap",
                   transform=ax_d.transAxes, fontsize=7, va="bottom")
+
+
+def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, cost: bool = True,
+         logx: bool = True, logy: bool = True) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ncols = 2 if cost else 1
+    fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.6), squeeze=False)
+    draw(summary, x, xlabel, list(axes[0]), logx=logx, logy=logy)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)

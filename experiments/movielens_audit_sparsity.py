@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments import movielens_audit_alpha, movielens_audit_delta
+import pandas as pd
+
+from experiments import _audit, movielens_audit_alpha, movielens_audit_delta
+from experiments._io import save_figure, write_csv
 
 NAME = "movielens-audit-sparsity"
 DESCRIPTION = "Fig. 15-16: the alpha and delta audit sweeps with 5% training data (App. E)"
@@ -11,9 +14,26 @@ TRAIN_FRACTION = 0.05
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
-    paths = []
-    for mod, suffix in ((movielens_audit_alpha, "alpha"), (movielens_audit_delta, "delta")):
-        sub = f"{NAME}-{suffix}"
-        paths += mod.run(out_dir / suffix, quick=quick, seed=seed, data_dir=data_dir, progress=progress,
-                         train_fraction=TRAIN_FRACTION, name=sub)
-    return paths
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    env = _audit.environment(data_dir, quick)
+    fig, axes = plt.subplots(2, 2, figsize=(12.4, 9.2))
+    summaries, runs_all = [], []
+    for row, (mod, x, xlabel) in enumerate(((movielens_audit_alpha, "alpha", "conservative exploration α"),
+                                            (movielens_audit_delta, "delta", "confidence δ"))):
+        runs, title = mod.sweep(out_dir / x, env, quick=quick, seed=seed, progress=progress,
+                                train_fraction=TRAIN_FRACTION, name=f"{NAME}-{x}")
+        summary = _audit.summarize(runs, x)
+        _audit.draw(summary, x, xlabel, list(axes[row]))
+        axes[row, 0].set_title(title.split(" — ")[0], fontsize=9)
+        summaries.append(summary.assign(sweep=x))
+        runs_all.append(runs.assign(sweep=x))
+    fig.suptitle(f"OCEF full audit with a recommender trained on {TRAIN_FRACTION:.0%} of the entries — "
+                 f"{_audit.describe(env, quick, 3 if quick else 20, _audit.QUICK_MAX_STEPS if quick else _audit.MAX_STEPS)}"
+                 "\n(age-occupation: mean over envious groups; others: all groups)", fontsize=10)
+    fig.tight_layout()
+    return [write_csv(pd.concat(summaries, ignore_index=True), out_dir / f"{NAME}.csv"),
+            write_csv(pd.concat(runs_all, ignore_index=True), out_dir / f"{NAME}_groups.csv"),
+            save_figure(fig, out_dir / f"{NAME}.png")]
