@@ -74,9 +74,9 @@ def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, 
     ax_c.axhline(0, color="gray", lw=0.8)
     ax_c.set_ylabel("cost of exploration (eq. 10)")
     cb = summary.groupby("instance")["cost_bound"].agg(["min", "max"])
-    ax_c.text(0.02, 0.98, "Theorem 7 cost bound:\n" + "\n".join(
+    ax_c.set_title("Theorem 7 cost bound — " + ", ".join(
         f"Prob. {i}: {r['min']:.3g}" + ("" if r["min"] == r["max"] else f"–{r['max']:.3g}") for i, r in cb.iterrows()),
-        transform=ax_c.transAxes, va="top", fontsize=8, bbox=dict(fc="white", ec="0.8"))
+        fontsize=8)
     for ax in (ax_d, ax_c):
         ax.set_xlabel(xlabel)
         if logx:
