@@ -1,0 +1,138 @@
+"""Ranking-based Equal Opportunity (REO) from default + random traffic (seed 000, Dong et al.).
+
+Definitions (Sec. 2-3, App. D)
+------------------------------
+For K item groups s_1..s_K:
+
+* ``P_k = P(Y=1, S=s_k)`` estimated on the random traffic D_rand,
+  ``Q_k = P(Y=1, S=s_k | R=1)`` estimated on the default traffic D_rec        (eq. 5)
+* ``U_k = Q_k / P_k``: the RTPR utility P(R=1 | Y=1, S=s_k) up to the common factor P(R=1)
+  (eq. 1, 4, 6); every metric below is invariant to that factor.
+* ``delta_U_k = U_k / mean(U) - 1``                                              (eq. 3, 7)
+* ``penalty = Delta_REO = std(U) / mean(U)`` with the *population* std (1/K), as the
+  gradient H_j = delta_U_j / (K Delta_REO) of App. F requires and as the 11.1% threshold of
+  Sec. 4.3 (U_1 = 0.8 U_2 gives 1/9) confirms.                                    (eq. 2, 6)
+
+Standard errors follow Algorithm 1 (App. D, justified in App. F) literally:
+``Gamma = diag(U_k^2 ((1-Q_k)/(Q_k n_default) + (1-P_k)/(P_k n_random)))``,
+``G_{j,k} = K (delta_{jk} sum(U) - U_k) / sum(U)^2``, ``H_j = delta_U_j / (K penalty)``,
+``Sigma = G^T Gamma G`` (covariance of delta_U), ``Xi = H^T Sigma H`` (variance of the
+penalty); intervals are estimate +- z(delta/2) SE.
+
+``Gamma`` is diagonal, as in the seed: it treats the P_k (and the Q_k) of different groups as
+independent, whereas within one log they are multinomial with Cov = -P_j P_k / n. For K = 2
+and U_1/U_2 this drops ``2/n`` from the variance of log(Q_1/Q_2) (and of log(P_1/P_2)), so
+the SE is slightly too small (by 3.5% in an A/A check with Q = (0.12, 0.05), P = (0.05, 0.03));
+negligible when the P_k, Q_k are small, as in production logs. We keep Algorithm 1 as written.
+
+Table 1 of the seed: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the seed prints 2/3,
+which is |U_1 - U_2| / mean(U) (twice eq. 2 for K = 2). We follow eq. (2), Sec. 4.3 and App. F.
+
+When the delta method is unreliable
+-----------------------------------
+``Delta_REO`` is a norm of ``delta_U`` (``sqrt(mean(delta_U^2))``): it is not differentiable
+at 0, its estimator is biased upward near 0 (by up to about one SE of delta_U_k) and its
+sampling distribution is a folded (non-central chi) rather than a normal one. When the true
+penalty is within about two standard errors of 0 the symmetric delta interval is wrong: it
+reaches below 0 and its coverage is off. A Monte-Carlo check (``tests/test_reo.py``) with a
+true penalty of 0 finds a 95% interval covering in ~95% of logs for K = 2 (a folded normal)
+but ~70% for K = 4 and ~20% for K = 8; from about 2-4 SEs on the coverage is back near 95%.
+:class:`ReoResult` flags this (``delta_method_reliable`` is False when the lower end of the
+penalty interval is <= 0, and the SE is NaN when the estimate is exactly 0). Then:
+(1) read the per-group ``delta_U_k`` intervals, which stay valid (``delta_U`` is smooth at 0);
+(2) use a bootstrap interval for the penalty (``bootstrap_reo_ci(..., method="bca")`` or
+``"percentile"``), which respects the boundary; (3) for a decision, test the penalty against
+a threshold (e.g. :func:`eighty_percent_rule_threshold`) instead of against 0; (4) collect more
+random traffic (:func:`delta_method_sample_size`).
+
+Public API (part B of issue 5 relies on these names)
+----------------------------------------------------
+Pure array functions (any leading batch shape ``(..., K)``, vectorized over replicates):
+
+* ``rtpr_utilities(P, Q) -> U``; ``relative_group_utilities(U) -> delta_U``;
+  ``reo_penalty(U) -> penalty``; ``reo_point_estimates(P, Q) -> (U, delta_U, penalty)``
+* ``delta_method_reo(P, Q, n_default, n_random, confidence=0.95) -> ReoArrays`` (fields
+  ``U, delta_U, penalty, gamma, sigma, xi, se_delta_U, se_penalty, z``)
+* ``reo_from_counts(pos_default, n_default, pos_random, n_random, confidence)``: same from
+  positive counts per group (arrays ``(..., K)``) and log sizes (``(...)``).
+
+Logs (pandas; columns ``request, day, user, item, R, Y, S, source``; only the label and group
+columns are required):
+
+* ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None)
+  -> ReoResult`` with ``.groups`` (group, P, Q, U, delta_U, se, ci_low, ci_high),
+  ``.penalty``, ``.penalty_se``, ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``,
+  ``.delta_method_reliable``, ``.to_dict()``.
+* ``positive_counts(log, *, label, group, groups) -> (pos[K], n)``;
+  ``label_indicator(log, label)`` (Y = any of several 0/1 columns).
+* ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the
+  estimator that treats every missing label as negative (Sec. 1), for comparison.
+* ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
+  n_resamples=100, confidence, rng, resample="counts"|"rows") -> (ReoResult, BootstrapSummary)``
+  (replicates, se, bias, intervals; ``bca_interval`` is the BCa formula of scipy.stats.bootstrap
+  computed with an exact count-level jackknife); ``category_counts(log, ...)``.
+* A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
+  "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, n_folds=10) -> AbResult`` with
+  ``.groups`` (group, D, se, ci_low, ci_high, p_value), ``.D_reo``, ``.D_reo_se``,
+  ``.D_reo_ci``, ``.D_reo_p_value``, ``.to_dict()``; ``shared_random_ab_variance(P, Q_control,
+  Q_treatment, n_control, n_treatment, n_random)`` (arrays, for "delta-shared");
+  ``reo_jacobians(U) -> (G, H)``; ``utility_covariance_diagonal(P, Q, n_default, n_random)``.
+* Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates)``,
+  ``user_precision_utility(default, *, label, user_group)``.
+* Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
+  ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ...)``,
+  ``theorem_sample_size(P, Q, *, epsilon, delta)``, ``expected_random_rows(p_act, *, n_requests,
+  n_show, log_rate=1)`` (refuses p_act outside [0, 1]), ``p_act_for(n_random, ...)``.
+"""
+from __future__ import annotations
+
+from ocef.reo.ab import (  # noqa: F401
+    AB_METHODS,
+    AbResult,
+    _fold_counts,  # noqa: F401  (used by tests)
+    ab_test,
+    shared_random_ab_variance,
+)
+from ocef.reo.bootstrap import (  # noqa: F401
+    BOOTSTRAP_METHODS,
+    BootstrapSummary,
+    _reo_stat_from_counts,  # noqa: F401
+    bca_interval,
+    bootstrap_reo_ci,
+    category_counts,
+)
+from ocef.reo.estimators import (  # noqa: F401
+    ReoArrays,
+    ReoResult,
+    delta_method_reo,
+    estimate_reo,
+    label_indicator,
+    naive_reo,
+    normal_quantile,
+    positive_counts,
+    relative_group_utilities,
+    reo_from_counts,
+    reo_jacobians,
+    reo_penalty,
+    reo_point_estimates,
+    rtpr_utilities,
+    utility_covariance_diagonal,
+)
+from ocef.reo.metrics import ranking_statistical_parity, user_precision_utility  # noqa: F401
+from ocef.reo.planning import (  # noqa: F401
+    delta_method_sample_size,
+    eighty_percent_rule_threshold,
+    expected_random_rows,
+    p_act_for,
+    theorem_sample_size,
+)
+
+__all__ = [
+    "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
+    "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "delta_method_reo", "reo_from_counts", "normal_quantile",
+    "label_indicator", "positive_counts", "ReoResult", "estimate_reo", "naive_reo",
+    "category_counts", "bca_interval", "BootstrapSummary", "bootstrap_reo_ci",
+    "AbResult", "ab_test", "shared_random_ab_variance", "ranking_statistical_parity", "user_precision_utility",
+    "eighty_percent_rule_threshold", "delta_method_sample_size", "theorem_sample_size",
+    "expected_random_rows", "p_act_for",
+]

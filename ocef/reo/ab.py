@@ -1,0 +1,191 @@
+"""A/B comparisons of REO metrics: Algorithms 2 (delta), 3 (partition), 4 (bootstrap) and a joint delta method.
+
+See :mod:`ocef.reo` for the whole API and the references."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ocef._validation import check_in_interval
+from ocef.reo.bootstrap import _ab_stat_from_counts, _bootstrap_counts, _reo_stat_from_counts, category_counts
+from ocef.reo.estimators import (
+    _check_estimable,
+    _check_log,
+    _json_float,
+    _records,
+    _resolve_groups,
+    normal_quantile,
+    reo_from_counts,
+    reo_jacobians,
+    rtpr_utilities,
+    utility_covariance_diagonal,
+)
+
+# --------------------------------------------------------------------------------------------
+# A/B comparisons (App. D "Between strategies", App. G)
+# --------------------------------------------------------------------------------------------
+
+AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
+
+
+def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random) -> np.ndarray:
+    """Delta-method variances of ``(D_1..D_K, D_REO)`` that keep the covariance the shared
+    random traffic induces between the arms (an extension of Algorithm 2; not in the seed).
+
+    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` w.r.t. U (App. F) and
+    ``U = Q / P``, the first-order expansion in the independent estimates Q^T, Q^C, P gives
+
+        ``Var_m = sum_j J^T_jm^2 Gq^T_j + J^C_jm^2 Gq^C_j
+                  + (J^T_jm U^T_j - J^C_jm U^C_j)^2 (1 - P_j) / (P_j |D_rand|)``
+
+    with ``Gq_j = U_j^2 (1 - Q_j) / (Q_j |D_rec|)`` (the default-traffic part of Gamma).
+    Algorithm 2 instead adds the two arms' full variances, counting the P part twice with the
+    wrong sign of its cross term; in an A/A test the P part cancels exactly.
+    """
+    P = np.asarray(P, dtype=float)
+    out = []
+    for Q, n in ((Q_treatment, n_treatment), (Q_control, n_control)):
+        U = rtpr_utilities(P, Q)
+        G, H = reo_jacobians(U)
+        J = np.concatenate([G, np.einsum("...jk,...k->...j", G, H)[..., None]], axis=-1)
+        out.append((U, J, utility_covariance_diagonal(P, Q, n, np.inf)))
+    (U_t, J_t, g_t), (U_c, J_c, g_c) = out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_part = (1.0 - P) / (P * np.asarray(n_random, dtype=float)[..., None])
+    return (np.einsum("...jm,...j->...m", J_t ** 2, g_t) + np.einsum("...jm,...j->...m", J_c ** 2, g_c)
+            + np.einsum("...jm,...j->...m", (J_t * U_t[..., None] - J_c * U_c[..., None]) ** 2, p_part))
+
+
+@dataclass
+class AbResult:
+    """Treatment minus control: ``D_k = delta_U_k^T - delta_U_k^C`` and
+    ``D_REO = Delta_REO^T - Delta_REO^C`` with standard errors, intervals and two-sided
+    p-values of H0: no difference.
+
+    ``groups``: group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value.
+    """
+
+    groups: pd.DataFrame
+    D_reo: float
+    D_reo_se: float
+    D_reo_ci: tuple[float, float]
+    D_reo_p_value: float
+    penalty_control: float
+    penalty_treatment: float
+    n_control: int
+    n_treatment: int
+    n_random: int
+    method: str
+    confidence: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with keys ``groups`` (records), ``D_reo``, ``D_reo_se``, ``D_reo_ci``,
+        ``D_reo_p_value``, ``penalty_control``, ``penalty_treatment``, ``n_control``,
+        ``n_treatment``, ``n_random``, ``method``, ``confidence``."""
+        return {
+            "groups": _records(self.groups), "D_reo": _json_float(self.D_reo),
+            "D_reo_se": _json_float(self.D_reo_se),
+            "D_reo_ci": [_json_float(self.D_reo_ci[0]), _json_float(self.D_reo_ci[1])],
+            "D_reo_p_value": _json_float(self.D_reo_p_value),
+            "penalty_control": _json_float(self.penalty_control),
+            "penalty_treatment": _json_float(self.penalty_treatment),
+            "n_control": int(self.n_control), "n_treatment": int(self.n_treatment),
+            "n_random": int(self.n_random), "method": self.method, "confidence": float(self.confidence),
+        }
+
+
+def _normal_p_value(estimate, se) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 2.0 * stats.norm.sf(np.abs(np.asarray(estimate) / np.asarray(se)))
+
+
+def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> np.ndarray:
+    """Category counts of ``n_folds`` non-overlapping random folds of equal size (Alg. 3)."""
+    rows = np.repeat(np.arange(counts.size), counts)
+    fold = rng.permutation(rows.size) % n_folds
+    return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
+
+
+def ab_test(control: pd.DataFrame, treatment: pd.DataFrame, random: pd.DataFrame, *,
+            method: str = "delta", label: str | Sequence[str] = "Y", group: str = "S",
+            confidence: float = 0.95, rng=None, groups: Sequence | None = None,
+            n_resamples: int = 100, bootstrap_interval: str = "standard",
+            n_folds: int | tuple[int, int] = 10) -> AbResult:
+    """Compare REO metrics of a treatment arm with a control arm that share one random
+    traffic log (orthogonal assignment, App. I.2).
+
+    ``method``:
+
+    * ``"delta"`` — Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
+      normal interval and p-value. As the seed says, it neglects the correlation the shared
+      D_rand induces between the arms; that correlation is positive, so the test is
+      conservative (it rejects less than its level) unless |D_rand| >> |D_rec|.
+    * ``"delta-shared"`` — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
+      the covariance of the shared D_rand (:func:`shared_random_ab_variance`); it holds its
+      level whatever |D_rand| / |D_rec| is. An extension, not in the seed.
+    * ``"partition"`` — Algorithm 3: each arm's D_rec and (separately) D_rand are split into
+      ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
+      compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
+      unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
+    * ``"bootstrap"`` — Algorithm 4: D_rec^T, D_rec^C and D_rand are resampled independently
+      ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
+      or ``"bca"``. p-values use the normal approximation D / SE_boot.
+    """
+    from ocef._validation import as_generator, check_positive_int
+
+    if method not in AB_METHODS:
+        raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
+    for log, name in ((control, "control"), (treatment, "treatment"), (random, "random")):
+        _check_log(log, label, group, name)
+    names = _resolve_groups([control, treatment, random], group, groups)
+    cc = category_counts(control, label=label, group=group, groups=names, name="control")
+    ct = category_counts(treatment, label=label, group=group, groups=names, name="treatment")
+    cr = category_counts(random, label=label, group=group, groups=names, name="random")
+    _check_estimable(names, cc[:-1], cr[:-1])
+    _check_estimable(names, ct[:-1], cr[:-1])
+    z = normal_quantile(confidence)
+    n_c, n_t, n_r = int(cc.sum()), int(ct.sum()), int(cr.sum())
+    arr_c = reo_from_counts(cc[:-1], n_c, cr[:-1], n_r, confidence)
+    arr_t = reo_from_counts(ct[:-1], n_t, cr[:-1], n_r, confidence)
+    D = np.append(arr_t.delta_U - arr_c.delta_U, arr_t.penalty - arr_c.penalty)
+
+    if method == "delta":                                                   # Algorithm 2
+        se = np.sqrt(np.append(arr_t.se_delta_U ** 2 + arr_c.se_delta_U ** 2,
+                               arr_t.se_penalty ** 2 + arr_c.se_penalty ** 2))
+        low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
+    elif method == "delta-shared":                                          # joint delta method
+        se = np.sqrt(shared_random_ab_variance(cr[:-1] / n_r, cc[:-1] / n_c, ct[:-1] / n_t, n_c, n_t, n_r))
+        low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
+    elif method == "partition":                                             # Algorithm 3
+        m_c, m_t = (n_folds, n_folds) if np.ndim(n_folds) == 0 else n_folds
+        m_c = check_positive_int("n_folds (control)", m_c, minimum=2)
+        m_t = check_positive_int("n_folds (treatment)", m_t, minimum=2)
+        gen = as_generator(rng)
+        v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
+        v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))
+        if not (np.isfinite(v_c).all() and np.isfinite(v_t).all()):
+            raise ValueError(f"with n_folds={n_folds} some fold has a group without positive label in "
+                             f"its share of the random traffic (U_k undefined); use fewer folds")
+        test = stats.ttest_ind(v_t, v_c, axis=0, equal_var=False)
+        ci = test.confidence_interval(confidence_level=confidence)
+        D = v_t.mean(axis=0) - v_c.mean(axis=0)
+        se = np.sqrt(v_t.var(axis=0, ddof=1) / m_t + v_c.var(axis=0, ddof=1) / m_c)
+        low, high, p = np.asarray(ci.low), np.asarray(ci.high), np.asarray(test.pvalue)
+    else:                                                                   # Algorithm 4
+        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=bootstrap_interval,
+                                 n_resamples=n_resamples, confidence=confidence, rng=rng)
+        se, low, high = boot.se, boot.ci_low, boot.ci_high
+        p = _normal_p_value(D, se)
+        method = f"bootstrap-{bootstrap_interval}"
+
+    table = pd.DataFrame({
+        "group": names, "delta_U_control": arr_c.delta_U, "delta_U_treatment": arr_t.delta_U,
+        "D": D[:-1], "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1], "p_value": p[:-1],
+    })
+    return AbResult(table, float(D[-1]), float(se[-1]), (float(low[-1]), float(high[-1])), float(p[-1]),
+                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence)

@@ -1,0 +1,129 @@
+"""Planning: the 80% rule threshold, sample sizes (Theorem D.2, delta method) and p_act (Sec. 4.3).
+
+See :mod:`ocef.reo` for the whole API and the references."""
+from __future__ import annotations
+
+import numpy as np
+
+from ocef._validation import check_in_interval
+from ocef.reo.estimators import delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
+
+# --------------------------------------------------------------------------------------------
+# Planning: thresholds and sample sizes (Sec. 4.3, Theorem D.2 / App. E, Alg. 1)
+# --------------------------------------------------------------------------------------------
+
+def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
+    """Largest ``Delta_REO`` compatible with the 80% rule among K groups (Sec. 4.3).
+
+    The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation is convex,
+    so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1; this
+    returns the max over m. K = 2 gives 1/9 = 11.1% (the seed's threshold). A penalty above
+    the threshold therefore proves that some pair of groups violates the rule.
+    """
+    from ocef._validation import check_positive_int
+
+    K = check_positive_int("K", K, minimum=2)
+    ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
+    m = np.arange(1, K)
+    U = np.where(np.arange(K)[None, :] < m[:, None], ratio, 1.0)
+    return float(reo_penalty(U).max())
+
+
+def _variance_coefficients(P, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
+    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1)."""
+    a = delta_method_reo(P, Q, 1.0, np.inf)
+    b = delta_method_reo(P, Q, np.inf, 1.0)
+    diag = lambda s: np.diagonal(s, axis1=-2, axis2=-1)  # noqa: E731
+    return a.xi, b.xi, diag(a.sigma), diag(b.sigma)
+
+
+def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
+                             n_default: int | None = None, random_to_default: float | None = None,
+                             target: str = "penalty") -> dict:
+    """Log sizes for which the delta-method interval of Algorithm 1 has half-width <= epsilon.
+
+    ``P``, ``Q``: planning values of P_k, Q_k (a pilot estimate). ``target``: ``"penalty"``
+    or ``"delta_U"`` (all groups). Give either ``n_default`` (the default log you will have;
+    returns the random log needed) or ``random_to_default`` (the ratio |D_rand| / |D_rec|;
+    returns both). Returns ``{"n_default", "n_random", "half_width"}``.
+    """
+    eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
+    z = normal_quantile(confidence)
+    A, B, Ak, Bk = _variance_coefficients(P, Q)
+    if target == "delta_U":
+        pass
+    elif target == "penalty":
+        if not np.isfinite(A) or not np.isfinite(B):
+            raise ValueError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
+                             "plan with target='delta_U'")
+        Ak, Bk = np.atleast_1d(A), np.atleast_1d(B)
+    else:
+        raise ValueError(f"target must be 'penalty' or 'delta_U', got {target!r}")
+    budget = (eps / z) ** 2
+    if (n_default is None) == (random_to_default is None):
+        raise ValueError("give exactly one of n_default and random_to_default")
+    if n_default is not None:
+        from ocef._validation import check_positive_int
+        nd = check_positive_int("n_default", n_default)
+        room = budget - Ak / nd
+        if np.any(room <= 0):
+            best = float(z * np.sqrt(np.max(Ak) / nd))
+            raise ValueError(f"n_default={nd} is too small: even unlimited random traffic gives a "
+                             f"half-width of {best:.4g} > epsilon={eps}")
+        nr = int(np.ceil(np.max(Bk / room)))
+    else:
+        r = check_in_interval("random_to_default", random_to_default, 0.0, np.inf, low_open=True, high_open=True)
+        nd = int(np.ceil(np.max((Ak + Bk / r) / budget)))
+        nr = int(np.ceil(r * nd))
+    half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
+    return {"n_default": nd, "n_random": nr, "half_width": half}
+
+
+def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
+    """Sizes that Theorem E.4 (eq. 21) and eq. (8) give for ``|Delta_REO_hat - Delta_REO| <=
+    epsilon`` with probability >= 1 - delta (the constant-explicit form of Theorem D.2):
+
+    ``n = 4 K^2 / (sum_k U_k)^2 / epsilon^2 * log(1/delta)``,
+    ``|D_rec| = n max_k U_k^2 (1-q_k)/q_k``, ``|D_rand| = n max_k U_k^2 (1-p_k)/p_k``.
+
+    The product is invariant to rescaling U, so ``U = Q/P`` may be used. It bounds the
+    covariance crudely (App. E) and is far more conservative than
+    :func:`delta_method_sample_size`.
+    """
+    from ocef._validation import check_delta
+
+    eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
+    d = check_delta(delta)
+    P = np.asarray(P, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    U = rtpr_utilities(P, Q)
+    K = U.shape[-1]
+    n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
+    return {"n": float(n),
+            "n_default": int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
+            "n_random": int(np.ceil(n * np.max(U ** 2 * (1 - P) / P)))}
+
+
+def expected_random_rows(p_act: float, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+    """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
+    ``p_act`` and then shows ``n_show`` random items, logged at rate ``log_rate`` (Sec. 3.2)."""
+    from ocef._validation import check_positive_int
+
+    p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    r = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
+    return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show) * r
+
+
+def p_act_for(n_random: int, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+    """The activation probability p_act that yields ``n_random`` random rows in expectation
+    (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
+    from ocef._validation import check_positive_int
+
+    nr = check_positive_int("n_random", n_random)
+    full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show, log_rate=log_rate)
+    p = nr / full
+    if p > 1.0:
+        raise ValueError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
+                         f"come from {n_requests} requests x {n_show} items x log rate {log_rate}")
+    return float(p)
