@@ -11,7 +11,7 @@ Two PULL-ARM paths draw the group reward r_t of Algorithm 2 (App. F):
   a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0: n = m), is shown a ~ π^n(·|x) and
   gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``), so it works
   with any user-supplied policy, including a black-box recommender.
-* the fast exact path for simulation (:meth:`AuditProblem.fast_sampler`): with binary
+* the fast exact path for simulation (:meth:`AuditProblem.rewards`): with binary
   rewards ν^m(a|x) = Bernoulli(ρ^m(a|x)), r^m is Bernoulli(u^m(π_k^m)) with
   u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so it is drawn
   directly — vectorized over users, groups and trials.
@@ -35,7 +35,7 @@ from ocef.auditor import OCEF, Verdict
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
-from ocef.runner import run_batch
+from ocef.runner import DiscreteRewards, run_batch
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from policies.base import Policy, as_policy, as_probabilities, sample_rows
 from policies.utility import check_context_probs, check_rho
@@ -175,7 +175,7 @@ class AuditProblem:
     def pull_fast(self, group: int, arm: int, rng=None) -> float:
         """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group."""
         self._check_arm(group, arm)
-        return float(self.fast_sampler(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
+        return float(self.rewards(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
 
     def reward_distribution(self, group: int) -> np.ndarray:
         """Exact distribution of the number of successes among the copies of ``group``, per arm.
@@ -193,40 +193,15 @@ class AuditProblem:
             pmf[:, 0] *= 1.0 - p
         return pmf
 
-    def _cdf_table(self):
-        if getattr(self, "_cdf", None) is None:
-            # One monotone array holding block b = group·G + arm as b + cdf_b, so that one
-            # searchsorted inverts every run's cdf at once.
-            blocks = [np.cumsum(self.reward_distribution(i), axis=1) for i in range(self.n_groups)]
-            starts, pieces, offset = np.zeros(self.n_groups ** 2, dtype=np.int64), [], 0
-            for i, cdf in enumerate(blocks):
-                cdf[:, -1] = 1.0
-                for j in range(self.n_groups):
-                    b = i * self.n_groups + j
-                    starts[b] = offset
-                    pieces.append(b + cdf[j])
-                    offset += cdf.shape[1]
-            self._cdf = (np.concatenate(pieces), starts)
-        return self._cdf
-
-    def fast_sampler(self, run_groups: np.ndarray):
-        """Sampler for :func:`ocef.runner.run_batch` whose run r audits group ``run_groups[r]``.
-
-        Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy)
-        m of the group, so |g|·r_t is Poisson-binomial; it is drawn by inverting its exact
-        cdf (:meth:`reward_distribution`), one uniform and one binary search per run and step.
-        """
+    def rewards(self, run_groups) -> DiscreteRewards:
+        """Exact fast PULL-ARM for :func:`ocef.runner.run_batch`, run r auditing group
+        ``run_groups[r]``: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy) m,
+        so |g|·r_t follows :meth:`reward_distribution`, drawn by inverting its exact cdf."""
+        if getattr(self, "_pmfs", None) is None:
+            self._pmfs = [pmf for i in range(self.n_groups) for pmf in self.reward_distribution(i)]
         run_groups = np.asarray(run_groups)
-        flat, starts = self._cdf_table()
-        G = self.n_groups
-
-        def sample(runs, arms, rng):
-            g = run_groups[runs]
-            block = g * G + arms
-            successes = np.searchsorted(flat, block + rng.random(runs.size), side="right") - starts[block]
-            return successes / self.sizes[g]
-
-        return sample
+        blocks = run_groups[:, None] * self.n_groups + np.arange(self.n_groups)[None, :]
+        return DiscreteRewards.from_pmfs(self._pmfs, blocks)
 
     # ------------------------------------------------------------------ larger groups
     def duplicated(self, avg_group_size: float, rng=None) -> "AuditProblem":
@@ -331,7 +306,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
 
     ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
     ``trials`` times. ``engine="vectorized"`` advances all (setting, trial, group) runs in
-    lock-step with the fast exact PULL-ARM; ``engine="ask-tell"`` runs :func:`audit_live`
+    with the fast exact PULL-ARM (compiled, :mod:`ocef._kernel`); ``engine="ask-tell"`` runs :func:`audit_live`
     with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
     """
     alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
@@ -349,7 +324,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     true_means = problem.arm_means[groups]
     if engine == "vectorized":
         res = run_batch(np.full(len(grid), G - 1), grid["delta"].to_numpy() / G, grid["alpha"].to_numpy(),
-                        grid["epsilon"].to_numpy(), problem.fast_sampler(groups),
+                        grid["epsilon"].to_numpy(), problem.rewards(groups),
                         group_size=problem.sizes[groups], true_means=true_means, rng=as_generator(seed),
                         max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided")
         verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held

@@ -44,8 +44,7 @@ def test_literal_and_fast_pull_arm_draw_the_same_distribution(contexts, multipli
     for group, arm in [(0, 0), (0, 2), (2, 1)]:
         size = p.sizes[group]
         lit = np.array([p.pull_literal(group, arm, rng) for _ in range(n)])
-        sampler = p.fast_sampler(np.full(n, group))
-        fast = sampler(np.arange(n), np.full(n, arm), rng)
+        fast = p.rewards(np.full(n, group))(np.arange(n), np.full(n, arm), rng)
         # Both are (#successes)/|g| with |g| copies: compare the count distributions (χ², df ≤ |g|).
         c_lit = np.bincount(np.rint(lit * size).astype(int), minlength=size + 1)
         c_fast = np.bincount(np.rint(fast * size).astype(int), minlength=size + 1)
