@@ -296,6 +296,8 @@ def _result(verdict, duration, counts, sums, cum_mu, min_budget, true_means) -> 
 
 def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards, true_means, rng, max_steps,
                   sigma, omega, progress, desc) -> BatchResult:
+    import numba
+
     from ocef import _kernel
 
     r_total, k1 = n_arms.size, int(n_arms.max()) + 1
@@ -319,10 +321,13 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
     chunk = r_total if bar is None else max(64, r_total // 50)
     for lo in range(0, r_total, chunk):
         sl = slice(lo, min(lo + chunk, r_total))
-        _kernel.run_many(seeds[sl], n_arms[sl].astype(np.int64), delta[sl], alpha[sl], epsilon[sl], scale[sl],
-                         factor[sl], float(omega), sigma_g[sl], rewards.flat, rewards.starts, rewards.denom,
-                         rewards.blocks[sl], means[sl], int(max_steps), verdict[sl], duration[sl], counts[sl],
-                         sums[sl], cum[sl], min_budget[sl])
+        # Runs differ in length by orders of magnitude: hand them to the threads in small
+        # chunks (dynamic scheduling). Each run has its own seed, so results do not change.
+        with numba.parallel_chunksize(8):
+            _kernel.run_many(seeds[sl], n_arms[sl].astype(np.int64), delta[sl], alpha[sl], epsilon[sl], scale[sl],
+                             factor[sl], float(omega), sigma_g[sl], rewards.flat, rewards.starts, rewards.denom,
+                             rewards.blocks[sl], means[sl], int(max_steps), verdict[sl], duration[sl], counts[sl],
+                             sums[sl], cum[sl], min_budget[sl])
         if bar is not None:
             bar.update(sl.stop - sl.start)
     if bar is not None:

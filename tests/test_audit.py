@@ -184,3 +184,21 @@ def test_bad_problems(kwargs, match):
 def test_bad_audit_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_audit(_small_problem(), **kwargs)
+
+
+def test_compiled_audit_replays_numpy_engine_exactly(synthetic_problem):
+    # Poisson-binomial group rewards, K = G - 1 = 3: the compiled engine and the numpy engine fed
+    # the run's MT19937 stream follow the same trajectory (see tests/test_runner.py).
+    from ocef.runner import run_batch
+    from tests.test_runner import _legacy_generator
+    p = synthetic_problem
+    for group in range(p.n_groups):
+        rewards = p.rewards(np.array([group]))
+        seed = np.random.default_rng(group).integers(0, 2**32, size=1, dtype=np.int64)[0]
+        kw = dict(group_size=p.sizes[[group]], true_means=p.arm_means[[group]])
+        fast = run_batch(np.array([3]), 0.05 / 4, 0.2, 0.05, rewards, rng=np.random.default_rng(group),
+                         engine="numba", **kw)
+        ref = run_batch(np.array([3]), 0.05 / 4, 0.2, 0.05, rewards, rng=_legacy_generator(seed), engine="numpy", **kw)
+        assert fast.verdict_names()[0] == ref.verdict_names()[0]
+        assert fast.duration[0] == ref.duration[0]
+        np.testing.assert_array_equal(fast.counts, ref.counts)
