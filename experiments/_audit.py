@@ -77,18 +77,18 @@ def sweep(out_dir: Path, name: str, env, parts, *, param: str, values, trials: i
 
 def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:
     """Per partition and x: mean duration and cost (all groups, except age-occupation:
-    envious groups only, as in Fig. 2), 95% CI over trials, shares of verdicts."""
+    ε-envious groups only, Δ^i > ε, as in Fig. 2), 95% CI over trials, shares of verdicts."""
     rows = []
     for (part, value), df in runs.groupby(["partition", x]):
         envious_only = part == "age-occupation"
-        sel = df[df["true_envy"] > 0] if envious_only else df
+        sel = df[df["true_envy"] > df["epsilon"]] if envious_only else df
         if sel.empty:
             continue
         per_trial = sel.groupby("trial")[["duration", "cost"]].mean()
         n = len(per_trial)
         rows.append({
             "partition": part, x: value, "n_groups": int(df["n_groups"].iloc[0]),
-            "averaged_over": "envious groups" if envious_only else "all groups",
+            "averaged_over": "envious groups (true envy > epsilon)" if envious_only else "all groups",
             "groups_averaged": int(sel["group"].nunique()), "trials": n,
             "duration_mean": per_trial["duration"].mean(),
             "duration_ci95": 1.96 * per_trial["duration"].std(ddof=1) / np.sqrt(n) if n > 1 else 0.0,
@@ -102,12 +102,16 @@ def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def envious_only(df: pd.DataFrame) -> bool:
+    return df["averaged_over"].iloc[0].startswith("envious")
+
+
 def draw(summary: pd.DataFrame, x: str, xlabel: str, axes, *, logx: bool = True, logy: bool = True) -> None:
     """Duration (and cost, when two axes are given) vs ``x``, one line per partition."""
     ax_d = axes[0]
     for part, df in summary.groupby("partition", sort=False):
         label = f"{part} ({int(df['n_groups'].iloc[0])} groups"
-        label += f"; {int(df['groups_averaged'].max())} envious)" if df["averaged_over"].iloc[0] == "envious groups" else ")"
+        label += f"; {int(df['groups_averaged'].max())} ε-envious)" if envious_only(df) else ")"
         c = COLORS.get(part, "tab:gray")
         ax_d.errorbar(df[x], df["duration_mean"], yerr=df["duration_ci95"], marker="o", ms=3, capsize=2, color=c, label=label)
         timeouts = df[df["share_timeout"] > 0]

@@ -20,7 +20,7 @@ def sweep(out_dir: Path, env, *, quick: bool, seed: int, progress: bool, train_f
     runs = _audit.sweep(out_dir, name, env, _audit.partitions(env, quick), param="alpha", values=values,
                         trials=trials, seed=seed, max_steps=cap, progress=progress, train_fraction=train_fraction)
     title = (f"OCEF full audit vs α — {_audit.describe(env, quick, trials, cap)}; δ=ε=0.05, "
-             f"training fraction {train_fraction:g}\n(age-occupation: mean over envious groups; others: all groups)")
+             f"training fraction {train_fraction:g}\n(age-occupation: mean over ε-envious groups, Δ > ε; others: all groups)")
     return runs, title
 
 

@@ -32,7 +32,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         runs_all.append(runs.assign(sweep=x))
     fig.suptitle(f"OCEF full audit with a recommender trained on {TRAIN_FRACTION:.0%} of the entries — "
                  f"{_audit.describe(env, quick, 3 if quick else 20, _audit.QUICK_MAX_STEPS if quick else _audit.MAX_STEPS)}"
-                 "\n(age-occupation: mean over envious groups; others: all groups)", fontsize=10)
+                 "\n(age-occupation: mean over ε-envious groups, Δ > ε; others: all groups)", fontsize=10)
     fig.tight_layout()
     return [write_csv(pd.concat(summaries, ignore_index=True), out_dir / f"{NAME}.csv"),
             write_csv(pd.concat(runs_all, ignore_index=True), out_dir / f"{NAME}_groups.csv"),
