@@ -75,6 +75,35 @@ def sweep(out_dir: Path, name: str, env, parts, *, param: str, values, trials: i
     return run_parts(out_dir, config, list(parts), compute, progress=progress, desc=name)
 
 
+#: The two parameter sweeps (Fig. 2 / 15 and Fig. 11 / 16): grid (full, quick), axis label, fixed values.
+SWEEPS = {
+    "alpha": (np.geomspace(0.01, 0.5, 8), np.geomspace(0.05, 0.5, 3), "conservative exploration α", "δ=ε=0.05"),
+    "delta": (np.array([0.001, 0.005, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5]), np.array([0.01, 0.1, 0.5]),
+              "confidence δ", "α=ε=0.05"),
+}
+
+
+def param_sweep(out_dir: Path, env, param: str, *, quick: bool, seed: int, progress: bool,
+                train_fraction: float = 0.2, name: str) -> tuple[pd.DataFrame, str]:
+    """The runs of the α or δ figure (one row per value, trial and group) and its title."""
+    full, short, _, fixed = SWEEPS[param]
+    values = np.round(short if quick else full, 4)
+    trials, cap = (3, QUICK_MAX_STEPS) if quick else (20, MAX_STEPS)
+    runs = sweep(out_dir, name, env, partitions(env, quick), param=param, values=values, trials=trials, seed=seed,
+                 max_steps=cap, progress=progress, train_fraction=train_fraction)
+    symbol = {"alpha": "α", "delta": "δ"}[param]
+    title = (f"OCEF full audit vs {symbol} — {describe(env, quick, trials, cap)}; {fixed}, training fraction "
+             f"{train_fraction:g}\n(age-occupation: mean over ε-envious groups, Δ > ε; others: all groups)")
+    return runs, title
+
+
+def param_figure(out_dir: Path, name: str, param: str, *, quick: bool, seed: int, data_dir, progress: bool) -> list[Path]:
+    """Run and write the α or δ figure (Fig. 2 or 11)."""
+    env = environment(data_dir, quick)
+    runs, title = param_sweep(out_dir, env, param, quick=quick, seed=seed, progress=progress, name=name)
+    return finish(out_dir, name, runs, param, SWEEPS[param][2], title)
+
+
 def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:
     """Per partition and x: mean duration and cost (all groups, except age-occupation:
     ε-envious groups only, Δ^i > ε, as in Fig. 2), 95% CI over trials, shares of verdicts."""

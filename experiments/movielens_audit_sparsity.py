@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments import _audit, movielens_audit_alpha, movielens_audit_delta
+from experiments import _audit
 from experiments._io import save_figure, write_csv
 
 NAME = "movielens-audit-sparsity"
@@ -21,12 +21,11 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     env = _audit.environment(data_dir, quick)
     fig, axes = plt.subplots(2, 2, figsize=(12.4, 9.2))
     summaries, runs_all = [], []
-    for row, (mod, x, xlabel) in enumerate(((movielens_audit_alpha, "alpha", "conservative exploration α"),
-                                            (movielens_audit_delta, "delta", "confidence δ"))):
-        runs, title = mod.sweep(out_dir / x, env, quick=quick, seed=seed, progress=progress,
-                                train_fraction=TRAIN_FRACTION, name=f"{NAME}-{x}")
+    for row, x in enumerate(_audit.SWEEPS):
+        runs, title = _audit.param_sweep(out_dir / x, env, x, quick=quick, seed=seed, progress=progress,
+                                         train_fraction=TRAIN_FRACTION, name=f"{NAME}-{x}")
         summary = _audit.summarize(runs, x)
-        _audit.draw(summary, x, xlabel, list(axes[row]))
+        _audit.draw(summary, x, _audit.SWEEPS[x][2], list(axes[row]))
         axes[row, 0].set_title(title.split(" — ")[0], fontsize=9)
         summaries.append(summary.assign(sweep=x))
         runs_all.append(runs.assign(sweep=x))
