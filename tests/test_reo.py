@@ -593,7 +593,27 @@ def test_p_act_validation_and_roundtrip():
         reo.expected_random_rows(1.5, n_requests=100, n_show=10)
     with pytest.raises(ValueError, match="p_act must be in"):
         reo.expected_random_rows(-0.1, n_requests=100, n_show=10)
-    assert reo.expected_random_rows(0.01, n_requests=1000, n_show=6, log_rate=0.5) == pytest.approx(30)
-    assert reo.p_act_for(30, n_requests=1000, n_show=6, log_rate=0.5) == pytest.approx(0.01)
+    # every random pair is logged (only D_rec is subsampled): 0.01 x 1000 requests x 6 items
+    assert reo.expected_random_rows(0.01, n_requests=1000, n_show=6) == pytest.approx(60)
+    assert reo.p_act_for(60, n_requests=1000, n_show=6) == pytest.approx(0.01)
     with pytest.raises(ValueError, match="needs p_act="):
         reo.p_act_for(10_000, n_requests=1000, n_show=6)
+
+
+
+@pytest.mark.parametrize("P, Q, match", [
+    ([0.0, 0.1], [0.2, 0.3], "P must"), ([0.1, 0.2], [0.3, 1.5], "Q must"), ([0.1, 0.2, 0.3], [0.2, 0.3], "same length"),
+])
+def test_sample_size_planning_rejects_bad_rates(P, Q, match):
+    with pytest.raises(ValueError, match=match):
+        reo.delta_method_sample_size(P, Q, epsilon=0.05, random_to_default=0.1)
+    with pytest.raises(ValueError, match=match):
+        reo.theorem_sample_size(P, Q, epsilon=0.05, delta=0.05)
+
+
+
+def test_naive_reo_refuses_a_non_binary_recommended_flag():
+    default = pd.DataFrame({"Y": [1, 1, 0, 1], "S": [0, 1, 0, 1]})
+    random = pd.DataFrame({"Y": [1, 1, 1, 0], "S": [0, 1, 1, 0], "R": [0, 2, 1, 0]})
+    with pytest.raises(ValueError, match="R"):
+        reo.naive_reo(default, random)

@@ -82,7 +82,7 @@ columns are required):
 * Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
   ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ...)``,
   ``theorem_sample_size(P, Q, *, epsilon, delta)``, ``expected_random_rows(p_act, *, n_requests,
-  n_show, log_rate=1)`` (refuses p_act outside [0, 1]), ``p_act_for(n_random, ...)``.
+  n_show)`` (refuses p_act outside [0, 1]; every random pair is logged), ``p_act_for(n_random, ...)``.
 """
 from __future__ import annotations
 

@@ -366,7 +366,8 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
     n_r = 0
     if random is not None:
         n_r = len(random)
-        r = (random[recommended].to_numpy().astype(bool) if recommended in random.columns
+        # the recommendation flag must be 0/1 like a label (NaN or 2 are refused, not read as True)
+        r = (label_indicator(random, recommended, name="random") if recommended in random.columns
              else np.zeros(len(random), dtype=bool))
         y = label_indicator(random, label, name="random")
         codes = pd.Categorical(random[group], categories=groups).codes

@@ -29,9 +29,21 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     return float(reo_penalty(U).max())
 
 
+def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
+    """Planning values of P_k, Q_k: same shape, every entry in (0, 1] (U_k = Q_k / P_k)."""
+    P, Q = np.asarray(P, dtype=float), np.asarray(Q, dtype=float)
+    if P.shape != Q.shape or P.ndim != 1 or P.size < 2:
+        raise ValueError(f"P and Q must be 1-d arrays of the same length K >= 2, got shapes {P.shape} and {Q.shape}")
+    for name, v in (("P", P), ("Q", Q)):
+        if not np.all((v > 0) & (v <= 1)):
+            raise ValueError(f"{name} must have every entry in (0, 1], got {v.tolist()}")
+    return P, Q
+
+
 def _variance_coefficients(P, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
     (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1)."""
+    P, Q = _check_rates(P, Q)
     a = delta_method_reo(P, Q, 1.0, np.inf)
     b = delta_method_reo(P, Q, np.inf, 1.0)
     diag = lambda s: np.diagonal(s, axis1=-2, axis2=-1)  # noqa: E731
@@ -93,6 +105,8 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
     """
     from ocef._validation import check_delta
 
+    P, Q = _check_rates(P, Q)
+
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
     d = check_delta(delta)
     P = np.asarray(P, dtype=float)
@@ -105,25 +119,25 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
             "n_random": int(np.ceil(n * np.max(U ** 2 * (1 - P) / P)))}
 
 
-def expected_random_rows(p_act: float, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float:
     """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
-    ``p_act`` and then shows ``n_show`` random items, logged at rate ``log_rate`` (Sec. 3.2)."""
+    ``p_act`` and then shows ``n_show`` random items (Sec. 3.2, App. I). Every random pair is
+    logged: only D_rec is a uniform sample of the recommended pairs."""
     from ocef._validation import check_positive_int
 
     p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    r = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
-    return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show) * r
+    return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show)
 
 
-def p_act_for(n_random: int, *, n_requests: int, n_show: int, log_rate: float = 1.0) -> float:
+def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
     """The activation probability p_act that yields ``n_random`` random rows in expectation
     (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
     from ocef._validation import check_positive_int
 
     nr = check_positive_int("n_random", n_random)
-    full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show, log_rate=log_rate)
+    full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)
     p = nr / full
     if p > 1.0:
         raise ValueError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
-                         f"come from {n_requests} requests x {n_show} items x log rate {log_rate}")
+                         f"come from {n_requests} requests x {n_show} items")
     return float(p)
