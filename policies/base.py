@@ -18,6 +18,20 @@ from ocef._validation import as_generator, check_positive_int
 ROW_SUM_ATOL = 1e-8
 
 
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """A finite float array of shape (users, items) or (users, contexts, items)."""
+    arr = np.asarray(scores, dtype=float)
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
+                         f"array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} in row {tuple(bad[:-1].tolist())}")
+    return arr
+
+
 def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
     """Validate a table of policy probabilities and return it as a float array.
 
@@ -25,16 +39,7 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
     finite and non-negative and every row (last axis) must sum to 1 within ``atol``.
     The error message names the first offending row, e.g. ``probs row (3,)``.
     """
-    arr = np.asarray(probs, dtype=float)
-    if arr.ndim not in (2, 3):
-        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
-                         f"array, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    finite = np.isfinite(arr)
-    if not finite.all():
-        bad = np.argwhere(~finite)[0]
-        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} in row {tuple(bad[:-1].tolist())}")
+    arr = check_scores(probs, name)
     neg = arr < 0
     if neg.any():
         bad = np.argwhere(neg)[0]

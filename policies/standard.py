@@ -10,21 +10,7 @@ import numpy as np
 from scipy.special import softmax
 
 from ocef._validation import check_in_interval, check_positive_int
-from policies.base import ArrayPolicy
-
-
-def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """A finite float array of shape (users, items) or (users, contexts, items)."""
-    arr = np.asarray(scores, dtype=float)
-    if arr.ndim not in (2, 3):
-        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
-                         f"array, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} at {tuple(bad.tolist())}")
-    return arr
+from policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
 
 
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:

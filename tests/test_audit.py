@@ -1,6 +1,5 @@
 """Full-system audit: PULL-ARM paths (Alg. 2), Cor. 7.1 correctness, larger groups, errors."""
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 

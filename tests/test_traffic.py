@@ -4,7 +4,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ocef import traffic
 from ocef.traffic import (
     LOG_COLUMNS,
     as_world,

@@ -120,9 +120,7 @@ def _run_reo(args: argparse.Namespace) -> int:
     name = args.dataset or f"{args.default} + {args.random}"
     print(f"REO on {name}: |D_rec| = {result.n_default}, |D_rand| = {result.n_random}, "
           f"{args.confidence:.0%} {args.interval} intervals")
-    table = result.groups.copy()
-    table["group"] = table["group"].astype(str)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    table = _print_groups(result.groups)
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "
           f"(80% rule threshold for K={len(table)}: {threshold:.4g})")
@@ -174,10 +172,16 @@ def _run_ab(args: argparse.Namespace) -> int:
         return 0
     print(f"REO A/B ({result.method}): |D_rec^C| = {result.n_control}, |D_rec^T| = {result.n_treatment}, "
           f"|D_rand| = {result.n_random}, {args.confidence:.0%} intervals")
-    table = result.groups.copy()
-    table["group"] = table["group"].astype(str)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    _print_groups(result.groups)
     lo, hi = result.D_reo_ci
     print(f"penalty control {result.penalty_control:.4g}, treatment {result.penalty_treatment:.4g}; "
           f"D_REO = {result.D_reo:.4g}  SE {result.D_reo_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  p = {result.D_reo_p_value:.3g}")
     return 0
+
+
+def _print_groups(groups):
+    """Print the per-group table (group names as text, 4 significant digits); return it."""
+    table = groups.copy()
+    table["group"] = table["group"].astype(str)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return table
