@@ -247,8 +247,9 @@ class AuditReport:
             duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
             correct_rate=("correct", "mean"), constraint_held=("constraint_held", "all"),
         ).reset_index()
-        # Cor. 7.1 is a joint statement: share of audits where every group's verdict is right.
-        joint = df.assign(ok=df["correct"].fillna(0).astype(bool)).groupby(keys + ["trial"])["ok"].all()
+        # Cor. 7.1 is a joint statement: share of audits in which no group got a wrong verdict
+        # (a timeout is no verdict, so it does not count against it; see share_timeout).
+        joint = df.assign(ok=df["correct"] != 0).groupby(keys + ["trial"])["ok"].all()
         joint_rate = joint.groupby(level=list(range(len(keys)))).mean() if keys else pd.Series([joint.mean()])
         out["all_correct_rate"] = joint_rate.to_numpy()
         return out

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code = args.func(args)
+    except BrokenPipeError:               # output piped into `head` & co.: stop quietly
+        sys.stderr.close()
+        return 0
     except (ValueError, TypeError, FileNotFoundError) as exc:
         # Bad input is reported as one clear line, not a traceback.
         print(f"ocef {args.command}: error: {exc}", file=sys.stderr)
