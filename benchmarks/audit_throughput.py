@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from experiments import _audit
+from ocef.experiments import _audit
 from ocef.audit import run_audit
 
 

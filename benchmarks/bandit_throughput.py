@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from environments.bandits import BernoulliBandit, paper_instance
+from ocef.environments.bandits import BernoulliBandit, paper_instance
 from ocef import OCEF, Verdict
 from ocef.runner import run_bandits
 

@@ -5,7 +5,7 @@
 Two instances:
 
 * ML-100K (skipped with a message when absent): ground truth ρ of
-  :class:`environments.movielens_env.MovieLensEnvironment` on all 943 users x 1682 items,
+  :class:`ocef.environments.movielens_env.MovieLensEnvironment` on all 943 users x 1682 items,
   softmax policy (β = 10) on a simulated 8-factor recommender, groups = the 21 raw
   occupations of ``u.user``;
 * synthetic at ML-1M's full size, 6,040 users x 3,706 items: rank-16 ρ, softmax policy on
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ocef.envy import envy_summary, utility_matrix  # noqa: E402
 from ocef.matching import mixture_weights  # noqa: E402
-from policies import argmax_policy, softmax_policy  # noqa: E402
+from ocef.policies import argmax_policy, softmax_policy  # noqa: E402
 
 MB = 1024 ** 2
 
@@ -89,8 +89,8 @@ def bench(name: str, rho: np.ndarray, probs: np.ndarray, labels: np.ndarray, *, 
 
 
 def movielens_100k(data_dir: Path | None):
-    from environments.movielens_env import MovieLensEnvironment
-    from environments.paths import dataset_dir
+    from ocef.environments.movielens_env import MovieLensEnvironment
+    from ocef.environments.paths import dataset_dir
     import pandas as pd
 
     folder = dataset_dir("ml-100k", data_dir)

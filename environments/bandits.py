@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ocef._validation import as_generator, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_positive_int, check_unit_array
 
 #: Names of the four instances of App. D.1 (paper numbering 1-4).
 INSTANCES = {

@@ -3,16 +3,16 @@
 An environment holds the ground truth ρ (users x items, expected rewards in [0, 1]),
 the users' attributes and the partitions they define, the item categories, and a
 simulated recommender whose estimated scores policies are built from
-(``policies.softmax_policy(env.estimated_scores(d), beta)`` etc.).
+(``ocef.policies.softmax_policy(env.estimated_scores(d), beta)`` etc.).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from environments.cache import array_fingerprint, cached_arrays
-from environments.recommender import REGULARIZATIONS, FunkSVDModel, simulate_recommender
-from ocef._validation import check_in_interval, check_positive_int
+from ocef.environments.cache import array_fingerprint, cached_arrays
+from ocef.environments.recommender import REGULARIZATIONS, FunkSVDModel, simulate_recommender
+from ocef.validation import check_in_interval, check_positive_int
 
 
 class Environment:

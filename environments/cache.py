@@ -8,11 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from ocef.files import atomic_write
 
 CACHE_VERSION = 1
 
@@ -50,13 +51,11 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
         except (OSError, ValueError):  # corrupt entry: recompute
             pass
     arrays = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".npz")
-    os.close(fd)
-    try:
-        np.savez(tmp, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    # np.savez on an open file keeps the temporary name (a path would get ".npz" appended).
+    atomic_write(path, lambda p: _savez(p, arrays))
     return arrays
+
+
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)

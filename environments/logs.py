@@ -44,7 +44,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from environments.paths import dataset_dir
+from ocef.environments.paths import dataset_dir
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",

@@ -46,8 +46,8 @@ import pandas as pd
 from scipy.special import expit, softmax
 from threadpoolctl import threadpool_limits
 
-from environments.synthetic import unit_vectors
-from ocef._validation import as_generator, check_in_interval, check_positive_int
+from ocef.environments.synthetic import unit_vectors
+from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 TAU2_GRID: tuple[float, ...] = (0.1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 50)
 BETA_GRID: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 1)
@@ -110,7 +110,7 @@ def _ridge_item_embeddings(features, ratings, train, valid, grid) -> tuple[np.nd
 def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> np.ndarray:
     """``π^m(a) ∝ exp(β r̂^m(a))`` on the items with ``allowed[m, a]``, 0 elsewhere (App. B.2:
     "the softmax policy is restricted to items in the test subset"). With every item
-    allowed this is :func:`policies.softmax_policy`."""
+    allowed this is :func:`ocef.policies.softmax_policy`."""
     beta = check_in_interval("beta", beta, 0.0, np.inf, high_open=True)
     allowed = np.asarray(allowed, dtype=bool)
     if not allowed.any(axis=1).all():

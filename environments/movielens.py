@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from environments.paths import dataset_dir
+from ocef.environments.paths import dataset_dir
 
 GENRES: tuple[str, ...] = (
     "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
@@ -243,7 +243,7 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
 
     ``data_dir`` may be the data set's own folder, or a data root holding ``ml-1m/`` or
     ``ml-100k/`` (ML-1M is preferred when both are present), or ``None`` for the default
-    root (``$OCEF_DATA_DIR``, then ``../shared/data``; see :mod:`environments.paths`).
+    root (``$OCEF_DATA_DIR``, then ``../shared/data``; see :mod:`ocef.environments.paths`).
     Missing files raise FileNotFoundError naming the file and the folder searched.
     """
     path = resolve_movielens_dir(data_dir)
@@ -281,7 +281,7 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
 
 def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
     """The folder to read: ``data_dir`` itself if it holds MovieLens files, else its
-    ``ml-1m/`` then ``ml-100k/`` subfolder (via :func:`environments.paths.dataset_dir`).
+    ``ml-1m/`` then ``ml-100k/`` subfolder (via :func:`ocef.environments.paths.dataset_dir`).
     Raises FileNotFoundError listing every folder searched."""
     searched = []
     if data_dir is not None:

@@ -21,7 +21,7 @@ completed matrix serves as ground truth user preferences." (Sec. 6.1)
   rating, so it must lie in [0, 1].
 * The simulated recommender (Bernoulli(ρ) samples of ``train_fraction`` of each user's
   entries, Funk SVD with ``d`` factors, regularization chosen on held-out data) is
-  :meth:`environments.base.Environment.estimated_scores`.
+  :meth:`ocef.environments.base.Environment.estimated_scores`.
 """
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from environments.base import Environment
-from environments.cache import array_fingerprint, cached_arrays
-from environments.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
-from environments.recommender import fit_funk_svd
-from ocef._validation import check_positive_int
+from ocef.environments.base import Environment
+from ocef.environments.cache import array_fingerprint, cached_arrays
+from ocef.environments.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
+from ocef.environments.recommender import fit_funk_svd
+from ocef.validation import check_positive_int
 
 DEFAULT_SIZE_1M = 2000
 DEFAULT_ITEMS_100K = 1000
@@ -61,13 +61,13 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
 class MovieLensEnvironment(Environment):
     """Ground truth from matrix completion on MovieLens (seed 001, Sec. 6.1, App. B.1).
 
-    Parameters: ``data_dir`` (see :func:`environments.movielens.load_movielens`) or an
+    Parameters: ``data_dir`` (see :func:`ocef.environments.movielens.load_movielens`) or an
     already loaded ``data``; ``n_users``/``n_items`` (defaults: 2000/2000 on ML-1M, all
     users/1000 items on ML-100K); the completion's ``completion_factors``,
     ``completion_epochs``, ``completion_reg`` and ``seed``. The completed matrix is cached.
 
     Attributes: ``rho`` (users x items, [0, 1]), ``item_categories`` (code of the first
-    genre in :data:`environments.movielens.GENRES`), ``category_names``, ``users``
+    genre in :data:`ocef.environments.movielens.GENRES`), ``category_names``, ``users``
     (``gender``, ``age``, ``occupation`` coded as ML-1M, ``user_id``), ``items``,
     ``source`` (``"ml-1m"``/``"ml-100k"``), ``description``.
     """

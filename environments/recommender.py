@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef._validation import as_generator, check_in_interval, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_in_interval, check_positive_int, check_unit_array
 
 REGULARIZATIONS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
 

@@ -9,15 +9,15 @@ belong to ``n_groups`` groups of (almost) equal size; user ``m`` of group ``g`` 
 and are indistinguishable when it is large. Items get one of ``n_categories``
 categories uniformly at random (every category non-empty when ``n_items >=
 n_categories``). The simulated recommender is the same Funk-SVD recommender as the
-MovieLens environment (:meth:`environments.base.Environment.estimated_scores`).
+MovieLens environment (:meth:`ocef.environments.base.Environment.estimated_scores`).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from environments.base import Environment
-from ocef._validation import as_generator, check_in_interval, check_positive_int
+from ocef.environments.base import Environment
+from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 
 def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.ndarray:

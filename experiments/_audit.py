@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import run_parts, save_figure, write_csv
 
 #: Sec. 6.2 / App. D.2: argmax policy on a 50-factor Funk SVD trained on 20% of the entries.
 FACTORS = 50
@@ -23,14 +23,14 @@ COLORS = dict(zip(PARTITIONS, ["tab:blue", "tab:orange", "tab:green", "tab:red",
 def environment(data_dir: Path | None, quick: bool):
     """ML-1M when its files are found, else ML-100K; a quick run without MovieLens falls back
     to the synthetic environment (the figure says which)."""
-    from environments.movielens_env import MovieLensEnvironment
+    from ocef.environments.movielens_env import MovieLensEnvironment
 
     try:
         return MovieLensEnvironment(data_dir)
     except FileNotFoundError:
         if not quick:
             raise
-    from environments.synthetic import SyntheticEnvironment
+    from ocef.environments.synthetic import SyntheticEnvironment
 
     return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0)
 
@@ -43,7 +43,7 @@ def partitions(env, quick: bool) -> tuple[str, ...]:
 
 def audit_problem(env, partition: str, *, train_fraction: float = 0.2, seed: int = 0):
     from ocef.audit import AuditProblem
-    from policies.builders import build_policy
+    from ocef.policies.builders import build_policy
 
     labels, names = env.groups(partition)
     policy = build_policy(POLICY, env.estimated_scores(FACTORS, train_fraction, seed))

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from environments.bandits import EXPECTED_VERDICT, paper_instance
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
+from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import bounds
 from ocef.runner import run_bandits
 

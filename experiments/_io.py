@@ -2,38 +2,24 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
 import pandas as pd
 
-
-def _atomic_replace(path: Path, write: Callable[[Path], None]) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+from ocef.files import atomic_write
 
 
 def write_csv(df: pd.DataFrame, path: Path | str) -> Path:
     """Write ``df`` to ``path`` atomically (a crash never leaves half a file)."""
-    return _atomic_replace(Path(path), lambda p: df.to_csv(p, index=False))
+    return atomic_write(Path(path), lambda p: df.to_csv(p, index=False))
 
 
 def save_figure(fig, path: Path | str, dpi: int = 130) -> Path:
     """Save a matplotlib figure atomically and close it."""
     import matplotlib.pyplot as plt
 
-    out = _atomic_replace(Path(path), lambda p: fig.savefig(p, dpi=dpi, bbox_inches="tight", format="png"))
+    out = atomic_write(Path(path), lambda p: fig.savefig(p, dpi=dpi, bbox_inches="tight", format="png"))
     plt.close(fig)
     return out
 
@@ -55,7 +41,7 @@ def run_parts(out_dir: Path, config: dict, keys: Iterable, compute: Callable[[ob
     if not cfg_path.exists() or cfg_path.read_text() != cfg_text:
         for old in parts.glob("*.csv"):
             old.unlink()
-        _atomic_replace(cfg_path, lambda p: p.write_text(cfg_text))
+        atomic_write(cfg_path, lambda p: p.write_text(cfg_text))
     frames = []
     keys = list(keys)
     for key in tqdm(keys, desc=desc, disable=not progress, leave=False):

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments import _bandit
+from ocef.experiments import _bandit
 
 NAME = "bandit-alpha"
 DESCRIPTION = "Fig. 8: OCEF duration and cost vs alpha on the 4 bandit instances (delta=epsilon=0.05)"

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments import _bandit
+from ocef.experiments import _bandit
 
 NAME = "bandit-arms"
 DESCRIPTION = "Fig. 10: OCEF duration vs number of arms K' <= 100 on the 4 bandit instances (alpha=delta=epsilon=0.05)"

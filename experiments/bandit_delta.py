@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments import _bandit
+from ocef.experiments import _bandit
 
 NAME = "bandit-delta"
 DESCRIPTION = "Fig. 9: OCEF duration and cost vs delta on the 4 bandit instances (alpha=epsilon=0.05)"

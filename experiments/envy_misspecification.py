@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import run_parts, save_figure, write_csv
 
 NAME = "envy-misspecification"
 DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
@@ -48,11 +48,11 @@ QUICK_ITEMS_100K = 300
 def make_environment(data_dir: Path | None, quick: bool):
     """ML-1M/ML-100K environment from ``data_dir`` (quick: 100K with 300 items); the
     synthetic environment for a quick run when no MovieLens files are found."""
-    from environments.movielens_env import MovieLensEnvironment
+    from ocef.environments.movielens_env import MovieLensEnvironment
 
     try:
         if quick:
-            from environments.movielens import load_movielens
+            from ocef.environments.movielens import load_movielens
 
             data = load_movielens(data_dir)
             n_items = QUICK_ITEMS_100K
@@ -62,7 +62,7 @@ def make_environment(data_dir: Path | None, quick: bool):
     except FileNotFoundError:
         if not quick:
             raise
-    from environments.synthetic import SyntheticEnvironment
+    from ocef.environments.synthetic import SyntheticEnvironment
 
     return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0), "group"
 
@@ -71,7 +71,7 @@ def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA
               epsilon: float = EPSILON) -> list[dict]:
     """Individual and group envy measures of each policy of :data:`POLICIES` on ``scores``."""
     from ocef.envy import envy_report
-    from policies.builders import build_policy
+    from ocef.policies.builders import build_policy
 
     rows = []
     for name in POLICIES:

@@ -6,7 +6,7 @@ individual envy of the disadvantaged users (average and proportion ε-envious) a
 envy ``Δ^2`` of the disadvantaged group under transported policies (Def. 4.2).
 This environment is synthetic: ``--data-dir`` is not used.
 
-Both readings of App. B.2 are run (see :mod:`environments.measurement_bias`): the
+Both readings of App. B.2 are run (see :mod:`ocef.environments.measurement_bias`): the
 ``literal`` one (the text as formalized, degenerate: ρ = 1 everywhere, hence no envy)
 and the ``logit`` investigation (ρ = <v, e>, regression on α<v, e> - t); one row each.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import run_parts, save_figure, write_csv
 
 NAME = "measurement-bias"
 DESCRIPTION = "Fig. 7 of seed 001: envy of the disadvantaged group vs proportion of observed history (App. B.2)"
@@ -29,7 +29,7 @@ USERS_QUICK = 200
 
 def measure(env, tau2: float, betas, seed: int, epsilon: float = EPSILON) -> pd.DataFrame:
     """Envy measures of App. B.2's softmax policies at history level ``tau2``, for each β."""
-    from environments.measurement_bias import restricted_softmax
+    from ocef.environments.measurement_bias import restricted_softmax
     from ocef.envy import envy_report
 
     labels, _ = env.groups()
@@ -49,7 +49,7 @@ def measure(env, tau2: float, betas, seed: int, epsilon: float = EPSILON) -> pd.
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
-    from environments.measurement_bias import BETA_GRID, READINGS, TAU2_GRID, MeasurementBiasEnvironment
+    from ocef.environments.measurement_bias import BETA_GRID, READINGS, TAU2_GRID, MeasurementBiasEnvironment
 
     out_dir = Path(out_dir)
     n = USERS_QUICK if quick else 1000

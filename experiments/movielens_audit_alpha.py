@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments import _audit
+from ocef.experiments import _audit
 
 NAME = "movielens-audit-alpha"
 DESCRIPTION = ("Fig. 2: full-audit duration and cost vs alpha for 6 user partitions on MovieLens "

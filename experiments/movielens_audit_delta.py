@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments import _audit
+from ocef.experiments import _audit
 
 NAME = "movielens-audit-delta"
 DESCRIPTION = ("Fig. 11: full-audit duration and cost vs delta for 6 user partitions on MovieLens "

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments import _audit
-from experiments._io import run_parts
+from ocef.experiments import _audit
+from ocef.experiments._io import run_parts
 
 NAME = "movielens-audit-group-size"
 DESCRIPTION = ("Fig. 3: full-audit duration vs average group size (users duplicated at random) on MovieLens "
@@ -47,7 +47,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     title = (f"OCEF full audit vs average group size — {_audit.describe(env, quick, trials, cap)}; α=δ=ε=0.05\n"
              "log-log slopes of duration: " + ", ".join(f"{p} {s:.2f}" for p, s in slopes.items())
              + " (−1 = duration ∝ 1/|g|)")
-    from experiments._io import write_csv
+    from ocef.experiments._io import write_csv
     return [write_csv(summary, out_dir / f"{NAME}.csv"), write_csv(runs, out_dir / f"{NAME}_groups.csv"),
             _audit.plot(summary, "avg_group_size", "average group size |g| (users duplicated at random)",
                         title, out_dir / f"{NAME}.png", cost=False)]

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments import _audit
-from experiments._io import save_figure, write_csv
+from ocef.experiments import _audit
+from ocef.experiments._io import save_figure, write_csv
 
 NAME = "movielens-audit-sparsity"
 DESCRIPTION = "Fig. 15-16: the alpha and delta audit sweeps with 5% training data (App. E)"

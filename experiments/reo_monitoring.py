@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
-from experiments._reo_common import N_DAYS, daily_traffic
+from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._reo_common import N_DAYS, daily_traffic
 from ocef import reo
 from ocef.traffic import make_traffic_world, simulate_traffic
 

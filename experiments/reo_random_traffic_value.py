@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
 from ocef.traffic import expected_relevance, make_traffic_world, simulate_traffic
 

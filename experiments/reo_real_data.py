@@ -4,7 +4,7 @@ Dataset sample (seed 000, Sec. 4.2-4.3, applied to the public data sets availabl
 * Coat: default traffic = items the users chose to rate (``train.ascii``), random traffic = 16
   uniformly random items per user (``test.ascii``); Y = rating >= 4; S = item gender.
 * OBD (campaign "all"): default = Bernoulli Thompson sampling, random = uniform random policy;
-  Y = click; S = price tier (item_feature_0 split at its median; see ``environments.logs``).
+  Y = click; S = price tier (item_feature_0 split at its median; see ``ocef.environments.logs``).
 
 For each data set: ``delta_U_k`` and ``Delta_REO`` with delta-method (Algorithm 1), standard
 bootstrap (eq. 23) and BCa intervals (B resamples), the naive estimate that treats missing
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from environments import logs
-from environments.paths import dataset_dir
-from experiments._io import run_parts, save_figure, write_csv
+from ocef.environments import logs
+from ocef.environments.paths import dataset_dir
+from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
 
 NAME = "reo-real-data"

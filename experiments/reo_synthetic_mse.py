@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments._io import run_parts, save_figure, write_csv
-from experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
+from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
 from ocef.traffic import draw_log_counts
 
 NAME = "reo-synthetic-mse"

@@ -30,15 +30,15 @@ import numpy as np
 import pandas as pd
 
 from ocef import bounds
-from ocef._validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 from ocef.auditor import OCEF, Verdict
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
 from ocef.runner import DiscreteRewards, run_batch
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from policies.base import Policy, as_policy, as_probabilities, sample_rows
-from policies.utility import check_context_probs, check_rho
+from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
+from ocef.policies.utility import check_context_probs, check_rho
 
 RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Generator], np.ndarray]
 
@@ -57,7 +57,7 @@ class AuditProblem:
     rho : array (M, I) or (M, X, I)
         Expected rewards ρ^m(a|x) in [0, 1]; simulated rewards are Bernoulli(ρ).
     policy : Policy or array of the same shape
-        π^m(·|x) of every user (any :class:`policies.base.Policy`, user-supplied ones too).
+        π^m(·|x) of every user (any :class:`ocef.policies.base.Policy`, user-supplied ones too).
     labels : array (M,)
         Group of each user, 0..G−1 (G ≥ 2; every group non-empty).
     matching : "transport" (Def. 4.2, default) or "average"
@@ -255,8 +255,8 @@ class AuditReport:
         return out
 
     def to_csv(self, path) -> None:
-        from experiments._io import write_csv
-        write_csv(self.groups, path)
+        from ocef.files import atomic_write
+        atomic_write(path, lambda p: self.groups.to_csv(p, index=False))
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from ocef._validation import check_in_interval
+from ocef.validation import check_in_interval
 from ocef.groups import check_partition
 from ocef.matching import MixtureWeights, mixture_weights
-from policies.utility import check_rho_probs
+from ocef.policies.utility import check_rho_probs
 
 
 #: Policies with at most this fraction of non-zero probabilities use a sparse product.

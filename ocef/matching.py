@@ -28,7 +28,7 @@ from scipy import sparse
 from scipy.spatial.distance import cdist, pdist, squareform
 
 from ocef.groups import check_partition, group_members
-from policies.base import as_probabilities, sample_rows
+from ocef.policies.base import as_probabilities, sample_rows
 
 MATCHINGS = ("transport", "average")
 #: Policies with at most this fraction of non-zero probabilities use the sparse L1 path.

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ocef import bounds
-from ocef._validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 from ocef.auditor import Verdict
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from environments.bandits import BernoulliBandit
-from ocef._validation import as_generator, check_positive_int
+from ocef.environments.bandits import BernoulliBandit
+from ocef.validation import as_generator, check_positive_int
 from ocef.auditor import OCEF, Verdict
 
 #: Slack for floating-point round-off when checking constraint (7).

@@ -49,7 +49,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from ocef._validation import (
+from ocef.validation import (
     as_generator,
     check_in_interval,
     check_positive_int,

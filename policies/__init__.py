@@ -1,11 +1,11 @@
 """Recommendation policies π(a|x): users x items (or users x contexts x items) probabilities."""
-from policies.base import (ROW_SUM_ATOL, ArrayPolicy, CallablePolicy, Policy, as_policy,
+from ocef.policies.base import (ROW_SUM_ATOL, ArrayPolicy, CallablePolicy, Policy, as_policy,
                            as_probabilities, check_policy_probs, sample_rows)
-from policies.builders import POLICY_NAMES, build_policy
-from policies.exposure import equity_of_exposure_policy, parity_of_exposure_policy
-from policies.ranking import RankingPolicy, dcg_normalizer, dcg_weights, topk_ranking_policy
-from policies.standard import argmax_policy, softmax_policy, uniform_policy
-from policies.utility import check_rho, utility
+from ocef.policies.builders import POLICY_NAMES, build_policy
+from ocef.policies.exposure import equity_of_exposure_policy, parity_of_exposure_policy
+from ocef.policies.ranking import RankingPolicy, dcg_normalizer, dcg_weights, topk_ranking_policy
+from ocef.policies.standard import argmax_policy, softmax_policy, uniform_policy
+from ocef.policies.utility import check_rho, utility
 
 __all__ = [
     "ROW_SUM_ATOL", "Policy", "ArrayPolicy", "CallablePolicy", "RankingPolicy",

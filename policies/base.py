@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ocef._validation import as_generator, check_positive_int
+from ocef.validation import as_generator, check_positive_int
 
 #: Tolerance on ``|sum_a π(a|x) - 1|`` accepted for a policy row.
 ROW_SUM_ATOL = 1e-8

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies.base import ArrayPolicy
-from policies.exposure import equity_of_exposure_policy, parity_of_exposure_policy
-from policies.ranking import topk_ranking_policy
-from policies.standard import argmax_policy, check_scores, softmax_policy, uniform_policy
+from ocef.policies.base import ArrayPolicy
+from ocef.policies.exposure import equity_of_exposure_policy, parity_of_exposure_policy
+from ocef.policies.ranking import topk_ranking_policy
+from ocef.policies.standard import argmax_policy, check_scores, softmax_policy, uniform_policy
 
 #: Policy names accepted by :func:`build_policy` (and ``ocef envy --policy``).
 POLICY_NAMES = ("softmax", "argmax", "uniform", "parity", "equity", "ranking")

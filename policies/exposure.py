@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies.base import ArrayPolicy
-from policies.standard import argmax_probabilities, check_scores
+from ocef.policies.base import ArrayPolicy
+from ocef.policies.standard import argmax_probabilities, check_scores
 
 
 def check_categories(categories, n_items: int) -> np.ndarray:

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocef._validation import check_positive_int
-from policies.base import ArrayPolicy
-from policies.standard import check_scores
+from ocef.validation import check_positive_int
+from ocef.policies.base import ArrayPolicy
+from ocef.policies.standard import check_scores
 
 
 def dcg_weights(k: int) -> np.ndarray:

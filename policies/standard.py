@@ -2,15 +2,15 @@
 
 Every builder takes a score matrix (users x items, or users x contexts x items: the
 last axis is always items) of *estimated* preferences and returns an
-:class:`~policies.base.ArrayPolicy`.
+:class:`~ocef.policies.base.ArrayPolicy`.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import softmax
 
-from ocef._validation import check_in_interval, check_positive_int
-from policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
+from ocef.validation import check_in_interval, check_positive_int
+from ocef.policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
 
 
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocef._validation import check_unit_array
-from policies.base import ROW_SUM_ATOL, as_probabilities
+from ocef.validation import check_unit_array
+from ocef.policies.base import ROW_SUM_ATOL, as_probabilities
 
 
 def check_rho(rho, name: str = "rho") -> np.ndarray:
@@ -42,7 +42,7 @@ def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndar
     """Validate ρ and π together: same number of items (and contexts); returns arrays.
 
     The third value is the (M, X) context distribution for contextual inputs, else None.
-    ``probs`` may be a :class:`~policies.base.Policy` or an array.
+    ``probs`` may be a :class:`~ocef.policies.base.Policy` or an array.
     """
     r = check_rho(rho)
     p = as_probabilities(probs, "probs")

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from environments.paths import data_root
+from ocef.environments.paths import data_root
 
 DATA = data_root()
 

@@ -13,7 +13,7 @@ DEFAULT_PARTITION = {"movielens": "age-occupation", "synthetic": "group"}
 def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "softmax",
                         default_factors: int = 8) -> None:
     """The file and named-environment options (see the module docstring)."""
-    from policies.builders import POLICY_NAMES
+    from ocef.policies.builders import POLICY_NAMES
 
     files = p.add_argument_group("arrays from files (.npy or .csv; rows are users)")
     files.add_argument("--rho", type=Path, metavar="FILE", help="expected rewards in [0, 1], users x items (or users x contexts x items, .npy)")
@@ -109,13 +109,13 @@ def environment_inputs(args: argparse.Namespace):
     """(rho, policy, labels, group names, description) of a named environment."""
     import numpy as np
 
-    from policies.builders import build_policy
+    from ocef.policies.builders import build_policy
 
     try:
         if args.dataset == "movielens":
-            from environments.movielens_env import MovieLensEnvironment as env_class
+            from ocef.environments.movielens_env import MovieLensEnvironment as env_class
         else:
-            from environments.synthetic import SyntheticEnvironment as env_class
+            from ocef.environments.synthetic import SyntheticEnvironment as env_class
     except ImportError as exc:  # part of the environments package missing
         raise ValueError(f"--dataset {args.dataset} is unavailable in this installation ({exc}); "
                          f"give arrays with --rho/--policy-probs/--groups instead") from None

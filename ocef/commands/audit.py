@@ -40,7 +40,7 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ocef._validation import check_alpha, check_delta, check_epsilon, check_positive_int
+    from ocef.validation import check_alpha, check_delta, check_epsilon, check_positive_int
     from ocef.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json
 

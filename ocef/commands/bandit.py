@@ -36,7 +36,7 @@ def _run(args: argparse.Namespace) -> int:
     import numpy as np
     import pandas as pd
 
-    from environments.bandits import BernoulliBandit, paper_instance
+    from ocef.environments.bandits import BernoulliBandit, paper_instance
     from ocef import bounds
     from ocef.runner import run_bandits
     from ocef.simulation import run_ask_tell

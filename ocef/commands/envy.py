@@ -40,7 +40,7 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ocef._validation import check_in_interval
+    from ocef.validation import check_in_interval
     from ocef.commands._common import print_json
     from ocef.envy import envy_report
 

@@ -82,7 +82,7 @@ def register(sub) -> None:
 
 
 def _load(args):
-    from environments import logs
+    from ocef.environments import logs
 
     label = _labels(args.label)
     if args.dataset is not None:
@@ -155,7 +155,7 @@ def _plan(args: argparse.Namespace, result) -> dict:
 
 
 def _run_ab(args: argparse.Namespace) -> int:
-    from environments import logs
+    from ocef.environments import logs
     from ocef import reo
     from ocef.commands._common import print_json
 

@@ -25,7 +25,7 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from experiments import registry
+    from ocef.experiments import registry
 
     if args.list:
         for name, description in registry.describe():

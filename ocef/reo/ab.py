@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ocef._validation import check_in_interval
+from ocef.validation import check_in_interval
 from ocef.reo.bootstrap import _ab_stat_from_counts, _bootstrap_counts, _reo_stat_from_counts, category_counts
 from ocef.reo.estimators import (
     _check_estimable,
@@ -138,7 +138,7 @@ def ab_test(control: pd.DataFrame, treatment: pd.DataFrame, random: pd.DataFrame
       ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
       or ``"bca"``. p-values use the normal approximation D / SE_boot.
     """
-    from ocef._validation import as_generator, check_positive_int
+    from ocef.validation import as_generator, check_positive_int
 
     if method not in AB_METHODS:
         raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")

@@ -131,7 +131,7 @@ class BootstrapSummary:
 
 def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_resamples: int,
                       confidence: float, rng, resample: str = "counts") -> BootstrapSummary:
-    from ocef._validation import as_generator, check_positive_int
+    from ocef.validation import as_generator, check_positive_int
 
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ocef._validation import check_in_interval
+from ocef.validation import check_in_interval
 
 # --------------------------------------------------------------------------------------------
 # Pure formulas

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocef._validation import check_in_interval
+from ocef.validation import check_in_interval
 from ocef.reo.estimators import delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 
 # --------------------------------------------------------------------------------------------
@@ -20,7 +20,7 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     returns the max over m. K = 2 gives 1/9 = 11.1% (the seed's threshold). A penalty above
     the threshold therefore proves that some pair of groups violates the rule.
     """
-    from ocef._validation import check_positive_int
+    from ocef.validation import check_positive_int
 
     K = check_positive_int("K", K, minimum=2)
     ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
@@ -76,7 +76,7 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
     if (n_default is None) == (random_to_default is None):
         raise ValueError("give exactly one of n_default and random_to_default")
     if n_default is not None:
-        from ocef._validation import check_positive_int
+        from ocef.validation import check_positive_int
         nd = check_positive_int("n_default", n_default)
         room = budget - Ak / nd
         if np.any(room <= 0):
@@ -103,7 +103,7 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
     covariance crudely (App. E) and is far more conservative than
     :func:`delta_method_sample_size`.
     """
-    from ocef._validation import check_delta
+    from ocef.validation import check_delta
 
     P, Q = _check_rates(P, Q)
 
@@ -123,7 +123,7 @@ def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float
     """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
     ``p_act`` and then shows ``n_show`` random items (Sec. 3.2, App. I). Every random pair is
     logged: only D_rec is a uniform sample of the recommended pairs."""
-    from ocef._validation import check_positive_int
+    from ocef.validation import check_positive_int
 
     p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show)
@@ -132,7 +132,7 @@ def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float
 def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
     """The activation probability p_act that yields ``n_random`` random rows in expectation
     (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
-    from ocef._validation import check_positive_int
+    from ocef.validation import check_positive_int
 
     nr = check_positive_int("n_random", n_random)
     full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)

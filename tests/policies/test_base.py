@@ -1,8 +1,8 @@
-"""Tests of policies.base: the Policy interface, ArrayPolicy, CallablePolicy, sampling."""
+"""Tests of ocef.policies.base: the Policy interface, ArrayPolicy, CallablePolicy, sampling."""
 import numpy as np
 import pytest
 
-from policies import ArrayPolicy, CallablePolicy, as_policy, check_policy_probs, uniform_policy
+from ocef.policies import ArrayPolicy, CallablePolicy, as_policy, check_policy_probs, uniform_policy
 
 
 def test_array_policy_shapes_and_readonly():

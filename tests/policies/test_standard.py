@@ -1,8 +1,8 @@
-"""Tests of policies.standard: argmax, softmax, uniform."""
+"""Tests of ocef.policies.standard: argmax, softmax, uniform."""
 import numpy as np
 import pytest
 
-from policies import argmax_policy, softmax_policy, uniform_policy
+from ocef.policies import argmax_policy, softmax_policy, uniform_policy
 
 
 def test_argmax_ties():

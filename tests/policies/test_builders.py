@@ -1,8 +1,8 @@
-"""Tests of policies.builders: policies by name."""
+"""Tests of ocef.policies.builders: policies by name."""
 import numpy as np
 import pytest
 
-from policies import POLICY_NAMES, RankingPolicy, build_policy
+from ocef.policies import POLICY_NAMES, RankingPolicy, build_policy
 
 
 def test_every_name_builds_a_valid_policy():

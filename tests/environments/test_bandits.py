@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from environments.bandits import BernoulliBandit, paper_instance
+from ocef.environments.bandits import BernoulliBandit, paper_instance
 
 
 def test_paper_instances_app_d1():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from environments.recommender import (REGULARIZATIONS, bernoulli_ratings, fit_funk_svd, observe_entries,
+from ocef.environments.recommender import (REGULARIZATIONS, bernoulli_ratings, fit_funk_svd, observe_entries,
                                       rmse, simulate_recommender)
 
 

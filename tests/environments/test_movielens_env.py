@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from environments.base import Environment
-from environments.movielens import GENRES, load_movielens
-from environments.movielens_env import MovieLensEnvironment, most_rated, stars_to_unit
+from ocef.environments.base import Environment
+from ocef.environments.movielens import GENRES, load_movielens
+from ocef.environments.movielens_env import MovieLensEnvironment, most_rated, stars_to_unit
 from tests.conftest import require_data
 
 
@@ -88,7 +88,7 @@ def test_missing_data_raises_clear_error(tmp_path):
 def test_full_ml100k_pipeline():
     """ML-100K -> completion -> simulated recommender -> policies -> exact envy."""
     from ocef.envy import envy_report
-    from policies.builders import build_policy
+    from ocef.policies.builders import build_policy
 
     t0 = time.perf_counter()
     env = MovieLensEnvironment(require_data("ml-100k"), n_items=200)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from environments.base import Environment
-from environments.synthetic import SyntheticEnvironment, balanced_labels, unit_vectors
+from ocef.environments.base import Environment
+from ocef.environments.synthetic import SyntheticEnvironment, balanced_labels, unit_vectors
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,8 @@
-"""Tests of policies.utility: u^m(pi) of eq. (1), with contexts, and bad input."""
+"""Tests of ocef.policies.utility: u^m(pi) of eq. (1), with contexts, and bad input."""
 import numpy as np
 import pytest
 
-from policies import ArrayPolicy, utility
+from ocef.policies import ArrayPolicy, utility
 
 
 def test_utility_hand_values_and_contexts():

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from environments.bandits import EXPECTED_VERDICT, paper_instance
+from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
 from ocef import OCEF, Verdict
 from ocef.runner import bernoulli_sampler, run_bandits, run_batch
 from ocef.simulation import run_ask_tell

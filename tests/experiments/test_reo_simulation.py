@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from experiments import registry
-from experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
-from experiments.reo_monitoring import TEST_BOOST, TEST_DAY, daily_boosts
-from experiments.reo_sample_size import day_category_counts, subsample_penalty
-from experiments.reo_synthetic_mse import LEVELS, level_probabilities
+from ocef.experiments import registry
+from ocef.experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
+from ocef.experiments.reo_monitoring import TEST_BOOST, TEST_DAY, daily_boosts
+from ocef.experiments.reo_sample_size import day_category_counts, subsample_penalty
+from ocef.experiments.reo_synthetic_mse import LEVELS, level_probabilities
 from ocef import reo
 from ocef.traffic import make_traffic_world, simulate_traffic
 

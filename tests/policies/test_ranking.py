@@ -1,8 +1,8 @@
-"""Tests of policies.ranking: top-k rankings whose utility is the normalised DCG (App. B.1)."""
+"""Tests of ocef.policies.ranking: top-k rankings whose utility is the normalised DCG (App. B.1)."""
 import numpy as np
 import pytest
 
-from policies import RankingPolicy, dcg_normalizer, dcg_weights, topk_ranking_policy, utility
+from ocef.policies import RankingPolicy, dcg_normalizer, dcg_weights, topk_ranking_policy, utility
 
 
 def test_dcg_weights():

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from environments.measurement_bias import (BETA_GRID, SPLIT, TAU2_GRID, MeasurementBiasEnvironment,
+from ocef.environments.measurement_bias import (BETA_GRID, SPLIT, TAU2_GRID, MeasurementBiasEnvironment,
                                            normalized_history, restricted_softmax, ridge_item_embeddings,
                                            split_items)
-from policies import softmax_policy
+from ocef.policies import softmax_policy
 
 
 def test_paper_parameters():

@@ -1,10 +1,10 @@
-"""Tests of policies.exposure: parity (eq. 2) and equity (App. A) optima vs scipy linprog."""
+"""Tests of ocef.policies.exposure: parity (eq. 2) and equity (App. A) optima vs scipy linprog."""
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from policies import equity_of_exposure_policy, parity_of_exposure_policy
-from policies.exposure import equity_exposure_mass, parity_exposure_mass
+from ocef.policies import equity_of_exposure_policy, parity_of_exposure_policy
+from ocef.policies.exposure import equity_exposure_mass, parity_exposure_mass
 
 
 def test_parity_closed_form_hand_case():

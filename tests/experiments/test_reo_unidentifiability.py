@@ -1,11 +1,11 @@
-"""Tests of experiments.reo_unidentifiability (Table 1 of seed 000)."""
+"""Tests of ocef.experiments.reo_unidentifiability (Table 1 of seed 000)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import reo_unidentifiability as exp
+from ocef.experiments import reo_unidentifiability as exp
 from ocef import reo
 
 

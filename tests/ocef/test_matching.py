@@ -5,7 +5,7 @@ from scipy.optimize import linprog
 
 from ocef.matching import (MixtureWeights, average_weights, mixture_weights, policy_distance,
                            transport_weights)
-from policies import ArrayPolicy, softmax_policy
+from ocef.policies import ArrayPolicy, softmax_policy
 
 
 def test_policy_distance_hand_values():
@@ -89,7 +89,7 @@ def test_sample_partners_follow_gamma():
 def test_policy_distance_sparse_path_matches_cdist():
     from scipy.spatial.distance import cdist
 
-    from policies import argmax_policy, topk_ranking_policy
+    from ocef.policies import argmax_policy, topk_ranking_policy
     rng = np.random.default_rng(2)
     scores = np.round(rng.random((60, 400)), 1)              # many shared argmax items
     for pol in (argmax_policy(scores), topk_ranking_policy(scores, k=5)):

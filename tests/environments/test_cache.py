@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from environments.cache import array_fingerprint, cache_dir, cache_key, cached_arrays
+from ocef.environments.cache import array_fingerprint, cache_dir, cache_key, cached_arrays
 
 
 def test_cache_dir_from_env(monkeypatch, tmp_path):

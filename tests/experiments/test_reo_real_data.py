@@ -1,11 +1,11 @@
-"""Tests of experiments.reo_real_data."""
+"""Tests of ocef.experiments.reo_real_data."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import reo_real_data as exp
+from ocef.experiments import reo_real_data as exp
 from ocef import reo
 from tests.conftest import require_data
 

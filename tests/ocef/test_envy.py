@@ -5,7 +5,7 @@ import pytest
 from ocef.envy import (envy_report, envy_summary, group_envy, group_utilities, individual_envy,
                        own_group_utilities, transported_user_utilities, utility_matrix)
 from ocef.matching import mixture_weights
-from policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy, utility,
+from ocef.policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy, utility,
                       softmax_policy, topk_ranking_policy)
 
 # Table 1 of seed 001: 4 users, 2 items, g_1 = {1, 2}, g_2 = {3, 4}; policies optimal for rho.

@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from ocef.audit import AuditProblem, audit_live, other_groups, run_audit
-from policies.standard import softmax_policy
+from ocef.policies.standard import softmax_policy
 
 
 def _small_problem(seed=0, contexts=False, multiplicity=None):
@@ -57,7 +57,7 @@ def test_literal_and_fast_pull_arm_draw_the_same_distribution(contexts, multipli
 
 
 def test_pull_literal_works_with_a_black_box_policy_and_reward():
-    from policies.base import CallablePolicy
+    from ocef.policies.base import CallablePolicy
     rng = np.random.default_rng(0)
     rho = rng.random((6, 4))
     probs = np.full((6, 4), 0.25)
@@ -190,9 +190,9 @@ def test_bad_audit_parameters(kwargs, match):
 
 def test_compiled_audit_replays_numpy_engine_exactly(synthetic_problem):
     # Poisson-binomial group rewards, K = G - 1 = 3: the compiled engine and the numpy engine fed
-    # the run's MT19937 stream follow the same trajectory (see tests/test_runner.py).
+    # the run's MT19937 stream follow the same trajectory (see tests/ocef/test_runner.py).
     from ocef.runner import run_batch
-    from tests.test_runner import _legacy_generator
+    from tests.ocef.test_runner import _legacy_generator
     p = synthetic_problem
     for group in range(p.n_groups):
         rewards = p.rewards(np.array([group]))

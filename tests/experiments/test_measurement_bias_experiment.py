@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-import experiments.measurement_bias as exp
-from environments.measurement_bias import MeasurementBiasEnvironment
-from experiments.registry import EXPERIMENTS
+import ocef.experiments.measurement_bias as exp
+from ocef.environments.measurement_bias import MeasurementBiasEnvironment
+from ocef.experiments.registry import EXPERIMENTS
 
 
 def test_registered():
-    assert EXPERIMENTS["measurement-bias"] == "experiments.measurement_bias"
+    assert EXPERIMENTS["measurement-bias"] == "ocef.experiments.measurement_bias"
 
 
 def test_measure_columns_and_no_history_means_no_group_envy():

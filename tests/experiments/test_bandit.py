@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from experiments import registry
+from ocef.experiments import registry
 from ocef.cli import main
 
 

@@ -164,9 +164,9 @@ def test_missing_movielens_files_are_named(run_cli, tmp_path):
 
 @pytest.mark.slow
 def test_movielens_100k_dataset(run_cli):
-    from environments.movielens_env import MovieLensEnvironment
+    from ocef.environments.movielens_env import MovieLensEnvironment
     from ocef.envy import envy_report
-    from policies import argmax_policy
+    from ocef.policies import argmax_policy
     from tests.conftest import require_data
 
     path = require_data("ml-100k")

@@ -1,11 +1,11 @@
-"""Tests of environments.logs: generic schema, published schema, Coat and OBD loaders."""
+"""Tests of ocef.environments.logs: generic schema, published schema, Coat and OBD loaders."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from environments import logs
+from ocef.environments import logs
 from tests.conftest import require_data
 
 

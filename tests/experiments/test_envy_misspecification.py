@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import experiments.envy_misspecification as exp
-from environments.synthetic import SyntheticEnvironment
-from experiments.registry import EXPERIMENTS
+import ocef.experiments.envy_misspecification as exp
+from ocef.environments.synthetic import SyntheticEnvironment
+from ocef.experiments.registry import EXPERIMENTS
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +16,7 @@ def _cache(monkeypatch, tmp_path):
 
 
 def test_registered():
-    assert EXPERIMENTS["envy-misspecification"] == "experiments.envy_misspecification"
+    assert EXPERIMENTS["envy-misspecification"] == "ocef.experiments.envy_misspecification"
     assert exp.NAME == "envy-misspecification"
     assert exp.FACTORS[0] == 1 and exp.FACTORS[-1] >= 128
     assert exp.TRAIN_FRACTIONS == (0.2, 0.1, 0.05)

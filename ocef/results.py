@@ -1,0 +1,115 @@
+"""One result protocol for every audit.
+
+Every public result is an immutable (``frozen``) dataclass deriving from :class:`Result`:
+
+- ``to_frame()`` — a tidy :class:`pandas.DataFrame` (one row per group / cell / setting, group
+  *names* included); each result class defines it.
+- ``to_dict()`` — strict JSON: NaN and ±inf become ``None``, numpy scalars and arrays become
+  Python numbers and lists, DataFrames become lists of records, enums their value. By default
+  every dataclass field is converted; a class may override it to choose its keys.
+- ``to_json(path=None)`` — ``to_dict()`` as text that ``json.loads`` reads without NaN constants;
+  written atomically when ``path`` is given.
+- ``to_csv(path)`` — ``to_frame()`` written atomically.
+
+:func:`jsonable` and :func:`dumps` are the one conversion used by results and by every ``--json``
+output of the command line.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ocef.files import atomic_write, atomic_write_text
+
+__all__ = ["Result", "jsonable", "dumps", "records"]
+
+
+def jsonable(obj: Any) -> Any:
+    """Convert ``obj`` to plain, strict-JSON data (NaN/inf → None, numpy → Python).
+
+    Handles results (through their ``to_dict``), dataclasses, mappings, sequences, numpy
+    arrays and scalars, pandas DataFrames (records) and Series (lists), enums, paths.
+    """
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, Result):
+        return obj.to_dict()
+    if isinstance(obj, enum.Enum):
+        return jsonable(obj.value)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, complex):
+        raise TypeError(f"cannot convert a complex number to JSON: {obj}")
+    if isinstance(obj, dict):
+        return {str(jsonable(k)) if not isinstance(k, str) else k: jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()] if obj.ndim else jsonable(obj.item())
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.repr}
+    # pandas is imported lazily: the bottom of the CLI does not need it.
+    mod = type(obj).__module__
+    if mod.startswith("pandas"):
+        import pandas as pd
+
+        if isinstance(obj, pd.DataFrame):
+            return records(obj)
+        if isinstance(obj, (pd.Series, pd.Index)):
+            return [jsonable(v) for v in obj.tolist()]
+        if obj is pd.NA or obj is pd.NaT:
+            return None
+        if isinstance(obj, pd.Timestamp):
+            return obj.isoformat()
+    if isinstance(obj, np.generic):
+        return jsonable(obj.item())
+    raise TypeError(f"cannot convert {type(obj).__name__} to JSON")
+
+
+def records(frame) -> list[dict]:
+    """The rows of a DataFrame as strict-JSON dicts."""
+    return [{str(k): jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def dumps(obj: Any, *, indent: int | None = None) -> str:
+    """Strict JSON text of ``obj`` (never ``NaN`` or ``Infinity``)."""
+    return json.dumps(jsonable(obj), indent=indent, allow_nan=False)
+
+
+class Result:
+    """Base of every public result (frozen dataclasses): ``to_frame``, ``to_dict``, ``to_csv``."""
+
+    def to_frame(self):
+        """A tidy DataFrame; defined by each result class."""
+        raise NotImplementedError(f"{type(self).__name__} must define to_frame()")
+
+    def to_dict(self) -> dict:
+        """Strict-JSON dict of the result's public fields (see :func:`jsonable`)."""
+        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)
+                if f.repr and not f.name.startswith("_")}
+
+    def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
+        """``to_dict()`` as strict JSON text; also written atomically to ``path`` if given."""
+        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        if path is not None:
+            atomic_write_text(path, text + "\n")
+        return text
+
+    def to_csv(self, path: str | os.PathLike) -> Path:
+        """``to_frame()`` written atomically to ``path`` (no index column)."""
+        frame = self.to_frame()
+        return atomic_write(path, lambda p: frame.to_csv(p, index=False))
