@@ -35,6 +35,8 @@ from ocef.auditor import OCEF, Verdict
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
+from ocef.engines import check_engine, resolve_engine
+from ocef.results import Result, jsonable
 from ocef.runner import DiscreteRewards, run_batch
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
@@ -225,9 +227,10 @@ class AuditProblem:
 
 
 # ====================================================================== report
-@dataclass
-class AuditReport:
-    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``."""
+@dataclass(frozen=True)
+class AuditReport(Result):
+    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``
+    (group ``name`` included), and the audit's ``params`` (groups, users, matching, engine)."""
 
     groups: pd.DataFrame
     params: dict = field(default_factory=dict)
@@ -254,9 +257,8 @@ class AuditReport:
         out["all_correct_rate"] = joint_rate.to_numpy()
         return out
 
-    def to_csv(self, path) -> None:
-        from ocef.files import atomic_write
-        atomic_write(path, lambda p: self.groups.to_csv(p, index=False))
+    def to_frame(self) -> pd.DataFrame:
+        return self.groups.copy()
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
@@ -269,7 +271,7 @@ class AuditReport:
             out.update(summary.drop(columns=list(self.SUMMARY_KEYS)).iloc[0].to_dict())
         else:
             out["summary"] = summary.to_dict("records")
-        return out
+        return jsonable(out)
 
 
 # ====================================================================== drivers
@@ -300,37 +302,39 @@ def audit_live(pull: Callable[[int, int], float], n_groups: int, group_sizes, *,
     return auditors
 
 
-def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, seed=0,
-              max_steps: int = 10**6, engine: str = "vectorized", progress: bool = False,
+def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
+              max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
     """Simulated full audit of ``problem`` (Cor. 7.1: one OCEF per group, K = G−1, δ/G).
 
     ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
-    ``trials`` times. ``engine="vectorized"`` advances all (setting, trial, group) runs in
-    with the fast exact PULL-ARM (compiled, :mod:`ocef._kernel`); ``engine="ask-tell"`` runs :func:`audit_live`
-    with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    ``trials`` times. ``engine`` (see :mod:`ocef.engines`): ``"numba"`` (``"auto"``) and
+    ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
+    (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live` with
+    the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
     """
     alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
     deltas = [check_delta(d) for d in np.atleast_1d(delta)]
     epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
     trials = check_positive_int("trials", trials)
     max_steps = check_positive_int("max_steps", max_steps)
-    if engine not in ("vectorized", "ask-tell"):
-        raise ValueError(f"engine must be 'vectorized' or 'ask-tell', got {engine!r}")
+    engine = resolve_engine(check_engine(engine), discrete=True)
+    rng = as_generator(rng)
     G = problem.n_groups
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],
                         columns=["alpha", "delta", "epsilon", "trial", "group"])
     groups = grid["group"].to_numpy()
     true_means = problem.arm_means[groups]
-    if engine == "vectorized":
+    if engine == "ask-tell":
+        verdict, duration, cost, held = _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress)
+    else:
         res = run_batch(np.full(len(grid), G - 1), grid["delta"].to_numpy() / G, grid["alpha"].to_numpy(),
                         grid["epsilon"].to_numpy(), problem.rewards(groups),
-                        group_size=problem.sizes[groups], true_means=true_means, rng=as_generator(seed),
-                        max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided")
+                        group_size=problem.sizes[groups], true_means=true_means, rng=rng,
+                        max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided",
+                        engine=engine)
         verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
-    else:
-        verdict, duration, cost, held = _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress)
     grid["name"] = [problem.group_names[g] for g in groups]
     grid["size"] = problem.sizes[groups]
     grid["verdict"] = verdict
@@ -345,9 +349,8 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     return AuditReport(grid, params)
 
 
-def _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress):
+def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
     """One :func:`audit_live` per (setting, trial) with the literal PULL-ARM; costs from truth."""
-    rng = as_generator(seed)
     G = problem.n_groups
     verdict, duration, cost, held = [], [], [], []
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()

@@ -358,22 +358,55 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     return lambda runs, arms, rng: rng.binomial(g[runs], means[runs, arms]) / g[runs]
 
 
-def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_steps: int = 10**6,
+@dataclass(frozen=True)
+class BanditRuns(Result):
+    """Simulated OCEF audits of Bernoulli bandits (:func:`run_bandits`): one row per run in
+    ``runs`` — the configuration columns, ``trial``, ``n_arms``, ``verdict``, ``duration``,
+    ``cost`` (eq. 10) and ``constraint_held`` (constraint (7) at every step)."""
+
+    runs: pd.DataFrame
+    engine: str
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.runs.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """Per configuration: verdict shares, mean duration and cost, whether (7) always held."""
+        keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
+        g = self.runs.groupby(keys, sort=False)
+        return g.agg(trials=("trial", "size"),
+                     share_envy=("verdict", lambda v: float((v == "envy").mean())),
+                     share_no_envy=("verdict", lambda v: float((v == "no_envy").mean())),
+                     share_timeout=("verdict", lambda v: float((v == "timeout").mean())),
+                     duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
+                     constraint_held=("constraint_held", "all")).reset_index()
+
+    def to_dict(self) -> dict:
+        from ocef.results import jsonable
+
+        return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
+
+
+def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
                 sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
-                engine: str = "auto") -> pd.DataFrame:
-    """Vectorized OCEF on Bernoulli bandits for a grid of configurations.
+                engine: str = "auto") -> BanditRuns:
+    """OCEF on Bernoulli bandits for a grid of configurations.
 
     ``configs`` has one row per configuration with columns ``instance`` (a key of
     ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
     prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
-    times; all runs advance together. Returns a tidy DataFrame, one row per run:
-    the configuration columns, ``trial``, ``verdict``, ``duration``, ``cost``,
-    ``constraint_held``.
+    times. ``engine`` (see :mod:`ocef.engines`): ``"numba"``/``"numpy"`` run all runs at once
+    (``"auto"`` = numba); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
+    Returns :class:`BanditRuns`, one row per run.
     """
     trials = check_positive_int("trials", trials)
+    engine = check_engine(engine)
+    if not isinstance(configs, pd.DataFrame):
+        raise TypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
     missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
     if missing:
         raise ValueError(f"configs is missing column(s) {sorted(missing)}")
+    rng = as_generator(rng)
     grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
     grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
     mu_list = []
@@ -383,17 +416,44 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_
         mu = np.asarray(means[inst], dtype=float)
         mu_list.append(mu if k is None or pd.isna(k) else mu[: int(k) + 1])
     n_arms = np.array([m.size - 1 for m in mu_list])
-    padded = np.zeros((len(mu_list), n_arms.max() + 1))
-    for i, m in enumerate(mu_list):
-        padded[i, : m.size] = m
-    gsize = grid["group_size"].to_numpy() if "group_size" in grid else 1
-    res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
-                    epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize), group_size=gsize, true_means=padded,
-                    rng=np.random.default_rng(seed), max_steps=max_steps, sigma=sigma, omega=omega,
-                    progress=progress, engine=engine)
+    gsize = grid["group_size"].to_numpy() if "group_size" in grid else np.ones(len(grid), dtype=np.int64)
+    if engine == "ask-tell":
+        verdict, duration, cost, held = _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega,
+                                                          progress)
+    else:
+        padded = np.zeros((len(mu_list), n_arms.max() + 1))
+        for i, m in enumerate(mu_list):
+            padded[i, : m.size] = m
+        res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
+                        epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize),
+                        group_size=gsize, true_means=padded, rng=rng, max_steps=max_steps, sigma=sigma,
+                        omega=omega, progress=progress, engine=engine)
+        verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
     grid["n_arms"] = n_arms
-    grid["verdict"] = res.verdict_names()
-    grid["duration"] = res.duration
-    grid["cost"] = res.cost
-    grid["constraint_held"] = res.constraint_held
-    return grid
+    grid["verdict"] = verdict
+    grid["duration"] = duration
+    grid["cost"] = cost
+    grid["constraint_held"] = held
+    return BanditRuns(grid, resolve_engine(engine, True))
+
+
+def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):
+    """One :class:`ocef.OCEF` per run, against its Bernoulli bandit (:func:`ocef.simulation.simulate`)."""
+    from ocef.auditor import OCEF
+    from ocef.environments.bandits import BernoulliBandit
+    from ocef.simulation import simulate
+
+    rows = range(len(grid))
+    if progress:
+        from tqdm.auto import tqdm
+        rows = tqdm(rows, desc="audits", unit="run", leave=False)
+    out = []
+    for r, child in zip(rows, rng.spawn(len(grid))):
+        rng_alg, rng_env = child.spawn(2)
+        mu = mu_list[r]
+        auditor = OCEF(mu.size - 1, grid["delta"].iat[r], grid["alpha"].iat[r], grid["epsilon"].iat[r],
+                       int(gsize[r]), sigma, omega, rng=rng_alg)
+        res = simulate(auditor, BernoulliBandit(mu, int(gsize[r])), rng_env, max_steps)
+        out.append((res.verdict.value, res.duration, res.cost, res.constraint_held))
+    verdict, duration, cost, held = zip(*out)
+    return np.array(verdict), np.array(duration), np.array(cost), np.array(held)
