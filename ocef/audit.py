@@ -109,9 +109,11 @@ class AuditProblem:
                                        multiplicity=None if multiplicity is None else self.multiplicity)
         utilities = utility_matrix(self.rho, self.probs, self.context_probs)
         transported = transported_user_utilities(utilities, self.labels, self.weights)
-        # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 own policy π^m, j ≥ 1 π_k^m.
+        # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 the group's own matching policy
+        # π_i^m (eq. (6) compares μ_k^i with μ_i^i; π_i^m = π^m under transport, Prop. 4, but
+        # not under average matching), j ≥ 1 π_k^m. One definition of group envy, as in ocef.envy.
         self.arm_utilities = np.empty((n_users, self.n_groups))
-        self.arm_utilities[:, 0] = np.diag(utilities)
+        self.arm_utilities[:, 0] = transported[np.arange(n_users), self.labels]
         self.arm_utilities[:, 1:] = transported[np.arange(n_users)[:, None], self.others[self.labels]]
         # arm_means[i, j] = μ_j of group i's audit (μ_0 = μ^i), averaged over the copies.
         w = self.multiplicity[:, None] * self.arm_utilities
@@ -122,7 +124,7 @@ class AuditProblem:
     # ------------------------------------------------------------------ ground truth
     @property
     def true_envy(self) -> np.ndarray:
-        """Δ^i = max(max_k μ_k^i − μ^i, 0) (Sec. 6) for the arms the audit compares."""
+        """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (eq. (6), Sec. 6), as :func:`ocef.envy.group_envy`."""
         return np.maximum(self.arm_means[:, 1:].max(axis=1) - self.arm_means[:, 0], 0.0)
 
     def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
@@ -146,8 +148,8 @@ class AuditProblem:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
 
         For every user m of the group (each copy of a duplicated user separately, all in
-        parallel): context x ~ q^m; n = m for arm 0, else n ~ γ_{m,·} on the arm's group
-        (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
+        parallel): context x ~ q^m; n = m for arm 0 (n ~ γ_{m,·} on the own group under average
+        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
         Bernoulli(ρ^m(a|x)) unless ``reward(users, items, contexts, rng)`` is given.
         Returns r_t = (1/|g|) Σ_m r^m.
         """
@@ -159,10 +161,11 @@ class AuditProblem:
             q = self.context_probs[users] if self.context_probs.ndim == 2 else \
                 np.broadcast_to(self.context_probs, (users.size, self.context_probs.size))
             contexts = sample_rows(q, rng)
-        if arm == 0:
-            partners = users
+        if arm == 0 and self.matching == "transport":
+            partners = users                      # π_i^m = π^m: γ^{i,i} is the identity
         else:
-            k = self.others[group, arm - 1]
+            # arm 0 under average matching: the group's average policy π_i^m (eq. (6))
+            k = group if arm == 0 else self.others[group, arm - 1]
             # copies of a user share its row γ_{m,·} (Def. 4.2); each copy draws its own partner
             rows = self.weights[group, k][np.searchsorted(self.members[group], users)]
             partners = self.members[k][sample_rows(rows, rng)]
