@@ -32,7 +32,7 @@ def environment(data_dir: Path | None, quick: bool):
             raise
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0)
+    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
 
 
 def partitions(env, quick: bool) -> tuple[str, ...]:

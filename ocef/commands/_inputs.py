@@ -123,7 +123,7 @@ def environment_inputs(args: argparse.Namespace):
         env = env_class(args.data_dir, n_users=args.n_users, n_items=args.n_items)
     else:
         sizes = {k: v for k, v in (("n_users", args.n_users), ("n_items", args.n_items)) if v is not None}
-        env = env_class(**sizes, seed=args.seed)
+        env = env_class(**sizes, rng=args.seed)
     partition = args.partition or DEFAULT_PARTITION[args.dataset]
     if partition not in env.partitions:
         raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for {args.dataset}, got {partition!r}")

@@ -64,7 +64,7 @@ def test_environment_on_small_files(tmp_path):
     assert len(list((tmp_path / "cache").glob("movielens-truth-*.npz"))) == 1
     again = MovieLensEnvironment(tmp_path / "ml-100k", n_items=20, completion_factors=5)
     np.testing.assert_array_equal(env.rho, again.rho)
-    scores = env.estimated_scores(2, train_fraction=0.5, seed=0)
+    scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
     assert scores.shape == (30, 20) and np.all(np.isfinite(scores))
 
 
@@ -91,7 +91,7 @@ def test_full_ml100k_pipeline():
 
     env = MovieLensEnvironment(require_data("ml-100k"), n_items=200)
     assert env.rho.shape == (943, 200) and env.n_observed > 40000
-    scores = env.estimated_scores(4, train_fraction=0.2, seed=0)
+    scores = env.estimated_scores(4, train_fraction=0.2, rng=0)
     labels, names = env.groups("age-occupation")
     assert len(names) == labels.max() + 1 > 50
     for name in ("softmax", "argmax", "parity"):
