@@ -321,10 +321,11 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
     trials = check_positive_int("trials", trials)
     max_steps = check_positive_int("max_steps", max_steps)
-    engine = resolve_engine(check_engine(engine), discrete=True)
+    engine = check_engine(engine)
     rng = as_generator(rng)
     G = problem.n_groups
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
+    engine = resolve_engine(engine, discrete=True, n_runs=len(settings) * G)
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],
                         columns=["alpha", "delta", "epsilon", "trial", "group"])
     groups = grid["group"].to_numpy()

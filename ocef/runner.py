@@ -13,6 +13,7 @@ rewards of the given runs for the given arms: a Bernoulli bandit here
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -29,6 +30,20 @@ from ocef.validation import as_generator, check_alpha, check_delta, check_epsilo
 _ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
 
 Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+
+
+def binomial_pmf(n: int, p: float) -> np.ndarray:
+    """P(X = k), k = 0..n, for X ~ Binomial(n, p), from log-factorials (exact to rounding).
+
+    Equal to ``scipy.stats.binom.pmf(range(n + 1), n, p)`` (tested); written here because
+    importing scipy.stats costs more start-up time than a short simulation takes.
+    """
+    k = np.arange(n + 1)
+    if p <= 0.0 or p >= 1.0:
+        return (k == (0 if p <= 0.0 else n)).astype(float)
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    log_pmf = log_fact[n] - log_fact[k] - log_fact[n - k] + k * math.log(p) + (n - k) * math.log1p(-p)
+    return np.exp(log_pmf)
 
 
 @dataclass
@@ -64,13 +79,11 @@ class DiscreteRewards:
     @classmethod
     def binomial(cls, means, group_size=1) -> "DiscreteRewards":
         """Binomial(|g|, μ_{r,k}) / |g| for every run r and arm k (Bernoulli for |g| = 1)."""
-        from scipy.stats import binom
-
         means = np.asarray(means, dtype=float)
         g = np.broadcast_to(np.asarray(group_size, dtype=np.int64), (means.shape[0],))
         keys = np.stack([np.broadcast_to(g[:, None], means.shape).ravel(), means.ravel()], axis=1)
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        pmfs = [binom.pmf(np.arange(int(n) + 1), int(n), mu) for n, mu in uniq]
+        pmfs = [binomial_pmf(int(n), mu) for n, mu in uniq]
         return cls.from_pmfs(pmfs, inverse.reshape(means.shape))
 
     def __call__(self, runs, arms, rng) -> np.ndarray:
@@ -159,10 +172,10 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     max_steps : int
         Step cap; runs still going get the ``timeout`` verdict with duration = cap.
     engine : "auto", "numba" or "numpy"
-        "numba" (the default "auto" when ``sample`` is a :class:`DiscreteRewards`) runs each
-        run to its verdict in compiled code (:mod:`ocef._kernel`), every run with its own
-        seed; "numpy" advances all runs in lock-step with array operations and accepts any
-        sampler callback.
+        "numba" runs each run to its verdict in compiled code (:mod:`ocef._kernel`), every run
+        with its own seed; "numpy" advances all runs in lock-step with array operations and
+        accepts any sampler callback; "auto" picks numba for a :class:`DiscreteRewards` and
+        enough runs (see :mod:`ocef.engines`), numpy otherwise.
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
@@ -179,7 +192,8 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         true_means = np.asarray(true_means, dtype=float)
         if true_means.shape != (r_total, k_max + 1):
             raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
-    engine = resolve_engine(check_engine(engine, ("auto", "numba", "numpy")), isinstance(sample, DiscreteRewards))
+    engine = resolve_engine(check_engine(engine, ("auto", "numba", "numpy")), isinstance(sample, DiscreteRewards),
+                            r_total)
     if engine == "numba" and not isinstance(sample, DiscreteRewards):
         raise ValueError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
     if engine == "numba":
@@ -396,7 +410,8 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
     prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
     times. ``engine`` (see :mod:`ocef.engines`): ``"numba"``/``"numpy"`` run all runs at once
-    (``"auto"`` = numba); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
+    (``"auto"`` picks one, see :mod:`ocef.engines`); ``"ask-tell"`` runs the :class:`ocef.OCEF`
+    class step by step.
     Returns :class:`BanditRuns`, one row per run.
     """
     trials = check_positive_int("trials", trials)
@@ -434,7 +449,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     grid["duration"] = duration
     grid["cost"] = cost
     grid["constraint_held"] = held
-    return BanditRuns(grid, resolve_engine(engine, True))
+    return BanditRuns(grid, resolve_engine(engine, True, len(grid)))
 
 
 def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):

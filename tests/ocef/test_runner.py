@@ -142,3 +142,13 @@ def test_numba_engine_needs_discrete_rewards():
         run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="numba")
     with pytest.raises(ValueError, match="engine"):
         run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="gpu")
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 150, 2000])
+def test_binomial_pmf_equals_scipy(n):
+    from scipy.stats import binom
+
+    from ocef.runner import binomial_pmf
+
+    for p in (0.0, 1e-3, 0.3, 0.5, 0.97, 1.0):
+        np.testing.assert_allclose(binomial_pmf(n, p), binom.pmf(np.arange(n + 1), n, p), rtol=1e-9, atol=1e-300)
