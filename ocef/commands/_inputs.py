@@ -58,20 +58,35 @@ def load_array(path: Path, option: str):
     import numpy as np
 
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option}: {path} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
     suffix = path.suffix.lower()
     if suffix == ".npy":
         try:
-            return np.load(path, allow_pickle=False)
-        except ValueError as exc:
+            arr = np.load(path, allow_pickle=False)
+        except (ValueError, EOFError) as exc:
             raise ValueError(f"{option}: cannot read {path} as a numeric .npy array ({exc})") from None
-    if suffix == ".csv":
-        _, numeric = _numeric_frame(path)
+        if np.iscomplexobj(arr):
+            raise ValueError(f"{option}: {path} holds complex numbers; give real numbers")
+        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise ValueError(f"{option}: {path} must hold numbers, got dtype {arr.dtype}")
+    elif suffix == ".csv":
+        import pandas as pd
+
+        try:
+            _, numeric = _numeric_frame(path)
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{option}: {path} is empty") from None
         if numeric.isna().any().any():
             raise ValueError(f"{option}: {path} holds non-numeric or missing values")
-        return numeric.to_numpy(dtype=float)
-    raise ValueError(f"{option} must be a .npy or .csv file, got {path.name}")
+        arr = numeric.to_numpy(dtype=float)
+    else:
+        raise ValueError(f"{option} must be a .npy or .csv file, got {path.name}")
+    if arr.size == 0:
+        raise ValueError(f"{option}: {path} is empty (shape {arr.shape})")
+    return arr
 
 
 def load_groups(path: Path, n_users: int):
