@@ -17,6 +17,8 @@ COMMAND_MODULES = [
     "ocef.commands.audit",
     "ocef.commands.reproduce",
     "ocef.commands.reo",
+    "ocef.commands.simulate_service",
+    "ocef.commands.audit_live",
 ]
 
 
