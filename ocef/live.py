@@ -22,6 +22,7 @@ Randomness is *keyed*, so that resuming and retrying never change a draw:
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ import pandas as pd
 from ocef import bounds
 from ocef.auditor import OCEF, Verdict
 from ocef.files import atomic_write_text
-from ocef.results import Result, dumps, jsonable
+from ocef.results import Result, jsonable
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_delta, check_positive_int
 
@@ -225,7 +226,8 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
                  "checkpoint_steps": checkpoint_steps, "wall_time": wall_before + time.perf_counter() - start}
         if truth is not None:
             state["truth"] = {"cum": cum, "min_budget": [None if math.isinf(v) else v for v in min_budget]}
-        atomic_write_text(path, dumps(state) + "\n")
+        # plain JSON data already (auditor states, finite floats): json.dumps, not the slower jsonable walk
+        atomic_write_text(path, json.dumps(state, allow_nan=False) + "\n")
 
     batch = getattr(pull, "pull_many", None)
     with_step = batch is None and _takes_step(pull)
@@ -291,8 +293,6 @@ def _version() -> str:
 
 
 def _read_checkpoint(path: Path) -> dict:
-    import json
-
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
