@@ -46,6 +46,28 @@ def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "so
     env.add_argument("--n-items", type=int, default=None, help="items kept (movielens: most ratings) or generated (synthetic)")
 
 
+def add_audit_arguments(p: argparse.ArgumentParser) -> None:
+    """α, δ, ε of a full OCEF audit (``ocef audit``, ``ocef audit-live``)."""
+    p.add_argument("--alpha", type=float, default=0.05, help="conservative exploration α in (0, 1] (default 0.05)")
+    p.add_argument("--delta", type=float, default=0.05, help="joint confidence δ in (0, 1) (default 0.05)")
+    p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance ε in (0, 1] (default 0.05)")
+
+
+def check_audit_arguments(args: argparse.Namespace) -> None:
+    """Clear errors for α ∉ (0, 1], δ ∉ (0, 1), ε ∉ (0, 1] and ``--max-steps`` < 1."""
+    from ocef.validation import check_alpha, check_delta, check_epsilon, check_positive_int
+
+    for check, value in ((check_alpha, args.alpha), (check_delta, args.delta), (check_epsilon, args.epsilon)):
+        check(value)
+    check_positive_int("--max-steps", args.max_steps)
+
+
+def add_matching_argument(p: argparse.ArgumentParser) -> None:
+    """The group matching of PULL-ARM (``ocef audit``, ``ocef simulate-service``)."""
+    p.add_argument("--matching", choices=("transport", "average"), default="transport",
+                   help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
+
+
 # ------------------------------------------------------------------ loading arrays
 
 def _numeric_frame(path: Path):

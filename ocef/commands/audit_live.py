@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ocef.commands._inputs import add_audit_arguments, check_audit_arguments
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -17,9 +19,7 @@ def register(sub) -> None:
     )
     p.add_argument("--url", required=True, help="base URL of the service, e.g. http://127.0.0.1:8765")
     p.add_argument("--partition", default=None, help="user partition to audit (default: the service's default)")
-    p.add_argument("--alpha", type=float, default=0.05, help="conservative exploration α in (0, 1] (default 0.05)")
-    p.add_argument("--delta", type=float, default=0.05, help="joint confidence δ in (0, 1) (default 0.05)")
-    p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance ε in (0, 1] (default 0.05)")
+    add_audit_arguments(p)
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the auditors' draws (default: the service's seed, so that the audit equals "
                         "ocef audit --engine ask-tell with that seed)")
@@ -44,11 +44,9 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
     from ocef.live import audit_live
     from ocef.service import ServiceClient, ServiceError
-    from ocef.validation import check_alpha, check_delta, check_epsilon, check_in_interval, check_positive_int
+    from ocef.validation import check_in_interval, check_positive_int
 
-    for check, value in ((check_alpha, args.alpha), (check_delta, args.delta), (check_epsilon, args.epsilon)):
-        check(value)
-    check_positive_int("--max-steps", args.max_steps)
+    check_audit_arguments(args)
     check_positive_int("--every", args.every)
     check_positive_int("--retries", args.retries, minimum=0)
     check_in_interval("--backoff", args.backoff, 0.0, 60.0, low_open=False)

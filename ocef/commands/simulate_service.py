@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ocef.commands._inputs import add_input_arguments
+from ocef.commands._inputs import add_input_arguments, add_matching_argument
 
 
 def register(sub) -> None:
@@ -17,8 +17,7 @@ def register(sub) -> None:
                     "POST /feedback complete it. Runs until interrupted (Ctrl-C).",
     )
     add_input_arguments(p, default_policy="argmax", default_factors=50)
-    p.add_argument("--matching", choices=("transport", "average"), default="transport",
-                   help="group matching of PULL-ARM: transported (Def. 4.2) or average group policies (default: transport)")
+    add_matching_argument(p)
     p.add_argument("--port", type=int, default=8765, help="TCP port on 127.0.0.1; 0 picks a free one (default 8765)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the environment, the simulated recommender and every reward draw (default 0)")
