@@ -234,7 +234,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(desc="audit steps", unit="step", initial=step, total=max_steps, leave=False)
+        bar = tqdm(desc="audit steps", unit="step", initial=step, leave=False)   # no total: verdicts end it
     start = time.perf_counter()
     try:
         while step < max_steps:

@@ -68,6 +68,10 @@ def _run(args: argparse.Namespace) -> int:
         where = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
         print(f"ocef audit-live: error: {exc}{where}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        where = f"; rerun the same command to resume from {args.checkpoint}" if args.checkpoint else ""
+        print(f"ocef audit-live: interrupted{where}", file=sys.stderr)
+        return 130
     finally:
         client.close()
     if args.out is not None:
