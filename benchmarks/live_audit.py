@@ -30,7 +30,7 @@ def build_problem(n_users: int, seed: int = 0):
     from ocef.environments.synthetic import SyntheticEnvironment
     from ocef.policies import argmax_policy
 
-    env = SyntheticEnvironment(n_users=n_users, n_items=50, n_groups=4, seed=seed)
+    env = SyntheticEnvironment(n_users=n_users, n_items=50, n_groups=4, rng=seed)
     labels, names = env.groups("group")
     policy = argmax_policy(env.estimated_scores(8, 0.2, seed))
     return AuditProblem(env.rho, policy, labels, group_names=names)

@@ -50,6 +50,18 @@ class Verdict(str, enum.Enum):
     def __str__(self) -> str:  # "envy", not "Verdict.ENVY", in tables and JSON
         return self.value
 
+    @property
+    def code(self) -> int:
+        """Integer code used by the vectorized and compiled engines (0 running, 1 envy, 2 no envy, 3 timeout)."""
+        return _VERDICT_CODES.index(self)
+
+    @classmethod
+    def from_code(cls, code: int) -> "Verdict":
+        return _VERDICT_CODES[int(code)]
+
+
+_VERDICT_CODES = (Verdict.RUNNING, Verdict.ENVY, Verdict.NO_ENVY, Verdict.TIMEOUT)
+
 
 class AuditStateError(RuntimeError):
     """``next_arm``/``observe`` called out of order, or after the verdict."""

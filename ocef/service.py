@@ -34,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 
 from ocef.live import audit_root, keyed_pull
+from ocef.validation import check_positive_int
 
 LOOPBACK = "127.0.0.1"
 TRANSIENT_STATUS = (429, 502, 503, 504)
@@ -43,18 +44,25 @@ class ServiceError(RuntimeError):
     """The service could not be reached or kept failing after every retry."""
 
 
+#: First spawn key of the /feedback draws, apart from the audits' keys (0, 1, 2, ...).
+_FEEDBACK_KEY = 0xFEED
+
+
 class SimulatedService:
     """The state of ``ocef simulate-service``: an environment, a policy and a seed.
 
     ``problem_for(partition)`` returns the :class:`ocef.audit.AuditProblem` of a partition
-    (built once, on first use); ``problems`` may also be given ready-made.
+    (built once, on first use). ``rng`` is an int seed (None: drawn from OS entropy); it is
+    published by ``/info`` so that a client can reproduce the audit, and keys every draw.
     """
 
-    def __init__(self, problem_for, partitions, *, seed: int, description: str = "", rho=None, probs=None,
-                 fail_every: int | None = None):
+    def __init__(self, problem_for, partitions, *, rng: int | None = 0, description: str = "", rho=None,
+                 probs=None, fail_every: int | None = None):
         self._problem_for = problem_for
         self.partitions = list(partitions)
-        self.seed = int(seed)
+        if rng is None:
+            rng = int(np.random.SeedSequence().generate_state(1)[0])
+        self.seed = check_positive_int("rng", rng, minimum=0)
         self.root = audit_root(self.seed)
         self.description = description
         self.rho, self.probs = rho, probs
@@ -63,7 +71,7 @@ class SimulatedService:
         self._pulls: dict = {}
         self._lock = threading.Lock()
         self._n_pull_requests = 0
-        self._feedback_rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2,)))
+        self._feedback_rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_FEEDBACK_KEY,)))
 
     def problem(self, partition):
         partition = self.partitions[0] if partition in (None, "") else partition
@@ -133,7 +141,8 @@ class SimulatedService:
             with self._lock:
                 draws = self._feedback_rng.random(a.size)
         else:
-            draws = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(3, u, int(key)))).random(a.size)
+            seq = np.random.SeedSequence(self.seed, spawn_key=(_FEEDBACK_KEY, u, int(key)))
+            draws = np.random.default_rng(seq).random(a.size)
         clicks = (draws < self.rho[u, a]).astype(int)
         return {"user": u, "items": a.tolist(), "rewards": clicks.tolist()}
 

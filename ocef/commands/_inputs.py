@@ -150,7 +150,7 @@ def load_environment(args: argparse.Namespace):
         env = env_class(args.data_dir, n_users=args.n_users, n_items=args.n_items)
     else:
         sizes = {k: v for k, v in (("n_users", args.n_users), ("n_items", args.n_items)) if v is not None}
-        env = env_class(**sizes, seed=args.seed)
+        env = env_class(**sizes, rng=args.seed)
     scores = env.estimated_scores(args.factors, args.train_fraction, args.seed)
     if args.policy == "equity":
         # equity of exposure needs non-negative relevances: estimates clipped to the [0, 1] rating scale

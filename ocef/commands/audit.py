@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ocef.commands._inputs import (add_audit_arguments, add_input_arguments, add_matching_argument,
                                    check_audit_arguments, load_inputs)
+from ocef.engines import ENGINE_HELP, ENGINES
 
 
 def register(sub) -> None:
@@ -26,9 +27,9 @@ def register(sub) -> None:
     p.add_argument("--trials", type=int, default=1, help="independent audits (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; undecided groups are 'timeout'")
-    p.add_argument("--engine", choices=("vectorized", "ask-tell"), default="vectorized",
-                   help="vectorized runs with the exact fast PULL-ARM (default), or ask/tell OCEF instances "
-                        "with the literal PULL-ARM of Alg. 2 (slow)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help=ENGINE_HELP + "; numba/numpy draw group rewards from their exact law (fast PULL-ARM), "
+                        "ask-tell runs the literal PULL-ARM of Alg. 2")
     p.add_argument("--out", type=Path, default=None, help="also write the per-group table as CSV here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -50,7 +51,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.group_size is not None:
         problem = problem.duplicated(args.group_size, rng=args.seed)
     report = run_audit(problem, alpha=args.alpha, delta=args.delta, epsilon=args.epsilon, trials=args.trials,
-                       seed=args.seed, max_steps=args.max_steps, engine=args.engine,
+                       rng=args.seed, max_steps=args.max_steps, engine=args.engine,
                        progress=not (args.no_progress or args.json))
     if args.out is not None:
         report.to_csv(args.out)

@@ -54,7 +54,7 @@ def build_service(args: argparse.Namespace):
             return AuditProblem(rho, policy, labels, matching=args.matching, context_probs=context_probs,
                                 group_names=names)
 
-    service = SimulatedService(problem_for, partitions, seed=args.seed, description=description, rho=rho,
+    service = SimulatedService(problem_for, partitions, rng=args.seed, description=description, rho=rho,
                                probs=as_probabilities(policy), fail_every=args.fail_every)
     service.problem(partitions[0])          # fail now, not at the first request, on a bad partition
     return service

@@ -57,7 +57,7 @@ def _run(problem, pull, **kw):
 
 def test_in_process_live_audit_equals_run_audit_ask_tell(problem, reference):
     # The j-th audit of run_audit(engine="ask-tell") uses root audit_root(seed, j): audit 0 = seed 3.
-    report = run_audit(problem, engine="ask-tell", seed=3, alpha=0.5, max_steps=1500)
+    report = run_audit(problem, engine="ask-tell", rng=3, alpha=0.5, max_steps=1500)
     pd.testing.assert_frame_equal(reference.groups[COLUMNS].reset_index(drop=True),
                                   report.groups[COLUMNS].reset_index(drop=True), check_dtype=False)
     assert set(reference.groups["verdict"]) <= {"envy", "no_envy", "timeout"}

@@ -24,7 +24,7 @@ def problem():
 
 
 def _serve(problem, **kw):
-    service = SimulatedService(lambda p: problem, ["groups"], seed=3, description="small", rho=problem.rho,
+    service = SimulatedService(lambda p: problem, ["groups"], rng=3, description="small", rho=problem.rho,
                                probs=problem.probs, **kw)
     server = make_server(service, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -53,7 +53,7 @@ def test_http_audit_equals_the_in_process_audits(problem, url):
     remote, _ = _remote_audit(url)
     local = ask_tell_audit(problem, rng=3, **PARAMS)
     pd.testing.assert_frame_equal(remote.groups, local.groups)
-    report = run_audit(problem, engine="ask-tell", seed=3, alpha=0.5, max_steps=1500)
+    report = run_audit(problem, engine="ask-tell", rng=3, alpha=0.5, max_steps=1500)
     pd.testing.assert_frame_equal(remote.groups[COLUMNS], report.groups[COLUMNS], check_dtype=False)
 
 
@@ -152,7 +152,7 @@ def test_audit_killed_midway_resumes_to_the_uninterrupted_report(problem, tmp_pa
     assert resumed["resumed_from"] >= killed_at
     assert resumed["version"] and resumed["seed"] == {"entropy": "3", "spawn_key": [0]}
     assert resumed["checkpoint_steps"][0] == 10 and resumed["wall_time"] > 0
-    report = run_audit(problem, engine="ask-tell", seed=3, alpha=0.5, max_steps=1500)
+    report = run_audit(problem, engine="ask-tell", rng=3, alpha=0.5, max_steps=1500)
     got = pd.DataFrame(resumed["groups"])
     cols = [c for c in COLUMNS if c != "name"]                # the .npy groups have no names
     pd.testing.assert_frame_equal(got[cols], report.groups[cols], check_dtype=False)
