@@ -69,6 +69,7 @@ def test_transient_failures_are_retried_without_changing_the_result(problem):
 
 
 def test_endpoints_and_errors(problem, url):
+    assert url.startswith("http://127.0.0.1:")                 # loopback only, by construction
     client = ServiceClient(url)
     info = client.info()
     assert info["seed"] == 3 and info["partitions"] == ["groups"]
