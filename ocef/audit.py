@@ -31,14 +31,13 @@ import pandas as pd
 
 from ocef import bounds
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
-from ocef.auditor import OCEF, Verdict
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
 from ocef.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
 from ocef.runner import DiscreteRewards, run_batch
-from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
 
@@ -278,33 +277,6 @@ class AuditReport(Result):
 
 
 # ====================================================================== drivers
-def audit_live(pull: Callable[[int, int], float], n_groups: int, group_sizes, *, alpha: float, delta: float,
-               epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
-               omega: float = bounds.OMEGA) -> list[OCEF]:
-    """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
-
-    ``pull(group, arm)`` must make the recommendations of Algorithm 2 for the users of
-    ``group`` (arm 0: their own; arm j ≥ 1: transported policies of the j-th other group)
-    and return the group-average reward in [0, 1]. Each group's auditor has K = G − 1 arms
-    and confidence δ/G; all undecided groups advance one step at a time, until every
-    group has a verdict or ``max_steps`` steps. Returns the auditors (verdict, t, bounds).
-    """
-    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
-    sizes = np.broadcast_to(np.asarray(group_sizes), (n_groups,))
-    rng = as_generator(rng)
-    delta = check_delta(delta)
-    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega, rng=rng)
-                for i in range(n_groups)]
-    for _ in range(check_positive_int("max_steps", max_steps)):
-        running = [i for i, a in enumerate(auditors) if a.verdict is Verdict.RUNNING]
-        if not running:
-            break
-        for i in running:
-            arm = auditors[i].next_arm()
-            auditors[i].observe(arm, pull(i, arm))
-    return auditors
-
-
 def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
               max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
@@ -322,6 +294,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     trials = check_positive_int("trials", trials)
     max_steps = check_positive_int("max_steps", max_steps)
     engine = check_engine(engine)
+    seed = rng                    # ask-tell: keyed draws (ocef.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
@@ -331,7 +304,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     groups = grid["group"].to_numpy()
     true_means = problem.arm_means[groups]
     if engine == "ask-tell":
-        verdict, duration, cost, held = _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress)
+        verdict, duration, cost, held = _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress)
     else:
         res = run_batch(np.full(len(grid), G - 1), grid["delta"].to_numpy() / G, grid["alpha"].to_numpy(),
                         grid["epsilon"].to_numpy(), problem.rewards(groups),
@@ -354,29 +327,18 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
 
 
 def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
-    """One :func:`audit_live` per (setting, trial) with the literal PULL-ARM; costs from truth."""
-    G = problem.n_groups
-    verdict, duration, cost, held = [], [], [], []
+    """One live audit per (setting, trial) with the literal PULL-ARM and keyed randomness
+    (:func:`ocef.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
+    seed audit 0 equals ``ocef audit-live`` against ``ocef simulate-service --seed seed``);
+    costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
+    base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
     iterator = keys.itertuples(index=False)
     if progress:
         from tqdm.auto import tqdm
         iterator = tqdm(iterator, total=len(keys), desc="audits", leave=False)
-    for a, d, e, _ in iterator:
-        pulled = [[] for _ in range(G)]
-
-        def pull(i, arm):
-            pulled[i].append(arm)
-            return problem.pull_literal(i, arm, rng)
-
-        auditors = audit_live(pull, G, problem.sizes, alpha=a, delta=d, epsilon=e, rng=rng,
-                              max_steps=max_steps, sigma=sigma, omega=omega)
-        for i, aud in enumerate(auditors):
-            mu = problem.arm_means[i]
-            cum = np.cumsum(mu[pulled[i]])
-            steps = np.arange(1, len(cum) + 1)
-            verdict.append(aud.verdict.value if aud.verdict is not Verdict.RUNNING else "timeout")
-            duration.append(aud.t)
-            cost.append(float(audit_cost(cum[-1], aud.t, mu[0])))
-            held.append(bool(np.all(safety_budget(cum, steps, a, mu[0]) >= -CONSTRAINT_TOL)))
-    return np.array(verdict), np.array(duration), np.array(cost), np.array(held)
+    frames = [ask_tell_audit(problem, alpha=a, delta=d, epsilon=e, rng=audit_root(base, j), max_steps=max_steps,
+                             sigma=sigma, omega=omega).groups for j, (a, d, e, _) in enumerate(iterator)]
+    g = pd.concat(frames, ignore_index=True)
+    return (g["verdict"].to_numpy(), g["duration"].to_numpy(), g["cost"].to_numpy(),
+            g["constraint_held"].to_numpy())

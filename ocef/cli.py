@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reo": ("ocef.commands.reo", "estimate REO utilities, relative utilities and the penalty with intervals"),
     "reo-ab": ("ocef.commands.reo", "compare REO metrics of a treatment and a control arm (A/B test)"),
     "reproduce": ("ocef.commands.reproduce", "reproduce the papers' figures (CSV + PNG under results/NAME/)"),
+    "simulate-service": ("ocef.commands.simulate_service",
+                         "serve a simulated recommender over HTTP on 127.0.0.1, for ocef audit-live"),
+    "audit-live": ("ocef.commands.audit_live",
+                   "audit a running recommender service (ocef simulate-service) over HTTP, resumable"),
 }
 
 DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "

@@ -146,7 +146,7 @@ def test_audit_live_against_a_pull_function():
     means = np.array([[0.5, 0.9], [0.5, 0.2]])      # group 0 envies group 1; group 1 does not
     rng = np.random.default_rng(0)
     auditors = audit_live(lambda i, arm: float(rng.random() < means[i, arm]), 2, [1, 1], alpha=0.5,
-                          delta=0.05, epsilon=0.05, rng=1)
+                          delta=0.05, epsilon=0.05, rng=1).auditors
     assert [a.verdict.value for a in auditors] == ["envy", "no_envy"]
     assert auditors[0].delta == pytest.approx(0.025)     # δ/G
 
