@@ -27,7 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.metrics.recommender import GINI_CONVENTIONS, UserStats, aggregate, item_metrics, pair_metrics, user_stats
+from ocef.metrics.recommender import (
+    GINI_CONVENTIONS, UserStats, aggregate, check_scores, exposure_distribution, item_metrics, pair_metrics, user_stats,
+)
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval
 
@@ -173,9 +175,10 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     total = group_values["counts"].sum(axis=1)                                           # (R, I)
     overall = item_metrics(total, group_values["pop"].sum(axis=1), group_values["n_active"].sum(axis=1),
                            convention=convention)
+    group_values["dist"] = exposure_distribution(group_values["counts"])
     group = {"mean_score": group_values["mean_score"]}
     group.update(item_metrics(group_values["counts"], group_values["pop"], group_values["n_active"],
-                              popularity=total[:, None, :], convention=convention))
+                              popularity=total[:, None, :], convention=convention, dist=group_values["dist"]))
     for key in ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae"):
         if has_truth:
             group[key] = group_values[key]
@@ -224,8 +227,8 @@ def recommender_bias(scores, truth=None, groups=None, reference=None, top: int |
     ``mad_score``, ``exposure_l1``, ``exposure_kl`` and the ratios with (group_a, group_b) =
     (a, reference); the overall row its item metrics.
     """
-    stats = user_stats(scores, truth, top, thresh, normalize)
-    n_users = stats.exposure.shape[0]
+    arr = check_scores(scores)
+    n_users = arr.shape[0]
     if gini_convention not in GINI_CONVENTIONS:
         raise ValueError(f"gini_convention must be one of {', '.join(GINI_CONVENTIONS)}, got {gini_convention!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 0:
@@ -234,9 +237,8 @@ def recommender_bias(scores, truth=None, groups=None, reference=None, top: int |
     codes, names = _group_codes(groups, n_users)
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")
-    order = np.argsort(codes, kind="stable")
-    stats = UserStats(**{f.name: (None if getattr(stats, f.name) is None else getattr(stats, f.name)[order])
-                         for f in dataclasses.fields(stats)})
+    order = np.argsort(codes, kind="stable")                     # users of each group contiguous
+    stats = user_stats(arr, truth, top, thresh, normalize, order=order)
     bounds = np.concatenate(([0], np.cumsum(sizes)))
     parts = [_slice(stats, bounds[g], bounds[g + 1]) for g in range(len(names))]
     has_truth = stats.has_truth

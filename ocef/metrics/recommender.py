@@ -235,11 +235,9 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
 
 def entropy(dist) -> np.ndarray:
     """EDE = −Σ d ln d over the last axis, 0 ln 0 = 0 (seed 004)."""
-    d = np.asarray(dist, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(d > 0, d * np.log(np.where(d > 0, d, 1.0)), 0.0)
-    out = -terms.sum(axis=-1)
-    return np.where(np.isnan(d).any(axis=-1), np.nan, out)
+    from scipy.special import entr
+
+    return entr(np.asarray(dist, dtype=float)).sum(axis=-1)
 
 
 def total_variation(p, q) -> np.ndarray:
@@ -249,12 +247,9 @@ def total_variation(p, q) -> np.ndarray:
 
 def kl_divergence(p, q) -> np.ndarray:
     """EKL = Σ_{p>0} p ln(p / q) over the last axis; +inf where q = 0 < p (seed 004)."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(p > 0, p * np.log(p / q), 0.0)
-    out = terms.sum(axis=-1)
-    return np.where(np.isnan(p).any(axis=-1) | np.isnan(q).any(axis=-1), np.nan, out)
+    from scipy.special import rel_entr
+
+    return rel_entr(np.asarray(p, dtype=float), np.asarray(q, dtype=float)).sum(axis=-1)
 
 
 def ratio(a, b) -> np.ndarray:
@@ -292,11 +287,12 @@ class UserStats:
         return self.precision is not None
 
 
-def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False) -> UserStats:
+def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
     """:class:`UserStats` of a score matrix (and a truth matrix), with holisticai's choices:
     the exposure and MAD use the scores normalised alone; precision/recall/F1 compare the
     exposure of the jointly normalised scores with the truth binarised the same way; RMSE/MAE
-    use the jointly normalised matrices."""
+    use the jointly normalised matrices. ``order`` (a permutation of the users) lists the
+    statistics in that order."""
     s = check_scores(scores)
     top, thresh = check_selection(top, thresh, s.shape[1])
     t = None if truth is None else check_truth(truth, s.shape)
@@ -311,7 +307,8 @@ def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False) -> Use
     step = max(1, _BLOCK // n_items)
     for lo in range(0, n_users, step):               # blocks of rows: bounded temporaries
         rows = slice(lo, lo + step)
-        sa = _scaled(s[rows], alone)
+        src = rows if order is None else order[rows]
+        sa = _scaled(s[src], alone)
         eb = _binarize(sa, top, thresh, binary_alone)
         e[rows] = eb
         scored = ~np.isnan(sa)
@@ -320,8 +317,8 @@ def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False) -> Use
         sums[2, rows] = scored.sum(axis=1)
         if t is None:
             continue
-        sj = sa if joint is None else _scaled(s[rows], joint)
-        tj = _scaled(t[rows], joint)
+        sj = sa if joint is None else _scaled(s[src], joint)
+        tj = _scaled(t[src], joint)
         ej = eb if joint is None else _binarize(sj, top, thresh, binary_joint)
         rel = _binarize(tj, top, thresh, binary_truth)
         diff = sj - tj
@@ -378,12 +375,14 @@ def avg_popularity(pop, counts, n_active) -> np.ndarray:
         return (np.asarray(pop) * np.asarray(counts)).sum(axis=-1) / np.asarray(n_active)
 
 
-def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holisticai") -> dict[str, np.ndarray]:
+def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holisticai",
+                 dist=None) -> dict[str, np.ndarray]:
     """Seed 004's item metrics from :func:`aggregate`'s sums (vectorized over leading axes):
     aggregate diversity |items shown| / |items|, the Gini index and entropy of item_dist, and ARP
-    with ``popularity`` = exposure counts over all users (default: ``counts``)."""
+    with ``popularity`` = exposure counts over all users (default: ``counts``); ``dist`` is
+    ``exposure_distribution(counts)`` when already computed."""
     c = np.asarray(counts, dtype=float)
-    dist = exposure_distribution(c)
+    dist = exposure_distribution(c) if dist is None else dist
     return {"aggregate_diversity": (c > 0).mean(axis=-1), "gini_index": gini(dist, convention),
             "exposure_entropy": entropy(dist),
             "avg_recommendation_popularity": avg_popularity(pop, c if popularity is None else popularity, n_active)}
@@ -391,9 +390,9 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
 
 def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
     """Seed 004's group comparisons of group values ``a`` relative to ``b`` (:func:`aggregate`'s
-    outputs, broadcast): MAD = mean_a − mean_b, ETV, EKL(a ‖ b), and with a truth matrix the
+    outputs, broadcast; their exposure distributions ``dist`` if present): MAD = mean_a − mean_b, ETV, EKL(a ‖ b), and with a truth matrix the
     ratios a / b of average precision, recall, F1, RMSE and MAE."""
-    pa, pb = exposure_distribution(a["counts"]), exposure_distribution(b["counts"])
+    pa, pb = (g["dist"] if "dist" in g else exposure_distribution(g["counts"]) for g in (a, b))
     out = {"mad": np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]),
            "exposure_total_variation": total_variation(pa, pb), "exposure_kl": kl_divergence(pa, pb)}
     for key in ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae"):
