@@ -138,7 +138,7 @@ def _min_max(*arrays, name: str) -> tuple[float, float]:
     low = min(float(np.nanmin(a)) for a in arrays)
     high = max(float(np.nanmax(a)) for a in arrays)
     if not high > low:
-        raise ValueError(f"normalize: cannot min-max normalise {name}: every scored entry equals {low:g}")
+        raise ValueError(f"normalize: cannot min-max normalise a constant matrix ({name}): every scored entry equals {low:g}")
     return low, high - low
 
 
