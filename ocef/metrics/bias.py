@@ -67,6 +67,8 @@ class RecommenderBiasResult(Result):
     n_resamples: int
     confidence: float
     has_truth: bool
+    #: bootstrap replicates, (n_resamples, len(table)) aligned with the rows of ``table`` (None without)
+    replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
@@ -251,12 +253,14 @@ def recommender_bias(scores, truth=None, groups=None, reference=None, top: int |
         boot = _metric_values(parts, weights, ref, gini_convention, has_truth)
 
     others = [g for g in range(len(names)) if g != ref]
-    rows = []
+    rows, replicates = [], []
     for level, metrics in point.items():
         for metric, values in metrics.items():
             values = np.atleast_1d(values[0])
             if boot is not None:
-                low, high, defined = _percentile_interval(boot[level][metric].reshape(n_resamples, -1), confidence)
+                samples = boot[level][metric].reshape(n_resamples, -1)
+                replicates.append(samples)
+                low, high, defined = _percentile_interval(samples, confidence)
             else:
                 low = high = np.full(values.shape, np.nan)
                 defined = np.zeros(values.shape, dtype=int)
@@ -276,4 +280,5 @@ def recommender_bias(scores, truth=None, groups=None, reference=None, top: int |
     return RecommenderBiasResult(table=table, group_names=tuple(names), reference=names[ref], top=sel_top,
                                  thresh=None if sel_top is not None else float(thresh), normalize=bool(normalize),
                                  gini_convention=gini_convention, n_resamples=int(n_resamples),
-                                 confidence=confidence, has_truth=has_truth)
+                                 confidence=confidence, has_truth=has_truth,
+                                 replicates=np.concatenate(replicates, axis=1) if replicates else None)
