@@ -69,6 +69,9 @@ def register(sub) -> None:
     p.add_argument("--resamples", type=int, default=0,
                    help="bootstrap resamples of users for percentile intervals (default: 0, no intervals)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
+    p.add_argument("--interval", choices=("percentile", "basic"), default="percentile",
+                   help="bootstrap interval: percentile (default) or basic, which corrects the upward bias of "
+                        "the plug-in ETV/EKL (their percentile intervals can miss the estimate)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the data set's recommender (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
@@ -219,7 +222,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--resamples must be an integer >= 0, got {args.resamples}")
     result = recommender_bias(scores, truth, groups=labels, reference=reference, top=args.top,
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
-                              n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,
+                              n_resamples=args.resamples, rng=args.seed, confidence=args.confidence, interval=args.interval,
                               gini_convention=args.gini_convention)
     if args.json:
         print_json({**result.to_dict(), "source": description})
@@ -228,7 +231,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"recommender bias metrics of {description}")
     print(f"  {scores.shape[0]} users x {scores.shape[1]} items; recommended: {how}"
           f"{', normalised' if args.normalize else ''}; reference group {result.reference!r}"
-          + (f"; {100 * args.confidence:g}% bootstrap intervals ({args.resamples} resamples)" if args.resamples else ""))
+          + (f"; {100 * args.confidence:g}% {args.interval} bootstrap intervals ({args.resamples} resamples)"
+             if args.resamples else ""))
     table = result.to_frame()
     for level, title in (("overall", "overall (all users)"), ("group", "groups"),
                          ("pair", f"pairs: each group relative to the reference {result.reference!r}")):
