@@ -55,7 +55,8 @@ class RecommenderBiasResult(Result):
     ``table`` is the tidy result (also ``to_frame()``): one row per value with ``level``
     (``overall``/``group``/``pair``), ``group``, ``reference`` (pairs), ``n_users``, ``metric``,
     ``value``, ``ci_low``, ``ci_high`` (NaN without resampling), ``bias`` (bootstrap estimate of
-    the plug-in bias) and ``n_defined`` (resamples in which the value was defined). ``overall``, ``groups`` and ``pairs`` are wide views.
+    the plug-in bias) and ``n_defined`` (resamples in which the value was defined). ``overall``,
+    ``groups`` and ``pairs`` are wide views; ``replicates`` holds the bootstrap values.
     """
 
     table: pd.DataFrame
