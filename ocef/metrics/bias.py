@@ -201,7 +201,8 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     ``percentile``: the α/2 and 1 − α/2 quantiles q of the replicates; ``basic`` (reverse
     percentile): 2 θ̂ − q_{1−α/2}, 2 θ̂ − q_{α/2}, which corrects a shift of the bootstrap
     distribution — the plug-in ETV and EKL are biased upwards (resampling adds sampling noise
-    to the exposure distributions), so their percentile intervals can lie entirely above θ̂.
+    to the exposure distributions; aggregate diversity, a count of distinct items, downwards),
+    so their percentile intervals can lie entirely beside θ̂.
     ``bias`` = mean(replicates) − θ̂, the bootstrap estimate of the plug-in bias.
     """
     if method not in INTERVALS:
