@@ -131,3 +131,18 @@ def test_coat_dataset(run_cli):
     assert payload["pairs"][0]["rmse_ratio"] > 0
     code, _, err = run_cli("--dataset", "coat", "--data-dir", require_data("coat").parent, "--partition", "zodiac")
     assert code == 2 and "--partition must be one of" in err
+
+
+@pytest.mark.data
+def test_movielens_dataset(run_cli, tmp_path, monkeypatch):
+    require_data("ml-100k", "u.data")
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path / "cache"))
+    code, out, _ = run_cli("--dataset", "movielens", "--data-dir", require_data("ml-100k").parent, "--n-users", 200,
+                           "--n-items", 100, "--factors", 2, "--partition", "age", "--top", 5, "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert sum(g["n_users"] for g in payload["groups"]) == 200 and len(payload["groups"]) >= 5
+    largest = max(payload["groups"], key=lambda g: g["n_users"])["group"]
+    assert all(p["group_b"] == largest for p in payload["pairs"]) and len(payload["pairs"]) == len(payload["groups"]) - 1
+    assert all(0 <= p["exposure_total_variation"] <= 1 and p["rmse_ratio"] > 0 for p in payload["pairs"])
+    assert "age" in payload["source"] and "2-factor" in payload["source"]
