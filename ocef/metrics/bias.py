@@ -41,8 +41,6 @@ GROUP_METRICS = ("mean_score",) + OVERALL_METRICS + ("avg_precision", "avg_recal
 PAIR_METRICS = ("mad", "exposure_total_variation", "exposure_kl", "avg_precision_ratio", "avg_recall_ratio",
                 "avg_f1_ratio", "rmse_ratio", "mae_ratio")
 INTERVALS = ("percentile", "basic")
-TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae", "avg_precision_ratio",
-                 "avg_recall_ratio", "avg_f1_ratio", "rmse_ratio", "mae_ratio")
 OVERALL_GROUP = "all"
 
 

@@ -46,7 +46,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ocef.validation import check_positive_int
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",

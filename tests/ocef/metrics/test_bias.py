@@ -196,6 +196,10 @@ def test_result_protocol_strict_json_csv_and_frames(tmp_path):
                                   "bias", "n_defined"]
     assert len(back) == len(res.table) == res.replicates.shape[1]
     assert {"mad_low", "mad_high"} <= set(res.pairs.columns)
+    from ocef.metrics.bias import GROUP_METRICS, OVERALL_METRICS, PAIR_METRICS
+    t = res.table
+    for level, names in (("overall", OVERALL_METRICS), ("group", GROUP_METRICS), ("pair", PAIR_METRICS)):
+        assert list(dict.fromkeys(t[t.level == level].metric)) == list(names)
 
 
 @pytest.mark.parametrize("kwargs,match", [
