@@ -29,6 +29,7 @@ EXPERIMENTS: dict[str, str] = {
     "reo-real-data": "ocef.experiments.reo_real_data",
     "envy-misspecification": "ocef.experiments.envy_misspecification",
     "measurement-bias": "ocef.experiments.measurement_bias",
+    "bias-metrics-movielens": "ocef.experiments.bias_metrics_movielens",
 }
 
 

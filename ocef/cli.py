@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                          "serve a simulated recommender over HTTP on 127.0.0.1, for ocef audit-live"),
     "audit-live": ("ocef.commands.audit_live",
                    "audit a running recommender service (ocef simulate-service) over HTTP, resumable"),
+    "recmetrics": ("ocef.commands.recmetrics",
+                   "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
 }
 
 DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
