@@ -29,6 +29,9 @@ EXPERIMENTS: dict[str, str] = {
     "reo-real-data": "ocef.experiments.reo_real_data",
     "envy-misspecification": "ocef.experiments.envy_misspecification",
     "measurement-bias": "ocef.experiments.measurement_bias",
+    "pairwise-lemmas": "ocef.experiments.pairwise_lemmas",
+    "pairwise-regularization": "ocef.experiments.pairwise_regularization",
+    "pairwise-coat": "ocef.experiments.pairwise_coat",
 }
 
 

@@ -177,6 +177,12 @@ def _unpack(theta: np.ndarray, n_users: int, n_items: int, rank: int):
     return mu, bu, bi, P, Q
 
 
+def _scatter(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Row sums of ``values`` (n, k) by ``index`` into (size, k): one bincount per factor."""
+    return np.stack([np.bincount(index, weights=values[:, c], minlength=size) for c in range(values.shape[1])],
+                    axis=1) if values.shape[1] else np.zeros((size, 0))
+
+
 def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *, n_users: int, n_items: int,
                          rank: int, lam: float, l2: float, kind: str = "inter", rebalance: bool = True):
     """Objective MSE(D) + l2·(‖b‖² + ‖c‖² + ‖P‖² + ‖Q‖²) + λ·|Corr_P(A, B)| (eq. 10 with a weight)
@@ -194,10 +200,8 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
     g_mu = d.sum()
     g_bu = np.bincount(u, weights=d, minlength=n_users)
     g_bi = np.bincount(i, weights=d, minlength=n_items)
-    g_P = np.zeros_like(P)
-    g_Q = np.zeros_like(Q)
-    np.add.at(g_P, u, d[:, None] * Q[i])
-    np.add.at(g_Q, i, d[:, None] * P[u])
+    g_P = _scatter(u, d[:, None] * Q[i], n_users)
+    g_Q = _scatter(i, d[:, None] * P[u], n_items)
     obj = mse + l2 * (bu @ bu + bi @ bi + (P * P).sum() + (Q * Q).sum())
     g_bu += 2 * l2 * bu
     g_bi += 2 * l2 * bi
@@ -216,9 +220,8 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
         g_mu += (gj + gjp).sum()
         g_bu += np.bincount(pu, weights=gj + gjp, minlength=n_users)
         g_bi += np.bincount(pj, weights=gj, minlength=n_items) + np.bincount(pjp, weights=gjp, minlength=n_items)
-        np.add.at(g_P, pu, gj[:, None] * Q[pj] + gjp[:, None] * Q[pjp])
-        np.add.at(g_Q, pj, gj[:, None] * P[pu])
-        np.add.at(g_Q, pjp, gjp[:, None] * P[pu])
+        g_P += _scatter(pu, gj[:, None] * Q[pj] + gjp[:, None] * Q[pjp], n_users)
+        g_Q += _scatter(pj, gj[:, None] * P[pu], n_items) + _scatter(pjp, gjp[:, None] * P[pu], n_items)
     grad = np.concatenate([[g_mu], g_bu, g_bi, g_P.ravel(), g_Q.ravel()])
     return float(obj), grad, mse, float(corr)
 
