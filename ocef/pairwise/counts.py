@@ -200,33 +200,56 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
     """
     n = len(query)
     weight = np.ones(n, dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
-    codes_j, uj = pd.factorize(np.asarray(s_j))
-    codes_jp, ujp = pd.factorize(np.asarray(s_jp))
+    codes_j, uj = _factorize(s_j)
+    codes_jp, ujp = _factorize(s_jp)
     names, mapping = group_mapping(list(uj) + list(ujp), subgroup)
     g_j = np.array([mapping[v] for v in uj], dtype=np.int64)[codes_j]
     g_jp = np.array([mapping[v] for v in ujp], dtype=np.int64)[codes_jp]
     inter = (g_j != g_jp).astype(np.int64)
-    z_codes, z_uniq = pd.factorize(np.asarray(z))
-    levels = sorted(z_uniq.tolist(), key=lambda v: (str(type(v)), v)) if z_levels is None else list(z_levels)
+    z_codes, z_uniq = _factorize(z)
+    levels = sorted(z_uniq, key=lambda v: (str(type(v)), v)) if z_levels is None else list(z_levels)
     pos = {v: i for i, v in enumerate(levels)}
-    unknown = [v for v in z_uniq.tolist() if v not in pos]
+    unknown = [v for v in z_uniq if v not in pos]
     if unknown:
         raise ValueError(f"engagement values {unknown} are not in z_levels {levels}")
-    z_idx = np.array([pos[v] for v in z_uniq.tolist()], dtype=np.int64)[z_codes]
+    z_idx = np.array([pos[v] for v in z_uniq], dtype=np.int64)[z_codes]
     zl = levels if levels else [0]
     n_z = len(zl)
     outcome = np.asarray(outcome, dtype=np.int64)
     cell = ((g_j * 2 + inter) * n_z + z_idx) * 3 + outcome
     K = 2 * 2 * n_z * 3
-    q_codes, _ = pd.factorize(np.asarray(query))
+    q_codes, _ = _factorize(query, uniques=False)
     profiles, mult = _profiles(q_codes.astype(np.int64), cell, weight, K)
     return PairCounts(profiles.reshape(-1, 2, 2, n_z, 3), mult, tuple(names), tuple(zl), cluster)
+
+
+def _factorize(values, uniques: bool = True) -> tuple[np.ndarray, list | None]:
+    """``(codes, uniques)``; integer columns with a small range skip hashing (bincount)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if hi - lo <= max(4 * arr.size, 1024):
+            shifted = (arr - lo) if lo else arr
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            levels = (np.flatnonzero(present) + lo).tolist() if uniques else None
+            if present.all():
+                return shifted, levels
+            return (np.cumsum(present) - 1)[shifted], levels
+    codes, found = pd.factorize(arr)
+    return codes, (list(found) if uniques else None)
 
 
 def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct per-query count vectors (P, K) and how many queries have each (P,). Exact."""
     if q.size == 0:
         return np.zeros((0, K), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if int(q.max()) + 1 == q.size:                    # one row per query: the profile is the row
+        top = int(weight.max()) + 1
+        mult = np.bincount(cell * top + weight, minlength=K * top)
+        tok = np.flatnonzero(mult)
+        prof = np.zeros((tok.size, K), dtype=np.int64)
+        prof[np.arange(tok.size), tok // top] = tok % top
+        return prof, mult[tok]
     comb = q * K + cell
     order = np.argsort(comb, kind="stable")
     comb_s = comb[order]
@@ -346,21 +369,22 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
                     f"x.score AS a, y.score AS b FROM {src} p "
                     f"LEFT JOIN {ssrc} x ON x.item = p.j {on.format(t='x')} "
                     f"LEFT JOIN {ssrc} y ON y.item = p.jp {on.format(t='y')}")
-        checks = con.execute(
-            f"SELECT count(*) FILTER (WHERE j = jp), count(*) FILTER (WHERE a IS NULL OR b IS NULL "
-            f"OR isnan(a::DOUBLE) OR isnan(b::DOUBLE) OR isinf(a::DOUBLE) OR isinf(b::DOUBLE)), "
-            f"count(*) FILTER (WHERE s_j IS NULL OR s_jp IS NULL OR z IS NULL OR cl IS NULL) FROM ({body})").fetchone()
-        if checks[0]:
-            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {checks[0]} row(s); "
-                             "each pair needs two items")
-        if checks[1]:
-            raise ValueError(f"{checks[1]} pair(s) lack a finite score_j/score_jp"
-                             + (" (items missing from scores)" if scores is not None else ""))
-        if checks[2]:
-            raise ValueError(f"{checks[2]} pair(s) have a missing query, group or engagement value")
+        # one pass: invalid rows get their own keys (bad = j == jp, o = -1 for a missing score)
         agg = con.execute(
-            f"SELECT cl, s_j, s_jp, z, (CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o, "
+            f"SELECT cl, s_j, s_jp, z, (j = jp) AS bad, (CASE WHEN a IS NULL OR b IS NULL OR NOT isfinite(a::DOUBLE) "
+            f"OR NOT isfinite(b::DOUBLE) THEN -1 WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o, "
             f"count(*) AS n FROM ({body}) GROUP BY ALL").fetchnumpy()
+        bad = int(np.asarray(agg["n"])[np.asarray(agg["bad"], dtype=bool)].sum())
+        if bad:
+            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {bad} row(s); "
+                             "each pair needs two items")
+        missing = int(np.asarray(agg["n"])[np.asarray(agg["o"]) < 0].sum())
+        if missing:
+            raise ValueError(f"{missing} pair(s) lack a finite score_j/score_jp"
+                             + (" (items missing from scores)" if scores is not None else ""))
+        for col in ("cl", "s_j", "s_jp", "z"):
+            if isinstance(agg[col], np.ma.MaskedArray) and np.ma.getmaskarray(agg[col]).any():
+                raise ValueError(f"pairs have missing {'query' if col == 'cl' else col} values")
     finally:
         con.close()
     return counts_from_arrays(agg["cl"], _plain(agg["s_j"]), _plain(agg["s_jp"]), _plain(agg["z"]), agg["o"],
