@@ -7,6 +7,7 @@ bootstrap clustered by query — from an in-memory DataFrame (pandas engine) and
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -33,20 +34,22 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=200)
     args = ap.parse_args()
     pairs = make_pairs(args.pairs, args.pairs_per_query, np.random.default_rng(0))
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     res = pairwise_accuracy(pairs, n_resamples=args.resamples, rng=0, engine="pandas")
-    t_mem = time.perf_counter() - t
+    t_mem, c_mem = time.perf_counter() - t, time.process_time() - c
     print(f"in memory (pandas engine): {args.pairs:,} pairs, {res.n_queries:,} queries, "
-          f"{res.counts.profiles.shape[0]} distinct query profiles, B = {args.resamples}: {t_mem:.2f} s")
+          f"{res.counts.profiles.shape[0]} distinct query profiles, B = {args.resamples}: {t_mem:.2f} s "
+          f"(CPU {c_mem:.2f} s)")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "pairs.parquet"
         pairs.to_parquet(path, index=False)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         res2 = pairwise_accuracy(path, n_resamples=args.resamples, rng=0, engine="duckdb")
-        t_file = time.perf_counter() - t
+        t_file, c_file = time.perf_counter() - t, time.process_time() - c
     same = np.allclose(res.cells.accuracy, res2.cells.accuracy, equal_nan=True)
-    print(f"Parquet file (DuckDB engine): {t_file:.2f} s; same accuracies as in memory: {same}")
-    print(f"target < 10 s: {'met' if max(t_mem, t_file) < 10 else 'NOT met'}")
+    print(f"Parquet file (DuckDB engine): {t_file:.2f} s (CPU, all threads: {c_file:.2f} s); same accuracies as in memory: {same}")
+    print(f"target < 10 s wall: {'met' if max(t_mem, t_file) < 10 else 'NOT met'} "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -205,20 +205,31 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
     names, mapping = group_mapping(list(uj) + list(ujp), subgroup)
     g_j = np.array([mapping[v] for v in uj], dtype=np.int64)[codes_j]
     g_jp = np.array([mapping[v] for v in ujp], dtype=np.int64)[codes_jp]
-    inter = (g_j != g_jp).astype(np.int64)
     z_codes, z_uniq = _factorize(z)
-    levels = sorted(z_uniq, key=lambda v: (str(type(v)), v)) if z_levels is None else list(z_levels)
+    zl, pos = _z_levels(z_uniq, z_levels)
+    z_idx = np.array([pos[v] for v in z_uniq], dtype=np.int64)[z_codes]
+    return _counts_from_codes(query, g_j, g_jp, z_idx, outcome, weight, names, zl, cluster)
+
+
+def _z_levels(found: list, z_levels=None) -> tuple[list, dict]:
+    """Ordered engagement levels (sorted found values, or the given ones) and value -> index."""
+    levels = sorted(found, key=lambda v: (str(type(v)), v)) if z_levels is None else list(z_levels)
     pos = {v: i for i, v in enumerate(levels)}
-    unknown = [v for v in z_uniq if v not in pos]
+    unknown = [v for v in found if v not in pos]
     if unknown:
         raise ValueError(f"engagement values {unknown} are not in z_levels {levels}")
-    z_idx = np.array([pos[v] for v in z_uniq], dtype=np.int64)[z_codes]
-    zl = levels if levels else [0]
+    return (levels if levels else [0]), pos
+
+
+def _counts_from_codes(query, g_j, g_jp, z_idx, outcome, weight, names, zl, cluster) -> PairCounts:
+    """Cells ((g_j, inter), z, outcome) per row, then the distinct query profiles."""
     n_z = len(zl)
-    outcome = np.asarray(outcome, dtype=np.int64)
-    cell = ((g_j * 2 + inter) * n_z + z_idx) * 3 + outcome
+    g_j = np.asarray(g_j, dtype=np.int64)
+    inter = (g_j != np.asarray(g_jp, dtype=np.int64)).astype(np.int64)
+    cell = ((g_j * 2 + inter) * n_z + np.asarray(z_idx, dtype=np.int64)) * 3 + np.asarray(outcome, dtype=np.int64)
     K = 2 * 2 * n_z * 3
     q_codes, _ = _factorize(query, uniques=False)
+    weight = np.ones(len(cell), dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
     profiles, mult = _profiles(q_codes.astype(np.int64), cell, weight, K)
     return PairCounts(profiles.reshape(-1, 2, 2, n_z, 3), mult, tuple(names), tuple(zl), cluster)
 
@@ -369,26 +380,32 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
                     f"x.score AS a, y.score AS b FROM {src} p "
                     f"LEFT JOIN {ssrc} x ON x.item = p.j {on.format(t='x')} "
                     f"LEFT JOIN {ssrc} y ON y.item = p.jp {on.format(t='y')}")
-        # one pass: invalid rows get their own keys (bad = j == jp, o = -1 for a missing score)
-        agg = con.execute(
-            f"SELECT cl, s_j, s_jp, z, (j = jp) AS bad, (CASE WHEN a IS NULL OR b IS NULL OR NOT isfinite(a::DOUBLE) "
-            f"OR NOT isfinite(b::DOUBLE) THEN -1 WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o, "
-            f"count(*) AS n FROM ({body}) GROUP BY ALL").fetchnumpy()
-        bad = int(np.asarray(agg["n"])[np.asarray(agg["bad"], dtype=bool)].sum())
-        if bad:
-            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {bad} row(s); "
+        # pass 1: the distinct groups and levels, and the invalid rows
+        found = con.execute(
+            f"SELECT list(DISTINCT s_j), list(DISTINCT s_jp), list(DISTINCT z), count(*) FILTER (WHERE j = jp), "
+            f"count(*) FILTER (WHERE a IS NULL OR b IS NULL OR NOT isfinite(a::DOUBLE) OR NOT isfinite(b::DOUBLE)), "
+            f"count(*) FILTER (WHERE s_j IS NULL OR s_jp IS NULL OR z IS NULL OR cl IS NULL) FROM ({body})").fetchone()
+        if found[3]:
+            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
                              "each pair needs two items")
-        missing = int(np.asarray(agg["n"])[np.asarray(agg["o"]) < 0].sum())
-        if missing:
-            raise ValueError(f"{missing} pair(s) lack a finite score_j/score_jp"
+        if found[4]:
+            raise ValueError(f"{found[4]} pair(s) lack a finite score_j/score_jp"
                              + (" (items missing from scores)" if scores is not None else ""))
-        for col in ("cl", "s_j", "s_jp", "z"):
-            if isinstance(agg[col], np.ma.MaskedArray) and np.ma.getmaskarray(agg[col]).any():
-                raise ValueError(f"pairs have missing {'query' if col == 'cl' else col} values")
+        if found[5]:
+            raise ValueError(f"{found[5]} pair(s) have a missing query, group or engagement value")
+        names, mapping = group_mapping(list(found[0]) + list(found[1]), subgroup)
+        zl, pos = _z_levels(list(found[2]), z_levels)
+        # pass 2: integer codes only (groups and levels mapped in SQL), no grouping by cluster
+        g_case = "CASE {col} " + " ".join("WHEN ? THEN " + str(int(g)) for g in mapping.values()) + " END"
+        z_case = "CASE z " + " ".join("WHEN ? THEN " + str(int(i)) for i in pos.values()) + " END"
+        params = list(mapping) + list(mapping) + list(pos)
+        codes = con.execute(
+            f"SELECT cl, {g_case.format(col='s_j')} AS g_j, {g_case.format(col='s_jp')} AS g_jp, {z_case} AS zi, "
+            f"(CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o FROM ({body})", params).fetchnumpy()
     finally:
         con.close()
-    return counts_from_arrays(agg["cl"], _plain(agg["s_j"]), _plain(agg["s_jp"]), _plain(agg["z"]), agg["o"],
-                              agg["n"], subgroup=subgroup, z_levels=z_levels, cluster=cluster)
+    return _counts_from_codes(_plain(codes["cl"]), _plain(codes["g_j"]), _plain(codes["g_jp"]), _plain(codes["zi"]),
+                              _plain(codes["o"]), None, names, zl, cluster)
 
 
 def _plain(values) -> np.ndarray:

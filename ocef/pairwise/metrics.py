@@ -110,11 +110,20 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, rng=None, *, chunk: i
     if Q == 0:
         out[:] = 0
         return out.reshape((n_resamples,) + counts.profiles.shape[1:])
-    step = max(1, chunk // max(prof.shape[0], 1))
+    P = prof.shape[0]
+    proff = prof.astype(float)                            # BLAS product; exact for counts < 2**53
+    # few profiles: one multinomial over them; many: draw Q query indices (same distribution)
+    by_index = P * 8 > Q
+    profile_of_query = np.repeat(np.arange(P), m) if by_index else None
+    step = max(1, chunk // max(P, 1))
     for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
         b1 = min(n_resamples, b0 + step)
-        W = gen.multinomial(Q, m / Q, size=b1 - b0)
-        out[b0:b1] = W @ prof
+        if by_index:
+            W = np.stack([np.bincount(profile_of_query[gen.integers(0, Q, Q)], minlength=P)
+                          for _ in range(b1 - b0)])
+        else:
+            W = gen.multinomial(Q, m / Q, size=b1 - b0)
+        out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
     return out.reshape((n_resamples,) + counts.profiles.shape[1:])
 
 
