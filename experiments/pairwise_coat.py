@@ -23,6 +23,7 @@ from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import save_figure, write_csv
 from ocef.experiments.claims import Claim
 from ocef.pairwise import exposure_table, fit_mf_pairwise, pairwise_accuracy
+from ocef.pairwise.datasets import coat_mf, coat_sizes, score_pairs
 
 NAME = "pairwise-coat"
 DESCRIPTION = "Seed 003 Fig. 1-4 analogues on Coat (item gender): pairwise accuracies with intervals"
@@ -34,8 +35,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         raise FileNotFoundError(f"Coat not found under {dataset_dir('coat', data_dir)} (use --data-dir)")
     n_boot = 200 if quick else 1000
     default, random = logs.load_coat(data_dir)
-    n_users = int(max(default.user.max(), random.user.max())) + 1
-    n_items = int(max(default["item"].max(), random["item"].max())) + 1
+    n_users, n_items = coat_sizes(default, random)
     pairs = coat_pairs(data_dir)
     rng = np.random.default_rng(seed)
     users = pairs["query"].unique()
@@ -43,14 +43,12 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     is_train = pairs["query"].isin(train_users).to_numpy()
     train_pairs, test_pairs = pairs[is_train], pairs[~is_train]
     ratings = pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
-    base = fit_mf_pairwise(ratings, n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200, lr=0.05, rng=seed)
+    base = coat_mf(default, n_users, n_items, rng=seed)
     reg = fit_mf_pairwise(ratings, train_pairs, lam=LAM, n_users=n_users, n_items=n_items, l2=0.01,
                           epochs=100 if quick else 200, lr=0.01, subgroup="women", init=base, rng=seed)
     frames = []
     for model_name, model in (("production", base), (f"regularized (lambda={LAM:g})", reg)):
-        S = model.scores()
-        te = test_pairs.assign(score_j=S[test_pairs["query"], test_pairs.j],
-                               score_jp=S[test_pairs["query"], test_pairs.jp])
+        te = score_pairs(test_pairs, model.scores())
         res = pairwise_accuracy(te, subgroup="women", n_resamples=n_boot, rng=np.random.default_rng([seed, 1]))
         cells = res.cells.rename(columns={"accuracy": "value"}).assign(table="accuracy")
         summ = res.summary

@@ -43,38 +43,6 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
-def dataset_pairs(name: str, model: str | None, data_dir, seed: int):
-    """Pairs with model scores for a real data set (used by the CLI and the pairwise-coat experiment)."""
-    import numpy as np
-    import pandas as pd
-
-    from ocef.environments import logs, pairs as pairs_mod
-
-    model = model or ("mf" if name == "coat" else "popularity")
-    default, random = logs.load_dataset(name, data_dir)
-    if name == "coat":
-        pairs = pairs_mod.coat_pairs(data_dir)
-        n_users = int(max(default.user.max(), random.user.max())) + 1
-        n_items = int(max(default["item"].max(), random["item"].max())) + 1
-        if model == "mf":
-            from ocef.pairwise import fit_mf_pairwise
-
-            ratings = pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
-            fitted = fit_mf_pairwise(ratings, n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200,
-                                     lr=0.05, rng=seed)
-            scores = fitted.scores()
-            return pairs.assign(score_j=scores[pairs["query"], pairs.j], score_jp=scores[pairs["query"], pairs.jp])
-        pop = np.bincount(default["item"], weights=default.Y, minlength=n_items)
-    else:
-        if model == "mf":
-            raise ValueError("--model mf needs users; the OBD random log has none: use --model popularity")
-        pairs = pairs_mod.obd_pairs(data_dir)
-        n_items = int(max(default["item"].max(), pairs.j.max(), pairs.jp.max())) + 1
-        shown = np.bincount(default["item"], minlength=n_items)
-        pop = np.bincount(default["item"], weights=default.Y, minlength=n_items) / np.maximum(shown, 1)
-    return pairs.assign(score_j=pop[pairs.j], score_jp=pop[pairs.jp])
-
-
 def _run(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
     from ocef.pairwise import pairwise_accuracy
@@ -84,6 +52,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.dataset is not None:
         if args.pairs is not None or args.scores is not None:
             raise ValueError("give either --dataset or --pairs/--scores, not both")
+        from ocef.pairwise.datasets import dataset_pairs
+
         pairs, scores = dataset_pairs(args.dataset, args.model, args.data_dir, args.seed), None
         name = f"{args.dataset} ({args.model or ('mf' if args.dataset == 'coat' else 'popularity')})"
     else:

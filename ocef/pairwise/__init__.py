@@ -9,7 +9,8 @@
   a numpy matrix-factorisation trainer minimising squared error + λ·|Corr|;
 * :mod:`ocef.pairwise.simulate` — randomized pairs served on a :class:`ocef.traffic.TrafficWorld`
   with their exact pairwise accuracies;
-* :mod:`ocef.pairwise.lemmas` — the calibrated / equal-MSE models of Lemmas 1-2 (Sec. 4.2).
+* :mod:`ocef.pairwise.lemmas` — the calibrated / equal-MSE models of Lemmas 1-2 (Sec. 4.2);
+* :mod:`ocef.pairwise.datasets` — scored pairs of Coat and the Open Bandit Dataset.
 """
 from ocef.pairwise.counts import (KINDS, PAIR_COLUMNS, SCORE_COLUMNS, PairCounts, attach_scores, check_pairs,
                                   counts_from_arrays, group_mapping, pair_counts, read_table)

@@ -324,13 +324,10 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
 
 
 def read_table(path) -> pd.DataFrame:
-    """A CSV (any compression pandas infers) or Parquet file as a DataFrame."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"file not found: {path}")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        return pd.read_parquet(path)
-    return pd.read_csv(path)
+    """A CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`)."""
+    from ocef.environments.logs import read_log
+
+    return read_log(path)
 
 
 def _duckdb_source(obj, name: str, con) -> str:
