@@ -13,7 +13,9 @@ Definitions, with c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))] and ties coun
   have; ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup), gap = accuracy_0 − accuracy_1.
 * exposure (Sec. 6.4): Exposure_{s̃,z̃} = P(c_q(j, j′) | s_j = s̃, s_j′ = 1 − s̃, z̃) over inter-group
   pairs irrespective of the click, i.e. the share of inter pairs at z̃ where the model ranks the
-  group-s̃ item first; beside it the click share (Fig. 4a, the users' preference).
+  group-s̃ item first; beside it the click share (Fig. 4a, the users' preference). The seed
+  writes the condition as z_{q,j′} = z̃; only the clicked item has an engagement, so z̃ is the
+  pair's bucket (the clicked item's engagement), as in every other metric.
 
 Intervals: bootstrap clustered by query (or any cluster column). Queries with the same count
 profile are exchangeable, so resampling Q queries with replacement is exactly a
