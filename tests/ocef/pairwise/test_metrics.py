@@ -84,8 +84,9 @@ def test_profiles_reduce_queries_exactly():
     np.testing.assert_array_equal(np.sort(np.repeat(c.profiles.sum(axis=(1, 2, 3, 4)), c.multiplicity)), per_query)
 
 
-def test_fast_bootstrap_matches_literal_cluster_bootstrap():
-    c = pair_counts(random_pairs(n=400, n_queries=30, seed=3))
+@pytest.mark.parametrize("n, n_queries", [(400, 30), (2000, 100_000)])   # index draws / multinomial
+def test_fast_bootstrap_matches_literal_cluster_bootstrap(n, n_queries):
+    c = pair_counts(random_pairs(n=n, n_queries=n_queries, seed=3))
     fast = bootstrap_counts(c, 4000, rng=0).reshape(4000, -1).astype(float)
     lit = bootstrap_counts_literal(c, 4000, rng=1).reshape(4000, -1).astype(float)
     # same mean and covariance of the resampled counts (4000 draws: tolerance ~4 SE)
