@@ -64,7 +64,7 @@ def make_environment(data_dir: Path | None, quick: bool):
             raise
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0), "group"
+    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0), "group"
 
 
 def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA,
@@ -97,10 +97,10 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
     def compute(key) -> pd.DataFrame:
         fraction, d = key
-        scores = env.estimated_scores(d, train_fraction=fraction, seed=seed)
+        scores = env.estimated_scores(d, train_fraction=fraction, rng=seed)
         df = pd.DataFrame(envy_rows(env, scores, labels))
         return df.assign(train_fraction=fraction, factors=d,
-                         reg=env.recommender_regularization(d, train_fraction=fraction, seed=seed))
+                         reg=env.recommender_regularization(d, train_fraction=fraction, rng=seed))
 
     keys = [(f, d) for f in fractions for d in factors]
     df = run_parts(out_dir, config, keys, compute, progress=progress, desc=NAME)
