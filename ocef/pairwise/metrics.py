@@ -34,8 +34,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scipy.stats import rankdata
-
 from ocef.pairwise.counts import KINDS, PairCounts, pair_counts
 from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
@@ -186,7 +184,6 @@ def _as_counts(pairs, **kwargs) -> PairCounts:
         if extra:
             raise ValueError(f"{extra} apply to a pairs table, not to PairCounts")
         return pairs
-    kwargs = {k: v for k, v in kwargs.items() if v is not None}
     return pair_counts(pairs, **kwargs)
 
 
@@ -304,6 +301,8 @@ def rank_positions(scores) -> np.ndarray:
     g = np.atleast_2d(g)
     if g.ndim != 2:
         raise ValueError(f"scores must be a 1-d or 2-d array, got shape {np.shape(scores)}")
+    from scipy.stats import rankdata           # lazily: scipy.stats is slow to import
+
     if np.isinf(g).any():
         raise ValueError("scores must be finite (NaN marks an item outside R_q)")
     valid = ~np.isnan(g)

@@ -239,6 +239,8 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     (0: the plain MF). ``init``: start from a trained model (e.g. fine-tune the production model).
     """
     lam = check_in_interval("lam", lam, 0.0, np.inf, low_open=False, high_open=True)
+    if kind not in REG_KINDS:
+        raise ValueError(f"kind must be one of {REG_KINDS}, got {kind!r}")
     rank = check_positive_int("rank", rank)
     epochs = check_positive_int("epochs", epochs)
     check_in_interval("lr", lr, 0.0, np.inf, low_open=True, high_open=True)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
 from ocef.pairwise.counts import KINDS
 from ocef.pairwise.metrics import _exposure_statistics, cell_statistics, summary_statistics
@@ -107,6 +106,8 @@ def _check(world, model_scores, position_bias, n_levels):
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
     """Exact accuracies of ``model_scores`` on the randomized pairs of ``world`` (module doc)."""
+    from scipy.stats import binom              # lazily: scipy.stats is slow to import
+
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
     R = relevant_sets(world, n_relevant)
     M = R.shape[1]
