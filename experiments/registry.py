@@ -30,6 +30,9 @@ EXPERIMENTS: dict[str, str] = {
     "envy-misspecification": "ocef.experiments.envy_misspecification",
     "measurement-bias": "ocef.experiments.measurement_bias",
     "bias-metrics-movielens": "ocef.experiments.bias_metrics_movielens",
+    "pairwise-lemmas": "ocef.experiments.pairwise_lemmas",
+    "pairwise-regularization": "ocef.experiments.pairwise_regularization",
+    "pairwise-coat": "ocef.experiments.pairwise_coat",
 }
 
 

@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("ocef.commands.audit", "certify (group) envy-freeness of a recommender with OCEF, every group at once"),
     "reo": ("ocef.commands.reo", "estimate REO utilities, relative utilities and the penalty with intervals"),
     "reo-ab": ("ocef.commands.reo", "compare REO metrics of a treatment and a control arm (A/B test)"),
+    "pairwise": ("ocef.commands.pairwise",
+                 "pairwise (overall / intra / inter-group) accuracies from randomized pairs"),
     "reproduce": ("ocef.commands.reproduce", "reproduce the papers' figures (CSV + PNG under results/NAME/)"),
     "simulate-service": ("ocef.commands.simulate_service",
                          "serve a simulated recommender over HTTP on 127.0.0.1, for ocef audit-live"),
