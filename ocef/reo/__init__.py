@@ -95,15 +95,25 @@ from ocef.reo.ab import (  # noqa: F401
 )
 from ocef.reo.bootstrap import (  # noqa: F401
     BOOTSTRAP_METHODS,
+    BootstrapReo,
     BootstrapSummary,
     _reo_stat_from_counts,  # noqa: F401
     bca_interval,
     bootstrap_reo_ci,
     category_counts,
 )
+from ocef.reo.counts import ReoCounts, reo_counts  # noqa: F401
+from ocef.reo.daily import ReoDaily, estimate_reo_by  # noqa: F401
 from ocef.reo.estimators import (  # noqa: F401
+    COVARIANCES,
+    INTERVALS,
+    PositiveCounts,
     ReoArrays,
+    ReoJacobians,
+    ReoPoint,
     ReoResult,
+    reo_result_from_counts,
+    utility_covariance,
     delta_method_reo,
     estimate_reo,
     label_indicator,
@@ -118,8 +128,10 @@ from ocef.reo.estimators import (  # noqa: F401
     rtpr_utilities,
     utility_covariance_diagonal,
 )
-from ocef.reo.metrics import ranking_statistical_parity, user_precision_utility  # noqa: F401
+from ocef.reo.metrics import RspResult, UserPrecision, ranking_statistical_parity, user_precision_utility  # noqa: F401
 from ocef.reo.planning import (  # noqa: F401
+    SamplePlan,
+    TheoremSampleSize,
     delta_method_sample_size,
     eighty_percent_rule_threshold,
     expected_random_rows,
@@ -129,7 +141,10 @@ from ocef.reo.planning import (  # noqa: F401
 
 __all__ = [
     "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
-    "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "delta_method_reo", "reo_from_counts", "normal_quantile",
+    "ReoPoint", "ReoJacobians", "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "utility_covariance",
+    "COVARIANCES", "INTERVALS", "PositiveCounts", "reo_result_from_counts", "ReoCounts", "reo_counts",
+    "ReoDaily", "estimate_reo_by", "BootstrapReo", "SamplePlan", "TheoremSampleSize", "RspResult",
+    "UserPrecision", "delta_method_reo", "reo_from_counts", "normal_quantile",
     "label_indicator", "positive_counts", "ReoResult", "estimate_reo", "naive_reo",
     "category_counts", "bca_interval", "BootstrapSummary", "bootstrap_reo_ci",
     "AbResult", "ab_test", "shared_random_ab_variance", "ranking_statistical_parity", "user_precision_utility",
