@@ -290,6 +290,10 @@ def _duckdb_counts(source, keys, labels, name):
     for col in labels:
         t = types[columns.index(col)]
         if not t.startswith(_NUMERIC_DUCKDB):
+            if rel.query("_ocef_log", "SELECT count(*) FROM _ocef_log").fetchall()[0][0] == 0:
+                import pandas as pd                     # an empty CSV has untyped (VARCHAR) columns
+
+                return pd.DataFrame(columns=keys + ["n", "positives"])
             raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
     ys = [f"CAST({_q(c)} AS DOUBLE)" for c in labels]
     bad = ", ".join(f"count_if({y} IS NULL OR {y} NOT IN (0, 1)) AS \"_bad{i}\"" for i, y in enumerate(ys))

@@ -67,7 +67,7 @@ def test_cli_coat_matches_independent_computation(capsys):
         return (m[u, i] >= 4).astype(int), gender[i]
 
     ref = independent_reo(*rows(train), *rows(test), ["men", "women"])
-    out = run_json(capsys, "reo", "--dataset", "coat", "--data-dir", str(root.parent))
+    out = run_json(capsys, "reo", "--dataset", "coat", "--data-dir", str(root.parent), "--interval", "delta")
     check_against(out, ref, ["men", "women"])
     assert out["threshold_80"] == pytest.approx(1 / 9)
     # human-readable output names both groups and the penalty
@@ -88,7 +88,7 @@ def test_cli_obd_matches_independent_computation(capsys):
         tier = np.array(["high" if f0[i] > med else "low" for i in log.item_id])
         data[policy] = (log.click.to_numpy(), tier)
     ref = independent_reo(*data["bts"], *data["random"], ["high", "low"])
-    out = run_json(capsys, "reo", "--dataset", "obd")
+    out = run_json(capsys, "reo", "--dataset", "obd", "--interval", "delta")
     check_against(out, ref, ["high", "low"])
     assert out["delta_method_reliable"] is False  # 42 and 38 clicks: the interval reaches 0
 
@@ -113,7 +113,7 @@ def write_logs(tmp_path, fmt="csv"):
 def test_cli_reo_on_files_multi_label(tmp_path, capsys, fmt):
     frames, paths = write_logs(tmp_path, fmt)
     out = run_json(capsys, "reo", "--default", str(paths["default"]), "--random", str(paths["random"]),
-                   "--label", "click,share", "--group", "tier", "--confidence", "0.9")
+                   "--label", "click,share", "--group", "tier", "--confidence", "0.9", "--interval", "delta")
     d, r = frames["default"], frames["random"]
     y = lambda f: ((f.click == 1) | (f.share == 1)).astype(int).to_numpy()  # noqa: E731
     ref = independent_reo(y(d), d.tier.to_numpy(), y(r), r.tier.to_numpy(), ["a", "b", "c"],
@@ -182,7 +182,8 @@ def test_cli_plan_random_traffic(capsys):
     from ocef import reo
     P = np.array([g["P"] for g in out["groups"]])
     Q = np.array([g["Q"] for g in out["groups"]])
-    se = float(reo.delta_method_reo(P, Q, out["n_default"], plan["n_random"]).se_penalty)
+    assert out["method"] == "delta-full"          # the plan uses the interval of the estimate
+    se = float(reo.delta_method_reo(P, Q, out["n_default"], plan["n_random"], covariance="full").se_penalty)
     assert 1.959963984540054 * se <= 0.05 + 1e-12
     assert plan["n_random"] > out["n_random"]       # the current 4,640 rows give +-0.075
     assert plan["p_act"] == pytest.approx(plan["n_random"] / 1e7)
