@@ -8,7 +8,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ocef.reo.bootstrap import (
     _ab_stat_from_counts,
@@ -132,6 +131,8 @@ class AbResult(Result):
 
 
 def _normal_p_value(estimate, se) -> np.ndarray:
+    from scipy import stats
+
     with np.errstate(divide="ignore", invalid="ignore"):
         return 2.0 * stats.norm.sf(np.abs(np.asarray(estimate) / np.asarray(se)))
 
@@ -176,6 +177,8 @@ def ab_test(control, treatment, random, *,
     ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
     DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
+    from scipy import stats  # lazy: keeps `ocef reo` start-up light
+
     from ocef.validation import as_generator, check_positive_int
 
     from ocef.reo.counts import reo_counts

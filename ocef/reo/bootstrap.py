@@ -9,7 +9,6 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ocef.reo.estimators import (
     ReoResult,
@@ -93,6 +92,8 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     ``jack_weights[j]`` (m_j,) summing to the size n_j of sample j. Returns ``(low, high)``.
     A test checks equality with scipy.stats.bootstrap on row-level data.
     """
+    from scipy import stats  # lazy: keeps `ocef reo` start-up light
+
     alpha = (1.0 - confidence) / 2.0
     low = np.full(theta_hat.shape, np.nan)
     high = np.full(theta_hat.shape, np.nan)

@@ -8,7 +8,6 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ocef.logs_engine import frame_label_indicator, label_columns
 from ocef.results import Result, jsonable
@@ -54,7 +53,9 @@ def reo_point_estimates(P, Q) -> "ReoPoint":
 def normal_quantile(confidence: float) -> float:
     """``z(delta/2)``: the upper ``(1 - confidence)/2`` quantile of N(0, 1) (Alg. 1)."""
     c = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    return float(stats.norm.ppf(0.5 + c / 2.0))
+    from statistics import NormalDist     # the standard library's quantile: no scipy import at start-up
+
+    return float(NormalDist().inv_cdf(0.5 + c / 2.0))
 
 
 class ReoPoint(NamedTuple):
