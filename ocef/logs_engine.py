@@ -223,6 +223,8 @@ def _pandas_counts(source, keys, labels, name):
             dups = sorted({str(c) for c in frame.columns if list(frame.columns).count(c) > 1})
             raise ValueError(f"{name} log has duplicate column names {dups}")
     _missing(need, frame.columns, name, where)
+    if len(frame) == 0:                         # an empty CSV has untyped (object) columns
+        return pd.DataFrame(columns=keys + ["n", "positives"])
     y = frame_label_indicator(frame, labels, name).astype(np.int64)
     grouped = (pd.DataFrame({k: frame[k].to_numpy() for k in keys}).assign(_y=y)
                .groupby(keys, dropna=False, sort=False)["_y"].agg(["size", "sum"]).reset_index())
@@ -258,16 +260,25 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _connect():
+    """An in-memory DuckDB connection without the progress bar (it would write to the terminal)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def _duckdb_relation(source):
     """``(relation, where)``: a DuckDB relation over ``source`` and the file it reads (or None)."""
     import duckdb
 
     if isinstance(source, Sql):
-        con = source.connection if source.connection is not None else duckdb.connect()
+        con = source.connection if source.connection is not None else _connect()
         return con.sql(source.query), None
     if type(source).__module__.startswith("duckdb"):
         return source, None
-    con = duckdb.connect()
+    con = _connect()
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if _is_parquet(path):
@@ -295,11 +306,19 @@ def _duckdb_counts(source, keys, labels, name):
 
                 return pd.DataFrame(columns=keys + ["n", "positives"])
             raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
-    ys = [f"CAST({_q(c)} AS DOUBLE)" for c in labels]
-    bad = ", ".join(f"count_if({y} IS NULL OR {y} NOT IN (0, 1)) AS \"_bad{i}\"" for i, y in enumerate(ys))
-    pos = " OR ".join(f"{y} = 1" for y in ys)
+    # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
+    # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
+    one, zero = {}, {}
+    for col in labels:
+        boolean = types[columns.index(col)].startswith("BOOLEAN")
+        one[col] = f"{_q(col)} = {'true' if boolean else '1'}"
+        zero[col] = f"{_q(col)} = {'false' if boolean else '0'}"
+    pos = " OR ".join(f"({one[c]})" for c in labels)
+    checks = ", ".join(f"count_if({one[c]}) AS \"_one{i}\", count_if({zero[c]}) AS \"_zero{i}\""
+                       for i, c in enumerate(labels))
     group = ", ".join(_q(k) for k in keys)
-    sql = (f"SELECT {group}, count(*) AS n, count_if({pos}) AS positives, {bad} "
+    sql = (f"SELECT {group}, count(*) AS n, "
+           f"{'count_if(' + pos + ')' if len(labels) > 1 else f'count_if({one[labels[0]]})'} AS positives, {checks} "
            f"FROM _ocef_log GROUP BY {group}")
     try:
         table = rel.query("_ocef_log", sql).df()
@@ -307,10 +326,9 @@ def _duckdb_counts(source, keys, labels, name):
         raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
                          f"{str(exc).splitlines()[0]}") from None
     for i, col in enumerate(labels):
-        if table[f"_bad{i}"].sum() > 0:
-            y = ys[i]
-            vals = rel.query("_ocef_log", f"SELECT DISTINCT {_q(col)} FROM _ocef_log WHERE {y} IS NULL "
-                                          f"OR {y} NOT IN (0, 1) LIMIT 5").fetchall()
+        if (table["n"] - table[f"_one{i}"] - table[f"_zero{i}"]).sum() > 0:
+            vals = rel.query("_ocef_log", f"SELECT DISTINCT {_q(col)} FROM _ocef_log WHERE {_q(col)} IS NULL "
+                                          f"OR NOT ({one[col]} OR {zero[col]}) LIMIT 5").fetchall()
             raise _bad_labels(name, col, [v[0] for v in vals])
     return table[keys + ["n", "positives"]]
 
