@@ -205,24 +205,35 @@ def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
 
 
 def _pandas_counts(source, keys, labels, name):
-    import numpy as np
     import pandas as pd
 
     need = keys + labels
-    where = None
     if isinstance(source, (str, os.PathLike)):
-        where = os.fspath(source)
-        frame = _pandas_read(where, need, name)
-    elif isinstance(source, Sql) or type(source).__module__.startswith("duckdb"):
+        # file by file, batch by batch: memory bounded by one batch, whatever the log size
+        parts = [_frame_counts(chunk, keys, labels, name, os.fspath(source))
+                 for chunk in _pandas_chunks(os.fspath(source), need, name)]
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return pd.DataFrame(columns=keys + ["n", "positives"])
+        if len(parts) == 1:
+            return parts[0]
+        return pd.concat(parts, ignore_index=True).groupby(keys, dropna=False, sort=False)[
+            ["n", "positives"]].sum().reset_index()
+    if isinstance(source, Sql) or type(source).__module__.startswith("duckdb"):
         rel = _duckdb_relation(source)[0]
         _missing(need, rel.columns, name, None)
-        frame = rel.select(", ".join(_q(c) for c in need)).df()
-    else:
-        frame = source
-        if len(set(frame.columns)) != len(frame.columns):
-            dups = sorted({str(c) for c in frame.columns if list(frame.columns).count(c) > 1})
-            raise ValueError(f"{name} log has duplicate column names {dups}")
-    _missing(need, frame.columns, name, where)
+        source = rel.select(", ".join(_q(c) for c in need)).df()
+    elif len(set(source.columns)) != len(source.columns):
+        dups = sorted({str(c) for c in source.columns if list(source.columns).count(c) > 1})
+        raise ValueError(f"{name} log has duplicate column names {dups}")
+    return _frame_counts(source, keys, labels, name, None)
+
+
+def _frame_counts(frame, keys, labels, name, where):
+    import numpy as np
+    import pandas as pd
+
+    _missing(keys + labels, frame.columns, name, where)
     if len(frame) == 0:                         # an empty CSV has untyped (object) columns
         return pd.DataFrame(columns=keys + ["n", "positives"])
     y = frame_label_indicator(frame, labels, name).astype(np.int64)
@@ -231,22 +242,35 @@ def _pandas_counts(source, keys, labels, name):
     return grouped.rename(columns={"size": "n", "sum": "positives"})
 
 
-def _pandas_read(path: str, need, name):
+_BATCH_ROWS = 4_000_000
+
+
+def _pandas_chunks(path: str, need, name):
+    """DataFrames of at most ``_BATCH_ROWS`` rows holding only the ``need`` columns of a file,
+    a directory of Parquet files or a glob."""
     import pandas as pd
 
     if _is_parquet(path):
-        files = sorted(_glob.glob(path, recursive=True)) if any(ch in path for ch in "*?[") else [path]
         import pyarrow.parquet as pq
 
-        schema = pq.read_schema(files[0]) if os.path.isfile(files[0]) else pq.ParquetDataset(files[0]).schema
-        _missing(need, schema.names, name, path)
-        return pd.concat([pd.read_parquet(f, columns=need) for f in files], ignore_index=True)
+        if any(ch in path for ch in "*?["):
+            files = sorted(_glob.glob(path, recursive=True))
+        elif os.path.isdir(path):
+            files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
+        else:
+            files = [path]
+        for f in files:
+            pf = pq.ParquetFile(f)
+            _missing(need, pf.schema_arrow.names, name, f)
+            for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=need):
+                yield batch.to_pandas()
+        return
     try:
         head = pd.read_csv(path, nrows=0)
     except pd.errors.EmptyDataError:
         raise ValueError(f"log file {path} is empty") from None
     _missing(need, head.columns, name, path)
-    return pd.read_csv(path, usecols=need)
+    yield from pd.read_csv(path, usecols=need, chunksize=_BATCH_ROWS)
 
 
 # ------------------------------------------------------------------------------------ duckdb

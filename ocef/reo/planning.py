@@ -13,8 +13,15 @@ from ocef.results import Result
 from ocef.validation import check_in_interval
 
 
+class _OneRow(Result):
+    """A result whose tidy frame is its one row of fields."""
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([self.to_dict()])
+
+
 @dataclass(frozen=True)
-class SamplePlan(Result):
+class SamplePlan(_OneRow):
     """Log sizes from :func:`delta_method_sample_size`: ``n_default``, ``n_random`` and the
     ``half_width`` they give (<= ``epsilon``) for ``target`` with the ``interval`` method."""
 
@@ -26,12 +33,9 @@ class SamplePlan(Result):
     target: str
     interval: str
 
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([self.to_dict()])
-
 
 @dataclass(frozen=True)
-class TheoremSampleSize(Result):
+class TheoremSampleSize(_OneRow):
     """Sizes from :func:`theorem_sample_size` (Theorem E.4, eq. 21 and 8): ``n``, ``n_default``,
     ``n_random``."""
 
@@ -40,9 +44,6 @@ class TheoremSampleSize(Result):
     n_random: int
     epsilon: float
     delta: float
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([self.to_dict()])
 
 # --------------------------------------------------------------------------------------------
 # Planning: thresholds and sample sizes (Sec. 4.3, Theorem D.2 / App. E, Alg. 1)
