@@ -369,10 +369,13 @@ def spark_session(master: str = "local[*]"):
         raise ValueError("engine='spark' needs pyspark: pip install 'ocef[spark]'") from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise ValueError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
-    return (SparkSession.builder.master(master).appName("ocef")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "8")
-            .getOrCreate())
+    session = (SparkSession.builder.master(master).appName("ocef")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")      # no progress bars in CLI output
+               .config("spark.sql.shuffle.partitions", "8")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _spark_counts(source, keys, labels, name, spark):
