@@ -38,13 +38,11 @@ def test_spark_identical_on_simulated_coat_and_obd(spark, tmp_path):
         if (DATA / name).exists():
             cases[name] = logs.load_dataset(name)
     for name, (default, random) in cases.items():
-        default.to_parquet(tmp_path / f"{name}-d.parquet")
-        random.to_parquet(tmp_path / f"{name}-r.parquet")
         ref = reo.estimate_reo(default, random, engine="pandas").to_dict()
-        sdf = spark.createDataFrame(default[["Y", "S"]])
-        assert reo.estimate_reo(sdf, tmp_path / f"{name}-r.parquet", engine="spark", spark=spark).to_dict() == ref, name
-        assert reo.estimate_reo(tmp_path / f"{name}-d.parquet", tmp_path / f"{name}-r.parquet",
-                                engine="spark", spark=spark).to_dict() == ref, name
+        sdf, srf = (spark.createDataFrame(f[["Y", "S"]]) for f in (default, random))
+        assert reo.estimate_reo(sdf, srf, engine="spark", spark=spark).to_dict() == ref, name
+    lg.default.to_parquet(tmp_path / "simulated-d.parquet")
+    lg.random.to_parquet(tmp_path / "simulated-r.parquet")
     # per day and A/B through Spark
     d, r = tmp_path / "simulated-d.parquet", tmp_path / "simulated-r.parquet"
     assert (reo.estimate_reo_by(d, r, engine="spark", spark=spark).to_dict()
