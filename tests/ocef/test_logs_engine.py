@@ -89,3 +89,11 @@ def test_only_the_needed_columns_are_read(tmp_path, frame):
     frame.assign(junk=["x"] * 6).to_parquet(tmp_path / "log.parquet")
     assert_same(le.group_counts(tmp_path / "log.parquet", by=["day", "S"], label=["Y", "L2"], engine="pandas"),
                 expected())
+
+
+def test_spark_without_java_is_a_clear_error(monkeypatch):
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    monkeypatch.setattr(le.shutil, "which", lambda name: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(ValueError, match="engine='spark' needs Java"):
+        le.spark_session()

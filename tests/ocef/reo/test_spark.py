@@ -59,3 +59,25 @@ def test_spark_errors_match_the_other_engines(spark):
         reo.reo_counts({"default": spark.createDataFrame(frame)}, label="click", engine="spark")
     with pytest.raises(ValueError, match="a Spark DataFrame needs engine='spark'"):
         reo.reo_counts({"default": spark.createDataFrame(frame)}, engine="duckdb")
+
+
+def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
+    import json
+
+    from ocef import cli
+
+    world = make_traffic_world(200, 60, 2, score_bias=[0.5, 0.0], rng=0)
+    lg = simulate_traffic(world, n_days=1, requests_per_day=1000, p_act=0.3, rng=1)
+    lg.default.to_parquet(tmp_path / "d.parquet")
+    lg.random.to_parquet(tmp_path / "r.parquet")
+    outs = {}
+    for engine in ("duckdb", "spark"):
+        for command in (["reo", "--default"], ["reo-ab", "--method", "delta-shared", "--treatment",
+                                               str(tmp_path / "d.parquet"), "--control"]):
+            assert cli.main(command + [str(tmp_path / "d.parquet"), "--random", str(tmp_path / "r.parquet"),
+                                       "--engine", engine, "--json"]) == 0
+            out = json.loads(capsys.readouterr().out)
+            assert out.pop("engine") == engine
+            outs[(engine, command[0])] = out
+    assert outs[("duckdb", "reo")] == outs[("spark", "reo")]
+    assert outs[("duckdb", "reo-ab")] == outs[("spark", "reo-ab")]
