@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["ENGINES", "Sql", "group_counts", "label_columns", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -43,6 +43,17 @@ class Sql:
 
     query: str
     connection: Any = None
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Counts already computed by :func:`group_counts` (``table``) for the key columns ``by`` and
+    the ``label`` columns: a valid log source, returned as is when the same keys and labels are
+    asked for (e.g. counts started in a background thread while the estimator is imported)."""
+
+    table: Any
+    by: tuple
+    label: tuple
 
 
 def label_columns(label: str | Sequence[str]) -> list[str]:
@@ -59,6 +70,8 @@ def source_kind(source) -> str:
         return "file"
     if isinstance(source, Sql):
         return "duckdb"
+    if isinstance(source, Counted):
+        return "counted"
     mod = type(source).__module__
     if mod.startswith("pandas") and type(source).__name__ == "DataFrame":
         return "pandas"
@@ -75,6 +88,8 @@ def resolve_engine(engine: str, source) -> str:
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     kind = source_kind(source)
+    if kind == "counted":
+        return "counted"
     if engine == "auto":
         return {"file": "duckdb", "pandas": "pandas", "duckdb": "duckdb", "spark": "spark"}[kind]
     if kind == "spark" and engine != "spark":
@@ -99,6 +114,11 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
         raise TypeError(f"by must be a non-empty list of column names, got {by!r}")
     labels = label_columns(label)
     engine = resolve_engine(engine, source)
+    if engine == "counted":
+        if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
+            raise ValueError(f"{name} log: counts were computed by {list(source.by)} with label "
+                             f"{list(source.label)}, not by {keys} with label {labels}")
+        return source.table
     if isinstance(source, (str, os.PathLike)):
         source = _check_path(source)
     dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
@@ -111,6 +131,25 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     else:
         table = _spark_counts(source, keys, labels, name, spark)
     return _finish(table, keys, name)
+
+
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
+    """Start :func:`group_counts` of each source in a background thread (DuckDB releases the
+    GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
+    :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
+    estimator (pandas, ...) while the logs are being counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys, labels = tuple(by), tuple(label_columns(label))
+    pool = ThreadPoolExecutor(max_workers=len(sources))
+    futures = {name: pool.submit(group_counts, src, by=keys, label=list(labels), engine=engine, name=name)
+               for name, src in sources.items()}
+    pool.shutdown(wait=False)
+
+    def finish() -> dict:
+        return {name: Counted(f.result(), keys, labels) for name, f in futures.items()}
+
+    return finish
 
 
 # ------------------------------------------------------------------------------------ shared

@@ -149,12 +149,23 @@ def _check_options(args) -> None:
 
 
 def _run_reo(args: argparse.Namespace) -> int:
-    from ocef import reo
-    from ocef.commands._common import print_json
-
     _check_options(args)
     default, random, label, group = _load(args)
     engine, spark = _engine(args)
+    if args.dataset is None and engine in ("auto", "duckdb"):
+        # count the files with DuckDB in the background while the estimator (pandas) is imported
+        from ocef.logs_engine import start_counts
+
+        keys = [args.by, group] if args.by is not None else [group]
+        finish = start_counts({"default": default, "random": random}, by=keys, label=label, engine="duckdb")
+    else:
+        finish = None
+    from ocef import reo
+    from ocef.commands._common import print_json
+
+    if finish is not None:
+        counted = finish()
+        default, random = counted["default"], counted["random"]
     kw = dict(label=label, group=group, confidence=args.confidence, engine=engine, spark=spark)
     if args.by is not None:
         return _run_by(args, default, random, kw)
