@@ -38,6 +38,8 @@ Real data sets
 """
 from __future__ import annotations
 
+import zlib
+
 from pathlib import Path
 from typing import Sequence
 
@@ -79,7 +81,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
             log = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise ValueError(f"log {path} is empty") from None
-    except (OSError, EOFError, UnicodeError, pd.errors.ParserError) as exc:
+    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         raise ValueError(f"cannot read log {path}: {exc}") from None

@@ -66,7 +66,8 @@ def test_complex_numbers_are_refused(run, arrays):
 
 
 def test_corrupt_gz(run, tmp_path):
-    (tmp_path / "log.csv.gz").write_bytes(gzip.compress(b"Y,S\n1,0\n")[:-8] + b"garbage!")
+    data = gzip.compress(b"Y,S\n" + b"1,0\n0,1\n" * 2000)
+    (tmp_path / "log.csv.gz").write_bytes(data[:30] + b"\x00garbage\xff" * 8 + data[30:])
     assert_one_line_error(run("reo", "--default", tmp_path / "log.csv.gz", "--random", tmp_path / "log.csv.gz"),
                           "log.csv.gz")
 
