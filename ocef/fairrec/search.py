@@ -215,6 +215,31 @@ class GroupOracle:
 
         return cls(split.users, attributes, evaluate, min_users, name=metric)
 
+    @classmethod
+    def from_scores(cls, split, scores, attributes, metric: str, k: int = 5, min_users: int = 1,
+                    auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
+        """Oracle over scores already computed for every candidate row of ``split`` (the model
+        queried once): the same group values as :meth:`from_model`, without re-querying."""
+        from ocef.fairrec.metrics import check_metric, pooled_auc, ranked_table, user_metrics
+
+        check_metric(metric)
+        if auc not in ("pooled", "mean"):
+            raise ValueError(f"auc must be 'pooled' or 'mean', got {auc!r}")
+        if metric == "auc" and auc == "pooled":
+            users, _, labels, sc, valid = ranked_table(split.candidates, scores)
+            if not np.array_equal(users, np.arange(split.n_users)):
+                raise ValueError("every user of the split needs candidates")
+
+            def evaluate(rows: np.ndarray) -> float:
+                m = valid[rows]
+                return pooled_auc(labels[rows][m], sc[rows][m])
+
+            return cls(split.users, attributes, evaluate, min_users, name=metric)
+        um = user_metrics(split.candidates, scores, k=k, genres=split.genres, rp=split.rp,
+                          user_pop=split.user_pop, ndcg=ndcg)
+        table = pd.concat([split.users.reset_index(drop=True), um[[metric]]], axis=1)
+        return cls.from_user_metrics(table, attributes, metric, min_users)
+
 
 @dataclass(frozen=True)
 class FairRecResult(Result):
@@ -288,10 +313,13 @@ def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alph
          vanilla: bool) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO; fills the oracle's InfoBase."""
     n_pt = max(2, int(epsilon * oracle.n_cells))
-    side = np.repeat([0, 1], n_pt)                       # 0: swarm A (max), 1: swarm D (min)
+    # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
+    # evaluated; 0: swarm A (max), 1: swarm D (min).
+    side = np.tile([0, 1], n_pt)
     sign = np.where(side == 0, 1.0, -1.0)                # maximise sign * value
-    P = np.concatenate([_sample_positions(oracle, n_pt, gen, vanilla),
-                        _sample_positions(oracle, n_pt, gen, vanilla)])
+    P = np.empty((2 * n_pt, len(oracle.attributes)), dtype=np.int64)
+    P[side == 0] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 3
+    P[side == 1] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 4
     vm = int(np.floor(vmax))
     V = gen.integers(-vm, vm + 1, size=P.shape).astype(float)      # Alg. 2 line 7
     low, high = oracle.low.astype(float), oracle.high.astype(float)
@@ -332,7 +360,9 @@ def _global_best(oracle: GroupOracle, maximise: bool):
         return None
     cells = np.fromiter(oracle.infobase.keys(), dtype=np.int64)
     vals = np.array([v[0] for v in oracle.infobase.values()])
-    i = np.argmax(vals) if maximise else np.argmin(vals)
+    if np.isnan(vals).all():
+        return None
+    i = np.nanargmax(vals) if maximise else np.nanargmin(vals)
     return oracle.position_of(cells[i:i + 1])[0].astype(float)
 
 
