@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "ocef.commands.audit",
     "ocef.commands.reproduce",
     "ocef.commands.reo",
+    "ocef.commands.fairrec",
 ]
 
 
