@@ -29,6 +29,11 @@ EXPERIMENTS: dict[str, str] = {
     "reo-real-data": "ocef.experiments.reo_real_data",
     "envy-misspecification": "ocef.experiments.envy_misspecification",
     "measurement-bias": "ocef.experiments.measurement_bias",
+    "fairrec-accuracy": "ocef.experiments.fairrec_accuracy",
+    "fairrec-attributes": "ocef.experiments.fairrec_attributes",
+    "fairrec-budget": "ocef.experiments.fairrec_budget",
+    "fairrec-hyper": "ocef.experiments.fairrec_hyper",
+    "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
 }
 
 

@@ -1,0 +1,58 @@
+"""Shared set-up of the FairRec experiments (seed 002, Sec. 4): models, oracles, accuracy, plots."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ocef.fairrec.metrics import METRICS
+
+#: numpy recommenders tested by default (the seed's deep models are not built in this version).
+MODELS: tuple[str, ...] = ("logmf", "fm")
+#: Smallest valid group on ML-100K (specs/seeds-002-004.md: with 1, UF_mrr reaches 1.0 on singletons).
+MIN_USERS = 5
+ATTRIBUTES = ("gender", "age", "occupation")
+#: Sec. 4.2: for <= 1,000 groups, epsilon in [0.1, 0.2] and n_it in [5, 10].
+EPSILON = 0.2
+N_ITER = 10
+METHOD_LABELS = {"themis": "Themis", "testsgd-0.01": "TestSGD θ=0.01", "testsgd-0.005": "TestSGD θ=0.005",
+                 "fairrec": "FairRec", "vanilla": "vanilla PSO", "themis-random": "Themis (random subset)"}
+
+
+def fitted(data_dir, models=MODELS) -> dict:
+    """``{model name: FittedRecommender}`` on MovieLens (models cached on disk)."""
+    from ocef.fairrec.pipeline import fit_movielens
+
+    return {m: fit_movielens(m, data_dir) for m in models}
+
+
+def oracles(fits: dict, attributes=ATTRIBUTES, min_users: int = MIN_USERS) -> dict:
+    """``{(model, metric): GroupOracle}`` over precomputed scores."""
+    return {(m, metric): f.oracle(metric, list(attributes), min_users=min_users)
+            for m, f in fits.items() for metric in METRICS}
+
+
+def row(model: str, metric: str, method: str, seed, res, uf_opt: float, **extra) -> dict:
+    return {"model": model, "metric": metric, "method": method, "seed": seed, "uf": res.uf,
+            "uf_themis": uf_opt, "accuracy": res.uf / uf_opt if uf_opt > 0 else np.nan,
+            "n_evaluations": res.n_evaluations, "n_users_queried": res.n_users_queried,
+            "n_groups": res.n_groups, "n_cells": res.n_cells, "seconds": res.seconds,
+            "min_users": res.min_users, **extra}
+
+
+def mean_accuracy(df: pd.DataFrame, by) -> pd.Series:
+    return df.groupby(by)["accuracy"].mean()
+
+
+def accuracy_bars(ax, table: pd.DataFrame, methods, title: str) -> None:
+    """Grouped bars: rows = metrics, columns = methods (mean accuracy)."""
+    metrics = [m for m in METRICS if m in table.index]
+    width = 0.8 / len(methods)
+    x = np.arange(len(metrics))
+    for j, meth in enumerate(methods):
+        ax.bar(x + j * width - 0.4 + width / 2, table.loc[metrics, meth], width, label=METHOD_LABELS.get(meth, meth))
+    ax.set_xticks(x, [f"UF_{m}" for m in metrics])
+    ax.axhline(1.0, color="k", lw=0.6)
+    ax.axhline(0.9, color="gray", lw=0.6, ls="--")
+    ax.set_ylabel("testing accuracy (UF / UF of Themis)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3, axis="y")
