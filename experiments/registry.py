@@ -34,6 +34,7 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-budget": "ocef.experiments.fairrec_budget",
     "fairrec-hyper": "ocef.experiments.fairrec_hyper",
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
+    "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
 }
 
 
