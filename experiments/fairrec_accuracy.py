@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import EPSILON, MIN_USERS, MODELS, N_ITER, accuracy_bars, fitted, oracles, row
+from ocef.experiments.fairrec_common import EPSILON, MIN_USERS, N_ITER, accuracy_bars, models_for, row, run_oracle_experiment
 
 NAME = "fairrec-accuracy"
 DESCRIPTION = "Table 2 of seed 002: UF found by FairRec (DPSO), TestSGD and Themis on MovieLens-100K"
@@ -37,16 +35,10 @@ def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
-    out_dir = Path(out_dir)
     seeds = list(range(seed, seed + (2 if quick else 5)))
-    fits = fitted(data_dir, MODELS)
-    ors = oracles(fits)
-    config = {"models": MODELS, "seeds": seeds, "epsilon": EPSILON, "n_iter": N_ITER, "min_users": MIN_USERS,
-              "thetas": THETAS}
-    df = run_parts(out_dir, config, list(ors), lambda key: measure(ors[key], *key, seeds),
-                   progress=progress, desc=NAME)
-    csv = write_csv(df.assign(epsilon=EPSILON, n_iter=N_ITER), out_dir / f"{NAME}.csv")
-    return [csv, save_figure(_figure(df), out_dir / f"{NAME}.png")]
+    return run_oracle_experiment(out_dir, NAME, models=models_for(quick), seeds=seeds, measure=measure, figure=_figure,
+                                 config={"epsilon": EPSILON, "n_iter": N_ITER, "thetas": THETAS},
+                                 data_dir=data_dir, progress=progress, assign={"epsilon": EPSILON, "n_iter": N_ITER})
 
 
 def _cells(df: pd.DataFrame) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, MODELS, fitted
+from ocef.experiments.fairrec_common import MIN_USERS, fitted, models_for
 
 NAME = "fairrec-attributes"
 DESCRIPTION = "Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation (MovieLens-100K)"
@@ -35,8 +35,9 @@ def measure(fit, model: str) -> pd.DataFrame:
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
     out_dir = Path(out_dir)
-    fits = fitted(data_dir, MODELS)
-    config = {"models": MODELS, "min_users": MIN_USERS, "sets": ATTRIBUTE_SETS}
+    models = models_for(quick)
+    fits = fitted(data_dir, models)
+    config = {"models": models, "min_users": MIN_USERS, "sets": ATTRIBUTE_SETS}
     df = run_parts(out_dir, config, list(fits), lambda m: measure(fits[m], m), progress=progress, desc=NAME)
     csv = write_csv(df, out_dir / f"{NAME}.csv")
     return [csv, save_figure(_figure(df), out_dir / f"{NAME}.png")]

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, MODELS, fitted, oracles, row
+from ocef.experiments.fairrec_common import MIN_USERS, models_for, row, run_oracle_experiment
 
 NAME = "fairrec-budget"
 DESCRIPTION = "Table 3 of seed 002: FairRec vs a random Themis subset at equal numbers of group evaluations"
@@ -37,14 +36,10 @@ def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
-    out_dir = Path(out_dir)
     seeds = list(range(seed, seed + (3 if quick else 10)))
-    ors = oracles(fitted(data_dir, MODELS))
-    config = {"models": MODELS, "seeds": seeds, "fractions": FRACTIONS, "epsilon": EPSILON, "min_users": MIN_USERS}
-    df = run_parts(out_dir, config, list(ors), lambda key: measure(ors[key], *key, seeds),
-                   progress=progress, desc=NAME)
-    csv = write_csv(df, out_dir / f"{NAME}.csv")
-    return [csv, save_figure(_figure(df), out_dir / f"{NAME}.png")]
+    return run_oracle_experiment(out_dir, NAME, models=models_for(quick), seeds=seeds, measure=measure, figure=_figure,
+                                 config={"fractions": FRACTIONS, "epsilon": EPSILON},
+                                 data_dir=data_dir, progress=progress)
 
 
 def _check(df: pd.DataFrame):

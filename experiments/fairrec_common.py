@@ -6,7 +6,7 @@ import pandas as pd
 
 from ocef.fairrec.metrics import METRICS
 
-#: numpy recommenders tested by default (the seed's deep models are not built in this version).
+#: numpy recommenders tested in every run (the deep ones join full runs when torch is installed).
 MODELS: tuple[str, ...] = ("logmf", "fm")
 #: Smallest valid group on ML-100K (specs/seeds-002-004.md: with 1, UF_mrr reaches 1.0 on singletons).
 MIN_USERS = 5
@@ -16,6 +16,14 @@ EPSILON = 0.2
 N_ITER = 10
 METHOD_LABELS = {"themis": "Themis", "testsgd-0.01": "TestSGD θ=0.01", "testsgd-0.005": "TestSGD θ=0.005",
                  "fairrec": "FairRec", "vanilla": "vanilla PSO", "themis-random": "Themis (random subset)"}
+
+
+def models_for(quick: bool) -> tuple[str, ...]:
+    """The numpy models, plus the deep ones (Wide&Deep, DeepFM, DCN) in full runs when torch is installed."""
+    from ocef.fairrec.deep import torch_available
+    from ocef.fairrec.models import DEEP_MODEL_NAMES
+
+    return MODELS if quick or not torch_available() else MODELS + DEEP_MODEL_NAMES
 
 
 def fitted(data_dir, models=MODELS) -> dict:
@@ -29,6 +37,25 @@ def oracles(fits: dict, attributes=ATTRIBUTES, min_users: int = MIN_USERS) -> di
     """``{(model, metric): GroupOracle}`` over precomputed scores."""
     return {(m, metric): f.oracle(metric, list(attributes), min_users=min_users)
             for m, f in fits.items() for metric in METRICS}
+
+
+def run_oracle_experiment(out_dir, name: str, *, models, seeds, config: dict, measure, figure, data_dir,
+                          progress: bool, assign: dict | None = None) -> list:
+    """Run ``measure(oracle, model, metric, seeds)`` for every (model, metric) oracle on MovieLens,
+    part by part (resumable), and write ``name.csv`` and ``name.png`` (``figure(df)``)."""
+    from pathlib import Path
+
+    from ocef.experiments._io import run_parts, save_figure, write_csv
+
+    out_dir = Path(out_dir)
+    ors = oracles(fitted(data_dir, models))
+    config = {**config, "models": list(models), "seeds": list(seeds), "min_users": MIN_USERS}
+    df = run_parts(out_dir, config, list(ors), lambda key: measure(ors[key], *key, seeds),
+                   progress=progress, desc=name)
+    if assign:
+        df = df.assign(**assign)
+    csv = write_csv(df, out_dir / f"{name}.csv")
+    return [csv, save_figure(figure(df), out_dir / f"{name}.png")]
 
 
 def row(model: str, metric: str, method: str, seed, res, uf_opt: float, **extra) -> dict:

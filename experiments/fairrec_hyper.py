@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, MODELS, fitted, oracles, row
+from ocef.experiments.fairrec_common import MIN_USERS, MODELS, models_for, row, run_oracle_experiment
 
 NAME = "fairrec-hyper"
 DESCRIPTION = "Fig. 6 of seed 002: FairRec accuracy vs particle ratio epsilon and iterations n_it"
@@ -36,15 +35,10 @@ def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
-    out_dir = Path(out_dir)
     seeds = list(range(seed, seed + (4 if quick else 20)))
-    models = MODELS[:1] if quick else MODELS
-    ors = oracles(fitted(data_dir, models))
-    config = {"models": models, "seeds": seeds, "epsilons": EPSILONS, "iters": ITERS, "min_users": MIN_USERS}
-    df = run_parts(out_dir, config, list(ors), lambda key: measure(ors[key], *key, seeds),
-                   progress=progress, desc=NAME)
-    csv = write_csv(df, out_dir / f"{NAME}.csv")
-    return [csv, save_figure(_figure(df), out_dir / f"{NAME}.png")]
+    return run_oracle_experiment(out_dir, NAME, models=MODELS[:1] if quick else models_for(quick), seeds=seeds,
+                                 measure=measure, figure=_figure, config={"epsilons": EPSILONS, "iters": ITERS},
+                                 data_dir=data_dir, progress=progress)
 
 
 def _table(df: pd.DataFrame) -> pd.DataFrame:

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, MODELS, N_ITER, fitted, oracles, row
+from ocef.experiments.fairrec_common import MIN_USERS, N_ITER, models_for, row, run_oracle_experiment
 
 NAME = "fairrec-vanilla"
 DESCRIPTION = "Fig. 4 of seed 002: FairRec's DPSO vs a vanilla PSO (accuracy and time)"
@@ -35,14 +34,10 @@ def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
-    out_dir = Path(out_dir)
     seeds = list(range(seed, seed + (4 if quick else 20)))
-    ors = oracles(fitted(data_dir, MODELS))
-    config = {"models": MODELS, "seeds": seeds, "epsilons": EPSILONS, "n_iter": N_ITER, "min_users": MIN_USERS}
-    df = run_parts(out_dir, config, list(ors), lambda key: measure(ors[key], *key, seeds),
-                   progress=progress, desc=NAME)
-    csv = write_csv(df, out_dir / f"{NAME}.csv")
-    return [csv, save_figure(_figure(df), out_dir / f"{NAME}.png")]
+    return run_oracle_experiment(out_dir, NAME, models=models_for(quick), seeds=seeds, measure=measure, figure=_figure,
+                                 config={"epsilons": EPSILONS, "n_iter": N_ITER}, data_dir=data_dir,
+                                 progress=progress)
 
 
 def _check(df: pd.DataFrame):

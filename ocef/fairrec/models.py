@@ -16,7 +16,7 @@ import pandas as pd
 from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
-__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "make_model", "roc_auc"]
+__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model", "roc_auc"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -200,12 +200,19 @@ class FactorizationMachine(_Base):
         return {"w0": np.array([g.sum()]), "w": XT @ g + self.reg * p["w"], "V": gV + self.reg * p["V"]}
 
 
-#: Models by CLI name (numpy; the deep models are not built in this version).
+#: numpy models by CLI name; the deep ones (:mod:`ocef.fairrec.deep`, extra ``deep``) are in
+#: :data:`DEEP_MODEL_NAMES`.
 MODELS = {"logmf": LogisticMF, "fm": FactorizationMachine}
+DEEP_MODEL_NAMES: tuple[str, ...] = ("wdl", "deepfm", "dcn")
 
 
 def make_model(name: str, **hyper):
-    """A model by name (:data:`MODELS`)."""
+    """A model by name: ``logmf``, ``fm`` (numpy) or ``wdl``, ``deepfm``, ``dcn`` (torch, extra ``deep``)."""
+    if name in DEEP_MODEL_NAMES:
+        from ocef.fairrec.deep import DEEP_MODELS, _require_torch
+
+        _require_torch()
+        return DEEP_MODELS[name](**hyper)
     if name not in MODELS:
-        raise ValueError(f"model must be one of {sorted(MODELS)}, got {name!r}")
+        raise ValueError(f"model must be one of {sorted(MODELS) + list(DEEP_MODEL_NAMES)}, got {name!r}")
     return MODELS[name](**hyper)

@@ -49,7 +49,7 @@ def test_model_cache(split, tmp_path, monkeypatch):
 def test_roc_auc_and_bad_inputs(split):
     assert roc_auc([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1]) == pytest.approx(pooled_auc([1, 0, 1, 0], [0.9, 0.8, 0.8, 0.1]))
     with pytest.raises(ValueError, match="model must be one of"):
-        make_model("wdl")
+        make_model("xgb")
     with pytest.raises(ValueError, match="not fitted"):
         LogisticMF().score(split.candidates)
     with pytest.raises(ValueError, match="lr"):
