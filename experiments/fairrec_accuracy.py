@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import EPSILON, MIN_USERS, N_ITER, accuracy_bars, models_for, row, run_oracle_experiment
+from ocef.experiments.fairrec_common import (EPSILON, MIN_USERS, N_ITER, accuracy_bars, models_for, row,
+                                            run_oracle_experiment)
 
 NAME = "fairrec-accuracy"
 DESCRIPTION = "Table 2 of seed 002: UF found by FairRec (DPSO), TestSGD and Themis on MovieLens-100K"

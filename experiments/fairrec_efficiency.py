@@ -2,7 +2,8 @@
 
 Synthetic populations (no data set): 2·10^4-10^5 users (the paper's range) described by four sensitive attributes
 (2 x m x m x m codes, 10^3-4·10^4 cells), each attribute drawn from a mildly skewed distribution over its
-codes (probabilities ∝ exp(−x / 1.5m), the last code about half as likely as the first); a user's metric value is ``0.5 + Σ_j f_j(code_j) + N(0, 0.05²)`` with smooth periodic
+codes (probabilities ∝ exp(−x / 1.5m), the last code about half as likely as the first); a
+user's metric value is ``0.5 + Σ_j f_j(code_j) + N(0, 0.05²)`` with smooth periodic
 attribute effects ``f_j`` (amplitude 0.15). Evaluating a group costs in proportion to its size
 (its users are queried); as in Sec. 4.1, groups smaller than 0.001% of the population are
 left out, i.e. ``min_users`` = 1 here. Themis evaluates every valid group;

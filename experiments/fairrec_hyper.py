@@ -76,7 +76,8 @@ def _figure(df: pd.DataFrame):
     axes[0].set_xlabel("epsilon = particles per swarm / groups")
     axes[0].set_title("(a) impact of particle size", fontsize=9)
     for eps in t.index:
-        axes[1].plot(t.columns, t.loc[eps], marker="o", label=f"eps={eps:g} ({ev.loc[eps].iloc[-1]:.0f} evals at max n_it)")
+        axes[1].plot(t.columns, t.loc[eps], marker="o",
+                     label=f"eps={eps:g} ({ev.loc[eps].iloc[-1]:.0f} evals at max n_it)")
     axes[1].set_xlabel("n_it (iterations)")
     axes[1].set_title("(b) impact of iterations", fontsize=9)
     for ax in axes:

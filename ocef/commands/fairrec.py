@@ -27,7 +27,8 @@ def register(sub) -> None:
                      help="train a model on this data set's leave-last-out split and test it")
     src.add_argument("--data-dir", type=Path, default=None,
                      help="folder holding ml-100k/ or ml-1m/ (default: $OCEF_DATA_DIR or ../shared/data)")
-    src.add_argument("--model", default="logmf", help="recommender to test: logmf or fm (numpy), wdl, deepfm or dcn (torch, extra deep) "
+    src.add_argument("--model", default="logmf",
+                     help="recommender to test: logmf or fm (numpy), wdl, deepfm or dcn (torch, extra deep) "
                           "(default: logmf)")
     src.add_argument("--user-metrics", type=Path, default=None, metavar="M.csv",
                      help="CSV with one row per user: attribute columns (integer codes) and metric columns")
