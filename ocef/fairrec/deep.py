@@ -26,6 +26,10 @@ from ocef.validation import as_generator, check_in_interval, check_positive_int
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
 
 
+#: Bumped when the networks change, so that cached weights of older code are not reused.
+DEEP_CODE_VERSION = 2
+
+
 def torch_available() -> bool:
     try:
         import torch  # noqa: F401
@@ -81,6 +85,8 @@ class DeepCTR:
             def __init__(self):
                 super().__init__()
                 self.emb = nn.ModuleList([nn.Embedding(c, d) for c in cards])
+                for e in self.emb:             # small initial embeddings (deepctr: init_std 1e-4);
+                    nn.init.normal_(e.weight, std=0.01)   # N(0, 1) saturates the FM term
                 self.genre_emb = nn.Linear(n_genres, d, bias=False)
                 self.first = nn.ModuleList([nn.Embedding(c, 1) for c in cards])
                 self.genre_first = nn.Linear(n_genres, 1)
@@ -128,7 +134,8 @@ class DeepCTR:
         data_key = array_fingerprint(train["user"].to_numpy(), train["item"].to_numpy(), train["label"].to_numpy(),
                                      split.users.to_numpy(), np.asarray(split.genres))
         if cache and (rng is None or isinstance(rng, (int, np.integer))):
-            key = {"model": self.kind, **self.hyper(), "data": data_key, "seed": rng, "torch": torch.__version__}
+            key = {"model": self.kind, **self.hyper(), "data": data_key, "seed": rng, "torch": torch.__version__,
+                   "code": DEEP_CODE_VERSION}
             self.params = dict(cached_arrays(f"fairrec-{self.kind}", key, lambda: self._train(train, rng)))
         else:
             self.params = self._train(train, rng)
