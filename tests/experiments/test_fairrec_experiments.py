@@ -33,8 +33,8 @@ def test_synthetic_population():
 def test_efficiency_small_run(tmp_path, monkeypatch):
     from ocef.experiments import fairrec_efficiency as fe
 
-    monkeypatch.setattr(fe, "USERS", (3000, 6000))
-    monkeypatch.setattr(fe, "CELLS", (200, 600, 2000))
+    monkeypatch.setattr(fe, "USERS", (2000, 4000))
+    monkeypatch.setattr(fe, "CELLS", (100, 300, 1000))
     paths = fe.run(tmp_path, quick=False, seed=0, progress=False)
     df = pd.read_csv(paths[0])
     assert set(df.method) == {"themis", "fairrec"} and (df.accuracy <= 1 + 1e-12).all()
