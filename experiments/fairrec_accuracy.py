@@ -84,17 +84,17 @@ CLAIMS = [
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments.fairrec_common import panel_grid
 
     methods = ["testsgd-0.01", "testsgd-0.005", "fairrec"]
     models = list(dict.fromkeys(df.model))
-    fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4), squeeze=False)
-    for ax, m in zip(axes[0], models):
+    fig, axes = panel_grid(len(models), 6, 4)
+    for ax, m in zip(axes, models):
         sub = df[df.model == m]
         acc = sub.groupby(["metric", "method"])["accuracy"].mean().unstack("method")
         accuracy_bars(ax, acc, methods, f"{m}: mean over {sub[sub.method == 'fairrec'].seed.nunique()} seeds")
         ax.set_ylim(0, 1.1)
-    axes[0, 0].legend(fontsize=8, loc="lower left")
+    axes[0].legend(fontsize=8, loc="lower left")
     n = df.n_groups.iloc[0]
     fig.suptitle(f"Table 2 (seed 002) on MovieLens-100K: gender x age x occupation, {n} groups with "
                  f">= {MIN_USERS} users (min_users={MIN_USERS}); FairRec eps={EPSILON}, n_it={N_ITER}\n"

@@ -56,18 +56,18 @@ CLAIMS = [Claim("Table 5", "with more sensitive attributes combined, larger unfa
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments.fairrec_common import panel_grid
 
     models = list(dict.fromkeys(df.model))
-    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 3.8), squeeze=False)
-    for ax, m in zip(axes[0], models):
+    fig, axes = panel_grid(len(models), 5.5, 3.8)
+    for ax, m in zip(axes, models):
         for metric, part in df[df.model == m].groupby("metric", sort=False):
             ax.plot(part.n_attributes, part.uf, marker="o", label=f"UF_{metric}")
         ax.set_xticks([1, 2, 3], ["gender", "+age", "+occupation"])
         ax.set_ylabel("UF (exhaustive)")
         ax.set_title(m, fontsize=9)
         ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
+    axes[0].legend(fontsize=8)
     fig.suptitle(f"Table 5 (seed 002) on MovieLens-100K: UF by attributes combined (min_users={MIN_USERS})",
                  fontsize=10)
     fig.tight_layout()

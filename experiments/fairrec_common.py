@@ -70,6 +70,19 @@ def mean_accuracy(df: pd.DataFrame, by) -> pd.Series:
     return df.groupby(by)["accuracy"].mean()
 
 
+def panel_grid(n: int, width: float, height: float, ncols: int = 3):
+    """A figure with ``n`` panels in rows of at most ``ncols``; returns ``(fig, axes)`` (flat list, unused hidden)."""
+    import matplotlib.pyplot as plt
+
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
 def accuracy_bars(ax, table: pd.DataFrame, methods, title: str) -> None:
     """Grouped bars: rows = metrics, columns = methods (mean accuracy)."""
     metrics = [m for m in METRICS if m in table.index]
