@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, models_for, row, run_oracle_experiment
+from ocef.experiments.fairrec_common import MIN_USERS, models_for, run_oracle_experiment, sweep
 
 NAME = "fairrec-budget"
 DESCRIPTION = "Table 3 of seed 002: FairRec vs a random Themis subset at equal numbers of group evaluations"
@@ -21,17 +21,10 @@ EPSILON = 0.1
 
 
 def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
-    from ocef.fairrec.search import search
-
-    opt = search(oracle, "exhaustive").uf
-    rows = []
-    for frac in FRACTIONS:
-        budget = max(2, int(round(frac * oracle.n_groups)))
-        for s in seeds:
-            for method, name in (("dpso", "fairrec"), ("exhaustive", "themis-random")):
-                r = search(oracle, method, epsilon=EPSILON, n_iter=1000, max_evaluations=budget, rng=s)
-                rows.append(row(model, metric, name, s, r, opt, budget_fraction=frac, budget=budget))
-    return pd.DataFrame(rows)
+    budgets = [(f, max(2, int(round(f * oracle.n_groups)))) for f in FRACTIONS]
+    settings = [({"epsilon": EPSILON, "n_iter": 1000, "max_evaluations": b}, {"budget_fraction": f, "budget": b})
+                for f, b in budgets]
+    return sweep(oracle, model, metric, seeds, settings, (("dpso", "fairrec"), ("exhaustive", "themis-random")))
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,

@@ -58,6 +58,20 @@ def run_oracle_experiment(out_dir, name: str, *, models, seeds, config: dict, me
     return [csv, save_figure(figure(df), out_dir / f"{name}.png")]
 
 
+def sweep(oracle, model: str, metric: str, seeds, settings, methods=(("dpso", "fairrec"),)) -> pd.DataFrame:
+    """One row per setting, seed and method: ``settings`` = ``[(search kwargs, extra columns), ...]``,
+    ``methods`` = ``[(search method, name in the CSV), ...]``; accuracy against Themis' UF."""
+    from ocef.fairrec.search import search
+
+    opt = search(oracle, "exhaustive").uf
+    rows = []
+    for kwargs, extra in settings:
+        for s in seeds:
+            for method, name in methods:
+                rows.append(row(model, metric, name, s, search(oracle, method, rng=s, **kwargs), opt, **extra))
+    return pd.DataFrame(rows)
+
+
 def row(model: str, metric: str, method: str, seed, res, uf_opt: float, **extra) -> dict:
     return {"model": model, "metric": metric, "method": method, "seed": seed, "uf": res.uf,
             "uf_themis": uf_opt, "accuracy": res.uf / uf_opt if uf_opt > 0 else np.nan,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, MODELS, models_for, row, run_oracle_experiment
+from ocef.experiments.fairrec_common import MIN_USERS, MODELS, models_for, run_oracle_experiment, sweep
 
 NAME = "fairrec-hyper"
 DESCRIPTION = "Fig. 6 of seed 002: FairRec accuracy vs particle ratio epsilon and iterations n_it"
@@ -21,16 +21,8 @@ TOLERANCE = 0.02
 
 
 def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
-    from ocef.fairrec.search import search
-
-    opt = search(oracle, "exhaustive").uf
-    rows = []
-    for eps in EPSILONS:
-        for n_it in ITERS:
-            for s in seeds:
-                r = search(oracle, "dpso", epsilon=eps, n_iter=n_it, rng=s)
-                rows.append(row(model, metric, "fairrec", s, r, opt, epsilon=eps, n_iter=n_it))
-    return pd.DataFrame(rows)
+    settings = [({"epsilon": e, "n_iter": n}, {"epsilon": e, "n_iter": n}) for e in EPSILONS for n in ITERS]
+    return sweep(oracle, model, metric, seeds, settings)
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,

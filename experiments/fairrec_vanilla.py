@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ocef.experiments.claims import Claim
-from ocef.experiments.fairrec_common import MIN_USERS, N_ITER, models_for, row, run_oracle_experiment
+from ocef.experiments.fairrec_common import MIN_USERS, N_ITER, models_for, run_oracle_experiment, sweep
 
 NAME = "fairrec-vanilla"
 DESCRIPTION = "Fig. 4 of seed 002: FairRec's DPSO vs a vanilla PSO (accuracy and time)"
@@ -20,16 +20,8 @@ EPSILONS = (0.05, 0.1, 0.2)
 
 
 def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
-    from ocef.fairrec.search import search
-
-    opt = search(oracle, "exhaustive").uf
-    rows = []
-    for eps in EPSILONS:
-        for s in seeds:
-            for method, name in (("dpso", "fairrec"), ("vanilla", "vanilla")):
-                r = search(oracle, method, epsilon=eps, n_iter=N_ITER, rng=s)
-                rows.append(row(model, metric, name, s, r, opt, epsilon=eps, n_iter=N_ITER))
-    return pd.DataFrame(rows)
+    settings = [({"epsilon": e, "n_iter": N_ITER}, {"epsilon": e, "n_iter": N_ITER}) for e in EPSILONS]
+    return sweep(oracle, model, metric, seeds, settings, (("dpso", "fairrec"), ("vanilla", "vanilla")))
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,

@@ -1,25 +1,16 @@
 """Deep CTR models of seed 002 (extra ``deep``): skipped without torch."""
 import numpy as np
-import pandas as pd
 import pytest
 
-from ocef.environments.fairrec_split import fairrec_split
 from ocef.fairrec.models import make_model, roc_auc
+from tests.ocef.fairrec.taste import taste_split
 
 torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="module")
 def split():
-    rng = np.random.default_rng(0)
-    n_users, n_items = 100, 60
-    taste = rng.integers(0, 3, n_users)
-    kind = np.arange(n_items) % 3
-    rows = [(u, i, t) for u in range(n_users)
-            for t, i in enumerate(rng.choice(np.flatnonzero(kind == taste[u]), 10, replace=False))]
-    ratings = pd.DataFrame(rows, columns=["user", "item", "timestamp"])
-    users = pd.DataFrame({"gender": rng.integers(0, 2, n_users), "age": taste})
-    return fairrec_split(ratings, users, np.eye(3, dtype=int)[kind], n_neg_test=19, rng=0)
+    return taste_split(100, 60, 3, 10)
 
 
 @pytest.mark.slow

@@ -1,29 +1,15 @@
 """numpy recommenders of seed 002: LogisticMF and a factorization machine."""
 import numpy as np
-import pandas as pd
 import pytest
 
-from ocef.environments.fairrec_split import fairrec_split
 from ocef.fairrec.metrics import pooled_auc
 from ocef.fairrec.models import FactorizationMachine, LogisticMF, make_model, roc_auc
+from tests.ocef.fairrec.taste import taste_split
 
 
 @pytest.fixture(scope="module")
 def split():
-    """Users like the items of their taste cluster: a learnable structure."""
-    rng = np.random.default_rng(0)
-    n_users, n_items = 120, 100
-    taste = rng.integers(0, 4, n_users)
-    kind = np.arange(n_items) % 4
-    rows = []
-    for u in range(n_users):
-        liked = np.flatnonzero(kind == taste[u])
-        for t, i in enumerate(rng.choice(liked, 12, replace=False)):
-            rows.append((u, i, t))
-    ratings = pd.DataFrame(rows, columns=["user", "item", "timestamp"])
-    users = pd.DataFrame({"gender": rng.integers(0, 2, n_users), "age": taste})
-    genres = np.eye(4, dtype=int)[kind]
-    return fairrec_split(ratings, users, genres, n_neg_test=19, rng=0)
+    return taste_split(120, 100, 4, 12)
 
 
 @pytest.mark.parametrize("cls", [LogisticMF, FactorizationMachine])
