@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "audit a running recommender service (ocef simulate-service) over HTTP, resumable"),
     "recmetrics": ("ocef.commands.recmetrics",
                    "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
+    "fairrec": ("ocef.commands.fairrec",
+                "find the most unfair combination of user attributes (FairRec, DPSO search)"),
 }
 
 DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
