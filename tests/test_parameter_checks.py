@@ -15,9 +15,20 @@ from ocef.envy import envy_report
 from ocef.matching import mixture_weights
 from ocef.policies import softmax_policy, topk_ranking_policy
 from ocef.runner import run_bandits
+from ocef.fairrec.search import GroupOracle, search
+from ocef.metrics.bias import recommender_bias
+from ocef.pairwise.metrics import pairwise_accuracy
+from ocef.reo import estimate_reo
 from ocef.validation import as_generator
 
 RNG = np.random.default_rng(0)
+N_LOG = 300
+DEFAULT_LOG = pd.DataFrame({"Y": RNG.integers(0, 2, N_LOG), "S": RNG.integers(0, 2, N_LOG)})
+RANDOM_LOG = pd.DataFrame({"Y": RNG.integers(0, 2, N_LOG), "S": RNG.integers(0, 2, N_LOG)})
+PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
+                      "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
+                      "score_jp": RNG.normal(size=40)})
+USERS = pd.DataFrame({"gender": RNG.integers(0, 2, 40), "age": RNG.integers(0, 3, 40), "mrr": RNG.uniform(size=40)})
 RHO = RNG.uniform(size=(6, 3))
 PROBS = RNG.dirichlet(np.ones(3), size=6)
 LABELS = np.array([0, 0, 1, 1, 2, 2])
@@ -60,6 +71,18 @@ CASES = [
      {"n_users": [1, 0, 2.5], "n_items": [0], "rank": [0], "n_groups": [0, 11], "group_spread": [-1.0, NAN],
       "rng": [-1, "seed"]}),
     ("as_generator", lambda **kw: as_generator(**kw), dict(rng=0), {"rng": ["seed", 1.5, [1.5]]}),
+    ("estimate_reo", lambda **kw: estimate_reo(**kw), dict(default=DEFAULT_LOG, random=RANDOM_LOG),
+     {"confidence": [0.0, 1.0, 1.5, NAN], "interval": ["bogus"], "engine": ["gpu"], "label": ["missing"],
+      "group": ["missing"]}),
+    ("recommender_bias", lambda **kw: recommender_bias(**kw), dict(scores=RHO, groups=LABELS, top=1),
+     {"top": [0, 4, 1.5], "n_resamples": [-1, 1.5], "confidence": [0.0, 1.5], "interval": ["bogus"],
+      "groups": [LABELS[:3]], "reference": ["nobody"], "gini_convention": ["bogus"]}),
+    ("pairwise_accuracy", lambda **kw: pairwise_accuracy(**kw), dict(pairs=PAIRS, n_resamples=10),
+     {"n_resamples": [-1, 1.5], "confidence": [0.0, 1.5], "cluster": ["missing"], "engine": ["gpu"]}),
+    ("fairrec search", lambda **kw: search(GroupOracle.from_user_metrics(USERS, ["gender", "age"], "mrr"), **kw),
+     dict(method="exhaustive"),
+     {"method": ["bogus"], "epsilon": [0.0, -0.1, 1.5], "n_iter": [0, 1.5], "top_n": [0],
+      "max_evaluations": [0]}),
 ]
 
 
@@ -76,4 +99,6 @@ def test_invalid_values_raise_a_clear_error(name, make, valid, param, value):
         make(**{**valid, param: value})
     message = str(info.value)
     aliases = {param, param.replace("_", " "), {"probs": "polic", "rho": "rho", "labels": "group"}.get(param, param)}
+    if isinstance(value, str):
+        aliases.add(repr(value))          # a column name: the message names the missing column
     assert any(a in message for a in aliases), f"{name}({param}={value!r}): {message!r} does not name {param}"

@@ -24,8 +24,16 @@ def files(tmp_path):
     np.save(tmp_path / "groups.npy", np.repeat([0, 1], 4))
     for name in ("default", "random"):
         n = 400
-        pd.DataFrame({"Y": rng.integers(0, 2, n), "S": rng.integers(0, 2, n)}).to_csv(tmp_path / f"{name}.csv",
-                                                                                      index=False)
+        day = rng.integers(0, 3, n)
+        y = rng.integers(0, 2, n) * (day < 2)   # day 2 has no positive: no estimate that day, a note
+        pd.DataFrame({"Y": y, "S": rng.integers(0, 2, n), "day": day}).to_csv(tmp_path / f"{name}.csv", index=False)
+    n = 300                                     # randomized pairs of seed 003, with model scores
+    pd.DataFrame({"query": np.arange(n) // 2, "j": rng.integers(0, 50, n), "jp": rng.integers(50, 100, n),
+                  "s_j": rng.integers(0, 2, n), "s_jp": rng.integers(0, 2, n), "score_j": rng.normal(size=n),
+                  "score_jp": rng.normal(size=n)}).to_csv(tmp_path / "pairs.csv", index=False)
+    users = pd.DataFrame({"gender": rng.integers(0, 2, 60), "age": rng.integers(0, 3, 60),
+                          "mrr": rng.uniform(size=60)})                  # per-user metrics (seed 002)
+    users.to_csv(tmp_path / "users.csv", index=False)
     return tmp_path
 
 
@@ -39,6 +47,13 @@ def commands(d):
         "reo": ["reo", *logs],
         "reo-ab": ["reo-ab", "--control", d / "default.csv", "--treatment", d / "default.csv", "--random",
                    d / "random.csv"],
+        "reo --by (a day without positives: null estimates)": ["reo", *logs, "--by", "day"],
+        "recmetrics (infinite EKL and ratios)": ["recmetrics", "--scores", d / "rho.npy", "--groups",
+                                                 d / "groups.npy", "--truth", d / "probs.npy", "--top", "1",
+                                                 "--resamples", "20"],
+        "pairwise": ["pairwise", "--pairs", d / "pairs.csv", "--resamples", "20"],
+        "fairrec": ["fairrec", "--user-metrics", d / "users.csv", "--attributes", "gender,age", "--metric", "mrr",
+                    "--min-users", "2", "--method", "exhaustive"],
     }
 
 

@@ -82,7 +82,10 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
 
 def _run(args: argparse.Namespace) -> int:
     from ocef.fairrec.search import search
+    from ocef.validation import check_in_interval, check_positive_int
 
+    check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
+    check_positive_int("--iters", args.iters)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     if not attributes:
         raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")

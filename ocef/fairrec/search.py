@@ -285,8 +285,8 @@ class FairRecResult(Result):
 
 
 def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations):
-    check_in_interval("epsilon", epsilon, 0.0, np.inf)
-    check_positive_int("iters", n_iter)
+    check_in_interval("epsilon", epsilon, 0.0, 1.0)        # ε = n_pt / |N_groups| (Sec. 4.4): a ratio in (0, 1]
+    check_positive_int("n_iter", n_iter)
     check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
     check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
     check_in_interval("c2", c2, 0.0, np.inf, low_open=False)

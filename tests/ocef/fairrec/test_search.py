@@ -158,7 +158,7 @@ def test_bad_inputs(table):
     oracle = GroupOracle.from_user_metrics(table, ATTRS, "mrr")
     with pytest.raises(ValueError, match="epsilon"):
         search(oracle, "dpso", epsilon=0)
-    with pytest.raises(ValueError, match="iters"):
+    with pytest.raises(ValueError, match="n_iter"):
         search(oracle, "dpso", n_iter=0)
     with pytest.raises(ValueError, match="method must be one of"):
         search(oracle, "random")
