@@ -122,3 +122,8 @@ def test_argparse_errors_are_one_line(capsys, argv, needle):
         ocef.cli.main(argv)
     out = capsys.readouterr()
     assert_one_line_error((info.value.code, out.out, out.err), f"ocef {argv[0]}: error: ", needle)
+
+
+def test_negative_seed_is_named(run, tmp_path):
+    # numpy's own message ("expected non-negative integer") named nothing
+    assert_one_line_error(run("bandit", "--instance", "1", "--trials", "1", "--seed", "-1"), "non-negative int seed", "-1")
