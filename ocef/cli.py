@@ -49,9 +49,18 @@ def _command_in(argv: list[str]) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors (bad type, bad choice, unknown option) are one line
+    ``ocef CMD: error: ...`` with exit status 2, like every other input error; no usage block.
+    Sub-command parsers are of this class too (``add_subparsers`` uses the parent's class)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
-    parser = argparse.ArgumentParser(prog="ocef", description=DESCRIPTION)
+    parser = _Parser(prog="ocef", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
     modules = {COMMANDS[name][0] for name in wanted if name is not None}
@@ -92,7 +101,9 @@ def _input_errors() -> tuple[type[BaseException], ...]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:                           # named with the command, not as ``ocef: error: ...``
+        parser.exit(2, f"ocef {args.command}: error: unrecognized arguments: {' '.join(unknown)}\n")
     try:
         code = args.func(args)
     except BrokenPipeError:               # output piped into `head` & co.: stop quietly

@@ -69,6 +69,10 @@ def as_generator(rng) -> np.random.Generator:
     """Turn ``None``, an int seed (or a list of them), a SeedSequence or a Generator into a Generator."""
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, numbers.Integral) and rng < 0 or (
+            isinstance(rng, (list, tuple)) and any(isinstance(v, numbers.Integral) and v < 0 for v in rng)):
+        # numpy's own message ("expected non-negative integer") names nothing
+        raise ValueError(f"rng must be a non-negative int seed (or a list of them), got {rng!r}")
     if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(rng)
     if isinstance(rng, (list, tuple)) and rng and all(isinstance(v, numbers.Integral) for v in rng):

@@ -70,7 +70,7 @@ CASES = [
     ("SyntheticEnvironment", lambda **kw: SyntheticEnvironment(**kw), dict(n_users=10, n_items=8, n_groups=2),
      {"n_users": [1, 0, 2.5], "n_items": [0], "rank": [0], "n_groups": [0, 11], "group_spread": [-1.0, NAN],
       "rng": [-1, "seed"]}),
-    ("as_generator", lambda **kw: as_generator(**kw), dict(rng=0), {"rng": ["seed", 1.5, [1.5]]}),
+    ("as_generator", lambda **kw: as_generator(**kw), dict(rng=0), {"rng": ["seed", 1.5, [1.5], -1, [3, -1]]}),
     ("estimate_reo", lambda **kw: estimate_reo(**kw), dict(default=DEFAULT_LOG, random=RANDOM_LOG),
      {"confidence": [0.0, 1.0, 1.5, NAN], "interval": ["bogus"], "engine": ["gpu"], "label": ["missing"],
       "group": ["missing"]}),

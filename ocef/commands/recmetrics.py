@@ -50,7 +50,7 @@ def register(sub) -> None:
                      help="user attribute defining the groups (movielens: gender, age, occupation, gender-age, ...; "
                           f"coat: {', '.join(COAT_PARTITIONS)}; default: gender)")
     env.add_argument("--factors", type=int, default=8, help="latent factors of the recommender (default: 8)")
-    env.add_argument("--train-fraction", type=float, default=0.2,
+    env.add_argument("--train-fraction", type=float, default=None,
                      help="movielens: fraction of each user's entries observed by the recommender (default: 0.2)")
     env.add_argument("--n-users", type=int, default=None, help="movielens: users kept (most ratings)")
     env.add_argument("--n-items", type=int, default=None, help="movielens: items kept (most ratings)")
@@ -127,12 +127,13 @@ def _movielens_inputs(args):
 
     from ocef.environments.movielens_env import MovieLensEnvironment
 
+    train_fraction = 0.2 if args.train_fraction is None else args.train_fraction
     env = MovieLensEnvironment(args.data_dir, n_users=args.n_users, n_items=args.n_items)
     if args.partition not in env.partitions:
         raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
     labels, names = env.groups(args.partition)
-    scores = env.estimated_scores(args.factors, args.train_fraction, args.seed)
-    description = (f"{env.description}; {args.factors}-factor recommender ({args.train_fraction:g} of entries "
+    scores = env.estimated_scores(args.factors, train_fraction, args.seed)
+    description = (f"{env.description}; {args.factors}-factor recommender ({train_fraction:g} of entries "
                    f"observed), truth = ground truth rho; groups: {args.partition}")
     return scores, env.rho, np.asarray(names, dtype=object)[labels], description
 
@@ -200,6 +201,11 @@ def _run(args: argparse.Namespace) -> int:
     files = [o for o in ("scores", "groups", "truth") if getattr(args, o) is not None]
     if args.dataset is not None and files:
         raise ValueError("give either --dataset or files (--scores/--groups/--truth), not both")
+    if args.dataset != "movielens":                 # never silently ignored
+        for option, value in (("--n-users", args.n_users), ("--n-items", args.n_items),
+                              ("--train-fraction", args.train_fraction)):
+            if value is not None:
+                raise ValueError(f"{option} applies to --dataset movielens only")
     if args.dataset == "movielens":
         scores, truth, labels, description = _movielens_inputs(args)
     elif args.dataset == "coat":

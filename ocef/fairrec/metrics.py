@@ -163,6 +163,9 @@ def _check_attributes(table: pd.DataFrame, attributes) -> list[str]:
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
         raise ValueError(f"unknown attribute(s) {unknown}; available: {[c for c in table.columns]}")
+    repeated = sorted({a for a in attributes if attributes.count(a) > 1})
+    if repeated:      # a repeated axis of the search space: name it, not a numpy broadcast error
+        raise ValueError(f"attribute(s) listed more than once: {repeated}")
     for a in attributes:
         col = table[a]
         if not pd.api.types.is_integer_dtype(col):

@@ -5,8 +5,9 @@ Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was
 that user: it is never shown), ``truth`` a matrix of the same shape, ``group_a``/``group_b``
 0/1 membership vectors over the users (not necessarily complementary), and the recommendations
 are read from the scores by :func:`exposure`: the ``top`` highest per user, else every score
-``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix that already holds only
-0 and 1 (after normalising) is used as the exposure matrix as is (``top`` ignored).
+``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix whose scored entries are
+only 0 and 1 (after normalising; NaN cells allowed, never shown) is used as the exposure matrix as
+is (``top`` ignored).
 
 Seed 004 defines, with ``item_dist`` the exposure distribution over the n items (the share of
 all recommendations that go to each item):
@@ -153,11 +154,13 @@ def min_max_normalize(matrix, name: str = "scores") -> np.ndarray:
 
 
 def _is_binary(arr: np.ndarray, affine: tuple[float, float] | None = None) -> bool:
-    """Every entry (after the affine map) is 0 or 1 (NaN is not), checked in row blocks."""
+    """Every scored entry (after the affine map) is 0 or 1, checked in row blocks. NaN (not
+    scored / unknown) does not make a 0/1 matrix non-binary: it is neither shown nor relevant,
+    whereas ranking the matrix by ``top`` would make 0 entries shown (or relevant)."""
     step = max(1, _BLOCK // max(arr.shape[1], 1))
     for lo in range(0, arr.shape[0], step):
         block = _scaled(arr[lo:lo + step], affine)
-        if not ((block == 0) | (block == 1)).all():
+        if not ((block == 0) | (block == 1) | np.isnan(block)).all():
             return False
     return True
 
@@ -189,8 +192,8 @@ def _top_per_row(arr: np.ndarray, top: int) -> np.ndarray:
 def exposure(scores, top: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
-    A matrix holding only 0 and 1 (after ``normalize``) is returned as is (``top`` ignored, as
-    holisticai's ``mat_to_binary``); otherwise the ``top`` highest scores of each user (ties:
+    A matrix whose scored entries are only 0 and 1 (after ``normalize``; NaN cells become 0) is
+    returned as is (``top`` ignored, as holisticai's ``mat_to_binary``); otherwise the ``top`` highest scores of each user (ties:
     lower item index first), or, when ``top`` is None, every score ``>= thresh``. NaN
     (not scored) is never shown, so a user with fewer than ``top`` scores sees them all.
     ``normalize`` min-max scales the matrix first (ValueError on a constant matrix).
@@ -204,7 +207,7 @@ def exposure(scores, top: int | None = None, thresh: float | None = 0.5, normali
 
 def _binarize(arr: np.ndarray, top: int | None, thresh: float | None, binary: bool | None = None) -> np.ndarray:
     if _is_binary(arr) if binary is None else binary:
-        return arr.astype(np.int8)
+        return (arr == 1).astype(np.int8)           # NaN (not scored) is never shown
     if top is not None:
         return _top_per_row(arr, top).astype(np.int8)
     return (arr >= thresh).astype(np.int8)          # NaN >= thresh is False

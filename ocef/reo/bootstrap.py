@@ -43,9 +43,11 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
 
 def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
-    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand."""
-    Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
-    P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
+    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
+        P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
     _, dU, pen = reo_point_estimates(P, Q)
     return np.concatenate([dU, pen[..., None]], axis=-1)
 

@@ -105,3 +105,25 @@ def test_keyboard_interrupt_is_one_line_exit_130(monkeypatch, capsys):
     assert ocef.cli.main(["bandit", "--means", "0.6,0.3"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "ocef bandit: interrupted"
+
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["reo", "--dataset", "coat", "--confidence", "abc"], "--confidence"),
+    (["reo-ab", "--control", "c", "--treatment", "t", "--random", "r", "--method", "nope"], "--method"),
+    (["recmetrics", "--dataset", "coat", "--top", "2.5"], "--top"),
+    (["pairwise", "--dataset", "nowhere"], "--dataset"),
+    (["bandit", "--instance", "3", "--no-such-option"], "--no-such-option"),
+])
+def test_argparse_errors_are_one_line(capsys, argv, needle):
+    # a value argparse itself rejects (type, choice, unknown option): one line naming the command
+    # and the option, exit status 2 -- not argparse's multi-line usage block
+    with pytest.raises(SystemExit) as info:
+        ocef.cli.main(argv)
+    out = capsys.readouterr()
+    assert_one_line_error((info.value.code, out.out, out.err), f"ocef {argv[0]}: error: ", needle)
+
+
+def test_negative_seed_is_named(run, tmp_path):
+    # numpy's own message ("expected non-negative integer") named nothing
+    assert_one_line_error(run("bandit", "--instance", "1", "--trials", "1", "--seed", "-1"), "non-negative int seed", "-1")

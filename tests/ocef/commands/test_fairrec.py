@@ -41,6 +41,7 @@ def test_user_metrics_json(table, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--metric", "ctr"], "unknown metric"),
     (["--attributes", "gender,zip"], "unknown attribute"),
+    (["--attributes", "gender,gender"], "attribute(s) listed more than once: ['gender']"),
     (["--epsilon", "0"], "epsilon"),
     (["--iters", "0"], "iters"),
     (["--min-users", "0"], "min_users"),

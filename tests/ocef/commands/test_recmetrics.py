@@ -83,6 +83,10 @@ def test_seed_reproduces_intervals(run_cli, files):
     (("--top", 7), "top must be an integer in [1, 6]"),
     (("--resamples", -2), "--resamples must be an integer >= 0"),
     (("--dataset", "coat"), "either --dataset or files"),
+    # options of the movielens data set are not silently ignored with files (or with coat)
+    (("--n-users", 5), "--n-users applies to --dataset movielens only"),
+    (("--n-items", 3), "--n-items applies to --dataset movielens only"),
+    (("--train-fraction", 0.5), "--train-fraction applies to --dataset movielens only"),
 ])
 def test_errors_are_one_line(run_cli, files, extra, message):
     d = files[0]

@@ -118,6 +118,8 @@ def test_bad_inputs():
         user_metrics(cand, scores, k=1, genres=np.ones((8, 2)))
     with pytest.raises(ValueError, match="unknown attribute"):
         group_values(SIX, ["zip"], "mrr")
+    with pytest.raises(ValueError, match=r"listed more than once: \['gender'\]"):
+        group_values(SIX, ["gender", "gender"], "mrr")
     with pytest.raises(ValueError, match="metric must be one of"):
         group_values(SIX, ["gender"], "ctr")
     with pytest.raises(ValueError, match="integer codes"):

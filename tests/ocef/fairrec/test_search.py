@@ -147,6 +147,8 @@ def test_model_oracle_matches_precomputed_scores():
 def test_bad_inputs(table):
     with pytest.raises(ValueError, match="unknown attribute"):
         GroupOracle.from_user_metrics(table, ["zip"], "mrr")
+    with pytest.raises(ValueError, match="listed more than once"):       # not a numpy broadcast error
+        GroupOracle.from_user_metrics(table, [ATTRS[0], ATTRS[0]], "mrr")
     with pytest.raises(ValueError, match="unknown metric"):
         GroupOracle.from_user_metrics(table, ATTRS, "ctr")
     with pytest.raises(ValueError, match="integer codes"):

@@ -39,6 +39,22 @@ def test_exposure_ties_go_to_the_lower_index_and_binary_input_is_kept():
     np.testing.assert_array_equal(M.exposure(binary, top=1), binary)          # top ignored (holisticai)
 
 
+def test_binary_matrix_with_unscored_cells_is_kept_not_ranked():
+    # a 0/1 truth (or recommendation) matrix where some cells are unknown (NaN) is still 0/1: NaN is
+    # neither relevant nor shown; ranking it by `top` made a truth-0 item relevant (precision 0.5 -> 1.0)
+    scores = np.array([[0.9, 0.8, 0.1, 0.2], [0.9, 0.8, 0.1, 0.2]])
+    truth = np.array([[1, 0, 0, 0], [1, 0, 0, 0]], dtype=float)
+    with_unknown = truth.copy()
+    with_unknown[:, 2] = np.nan
+    np.testing.assert_array_equal(M.exposure(with_unknown, top=2), truth)
+    b = np.array([0, 1])
+    assert M.avg_precision_ratio(1 - b, b, scores, with_unknown, top=2) == pytest.approx(1.0)
+    res = M.recommender_bias(scores, with_unknown, groups=["x", "y"], top=2)
+    precision = res.table[(res.table.level == "group") & (res.table.metric == "avg_precision")].value
+    np.testing.assert_allclose(precision, [0.5, 0.5])                     # as without the unknown cell
+    np.testing.assert_array_equal(M.exposure([[1.0, np.nan, 0.0]], top=1), [[1, 0, 0]])
+
+
 def test_exposure_normalize_min_max():
     # stars 1..5: normalised (r - 1) / 4, so thresh 0.5 shows ratings >= 3
     stars = np.array([[1.0, 3.0, 5.0], [2.0, 4.0, 2.5]])

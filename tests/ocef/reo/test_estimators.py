@@ -1,6 +1,8 @@
 """Tests of ocef.reo: REO point estimates, Algorithm 1 (delta method), naive estimator, errors."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -478,6 +480,17 @@ def test_ab_bad_input():
         reo.ab_test(control, treatment.drop(columns="Y"), random)
     with pytest.raises(ValueError, match="use fewer folds"):
         reo.ab_test(control, treatment, random.iloc[:40], method="partition", n_folds=20, rng=0)
+
+
+
+def test_ab_partition_with_empty_folds_is_one_error_without_numpy_warnings():
+    # fewer rows than folds: some folds are empty (0/0 shares); the named error, no RuntimeWarning
+    # printed before it on the command line
+    log = pd.DataFrame({"S": ["a", "b", "a"], "Y": [1, 1, 0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="use fewer folds"):
+            reo.ab_test(log, log, log, method="partition", n_folds=5, rng=0)
 
 
 @pytest.mark.slow
