@@ -145,7 +145,7 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
 
 
 def ab_test(control, treatment, random, *,
-            method: str = "delta", label: str | Sequence[str] = "Y", group: str = "S",
+            method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100, bootstrap_interval: str = "standard",
             n_folds: int | tuple[int, int] = 10, engine: str = "auto", spark=None) -> AbResult:
@@ -161,7 +161,7 @@ def ab_test(control, treatment, random, *,
       .04), Q_C = (.12, .05, .08), Q_T = (.10, .07, .08), |D_rand| = 20k, |D_rec| = 50k per arm:
       95% intervals cover 86.7% in Monte-Carlo). Prefer ``"delta-shared"`` when the arms share
       one random log.
-    * ``"delta-shared"`` — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
+    * ``"delta-shared"`` (the default) — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
       the covariance of the shared D_rand and the multinomial covariances within each log
       (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is and
       however common positive labels are. An extension, not in the seed.

@@ -430,7 +430,7 @@ def test_ab_delta_is_algorithm_2():
     rng = np.random.default_rng(0)
     control, treatment, random = aa_logs(rng, 5000, 20_000)
     treatment = treatment.assign(Y=np.where((treatment.S == 1) & (rng.random(len(treatment)) < 0.3), 1, treatment.Y))
-    ab = reo.ab_test(control, treatment, random)
+    ab = reo.ab_test(control, treatment, random, method="delta")
     c, t = reo.estimate_reo(control, random, interval="delta"), reo.estimate_reo(treatment, random, interval="delta")
     np.testing.assert_allclose(ab.groups.D, t.groups.delta_U - c.groups.delta_U)
     np.testing.assert_allclose(ab.groups.se, np.hypot(t.groups.se, c.groups.se))
