@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import fallback, note_dataset, run_parts, save_figure, write_csv
 
 NAME = "envy-misspecification"
 DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
@@ -56,15 +56,21 @@ def make_environment(data_dir: Path | None, quick: bool):
 
             data = load_movielens(data_dir)
             n_items = QUICK_ITEMS_100K
-            return MovieLensEnvironment(data=data, n_items=n_items,
-                                        n_users=None if data.source == "ml-100k" else 600), PARTITION
-        return MovieLensEnvironment(data_dir), PARTITION
+            env = MovieLensEnvironment(data=data, n_items=n_items,
+                                       n_users=None if data.source == "ml-100k" else 600)
+        else:
+            env = MovieLensEnvironment(data_dir)
     except FileNotFoundError:
         if not quick:
             raise
+    else:
+        note_dataset(env.description)
+        return env, PARTITION
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0), "group"
+    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0)
+    fallback("MovieLens (ml-1m/ or ml-100k/)", f"the synthetic environment ({env.description})")
+    return env, "group"
 
 
 def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA,
