@@ -176,10 +176,9 @@ def draw(summary: pd.DataFrame, x: str, xlabel: str, axes, *, logx: bool = True,
         if logx:
             ax.set_xscale("log")
             plotting.log_ticks(ax, summary[x])
-    plotting.legend_below(ax_d, ncol=2)
     if summary["share_timeout"].gt(0).any():
-        ax_d.set_title("x: some groups hit the step cap (timeout); their duration counts as the cap", fontsize=7,
-                       loc="left")
+        ax_d.scatter([], [], marker="x", s=40, color="gray", label="x: some groups hit the step cap (counted as the cap)")
+    plotting.legend_below(ax_d, ncol=2)
 
 
 def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, cost: bool = True,

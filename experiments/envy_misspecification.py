@@ -118,9 +118,9 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
 
 def _figure(df: pd.DataFrame, dataset: str, partition_name: str, n_groups: int):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
-    fig, axes = plt.subplots(2, len(POLICIES), figsize=(4.2 * len(POLICIES), 7), sharex=True)
+    fig, axes = plotting.subplots(2, len(POLICIES), figsize=(4.2 * len(POLICIES), 7), sharex=True)
     styles = {0.2: "-", 0.1: "--", 0.05: ":"}
     colors = {"individuals": "tab:blue", "groups": "tab:red"}
     for j, pol in enumerate(POLICIES):
@@ -138,8 +138,7 @@ def _figure(df: pd.DataFrame, dataset: str, partition_name: str, n_groups: int):
             if i == 0:
                 ax.set_title(pol + (f" (beta={BETA:g})" if pol == "softmax" else ""))
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
+    plotting.legend_below(axes[0, 0])
     fig.suptitle(f"Envy from model misspecification — {dataset}; groups: {partition_name} "
                  f"({n_groups} groups), transported policies")
-    fig.tight_layout()
     return fig

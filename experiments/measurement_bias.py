@@ -75,13 +75,13 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
 
 def _figure(df: pd.DataFrame, n_per_group: int):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     panels = (("individual_average_envy_g2", "average envy of g2 users"),
               ("individual_prop_envious_g2", f"proportion of {EPSILON:g}-envious g2 users"),
               ("group_envy_g2", "group envy of g2 (transported)"))
     readings = list(dict.fromkeys(df.reading))
-    fig, axes = plt.subplots(len(readings), 3, figsize=(14, 3.8 * len(readings)), squeeze=False)
+    fig, axes = plotting.subplots(len(readings), 3, figsize=(14, 3.8 * len(readings)), squeeze=False)
     for row, reading in enumerate(readings):
         sub = df[df.reading == reading]
         for ax, (col, label) in zip(axes[row], panels):
@@ -97,8 +97,7 @@ def _figure(df: pd.DataFrame, n_per_group: int):
             ax.grid(alpha=0.3)
         axes[row, 0].set_title(f"{reading} reading: rho in [{sub.rho_min.iloc[0]:.3g}, "
                                f"{sub.rho_max.iloc[0]:.3g}]", fontsize=9, loc="left")
-        axes[row, 0].legend(fontsize=8)
+        plotting.legend_below(axes[row, 0])
     fig.suptitle(f"Envy from measurement bias (App. B.2): 2 x {n_per_group} users, 200 items, "
                  f"200 documents, d=10, alpha=30d, t=1/d, tau1=50, eps={EPSILON:g}", fontsize=10)
-    fig.tight_layout()
     return fig

@@ -81,7 +81,7 @@ def log_ticks(ax, values, axis: str = "x", max_ticks: int = 8) -> None:
         vals = vals[np.unique(np.round(np.linspace(0, len(vals) - 1, max_ticks)).astype(int))]
     target = ax.xaxis if axis == "x" else ax.yaxis
     target.set_major_locator(FixedLocator(vals))
-    target.set_major_formatter(FuncFormatter(lambda v, _: _plain(v)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: _plain(float(f"{v:.2g}"))))
     target.set_minor_formatter(NullFormatter())
     target.set_minor_locator(NullLocator())
 

@@ -103,7 +103,7 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
                                 "evidence": f"results not readable: {type(exc).__name__}: {exc}"} for c in claims]
         else:
             entry["claims"] = check_claims(claims, results)
-            if not datasets and "dataset" in results:
+            if not datasets and not getattr(mod, "DATASET", "") and "dataset" in results:
                 datasets = [str(d) for d in results["dataset"].dropna().unique()]
     elif claims:
         entry["claims"] = [{"figure": c.figure, "claim": c.text, "holds": None,
