@@ -44,11 +44,11 @@ def subplots(nrows: int = 1, ncols: int = 1, **kw):
 
 
 def legend_below(ax, ncol: int | None = None, **kw):
-    """A legend under ``ax`` (outside the data area), ``ncol`` columns (default: up to 3)."""
+    """A legend under ``ax`` (outside the data area), ``ncol`` columns (default: up to 2)."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    ncol = ncol or min(3, len(handles))
+    ncol = ncol or min(2, len(handles))
     return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol,
                      frameon=False, **kw)
 
