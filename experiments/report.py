@@ -68,7 +68,13 @@ def _read_results(out_dir: Path, name: str):
 def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | None, progress: bool,
             fresh: bool = False, log: Callable[[str], None] = print) -> dict:
     """Run experiment ``name`` inside a cache session, check its claims; one summary entry."""
-    mod = registry.module(name)
+    try:
+        mod = registry.module(name)
+    except Exception as exc:                              # the module does not even import
+        return {"name": name, "description": "", "status": "failed", "seconds": 0.0, "dataset": "not stated",
+                "claims": [], "reason": f"cannot import {registry.EXPERIMENTS[name]}: {type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(limit=-4), "files": [], "figure": None,
+                "parts": {"reused": 0, "total": 0}}
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
     entry = {"name": name, "description": getattr(mod, "DESCRIPTION", ""), "status": "ok", "seconds": 0.0,

@@ -204,3 +204,10 @@ def test_every_experiment_declares_claims():
     for name in registry.names():
         claims = getattr(registry.module(name), "CLAIMS", None)
         assert claims and all(isinstance(c, Claim) for c in claims), name
+
+
+def test_an_experiment_that_does_not_import_fails_cleanly(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(registry.EXPERIMENTS, "toy-broken", "tests_toy_no_such_module_xyz")
+    assert main(["reproduce", "toy-broken", "--out", str(tmp_path), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "failed: cannot import tests_toy_no_such_module_xyz" in out and "Traceback" not in out
