@@ -12,6 +12,7 @@ run exits non-zero). Claims are checked on ``NAME.csv`` after an ``ok`` run and 
 from __future__ import annotations
 
 import html
+import inspect
 import os
 import platform
 import tempfile
@@ -77,7 +78,8 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
                 "parts": {"reused": 0, "total": 0}}
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    entry = {"name": name, "description": getattr(mod, "DESCRIPTION", ""), "status": "ok", "seconds": 0.0,
+    entry = {"name": name, "description": getattr(mod, "DESCRIPTION", ""), "notes": inspect.cleandoc(mod.__doc__ or ""),
+             "status": "ok", "seconds": 0.0,
              "dataset": "", "claims": [], "reason": None, "files": [], "figure": None,
              "parts": {"reused": 0, "total": 0}}
     tic = time.perf_counter()
@@ -173,7 +175,8 @@ vertical-align:top;text-align:left} th{background:#f4f4f4}
 .holds{background:#e6f4e6}.fails{background:#fde8e8}.unchecked{background:#f3f3f3}
 .verdict{font-weight:600;white-space:nowrap} .meta{color:#555;font-size:.9em}
 img{max-width:100%;border:1px solid #eee;margin:.5em 0} code{background:#f4f4f4;padding:0 .2em}
-pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.85em}
+pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.85em;white-space:pre-wrap}
+details{margin:.4em 0} summary{cursor:pointer;color:#555;font-size:.9em}
 """
 
 
@@ -206,6 +209,9 @@ def render_html(doc: dict) -> str:
         out.append(f'<p>{e(x["description"])}</p>')
         out.append(f'<p class="meta">data set: {e(x["dataset"])} · {x["seconds"]:.1f} s · cached parts reused: '
                    f'{x["parts"]["reused"]} of {x["parts"]["total"]}</p>')
+        if x.get("notes"):
+            out.append(f"<details><summary>how this experiment works (module notes)</summary><pre>{e(x['notes'])}</pre>"
+                       "</details>")
         if x.get("reason"):
             out.append(f'<p class="{e(x["status"])}">{e(x["status"])}: {e(x["reason"])}</p>')
         if x.get("traceback"):
