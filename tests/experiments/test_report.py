@@ -211,3 +211,21 @@ def test_an_experiment_that_does_not_import_fails_cleanly(tmp_path, monkeypatch,
     assert main(["reproduce", "toy-broken", "--out", str(tmp_path), "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "failed: cannot import tests_toy_no_such_module_xyz" in out and "Traceback" not in out
+
+
+def test_editing_the_source_changes_the_code_hash(tmp_path, monkeypatch):
+    """A real edit of an experiment's source file gives a new hash (hence no cache reuse)."""
+    src = tmp_path / "tests_toy_edited_exp.py"
+    src.write_text("from ocef.experiments import _io\nX = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _io.code_hash.cache_clear()
+    before = _io.code_hash("tests_toy_edited_exp")
+    src.write_text("from ocef.experiments import _io\nX = 2\n")
+    _io.code_hash.cache_clear()
+    after = _io.code_hash("tests_toy_edited_exp")
+    _io.code_hash.cache_clear()
+    assert before != after
+    # the hash covers the ocef module it imports as well: same source, different dependency set
+    src.write_text("X = 2\n")
+    assert _io.code_hash("tests_toy_edited_exp") != after
+    _io.code_hash.cache_clear()
