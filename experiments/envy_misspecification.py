@@ -187,9 +187,12 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
 
 def _figure(df: pd.DataFrame, dataset: str, partition_name: str, n_groups: int):
+    """Average envy and share of ε-envious users and groups (mean ± 95% CI over seeds) per policy,
+    and, in the bottom row, the regularization chosen on held-out ratings (each seed a dot)."""
     from ocef.experiments import plotting
 
-    fig, axes = plotting.subplots(2, len(POLICIES), figsize=(4.2 * len(POLICIES), 7.6), sharex=True)
+    fig, axes = plotting.subplots(3, len(POLICIES), figsize=(4.2 * len(POLICIES), 10),
+                                  sharex=True, gridspec_kw={"height_ratios": [1, 1, 0.55]})
     styles = {0.2: "-", 0.1: "--", 0.05: ":"}
     colors = {"individuals": "tab:blue", "groups": "tab:red"}
     for j, pol in enumerate(POLICIES):
@@ -201,19 +204,30 @@ def _figure(df: pd.DataFrame, dataset: str, partition_name: str, n_groups: int):
                 ax.errorbar(part.factors, part[measure], yerr=part[f"{measure}_ci95"], ls=styles.get(frac, "-"),
                             marker="o", ms=3, color=colors[level],
                             label=f"{level}, trained on {frac:.0%}")
-            ax.set_xscale("log", base=2)
-            plotting.log_ticks(ax, df["factors"])
             ax.set_ylabel(ylabel)
-            if i == 1:
-                ax.set_xlabel("number of latent factors")
             if i == 0:
                 ax.set_title(pol + (f" (β={BETA:g})" if pol == "softmax" else ""))
-    plotting.fig_legend_below(fig, axes[0, 0], ncol=6)
     regs = df[(df.policy == POLICIES[0]) & (df.level == "individuals")]
-    reg_text = "; ".join(f"{frac:.0%}: " + ", ".join(f"{int(r.factors)}→{r.regs}" for r in part.sort_values("factors").itertuples())
-                         for frac, part in regs.groupby("train_fraction", sort=False))
+    for j in range(len(POLICIES)):
+        ax = axes[2, j]
+        for frac, part in regs.groupby("train_fraction", sort=False):
+            for r in part.itertuples():
+                values = [float(v) for v in str(r.regs).split("/")]
+                ax.plot([r.factors] * len(values), values, ls="none", marker="o", ms=3, alpha=0.6,
+                        color="k" if frac == 0.2 else ("tab:gray" if frac == 0.1 else "tab:olive"))
+            ax.plot(part.sort_values("factors").factors, part.sort_values("factors").reg, ls=styles.get(frac, "-"),
+                    color="k" if frac == 0.2 else ("tab:gray" if frac == 0.1 else "tab:olive"), lw=1,
+                    label=f"regularization, trained on {frac:.0%}")
+        ax.set_yscale("log")
+        plotting.plain_log_labels(ax, "y")
+        ax.set_ylabel("chosen regularization")
+        ax.set_xlabel("number of latent factors")
+        ax.set_xscale("log", base=2)
+        plotting.log_ticks(ax, df["factors"], max_ticks=len(df["factors"].unique()))
+    plotting.fig_legend_below(fig, axes[0, 0], ncol=6)
+    axes[2, 0].legend(fontsize=7, frameon=False, loc="upper left")
     seeds = int(df["seeds"].max())
     fig.suptitle(f"Envy from model misspecification — {dataset}; groups: {partition_name} ({n_groups} groups), "
-                 f"transported policies; mean ± 95% CI over {seeds} seeds\n"
-                 f"regularization chosen on held-out ratings (factors→value per seed): {reg_text}", fontsize=9)
+                 f"transported policies; mean ± 95% CI over {seeds} seeds (bottom: regularization chosen on "
+                 "held-out ratings, dots = seeds)", fontsize=10)
     return fig

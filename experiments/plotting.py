@@ -73,6 +73,11 @@ def _plain(v: float) -> str:
     return f"{v:g}"
 
 
+def _short(v: float) -> float:
+    """Integers as they are (128, 1,600), other values to 2 significant digits (0.0889 -> 0.089)."""
+    return float(v) if float(v).is_integer() else float(f"{v:.2g}")
+
+
 def log_ticks(ax, values, axis: str = "x", max_ticks: int = 8) -> None:
     """Put the major ticks of a log ``axis`` at ``values`` (thinned to ``max_ticks``), labelled in
     plain numbers, and remove the minor labels (which overlap: "3×10⁻¹4×10⁻¹")."""
@@ -81,7 +86,7 @@ def log_ticks(ax, values, axis: str = "x", max_ticks: int = 8) -> None:
         vals = vals[np.unique(np.round(np.linspace(0, len(vals) - 1, max_ticks)).astype(int))]
     target = ax.xaxis if axis == "x" else ax.yaxis
     target.set_major_locator(FixedLocator(vals))
-    target.set_major_formatter(FuncFormatter(lambda v, _: _plain(float(f"{v:.2g}"))))
+    target.set_major_formatter(FuncFormatter(lambda v, _: _plain(_short(v))))
     target.set_minor_formatter(NullFormatter())
     target.set_minor_locator(NullLocator())
 
