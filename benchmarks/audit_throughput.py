@@ -33,7 +33,7 @@ def main() -> None:
         t0 = time.perf_counter()
         problem = _audit.audit_problem(env, part)
         t_build = time.perf_counter() - t0
-        rep = run_audit(problem, alpha=alphas, trials=trials, seed=0, max_steps=args.max_steps)
+        rep = run_audit(problem, alpha=alphas, trials=trials, rng=0, max_steps=args.max_steps)
         seconds = time.perf_counter() - t0
         steps = int(rep.groups["duration"].sum())
         total_time += seconds

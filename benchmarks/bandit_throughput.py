@@ -40,7 +40,7 @@ def fig8_sweep(trials: int = 100, n_alpha: int = 12, engine: str = "auto"):
     cfg = pd.DataFrame([(i, a) for i in (1, 2, 3, 4) for a in alphas], columns=["instance", "alpha"])
     cfg = cfg.assign(delta=0.05, epsilon=0.05)
     start = time.perf_counter()
-    runs = run_bandits(cfg, {i: paper_instance(i) for i in (1, 2, 3, 4)}, trials=trials, seed=0, engine=engine)
+    runs = run_bandits(cfg, {i: paper_instance(i) for i in (1, 2, 3, 4)}, trials=trials, rng=0, engine=engine).to_frame()
     return time.perf_counter() - start, runs
 
 

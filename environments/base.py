@@ -12,7 +12,7 @@ import pandas as pd
 
 from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.environments.recommender import REGULARIZATIONS, FunkSVDModel, simulate_recommender
-from ocef.validation import check_in_interval, check_positive_int
+from ocef.validation import check_in_interval, check_positive_int, seed_from_rng
 
 
 class Environment:
@@ -54,10 +54,10 @@ class Environment:
             self._fingerprint = array_fingerprint(self.rho)
         return self._fingerprint
 
-    def _recommender_arrays(self, factors: int, train_fraction: float, seed: int) -> dict[str, np.ndarray]:
+    def _recommender_arrays(self, factors: int, train_fraction: float, rng) -> dict[str, np.ndarray]:
         factors = check_positive_int("factors", factors)
         train_fraction = check_in_interval("train_fraction", train_fraction, 0.0, 1.0)
-        seed = check_positive_int("seed", seed, minimum=0)
+        seed = seed_from_rng(rng)
         params = {"rho": self.fingerprint(), "factors": factors, "train_fraction": train_fraction,
                   "seed": seed, "regs": list(self.regularizations), "n_epochs": self.n_epochs,
                   "lr": self.lr, "biased": self.biased}
@@ -70,18 +70,20 @@ class Environment:
 
         return cached_arrays("recommender", params, compute)
 
-    def recommender_model(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> FunkSVDModel:
+    def recommender_model(self, factors: int, train_fraction: float = 0.2, rng=0) -> FunkSVDModel:
         """The Funk-SVD model of the simulated recommender (cached on disk)."""
-        return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, seed))
+        return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, rng))
 
-    def recommender_regularization(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> float:
+    def recommender_regularization(self, factors: int, train_fraction: float = 0.2, rng=0) -> float:
         """The regularization chosen on held-out data for that recommender (App. D.2)."""
-        return float(self._recommender_arrays(factors, train_fraction, seed)["reg"])
+        return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
-    def estimated_scores(self, factors: int, train_fraction: float = 0.2, seed: int = 0) -> np.ndarray:
+    def estimated_scores(self, factors: int, train_fraction: float = 0.2, rng=0) -> np.ndarray:
         """Estimated preferences (users x items) of the recommender with ``factors`` latent
-        factors trained on ``train_fraction`` of each user's entries (seed 001, Sec. 6.1)."""
-        return self.recommender_model(factors, train_fraction, seed).scores()
+        factors trained on ``train_fraction`` of each user's entries (seed 001, Sec. 6.1).
+        ``rng`` (an int seed by default, so that the fit is cached on disk) draws the training
+        entries and the initialisation."""
+        return self.recommender_model(factors, train_fraction, rng).scores()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.description})"

@@ -38,6 +38,8 @@ Real data sets
 """
 from __future__ import annotations
 
+import zlib
+
 from pathlib import Path
 from typing import Sequence
 
@@ -63,12 +65,26 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
     infers compression from the suffix, e.g. ``.csv.gz``). ``columns``: required columns,
     checked with a clear error naming the missing ones and the file."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"log {path} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"log file not found: {path}")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        log = pd.read_parquet(path)
-    else:
-        log = pd.read_csv(path)
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            log = pd.read_parquet(path)
+        else:
+            first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
+            names = [str(v) for v in first.iloc[0]] if len(first) else []
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"log {path} has duplicate column name(s) {dupes}")
+            log = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"log {path} is empty") from None
+    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ValueError(f"cannot read log {path}: {exc}") from None
     if columns is not None:
         missing = [c for c in columns if c not in log.columns]
         if missing:

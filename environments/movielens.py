@@ -326,3 +326,56 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
     names = [" & ".join(_attribute_name(c, v) for c, v in zip(cols, row))
              for row in keys.itertuples(index=False)]
     return labels, names
+
+
+# --- Multi-attribute testing (seed 002, FairRec): all genre flags and integer user codes. ---
+
+#: The 19 genre flags of ML-100K's ``u.item``, in file order (``unknown`` first, then :data:`GENRES`).
+GENRE_FLAGS: tuple[str, ...] = ("unknown",) + GENRES
+#: Gender codes used by the multi-attribute search (seed 002, Sec. 3.3: "gender=male/0" is only an
+#: example; any integer coding works): F -> 0, M -> 1.
+GENDER_CODES: dict[str, int] = {"F": 0, "M": 1}
+
+
+def genre_flags(data: MovieLensData) -> np.ndarray:
+    """All genre flags of ``data.items`` as an ``(n_items, 19)`` 0/1 int array (columns
+    :data:`GENRE_FLAGS`), rows in the order of ``data.items``.
+
+    ``data.items`` keeps only the first genre (seed 001); seed 002's diversity metric (eq. 5)
+    compares the full genre sets, so they are re-read from ``u.item`` (ML-100K flags) or
+    ``movies.dat`` (ML-1M ``|``-separated names; ``unknown`` is set when none of the 18 genres is listed).
+    """
+    path = Path(data.path)
+    if data.source == "ml-100k":
+        items = _read(_require(path, "u.item"), "|",
+                      ["item_id", "title", "release", "video", "url", *GENRE_FLAGS])
+        ids = items["item_id"].astype(int).to_numpy()
+        flags = items[list(GENRE_FLAGS)].astype(int).to_numpy()
+    else:
+        movies = _read(_require(path, "movies.dat"), "::", ["item_id", "title", "genres"])
+        ids = movies["item_id"].astype(int).to_numpy()
+        pos = {g: i for i, g in enumerate(GENRE_FLAGS)}
+        flags = np.zeros((len(movies), len(GENRE_FLAGS)), dtype=int)
+        for r, gl in enumerate(movies["genres"].str.split("|")):
+            for g in gl:
+                if g in pos:
+                    flags[r, pos[g]] = 1
+        flags[flags[:, 1:].sum(axis=1) == 0, 0] = 1
+    row = pd.Index(ids).get_indexer(data.items["item_id"].to_numpy())
+    if (row < 0).any():
+        raise ValueError(f"items of {path} lack genre rows: {data.items['item_id'][row < 0].tolist()[:5]}")
+    return flags[row].astype(np.int8)
+
+
+def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
+    """Integer codes of the sensitive attributes (seed 002, Def. 2.2): ``gender`` (F 0, M 1),
+    ``age`` (bracket index 0-6 of :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20).
+    One row per user, in the order of ``users``."""
+    gender = users["gender"].map(GENDER_CODES)
+    if gender.isna().any():
+        raise ValueError(f"gender must be 'F' or 'M', got {sorted(set(users['gender']) - set(GENDER_CODES))}")
+    age = np.searchsorted(_AGE_CODES, users["age"].to_numpy(dtype=int))
+    if (age >= len(_AGE_CODES)).any() or not np.array_equal(_AGE_CODES[np.minimum(age, 6)], users["age"].to_numpy()):
+        raise ValueError("age must hold ML-1M bracket codes (1, 18, 25, 35, 45, 50, 56)")
+    return pd.DataFrame({"gender": gender.to_numpy(dtype=int), "age": age.astype(int),
+                         "occupation": users["occupation"].to_numpy(dtype=int)})

@@ -34,7 +34,7 @@ from ocef.environments.base import Environment
 from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.environments.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
 from ocef.environments.recommender import fit_funk_svd
-from ocef.validation import check_positive_int
+from ocef.validation import check_positive_int, seed_from_rng
 
 DEFAULT_SIZE_1M = 2000
 DEFAULT_ITEMS_100K = 1000
@@ -64,7 +64,8 @@ class MovieLensEnvironment(Environment):
     Parameters: ``data_dir`` (see :func:`ocef.environments.movielens.load_movielens`) or an
     already loaded ``data``; ``n_users``/``n_items`` (defaults: 2000/2000 on ML-1M, all
     users/1000 items on ML-100K); the completion's ``completion_factors``,
-    ``completion_epochs``, ``completion_reg`` and ``seed``. The completed matrix is cached.
+    ``completion_epochs``, ``completion_reg`` and ``rng`` (an int seed by default, so that the
+    completion is cached on disk). The completed matrix is cached.
 
     Attributes: ``rho`` (users x items, [0, 1]), ``item_categories`` (code of the first
     genre in :data:`ocef.environments.movielens.GENRES`), ``category_names``, ``users``
@@ -77,7 +78,7 @@ class MovieLensEnvironment(Environment):
     def __init__(self, data_dir: Path | str | None = None, *, n_users: int | None = None,
                  n_items: int | None = None, completion_factors: int = 100,
                  completion_epochs: int = 20, completion_reg: float = 0.02, completion_lr: float = 0.005,
-                 seed: int = 0,
+                 rng=0,
                  data: MovieLensData | None = None):
         data = load_movielens(data_dir) if data is None else data
         big = data.source == "ml-1m"
@@ -85,7 +86,7 @@ class MovieLensEnvironment(Environment):
             n_users = min(DEFAULT_SIZE_1M, data.n_users)
         if n_items is None:
             n_items = min(DEFAULT_SIZE_1M if big else DEFAULT_ITEMS_100K, data.ratings["item"].nunique())
-        seed = check_positive_int("seed", seed, minimum=0)
+        seed = seed_from_rng(rng)
         keep_users = most_rated(data.ratings, "user", n_users)
         keep_items = most_rated(data.ratings, "item", n_items)
         r = data.ratings

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.base import Environment
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng
 
 
 def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.ndarray:
@@ -45,7 +45,7 @@ class SyntheticEnvironment(Environment):
     partitions = ("group",)
 
     def __init__(self, n_users: int = 200, n_items: int = 100, rank: int = 4, n_groups: int = 4, *,
-                 n_categories: int = 5, group_spread: float = 0.5, seed: int = 0):
+                 n_categories: int = 5, group_spread: float = 0.5, rng=0):
         n_users = check_positive_int("n_users", n_users, minimum=2)
         n_items = check_positive_int("n_items", n_items, minimum=2)
         rank = check_positive_int("rank", rank)
@@ -57,7 +57,7 @@ class SyntheticEnvironment(Environment):
             raise ValueError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
         group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
                                          high_open=True)
-        seed = check_positive_int("seed", seed, minimum=0)
+        seed = seed_from_rng(rng)
         rng = as_generator(seed)
         labels = balanced_labels(n_users, n_groups, rng)
         centers = unit_vectors(n_groups, rank, rng)

@@ -36,7 +36,7 @@ def environment(data_dir: Path | None, quick: bool):
         return env
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0)
+    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
     fallback("MovieLens (ml-1m/ or ml-100k/)", f"the synthetic environment ({env.description})")
     return env
 
@@ -71,8 +71,8 @@ def sweep(out_dir: Path, name: str, env, parts, *, param: str, values, trials: i
         problem = audit_problem(env, partition, train_fraction=train_fraction, seed=seed)
         kw = dict(alpha=alpha, delta=delta, epsilon=epsilon)
         kw[param] = list(values)
-        rep = run_audit(problem, trials=trials, seed=[seed, PARTITIONS.index(partition) if partition in PARTITIONS
-                                                          else 99], max_steps=max_steps, progress=progress, **kw)
+        rep = run_audit(problem, trials=trials, rng=[seed, PARTITIONS.index(partition) if partition in PARTITIONS
+                                                         else 99], max_steps=max_steps, progress=progress, **kw)
         rows = rep.groups
         rows.insert(0, "partition", partition)
         rows.insert(1, "n_groups", problem.n_groups)

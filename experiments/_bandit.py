@@ -26,8 +26,8 @@ def sweep(out_dir: Path, name: str, configs: pd.DataFrame, *, n_arms: int, trial
 
     def compute(instance):
         sub = configs[configs["instance"] == instance]
-        runs = run_bandits(sub, means, trials=trials, seed=[seed, instance], max_steps=max_steps,
-                           progress=progress)
+        runs = run_bandits(sub, means, trials=trials, rng=[seed, instance], max_steps=max_steps,
+                           progress=progress).to_frame()
         runs["correct"] = runs["verdict"] == EXPECTED_VERDICT[instance]
         k = runs["n_arms"].to_numpy()
         mu = [means[instance][: kk + 1] for kk in k]

@@ -69,7 +69,7 @@ def make_environment(data_dir: Path | None, quick: bool):
         return env, PARTITION
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, seed=0)
+    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
     fallback("MovieLens (ml-1m/ or ml-100k/)", f"the synthetic environment ({env.description})")
     return env, "group"
 
@@ -171,10 +171,10 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
     def compute(key) -> pd.DataFrame:
         fraction, d, s = key
-        scores = env.estimated_scores(d, train_fraction=fraction, seed=s)
+        scores = env.estimated_scores(d, train_fraction=fraction, rng=s)
         df = pd.DataFrame(envy_rows(env, scores, labels))
         return df.assign(train_fraction=fraction, factors=d, seed=s,
-                         reg=env.recommender_regularization(d, train_fraction=fraction, seed=s))
+                         reg=env.recommender_regularization(d, train_fraction=fraction, rng=s))
 
     keys = [(f, d, s) for f in fractions for d in factors for s in seeds]
     runs = run_parts(out_dir, config, keys, compute, progress=progress, desc=NAME)

@@ -70,7 +70,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         problem = _audit.audit_problem(env, part, seed=seed)
         if size != "original":
             problem = problem.duplicated(size, rng=seed)
-        rep = run_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, trials=trials, seed=[seed, int(problem.sizes.sum())],
+        rep = run_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, trials=trials, rng=[seed, int(problem.sizes.sum())],
                         max_steps=cap, progress=progress)
         rows = rep.groups
         rows.insert(0, "partition", part)

@@ -29,6 +29,16 @@ EXPERIMENTS: dict[str, str] = {
     "reo-real-data": "ocef.experiments.reo_real_data",
     "envy-misspecification": "ocef.experiments.envy_misspecification",
     "measurement-bias": "ocef.experiments.measurement_bias",
+    "bias-metrics-movielens": "ocef.experiments.bias_metrics_movielens",
+    "pairwise-lemmas": "ocef.experiments.pairwise_lemmas",
+    "pairwise-regularization": "ocef.experiments.pairwise_regularization",
+    "pairwise-coat": "ocef.experiments.pairwise_coat",
+    "fairrec-accuracy": "ocef.experiments.fairrec_accuracy",
+    "fairrec-attributes": "ocef.experiments.fairrec_attributes",
+    "fairrec-budget": "ocef.experiments.fairrec_budget",
+    "fairrec-hyper": "ocef.experiments.fairrec_hyper",
+    "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
+    "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
 }
 
 

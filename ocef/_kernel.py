@@ -10,10 +10,56 @@ the batch, and runs are spread over the cores with ``prange``.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
 from ocef import bounds, simulation
+from ocef.auditor import Verdict
+
+# Verdict codes are the Verdict enum's (frozen as compile-time constants).
+_ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
+
+
+class Runs(NamedTuple):
+    """The settings of R runs, one entry per run (arrays of length R, ``blocks``/``true_means`` (R, K+1))."""
+
+    seed: np.ndarray          # int64: numba's Mersenne Twister seed of each run
+    n_arms: np.ndarray        # int64: K
+    delta: np.ndarray
+    alpha: np.ndarray
+    epsilon: np.ndarray
+    scale: np.ndarray         # constants of β (ocef.bounds.beta_constants)
+    factor: np.ndarray
+    sigma_g: np.ndarray       # σ/√|g|
+    blocks: np.ndarray        # reward distribution of each (run, arm): a block of the RewardTable
+    true_means: np.ndarray    # μ_k, for the cost (10) and the constraint (7)
+
+    def slice(self, sl: slice) -> "Runs":
+        return Runs(*(a[sl] for a in self))
+
+
+class RewardTable(NamedTuple):
+    """Finite reward distributions (see :class:`ocef.runner.DiscreteRewards`)."""
+
+    flat: np.ndarray
+    starts: np.ndarray
+    denom: np.ndarray
+
+
+class Outcomes(NamedTuple):
+    """What each run returns (filled in place): verdict code, τ, N_k(τ), Σ rewards, Σ μ_{k_s}, min Z_t."""
+
+    verdict: np.ndarray
+    duration: np.ndarray
+    counts: np.ndarray
+    sums: np.ndarray
+    cum: np.ndarray
+    min_budget: np.ndarray
+
+    def slice(self, sl: slice) -> "Outcomes":
+        return Outcomes(*(a[sl] for a in self))
 
 _beta_pulled = njit(cache=True)(bounds.beta_pulled)
 _phi_pulled = njit(cache=True)(bounds.phi_pulled)
@@ -37,11 +83,14 @@ def _rescan(k, act, n_act, counts, upper, lower):
 
 
 @njit(cache=True)
-def _run_one(seed, k, delta, alpha, epsilon, scale, factor, omega, sigma_g, flat, starts, denom, blocks,
-             true_means, max_steps, counts, sums):
-    """One OCEF run; fills ``counts``/``sums`` (length K+1) and returns
+def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
+    """Run ``r`` of ``runs`` to its verdict; fills ``counts``/``sums`` (length K+1) and returns
     (verdict code, duration, Σ μ_{k_s}, min safety budget)."""
-    np.random.seed(seed)
+    k, delta, alpha, epsilon = runs.n_arms[r], runs.delta[r], runs.alpha[r], runs.epsilon[r]
+    scale, factor, sigma_g = runs.scale[r], runs.factor[r], runs.sigma_g[r]
+    blocks, true_means = runs.blocks[r], runs.true_means[r]
+    flat, starts, denom = rewards.flat, rewards.starts, rewards.denom
+    np.random.seed(runs.seed[r])
     width = np.empty(k + 1)
     upper = np.empty(k + 1)
     lower = np.empty(k + 1)
@@ -112,23 +161,25 @@ def _run_one(seed, k, delta, alpha, epsilon, scale, factor, omega, sigma_g, flat
                     n_act -= 1
             max_n, min_up, arg_up, max_lo, arg_lo = _rescan(k, act, n_act, counts, upper, lower)
         if n_act == 0:                                               # line 9
-            return 2, t, cum, min_budget
+            return _NO_ENVY, t, cum, min_budget
         if max_lo > upper[0]:                                        # line 8
-            return 1, t, cum, min_budget
-    return 3, max_steps, cum, min_budget
+            return _ENVY, t, cum, min_budget
+    return _TIMEOUT, max_steps, cum, min_budget
+
+
+def run_many(runs: Runs, rewards: RewardTable, omega: float, max_steps: int, out: Outcomes) -> None:
+    """Run every run of ``runs`` to its verdict (in parallel over runs), writing into ``out``."""
+    # The outputs go in as plain arrays: numba's parallel loops drop writes made to arrays
+    # reached through a tuple argument (numba 0.68).
+    _run_many(runs, rewards, omega, max_steps, out.verdict, out.duration, out.counts, out.sums, out.cum,
+              out.min_budget)
 
 
 @njit(parallel=True, cache=True)
-def run_many(seeds, n_arms, delta, alpha, epsilon, scale, factor, omega, sigma_g, flat, starts, denom,
-             blocks, true_means, max_steps, out_verdict, out_duration, out_counts, out_sums, out_cum,
-             out_min_budget):
-    """Run every run r to its verdict (in parallel over runs)."""
-    for r in prange(seeds.size):
-        k = n_arms[r]
-        v, d, c, m = _run_one(seeds[r], k, delta[r], alpha[r], epsilon[r], scale[r], factor[r], omega,
-                              sigma_g[r], flat, starts, denom, blocks[r], true_means[r], max_steps,
-                              out_counts[r], out_sums[r])
-        out_verdict[r] = v
-        out_duration[r] = d
-        out_cum[r] = c
-        out_min_budget[r] = m
+def _run_many(runs, rewards, omega, max_steps, verdict, duration, counts, sums, cum, min_budget):
+    for r in prange(runs.seed.size):
+        v, d, c, m = _run_one(runs, r, rewards, omega, max_steps, counts[r], sums[r])
+        verdict[r] = v
+        duration[r] = d
+        cum[r] = c
+        min_budget[r] = m

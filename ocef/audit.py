@@ -31,12 +31,13 @@ import pandas as pd
 
 from ocef import bounds
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
-from ocef.auditor import OCEF, Verdict
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
+from ocef.engines import check_engine, resolve_engine
+from ocef.results import Result, jsonable
 from ocef.runner import DiscreteRewards, run_batch
-from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
 
@@ -107,9 +108,11 @@ class AuditProblem:
                                        multiplicity=None if multiplicity is None else self.multiplicity)
         utilities = utility_matrix(self.rho, self.probs, self.context_probs)
         transported = transported_user_utilities(utilities, self.labels, self.weights)
-        # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 own policy π^m, j ≥ 1 π_k^m.
+        # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 the group's own matching policy
+        # π_i^m (eq. (6) compares μ_k^i with μ_i^i; π_i^m = π^m under transport, Prop. 4, but
+        # not under average matching), j ≥ 1 π_k^m. One definition of group envy, as in ocef.envy.
         self.arm_utilities = np.empty((n_users, self.n_groups))
-        self.arm_utilities[:, 0] = np.diag(utilities)
+        self.arm_utilities[:, 0] = transported[np.arange(n_users), self.labels]
         self.arm_utilities[:, 1:] = transported[np.arange(n_users)[:, None], self.others[self.labels]]
         # arm_means[i, j] = μ_j of group i's audit (μ_0 = μ^i), averaged over the copies.
         w = self.multiplicity[:, None] * self.arm_utilities
@@ -120,7 +123,7 @@ class AuditProblem:
     # ------------------------------------------------------------------ ground truth
     @property
     def true_envy(self) -> np.ndarray:
-        """Δ^i = max(max_k μ_k^i − μ^i, 0) (Sec. 6) for the arms the audit compares."""
+        """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (eq. (6), Sec. 6), as :func:`ocef.envy.group_envy`."""
         return np.maximum(self.arm_means[:, 1:].max(axis=1) - self.arm_means[:, 0], 0.0)
 
     def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
@@ -144,8 +147,8 @@ class AuditProblem:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
 
         For every user m of the group (each copy of a duplicated user separately, all in
-        parallel): context x ~ q^m; n = m for arm 0, else n ~ γ_{m,·} on the arm's group
-        (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
+        parallel): context x ~ q^m; n = m for arm 0 (n ~ γ_{m,·} on the own group under average
+        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
         Bernoulli(ρ^m(a|x)) unless ``reward(users, items, contexts, rng)`` is given.
         Returns r_t = (1/|g|) Σ_m r^m.
         """
@@ -157,10 +160,11 @@ class AuditProblem:
             q = self.context_probs[users] if self.context_probs.ndim == 2 else \
                 np.broadcast_to(self.context_probs, (users.size, self.context_probs.size))
             contexts = sample_rows(q, rng)
-        if arm == 0:
-            partners = users
+        if arm == 0 and self.matching == "transport":
+            partners = users                      # π_i^m = π^m: γ^{i,i} is the identity
         else:
-            k = self.others[group, arm - 1]
+            # arm 0 under average matching: the group's average policy π_i^m (eq. (6))
+            k = group if arm == 0 else self.others[group, arm - 1]
             # copies of a user share its row γ_{m,·} (Def. 4.2); each copy draws its own partner
             rows = self.weights[group, k][np.searchsorted(self.members[group], users)]
             partners = self.members[k][sample_rows(rows, rng)]
@@ -225,9 +229,10 @@ class AuditProblem:
 
 
 # ====================================================================== report
-@dataclass
-class AuditReport:
-    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``."""
+@dataclass(frozen=True)
+class AuditReport(Result):
+    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``
+    (group ``name`` included), and the audit's ``params`` (groups, users, matching, engine)."""
 
     groups: pd.DataFrame
     params: dict = field(default_factory=dict)
@@ -254,9 +259,8 @@ class AuditReport:
         out["all_correct_rate"] = joint_rate.to_numpy()
         return out
 
-    def to_csv(self, path) -> None:
-        from ocef.files import atomic_write
-        atomic_write(path, lambda p: self.groups.to_csv(p, index=False))
+    def to_frame(self) -> pd.DataFrame:
+        return self.groups.copy()
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
@@ -269,68 +273,45 @@ class AuditReport:
             out.update(summary.drop(columns=list(self.SUMMARY_KEYS)).iloc[0].to_dict())
         else:
             out["summary"] = summary.to_dict("records")
-        return out
+        return jsonable(out)
 
 
 # ====================================================================== drivers
-def audit_live(pull: Callable[[int, int], float], n_groups: int, group_sizes, *, alpha: float, delta: float,
-               epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
-               omega: float = bounds.OMEGA) -> list[OCEF]:
-    """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
-
-    ``pull(group, arm)`` must make the recommendations of Algorithm 2 for the users of
-    ``group`` (arm 0: their own; arm j ≥ 1: transported policies of the j-th other group)
-    and return the group-average reward in [0, 1]. Each group's auditor has K = G − 1 arms
-    and confidence δ/G; all undecided groups advance one step at a time, until every
-    group has a verdict or ``max_steps`` steps. Returns the auditors (verdict, t, bounds).
-    """
-    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
-    sizes = np.broadcast_to(np.asarray(group_sizes), (n_groups,))
-    rng = as_generator(rng)
-    delta = check_delta(delta)
-    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega, rng=rng)
-                for i in range(n_groups)]
-    for _ in range(check_positive_int("max_steps", max_steps)):
-        running = [i for i, a in enumerate(auditors) if a.verdict is Verdict.RUNNING]
-        if not running:
-            break
-        for i in running:
-            arm = auditors[i].next_arm()
-            auditors[i].observe(arm, pull(i, arm))
-    return auditors
-
-
-def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, seed=0,
-              max_steps: int = 10**6, engine: str = "vectorized", progress: bool = False,
+def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
+              max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
     """Simulated full audit of ``problem`` (Cor. 7.1: one OCEF per group, K = G−1, δ/G).
 
     ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
-    ``trials`` times. ``engine="vectorized"`` advances all (setting, trial, group) runs in
-    with the fast exact PULL-ARM (compiled, :mod:`ocef._kernel`); ``engine="ask-tell"`` runs :func:`audit_live`
-    with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    ``trials`` times. ``engine`` (see :mod:`ocef.engines`): ``"numba"`` (``"auto"``) and
+    ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
+    (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live` with
+    the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
     """
     alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
     deltas = [check_delta(d) for d in np.atleast_1d(delta)]
     epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
     trials = check_positive_int("trials", trials)
     max_steps = check_positive_int("max_steps", max_steps)
-    if engine not in ("vectorized", "ask-tell"):
-        raise ValueError(f"engine must be 'vectorized' or 'ask-tell', got {engine!r}")
+    engine = check_engine(engine)
+    seed = rng                    # ask-tell: keyed draws (ocef.live) from the seed as given
+    rng = as_generator(rng)
     G = problem.n_groups
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
+    engine = resolve_engine(engine, discrete=True, n_runs=len(settings) * G)
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],
                         columns=["alpha", "delta", "epsilon", "trial", "group"])
     groups = grid["group"].to_numpy()
     true_means = problem.arm_means[groups]
-    if engine == "vectorized":
+    if engine == "ask-tell":
+        verdict, duration, cost, held = _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress)
+    else:
         res = run_batch(np.full(len(grid), G - 1), grid["delta"].to_numpy() / G, grid["alpha"].to_numpy(),
                         grid["epsilon"].to_numpy(), problem.rewards(groups),
-                        group_size=problem.sizes[groups], true_means=true_means, rng=as_generator(seed),
-                        max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided")
+                        group_size=problem.sizes[groups], true_means=true_means, rng=rng,
+                        max_steps=max_steps, sigma=sigma, omega=omega, progress=progress, desc="groups decided",
+                        engine=engine)
         verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
-    else:
-        verdict, duration, cost, held = _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress)
     grid["name"] = [problem.group_names[g] for g in groups]
     grid["size"] = problem.sizes[groups]
     grid["verdict"] = verdict
@@ -345,31 +326,19 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     return AuditReport(grid, params)
 
 
-def _ask_tell_audits(problem, grid, seed, max_steps, sigma, omega, progress):
-    """One :func:`audit_live` per (setting, trial) with the literal PULL-ARM; costs from truth."""
-    rng = as_generator(seed)
-    G = problem.n_groups
-    verdict, duration, cost, held = [], [], [], []
+def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
+    """One live audit per (setting, trial) with the literal PULL-ARM and keyed randomness
+    (:func:`ocef.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
+    seed audit 0 equals ``ocef audit-live`` against ``ocef simulate-service --seed seed``);
+    costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
+    base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
     iterator = keys.itertuples(index=False)
     if progress:
         from tqdm.auto import tqdm
         iterator = tqdm(iterator, total=len(keys), desc="audits", leave=False)
-    for a, d, e, _ in iterator:
-        pulled = [[] for _ in range(G)]
-
-        def pull(i, arm):
-            pulled[i].append(arm)
-            return problem.pull_literal(i, arm, rng)
-
-        auditors = audit_live(pull, G, problem.sizes, alpha=a, delta=d, epsilon=e, rng=rng,
-                              max_steps=max_steps, sigma=sigma, omega=omega)
-        for i, aud in enumerate(auditors):
-            mu = problem.arm_means[i]
-            cum = np.cumsum(mu[pulled[i]])
-            steps = np.arange(1, len(cum) + 1)
-            verdict.append(aud.verdict.value if aud.verdict is not Verdict.RUNNING else "timeout")
-            duration.append(aud.t)
-            cost.append(float(audit_cost(cum[-1], aud.t, mu[0])))
-            held.append(bool(np.all(safety_budget(cum, steps, a, mu[0]) >= -CONSTRAINT_TOL)))
-    return np.array(verdict), np.array(duration), np.array(cost), np.array(held)
+    frames = [ask_tell_audit(problem, alpha=a, delta=d, epsilon=e, rng=audit_root(base, j), max_steps=max_steps,
+                             sigma=sigma, omega=omega).groups for j, (a, d, e, _) in enumerate(iterator)]
+    g = pd.concat(frames, ignore_index=True)
+    return (g["verdict"].to_numpy(), g["duration"].to_numpy(), g["cost"].to_numpy(),
+            g["constraint_held"].to_numpy())

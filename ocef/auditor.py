@@ -12,17 +12,31 @@ simulator::
 
 Costs and the conservative constraint (7) need the true means; they are computed by
 the simulation layer (:mod:`ocef.simulation`), never here. This module imports
-nothing of the project but :mod:`ocef.bounds`.
+nothing of the project but :mod:`ocef.bounds`, :mod:`ocef.results` and :mod:`ocef.validation`.
+
+Checkpoints: :meth:`OCEF.to_dict` holds the whole state (counts, sums, active set, verdict,
+step, pending arm and the generator's bit-generator state) as strict JSON, and
+:meth:`OCEF.from_dict` rebuilds an auditor that continues exactly as the original one;
+pickling goes through the same two methods.
 """
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from ocef import bounds
+from ocef.results import Result
+from ocef.validation import as_generator
+
+#: Largest ``group_size`` accepted: |g| must be exact as a float in Lemma 3's width.
+MAX_GROUP_SIZE = 2 ** 53
+#: Identifies the layout of :meth:`OCEF.to_dict`; :meth:`OCEF.from_dict` refuses others.
+STATE_FORMAT = "ocef.OCEF/1"
 
 
 class Verdict(str, enum.Enum):
@@ -35,6 +49,18 @@ class Verdict(str, enum.Enum):
 
     def __str__(self) -> str:  # "envy", not "Verdict.ENVY", in tables and JSON
         return self.value
+
+    @property
+    def code(self) -> int:
+        """Integer code used by the vectorized and compiled engines (0 running, 1 envy, 2 no envy, 3 timeout)."""
+        return _VERDICT_CODES.index(self)
+
+    @classmethod
+    def from_code(cls, code: int) -> "Verdict":
+        return _VERDICT_CODES[int(code)]
+
+
+_VERDICT_CODES = (Verdict.RUNNING, Verdict.ENVY, Verdict.NO_ENVY, Verdict.TIMEOUT)
 
 
 class AuditStateError(RuntimeError):
@@ -56,6 +82,10 @@ class _Table:
     def __init__(self, fn, size: int = 1024):
         self._fn = fn
         self.values = fn(np.arange(size)).tolist()
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
 
     def grow(self, n: int) -> None:
         size = len(self.values)
@@ -82,8 +112,10 @@ class OCEF:
         |g|, the number of users whose rewards are averaged at each step (Lemma 3).
     sigma, omega : float
         Sub-gaussian parameter (1/2 for rewards in [0, 1]) and ω ∈ (0, 1) of Lemma 3.
-    rng : seed or numpy.random.Generator
-        Draws ℓ_t uniformly from the active set (line 3).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Draws ℓ_t uniformly from the active set (line 3). A checkpoint (:meth:`to_dict`)
+        records this generator's state: give each auditor its own generator if restored
+        runs must continue exactly.
 
     Attributes exposed: ``t``, ``counts`` (N_k), ``means`` (μ̂_k, 0 when unpulled),
     ``widths`` (β_k), ``lower``/``upper`` (μ̲_k, μ̄_k), ``active`` (S_t), ``verdict``.
@@ -96,8 +128,9 @@ class OCEF:
                  rng=None):
         if isinstance(n_arms, bool) or not isinstance(n_arms, numbers.Integral) or n_arms < 1:
             raise ValueError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
-        if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) or group_size < 1:
-            raise ValueError(f"group_size must be an integer >= 1, got {group_size!r}")
+        if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) \
+                or not 1 <= group_size <= MAX_GROUP_SIZE:
+            raise ValueError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
         self.delta = _check_param("delta", delta, 0.0, 1.0, high_open=True)
         self.alpha = _check_param("alpha", alpha, 0.0, 1.0, high_open=False)
         self.epsilon = _check_param("epsilon", epsilon, 0.0, 1.0, high_open=False)
@@ -105,18 +138,15 @@ class OCEF:
         self.omega = _check_param("omega", omega, 0.0, 1.0, high_open=True)
         self.n_arms = int(n_arms)
         self.group_size = int(group_size)
-        if isinstance(rng, np.random.Generator):
-            self._rng = rng
-        elif rng is None or isinstance(rng, numbers.Integral):
-            self._rng = np.random.default_rng(rng)
-        else:
-            raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+        self._rng = as_generator(rng)
 
         k = self.n_arms
         # β(n) and φ(|A|) depend on a count only: tables keep one definition (ocef.bounds)
-        # and make a step cost a few list look-ups.
-        self._beta = _Table(lambda n: bounds.beta(n, self.delta, k, self.group_size, self.sigma, self.omega))
-        self._phi = _Table(lambda a: bounds.phi(a, self.delta, self.group_size, self.sigma))
+        # and make a step cost a few list look-ups. functools.partial (not a lambda): picklable.
+        self._beta = _Table(functools.partial(bounds.beta, delta=self.delta, n_arms=k, group_size=self.group_size,
+                                              sigma=self.sigma, omega=self.omega))
+        self._phi = _Table(functools.partial(bounds.phi, delta=self.delta, group_size=self.group_size,
+                                             sigma=self.sigma))
         self._n = [0] * (k + 1)
         self._sum = [0.0] * (k + 1)
         self._active = list(range(1, k + 1))          # S_0 = [K]
@@ -125,9 +155,15 @@ class OCEF:
         self._sum_beta_n = 0.0                        # Σ_{k≥1} β_k(t) N_k(t)
         self._pending: int | None = None
         self._verdict = Verdict.RUNNING
+        self._refill()
+        self.last_xi = math.nan                       # ξ_t of the last step (eq. 8), for inspection
+
+    def _refill(self) -> None:
+        """Draw the next block of uniforms for line 3, remembering the generator state it
+        was drawn from (a checkpoint stores that state and the position in the block)."""
+        self._buffer_state = self._rng.bit_generator.state
         self._uniforms = self._rng.random(self._BUFFER).tolist()
         self._u_idx = 0
-        self.last_xi = math.nan                       # ξ_t of the last step (eq. 8), for inspection
 
     # ------------------------------------------------------------------ ask / tell
     def next_arm(self) -> int:
@@ -137,8 +173,7 @@ class OCEF:
         if self._pending is not None:
             raise AuditStateError(f"observe() the reward of arm {self._pending} before asking for the next arm")
         if self._u_idx == self._BUFFER:
-            self._uniforms = self._rng.random(self._BUFFER).tolist()
-            self._u_idx = 0
+            self._refill()
         u = self._uniforms[self._u_idx]
         self._u_idx += 1
         active = self._active
@@ -167,11 +202,16 @@ class OCEF:
         """Lines 6-9: record the group reward of ``arm``, update S_t and the verdict."""
         if self._pending is None:
             raise AuditStateError("observe() called without a pending arm: call next_arm() first")
+        # Every check comes before the first change of state: a refused call changes nothing.
+        if isinstance(arm, bool) or not isinstance(arm, numbers.Integral):
+            raise TypeError(f"arm must be the integer returned by next_arm() ({self._pending}), "
+                            f"got {arm!r} ({type(arm).__name__})")
         if arm != self._pending:
             raise ValueError(f"arm must be the arm returned by next_arm() ({self._pending}), got {arm!r}")
         if isinstance(reward, bool) or not isinstance(reward, numbers.Real) or not (0.0 <= reward <= 1.0):
             raise ValueError(f"reward must be a number in [0, 1], got {reward!r}")
         r = float(reward)
+        arm = int(arm)
         self._pending = None
         self._t += 1
         n, sums = self._n, self._sum
@@ -245,6 +285,133 @@ class OCEF:
         """The active set S_t (arms not yet shown to be below μ_0 + ε)."""
         return list(self._active)
 
+    def snapshot(self) -> "AuditorState":
+        """The auditor's current verdict, step and per-arm statistics as a result."""
+        return AuditorState(verdict=self._verdict, t=self._t, counts=self.counts, means=self.means,
+                            lower=self.lower, upper=self.upper,
+                            active=np.isin(np.arange(self.n_arms + 1), self._active))
+
+    # ------------------------------------------------------------------ checkpoints
+    def to_dict(self) -> dict:
+        """The whole state as strict-JSON data (see :meth:`from_dict`).
+
+        Holds the parameters, the step ``t``, the counts N_k and reward sums, the active set
+        in its internal order, the running sums of ξ_t (eq. 8), the pending arm, the verdict,
+        the sizes of the bound tables, and the generator: the bit-generator state the current
+        block of uniforms was drawn from and the position in it. 128-bit integers of the
+        generator state are written as decimal strings (JSON readers without big integers).
+        """
+        return {
+            "format": STATE_FORMAT,
+            "params": {"n_arms": self.n_arms, "delta": self.delta, "alpha": self.alpha,
+                       "epsilon": self.epsilon, "group_size": self.group_size, "sigma": self.sigma,
+                       "omega": self.omega},
+            "t": self._t, "counts": list(self._n), "sums": list(self._sum), "active": list(self._active),
+            "sum_explore": self._sum_explore, "sum_beta_n": self._sum_beta_n,
+            "pending": self._pending, "verdict": self._verdict.value,
+            "last_xi": None if math.isnan(self.last_xi) else self.last_xi,
+            "tables": {"beta": self._beta.size, "phi": self._phi.size},
+            "rng": {"buffer_state": _encode_big_ints(self._buffer_state), "position": self._u_idx},
+        }
+
+    @classmethod
+    def from_dict(cls, state: dict) -> "OCEF":
+        """Rebuild an auditor from :meth:`to_dict`; it continues exactly as the original would.
+
+        The restored auditor owns a new generator set to the saved state (so the
+        continuation is exact when the original's generator was not shared with other code).
+        """
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            found = state.get("format") if isinstance(state, dict) else type(state).__name__
+            raise ValueError(f"state must be a dict written by OCEF.to_dict() (format {STATE_FORMAT!r}), got {found!r}")
+        try:
+            rng_state = _decode_big_ints(state["rng"]["buffer_state"])
+            bit_generator = getattr(np.random, rng_state["bit_generator"])()
+            bit_generator.state = rng_state
+            self = cls(**state["params"], rng=np.random.Generator(bit_generator))   # redraws the same block
+            k = self.n_arms
+            counts = [int(c) for c in state["counts"]]
+            sums = [float(v) for v in state["sums"]]
+            active = [int(j) for j in state["active"]]
+            if len(counts) != k + 1 or len(sums) != k + 1 or any(c < 0 for c in counts) \
+                    or not set(active) <= set(range(1, k + 1)) or len(set(active)) != len(active):
+                raise ValueError("counts, sums and active do not fit n_arms")
+            t = int(state["t"])
+            if t != sum(counts):
+                raise ValueError(f"t={t} differs from the sum of the counts {sum(counts)}")
+            position = int(state["rng"]["position"])
+            if not 0 <= position <= cls._BUFFER:
+                raise ValueError(f"rng position must be in [0, {cls._BUFFER}], got {position}")
+            pending = state["pending"]
+            verdict = Verdict(state["verdict"])
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"state is not a valid OCEF state: {type(exc).__name__}: {exc}") from None
+        self._t, self._n, self._sum, self._active = t, counts, sums, active
+        self._sum_explore = float(state["sum_explore"])
+        self._sum_beta_n = float(state["sum_beta_n"])
+        self._pending = None if pending is None else int(pending)
+        self._verdict = verdict
+        self.last_xi = math.nan if state["last_xi"] is None else float(state["last_xi"])
+        self._u_idx = position
+        for table, size in ((self._beta, state["tables"]["beta"]), (self._phi, state["tables"]["phi"])):
+            if table.size != size:       # same size, hence bit-identical values (same vectorized call)
+                table.values = table._fn(np.arange(int(size))).tolist()
+        return self
+
+    def __getstate__(self) -> dict:
+        return self.to_dict()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(OCEF.from_dict(state).__dict__)
+
     def __repr__(self) -> str:
         return (f"OCEF(n_arms={self.n_arms}, delta={self.delta}, alpha={self.alpha}, epsilon={self.epsilon}, "
                 f"group_size={self.group_size}, t={self._t}, verdict={self._verdict.value})")
+
+
+def _encode_big_ints(obj):
+    """Integers beyond ±2**53 (PCG64's 128-bit state) as decimal strings, for any JSON reader."""
+    if isinstance(obj, dict):
+        return {k: _encode_big_ints(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_encode_big_ints(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_encode_big_ints(int(v)) for v in obj.tolist()] if obj.dtype.kind in "iu" else obj.tolist()
+    if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool) and abs(int(obj)) > 2 ** 53:
+        return {"int": str(int(obj))}
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+def _decode_big_ints(obj):
+    if isinstance(obj, dict):
+        if set(obj) == {"int"}:
+            return int(obj["int"])
+        return {k: _decode_big_ints(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decode_big_ints(v) for v in obj]
+    return obj
+
+
+@dataclass(frozen=True)
+class AuditorState(Result):
+    """An auditor's verdict and per-arm statistics at step ``t`` (:meth:`OCEF.snapshot`).
+
+    Arrays are indexed by arm k = 0..K: ``counts`` N_k(t), ``means`` μ̂_k(t), ``lower`` /
+    ``upper`` the bounds μ̂_k ∓ β_k of Lemma 3, ``active`` whether k ∈ S_t (arm 0: False).
+    """
+
+    verdict: Verdict
+    t: int
+    counts: np.ndarray
+    means: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    active: np.ndarray
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame({"arm": np.arange(self.counts.size), "count": self.counts, "mean": self.means,
+                             "lower": self.lower, "upper": self.upper, "active": self.active})

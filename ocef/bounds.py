@@ -142,8 +142,17 @@ def theorem6_theta(delta):
     return math.log(2.0) * np.sqrt(np.asarray(delta, dtype=float) / 6.0)
 
 
-def duration_terms(means, delta, alpha, epsilon, group_size=1):
-    """(H_0, H_1..H_K) of Theorem 6, as an array of shape (..., K+1).
+def duration_terms(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OMEGA, *, form="lemmas"):
+    """(H_0, H_1..H_K), the bounds on N_k(τ) whose sum bounds the duration τ (Theorem 6).
+
+    ``form="lemmas"`` (default) evaluates Lemmas 9 and 10 of App. G.3 with the run's σ and ω
+    (θ of Lemma 3, Γ_ω = 2σ²(1+√ω)²(1+ω)/|g|):
+
+    H_k = 1 + 16Γ_ω/η_k² · log(2(K+1) log⁺((1+ω)·32(K+1)Γ_ω/(θη_k²)) / θ)            (Lemma 9)
+    H_0 = max(max_k H_k, (6K+2)/(αμ_0)) + Σ_k 32Γ_ω log(2(K+1) log((1+ω)H_k)/θ) / (αμ_0 η_k)   (Lemma 10)
+
+    ``form="theorem6"`` is Theorem 6 as printed, whose constants are those of σ = 1/2, ω = 1
+    (θ = log 2 · sqrt(δ/6)); ``sigma`` and ``omega`` are then ignored:
 
     H_k = 1 + 64/(|g|η_k²) · log(2(K+1) log⁺(128(K+1)/(θ|g|η_k²)) / θ),
     H_0 = max(max_k H_k, (6K+2)/(αμ_0) + Σ_k 256 log(2(K+1) log(2H_k)/θ) / (αμ_0|g|η_k)).
@@ -151,25 +160,35 @@ def duration_terms(means, delta, alpha, epsilon, group_size=1):
     means = np.asarray(means, dtype=float)
     k = means.shape[-1] - 1
     eta = gaps(means, epsilon)
-    th = theorem6_theta(delta)
-    g = float(group_size)
-    hk = 1.0 + 64.0 / (g * eta ** 2) * np.log(
-        2.0 * (k + 1) * _log_plus(128.0 * (k + 1) / (th * g * eta ** 2)) / th)
     amu0 = alpha * means[..., 0]
-    h0_second = (6 * k + 2) / amu0 + np.sum(
-        256.0 * np.log(2.0 * (k + 1) * np.log(2.0 * hk) / th) / (amu0[..., None] * g * eta), axis=-1)
-    h0 = np.maximum(hk.max(axis=-1), h0_second)
+    if form == "theorem6":
+        th = theorem6_theta(delta)
+        g = float(group_size)
+        hk = 1.0 + 64.0 / (g * eta ** 2) * np.log(
+            2.0 * (k + 1) * _log_plus(128.0 * (k + 1) / (th * g * eta ** 2)) / th)
+        h0_second = (6 * k + 2) / amu0 + np.sum(
+            256.0 * np.log(2.0 * (k + 1) * np.log(2.0 * hk) / th) / (amu0[..., None] * g * eta), axis=-1)
+        h0 = np.maximum(hk.max(axis=-1), h0_second)
+    elif form == "lemmas":
+        th = theta(delta, omega)
+        gam = 2.0 * sigma ** 2 * (1.0 + math.sqrt(omega)) ** 2 * (1.0 + omega) / float(group_size)
+        hk = 1.0 + 16.0 * gam / eta ** 2 * np.log(
+            2.0 * (k + 1) * _log_plus((1.0 + omega) * 32.0 * (k + 1) * gam / (th * eta ** 2)) / th)
+        h0 = np.maximum(hk.max(axis=-1), (6 * k + 2) / amu0) + np.sum(
+            32.0 * gam * np.log(2.0 * (k + 1) * np.log((1.0 + omega) * hk) / th) / (amu0[..., None] * eta), axis=-1)
+    else:
+        raise ValueError(f"form must be 'lemmas' or 'theorem6', got {form!r}")
     return np.concatenate([np.asarray(h0)[..., None], hk], axis=-1)
 
 
-def duration_bound(means, delta, alpha, epsilon, group_size=1):
-    """τ ≤ Σ_{k=0}^K H_k — Theorem 6: high-probability bound on OCEF's duration."""
-    return duration_terms(means, delta, alpha, epsilon, group_size).sum(axis=-1)
+def duration_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OMEGA, *, form="lemmas"):
+    """τ ≤ Σ_{k=0}^K H_k — Theorem 6: high-probability bound on OCEF's duration (see :func:`duration_terms`)."""
+    return duration_terms(means, delta, alpha, epsilon, group_size, sigma, omega, form=form).sum(axis=-1)
 
 
-def cost_bound(means, delta, alpha, epsilon, group_size=1):
-    """C_τ ≤ Σ_{k: μ_k < μ_0} (μ_0 − μ_k) H_k — Theorem 7 (eq. 11)."""
+def cost_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OMEGA, *, form="lemmas"):
+    """C_τ ≤ Σ_{k: μ_k < μ_0} (μ_0 − μ_k) H_k — Theorem 7 (eq. 11), H_k of :func:`duration_terms`."""
     means = np.asarray(means, dtype=float)
-    h = duration_terms(means, delta, alpha, epsilon, group_size)[..., 1:]
+    h = duration_terms(means, delta, alpha, epsilon, group_size, sigma, omega, form=form)[..., 1:]
     loss = np.clip(means[..., :1] - means[..., 1:], 0.0, None)
     return np.sum(loss * h, axis=-1)

@@ -1,48 +1,109 @@
 """The ``ocef`` command line.
 
-Each sub-command lives in its own module under :mod:`ocef.commands` and exposes
-``register(subparsers)``; heavy imports happen inside the command's handler so
-that ``ocef --help`` stays instant.
+Each sub-command lives in a module under :mod:`ocef.commands` exposing ``register(subparsers)``.
+Start-up is kept short: ``ocef --help`` imports no command module (the table below holds the
+one-line help of each command), and ``ocef CMD ...`` imports only the module of ``CMD``; a
+command's heavy imports happen inside its handler.
+
+Errors never leak: bad input (``ValueError``/``TypeError``), unreadable or unwritable files
+(``OSError``), corrupt compressed files and undecodable text become one line
+``ocef CMD: error: ...`` and exit status 2; Ctrl-C is one line and exit status 130.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
-# One line per sub-command module, in the order ``ocef --help`` lists them.
-COMMAND_MODULES = [
-    "ocef.commands.bandit",
-    "ocef.commands.envy",
-    "ocef.commands.audit",
-    "ocef.commands.reproduce",
-    "ocef.commands.reo",
-]
+# name -> (module, one-line help), in the order ``ocef --help`` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "bandit": ("ocef.commands.bandit",
+               "run OCEF on a Bernoulli bandit (arm 0 = baseline) and summarize verdicts, duration and cost"),
+    "envy": ("ocef.commands.envy", "exact individual and group envy of a recommender system"),
+    "audit": ("ocef.commands.audit", "certify (group) envy-freeness of a recommender with OCEF, every group at once"),
+    "reo": ("ocef.commands.reo", "estimate REO utilities, relative utilities and the penalty with intervals"),
+    "reo-ab": ("ocef.commands.reo", "compare REO metrics of a treatment and a control arm (A/B test)"),
+    "pairwise": ("ocef.commands.pairwise",
+                 "pairwise (overall / intra / inter-group) accuracies from randomized pairs"),
+    "reproduce": ("ocef.commands.reproduce", "reproduce the papers' figures (CSV + PNG under results/NAME/)"),
+    "simulate-service": ("ocef.commands.simulate_service",
+                         "serve a simulated recommender over HTTP on 127.0.0.1, for ocef audit-live"),
+    "audit-live": ("ocef.commands.audit_live",
+                   "audit a running recommender service (ocef simulate-service) over HTTP, resumable"),
+    "recmetrics": ("ocef.commands.recmetrics",
+                   "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
+    "fairrec": ("ocef.commands.fairrec",
+                "find the most unfair combination of user attributes (FairRec, DPSO search)"),
+}
+
+DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
+               "traffic, pairwise fairness, recommender bias metrics and multi-attribute fairness testing.")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ocef",
-        description="Online fairness audits of recommender systems: OCEF envy-freeness "
-                    "certificates and REO estimation from random traffic.",
-    )
+def _command_in(argv: list[str]) -> str | None:
+    """The sub-command named in ``argv`` (the first argument that is not an option)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
+    parser = argparse.ArgumentParser(prog="ocef", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
+    modules = {COMMANDS[name][0] for name in wanted if name is not None}
+    registered: set[str] = set()
+    for name, (module, help_text) in COMMANDS.items():
+        if name in registered:
+            continue
+        if module in modules:
+            before = set(sub.choices)
+            importlib.import_module(module).register(sub)
+            registered |= set(sub.choices) - before
+        else:
+            sub.add_parser(name, help=help_text)
+            registered.add(name)
     return parser
 
 
+_NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")
+
+
+def error_line(command: str, exc: BaseException) -> str:
+    """One line for an error: the message, with numpy scalar reprs (``np.float64(1.0)``) shown plainly."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        msg = f"{exc.filename}: {exc.strerror}"
+    else:
+        msg = str(exc) or type(exc).__name__
+    msg = _NUMPY_REPR.sub(r"\1", " ".join(msg.split()))
+    return f"ocef {command}: error: {msg}"
+
+
+def _input_errors() -> tuple[type[BaseException], ...]:
+    import zlib
+    from gzip import BadGzipFile
+
+    return (ValueError, TypeError, OSError, EOFError, BadGzipFile, zlib.error, UnicodeError, LookupError)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         code = args.func(args)
     except BrokenPipeError:               # output piped into `head` & co.: stop quietly
         sys.stderr.close()
         return 0
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except KeyboardInterrupt:
+        print(f"ocef {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except _input_errors() as exc:
         # Bad input is reported as one clear line, not a traceback.
-        print(f"ocef {args.command}: error: {exc}", file=sys.stderr)
+        print(error_line(args.command, exc), file=sys.stderr)
         return 2
     return int(code or 0)
 

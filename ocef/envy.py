@@ -21,6 +21,7 @@ from ocef.validation import check_in_interval
 from ocef.groups import check_partition
 from ocef.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
+from ocef.results import Result, jsonable
 
 
 #: Policies with at most this fraction of non-zero probabilities use a sparse product.
@@ -131,9 +132,15 @@ def proportion_envious(envy, epsilon: float) -> float:
     return float(np.mean(np.asarray(envy) > eps))
 
 
-@dataclass
-class EnvySummary:
-    """Envy measures of a recommender system for individuals and for one partition (Sec. 6)."""
+@dataclass(frozen=True)
+class EnvySummary(Result):
+    """Envy measures of a recommender system for individuals and for one partition (Sec. 6).
+
+    ``groups`` has one row per group: ``group`` (index), ``name``, ``size``, ``envy`` (Δ^i),
+    ``envious`` (Δ^i > ε), ``utility`` (μ_i^i), ``best_group`` (argmax_k μ_k^i) with its
+    ``best_name``, and ``best_utility`` (max_k μ_k^i); ``to_frame()`` returns it.
+    """
+
     epsilon: float
     individual_envy: np.ndarray = field(repr=False)
     individual_average_envy: float
@@ -144,11 +151,14 @@ class EnvySummary:
     group_average_envy: float | None = None
     group_prop_envious: float | None = None
     groups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=["group", "size", "envy", "envious", "utility", "best_group", "best_utility"]), repr=False)
+        columns=["group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility"]), repr=False)
 
-    def as_dict(self) -> dict:
-        """The JSON schema of ``ocef envy --json``."""
-        return {
+    def to_frame(self) -> pd.DataFrame:
+        return self.groups.copy()
+
+    def to_dict(self) -> dict:
+        """The JSON schema of ``ocef envy --json`` (strict JSON)."""
+        return jsonable({
             "epsilon": self.epsilon,
             "matching": self.matching,
             "n_users": int(self.individual_envy.size),
@@ -157,54 +167,56 @@ class EnvySummary:
                            "prop_envious": self.individual_prop_envious},
             "group_average_envy": self.group_average_envy,
             "group_prop_envious": self.group_prop_envious,
-            "groups": [{"group": int(r.group), "size": int(r.size), "envy": float(r.envy),
-                        "envious": bool(r.envious)} for r in self.groups.itertuples(index=False)],
-        }
+            "groups": self.groups,
+        })
+
+    as_dict = to_dict
 
 
 def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
-                 epsilon: float = 0.05) -> EnvySummary:
+                 epsilon: float = 0.05, group_names=None) -> EnvySummary:
     """Average envy and proportion of ε-envious, for individuals and groups (Sec. 6).
 
     ``U`` is the utility matrix; with ``labels`` (a partition) the group measures use
-    ``weights`` (from :func:`ocef.matching.mixture_weights`). The per-group DataFrame has
-    one row per group: ``group, size, envy`` (Δ^i), ``envious`` (Δ^i > ε), ``utility``
-    (μ_i^i), ``best_group`` (argmax_k μ_k^i) and ``best_utility`` (max_k μ_k^i).
+    ``weights`` (from :func:`ocef.matching.mixture_weights`) and ``group_names`` (default
+    "0", "1", ...). See :class:`EnvySummary` for the per-group table.
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
     ind = individual_envy(U)
-    summary = EnvySummary(epsilon=eps, individual_envy=ind,
-                          individual_average_envy=average_envy(ind),
-                          individual_prop_envious=proportion_envious(ind, eps))
+    individual = dict(epsilon=eps, individual_envy=ind, individual_average_envy=average_envy(ind),
+                      individual_prop_envious=proportion_envious(ind, eps))
     if labels is None:
         if weights is not None:
             raise ValueError("weights given without labels")
-        return summary
+        return EnvySummary(**individual)
     if weights is None:
         raise ValueError("labels given without weights: compute them with ocef.matching.mixture_weights")
     lab = check_partition(labels, ind.size)
     mu = group_utilities(U, lab, weights)
     delta = group_envy(mu)
-    summary.matching = weights.matching
-    summary.mu = mu
-    summary.group_envy = delta
-    summary.group_average_envy = average_envy(delta)
-    summary.group_prop_envious = proportion_envious(delta, eps)
+    n_groups = mu.shape[0]
+    names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
+    if len(names) != n_groups:
+        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
     best = mu.argmax(axis=1)
-    summary.groups = pd.DataFrame({
-        "group": np.arange(mu.shape[0]),
+    groups = pd.DataFrame({
+        "group": np.arange(n_groups),
+        "name": names,
         "size": np.bincount(lab),
         "envy": delta,
         "envious": delta > eps,
         "utility": np.diag(mu),
         "best_group": best,
-        "best_utility": mu[np.arange(mu.shape[0]), best],
+        "best_name": [names[b] for b in best],
+        "best_utility": mu[np.arange(n_groups), best],
     })
-    return summary
+    return EnvySummary(**individual, matching=weights.matching, mu=mu, group_envy=delta,
+                       group_average_envy=average_envy(delta), group_prop_envious=proportion_envious(delta, eps),
+                       groups=groups)
 
 
 def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
-                context_probs=None, dtype=np.float64) -> EnvySummary:
+                context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.
 
     ``dtype`` is the precision of the utility matrix product (see :func:`utility_matrix`).
@@ -213,7 +225,7 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
     weights = None
     if labels is not None:
         weights = mixture_weights(probs, labels, matching)
-    return envy_summary(U, labels, weights, epsilon=epsilon)
+    return envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
 
 
 __all__ = [

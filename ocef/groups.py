@@ -34,7 +34,8 @@ def _members_to_labels(groups, n_users: int) -> np.ndarray:
 def check_partition(groups, n_users: int) -> np.ndarray:
     """Validate a partition of ``n_users`` users and return its 1-d label array.
 
-    ``groups`` is either a 1-d array of integer labels 0..G-1 (one per user) or a list of
+    ``groups`` is either a 1-d array of integer labels 0..G-1 (one per user), a 1-d array of
+    group names or booleans (group g = the g-th distinct value in sorted order), or a list of
     1-d arrays of user indices (one per group, disjoint, covering every user). Raises
     ValueError for a wrong length, labels that are not integers >= 0, an empty group
     (a label in 0..G-1 that no user has), or member lists that overlap or miss users.
@@ -48,6 +49,10 @@ def check_partition(groups, n_users: int) -> np.ndarray:
         raise ValueError(f"groups must be a 1-d label array (one label per user), got shape {labels.shape}")
     if labels.shape[0] != n_users:
         raise ValueError(f"groups must have one label per user: expected length {n_users}, got {labels.shape[0]}")
+    if labels.dtype == bool or labels.dtype.kind in "USO":
+        # names (or booleans) label the groups: group g is the g-th distinct name in sorted order
+        values = labels.astype(str) if labels.dtype.kind == "O" else labels
+        labels = np.unique(values, return_inverse=True)[1].ravel()
     if not np.issubdtype(labels.dtype, np.integer):
         if np.issubdtype(labels.dtype, np.floating) and np.all(np.isfinite(labels)) \
                 and np.all(labels == np.round(labels)):

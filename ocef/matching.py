@@ -13,10 +13,14 @@ once; the result is reused by :mod:`ocef.envy` and by the audit's PULL-ARM.
 
 The optimal plan of Def. 4.2 need not be unique: L1 costs tie often (e.g. for two pairs
 of policies ordered alike on every item, ||a−c|| + ||b−d|| = ||a−d|| + ||b−c||), and
-argmax policies have costs in {0, 2} only. ``ot.emd`` returns one optimal vertex,
-deterministically for given inputs; μ_k^i (k ≠ i) may depend on that choice, while
-μ_i^i = μ^i (Prop. 4) holds for every optimal plan since the zero-cost plans only match
-users with identical policies.
+argmax policies have costs in {0, 2} only; μ_k^i (k ≠ i) may depend on the plan chosen, while
+μ_i^i = μ^i (Prop. 4) holds for every optimal plan. The plan is therefore chosen
+*canonically*, so that the same system gives the same envy whatever the order of its users and
+the names of its groups: users with identical policies are pooled into one class (mass ∝ their
+multiplicity), classes are taken in the lexicographic order of their policies, the pair of
+groups is solved in the orientation fixed by the groups' content (not their index), ``ot.emd``
+solves the class problem, and a class's plan is spread over its members ∝ multiplicity
+(:func:`canonical_plan`). Pooling keeps optimality, since identical policies have identical costs.
 """
 from __future__ import annotations
 
@@ -163,6 +167,49 @@ class MixtureWeights:
         return self.members[k][sample_rows(self[i, k], rng)]
 
 
+def _policy_classes(probs: np.ndarray, mult: np.ndarray):
+    """Distinct policies of a group in lexicographic order, the class of each user, class masses."""
+    flat = probs.reshape(probs.shape[0], -1)
+    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    mass = np.bincount(inverse, weights=mult.astype(float), minlength=uniq.shape[0])
+    return uniq.reshape((-1,) + probs.shape[1:]), inverse, mass
+
+
+def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
+    """γ̃: an optimal plan of Def. 4.2 between g_i and g_k chosen canonically (module docstring).
+
+    ``probs_*`` are the groups' policies (users x items or users x contexts x items),
+    ``mult_*`` positive integer multiplicities (1 = a plain user). The transport is between the
+    distributions ∝ multiplicity; the result (|g_i| x |g_k|, summing to 1) depends only on the
+    multiset of (policy, multiplicity) of each group: not on the order of users, nor on which
+    group is called i.
+    """
+    ci, inv_i, mass_i = _policy_classes(np.asarray(probs_i, dtype=float), np.asarray(mult_i))
+    ck, inv_k, mass_k = _policy_classes(np.asarray(probs_k, dtype=float), np.asarray(mult_k))
+    key_i = (ci.shape[0], ci.tobytes(), mass_i.tobytes())
+    key_k = (ck.shape[0], ck.tobytes(), mass_k.tobytes())
+    if key_i <= key_k:
+        class_plan = _class_plan(ci, mass_i, ck, mass_k)
+    else:                                      # solve in the content's orientation, then transpose
+        class_plan = _class_plan(ck, mass_k, ci, mass_i).T
+    # spread each class's mass over its members ∝ multiplicity: γ̃_mn = P_cd (w_m/A_c)(w_n/B_d)
+    share_i = np.asarray(mult_i, float) / mass_i[inv_i]
+    share_k = np.asarray(mult_k, float) / mass_k[inv_k]
+    return class_plan[np.ix_(inv_i, inv_k)] * share_i[:, None] * share_k[None, :]
+
+
+def _class_plan(ci, mass_i, ck, mass_k) -> np.ndarray:
+    """Exact optimal plan (``ot.emd``) between two groups' policy classes."""
+    cost = np.ascontiguousarray(policy_distance(ci, ck), dtype=float)
+    a, b = mass_i / mass_i.sum(), mass_k / mass_k.sum()
+    n_i, n_k = cost.shape
+    plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True, center_dual=False)
+    if log["result_code"] != 1:
+        raise RuntimeError(f"ot.emd did not reach the optimum ({log['warning']}) on a {n_i} x {n_k} problem")
+    return plan
+
+
 def mixture_weights(probs, labels, matching: str = "transport", multiplicity=None) -> MixtureWeights:
     """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
 
@@ -194,23 +241,12 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
                     w = mult[g_k] / mult[g_k].sum()
                     weights.blocks[(i, k)] = np.repeat(w[None, :], g_i.size, axis=0)
         return weights
-    order = np.concatenate(members)
-    cost_all = policy_distance(p[order])
-    offsets = np.concatenate([[0], np.cumsum([m.size for m in members])])
+    mult_all = np.ones(lab.size, dtype=np.int64) if mult is None else mult
     for i in range(len(members)):
         # i = k: c_mm = 0, so the identity is an optimal plan (γ̃ = I/|g_i|, γ = I): μ_i^i = μ^i
         weights.blocks[(i, i)] = np.eye(members[i].size)
         for k in range(i + 1, len(members)):
-            block = cost_all[offsets[i]:offsets[i + 1], offsets[k]:offsets[k + 1]]
-            mult_i = None if mult is None else mult[members[i]]
-            mult_k = None if mult is None else mult[members[k]]
-            gamma = transport_weights(None, None, cost=block, mult_i=mult_i, mult_k=mult_k)
-            weights.blocks[(i, k)] = gamma
-            # c is symmetric, so the transpose of an optimal plan for (i, k) is optimal for
-            # (k, i): γ̃^{k,i} = (γ̃^{i,k})^T with γ̃^{i,k} = diag(a_i) γ^{i,k}, so
-            # γ^{k,i} = (diag(a_i) γ^{i,k})^T / a_k (a = uniform, or ∝ multiplicity)
-            a_i = np.full(members[i].size, 1.0) if mult_i is None else mult_i.astype(float)
-            a_k = np.full(members[k].size, 1.0) if mult_k is None else mult_k.astype(float)
-            back = (gamma * (a_i / a_i.sum())[:, None]).T / (a_k / a_k.sum())[:, None]
-            weights.blocks[(k, i)] = back / back.sum(axis=1, keepdims=True)
+            plan = canonical_plan(p[members[i]], mult_all[members[i]], p[members[k]], mult_all[members[k]])
+            weights.blocks[(i, k)] = plan / plan.sum(axis=1, keepdims=True)
+            weights.blocks[(k, i)] = plan.T / plan.T.sum(axis=1, keepdims=True)
     return weights

@@ -13,6 +13,7 @@ rewards of the given runs for the given arms: a Bernoulli bandit here
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,15 +21,29 @@ import numpy as np
 import pandas as pd
 
 from ocef import bounds
-from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 from ocef.auditor import Verdict
+from ocef.engines import check_engine, resolve_engine
+from ocef.results import Result
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 
-VERDICT_CODES = {0: Verdict.RUNNING, 1: Verdict.ENVY, 2: Verdict.NO_ENVY, 3: Verdict.TIMEOUT}
-_ENVY, _NO_ENVY, _TIMEOUT = 1, 2, 3
+_ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
 
 Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
-ENGINES = ("auto", "numba", "numpy")
+
+
+def binomial_pmf(n: int, p: float) -> np.ndarray:
+    """P(X = k), k = 0..n, for X ~ Binomial(n, p), from log-factorials (exact to rounding).
+
+    Equal to ``scipy.stats.binom.pmf(range(n + 1), n, p)`` (tested); written here because
+    importing scipy.stats costs more start-up time than a short simulation takes.
+    """
+    k = np.arange(n + 1)
+    if p <= 0.0 or p >= 1.0:
+        return (k == (0 if p <= 0.0 else n)).astype(float)
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    log_pmf = log_fact[n] - log_fact[k] - log_fact[n - k] + k * math.log(p) + (n - k) * math.log1p(-p)
+    return np.exp(log_pmf)
 
 
 @dataclass
@@ -64,13 +79,11 @@ class DiscreteRewards:
     @classmethod
     def binomial(cls, means, group_size=1) -> "DiscreteRewards":
         """Binomial(|g|, μ_{r,k}) / |g| for every run r and arm k (Bernoulli for |g| = 1)."""
-        from scipy.stats import binom
-
         means = np.asarray(means, dtype=float)
         g = np.broadcast_to(np.asarray(group_size, dtype=np.int64), (means.shape[0],))
         keys = np.stack([np.broadcast_to(g[:, None], means.shape).ravel(), means.ravel()], axis=1)
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        pmfs = [binom.pmf(np.arange(int(n) + 1), int(n), mu) for n, mu in uniq]
+        pmfs = [binomial_pmf(int(n), mu) for n, mu in uniq]
         return cls.from_pmfs(pmfs, inverse.reshape(means.shape))
 
     def __call__(self, runs, arms, rng) -> np.ndarray:
@@ -83,7 +96,7 @@ class DiscreteRewards:
 class BatchResult:
     """Per-run outcome arrays of :func:`run_batch` (index = run)."""
 
-    verdict: np.ndarray          # codes of VERDICT_CODES
+    verdict: np.ndarray          # Verdict codes (Verdict.code)
     duration: np.ndarray         # τ, steps until the verdict (or the cap)
     counts: np.ndarray           # N_k(τ), shape (R, K_max+1)
     means: np.ndarray            # μ̂_k(τ)
@@ -92,7 +105,8 @@ class BatchResult:
     min_budget: np.ndarray | None
 
     def verdict_names(self) -> np.ndarray:
-        return np.array([VERDICT_CODES[c].value for c in self.verdict])
+        names = np.array([Verdict.from_code(c).value for c in range(4)])
+        return names[self.verdict]
 
 
 def _broadcast(name, value, size, check):
@@ -100,6 +114,45 @@ def _broadcast(name, value, size, check):
     for v in np.unique(arr):
         check(float(v))
     return arr
+
+
+class _Lockstep:
+    """State of the numpy engine's runs still going: every field is an array whose first axis is
+    the row (row r is original run ``idx[r]``); finished rows are dropped together by :meth:`keep`.
+
+    A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in the
+    ask/tell class), and the extremes of S that lines 4, 7 and 8 need are cached — ``max_n`` =
+    max N_k (β is strictly decreasing in N, so β_0 > min_S β_k ⟺ N_0 < max_S N_k), ``min_up`` = min
+    μ̄_k and ``max_lo`` = max μ̲_k. A row is rescanned (O(K)) only when an arm leaves S or a cached
+    extreme belonged to the arm just pulled and moved the wrong way.
+    """
+
+    FIELDS = ("idx", "scale", "factor", "delta", "alpha", "epsilon", "gsize", "active", "act", "pos", "n_act",
+              "counts", "sums", "width", "upper", "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo",
+              "sum_explore", "sum_beta_n", "cum_mu", "min_budget")
+    __slots__ = FIELDS
+
+    def __init__(self, **fields: np.ndarray):
+        if set(fields) != set(self.FIELDS):
+            raise TypeError(f"_Lockstep needs exactly the fields {self.FIELDS}")
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Keep only ``rows`` (a boolean mask) in every field."""
+        for name in self.FIELDS:
+            setattr(self, name, getattr(self, name)[rows])
+
+    def rescan(self, rows: np.ndarray) -> None:
+        """Recompute the cached extremes of S for ``rows`` (O(K) each)."""
+        a = self.active[rows]
+        up = np.where(a, self.upper[rows, 1:], np.inf)
+        lo = np.where(a, self.lower[rows, 1:], -np.inf)
+        self.arg_up[rows] = 1 + up.argmin(axis=1)
+        self.min_up[rows] = up.min(axis=1)
+        self.arg_lo[rows] = 1 + lo.argmax(axis=1)
+        self.max_lo[rows] = lo.max(axis=1)
+        self.max_n[rows] = np.where(a, self.counts[rows, 1:], -1).max(axis=1)
 
 
 def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, true_means=None,
@@ -119,10 +172,10 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     max_steps : int
         Step cap; runs still going get the ``timeout`` verdict with duration = cap.
     engine : "auto", "numba" or "numpy"
-        "numba" (the default "auto" when ``sample`` is a :class:`DiscreteRewards`) runs each
-        run to its verdict in compiled code (:mod:`ocef._kernel`), every run with its own
-        seed; "numpy" advances all runs in lock-step with array operations and accepts any
-        sampler callback.
+        "numba" runs each run to its verdict in compiled code (:mod:`ocef._kernel`), every run
+        with its own seed; "numpy" advances all runs in lock-step with array operations and
+        accepts any sampler callback; "auto" picks numba for a :class:`DiscreteRewards` and
+        enough runs (see :mod:`ocef.engines`), numpy otherwise.
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
@@ -139,40 +192,33 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         true_means = np.asarray(true_means, dtype=float)
         if true_means.shape != (r_total, k_max + 1):
             raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    engine = resolve_engine(check_engine(engine, ("auto", "numba", "numpy")), isinstance(sample, DiscreteRewards),
+                            r_total)
     if engine == "numba" and not isinstance(sample, DiscreteRewards):
         raise ValueError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
-    if engine != "numpy" and isinstance(sample, DiscreteRewards):
+    if engine == "numba":
         return _run_compiled(n_arms, delta, alpha, epsilon, gsize, sample, true_means, rng, max_steps, sigma,
                              omega, progress, desc)
 
-    # ---- per-run state (rows = runs still going; idx maps rows to original runs).
-    # A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in
-    # the ask/tell class), and the extremes of S that lines 4, 7 and 8 need are cached —
-    # max N_k (β is strictly decreasing in N, so β_0 > min_S β_k ⟺ N_0 < max_S N_k), min μ̄_k
-    # and max μ̲_k. A row is rescanned (O(K)) only when an arm leaves S or a cached extreme
-    # belonged to the arm just pulled and moved the wrong way.
-    idx = np.arange(r_total)
+    # ---- per-run state of the runs still going (see _Lockstep).
     scale, factor = (np.broadcast_to(c, (r_total,)).copy()
                      for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
     k1 = k_max + 1
     arms_range = np.arange(1, k1)
-    active = arms_range[None, :] <= n_arms[:, None]               # S_0 = [K]
-    act = np.tile(arms_range, (r_total, 1))                       # S as a compact list
-    pos = np.tile(np.arange(-1, k_max), (r_total, 1))             # pos[r, k] = index of arm k in act
-    n_act = n_arms.astype(np.int64).copy()
-    counts = np.zeros((r_total, k1), dtype=np.int64)
-    sums = np.zeros((r_total, k1))
     width = np.repeat(bounds.beta_from_constants(0, scale, factor, omega)[:, None], k1, axis=1)
-    upper, lower = width.copy(), -width                           # μ̂ = 0 while unpulled (Lemma 3)
-    max_n = np.zeros(r_total, dtype=np.int64)                     # max_{k∈S} N_k
-    min_up, arg_up = upper[:, 1].copy(), np.ones(r_total, dtype=np.int64)    # min_{k∈S} μ̄_k
-    max_lo, arg_lo = lower[:, 1].copy(), np.ones(r_total, dtype=np.int64)    # max_{k∈S} μ̲_k
-    sum_explore = np.zeros(r_total)
-    sum_beta_n = np.zeros(r_total)
-    cum_mu = np.zeros(r_total)
-    min_budget = np.full(r_total, np.inf)
+    st = _Lockstep(
+        idx=np.arange(r_total), scale=scale, factor=factor, delta=delta, alpha=alpha, epsilon=epsilon, gsize=gsize,
+        active=arms_range[None, :] <= n_arms[:, None],             # S_0 = [K]
+        act=np.tile(arms_range, (r_total, 1)),                     # S as a compact list
+        pos=np.tile(np.arange(-1, k_max), (r_total, 1)),           # pos[r, k] = index of arm k in act
+        n_act=n_arms.astype(np.int64).copy(),
+        counts=np.zeros((r_total, k1), dtype=np.int64), sums=np.zeros((r_total, k1)),
+        width=width, upper=width.copy(), lower=-width,             # μ̂ = 0 while unpulled (Lemma 3)
+        max_n=np.zeros(r_total, dtype=np.int64),                   # max_{k∈S} N_k
+        min_up=width[:, 1].copy(), arg_up=np.ones(r_total, dtype=np.int64),     # min_{k∈S} μ̄_k
+        max_lo=-width[:, 1], arg_lo=np.ones(r_total, dtype=np.int64),           # max_{k∈S} μ̲_k
+        sum_explore=np.zeros(r_total), sum_beta_n=np.zeros(r_total),
+        cum_mu=np.zeros(r_total), min_budget=np.full(r_total, np.inf))
 
     out_verdict = np.zeros(r_total, dtype=np.int8)
     out_duration = np.zeros(r_total, dtype=np.int64)
@@ -181,101 +227,85 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     out_cum = np.zeros(r_total)
     out_min_budget = np.full(r_total, np.inf)
 
-    def rescan(rows):
-        """Recompute the cached extremes of S for ``rows`` (O(K) each)."""
-        a = active[rows]
-        up = np.where(a, upper[rows, 1:], np.inf)
-        lo = np.where(a, lower[rows, 1:], -np.inf)
-        arg_up[rows] = 1 + up.argmin(axis=1)
-        min_up[rows] = up.min(axis=1)
-        arg_lo[rows] = 1 + lo.argmax(axis=1)
-        max_lo[rows] = lo.max(axis=1)
-        max_n[rows] = np.where(a, counts[rows, 1:], -1).max(axis=1)
-
     bar = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
 
     t = 0
-    while idx.size and t < max_steps:
+    while st.idx.size and t < max_steps:
         t += 1
-        rows = np.arange(idx.size)
+        rows = np.arange(st.idx.size)
         # Line 3: ℓ_t uniform in S_{t-1}.
-        ell = act[rows, (rng.random(idx.size) * n_act).astype(np.int64)]
+        ell = st.act[rows, (rng.random(st.idx.size) * st.n_act).astype(np.int64)]
         # Line 4: baseline if its interval is not the tightest, or if ξ_t < 0 (eq. 8).
-        n0 = counts[:, 0]
-        wider = n0 < max_n
-        big_phi = bounds.big_phi(sum_beta_n, (t - 1) - n0, delta, gsize, sigma)
-        xi = bounds.xi(sum_explore, big_phi, lower[rows, ell], n0, t, alpha, upper[:, 0])
+        n0 = st.counts[:, 0]
+        wider = n0 < st.max_n
+        big_phi = bounds.big_phi(st.sum_beta_n, (t - 1) - n0, st.delta, st.gsize, sigma)
+        xi = bounds.xi(st.sum_explore, big_phi, st.lower[rows, ell], n0, t, st.alpha, st.upper[:, 0])
         arm = np.where(wider | (xi < 0), 0, ell)
         # Line 6: PULL-ARM and update of the pulled arm's interval (Lemma 3).
-        reward = np.asarray(sample(idx, arm, rng), dtype=float)
+        reward = np.asarray(sample(st.idx, arm, rng), dtype=float)
         flat = rows * k1 + arm                                     # (run, pulled arm) in raveled state
-        n_arm = counts.ravel()[flat] + 1
-        counts.ravel()[flat] = n_arm
-        arm_sum = sums.ravel()[flat] + reward
-        sums.ravel()[flat] = arm_sum
-        new_width = bounds.beta_from_constants(n_arm, scale, factor, omega)
+        n_arm = st.counts.ravel()[flat] + 1
+        st.counts.ravel()[flat] = n_arm
+        arm_sum = st.sums.ravel()[flat] + reward
+        st.sums.ravel()[flat] = arm_sum
+        new_width = bounds.beta_from_constants(n_arm, st.scale, st.factor, omega)
         new_mean = arm_sum / n_arm
         explore = arm > 0
-        sum_beta_n += explore * (new_width * n_arm - width.ravel()[flat] * (n_arm - 1))
-        sum_explore += explore * reward
-        width.ravel()[flat] = new_width
+        st.sum_beta_n += explore * (new_width * n_arm - st.width.ravel()[flat] * (n_arm - 1))
+        st.sum_explore += explore * reward
+        st.width.ravel()[flat] = new_width
         new_up, new_lo = new_mean + new_width, new_mean - new_width
-        upper.ravel()[flat] = new_up
-        lower.ravel()[flat] = new_lo
+        st.upper.ravel()[flat] = new_up
+        st.lower.ravel()[flat] = new_lo
         if true_means is not None:
-            cum_mu += true_means[idx, arm]
-            np.minimum(min_budget, safety_budget(cum_mu, t, alpha, true_means[idx, 0]), out=min_budget)
+            st.cum_mu += true_means[st.idx, arm]
+            np.minimum(st.min_budget, safety_budget(st.cum_mu, t, st.alpha, true_means[st.idx, 0]),
+                       out=st.min_budget)
         # Cached extremes of S after the pull (the pulled arm ℓ_t is in S).
-        np.maximum(max_n, np.where(explore, n_arm, 0), out=max_n)
-        stale = explore & (((arg_up == arm) & (new_up > min_up)) | ((arg_lo == arm) & (new_lo < max_lo)))
-        better_up = explore & (new_up <= min_up)
-        min_up = np.where(better_up, new_up, min_up)
-        arg_up = np.where(better_up, arm, arg_up)
-        better_lo = explore & (new_lo >= max_lo)
-        max_lo = np.where(better_lo, new_lo, max_lo)
-        arg_lo = np.where(better_lo, arm, arg_lo)
+        np.maximum(st.max_n, np.where(explore, n_arm, 0), out=st.max_n)
+        stale = explore & (((st.arg_up == arm) & (new_up > st.min_up)) | ((st.arg_lo == arm) & (new_lo < st.max_lo)))
+        better_up = explore & (new_up <= st.min_up)
+        st.min_up = np.where(better_up, new_up, st.min_up)
+        st.arg_up = np.where(better_up, arm, st.arg_up)
+        better_lo = explore & (new_lo >= st.max_lo)
+        st.max_lo = np.where(better_lo, new_lo, st.max_lo)
+        st.arg_lo = np.where(better_lo, arm, st.arg_lo)
         if stale.any():
-            rescan(np.flatnonzero(stale))
+            st.rescan(np.flatnonzero(stale))
         # Line 7: arms with μ̄_k ≤ μ̲_0 + ε leave S (only rows whose smallest μ̄_k is that low).
-        threshold = lower[:, 0] + epsilon
-        hit = np.flatnonzero(min_up <= threshold)
+        threshold = st.lower[:, 0] + st.epsilon
+        hit = np.flatnonzero(st.min_up <= threshold)
         if hit.size:
-            leaving = active[hit] & (upper[hit, 1:] <= threshold[hit, None])
-            active[hit] &= ~leaving
+            leaving = st.active[hit] & (st.upper[hit, 1:] <= threshold[hit, None])
+            st.active[hit] &= ~leaving
             while leaving.any():                                   # increasing arm order per row
                 r_has = np.flatnonzero(leaving.any(axis=1))
                 rr = hit[r_has]
                 k = 1 + leaving[r_has].argmax(axis=1)
                 leaving[r_has, k - 1] = False
-                p, last = pos[rr, k], act[rr, n_act[rr] - 1]
-                act[rr, p] = last
-                pos[rr, last] = p
-                n_act[rr] -= 1
-            rescan(hit)
+                p, last = st.pos[rr, k], st.act[rr, st.n_act[rr] - 1]
+                st.act[rr, p] = last
+                st.pos[rr, last] = p
+                st.n_act[rr] -= 1
+            st.rescan(hit)
         # Line 8: ENVY if some arm of S_t has μ̲_k > μ̄_0; line 9: ε-NO-ENVY if S_t = ∅.
-        no_envy = n_act == 0
-        envy = ~no_envy & (max_lo > upper[:, 0])
+        no_envy = st.n_act == 0
+        envy = ~no_envy & (st.max_lo > st.upper[:, 0])
         done = envy | no_envy
         if t == max_steps:
             done = np.ones_like(done)
         if done.any():
-            d = idx[done]
+            d = st.idx[done]
             out_verdict[d] = np.where(envy[done], _ENVY, np.where(no_envy[done], _NO_ENVY, _TIMEOUT))
             out_duration[d] = t
-            out_counts[d] = counts[done]
-            out_sums[d] = sums[done]
-            out_cum[d] = cum_mu[done]
-            out_min_budget[d] = min_budget[done]
-            keep = ~done
-            idx = idx[keep]
-            (scale, factor, delta, alpha, epsilon, gsize, active, act, pos, n_act, counts, sums, width, upper,
-             lower, max_n, min_up, arg_up, max_lo, arg_lo, sum_explore, sum_beta_n, cum_mu, min_budget) = (
-                a[keep] for a in (scale, factor, delta, alpha, epsilon, gsize, active, act, pos, n_act, counts,
-                                  sums, width, upper, lower, max_n, min_up, arg_up, max_lo, arg_lo, sum_explore,
-                                  sum_beta_n, cum_mu, min_budget))
+            out_counts[d] = st.counts[done]
+            out_sums[d] = st.sums[done]
+            out_cum[d] = st.cum_mu[done]
+            out_min_budget[d] = st.min_budget[done]
+            st.keep(~done)
             if bar is not None:
                 bar.update(int(done.sum()))
     if bar is not None:
@@ -303,36 +333,34 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
     r_total, k1 = n_arms.size, int(n_arms.max()) + 1
     if rewards.blocks.shape != (r_total, k1):
         raise ValueError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
-    seeds = rng.integers(0, 2**32, size=r_total, dtype=np.int64)
     scale, factor = (np.broadcast_to(c, (r_total,)).astype(float)
                      for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
-    sigma_g = sigma / np.sqrt(gsize)
-    means = np.zeros((r_total, k1)) if true_means is None else true_means
-    verdict = np.zeros(r_total, dtype=np.int8)
-    duration = np.zeros(r_total, dtype=np.int64)
-    counts = np.zeros((r_total, k1), dtype=np.int64)
-    sums = np.zeros((r_total, k1))
-    cum = np.zeros(r_total)
-    min_budget = np.zeros(r_total)
+    runs = _kernel.Runs(seed=rng.integers(0, 2**32, size=r_total, dtype=np.int64), n_arms=n_arms.astype(np.int64),
+                        delta=delta, alpha=alpha, epsilon=epsilon, scale=scale, factor=factor,
+                        sigma_g=sigma / np.sqrt(gsize), blocks=rewards.blocks,
+                        true_means=np.zeros((r_total, k1)) if true_means is None else true_means)
+    table = _kernel.RewardTable(rewards.flat, rewards.starts, rewards.denom)
+    out = _kernel.Outcomes(verdict=np.zeros(r_total, dtype=np.int8), duration=np.zeros(r_total, dtype=np.int64),
+                           counts=np.zeros((r_total, k1), dtype=np.int64), sums=np.zeros((r_total, k1)),
+                           cum=np.zeros(r_total), min_budget=np.zeros(r_total))
     bar = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
-    chunk = r_total if bar is None else max(64, r_total // 50)
+    # Compiled code does not see Ctrl-C: run in chunks so that an interrupt is honoured between
+    # them (within a second or so), and the progress bar moves.
+    chunk = max(64, min(1024, r_total // 50))
     for lo in range(0, r_total, chunk):
         sl = slice(lo, min(lo + chunk, r_total))
         # Runs differ in length by orders of magnitude: hand them to the threads in small
         # chunks (dynamic scheduling). Each run has its own seed, so results do not change.
         with numba.parallel_chunksize(8):
-            _kernel.run_many(seeds[sl], n_arms[sl].astype(np.int64), delta[sl], alpha[sl], epsilon[sl], scale[sl],
-                             factor[sl], float(omega), sigma_g[sl], rewards.flat, rewards.starts, rewards.denom,
-                             rewards.blocks[sl], means[sl], int(max_steps), verdict[sl], duration[sl], counts[sl],
-                             sums[sl], cum[sl], min_budget[sl])
+            _kernel.run_many(runs.slice(sl), table, float(omega), int(max_steps), out.slice(sl))
         if bar is not None:
             bar.update(sl.stop - sl.start)
     if bar is not None:
         bar.close()
-    return _result(verdict, duration, counts, sums, cum, min_budget, true_means)
+    return _result(out.verdict, out.duration, out.counts, out.sums, out.cum, out.min_budget, true_means)
 
 
 def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
@@ -344,22 +372,56 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     return lambda runs, arms, rng: rng.binomial(g[runs], means[runs, arms]) / g[runs]
 
 
-def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_steps: int = 10**6,
+@dataclass(frozen=True)
+class BanditRuns(Result):
+    """Simulated OCEF audits of Bernoulli bandits (:func:`run_bandits`): one row per run in
+    ``runs`` — the configuration columns, ``trial``, ``n_arms``, ``verdict``, ``duration``,
+    ``cost`` (eq. 10) and ``constraint_held`` (constraint (7) at every step)."""
+
+    runs: pd.DataFrame
+    engine: str
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.runs.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """Per configuration: verdict shares, mean duration and cost, whether (7) always held."""
+        keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
+        g = self.runs.groupby(keys, sort=False)
+        return g.agg(trials=("trial", "size"),
+                     share_envy=("verdict", lambda v: float((v == "envy").mean())),
+                     share_no_envy=("verdict", lambda v: float((v == "no_envy").mean())),
+                     share_timeout=("verdict", lambda v: float((v == "timeout").mean())),
+                     duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
+                     constraint_held=("constraint_held", "all")).reset_index()
+
+    def to_dict(self) -> dict:
+        from ocef.results import jsonable
+
+        return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
+
+
+def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
                 sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
-                engine: str = "auto") -> pd.DataFrame:
-    """Vectorized OCEF on Bernoulli bandits for a grid of configurations.
+                engine: str = "auto") -> BanditRuns:
+    """OCEF on Bernoulli bandits for a grid of configurations.
 
     ``configs`` has one row per configuration with columns ``instance`` (a key of
     ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
     prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
-    times; all runs advance together. Returns a tidy DataFrame, one row per run:
-    the configuration columns, ``trial``, ``verdict``, ``duration``, ``cost``,
-    ``constraint_held``.
+    times. ``engine`` (see :mod:`ocef.engines`): ``"numba"``/``"numpy"`` run all runs at once
+    (``"auto"`` picks one, see :mod:`ocef.engines`); ``"ask-tell"`` runs the :class:`ocef.OCEF`
+    class step by step.
+    Returns :class:`BanditRuns`, one row per run.
     """
     trials = check_positive_int("trials", trials)
+    engine = check_engine(engine)
+    if not isinstance(configs, pd.DataFrame):
+        raise TypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
     missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
     if missing:
         raise ValueError(f"configs is missing column(s) {sorted(missing)}")
+    rng = as_generator(rng)
     grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
     grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
     mu_list = []
@@ -369,17 +431,44 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, seed=0, max_
         mu = np.asarray(means[inst], dtype=float)
         mu_list.append(mu if k is None or pd.isna(k) else mu[: int(k) + 1])
     n_arms = np.array([m.size - 1 for m in mu_list])
-    padded = np.zeros((len(mu_list), n_arms.max() + 1))
-    for i, m in enumerate(mu_list):
-        padded[i, : m.size] = m
-    gsize = grid["group_size"].to_numpy() if "group_size" in grid else 1
-    res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
-                    epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize), group_size=gsize, true_means=padded,
-                    rng=np.random.default_rng(seed), max_steps=max_steps, sigma=sigma, omega=omega,
-                    progress=progress, engine=engine)
+    gsize = grid["group_size"].to_numpy() if "group_size" in grid else np.ones(len(grid), dtype=np.int64)
+    if engine == "ask-tell":
+        verdict, duration, cost, held = _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega,
+                                                          progress)
+    else:
+        padded = np.zeros((len(mu_list), n_arms.max() + 1))
+        for i, m in enumerate(mu_list):
+            padded[i, : m.size] = m
+        res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
+                        epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize),
+                        group_size=gsize, true_means=padded, rng=rng, max_steps=max_steps, sigma=sigma,
+                        omega=omega, progress=progress, engine=engine)
+        verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
     grid["n_arms"] = n_arms
-    grid["verdict"] = res.verdict_names()
-    grid["duration"] = res.duration
-    grid["cost"] = res.cost
-    grid["constraint_held"] = res.constraint_held
-    return grid
+    grid["verdict"] = verdict
+    grid["duration"] = duration
+    grid["cost"] = cost
+    grid["constraint_held"] = held
+    return BanditRuns(grid, resolve_engine(engine, True, len(grid)))
+
+
+def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):
+    """One :class:`ocef.OCEF` per run, against its Bernoulli bandit (:func:`ocef.simulation.simulate`)."""
+    from ocef.auditor import OCEF
+    from ocef.environments.bandits import BernoulliBandit
+    from ocef.simulation import simulate
+
+    rows = range(len(grid))
+    if progress:
+        from tqdm.auto import tqdm
+        rows = tqdm(rows, desc="audits", unit="run", leave=False)
+    out = []
+    for r, child in zip(rows, rng.spawn(len(grid))):
+        rng_alg, rng_env = child.spawn(2)
+        mu = mu_list[r]
+        auditor = OCEF(mu.size - 1, grid["delta"].iat[r], grid["alpha"].iat[r], grid["epsilon"].iat[r],
+                       int(gsize[r]), sigma, omega, rng=rng_alg)
+        res = simulate(auditor, BernoulliBandit(mu, int(gsize[r])), rng_env, max_steps)
+        out.append((res.verdict.value, res.duration, res.cost, res.constraint_held))
+    verdict, duration, cost, held = zip(*out)
+    return np.array(verdict), np.array(duration), np.array(cost), np.array(held)

@@ -12,13 +12,14 @@ import pandas as pd
 from ocef.environments.bandits import BernoulliBandit
 from ocef.validation import as_generator, check_positive_int
 from ocef.auditor import OCEF, Verdict
+from ocef.results import Result
 
 #: Slack for floating-point round-off when checking constraint (7).
 CONSTRAINT_TOL = 1e-9
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Result):
     """Outcome of one simulated audit."""
 
     verdict: Verdict
@@ -31,6 +32,9 @@ class RunResult:
     def as_row(self) -> dict:
         return {"verdict": self.verdict.value, "duration": self.duration, "cost": self.cost,
                 "constraint_held": self.constraint_held}
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([self.as_row()])
 
 
 def safety_budget(cum_mean_reward, t, alpha, mu0):
@@ -76,19 +80,3 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, rng=None, max_steps: int = 
     verdict = auditor.verdict if auditor.verdict is not Verdict.RUNNING else Verdict.TIMEOUT
     return RunResult(verdict, t, audit_cost(cum, t, mu0), bool(min_budget >= -CONSTRAINT_TOL),
                      float(min_budget), auditor.counts)
-
-
-def run_ask_tell(means, *, delta: float, alpha: float, epsilon: float, trials: int, seed=0,
-                 group_size: int = 1, max_steps: int = 10**7, sigma: float = 0.5,
-                 omega: float = 0.01) -> pd.DataFrame:
-    """``trials`` independent ask/tell audits of one bandit; one row per run."""
-    bandit = BernoulliBandit(np.asarray(means, dtype=float), group_size)
-    trials = check_positive_int("trials", trials)
-    seeds = np.random.SeedSequence(seed).spawn(trials)
-    rows = []
-    for trial, ss in enumerate(seeds):
-        rng_alg, rng_env = (np.random.default_rng(s) for s in ss.spawn(2))
-        auditor = OCEF(bandit.n_arms, delta, alpha, epsilon, group_size, sigma, omega, rng=rng_alg)
-        res = simulate(auditor, bandit, rng_env, max_steps)
-        rows.append({"trial": trial, "alpha": alpha, "delta": delta, "epsilon": epsilon, **res.as_row()})
-    return pd.DataFrame(rows)

@@ -42,6 +42,7 @@ estimator only needs counts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -49,6 +50,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from ocef.results import Result
 from ocef.validation import (
     as_generator,
     check_in_interval,
@@ -389,49 +391,12 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     served_parts: list[pd.DataFrame] = []
     first_request = 0
     for day in range(n_days):
-        n = requests_per_day
-        request = np.arange(first_request, first_request + n)
-        first_request += n
-        user = gen.choice(world.n_users, size=n, p=world.user_weights)
-        arm = user_arm[user] if user_arm is not None else gen.choice(n_arms, size=n, p=shares)
-        # default strategy: n_show items per request, one Bernoulli label per impression
-        shown = tops[arm, user]                                                   # n x n_show
-        y_def = gen.random(shown.shape) < world.preferences[user[:, None], shown]
-        logged = gen.random(shown.shape) < log_rate                               # uniform sample of R=1 pairs
-        rows, cols = np.nonzero(logged)
-        default_parts.append(_log_frame(request[rows], day, user[rows], shown[rows, cols],
-                                        np.ones(rows.size, dtype=np.int8), y_def[rows, cols],
-                                        world.item_groups, "default", arm[rows]))
-        # random traffic: Bernoulli(p_act) activation, n_show uniform items without replacement
-        act = np.flatnonzero(gen.random(n) < p_act)
-        if act.size:
-            draws = gen.random((act.size, world.n_items))
-            items = np.argpartition(draws, n_show - 1, axis=1)[:, :n_show]        # uniform n_show-subsets
-            match = items[:, :, None] == shown[act][:, None, :]                   # App. I.1 overlap
-            overlap = match.any(axis=2)
-            y_fresh = gen.random(items.shape) < world.preferences[user[act][:, None], items]
-            y_same = y_def[act[:, None], match.argmax(axis=2)]
-            y_rand = np.where(overlap, y_same, y_fresh)
-            r_rand = overlap                    # R = 1 iff the request's default list has the item
-        else:
-            items = np.empty((0, n_show), dtype=np.int64)
-            overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)
-        req = np.repeat(act, n_show)                                              # row -> request index
-        random_parts.append(_log_frame(request[req], day, user[req], items.ravel(), r_rand.ravel(),
-                                       y_rand.ravel(), world.item_groups, "random", arm[req]))
-        # what users saw: default items plus the non-duplicated random items
-        extra = ~overlap
-        served = pd.DataFrame({
-            "day": day, "arm": names,
-            "requests": np.bincount(arm, minlength=n_arms),
-            "activated": np.bincount(arm[act], minlength=n_arms),
-            "impressions": np.bincount(arm, minlength=n_arms) * n_show
-                           + np.bincount(arm[act], weights=extra.sum(axis=1), minlength=n_arms).astype(int),
-            "relevant": np.bincount(arm, weights=y_def.sum(axis=1), minlength=n_arms).astype(int)
-                        + np.bincount(arm[act], weights=(y_rand & extra).sum(axis=1), minlength=n_arms).astype(int),
-            "overlap": np.bincount(arm[act], weights=overlap.sum(axis=1), minlength=n_arms).astype(int),
-        })
-        served["relevance"] = served["relevant"] / served["impressions"]
+        cols_def, cols_rand, served = _simulate_requests(world, tops, user_arm, shares, first_request,
+                                                         requests_per_day, day, n_show, p_act, log_rate, gen)
+        first_request += requests_per_day
+        default_parts.append(pd.DataFrame(cols_def))
+        random_parts.append(pd.DataFrame(cols_rand))
+        served.insert(1, "arm", names)
         served_parts.append(served)
 
     default_all = pd.concat(default_parts, ignore_index=True)
@@ -446,18 +411,169 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     return AbTrafficLogs(default, random_all, truth, pd.concat(served_parts, ignore_index=True))
 
 
-def _log_frame(request, day, user, item, r, y, item_groups, source, arm) -> pd.DataFrame:
-    return pd.DataFrame({
+def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
+                       day: int, n_show: int, p_act: float, log_rate: float, gen: np.random.Generator):
+    """Serve ``n`` requests of one day (module docstring): ``(default columns, random columns,
+    served)``; the columns are dicts of arrays in :data:`LOG_COLUMNS` order plus ``arm`` (index)."""
+    n_arms = tops.shape[0]
+    request = np.arange(first_request, first_request + n)
+    user = gen.choice(world.n_users, size=n, p=world.user_weights)
+    arm = user_arm[user] if user_arm is not None else gen.choice(n_arms, size=n, p=shares)
+    # default strategy: n_show items per request, one Bernoulli label per impression
+    shown = tops[arm, user]                                                   # n x n_show
+    y_def = gen.random(shown.shape) < world.preferences[user[:, None], shown]
+    logged = gen.random(shown.shape) < log_rate                               # uniform sample of R=1 pairs
+    rows, cols = np.nonzero(logged)
+    default = _log_columns(request[rows], day, user[rows], shown[rows, cols], np.ones(rows.size, dtype=np.int8),
+                           y_def[rows, cols], world.item_groups, "default", arm[rows])
+    # random traffic: Bernoulli(p_act) activation, n_show uniform items without replacement
+    act = np.flatnonzero(gen.random(n) < p_act)
+    if act.size:
+        draws = gen.random((act.size, world.n_items))
+        items = np.argpartition(draws, n_show - 1, axis=1)[:, :n_show]        # uniform n_show-subsets
+        match = items[:, :, None] == shown[act][:, None, :]                   # App. I.1 overlap
+        overlap = match.any(axis=2)
+        y_fresh = gen.random(items.shape) < world.preferences[user[act][:, None], items]
+        y_same = y_def[act[:, None], match.argmax(axis=2)]
+        y_rand = np.where(overlap, y_same, y_fresh)
+        r_rand = overlap                    # R = 1 iff the request's default list has the item
+    else:
+        items = np.empty((0, n_show), dtype=np.int64)
+        overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)
+    req = np.repeat(act, n_show)                                              # row -> request index
+    random = _log_columns(request[req], day, user[req], items.ravel(), r_rand.ravel(), y_rand.ravel(),
+                          world.item_groups, "random", arm[req])
+    # what users saw: default items plus the non-duplicated random items
+    extra = ~overlap
+    served = pd.DataFrame({
+        "day": day,
+        "requests": np.bincount(arm, minlength=n_arms),
+        "activated": np.bincount(arm[act], minlength=n_arms),
+        "impressions": np.bincount(arm, minlength=n_arms) * n_show
+                       + np.bincount(arm[act], weights=extra.sum(axis=1), minlength=n_arms).astype(int),
+        "relevant": np.bincount(arm, weights=y_def.sum(axis=1), minlength=n_arms).astype(int)
+                    + np.bincount(arm[act], weights=(y_rand & extra).sum(axis=1), minlength=n_arms).astype(int),
+        "overlap": np.bincount(arm[act], weights=overlap.sum(axis=1), minlength=n_arms).astype(int),
+    })
+    served["relevance"] = served["relevant"] / served["impressions"]
+    return default, random, served
+
+
+def _log_columns(request, day, user, item, r, y, item_groups, source, arm) -> dict:
+    item = np.asarray(item, dtype=np.int64)
+    return {
         "request": np.asarray(request, dtype=np.int64),
         "day": np.full(len(request), day, dtype=np.int64),
         "user": np.asarray(user, dtype=np.int64),
-        "item": np.asarray(item, dtype=np.int64),
+        "item": item,
         "R": np.asarray(r, dtype=np.int8),
         "Y": np.asarray(y, dtype=np.int8),
-        "S": item_groups[np.asarray(item, dtype=np.int64)],
+        "S": item_groups[item],
         "source": source,
         "arm": np.asarray(arm, dtype=np.int64),
-    })
+    }
+
+
+# --------------------------------------------------------------------------- streaming to Parquet
+
+
+@dataclass(frozen=True)
+class StreamedTraffic(Result):
+    """Output of :func:`stream_traffic`: where the logs are and how many rows each day holds.
+
+    ``default_dir`` / ``random_dir``: directories of Parquet files (one or more per day, named
+    ``day-DDDDD-part-PPPP.parquet``, columns :data:`LOG_COLUMNS`), readable as one log by
+    ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or Spark). ``days``: one row per
+    day with ``day, default_rows, random_rows``. ``truth``: the exact REO quantities.
+    """
+
+    default_dir: Path
+    random_dir: Path
+    days: pd.DataFrame
+    truth: TrafficTruth = field(repr=False)
+
+    @property
+    def default_rows(self) -> int:
+        return int(self.days["default_rows"].sum())
+
+    @property
+    def random_rows(self) -> int:
+        return int(self.days["random_rows"].sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.days.copy()
+
+    def to_dict(self) -> dict:
+        from ocef.results import jsonable
+
+        return jsonable({"default_dir": self.default_dir, "random_dir": self.random_dir, "days": self.days,
+                         "default_rows": self.default_rows, "random_rows": self.random_rows,
+                         "truth_penalty": self.truth.penalty})
+
+
+def _arrow_table(cols: dict):
+    """A pyarrow table of one chunk in :data:`LOG_COLUMNS` order (``source`` dictionary-encoded)."""
+    import pyarrow as pa
+
+    n = len(cols["request"])
+    data = {c: cols[c] for c in LOG_COLUMNS if c != "source"}
+    data["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([cols["source"]]))
+    return pa.table({c: data[c] for c in LOG_COLUMNS})
+
+
+def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_per_day: int = 10_000,
+                   n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
+                   chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
+    """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, in
+    chunks of ``chunk_requests`` requests, so memory stays bounded whatever the number of rows
+    (about ``chunk_requests * n_show`` rows in memory at a time).
+
+    Writes ``out_dir/default/`` and ``out_dir/random/`` (see :class:`StreamedTraffic`); existing
+    ``*.parquet`` files there are refused rather than mixed in. The draws follow the same
+    rules (module docstring); chunking changes the order of the random draws, so the logs
+    differ from :func:`simulate_traffic`'s for the same seed but have the same distribution.
+    ``progress``: optional callable ``progress(day, rows_written)`` after each chunk.
+    """
+    import pyarrow.parquet as pq
+
+    n_days = check_positive_int("n_days", n_days)
+    requests_per_day = check_positive_int("requests_per_day", requests_per_day)
+    chunk_requests = check_positive_int("chunk_requests", chunk_requests)
+    n_show = _check_n_show(n_show, world.n_items)
+    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
+    log_rate = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
+    gen = as_generator(rng)
+    out = Path(out_dir)
+    dirs = {"default": out / "default", "random": out / "random"}
+    for d in dirs.values():
+        if d.exists() and any(d.glob("*.parquet")):
+            raise ValueError(f"out_dir {d} already holds Parquet files; choose an empty directory")
+        d.mkdir(parents=True, exist_ok=True)
+    tops = default_recommendations(world, n_show, boosts)[None]
+    single_arm = np.zeros(world.n_users, dtype=np.int64)
+    truth = ground_truth(world, n_show, boosts)
+    counts = []
+    first = 0
+    written = 0
+    for day in range(n_days):
+        rows = {"default": 0, "random": 0}
+        for part, start in enumerate(range(0, requests_per_day, chunk_requests)):
+            n = min(chunk_requests, requests_per_day - start)
+            cols_def, cols_rand, _ = _simulate_requests(world, tops, single_arm, np.ones(1), first, n, day, n_show,
+                                                        p_act, log_rate, gen)
+            first += n
+            for name, cols in (("default", cols_def), ("random", cols_rand)):
+                if len(cols["request"]) == 0 and part > 0:
+                    continue
+                pq.write_table(_arrow_table(cols), dirs[name] / f"day-{day:05d}-part-{part:04d}.parquet")
+                rows[name] += len(cols["request"])
+            written += len(cols_def["request"]) + len(cols_rand["request"])
+            del cols_def, cols_rand
+            if progress is not None:
+                progress(day, written)
+        counts.append((day, rows["default"], rows["random"]))
+    days = pd.DataFrame(counts, columns=["day", "default_rows", "random_rows"])
+    return StreamedTraffic(dirs["default"], dirs["random"], days, truth)
 
 
 # --------------------------------------------------------------------------- count-level draws

@@ -73,4 +73,20 @@ def as_generator(rng) -> np.random.Generator:
         return np.random.default_rng(rng)
     if isinstance(rng, (list, tuple)) and rng and all(isinstance(v, numbers.Integral) for v in rng):
         return np.random.default_rng(list(rng))          # entropy of a SeedSequence
-    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+    raise TypeError(f"rng must be None, an int seed, a list of int seeds, a SeedSequence or a "
+                    f"numpy.random.Generator, got {type(rng).__name__}")
+
+
+def seed_from_rng(rng) -> int:
+    """An integer seed standing for ``rng`` in cache keys and descriptions.
+
+    An int is returned as is (it must be >= 0); ``None`` draws a fresh seed; a SeedSequence
+    or a Generator yields a seed drawn from it (same input state, same seed).
+    """
+    if isinstance(rng, bool):
+        raise TypeError(f"rng must be None, an int seed, a SeedSequence or a Generator, got {rng!r}")
+    if isinstance(rng, numbers.Integral):
+        if rng < 0:
+            raise ValueError(f"rng must be a non-negative int seed, got {rng}")
+        return int(rng)
+    return int(as_generator(rng).integers(2**31 - 1))

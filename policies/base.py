@@ -15,7 +15,7 @@ import numpy as np
 from ocef.validation import as_generator, check_positive_int
 
 #: Tolerance on ``|sum_a π(a|x) - 1|`` accepted for a policy row.
-ROW_SUM_ATOL = 1e-8
+ROW_SUM_ATOL = 1e-6
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:

@@ -7,7 +7,6 @@ last axis is always items) of *estimated* preferences and returns an
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import softmax
 
 from ocef.validation import check_in_interval, check_positive_int
 from ocef.policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
@@ -45,6 +44,8 @@ def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
     Computed stably (the row maximum is subtracted before exponentiating).
     """
     beta = check_in_interval("beta", beta, 0.0, np.inf, low_open=True, high_open=True)
+    from scipy.special import softmax   # imported here: scipy.special costs start-up time
+
     return ArrayPolicy(softmax(beta * check_scores(scores), axis=-1))
 
 

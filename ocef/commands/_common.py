@@ -12,11 +12,13 @@ def print_json(payload) -> None:
 
 
 def parse_float_list(text: str, name: str) -> list[float]:
-    """Parse ``"0.6,0.3,0.3"`` into floats, naming the option on failure."""
+    """Parse ``"0.6,0.3,0.3"`` into floats, naming the option on failure (an empty item is an error)."""
+    items = [v.strip() for v in text.split(",")]
+    if not text.strip():
+        raise ValueError(f"{name} must not be empty")
+    if any(v == "" for v in items):
+        raise ValueError(f"{name} has an empty item in {text!r}: give comma-separated numbers such as 0.6,0.3")
     try:
-        values = [float(v) for v in text.split(",") if v.strip() != ""]
+        return [float(v) for v in items]
     except ValueError:
         raise ValueError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
-    if not values:
-        raise ValueError(f"{name} must not be empty")
-    return values

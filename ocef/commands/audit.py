@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.commands._inputs import add_input_arguments, load_inputs
+from ocef.commands._inputs import (add_audit_arguments, add_input_arguments, add_matching_argument,
+                                   check_audit_arguments, load_inputs)
+from ocef.engines import ENGINE_HELP, ENGINES
 
 
 def register(sub) -> None:
@@ -18,19 +20,16 @@ def register(sub) -> None:
                     "exact envy of each group for comparison.",
     )
     add_input_arguments(p, default_policy="argmax", default_factors=50)
-    p.add_argument("--matching", choices=("transport", "average"), default="transport",
-                   help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
-    p.add_argument("--alpha", type=float, default=0.05, help="conservative exploration α in (0, 1] (default 0.05)")
-    p.add_argument("--delta", type=float, default=0.05, help="joint confidence δ in (0, 1) (default 0.05)")
-    p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance ε in (0, 1] (default 0.05)")
+    add_matching_argument(p)
+    add_audit_arguments(p)
     p.add_argument("--group-size", type=float, default=None,
                    help="grow groups to this average size by duplicating random users (Sec. 6.2)")
     p.add_argument("--trials", type=int, default=1, help="independent audits (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; undecided groups are 'timeout'")
-    p.add_argument("--engine", choices=("vectorized", "ask-tell"), default="vectorized",
-                   help="vectorized runs with the exact fast PULL-ARM (default), or ask/tell OCEF instances "
-                        "with the literal PULL-ARM of Alg. 2 (slow)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help=ENGINE_HELP + "; numba/numpy draw group rewards from their exact law (fast PULL-ARM), "
+                        "ask-tell runs the literal PULL-ARM of Alg. 2")
     p.add_argument("--out", type=Path, default=None, help="also write the per-group table as CSV here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -40,21 +39,19 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from ocef.validation import check_alpha, check_delta, check_epsilon, check_positive_int
+    from ocef.validation import check_positive_int
     from ocef.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json
 
-    for check, value in ((check_alpha, args.alpha), (check_delta, args.delta), (check_epsilon, args.epsilon)):
-        check(value)
+    check_audit_arguments(args)
     check_positive_int("--trials", args.trials)
-    check_positive_int("--max-steps", args.max_steps)
     rho, policy, labels, names, context_probs, description = load_inputs(args, require_groups=True)
     problem = AuditProblem(rho, policy, labels, matching=args.matching, context_probs=context_probs,
                            group_names=names)
     if args.group_size is not None:
         problem = problem.duplicated(args.group_size, rng=args.seed)
     report = run_audit(problem, alpha=args.alpha, delta=args.delta, epsilon=args.epsilon, trials=args.trials,
-                       seed=args.seed, max_steps=args.max_steps, engine=args.engine,
+                       rng=args.seed, max_steps=args.max_steps, engine=args.engine,
                        progress=not (args.no_progress or args.json))
     if args.out is not None:
         report.to_csv(args.out)

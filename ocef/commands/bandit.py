@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ocef.commands._common import parse_float_list, print_json
+from ocef.engines import ENGINE_HELP, ENGINES
 
 
 def register(sub) -> None:
@@ -26,8 +27,7 @@ def register(sub) -> None:
     p.add_argument("--trials", type=int, default=100, help="independent runs (default 100)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; runs reaching it are 'timeout'")
-    p.add_argument("--engine", choices=["vectorized", "ask-tell"], default="vectorized",
-                   help="vectorized numpy runner (default) or the ask/tell OCEF class, one run at a time")
+    p.add_argument("--engine", choices=ENGINES, default="auto", help=ENGINE_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     p.set_defaults(func=_run)
 
@@ -39,23 +39,21 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.environments.bandits import BernoulliBandit, paper_instance
     from ocef import bounds
     from ocef.runner import run_bandits
-    from ocef.simulation import run_ask_tell
 
     means = paper_instance(args.instance, args.n_arms) if args.instance else np.array(parse_float_list(args.means, "--means"))
     BernoulliBandit(means, args.group_size)            # validates the means and group size
-    if args.engine == "vectorized":
-        cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
-                            "epsilon": [args.epsilon], "group_size": [args.group_size]})
-        runs = run_bandits(cfg, {"bandit": means}, trials=args.trials, seed=args.seed, max_steps=args.max_steps)
-    else:
-        runs = run_ask_tell(means, delta=args.delta, alpha=args.alpha, epsilon=args.epsilon, trials=args.trials,
-                            seed=args.seed, group_size=args.group_size, max_steps=args.max_steps)
+    cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
+                        "epsilon": [args.epsilon], "group_size": [args.group_size]})
+    result = run_bandits(cfg, {"bandit": means}, trials=args.trials, rng=args.seed, max_steps=args.max_steps,
+                         engine=args.engine)
+    runs = result.to_frame()
     counts = runs["verdict"].value_counts()
     payload = {
         "verdicts": {v: int(counts.get(v, 0)) for v in ("envy", "no_envy", "timeout")},
         "duration_mean": float(runs["duration"].mean()),
         "cost_mean": float(runs["cost"].mean()),
         "constraint_held": bool(runs["constraint_held"].all()),
+        "engine": result.engine,
         "duration_bound": float(bounds.duration_bound(means, args.delta, args.alpha, args.epsilon, args.group_size)),
         "runs": [{"verdict": r.verdict, "duration": int(r.duration), "cost": float(r.cost)}
                  for r in runs.itertuples()],
@@ -65,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     truth = "envy" if means[1:].max() > means[0] else ("no_envy" if means[1:].max() <= means[0] + args.epsilon else "either")
     print(f"OCEF on {len(means) - 1} arms + baseline, alpha={args.alpha} delta={args.delta} "
-          f"epsilon={args.epsilon}, {args.trials} trials ({args.engine})")
+          f"epsilon={args.epsilon}, {args.trials} trials ({result.engine} engine)")
     print(f"  verdicts:        {payload['verdicts']}   (correct answer: {truth})")
     print(f"  duration mean:   {payload['duration_mean']:.1f} steps  "
           f"(Theorem 6 bound {payload['duration_bound']:.3g})")

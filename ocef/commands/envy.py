@@ -47,12 +47,9 @@ def _run(args: argparse.Namespace) -> int:
     epsilon = check_in_interval("--epsilon", args.epsilon, 0.0, 1.0, low_open=False)
     rho, probs, labels, names, context_probs, description = load_inputs(args)
     summary = envy_report(rho, probs, labels, matching=args.matching, epsilon=epsilon,
-                          context_probs=context_probs)
-    payload = summary.as_dict()
+                          context_probs=context_probs, group_names=names)
+    payload = summary.to_dict()
     payload["source"] = description
-    if names is not None:
-        for row in payload["groups"]:
-            row["name"] = names[row["group"]]
     if args.json:
         print_json(payload)
         return 0
@@ -65,10 +62,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"  groups ({args.matching} matching, {payload['n_groups']} groups): average envy "
           f"{summary.group_average_envy:.6f}, proportion envious {summary.group_prop_envious:.4f}")
-    table = summary.groups.copy()
-    if names is not None:
-        table.insert(1, "name", [names[g] for g in table["group"]])
-        table["best_group"] = [names[g] for g in table["best_group"]]
+    table = summary.to_frame()
     with np.printoptions(precision=6):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
     return 0

@@ -19,11 +19,18 @@ Standard errors follow Algorithm 1 (App. D, justified in App. F) literally:
 ``Sigma = G^T Gamma G`` (covariance of delta_U), ``Xi = H^T Sigma H`` (variance of the
 penalty); intervals are estimate +- z(delta/2) SE.
 
-``Gamma`` is diagonal, as in the seed: it treats the P_k (and the Q_k) of different groups as
-independent, whereas within one log they are multinomial with Cov = -P_j P_k / n. For K = 2
-and U_1/U_2 this drops ``2/n`` from the variance of log(Q_1/Q_2) (and of log(P_1/P_2)), so
-the SE is slightly too small (by 3.5% in an A/A check with Q = (0.12, 0.05), P = (0.05, 0.03));
-negligible when the P_k, Q_k are small, as in production logs. We keep Algorithm 1 as written.
+``Gamma`` is diagonal in Algorithm 1: it treats the P_k (and the Q_k) of different groups as
+independent, whereas within one log they are multinomial with Cov = -P_j P_k / n. The full
+delta method (``interval="delta-full"``, the default of :func:`estimate_reo`;
+:func:`utility_covariance`) keeps those covariances:
+``Gamma = diag(Q_k/(P_k^2 n_d) + Q_k^2/(P_k^3 n_r)) - (1/n_d + 1/n_r) U U^T``. Its diagonal is
+Algorithm 1's; since delta_U and the penalty are invariant to rescaling U the rank-one term
+cancels in ``G^T Gamma G``, so Algorithm 1's Sigma is too small by ``(1/n_d + 1/n_r) G^T
+diag(U^2) G``, a relative ``~ (Q_k + P_k)/2``. Measured (``tests/ocef/reo/test_coverage.py``,
+4,000 replicates): with P = (.25, .15, .20), Q = (.45, .15, .25), 3,000 rows per log, Algorithm 1
+covers ~91% (nominal 95%) and the full method ~95%; with rare positives both cover 95%.
+``interval="delta"`` keeps Algorithm 1 exactly as printed. The same fix makes the joint
+A/B delta method (``"delta-shared"``) reject ~5% of A/A tests instead of 8-11%.
 
 Table 1 of the seed: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the seed prints 2/3,
 which is |U_1 - U_2| / mean(U) (twice eq. 2 for K = 2). We follow eq. (2), Sec. 4.3 and App. F.
@@ -45,44 +52,57 @@ penalty interval is <= 0, and the SE is NaN when the estimate is exactly 0). The
 a threshold (e.g. :func:`eighty_percent_rule_threshold`) instead of against 0; (4) collect more
 random traffic (:func:`delta_method_sample_size`).
 
-Public API (part B of issue 5 relies on these names)
-----------------------------------------------------
+Public API
+----------
 Pure array functions (any leading batch shape ``(..., K)``, vectorized over replicates):
 
 * ``rtpr_utilities(P, Q) -> U``; ``relative_group_utilities(U) -> delta_U``;
-  ``reo_penalty(U) -> penalty``; ``reo_point_estimates(P, Q) -> (U, delta_U, penalty)``
-* ``delta_method_reo(P, Q, n_default, n_random, confidence=0.95) -> ReoArrays`` (fields
-  ``U, delta_U, penalty, gamma, sigma, xi, se_delta_U, se_penalty, z``)
-* ``reo_from_counts(pos_default, n_default, pos_random, n_random, confidence)``: same from
-  positive counts per group (arrays ``(..., K)``) and log sizes (``(...)``).
+  ``reo_penalty(U) -> penalty``; ``reo_point_estimates(P, Q) -> ReoPoint(U, delta_U, penalty)``
+* ``delta_method_reo(P, Q, n_default, n_random, confidence=0.95, covariance="diagonal"|"full")
+  -> ReoArrays`` (fields ``U, delta_U, penalty, gamma, sigma, xi, se_delta_U, se_penalty, z,
+  covariance``); ``utility_covariance`` (full Gamma), ``utility_covariance_diagonal``,
+  ``reo_jacobians(U) -> ReoJacobians(G, H)``
+* ``reo_from_counts(pos_default, n_default, pos_random, n_random, confidence, covariance)``:
+  same from positive counts per group (arrays ``(..., K)``) and log sizes (``(...)``).
 
-Logs (pandas; columns ``request, day, user, item, R, Y, S, source``; only the label and group
-columns are required):
+Logs, counts first (columns ``request, day, user, item, R, Y, S, source``; only the label and
+group columns, and ``day`` for per-day estimates, are read). Every log argument may be a pandas
+DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a DuckDB relation,
+an :class:`ocef.logs_engine.Sql` query or a Spark DataFrame; ``engine="auto"|"duckdb"|"pandas"|
+"spark"`` chooses where the per-group counts are computed (:mod:`ocef.logs_engine`).
 
-* ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None)
-  -> ReoResult`` with ``.groups`` (group, P, Q, U, delta_U, se, ci_low, ci_high),
-  ``.penalty``, ``.penalty_se``, ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``,
-  ``.delta_method_reliable``, ``.to_dict()``.
-* ``positive_counts(log, *, label, group, groups) -> (pos[K], n)``;
+* ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, engine) -> ReoCounts``
+  (tidy ``table``; ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
+* ``reo_result_from_counts(groups, pos_default, n_default, pos_random, n_random, *, confidence,
+  interval) -> ReoResult``: the one estimator every data path ends in.
+* ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None,
+  interval="delta-full"|"delta", engine="auto", spark=None) -> ReoResult`` with ``.groups``
+  (group, P, Q, U, delta_U, se, ci_low, ci_high), ``.penalty``, ``.penalty_se``,
+  ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``, ``.method``,
+  ``.delta_method_reliable``, ``.notes``; ``to_frame/to_dict/to_csv`` (:mod:`ocef.results`).
+* ``estimate_reo_by(default, random, *, by="day", threshold=None, ...) -> ReoDaily``: one
+  estimate per day (Fig. 6), ``significantly_above`` the threshold per day.
+* ``positive_counts(log, *, label, group, groups) -> PositiveCounts(positives, n)``;
   ``label_indicator(log, label)`` (Y = any of several 0/1 columns).
 * ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the
   estimator that treats every missing label as negative (Sec. 1), for comparison.
 * ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
-  n_resamples=100, confidence, rng, resample="counts"|"rows") -> (ReoResult, BootstrapSummary)``
-  (replicates, se, bias, intervals; ``bca_interval`` is the BCa formula of scipy.stats.bootstrap
-  computed with an exact count-level jackknife); ``category_counts(log, ...)``.
+  n_resamples=100, confidence, rng, resample="counts"|"rows", engine) -> BootstrapReo(result,
+  bootstrap)`` (``BootstrapSummary``: replicates, se, bias, intervals; ``bca_interval`` is the BCa
+  formula of scipy.stats.bootstrap computed with an exact count-level jackknife);
+  ``category_counts(log, ...)``.
 * A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
-  "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, n_folds=10) -> AbResult`` with
-  ``.groups`` (group, D, se, ci_low, ci_high, p_value), ``.D_reo``, ``.D_reo_se``,
-  ``.D_reo_ci``, ``.D_reo_p_value``, ``.to_dict()``; ``shared_random_ab_variance(P, Q_control,
-  Q_treatment, n_control, n_treatment, n_random)`` (arrays, for "delta-shared");
-  ``reo_jacobians(U) -> (G, H)``; ``utility_covariance_diagonal(P, Q, n_default, n_random)``.
-* Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates)``,
-  ``user_precision_utility(default, *, label, user_group)``.
+  "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, bootstrap_interval,
+  n_folds=10, engine) -> AbResult`` with ``.groups`` (group, D, se, ci_low, ci_high, p_value),
+  ``.D_reo``, ``.D_reo_se``, ``.D_reo_ci``, ``.D_reo_p_value``; ``shared_random_ab_variance(P,
+  Q_control, Q_treatment, n_control, n_treatment, n_random, covariance="full")``.
+* Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates) ->
+  RspResult``, ``user_precision_utility(default, *, label, user_group) -> UserPrecision``.
 * Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
-  ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ...)``,
-  ``theorem_sample_size(P, Q, *, epsilon, delta)``, ``expected_random_rows(p_act, *, n_requests,
-  n_show)`` (refuses p_act outside [0, 1]; every random pair is logged), ``p_act_for(n_random, ...)``.
+  ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ..., interval)
+  -> SamplePlan``, ``theorem_sample_size(P, Q, *, epsilon, delta) -> TheoremSampleSize``,
+  ``expected_random_rows(p_act, *, n_requests, n_show)`` (refuses p_act outside [0, 1]; every
+  random pair is logged), ``p_act_for(n_random, ...)``.
 """
 from __future__ import annotations
 
@@ -95,15 +115,25 @@ from ocef.reo.ab import (  # noqa: F401
 )
 from ocef.reo.bootstrap import (  # noqa: F401
     BOOTSTRAP_METHODS,
+    BootstrapReo,
     BootstrapSummary,
     _reo_stat_from_counts,  # noqa: F401
     bca_interval,
     bootstrap_reo_ci,
     category_counts,
 )
+from ocef.reo.counts import ReoCounts, reo_counts  # noqa: F401
+from ocef.reo.daily import ReoDaily, estimate_reo_by  # noqa: F401
 from ocef.reo.estimators import (  # noqa: F401
+    COVARIANCES,
+    INTERVALS,
+    PositiveCounts,
     ReoArrays,
+    ReoJacobians,
+    ReoPoint,
     ReoResult,
+    reo_result_from_counts,
+    utility_covariance,
     delta_method_reo,
     estimate_reo,
     label_indicator,
@@ -118,8 +148,10 @@ from ocef.reo.estimators import (  # noqa: F401
     rtpr_utilities,
     utility_covariance_diagonal,
 )
-from ocef.reo.metrics import ranking_statistical_parity, user_precision_utility  # noqa: F401
+from ocef.reo.metrics import RspResult, UserPrecision, ranking_statistical_parity, user_precision_utility  # noqa: F401
 from ocef.reo.planning import (  # noqa: F401
+    SamplePlan,
+    TheoremSampleSize,
     delta_method_sample_size,
     eighty_percent_rule_threshold,
     expected_random_rows,
@@ -129,7 +161,10 @@ from ocef.reo.planning import (  # noqa: F401
 
 __all__ = [
     "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
-    "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "delta_method_reo", "reo_from_counts", "normal_quantile",
+    "ReoPoint", "ReoJacobians", "ReoArrays", "reo_jacobians", "utility_covariance_diagonal", "utility_covariance",
+    "COVARIANCES", "INTERVALS", "PositiveCounts", "reo_result_from_counts", "ReoCounts", "reo_counts",
+    "ReoDaily", "estimate_reo_by", "BootstrapReo", "SamplePlan", "TheoremSampleSize", "RspResult",
+    "UserPrecision", "delta_method_reo", "reo_from_counts", "normal_quantile",
     "label_indicator", "positive_counts", "ReoResult", "estimate_reo", "naive_reo",
     "category_counts", "bca_interval", "BootstrapSummary", "bootstrap_reo_ci",
     "AbResult", "ab_test", "shared_random_ab_variance", "ranking_statistical_parity", "user_precision_utility",

@@ -8,22 +8,22 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from ocef.validation import check_in_interval
-from ocef.reo.bootstrap import _ab_stat_from_counts, _bootstrap_counts, _reo_stat_from_counts, category_counts
+from ocef.reo.bootstrap import (
+    _ab_stat_from_counts,
+    _bootstrap_counts,
+    _reo_stat_from_counts,
+    check_bootstrap_method,
+)
 from ocef.reo.estimators import (
     _check_estimable,
-    _check_log,
-    _json_float,
-    _records,
-    _resolve_groups,
     normal_quantile,
     reo_from_counts,
     reo_jacobians,
     rtpr_utilities,
-    utility_covariance_diagonal,
 )
+from ocef.results import Result, jsonable
+from ocef.validation import check_in_interval
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -32,36 +32,61 @@ from ocef.reo.estimators import (
 AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
 
 
-def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random) -> np.ndarray:
+def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``J[:, m]^T C J[:, m]`` for every column m: J (..., K, M), C (..., K, K) -> (..., M)."""
+    return np.einsum("...jm,...jk,...km->...m", J, C, J)
+
+
+def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
+    """Covariance of the cell shares of one multinomial log of size ``n`` (..., K, K):
+    ``(diag(p) - p p^T) / n``, or only its diagonal ``p (1 - p) / n`` (Algorithm 1's Gamma)."""
+    n = np.asarray(n, dtype=float)[..., None, None]
+    K = p.shape[-1]
+    if covariance == "diagonal":
+        return np.eye(K) * (p * (1.0 - p))[..., None, :] / n
+    return (np.eye(K) * p[..., None, :] - p[..., :, None] * p[..., None, :]) / n
+
+
+def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random, *,
+                              covariance: str = "full") -> np.ndarray:
     """Delta-method variances of ``(D_1..D_K, D_REO)`` that keep the covariance the shared
     random traffic induces between the arms (an extension of Algorithm 2; not in the seed).
 
     With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` w.r.t. U (App. F) and
     ``U = Q / P``, the first-order expansion in the independent estimates Q^T, Q^C, P gives
 
-        ``Var_m = sum_j J^T_jm^2 Gq^T_j + J^C_jm^2 Gq^C_j
-                  + (J^T_jm U^T_j - J^C_jm U^C_j)^2 (1 - P_j) / (P_j |D_rand|)``
+        ``Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v``,
+        ``a_j = J_jm / P_j`` (per arm), ``v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j``,
 
-    with ``Gq_j = U_j^2 (1 - Q_j) / (Q_j |D_rec|)`` (the default-traffic part of Gamma).
-    Algorithm 2 instead adds the two arms' full variances, counting the P part twice with the
-    wrong sign of its cross term; in an A/A test the P part cancels exactly.
+    with the multinomial covariances ``Cov(Q) = (diag(Q) - Q Q^T) / |D_rec|`` and
+    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``, the default). With
+    ``covariance="diagonal"`` only their diagonals are kept, as Algorithm 1's Gamma does:
+    that under-states the variance when positive labels are common (A/A rejection 8-9% at
+    level 5% in that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the
+    two arms' full variances, counting the P part twice with the wrong sign of its cross term;
+    in an A/A test the P part cancels exactly.
     """
+    from ocef.reo.estimators import COVARIANCES
+
+    if covariance not in COVARIANCES:
+        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
     P = np.asarray(P, dtype=float)
-    out = []
-    for Q, n in ((Q_treatment, n_treatment), (Q_control, n_control)):
+    total = 0.0
+    grads = []
+    for Q, n in ((np.asarray(Q_treatment, float), n_treatment), (np.asarray(Q_control, float), n_control)):
         U = rtpr_utilities(P, Q)
         G, H = reo_jacobians(U)
-        J = np.concatenate([G, np.einsum("...jk,...k->...j", G, H)[..., None]], axis=-1)
-        out.append((U, J, utility_covariance_diagonal(P, Q, n, np.inf)))
-    (U_t, J_t, g_t), (U_c, J_c, g_c) = out
+        J = np.concatenate([G, np.einsum("...jk,...k->...j", G, H)[..., None]], axis=-1)   # (..., K, K+1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = total + _quadratic(J / P[..., :, None], _multinomial_cov(Q, n, covariance))
+        grads.append(J * U[..., :, None])
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_part = (1.0 - P) / (P * np.asarray(n_random, dtype=float)[..., None])
-    return (np.einsum("...jm,...j->...m", J_t ** 2, g_t) + np.einsum("...jm,...j->...m", J_c ** 2, g_c)
-            + np.einsum("...jm,...j->...m", (J_t * U_t[..., None] - J_c * U_c[..., None]) ** 2, p_part))
+        v = (grads[0] - grads[1]) / P[..., :, None]
+        return total + _quadratic(v, _multinomial_cov(P, n_random, covariance))
 
 
-@dataclass
-class AbResult:
+@dataclass(frozen=True, eq=False)
+class AbResult(Result):
     """Treatment minus control: ``D_k = delta_U_k^T - delta_U_k^C`` and
     ``D_REO = Delta_REO^T - Delta_REO^C`` with standard errors, intervals and two-sided
     p-values of H0: no difference.
@@ -82,23 +107,32 @@ class AbResult:
     method: str
     confidence: float
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group (the ``groups`` table) with ``D_reo`` and its interval, p-value,
+        the arms' penalties, log sizes, method and confidence repeated on every row."""
+        return self.groups.assign(
+            D_reo=self.D_reo, D_reo_se=self.D_reo_se, D_reo_ci_low=self.D_reo_ci[0],
+            D_reo_ci_high=self.D_reo_ci[1], D_reo_p_value=self.D_reo_p_value,
+            penalty_control=self.penalty_control, penalty_treatment=self.penalty_treatment,
+            n_control=self.n_control, n_treatment=self.n_treatment, n_random=self.n_random,
+            method=self.method, confidence=self.confidence)
+
     def to_dict(self) -> dict:
         """JSON-ready dict with keys ``groups`` (records), ``D_reo``, ``D_reo_se``, ``D_reo_ci``,
         ``D_reo_p_value``, ``penalty_control``, ``penalty_treatment``, ``n_control``,
         ``n_treatment``, ``n_random``, ``method``, ``confidence``."""
-        return {
-            "groups": _records(self.groups), "D_reo": _json_float(self.D_reo),
-            "D_reo_se": _json_float(self.D_reo_se),
-            "D_reo_ci": [_json_float(self.D_reo_ci[0]), _json_float(self.D_reo_ci[1])],
-            "D_reo_p_value": _json_float(self.D_reo_p_value),
-            "penalty_control": _json_float(self.penalty_control),
-            "penalty_treatment": _json_float(self.penalty_treatment),
-            "n_control": int(self.n_control), "n_treatment": int(self.n_treatment),
-            "n_random": int(self.n_random), "method": self.method, "confidence": float(self.confidence),
-        }
+        return jsonable({
+            "groups": self.groups, "D_reo": self.D_reo, "D_reo_se": self.D_reo_se,
+            "D_reo_ci": list(self.D_reo_ci), "D_reo_p_value": self.D_reo_p_value,
+            "penalty_control": self.penalty_control, "penalty_treatment": self.penalty_treatment,
+            "n_control": self.n_control, "n_treatment": self.n_treatment, "n_random": self.n_random,
+            "method": self.method, "confidence": self.confidence,
+        })
 
 
 def _normal_p_value(estimate, se) -> np.ndarray:
+    from scipy import stats
+
     with np.errstate(divide="ignore", invalid="ignore"):
         return 2.0 * stats.norm.sf(np.abs(np.asarray(estimate) / np.asarray(se)))
 
@@ -110,11 +144,11 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
-def ab_test(control: pd.DataFrame, treatment: pd.DataFrame, random: pd.DataFrame, *,
+def ab_test(control, treatment, random, *,
             method: str = "delta", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100, bootstrap_interval: str = "standard",
-            n_folds: int | tuple[int, int] = 10) -> AbResult:
+            n_folds: int | tuple[int, int] = 10, engine: str = "auto", spark=None) -> AbResult:
     """Compare REO metrics of a treatment arm with a control arm that share one random
     traffic log (orthogonal assignment, App. I.2).
 
@@ -128,27 +162,35 @@ def ab_test(control: pd.DataFrame, treatment: pd.DataFrame, random: pd.DataFrame
       95% intervals cover 86.7% in Monte-Carlo). Prefer ``"delta-shared"`` when the arms share
       one random log.
     * ``"delta-shared"`` — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
-      the covariance of the shared D_rand (:func:`shared_random_ab_variance`); it holds its
-      level whatever |D_rand| / |D_rec| is. An extension, not in the seed.
+      the covariance of the shared D_rand and the multinomial covariances within each log
+      (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is and
+      however common positive labels are. An extension, not in the seed.
     * ``"partition"`` — Algorithm 3: each arm's D_rec and (separately) D_rand are split into
       ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
       compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
       unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
     * ``"bootstrap"`` — Algorithm 4: D_rec^T, D_rec^C and D_rand are resampled independently
       ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
-      or ``"bca"``. p-values use the normal approximation D / SE_boot.
+      or ``"bca"`` (checked whatever the method). p-values use the normal approximation D / SE_boot.
+
+    The three logs are reduced to per-group counts first with ``engine`` (``"auto"``,
+    ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
+    DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
+    from scipy import stats  # lazy: keeps `ocef reo` start-up light
+
     from ocef.validation import as_generator, check_positive_int
+
+    from ocef.reo.counts import reo_counts
 
     if method not in AB_METHODS:
         raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")
+    check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    for log, name in ((control, "control"), (treatment, "treatment"), (random, "random")):
-        _check_log(log, label, group, name)
-    names = _resolve_groups([control, treatment, random], group, groups)
-    cc = category_counts(control, label=label, group=group, groups=names, name="control")
-    ct = category_counts(treatment, label=label, group=group, groups=names, name="treatment")
-    cr = category_counts(random, label=label, group=group, groups=names, name="random")
+    counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
+                        group=group, groups=groups, engine=engine, spark=spark)
+    names = list(counts.groups)
+    cc, ct, cr = (counts.category_counts(n) for n in ("control", "treatment", "random"))
     _check_estimable(names, cc[:-1], cr[:-1])
     _check_estimable(names, ct[:-1], cr[:-1])
     z = normal_quantile(confidence)

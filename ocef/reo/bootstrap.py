@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from ocef.reo.estimators import ReoResult, estimate_reo, normal_quantile, positive_counts, reo_point_estimates
+from ocef.reo.estimators import (
+    ReoResult,
+    check_interval,
+    normal_quantile,
+    positive_counts,
+    reo_point_estimates,
+    reo_result_from_counts,
+)
+from ocef.results import Result
 
 # --------------------------------------------------------------------------------------------
 # Bootstrap (App. G.2, Sec. 4.3) on category counts
@@ -85,6 +92,8 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     ``jack_weights[j]`` (m_j,) summing to the size n_j of sample j. Returns ``(low, high)``.
     A test checks equality with scipy.stats.bootstrap on row-level data.
     """
+    from scipy import stats  # lazy: keeps `ocef reo` start-up light
+
     alpha = (1.0 - confidence) / 2.0
     low = np.full(theta_hat.shape, np.nan)
     high = np.full(theta_hat.shape, np.nan)
@@ -115,9 +124,20 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     return low, high
 
 
-@dataclass
-class BootstrapSummary:
-    """Bootstrap of a vector statistic: estimate, replicates, SE, bias and interval."""
+def check_bootstrap_method(method: str, name: str = "method") -> str:
+    """A bootstrap interval name: ``"standard"``, ``"percentile"`` or ``"bca"``."""
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+    return method
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapSummary(Result):
+    """Bootstrap of a vector statistic: estimate, replicates, SE, bias and interval.
+
+    For REO the statistics are ``delta_U_1..delta_U_K, penalty`` (:func:`bootstrap_reo_ci`)
+    or ``D_1..D_K, D_REO`` (:func:`ocef.reo.ab_test`); ``names`` labels them.
+    """
 
     estimate: np.ndarray          # (d,) on the original data
     replicates: np.ndarray        # (B, d); NaN where a replicate has a group without positives
@@ -127,14 +147,38 @@ class BootstrapSummary:
     ci_high: np.ndarray
     method: str
     n_undefined: int              # replicates where the statistic is undefined (dropped)
+    names: tuple = ()             # one name per statistic (default: 0..d-1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per statistic: ``statistic, estimate, se, bias, ci_low, ci_high, method,
+        n_resamples, n_undefined`` (the replicates stay in ``replicates``)."""
+        names = list(self.names) if self.names else list(range(len(self.estimate)))
+        return pd.DataFrame({"statistic": names, "estimate": self.estimate, "se": self.se, "bias": self.bias,
+                             "ci_low": self.ci_low, "ci_high": self.ci_high, "method": self.method,
+                             "n_resamples": len(self.replicates), "n_undefined": self.n_undefined})
+
+    def to_dict(self) -> dict:
+        """The :meth:`to_frame` rows as ``statistics`` plus ``method``, ``n_resamples``,
+        ``n_undefined`` (strict JSON; the replicates are left out)."""
+        from ocef.results import jsonable
+
+        return jsonable({"statistics": self.to_frame(), "method": self.method,
+                         "n_resamples": len(self.replicates), "n_undefined": self.n_undefined})
+
+
+class BootstrapReo(NamedTuple):
+    """:func:`bootstrap_reo_ci`'s output: the :class:`ReoResult` with bootstrap intervals and
+    the :class:`BootstrapSummary`."""
+
+    result: ReoResult
+    bootstrap: BootstrapSummary
 
 
 def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_resamples: int,
-                      confidence: float, rng, resample: str = "counts") -> BootstrapSummary:
+                      confidence: float, rng, resample: str = "counts", names: Sequence = ()) -> BootstrapSummary:
     from ocef.validation import as_generator, check_positive_int
 
-    if method not in BOOTSTRAP_METHODS:
-        raise ValueError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+    check_bootstrap_method(method)
     if resample not in ("counts", "rows"):
         raise ValueError(f"resample must be 'counts' or 'rows', got {resample!r}")
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
@@ -160,32 +204,42 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     else:
         vals, weights = _jackknife_values(statistic, samples)
         low, high = bca_interval(estimate, masked, vals, weights, confidence)
-    return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined)
+    return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
-def bootstrap_reo_ci(default: pd.DataFrame, random: pd.DataFrame, *, label: str | Sequence[str] = "Y",
+def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      method: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts") -> tuple[ReoResult, BootstrapSummary]:
+                     resample: str = "counts", engine: str = "auto", spark=None,
+                     delta_interval: str = "delta-full") -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
 
     Resamples D_rec and D_rand independently with replacement (same sizes), ``n_resamples``
     times. ``method``: ``"standard"`` (estimate +- z SE_boot, the normal bootstrap of eq. 23),
-    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated). Returns the delta-method
-    :class:`ReoResult` with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the
-    bootstrap ones (``method`` records which), and the :class:`BootstrapSummary` (replicates,
-    bias = the bootstrap estimate of the estimator's bias, Fig. 8). Statistic order:
-    ``delta_U_1..delta_U_K, penalty``.
+    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated). Returns
+    ``BootstrapReo(result, bootstrap)``: the delta-method :class:`ReoResult` (``delta_interval``)
+    with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the bootstrap ones
+    (``method`` records which), and the :class:`BootstrapSummary` (replicates, bias = the
+    bootstrap estimate of the estimator's bias, Fig. 8). Statistic order:
+    ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts first with ``engine``
+    (see :func:`ocef.reo.estimate_reo`).
     """
-    result = estimate_reo(default, random, label=label, group=group, confidence=confidence, groups=groups)
-    names = result.groups.group.tolist()
-    cd = category_counts(default, label=label, group=group, groups=names, name="default")
-    cr = category_counts(random, label=label, group=group, groups=names, name="random")
-    boot = _bootstrap_counts(_reo_stat_from_counts, [cd, cr], method=method, n_resamples=n_resamples,
-                             confidence=confidence, rng=rng, resample=resample)
+    from ocef.reo.counts import reo_counts
+
+    check_bootstrap_method(method)
+    check_interval(delta_interval)
+    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
+                   engine=engine, spark=spark)
+    result = reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+                                    c.positives("random"), int(c.rows("random")),
+                                    confidence=confidence, interval=delta_interval)
+    names = [f"delta_U[{g}]" for g in c.groups] + ["penalty"]
+    boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
+                             method=method, n_resamples=n_resamples, confidence=confidence, rng=rng,
+                             resample=resample, names=names)
     table = result.groups.copy()
     table["se"], table["ci_low"], table["ci_high"] = boot.se[:-1], boot.ci_low[:-1], boot.ci_high[:-1]
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
                     result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}",
-                    result.delta_method_reliable)
-    return out, boot
+                    result.delta_method_reliable, result.notes)
+    return BootstrapReo(out, boot)

@@ -8,8 +8,9 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from ocef.logs_engine import frame_label_indicator, label_columns
+from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 
 # --------------------------------------------------------------------------------------------
@@ -42,17 +43,39 @@ def reo_penalty(U) -> np.ndarray:
         return U.std(axis=-1) / U.mean(axis=-1)
 
 
-def reo_point_estimates(P, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def reo_point_estimates(P, Q) -> "ReoPoint":
     """``(U, delta_U, penalty)`` from ``P_k``, ``Q_k`` (eq. 4, 6, 7); shapes ``(..., K)``,
     ``(..., K)``, ``(...)``."""
     U = rtpr_utilities(P, Q)
-    return U, relative_group_utilities(U), reo_penalty(U)
+    return ReoPoint(U, relative_group_utilities(U), reo_penalty(U))
 
 
 def normal_quantile(confidence: float) -> float:
     """``z(delta/2)``: the upper ``(1 - confidence)/2`` quantile of N(0, 1) (Alg. 1)."""
     c = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    return float(stats.norm.ppf(0.5 + c / 2.0))
+    from statistics import NormalDist     # the standard library's quantile: no scipy import at start-up
+
+    return float(NormalDist().inv_cdf(0.5 + c / 2.0))
+
+
+class ReoPoint(NamedTuple):
+    """Point estimates (eq. 4, 6, 7): ``U (..., K)``, ``delta_U (..., K)``, ``penalty (...)``."""
+
+    U: np.ndarray
+    delta_U: np.ndarray
+    penalty: np.ndarray
+
+
+class ReoJacobians(NamedTuple):
+    """``G[..., j, k] = d delta_U_k / d U_j`` and ``H[..., j] = d Delta_REO / d delta_U_j`` (App. F)."""
+
+    G: np.ndarray
+    H: np.ndarray
+
+
+#: Delta-method covariances of the U_k: ``"diagonal"`` is Algorithm 1 as printed, ``"full"``
+#: keeps the multinomial covariances of the Q_k (one default log) and of the P_k (one random log).
+COVARIANCES = ("full", "diagonal")
 
 
 class ReoArrays(NamedTuple):
@@ -62,12 +85,13 @@ class ReoArrays(NamedTuple):
     U: np.ndarray
     delta_U: np.ndarray
     penalty: np.ndarray
-    gamma: np.ndarray       # diagonal of Gamma = Cov(U), (..., K)
+    gamma: np.ndarray       # diagonal of Gamma = Cov(U), (..., K) (the same for both covariances)
     sigma: np.ndarray       # Sigma = G^T Gamma G = Cov(delta_U), (..., K, K)
     xi: np.ndarray          # Xi = H^T Sigma H = Var(penalty), (...)
     se_delta_U: np.ndarray  # sqrt(diag Sigma), (..., K)
     se_penalty: np.ndarray  # sqrt(Xi), (...); NaN where penalty == 0
     z: float                # z(delta/2)
+    covariance: str = "diagonal"   # "diagonal" (Algorithm 1) or "full"
 
     def ci_delta_U(self) -> tuple[np.ndarray, np.ndarray]:
         """``delta_U_k +- z SE`` (Alg. 1)."""
@@ -94,7 +118,36 @@ def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
         return (Q * (1.0 - Q) / nd + Q * Q * (1.0 - P) / (P * nr)) / (P * P)
 
 
-def reo_jacobians(U) -> tuple[np.ndarray, np.ndarray]:
+def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
+    """Full delta-method ``Gamma = Cov(U_hat)`` (..., K, K) from the multinomial logs.
+
+    The Q_hat_k are the cell shares of one multinomial default log, ``Cov(Q_hat_j, Q_hat_k) =
+    (delta_jk Q_k - Q_j Q_k) / n_default``, and likewise the P_hat_k of the random log; with
+    ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k`` the delta method gives
+
+        ``Gamma_jk = delta_jk (Q_k / (P_k^2 n_default) + Q_k^2 / (P_k^3 n_random))
+                     - U_j U_k (1/n_default + 1/n_random)``.
+
+    Its diagonal is Algorithm 1's Gamma (:func:`utility_covariance_diagonal`); Algorithm 1 drops
+    the off-diagonal terms. Since delta_U and Delta_REO are invariant to rescaling U,
+    ``G^T U = 0`` and the rank-one term cancels in ``G^T Gamma G``: the full Sigma is
+    ``G^T diag(Q_k/(P_k^2 n_d) + Q_k^2/(P_k^3 n_r)) G``, larger than Algorithm 1's by
+    ``(1/n_d + 1/n_r) G^T diag(U^2) G`` -- a relative ``~ (Q_k + P_k)/2`` that matters when
+    positive labels are common.
+    """
+    P = np.asarray(P, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    nd = np.asarray(n_default, dtype=float)[..., None]
+    nr = np.asarray(n_random, dtype=float)[..., None]
+    K = P.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        U = Q / P
+        diag = Q / (P * P * nd) + Q * Q / (P * P * P * nr)
+        rank_one = U[..., :, None] * U[..., None, :] * (1.0 / nd + 1.0 / nr)[..., None]
+    return diag[..., None] * np.eye(K) - rank_one
+
+
+def reo_jacobians(U) -> ReoJacobians:
     """``(G, H)`` of Algorithm 1 / App. F at utilities ``U`` (..., K):
 
     ``G[..., j, k] = d delta_U_k / d U_j = K (delta_{jk} sum_i U_i - U_k) / (sum_i U_i)^2`` and
@@ -110,10 +163,11 @@ def reo_jacobians(U) -> tuple[np.ndarray, np.ndarray]:
         G = K * (np.eye(K) * total - U[..., None, :]) / total ** 2      # G[..., j, k]
         H = dU / (K * pen[..., None])
     H = np.where(pen[..., None] > 0, H, np.nan)
-    return G, H
+    return ReoJacobians(G, H)
 
 
-def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95) -> ReoArrays:
+def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95,
+                     covariance: str = "diagonal") -> ReoArrays:
     """Algorithm 1 (App. D; App. F): estimates, standard errors of ``delta_U_k`` and of
     ``Delta_REO`` by the delta method.
 
@@ -121,7 +175,9 @@ def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95) -> Reo
     shape ``(...)`` (or scalars). Vectorized over the leading axes, so many replicates
     (simulations, days) are processed in one call.
 
-    * ``Gamma = diag(U_k^2 ((1-Q_k)/(Q_k |D_rec|) + (1-P_k)/(P_k |D_rand|)))``
+    * ``Gamma = diag(U_k^2 ((1-Q_k)/(Q_k |D_rec|) + (1-P_k)/(P_k |D_rand|)))`` (Algorithm 1,
+      ``covariance="diagonal"``, the default here) or the full multinomial covariance
+      (``covariance="full"``, :func:`utility_covariance`; the default of :func:`estimate_reo`)
     * ``G_{j,k} = d delta_U_k / d U_j = K (delta_{jk} sum_i U_i - U_k) / (sum_i U_i)^2``
     * ``H_j = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)``
     * ``Sigma = G^T Gamma G``, ``Xi = H^T Sigma H``; ``SE(delta_U_k) = sqrt(Sigma_kk)``,
@@ -130,26 +186,32 @@ def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95) -> Reo
     ``H`` is undefined where ``Delta_REO = 0``: ``se_penalty`` is NaN there (see the module
     docstring on the delta method near 0).
     """
+    if covariance not in COVARIANCES:
+        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
     z = normal_quantile(confidence)
     U, dU, pen = reo_point_estimates(P, Q)
     gamma = utility_covariance_diagonal(P, Q, n_default, n_random)
     G, H = reo_jacobians(U)
-    sigma = np.einsum("...jk,...j,...jl->...kl", G, gamma, G)
+    if covariance == "diagonal":
+        sigma = np.einsum("...jk,...j,...jl->...kl", G, gamma, G)
+    else:
+        sigma = np.einsum("...jk,...jm,...ml->...kl", G, utility_covariance(P, Q, n_default, n_random), G)
     xi = np.einsum("...k,...kl,...l->...", H, sigma, H)
     se_dU = np.sqrt(np.clip(np.diagonal(sigma, axis1=-2, axis2=-1), 0.0, None))
     se_pen = np.sqrt(np.clip(xi, 0.0, None))
-    return ReoArrays(U, dU, pen, gamma, sigma, xi, se_dU, se_pen, z)
+    return ReoArrays(U, dU, pen, gamma, sigma, xi, se_dU, se_pen, z, covariance)
 
 
 def reo_from_counts(pos_default, n_default, pos_random, n_random,
-                    confidence: float = 0.95) -> ReoArrays:
+                    confidence: float = 0.95, covariance: str = "diagonal") -> ReoArrays:
     """Algorithm 1 from counts: ``pos_default[..., k] = #{Y=1, S=s_k}`` in D_rec (size
     ``n_default``), ``pos_random[..., k]`` likewise in D_rand (size ``n_random``); eq. (5)."""
     nd = np.asarray(n_default, dtype=float)
     nr = np.asarray(n_random, dtype=float)
-    Q = np.asarray(pos_default, dtype=float) / nd[..., None]
-    P = np.asarray(pos_random, dtype=float) / nr[..., None]
-    return delta_method_reo(P, Q, nd, nr, confidence)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Q = np.asarray(pos_default, dtype=float) / nd[..., None]
+        P = np.asarray(pos_random, dtype=float) / nr[..., None]
+    return delta_method_reo(P, Q, nd, nr, confidence, covariance)
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,50 +226,35 @@ def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None
         raise ValueError(f"{name} log is missing column(s) {missing}; it has {list(log.columns)}")
 
 
-def _label_list(label) -> list[str]:
-    labels = [label] if isinstance(label, str) else list(label)
-    if not labels or not all(isinstance(c, str) for c in labels):
-        raise TypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
-    return labels
-
-
 def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name: str = "log") -> np.ndarray:
     """Boolean ``Y`` per row: the label column, or the OR of several 0/1 columns
     (the seed's published data: Y = 1 when any engagement signal is 1, Sec. 4.2).
 
     Every label value must be 0 or 1 (bools accepted); anything else, NaN included, is refused.
     """
-    labels = _label_list(label)
+    labels = label_columns(label)
     _check_columns(log, labels, name)
-    y = np.zeros(len(log), dtype=bool)
-    for col in labels:
-        series = log[col]
-        if series.dtype == bool:
-            y |= series.to_numpy()
-            continue
-        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
-        values = series.to_numpy(dtype=float, na_value=np.nan)   # nullable Int/boolean too
-        bad = ~np.isin(values, (0.0, 1.0))
-        if bad.any():
-            shown = pd.unique(values[bad])[:5].tolist()
-            raise ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
-        y |= values == 1.0
-    return y
+    return frame_label_indicator(log, labels, name)
 
 
 def _resolve_groups(logs: Sequence[pd.DataFrame], group: str, groups) -> list:
+    return resolve_groups([pd.unique(log[group]) for log in logs], group, groups)
+
+
+def resolve_groups(found_values: Sequence, group: str, groups) -> list:
+    """The groups of an estimate: ``groups`` checked against the values found in the logs
+    (``found_values``: one array of distinct values per log), or the sorted values found."""
     if groups is not None:
         groups = list(groups)
         if len(groups) < 2 or len(set(groups)) != len(groups):
             raise ValueError(f"groups must list at least 2 distinct values, got {groups!r}")
-        for log in logs:
-            unknown = set(pd.unique(log[group])) - set(groups)
+        for values in found_values:
+            unknown = set(values) - set(groups)
             if unknown:
                 raise ValueError(f"group column {group!r} has values {sorted(map(str, unknown))} "
                                  f"not in groups={groups!r}")
         return groups
-    values = pd.unique(pd.concat([log[group] for log in logs], ignore_index=True))
+    values = pd.unique(np.concatenate([np.asarray(v, dtype=object) for v in found_values]))
     if pd.isna(values).any():
         raise ValueError(f"group column {group!r} has missing values")
     found = sorted(values.tolist(), key=lambda v: (str(type(v)), v))
@@ -216,27 +263,42 @@ def _resolve_groups(logs: Sequence[pd.DataFrame], group: str, groups) -> list:
     return found
 
 
+class PositiveCounts(NamedTuple):
+    """``positives[k] = #{Y=1, S=s_k}`` and ``n = |log|``: the numerators and denominator of eq. (5)."""
+
+    positives: np.ndarray
+    n: int
+
+
 def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
-                    groups: Sequence, name: str = "log") -> tuple[np.ndarray, int]:
+                    groups: Sequence, name: str = "log") -> PositiveCounts:
     """``(#{Y=1, S=s_k} for k in groups, |log|)``: the numerators and denominator of eq. (5)."""
     y = label_indicator(log, label, name=name)
     codes = pd.Categorical(log[group], categories=list(groups)).codes
     counts = np.bincount(codes[y & (codes >= 0)], minlength=len(groups))
-    return counts.astype(np.int64), len(log)
+    return PositiveCounts(counts.astype(np.int64), len(log))
 
 
 def _check_log(log, label, group: str, name: str) -> None:
-    _check_columns(log, _label_list(label) + [group], name)
+    _check_columns(log, label_columns(label) + [group], name)
     if len(log) == 0:
         raise ValueError(f"{name} log is empty: REO needs at least one row")
 
 
-@dataclass
-class ReoResult:
+#: Interval methods of :func:`estimate_reo`: ``"delta-full"`` (full multinomial covariance, the
+#: default) and ``"delta"`` (Algorithm 1 as printed, diagonal Gamma).
+INTERVALS = ("delta-full", "delta")
+_COVARIANCE_OF = {"delta-full": "full", "delta": "diagonal"}
+
+
+@dataclass(frozen=True, eq=False)
+class ReoResult(Result):
     """REO estimates with delta-method standard errors and intervals (Algorithm 1).
 
     ``groups``: tidy DataFrame with one row per group: ``group, P, Q, U, delta_U, se,
-    ci_low, ci_high`` (se and interval are those of ``delta_U``).
+    ci_low, ci_high`` (se and interval are those of ``delta_U``). ``method`` records the
+    interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
+    ``"naive"``. ``notes``: why an interval is unreliable (a group without positives, ...).
     """
 
     groups: pd.DataFrame
@@ -247,61 +309,45 @@ class ReoResult:
     n_random: int
     confidence: float = 0.95
     sigma: np.ndarray | None = field(default=None, repr=False)
-    method: str = "delta"
-    #: False when the *delta-method* penalty interval reaches 0 or below, or its SE is
-    #: undefined (penalty exactly 0): the delta method is then unreliable for the penalty
-    #: (module docstring). Bootstrap results carry the flag of the delta interval too.
+    method: str = "delta-full"
+    #: False when the *delta-method* penalty interval reaches 0 or below, its SE is undefined
+    #: (penalty exactly 0), or a group has no positive label in the default log (SE 0 there):
+    #: the delta method is then unreliable (module docstring). Bootstrap results carry the
+    #: flag of the delta interval too.
     delta_method_reliable: bool = False
+    notes: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group (the ``groups`` table) with the penalty, its interval, the log
+        sizes, the confidence and the method repeated on every row."""
+        return self.groups.assign(
+            penalty=self.penalty, penalty_se=self.penalty_se, penalty_ci_low=self.penalty_ci[0],
+            penalty_ci_high=self.penalty_ci[1], n_default=self.n_default, n_random=self.n_random,
+            confidence=self.confidence, method=self.method, delta_method_reliable=self.delta_method_reliable)
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (list of records), ``penalty``, ``penalty_se``, ``penalty_ci``,
-        ``n_default``, ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``.
-        Undefined numbers (NaN) become ``None`` (JSON null)."""
-        return {
-            "groups": _records(self.groups),
-            "penalty": _json_float(self.penalty),
-            "penalty_se": _json_float(self.penalty_se),
-            "penalty_ci": [_json_float(self.penalty_ci[0]), _json_float(self.penalty_ci[1])],
-            "n_default": int(self.n_default),
-            "n_random": int(self.n_random),
-            "confidence": _json_float(self.confidence),
-            "method": self.method,
-            "delta_method_reliable": bool(self.delta_method_reliable),
-        }
-
-
-def _json_float(v) -> float | None:
-    v = float(v)
-    return v if np.isfinite(v) else None
-
-
-def _records(table: pd.DataFrame) -> list[dict]:
-    """Rows of a result table as JSON-ready dicts (numpy scalars unwrapped, NaN -> None)."""
-    out = []
-    for row in table.to_dict(orient="records"):
-        rec = {}
-        for k, v in row.items():
-            if isinstance(v, (float, np.floating)):
-                rec[k] = _json_float(v)
-            elif isinstance(v, np.generic):
-                rec[k] = v.item()
-            else:
-                rec[k] = v
-        out.append(rec)
-    return out
+        ``n_default``, ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``,
+        ``notes``. Undefined numbers (NaN) become ``None`` (JSON null)."""
+        return jsonable({
+            "groups": self.groups, "penalty": self.penalty, "penalty_se": self.penalty_se,
+            "penalty_ci": list(self.penalty_ci), "n_default": self.n_default, "n_random": self.n_random,
+            "confidence": self.confidence, "method": self.method,
+            "delta_method_reliable": self.delta_method_reliable, "notes": list(self.notes),
+        })
 
 
 def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_random: int,
-                        confidence: float, method: str = "delta") -> ReoResult:
+                        confidence: float, method: str, notes: Sequence[str] = ()) -> ReoResult:
     lo, hi = arr.ci_delta_U()
     plo, phi = arr.ci_penalty()
     table = pd.DataFrame({
         "group": groups, "P": P, "Q": Q, "U": arr.U, "delta_U": arr.delta_U,
         "se": arr.se_delta_U, "ci_low": lo, "ci_high": hi,
     })
-    reliable = bool(np.isfinite(arr.se_penalty) and plo > 0.0)
+    reliable = bool(np.isfinite(arr.se_penalty) and plo > 0.0) and not notes
     return ReoResult(table, float(arr.penalty), float(arr.se_penalty), (float(plo), float(phi)),
-                     int(n_default), int(n_random), float(confidence), arr.sigma, method, reliable)
+                     int(n_default), int(n_random), float(confidence), arr.sigma, method, reliable, tuple(notes))
 
 
 def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarray) -> None:
@@ -315,27 +361,72 @@ def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarr
                          "so delta_U and the REO penalty are undefined")
 
 
-def estimate_reo(default: pd.DataFrame, random: pd.DataFrame, *, label: str | Sequence[str] = "Y",
-                 group: str = "S", confidence: float = 0.95, groups: Sequence | None = None) -> ReoResult:
+def zero_default_notes(groups: Sequence, pos_default) -> list[str]:
+    """Notes for groups without a positive label in the default log: ``Q_k = 0`` gives
+    ``U_k = 0`` with delta-method SE 0 (the delta method is unreliable at the boundary)."""
+    return [f"group {g!r} has no positive label in the default log (Q_k = 0): U_k = 0 with delta-method "
+            f"SE 0, an unreliable interval; collect more default traffic or use a bootstrap interval"
+            for g, c in zip(groups, np.asarray(pos_default)) if c == 0]
+
+
+def check_interval(interval: str) -> str:
+    """``interval`` checked against :data:`INTERVALS`."""
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
+    return interval
+
+
+def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
+                           confidence: float = 0.95, interval: str = "delta-full") -> ReoResult:
+    """The full :class:`ReoResult` from per-group positive counts and log sizes (eq. 5-7 and the
+    delta method ``interval``): the one estimator every data path (pandas, DuckDB, Spark) ends in.
+
+    Refuses empty logs and groups without positives in the random log (U_k undefined), naming
+    them; a group without positives in the default log gets a note and an unreliable flag.
+    """
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
+    covariance = _COVARIANCE_OF[check_interval(interval)]
+    groups = list(groups)
+    pos_d, pos_r = np.asarray(pos_default, dtype=np.int64), np.asarray(pos_random, dtype=np.int64)
+    for n, name in ((n_default, "default"), (n_random, "random")):
+        if n == 0:
+            raise ValueError(f"{name} log is empty: REO needs at least one row")
+    _check_estimable(groups, pos_d, pos_r)
+    Q = pos_d / n_default
+    P = pos_r / n_random
+    arr = delta_method_reo(P, Q, n_default, n_random, confidence, covariance)
+    return _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval,
+                               zero_default_notes(groups, pos_d))
+
+
+def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
+                 confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
+                 engine: str = "auto", spark=None) -> ReoResult:
     """Estimate ``U_k``, ``delta_U_k`` and ``Delta_REO`` with delta-method intervals
     (eq. 5-7, Algorithm 1) from the default traffic log D_rec and the random traffic log D_rand.
 
+    The logs are reduced to per-group counts first (:func:`ocef.reo.reo_counts`): each is a
+    pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a
+    DuckDB relation or :class:`ocef.logs_engine.Sql` query, or a Spark DataFrame; ``engine`` =
+    ``"auto"`` (DuckDB for files, pandas for frames), ``"duckdb"``, ``"pandas"`` or ``"spark"``.
+
+    ``interval``: ``"delta-full"`` (default; the delta method with the full multinomial
+    covariance of the Q_k and of the P_k, :func:`utility_covariance`) or ``"delta"``
+    (Algorithm 1 as printed, diagonal Gamma: it under-covers when positive labels are common).
     ``label``: a 0/1 column, or a list of them (Y = any of them); ``group``: the item-group
     column S; ``groups``: optional list fixing the groups and their order (default: the sorted
     values found in both logs). Raises ``ValueError`` naming the problem for missing columns,
     empty logs, labels outside {0, 1}, and groups without positives in the random traffic.
     """
+    from ocef.reo.counts import reo_counts
+
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    _check_log(default, label, group, "default")
-    _check_log(random, label, group, "random")
-    groups = _resolve_groups([default, random], group, groups)
-    pos_d, n_d = positive_counts(default, label=label, group=group, groups=groups, name="default")
-    pos_r, n_r = positive_counts(random, label=label, group=group, groups=groups, name="random")
-    _check_estimable(groups, pos_d, pos_r)
-    Q = pos_d / n_d
-    P = pos_r / n_r
-    arr = delta_method_reo(P, Q, n_d, n_r, confidence)
-    return _result_from_arrays(groups, P, Q, arr, n_d, n_r, confidence)
+    check_interval(interval)
+    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
+                   engine=engine, spark=spark)
+    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+                                  c.positives("random"), int(c.rows("random")),
+                                  confidence=confidence, interval=interval)
 
 
 def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
@@ -382,4 +473,4 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
                           "U": U, "delta_U": relative_group_utilities(U), "se": nan,
                           "ci_low": nan, "ci_high": nan})
     return ReoResult(table, float(reo_penalty(U)), float("nan"), (float("nan"), float("nan")),
-                     n_d, n_r, float("nan"), None, "naive")
+                     int(n_d), int(n_r), float("nan"), None, "naive")

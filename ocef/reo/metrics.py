@@ -3,7 +3,7 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,22 @@ from ocef.reo.estimators import (
 # Other metrics (App. H)
 # --------------------------------------------------------------------------------------------
 
-def ranking_statistical_parity(n_recommended, n_candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class RspResult(NamedTuple):
+    """Ranking statistical parity (App. H.1): ``U (..., K)``, ``delta_U (..., K)``, ``penalty (...)``."""
+
+    U: np.ndarray
+    delta_U: np.ndarray
+    penalty: np.ndarray
+
+
+class UserPrecision(NamedTuple):
+    """User-side precision utility (App. H.2): per-group ``table`` and the ``disparity`` std/mean."""
+
+    table: pd.DataFrame
+    disparity: float
+
+
+def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
     """RSP (App. H.1, eq. 24-26): ``U_k = #{R=1, S=s_k} / #{S=s_k}`` over the pair space,
     ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25), ``Delta_RSP = std(U) / mean(U)``.
 
@@ -36,11 +51,11 @@ def ranking_statistical_parity(n_recommended, n_candidates) -> tuple[np.ndarray,
     if np.any(cand <= 0) or np.any(rec < 0) or np.any(rec > cand):
         raise ValueError("need 0 <= n_recommended <= n_candidates and n_candidates > 0 for every group")
     U = rec / cand
-    return U, U - U.mean(axis=-1, keepdims=True), reo_penalty(U)
+    return RspResult(U, U - U.mean(axis=-1, keepdims=True), reo_penalty(U))
 
 
 def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] = "Y",
-                           user_group: str) -> tuple[pd.DataFrame, float]:
+                           user_group: str) -> UserPrecision:
     """User-side constrained RTPR = precision@N_show (App. H.2, eq. 27), from D_rec alone:
     ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over the default traffic.
 
@@ -54,4 +69,4 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
     pos = np.bincount(codes[y], minlength=len(names))
     U = pos / n
     table = pd.DataFrame({"group": names, "n": n, "U": U, "delta_U": relative_group_utilities(U)})
-    return table, float(reo_penalty(U))
+    return UserPrecision(table, float(reo_penalty(U)))

@@ -3,10 +3,47 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+
+from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
+from ocef.results import Result
 from ocef.validation import check_in_interval
-from ocef.reo.estimators import delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
+
+
+class _OneRow(Result):
+    """A result whose tidy frame is its one row of fields."""
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([self.to_dict()])
+
+
+@dataclass(frozen=True)
+class SamplePlan(_OneRow):
+    """Log sizes from :func:`delta_method_sample_size`: ``n_default``, ``n_random`` and the
+    ``half_width`` they give (<= ``epsilon``) for ``target`` with the ``interval`` method."""
+
+    n_default: int
+    n_random: int
+    half_width: float
+    epsilon: float
+    confidence: float
+    target: str
+    interval: str
+
+
+@dataclass(frozen=True)
+class TheoremSampleSize(_OneRow):
+    """Sizes from :func:`theorem_sample_size` (Theorem E.4, eq. 21 and 8): ``n``, ``n_default``,
+    ``n_random``."""
+
+    n: float
+    n_default: int
+    n_random: int
+    epsilon: float
+    delta: float
 
 # --------------------------------------------------------------------------------------------
 # Planning: thresholds and sample sizes (Sec. 4.3, Theorem D.2 / App. E, Alg. 1)
@@ -40,29 +77,30 @@ def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
     return P, Q
 
 
-def _variance_coefficients(P, Q) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _variance_coefficients(P, Q, covariance: str = "diagonal") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
-    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1)."""
+    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1, and the full covariance)."""
     P, Q = _check_rates(P, Q)
-    a = delta_method_reo(P, Q, 1.0, np.inf)
-    b = delta_method_reo(P, Q, np.inf, 1.0)
+    a = delta_method_reo(P, Q, 1.0, np.inf, covariance=covariance)
+    b = delta_method_reo(P, Q, np.inf, 1.0, covariance=covariance)
     diag = lambda s: np.diagonal(s, axis1=-2, axis2=-1)  # noqa: E731
     return a.xi, b.xi, diag(a.sigma), diag(b.sigma)
 
 
 def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
                              n_default: int | None = None, random_to_default: float | None = None,
-                             target: str = "penalty") -> dict:
-    """Log sizes for which the delta-method interval of Algorithm 1 has half-width <= epsilon.
+                             target: str = "penalty", interval: str = "delta-full") -> SamplePlan:
+    """Log sizes for which the delta-method interval (``interval``: ``"delta-full"``, the
+    default of :func:`ocef.reo.estimate_reo`, or ``"delta"``, Algorithm 1) has half-width <= epsilon.
 
     ``P``, ``Q``: planning values of P_k, Q_k (a pilot estimate). ``target``: ``"penalty"``
     or ``"delta_U"`` (all groups). Give either ``n_default`` (the default log you will have;
     returns the random log needed) or ``random_to_default`` (the ratio |D_rand| / |D_rec|;
-    returns both). Returns ``{"n_default", "n_random", "half_width"}``.
+    returns both). Returns a :class:`SamplePlan`.
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
     z = normal_quantile(confidence)
-    A, B, Ak, Bk = _variance_coefficients(P, Q)
+    A, B, Ak, Bk = _variance_coefficients(P, Q, _COVARIANCE_OF[check_interval(interval)])
     if target == "delta_U":
         pass
     elif target == "penalty":
@@ -89,10 +127,10 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         nd = int(np.ceil(np.max((Ak + Bk / r) / budget)))
         nr = int(np.ceil(r * nd))
     half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
-    return {"n_default": nd, "n_random": nr, "half_width": half}
+    return SamplePlan(nd, nr, half, eps, float(confidence), target, interval)
 
 
-def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
+def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleSize:
     """Sizes that Theorem E.4 (eq. 21) and eq. (8) give for ``|Delta_REO_hat - Delta_REO| <=
     epsilon`` with probability >= 1 - delta (the constant-explicit form of Theorem D.2):
 
@@ -114,9 +152,8 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> dict:
     U = rtpr_utilities(P, Q)
     K = U.shape[-1]
     n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
-    return {"n": float(n),
-            "n_default": int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
-            "n_random": int(np.ceil(n * np.max(U ** 2 * (1 - P) / P)))}
+    return TheoremSampleSize(float(n), int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
+                             int(np.ceil(n * np.max(U ** 2 * (1 - P) / P))), eps, d)
 
 
 def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float:

@@ -1,7 +1,6 @@
 """MovieLens-derived environment: ground truth by completion, simulated recommender."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pandas as pd
@@ -65,7 +64,7 @@ def test_environment_on_small_files(tmp_path):
     assert len(list((tmp_path / "cache").glob("movielens-truth-*.npz"))) == 1
     again = MovieLensEnvironment(tmp_path / "ml-100k", n_items=20, completion_factors=5)
     np.testing.assert_array_equal(env.rho, again.rho)
-    scores = env.estimated_scores(2, train_fraction=0.5, seed=0)
+    scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
     assert scores.shape == (30, 20) and np.all(np.isfinite(scores))
 
 
@@ -90,17 +89,15 @@ def test_full_ml100k_pipeline():
     from ocef.envy import envy_report
     from ocef.policies.builders import build_policy
 
-    t0 = time.perf_counter()
     env = MovieLensEnvironment(require_data("ml-100k"), n_items=200)
     assert env.rho.shape == (943, 200) and env.n_observed > 40000
-    scores = env.estimated_scores(4, train_fraction=0.2, seed=0)
+    scores = env.estimated_scores(4, train_fraction=0.2, rng=0)
     labels, names = env.groups("age-occupation")
     assert len(names) == labels.max() + 1 > 50
     for name in ("softmax", "argmax", "parity"):
         probs = build_policy(name, scores, beta=30.0, categories=env.item_categories).probabilities()
         rep = envy_report(env.rho, probs, labels, epsilon=0.05)
         assert 0 <= rep.individual_average_envy < 0.5 and 0 <= rep.group_average_envy < 0.5
-    assert time.perf_counter() - t0 < 60
 
 
 def test_environment_on_small_ml1m_files(tmp_path):

@@ -25,7 +25,7 @@ def test_unit_vectors_and_labels():
 
 
 def test_ground_truth_low_rank_in_unit_interval():
-    env = SyntheticEnvironment(60, 40, rank=3, n_groups=4, n_categories=5, seed=1)
+    env = SyntheticEnvironment(60, 40, rank=3, n_groups=4, n_categories=5, rng=1)
     assert isinstance(env, Environment)
     assert env.rho.shape == (60, 40) and env.rho.min() >= 0 and env.rho.max() <= 1
     assert np.linalg.matrix_rank(env.rho, tol=1e-8) <= 4  # rank + 1
@@ -33,11 +33,11 @@ def test_ground_truth_low_rank_in_unit_interval():
     assert np.bincount(labels).tolist() == [15, 15, 15, 15] and names[0] == "group 0"
     assert sorted(np.bincount(env.item_categories).tolist()) == [8, 8, 8, 8, 8]
     np.testing.assert_array_equal(env.rho, SyntheticEnvironment(60, 40, rank=3, n_groups=4, n_categories=5,
-                                                                seed=1).rho)
+                                                                rng=1).rho)
 
 
 def test_groups_have_distinct_tastes_when_spread_is_small():
-    env = SyntheticEnvironment(200, 50, rank=4, n_groups=2, group_spread=0.05, seed=0)
+    env = SyntheticEnvironment(200, 50, rank=4, n_groups=2, group_spread=0.05, rng=0)
     lab, _ = env.groups()
     within = np.corrcoef(env.rho[lab == 0]).mean()
     between = np.corrcoef(env.rho[lab == 0], env.rho[lab == 1])[:100, 100:].mean()
@@ -45,13 +45,13 @@ def test_groups_have_distinct_tastes_when_spread_is_small():
 
 
 def test_estimated_scores_cached_and_reproducible(tmp_path):
-    env = SyntheticEnvironment(40, 30, rank=2, n_groups=2, seed=0)
-    s1 = env.estimated_scores(2, train_fraction=0.3, seed=1)
+    env = SyntheticEnvironment(40, 30, rank=2, n_groups=2, rng=0)
+    s1 = env.estimated_scores(2, train_fraction=0.3, rng=1)
     assert s1.shape == (40, 30)
     assert len(list(tmp_path.glob("recommender-*.npz"))) == 1
-    np.testing.assert_array_equal(s1, env.estimated_scores(2, train_fraction=0.3, seed=1))
+    np.testing.assert_array_equal(s1, env.estimated_scores(2, train_fraction=0.3, rng=1))
     assert len(list(tmp_path.glob("recommender-*.npz"))) == 1
-    assert not np.array_equal(s1, env.estimated_scores(2, train_fraction=0.3, seed=2))
+    assert not np.array_equal(s1, env.estimated_scores(2, train_fraction=0.3, rng=2))
     with pytest.raises(ValueError, match="train_fraction"):
         env.estimated_scores(2, train_fraction=1.5)
     with pytest.raises((ValueError, TypeError), match="factors"):

@@ -24,7 +24,7 @@ def test_registered():
 
 def test_envy_rows_exact_on_identical_scores():
     """Identical scores for every user: identical policies, hence no envy at all (Sec. 6.1)."""
-    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, seed=0)
+    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, rng=0)
     scores = np.tile(np.linspace(0, 1, 20), (30, 1))
     rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
     assert set(rows.policy) == set(exp.POLICIES) and set(rows.level) == {"individuals", "groups"}
@@ -34,7 +34,7 @@ def test_envy_rows_exact_on_identical_scores():
 
 def test_envy_rows_detect_envy():
     """Scores anti-aligned with a user's preferences make that user envious under argmax."""
-    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, seed=0)
+    env = SyntheticEnvironment(30, 20, rank=2, n_groups=3, rng=0)
     scores = env.rho.copy()
     scores[0] = -env.rho[0]
     rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
@@ -48,7 +48,7 @@ def test_envy_rows_detect_envy():
 
 
 def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
-    small = SyntheticEnvironment(40, 30, rank=2, n_groups=4, seed=0)
+    small = SyntheticEnvironment(40, 30, rank=2, n_groups=4, rng=0)
     monkeypatch.setattr(exp, "make_environment", lambda data_dir, quick: (small, "group"))
     monkeypatch.setattr(exp, "FACTORS_QUICK", (1, 2))
     paths = exp.run(tmp_path, quick=True, seed=0, data_dir=None, progress=False)

@@ -116,7 +116,7 @@ def synthetic_problem():
 def test_full_audit_correct_jointly_in_1_minus_delta_of_100_audits(synthetic_problem):
     p = synthetic_problem
     assert (p.true_envy > 0.05).any() and (p.true_envy == 0).any(), "instance must have envious and envy-free groups"
-    rep = run_audit(p, alpha=0.1, delta=0.05, epsilon=0.05, trials=100, seed=11)
+    rep = run_audit(p, alpha=0.1, delta=0.05, epsilon=0.05, trials=100, rng=11)
     s = rep.summary().iloc[0]
     assert s["share_timeout"] == 0
     assert s["all_correct_rate"] >= 0.95                       # Cor. 7.1, jointly over groups
@@ -132,8 +132,8 @@ def test_full_audit_correct_jointly_in_1_minus_delta_of_100_audits(synthetic_pro
 def test_ask_tell_engine_with_literal_pull_agrees_with_vectorized(synthetic_problem):
     p = synthetic_problem
     kw = dict(alpha=0.3, delta=0.05, epsilon=0.05, trials=6)
-    lit = run_audit(p, engine="ask-tell", seed=1, **kw).groups
-    vec = run_audit(p, engine="vectorized", seed=2, trials=30, alpha=0.3).groups
+    lit = run_audit(p, engine="ask-tell", rng=1, **kw).groups
+    vec = run_audit(p, engine="auto", rng=2, trials=30, alpha=0.3).groups
     for g in range(p.n_groups):
         a, b = lit[lit.group == g], vec[vec.group == g]
         assert set(a["verdict"]) == set(b["verdict"])
@@ -146,17 +146,17 @@ def test_audit_live_against_a_pull_function():
     means = np.array([[0.5, 0.9], [0.5, 0.2]])      # group 0 envies group 1; group 1 does not
     rng = np.random.default_rng(0)
     auditors = audit_live(lambda i, arm: float(rng.random() < means[i, arm]), 2, [1, 1], alpha=0.5,
-                          delta=0.05, epsilon=0.05, rng=1)
+                          delta=0.05, epsilon=0.05, rng=1).auditors
     assert [a.verdict.value for a in auditors] == ["envy", "no_envy"]
     assert auditors[0].delta == pytest.approx(0.025)     # δ/G
 
 
 def test_report_dict_and_summary(synthetic_problem):
-    rep = run_audit(synthetic_problem, alpha=0.5, trials=1, seed=0)
+    rep = run_audit(synthetic_problem, alpha=0.5, trials=1, rng=0)
     d = rep.to_dict()
     assert {"groups", "share_envy", "share_no_envy", "share_timeout", "duration_mean", "cost_mean"} <= set(d)
     assert set(d["groups"][0]) == {"group", "name", "size", "verdict", "duration", "cost", "true_envy"}
-    rep2 = run_audit(synthetic_problem, alpha=0.5, trials=2, seed=0, max_steps=5)
+    rep2 = run_audit(synthetic_problem, alpha=0.5, trials=2, rng=0, max_steps=5)
     assert "trial" in rep2.to_dict()["groups"][0]
     assert (rep2.groups["verdict"] == "timeout").all() and rep2.groups["correct"].isna().all()
     # no verdict, hence no wrong verdict: the joint rate of Cor. 7.1 is 1, the timeout share 1

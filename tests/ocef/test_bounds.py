@@ -1,4 +1,6 @@
 """ocef.bounds against values computed by hand (plain math) from Do et al., App. G."""
+import math
+
 import numpy as np
 import pytest
 
@@ -66,10 +68,27 @@ def test_xi_eq8_by_hand():
 
 def test_theorem6_and_7_by_hand():
     means = np.array([0.5, 0.2])
-    h = bounds.duration_terms(means, delta=0.1, alpha=0.1, epsilon=0.05, group_size=2)
+    h = bounds.duration_terms(means, delta=0.1, alpha=0.1, epsilon=0.05, group_size=2, form="theorem6")
     np.testing.assert_allclose(h, [43215.75702644426, 1578.0115418123987], rtol=1e-12)
-    assert bounds.duration_bound(means, 0.1, 0.1, 0.05, 2) == pytest.approx(44793.76856825666, rel=1e-12)
-    assert bounds.cost_bound(means, 0.1, 0.1, 0.05, 2) == pytest.approx(473.40346254371957, rel=1e-12)
+    assert bounds.duration_bound(means, 0.1, 0.1, 0.05, 2, form="theorem6") == pytest.approx(44793.76856825666, rel=1e-12)
+    assert bounds.cost_bound(means, 0.1, 0.1, 0.05, 2, form="theorem6") == pytest.approx(473.40346254371957, rel=1e-12)
+
+
+def test_lemmas_9_10_by_hand_with_the_runs_sigma_and_omega():
+    # Lemma 9/10 of App. G.3 evaluated with plain math for σ = 0.3, ω = 0.2, |g| = 3, K = 2.
+    means, delta, alpha, eps, g, sigma, omega = [0.5, 0.2, 0.7], 0.1, 0.2, 0.05, 3, 0.3, 0.2
+    th = math.log(1 + omega) * (omega * delta / (2 * (2 + omega))) ** (1 / (1 + omega))
+    etas = [max(m - 0.5, 0.5 + eps - m) for m in means[1:]]
+    c = sigma ** 2 * (1 + math.sqrt(omega)) ** 2 * (1 + omega)
+    hk = [1 + 32 * c / (g * e ** 2) * math.log(2 * 3 * max(1.0, math.log(64 * 3 * c * (1 + omega) / (th * g * e ** 2))) / th)
+          for e in etas]
+    h0 = max(max(hk), (6 * 2 + 2) / (alpha * 0.5)) + sum(
+        64 * c * math.log(2 * 3 * math.log((1 + omega) * h) / th) / (alpha * 0.5 * g * e) for h, e in zip(hk, etas))
+    got = bounds.duration_terms(np.array(means), delta, alpha, eps, g, sigma, omega)
+    np.testing.assert_allclose(got, [h0, *hk], rtol=1e-12)
+    assert bounds.duration_bound(np.array(means), delta, alpha, eps, g, sigma, omega) == pytest.approx(h0 + sum(hk), rel=1e-12)
+    # σ and ω matter: the default run (σ = 1/2, ω = 0.01) gives another bound.
+    assert bounds.duration_bound(np.array(means), delta, alpha, eps, g) != pytest.approx(h0 + sum(hk), rel=1e-3)
 
 
 def test_gaps_and_cost_bound_only_counts_worse_arms():

@@ -122,8 +122,10 @@ def test_envy_summary_values_and_frame():
     assert s.groups["envious"].tolist() == [True, False]
     assert s.groups["best_group"].tolist() == [1, 1]
     d = s.as_dict()
-    assert d["groups"] == [{"group": 0, "size": 2, "envy": 0.125, "envious": True},
-                           {"group": 1, "size": 2, "envy": 0.0, "envious": False}]
+    assert [{k: g[k] for k in ("group", "name", "size", "envy", "envious")} for g in d["groups"]] == [
+        {"group": 0, "name": "0", "size": 2, "envy": 0.125, "envious": True},
+        {"group": 1, "name": "1", "size": 2, "envy": 0.0, "envious": False}]
+    assert s.to_frame()["best_name"].tolist() == ["1", "1"]
     assert envy_summary(U, T1_GROUPS, w, epsilon=0.125).group_prop_envious == 0.0   # strict >
     t2 = envy_report(T2_RHO, equity_of_exposure_policy(T2_RHO, T2_CATS), epsilon=0.03)
     assert t2.individual_average_envy == pytest.approx(0.04) and t2.individual_prop_envious == 1.0

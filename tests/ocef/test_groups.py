@@ -30,3 +30,26 @@ def test_member_lists_and_integer_floats():
 def test_bad_partitions(groups, n, match):
     with pytest.raises(ValueError, match=match):
         check_partition(groups, n)
+
+
+def test_string_and_bool_labels_are_group_names():
+    from ocef.groups import check_partition
+
+    np.testing.assert_array_equal(check_partition(np.array(["b", "a", "b", "c"]), 4), [1, 0, 1, 2])
+    np.testing.assert_array_equal(check_partition(np.array([True, False, True]), 3), [1, 0, 1])
+    np.testing.assert_array_equal(check_partition(["x", "y", "x"], 3), [0, 1, 0])
+
+
+def test_policy_rows_summing_to_one_within_1e_6_are_accepted():
+    from ocef.policies import ArrayPolicy
+
+    probs = np.array([[0.5, 0.5 + 5e-7], [1.0, 0.0]])
+    assert ArrayPolicy(probs).probabilities().shape == (2, 2)
+    with pytest.raises(ValueError, match="sum to 1"):
+        ArrayPolicy(np.array([[0.5, 0.5 + 1e-4], [1.0, 0.0]]))
+
+
+def test_rng_accepts_a_list_of_seeds():
+    from ocef.validation import as_generator
+
+    assert as_generator([1, 2]).random() == np.random.default_rng([1, 2]).random()

@@ -6,7 +6,6 @@ import pytest
 from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
 from ocef import OCEF, Verdict
 from ocef.runner import bernoulli_sampler, run_bandits, run_batch
-from ocef.simulation import run_ask_tell
 
 
 def _replay_tables(n_steps, means, seed):
@@ -78,7 +77,7 @@ def test_run_batch_validates():
 def test_correct_in_1_minus_delta_of_200_runs_per_instance_and_constraint_always_held():
     delta = 0.05
     cfg = pd.DataFrame({"instance": [1, 2, 3, 4], "alpha": 0.1, "delta": delta, "epsilon": 0.05})
-    runs = run_bandits(cfg, {i: paper_instance(i) for i in (1, 2, 3, 4)}, trials=200, seed=2024)
+    runs = run_bandits(cfg, {i: paper_instance(i) for i in (1, 2, 3, 4)}, trials=200, rng=2024).to_frame()
     for inst, df in runs.groupby("instance"):
         correct = (df["verdict"] == EXPECTED_VERDICT[inst]).mean()
         assert correct >= 1 - delta, f"instance {inst}: correct in {correct:.3f} of runs"
@@ -91,9 +90,10 @@ def test_ask_tell_and_vectorized_agree_statistically():
     # Same verdict rates and mean durations within 4 standard errors of the difference.
     cfg = pd.DataFrame({"instance": [1, 2, 3, 4], "alpha": 0.3, "delta": 0.05, "epsilon": 0.05})
     means = {i: paper_instance(i) for i in (1, 2, 3, 4)}
-    vec = run_bandits(cfg, means, trials=60, seed=1)
+    vec = run_bandits(cfg, means, trials=60, rng=1).to_frame()
+    ask = run_bandits(cfg, means, trials=60, rng=2, engine="ask-tell").to_frame()
     for inst in (1, 2, 3, 4):
-        at = run_ask_tell(means[inst], delta=0.05, alpha=0.3, epsilon=0.05, trials=60, seed=inst)
+        at = ask[ask["instance"] == inst]
         v = vec[vec["instance"] == inst]
         assert (at["verdict"] == EXPECTED_VERDICT[inst]).all() and (v["verdict"] == EXPECTED_VERDICT[inst]).all()
         se = np.sqrt(at["duration"].var() / len(at) + v["duration"].var() / len(v))
@@ -142,3 +142,13 @@ def test_numba_engine_needs_discrete_rewards():
         run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="numba")
     with pytest.raises(ValueError, match="engine"):
         run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), engine="gpu")
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 150, 2000])
+def test_binomial_pmf_equals_scipy(n):
+    from scipy.stats import binom
+
+    from ocef.runner import binomial_pmf
+
+    for p in (0.0, 1e-3, 0.3, 0.5, 0.97, 1.0):
+        np.testing.assert_allclose(binomial_pmf(n, p), binom.pmf(np.arange(n + 1), n, p), rtol=1e-9, atol=1e-300)

@@ -67,7 +67,7 @@ def test_cli_coat_matches_independent_computation(capsys):
         return (m[u, i] >= 4).astype(int), gender[i]
 
     ref = independent_reo(*rows(train), *rows(test), ["men", "women"])
-    out = run_json(capsys, "reo", "--dataset", "coat", "--data-dir", str(root.parent))
+    out = run_json(capsys, "reo", "--dataset", "coat", "--data-dir", str(root.parent), "--interval", "delta")
     check_against(out, ref, ["men", "women"])
     assert out["threshold_80"] == pytest.approx(1 / 9)
     # human-readable output names both groups and the penalty
@@ -88,7 +88,7 @@ def test_cli_obd_matches_independent_computation(capsys):
         tier = np.array(["high" if f0[i] > med else "low" for i in log.item_id])
         data[policy] = (log.click.to_numpy(), tier)
     ref = independent_reo(*data["bts"], *data["random"], ["high", "low"])
-    out = run_json(capsys, "reo", "--dataset", "obd")
+    out = run_json(capsys, "reo", "--dataset", "obd", "--interval", "delta")
     check_against(out, ref, ["high", "low"])
     assert out["delta_method_reliable"] is False  # 42 and 38 clicks: the interval reaches 0
 
@@ -113,7 +113,7 @@ def write_logs(tmp_path, fmt="csv"):
 def test_cli_reo_on_files_multi_label(tmp_path, capsys, fmt):
     frames, paths = write_logs(tmp_path, fmt)
     out = run_json(capsys, "reo", "--default", str(paths["default"]), "--random", str(paths["random"]),
-                   "--label", "click,share", "--group", "tier", "--confidence", "0.9")
+                   "--label", "click,share", "--group", "tier", "--confidence", "0.9", "--interval", "delta")
     d, r = frames["default"], frames["random"]
     y = lambda f: ((f.click == 1) | (f.share == 1)).astype(int).to_numpy()  # noqa: E731
     ref = independent_reo(y(d), d.tier.to_numpy(), y(r), r.tier.to_numpy(), ["a", "b", "c"],
@@ -182,10 +182,90 @@ def test_cli_plan_random_traffic(capsys):
     from ocef import reo
     P = np.array([g["P"] for g in out["groups"]])
     Q = np.array([g["Q"] for g in out["groups"]])
-    se = float(reo.delta_method_reo(P, Q, out["n_default"], plan["n_random"]).se_penalty)
+    assert out["method"] == "delta-full"          # the plan uses the interval of the estimate
+    se = float(reo.delta_method_reo(P, Q, out["n_default"], plan["n_random"], covariance="full").se_penalty)
     assert 1.959963984540054 * se <= 0.05 + 1e-12
     assert plan["n_random"] > out["n_random"]       # the current 4,640 rows give +-0.075
     assert plan["p_act"] == pytest.approx(plan["n_random"] / 1e7)
     # even unlimited random traffic cannot reach +-0.02 with 6,960 default rows
     err = run_error(capsys, "reo", "--dataset", "coat", "--plan-epsilon", "0.02")
     assert "n_default=6960 is too small" in err
+
+
+# ----------------------------------------------------------------------------- engines, monitoring
+
+
+def strict(text: str) -> dict:
+    def refuse(c):
+        raise ValueError(f"non-strict JSON constant {c}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_cli_engines_agree_and_record_the_method(tmp_path, capsys):
+    _, paths = write_logs(tmp_path, "parquet")
+    base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
+            "--group", "tier", "--json"]
+    outs = {}
+    for engine in ("auto", "duckdb", "pandas"):
+        assert cli.main(base + ["--engine", engine]) == 0
+        outs[engine] = strict(capsys.readouterr().out)
+    assert outs["auto"]["engine"] == "auto" and outs["auto"]["method"] == "delta-full"
+    for engine in ("duckdb", "pandas"):
+        assert {k: v for k, v in outs[engine].items() if k != "engine"} == \
+               {k: v for k, v in outs["auto"].items() if k != "engine"}
+    assert "needs --engine spark" in run_error(capsys, *base, "--spark-master", "spark://x:7077")
+
+
+def test_cli_by_day_and_fail_above(tmp_path, capsys):
+    from ocef.traffic import make_traffic_world, stream_traffic
+
+    world = make_traffic_world(300, 80, 2, score_bias=[1.0, 0.0], rng=0)
+    logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, n_show=5, p_act=0.5, rng=1)
+    base = ["reo", "--default", str(logs.default_dir), "--random", str(logs.random_dir)]
+    assert logs.truth.penalty > 0.2
+    assert cli.main(base + ["--by", "day", "--json"]) == 0
+    out = strict(capsys.readouterr().out)
+    assert [d["day"] for d in out["days"]] == [0, 1, 2] and out["method"] == "delta-full"
+    assert all(d["ci_low"] > 0.111 for d in out["days"]) and len(out["days"][0]["groups"]) == 2
+    # significantly above 0.111 on every day: exit 3 (a daily job alerts); not above 0.9: exit 0
+    assert cli.main(base + ["--by", "day", "--fail-above", "0.111"]) == 3
+    text = capsys.readouterr().out
+    assert "ALERT" in text and "day" in text
+    assert cli.main(base + ["--fail-above", "0.111", "--json"]) == 3
+    out = strict(capsys.readouterr().out)
+    assert out["significantly_above"] is True and out["penalty_ci"][0] > 0.111
+    assert cli.main(base + ["--fail-above", "0.9"]) == 0
+    assert "ALERT" not in capsys.readouterr().out
+    assert "--by gives delta-method intervals" in run_error(capsys, *base, "--by", "day", "--interval", "bca")
+    assert "drop --by" in run_error(capsys, *base, "--by", "day", "--plan-epsilon", "0.05")
+
+
+def test_cli_requests_without_plan_epsilon_is_an_error(tmp_path, capsys):
+    _, paths = write_logs(tmp_path)
+    base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
+            "--group", "tier"]
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--requests", "1000")
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")
+    assert "give both --requests and --n-show" in run_error(capsys, *base, "--plan-epsilon", "0.1",
+                                                            "--requests", "1000")
+
+
+def test_cli_reo_ab_engines(tmp_path, capsys):
+    frames, paths = write_logs(tmp_path, "parquet")
+    args = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
+            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--method", "delta-shared",
+            "--json"]
+    outs = {}
+    for engine in ("duckdb", "pandas"):
+        assert cli.main(args + ["--engine", engine]) == 0
+        outs[engine] = strict(capsys.readouterr().out)
+    assert outs["duckdb"]["groups"] == outs["pandas"]["groups"] and outs["duckdb"]["engine"] == "duckdb"
+
+
+def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys):
+    # equal utilities: penalty 0, its SE undefined (NaN) -> null in strict JSON
+    d = pd.DataFrame({"S": ["a"] * 10 + ["b"] * 10, "Y": [1] * 5 + [0] * 5 + [1] * 5 + [0] * 5})
+    d.to_csv(tmp_path / "d.csv", index=False)
+    assert cli.main(["reo", "--default", str(tmp_path / "d.csv"), "--random", str(tmp_path / "d.csv"), "--json"]) == 0
+    out = strict(capsys.readouterr().out)
+    assert out["penalty"] == 0.0 and out["penalty_se"] is None and out["delta_method_reliable"] is False

@@ -206,7 +206,7 @@ def test_table1_unidentifiability():
 def test_estimate_reo_on_logs_matches_counts():
     default = log_from_counts({("a", 1): 30, ("a", 0): 70, ("b", 1): 20, ("b", 0): 80})
     random = log_from_counts({("a", 1): 5, ("a", 0): 45, ("b", 1): 10, ("b", 0): 40})
-    res = reo.estimate_reo(default, random)
+    res = reo.estimate_reo(default, random, interval="delta")
     assert res.n_default == 200 and res.n_random == 100
     np.testing.assert_allclose(res.groups.Q, [30 / 200, 20 / 200])
     np.testing.assert_allclose(res.groups.P, [5 / 100, 10 / 100])
@@ -429,7 +429,7 @@ def test_ab_delta_is_algorithm_2():
     control, treatment, random = aa_logs(rng, 5000, 20_000)
     treatment = treatment.assign(Y=np.where((treatment.S == 1) & (rng.random(len(treatment)) < 0.3), 1, treatment.Y))
     ab = reo.ab_test(control, treatment, random)
-    c, t = reo.estimate_reo(control, random), reo.estimate_reo(treatment, random)
+    c, t = reo.estimate_reo(control, random, interval="delta"), reo.estimate_reo(treatment, random, interval="delta")
     np.testing.assert_allclose(ab.groups.D, t.groups.delta_U - c.groups.delta_U)
     np.testing.assert_allclose(ab.groups.se, np.hypot(t.groups.se, c.groups.se))
     assert ab.D_reo == pytest.approx(t.penalty - c.penalty)
@@ -515,11 +515,12 @@ def test_aa_algorithm_2_conservative_with_small_random_traffic_and_shared_fix():
 def test_shared_variance_reduces_to_algorithm_2_without_shared_part():
     # With infinite random traffic both variances are the sum of the arms' default parts.
     P, Qc, Qt = np.array([0.05, 0.03, 0.02]), np.array([0.1, 0.05, 0.02]), np.array([0.08, 0.06, 0.03])
-    v = reo.shared_random_ab_variance(P, Qc, Qt, 4000, 6000, np.inf)
-    c = reo.delta_method_reo(P, Qc, 4000, np.inf)
-    t = reo.delta_method_reo(P, Qt, 6000, np.inf)
-    np.testing.assert_allclose(v[:-1], c.se_delta_U ** 2 + t.se_delta_U ** 2, rtol=1e-12)
-    assert v[-1] == pytest.approx(float(c.xi + t.xi), rel=1e-12)
+    for covariance in ("diagonal", "full"):
+        v = reo.shared_random_ab_variance(P, Qc, Qt, 4000, 6000, np.inf, covariance=covariance)
+        c = reo.delta_method_reo(P, Qc, 4000, np.inf, covariance=covariance)
+        t = reo.delta_method_reo(P, Qt, 6000, np.inf, covariance=covariance)
+        np.testing.assert_allclose(v[:-1], c.se_delta_U ** 2 + t.se_delta_U ** 2, rtol=1e-12)
+        assert v[-1] == pytest.approx(float(c.xi + t.xi), rel=1e-12)
     # A/A at the truth: the shared part cancels exactly
     v_aa = reo.shared_random_ab_variance(P, Qc, Qc, 4000, 4000, 1000)
     v_inf = reo.shared_random_ab_variance(P, Qc, Qc, 4000, 4000, np.inf)
@@ -561,13 +562,15 @@ def test_eighty_percent_rule_threshold():
 
 def test_delta_method_sample_size_is_tight():
     P, Q = np.array([0.03, 0.05]), np.array([0.08, 0.06])
-    plan = reo.delta_method_sample_size(P, Q, epsilon=0.02, n_default=200_000)
-    hw = lambda nr: 1.959963984540054 * float(reo.delta_method_reo(P, Q, 200_000, nr).se_penalty)  # noqa: E731
-    assert hw(plan["n_random"]) <= 0.02 < hw(plan["n_random"] - 1)
-    assert plan["half_width"] == pytest.approx(hw(plan["n_random"]))
-    both = reo.delta_method_sample_size(P, Q, epsilon=0.02, random_to_default=0.1, target="delta_U")
-    assert both["n_random"] == pytest.approx(0.1 * both["n_default"], abs=1)
-    se = reo.delta_method_reo(P, Q, both["n_default"], both["n_random"]).se_delta_U
+    for interval, covariance in (("delta", "diagonal"), ("delta-full", "full")):
+        plan = reo.delta_method_sample_size(P, Q, epsilon=0.02, n_default=200_000, interval=interval)
+        hw = lambda nr: 1.959963984540054 * float(  # noqa: E731
+            reo.delta_method_reo(P, Q, 200_000, nr, covariance=covariance).se_penalty)
+        assert hw(plan.n_random) <= 0.02 < hw(plan.n_random - 1)
+        assert plan.half_width == pytest.approx(hw(plan.n_random))
+    both = reo.delta_method_sample_size(P, Q, epsilon=0.02, random_to_default=0.1, target="delta_U", interval="delta")
+    assert both.n_random == pytest.approx(0.1 * both.n_default, abs=1)
+    se = reo.delta_method_reo(P, Q, both.n_default, both.n_random).se_delta_U
     assert 1.959963984540054 * se.max() <= 0.02 * (1 + 1e-9)
     with pytest.raises(ValueError, match="n_default=100 is too small"):
         reo.delta_method_sample_size(P, Q, epsilon=0.02, n_default=100)
@@ -580,12 +583,13 @@ def test_theorem_sample_size_formula():
     out = reo.theorem_sample_size(P, Q, epsilon=0.1, delta=0.05)
     U = Q / P  # (2, 1)
     n = 4 * 4 / 9 / 0.01 * np.log(20)
-    assert out["n"] == pytest.approx(n)
-    assert out["n_default"] == int(np.ceil(n * max(U ** 2 * 0.8 / 0.2)))
-    assert out["n_random"] == int(np.ceil(n * max(U ** 2 * (1 - P) / P)))
+    assert out.n == pytest.approx(n)
+    assert out.n_default == int(np.ceil(n * max(U ** 2 * 0.8 / 0.2)))
+    assert out.n_random == int(np.ceil(n * max(U ** 2 * (1 - P) / P)))
     # the theorem's bound is conservative relative to the delta-method plan
-    plan = reo.delta_method_sample_size(P, Q, epsilon=0.1, random_to_default=out["n_random"] / out["n_default"])
-    assert plan["n_default"] < out["n_default"]
+    plan = reo.delta_method_sample_size(P, Q, epsilon=0.1, random_to_default=out.n_random / out.n_default)
+    assert plan.n_default < out.n_default
+    assert out.to_dict()["n_default"] == out.n_default and plan.to_frame().shape[0] == 1
 
 
 def test_p_act_validation_and_roundtrip():

@@ -164,7 +164,7 @@ def test_delta_coverage_end_to_end(world):
     # the same days through the DataFrame entry point give the same intervals
     day = 7
     res = reo.estimate_reo(logs.default[logs.default["day"] == day], logs.random[logs.random["day"] == day],
-                           groups=GROUPS)
+                           groups=GROUPS, interval="delta")
     np.testing.assert_allclose(res.groups["se"], arr.se_delta_U[day])
     assert res.penalty_se == pytest.approx(float(arr.se_penalty[day]))
 

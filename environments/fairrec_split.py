@@ -1,0 +1,156 @@
+"""Leave-last-out split of MovieLens for multi-attribute fairness testing (seed 002, Sec. 4.1).
+
+"Following the setting of (He et al., 2017), we divide the last positive interaction data of
+users into the test set and the remaining into the training set. For each positive interaction,
+we randomly sample one item without user interaction as a negative interaction in the training
+set. We further randomly sample 49 items that users have not interacted with and combine them
+with the target item to form the candidate items for recommendation during testing."
+
+Decisions (``specs/seeds-002-004.md``, B): every rating is a positive interaction; the last one
+is the latest by timestamp (ties: the larger item index); the 49 test negatives are drawn
+*without* replacement among the items the user never rated (the authors' code draws with
+replacement); training negatives are drawn uniformly among the items the user never rated
+(independently per positive, so a negative may repeat). Item popularity ``rp`` is eq. (6) over
+the training positives, ``user_pop`` the mean ``rp`` of the user's training history (eq. 7's
+second term).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ocef.validation import as_generator, check_positive_int
+
+__all__ = ["FairRecSplit", "fairrec_split", "leave_last_out", "item_popularity"]
+
+
+@dataclass(frozen=True)
+class FairRecSplit:
+    """A leave-last-out split with what the metrics of seed 002 need.
+
+    ``train``: ``user, item, label`` (positives 1 and sampled negatives 0).
+    ``candidates``: ``user, item, label`` sorted by user, ``1 + n_neg_test`` rows per user, the
+    target (label 1) at a random position among them.
+    ``users``: integer attribute codes per user (``gender``, ``age``, ``occupation``), row = user index.
+    ``genres``: ``(n_items, 19)`` genre flags. ``rp``: eq. (6) per item, in %.
+    ``user_pop``: mean ``rp`` of each user's training positives.
+    """
+
+    train: pd.DataFrame
+    candidates: pd.DataFrame
+    users: pd.DataFrame
+    genres: np.ndarray
+    rp: np.ndarray
+    user_pop: np.ndarray
+    n_items: int
+
+    @property
+    def n_users(self) -> int:
+        return len(self.users)
+
+    @property
+    def n_candidates(self) -> int:
+        """Candidates per user (the target and the sampled negatives)."""
+        return int(len(self.candidates) // self.n_users)
+
+
+def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
+    """Eq. (6): ``RP_j = φ(j) / |T| · 100%`` (``φ(j)`` = interactions with ``j`` in the training set ``T``)."""
+    items = np.asarray(items, dtype=np.int64)
+    if items.size == 0:
+        raise ValueError("the training set must not be empty")
+    return np.bincount(items, minlength=n_items) / items.size * 100.0
+
+
+def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(history, last)``: each user's latest interaction by ``timestamp`` (ties: larger item
+    index) in ``last``, the others in ``history``. Users with a single interaction are refused."""
+    missing = {"user", "item", "timestamp"} - set(ratings.columns)
+    if missing:
+        raise ValueError(f"ratings lack column(s) {sorted(missing)}")
+    r = ratings.sort_values(["user", "timestamp", "item"], kind="stable")
+    is_last = ~r["user"].duplicated(keep="last")
+    counts = r["user"].value_counts()
+    if (counts < 2).any():
+        raise ValueError(f"users need >= 2 interactions for a leave-last-out split; "
+                         f"users {counts[counts < 2].index[:5].tolist()} have 1")
+    return r[~is_last].reset_index(drop=True), r[is_last].reset_index(drop=True)
+
+
+def _sample_unrated(rated: np.ndarray, users: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One item per entry of ``users``, uniform among the items that user never rated (rejection)."""
+    n_items = rated.shape[1]
+    out = rng.integers(0, n_items, size=users.size)
+    bad = rated[users, out]
+    while bad.any():
+        out[bad] = rng.integers(0, n_items, size=int(bad.sum()))
+        bad = rated[users, out]
+    return out
+
+
+def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray, *,
+                  n_neg_test: int = 49, n_neg_train: int = 1, rng=None) -> FairRecSplit:
+    """Leave-last-out split of seed 002, Sec. 4.1 (module docstring).
+
+    ``ratings``: ``user, item, timestamp`` with 0-based contiguous indices; ``users``: integer
+    attribute codes, one row per user (e.g. :func:`ocef.environments.movielens.user_attribute_codes`);
+    ``genres``: ``(n_items, G)`` flags. Draws with ``rng``.
+    """
+    gen = as_generator(rng)
+    n_neg_test = check_positive_int("n_neg_test", n_neg_test)
+    n_neg_train = check_positive_int("n_neg_train", n_neg_train, minimum=0)
+    genres = np.asarray(genres)
+    n_items, n_users = genres.shape[0], len(users)
+    u_all = ratings["user"].to_numpy(dtype=np.int64)
+    i_all = ratings["item"].to_numpy(dtype=np.int64)
+    if u_all.min() < 0 or u_all.max() >= n_users or i_all.min() < 0 or i_all.max() >= n_items:
+        raise ValueError(f"ratings must index users in [0, {n_users}) and items in [0, {n_items})")
+    rated = np.zeros((n_users, n_items), dtype=bool)
+    rated[u_all, i_all] = True
+    n_rated = rated.sum(axis=1)
+    if (n_rated == 0).any():
+        raise ValueError(f"users {np.flatnonzero(n_rated == 0)[:5].tolist()} have no interaction")
+    if (n_items - n_rated < n_neg_test).any():
+        raise ValueError(f"n_neg_test={n_neg_test} exceeds the unrated items of some user "
+                         f"(min {int((n_items - n_rated).min())})")
+    history, last = leave_last_out(ratings)
+    last = last.sort_values("user").reset_index(drop=True)
+    if len(last) != n_users:
+        raise ValueError("every user needs at least two interactions")
+    # Test negatives: the n_neg_test smallest of i.i.d. uniform keys among unrated items
+    # = a uniform draw without replacement, for all users at once.
+    keys = gen.random((n_users, n_items))
+    keys[rated] = np.inf
+    neg = np.argpartition(keys, n_neg_test - 1, axis=1)[:, :n_neg_test]
+    cand_items = np.concatenate([last["item"].to_numpy()[:, None], neg], axis=1)
+    cand_label = np.zeros_like(cand_items)
+    cand_label[:, 0] = 1
+    order = np.argsort(gen.random(cand_items.shape), axis=1)      # target at a random position
+    cand_items = np.take_along_axis(cand_items, order, axis=1)
+    cand_label = np.take_along_axis(cand_label, order, axis=1)
+    n_c = cand_items.shape[1]
+    candidates = pd.DataFrame({"user": np.repeat(np.arange(n_users), n_c), "item": cand_items.ravel(),
+                               "label": cand_label.ravel()})
+    hu = history["user"].to_numpy(dtype=np.int64)
+    hi = history["item"].to_numpy(dtype=np.int64)
+    neg_users = np.repeat(hu, n_neg_train)
+    train = pd.DataFrame({
+        "user": np.concatenate([hu, neg_users]),
+        "item": np.concatenate([hi, _sample_unrated(rated, neg_users, gen)]),
+        "label": np.concatenate([np.ones(hu.size, dtype=np.int64), np.zeros(neg_users.size, dtype=np.int64)]),
+    })
+    rp = item_popularity(hi, n_items)
+    user_pop = np.bincount(hu, weights=rp[hi], minlength=n_users) / np.maximum(np.bincount(hu, minlength=n_users), 1)
+    return FairRecSplit(train=train, candidates=candidates, users=users.reset_index(drop=True),
+                        genres=genres, rp=rp, user_pop=user_pop, n_items=n_items)
+
+
+def movielens_fairrec_split(data_dir=None, *, n_neg_test: int = 49, n_neg_train: int = 1, rng=0) -> FairRecSplit:
+    """:func:`fairrec_split` of the MovieLens data found in ``data_dir`` (ML-100K or ML-1M)."""
+    from ocef.environments.movielens import genre_flags, load_movielens, user_attribute_codes
+
+    ml = load_movielens(data_dir)
+    return fairrec_split(ml.ratings, user_attribute_codes(ml.users), genre_flags(ml),
+                         n_neg_test=n_neg_test, n_neg_train=n_neg_train, rng=rng)

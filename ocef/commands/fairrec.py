@@ -1,0 +1,111 @@
+"""``ocef fairrec``: multi-attribute fairness testing of a recommender (seed 002, FairRec).
+
+``ocef fairrec --dataset movielens [--data-dir DIR] --model logmf|fm`` trains the model on the
+leave-last-out split and tests it through black-box queries; ``ocef fairrec --user-metrics M.csv``
+tests a table with one row per user, one column per attribute (integer codes) and one per metric.
+JSON keys: ``uf``, ``advantaged`` / ``disadvantaged`` (``{group: {attribute: code}, n_users,
+value}``), ``n_evaluations``, ``n_users_queried``, ``n_invalid_visits``, ``n_groups`` (valid
+groups), ``n_cells``, ``min_users``, ``seconds``, ``top_advantaged``, ``top_disadvantaged``,
+``method``, ``metric``, ``params``.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+METHOD_CHOICES = ("dpso", "exhaustive", "testsgd", "vanilla")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "fairrec", help="find the most unfair combination of user attributes (FairRec, DPSO search)",
+        description="Search the multi-attribute user groups (e.g. gender x age x occupation) for the "
+                    "largest gap of a recommendation metric between two groups, UF of eq. (1), with "
+                    "FairRec's double-ended discrete PSO (Alg. 1-3) or a baseline (seed 002).")
+    src = p.add_argument_group("input (a data set and a model, or a table of per-user metrics)")
+    src.add_argument("--dataset", choices=("movielens",), default=None,
+                     help="train a model on this data set's leave-last-out split and test it")
+    src.add_argument("--data-dir", type=Path, default=None,
+                     help="folder holding ml-100k/ or ml-1m/ (default: $OCEF_DATA_DIR or ../shared/data)")
+    src.add_argument("--model", default="logmf",
+                     help="recommender to test: logmf or fm (numpy), wdl, deepfm or dcn (torch, extra deep) "
+                          "(default: logmf)")
+    src.add_argument("--user-metrics", type=Path, default=None, metavar="M.csv",
+                     help="CSV with one row per user: attribute columns (integer codes) and metric columns")
+    p.add_argument("--attributes", default="gender,age,occupation",
+                   help="comma-separated sensitive attributes (default: gender,age,occupation)")
+    p.add_argument("--metric", default="mrr",
+                   help="auc, mrr, ndcg, urd or urp (with --user-metrics: any metric column; default: mrr)")
+    p.add_argument("--method", choices=METHOD_CHOICES, default="dpso",
+                   help="dpso (FairRec), exhaustive (Themis), testsgd or vanilla PSO (default: dpso)")
+    p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
+    p.add_argument("--epsilon", type=float, default=0.1,
+                   help="particles per swarm / number of cells (default: 0.1)")
+    p.add_argument("--iters", type=int, default=10, help="DPSO iterations n_it (default: 10)")
+    p.add_argument("--theta", type=float, default=0.01,
+                   help="testsgd: keep groups with at least theta * N users (default: 0.01)")
+    p.add_argument("--max-evaluations", type=int, default=None,
+                   help="stop after this many distinct group evaluations (default: no budget)")
+    p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
+    p.add_argument("--auc", choices=("pooled", "mean"), default="pooled",
+                   help="group AUC over the pooled candidates or the mean of user AUCs (default: pooled)")
+    p.add_argument("--top-n", type=int, default=5, help="groups listed at each end (default: 5)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")
+    p.add_argument("--split-seed", type=int, default=0,
+                   help="random seed of the split's negatives and of the model's training (default: 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_run)
+
+
+def _oracle(args: argparse.Namespace, attributes: list[str]):
+    from ocef.fairrec.metrics import METRICS
+    from ocef.fairrec.search import GroupOracle
+
+    if args.user_metrics is not None:
+        if args.dataset is not None:
+            raise ValueError("give either --dataset or --user-metrics, not both")
+        import pandas as pd
+
+        if not args.user_metrics.is_file():
+            raise FileNotFoundError(f"--user-metrics file not found: {args.user_metrics}")
+        table = pd.read_csv(args.user_metrics)
+        return GroupOracle.from_user_metrics(table, attributes, args.metric, args.min_users)
+    if args.dataset is None:
+        raise ValueError("give --dataset movielens or --user-metrics M.csv")
+    if args.metric not in METRICS:
+        raise ValueError(f"--metric must be one of {list(METRICS)}, got {args.metric!r}")
+    from ocef.fairrec.pipeline import fit_movielens
+
+    fitted = fit_movielens(args.model, args.data_dir, split_seed=args.split_seed, model_seed=args.split_seed)
+    return fitted.oracle(args.metric, attributes, min_users=args.min_users, k=args.k, auc=args.auc, lazy=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ocef.fairrec.search import search
+    from ocef.validation import check_in_interval, check_positive_int
+
+    check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
+    check_positive_int("--iters", args.iters)
+    attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
+    if not attributes:
+        raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")
+    oracle = _oracle(args, attributes)
+    res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
+                 top_n=args.top_n, max_evaluations=args.max_evaluations, rng=args.seed)
+    if args.json:
+        from ocef.commands._common import print_json
+
+        print_json(res.to_dict())
+        return 0
+
+    def fmt(g) -> str:
+        if g is None:
+            return "-"
+        return f"{', '.join(f'{a}={v}' for a, v in g.group.items())} ({g.n_users} users): {g.value:.4f}"
+
+    print(f"UF_{res.metric} = {res.uf:.4f}  ({res.method}, min_users={res.min_users})")
+    print(f"advantaged:    {fmt(res.advantaged)}")
+    print(f"disadvantaged: {fmt(res.disadvantaged)}")
+    print(f"evaluated {res.n_evaluations} of {res.n_groups} valid groups ({res.n_cells} cells), "
+          f"{res.n_users_queried} users queried, {res.seconds:.2f} s")
+    return 0

@@ -1,0 +1,253 @@
+"""``ocef recmetrics``: seed 004's recommender bias metrics for any number of groups, with intervals.
+
+Inputs: ``--scores S --groups G [--truth T]`` (.npy or .csv, rows are users; NaN or an empty
+cell = not scored), or ``--dataset movielens|coat``:
+
+* ``movielens``: the scores of the simulated recommender of the MovieLens environment
+  (``--factors``, ``--train-fraction``, seed 001 Sec. 6.1), truth = the ground truth ρ, groups
+  from ``--partition`` (gender, age, occupation, ...; default gender);
+* ``coat``: Funk SVD (``--factors``) fitted on Coat's self-selected ratings ``train.ascii``,
+  scores and truth (the ratings of 16 random items per user, ``test.ascii``; other cells NaN)
+  mapped from stars to [0, 1] by (r − 1)/4; groups from the user features (``--partition``
+  gender, age, location or fashioninterest; default gender).
+
+JSON (``--json``): ``{"overall": {aggregate_diversity, gini_index, exposure_entropy,
+avg_recommendation_popularity}, "groups": [{group, n_users, mean_score, ...}], "pairs":
+[{group_a, group_b, mad, exposure_total_variation, exposure_kl, avg_precision_ratio,
+avg_recall_ratio, avg_f1_ratio, rmse_ratio, mae_ratio}], reference, top, thresh, ...}`` (the ratios
+only with a truth matrix; with ``--resamples N`` every value ``m`` also has ``m_ci``).
+With two groups and ``--group-a NAME`` the single pair is (NAME, the other group), holisticai's
+orientation.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DATASETS = ("movielens", "coat")
+COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "recmetrics",
+        help="recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group",
+        description="Seed 004's outcome, opportunity and item-exposure metrics of a recommender for any "
+                    "number of groups: item metrics of the system, one row per group and one row per "
+                    "(group, reference) pair, with bootstrap intervals over users (--resamples). On two "
+                    "groups the numbers are holisticai 1.0.14's.",
+    )
+    files = p.add_argument_group("matrices from files (.npy or .csv; rows are users)")
+    files.add_argument("--scores", type=Path, metavar="FILE", help="scores, users x items (NaN/empty = not scored)")
+    files.add_argument("--groups", type=Path, metavar="FILE", help="group label of each user (numbers or names)")
+    files.add_argument("--truth", type=Path, metavar="FILE",
+                       help="true relevance, same shape as --scores (enables the precision/recall/F1/RMSE/MAE ratios)")
+    env = p.add_argument_group("named data set")
+    env.add_argument("--dataset", choices=DATASETS, help="use a data set instead of files (see the module help)")
+    env.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                     help="folder holding ml-100k/ (or ml-1m/) and coat/ (default: $OCEF_DATA_DIR or ../shared/data)")
+    env.add_argument("--partition", default="gender",
+                     help="user attribute defining the groups (movielens: gender, age, occupation, gender-age, ...; "
+                          f"coat: {', '.join(COAT_PARTITIONS)}; default: gender)")
+    env.add_argument("--factors", type=int, default=8, help="latent factors of the recommender (default: 8)")
+    env.add_argument("--train-fraction", type=float, default=0.2,
+                     help="movielens: fraction of each user's entries observed by the recommender (default: 0.2)")
+    env.add_argument("--n-users", type=int, default=None, help="movielens: users kept (most ratings)")
+    env.add_argument("--n-items", type=int, default=None, help="movielens: items kept (most ratings)")
+    sel = p.add_argument_group("groups compared and recommendations read from the scores")
+    sel.add_argument("--group-a", default=None, metavar="NAME",
+                     help="with exactly two groups: report the pair (NAME, other group), holisticai's group_a")
+    sel.add_argument("--reference", default=None, metavar="NAME",
+                     help="group every other group is compared with (default: the largest)")
+    how = sel.add_mutually_exclusive_group()
+    how.add_argument("--top", type=int, default=None, metavar="K", help="recommend the K highest scores of each user")
+    how.add_argument("--thresh", type=float, default=None, metavar="X",
+                     help="recommend every score >= X (default when --top is not given: 0.5)")
+    sel.add_argument("--normalize", action="store_true", help="min-max normalise the scores (and truth) first")
+    sel.add_argument("--gini-convention", choices=("holisticai", "formula"), default="holisticai",
+                     help="Gini index divided by n - 1 (holisticai, default) or by n (seed 004's formula)")
+    p.add_argument("--resamples", type=int, default=0,
+                   help="bootstrap resamples of users for percentile intervals (default: 0, no intervals)")
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
+    p.add_argument("--interval", choices=("percentile", "basic"), default="percentile",
+                   help="bootstrap interval: percentile (default) or basic, which corrects the upward bias of "
+                        "the plug-in ETV/EKL (their percentile intervals can miss the estimate)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the data set's recommender (default: 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_run)
+
+
+# ------------------------------------------------------------------ inputs
+
+def load_matrix(path: Path, option: str):
+    """A 2-d float matrix from .npy or .csv (rows are users); in a .csv an empty cell or NaN is
+    'not scored', any other non-numeric cell is an error; a first line of names is a header."""
+    import numpy as np
+    import pandas as pd
+
+    from ocef.commands._inputs import load_array
+
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        return np.asarray(load_array(path, option), dtype=float)
+    if not path.is_file():
+        raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
+    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+    cells = frame.apply(lambda col: col.str.strip())
+    missing = cells.isin(["", "nan", "NaN", "NA"])
+    numeric = cells.apply(pd.to_numeric, errors="coerce")
+    bad = numeric.isna() & ~missing
+    if len(frame) > 1 and bad.iloc[0].all() and not bad.iloc[1:].any().any():
+        numeric, bad = numeric.iloc[1:], bad.iloc[1:]              # a header line
+    if bad.any().any():
+        r, c = np.argwhere(bad.to_numpy())[0]
+        raise ValueError(f"{option}: {path} holds a non-numeric value {cells.iloc[r, c]!r} (row {r + 1}, column {c + 1})")
+    return numeric.to_numpy(dtype=float)
+
+
+def _file_inputs(args):
+    import numpy as np
+
+    from ocef.commands._inputs import load_groups
+
+    if args.scores is None or args.groups is None:
+        raise ValueError("give --scores and --groups (and optionally --truth), or --dataset")
+    scores = load_matrix(args.scores, "--scores")
+    truth = None if args.truth is None else load_matrix(args.truth, "--truth")
+    if scores.ndim != 2:
+        raise ValueError(f"--scores must be a 2-d matrix (users x items), got shape {scores.shape}")
+    labels, names = load_groups(args.groups, scores.shape[0])
+    if names is not None:
+        labels = np.asarray(names, dtype=object)[labels]
+    return scores, truth, labels, f"scores from {args.scores}"
+
+
+def _movielens_inputs(args):
+    import numpy as np
+
+    from ocef.environments.movielens_env import MovieLensEnvironment
+
+    env = MovieLensEnvironment(args.data_dir, n_users=args.n_users, n_items=args.n_items)
+    if args.partition not in env.partitions:
+        raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
+    labels, names = env.groups(args.partition)
+    scores = env.estimated_scores(args.factors, args.train_fraction, args.seed)
+    description = (f"{env.description}; {args.factors}-factor recommender ({args.train_fraction:g} of entries "
+                   f"observed), truth = ground truth rho; groups: {args.partition}")
+    return scores, env.rho, np.asarray(names, dtype=object)[labels], description
+
+
+def coat_user_groups(root: Path, attribute: str):
+    """Value of one Coat user attribute per user (``user_features.ascii`` one-hot blocks named
+    ``attribute:value`` in ``user_features_map.txt``)."""
+    import numpy as np
+
+    feats_path = root / "user_item_features" / "user_features.ascii"
+    map_path = root / "user_item_features" / "user_features_map.txt"
+    for f in (feats_path, map_path):
+        if not f.is_file():
+            raise FileNotFoundError(f"Coat file not found: {f}")
+    columns = [line.strip() for line in map_path.read_text().splitlines() if line.strip()]
+    feats = np.loadtxt(feats_path, dtype=np.int64, ndmin=2)
+    if feats.shape[1] != len(columns):
+        raise ValueError(f"Coat user features: {feats.shape[1]} columns but {len(columns)} names in {map_path}")
+    cols = [j for j, c in enumerate(columns) if c.split(":", 1)[0] == attribute]
+    if not cols:
+        raise ValueError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {attribute!r}")
+    block = feats[:, cols]
+    if not (block.sum(axis=1) == 1).all():
+        raise ValueError(f"Coat user features: attribute {attribute!r} is not one-hot for every user")
+    values = np.array([columns[j].split(":", 1)[1] for j in cols], dtype=object)
+    return values[block.argmax(axis=1)]
+
+
+def _coat_inputs(args):
+    import numpy as np
+
+    from ocef.environments.movielens_env import stars_to_unit
+    from ocef.environments.paths import dataset_dir
+    from ocef.environments.recommender import fit_funk_svd
+
+    root = dataset_dir("coat", args.data_dir)
+    matrices = []
+    for name in ("train.ascii", "test.ascii"):
+        if not (root / name).is_file():
+            raise FileNotFoundError(f"Coat file not found: {root / name}")
+        matrices.append(np.loadtxt(root / name, dtype=np.int64, ndmin=2))
+    train, test = matrices
+    users, items = np.nonzero(train)
+    model = fit_funk_svd(users, items, train[users, items].astype(float), train.shape[0], train.shape[1],
+                         factors=args.factors, reg=0.02, rating_scale=(1.0, 5.0), rng=args.seed)
+    scores = stars_to_unit(model.scores())
+    truth = np.where(test > 0, stars_to_unit(test), np.nan)
+    labels = coat_user_groups(root, args.partition)
+    description = (f"Coat, {train.shape[0]} users x {train.shape[1]} items; {args.factors}-factor Funk SVD on the "
+                   f"self-selected ratings, truth = ratings of random items (test.ascii); groups: {args.partition}")
+    return scores, truth, labels, description
+
+
+# ------------------------------------------------------------------ command
+
+def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from ocef.commands._common import print_json
+    from ocef.metrics import recommender_bias
+    from ocef.validation import check_positive_int
+
+    check_positive_int("--factors", args.factors)
+    files = [o for o in ("scores", "groups", "truth") if getattr(args, o) is not None]
+    if args.dataset is not None and files:
+        raise ValueError("give either --dataset or files (--scores/--groups/--truth), not both")
+    if args.dataset == "movielens":
+        scores, truth, labels, description = _movielens_inputs(args)
+    elif args.dataset == "coat":
+        scores, truth, labels, description = _coat_inputs(args)
+    else:
+        scores, truth, labels, description = _file_inputs(args)
+    reference = args.reference
+    if args.group_a is not None:
+        names = sorted({str(v) for v in np.asarray(labels).tolist()})
+        if len(names) != 2:
+            raise ValueError(f"--group-a needs exactly two groups, got {len(names)}; use --reference to compare "
+                             f"every group with one")
+        if str(args.group_a) not in names:
+            raise ValueError(f"--group-a {args.group_a!r} is not a group; groups: {', '.join(names)}")
+        other = names[1 - names.index(str(args.group_a))]
+        if reference is not None and str(reference) != other:
+            raise ValueError(f"--reference {reference!r} must be the other group {other!r} when --group-a is given")
+        reference = other
+    if args.resamples < 0:
+        raise ValueError(f"--resamples must be an integer >= 0, got {args.resamples}")
+    result = recommender_bias(scores, truth, groups=labels, reference=reference, top=args.top,
+                              thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
+                              n_resamples=args.resamples, rng=args.seed, confidence=args.confidence, interval=args.interval,
+                              gini_convention=args.gini_convention)
+    if args.json:
+        print_json({**result.to_dict(), "source": description})
+        return 0
+    how = f"top {result.top}" if result.top is not None else f"scores >= {result.thresh:g}"
+    print(f"recommender bias metrics of {description}")
+    print(f"  {scores.shape[0]} users x {scores.shape[1]} items; recommended: {how}"
+          f"{', normalised' if args.normalize else ''}; reference group {result.reference!r}"
+          + (f"; {100 * args.confidence:g}% {args.interval} bootstrap intervals ({args.resamples} resamples)"
+             if args.resamples else ""))
+    table = result.to_frame()
+    for level, title in (("overall", "overall (all users)"), ("group", "groups"),
+                         ("pair", f"pairs: each group relative to the reference {result.reference!r}")):
+        part = table[table.level == level]
+        cells = [f"{v:.4g}" + (f" [{lo:.4g}, {hi:.4g}]" if args.resamples else "")
+                 for v, lo, hi in zip(part.value, part.ci_low, part.ci_high)]
+        wide = part.assign(cell=cells).pivot(index="metric", columns="group", values="cell")
+        wide = wide.reindex(index=list(dict.fromkeys(part.metric)), columns=list(dict.fromkeys(part.group)))
+        if level == "group":
+            sizes = part.drop_duplicates("group").set_index("group").n_users
+            wide.loc["n_users"] = [str(sizes[g]) for g in wide.columns]
+            wide = wide.reindex(["n_users"] + [m for m in wide.index if m != "n_users"])
+        wide.columns.name = None
+        wide.index.name = None
+        print(f"\n{title}")
+        with pd.option_context("display.width", 250, "display.max_columns", 60, "display.max_colwidth", 40):
+            print(wide.to_string())
+    return 0

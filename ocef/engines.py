@@ -1,0 +1,39 @@
+"""One engine vocabulary for every simulation (``run_batch``, ``run_bandits``, ``run_audit``,
+the benchmarks and every ``--engine`` of the command line).
+
+- ``"numba"``: compiled (:mod:`ocef._kernel`); each run goes to its verdict with its own seed, runs
+  spread over the cores. Needs rewards given as a finite distribution
+  (:class:`ocef.runner.DiscreteRewards`: Bernoulli/binomial bandits, the audit's exact PULL-ARM).
+- ``"numpy"``: all runs advance in lock-step with array operations; accepts any reward callback.
+- ``"ask-tell"``: the :class:`ocef.OCEF` class, one step at a time (for a full audit: the literal
+  PULL-ARM of Algorithm 2); the reference semantics, slow.
+- ``"auto"``: ``"numba"`` when the rewards are a finite distribution and there are at least
+  :data:`AUTO_NUMBA_MIN_RUNS` runs, else ``"numpy"`` (importing numba and loading the compiled
+  kernel takes about a second: more than a few runs take with numpy).
+"""
+from __future__ import annotations
+
+ENGINES = ("auto", "numba", "numpy", "ask-tell")
+#: ``"auto"`` uses the compiled engine from this many runs on.
+AUTO_NUMBA_MIN_RUNS = 64
+
+#: Help text of every ``--engine`` option.
+ENGINE_HELP = ("simulation engine: numba (compiled, the fastest on many runs), numpy (vectorized lock-step), "
+               "ask-tell (the OCEF class step by step; the reference semantics, slow); auto = numba from "
+               f"{AUTO_NUMBA_MIN_RUNS} runs on, numpy below (default: auto)")
+
+
+def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
+    """``engine`` if it is one of ``allowed``, else a ValueError naming the choices."""
+    if not isinstance(engine, str) or engine not in allowed:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, allowed))}, got {engine!r}")
+    return engine
+
+
+def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> str:
+    """The engine ``"auto"`` stands for: ``"numba"`` for finite reward distributions and at least
+    :data:`AUTO_NUMBA_MIN_RUNS` runs (or an unknown number), else ``"numpy"``."""
+    if engine == "auto":
+        many = n_runs is None or n_runs >= AUTO_NUMBA_MIN_RUNS
+        return "numba" if discrete and many else "numpy"
+    return engine

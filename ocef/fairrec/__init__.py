@@ -1,0 +1,1 @@
+"""Multi-attribute fairness testing of recommenders (seed 002, FairRec)."""

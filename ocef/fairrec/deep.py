@@ -1,0 +1,203 @@
+"""The seed's deep CTR models (seed 002, Sec. 4.1): Wide&Deep, DeepFM and DCN, in torch (CPU).
+
+Optional: ``pip install 'ocef[deep]'`` installs torch; without it these models raise a clear
+error and everything else works. Inputs are the fields of the split: user id, item id, gender,
+age, occupation (one embedding each) and the item's genre flags (a bag of genre embeddings, the
+mean of the item's genres), as deepctr's MovieLens examples do. Trained with binary cross-entropy
+and Adam on the split's positives and sampled negatives; fitted weights are cached on disk.
+
+- Wide&Deep (Cheng et al. 2016): a linear (wide) part over the one-hot fields and genres plus an
+  MLP (deep) over the concatenated embeddings.
+- DeepFM (Guo et al. 2017): first-order terms + FM pairwise interactions of the field embeddings,
+  plus the same MLP, sharing the embeddings.
+- DCN (Wang et al. 2017): cross network ``x_{l+1} = x0 (x_l · w_l) + b_l + x_l`` (3 layers) beside
+  the MLP, concatenated into a final logit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ocef.environments.cache import array_fingerprint, cached_arrays
+from ocef.validation import as_generator, check_in_interval, check_positive_int
+
+__all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
+
+
+#: Bumped when the networks change, so that cached weights of older code are not reused.
+DEEP_CODE_VERSION = 2
+
+
+def torch_available() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _require_torch():
+    try:
+        import torch
+    except ImportError:
+        raise ValueError("the deep models (wdl, deepfm, dcn) need torch: pip install 'ocef[deep]'") from None
+    return torch
+
+
+@dataclass
+class DeepCTR:
+    """Base of the deep models: fields, embeddings, training loop, cache and scoring."""
+
+    embedding_dim: int = 8
+    hidden: tuple = (256, 128)
+    epochs: int = 3
+    lr: float = 1e-3
+    batch_size: int = 1024
+    reg: float = 1e-6
+    params: dict = field(default_factory=dict, repr=False)
+
+    kind = "deep"
+
+    def hyper(self) -> dict:
+        return {"embedding_dim": self.embedding_dim, "hidden": list(self.hidden), "epochs": self.epochs,
+                "lr": self.lr, "batch_size": self.batch_size, "reg": self.reg}
+
+    def _setup(self, split) -> None:
+        users = split.users.to_numpy(dtype=np.int64)
+        self.user_codes = users - users.min(axis=0)
+        self.cards = [split.n_users, split.n_items] + [int(c) + 1 for c in self.user_codes.max(axis=0)]
+        self.genres = np.asarray(split.genres, dtype=np.float32)
+
+    def _fields(self, u: np.ndarray, i: np.ndarray):
+        torch = _require_torch()
+        cat = np.concatenate([u[:, None], i[:, None], self.user_codes[u]], axis=1)
+        return torch.from_numpy(cat), torch.from_numpy(self.genres[i])
+
+    def _module(self):
+        torch = _require_torch()
+        nn = torch.nn
+        d, cards, n_genres, kind, hidden = self.embedding_dim, self.cards, self.genres.shape[1], self.kind, self.hidden
+        n_fields = len(cards) + 1                      # + the genre bag
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.ModuleList([nn.Embedding(c, d) for c in cards])
+                for e in self.emb:             # small initial embeddings (deepctr: init_std 1e-4);
+                    nn.init.normal_(e.weight, std=0.01)   # N(0, 1) saturates the FM term
+                self.genre_emb = nn.Linear(n_genres, d, bias=False)
+                self.first = nn.ModuleList([nn.Embedding(c, 1) for c in cards])
+                self.genre_first = nn.Linear(n_genres, 1)
+                layers, width = [], n_fields * d
+                for h in hidden:
+                    layers += [nn.Linear(width, h), nn.ReLU()]
+                    width = h
+                self.mlp = nn.Sequential(*layers)
+                self.mlp_width = width
+                if kind == "dcn":
+                    self.cross_w = nn.ParameterList([nn.Parameter(torch.randn(n_fields * d) * 0.01) for _ in range(3)])
+                    self.cross_b = nn.ParameterList([nn.Parameter(torch.zeros(n_fields * d)) for _ in range(3)])
+                    self.out = nn.Linear(width + n_fields * d, 1)
+                else:
+                    self.out = nn.Linear(width, 1)
+
+            def forward(self, cat, genres):
+                gsum = genres.sum(dim=1, keepdim=True).clamp(min=1.0)
+                embs = [e(cat[:, j]) for j, e in enumerate(self.emb)] + [self.genre_emb(genres / gsum)]
+                x0 = torch.cat(embs, dim=1)
+                deep = self.mlp(x0)
+                if kind == "dcn":
+                    x = x0
+                    for w, b in zip(self.cross_w, self.cross_b):
+                        x = x0 * (x @ w).unsqueeze(1) + b + x
+                    return self.out(torch.cat([x, deep], dim=1)).squeeze(1)
+                first = sum(f(cat[:, j]) for j, f in enumerate(self.first)) + self.genre_first(genres)
+                logit = self.out(deep).squeeze(1) + first.squeeze(1)
+                if kind == "deepfm":
+                    v = torch.stack(embs, dim=1)                                 # (n, fields, d)
+                    logit = logit + 0.5 * ((v.sum(1) ** 2) - (v ** 2).sum(1)).sum(1)
+                return logit
+
+        return Net()
+
+    def fit(self, split, rng=0, cache: bool = True):
+        """Fit on ``split.train``; weights cached on disk (key: hyper-parameters, data, seed)."""
+        check_positive_int("embedding_dim", self.embedding_dim)
+        check_positive_int("epochs", self.epochs)
+        check_positive_int("batch_size", self.batch_size)
+        check_in_interval("lr", self.lr, 0.0, 1.0)
+        torch = _require_torch()
+        self._setup(split)
+        train = split.train
+        data_key = array_fingerprint(train["user"].to_numpy(), train["item"].to_numpy(), train["label"].to_numpy(),
+                                     split.users.to_numpy(), np.asarray(split.genres))
+        if cache and (rng is None or isinstance(rng, (int, np.integer))):
+            key = {"model": self.kind, **self.hyper(), "data": data_key, "seed": rng, "torch": torch.__version__,
+                   "code": DEEP_CODE_VERSION}
+            self.params = dict(cached_arrays(f"fairrec-{self.kind}", key, lambda: self._train(train, rng)))
+        else:
+            self.params = self._train(train, rng)
+        self._net = self._module()
+        self._net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.params.items()})
+        self._net.eval()
+        return self
+
+    def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:
+        torch = _require_torch()
+        gen = as_generator(rng)
+        torch.manual_seed(int(gen.integers(2**31)))
+        net = self._module()
+        opt = torch.optim.Adam(net.parameters(), lr=self.lr, weight_decay=self.reg)
+        loss_fn = torch.nn.BCEWithLogitsLoss()
+        u = train["user"].to_numpy(dtype=np.int64)
+        i = train["item"].to_numpy(dtype=np.int64)
+        y = torch.from_numpy(train["label"].to_numpy(dtype=np.float32))
+        net.train()
+        for _ in range(self.epochs):
+            perm = gen.permutation(u.size)
+            for start in range(0, u.size, self.batch_size):
+                b = perm[start:start + self.batch_size]
+                cat, genres = self._fields(u[b], i[b])
+                opt.zero_grad()
+                loss = loss_fn(net(cat, genres), y[b])
+                loss.backward()
+                opt.step()
+        return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
+
+    def score(self, candidates: pd.DataFrame) -> np.ndarray:
+        """Click probability of every ``(user, item)`` row of ``candidates``."""
+        if not self.params:
+            raise ValueError(f"{type(self).__name__} is not fitted: call fit(split) first")
+        torch = _require_torch()
+        cat, genres = self._fields(candidates["user"].to_numpy(dtype=np.int64),
+                                   candidates["item"].to_numpy(dtype=np.int64))
+        with torch.no_grad():
+            return torch.sigmoid(self._net(cat, genres)).numpy().astype(float)
+
+    __call__ = score
+
+
+@dataclass
+class WideDeep(DeepCTR):
+    """Wide&Deep (Cheng et al. 2016)."""
+
+    kind = "wdl"
+
+
+@dataclass
+class DeepFM(DeepCTR):
+    """DeepFM (Guo et al. 2017)."""
+
+    kind = "deepfm"
+
+
+@dataclass
+class DCN(DeepCTR):
+    """Deep & Cross Network (Wang et al. 2017), 3 cross layers."""
+
+    kind = "dcn"
+
+
+DEEP_MODELS = {"wdl": WideDeep, "deepfm": DeepFM, "dcn": DCN}

@@ -1,0 +1,258 @@
+"""Per-user recommendation metrics, group values and unfairness (seed 002, Sec. 2.2 and 3.2).
+
+Each user's candidates (the target item and sampled negatives) are ranked by score (descending;
+ties: the earlier candidate row first) and the top ``k`` form the recommendation list ``rl_i``.
+
+- AUC (EM1.1): per user, P(score of a positive > score of a negative), ties ½.
+- MRR (eq. 2): ``1 / pos`` of the first positive in the top k, 0 if none.
+- NDCG@k (eq. 3-4) with binary gains ``rel_a`` (``2^rel − 1 = rel``) and
+  ``IDCG = Σ_{a ≤ min(k, #positives)} 1/log2(a+1)`` (``ndcg="standard"``) or over all k positions
+  (``ndcg="repo"``, the authors' code). The paper's gain ``p(v_a)`` (the prediction) is not used:
+  with it a model would be rewarded for its own confidence, not for ranking the target.
+- URD (eq. 5): ``1 − mean Jaccard similarity of the genre sets over the k(k−1)/2 unordered pairs``
+  of the top k (Ziegler's intra-list similarity; the double sum of eq. 5 read over unordered
+  pairs, which keeps URD in [0, 1]). Two empty genre sets have similarity 0.
+- URP (eq. 7): ``mean RP(rl_i) − mean RP(hl_i)`` (signed), ``RP`` of eq. (6).
+
+Group values are user means (Def. 2.2's MGD); AUC can also be pooled over the group's candidate
+rows (``auc="pooled"``, the authors' code). UF is eq. (1) over the groups with at least
+``min_users`` users.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ocef.results import Result
+from ocef.validation import check_positive_int
+
+__all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairness", "Unfairness",
+           "Group", "pooled_auc"]
+
+#: The five metrics of Sec. 3.2 (CLI names) and ``hit`` (target in the top k).
+METRICS: tuple[str, ...] = ("auc", "mrr", "ndcg", "urd", "urp")
+NDCG_MODES = ("standard", "repo")
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+    return metric
+
+
+def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rectangular per-user layout: ``(users, items, labels, scores, valid)`` of shape
+    ``(n_users, max candidates)``; short rows are padded (``valid`` False, score −inf)."""
+    missing = {"user", "item", "label"} - set(candidates.columns)
+    if missing:
+        raise ValueError(f"candidates lack column(s) {sorted(missing)}")
+    scores = np.asarray(scores, dtype=float).ravel()
+    if scores.size != len(candidates):
+        raise ValueError(f"scores must have one value per candidate row ({len(candidates)}), got {scores.size}")
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("scores must be finite")
+    user = candidates["user"].to_numpy()
+    order = np.argsort(user, kind="stable")
+    users, start, counts = np.unique(user[order], return_index=True, return_counts=True)
+    pos = np.arange(order.size) - np.repeat(start, counts)
+    row = np.repeat(np.arange(users.size), counts)
+    width = int(counts.max())
+    items = np.full((users.size, width), -1, dtype=np.int64)
+    labels = np.zeros((users.size, width), dtype=float)
+    sc = np.full((users.size, width), -np.inf)
+    valid = np.zeros((users.size, width), dtype=bool)
+    items[row, pos] = candidates["item"].to_numpy()[order]
+    labels[row, pos] = candidates["label"].to_numpy(dtype=float)[order]
+    sc[row, pos] = scores[order]
+    valid[row, pos] = True
+    if not np.isin(labels[valid], (0.0, 1.0)).all():
+        raise ValueError("candidate labels must be 0 or 1")
+    return users, items, labels, sc, valid
+
+
+def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Row-wise ROC-AUC (ties ½) over the valid entries; nan for a row with one class."""
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.where(valid, scores, -np.inf), axis=1)      # pads tie at the bottom
+    ranks = ranks - (~valid).sum(axis=1, keepdims=True)               # ranks among the valid entries
+    pos = (labels == 1) & valid
+    n_pos = pos.sum(axis=1)
+    n_neg = valid.sum(axis=1) - n_pos
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = ((ranks * pos).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
+
+
+def pooled_auc(labels, scores) -> float:
+    """ROC-AUC of all the rows (a group's candidates pooled); nan with one class."""
+    labels = np.asarray(labels, dtype=float)[None, :]
+    scores = np.asarray(scores, dtype=float)[None, :]
+    return float(_rank_auc(labels, scores, np.ones_like(labels, dtype=bool))[0])
+
+
+def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
+    """Eq. (5): ``1 − mean Jaccard`` over unordered pairs of each row's k genre sets
+    (``genre_sets``: ``(n_users, k, G)`` 0/1)."""
+    g = np.asarray(genre_sets, dtype=float)
+    k = g.shape[1]
+    if k < 2:
+        raise ValueError(f"URD needs k >= 2 recommended items, got k={k}")
+    inter = np.einsum("uag,ubg->uab", g, g)
+    size = g.sum(axis=2)
+    union = size[:, :, None] + size[:, None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sim = np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+    iu = np.triu_indices(k, 1)
+    return 1.0 - sim[:, iu[0], iu[1]].mean(axis=1)
+
+
+def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=None, user_pop=None,
+                 ndcg: str = "standard") -> pd.DataFrame:
+    """Per-user metrics of Sec. 3.2 (module docstring): DataFrame ``user, auc, mrr, ndcg, urd, urp, hit``.
+
+    ``urd`` needs ``genres`` (``(n_items, G)`` flags), ``urp`` needs ``rp`` (per item, eq. 6) and
+    ``user_pop`` (per user index, mean RP of the history); absent inputs give NaN columns.
+    ``k`` must be smaller than every user's number of candidates.
+    """
+    k = check_positive_int("k", k)
+    if ndcg not in NDCG_MODES:
+        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+    users, items, labels, sc, valid = ranked_table(candidates, scores)
+    n_cand = valid.sum(axis=1)
+    if k >= n_cand.min():
+        raise ValueError(f"k must be smaller than the number of candidates per user "
+                         f"({int(n_cand.min())}), got k={k}")
+    top = np.argsort(-sc, axis=1, kind="stable")[:, :k]          # ties: earlier candidate first
+    rel = np.take_along_axis(labels, top, axis=1)
+    ranks = np.arange(1, k + 1)
+    hit = rel.max(axis=1) > 0
+    first = np.argmax(rel > 0, axis=1)
+    mrr = np.where(hit, 1.0 / (first + 1), 0.0)                   # eq. (2)
+    disc = 1.0 / np.log2(ranks + 1)
+    dcg = rel @ disc                                              # eq. (3), binary gain
+    n_pos = ((labels == 1) & valid).sum(axis=1)
+    ideal = np.cumsum(disc)
+    idcg = ideal[np.clip(np.minimum(n_pos, k), 1, k) - 1] if ndcg == "standard" else np.full(users.size, ideal[-1])
+    nd = np.where(n_pos > 0, dcg / idcg, np.nan)                  # eq. (4)
+    top_items = np.take_along_axis(items, top, axis=1)
+    out = {"user": users, "auc": _rank_auc(labels, sc, valid), "mrr": mrr, "ndcg": nd}
+    if genres is not None:
+        genres = np.asarray(genres)
+        if genres.ndim != 2:
+            raise ValueError(f"genres must be a 2-d (items x genres) array, got shape {genres.shape}")
+        out["urd"] = jaccard_diversity(genres[top_items])
+    else:
+        out["urd"] = np.full(users.size, np.nan)
+    if rp is not None and user_pop is not None:
+        rp = np.asarray(rp, dtype=float)
+        user_pop = np.asarray(user_pop, dtype=float)
+        out["urp"] = rp[top_items].mean(axis=1) - user_pop[users]  # eq. (7), signed
+    else:
+        out["urp"] = np.full(users.size, np.nan)
+    out["hit"] = hit.astype(float)
+    return pd.DataFrame(out)
+
+
+def _check_attributes(table: pd.DataFrame, attributes) -> list[str]:
+    attributes = [attributes] if isinstance(attributes, str) else list(attributes)
+    if not attributes:
+        raise ValueError("attributes must name at least one column")
+    unknown = [a for a in attributes if a not in table.columns]
+    if unknown:
+        raise ValueError(f"unknown attribute(s) {unknown}; available: {[c for c in table.columns]}")
+    for a in attributes:
+        col = table[a]
+        if not pd.api.types.is_integer_dtype(col):
+            values = pd.to_numeric(col, errors="coerce")
+            if values.isna().any() or not np.all(values == np.round(values)):
+                raise ValueError(f"attribute {a!r} must hold integer codes, got e.g. "
+                                 f"{col[values.isna() | (values != np.round(values))].head(3).tolist()}")
+    return attributes
+
+
+def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.DataFrame | None = None,
+                 scores=None, auc: str = "mean") -> pd.DataFrame:
+    """Value of ``metric`` for every non-empty group (Def. 2.2): DataFrame ``attrs…, n_users, value``.
+
+    ``table``: one row per user with the attribute columns and the metric column (e.g.
+    :func:`user_metrics` joined with the attributes; a ``user`` column is needed for pooled AUC).
+    The value is the mean over the group's users (NaNs skipped, e.g. users without a positive for
+    AUC); ``auc="pooled"`` computes the ROC-AUC of all the group's ``candidates`` rows instead.
+    """
+    metric = check_metric(metric)
+    attributes = _check_attributes(table, attributes)
+    if metric not in table.columns and not (metric == "auc" and auc == "pooled"):
+        raise ValueError(f"table lacks the metric column {metric!r}")
+    if auc not in ("mean", "pooled"):
+        raise ValueError(f"auc must be 'mean' or 'pooled', got {auc!r}")
+    codes = table[attributes].astype(np.int64)
+    if metric == "auc" and auc == "pooled":
+        if candidates is None or scores is None or "user" not in table.columns:
+            raise ValueError("pooled AUC needs candidates, scores and a 'user' column in table")
+        cand = candidates[["user", "label"]].assign(score=np.asarray(scores, dtype=float))
+        cand = cand.merge(pd.concat([table[["user"]], codes], axis=1), on="user", how="inner")
+        # Within-group ranks (ties averaged) give every group's Mann-Whitney AUC at once.
+        cand["rank"] = cand.groupby(attributes)["score"].rank(method="average")
+        cand["pos_rank"] = cand["rank"] * cand["label"]
+        agg = cand.groupby(attributes).agg(n_pos=("label", "sum"), n=("label", "size"), r=("pos_rank", "sum"))
+        n_neg = agg["n"] - agg["n_pos"]
+        value = (agg["r"] - agg["n_pos"] * (agg["n_pos"] + 1) / 2) / (agg["n_pos"] * n_neg)
+        value = value.where((agg["n_pos"] > 0) & (n_neg > 0))
+        sizes = codes.groupby(attributes).size()
+        out = pd.DataFrame({"n_users": sizes}).join(value.rename("value"))
+    else:
+        frame = pd.concat([codes, table[metric].astype(float)], axis=1)
+        g = frame.groupby(attributes)[metric]
+        out = pd.DataFrame({"n_users": g.size(), "value": g.mean()})
+    return out.reset_index()
+
+
+@dataclass(frozen=True)
+class Group:
+    """A multi-attribute group: ``group`` = ``{attribute: code}``, its size and metric value."""
+
+    group: dict
+    n_users: int
+    value: float
+
+
+@dataclass(frozen=True)
+class Unfairness(Result):
+    """UF of eq. (1) over the valid groups with the advantaged (max) and disadvantaged (min) group."""
+
+    uf: float
+    advantaged: Group
+    disadvantaged: Group
+    n_groups: int
+    min_users: int
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = []
+        for role, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
+            rows.append({"role": role, "group": " & ".join(f"{a}={v}" for a, v in g.group.items()),
+                         "n_users": g.n_users, "value": g.value, "uf": self.uf})
+        return pd.DataFrame(rows)
+
+
+def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
+    """Eq. (1): ``UF = max_{i,j} |v_i − v_j| = max v − min v`` over the groups of ``values``
+    (output of :func:`group_values`) with ``n_users >= min_users`` and a defined value.
+
+    Raises ValueError when fewer than two groups are valid.
+    """
+    min_users = check_positive_int("min_users", min_users)
+    attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration", "swarm")]
+    ok = values[(values["n_users"] >= min_users) & values["value"].notna()]
+    if len(ok) < 2:
+        raise ValueError(f"fewer than two valid groups (n_users >= min_users={min_users} and a defined "
+                         f"value): {len(ok)} of {len(values)}")
+    hi, lo = ok["value"].idxmax(), ok["value"].idxmin()
+    adv, dis = ok.loc[hi], ok.loc[lo]
+
+    def group(row) -> Group:
+        return Group({a: int(row[a]) for a in attrs}, int(row["n_users"]), float(row["value"]))
+
+    return Unfairness(float(adv["value"] - dis["value"]), group(adv), group(dis), len(ok), min_users)

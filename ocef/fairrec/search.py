@@ -1,0 +1,440 @@
+"""Search for the most advantaged and disadvantaged multi-attribute groups (seed 002, Sec. 3.3).
+
+A :class:`GroupOracle` evaluates a group (a position: one integer code per sensitive attribute)
+by querying a black box for that group's users only, caches every evaluation (the InfoBase of
+Alg. 3) and counts them. :func:`search` runs one of
+
+- ``"dpso"`` — FairRec's double-ended discrete PSO (Alg. 1-3, eq. 8-9);
+- ``"exhaustive"`` — Themis (Galhotra et al. 2017): every non-empty valid group; with
+  ``max_evaluations``, a uniformly random subset of that many groups (Themis under a budget, Table 3);
+- ``"testsgd"`` — TestSGD (Zhang et al. 2022) as extended in Sec. 4.1: only groups with at least
+  ``theta · N`` users, each compared with its complement; the groups with the largest and smallest
+  ``value − complement value`` are reported;
+- ``"vanilla"`` — a plain two-swarm PSO for Fig. 4 (uniform initialisation, inertia ``α·V``
+  instead of the thermal term, each swarm guided only by its own best; the paper does not
+  define its vanilla PSO, this one is ours).
+
+DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
+
+- each swarm has ``n_pt = max(2, int(ε · Π_i |B^{s_i}|))`` particles (Sec. 4.2: ``ε = n_pt / N_groups``);
+- Alg. 2: bounds ``B^{s_i} = [min, max]`` of the users' codes, coordinates drawn independently from
+  each attribute's empirical distribution ``D^{s_i}`` over users; velocities integer uniform in
+  ``[−v*, v*]``; ``Pbest ← P`` — the initial positions are evaluated (iteration 0), since Alg. 3
+  compares ``fitness(Pbest)``;
+- eq. (8)-(9) per particle and iteration: ``φ ~ N(0, 1)``, ``r1, r2 ~ U(0, 1)`` (scalars),
+  ``C^k`` = mean of the swarm's personal bests (the thermal-motion centre of Sun et al. 2011),
+  ``V ← clip(α|C − P|φ + c1 r1 (Pbest − P) + c2 r2 (Gbest − P), ±v*)``,
+  ``P ← clip(trunc(P + V), bounds)``;
+- a group with fewer than ``min_users`` users (or an undefined value) is never queried and never
+  becomes a Pbest or Gbest; Gbest of the max swarm is the best valid InfoBase entry of both swarms
+  (and the min swarm's the worst): the cross-swarm sharing of Sec. 3.3;
+- UF (Alg. 1 lines 8-10) = max − min over the valid InfoBase.
+
+Cost: ``n_evaluations`` counts the distinct groups queried (a cached group costs nothing again),
+``n_users_queried`` the users whose recommendations were computed (the cost of a black-box
+evaluation is proportional to the group size; TestSGD's complements are counted here too).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ocef.fairrec.metrics import Group, _check_attributes
+from ocef.results import Result, jsonable
+from ocef.validation import as_generator, check_in_interval, check_positive_int
+
+__all__ = ["GroupOracle", "FairRecResult", "search", "METHODS"]
+
+METHODS: tuple[str, ...] = ("dpso", "exhaustive", "testsgd", "vanilla")
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a search when ``max_evaluations`` distinct groups have been evaluated."""
+
+
+class GroupOracle:
+    """Black-box group evaluation with a cache (the InfoBase) and counters.
+
+    ``users``: one row per user with integer attribute codes (row ``r`` is user ``r`` of
+    ``evaluate``); ``attributes``: the sensitive attributes (columns) spanning the search space;
+    ``evaluate(user_rows) -> float``: the metric value of a group of users (queries the model
+    for those users only); ``min_users``: smaller groups are invalid (never queried).
+    """
+
+    def __init__(self, users: pd.DataFrame, attributes, evaluate: Callable[[np.ndarray], float],
+                 min_users: int = 1, name: str = ""):
+        self.attributes = _check_attributes(users, attributes)
+        self.min_users = check_positive_int("min_users", min_users)
+        if not callable(evaluate):
+            raise TypeError(f"evaluate must be callable, got {type(evaluate).__name__}")
+        self.evaluate_users = evaluate
+        self.name = name
+        codes = users[self.attributes].to_numpy().astype(np.int64)
+        self.n_users_total = codes.shape[0]
+        self.low = codes.min(axis=0)
+        self.high = codes.max(axis=0)
+        self.cards = self.high - self.low + 1
+        self.n_cells = int(np.prod(self.cards.astype(object)))
+        self._radix = np.concatenate([np.cumprod(self.cards[::-1])[::-1][1:], [1]]).astype(np.int64)
+        cell = self.cell_of(codes)
+        order = np.argsort(cell, kind="stable")
+        self._order = order
+        self._cells, self._start, self._count = np.unique(cell[order], return_index=True, return_counts=True)
+        # Alg. 2 GetDistribution: each attribute's empirical distribution over its bounds.
+        self.marginals = [np.bincount(codes[:, j] - self.low[j], minlength=int(self.cards[j])) / codes.shape[0]
+                          for j in range(codes.shape[1])]
+        valid = self._count >= self.min_users
+        self.n_groups = int(valid.sum())
+        if self.n_groups < 2:
+            raise ValueError(f"fewer than two valid groups: {self.n_groups} group(s) with >= min_users="
+                             f"{self.min_users} users over attributes {self.attributes}")
+        self.valid_cells = self._cells[valid]
+        self.reset()
+
+    # -- cells and positions ------------------------------------------------------------------
+    def cell_of(self, positions: np.ndarray) -> np.ndarray:
+        """Mixed-radix cell id of positions (rows of attribute codes)."""
+        return (np.asarray(positions, dtype=np.int64) - self.low) @ self._radix
+
+    def position_of(self, cells: np.ndarray) -> np.ndarray:
+        cells = np.asarray(cells, dtype=np.int64)
+        return (cells[:, None] // self._radix) % self.cards + self.low
+
+    def size(self, cells) -> np.ndarray:
+        """Number of users of each cell id."""
+        cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
+        i = np.searchsorted(self._cells, cells)
+        i = np.minimum(i, self._cells.size - 1)
+        return np.where(self._cells[i] == cells, self._count[i], 0)
+
+    def members(self, cell: int) -> np.ndarray:
+        """User rows of one cell."""
+        i = int(np.searchsorted(self._cells, cell))
+        if i >= self._cells.size or self._cells[i] != cell:
+            return np.empty(0, dtype=np.int64)
+        return self._order[self._start[i]:self._start[i] + self._count[i]]
+
+    # -- evaluation (InfoBase) ------------------------------------------------------------------
+    def reset(self, max_evaluations: int | None = None) -> None:
+        """Empty the InfoBase and the counters (each search starts afresh)."""
+        self.infobase: dict[int, tuple[float, int, int]] = {}   # cell -> (value, n_users, iteration)
+        self.n_evaluations = 0
+        self.n_users_queried = 0
+        self.n_invalid_visits = 0
+        self.max_evaluations = max_evaluations
+        self.iteration = 0
+
+    def query(self, rows: np.ndarray) -> float:
+        """Evaluate an arbitrary set of user rows (counted in ``n_users_queried`` only)."""
+        self.n_users_queried += int(rows.size)
+        return float(self.evaluate_users(rows))
+
+    def value(self, cell: int) -> float:
+        """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid."""
+        cell = int(cell)
+        hit = self.infobase.get(cell)
+        if hit is not None:
+            return hit[0]
+        n = int(self.size(cell)[0])
+        if n < self.min_users:
+            self.n_invalid_visits += 1
+            return float("nan")
+        if self.max_evaluations is not None and self.n_evaluations >= self.max_evaluations:
+            raise BudgetExhausted
+        v = self.query(self.members(cell))
+        self.n_evaluations += 1
+        self.infobase[cell] = (v, n, self.iteration)
+        return v
+
+    def values(self, cells: np.ndarray) -> np.ndarray:
+        return np.array([self.value(c) for c in np.asarray(cells).tolist()], dtype=float)
+
+    def infobase_frame(self) -> pd.DataFrame:
+        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups)."""
+        cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
+        pos = self.position_of(cells) if cells.size else np.empty((0, len(self.attributes)), dtype=np.int64)
+        vals = list(self.infobase.values())
+        df = pd.DataFrame(pos, columns=self.attributes)
+        df["n_users"] = np.array([v[1] for v in vals], dtype=np.int64)
+        df["value"] = np.array([v[0] for v in vals], dtype=float)
+        df["iteration"] = np.array([v[2] for v in vals], dtype=np.int64)
+        return df
+
+    def group(self, cell: int) -> Group:
+        v, n, _ = self.infobase[int(cell)]
+        pos = self.position_of(np.array([cell]))[0]
+        return Group({a: int(c) for a, c in zip(self.attributes, pos)}, n, v)
+
+    # -- constructors ---------------------------------------------------------------------------
+    @classmethod
+    def from_user_metrics(cls, table: pd.DataFrame, attributes, metric: str, min_users: int = 1) -> "GroupOracle":
+        """Oracle over a table of per-user metric values (one row per user): a group's value is
+        the mean of ``metric`` over its users (NaNs skipped; all-NaN → invalid)."""
+        if metric not in table.columns:
+            raise ValueError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
+        values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
+
+        def evaluate(rows: np.ndarray) -> float:
+            v = values[rows]
+            v = v[~np.isnan(v)]
+            return float(v.mean()) if v.size else float("nan")
+
+        return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric)
+
+    @classmethod
+    def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str,
+                   k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
+        """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
+        users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
+        from ocef.fairrec.metrics import check_metric, pooled_auc, user_metrics
+
+        check_metric(metric)
+        cand = split.candidates.sort_values("user", kind="stable").reset_index(drop=True)
+        users_col = cand["user"].to_numpy()
+        starts = np.searchsorted(users_col, np.arange(split.n_users))
+        ends = np.searchsorted(users_col, np.arange(split.n_users), side="right")
+        check_positive_int("k", k)
+        if k >= int((ends - starts).min()):
+            raise ValueError(f"k must be smaller than the number of candidates per user "
+                             f"({int((ends - starts).min())}), got k={k}")
+
+        def evaluate(rows: np.ndarray) -> float:
+            idx = np.concatenate([np.arange(starts[r], ends[r]) for r in rows])
+            sub = cand.iloc[idx]
+            s = np.asarray(score(sub), dtype=float)
+            if metric == "auc" and auc == "pooled":
+                return pooled_auc(sub["label"].to_numpy(), s)
+            um = user_metrics(sub, s, k=k, genres=split.genres, rp=split.rp, user_pop=split.user_pop, ndcg=ndcg)
+            v = um[metric].to_numpy()
+            v = v[~np.isnan(v)]
+            return float(v.mean()) if v.size else float("nan")
+
+        return cls(split.users, attributes, evaluate, min_users, name=metric)
+
+    @classmethod
+    def from_scores(cls, split, scores, attributes, metric: str, k: int = 5, min_users: int = 1,
+                    auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
+        """Oracle over scores already computed for every candidate row of ``split`` (the model
+        queried once): the same group values as :meth:`from_model`, without re-querying."""
+        from ocef.fairrec.metrics import check_metric, pooled_auc, ranked_table, user_metrics
+
+        check_metric(metric)
+        if auc not in ("pooled", "mean"):
+            raise ValueError(f"auc must be 'pooled' or 'mean', got {auc!r}")
+        if metric == "auc" and auc == "pooled":
+            users, _, labels, sc, valid = ranked_table(split.candidates, scores)
+            if not np.array_equal(users, np.arange(split.n_users)):
+                raise ValueError("every user of the split needs candidates")
+
+            def evaluate(rows: np.ndarray) -> float:
+                m = valid[rows]
+                return pooled_auc(labels[rows][m], sc[rows][m])
+
+            return cls(split.users, attributes, evaluate, min_users, name=metric)
+        um = user_metrics(split.candidates, scores, k=k, genres=split.genres, rp=split.rp,
+                          user_pop=split.user_pop, ndcg=ndcg)
+        table = pd.concat([split.users.reset_index(drop=True), um[[metric]]], axis=1)
+        return cls.from_user_metrics(table, attributes, metric, min_users)
+
+
+@dataclass(frozen=True)
+class FairRecResult(Result):
+    """Outcome of a search (Alg. 1's output): UF, the advantaged and disadvantaged groups, the
+    InfoBase (every group evaluated: ``attrs…, n_users, value, iteration``) and the cost."""
+
+    method: str
+    metric: str
+    uf: float
+    advantaged: Group | None
+    disadvantaged: Group | None
+    infobase: pd.DataFrame = field(repr=False)
+    n_evaluations: int
+    n_users_queried: int
+    n_invalid_visits: int
+    n_groups: int
+    n_cells: int
+    min_users: int
+    seconds: float
+    top_advantaged: list = field(default_factory=list)
+    top_disadvantaged: list = field(default_factory=list)
+    params: dict = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The InfoBase with a readable ``group`` name and the role of the two reported groups."""
+        df = self.infobase.copy()
+        attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]
+        df.insert(0, "group", [" & ".join(f"{a}={int(v)}" for a, v in zip(attrs, row))
+                               for row in df[attrs].itertuples(index=False)])
+        role = np.full(len(df), "", dtype=object)
+        for name, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
+            if g is not None:
+                mask = np.all([df[a].to_numpy() == v for a, v in g.group.items()], axis=0)
+                role[mask] = name
+        df["role"] = role
+        return df.assign(method=self.method, metric=self.metric)
+
+    def to_dict(self) -> dict:
+        keys = ("method", "metric", "uf", "advantaged", "disadvantaged", "n_evaluations", "n_users_queried",
+                "n_invalid_visits", "n_groups", "n_cells", "min_users", "seconds", "top_advantaged",
+                "top_disadvantaged", "params")
+        return jsonable({k: getattr(self, k) for k in keys})
+
+
+def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations):
+    check_in_interval("epsilon", epsilon, 0.0, 1.0)        # ε = n_pt / |N_groups| (Sec. 4.4): a ratio in (0, 1]
+    check_positive_int("n_iter", n_iter)
+    check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
+    check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
+    check_in_interval("c2", c2, 0.0, np.inf, low_open=False)
+    check_in_interval("vmax", vmax, 0.0, np.inf)
+    check_in_interval("theta", theta, 0.0, 1.0, low_open=False)
+    check_positive_int("top_n", top_n)
+    if max_evaluations is not None:
+        check_positive_int("max_evaluations", max_evaluations)
+
+
+def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uniform: bool) -> np.ndarray:
+    """Alg. 2 Sample: each coordinate from the attribute's distribution (or uniform in its bounds)."""
+    cols = []
+    for j in range(len(oracle.attributes)):
+        card = int(oracle.cards[j])
+        if uniform:
+            cols.append(gen.integers(0, card, size=n))
+        else:
+            cols.append(gen.choice(card, size=n, p=oracle.marginals[j]))
+    return np.stack(cols, axis=1).astype(np.int64) + oracle.low
+
+
+def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alpha, c1, c2, vmax,
+         vanilla: bool) -> None:
+    """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO; fills the oracle's InfoBase."""
+    n_pt = max(2, int(epsilon * oracle.n_cells))
+    # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
+    # evaluated; 0: swarm A (max), 1: swarm D (min).
+    side = np.tile([0, 1], n_pt)
+    sign = np.where(side == 0, 1.0, -1.0)                # maximise sign * value
+    P = np.empty((2 * n_pt, len(oracle.attributes)), dtype=np.int64)
+    P[side == 0] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 3
+    P[side == 1] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 4
+    vm = int(np.floor(vmax))
+    V = gen.integers(-vm, vm + 1, size=P.shape).astype(float)      # Alg. 2 line 7
+    low, high = oracle.low.astype(float), oracle.high.astype(float)
+    oracle.iteration = 0
+    fit = oracle.values(oracle.cell_of(P))
+    pbest = P.astype(float).copy()                                  # Alg. 2 line 8
+    pbest_fit = np.where(np.isnan(fit), -np.inf, sign * fit)        # invalid: never a best
+    for it in range(1, n_iter + 1):
+        oracle.iteration = it
+        gbest = np.empty_like(pbest)
+        for s in (0, 1):
+            rows = side == s
+            if vanilla:                                   # own swarm's best Pbest only
+                cand = np.flatnonzero(rows & np.isfinite(pbest_fit))
+                g = pbest[cand[np.argmax(pbest_fit[cand])]] if cand.size else None
+            else:                                         # best of both swarms' evaluations
+                g = _global_best(oracle, maximise=(s == 0))
+            gbest[rows] = P[rows] if g is None else g
+        phi = gen.standard_normal(P.shape[0])[:, None]
+        r1 = gen.random(P.shape[0])[:, None]
+        r2 = gen.random(P.shape[0])[:, None]
+        if vanilla:
+            first = alpha * V
+        else:
+            C = np.where((side == 0)[:, None], pbest[side == 0].mean(axis=0), pbest[side == 1].mean(axis=0))
+            first = alpha * np.abs(C - P) * phi                       # thermal motion
+        V = np.clip(first + c1 * r1 * (pbest - P) + c2 * r2 * (gbest - P), -vmax, vmax)   # eq. (8)
+        P = np.clip(np.trunc(P + V), low, high).astype(np.int64)                          # eq. (9)
+        fit = oracle.values(oracle.cell_of(P))
+        f = np.where(np.isnan(fit), -np.inf, sign * fit)
+        better = f > pbest_fit                                     # Alg. 3 lines 13-18
+        pbest[better] = P[better]
+        pbest_fit[better] = f[better]
+
+
+def _global_best(oracle: GroupOracle, maximise: bool):
+    if not oracle.infobase:
+        return None
+    cells = np.fromiter(oracle.infobase.keys(), dtype=np.int64)
+    vals = np.array([v[0] for v in oracle.infobase.values()])
+    if np.isnan(vals).all():
+        return None
+    i = np.nanargmax(vals) if maximise else np.nanargmin(vals)
+    return oracle.position_of(cells[i:i + 1])[0].astype(float)
+
+
+def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
+    """TestSGD: groups with >= θ·N users vs their complements; cells of max/min value − complement."""
+    sizes = oracle.size(oracle.valid_cells)
+    kept = oracle.valid_cells[sizes >= theta * oracle.n_users_total]
+    if kept.size < 2:
+        raise ValueError(f"testsgd: fewer than two groups with >= theta*N = {theta * oracle.n_users_total:g} "
+                         f"users (theta={theta}); lower theta")
+    everyone = np.arange(oracle.n_users_total)
+    gaps = []
+    for c in kept.tolist():
+        v = oracle.value(c)
+        comp = np.setdiff1d(everyone, oracle.members(c), assume_unique=True)
+        gaps.append(v - oracle.query(comp))
+    gaps = np.array(gaps)
+    ok = ~np.isnan(gaps)
+    if ok.sum() < 2:
+        return None
+    idx = np.flatnonzero(ok)
+    return int(kept[idx[np.argmax(gaps[ok])]]), int(kept[idx[np.argmin(gaps[ok])]])
+
+
+def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n_iter: int = 10,
+           alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
+           top_n: int = 5, max_evaluations: int | None = None, rng=None) -> FairRecResult:
+    """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
+    (module docstring). Defaults: Sec. 4.1 (α = 0.09, c1 = c2 = 2, v* = 2); ε and ``n_iter``
+    as Sec. 4.2 recommends for ≤ 1,000 groups. ``max_evaluations`` stops a search after that
+    many distinct group evaluations (Table 3's fixed budget). Same ``rng``, same result.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations)
+    gen = as_generator(rng)
+    oracle.reset(max_evaluations)
+    t0 = time.perf_counter()
+    pair = None
+    try:
+        if method in ("dpso", "vanilla"):
+            _pso(oracle, gen, epsilon=epsilon, n_iter=n_iter, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
+                 vanilla=method == "vanilla")
+        elif method == "exhaustive":
+            cells = oracle.valid_cells
+            if max_evaluations is not None:
+                cells = gen.permutation(cells)
+            for c in cells.tolist():
+                oracle.value(c)
+        else:
+            pair = _testsgd(oracle, theta)
+    except BudgetExhausted:
+        pass
+    seconds = time.perf_counter() - t0
+    info = oracle.infobase_frame()
+    ok = info[info["value"].notna()]
+    cells = oracle.cell_of(ok[oracle.attributes].to_numpy()) if len(ok) else np.empty(0, dtype=np.int64)
+    order = np.argsort(-ok["value"].to_numpy(), kind="stable")
+    top_adv = [oracle.group(c) for c in cells[order][:top_n]]
+    top_dis = [oracle.group(c) for c in cells[order[::-1]][:top_n]]
+    if method == "testsgd":
+        adv, dis = (oracle.group(pair[0]), oracle.group(pair[1])) if pair else (None, None)
+    elif len(ok) >= 1:
+        adv, dis = top_adv[0], top_dis[0]
+    else:
+        adv = dis = None
+    uf = adv.value - dis.value if adv is not None else float("nan")
+    params = {"epsilon": epsilon, "n_iter": n_iter, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax,
+              "theta": theta, "max_evaluations": max_evaluations,
+              "n_particles": max(2, int(epsilon * oracle.n_cells)) if method in ("dpso", "vanilla") else None}
+    return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
+                         infobase=info, n_evaluations=oracle.n_evaluations,
+                         n_users_queried=oracle.n_users_queried, n_invalid_visits=oracle.n_invalid_visits,
+                         n_groups=oracle.n_groups, n_cells=oracle.n_cells, min_users=oracle.min_users,
+                         seconds=seconds, top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)

@@ -1,0 +1,316 @@
+"""Live full-system audits (Do et al., Cor. 7.1, Alg. 1-2) that survive being interrupted.
+
+:func:`audit_live` drives G ask/tell :class:`ocef.OCEF` auditors — one per group, K = G − 1
+arms, confidence δ/G — in synchronous steps against any ``pull(group, arm[, step])``
+function: a live recommender, the HTTP service of :mod:`ocef.service`, or the literal
+PULL-ARM of Algorithm 2 in process (:func:`keyed_pull`). With ``checkpoint=PATH`` the whole
+audit (every auditor's state, generators included, the step, the ground-truth accounting
+and the checkpoint history) is written atomically to PATH every ``every`` steps and at the
+end; calling it again with the same PATH resumes from there and follows exactly the
+trajectory of an uninterrupted run.
+
+Randomness is *keyed*, so that resuming and retrying never change a draw:
+
+* the audit's root is a :class:`numpy.random.SeedSequence` (:func:`audit_root`; seed S gives
+  ``SeedSequence(S, spawn_key=(0,))``, the j-th audit of ``run_audit(engine="ask-tell")``
+  ``spawn_key=(j,)``);
+* auditor g draws ℓ_t (line 3 of Alg. 1) from child ``(…, 0, g)``;
+* the PULL-ARM of group g at its step t draws from child ``(…, 1, g, t)``
+  (:func:`pull_generator`), so a pull is a pure function of (seed, group, arm, step): an
+  HTTP retry or a replay after a crash gets the same reward.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ocef import bounds
+from ocef.auditor import OCEF, Verdict
+from ocef.files import atomic_write_text
+from ocef.results import Result, jsonable
+from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.validation import as_generator, check_delta, check_positive_int
+
+#: Identifies the layout of a live-audit checkpoint file.
+CHECKPOINT_FORMAT = "ocef.audit_live/1"
+_AUDITOR_KEY, _PULL_KEY = 0, 1
+
+
+# ====================================================================== keyed randomness
+def base_seed_sequence(rng) -> np.random.SeedSequence:
+    """A SeedSequence from ``rng``: an int (or list of ints) seeds it, a SeedSequence is kept,
+    ``None`` takes fresh OS entropy and a Generator gives 128 bits of entropy (one draw)."""
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence([int(v) for v in rng.integers(0, 2**32, size=4, dtype=np.uint64)])
+    if rng is None:
+        return np.random.SeedSequence()
+    as_generator(rng)                                   # same accepted types, same error
+    return np.random.SeedSequence(list(rng) if isinstance(rng, (list, tuple)) else int(rng))
+
+
+def _child(seq: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + tuple(int(k) for k in key))
+
+
+def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
+    """The root of the ``index``-th audit seeded by ``rng`` (see the module docstring)."""
+    return _child(base_seed_sequence(rng), index)
+
+
+def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequence:
+    """Seed of the ℓ_t draws of group ``group``'s auditor."""
+    return _child(root, _AUDITOR_KEY, group)
+
+
+def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.random.Generator:
+    """The generator of the PULL-ARM of ``group`` at its step ``step`` (0-based)."""
+    return np.random.Generator(np.random.PCG64(_child(root, _PULL_KEY, group, step)))
+
+
+def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
+    """``pull(group, arm, step)``: the literal PULL-ARM of Algorithm 2
+    (:meth:`ocef.audit.AuditProblem.pull_literal`) with the keyed generator of (group, step).
+
+    ``rng`` is an int/SeedSequence as in :func:`audit_live` (an int S means the root
+    :func:`audit_root` (S)); the same function serves ``ocef simulate-service``.
+    """
+    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+
+    def pull(group: int, arm: int, step: int) -> float:
+        return problem.pull_literal(group, arm, pull_generator(root, group, step))
+
+    return pull
+
+
+def _seed_record(root: np.random.SeedSequence) -> dict:
+    return {"entropy": str(root.entropy) if root.entropy is not None and not isinstance(root.entropy, (list, tuple))
+            else [str(v) for v in root.entropy], "spawn_key": [int(k) for k in root.spawn_key]}
+
+
+def _seed_from_record(rec: dict) -> np.random.SeedSequence:
+    ent = rec["entropy"]
+    entropy = [int(v) for v in ent] if isinstance(ent, list) else int(ent)
+    return np.random.SeedSequence(entropy, spawn_key=tuple(int(k) for k in rec["spawn_key"]))
+
+
+def _takes_step(pull) -> bool:
+    """Whether ``pull`` accepts a third positional argument (the step key)."""
+    try:
+        params = list(inspect.signature(pull).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 3
+
+
+# ====================================================================== result
+@dataclass(frozen=True)
+class LiveAuditResult(Result):
+    """Outcome of :func:`audit_live`: one row per group in ``groups``.
+
+    ``groups`` columns: ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy``, or
+    ``timeout`` when undecided at ``max_steps``), ``duration`` (steps = pulls of that group's
+    auditor) and, when the ground truth was given (``true_means``): ``cost`` (eq. 10),
+    ``constraint_held`` (constraint (7) at every step) and ``true_envy``.
+    ``params`` holds α, δ, ε, σ, ω, G and ``max_steps``; ``seed`` the audit's root seed;
+    ``checkpoint_steps`` the steps at which a checkpoint was written (over all sessions);
+    ``wall_time`` the seconds spent auditing (all sessions, up to the last checkpoint of
+    interrupted ones, plus this one); ``resumed_from`` the step restored from the
+    checkpoint (None for a fresh run). ``auditors`` (not serialised) are the final OCEFs.
+    """
+
+    groups: pd.DataFrame
+    params: dict
+    seed: dict
+    steps: int
+    checkpoint_steps: tuple
+    wall_time: float
+    resumed_from: int | None
+    version: str
+    auditors: tuple = field(default=(), repr=False, compare=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.groups.copy()
+
+    def to_dict(self) -> dict:
+        return jsonable({"version": self.version, "seed": self.seed, "params": self.params, "steps": self.steps,
+                         "checkpoint_steps": list(self.checkpoint_steps), "wall_time": self.wall_time,
+                         "resumed_from": self.resumed_from, "groups": self.groups})
+
+
+# ====================================================================== the audit
+def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha: float, delta: float,
+               epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
+               omega: float = bounds.OMEGA, checkpoint: str | Path | None = None, every: int = 1000,
+               group_names=None, true_means=None, progress: bool = False) -> LiveAuditResult:
+    """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
+
+    ``pull(group, arm)`` — or ``pull(group, arm, step)`` if it takes a third argument, the
+    0-based step of that group's auditor, a key that makes retries idempotent — must make
+    the recommendations of Algorithm 2 for the users of ``group`` (arm 0: their own; arm
+    j ≥ 1: transported policies of the j-th other group, :func:`ocef.audit.other_groups`)
+    and return the group-average reward in [0, 1]. An object with a ``pull_many(list of
+    (group, arm, step)) -> rewards`` method gets all the pulls of a step in one call.
+
+    Each group's auditor has K = G − 1 arms and confidence δ/G; all undecided groups advance
+    one step at a time until every group has a verdict or ``max_steps`` steps.
+
+    ``rng``: int, SeedSequence (used as the root as is), Generator or None (see the module
+    docstring). ``checkpoint``: a JSON file written atomically every ``every`` steps and at
+    the end; if it exists the audit resumes from it (it must be an audit with the same
+    parameters, groups and seed, else ValueError; ``max_steps`` may differ).
+    ``true_means`` (G × G, ``arm_means[i, j]`` = μ_j of group i's audit, a simulator's ground
+    truth) adds the cost (eq. 10), constraint (7) and true envy to the result.
+    """
+    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    sizes = np.broadcast_to(np.asarray(group_sizes), (n_groups,)).astype(np.int64)
+    delta = check_delta(delta)
+    max_steps = check_positive_int("max_steps", max_steps)
+    every = check_positive_int("every", every)
+    names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
+    if len(names) != n_groups:
+        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
+    truth = None
+    if true_means is not None:
+        truth = np.asarray(true_means, dtype=float)
+        if truth.shape != (n_groups, n_groups):
+            raise ValueError(f"true_means must have shape ({n_groups}, {n_groups}), got {truth.shape}")
+    explicit_root = rng is not None and not isinstance(rng, np.random.Generator)
+    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega,
+                     rng=auditor_seed(root, i)) for i in range(n_groups)]
+    params = {"n_groups": n_groups, "group_sizes": sizes.tolist(), "alpha": auditors[0].alpha, "delta": delta,
+              "epsilon": auditors[0].epsilon, "sigma": auditors[0].sigma, "omega": auditors[0].omega}
+    cum = [0.0] * n_groups                     # Σ_s μ_{k_s} per group (true means)
+    min_budget = [math.inf] * n_groups          # min_t Z_t of constraint (7)
+    step, checkpoint_steps, wall_before, resumed_from = 0, [], 0.0, None
+
+    path = Path(checkpoint) if checkpoint is not None else None
+    if path is not None and path.exists():
+        state = _read_checkpoint(path)
+        saved_root = _seed_from_record(state["seed"])
+        if explicit_root and (saved_root.entropy, tuple(saved_root.spawn_key)) != (root.entropy, tuple(root.spawn_key)):
+            raise ValueError(f"checkpoint {path} was written by an audit with another seed "
+                             f"({state['seed']}); use the same seed or another checkpoint file")
+        for key, value in params.items():
+            if jsonable(value) != state["params"].get(key):
+                raise ValueError(f"checkpoint {path} was written for another audit: {key} is "
+                                 f"{state['params'].get(key)!r} there, {jsonable(value)!r} here")
+        if (truth is not None) != ("truth" in state):
+            raise ValueError(f"checkpoint {path}: resume with true_means given iff the first run had them")
+        root = saved_root
+        auditors = [OCEF.from_dict(s) for s in state["auditors"]]
+        step = int(state["step"])
+        checkpoint_steps = [int(s) for s in state["checkpoint_steps"]]
+        wall_before = float(state["wall_time"])
+        resumed_from = step
+        if truth is not None:
+            cum = [float(v) for v in state["truth"]["cum"]]
+            min_budget = [math.inf if v is None else float(v) for v in state["truth"]["min_budget"]]
+
+    def save() -> None:
+        checkpoint_steps.append(step)
+        state = {"format": CHECKPOINT_FORMAT, "version": _version(), "seed": _seed_record(root), "params": params,
+                 "step": step, "auditors": [a.to_dict() for a in auditors],
+                 "checkpoint_steps": checkpoint_steps, "wall_time": wall_before + time.perf_counter() - start}
+        if truth is not None:
+            state["truth"] = {"cum": cum, "min_budget": [None if math.isinf(v) else v for v in min_budget]}
+        # plain JSON data already (auditor states, finite floats): json.dumps, not the slower jsonable walk
+        atomic_write_text(path, json.dumps(state, allow_nan=False) + "\n")
+
+    batch = getattr(pull, "pull_many", None)
+    with_step = batch is None and _takes_step(pull)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(desc="audit steps", unit="step", initial=step, leave=False)   # no total: verdicts end it
+    start = time.perf_counter()
+    try:
+        while step < max_steps:
+            running = [i for i, a in enumerate(auditors) if a.verdict is Verdict.RUNNING]
+            if not running:
+                break
+            keys = [(i, auditors[i].next_arm(), auditors[i].t) for i in running]
+            if batch is not None:
+                rewards = list(batch(keys))
+                if len(rewards) != len(keys):
+                    raise ValueError(f"pull_many returned {len(rewards)} rewards for {len(keys)} pulls")
+            elif with_step:
+                rewards = [pull(i, arm, t) for i, arm, t in keys]
+            else:
+                rewards = [pull(i, arm) for i, arm, _ in keys]
+            for (i, arm, _), r in zip(keys, rewards):
+                auditors[i].observe(arm, r)
+                if truth is not None:
+                    cum[i] += truth[i, arm]
+                    z = safety_budget(cum[i], auditors[i].t, params["alpha"], truth[i, 0])
+                    if z < min_budget[i]:
+                        min_budget[i] = z
+            step += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(running=len(running), refresh=False)
+            if path is not None and step % every == 0:
+                save()
+        if path is not None and (not checkpoint_steps or checkpoint_steps[-1] != step):
+            save()
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = wall_before + time.perf_counter() - start
+
+    rows = []
+    for i, a in enumerate(auditors):
+        row = {"group": i, "name": names[i], "size": int(sizes[i]),
+               "verdict": a.verdict.value if a.verdict is not Verdict.RUNNING else Verdict.TIMEOUT.value,
+               "duration": a.t}
+        if truth is not None:
+            mu = truth[i]
+            row["cost"] = float(audit_cost(cum[i], a.t, mu[0]))
+            row["constraint_held"] = bool(min_budget[i] >= -CONSTRAINT_TOL)
+            row["true_envy"] = float(max(mu[1:].max() - mu[0], 0.0))
+        rows.append(row)
+    return LiveAuditResult(groups=pd.DataFrame(rows), params={**params, "max_steps": max_steps},
+                           seed=_seed_record(root), steps=step, checkpoint_steps=tuple(checkpoint_steps),
+                           wall_time=wall, resumed_from=resumed_from, version=_version(), auditors=tuple(auditors))
+
+
+def _version() -> str:
+    import ocef
+
+    return ocef.__version__
+
+
+def _read_checkpoint(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"checkpoint {path} cannot be read as JSON ({exc})") from None
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint {path} is not a live-audit checkpoint (format {CHECKPOINT_FORMAT!r})")
+    return state
+
+
+# ====================================================================== in-process reference
+def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=None, max_steps: int = 10**6,
+                   sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, checkpoint=None, every: int = 1000,
+                   progress: bool = False) -> LiveAuditResult:
+    """:func:`audit_live` of an :class:`ocef.audit.AuditProblem` with its literal PULL-ARM
+    (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
+    against ``ocef simulate-service`` over HTTP, in process."""
+    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+    return audit_live(keyed_pull(problem, root), problem.n_groups, problem.sizes, alpha=alpha, delta=delta,
+                      epsilon=epsilon, rng=root, max_steps=max_steps, sigma=sigma, omega=omega,
+                      checkpoint=checkpoint, every=every, group_names=problem.group_names,
+                      true_means=problem.arm_means, progress=progress)

@@ -1,0 +1,477 @@
+"""Counts first: per-key row and positive-label counts of a log, where the log lives.
+
+Every log-based estimator of the project (REO, and the pairwise and bias-metric audits) depends
+on a log only through counts per cell: ``n`` = rows and ``positives`` = rows whose label is 1,
+grouped by a few key columns (item group, day, arm, ...). :func:`group_counts` computes exactly
+that table with one of three engines and nothing else leaves the engine:
+
+* ``"duckdb"`` (embedded; the default for files): CSV (compression from the suffix), Parquet,
+  a directory of Parquet partitions (``dir/**/*.parquet``, hive partitions such as ``day=3/``
+  become columns) or a glob; also a pandas DataFrame, a DuckDB relation or an :class:`Sql` query.
+  Only the label and key columns are read (projection push-down).
+* ``"pandas"`` (the default for DataFrames): a DataFrame, or a file read with only the needed
+  columns.
+* ``"spark"`` (``pip install 'ocef[spark]'``, Java 17): a Spark DataFrame, or files read by
+  Spark; :func:`spark_session` makes a session for ``master`` (default ``local[*]``).
+
+``engine="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
+Spark DataFrames. Every engine applies the same checks and returns the same table: the label is
+the OR of one or more 0/1 (or boolean) columns, any other value (NULL included) is refused with a
+message naming the column and the values; NULL keys are refused; missing columns are named with
+the file.
+"""
+from __future__ import annotations
+
+import glob as _glob
+import os
+import shutil
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+
+ENGINES = ("auto", "duckdb", "pandas", "spark")
+_NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                   "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+@dataclass(frozen=True)
+class Sql:
+    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a new
+    in-memory one), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
+
+    query: str
+    connection: Any = None
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Counts already computed by :func:`group_counts` (``table``) for the key columns ``by`` and
+    the ``label`` columns: a valid log source, returned as is when the same keys and labels are
+    asked for (e.g. counts started in a background thread while the estimator is imported)."""
+
+    table: Any
+    by: tuple
+    label: tuple
+
+
+def label_columns(label: str | Sequence[str]) -> list[str]:
+    """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
+    labels = [label] if isinstance(label, str) else list(label)
+    if not labels or not all(isinstance(c, str) for c in labels):
+        raise TypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
+    return labels
+
+
+def source_kind(source) -> str:
+    """``"file"``, ``"pandas"``, ``"duckdb"`` (relation or :class:`Sql`) or ``"spark"``."""
+    if isinstance(source, (str, os.PathLike)):
+        return "file"
+    if isinstance(source, Sql):
+        return "duckdb"
+    if isinstance(source, Counted):
+        return "counted"
+    mod = type(source).__module__
+    if mod.startswith("pandas") and type(source).__name__ == "DataFrame":
+        return "pandas"
+    if mod.startswith("duckdb"):
+        return "duckdb"
+    if mod.startswith("pyspark") and type(source).__name__ == "DataFrame":
+        return "spark"
+    raise TypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.logs_engine.Sql "
+                    f"query or a Spark DataFrame, got {type(source).__name__}")
+
+
+def resolve_engine(engine: str, source) -> str:
+    """The engine that ``engine="auto"`` picks for ``source`` (or ``engine`` checked)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    kind = source_kind(source)
+    if kind == "counted":
+        return "counted"
+    if engine == "auto":
+        return {"file": "duckdb", "pandas": "pandas", "duckdb": "duckdb", "spark": "spark"}[kind]
+    if kind == "spark" and engine != "spark":
+        raise ValueError(f"a Spark DataFrame needs engine='spark', got engine={engine!r}")
+    if kind == "duckdb" and engine == "spark":
+        raise ValueError("a DuckDB relation or Sql query needs engine='duckdb' or 'pandas', got engine='spark'")
+    return engine
+
+
+def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+                 name: str = "log", spark=None):
+    """Counts per key: a DataFrame with the columns ``by`` then ``n`` (rows) and ``positives``
+    (rows with Y = 1, Y = OR of the ``label`` columns), one row per distinct key, sorted.
+
+    ``source``: a file path (CSV, Parquet, a directory or glob of Parquet files), a pandas
+    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``engine``: see
+    the module docstring. ``spark``: a SparkSession for ``engine="spark"`` (default
+    :func:`spark_session`). ``name`` names the log in error messages.
+    """
+    keys = list(by)
+    if not keys or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"by must be a non-empty list of column names, got {by!r}")
+    labels = label_columns(label)
+    engine = resolve_engine(engine, source)
+    if engine == "counted":
+        if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
+            raise ValueError(f"{name} log: counts were computed by {list(source.by)} with label "
+                             f"{list(source.label)}, not by {keys} with label {labels}")
+        return source.table
+    if isinstance(source, (str, os.PathLike)):
+        source = _check_path(source)
+    dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
+    if dup:
+        raise ValueError(f"column(s) {dup} used both as key and label (or twice)")
+    if engine == "duckdb":
+        table = _duckdb_counts(source, keys, labels, name)
+    elif engine == "pandas":
+        table = _pandas_counts(source, keys, labels, name)
+    else:
+        table = _spark_counts(source, keys, labels, name, spark)
+    return _finish(table, keys, name)
+
+
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
+    """Start :func:`group_counts` of each source in a background thread (DuckDB releases the
+    GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
+    :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
+    estimator (pandas, ...) while the logs are being counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys, labels = tuple(by), tuple(label_columns(label))
+    pool = ThreadPoolExecutor(max_workers=len(sources))
+    futures = {name: pool.submit(group_counts, src, by=keys, label=list(labels), engine=engine, name=name)
+               for name, src in sources.items()}
+    pool.shutdown(wait=False)
+
+    def finish() -> dict:
+        return {name: Counted(f.result(), keys, labels) for name, f in futures.items()}
+
+    return finish
+
+
+# ------------------------------------------------------------------------------------ shared
+
+
+def _check_path(path) -> str:
+    text = os.fspath(path)
+    if any(ch in text for ch in "*?["):
+        if not _glob.glob(text, recursive=True):
+            raise FileNotFoundError(f"no log file matches {text}")
+        return text
+    p = Path(text)
+    if not p.exists():
+        raise FileNotFoundError(f"log file not found: {p}")
+    if p.is_dir() and not any(p.rglob("*.parquet")):
+        raise FileNotFoundError(f"log directory {p} holds no .parquet file")
+    if p.is_file() and p.stat().st_size == 0:
+        raise ValueError(f"log file {p} is empty")
+    if p.is_file() and not _is_parquet(text):
+        _check_csv_header(p)
+    return text
+
+
+def _check_csv_header(path: Path) -> None:
+    """A CSV log's header names each column once (every engine would silently keep one of
+    duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
+    import pandas as pd
+
+    try:
+        first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"log file {path} is empty") from None
+    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
+        raise ValueError(f"cannot read log file {path}: {exc}") from None
+    names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
+
+
+def _is_parquet(text: str) -> bool:
+    low = text.lower()
+    return low.endswith((".parquet", ".pq")) or os.path.isdir(text) or (
+        any(ch in text for ch in "*?[") and not low.endswith((".csv", ".csv.gz", ".tsv")))
+
+
+def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> None:
+    missing = [c for c in columns if c not in have]
+    if missing:
+        src = f" {where}" if where is not None else ""
+        raise ValueError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
+
+
+def _bad_labels(name: str, col: str, values) -> ValueError:
+    shown = [None if v is None else (v.item() if hasattr(v, "item") else v) for v in list(values)[:5]]
+    return ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
+
+
+def _finish(table, keys: list[str], name: str):
+    """Common output: keys as Python values, int64 counts, NULL keys refused, sorted."""
+    import numpy as np
+    import pandas as pd
+
+    for k in keys:
+        if table[k].isna().any():
+            raise ValueError(f"{name} log: column {k!r} has missing values")
+    if len(table) == 0:
+        return pd.DataFrame({**{k: pd.Series(dtype=object) for k in keys},
+                             "n": pd.Series(dtype=np.int64), "positives": pd.Series(dtype=np.int64)})
+    rows = sorted(((tuple(_plain(v) for v in key), int(n), int(p)) for key, n, p in
+                   zip(table[keys].itertuples(index=False, name=None), table["n"], table["positives"])),
+                  key=lambda r: tuple((str(type(v)), v) for v in r[0]))
+    out = pd.DataFrame([r[0] for r in rows], columns=keys)
+    out["n"] = np.array([r[1] for r in rows], dtype=np.int64)
+    out["positives"] = np.array([r[2] for r in rows], dtype=np.int64)
+    return out
+
+
+def _plain(v):
+    """A key value as a plain Python scalar (numpy ints -> int, bools -> int like DuckDB sums)."""
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()
+    if isinstance(v, bool):
+        return int(v)
+    return v
+
+
+# ------------------------------------------------------------------------------------ pandas
+
+
+def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
+    """Boolean ``Y`` per row of a DataFrame: the OR of the 0/1 (or boolean) ``labels`` columns.
+    Any other value, NaN included, is refused naming the column and the values found."""
+    import numpy as np
+    import pandas as pd
+
+    y = np.zeros(len(frame), dtype=bool)
+    for col in labels:
+        series = frame[col]
+        if series.dtype == bool:
+            y |= series.to_numpy()
+            continue
+        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
+            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
+        values = series.to_numpy(dtype=float, na_value=np.nan)            # nullable Int/boolean too
+        bad = ~np.isin(values, (0.0, 1.0))
+        if bad.any():
+            raise _bad_labels(name, col, pd.unique(values[bad]))
+        y |= values == 1.0
+    return y
+
+
+def _pandas_counts(source, keys, labels, name):
+    import pandas as pd
+
+    need = keys + labels
+    if isinstance(source, (str, os.PathLike)):
+        # file by file, batch by batch: memory bounded by one batch, whatever the log size
+        parts = [_frame_counts(chunk, keys, labels, name, os.fspath(source))
+                 for chunk in _pandas_chunks(os.fspath(source), need, name)]
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return pd.DataFrame(columns=keys + ["n", "positives"])
+        if len(parts) == 1:
+            return parts[0]
+        return pd.concat(parts, ignore_index=True).groupby(keys, dropna=False, sort=False)[
+            ["n", "positives"]].sum().reset_index()
+    if isinstance(source, Sql) or type(source).__module__.startswith("duckdb"):
+        rel = _duckdb_relation(source)[0]
+        _missing(need, rel.columns, name, None)
+        source = rel.select(", ".join(_q(c) for c in need)).df()
+    elif len(set(source.columns)) != len(source.columns):
+        dups = sorted({str(c) for c in source.columns if list(source.columns).count(c) > 1})
+        raise ValueError(f"{name} log has duplicate column names {dups}")
+    return _frame_counts(source, keys, labels, name, None)
+
+
+def _frame_counts(frame, keys, labels, name, where):
+    import numpy as np
+    import pandas as pd
+
+    _missing(keys + labels, frame.columns, name, where)
+    if len(frame) == 0:                         # an empty CSV has untyped (object) columns
+        return pd.DataFrame(columns=keys + ["n", "positives"])
+    y = frame_label_indicator(frame, labels, name).astype(np.int64)
+    grouped = (pd.DataFrame({k: frame[k].to_numpy() for k in keys}).assign(_y=y)
+               .groupby(keys, dropna=False, sort=False)["_y"].agg(["size", "sum"]).reset_index())
+    return grouped.rename(columns={"size": "n", "sum": "positives"})
+
+
+_BATCH_ROWS = 4_000_000
+
+
+def _pandas_chunks(path: str, need, name):
+    """DataFrames of at most ``_BATCH_ROWS`` rows holding only the ``need`` columns of a file,
+    a directory of Parquet files or a glob."""
+    import pandas as pd
+
+    if _is_parquet(path):
+        import pyarrow.parquet as pq
+
+        if any(ch in path for ch in "*?["):
+            files = sorted(_glob.glob(path, recursive=True))
+        elif os.path.isdir(path):
+            files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
+        else:
+            files = [path]
+        for f in files:
+            pf = pq.ParquetFile(f)
+            _missing(need, pf.schema_arrow.names, name, f)
+            for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=need):
+                yield batch.to_pandas()
+        return
+    try:
+        head = pd.read_csv(path, nrows=0)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"log file {path} is empty") from None
+    _missing(need, head.columns, name, path)
+    yield from pd.read_csv(path, usecols=need, chunksize=_BATCH_ROWS)
+
+
+# ------------------------------------------------------------------------------------ duckdb
+
+
+def _q(col: str) -> str:
+    return '"' + col.replace('"', '""') + '"'
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _connect():
+    """An in-memory DuckDB connection without the progress bar (it would write to the terminal)."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+def _duckdb_relation(source):
+    """``(relation, where)``: a DuckDB relation over ``source`` and the file it reads (or None)."""
+    import duckdb
+
+    if isinstance(source, Sql):
+        con = source.connection if source.connection is not None else _connect()
+        return con.sql(source.query), None
+    if type(source).__module__.startswith("duckdb"):
+        return source, None
+    con = _connect()
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if _is_parquet(path):
+            pattern = os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
+            return con.sql(f"SELECT * FROM read_parquet({_lit(pattern)}, hive_partitioning = true)"), path
+        return con.sql(f"SELECT * FROM read_csv({_lit(path)}, header = true)"), path
+    return con.from_df(source), None                                     # pandas DataFrame
+
+
+def _duckdb_counts(source, keys, labels, name):
+    import duckdb
+
+    try:
+        rel, where = _duckdb_relation(source)
+        columns, types = rel.columns, [str(t).upper() for t in rel.types]
+    except duckdb.Error as exc:
+        raise ValueError(f"{name} log {source if isinstance(source, (str, os.PathLike)) else ''}"
+                         f" cannot be read by DuckDB: {str(exc).splitlines()[0]}") from None
+    _missing(keys + labels, columns, name, where)
+    for col in labels:
+        t = types[columns.index(col)]
+        if not t.startswith(_NUMERIC_DUCKDB):
+            if rel.query("_ocef_log", "SELECT count(*) FROM _ocef_log").fetchall()[0][0] == 0:
+                import pandas as pd                     # an empty CSV has untyped (VARCHAR) columns
+
+                return pd.DataFrame(columns=keys + ["n", "positives"])
+            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
+    # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
+    # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
+    one, zero = {}, {}
+    for col in labels:
+        boolean = types[columns.index(col)].startswith("BOOLEAN")
+        one[col] = f"{_q(col)} = {'true' if boolean else '1'}"
+        zero[col] = f"{_q(col)} = {'false' if boolean else '0'}"
+    pos = " OR ".join(f"({one[c]})" for c in labels)
+    checks = ", ".join(f"count_if({one[c]}) AS \"_one{i}\", count_if({zero[c]}) AS \"_zero{i}\""
+                       for i, c in enumerate(labels))
+    group = ", ".join(_q(k) for k in keys)
+    sql = (f"SELECT {group}, count(*) AS n, "
+           f"{'count_if(' + pos + ')' if len(labels) > 1 else f'count_if({one[labels[0]]})'} AS positives, {checks} "
+           f"FROM _ocef_log GROUP BY {group}")
+    try:
+        table = rel.query("_ocef_log", sql).df()
+    except duckdb.Error as exc:
+        raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
+                         f"{str(exc).splitlines()[0]}") from None
+    for i, col in enumerate(labels):
+        if (table["n"] - table[f"_one{i}"] - table[f"_zero{i}"]).sum() > 0:
+            vals = rel.query("_ocef_log", f"SELECT DISTINCT {_q(col)} FROM _ocef_log WHERE {_q(col)} IS NULL "
+                                          f"OR NOT ({one[col]} OR {zero[col]}) LIMIT 5").fetchall()
+            raise _bad_labels(name, col, [v[0] for v in vals])
+    return table[keys + ["n", "positives"]]
+
+
+# ------------------------------------------------------------------------------------ spark
+
+
+def spark_session(master: str = "local[*]"):
+    """A SparkSession for ``master`` (``local[*]``: all local cores; ``spark://host:7077``,
+    ``yarn``, ... on a cluster). Raises ``ValueError`` when pyspark or Java is missing."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ValueError("engine='spark' needs pyspark: pip install 'ocef[spark]'") from None
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise ValueError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
+    session = (SparkSession.builder.master(master).appName("ocef")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")      # no progress bars in CLI output
+               .config("spark.sql.shuffle.partitions", "8")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _spark_counts(source, keys, labels, name, spark):
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    where = None
+    if type(source).__module__.startswith("pyspark"):
+        frame = source
+    else:
+        spark = spark if spark is not None else spark_session()
+        if isinstance(source, (str, os.PathLike)):
+            where = os.fspath(source)
+            frame = (spark.read.option("recursiveFileLookup", "false").parquet(where) if _is_parquet(where)
+                     else spark.read.csv(where, header=True, inferSchema=True))
+        else:                                                           # pandas DataFrame
+            frame = spark.createDataFrame(source[keys + labels])
+    _missing(keys + labels, frame.columns, name, where)
+    numeric = (T.NumericType, T.BooleanType)
+    for col in labels:
+        dtype = frame.schema[col].dataType
+        if not isinstance(dtype, numeric):
+            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {dtype.simpleString()}")
+    ys = [F.col(c).cast("double") for c in labels]
+    pos = ys[0] == 1
+    for y in ys[1:]:
+        pos = pos | (y == 1)
+    aggs = [F.count(F.lit(1)).alias("n"), F.sum(F.when(pos, 1).otherwise(0)).alias("positives")]
+    aggs += [F.sum(F.when(y.isNull() | ~y.isin(0.0, 1.0), 1).otherwise(0)).alias(f"_bad{i}")
+             for i, y in enumerate(ys)]
+    rows = frame.groupBy(*[F.col(k) for k in keys]).agg(*aggs).collect()
+    import pandas as pd
+
+    table = pd.DataFrame([r.asDict() for r in rows], columns=keys + ["n", "positives"]
+                         + [f"_bad{i}" for i in range(len(labels))])
+    for i, (col, y) in enumerate(zip(labels, ys)):
+        if table[f"_bad{i}"].sum() > 0:
+            vals = frame.where(y.isNull() | ~y.isin(0.0, 1.0)).select(col).distinct().limit(5).collect()
+            raise _bad_labels(name, col, [v[0] for v in vals])
+    return table[keys + ["n", "positives"]]

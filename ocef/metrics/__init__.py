@@ -1,0 +1,21 @@
+"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics).
+
+Two groups, with the numbers of ``holisticai`` 1.0.14 (:mod:`ocef.metrics.recommender`), and
+any number of groups with bootstrap intervals (:func:`recommender_bias`, :mod:`ocef.metrics.bias`).
+"""
+from ocef.metrics.bias import RecommenderBiasResult, bootstrap_interval, bootstrap_weights, recommender_bias
+from ocef.metrics.recommender import (
+    aggregate_diversity, avg_f1_ratio, avg_precision_ratio, avg_recall_ratio, avg_recommendation_popularity,
+    entropy, exposure, exposure_distribution, exposure_entropy, exposure_kl, exposure_l1,
+    exposure_total_variation, gini, gini_index, kl_divergence, mad_score, min_max_normalize,
+    recommender_bias_metrics, recommender_mae_ratio, recommender_rmse_ratio, total_variation,
+)
+
+__all__ = [
+    "recommender_bias", "RecommenderBiasResult", "bootstrap_weights", "bootstrap_interval",
+    "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy", "total_variation",
+    "kl_divergence", "aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity",
+    "mad_score", "exposure_total_variation", "exposure_l1", "exposure_kl", "avg_precision_ratio",
+    "avg_recall_ratio", "avg_f1_ratio", "recommender_rmse_ratio", "recommender_mae_ratio",
+    "recommender_bias_metrics",
+]

@@ -1,0 +1,558 @@
+"""Recommender bias metrics of seed 004 (item, equality-of-outcome and equality-of-opportunity
+metrics), for two groups, with the numbers of ``holisticai`` 1.0.14 by default.
+
+Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was not scored for
+that user: it is never shown), ``truth`` a matrix of the same shape, ``group_a``/``group_b``
+0/1 membership vectors over the users (not necessarily complementary), and the recommendations
+are read from the scores by :func:`exposure`: the ``top`` highest per user, else every score
+``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix that already holds only
+0 and 1 (after normalising) is used as the exposure matrix as is (``top`` ignored).
+
+Seed 004 defines, with ``item_dist`` the exposure distribution over the n items (the share of
+all recommendations that go to each item):
+
+- MAD = (1/n) Σ ŷ_b − ŷ_a; its text says "positive when a receives higher scores":
+  :func:`mad_score` returns mean(ŷ_a) − mean(ŷ_b) (holisticai), ``orientation="b-a"`` the formula;
+- ETV = 0.5 × Σ |item_dist_a − item_dist_b| × n: the stray "× n" contradicts "the maximum
+  value is 1"; holisticai computes 0.5 × mean|·| × n = 0.5 × Σ|·|, the total variation distance
+  (:func:`exposure_total_variation`);
+- EKL = Σ item_dist_a log(item_dist_a / item_dist_b) (:func:`exposure_kl`, +inf when
+  item_dist_b = 0 where item_dist_a > 0);
+- APR = AP_b / AP_a, and the same for recall and F1: holisticai returns a / b
+  (``orientation="a/b"``, default) — ``orientation="b/a"`` gives the seed's formula;
+- Aggregate diversity = |items shown| / |items|;
+- GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ item_dist) on the ascending sort; holisticai
+  divides by n − 1 instead of n (``convention="holisticai"``, default, reaches 1 when one item
+  takes every recommendation); ``convention="formula"`` divides by n;
+- EDE = −Σ item_dist ln item_dist (0 ln 0 = 0);
+- ARP = (1/n) Σ item_dist: this is always 1/n; the text ("average amount of times an item is
+  recommended", over users) and holisticai compute the mean over users with at least one
+  recommendation of the mean, over that user's recommended items, of the number of users the
+  item is recommended to (:func:`avg_recommendation_popularity`).
+
+Further holisticai choices reproduced: the truth matrix of the opportunity ratios is binarised
+with the same ``top``/``thresh`` as the scores, and with ``normalize`` the scores and the truth
+are min-max scaled together; a user's precision/recall/F1 is 0 when undefined; ratios are x/0 =
+inf, 0/0 = nan; RMSE and MAE are over the scored cells of a group (NaN-aware). Departures: a
+NaN score is never shown (holisticai's ``top`` would show NaN items of users with fewer than
+``top`` scores); ties in ``top`` go to the lower item index (holisticai's order is unspecified);
+the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
+normalising a constant matrix is an error (holisticai returns NaN everywhere).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+
+__all__ = [
+    "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
+    "total_variation", "kl_divergence",
+    "aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity",
+    "mad_score", "exposure_total_variation", "exposure_l1", "exposure_kl",
+    "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio",
+    "recommender_rmse_ratio", "recommender_mae_ratio", "recommender_bias_metrics",
+    "user_stats", "aggregate", "item_metrics", "pair_metrics", "UserStats",
+    "GINI_CONVENTIONS", "RATIO_ORIENTATIONS", "DIFFERENCE_ORIENTATIONS",
+]
+
+GINI_CONVENTIONS = ("holisticai", "formula")
+RATIO_ORIENTATIONS = ("a/b", "b/a")
+DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
+#: Entries processed at a time by the row-block loops (bounded temporaries, cache-friendly).
+_BLOCK = 1 << 20
+
+
+# ------------------------------------------------------------------ checks
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """A 2-d float matrix (users x items) with at least one scored (non-NaN) entry; NaN =
+    not scored, ±inf refused."""
+    try:
+        arr = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric users x items matrix, got {type(scores).__name__}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (users x items), got shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one user and one item, got shape {arr.shape}")
+    nan = np.isnan(arr)
+    if nan.all():
+        raise ValueError(f"{name} holds no score: every entry is NaN")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite or NaN (not scored), found ±inf")
+    return arr
+
+
+def check_truth(truth, shape: tuple[int, int]) -> np.ndarray:
+    """The truth matrix: the same shape as the scores."""
+    arr = check_scores(truth, "truth")
+    if arr.shape != shape:
+        raise ValueError(f"truth must have the shape of scores {shape}, got {arr.shape}")
+    return arr
+
+
+def check_selection(top, thresh, n_items: int) -> tuple[int | None, float | None]:
+    """``top`` an integer in [1, n_items] (it takes precedence), else a finite ``thresh``."""
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, numbers.Integral):
+            raise TypeError(f"top must be an integer in [1, {n_items}] (the number of items), got {top!r}")
+        if not 1 <= top <= n_items:
+            raise ValueError(f"top must be an integer in [1, {n_items}] (the number of items), got {top!r}")
+        return int(top), None
+    if thresh is None:
+        raise ValueError("give top (items shown per user) or thresh (score at which an item is shown)")
+    if isinstance(thresh, bool) or not isinstance(thresh, numbers.Real) or not np.isfinite(thresh):
+        raise ValueError(f"thresh must be a finite number, got {thresh!r}")
+    return None, float(thresh)
+
+
+def check_membership(group, n_users: int, name: str) -> np.ndarray:
+    """A 0/1 (or boolean) membership vector over the users, with at least one member."""
+    arr = np.asarray(group)
+    if arr.ndim != 1 or arr.shape[0] != n_users:
+        raise ValueError(f"{name} must be a 0/1 vector with one entry per user (length {n_users}), "
+                         f"got shape {arr.shape}")
+    if arr.dtype != bool:
+        if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
+            raise ValueError(f"{name} must hold only 0 and 1 (membership of each user)")
+        arr = arr == 1
+    if not arr.any():
+        raise ValueError(f"{name} is empty: it must contain at least one user")
+    return arr
+
+
+def _check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+# ------------------------------------------------------------------ exposure
+
+def _min_max(*arrays, name: str) -> tuple[float, float]:
+    """(min, max − min) over the scored entries of ``arrays`` together; ValueError if constant."""
+    low = min(float(np.nanmin(a)) for a in arrays)
+    high = max(float(np.nanmax(a)) for a in arrays)
+    if not high > low:
+        raise ValueError(f"normalize: cannot min-max normalise a constant matrix ({name}): every scored entry equals {low:g}")
+    return low, high - low
+
+
+def _scaled(block: np.ndarray, affine: tuple[float, float] | None) -> np.ndarray:
+    return block if affine is None else (block - affine[0]) / affine[1]
+
+
+def min_max_normalize(matrix, name: str = "scores") -> np.ndarray:
+    """(x − min) / (max − min) over the whole array, NaN-aware (holisticai's ``normalize``).
+    A constant array cannot be normalised: ValueError."""
+    arr = np.asarray(matrix, dtype=float)
+    return _scaled(arr, _min_max(arr, name=name))
+
+
+def _is_binary(arr: np.ndarray, affine: tuple[float, float] | None = None) -> bool:
+    """Every entry (after the affine map) is 0 or 1 (NaN is not), checked in row blocks."""
+    step = max(1, _BLOCK // max(arr.shape[1], 1))
+    for lo in range(0, arr.shape[0], step):
+        block = _scaled(arr[lo:lo + step], affine)
+        if not ((block == 0) | (block == 1)).all():
+            return False
+    return True
+
+
+def _top_per_row(arr: np.ndarray, top: int) -> np.ndarray:
+    """Boolean matrix of the ``top`` highest scores of each row (ties: lower index first; NaN never)."""
+    n_rows, n_items = arr.shape
+    out = np.empty(arr.shape, dtype=bool)
+    step = max(1, _BLOCK // n_items)
+    for lo in range(0, n_rows, step):                    # blocks of rows, vectorized inside
+        block = arr[lo:lo + step]
+        nan = np.isnan(block)
+        filled = np.where(nan, -np.inf, block) if nan.any() else block
+        kth = np.partition(filled, n_items - top, axis=1)[:, n_items - top:n_items - top + 1]  # top-th largest
+        shown = filled > kth
+        ties = filled == kth
+        need = top - shown.sum(axis=1)
+        excess = np.flatnonzero(ties.sum(axis=1) > need)
+        shown |= ties
+        if excess.size:                                  # more tied entries than places: lowest indices
+            t = ties[excess]
+            shown[excess] = (shown[excess] & ~t) | (t & (np.cumsum(t, axis=1) <= need[excess, None]))
+        if nan.any():
+            shown &= ~nan
+        out[lo:lo + step] = shown
+    return out
+
+
+def exposure(scores, top: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
+    """0/1 exposure matrix (int8, users x items): which items are shown to which user.
+
+    A matrix holding only 0 and 1 (after ``normalize``) is returned as is (``top`` ignored, as
+    holisticai's ``mat_to_binary``); otherwise the ``top`` highest scores of each user (ties:
+    lower item index first), or, when ``top`` is None, every score ``>= thresh``. NaN
+    (not scored) is never shown, so a user with fewer than ``top`` scores sees them all.
+    ``normalize`` min-max scales the matrix first (ValueError on a constant matrix).
+    """
+    arr = check_scores(scores)
+    top, thresh = check_selection(top, thresh, arr.shape[1])
+    if normalize:
+        arr = min_max_normalize(arr)
+    return _binarize(arr, top, thresh)
+
+
+def _binarize(arr: np.ndarray, top: int | None, thresh: float | None, binary: bool | None = None) -> np.ndarray:
+    if _is_binary(arr) if binary is None else binary:
+        return arr.astype(np.int8)
+    if top is not None:
+        return _top_per_row(arr, top).astype(np.int8)
+    return (arr >= thresh).astype(np.int8)          # NaN >= thresh is False
+
+
+# ------------------------------------------------------------------ distributions (last axis)
+
+def exposure_distribution(counts) -> np.ndarray:
+    """item_dist: exposure counts over the items (last axis) divided by their sum (NaN if 0)."""
+    c = np.asarray(counts, dtype=float)
+    total = c.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return c / total
+
+
+def gini(dist, convention: str = "holisticai") -> np.ndarray:
+    """Gini index of distributions over the last axis (seed 004):
+    Σ_i (2i − n − 1) d_(i) / (D Σ d), d ascending, D = n − 1 (holisticai) or n (``"formula"``)."""
+    _check_choice("convention", convention, GINI_CONVENTIONS)
+    d = np.sort(np.asarray(dist, dtype=float), axis=-1)
+    n = d.shape[-1]
+    w = 2.0 * np.arange(1, n + 1) - n - 1
+    denom = (n - 1) if convention == "holisticai" else n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (d @ w) / (denom * d.sum(axis=-1))
+
+
+def entropy(dist) -> np.ndarray:
+    """EDE = −Σ d ln d over the last axis, 0 ln 0 = 0 (seed 004)."""
+    from scipy.special import entr
+
+    return entr(np.asarray(dist, dtype=float)).sum(axis=-1)
+
+
+def total_variation(p, q) -> np.ndarray:
+    """ETV = ½ Σ |p − q| over the last axis (seed 004 without its stray × n; as holisticai)."""
+    return 0.5 * np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float)).sum(axis=-1)
+
+
+def kl_divergence(p, q) -> np.ndarray:
+    """EKL = Σ_{p>0} p ln(p / q) over the last axis; +inf where q = 0 < p (seed 004)."""
+    from scipy.special import rel_entr
+
+    return rel_entr(np.asarray(p, dtype=float), np.asarray(q, dtype=float)).sum(axis=-1)
+
+
+def ratio(a, b) -> np.ndarray:
+    """a / b with x/0 = ±inf and 0/0 = nan (holisticai's numpy division), without warnings."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(a, dtype=float) / np.asarray(b, dtype=float)
+
+
+# ------------------------------------------------------------------ per-user statistics
+
+@dataclass(frozen=True)
+class UserStats:
+    """Per-user sufficient statistics: every metric of a group (or of a bootstrap resample)
+    is a function of their weighted sums over users (weights = membership or multiplicity).
+
+    ``exposure`` (users x items, float), ``n_shown``, ``score_sum``/``score_n`` (scored entries),
+    and with a truth matrix
+    ``precision``, ``recall``, ``f1`` (0 when undefined), ``sq_err``/``abs_err``/``err_n``
+    (over the cells where both scores and truth are defined).
+    """
+
+    exposure: np.ndarray
+    n_shown: np.ndarray
+    score_sum: np.ndarray
+    score_n: np.ndarray
+    precision: np.ndarray | None = None
+    recall: np.ndarray | None = None
+    f1: np.ndarray | None = None
+    sq_err: np.ndarray | None = None
+    abs_err: np.ndarray | None = None
+    err_n: np.ndarray | None = None
+
+    @property
+    def has_truth(self) -> bool:
+        return self.precision is not None
+
+
+def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
+    """:class:`UserStats` of a score matrix (and a truth matrix), with holisticai's choices:
+    the exposure and MAD use the scores normalised alone; precision/recall/F1 compare the
+    exposure of the jointly normalised scores with the truth binarised the same way; RMSE/MAE
+    use the jointly normalised matrices. ``order`` (a permutation of the users) lists the
+    statistics in that order."""
+    s = check_scores(scores)
+    top, thresh = check_selection(top, thresh, s.shape[1])
+    t = None if truth is None else check_truth(truth, s.shape)
+    n_users, n_items = s.shape
+    alone = _min_max(s, name="scores") if normalize else None
+    joint = _min_max(s, t, name="scores and truth (together)") if normalize and t is not None else None
+    binary_alone = _is_binary(s, alone)
+    binary_joint = binary_alone if joint is None else _is_binary(s, joint)
+    binary_truth = None if t is None else _is_binary(t, joint)
+    e = np.empty((n_users, n_items))
+    sums = np.zeros((9 if t is not None else 3, n_users))
+    step = max(1, _BLOCK // n_items)
+    for lo in range(0, n_users, step):               # blocks of rows: bounded temporaries
+        rows = slice(lo, lo + step)
+        src = rows if order is None else order[rows]
+        sa = _scaled(s[src], alone)
+        eb = _binarize(sa, top, thresh, binary_alone)
+        e[rows] = eb
+        scored = ~np.isnan(sa)
+        sums[0, rows] = eb.sum(axis=1)
+        sums[1, rows] = np.where(scored, sa, 0.0).sum(axis=1)
+        sums[2, rows] = scored.sum(axis=1)
+        if t is None:
+            continue
+        sj = sa if joint is None else _scaled(s[src], joint)
+        tj = _scaled(t[src], joint)
+        ej = eb if joint is None else _binarize(sj, top, thresh, binary_joint)
+        rel = _binarize(tj, top, thresh, binary_truth)
+        diff = sj - tj
+        defined = ~np.isnan(diff)
+        diff = np.where(defined, diff, 0.0)
+        sums[3, rows] = (ej & rel).sum(axis=1)                    # true positives
+        sums[4, rows] = ej.sum(axis=1)
+        sums[5, rows] = rel.sum(axis=1)
+        sums[6, rows] = (diff * diff).sum(axis=1)
+        sums[7, rows] = np.abs(diff).sum(axis=1)
+        sums[8, rows] = defined.sum(axis=1)                        # cells where both are defined
+    fields = dict(exposure=e, n_shown=sums[0], score_sum=sums[1], score_n=sums[2])
+    if t is None:
+        return UserStats(**fields)
+    tp, n_pred, n_true = sums[3], sums[4], sums[5]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(n_pred > 0, tp / n_pred, 0.0)
+        recall = np.where(n_true > 0, tp / n_true, 0.0)
+        f1 = np.where(n_pred + n_true > 0, 2.0 * tp / (n_pred + n_true), 0.0)
+    fields.update(precision=precision, recall=recall, f1=f1, sq_err=sums[6], abs_err=sums[7], err_n=sums[8])
+    return UserStats(**fields)
+
+
+def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
+    """Weighted sums over the users of :class:`UserStats` → group values, for every row of
+    ``weights`` (shape (..., users): 0/1 membership, or bootstrap multiplicities).
+
+    Returns ``n_users``, ``counts`` (exposure count per item, (..., items)), ``pop`` (Σ w ·
+    exposure / n_shown, (..., items)), ``n_active`` (users shown ≥ 1 item), ``mean_score``
+    (mean of the scored entries), and with a truth matrix ``avg_precision``, ``avg_recall``,
+    ``avg_f1`` (means over users), ``rmse``, ``mae`` (over scored cells)."""
+    w = np.asarray(weights, dtype=float)
+    n = w.sum(axis=-1)
+    active = stats.n_shown > 0
+    inv_shown = np.where(active, 1.0 / np.where(active, stats.n_shown, 1.0), 0.0)
+    out = {"n_users": n, "counts": w @ stats.exposure, "pop": (w * inv_shown) @ stats.exposure,
+           "n_active": w @ active.astype(float)}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["mean_score"] = (w @ stats.score_sum) / (w @ stats.score_n)
+        if stats.has_truth:
+            out["avg_precision"] = (w @ stats.precision) / n
+            out["avg_recall"] = (w @ stats.recall) / n
+            out["avg_f1"] = (w @ stats.f1) / n
+            err_n = w @ stats.err_n
+            out["rmse"] = np.sqrt((w @ stats.sq_err) / err_n)
+            out["mae"] = (w @ stats.abs_err) / err_n
+    return out
+
+
+def avg_popularity(pop, counts, n_active) -> np.ndarray:
+    """ARP from :func:`aggregate`'s sums: Σ_u w_u (Σ_{i shown to u} c_i) / n_shown_u over the
+    users shown something, divided by their number; ``counts`` c = exposure counts over all users."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.asarray(pop) * np.asarray(counts)).sum(axis=-1) / np.asarray(n_active)
+
+
+def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holisticai",
+                 dist=None) -> dict[str, np.ndarray]:
+    """Seed 004's item metrics from :func:`aggregate`'s sums (vectorized over leading axes):
+    aggregate diversity |items shown| / |items|, the Gini index and entropy of item_dist, and ARP
+    with ``popularity`` = exposure counts over all users (default: ``counts``); ``dist`` is
+    ``exposure_distribution(counts)`` when already computed."""
+    c = np.asarray(counts, dtype=float)
+    dist = exposure_distribution(c) if dist is None else dist
+    return {"aggregate_diversity": (c > 0).mean(axis=-1), "gini_index": gini(dist, convention),
+            "exposure_entropy": entropy(dist),
+            "avg_recommendation_popularity": avg_popularity(pop, c if popularity is None else popularity, n_active)}
+
+
+def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
+    """Seed 004's group comparisons of group values ``a`` relative to ``b`` (:func:`aggregate`'s
+    outputs, broadcast; their exposure distributions ``dist`` if present): MAD = mean_a − mean_b, ETV, EKL(a ‖ b), and with a truth matrix the
+    ratios a / b of average precision, recall, F1, RMSE and MAE."""
+    pa, pb = (g["dist"] if "dist" in g else exposure_distribution(g["counts"]) for g in (a, b))
+    out = {"mad": np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]),
+           "exposure_total_variation": total_variation(pa, pb), "exposure_kl": kl_divergence(pa, pb)}
+    for key in ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae"):
+        if key in a:
+            out[f"{key}_ratio"] = ratio(a[key], b[key])
+    return out
+
+
+# ------------------------------------------------------------------ item metrics (seed 004)
+
+def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
+    _check_choice("convention", convention, GINI_CONVENTIONS)
+    stats = user_stats(scores, None, top, thresh, normalize)
+    agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
+    return item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=convention)
+
+
+def aggregate_diversity(scores, top=None, thresh=0.5, normalize=False) -> float:
+    """|items shown| / |items| (seed 004, aggregate diversity)."""
+    return float(_overall(scores, top, thresh, normalize)["aggregate_diversity"])
+
+
+def gini_index(scores, top=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
+    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`)."""
+    return float(_overall(scores, top, thresh, normalize, convention)["gini_index"])
+
+
+def exposure_entropy(scores, top=None, thresh=0.5, normalize=False) -> float:
+    """Entropy of the item exposure distribution (seed 004 EDE)."""
+    return float(_overall(scores, top, thresh, normalize)["exposure_entropy"])
+
+
+def avg_recommendation_popularity(scores, top=None, thresh=0.5, normalize=False) -> float:
+    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes)."""
+    return float(_overall(scores, top, thresh, normalize)["avg_recommendation_popularity"])
+
+
+# ------------------------------------------------------------------ two-group metrics (seed 004)
+
+def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
+    n_users = stats.exposure.shape[0]
+    w = np.stack((check_membership(group_a, n_users, "group_a"), check_membership(group_b, n_users, "group_b")))
+    agg = aggregate(stats, w)
+    return {k: v[0] for k, v in agg.items()}, {k: v[1] for k, v in agg.items()}
+
+
+def _pair(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation) -> float:
+    _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
+    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, top, thresh, normalize))
+    first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
+    return float(pair_metrics(first, second)[key])
+
+
+def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
+    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004;
+    ``orientation="b-a"`` for the formula's b − a)."""
+    _check_choice("orientation", orientation, DIFFERENCE_ORIENTATIONS)
+    return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
+
+
+def exposure_total_variation(group_a, group_b, scores, top=None, thresh=0.5, normalize=False) -> float:
+    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n)."""
+    return _pair("exposure_total_variation", group_a, group_b, scores, None, top, thresh, normalize, "a/b")
+
+
+#: holisticai's name of :func:`exposure_total_variation`.
+exposure_l1 = exposure_total_variation
+
+
+def exposure_kl(group_a, group_b, scores, top=None, thresh=0.5, normalize=False) -> float:
+    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004); +inf if b never sees an
+    item that a sees."""
+    return _pair("exposure_kl", group_a, group_b, scores, None, top, thresh, normalize, "a/b")
+
+
+def _opportunity_ratio(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation) -> float:
+    _check_choice("orientation", orientation, RATIO_ORIENTATIONS)
+    if truth is None:
+        raise ValueError(f"truth is required for {key}")
+    return _pair(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation)
+
+
+def avg_precision_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+                        orientation: str = "a/b") -> float:
+    """APR: average (over users) precision of group a / that of group b (holisticai; the seed's
+    formula AP_b / AP_a with ``orientation="b/a"``)."""
+    return _opportunity_ratio("avg_precision_ratio", group_a, group_b, scores, truth, top, thresh, normalize,
+                              orientation)
+
+
+def avg_recall_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+                     orientation: str = "a/b") -> float:
+    """Average recall ratio, a / b (holisticai; the seed's b / a with ``orientation="b/a"``)."""
+    return _opportunity_ratio("avg_recall_ratio", group_a, group_b, scores, truth, top, thresh, normalize,
+                              orientation)
+
+
+def avg_f1_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+                 orientation: str = "a/b") -> float:
+    """AFR: average F1 ratio, a / b (holisticai; the seed's F1_b / F1_a with ``orientation="b/a"``)."""
+    return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, top, thresh, normalize, orientation)
+
+
+def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
+    """RMSE of the scores against the truth over group a's scored cells / that of group b."""
+    return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
+
+
+def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
+    """MAE of the scores against the truth over group a's scored cells / that of group b."""
+    return _opportunity_ratio("mae_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
+
+
+#: holisticai's metric names, the key of each in :func:`ocef.metrics.recommender_bias`, and the
+#: value of an unbiased system ("-": none).
+METRIC_NAMES = {
+    "Aggregate Diversity": ("aggregate_diversity", 1),
+    "GINI index": ("gini_index", 0),
+    "Exposure Distribution Entropy": ("exposure_entropy", "-"),
+    "Average Recommendation Popularity": ("avg_recommendation_popularity", "-"),
+    "Mean Absolute Deviation": ("mad", 0),
+    "Exposure Total Variation": ("exposure_total_variation", 0),
+    "Exposure KL Divergence": ("exposure_kl", 0),
+    "Average Precision Ratio": ("avg_precision_ratio", 1),
+    "Average Recall Ratio": ("avg_recall_ratio", 1),
+    "Average F1 Ratio": ("avg_f1_ratio", 1),
+    "Recommender RMSE Ratio": ("rmse_ratio", 1),
+    "Recommender MAE Ratio": ("mae_ratio", 1),
+}
+METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
+
+
+def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, top=None, thresh=0.5,
+                             normalize=False, metric_type: str = "equal_outcome",
+                             gini_convention: str = "holisticai"):
+    """holisticai's batch table: DataFrame indexed by ``Metric`` (holisticai's names) with columns
+    ``Value`` and ``Reference``; item metrics always, outcome metrics with groups, opportunity
+    metrics with ``truth``; ``metric_type`` selects the rows (``all``, ``item_based``,
+    ``equal_outcome``, ``equal_opportunity``)."""
+    import pandas as pd
+
+    _check_choice("metric_type", metric_type, METRIC_TYPES)
+    if scores is None:
+        raise ValueError("scores is required")
+    if (group_a is None) != (group_b is None):
+        raise ValueError("give both group_a and group_b, or neither")
+    if truth is not None and group_a is None:
+        raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
+    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
+    stats = user_stats(scores, truth, top, thresh, normalize)
+    agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
+    computed = item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=gini_convention)
+    if group_a is not None:
+        computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))
+    keys = {name: key for name, (key, _) in METRIC_NAMES.items()}
+    values = {name: float(computed[key]) for name, key in keys.items() if key in computed}
+    item = list(values)[:4]
+    outcome = list(values)[4:7]
+    opportunity = list(values)[7:]
+    rows = {"all": item + outcome + opportunity, "item_based": item, "equal_outcome": outcome,
+            "equal_opportunity": opportunity}[metric_type]
+    frame = pd.DataFrame({"Metric": rows, "Value": [values[r] for r in rows],
+                          "Reference": [METRIC_NAMES[r][1] for r in rows]})
+    return frame.set_index("Metric")

@@ -1,0 +1,411 @@
+"""Pairs tables and their counts (seed 003, Sec. 3.4): everything the metrics need, counts first.
+
+A *pairs table* has one row per randomized comparison (:data:`PAIR_COLUMNS`): ``query``, ``j``
+(the clicked item), ``jp`` (the unclicked item j′), ``s_j``, ``s_jp`` (the item groups as written
+in the data), ``z`` (engagement bucket of the click; one level when absent) and the model's
+``score_j``, ``score_jp`` = g(f_θ(q, v)) of each item (or a separate scores table).
+
+Every metric of :mod:`ocef.pairwise.metrics` is a function of the counts
+
+    N[s, t, z, o] = #pairs with clicked group s, kind t (0 = intra s_j = s_jp, 1 = inter),
+                    engagement level z and outcome o (0: score_j < score_jp, 1: tie, 2: win)
+
+and the bootstrap clustered by query needs the same counts per query. Queries with identical
+count vectors ("profiles") are exchangeable, so the data are reduced to the distinct profiles and
+their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
+are at most 2·2·Z·3 profiles, whatever the number of pairs.
+
+Two aggregation engines give the same counts (a test checks it):
+
+* ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
+* ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read and grouped by DuckDB down to
+  one row per (query, s_j, s_jp, z, outcome); the profiles are then formed as above.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ocef.results import Result
+
+__all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "PairCounts", "check_pairs", "attach_scores",
+           "pair_counts", "counts_from_arrays", "group_mapping"]
+
+#: Required columns of a pairs table (``z`` may be absent: one engagement level).
+PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
+#: Score columns of a pairs table (or given by a separate scores table ``item, score``).
+SCORE_COLUMNS = ["score_j", "score_jp"]
+#: Kinds of comparisons, in the order of the count arrays' metric axis.
+KINDS = ("overall", "intra", "inter")
+ENGINES = ("auto", "pandas", "duckdb")
+
+
+@dataclass(frozen=True)
+class PairCounts(Result):
+    """Counts of a pairs table, reduced to distinct per-query profiles.
+
+    ``profiles`` (P, 2, 2, Z, 3): for each distinct profile, N[s, t, z, o] (s = clicked group
+    index, t = 0 intra / 1 inter, z level index, o = 0 loss / 1 tie / 2 win); ``multiplicity``
+    (P,) the number of queries with that profile; ``groups`` the two group names (index 0 and 1,
+    ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
+    ``total`` = Σ multiplicity × profiles, the counts of the whole table.
+    """
+
+    profiles: np.ndarray = dataclasses.field(repr=False)
+    multiplicity: np.ndarray = dataclasses.field(repr=False)
+    groups: tuple
+    z_levels: tuple
+    cluster: str = "query"
+
+    @property
+    def total(self) -> np.ndarray:
+        return np.tensordot(self.multiplicity, self.profiles, axes=1)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.total.sum())
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.multiplicity.sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
+        tot = self.total
+        s, t, z, o = np.meshgrid(*[np.arange(n) for n in tot.shape], indexing="ij")
+        return pd.DataFrame({
+            "group": np.asarray(self.groups, dtype=object)[s.ravel()],
+            "kind": np.asarray(["intra", "inter"], dtype=object)[t.ravel()],
+            "z": np.asarray(self.z_levels, dtype=object)[z.ravel()],
+            "outcome": np.asarray(["loss", "tie", "win"], dtype=object)[o.ravel()],
+            "n_pairs": tot.ravel().astype(np.int64),
+        })
+
+    def to_dict(self) -> dict:
+        from ocef.results import jsonable
+
+        return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
+                         "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
+                         "counts": self.to_frame()})
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str = "query") -> pd.DataFrame:
+    """Validate a pairs table; add ``z`` = 0 (one level) when absent. Returns the frame.
+
+    Raises ``ValueError`` for missing columns, pairs whose clicked item is the unclicked one
+    (``j == jp`` in the same row), missing group values, and non-finite scores.
+    """
+    if not isinstance(pairs, pd.DataFrame):
+        raise TypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
+    need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
+    if need_scores:
+        need += SCORE_COLUMNS
+    missing = [c for c in need if c not in pairs.columns]
+    if missing:
+        hint = (" (give scores: a table with columns item, score, or query, item, score)"
+                if set(missing) <= set(SCORE_COLUMNS) else "")
+        raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {list(pairs.columns)}")
+    if "z" not in pairs.columns:
+        pairs = pairs.assign(z=0)
+    same = (pairs["j"].to_numpy() == pairs["jp"].to_numpy())
+    if same.any():
+        first = int(np.flatnonzero(same)[0])
+        raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {int(same.sum())} row(s) "
+                         f"(first: row {first}, item {pairs['j'].iloc[first]!r}); each pair needs two items")
+    for col in ("s_j", "s_jp", "z", cluster):
+        if pairs[col].isna().any():
+            raise ValueError(f"pairs column {col!r} has {int(pairs[col].isna().sum())} missing value(s)")
+    if need_scores:
+        for col in SCORE_COLUMNS:
+            v = pd.to_numeric(pairs[col], errors="coerce").to_numpy(dtype=float)
+            if not np.all(np.isfinite(v)):
+                raise ValueError(f"pairs column {col!r} must hold finite numbers, found "
+                                 f"{int((~np.isfinite(v)).sum())} missing or non-finite value(s)")
+    return pairs
+
+
+def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
+    item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
+    missing = [c for c in ("item", "score") if c not in scores.columns]
+    if missing:
+        raise ValueError(f"scores is missing column(s) {missing}; it has {list(scores.columns)}")
+    keys = ["query", "item"] if "query" in scores.columns else ["item"]
+    if scores.duplicated(keys).any():
+        raise ValueError(f"scores has several rows for the same {'/'.join(keys)}")
+    table = scores.set_index(keys)["score"]
+    out = pairs.drop(columns=[c for c in SCORE_COLUMNS if c in pairs.columns])
+    for col, item in (("score_j", "j"), ("score_jp", "jp")):
+        idx = (pd.MultiIndex.from_arrays([out["query"], out[item]]) if len(keys) == 2
+               else pd.Index(out[item]))
+        vals = table.reindex(idx).to_numpy(dtype=float)
+        if np.isnan(vals).any():
+            bad = out[item].to_numpy()[np.isnan(vals)][:3]
+            raise ValueError(f"scores has no score for item(s) {bad.tolist()} (column {item!r} of pairs)")
+        out[col] = vals
+    return out
+
+
+def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
+    """Group names ``(name_0, name_1)`` and the map from raw values to 0/1.
+
+    Two distinct values: sorted, the first is group 0 — unless ``subgroup`` names one of them,
+    which becomes group 1 (the paper's ratio is "not subgroup" / subgroup). More than two values
+    need ``subgroup``: it is group 1 and every other value is group 0, named ``"not <subgroup>"``.
+    """
+    vals = sorted(set(values), key=lambda v: (str(type(v)), v))
+    if subgroup is not None:
+        if subgroup not in set(vals):
+            # tolerate the CLI's string spelling of a numeric group value
+            match = [v for v in vals if str(v) == str(subgroup)]
+            if not match:
+                raise ValueError(f"subgroup {subgroup!r} is not a group of the pairs; groups are {vals}")
+            subgroup = match[0]
+        others = [v for v in vals if v != subgroup]
+        name0 = others[0] if len(others) == 1 else f"not {subgroup}"
+        return (name0, subgroup), {v: (1 if v == subgroup else 0) for v in vals}
+    if len(vals) > 2:
+        raise ValueError(f"the group columns s_j/s_jp hold {len(vals)} values {vals[:6]}; "
+                         "choose the subgroup to compare against the rest (subgroup=... / --subgroup)")
+    if len(vals) < 2:
+        raise ValueError(f"the group columns s_j/s_jp hold one value {vals}: two item groups are needed "
+                         "(or name the missing subgroup with subgroup=...)")
+    return tuple(vals), {v: i for i, v in enumerate(vals)}
+
+
+# --------------------------------------------------------------------------- counting
+
+
+def _outcome(score_j: np.ndarray, score_jp: np.ndarray) -> np.ndarray:
+    """c_q(j, j′) coded 2 (win, score_j > score_jp), 1 (tie: counts ½), 0 (loss)."""
+    return (score_j > score_jp).astype(np.int64) * 2 + (score_j == score_jp)
+
+
+def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=None,
+                       z_levels=None, cluster: str = "query") -> PairCounts:
+    """:class:`PairCounts` from per-row arrays (a row = ``weight`` identical pairs, default 1).
+
+    ``outcome`` is coded 0/1/2 (loss/tie/win). Vectorized: one factorization per column and one
+    sort of the (query, cell) codes; distinct query profiles are found exactly.
+    """
+    n = len(query)
+    weight = np.ones(n, dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
+    codes_j, uj = _factorize(s_j)
+    codes_jp, ujp = _factorize(s_jp)
+    names, mapping = group_mapping(list(uj) + list(ujp), subgroup)
+    g_j = np.array([mapping[v] for v in uj], dtype=np.int64)[codes_j]
+    g_jp = np.array([mapping[v] for v in ujp], dtype=np.int64)[codes_jp]
+    z_codes, z_uniq = _factorize(z)
+    zl, pos = _z_levels(z_uniq, z_levels)
+    z_idx = np.array([pos[v] for v in z_uniq], dtype=np.int64)[z_codes]
+    return _counts_from_codes(query, g_j, g_jp, z_idx, outcome, weight, names, zl, cluster)
+
+
+def _z_levels(found: list, z_levels=None) -> tuple[list, dict]:
+    """Ordered engagement levels (sorted found values, or the given ones) and value -> index."""
+    levels = sorted(found, key=lambda v: (str(type(v)), v)) if z_levels is None else list(z_levels)
+    pos = {v: i for i, v in enumerate(levels)}
+    unknown = [v for v in found if v not in pos]
+    if unknown:
+        raise ValueError(f"engagement values {unknown} are not in z_levels {levels}")
+    return (levels if levels else [0]), pos
+
+
+def _counts_from_codes(query, g_j, g_jp, z_idx, outcome, weight, names, zl, cluster) -> PairCounts:
+    """Cells ((g_j, inter), z, outcome) per row, then the distinct query profiles."""
+    n_z = len(zl)
+    g_j = np.asarray(g_j, dtype=np.int64)
+    inter = (g_j != np.asarray(g_jp, dtype=np.int64)).astype(np.int64)
+    cell = ((g_j * 2 + inter) * n_z + np.asarray(z_idx, dtype=np.int64)) * 3 + np.asarray(outcome, dtype=np.int64)
+    K = 2 * 2 * n_z * 3
+    q_codes, _ = _factorize(query, uniques=False)
+    weight = np.ones(len(cell), dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
+    profiles, mult = _profiles(q_codes.astype(np.int64), cell, weight, K)
+    return PairCounts(profiles.reshape(-1, 2, 2, n_z, 3), mult, tuple(names), tuple(zl), cluster)
+
+
+def _factorize(values, uniques: bool = True) -> tuple[np.ndarray, list | None]:
+    """``(codes, uniques)``; integer columns with a small range skip hashing (bincount)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if hi - lo <= max(4 * arr.size, 1024):
+            shifted = (arr - lo) if lo else arr
+            present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            levels = (np.flatnonzero(present) + lo).tolist() if uniques else None
+            if present.all():
+                return shifted, levels
+            return (np.cumsum(present) - 1)[shifted], levels
+    codes, found = pd.factorize(arr)
+    return codes, (list(found) if uniques else None)
+
+
+def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct per-query count vectors (P, K) and how many queries have each (P,). Exact."""
+    if q.size == 0:
+        return np.zeros((0, K), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if int(q.max()) + 1 == q.size:                    # one row per query: the profile is the row
+        top = int(weight.max()) + 1
+        mult = np.bincount(cell * top + weight, minlength=K * top)
+        tok = np.flatnonzero(mult)
+        prof = np.zeros((tok.size, K), dtype=np.int64)
+        prof[np.arange(tok.size), tok // top] = tok % top
+        return prof, mult[tok]
+    comb = q * K + cell
+    order = np.argsort(comb, kind="stable")
+    comb_s = comb[order]
+    first = np.flatnonzero(np.r_[True, comb_s[1:] != comb_s[:-1]])
+    uniq = comb_s[first]
+    cnt = np.add.reduceat(weight[order], first)
+    qq, kk = uniq // K, uniq % K
+    # one token per (cell, count) of a query; queries are equal iff their token rows are equal
+    tok = kk * (int(cnt.max()) + 1) + cnt
+    starts = np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]])
+    lens = np.diff(np.r_[starts, qq.size])
+    width = int(lens.max())
+    if width == 1:
+        utok, mult = np.unique(tok, return_counts=True)
+        prof = np.zeros((utok.size, K), dtype=np.int64)
+        prof[np.arange(utok.size), utok // (int(cnt.max()) + 1)] = utok % (int(cnt.max()) + 1)
+        return prof, mult
+    pos = np.arange(qq.size) - np.repeat(starts, lens)
+    rows = np.repeat(np.arange(starts.size), lens)
+    padded = np.full((starts.size, width), -1, dtype=np.int64)
+    padded[rows, pos] = tok
+    urows, mult = np.unique(padded, axis=0, return_counts=True)
+    prof = np.zeros((urows.shape[0], K), dtype=np.int64)
+    r, c = np.nonzero(urows >= 0)
+    t = urows[r, c]
+    prof[r, t // (int(cnt.max()) + 1)] = t % (int(cnt.max()) + 1)
+    return prof, mult
+
+
+def _is_path(obj) -> bool:
+    return isinstance(obj, (str, Path))
+
+
+def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
+                engine: str = "auto") -> PairCounts:
+    """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
+
+    ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
+    ``score_j``/``score_jp`` unless ``scores`` is given). ``scores``: a DataFrame or file with
+    columns ``item, score`` or ``query, item, score``. ``subgroup``: the group value compared
+    against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
+    whose values are the bootstrap's clusters (default: ``query``). ``engine``: ``"pandas"``
+    (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB for paths).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "duckdb" or (engine == "auto" and (_is_path(pairs) or _is_path(scores))):
+        return _duckdb_counts(pairs, scores, subgroup=subgroup, cluster=cluster, z_levels=z_levels)
+    if _is_path(pairs):
+        pairs = read_table(pairs)
+    if _is_path(scores):
+        scores = read_table(scores)
+    if scores is not None:
+        pairs = attach_scores(check_pairs(pairs, need_scores=False, cluster=cluster), scores)
+    pairs = check_pairs(pairs, cluster=cluster)
+    a = pairs["score_j"].to_numpy(dtype=float)
+    b = pairs["score_jp"].to_numpy(dtype=float)
+    return counts_from_arrays(pairs[cluster].to_numpy(), pairs["s_j"].to_numpy(), pairs["s_jp"].to_numpy(),
+                              pairs["z"].to_numpy(), _outcome(a, b), subgroup=subgroup, z_levels=z_levels,
+                              cluster=cluster)
+
+
+def read_table(path) -> pd.DataFrame:
+    """A CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`)."""
+    from ocef.environments.logs import read_log
+
+    return read_log(path)
+
+
+def _duckdb_source(obj, name: str, con) -> str:
+    """SQL relation text for a file path or a registered DataFrame."""
+    if _is_path(obj):
+        path = Path(obj)
+        if not path.is_file():
+            raise FileNotFoundError(f"{name} file not found: {path}")
+        text = str(path).replace("'", "''")
+        if path.suffix.lower() in (".parquet", ".pq"):
+            return f"read_parquet('{text}')"
+        return f"read_csv_auto('{text}', header=true)"
+    if isinstance(obj, pd.DataFrame):
+        con.register(f"{name}_df", obj)
+        return f"{name}_df"
+    raise TypeError(f"{name} must be a DataFrame or a file path, got {type(obj).__name__}")
+
+
+def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
+    """DuckDB path: group the pairs (joined with scores) to one row per (cluster, s_j, s_jp, z,
+    outcome) in SQL, then form the profiles as the pandas path does."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        src = _duckdb_source(pairs, "pairs", con)
+        cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
+        need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
+        if scores is None:
+            need += SCORE_COLUMNS
+        missing = [c for c in need if c not in cols]
+        if missing:
+            hint = " (give scores: a table with columns item, score)" if set(missing) <= set(SCORE_COLUMNS) else ""
+            raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {cols}")
+        z = "z" if "z" in cols else "0"
+        q = lambda c: '"' + c.replace('"', '""') + '"'
+        if scores is None:
+            body = f"SELECT {q(cluster)} AS cl, j, jp, s_j, s_jp, {z} AS z, score_j AS a, score_jp AS b FROM {src}"
+        else:
+            ssrc = _duckdb_source(scores, "scores", con)
+            scols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {ssrc}").fetchall()]
+            miss = [c for c in ("item", "score") if c not in scols]
+            if miss:
+                raise ValueError(f"scores is missing column(s) {miss}; it has {scols}")
+            on = "AND p.query = {t}.query" if "query" in scols else ""
+            body = (f"SELECT p.{q(cluster)} AS cl, p.j, p.jp, p.s_j, p.s_jp, {'p.z' if z == 'z' else '0'} AS z, "
+                    f"x.score AS a, y.score AS b FROM {src} p "
+                    f"LEFT JOIN {ssrc} x ON x.item = p.j {on.format(t='x')} "
+                    f"LEFT JOIN {ssrc} y ON y.item = p.jp {on.format(t='y')}")
+        # pass 1: the distinct groups and levels, and the invalid rows
+        found = con.execute(
+            f"SELECT list(DISTINCT s_j), list(DISTINCT s_jp), list(DISTINCT z), count(*) FILTER (WHERE j = jp), "
+            f"count(*) FILTER (WHERE a IS NULL OR b IS NULL OR NOT isfinite(a::DOUBLE) OR NOT isfinite(b::DOUBLE)), "
+            f"count(*) FILTER (WHERE s_j IS NULL OR s_jp IS NULL OR z IS NULL OR cl IS NULL) FROM ({body})").fetchone()
+        if found[3]:
+            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
+                             "each pair needs two items")
+        if found[4]:
+            raise ValueError(f"{found[4]} pair(s) lack a finite score_j/score_jp"
+                             + (" (items missing from scores)" if scores is not None else ""))
+        if found[5]:
+            raise ValueError(f"{found[5]} pair(s) have a missing query, group or engagement value")
+        names, mapping = group_mapping(list(found[0]) + list(found[1]), subgroup)
+        zl, pos = _z_levels(list(found[2]), z_levels)
+        # pass 2: integer codes only (groups and levels mapped in SQL), no grouping by cluster
+        g_case = "CASE {col} " + " ".join("WHEN ? THEN " + str(int(g)) for g in mapping.values()) + " END"
+        z_case = "CASE z " + " ".join("WHEN ? THEN " + str(int(i)) for i in pos.values()) + " END"
+        params = list(mapping) + list(mapping) + list(pos)
+        codes = con.execute(
+            f"SELECT cl, {g_case.format(col='s_j')} AS g_j, {g_case.format(col='s_jp')} AS g_jp, {z_case} AS zi, "
+            f"(CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o FROM ({body})", params).fetchnumpy()
+    finally:
+        con.close()
+    return _counts_from_codes(_plain(codes["cl"]), _plain(codes["g_j"]), _plain(codes["g_jp"]), _plain(codes["zi"]),
+                              _plain(codes["o"]), None, names, zl, cluster)
+
+
+def _plain(values) -> np.ndarray:
+    """DuckDB may return masked or object arrays; give a plain numpy array."""
+    arr = np.ma.getdata(values) if isinstance(values, np.ma.MaskedArray) else np.asarray(values)
+    return arr

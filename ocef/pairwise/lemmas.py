@@ -1,0 +1,61 @@
+"""Lemmas 1-2 of seed 003 (Sec. 4.2): calibration and equal MSE do not give pairwise fairness.
+
+Setting of the proofs: z = 0, g(y, z) = y, two item groups with average labels ȳ_0 ≠ ȳ_1 and the
+model f(q, v_j) = ȳ_{s_j} (each item predicted at its group's base rate). A randomized pair has
+its two items' groups drawn independently (group 1 with probability ``share_1``) and labels
+Bernoulli(ȳ_s); it is recorded when exactly one item is clicked, so (clicked group s, unclicked
+group s′) has probability ∝ π_s ȳ_s · π_s′ (1 − ȳ_s′).
+
+* the model is calibrated in each group: E[y | f = ȳ_s] = ȳ_s (eq. 9) — Lemma 1;
+* MSE_s = ȳ_s (1 − ȳ_s)², + (1 − ȳ_s) ȳ_s² = ȳ_s − ȳ_s², equal for ȳ_1 = 1 − ȳ_0 — Lemma 2;
+* yet same-group pairs tie (accuracy ½), inter-group pairs are won by the higher-rate group
+  (accuracy 1) and lost by the other (accuracy 0), and by eq. (7) the overall accuracies differ
+  whenever P(s_j ≠ s_j′ | y_j > y_j′) > 0.
+
+:func:`lemma_case` computes every quantity exactly through the same count functions as the
+estimates (expected counts instead of observed ones).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ocef.pairwise.metrics import cell_statistics, summary_statistics
+from ocef.validation import check_in_interval
+
+__all__ = ["lemma_case", "lemma_mass"]
+
+
+def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
+    """Expected counts (probabilities) N[s, t, z=0, o] of the recorded pairs (module docstring)."""
+    y = np.array([check_in_interval("y_bar_0", y_bar_0, 0.0, 1.0, low_open=True, high_open=True),
+                  check_in_interval("y_bar_1", y_bar_1, 0.0, 1.0, low_open=True, high_open=True)])
+    share_1 = check_in_interval("share_1", share_1, 0.0, 1.0, low_open=True, high_open=True)
+    pi = np.array([1 - share_1, share_1])
+    mass = np.zeros((2, 2, 1, 3))
+    for s in (0, 1):
+        for sp in (0, 1):
+            p = pi[s] * y[s] * pi[sp] * (1 - y[sp])
+            f_j, f_jp = y[s], y[sp]                              # f(q, v) = ȳ_{s}
+            o = 2 if f_j > f_jp else (1 if f_j == f_jp else 0)
+            mass[s, int(s != sp), 0, o] += p
+    return mass / mass.sum()
+
+
+def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
+    """Every quantity of Lemmas 1-2 for the base-rate model, exactly."""
+    mass = lemma_mass(y_bar_0, y_bar_1, share_1)
+    n, acc = cell_statistics(mass)
+    summ = summary_statistics(acc, (n > 0).all(axis=1))
+    y = np.array([y_bar_0, y_bar_1], dtype=float)
+    pi = np.array([1 - share_1, share_1])
+    # eq. (9): E[y | f = ȳ_s] = P(y = 1, s) / P(s) against the prediction ȳ_s
+    calibration = np.abs((pi * y) / pi - y)
+    mse = y * (1 - y) ** 2 + (1 - y) * y ** 2
+    out = {"y_bar_0": y_bar_0, "y_bar_1": y_bar_1, "share_1": share_1,
+           "calibration_error_0": calibration[0], "calibration_error_1": calibration[1],
+           "mse_0": mse[0], "mse_1": mse[1],
+           "p_inter": float(n[2].sum())}
+    for k, kind in enumerate(("overall", "intra", "inter")):
+        out[f"{kind}_accuracy_0"], out[f"{kind}_accuracy_1"] = float(acc[k, 0, 0]), float(acc[k, 1, 0])
+        out[f"{kind}_ratio"] = float(summ[k, 2])
+    return out

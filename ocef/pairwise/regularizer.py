@@ -1,0 +1,280 @@
+"""Pairwise regularization (seed 003, Sec. 5, eq. 10-12) and a numpy matrix-factorisation trainer.
+
+Over pairs P of (q, j, y, z), (q′, j′, y′, z′):
+
+    A = (g(f(q, v_j)) − g(f(q′, v_j′))) · (y − y′)                                  (eq. 11)
+    B = (s_j − s_j′) · (y − y′)                                                     (eq. 12)
+
+and the objective (eq. 10) is Σ_D L(f(q, v), (y, z)) + |Corr_P(A, B)|; we weight the second term
+by λ ≥ 0 and use the *mean* squared error, so λ is comparable across data sizes. P is
+re-balanced so that about half its weight has a clicked item in group 0 and half in group 1
+(Sec. 5): pair weights ½ / n_s by the clicked item's group s (the item with the larger y).
+``kind="inter"`` restricts P to s_j ≠ s_j′ (inter-group pairwise fairness, Sec. 6.3).
+Corr is the weighted Pearson correlation; when A or B has zero variance it is 0 with gradient 0.
+
+Gradient (weights w summing to 1, Ā = Σ w A, v_A = Σ w (A − Ā)², ρ = Corr):
+
+    ∂ρ/∂A_i = w_i (B_i − B̄) / sqrt(v_A v_B) − ρ w_i (A_i − Ā) / v_A,
+    ∂|ρ|/∂A_i = sign(ρ) ∂ρ/∂A_i,  ∂A_i/∂g_j = (y − y′) = −∂A_i/∂g_j′.
+
+Tests compare both gradients (the regularizer's and the whole MF objective's) with finite
+differences.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ocef.results import Result
+from ocef.validation import as_generator, check_in_interval, check_positive_int
+
+__all__ = ["RegularizerValue", "pairwise_regularizer", "MFModel", "fit_mf_pairwise", "mf_loss_and_gradient",
+           "pairs_to_indices"]
+
+REG_KINDS = ("inter", "all")
+
+
+@dataclass(frozen=True)
+class RegularizerValue(Result):
+    """``value`` = |Corr(A, B)|, ``corr`` = Corr(A, B) (signed), ``grad_score_j`` /
+    ``grad_score_jp`` = ∂|Corr|/∂g per pair (0 for pairs outside the regularized set),
+    ``weights`` = the pair weights (0 outside the set)."""
+
+    value: float
+    corr: float
+    grad_score_j: np.ndarray = dataclasses.field(repr=False)
+    grad_score_jp: np.ndarray = dataclasses.field(repr=False)
+    weights: np.ndarray = dataclasses.field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"weight": self.weights, "grad_score_j": self.grad_score_j,
+                             "grad_score_jp": self.grad_score_jp})
+
+    def to_dict(self) -> dict:
+        return {"value": float(self.value), "corr": float(self.corr), "n_pairs": int((self.weights > 0).sum())}
+
+
+def _binary(name: str, values, n: int) -> np.ndarray:
+    arr = np.broadcast_to(np.asarray(values), (n,))
+    if not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must hold 0/1 group indicators (1 = subgroup), got values "
+                         f"{np.unique(arr)[:5].tolist()}")
+    return arr.astype(float)
+
+
+def pairwise_regularizer(score_j, score_jp, s_j, s_jp, *, y_j=1.0, y_jp=0.0, kind: str = "inter",
+                         rebalance: bool = True) -> RegularizerValue:
+    """|Corr_P(A, B)| of eq. (10)-(12) and its gradient with respect to each pair's two scores.
+
+    ``score_j``, ``score_jp``: g(f(q, v)) of the two items; ``s_j``, ``s_jp``: 0/1 groups;
+    ``y_j``, ``y_jp``: labels (default: j clicked, j′ not; pairs with y_j = y_jp have A = B = 0
+    and are excluded). ``kind``: ``"inter"`` (s_j ≠ s_jp only) or ``"all"``. ``rebalance``:
+    weights ½/n_s by the clicked item's group (Sec. 5), else uniform.
+    """
+    if kind not in REG_KINDS:
+        raise ValueError(f"kind must be one of {REG_KINDS}, got {kind!r}")
+    a = np.asarray(score_j, dtype=float)
+    b = np.asarray(score_jp, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"score_j and score_jp must be 1-d arrays of one length, got {a.shape} and {b.shape}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("score_j and score_jp must be finite")
+    n = a.size
+    sj, sjp = _binary("s_j", s_j, n), _binary("s_jp", s_jp, n)
+    yj = np.broadcast_to(np.asarray(y_j, dtype=float), (n,))
+    yjp = np.broadcast_to(np.asarray(y_jp, dtype=float), (n,))
+    dy = yj - yjp
+    keep = dy != 0
+    if kind == "inter":
+        keep &= sj != sjp
+    clicked = np.where(dy > 0, sj, sjp)                                  # group of the clicked item
+    w = np.zeros(n)
+    if rebalance:
+        for s in (0.0, 1.0):
+            m = keep & (clicked == s)
+            if m.any():
+                w[m] = 1.0 / m.sum()
+        w /= w.sum() if w.sum() > 0 else 1.0
+    elif keep.any():
+        w[keep] = 1.0 / keep.sum()
+    zeros = np.zeros(n)
+    if not keep.any():
+        return RegularizerValue(0.0, 0.0, zeros, zeros.copy(), w)
+    A = (a - b) * dy                                                      # eq. (11)
+    B = (sj - sjp) * dy                                                   # eq. (12)
+    ca = A - w @ A
+    cb = B - w @ B
+    va, vb = w @ ca ** 2, w @ cb ** 2
+    if va <= 1e-300 or vb <= 1e-300:
+        return RegularizerValue(0.0, 0.0, zeros, zeros.copy(), w)
+    cov = w @ (ca * cb)
+    rho = cov / np.sqrt(va * vb)
+    d_rho = w * cb / np.sqrt(va * vb) - rho * w * ca / va
+    d_abs = np.sign(rho) * d_rho
+    return RegularizerValue(float(abs(rho)), float(rho), d_abs * dy, -d_abs * dy, w)
+
+
+# --------------------------------------------------------------------------- matrix factorisation
+
+
+@dataclass(frozen=True)
+class MFModel(Result):
+    """Matrix factorisation r̂_ui = μ + b_u + c_i + ⟨p_u, q_i⟩ trained by :func:`fit_mf_pairwise`.
+
+    ``history``: one row per epoch with ``epoch, mse, corr, objective``."""
+
+    mu: float
+    user_bias: np.ndarray = dataclasses.field(repr=False)
+    item_bias: np.ndarray = dataclasses.field(repr=False)
+    user_factors: np.ndarray = dataclasses.field(repr=False)
+    item_factors: np.ndarray = dataclasses.field(repr=False)
+    lam: float = 0.0
+    history: pd.DataFrame = dataclasses.field(repr=False, default=None)
+
+    def scores(self) -> np.ndarray:
+        """Predicted scores, users × items."""
+        return self.mu + self.user_bias[:, None] + self.item_bias[None, :] + self.user_factors @ self.item_factors.T
+
+    def predict(self, users, items) -> np.ndarray:
+        u = np.asarray(users, dtype=np.int64)
+        i = np.asarray(items, dtype=np.int64)
+        return (self.mu + self.user_bias[u] + self.item_bias[i]
+                + np.einsum("nk,nk->n", self.user_factors[u], self.item_factors[i]))
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.history.copy()
+
+    def to_dict(self) -> dict:
+        from ocef.results import jsonable
+
+        return jsonable({"mu": self.mu, "lam": self.lam, "rank": self.user_factors.shape[1],
+                         "n_users": self.user_factors.shape[0], "n_items": self.item_factors.shape[0],
+                         "history": self.history})
+
+
+def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) -> dict:
+    """Arrays of a pairs table for the trainer: user, j, jp (integer indices) and 0/1 groups
+    (1 where the group equals ``subgroup``)."""
+    missing = [c for c in (user, "j", "jp", "s_j", "s_jp") if c not in pairs.columns]
+    if missing:
+        raise ValueError(f"pairs is missing column(s) {missing}; it has {list(pairs.columns)}")
+    return {"u": pairs[user].to_numpy(np.int64), "j": pairs["j"].to_numpy(np.int64),
+            "jp": pairs["jp"].to_numpy(np.int64),
+            "s_j": (pairs["s_j"].to_numpy() == subgroup).astype(float),
+            "s_jp": (pairs["s_jp"].to_numpy() == subgroup).astype(float)}
+
+
+def _unpack(theta: np.ndarray, n_users: int, n_items: int, rank: int):
+    o = 0
+    mu = theta[o]; o += 1
+    bu = theta[o:o + n_users]; o += n_users
+    bi = theta[o:o + n_items]; o += n_items
+    P = theta[o:o + n_users * rank].reshape(n_users, rank); o += n_users * rank
+    Q = theta[o:o + n_items * rank].reshape(n_items, rank)
+    return mu, bu, bi, P, Q
+
+
+def _scatter(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Row sums of ``values`` (n, k) by ``index`` into (size, k): one bincount per factor."""
+    return np.stack([np.bincount(index, weights=values[:, c], minlength=size) for c in range(values.shape[1])],
+                    axis=1) if values.shape[1] else np.zeros((size, 0))
+
+
+def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *, n_users: int, n_items: int,
+                         rank: int, lam: float, l2: float, kind: str = "inter", rebalance: bool = True):
+    """Objective MSE(D) + l2·(‖b‖² + ‖c‖² + ‖P‖² + ‖Q‖²) + λ·|Corr_P(A, B)| (eq. 10 with a weight)
+    and its gradient, for the flat parameter vector ``theta`` = (μ, b, c, P, Q).
+
+    ``ratings``: dict of arrays ``u, i, r``; ``pairs``: dict ``u, j, jp, s_j, s_jp``
+    (:func:`pairs_to_indices`). Returns ``(objective, gradient, mse, corr)``."""
+    mu, bu, bi, P, Q = _unpack(theta, n_users, n_items, rank)
+    u, i, r = ratings["u"], ratings["i"], ratings["r"]
+    pred = mu + bu[u] + bi[i] + np.einsum("nk,nk->n", P[u], Q[i])
+    err = pred - r
+    n = max(r.size, 1)
+    mse = float(err @ err / n)
+    d = 2.0 * err / n                                                     # ∂MSE/∂pred
+    g_mu = d.sum()
+    g_bu = np.bincount(u, weights=d, minlength=n_users)
+    g_bi = np.bincount(i, weights=d, minlength=n_items)
+    g_P = _scatter(u, d[:, None] * Q[i], n_users)
+    g_Q = _scatter(i, d[:, None] * P[u], n_items)
+    obj = mse + l2 * (bu @ bu + bi @ bi + (P * P).sum() + (Q * Q).sum())
+    g_bu += 2 * l2 * bu
+    g_bi += 2 * l2 * bi
+    g_P += 2 * l2 * P
+    g_Q += 2 * l2 * Q
+    corr = 0.0
+    if pairs is not None and lam > 0 and pairs["u"].size:
+        pu, pj, pjp = pairs["u"], pairs["j"], pairs["jp"]
+        sc_j = mu + bu[pu] + bi[pj] + np.einsum("nk,nk->n", P[pu], Q[pj])
+        sc_jp = mu + bu[pu] + bi[pjp] + np.einsum("nk,nk->n", P[pu], Q[pjp])
+        reg = pairwise_regularizer(sc_j, sc_jp, pairs["s_j"], pairs["s_jp"], kind=kind, rebalance=rebalance)
+        corr = reg.corr
+        obj += lam * reg.value
+        gj, gjp = lam * reg.grad_score_j, lam * reg.grad_score_jp
+        # μ and b_u cancel in score_j − score_jp: their gradients are gj + gjp = 0 per pair
+        g_mu += (gj + gjp).sum()
+        g_bu += np.bincount(pu, weights=gj + gjp, minlength=n_users)
+        g_bi += np.bincount(pj, weights=gj, minlength=n_items) + np.bincount(pjp, weights=gjp, minlength=n_items)
+        g_P += _scatter(pu, gj[:, None] * Q[pj] + gjp[:, None] * Q[pjp], n_users)
+        g_Q += _scatter(pj, gj[:, None] * P[pu], n_items) + _scatter(pjp, gjp[:, None] * P[pu], n_items)
+    grad = np.concatenate([[g_mu], g_bu, g_bi, g_P.ravel(), g_Q.ravel()])
+    return float(obj), grad, mse, float(corr)
+
+
+def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *, lam: float = 0.0,
+                    n_users: int | None = None, n_items: int | None = None, rank: int = 8, l2: float = 1e-3,
+                    epochs: int = 300, lr: float = 0.05, kind: str = "inter", rebalance: bool = True,
+                    pair_user: str = "query", subgroup=1, init: MFModel | None = None, rng=None) -> MFModel:
+    """Train r̂_ui = μ + b_u + c_i + ⟨p_u, q_i⟩ on ``ratings`` (columns ``user, item, rating``)
+    minimising :func:`mf_loss_and_gradient` (squared error + λ·|Corr| over ``pairs``) by
+    full-batch Adam for ``epochs`` steps of size ``lr``.
+
+    ``pairs``: a pairs table whose ``pair_user`` column holds the user index of each query and
+    whose ``j``/``jp`` are item indices; groups are 1 where equal to ``subgroup``. ``lam`` ≥ 0
+    (0: the plain MF). ``init``: start from a trained model (e.g. fine-tune the production model).
+    """
+    lam = check_in_interval("lam", lam, 0.0, np.inf, low_open=False, high_open=True)
+    if kind not in REG_KINDS:
+        raise ValueError(f"kind must be one of {REG_KINDS}, got {kind!r}")
+    rank = check_positive_int("rank", rank)
+    epochs = check_positive_int("epochs", epochs)
+    check_in_interval("lr", lr, 0.0, np.inf, low_open=True, high_open=True)
+    check_in_interval("l2", l2, 0.0, np.inf, low_open=False, high_open=True)
+    missing = [c for c in ("user", "item", "rating") if c not in ratings.columns]
+    if missing:
+        raise ValueError(f"ratings is missing column(s) {missing}; it has {list(ratings.columns)}")
+    data = {"u": ratings["user"].to_numpy(np.int64), "i": ratings["item"].to_numpy(np.int64),
+            "r": ratings["rating"].to_numpy(float)}
+    pdata = pairs_to_indices(pairs, user=pair_user, subgroup=subgroup) if pairs is not None else None
+    n_users = int(n_users if n_users is not None else data["u"].max() + 1)
+    n_items = int(n_items if n_items is not None else data["i"].max() + 1)
+    if pdata is not None and pdata["u"].size:
+        if pdata["u"].max() >= n_users or max(pdata["j"].max(), pdata["jp"].max()) >= n_items:
+            raise ValueError("pairs reference users or items beyond n_users / n_items")
+    gen = as_generator(rng)
+    if init is not None:
+        theta = np.concatenate([[init.mu], init.user_bias, init.item_bias, init.user_factors.ravel(),
+                                init.item_factors.ravel()])
+        rank = init.user_factors.shape[1]
+    else:
+        theta = np.concatenate([[data["r"].mean() if data["r"].size else 0.0], np.zeros(n_users + n_items),
+                                0.1 * gen.standard_normal((n_users + n_items) * rank)])
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    hist = []
+    for t in range(1, epochs + 1):        # full-batch steps: each is vectorized over all data
+        obj, g, mse, corr = mf_loss_and_gradient(theta, data, pdata, n_users=n_users, n_items=n_items, rank=rank,
+                                                 lam=lam, l2=l2, kind=kind, rebalance=rebalance)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        theta = theta - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
+        hist.append((t, mse, corr, obj))
+    mu, bu, bi, P, Q = _unpack(theta, n_users, n_items, rank)
+    history = pd.DataFrame(hist, columns=["epoch", "mse", "corr", "objective"])
+    return MFModel(float(mu), bu.copy(), bi.copy(), P.copy(), Q.copy(), lam, history)

@@ -1,0 +1,190 @@
+"""Randomized pairs served on the traffic simulator's world, with their exact accuracies
+(seed 003, Sec. 3.4, on :class:`ocef.traffic.TrafficWorld`).
+
+Per request, the user is drawn with ``world.user_weights``; with probability ``p_pair`` the
+request is in the experimental slice: two distinct items are drawn uniformly from the relevant set
+R_u (the user's top ``n_relevant`` items by the world's default scores, the retrieval stage of
+Sec. 3.1; all items when ``n_relevant`` is None) and shown at positions 2 and 3 in random order.
+Each of the two is clicked independently with probability θ_pos · ρ_ui (ρ = ``world.preferences``,
+θ = ``position_bias`` for positions 2 and 3). A pair is recorded when exactly one is clicked:
+j = the clicked item, j′ = the other; its engagement bucket is z = 1 + Binomial(n_levels − 1, ρ_uj)
+(more engagement for better-liked items). The audited model's scores (``model_scores``, users ×
+items; default the world's scores) give score_j, score_jp.
+
+Ground truth: a recorded pair (u, j, j′, z) has probability proportional to
+``w_u · ½[θ2 ρ_uj (1 − θ3 ρ_uj′) + θ3 ρ_uj (1 − θ2 ρ_uj′)] · P(z | u, j)`` over ordered pairs of
+R_u (|R_u| is the same for every user, so the uniform pair draw is a common factor). The exact
+"expected counts" N[s, t, z, o] (probability mass of each group / kind / level / outcome) go
+through the same :func:`ocef.pairwise.metrics.cell_statistics` as the estimates.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ocef.pairwise.counts import KINDS
+from ocef.pairwise.metrics import _exposure_statistics, cell_statistics, summary_statistics
+from ocef.results import Result, jsonable, records
+from ocef.traffic import TrafficWorld
+from ocef.validation import as_generator, check_in_interval, check_positive_int
+
+__all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
+
+
+@dataclass(frozen=True)
+class PairsTruth(Result):
+    """Exact pairwise accuracies of the randomized-pairs experiment.
+
+    ``mass`` (2, 2, Z, 3): probability of a recorded pair per (clicked group, intra/inter, z,
+    outcome); ``cells``: kind, group, z, probability, accuracy; ``summary``: kind, accuracy_0,
+    accuracy_1, ratio, gap (levels averaged: those with mass for both groups); ``exposure``:
+    group, z, click_share, exposure (inter pairs)."""
+
+    mass: np.ndarray = dataclasses.field(repr=False)
+    cells: pd.DataFrame = dataclasses.field(repr=False)
+    summary: pd.DataFrame = dataclasses.field(repr=False)
+    exposure: pd.DataFrame = dataclasses.field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.cells.copy()
+
+    def to_dict(self) -> dict:
+        return jsonable({"cells": records(self.cells), "summary": records(self.summary),
+                         "exposure": records(self.exposure)})
+
+
+@dataclass(frozen=True)
+class SimulatedPairs(Result):
+    """Output of :func:`simulate_pairs`: ``pairs`` (query, user, j, jp, s_j, s_jp, z, score_j,
+    score_jp, position_j), ``truth`` (:class:`PairsTruth`), and the numbers of requests,
+    experimental requests and recorded pairs."""
+
+    pairs: pd.DataFrame = dataclasses.field(repr=False)
+    truth: PairsTruth = dataclasses.field(repr=False)
+    n_requests: int = 0
+    n_experimental: int = 0
+    n_recorded: int = 0
+
+    def to_frame(self) -> pd.DataFrame:
+        return self.pairs.copy()
+
+    def to_dict(self) -> dict:
+        return {"n_requests": self.n_requests, "n_experimental": self.n_experimental,
+                "n_recorded": self.n_recorded, "truth": self.truth.to_dict()}
+
+
+def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
+    """R_u: each user's top ``n_relevant`` items by the world's default scores (users × M), or
+    all items. Ties go to the lower item index."""
+    if n_relevant is None:
+        return np.broadcast_to(np.arange(world.n_items), (world.n_users, world.n_items))
+    n_relevant = check_positive_int("n_relevant", n_relevant, minimum=2)
+    if n_relevant > world.n_items:
+        raise ValueError(f"n_relevant must be <= the number of items {world.n_items}, got {n_relevant}")
+    return np.argsort(-world.scores, axis=1, kind="stable")[:, :n_relevant]
+
+
+def _check(world, model_scores, position_bias, n_levels):
+    if not isinstance(world, TrafficWorld):
+        raise TypeError(f"world must be an ocef.traffic.TrafficWorld, got {type(world).__name__}")
+    groups = np.unique(world.item_groups)
+    if groups.tolist() != [0, 1]:
+        raise ValueError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")
+    scores = world.scores if model_scores is None else np.asarray(model_scores, dtype=float)
+    if scores.shape != world.preferences.shape or not np.all(np.isfinite(scores)):
+        raise ValueError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
+    theta = np.asarray(position_bias, dtype=float)
+    if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
+        raise ValueError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
+    n_levels = check_positive_int("n_levels", n_levels)
+    return scores, theta, n_levels
+
+
+def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
+                position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
+    """Exact accuracies of ``model_scores`` on the randomized pairs of ``world`` (module doc)."""
+    from scipy.stats import binom              # lazily: scipy.stats is slow to import
+
+    scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
+    R = relevant_sets(world, n_relevant)
+    M = R.shape[1]
+    mass = np.zeros((2, 2, n_levels, 3))
+    step = max(1, chunk // (M * M))
+    lv = np.arange(n_levels)
+    for u0 in range(0, world.n_users, step):     # chunks of users bound memory (U x M x M)
+        u = np.arange(u0, min(world.n_users, u0 + step))
+        items = R[u]
+        rho = world.preferences[u[:, None], items]
+        s = world.item_groups[items]
+        g = scores[u[:, None], items]
+        rj, rjp = rho[:, :, None], rho[:, None, :]
+        W = 0.5 * (t2 * rj * (1 - t3 * rjp) + t3 * rj * (1 - t2 * rjp)) * world.user_weights[u][:, None, None]
+        W = W * (1 - np.eye(M))[None]
+        pz = binom.pmf(lv[None, None, :], n_levels - 1, rho[:, :, None])      # U x M x Z
+        outcome = [(g[:, :, None] < g[:, None, :]), (g[:, :, None] == g[:, None, :]),
+                   (g[:, :, None] > g[:, None, :])]
+        inter = s[:, :, None] != s[:, None, :]
+        for sg in (0, 1):
+            for t, tm in ((0, ~inter), (1, inter)):
+                base = W * tm * (s[:, :, None] == sg)
+                for o in range(3):
+                    X = (base * outcome[o]).sum(axis=2)                          # U x M (over j′)
+                    mass[sg, t, :, o] += np.einsum("uj,ujz->z", X, pz)
+    mass /= mass.sum()
+    n, acc = cell_statistics(mass)
+    common = (n > 0).all(axis=1)
+    summ = summary_statistics(acc, common)
+    levels = list(range(1, n_levels + 1))
+    k_idx, s_idx, z_idx = np.meshgrid(np.arange(3), np.arange(2), np.arange(n_levels), indexing="ij")
+    cells = pd.DataFrame({"kind": np.asarray(KINDS, dtype=object)[k_idx.ravel()], "group": s_idx.ravel(),
+                          "z": np.asarray(levels)[z_idx.ravel()], "probability": n.ravel(),
+                          "accuracy": acc.ravel()})
+    summary = pd.DataFrame({"kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
+                            "ratio": summ[:, 2], "gap": summ[:, 3]})
+    ex = _exposure_statistics(mass)
+    s2, z2 = np.meshgrid(np.arange(2), np.arange(n_levels), indexing="ij")
+    exposure = pd.DataFrame({"group": s2.ravel(), "z": np.asarray(levels)[z2.ravel()],
+                             "click_share": ex[..., 1].ravel(), "exposure": ex[..., 2].ravel()})
+    return PairsTruth(mass, cells, summary, exposure)
+
+
+def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
+                   model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
+                   n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
+    """Serve ``n_requests`` requests; a share ``p_pair`` gets a randomized pair at positions 2-3
+    (module docstring). Returns the recorded pairs and (``truth=True``) the exact accuracies."""
+    scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
+    n_requests = check_positive_int("n_requests", n_requests)
+    p_pair = check_in_interval("p_pair", p_pair, 0.0, 1.0, low_open=True, high_open=False)
+    gen = as_generator(rng)
+    R = relevant_sets(world, n_relevant)
+    M = R.shape[1]
+    exp = np.flatnonzero(gen.random(n_requests) < p_pair)                  # experimental requests
+    k = exp.size
+    user = gen.choice(world.n_users, size=k, p=world.user_weights)
+    a = gen.integers(0, M, k)
+    b = gen.integers(0, M - 1, k)
+    b = b + (b >= a)                                                        # two distinct items of R_u
+    first_at_2 = gen.random(k) < 0.5                                        # random order in positions 2, 3
+    ia, ib = R[user, a], R[user, b]
+    theta_a = np.where(first_at_2, t2, t3)
+    theta_b = np.where(first_at_2, t3, t2)
+    click_a = gen.random(k) < theta_a * world.preferences[user, ia]
+    click_b = gen.random(k) < theta_b * world.preferences[user, ib]
+    one = click_a ^ click_b
+    j = np.where(click_a, ia, ib)[one]
+    jp = np.where(click_a, ib, ia)[one]
+    u = user[one]
+    pos_j = np.where(click_a == first_at_2, 2, 3)[one]
+    z = 1 + gen.binomial(n_levels - 1, world.preferences[u, j])
+    pairs = pd.DataFrame({
+        "query": exp[one].astype(np.int64), "user": u.astype(np.int64), "j": j.astype(np.int64),
+        "jp": jp.astype(np.int64), "s_j": world.item_groups[j], "s_jp": world.item_groups[jp],
+        "z": z.astype(np.int64), "score_j": scores[u, j], "score_jp": scores[u, jp], "position_j": pos_j,
+    })
+    tr = pairs_truth(world, model_scores=scores, n_relevant=n_relevant, position_bias=(t2, t3),
+                     n_levels=n_levels) if truth else None
+    return SimulatedPairs(pairs, tr, n_requests, int(k), int(one.sum()))

@@ -1,0 +1,311 @@
+"""A simulated recommender served over HTTP on the loopback address, and its client.
+
+The server (:func:`make_server`, standard-library ``ThreadingHTTPServer``, HTTP/1.1 keep-alive,
+bound to 127.0.0.1 only) answers with JSON:
+
+* ``GET /info`` — version, seed, description, partitions and the default one.
+* ``GET /groups?partition=P`` — ``n_groups``, ``sizes``, ``names`` of the partition.
+* ``GET /truth?partition=P`` — ``arm_means`` (G × G), the simulator's ground truth, so that a
+  client can report costs (eq. 10) and constraint (7); a real system would not offer it.
+* ``POST /pull`` ``{"partition": P, "pulls": [[group, arm, step], ...]}`` → ``{"rewards": [...]}``:
+  PULL-ARM of Algorithm 2 (App. F) for each (group, arm) — every user of the group is shown
+  the recommendation of their own policy (arm 0) or of a user of the arm's group matched by
+  transport (Def. 4.2), and the group-average reward is drawn from the ground truth. Draws
+  are keyed by (seed, group, step) (:func:`ocef.live.pull_generator`): a retried request
+  gets the same answer.
+* ``GET /recommend?user=U&k=K`` — the user's K most probable items under the policy.
+* ``POST /feedback`` ``{"user": U, "items": [...], "key": int (optional)}`` — the reward
+  (click, Bernoulli(ρ^U(a))) of each shown item, drawn from the ground truth.
+
+``fail_every=N`` makes every N-th ``/pull`` answer 503 (fault injection for tests of the
+client's retries). :class:`ServiceClient` keeps one connection, retries transient failures
+(connection errors, timeouts, 429/502/503/504) with exponential backoff and raises
+:class:`ServiceError` once they are exhausted.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+from ocef.live import audit_root, keyed_pull
+from ocef.validation import check_positive_int
+
+LOOPBACK = "127.0.0.1"
+TRANSIENT_STATUS = (429, 502, 503, 504)
+
+
+class ServiceError(RuntimeError):
+    """The service could not be reached or kept failing after every retry."""
+
+
+#: First spawn key of the /feedback draws, apart from the audits' keys (0, 1, 2, ...).
+_FEEDBACK_KEY = 0xFEED
+
+
+class SimulatedService:
+    """The state of ``ocef simulate-service``: an environment, a policy and a seed.
+
+    ``problem_for(partition)`` returns the :class:`ocef.audit.AuditProblem` of a partition
+    (built once, on first use). ``rng`` is an int seed (None: drawn from OS entropy); it is
+    published by ``/info`` so that a client can reproduce the audit, and keys every draw.
+    """
+
+    def __init__(self, problem_for, partitions, *, rng: int | None = 0, description: str = "", rho=None,
+                 probs=None, fail_every: int | None = None):
+        self._problem_for = problem_for
+        self.partitions = list(partitions)
+        if rng is None:
+            rng = int(np.random.SeedSequence().generate_state(1)[0])
+        self.seed = check_positive_int("rng", rng, minimum=0)
+        self.root = audit_root(self.seed)
+        self.description = description
+        self.rho, self.probs = rho, probs
+        self.fail_every = fail_every
+        self._problems: dict = {}
+        self._pulls: dict = {}
+        self._lock = threading.Lock()
+        self._n_pull_requests = 0
+        self._feedback_rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_FEEDBACK_KEY,)))
+
+    def problem(self, partition):
+        partition = self.partitions[0] if partition in (None, "") else partition
+        if partition not in self.partitions:
+            raise ValueError(f"partition must be one of {', '.join(self.partitions)}, got {partition!r}")
+        with self._lock:
+            if partition not in self._problems:
+                self._problems[partition] = self._problem_for(partition)
+                self._pulls[partition] = keyed_pull(self._problems[partition], self.root)
+            return self._problems[partition], self._pulls[partition]
+
+    # ------------------------------------------------------------------ endpoints
+    def info(self) -> dict:
+        import ocef
+
+        return {"service": "ocef simulate-service", "version": ocef.__version__, "seed": self.seed,
+                "description": self.description, "partitions": self.partitions,
+                "default_partition": self.partitions[0]}
+
+    def groups(self, partition=None) -> dict:
+        problem, _ = self.problem(partition)
+        return {"n_groups": problem.n_groups, "sizes": problem.sizes.tolist(), "names": list(problem.group_names)}
+
+    def truth(self, partition=None) -> dict:
+        problem, _ = self.problem(partition)
+        return {"arm_means": problem.arm_means.tolist(), "true_envy": problem.true_envy.tolist()}
+
+    def pull(self, partition, pulls) -> dict:
+        problem, pull = self.problem(partition)
+        if not isinstance(pulls, list) or not all(isinstance(p, list) and len(p) == 3 for p in pulls):
+            raise ValueError("pulls must be a list of [group, arm, step] triples")
+        out = []
+        for g, arm, step in pulls:
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (g, arm, step)) or step < 0:
+                raise ValueError(f"group, arm and step must be integers (step >= 0), got {[g, arm, step]}")
+            out.append(pull(g, arm, step))
+        return {"rewards": out}
+
+    def _user(self, user) -> int:
+        n = self.rho.shape[0]
+        try:
+            u = int(user)
+        except (TypeError, ValueError):
+            raise ValueError(f"user must be an integer in [0, {n - 1}], got {user!r}") from None
+        if not 0 <= u < n:
+            raise ValueError(f"user must be an integer in [0, {n - 1}], got {user!r}")
+        return u
+
+    def recommend(self, user, k=10) -> dict:
+        if self.probs.ndim != 2:
+            raise ValueError("/recommend serves context-free policies only")
+        u, k = self._user(user), int(k)
+        if not 1 <= k <= self.probs.shape[1]:
+            raise ValueError(f"k must be in [1, {self.probs.shape[1]}], got {k}")
+        order = np.argsort(-self.probs[u], kind="stable")[:k]
+        return {"user": u, "items": order.tolist(), "probs": self.probs[u, order].tolist()}
+
+    def feedback(self, user, items, key=None) -> dict:
+        if self.rho.ndim != 2:
+            raise ValueError("/feedback serves context-free environments only")
+        u = self._user(user)
+        a = np.asarray(items)
+        if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
+                or a.min() < 0 or a.max() >= self.rho.shape[1]:
+            raise ValueError(f"items must be a non-empty list of item indices in [0, {self.rho.shape[1] - 1}]")
+        if key is None:
+            with self._lock:
+                draws = self._feedback_rng.random(a.size)
+        else:
+            seq = np.random.SeedSequence(self.seed, spawn_key=(_FEEDBACK_KEY, u, int(key)))
+            draws = np.random.default_rng(seq).random(a.size)
+        clicks = (draws < self.rho[u, a]).astype(int)
+        return {"user": u, "items": a.tolist(), "rewards": clicks.tolist()}
+
+    def should_fail(self) -> bool:
+        if not self.fail_every:
+            return False
+        with self._lock:
+            self._n_pull_requests += 1
+            return self._n_pull_requests % self.fail_every == 0
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # One segment per answer, sent at once: a header/body split meets the peer's delayed ACK
+    # under Nagle's algorithm and costs ~40 ms per request.
+    disable_nagle_algorithm = True
+    wbufsize = 1 << 16
+    service: SimulatedService
+    quiet = True
+
+    def _send(self, status: int, payload: dict) -> None:
+        body = json.dumps(payload, allow_nan=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _dispatch(self, fn, *args, **kwargs) -> None:
+        try:
+            self._send(200, fn(*args, **kwargs))
+        except (ValueError, TypeError, KeyError) as exc:
+            self._send(400, {"error": str(exc)})
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+        url = urllib.parse.urlsplit(self.path)
+        q = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+        s = self.service
+        routes = {"/info": lambda: s.info(), "/groups": lambda: s.groups(q.get("partition")),
+                  "/truth": lambda: s.truth(q.get("partition")),
+                  "/recommend": lambda: s.recommend(q.get("user"), q.get("k", 10))}
+        if url.path not in routes:
+            self._send(404, {"error": f"unknown path {url.path}; GET {', '.join(routes)} or POST /pull, /feedback"})
+            return
+        self._dispatch(routes[url.path])
+
+    def do_POST(self) -> None:  # noqa: N802
+        url = urllib.parse.urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send(400, {"error": "the body must be JSON"})
+            return
+        s = self.service
+        if url.path == "/pull":
+            if s.should_fail():
+                self._send(503, {"error": "injected fault (fail_every)"})
+                return
+            self._dispatch(s.pull, body.get("partition"), body.get("pulls"))
+        elif url.path == "/feedback":
+            self._dispatch(s.feedback, body.get("user"), body.get("items"), body.get("key"))
+        else:
+            self._send(404, {"error": f"unknown path {url.path}; POST /pull or /feedback"})
+
+    def log_message(self, format, *args) -> None:  # noqa: A002
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
+    """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (0: a free port);
+    ``server.server_address[1]`` is the port. Call ``serve_forever()``."""
+    handler = type("ServiceHandler", (_Handler,), {"service": service, "quiet": quiet})
+    server = ThreadingHTTPServer((LOOPBACK, int(port)), handler)
+    server.daemon_threads = True
+    return server
+
+
+# ====================================================================== client
+class ServiceClient:
+    """Client of the service at ``url`` (``http://host:port``) with retries and backoff.
+
+    A request that fails transiently (connection refused or reset, timeout, HTTP 429/502/503/504)
+    is retried up to ``retries`` times, waiting ``backoff · 2^attempt`` seconds (at most
+    ``max_wait``); a 4xx answer is a ``ValueError`` carrying the service's message.
+    ``n_retries`` counts the retries made.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 8, backoff: float = 0.05,
+                 max_wait: float = 5.0):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"--url must look like http://127.0.0.1:PORT, got {url!r}")
+        self.url = url
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.timeout, self.retries, self.backoff, self.max_wait = timeout, int(retries), backoff, max_wait
+        self._conn: http.client.HTTPConnection | None = None
+        self.n_retries = 0
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def request(self, method: str, path: str, payload=None) -> dict:
+        body = None if payload is None else json.dumps(payload).encode()
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        last = None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self.n_retries += 1
+                time.sleep(min(self.backoff * 2 ** (attempt - 1), self.max_wait))
+            try:
+                if self._conn is None:
+                    self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+                self._conn.request(method, path, body=body, headers=headers)
+                resp = self._conn.getresponse()
+                data = resp.read()
+                status = resp.status
+            except (OSError, http.client.HTTPException) as exc:
+                self.close()
+                last = f"{type(exc).__name__}: {exc}"
+                continue
+            if status in TRANSIENT_STATUS:
+                last = f"HTTP {status}"
+                continue
+            try:
+                answer = json.loads(data)
+            except ValueError:
+                raise ServiceError(f"{method} {self.url}{path}: HTTP {status}, not JSON: {data[:80]!r}") from None
+            if status != 200:
+                raise ValueError(f"{method} {self.url}{path}: HTTP {status}: {answer.get('error', answer)}")
+            return answer
+        raise ServiceError(f"{method} {self.url}{path} failed after {self.retries + 1} attempts ({last})")
+
+    def info(self) -> dict:
+        return self.request("GET", "/info")
+
+    def groups(self, partition=None) -> dict:
+        return self.request("GET", "/groups" + _query(partition))
+
+    def truth(self, partition=None) -> dict:
+        return self.request("GET", "/truth" + _query(partition))
+
+    def puller(self, partition=None) -> "RemotePull":
+        return RemotePull(self, partition)
+
+
+def _query(partition) -> str:
+    return "" if partition is None else "?" + urllib.parse.urlencode({"partition": partition})
+
+
+class RemotePull:
+    """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.live.audit_live`."""
+
+    def __init__(self, client: ServiceClient, partition=None):
+        self.client, self.partition = client, partition
+
+    def pull_many(self, keys) -> list[float]:
+        pulls = [[int(g), int(a), int(t)] for g, a, t in keys]
+        rewards = self.client.request("POST", "/pull", {"partition": self.partition, "pulls": pulls})["rewards"]
+        return [float(r) for r in rewards]
+
+    def __call__(self, group: int, arm: int, step: int) -> float:
+        return self.pull_many([(group, arm, step)])[0]

@@ -1,0 +1,83 @@
+"""FairRec experiments (seed 002): registration, claims on their own results, quick runs."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef.experiments import registry
+from ocef.experiments.claims import check_claims
+from tests.conftest import require_data
+
+NAMES = ["fairrec-accuracy", "fairrec-attributes", "fairrec-budget", "fairrec-hyper", "fairrec-vanilla",
+         "fairrec-efficiency"]
+
+
+def test_registered_with_claims():
+    for name in NAMES:
+        mod = registry.module(name)
+        assert mod.NAME == name and mod.DESCRIPTION and mod.CLAIMS
+
+
+def test_synthetic_population():
+    from ocef.experiments.fairrec_efficiency import synthetic_population
+
+    a = synthetic_population(5000, 1000, rng=1)
+    b = synthetic_population(5000, 1000, rng=1)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.columns) == ["a0", "a1", "a2", "a3", "value"]
+    assert a.a0.max() == 1 and a[["a1", "a2", "a3"]].max().max() == 7      # 2 x 8 x 8 x 8 = 1024 cells
+    # mild skew: the first code is about twice as frequent as the last
+    share = a.a1.value_counts(normalize=True).sort_index()
+    assert 1.3 < share.iloc[0] / share.iloc[-1] < 3.5
+
+
+def test_efficiency_small_run(tmp_path, monkeypatch):
+    from ocef.experiments import fairrec_efficiency as fe
+
+    monkeypatch.setattr(fe, "USERS", (2000, 4000))
+    monkeypatch.setattr(fe, "CELLS", (100, 300, 1000))
+    paths = fe.run(tmp_path, quick=False, seed=0, progress=False)
+    df = pd.read_csv(paths[0])
+    assert set(df.method) == {"themis", "fairrec"} and (df.accuracy <= 1 + 1e-12).all()
+    themis = df[df.method == "themis"]
+    assert (themis.n_evaluations == themis.n_groups).all()
+    claims = check_claims(fe.CLAIMS, df)
+    assert all(c["holds"] in (True, False) for c in claims), claims
+    assert paths[1].stat().st_size > 10_000
+
+
+def test_claim_checks_on_constructed_results():
+    from ocef.experiments import fairrec_accuracy as fa
+    from ocef.experiments import fairrec_hyper as fh
+
+    rows = []
+    for metric, acc in (("mrr", 0.96), ("ndcg", 0.86)):
+        rows += [{"model": "m", "metric": metric, "method": "themis", "seed": -1, "uf": 1.0, "accuracy": 1.0,
+                  "n_evaluations": 50},
+                 {"model": "m", "metric": metric, "method": "testsgd-0.01", "seed": -1, "uf": 0.6, "accuracy": 0.6,
+                  "n_evaluations": 30},
+                 {"model": "m", "metric": metric, "method": "fairrec", "seed": 0, "uf": acc, "accuracy": acc,
+                  "n_evaluations": 40}]
+    df = pd.DataFrame(rows)
+    avg, per_metric, testsgd = (c.check(df) for c in fa.CLAIMS)
+    assert avg[0] is True and "mean accuracy 0.910" in avg[1]
+    assert per_metric[0] is False
+    assert testsgd[0] is True and "2/2" in testsgd[1]
+    grid = pd.DataFrame([{"epsilon": e, "n_iter": n, "accuracy": 0.5 + e + 0.01 * n}
+                         for e in (0.05, 0.1) for n in (1, 5)])
+    assert all(c.check(grid)[0] for c in fh.CLAIMS)
+    grid.loc[(grid.epsilon == 0.1) & (grid.n_iter == 5), "accuracy"] = 0.3
+    assert not any(c.check(grid)[0] for c in fh.CLAIMS)
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_attributes_on_movielens(tmp_path):
+    data = require_data("ml-100k")
+    paths = registry.run("fairrec-attributes", out=tmp_path, quick=True, data_dir=data, progress=False)
+    df = pd.read_csv(paths[0])
+    assert len(df) == 2 * 3 * 5
+    assert set(df[df.n_attributes == 1].n_groups) == {2}
+    mod = registry.module("fairrec-attributes")
+    (claim,) = check_claims(mod.CLAIMS, df)
+    assert claim["holds"] is True, claim
+    assert np.isfinite(df.uf).all()

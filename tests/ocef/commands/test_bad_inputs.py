@@ -1,0 +1,107 @@
+"""Bad input on the command line: one line naming the file or option, exit status 2, never a
+traceback, never a silent answer (the foundation issue's list of 11 tracebacks and 12 silent answers)."""
+import gzip
+import os
+
+import numpy as np
+import pytest
+
+import ocef.cli
+
+
+@pytest.fixture
+def run(capsys):
+    def call(*argv):
+        code = ocef.cli.main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return call
+
+
+def assert_one_line_error(result, *needles):
+    code, out, err = result
+    assert code == 2, (code, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ocef ") and ": error: " in lines[0], err
+    assert "Traceback" not in err and "np.float64(" not in err and "np.int64(" not in err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+@pytest.fixture
+def arrays(tmp_path):
+    rng = np.random.default_rng(0)
+    rho = rng.uniform(size=(6, 3))
+    probs = rng.dirichlet(np.ones(3), size=6)
+    np.save(tmp_path / "rho.npy", rho)
+    np.save(tmp_path / "probs.npy", probs)
+    np.save(tmp_path / "groups.npy", np.array([0, 0, 1, 1, 2, 2]))
+    return tmp_path
+
+
+def envy_args(d, rho="rho.npy", probs="probs.npy", groups="groups.npy"):
+    return ["envy", "--rho", d / rho, "--policy-probs", d / probs, "--groups", d / groups]
+
+
+def test_empty_npy_and_csv(run, arrays):
+    np.save(arrays / "empty.npy", np.zeros((0, 3)))
+    assert_one_line_error(run(*envy_args(arrays, rho="empty.npy")), "empty.npy", "is empty")
+    (arrays / "empty.csv").write_text("")
+    assert_one_line_error(run(*envy_args(arrays, probs="empty.csv")), "empty.csv", "is empty")
+
+
+def test_directory_and_unreadable_inputs(run, arrays):
+    (arrays / "dir.npy").mkdir()
+    assert_one_line_error(run(*envy_args(arrays, rho="dir.npy")), "dir.npy")
+    (arrays / "secret.npy").write_bytes((arrays / "rho.npy").read_bytes())
+    os.chmod(arrays / "secret.npy", 0)
+    if os.access(arrays / "secret.npy", os.R_OK):
+        pytest.skip("running as a user who can read any file (root): unreadable files cannot be made")
+    assert_one_line_error(run(*envy_args(arrays, rho="secret.npy")), "secret.npy")
+
+
+def test_complex_numbers_are_refused(run, arrays):
+    np.save(arrays / "complex.npy", np.load(arrays / "rho.npy") + 0.1j)
+    assert_one_line_error(run(*envy_args(arrays, rho="complex.npy")), "complex")
+
+
+def test_corrupt_gz(run, tmp_path):
+    data = gzip.compress(b"Y,S\n" + b"1,0\n0,1\n" * 2000)
+    (tmp_path / "log.csv.gz").write_bytes(data[:30] + b"\x00garbage\xff" * 8 + data[30:])
+    assert_one_line_error(run("reo", "--default", tmp_path / "log.csv.gz", "--random", tmp_path / "log.csv.gz"),
+                          "log.csv.gz")
+
+
+def test_duplicate_column_names(run, tmp_path):
+    (tmp_path / "d.csv").write_text("Y,S,Y\n1,0,0\n0,1,1\n1,1,0\n")
+    assert_one_line_error(run("reo", "--default", tmp_path / "d.csv", "--random", tmp_path / "d.csv"), "Y")
+
+
+@pytest.mark.parametrize("means", ["0.5,,0.3", "0.5,0.3,", ",0.5"])
+def test_empty_items_in_number_lists(run, means):
+    assert_one_line_error(run("bandit", "--means", means, "--trials", "1"), "--means")
+
+
+def test_out_that_cannot_be_written(run, arrays, tmp_path):
+    base = ["audit", "--rho", arrays / "rho.npy", "--policy-probs", arrays / "probs.npy",
+            "--groups", arrays / "groups.npy", "--trials", "1", "--max-steps", "50", "--no-progress"]
+    (tmp_path / "adir").mkdir()
+    assert_one_line_error(run(*base, "--out", tmp_path / "adir"), "adir")
+    (tmp_path / "afile").write_text("x")
+    assert_one_line_error(run(*base, "--out", tmp_path / "afile" / "report.csv"), "afile")
+
+
+def test_numpy_reprs_never_shown():
+    msg = ocef.cli.error_line("x", ValueError("got np.float64(10.0) and np.int64(3), np.True_"))
+    assert msg == "ocef x: error: got 10.0 and 3, np.True_"
+
+
+def test_keyboard_interrupt_is_one_line_exit_130(monkeypatch, capsys):
+    import ocef.commands.bandit as bandit
+
+    def boom(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(bandit, "_run", boom)
+    assert ocef.cli.main(["bandit", "--means", "0.6,0.3"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "ocef bandit: interrupted"

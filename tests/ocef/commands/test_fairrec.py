@@ -1,0 +1,75 @@
+"""``ocef fairrec`` command line."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef.cli import main
+from tests.conftest import require_data
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pd.DataFrame({"gender": rng.integers(0, 2, n), "age": rng.integers(0, 4, n),
+                       "occupation": rng.integers(0, 5, n)})
+    df["mrr"] = 0.2 + 0.1 * df.gender + 0.05 * df.age + rng.normal(0, 0.05, n)
+    df["ndcg"] = rng.random(n)
+    path = tmp_path / "m.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_user_metrics_json(table, capsys):
+    path, df = table
+    assert main(["fairrec", "--user-metrics", str(path), "--metric", "mrr", "--method", "exhaustive",
+                 "--min-users", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    means = df.groupby(["gender", "age", "occupation"]).mrr.agg(["mean", "size"])
+    means = means[means["size"] >= 3]["mean"]
+    assert out["uf"] == pytest.approx(means.max() - means.min())
+    assert out["n_evaluations"] == out["n_groups"] == len(means)
+    assert set(out["advantaged"]) == {"group", "n_users", "value"}
+    assert out["advantaged"]["group"] == dict(zip(["gender", "age", "occupation"], map(int, means.idxmax())))
+    assert main(["fairrec", "--user-metrics", str(path), "--attributes", "gender,age", "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("UF_mrr = ") and "advantaged:" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--metric", "ctr"], "unknown metric"),
+    (["--attributes", "gender,zip"], "unknown attribute"),
+    (["--epsilon", "0"], "epsilon"),
+    (["--iters", "0"], "iters"),
+    (["--min-users", "0"], "min_users"),
+    (["--min-users", "1000"], "fewer than two valid groups"),
+])
+def test_bad_input_one_line(table, capsys, argv, message):
+    path, _ = table
+    assert main(["fairrec", "--user-metrics", str(path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ocef fairrec: error:") and message in err and err.count("\n") == 1
+
+
+def test_non_integer_codes_and_missing_input(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"gender": ["F", "M", "F"], "mrr": [0.1, 0.2, 0.3]}).to_csv(path, index=False)
+    assert main(["fairrec", "--user-metrics", str(path), "--attributes", "gender"]) == 2
+    assert "integer codes" in capsys.readouterr().err
+    assert main(["fairrec"]) == 2
+    assert "--dataset movielens or --user-metrics" in capsys.readouterr().err
+    assert main(["fairrec", "--user-metrics", str(tmp_path / "none.csv")]) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_movielens(capsys):
+    data = require_data("ml-100k")
+    assert main(["fairrec", "--dataset", "movielens", "--data-dir", str(data), "--model", "logmf",
+                 "--metric", "ndcg", "--iters", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_cells"] == 294 and out["n_groups"] == 55 and 0 < out["uf"] <= 1
+    assert main(["fairrec", "--dataset", "movielens", "--data-dir", str(data), "--k", "50"]) == 2
+    assert "k must be smaller" in capsys.readouterr().err

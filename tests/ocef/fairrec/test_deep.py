@@ -1,0 +1,26 @@
+"""Deep CTR models of seed 002 (extra ``deep``): skipped without torch."""
+import numpy as np
+import pytest
+
+from ocef.fairrec.models import make_model, roc_auc
+from tests.ocef.fairrec.taste import taste_split
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def split():
+    return taste_split(100, 60, 3, 10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["wdl", "deepfm", "dcn"])
+def test_deep_models_learn_and_cache(split, name, tmp_path, monkeypatch):
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path))
+    m = make_model(name, epochs=8, batch_size=256, hidden=(32, 16), lr=0.01).fit(split, rng=0)
+    s = m.score(split.candidates)
+    assert s.shape == (len(split.candidates),) and ((s >= 0) & (s <= 1)).all()
+    assert roc_auc(split.candidates.label, s) > 0.7
+    again = make_model(name, epochs=8, batch_size=256, hidden=(32, 16), lr=0.01).fit(split, rng=0)  # cached
+    np.testing.assert_allclose(again.score(split.candidates), s)
+    assert len(list(tmp_path.glob(f"fairrec-{name}-*.npz"))) == 1

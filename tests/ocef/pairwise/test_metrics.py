@@ -1,0 +1,147 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef.pairwise import (bootstrap_counts, bootstrap_counts_literal, decompose_accuracy, exposure_table,
+                           pair_counts, pairwise_accuracy, position_decomposition, rank_positions)
+
+
+def _ranking_pairs(ranking, clicked):
+    """Pairs of one query: the clicked item against every other item, scores = reverse positions."""
+    score = {item: len(ranking) - k for k, item in enumerate(ranking)}
+    return pd.DataFrame([{"query": clicked, "j": clicked, "jp": o, "s_j": clicked[0], "s_jp": o[0],
+                          "score_j": score[clicked], "score_jp": score[o]} for o in ranking if o != clicked])
+
+
+def seed_examples():
+    """Sec. 3.3: [A2, A3, B1, A1, B2, B3] with A1 clicked and [A1, A2, A3, B1, B2, B3] with B1 clicked."""
+    return pd.concat([_ranking_pairs(["A2", "A3", "B1", "A1", "B2", "B3"], "A1"),
+                      _ranking_pairs(["A1", "A2", "A3", "B1", "B2", "B3"], "B1")], ignore_index=True)
+
+
+def random_pairs(n=3000, n_queries=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"query": rng.integers(0, n_queries, n), "j": np.arange(n), "jp": np.arange(n) + n,
+                         "s_j": rng.choice(["a", "b"], n), "s_jp": rng.choice(["a", "b"], n),
+                         "z": rng.integers(1, 4, n), "score_j": rng.integers(0, 4, n).astype(float),
+                         "score_jp": rng.integers(0, 4, n).astype(float)})
+
+
+def test_seed_worked_examples():
+    res = pairwise_accuracy(seed_examples(), n_resamples=0)
+    acc = res.cells.set_index(["kind", "group"]).accuracy
+    assert acc[("overall", "A")] == pytest.approx(2 / 5) and acc[("overall", "B")] == pytest.approx(2 / 5)
+    assert acc[("intra", "A")] == 0 and acc[("intra", "B")] == 1          # A1 below A2, A3; B1 above B2, B3
+    assert acc[("inter", "A")] == pytest.approx(2 / 3) and acc[("inter", "B")] == 0   # all B below all A
+    summary = res.summary.set_index("kind")
+    assert summary.ratio["overall"] == 1.0 and summary.gap["inter"] == pytest.approx(2 / 3)
+
+
+def test_ties_count_half_and_empty_cells_are_nan():
+    pairs = pd.DataFrame({"query": [0, 1], "j": [1, 2], "jp": [3, 4], "s_j": [0, 0], "s_jp": [0, 1],
+                          "z": [5, 5], "score_j": [1.0, 2.0], "score_jp": [1.0, 1.0]})
+    cells = pairwise_accuracy(pairs, n_resamples=20, rng=0).cells.set_index(["kind", "group"])
+    assert cells.accuracy[("intra", 0)] == 0.5 and cells.accuracy[("overall", 0)] == 0.75
+    assert cells.n_pairs[("overall", 1)] == 0 and np.isnan(cells.accuracy[("overall", 1)])
+    assert np.isnan(cells.ci_low[("inter", 1)])
+
+
+def test_eq7_decomposition_is_exact():
+    d = decompose_accuracy(random_pairs())
+    np.testing.assert_allclose(d.recomposed, d.overall, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(d.weight_intra + d.weight_inter, 1.0)
+
+
+def test_summary_averages_levels_both_groups_have():
+    pairs = random_pairs()
+    pairs = pairs[~((pairs.z == 3) & (pairs.s_j == "b"))]                  # level 3 only for group a
+    res = pairwise_accuracy(pairs, n_resamples=0)
+    c = res.cells[res.cells.kind == "overall"].set_index(["group", "z"]).accuracy
+    s = res.summary.set_index("kind")
+    assert s.n_levels["overall"] == 2
+    assert s.accuracy_0["overall"] == pytest.approx((c[("a", 1)] + c[("a", 2)]) / 2)
+    assert s.ratio["overall"] == pytest.approx(s.accuracy_0["overall"] / s.accuracy_1["overall"])
+
+
+def test_duckdb_and_pandas_engines_agree(tmp_path):
+    pairs = random_pairs()
+    scores = pd.DataFrame({"item": np.arange(6000), "score": np.random.default_rng(1).integers(0, 5, 6000)})
+    pairs.drop(columns=["score_j", "score_jp"]).to_csv(tmp_path / "p.csv", index=False)
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    a = pair_counts(pairs.drop(columns=["score_j", "score_jp"]), scores=scores, engine="pandas")
+    b = pair_counts(tmp_path / "p.csv", scores=tmp_path / "s.csv")
+    assert a.groups == b.groups and a.z_levels == b.z_levels
+    np.testing.assert_array_equal(a.total, b.total)
+    key = lambda c: sorted(zip(c.multiplicity.tolist(), c.profiles.reshape(len(c.multiplicity), -1).tolist()))
+    assert key(a) == key(b)
+
+
+def test_profiles_reduce_queries_exactly():
+    pairs = random_pairs(n=500, n_queries=40)
+    c = pair_counts(pairs)
+    assert c.n_queries == 40 and c.n_pairs == 500
+    per_query = pairs.groupby("query").size().sort_values().to_numpy()
+    np.testing.assert_array_equal(np.sort(np.repeat(c.profiles.sum(axis=(1, 2, 3, 4)), c.multiplicity)), per_query)
+
+
+@pytest.mark.parametrize("n, n_queries", [(400, 30), (2000, 100_000)])   # index draws / multinomial
+def test_fast_bootstrap_matches_literal_cluster_bootstrap(n, n_queries):
+    c = pair_counts(random_pairs(n=n, n_queries=n_queries, seed=3))
+    fast = bootstrap_counts(c, 4000, rng=0).reshape(4000, -1).astype(float)
+    lit = bootstrap_counts_literal(c, 4000, rng=1).reshape(4000, -1).astype(float)
+    # same mean and covariance of the resampled counts (4000 draws: tolerance ~4 SE)
+    se = lit.std(axis=0) / np.sqrt(4000) * np.sqrt(2)
+    assert np.all(np.abs(fast.mean(axis=0) - lit.mean(axis=0)) <= 4 * se + 1e-12)
+    np.testing.assert_allclose(fast.std(axis=0), lit.std(axis=0), rtol=0.08, atol=0.05)
+    np.testing.assert_allclose(fast.mean(axis=0), c.total.ravel(), rtol=0.02, atol=0.2)
+
+
+def test_same_seed_same_intervals():
+    a = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
+    b = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_exposure_shares_sum_to_one():
+    ex = exposure_table(random_pairs(), n_resamples=30, rng=0)
+    sums = ex.groupby("z")[["click_share", "exposure"]].sum()
+    np.testing.assert_allclose(sums.to_numpy(), 1.0)
+    assert (ex.exposure_ci_low <= ex.exposure).all() and (ex.exposure <= ex.exposure_ci_high).all()
+
+
+def test_exposure_of_seed_examples():
+    ex = exposure_table(seed_examples(), n_resamples=0).set_index("group")
+    # inter pairs: 3 with A1 clicked (A1 above B2, B3; below B1) and 3 with B1 clicked (below A1..A3)
+    assert ex.exposure["A"] == pytest.approx(5 / 6) and ex.click_share["A"] == 0.5
+
+
+def test_rank_positions_eq8():
+    pos = rank_positions([[3.0, 2.0, np.nan, 2.0, 5.0]])
+    np.testing.assert_array_equal(pos, [[2.0, 4.0, np.nan, 4.0, 1.0]])     # ties share the worse position
+    g = np.random.default_rng(0).normal(size=(5, 8))
+    np.testing.assert_array_equal(rank_positions(g), 8 - (g[:, :, None] > g[:, None, :]).sum(axis=2))
+
+
+def test_position_decomposition_recomposes_position():
+    g = np.random.default_rng(1).normal(size=(4, 9))
+    g[0, 3] = np.nan
+    d = position_decomposition(g, np.array([0, 1] * 4 + [0]))
+    np.testing.assert_allclose(d.recomposed, d.position)
+
+
+def test_bad_inputs():
+    pairs = random_pairs(n=20)
+    with pytest.raises(ValueError, match="clicked item j is also the unclicked"):
+        pair_counts(pairs.assign(jp=pairs.j))
+    with pytest.raises(ValueError, match="subgroup"):
+        pair_counts(pairs.assign(s_j=np.arange(20) % 3))
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['score_j', 'score_jp'\]"):
+        pair_counts(pairs.drop(columns=["score_j", "score_jp"]))
+    with pytest.raises(ValueError, match="subgroup 'c' is not a group"):
+        pair_counts(pairs, subgroup="c")
+    three = pair_counts(pairs.assign(s_j=np.arange(20) % 3), subgroup=2)
+    assert three.groups == ("not 2", 2)
+    with pytest.raises(ValueError, match="engine"):
+        pair_counts(pairs, engine="spark")
+    with pytest.raises(FileNotFoundError):
+        pair_counts("/nonexistent/pairs.csv")

@@ -1,0 +1,99 @@
+"""ocef.logs_engine: per-key counts with DuckDB and pandas (Spark: tests/ocef/reo/test_spark.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef import logs_engine as le
+
+
+@pytest.fixture
+def frame():
+    return pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "L2": [False, True, False, False, False, True],
+                         "S": ["a", "a", "b", "b", "b", "c"], "day": [0, 0, 0, 1, 1, 1]})
+
+
+def expected() -> pd.DataFrame:
+    # Y = Y or L2: rows (day, S): (0,a): 2 rows, 2 pos; (0,b): 1, 1; (1,b): 2, 1; (1,c): 1, 1
+    return pd.DataFrame({"day": [0, 0, 1, 1], "S": ["a", "b", "b", "c"], "n": [2, 1, 2, 1], "positives": [2, 1, 1, 1]})
+
+
+def assert_same(table: pd.DataFrame, ref: pd.DataFrame) -> None:
+    assert list(table.columns) == list(ref.columns)
+    assert table.astype(object).values.tolist() == ref.astype(object).values.tolist()
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_hand_computed_counts_from_frames_and_files(tmp_path, frame, engine):
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    frame.to_parquet(tmp_path / "log.parquet")
+    (tmp_path / "parts").mkdir()
+    frame.iloc[:3].to_parquet(tmp_path / "parts" / "a.parquet")
+    frame.iloc[3:].to_parquet(tmp_path / "parts" / "b.parquet")
+    for source in (frame, tmp_path / "log.csv", str(tmp_path / "log.parquet"), tmp_path / "parts",
+                   str(tmp_path / "parts" / "*.parquet")):
+        table = le.group_counts(source, by=["day", "S"], label=["Y", "L2"], engine=engine)
+        assert_same(table, expected())
+
+
+def test_duckdb_relation_and_sql_sources(tmp_path, frame):
+    import duckdb
+
+    frame.to_parquet(tmp_path / "log.parquet")
+    con = duckdb.connect()
+    rel = con.read_parquet(str(tmp_path / "log.parquet"))
+    assert le.resolve_engine("auto", rel) == "duckdb"
+    assert_same(le.group_counts(rel, by=["day", "S"], label=["Y", "L2"]), expected())
+    q = le.Sql(f"SELECT * FROM read_parquet('{tmp_path / 'log.parquet'}') WHERE day = 1")
+    assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"]), expected().iloc[2:].reset_index(drop=True))
+    assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"], engine="pandas"),
+                expected().iloc[2:].reset_index(drop=True))
+
+
+def test_auto_engine_and_bad_engine(frame, tmp_path):
+    assert le.resolve_engine("auto", frame) == "pandas"
+    assert le.resolve_engine("auto", tmp_path / "x.parquet") == "duckdb"
+    with pytest.raises(ValueError, match=r"engine must be one of .*got 'numba'"):
+        le.group_counts(frame, by=["S"], engine="numba")
+    with pytest.raises(TypeError, match="pandas DataFrame, a DuckDB relation"):
+        le.group_counts(np.zeros(3), by=["S"])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_same_errors_in_every_engine(tmp_path, frame, engine):
+    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2"):
+        le.group_counts(frame.assign(Y=frame.Y * 2), by=["S"], engine=engine)
+    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[(nan|None)\]"):
+        le.group_counts(frame.assign(Y=np.where(frame.Y == 1, np.nan, 0.0)), by=["S"], engine=engine)
+    with pytest.raises(ValueError, match="label column 'Y' must hold 0/1 values"):
+        le.group_counts(frame.assign(Y="yes"), by=["S"], engine=engine)
+    with pytest.raises(ValueError, match="column 'S' has missing values"):
+        le.group_counts(frame.assign(S=[None, "a", "a", "b", "b", "b"]), by=["S"], engine=engine)
+    frame.to_csv(tmp_path / "log.csv", index=False)
+    with pytest.raises(ValueError, match=r"log .*log.csv is missing column\(s\) \['click'\]"):
+        le.group_counts(tmp_path / "log.csv", by=["S"], label="click", engine=engine)
+    with pytest.raises(FileNotFoundError, match="log file not found"):
+        le.group_counts(tmp_path / "nope.parquet", by=["S"], engine=engine)
+    with pytest.raises(FileNotFoundError, match="no log file matches"):
+        le.group_counts(str(tmp_path / "*.parquet"), by=["S"], engine=engine)
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match="empty"):
+        le.group_counts(tmp_path / "empty.csv", by=["S"], engine=engine)
+    frame.iloc[:0].to_csv(tmp_path / "header.csv", index=False)
+    assert len(le.group_counts(tmp_path / "header.csv", by=["S"], engine=engine)) == 0
+
+
+def test_only_the_needed_columns_are_read(tmp_path, frame):
+    # a column that pandas could not parse as anything useful is never touched
+    frame.assign(junk=["x"] * 6).to_parquet(tmp_path / "log.parquet")
+    assert_same(le.group_counts(tmp_path / "log.parquet", by=["day", "S"], label=["Y", "L2"], engine="pandas"),
+                expected())
+
+
+def test_spark_without_java_is_a_clear_error(monkeypatch):
+    pytest.importorskip("pyspark", reason="pyspark is not installed")
+    monkeypatch.setattr(le.shutil, "which", lambda name: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(ValueError, match="engine='spark' needs Java"):
+        le.spark_session()
