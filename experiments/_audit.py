@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import fallback, note_dataset, run_parts, save_figure, write_csv
+from ocef.experiments.claims import Claim, NotCheckable, require, trend
 
 #: Sec. 6.2 / App. D.2: argmax policy on a 50-factor Funk SVD trained on 20% of the entries.
 FACTORS = 50
@@ -26,13 +27,18 @@ def environment(data_dir: Path | None, quick: bool):
     from ocef.environments.movielens_env import MovieLensEnvironment
 
     try:
-        return MovieLensEnvironment(data_dir)
+        env = MovieLensEnvironment(data_dir)
     except FileNotFoundError:
         if not quick:
             raise
+    else:
+        note_dataset(env.description)
+        return env
     from ocef.environments.synthetic import SyntheticEnvironment
 
-    return SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
+    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
+    fallback("MovieLens (ml-1m/ or ml-100k/)", f"the synthetic environment ({env.description})")
+    return env
 
 
 def partitions(env, quick: bool) -> tuple[str, ...]:
@@ -135,50 +141,128 @@ def envious_only(df: pd.DataFrame) -> bool:
     return df["averaged_over"].iloc[0].startswith("envious")
 
 
-def draw(summary: pd.DataFrame, x: str, xlabel: str, axes, *, logx: bool = True, logy: bool = True) -> None:
-    """Duration (and cost, when two axes are given) vs ``x``, one line per partition."""
+def draw(summary: pd.DataFrame, x: str, xlabel: str, axes, *, logx: bool = True, logy: bool = True,
+         reference: pd.DataFrame | None = None, reference_label: str = "") -> None:
+    """Duration (and cost, when two axes are given) vs ``x``, one line per partition, mean ± 95% CI
+    over trials. ``reference`` (same columns) is drawn on the same axes, dotted and unmarked."""
+    from ocef.experiments import plotting
+
     ax_d = axes[0]
     for part, df in summary.groupby("partition", sort=False):
         label = f"{part} ({int(df['n_groups'].iloc[0])} groups"
         label += f"; {int(df['groups_averaged'].max())} ε-envious)" if envious_only(df) else ")"
         c = COLORS.get(part, "tab:gray")
-        ax_d.errorbar(df[x], df["duration_mean"], yerr=df["duration_ci95"], marker="o", ms=3, capsize=2, color=c, label=label)
+        ax_d.errorbar(df[x], df["duration_mean"], yerr=df["duration_ci95"], marker="o", ms=3, color=c, label=label)
         timeouts = df[df["share_timeout"] > 0]
         if len(timeouts):
             ax_d.scatter(timeouts[x], timeouts["duration_mean"], marker="x", s=40, color=c, zorder=5)
         if len(axes) > 1:
-            axes[1].errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], marker="o", ms=3, capsize=2, color=c,
-                             label=label)
+            axes[1].errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], marker="o", ms=3, color=c, label=label)
+    if reference is not None and len(reference):
+        for part, df in reference.groupby("partition", sort=False):
+            c = COLORS.get(part, "tab:gray")
+            ax_d.plot(df[x], df["duration_mean"], ls=":", lw=1.2, color=c)
+            if len(axes) > 1:
+                axes[1].plot(df[x], df["cost_mean"], ls=":", lw=1.2, color=c)
+        ax_d.plot([], [], ls=":", color="gray", label=reference_label)
     ax_d.set_ylabel("duration (steps per user)")
     if logy:
         ax_d.set_yscale("log")
+        plotting.plain_log_labels(ax_d, "y")
     if len(axes) > 1:
-        axes[1].axhline(0, color="gray", lw=0.8)
-        axes[1].set_ylabel("cost of exploration per user (eq. 10)")
-        axes[1].set_yscale("symlog", linthresh=1.0)
+        plotting.cost_axis(axes[1], "cost of exploration per user (eq. 10)")
     for ax in axes:
         ax.set_xlabel(xlabel)
         if logx:
             ax.set_xscale("log")
-        ax.grid(alpha=0.3)
-    ax_d.legend(fontsize=7)
+            plotting.log_ticks(ax, summary[x])
     if summary["share_timeout"].gt(0).any():
-        ax_d.text(0.01, 0.01, "x: some groups hit the step cap (timeout); their duration counts as the cap",
-                  transform=ax_d.transAxes, fontsize=7, va="bottom")
+        ax_d.scatter([], [], marker="x", s=40, color="gray", label="x: some groups hit the step cap (counted as the cap)")
+    plotting.legend_below(ax_d, ncol=2)
 
 
 def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, cost: bool = True,
          logx: bool = True, logy: bool = True) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     ncols = 2 if cost else 1
-    fig, axes = plt.subplots(1, ncols, figsize=(6.2 * ncols, 4.6), squeeze=False)
+    fig, axes = plotting.subplots(1, ncols, figsize=(6.2 * ncols, 5.4), squeeze=False)
     draw(summary, x, xlabel, list(axes[0]), logx=logx, logy=logy)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
     return save_figure(fig, path)
+
+
+# --------------------------------------------------------------------------- claims (Sec. 6.2, App. D.2)
+def common_claims(figure: str) -> list[Claim]:
+    """Constraint (7) and δ-correctness of the whole audit (Cor. 7.1), on every partition."""
+    def correct(df: pd.DataFrame) -> tuple[bool, str]:
+        # δ = 0.05 wherever it is not the swept parameter (SWEEPS)
+        delta = df["delta"].fillna(0.05) if "delta" in df else pd.Series(0.05, index=df.index)
+        worst = (1 - df["correct_rate"]).max()
+        return bool((1 - df["correct_rate"] <= delta).all()), (
+            f"lowest share of correct verdicts among groups that got one: {df['correct_rate'].min():.3f} "
+            f"(error {worst:.3f} vs δ ≥ {delta.min():g})")
+
+    return [
+        Claim(figure, "The conservative constraint (7) holds at every step of every audit",
+              lambda df: (bool(df["constraint_held"].all()),
+                          f"{int(df['constraint_held'].sum())} of {len(df)} points held it throughout")),
+        Claim(figure, "Verdicts are correct with probability ≥ 1 - δ (Cor. 7.1)", correct),
+    ]
+
+
+def _interior_minimum(df: pd.DataFrame) -> tuple[bool, str]:
+    sub = require(df, "partition", ("gender-occupation", "age-occupation"))
+    notes, holds = [], True
+    for part, d in sub.groupby("partition"):
+        d = d.sort_values("alpha")
+        i = int(np.argmin(d["duration_mean"].to_numpy()))
+        holds = holds and 0 < i < len(d) - 1
+        notes.append(f"{part}: minimum {d['duration_mean'].iloc[i]:,.0f} steps at α={d['alpha'].iloc[i]:g} "
+                     f"(grid {d['alpha'].min():g}-{d['alpha'].max():g})")
+    return holds, "; ".join(notes)
+
+
+def _cost_signs(df: pd.DataFrame) -> tuple[bool, str]:
+    env = df[df["partition"] == "age-occupation"]
+    rest = df[df["partition"] != "age-occupation"]
+    if env.empty:
+        raise NotCheckable("no age-occupation partition")
+    neg = bool((env["cost_mean"] < 0).all())
+    pos = rest.groupby("partition")["cost_mean"].apply(lambda c: bool((c > 0).all()))
+    return neg and bool(pos.all()), (
+        f"age-occupation (envious groups) cost {env['cost_mean'].min():.3g}..{env['cost_mean'].max():.3g}; "
+        "positive at every α: " + ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in pos.items()))
+
+
+ALPHA_CLAIMS = [
+    Claim("Fig. 2", "For gender-occupation and age-occupation, duration is minimal for a non-trivial α",
+          _interior_minimum),
+    Claim("Fig. 2", "The cost of exploration increases with α (partitions without envious groups; common slope "
+                    "of cost on log α > 0)",
+          lambda df: trend(df[df["partition"] != "age-occupation"], "alpha", "cost_mean", sign=+1,
+                           by="partition", logx=True)),
+    Claim("Fig. 2", "For envious age-occupation groups the cost is negative; on all other partitions it is positive",
+          _cost_signs),
+]
+
+
+def _orders_larger(df: pd.DataFrame) -> tuple[bool, str]:
+    sub = require(df, "partition", ("gender-occupation",))
+    fine = sub["duration_mean"].mean()
+    coarse = require(df, "partition", ("gender",))["duration_mean"].mean()
+    return bool(fine / coarse >= 10), (f"mean duration gender-occupation {fine:,.0f} vs gender {coarse:,.0f} "
+                                       f"steps: ratio {fine / coarse:.1f}")
+
+
+DELTA_CLAIMS = [
+    Claim("Fig. 11", "The number of samples per user decreases as δ increases (common log-log slope < 0)",
+          lambda df: trend(df, "delta", "duration_mean", sign=-1, by="partition", logx=True, logy=True)),
+    Claim("Fig. 11", "gender-occupation (42 groups) needs orders of magnitude more samples than gender (2 groups)",
+          _orders_larger),
+    Claim("Fig. 11", "The cost per user follows the same decreasing trend in δ (common slope of cost on log δ < 0)",
+          lambda df: trend(df, "delta", "cost_mean", sign=-1, by="partition", logx=True)),
+]
 
 
 def finish(out_dir: Path, name: str, runs: pd.DataFrame, x: str, xlabel: str, title: str, **plot_kw) -> list[Path]:

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
-from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
+from ocef.experiments.claims import Claim
 from ocef import bounds
 from ocef.runner import run_bandits
 
@@ -19,6 +20,7 @@ def sweep(out_dir: Path, name: str, configs: pd.DataFrame, *, n_arms: int, trial
     """Run every configuration ``trials`` times (one vectorized batch per instance,
     cached per instance so that an interrupted sweep resumes)."""
     means = {i: paper_instance(i, n_arms) for i in (1, 2, 3, 4)}
+    note_dataset(f"simulated Bernoulli bandits, the 4 instances of App. D.1 (K_max={n_arms})")
     config = {"name": name, "configs": configs.to_dict("list"), "n_arms": n_arms, "trials": trials,
               "seed": seed, "max_steps": max_steps}
 
@@ -55,24 +57,22 @@ def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:
 
 
 def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, logx: bool) -> Path:
-    """Two panels: duration (log scale, with the Theorem 6 bound dashed) and cost."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Two panels: duration (log scale, with the Theorem 6 bound dashed) and cost (linear, signed),
+    mean ± 95% CI over the trials; one legend under the panels."""
+    from ocef.experiments import plotting
 
-    fig, (ax_d, ax_c) = plt.subplots(1, 2, figsize=(12, 4.6))
+    fig, (ax_d, ax_c) = plotting.subplots(1, 2, figsize=(12, 4.9))
     for inst, df in summary.groupby("instance"):
         c = COLORS[inst]
-        ax_d.errorbar(df[x], df["duration_mean"], yerr=df["duration_ci95"], color=c, marker="o", ms=3,
-                      capsize=2, label=f"Prob. {inst}")
-        ax_d.plot(df[x], df["duration_bound"], color=c, ls="--", lw=1)
-        ax_c.errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], color=c, marker="o", ms=3, capsize=2,
+        ax_d.errorbar(df[x], df["duration_mean"], yerr=df["duration_ci95"], color=c, marker="o",
                       label=f"Prob. {inst}")
+        ax_d.plot(df[x], df["duration_bound"], color=c, ls="--", lw=1)
+        ax_c.errorbar(df[x], df["cost_mean"], yerr=df["cost_ci95"], color=c, marker="o", label=f"Prob. {inst}")
     ax_d.set_yscale("log")
+    plotting.plain_log_labels(ax_d, "y")
     ax_d.set_ylabel("duration (steps)")
     ax_d.plot([], [], color="gray", ls="--", label="Theorem 6 bound")
-    ax_c.axhline(0, color="gray", lw=0.8)
-    ax_c.set_ylabel("cost of exploration (eq. 10)")
+    plotting.cost_axis(ax_c, "cost of exploration (eq. 10)")
     cb = summary.groupby("instance")["cost_bound"].agg(["min", "max"])
     ax_c.set_title("Theorem 7 cost bound — " + ", ".join(
         f"Prob. {i}: {r['min']:.3g}" + ("" if r["min"] == r["max"] else f"–{r['max']:.3g}") for i, r in cb.iterrows()),
@@ -81,11 +81,40 @@ def plot(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, *, 
         ax.set_xlabel(xlabel)
         if logx:
             ax.set_xscale("log")
-        ax.grid(alpha=0.3)
-    ax_d.legend(fontsize=8)
+            plotting.log_ticks(ax, summary[x])
+        else:
+            ax.set_xticks(sorted(summary[x].unique()))
+    plotting.fig_legend_below(fig, ax_d, ncol=5)
     fig.suptitle(title + "  (mean ± 95% CI; dashed: Theorem 6 bound)")
-    fig.tight_layout()
     return save_figure(fig, path)
+
+
+def common_claims(figure: str) -> list[Claim]:
+    """Claims every bandit sweep checks: constraint (7), δ-correctness (Theorem 1), Theorem 6."""
+    return [
+        Claim(figure, "The conservative exploration constraint (7) holds at every step of every run",
+              lambda df: (bool(df["constraint_held"].all()),
+                          f"{int(df['constraint_held'].sum())} of {len(df)} configurations held it throughout")),
+        Claim(figure, "OCEF's verdict is correct with probability at least 1 - δ (Theorem 1)",
+              _correct_rate),
+        Claim(figure, "The mean duration stays below the Theorem 6 bound",
+              lambda df: (bool((df["duration_mean"] <= df["duration_bound"]).all()),
+                          f"largest duration / bound = {(df['duration_mean'] / df['duration_bound']).max():.3g}")),
+    ]
+
+
+def _correct_rate(df: pd.DataFrame) -> tuple[bool, str]:
+    """Each configuration's count of correct verdicts is tested against a rate of 1 - δ
+    (one-sided binomial, Bonferroni over the configurations)."""
+    from scipy import stats
+
+    delta = df["delta"] if "delta" in df else pd.Series(0.05, index=df.index)
+    n = df["trials"].astype(int)
+    correct = (df["correct_rate"] * n).round().astype(int)
+    p = stats.binom.cdf(correct, n, 1 - delta)
+    level = 0.05 / len(df)
+    return bool((p >= level).all()), (f"{int((n - correct).sum())} wrong verdicts in {int(n.sum())} runs; "
+                                      f"smallest binomial p-value against 1-δ: {p.min():.3g} (level {level:.2g})")
 
 
 def finish(out_dir: Path, name: str, runs: pd.DataFrame, x: str, xlabel: str, title: str, logx: bool) -> list[Path]:

@@ -7,9 +7,16 @@ import numpy as np
 import pandas as pd
 
 from ocef.experiments import _bandit
+from ocef.experiments.claims import Claim, trend
 
 NAME = "bandit-arms"
 DESCRIPTION = "Fig. 10: OCEF duration vs number of arms K' <= 100 on the 4 bandit instances (alpha=delta=epsilon=0.05)"
+
+CLAIMS = [
+    Claim("Fig. 10", "The duration increases with the number of arms K' for all problems (slope of duration on K' > 0)",
+          lambda df: trend(df, "n_arms", "duration_mean", sign=+1, by="instance")),
+    *_bandit.common_claims("Fig. 10"),
+]
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:

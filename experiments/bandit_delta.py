@@ -7,9 +7,23 @@ import numpy as np
 import pandas as pd
 
 from ocef.experiments import _bandit
+from ocef.experiments.claims import Claim, trend
 
 NAME = "bandit-delta"
 DESCRIPTION = "Fig. 9: OCEF duration and cost vs delta on the 4 bandit instances (alpha=epsilon=0.05)"
+
+CLAIMS = [
+    Claim("Fig. 9", "The duration decreases as δ increases (common log-log slope of duration on δ < 0)",
+          lambda df: trend(df, "delta", "duration_mean", sign=-1, by="instance", logx=True, logy=True)),
+    Claim("Fig. 9", "The duration for Problem 1 is longer than for the other instances",
+          lambda df: _problem1_longest(df)),
+    *_bandit.common_claims("Fig. 9"),
+]
+
+
+def _problem1_longest(df: pd.DataFrame) -> tuple[bool, str]:
+    mean = df.groupby("instance")["duration_mean"].mean()
+    return bool(mean.idxmax() == 1), "mean duration over δ: " + ", ".join(f"Prob. {i} {v:,.0f}" for i, v in mean.items())
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:

@@ -142,14 +142,14 @@ def values(df: pd.DataFrame, level: str, metric: str) -> pd.DataFrame:
 
 
 def _figure(df: pd.DataFrame, dataset: str, partitions):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     panels = [("pair", "exposure_total_variation", "max", "largest ETV vs reference group"),
               ("pair", "avg_recall_ratio", "log", "recall ratio farthest from 1"),
               ("overall", "gini_index", None, "Gini index of item exposure (all users)"),
               ("envy", "group_average_envy", None, "group average envy (transported)")]
     colors = {"softmax": "tab:blue", "argmax": "tab:red", "ranking": "tab:green"}
-    fig, axes = plt.subplots(len(partitions), len(panels), figsize=(4.4 * len(panels), 3.2 * len(partitions)),
+    fig, axes = plotting.subplots(len(partitions), len(panels), figsize=(4.4 * len(panels), 3.2 * len(partitions)),
                              squeeze=False, sharex=True)
     for i, partition in enumerate(partitions):
         sub = df[df.partition == partition]
@@ -176,7 +176,6 @@ def _figure(df: pd.DataFrame, dataset: str, partitions):
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"Seed 004 bias metrics (lines; bars: 95% basic bootstrap intervals over users) beside envy — "
                  f"{dataset}, truth = each user's top-{TOP} under rho", fontsize=10)
-    fig.tight_layout()
     return fig
 
 

@@ -100,5 +100,4 @@ def _figure(df: pd.DataFrame):
                  f">= {MIN_USERS} users (min_users={MIN_USERS}); FairRec eps={EPSILON}, n_it={N_ITER}\n"
                  f"TestSGD keeps groups with >= theta*943 users: theta=0.005 (4.7 users) filters nothing beyond "
                  f"min_users, so it equals Themis here", fontsize=10)
-    fig.tight_layout()
     return fig

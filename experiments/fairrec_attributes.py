@@ -70,5 +70,4 @@ def _figure(df: pd.DataFrame):
     axes[0].legend(fontsize=8)
     fig.suptitle(f"Table 5 (seed 002) on MovieLens-100K: UF by attributes combined (min_users={MIN_USERS})",
                  fontsize=10)
-    fig.tight_layout()
     return fig

@@ -49,12 +49,12 @@ CLAIMS = [Claim("Table 3", "at equal numbers of distinct group evaluations, Fair
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     from ocef.experiments.fairrec_common import accuracy_bars
 
     fracs = list(FRACTIONS)
-    fig, axes = plt.subplots(1, len(fracs), figsize=(6 * len(fracs), 4), squeeze=False)
+    fig, axes = plotting.subplots(1, len(fracs), figsize=(6 * len(fracs), 4), squeeze=False)
     for ax, frac in zip(axes[0], fracs):
         sub = df[df.budget_fraction == frac]
         acc = sub.groupby(["metric", "method"])["accuracy"].mean().unstack("method")
@@ -65,5 +65,4 @@ def _figure(df: pd.DataFrame):
     axes[0, 0].legend(fontsize=8, loc="lower left")
     fig.suptitle(f"Table 3 (seed 002) on MovieLens-100K: fixed budget of group evaluations "
                  f"(min_users={MIN_USERS}, eps={EPSILON})", fontsize=10)
-    fig.tight_layout()
     return fig

@@ -86,11 +86,11 @@ def mean_accuracy(df: pd.DataFrame, by) -> pd.Series:
 
 def panel_grid(n: int, width: float, height: float, ncols: int = 3):
     """A figure with ``n`` panels in rows of at most ``ncols``; returns ``(fig, axes)`` (flat list, unused hidden)."""
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     ncols = min(ncols, n)
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    fig, axes = plotting.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
     flat = list(axes.ravel())
     for ax in flat[n:]:
         ax.set_visible(False)

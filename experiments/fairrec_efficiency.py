@@ -124,9 +124,9 @@ CLAIMS = [
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = plotting.subplots(1, 3, figsize=(15, 4))
     for (n, method), part in df.groupby(["n_users", "method"]):
         g = part.groupby("n_cells").agg(ev=("n_evaluations", "mean"), q=("n_users_queried", "mean"),
                                         acc=("accuracy", "mean"))
@@ -148,5 +148,4 @@ def _figure(df: pd.DataFrame):
     axes[2].axhline(0.9, color="gray", ls="--", lw=0.6)
     fig.suptitle(f"Fig. 5 (seed 002), synthetic populations: min_users={MIN_USERS}, FairRec eps={EPSILON}, "
                  f"n_it={N_ITER}, {df[df.method == 'fairrec'].seed.nunique()} seeds", fontsize=10)
-    fig.tight_layout()
     return fig

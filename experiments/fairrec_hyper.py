@@ -58,11 +58,11 @@ CLAIMS = [
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     t = _table(df)
     ev = df.groupby(["epsilon", "n_iter"])["n_evaluations"].mean().unstack("n_iter")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plotting.subplots(1, 2, figsize=(11, 4))
     for n_it in t.columns:
         axes[0].plot(t.index, t[n_it], marker="o", label=f"n_it={n_it}")
     axes[0].set_xlabel("epsilon = particles per swarm / groups")
@@ -78,5 +78,4 @@ def _figure(df: pd.DataFrame):
         ax.legend(fontsize=8)
     fig.suptitle(f"Fig. 6 (seed 002) on MovieLens-100K, models {sorted(set(df.model))}, all metrics, "
                  f"{df.seed.nunique()} seeds, min_users={MIN_USERS}", fontsize=10)
-    fig.tight_layout()
     return fig

@@ -45,11 +45,11 @@ CLAIMS = [Claim("Fig. 4", "the optimized DPSO finds larger UFs than a vanilla PS
 
 
 def _figure(df: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     uf = df.groupby(["epsilon", "metric", "method"])["uf"].mean().unstack("method")
     gain = (uf["fairrec"] / uf["vanilla"] - 1) * 100
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plotting.subplots(figsize=(7, 4))
     metrics = list(dict.fromkeys(df.metric))
     width = 0.8 / len(EPSILONS)
     for j, eps in enumerate(EPSILONS):
@@ -62,5 +62,4 @@ def _figure(df: pd.DataFrame):
     ax.legend(fontsize=8)
     ax.set_title(f"Fig. 4 (seed 002) on MovieLens-100K: models {sorted(set(df.model))}, n_it={N_ITER}, "
                  f"{df.seed.nunique()} seeds, min_users={MIN_USERS}", fontsize=9)
-    fig.tight_layout()
     return fig

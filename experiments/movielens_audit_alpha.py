@@ -9,6 +9,8 @@ NAME = "movielens-audit-alpha"
 DESCRIPTION = ("Fig. 2: full-audit duration and cost vs alpha for 6 user partitions on MovieLens "
                "(argmax, 50 factors, delta=epsilon=0.05)")
 
+CLAIMS = [*_audit.ALPHA_CLAIMS, *_audit.common_claims("Fig. 2")]
+
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     return _audit.param_figure(out_dir, NAME, "alpha", quick=quick, seed=seed, data_dir=data_dir, progress=progress)

@@ -9,6 +9,8 @@ NAME = "movielens-audit-delta"
 DESCRIPTION = ("Fig. 11: full-audit duration and cost vs delta for 6 user partitions on MovieLens "
                "(argmax, 50 factors, alpha=epsilon=0.05)")
 
+CLAIMS = [*_audit.DELTA_CLAIMS, *_audit.common_claims("Fig. 11")]
+
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     return _audit.param_figure(out_dir, NAME, "delta", quick=quick, seed=seed, data_dir=data_dir, progress=progress)

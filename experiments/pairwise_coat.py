@@ -102,12 +102,10 @@ CLAIMS = [
 
 
 def _plot(df: pd.DataFrame, path: Path) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     models = list(dict.fromkeys(df.model))
-    fig, axes = plt.subplots(len(models), 4, figsize=(17, 4.2 * len(models)), squeeze=False)
+    fig, axes = plotting.subplots(len(models), 4, figsize=(17, 4.2 * len(models)), squeeze=False)
     colours = {"men": "tab:blue", "women": "tab:red"}
     for i, model in enumerate(models):
         d = df[df.model == model]
@@ -143,5 +141,4 @@ def _plot(df: pd.DataFrame, path: Path) -> Path:
         ax.set_title(f"{model}: inter pairs, user preference vs exposure (Fig. 4)", fontsize=9)
         ax.legend(fontsize=7)
     fig.suptitle("Coat (held-out half of users; MF on train.ascii). No claim where intervals overlap.", fontsize=10)
-    fig.tight_layout()
     return save_figure(fig, path)

@@ -94,11 +94,9 @@ CLAIMS = [
 
 
 def _plot(df: pd.DataFrame, path: Path) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plotting.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, lemma in zip(axes, (1, 2)):
         d = df[(df.lemma == lemma) & (df.share_1 == 0.5)]
         for method, mk in (("exact", "-"), ("sample", "o")):
@@ -116,5 +114,4 @@ def _plot(df: pd.DataFrame, path: Path) -> Path:
         ax.set_title(title + "\nlines exact, circles sampled (share 0.5)", fontsize=10)
     axes[0].set_ylabel("pairwise accuracy")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
     return save_figure(fig, path)

@@ -121,14 +121,12 @@ CLAIMS = [Claim("Sec. 6.3, Fig. 1-3",
 
 
 def _plot(df: pd.DataFrame, path: Path) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     g = df.groupby("lam")
     lams = np.array(sorted(df.lam.unique()))
     x = np.arange(lams.size)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plotting.subplots(1, 2, figsize=(11, 4))
     for kind, colour in (("overall", "tab:blue"), ("intra", "tab:green"), ("inter", "tab:red")):
         mean, sd = g[f"{kind}_ratio"].mean().loc[lams], g[f"{kind}_ratio"].std().loc[lams]
         axes[0].errorbar(x, mean, yerr=sd, fmt="o-", capsize=4, color=colour, label=f"{kind} ratio")
@@ -153,5 +151,4 @@ def _plot(df: pd.DataFrame, path: Path) -> Path:
     axes[1].legend(fontsize=8)
     fig.suptitle("Pairwise regularization (seed 003, Sec. 6.3) on a synthetic world with a 20% subgroup under-"
                  "reported in training", fontsize=10)
-    fig.tight_layout()
     return save_figure(fig, path)

@@ -19,12 +19,33 @@ import pandas as pd
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
 from ocef.traffic import expected_relevance, make_traffic_world, simulate_traffic
+from ocef.experiments.claims import Claim, trend
 
 NAME = "reo-random-traffic-value"
 DESCRIPTION = "Naive vs random-traffic ΔREO vs truth as p_act grows 0→0.1, and the relevance lost (App. I.2)"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 P_ACT = [0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1]
+
+DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+
+def _naive_biased(df: pd.DataFrame) -> tuple[bool, str]:
+    d = df[df["rt_defined"] > 0]
+    worse = d["naive_rmse"] > d["rt_rmse"]
+    return bool(worse.all()), (f"naive RMSE {d['naive_rmse'].min():.3f}-{d['naive_rmse'].max():.3f} vs random-traffic "
+                               f"RMSE {d['rt_rmse'].min():.3f}-{d['rt_rmse'].max():.3f}; naive worse at "
+                               f"{int(worse.sum())}/{len(d)} p_act > 0 (truth {d['truth'].iloc[0]:.3f})")
+
+
+CLAIMS = [
+    Claim("REO Sec. 1", "Treating missing labels as negative biases ΔREO: the naive estimator is further from the "
+                        "truth than the random-traffic estimator at every p_act > 0", _naive_biased),
+    Claim("REO App. I.2", "Random traffic costs relevance: the relevance of shown items falls as p_act grows",
+          lambda df: trend(df, "p_act", "relevance_mean", sign=-1)),
+    Claim("REO App. I.2", "More random traffic, more accuracy: the random-traffic RMSE falls as p_act grows "
+                          "(log-log slope < 0)",
+          lambda df: trend(df[df["rt_defined"] > 0], "p_act", "rt_rmse", sign=-1, logx=True, logy=True)),
+]
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
@@ -81,9 +102,9 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
 
 
 def _plot(agg: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, (a1, a2) = plotting.subplots(1, 2, figsize=(12, 4.4))
     x = agg["p_act"]
     a1.axhline(agg["truth"].iloc[0], color="k", ls="--", lw=1, label="truth ΔREO (simulator)")
     a1.errorbar(x, agg["naive_mean"], yerr=agg["naive_sd"], fmt="s-", capsize=3, color="C3",
@@ -98,7 +119,7 @@ def _plot(agg: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
     a1.set_xlabel("activation probability p_act (0 = no random traffic: estimate undefined)")
     a1.set_ylabel("ΔREO")
     a1.set_title(f"ΔREO estimates, {int(agg['reps'].iloc[0])} simulated days per p_act", fontsize=10)
-    a1.legend(fontsize=8)
+    plotting.legend_below(a1)
     a1.grid(True, alpha=0.3)
     a2.errorbar(x, 100 * agg["relevance_mean"], yerr=100 * agg["relevance_sd"], fmt="o-", capsize=3,
                 label="relevant share of shown items")
@@ -114,7 +135,7 @@ def _plot(agg: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
     a2.set_xlabel("activation probability p_act")
     a2.set_ylabel("relevance of shown items (%)")
     a2.set_title("cost: relevance lost to random traffic (App. I.2)", fontsize=10)
-    a2.legend(fontsize=8)
+    plotting.legend_below(a2)
     a2.grid(True, alpha=0.3)
     fig.suptitle(f"Random traffic value: 2 item groups, {day_cfg['requests_per_day']:,} requests/day, "
                  f"n_show={day_cfg['n_show']}, default log rate {day_cfg['log_rate']}", fontsize=10)

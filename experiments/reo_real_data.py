@@ -19,14 +19,31 @@ import pandas as pd
 
 from ocef.environments import logs
 from ocef.environments.paths import dataset_dir
-from ocef.experiments._io import run_parts, save_figure, write_csv
+from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef import reo
+from ocef.experiments.claims import Claim
 
 NAME = "reo-real-data"
 DESCRIPTION = "REO estimates with delta / bootstrap / BCa intervals on Coat and Open Bandit Dataset logs"
 
 DATASETS = {"coat": "Coat (S = item gender, Y = rating >= 4)",
             "obd": "Open Bandit Dataset (S = price tier, Y = click)"}
+
+def _delta_vs_bca(df: pd.DataFrame) -> tuple[bool, str]:
+    p = df[df.quantity == "penalty"].assign(width=lambda d: d.ci_high - d.ci_low)
+    notes, holds = [], True
+    for name, d in p.groupby("dataset", sort=False):
+        w = d.set_index("method")["width"]
+        r = w["bootstrap-bca"] / w["delta"]
+        holds = holds and 0.75 <= r <= 1.33
+        notes.append(f"{name}: BCa / delta width {r:.2f}")
+    return bool(holds), "; ".join(notes)
+
+
+CLAIMS = [
+    Claim("REO Sec. 4.3", "On real logs the delta-method interval of ΔREO is consistent with the BCa bootstrap "
+                          "(widths within a factor 4/3)", _delta_vs_bca),
+]
 
 
 def _rows(name: str, result: reo.ReoResult, method: str) -> list[dict]:
@@ -67,6 +84,8 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         raise FileNotFoundError(f"none of the data sets {list(DATASETS)} found under "
                                 f"{dataset_dir('coat', data_dir).parent} (use --data-dir)")
     config = {"n_resamples": n_resamples, "seed": seed, "datasets": present}
+    for name in present:
+        note_dataset(DATASETS[name])
 
     def compute(name):
         default, random = logs.load_dataset(name, data_dir)
@@ -79,14 +98,12 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
 
 
 def _plot(df: pd.DataFrame, n_resamples: int, path: Path) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
     names = list(dict.fromkeys(df.dataset))
     methods = ["delta", "bootstrap-standard", "bootstrap-bca", "naive"]
     colours = dict(zip(methods, ["tab:blue", "tab:green", "tab:purple", "tab:gray"]))
-    fig, axes = plt.subplots(len(names), 2, figsize=(12, 3.9 * len(names)), squeeze=False)
+    fig, axes = plotting.subplots(len(names), 2, figsize=(12, 3.9 * len(names)), squeeze=False)
     for i, name in enumerate(names):
         sub = df[df.dataset == name]
         first = sub.iloc[0]
@@ -120,8 +137,7 @@ def _plot(df: pd.DataFrame, n_resamples: int, path: Path) -> Path:
                 ax.set_title(f"{DATASETS.get(name, name)}\n|D_rec| = {first.n_default:,} "
                              f"({first.n_pos_default} pos.), |D_rand| = {first.n_random:,} "
                              f"({first.n_pos_random} pos.)", fontsize=10)
-            ax.legend(fontsize=7, loc="best")
+            plotting.legend_below(ax)
     fig.suptitle(f"REO on real logs with random traffic: 95% intervals (delta = Alg. 1; bootstrap B = "
                  f"{n_resamples}); naive = missing labels as negative", fontsize=10)
-    fig.tight_layout()
     return save_figure(fig, path)

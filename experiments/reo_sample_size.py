@@ -23,12 +23,23 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import loglog_slope
 from ocef import reo
 from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.experiments.claims import Claim, fit_slope, trend
 
 NAME = "reo-sample-size"
 DESCRIPTION = "Fig. 4-5 (seed 000): relative error and variance of ΔREO vs sample size on a simulated day"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 DAY = dict(requests_per_day=13_000, n_show=10, p_act=0.15, log_rate=1.0)   # ≈ 130k + 20k rows
+
+DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+
+CLAIMS = [
+    Claim("REO Fig. 5", "The variance of ΔREO(n) scales as 1/n (log-log slope in [-1.15, -0.85])",
+          lambda df: (lambda s: (bool(-1.15 <= s.slope <= -0.85), str(s)))(
+              fit_slope(df["n"], df["variance"], logx=True, logy=True))),
+    Claim("REO Fig. 4", "The relative error decreases with the sample size (log-log slope < 0)",
+          lambda df: trend(df, "n", "rel_error_mean", sign=-1, logx=True, logy=True)),
+]
 
 
 def day_category_counts(default: pd.DataFrame, random: pd.DataFrame, groups) -> np.ndarray:
@@ -87,10 +98,10 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
 
 
 def _plot(agg: pd.DataFrame, slope: float, err_slope: float, reps: int, path: Path) -> Path:
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
     from matplotlib.ticker import NullFormatter
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (a1, a2) = plotting.subplots(1, 2, figsize=(11, 4.2))
     a1.errorbar(agg["n"], agg["rel_error_mean"], yerr=agg["rel_error_sd"] / np.sqrt(agg["defined"]),
                 marker="o", capsize=3, label=f"mean over {reps} subsamples (slope {err_slope:.2f})")
     a1.set_xscale("log")
@@ -98,7 +109,7 @@ def _plot(agg: pd.DataFrame, slope: float, err_slope: float, reps: int, path: Pa
     a1.set_xlabel("sample size n (rows)")
     a1.set_ylabel("relative error |ΔREO(n) − ΔREO| / ΔREO")
     a1.set_title("Fig. 4: relative error vs sample size", fontsize=10)
-    a1.legend(fontsize=8)
+    plotting.legend_below(a1)
     a1.grid(True, which="both", alpha=0.3)
     a2.plot(agg["n"], agg["variance"], "o-", label=f"variance of ΔREO(n) (fitted slope {slope:.2f})")
     n = agg["n"].to_numpy(float)
@@ -108,7 +119,7 @@ def _plot(agg: pd.DataFrame, slope: float, err_slope: float, reps: int, path: Pa
     a2.set_xlabel("sample size n (rows)")
     a2.set_ylabel("variance of ΔREO(n)")
     a2.set_title("Fig. 5: variance vs sample size", fontsize=10)
-    a2.legend(fontsize=8)
+    plotting.legend_below(a2)
     a2.grid(True, which="both", alpha=0.3)
     for ax in (a1, a2):
         ax.xaxis.set_minor_formatter(NullFormatter())

@@ -21,6 +21,7 @@ import pandas as pd
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
 from ocef.traffic import draw_log_counts
+from ocef.experiments.claims import Claim, fit_slope
 
 NAME = "reo-synthetic-mse"
 DESCRIPTION = "Fig. 3 (seed 000): MSE of ΔREO vs traffic size n on multinomial synthetic data, with a 1/n line"
@@ -28,6 +29,33 @@ DESCRIPTION = "Fig. 3 (seed 000): MSE of ΔREO vs traffic size n on multinomial 
 LEVELS = {"p=(1e-2, 5e-2)": (0.01, 0.05), "p=(1e-3, 5e-3)": (0.001, 0.005),
           "p=(1e-4, 5e-4)": (0.0001, 0.0005)}
 Q_FACTORS = (10.0, 5.0)
+
+DATASET = 'multinomial synthetic counts (Sec. 4.1): q = (10 p1, 5 p2)'
+
+def _mse_slopes(df: pd.DataFrame) -> tuple[bool, str]:
+    """Per level, log-log slope of the MSE on n where the smallest group expects >= 100 positives."""
+    notes, holds = [], True
+    for level, part in df.groupby("level", sort=False):
+        ok = part["mse"].notna() & (part["n"] * part["p1"] >= 100)
+        if ok.sum() < 3:
+            notes.append(f"{level}: too few points")
+            continue
+        s = fit_slope(part.loc[ok, "n"], part.loc[ok, "mse"], logx=True, logy=True)
+        holds = holds and -1.15 <= s.slope <= -0.85
+        notes.append(f"{level}: {s}")
+    return holds, "; ".join(notes)
+
+
+CLAIMS = [
+    Claim("REO Fig. 3", "MSE(n) ~ 1/n: the log-log slope of the MSE on n is in [-1.15, -0.85] at every level",
+          _mse_slopes),
+    Claim("REO Fig. 3", "The bias of the estimator is almost vanishing (|mean estimate - truth| < 2% of the truth "
+                        "at the largest n of each level)",
+          lambda df: (lambda last: (bool((abs(last["mean_estimate"] - last["truth"]) / last["truth"] < 0.02).all()),
+                                    ", ".join(f"{r.level}: {r.mean_estimate - r.truth:+.2g} at n={r.n:,}"
+                                              for r in last.itertuples())))(
+              df[df["mean_estimate"].notna()].sort_values("n").groupby("level", sort=False).tail(1))),
+]
 
 
 def level_probabilities(p1: float, p2: float) -> tuple[np.ndarray, np.ndarray]:
@@ -75,9 +103,9 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
 
 
 def _plot(df: pd.DataFrame, slopes: dict, reps: int, path: Path) -> Path:
-    import matplotlib.pyplot as plt
+    from ocef.experiments import plotting
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = plotting.subplots(figsize=(6.4, 4.6))
     for level, part in df.groupby("level", sort=False):
         part = part[part["mse"].notna()]
         ax.errorbar(part["n"], part["mse"], yerr=2 * part["mse_se"], marker="o", ms=4, capsize=2,
@@ -91,6 +119,6 @@ def _plot(df: pd.DataFrame, slopes: dict, reps: int, path: Path) -> Path:
     ax.set_ylabel("MSE of ΔREO estimate")
     ax.set_title(f"Fig. 3: multinomial synthetic data, q=(10p1, 5p2), true ΔREO={df['truth'].iloc[0]:.3f}, "
                  f"{reps} reps", fontsize=9)
-    ax.legend(fontsize=8)
+    plotting.legend_below(ax)
     ax.grid(True, which="both", alpha=0.3)
     return save_figure(fig, path)

@@ -1,4 +1,4 @@
-"""``ocef reproduce``: run the paper-figure experiments."""
+"""``ocef reproduce``: run the paper-figure experiments and write the reproduction report."""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +8,14 @@ from pathlib import Path
 def register(sub) -> None:
     p = sub.add_parser(
         "reproduce",
-        help="reproduce the papers' figures (CSV + PNG under results/NAME/)",
+        help="reproduce the papers' figures and check their claims (report: OUT/index.html)",
         description="Run registered experiments. Each writes OUT/NAME/NAME.csv and OUT/NAME/NAME.png; "
-                    "finished parts are kept, so an interrupted run resumes where it stopped.",
+                    "the paper claims each one declares are checked on its CSV. The run ends with a "
+                    "summary table and writes OUT/summary.json and OUT/index.html (every figure, claim, "
+                    "verdict and data set). Finished parts are cached (keyed on the configuration, the "
+                    "package version and a hash of the experiment's code), so an interrupted run resumes "
+                    "where it stopped. Exit status 1 when an experiment failed; experiments whose data "
+                    "is missing are skipped with the reason and do not fail the run.",
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
@@ -20,12 +25,13 @@ def register(sub) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="folder holding the data sets (ml-1m/, ml-100k/, coat/, obd/); "
                         "default: $OCEF_DATA_DIR or ../shared/data")
+    p.add_argument("--fresh", action="store_true", help="ignore cached parts and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.experiments import registry
+    from ocef.experiments import registry, report
 
     if args.list:
         for name, description in registry.describe():
@@ -35,18 +41,44 @@ def _run(args: argparse.Namespace) -> int:
     unknown = [n for n in names if n not in registry.names()]
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; run `ocef reproduce --list`")
-    skipped = []
-    for name in names:
-        print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)
-        try:
-            paths = registry.run(name, out=args.out, quick=args.quick, seed=args.seed,
-                                 data_dir=args.data_dir, progress=not args.no_progress)
-        except FileNotFoundError as exc:      # a data set is missing: say so, run the others
-            print(f"   skipped: {exc}", flush=True)
-            skipped.append(name)
-            continue
-        for path in paths:
-            print(f"   wrote {path}", flush=True)
+    out = report.check_writable(args.out)              # before any work
+    started = report.now()
+    entries: list[dict] = []
+    saved = 0
+    try:
+        for name in names:
+            print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)
+            entry = report.run_one(name, out=out, quick=args.quick, seed=args.seed, data_dir=args.data_dir,
+                                   progress=not args.no_progress, fresh=args.fresh,
+                                   log=lambda s: print(s, flush=True))
+            entries.append(entry)
+            if entry["status"] == "ok":
+                held, checked = report.claim_counts(entry)
+                print(f"   ok in {entry['seconds']:.1f} s; claims held: {held}/{checked}", flush=True)
+            else:
+                print(f"   {entry['status']}: {entry['reason']}", flush=True)
+    except KeyboardInterrupt:
+        saved = _parts_on_disk(out, names)
+        print(f"\ninterrupted; {saved} parts saved; run the same command to resume", flush=True)
+        return 130
+    doc = report.summary(entries, started=started, seed=args.seed, quick=args.quick)
+    report.write_summary(out, doc)
+    index = report.write_index(out, doc)
+    print()
+    print(report.summary_table(entries))
+    skipped = [e["name"] for e in entries if e["status"] == "skipped"]
+    failed = [e["name"] for e in entries if e["status"] == "failed"]
     if skipped:
-        print(f"skipped for missing data: {', '.join(skipped)} (give --data-dir or set OCEF_DATA_DIR)")
+        print(f"\nskipped for missing data: {', '.join(skipped)} (give --data-dir or set OCEF_DATA_DIR)")
+    print(f"\nreport: {index}  (summary: {out / report.SUMMARY_FILE})")
+    if failed:
+        print(f"failed: {', '.join(failed)}")
+        return 1
     return 0
+
+
+def _parts_on_disk(out: Path, names: list[str]) -> int:
+    """Cached parts under ``OUT/NAME/**/parts/`` of the experiments of this run."""
+    from ocef.experiments._io import PART_SUFFIX
+
+    return sum(1 for name in names for p in (out / name).rglob(f"parts/*{PART_SUFFIX}")) if out.exists() else 0

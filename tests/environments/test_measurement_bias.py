@@ -111,3 +111,20 @@ def test_literal_reading_saturates_and_logit_reading_does_not():
     np.testing.assert_allclose(alt.logits, 300 * alt.rho - 0.1)
     with pytest.raises(ValueError, match="reading"):
         MeasurementBiasEnvironment(n_users_per_group=5, reading="other")
+
+
+def test_sphere_reading():
+    """Embeddings on the whole sphere, rho = sigma(alpha <v, e> - t), non-negative listening rates,
+    softmax over all items (App. B.2 investigation, see the module docstring)."""
+    env = MeasurementBiasEnvironment(n_users_per_group=40, reading="sphere", seed=0)
+    assert (env.user_embeddings < 0).any() and (env.item_embeddings < 0).any()
+    np.testing.assert_allclose(np.linalg.norm(env.user_embeddings, axis=1), 1.0)
+    np.testing.assert_allclose(env.rho, 1 / (1 + np.exp(-env.logits)))
+    assert env.rho.min() < 0.01 and env.rho.max() > 0.99          # likes and dislikes, unlike the literal reading
+    X = env.history(50.0, rng=0)
+    assert (X >= 0).all() and X[:, env.documents_of[1]][:40].sum() == 0   # g1 only listens to H_1
+    test = np.zeros((80, env.n_items), dtype=bool)
+    test[:, :3] = True
+    assert env.policy_support(test).all() and not env.policy_on_test_items
+    lit = MeasurementBiasEnvironment(n_users_per_group=5, seed=0)
+    assert lit.policy_support(test) is test

@@ -40,4 +40,4 @@ def test_reproduce_skips_an_experiment_whose_data_is_missing(tmp_path, capsys):
     assert main(["reproduce", "reo-real-data", "--quick", "--out", str(tmp_path), "--data-dir",
                  str(tmp_path / "nowhere")]) == 0
     out = capsys.readouterr().out
-    assert "skipped:" in out and "reo-real-data" in out.splitlines()[-1]
+    assert "skipped:" in out and "skipped for missing data: reo-real-data" in out

@@ -52,9 +52,17 @@ def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
     monkeypatch.setattr(exp, "make_environment", lambda data_dir, quick: (small, "group"))
     monkeypatch.setattr(exp, "FACTORS_QUICK", (1, 2))
     paths = exp.run(tmp_path, quick=True, seed=0, data_dir=None, progress=False)
-    assert [p.name for p in paths] == ["envy-misspecification.csv", "envy-misspecification.png"]
+    assert [p.name for p in paths] == ["envy-misspecification.csv", "envy-misspecification_runs.csv",
+                                       "envy-misspecification.png"]
     df = pd.read_csv(paths[0])
-    assert len(df) == 2 * len(exp.POLICIES) * 2
+    runs = pd.read_csv(paths[1])
+    assert len(df) == 2 * len(exp.POLICIES) * 2 and (df.seeds == exp.N_SEEDS).all()
+    assert len(runs) == len(df) * exp.N_SEEDS and set(runs.seed) == {0, 1, 2}
     assert set(df.factors) == {1, 2} and set(df.train_fraction) == {0.2}
     assert df.average_envy.between(0, 1).all() and df.prop_envious.between(0, 1).all()
-    assert paths[1].stat().st_size > 10_000
+    # the summary is the mean over seeds, with a Student-t interval
+    r = runs[(runs.factors == 2) & (runs.policy == "argmax") & (runs.level == "individuals")].average_envy
+    row = df[(df.factors == 2) & (df.policy == "argmax") & (df.level == "individuals")].iloc[0]
+    assert row.average_envy == pytest.approx(r.mean())
+    assert row.average_envy_ci95 == pytest.approx(4.302653 * r.std(ddof=1) / np.sqrt(3), rel=1e-5)
+    assert paths[2].stat().st_size > 10_000

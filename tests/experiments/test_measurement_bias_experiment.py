@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 import ocef.experiments.measurement_bias as exp
 from ocef.environments.measurement_bias import MeasurementBiasEnvironment
+from ocef.experiments.claims import check_claims
 from ocef.experiments.registry import EXPERIMENTS
 
 
@@ -30,8 +32,22 @@ def test_quick_run_writes_outputs(tmp_path, monkeypatch):
     monkeypatch.setattr(exp, "BETA_QUICK", (0.1, 1.0))
     paths = exp.run(tmp_path, quick=True, seed=0, data_dir=None, progress=False)
     df = pd.read_csv(paths[0])
-    assert len(df) == 8 and set(df.tau2) == {0.1, 50.0} and set(df.reading) == {"literal", "logit"}
+    assert len(df) == 12 and set(df.tau2) == {0.1, 50.0} and set(df.reading) == {"literal", "logit", "sphere"}
     lit = df[df.reading == "literal"]
     # the literal parameters saturate rho at 1: no envy can arise
     assert (lit.rho_min == 1.0).all() and (lit.group_envy_g2 < 1e-12).all()
     assert paths[1].name == "measurement-bias.png" and paths[1].stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_sphere_reading_reproduces_the_stated_findings():
+    """App. B.2's findings for Fig. 7 on the sphere reading (2 x 200 users, seed 0): no group envy
+    without history, a peak above ε at a small proportion of history, none with much history and
+    no ε-envy at β = 1; checked by the experiment's own claims."""
+    env = MeasurementBiasEnvironment(n_users_per_group=200, reading="sphere", seed=0)
+    df = pd.concat([exp.measure(env, t, (0.01, 1.0), seed=0) for t in (0.0, 0.1, 1.0, 50.0)]).assign(reading="sphere")
+    g = df[df.beta == 0.01].set_index("tau2")["group_envy_g2"]
+    assert g[0.0] < exp.EPSILON < g[0.1] and g[50.0] < 1e-3
+    assert (df[df.beta == 1.0]["group_envy_g2"] < exp.EPSILON).all()
+    verdicts = check_claims(exp.CLAIMS, df)
+    assert [c["holds"] for c in verdicts] == [True, True, True, True], verdicts
