@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
-from ocef.experiments.claims import Claim
+from ocef.experiments.claims import Claim, NotCheckable
 from ocef.experiments.envy_misspecification import BETA, EPSILON, FACTORS, FACTORS_QUICK, make_environment
 
 NAME = "bias-metrics-movielens"
@@ -212,6 +212,8 @@ def _check_gini_falls(df: pd.DataFrame):
     out, holds = [], True
     for policy in POLICIES:
         g = values(df[df.policy == policy], "overall", "gini_index").drop_duplicates("factors").set_index("factors").value
+        if 1 not in g.index or 64 not in g.index:
+            raise NotCheckable(f"this run has no {policy} results at 1 and 64 factors (factors: {sorted(g.index)})")
         holds &= bool(g[64] < g[1])
         out.append(f"{policy} {g[1]:.3f} -> {g[64]:.3f}")
     return holds, "Gini at 1 -> 64 factors: " + ", ".join(out)

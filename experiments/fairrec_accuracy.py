@@ -18,6 +18,7 @@ from ocef.experiments.fairrec_common import (EPSILON, MIN_USERS, N_ITER, accurac
 
 NAME = "fairrec-accuracy"
 DESCRIPTION = "Table 2 of seed 002: UF found by FairRec (DPSO), TestSGD and Themis on MovieLens-100K"
+DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 THETAS = (0.01, 0.005)
 
 

@@ -15,6 +15,7 @@ from ocef.experiments.fairrec_common import MIN_USERS, fitted, models_for
 
 NAME = "fairrec-attributes"
 DESCRIPTION = "Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation (MovieLens-100K)"
+DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 ATTRIBUTE_SETS = (("gender",), ("gender", "age"), ("gender", "age", "occupation"))
 
 

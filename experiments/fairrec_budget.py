@@ -16,6 +16,7 @@ from ocef.experiments.fairrec_common import MIN_USERS, models_for, run_oracle_ex
 
 NAME = "fairrec-budget"
 DESCRIPTION = "Table 3 of seed 002: FairRec vs a random Themis subset at equal numbers of group evaluations"
+DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 FRACTIONS = (0.25, 0.5)
 EPSILON = 0.1
 

@@ -15,6 +15,7 @@ from ocef.experiments.fairrec_common import MIN_USERS, MODELS, models_for, run_o
 
 NAME = "fairrec-hyper"
 DESCRIPTION = "Fig. 6 of seed 002: FairRec accuracy vs particle ratio epsilon and iterations n_it"
+DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 EPSILONS = (0.05, 0.1, 0.2)
 ITERS = (1, 2, 5, 10)
 TOLERANCE = 0.02

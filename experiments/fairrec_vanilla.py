@@ -16,6 +16,7 @@ from ocef.experiments.fairrec_common import MIN_USERS, N_ITER, models_for, run_o
 
 NAME = "fairrec-vanilla"
 DESCRIPTION = "Fig. 4 of seed 002: FairRec's DPSO vs a vanilla PSO (accuracy and time)"
+DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 EPSILONS = (0.05, 0.1, 0.2)
 
 

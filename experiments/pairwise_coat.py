@@ -27,6 +27,7 @@ from ocef.pairwise.datasets import coat_mf, coat_sizes, score_pairs
 
 NAME = "pairwise-coat"
 DESCRIPTION = "Seed 003 Fig. 1-4 analogues on Coat (item gender): pairwise accuracies with intervals"
+DATASET = 'Coat (random ratings of 16 items per user; item gender; liked = rating >= 4)'
 LAM = 0.1
 
 

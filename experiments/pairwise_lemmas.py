@@ -21,6 +21,7 @@ from ocef.pairwise.lemmas import lemma_case
 
 NAME = "pairwise-lemmas"
 DESCRIPTION = "Sec. 4.2 Lemmas 1-2: calibrated / equal-MSE models violate pairwise fairness (exact)"
+DATASET = 'exact base-rate model of Sec. 4.2 (no data)'
 
 
 def sample_case(y_bar_0: float, y_bar_1: float, share_1: float, rng, n_queries: int = 400, n_items: int = 20) -> dict:

@@ -25,6 +25,7 @@ from ocef.traffic import make_traffic_world
 
 NAME = "pairwise-regularization"
 DESCRIPTION = "Sec. 6.3: pairwise regularizer shrinks the held-out inter-group gap (synthetic, 20% subgroup)"
+DATASET = 'synthetic world (ocef.pairwise.simulate: 20% item subgroup, model biased against it)'
 
 N_USERS, N_ITEMS, RANK = 300, 150, 4
 UNDER_REPORT = 0.3
