@@ -107,7 +107,9 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the
     uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃, so each row
     sums to 1. ``probs_i`` (|g_i| users) and ``probs_k`` (|g_k| users) are the groups'
-    policies; ``cost`` may pass a precomputed c (|g_i| x |g_k|).
+    policies; ``cost`` may pass a precomputed c (|g_i| x |g_k|). This is the plan ``ot.emd``
+    returns for the users in the given order; :func:`mixture_weights` uses the canonical plan
+    (:func:`canonical_plan`) instead, which does not depend on that order.
 
     ``mult_i``/``mult_k`` (optional, positive integers) say that each listed user stands for
     that many identical copies (users duplicated to grow groups, Sec. 6.2). The uniform
@@ -124,10 +126,7 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     b = np.full(n_k, 1.0 / n_k) if mult_k is None else np.asarray(mult_k, float) / np.sum(mult_k)
     if a.shape != (n_i,) or b.shape != (n_k,) or a.min() <= 0 or b.min() <= 0:
         raise ValueError("mult_i and mult_k must be positive, one per user of each group")
-    plan, log = ot.emd(a, b, cost, numItermax=max(100_000, 50 * n_i * n_k), log=True, center_dual=False)
-    if log["result_code"] != 1:
-        raise RuntimeError(f"ot.emd did not reach the optimum ({log['warning']}) on a {n_i} x {n_k} problem")
-    gamma = plan / a[:, None]
+    gamma = _class_plan(cost, a, b) / a[:, None]
     gamma /= gamma.sum(axis=1, keepdims=True)
     return gamma
 

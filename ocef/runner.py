@@ -23,7 +23,7 @@ import pandas as pd
 from ocef import bounds
 from ocef.auditor import Verdict
 from ocef.engines import check_engine, resolve_engine
-from ocef.results import Result
+from ocef.results import Result, jsonable
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 
@@ -396,8 +396,6 @@ class BanditRuns(Result):
                      constraint_held=("constraint_held", "all")).reset_index()
 
     def to_dict(self) -> dict:
-        from ocef.results import jsonable
-
         return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
 
 

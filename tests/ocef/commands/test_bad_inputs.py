@@ -1,5 +1,6 @@
 """Bad input on the command line: one line naming the file or option, exit status 2, never a
 traceback, never a silent answer (the foundation issue's list of 11 tracebacks and 12 silent answers)."""
+import errno
 import gzip
 import os
 
@@ -50,14 +51,22 @@ def test_empty_npy_and_csv(run, arrays):
     assert_one_line_error(run(*envy_args(arrays, probs="empty.csv")), "empty.csv", "is empty")
 
 
-def test_directory_and_unreadable_inputs(run, arrays):
+def test_directory_and_unreadable_inputs(run, arrays, monkeypatch):
     (arrays / "dir.npy").mkdir()
     assert_one_line_error(run(*envy_args(arrays, rho="dir.npy")), "dir.npy")
-    (arrays / "secret.npy").write_bytes((arrays / "rho.npy").read_bytes())
-    os.chmod(arrays / "secret.npy", 0)
-    if os.access(arrays / "secret.npy", os.R_OK):
-        pytest.skip("running as a user who can read any file (root): unreadable files cannot be made")
-    assert_one_line_error(run(*envy_args(arrays, rho="secret.npy")), "secret.npy")
+    secret = arrays / "secret.npy"
+    secret.write_bytes((arrays / "rho.npy").read_bytes())
+    os.chmod(secret, 0)
+    if os.access(secret, os.R_OK):
+        # root reads any file: make the read fail as it does for other users
+        real_open = open
+
+        def refuse(file, *args, **kwargs):
+            if os.fspath(file) == str(secret):
+                raise PermissionError(errno.EACCES, "Permission denied", str(secret))
+            return real_open(file, *args, **kwargs)
+        monkeypatch.setattr("builtins.open", refuse)
+    assert_one_line_error(run(*envy_args(arrays, rho="secret.npy")), "secret.npy", "Permission denied")
 
 
 def test_complex_numbers_are_refused(run, arrays):
