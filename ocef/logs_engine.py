@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -170,11 +170,11 @@ def _check_path(path) -> str:
     if p.is_file() and p.stat().st_size == 0:
         raise ValueError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
-        _check_csv_header(p)
+        check_csv_header(p)
     return text
 
 
-def _check_csv_header(path: Path) -> None:
+def check_csv_header(path: Path) -> None:
     """A CSV log's header names each column once (every engine would silently keep one of
     duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
     import pandas as pd
