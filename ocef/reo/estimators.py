@@ -9,7 +9,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.logs_engine import frame_label_indicator, label_columns
+from ocef.logs_engine import _missing, frame_label_indicator, label_columns
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 
@@ -221,9 +221,7 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random,
 def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
     if not isinstance(log, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(log).__name__}")
-    missing = [c for c in columns if c not in log.columns]
-    if missing:
-        raise ValueError(f"{name} log is missing column(s) {missing}; it has {list(log.columns)}")
+    _missing(columns, log.columns, name, None)
 
 
 def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name: str = "log") -> np.ndarray:
