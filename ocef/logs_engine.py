@@ -158,7 +158,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
 
 def _check_path(path) -> str:
     text = os.fspath(path)
-    if any(ch in text for ch in "*?["):
+    if _is_glob(text):
         if not _glob.glob(text, recursive=True):
             raise FileNotFoundError(f"no log file matches {text}")
         return text
@@ -191,10 +191,14 @@ def check_csv_header(path: Path) -> None:
         raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
 
 
+def _is_glob(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
 def _is_parquet(text: str) -> bool:
     low = text.lower()
     return low.endswith((".parquet", ".pq")) or os.path.isdir(text) or (
-        any(ch in text for ch in "*?[") and not low.endswith((".csv", ".csv.gz", ".tsv")))
+        _is_glob(text) and not low.endswith((".csv", ".csv.gz", ".tsv")))
 
 
 def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> None:
@@ -312,7 +316,7 @@ def _pandas_chunks(path: str, need, name):
     if _is_parquet(path):
         import pyarrow.parquet as pq
 
-        if any(ch in path for ch in "*?["):
+        if _is_glob(path):
             files = sorted(_glob.glob(path, recursive=True))
         elif os.path.isdir(path):
             files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
