@@ -358,8 +358,6 @@ def _connect():
 
 def _duckdb_relation(source):
     """``(relation, where)``: a DuckDB relation over ``source`` and the file it reads (or None)."""
-    import duckdb
-
     if isinstance(source, Sql):
         con = source.connection if source.connection is not None else _connect()
         return con.sql(source.query), None
