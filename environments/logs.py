@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.paths import dataset_dir
+from ocef.logs_engine import check_csv_header, label_columns
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",
@@ -73,11 +74,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
         if path.suffix.lower() in (".parquet", ".pq"):
             log = pd.read_parquet(path)
         else:
-            first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
-            names = [str(v) for v in first.iloc[0]] if len(first) else []
-            dupes = sorted({n for n in names if names.count(n) > 1})
-            if dupes:
-                raise ValueError(f"log {path} has duplicate column name(s) {dupes}")
+            check_csv_header(path)          # duplicate column names, unreadable or empty file
             log = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise ValueError(f"log {path} is empty") from None
@@ -105,17 +102,13 @@ def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.Da
     return log[is_default].reset_index(drop=True), log[~is_default].reset_index(drop=True)
 
 
-def _label_columns(label: str | Sequence[str]) -> list[str]:
-    return [label] if isinstance(label, str) else list(label)
-
-
 def load_logs(default: str | Path | None = None, random: str | Path | None = None, *,
               combined: str | Path | None = None, label: str | Sequence[str] = "Y",
               group: str = "S", source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Load the default and random traffic in the generic schema: either two files
     (``default``, ``random``) or one ``combined`` file split by its ``source`` column.
     The label and group columns are checked in every file."""
-    need = _label_columns(label) + [group]
+    need = label_columns(label) + [group]
     if combined is not None:
         if default is not None or random is not None:
             raise ValueError("give either combined or default and random, not both")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -158,7 +158,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
 
 def _check_path(path) -> str:
     text = os.fspath(path)
-    if any(ch in text for ch in "*?["):
+    if _is_glob(text):
         if not _glob.glob(text, recursive=True):
             raise FileNotFoundError(f"no log file matches {text}")
         return text
@@ -170,11 +170,11 @@ def _check_path(path) -> str:
     if p.is_file() and p.stat().st_size == 0:
         raise ValueError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
-        _check_csv_header(p)
+        check_csv_header(p)
     return text
 
 
-def _check_csv_header(path: Path) -> None:
+def check_csv_header(path: Path) -> None:
     """A CSV log's header names each column once (every engine would silently keep one of
     duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
     import pandas as pd
@@ -191,10 +191,14 @@ def _check_csv_header(path: Path) -> None:
         raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
 
 
+def _is_glob(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
 def _is_parquet(text: str) -> bool:
     low = text.lower()
     return low.endswith((".parquet", ".pq")) or os.path.isdir(text) or (
-        any(ch in text for ch in "*?[") and not low.endswith((".csv", ".csv.gz", ".tsv")))
+        _is_glob(text) and not low.endswith((".csv", ".csv.gz", ".tsv")))
 
 
 def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> None:
@@ -312,7 +316,7 @@ def _pandas_chunks(path: str, need, name):
     if _is_parquet(path):
         import pyarrow.parquet as pq
 
-        if any(ch in path for ch in "*?["):
+        if _is_glob(path):
             files = sorted(_glob.glob(path, recursive=True))
         elif os.path.isdir(path):
             files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
@@ -354,8 +358,6 @@ def _connect():
 
 def _duckdb_relation(source):
     """``(relation, where)``: a DuckDB relation over ``source`` and the file it reads (or None)."""
-    import duckdb
-
     if isinstance(source, Sql):
         con = source.connection if source.connection is not None else _connect()
         return con.sql(source.query), None

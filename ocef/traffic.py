@@ -218,6 +218,15 @@ def _check_n_show(n_show, n_items: int) -> int:
     return n_show
 
 
+def _check_serving(world: TrafficWorld, n_days, requests_per_day, n_show, p_act, log_rate) -> tuple:
+    """The serving arguments of :func:`simulate_ab` and :func:`stream_traffic`, checked:
+    ``(n_days, requests_per_day, n_show, p_act, log_rate)``."""
+    return (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
+            _check_n_show(n_show, world.n_items),
+            check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
+            check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
+
+
 # --------------------------------------------------------------------------- ground truth
 
 
@@ -368,11 +377,8 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ValueError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
-    n_days = check_positive_int("n_days", n_days)
-    requests_per_day = check_positive_int("requests_per_day", requests_per_day)
-    n_show = _check_n_show(n_show, world.n_items)
-    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    log_rate = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
+    n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
+                                                                       p_act, log_rate)
     if assignment not in ("user", "request"):
         raise ValueError(f"assignment must be 'user' or 'request', got {assignment!r}")
     names = [str(a) for a in arms]
@@ -536,12 +542,9 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     """
     import pyarrow.parquet as pq
 
-    n_days = check_positive_int("n_days", n_days)
-    requests_per_day = check_positive_int("requests_per_day", requests_per_day)
+    n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
+                                                                       p_act, log_rate)
     chunk_requests = check_positive_int("chunk_requests", chunk_requests)
-    n_show = _check_n_show(n_show, world.n_items)
-    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    log_rate = check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False)
     gen = as_generator(rng)
     out = Path(out_dir)
     dirs = {"default": out / "default", "random": out / "random"}

@@ -16,6 +16,7 @@ from ocef.reo.estimators import (
     _result_from_arrays,
     check_interval,
     delta_method_reo,
+    estimability_problems,
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
@@ -78,18 +79,8 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     names = list(c.groups)
     pos_d, pos_r = c.positives("default"), c.positives("random")          # (D, K)
     n_d, n_r = c.rows("default"), c.rows("random")                         # (D,)
-    notes: list[list[str]] = []
-    for i in range(len(c.index)):
-        why = []
-        if n_d[i] == 0 or n_r[i] == 0:
-            why.append(f"no {'default' if n_d[i] == 0 else 'random'} traffic on this {by}")
-        else:
-            missing = [g for g, v in zip(names, pos_r[i]) if v == 0]
-            if missing:
-                why.append(f"group(s) {missing} have no positive label in the random traffic (U_k undefined)")
-            if pos_d[i].sum() == 0:
-                why.append("no positive label in the default traffic (penalty undefined)")
-        notes.append(why)
+    notes = [[f"no {'default' if n_d[i] == 0 else 'random'} traffic on this {by}"] if n_d[i] == 0 or n_r[i] == 0
+             else estimability_problems(names, pos_d[i], pos_r[i]) for i in range(len(c.index))]
     ok = np.array([not w for w in notes])
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = pos_d / n_d[:, None]

@@ -9,7 +9,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.logs_engine import frame_label_indicator, label_columns
+from ocef.logs_engine import _missing, frame_label_indicator, label_columns
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 
@@ -221,9 +221,7 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random,
 def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
     if not isinstance(log, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(log).__name__}")
-    missing = [c for c in columns if c not in log.columns]
-    if missing:
-        raise ValueError(f"{name} log is missing column(s) {missing}; it has {list(log.columns)}")
+    _missing(columns, log.columns, name, None)
 
 
 def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name: str = "log") -> np.ndarray:
@@ -350,15 +348,24 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
                      int(n_default), int(n_random), float(confidence), arr.sigma, method, reliable, tuple(notes))
 
 
-def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarray) -> None:
-    no_pos = [g for g, c in zip(groups, pos_random) if c == 0]
+def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str]:
+    """Why REO is undefined for these positive counts (empty when it is defined): groups
+    without positives in the random traffic (P_k = 0), no positive in the default traffic."""
+    problems = []
+    no_pos = [g for g, c in zip(groups, np.asarray(pos_random)) if c == 0]
     if no_pos:
-        raise ValueError(
-            f"group(s) {no_pos} have no positive label in the random traffic: P_k = 0, so "
-            f"U_k = Q_k / P_k is undefined; collect more random traffic or merge groups")
-    if pos_default.sum() == 0:
-        raise ValueError("the default traffic has no positive label in any group: mean(U) = 0, "
-                         "so delta_U and the REO penalty are undefined")
+        problems.append(f"group(s) {no_pos} have no positive label in the random traffic: P_k = 0, so "
+                        f"U_k = Q_k / P_k is undefined; collect more random traffic or merge groups")
+    if np.asarray(pos_default).sum() == 0:
+        problems.append("the default traffic has no positive label in any group: mean(U) = 0, "
+                        "so delta_U and the REO penalty are undefined")
+    return problems
+
+
+def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarray) -> None:
+    problems = estimability_problems(groups, pos_default, pos_random)
+    if problems:
+        raise ValueError(problems[0])
 
 
 def zero_default_notes(groups: Sequence, pos_default) -> list[str]:

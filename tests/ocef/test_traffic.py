@@ -14,6 +14,7 @@ from ocef.traffic import (
     make_traffic_world,
     simulate_ab,
     simulate_traffic,
+    stream_traffic,
 )
 
 
@@ -235,9 +236,13 @@ def test_draw_log_counts():
     ({"boosts": {5: 2.0}}, "boosts"),
     ({"boosts": {0: -1.0}}, "boosts"),
 ])
-def test_bad_simulation_arguments(world, kwargs, match):
+def test_bad_simulation_arguments(world, kwargs, match, tmp_path):
     with pytest.raises(ValueError, match=match):
         simulate_traffic(world, **{"requests_per_day": 10, **kwargs})
+    if "boosts" not in kwargs:                  # stream_traffic checks its serving arguments alike
+        with pytest.raises(ValueError, match=match):
+            stream_traffic(world, tmp_path / "logs", **{"requests_per_day": 10, **kwargs})
+        assert not list(tmp_path.rglob("*.parquet"))
 
 
 def test_bad_world_arguments():

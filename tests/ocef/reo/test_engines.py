@@ -65,6 +65,10 @@ def test_a_day_without_estimate_gets_a_note_not_an_error():
     daily = reo.estimate_reo_by(default, random)
     assert daily.table.penalty.notna().tolist() == [True, False]
     assert "['b'] have no positive label in the random traffic" in daily.table.note[1]
+    # the note is the error estimate_reo gives on that day's rows alone
+    with pytest.raises(ValueError) as err:
+        reo.estimate_reo(default[default.day == 1], random[random.day == 1])
+    assert daily.table.note[1] == str(err.value)
     assert daily.days[1] is None and daily.to_dict()["days"][1]["penalty"] is None
     with pytest.raises(ValueError, match="by must be a column name other than the group column"):
         reo.estimate_reo_by(default, random, by="S")
