@@ -250,17 +250,22 @@ def _factorize(values, uniques: bool = True) -> tuple[np.ndarray, list | None]:
     return codes, (list(found) if uniques else None)
 
 
+def _one_cell_profiles(cell: np.ndarray, count: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Profiles when every query has one cell: the token cell·top + count names the profile."""
+    top = int(count.max()) + 1
+    mult = np.bincount(cell * top + count, minlength=K * top)
+    tok = np.flatnonzero(mult)
+    prof = np.zeros((tok.size, K), dtype=np.int64)
+    prof[np.arange(tok.size), tok // top] = tok % top
+    return prof, mult[tok]
+
+
 def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct per-query count vectors (P, K) and how many queries have each (P,). Exact."""
     if q.size == 0:
         return np.zeros((0, K), dtype=np.int64), np.zeros(0, dtype=np.int64)
     if int(q.max()) + 1 == q.size:                    # one row per query: the profile is the row
-        top = int(weight.max()) + 1
-        mult = np.bincount(cell * top + weight, minlength=K * top)
-        tok = np.flatnonzero(mult)
-        prof = np.zeros((tok.size, K), dtype=np.int64)
-        prof[np.arange(tok.size), tok // top] = tok % top
-        return prof, mult[tok]
+        return _one_cell_profiles(cell, weight, K)
     comb = q * K + cell
     order = np.argsort(comb, kind="stable")
     comb_s = comb[order]
@@ -268,16 +273,14 @@ def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tu
     uniq = comb_s[first]
     cnt = np.add.reduceat(weight[order], first)
     qq, kk = uniq // K, uniq % K
-    # one token per (cell, count) of a query; queries are equal iff their token rows are equal
-    tok = kk * (int(cnt.max()) + 1) + cnt
     starts = np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]])
     lens = np.diff(np.r_[starts, qq.size])
     width = int(lens.max())
-    if width == 1:
-        utok, mult = np.unique(tok, return_counts=True)
-        prof = np.zeros((utok.size, K), dtype=np.int64)
-        prof[np.arange(utok.size), utok // (int(cnt.max()) + 1)] = utok % (int(cnt.max()) + 1)
-        return prof, mult
+    if width == 1:                                    # several rows per query, all in one cell
+        return _one_cell_profiles(kk, cnt, K)
+    # one token per (cell, count) of a query; queries are equal iff their token rows are equal
+    top = int(cnt.max()) + 1
+    tok = kk * top + cnt
     pos = np.arange(qq.size) - np.repeat(starts, lens)
     rows = np.repeat(np.arange(starts.size), lens)
     padded = np.full((starts.size, width), -1, dtype=np.int64)
@@ -286,7 +289,7 @@ def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tu
     prof = np.zeros((urows.shape[0], K), dtype=np.int64)
     r, c = np.nonzero(urows >= 0)
     t = urows[r, c]
-    prof[r, t // (int(cnt.max()) + 1)] = t % (int(cnt.max()) + 1)
+    prof[r, t // top] = t % top
     return prof, mult
 
 
