@@ -198,8 +198,6 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
     ``outcome`` is coded 0/1/2 (loss/tie/win). Vectorized: one factorization per column and one
     sort of the (query, cell) codes; distinct query profiles are found exactly.
     """
-    n = len(query)
-    weight = np.ones(n, dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
     codes_j, uj = _factorize(s_j)
     codes_jp, ujp = _factorize(s_jp)
     names, mapping = group_mapping(list(uj) + list(ujp), subgroup)

@@ -168,3 +168,14 @@ def test_profiles_equal_a_groupby_of_the_queries(per_query):
     expected = sorted((v.ravel().tolist() for v in per.values()))
     got = sorted(p.ravel().tolist() for p, m in zip(c.profiles, c.multiplicity) for _ in range(m))
     assert got == expected
+
+
+def test_counts_from_arrays_weight_is_a_number_of_identical_pairs():
+    from ocef.pairwise import counts_from_arrays
+
+    q, s_j, s_jp, z, o = [0, 0, 1], ["a", "b", "a"], ["b", "b", "a"], [1, 1, 1], [2, 1, 0]
+    weighted = counts_from_arrays(q, s_j, s_jp, z, o, weight=[3, 1, 2])
+    repeated = counts_from_arrays(np.repeat(q, [3, 1, 2]), np.repeat(s_j, [3, 1, 2]), np.repeat(s_jp, [3, 1, 2]),
+                                  np.repeat(z, [3, 1, 2]), np.repeat(o, [3, 1, 2]))
+    np.testing.assert_array_equal(weighted.total, repeated.total)
+    assert weighted.n_pairs == 6 and weighted.n_queries == 2
