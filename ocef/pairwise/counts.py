@@ -76,15 +76,8 @@ class PairCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
-        tot = self.total
-        s, t, z, o = np.meshgrid(*[np.arange(n) for n in tot.shape], indexing="ij")
-        return pd.DataFrame({
-            "group": np.asarray(self.groups, dtype=object)[s.ravel()],
-            "kind": np.asarray(["intra", "inter"], dtype=object)[t.ravel()],
-            "z": np.asarray(self.z_levels, dtype=object)[z.ravel()],
-            "outcome": np.asarray(["loss", "tie", "win"], dtype=object)[o.ravel()],
-            "n_pairs": tot.ravel().astype(np.int64),
-        })
+        return grid_frame({"group": self.groups, "kind": ("intra", "inter"), "z": self.z_levels,
+                           "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
         from ocef.results import jsonable
@@ -92,6 +85,19 @@ class PairCounts(Result):
         return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
                          "counts": self.to_frame()})
+
+
+def grid_frame(labels: dict, **columns) -> pd.DataFrame:
+    """One row per cell of the grid whose axes are ``labels`` (column name -> the labels along
+    that axis, in order; rows in C order), with ``columns`` (arrays of the grid's shape) beside
+    them. Labels given as a numpy array keep its dtype; others become objects (names may mix
+    types, e.g. ``("not 2", 2)``)."""
+    shape = tuple(len(v) for v in labels.values())
+    idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
+    out = {name: (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object))[i]
+           for (name, v), i in zip(labels.items(), idx)}
+    out.update({name: np.asarray(v).reshape(-1) for name, v in columns.items()})
+    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------- checks

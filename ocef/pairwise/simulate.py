@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.pairwise.counts import KINDS
+from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.metrics import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records
 from ocef.traffic import TrafficWorld
@@ -135,17 +135,12 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
     n, acc = cell_statistics(mass)
     common = (n > 0).all(axis=1)
     summ = summary_statistics(acc, common)
-    levels = list(range(1, n_levels + 1))
-    k_idx, s_idx, z_idx = np.meshgrid(np.arange(3), np.arange(2), np.arange(n_levels), indexing="ij")
-    cells = pd.DataFrame({"kind": np.asarray(KINDS, dtype=object)[k_idx.ravel()], "group": s_idx.ravel(),
-                          "z": np.asarray(levels)[z_idx.ravel()], "probability": n.ravel(),
-                          "accuracy": acc.ravel()})
+    groups, levels = np.arange(2), np.arange(1, n_levels + 1)
+    cells = grid_frame({"kind": KINDS, "group": groups, "z": levels}, probability=n, accuracy=acc)
     summary = pd.DataFrame({"kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
                             "ratio": summ[:, 2], "gap": summ[:, 3]})
     ex = _exposure_statistics(mass)
-    s2, z2 = np.meshgrid(np.arange(2), np.arange(n_levels), indexing="ij")
-    exposure = pd.DataFrame({"group": s2.ravel(), "z": np.asarray(levels)[z2.ravel()],
-                             "click_share": ex[..., 1].ravel(), "exposure": ex[..., 2].ravel()})
+    exposure = grid_frame({"group": groups, "z": levels}, click_share=ex[..., 1], exposure=ex[..., 2])
     return PairsTruth(mass, cells, summary, exposure)
 
 
