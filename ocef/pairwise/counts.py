@@ -34,7 +34,7 @@ import pandas as pd
 from ocef.results import Result
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "PairCounts", "check_pairs", "attach_scores",
-           "pair_counts", "counts_from_arrays", "group_mapping"]
+           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
 PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
