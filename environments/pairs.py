@@ -36,6 +36,19 @@ def _need(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
         raise ValueError(f"{name} is missing column(s) {missing}; it has {list(log.columns)}")
 
 
+def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str, item: str, group: str,
+                engagement: str | None) -> pd.DataFrame:
+    """Every (clicked row, unclicked row of another item) sharing the ``on`` values, as a pairs
+    table (``query`` column of the clicked row; z = its ``engagement``, or 0)."""
+    m = clicks.merge(others[on + [item, group]], on=on, suffixes=("_j", "_jp"))
+    m = m[m[f"{item}_j"].to_numpy() != m[f"{item}_jp"].to_numpy()]
+    return pd.DataFrame({
+        "query": m[query].to_numpy(), "j": m[f"{item}_j"].to_numpy(), "jp": m[f"{item}_jp"].to_numpy(),
+        "s_j": m[f"{group}_j"].to_numpy(), "s_jp": m[f"{group}_jp"].to_numpy(),
+        "z": m[engagement].to_numpy() if engagement is not None else 0,
+    })
+
+
 def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
     """Keep one uniformly drawn pair per query (the seed's one randomized pair per query)."""
     gen = as_generator(rng)
@@ -63,16 +76,7 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     lab = random_log[label]
     if not lab.isin([0, 1]).all():
         raise ValueError(f"random_log column {label!r} must hold only 0/1")
-    pos = random_log[lab == 1]
-    neg = random_log[lab == 0]
-    pairs = pos[cols].merge(neg[[query, item, group]], on=query, suffixes=("_j", "_jp"))
-    out = pd.DataFrame({
-        "query": pairs[query].to_numpy(),
-        "j": pairs[f"{item}_j"].to_numpy(), "jp": pairs[f"{item}_jp"].to_numpy(),
-        "s_j": pairs[f"{group}_j"].to_numpy(), "s_jp": pairs[f"{group}_jp"].to_numpy(),
-        "z": pairs[engagement].to_numpy() if engagement is not None else 0,
-    })
-    out = out[out["j"].to_numpy() != out["jp"].to_numpy()]
+    out = _pair_frame(random_log[lab == 1][cols], random_log[lab == 0], [query], query, item, group, engagement)
     if mode == "one-per-query":
         return _one_per_query(out, rng)
     return out.sort_values(["query", "j", "jp"]).reset_index(drop=True)
@@ -90,15 +94,8 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
     match_on = list(match_on)
     _need(log, match_on + [label, item, group] + ([engagement] if engagement else []), "log")
     base = log.reset_index(drop=True).assign(_row=lambda d: np.arange(len(d)))
-    clicks = base[base[label] == 1]
-    others = base[base[label] == 0]
-    m = clicks.merge(others[match_on + [item, group]], on=match_on, suffixes=("_j", "_jp"))
-    m = m[m[f"{item}_j"].to_numpy() != m[f"{item}_jp"].to_numpy()]
-    out = pd.DataFrame({
-        "query": m["_row"].to_numpy(), "j": m[f"{item}_j"].to_numpy(), "jp": m[f"{item}_jp"].to_numpy(),
-        "s_j": m[f"{group}_j"].to_numpy(), "s_jp": m[f"{group}_jp"].to_numpy(),
-        "z": m[engagement].to_numpy() if engagement else 0,
-    })
+    out = _pair_frame(base[base[label] == 1], base[base[label] == 0], match_on, "_row", item, group,
+                      engagement or None)
     return out.sort_values(["query", "j", "jp"]).reset_index(drop=True)
 
 

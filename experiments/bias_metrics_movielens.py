@@ -52,6 +52,7 @@ def recommendations(policy: str, scores: np.ndarray, rng: np.random.Generator) -
     """What :func:`ocef.metrics.recommender_bias` reads for a policy (with ``top`` = 10): the
     scores themselves for the top-10 ranking, the 0/1 argmax matrix, or for softmax a 0/1 matrix
     of one item per user drawn from the policy (the exposure that users actually receive)."""
+    from ocef.policies.base import sample_rows
     from ocef.policies.builders import build_policy
 
     if policy == "ranking":
@@ -59,9 +60,7 @@ def recommendations(policy: str, scores: np.ndarray, rng: np.random.Generator) -
     probs = build_policy(policy, scores, beta=BETA).probabilities()
     if policy == "argmax":
         return probs
-    cdf = np.cumsum(probs, axis=1)
-    u = rng.random(probs.shape[0]) * cdf[:, -1]
-    pick = np.minimum((cdf < u[:, None]).sum(axis=1), probs.shape[1] - 1)     # inverse CDF, vectorized
+    pick = sample_rows(probs, rng)
     out = np.zeros_like(probs)
     out[np.arange(probs.shape[0]), pick] = 1.0
     return out

@@ -23,7 +23,7 @@ from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import save_figure, write_csv
 from ocef.experiments.claims import Claim
 from ocef.pairwise import exposure_table, fit_mf_pairwise, pairwise_accuracy
-from ocef.pairwise.datasets import coat_mf, coat_sizes, score_pairs
+from ocef.pairwise.datasets import coat_mf, coat_ratings, coat_sizes, score_pairs
 
 NAME = "pairwise-coat"
 DESCRIPTION = "Seed 003 Fig. 1-4 analogues on Coat (item gender): pairwise accuracies with intervals"
@@ -43,9 +43,8 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     train_users = rng.choice(users, users.size // 2, replace=False)
     is_train = pairs["query"].isin(train_users).to_numpy()
     train_pairs, test_pairs = pairs[is_train], pairs[~is_train]
-    ratings = pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
     base = coat_mf(default, n_users, n_items, rng=seed)
-    reg = fit_mf_pairwise(ratings, train_pairs, lam=LAM, n_users=n_users, n_items=n_items, l2=0.01,
+    reg = fit_mf_pairwise(coat_ratings(default), train_pairs, lam=LAM, n_users=n_users, n_items=n_items, l2=0.01,
                           epochs=100 if quick else 200, lr=0.01, subgroup="women", init=base, rng=seed)
     frames = []
     for model_name, model in (("production", base), (f"regularized (lambda={LAM:g})", reg)):

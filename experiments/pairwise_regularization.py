@@ -21,6 +21,7 @@ import pandas as pd
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
 from ocef.pairwise import fit_mf_pairwise, pairwise_accuracy, simulate_pairs
+from ocef.pairwise.datasets import score_pairs
 from ocef.traffic import make_traffic_world
 
 NAME = "pairwise-regularization"
@@ -50,7 +51,7 @@ def _world(seed: int):
 
 def evaluate(scores: np.ndarray, held_out: pd.DataFrame) -> dict:
     """Held-out summaries of a users × items score matrix."""
-    te = held_out.assign(score_j=scores[held_out.user, held_out.j], score_jp=scores[held_out.user, held_out.jp])
+    te = score_pairs(held_out, scores, user="user")
     res = pairwise_accuracy(te, n_resamples=0, subgroup=1)
     sm = res.summary.set_index("kind")
     tot = res.counts.total

@@ -52,10 +52,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.dataset is not None:
         if args.pairs is not None or args.scores is not None:
             raise ValueError("give either --dataset or --pairs/--scores, not both")
-        from ocef.pairwise.datasets import dataset_pairs
+        from ocef.pairwise.datasets import DEFAULT_MODELS, dataset_pairs
 
         pairs, scores = dataset_pairs(args.dataset, args.model, args.data_dir, args.seed), None
-        name = f"{args.dataset} ({args.model or ('mf' if args.dataset == 'coat' else 'popularity')})"
+        name = f"{args.dataset} ({args.model or DEFAULT_MODELS[args.dataset]})"
     else:
         if args.pairs is None:
             raise ValueError("give --pairs FILE (or --dataset coat|obd)")

@@ -143,13 +143,13 @@ def coat_user_groups(root: Path, attribute: str):
     ``attribute:value`` in ``user_features_map.txt``)."""
     import numpy as np
 
-    feats_path = root / "user_item_features" / "user_features.ascii"
+    from ocef.environments.logs import _coat_matrix
+
     map_path = root / "user_item_features" / "user_features_map.txt"
-    for f in (feats_path, map_path):
-        if not f.is_file():
-            raise FileNotFoundError(f"Coat file not found: {f}")
+    if not map_path.is_file():
+        raise FileNotFoundError(f"Coat file not found: {map_path}")
     columns = [line.strip() for line in map_path.read_text().splitlines() if line.strip()]
-    feats = np.loadtxt(feats_path, dtype=np.int64, ndmin=2)
+    feats = _coat_matrix(root / "user_item_features" / "user_features.ascii")
     if feats.shape[1] != len(columns):
         raise ValueError(f"Coat user features: {feats.shape[1]} columns but {len(columns)} names in {map_path}")
     cols = [j for j, c in enumerate(columns) if c.split(":", 1)[0] == attribute]
@@ -165,17 +165,13 @@ def coat_user_groups(root: Path, attribute: str):
 def _coat_inputs(args):
     import numpy as np
 
+    from ocef.environments.logs import _coat_matrix
     from ocef.environments.movielens_env import stars_to_unit
     from ocef.environments.paths import dataset_dir
     from ocef.environments.recommender import fit_funk_svd
 
     root = dataset_dir("coat", args.data_dir)
-    matrices = []
-    for name in ("train.ascii", "test.ascii"):
-        if not (root / name).is_file():
-            raise FileNotFoundError(f"Coat file not found: {root / name}")
-        matrices.append(np.loadtxt(root / name, dtype=np.int64, ndmin=2))
-    train, test = matrices
+    train, test = _coat_matrix(root / "train.ascii"), _coat_matrix(root / "test.ascii")
     users, items = np.nonzero(train)
     model = fit_funk_svd(users, items, train[users, items].astype(float), train.shape[0], train.shape[1],
                          factors=args.factors, reg=0.02, rating_scale=(1.0, 5.0), rng=args.seed)

@@ -21,17 +21,17 @@ sizes stay fixed, no group is ever empty); intervals are percentile intervals at
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ocef.metrics.recommender import (
-    GINI_CONVENTIONS, UserStats, aggregate, check_scores, exposure_distribution, item_metrics, pair_metrics, user_stats,
+    GINI_CONVENTIONS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution, item_metrics,
+    pair_metrics, user_stats,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import as_generator, check_in_interval
+from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROUP_METRICS", "PAIR_METRICS",
            "INTERVALS", "bootstrap_weights", "bootstrap_interval"]
@@ -203,8 +203,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     so their percentile intervals can lie entirely beside θ̂.
     ``bias`` = mean(replicates) − θ̂, the bootstrap estimate of the plug-in bias.
     """
-    if method not in INTERVALS:
-        raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, got {method!r}")
+    _check_choice("interval", method, INTERVALS)
     s = np.asarray(samples, dtype=float)
     point = np.asarray(point, dtype=float)
     defined = (~np.isnan(s)).sum(axis=0)
@@ -252,13 +251,10 @@ def recommender_bias(scores, truth=None, groups=None, reference=None, top: int |
     """
     arr = check_scores(scores)
     n_users = arr.shape[0]
-    if gini_convention not in GINI_CONVENTIONS:
-        raise ValueError(f"gini_convention must be one of {', '.join(GINI_CONVENTIONS)}, got {gini_convention!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 0:
-        raise ValueError(f"n_resamples must be an integer >= 0 (0: no intervals), got {n_resamples!r}")
+    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
+    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)     # 0: no intervals
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    if interval not in INTERVALS:
-        raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, got {interval!r}")
+    _check_choice("interval", interval, INTERVALS)
     codes, names = _group_codes(groups, n_users)
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")

@@ -34,7 +34,7 @@ import pandas as pd
 from ocef.results import Result
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "PairCounts", "check_pairs", "attach_scores",
-           "pair_counts", "counts_from_arrays", "group_mapping"]
+           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
 PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
@@ -76,15 +76,8 @@ class PairCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
-        tot = self.total
-        s, t, z, o = np.meshgrid(*[np.arange(n) for n in tot.shape], indexing="ij")
-        return pd.DataFrame({
-            "group": np.asarray(self.groups, dtype=object)[s.ravel()],
-            "kind": np.asarray(["intra", "inter"], dtype=object)[t.ravel()],
-            "z": np.asarray(self.z_levels, dtype=object)[z.ravel()],
-            "outcome": np.asarray(["loss", "tie", "win"], dtype=object)[o.ravel()],
-            "n_pairs": tot.ravel().astype(np.int64),
-        })
+        return grid_frame({"group": self.groups, "kind": ("intra", "inter"), "z": self.z_levels,
+                           "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
         from ocef.results import jsonable
@@ -92,6 +85,19 @@ class PairCounts(Result):
         return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
                          "counts": self.to_frame()})
+
+
+def grid_frame(labels: dict, **columns) -> pd.DataFrame:
+    """One row per cell of the grid whose axes are ``labels`` (column name -> the labels along
+    that axis, in order; rows in C order), with ``columns`` (arrays of the grid's shape) beside
+    them. Labels given as a numpy array keep its dtype; others become objects (names may mix
+    types, e.g. ``("not 2", 2)``)."""
+    shape = tuple(len(v) for v in labels.values())
+    idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
+    out = {name: (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object))[i]
+           for (name, v), i in zip(labels.items(), idx)}
+    out.update({name: np.asarray(v).reshape(-1) for name, v in columns.items()})
+    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------- checks
@@ -198,8 +204,6 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
     ``outcome`` is coded 0/1/2 (loss/tie/win). Vectorized: one factorization per column and one
     sort of the (query, cell) codes; distinct query profiles are found exactly.
     """
-    n = len(query)
-    weight = np.ones(n, dtype=np.int64) if weight is None else np.asarray(weight, dtype=np.int64)
     codes_j, uj = _factorize(s_j)
     codes_jp, ujp = _factorize(s_jp)
     names, mapping = group_mapping(list(uj) + list(ujp), subgroup)
@@ -250,17 +254,22 @@ def _factorize(values, uniques: bool = True) -> tuple[np.ndarray, list | None]:
     return codes, (list(found) if uniques else None)
 
 
+def _one_cell_profiles(cell: np.ndarray, count: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Profiles when every query has one cell: the token cell·top + count names the profile."""
+    top = int(count.max()) + 1
+    mult = np.bincount(cell * top + count, minlength=K * top)
+    tok = np.flatnonzero(mult)
+    prof = np.zeros((tok.size, K), dtype=np.int64)
+    prof[np.arange(tok.size), tok // top] = tok % top
+    return prof, mult[tok]
+
+
 def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct per-query count vectors (P, K) and how many queries have each (P,). Exact."""
     if q.size == 0:
         return np.zeros((0, K), dtype=np.int64), np.zeros(0, dtype=np.int64)
     if int(q.max()) + 1 == q.size:                    # one row per query: the profile is the row
-        top = int(weight.max()) + 1
-        mult = np.bincount(cell * top + weight, minlength=K * top)
-        tok = np.flatnonzero(mult)
-        prof = np.zeros((tok.size, K), dtype=np.int64)
-        prof[np.arange(tok.size), tok // top] = tok % top
-        return prof, mult[tok]
+        return _one_cell_profiles(cell, weight, K)
     comb = q * K + cell
     order = np.argsort(comb, kind="stable")
     comb_s = comb[order]
@@ -268,16 +277,14 @@ def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tu
     uniq = comb_s[first]
     cnt = np.add.reduceat(weight[order], first)
     qq, kk = uniq // K, uniq % K
-    # one token per (cell, count) of a query; queries are equal iff their token rows are equal
-    tok = kk * (int(cnt.max()) + 1) + cnt
     starts = np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]])
     lens = np.diff(np.r_[starts, qq.size])
     width = int(lens.max())
-    if width == 1:
-        utok, mult = np.unique(tok, return_counts=True)
-        prof = np.zeros((utok.size, K), dtype=np.int64)
-        prof[np.arange(utok.size), utok // (int(cnt.max()) + 1)] = utok % (int(cnt.max()) + 1)
-        return prof, mult
+    if width == 1:                                    # several rows per query, all in one cell
+        return _one_cell_profiles(kk, cnt, K)
+    # one token per (cell, count) of a query; queries are equal iff their token rows are equal
+    top = int(cnt.max()) + 1
+    tok = kk * top + cnt
     pos = np.arange(qq.size) - np.repeat(starts, lens)
     rows = np.repeat(np.arange(starts.size), lens)
     padded = np.full((starts.size, width), -1, dtype=np.int64)
@@ -286,7 +293,7 @@ def _profiles(q: np.ndarray, cell: np.ndarray, weight: np.ndarray, K: int) -> tu
     prof = np.zeros((urows.shape[0], K), dtype=np.int64)
     r, c = np.nonzero(urows >= 0)
     t = urows[r, c]
-    prof[r, t // (int(cnt.max()) + 1)] = t % (int(cnt.max()) + 1)
+    prof[r, t // top] = t % top
     return prof, mult
 
 

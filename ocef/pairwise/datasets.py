@@ -16,9 +16,11 @@ from ocef.environments import logs
 from ocef.environments import pairs as pairs_mod
 from ocef.pairwise.regularizer import MFModel, fit_mf_pairwise
 
-__all__ = ["MODELS", "coat_sizes", "coat_mf", "dataset_pairs", "score_pairs"]
+__all__ = ["MODELS", "DEFAULT_MODELS", "coat_sizes", "coat_ratings", "coat_mf", "dataset_pairs", "score_pairs"]
 
 MODELS = ("mf", "popularity")
+#: Model scored on each data set's pairs when none is named.
+DEFAULT_MODELS = {"coat": "mf", "obd": "popularity"}
 
 
 def coat_sizes(default: pd.DataFrame, random: pd.DataFrame) -> tuple[int, int]:
@@ -27,10 +29,14 @@ def coat_sizes(default: pd.DataFrame, random: pd.DataFrame) -> tuple[int, int]:
             int(max(default["item"].max(), random["item"].max())) + 1)
 
 
+def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
+    """Coat's self-selected ratings (the default log) as the trainer's ``user, item, rating``."""
+    return pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
+
+
 def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, rng=None) -> MFModel:
     """The "production" MF of the Coat analyses: rank 8, trained on the self-selected ratings."""
-    ratings = pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
-    return fit_mf_pairwise(ratings, n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200, lr=0.05, rng=rng)
+    return fit_mf_pairwise(coat_ratings(default), n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200, lr=0.05, rng=rng)
 
 
 def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") -> pd.DataFrame:
@@ -43,9 +49,9 @@ def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") ->
 
 def dataset_pairs(name: str, model: str | None = None, data_dir=None, rng=None) -> pd.DataFrame:
     """Scored pairs of ``"coat"`` (default model ``"mf"``) or ``"obd"`` (``"popularity"``)."""
-    if name not in ("coat", "obd"):
+    if name not in DEFAULT_MODELS:
         raise ValueError(f"dataset must be 'coat' or 'obd', got {name!r}")
-    model = model or ("mf" if name == "coat" else "popularity")
+    model = model or DEFAULT_MODELS[name]
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     default, random = logs.load_dataset(name, data_dir)

@@ -22,21 +22,40 @@ import numpy as np
 from ocef.pairwise.metrics import cell_statistics, summary_statistics
 from ocef.validation import check_in_interval
 
-__all__ = ["lemma_case", "lemma_mass"]
+__all__ = ["lemma_case", "lemma_mass", "calibration_errors"]
+
+
+def _base_rates(y_bar_0: float, y_bar_1: float) -> np.ndarray:
+    return np.array([check_in_interval("y_bar_0", y_bar_0, 0.0, 1.0, low_open=True, high_open=True),
+                     check_in_interval("y_bar_1", y_bar_1, 0.0, 1.0, low_open=True, high_open=True)])
+
+
+def _base_rate_model(y: np.ndarray) -> np.ndarray:
+    """The lemmas' model: each item predicted at its group's base rate, f(q, v_j) = ȳ_{s_j}."""
+    return y.copy()
+
+
+def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
+    """|E[y | f = f_s] − f_s| per group s (eq. 9) for items of group s with probability π_s,
+    labels Bernoulli(ȳ_s) and prediction f_s; groups predicted alike are pooled, as the
+    conditioning is on the prediction."""
+    y, f = np.asarray(y_bar, dtype=float), np.asarray(predictions, dtype=float)
+    pi = np.array([1 - share_1, share_1])
+    same = f[:, None] == f[None, :]                          # items sharing group s's prediction
+    return np.abs(same @ (pi * y) / (same @ pi) - f)
 
 
 def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
     """Expected counts (probabilities) N[s, t, z=0, o] of the recorded pairs (module docstring)."""
-    y = np.array([check_in_interval("y_bar_0", y_bar_0, 0.0, 1.0, low_open=True, high_open=True),
-                  check_in_interval("y_bar_1", y_bar_1, 0.0, 1.0, low_open=True, high_open=True)])
+    y = _base_rates(y_bar_0, y_bar_1)
     share_1 = check_in_interval("share_1", share_1, 0.0, 1.0, low_open=True, high_open=True)
     pi = np.array([1 - share_1, share_1])
+    f = _base_rate_model(y)
     mass = np.zeros((2, 2, 1, 3))
     for s in (0, 1):
         for sp in (0, 1):
             p = pi[s] * y[s] * pi[sp] * (1 - y[sp])
-            f_j, f_jp = y[s], y[sp]                              # f(q, v) = ȳ_{s}
-            o = 2 if f_j > f_jp else (1 if f_j == f_jp else 0)
+            o = 1 + int(np.sign(f[s] - f[sp]))                   # 0 lost, 1 tie, 2 won
             mass[s, int(s != sp), 0, o] += p
     return mass / mass.sum()
 
@@ -46,10 +65,8 @@ def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
     mass = lemma_mass(y_bar_0, y_bar_1, share_1)
     n, acc = cell_statistics(mass)
     summ = summary_statistics(acc, (n > 0).all(axis=1))
-    y = np.array([y_bar_0, y_bar_1], dtype=float)
-    pi = np.array([1 - share_1, share_1])
-    # eq. (9): E[y | f = ȳ_s] = P(y = 1, s) / P(s) against the prediction ȳ_s
-    calibration = np.abs((pi * y) / pi - y)
+    y = _base_rates(y_bar_0, y_bar_1)
+    calibration = calibration_errors(y, share_1, _base_rate_model(y))     # eq. (9)
     mse = y * (1 - y) ** 2 + (1 - y) * y ** 2
     out = {"y_bar_0": y_bar_0, "y_bar_1": y_bar_1, "share_1": share_1,
            "calibration_error_0": calibration[0], "calibration_error_1": calibration[1],

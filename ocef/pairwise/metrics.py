@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.pairwise.counts import KINDS, PairCounts, pair_counts
+from ocef.pairwise.counts import KINDS, PairCounts, grid_frame, pair_counts
 from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
@@ -211,15 +211,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     else:
         lo = hi = np.full(acc.shape, np.nan)
         slo = shi = np.full(summ.shape, np.nan)
-    Z = len(counts.z_levels)
-    k_idx, s_idx, z_idx = np.meshgrid(np.arange(3), np.arange(2), np.arange(Z), indexing="ij")
-    cells = pd.DataFrame({
-        "kind": np.asarray(KINDS, dtype=object)[k_idx.ravel()],
-        "group": np.asarray(counts.groups, dtype=object)[s_idx.ravel()],
-        "z": np.asarray(counts.z_levels, dtype=object)[z_idx.ravel()],
-        "n_pairs": n.ravel().astype(np.int64),
-        "accuracy": acc.ravel(), "ci_low": lo.ravel(), "ci_high": hi.ravel(),
-    })
+    cells = grid_frame({"kind": KINDS, "group": counts.groups, "z": counts.z_levels},
+                       n_pairs=n.astype(np.int64), accuracy=acc, ci_low=lo, ci_high=hi)
     summary = pd.DataFrame({
         "kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
         "ratio": summ[:, 2], "gap": summ[:, 3],
@@ -248,16 +241,9 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     recomposed = (np.where(n[1] > 0, w_intra * np.nan_to_num(acc[1]), 0.0)
                   + np.where(n[2] > 0, w_inter * np.nan_to_num(acc[2]), 0.0))
     recomposed = np.where(n[0] > 0, recomposed, np.nan)
-    Z = len(counts.z_levels)
-    s_idx, z_idx = np.meshgrid(np.arange(2), np.arange(Z), indexing="ij")
-    return pd.DataFrame({
-        "group": np.asarray(counts.groups, dtype=object)[s_idx.ravel()],
-        "z": np.asarray(counts.z_levels, dtype=object)[z_idx.ravel()],
-        "n_pairs": n[0].ravel().astype(np.int64),
-        "weight_intra": w_intra.ravel(), "accuracy_intra": acc[1].ravel(),
-        "weight_inter": w_inter.ravel(), "accuracy_inter": acc[2].ravel(),
-        "overall": acc[0].ravel(), "recomposed": recomposed.ravel(),
-    })
+    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=n[0].astype(np.int64),
+                      weight_intra=w_intra, accuracy_intra=acc[1], weight_inter=w_inter, accuracy_inter=acc[2],
+                      overall=acc[0], recomposed=recomposed)
 
 
 def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, rng=None, **kwargs) -> pd.DataFrame:
@@ -273,17 +259,9 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
         lo, hi = _percentile(rep, confidence)
     else:
         lo = hi = np.full(stats.shape, np.nan)
-    Z = len(counts.z_levels)
-    s_idx, z_idx = np.meshgrid(np.arange(2), np.arange(Z), indexing="ij")
-    return pd.DataFrame({
-        "group": np.asarray(counts.groups, dtype=object)[s_idx.ravel()],
-        "z": np.asarray(counts.z_levels, dtype=object)[z_idx.ravel()],
-        "n_pairs": stats[..., 0].ravel().astype(np.int64),
-        "click_share": stats[..., 1].ravel(), "click_share_ci_low": lo[..., 1].ravel(),
-        "click_share_ci_high": hi[..., 1].ravel(),
-        "exposure": stats[..., 2].ravel(), "exposure_ci_low": lo[..., 2].ravel(),
-        "exposure_ci_high": hi[..., 2].ravel(),
-    })
+    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=stats[..., 0].astype(np.int64),
+                      click_share=stats[..., 1], click_share_ci_low=lo[..., 1], click_share_ci_high=hi[..., 1],
+                      exposure=stats[..., 2], exposure_ci_low=lo[..., 2], exposure_ci_high=hi[..., 2])
 
 
 # --------------------------------------------------------------------------- rank positions (Sec. 4.1)

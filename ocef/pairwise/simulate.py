@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.pairwise.counts import KINDS
+from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.metrics import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records
 from ocef.traffic import TrafficWorld
@@ -124,30 +124,23 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
         W = 0.5 * (t2 * rj * (1 - t3 * rjp) + t3 * rj * (1 - t2 * rjp)) * world.user_weights[u][:, None, None]
         W = W * (1 - np.eye(M))[None]
         pz = binom.pmf(lv[None, None, :], n_levels - 1, rho[:, :, None])      # U x M x Z
-        outcome = [(g[:, :, None] < g[:, None, :]), (g[:, :, None] == g[:, None, :]),
-                   (g[:, :, None] > g[:, None, :])]
+        # cell (s_j, intra/inter, outcome) of each ordered pair, coded like the counts' (s, t, o)
         inter = s[:, :, None] != s[:, None, :]
-        for sg in (0, 1):
-            for t, tm in ((0, ~inter), (1, inter)):
-                base = W * tm * (s[:, :, None] == sg)
-                for o in range(3):
-                    X = (base * outcome[o]).sum(axis=2)                          # U x M (over j′)
-                    mass[sg, t, :, o] += np.einsum("uj,ujz->z", X, pz)
+        outcome = 1 + np.sign(g[:, :, None] - g[:, None, :]).astype(np.int64)  # 0 loss, 1 tie, 2 win
+        cell = (s[:, :, None] * 2 + inter) * 3 + outcome
+        row = np.arange(u.size * M).reshape(u.size, M, 1) * 12
+        X = np.bincount((row + cell).ravel(), weights=W.ravel(), minlength=u.size * M * 12)  # sum over j′
+        mass += np.einsum("ujc,ujz->cz", X.reshape(u.size, M, 12), pz).reshape(2, 2, 3, n_levels).swapaxes(2, 3)
     mass /= mass.sum()
     n, acc = cell_statistics(mass)
     common = (n > 0).all(axis=1)
     summ = summary_statistics(acc, common)
-    levels = list(range(1, n_levels + 1))
-    k_idx, s_idx, z_idx = np.meshgrid(np.arange(3), np.arange(2), np.arange(n_levels), indexing="ij")
-    cells = pd.DataFrame({"kind": np.asarray(KINDS, dtype=object)[k_idx.ravel()], "group": s_idx.ravel(),
-                          "z": np.asarray(levels)[z_idx.ravel()], "probability": n.ravel(),
-                          "accuracy": acc.ravel()})
+    groups, levels = np.arange(2), np.arange(1, n_levels + 1)
+    cells = grid_frame({"kind": KINDS, "group": groups, "z": levels}, probability=n, accuracy=acc)
     summary = pd.DataFrame({"kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
                             "ratio": summ[:, 2], "gap": summ[:, 3]})
     ex = _exposure_statistics(mass)
-    s2, z2 = np.meshgrid(np.arange(2), np.arange(n_levels), indexing="ij")
-    exposure = pd.DataFrame({"group": s2.ravel(), "z": np.asarray(levels)[z2.ravel()],
-                             "click_share": ex[..., 1].ravel(), "exposure": ex[..., 2].ravel()})
+    exposure = grid_frame({"group": groups, "z": levels}, click_share=ex[..., 1], exposure=ex[..., 2])
     return PairsTruth(mass, cells, summary, exposure)
 
 

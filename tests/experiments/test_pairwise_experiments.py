@@ -11,6 +11,13 @@ def test_lemmas_experiment_reproduces_both_lemmas(tmp_path):
     assert paths[1].suffix == ".png" and paths[1].stat().st_size > 0
     verdicts = check_claims(pairwise_lemmas.CLAIMS, df)
     assert all(v["holds"] is True for v in verdicts), verdicts
+    # the calibration part of Lemma 1 can fail: exactly (any error) and sampled (beyond 4 standard errors)
+    sample = df.method == "sample"
+    assert (df[sample].calibration_error_0 > 0).all() and (df[~sample].calibration_se_0.isna()).all()
+    off = df.assign(calibration_error_1=df.calibration_error_1.where(sample, 1e-3))
+    assert not pairwise_lemmas.CLAIMS[0].check(off)[0]
+    off = df.assign(calibration_error_0=df.calibration_error_0.where(~sample, 5 * df.calibration_se_0))
+    assert not pairwise_lemmas.CLAIMS[0].check(off)[0]
 
 
 def test_regularization_claim_check_thresholds():

@@ -209,6 +209,8 @@ def test_result_protocol_strict_json_csv_and_frames(tmp_path):
     (dict(groups=["a"] * 44 + [None]), "missing label"),
     (dict(reference="w"), "reference 'w' is not a group"),
     (dict(n_resamples=-1), "n_resamples"),
+    (dict(n_resamples=2.5), "n_resamples"),
+    (dict(interval="bca"), "interval must be one of 'percentile', 'basic'"),
     (dict(confidence=1.0), "confidence"),
     (dict(top=13), r"top must be an integer in \[1, 12\]"),
     (dict(gini_convention="n"), "gini_convention"),

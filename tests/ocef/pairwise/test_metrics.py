@@ -145,3 +145,37 @@ def test_bad_inputs():
         pair_counts(pairs, engine="spark")
     with pytest.raises(FileNotFoundError):
         pair_counts("/nonexistent/pairs.csv")
+
+
+@pytest.mark.parametrize("per_query", [1, 3, "mixed"])
+def test_profiles_equal_a_groupby_of_the_queries(per_query):
+    rng = np.random.default_rng(5)
+    n_q = 60
+    if per_query == "mixed":
+        q = rng.integers(0, n_q, 400)
+    else:                                       # every pair of a query in one cell (same groups, z, scores)
+        q = np.repeat(np.arange(n_q), per_query)
+    cell_of_q = rng.integers(0, 2, (n_q, 3))
+    s_j, s_jp, z = cell_of_q[q, 0], cell_of_q[q, 1], cell_of_q[q, 2]
+    if per_query == "mixed":
+        s_j, z = rng.integers(0, 2, q.size), rng.integers(0, 2, q.size)
+    pairs = pd.DataFrame({"query": q, "j": np.arange(q.size), "jp": np.arange(q.size) + q.size, "s_j": s_j,
+                          "s_jp": s_jp, "z": z, "score_j": 1.0, "score_jp": 0.0})
+    c = pair_counts(pairs)
+    per = {k: np.zeros((2, 2, 2, 3), dtype=np.int64) for k in np.unique(q)}
+    for row in pairs.itertuples():
+        per[row.query][row.s_j, int(row.s_j != row.s_jp), row.z, 2] += 1
+    expected = sorted((v.ravel().tolist() for v in per.values()))
+    got = sorted(p.ravel().tolist() for p, m in zip(c.profiles, c.multiplicity) for _ in range(m))
+    assert got == expected
+
+
+def test_counts_from_arrays_weight_is_a_number_of_identical_pairs():
+    from ocef.pairwise import counts_from_arrays
+
+    q, s_j, s_jp, z, o = [0, 0, 1], ["a", "b", "a"], ["b", "b", "a"], [1, 1, 1], [2, 1, 0]
+    weighted = counts_from_arrays(q, s_j, s_jp, z, o, weight=[3, 1, 2])
+    repeated = counts_from_arrays(np.repeat(q, [3, 1, 2]), np.repeat(s_j, [3, 1, 2]), np.repeat(s_jp, [3, 1, 2]),
+                                  np.repeat(z, [3, 1, 2]), np.repeat(o, [3, 1, 2]))
+    np.testing.assert_array_equal(weighted.total, repeated.total)
+    assert weighted.n_pairs == 6 and weighted.n_queries == 2

@@ -46,3 +46,26 @@ def test_bad_inputs():
         simulate_pairs(w, n_relevant=1000)
     with pytest.raises(ValueError, match="two item groups"):
         simulate_pairs(make_traffic_world(20, 10, 3, rng=0))
+
+
+def test_truth_mass_matches_a_pair_by_pair_enumeration():
+    from scipy.stats import binom
+
+    w = make_traffic_world(6, 7, 2, group_shares=[0.6, 0.4], positive_rate=0.3, rng=3)
+    scores = np.round(w.scores, 1)                                   # ties between items
+    t2, t3, n_levels = 0.9, 0.6, 3
+    R = np.argsort(-w.scores, axis=1, kind="stable")[:, :5]
+    ref = np.zeros((2, 2, n_levels, 3))
+    for u in range(w.n_users):
+        for j in R[u]:
+            for jp in R[u]:
+                if j == jp:
+                    continue
+                r, rp = w.preferences[u, j], w.preferences[u, jp]
+                p = w.user_weights[u] * 0.5 * (t2 * r * (1 - t3 * rp) + t3 * r * (1 - t2 * rp))
+                o = 1 + int(np.sign(scores[u, j] - scores[u, jp]))
+                s, sp = w.item_groups[j], w.item_groups[jp]
+                ref[s, int(s != sp), :, o] += p * binom.pmf(np.arange(n_levels), n_levels - 1, r)
+    mass = pairs_truth(w, model_scores=scores, n_relevant=5, position_bias=(t2, t3), n_levels=n_levels,
+                       chunk=60).mass
+    np.testing.assert_allclose(mass, ref / ref.sum(), rtol=1e-12, atol=1e-15)
