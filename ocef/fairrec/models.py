@@ -16,24 +16,11 @@ import pandas as pd
 from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
-__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model", "roc_auc"]
+__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Area under the ROC curve (ties count ½): Mann-Whitney U / (n_pos · n_neg); nan with one class."""
-    from scipy.stats import rankdata
-
-    labels = np.asarray(labels).astype(bool)
-    n_pos = int(labels.sum())
-    n_neg = labels.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    ranks = rankdata(scores)
-    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
 class _Adam:
