@@ -56,6 +56,17 @@ class BudgetExhausted(Exception):
     """Raised inside a search when ``max_evaluations`` distinct groups have been evaluated."""
 
 
+def _mean_defined(v: np.ndarray) -> float:
+    """Mean of the non-NaN user values of a group; NaN (an invalid group) when none is defined."""
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if v.size else float("nan")
+
+
+def _n_particles(epsilon: float, n_cells: int) -> int:
+    """Particles per swarm: ``max(2, int(ε · Π_i |B^{s_i}|))`` (module docstring)."""
+    return max(2, int(epsilon * n_cells))
+
+
 class GroupOracle:
     """Black-box group evaluation with a cache (the InfoBase) and counters.
 
@@ -179,9 +190,7 @@ class GroupOracle:
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
 
         def evaluate(rows: np.ndarray) -> float:
-            v = values[rows]
-            v = v[~np.isnan(v)]
-            return float(v.mean()) if v.size else float("nan")
+            return _mean_defined(values[rows])
 
         return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric)
 
@@ -209,9 +218,7 @@ class GroupOracle:
             if metric == "auc" and auc == "pooled":
                 return pooled_auc(sub["label"].to_numpy(), s)
             um = user_metrics(sub, s, k=k, genres=split.genres, rp=split.rp, user_pop=split.user_pop, ndcg=ndcg)
-            v = um[metric].to_numpy()
-            v = v[~np.isnan(v)]
-            return float(v.mean()) if v.size else float("nan")
+            return _mean_defined(um[metric].to_numpy())
 
         return cls(split.users, attributes, evaluate, min_users, name=metric)
 
@@ -312,7 +319,7 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alpha, c1, c2, vmax,
          vanilla: bool) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO; fills the oracle's InfoBase."""
-    n_pt = max(2, int(epsilon * oracle.n_cells))
+    n_pt = _n_particles(epsilon, oracle.n_cells)
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
@@ -432,7 +439,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n
     uf = adv.value - dis.value if adv is not None else float("nan")
     params = {"epsilon": epsilon, "n_iter": n_iter, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax,
               "theta": theta, "max_evaluations": max_evaluations,
-              "n_particles": max(2, int(epsilon * oracle.n_cells)) if method in ("dpso", "vanilla") else None}
+              "n_particles": _n_particles(epsilon, oracle.n_cells) if method in ("dpso", "vanilla") else None}
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
                          infobase=info, n_evaluations=oracle.n_evaluations,
                          n_users_queried=oracle.n_users_queried, n_invalid_visits=oracle.n_invalid_visits,
