@@ -43,13 +43,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ocef.fairrec import METHODS
 from ocef.fairrec.metrics import Group, _check_attributes
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "METHODS"]
-
-METHODS: tuple[str, ...] = ("dpso", "exhaustive", "testsgd", "vanilla")
 
 
 class BudgetExhausted(Exception):
