@@ -198,20 +198,22 @@ class GroupOracle:
                    k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
         users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
-        from ocef.fairrec.metrics import check_metric, pooled_auc, user_metrics
+        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, user_metrics
 
         check_metric(metric)
+        check_auc(auc)
         cand = split.candidates.sort_values("user", kind="stable").reset_index(drop=True)
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
-        ends = np.searchsorted(users_col, np.arange(split.n_users), side="right")
+        counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
         check_positive_int("k", k)
-        if k >= int((ends - starts).min()):
+        if k >= int(counts.min()):
             raise ValueError(f"k must be smaller than the number of candidates per user "
-                             f"({int((ends - starts).min())}), got k={k}")
+                             f"({int(counts.min())}), got k={k}")
 
         def evaluate(rows: np.ndarray) -> float:
-            idx = np.concatenate([np.arange(starts[r], ends[r]) for r in rows])
+            n = counts[rows]                  # the users' candidate rows, contiguous in ``cand``
+            idx = np.repeat(starts[rows] - (np.cumsum(n) - n), n) + np.arange(n.sum())
             sub = cand.iloc[idx]
             s = np.asarray(score(sub), dtype=float)
             if metric == "auc" and auc == "pooled":
@@ -226,11 +228,10 @@ class GroupOracle:
                     auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""
-        from ocef.fairrec.metrics import check_metric, pooled_auc, ranked_table, user_metrics
+        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, ranked_table, user_metrics
 
         check_metric(metric)
-        if auc not in ("pooled", "mean"):
-            raise ValueError(f"auc must be 'pooled' or 'mean', got {auc!r}")
+        check_auc(auc)
         if metric == "auc" and auc == "pooled":
             users, _, labels, sc, valid = ranked_table(split.candidates, scores)
             if not np.array_equal(users, np.arange(split.n_users)):
