@@ -29,6 +29,7 @@ def test_split_structure():
     last = r.loc[r.groupby("user").timestamp.idxmax()].set_index("user").item
     cand = s.candidates
     assert (cand.groupby("user").size() == 21).all() and s.n_candidates == 21
+    assert s.n_users == 30 and s.n_items == 70 and s.rp.shape == (70,)
     targets = cand[cand.label == 1].set_index("user").item
     assert targets.equals(last.rename("item").loc[targets.index])           # the latest interaction
     rated = set(map(tuple, r[["user", "item"]].to_numpy()))
