@@ -163,6 +163,13 @@ class GroupOracle:
     def values(self, cells: np.ndarray) -> np.ndarray:
         return np.array([self.value(c) for c in np.asarray(cells).tolist()], dtype=float)
 
+    def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
+        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order."""
+        cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
+        vals = np.fromiter((v[0] for v in self.infobase.values()), dtype=float, count=len(self.infobase))
+        keep = ~np.isnan(vals)
+        return cells[keep], vals[keep]
+
     def infobase_frame(self) -> pd.DataFrame:
         """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups)."""
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
@@ -363,13 +370,10 @@ def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alph
 
 
 def _global_best(oracle: GroupOracle, maximise: bool):
-    if not oracle.infobase:
+    cells, vals = oracle.evaluated()
+    if not cells.size:
         return None
-    cells = np.fromiter(oracle.infobase.keys(), dtype=np.int64)
-    vals = np.array([v[0] for v in oracle.infobase.values()])
-    if np.isnan(vals).all():
-        return None
-    i = np.nanargmax(vals) if maximise else np.nanargmin(vals)
+    i = np.argmax(vals) if maximise else np.argmin(vals)
     return oracle.position_of(cells[i:i + 1])[0].astype(float)
 
 
@@ -424,15 +428,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n
     except BudgetExhausted:
         pass
     seconds = time.perf_counter() - t0
-    info = oracle.infobase_frame()
-    ok = info[info["value"].notna()]
-    cells = oracle.cell_of(ok[oracle.attributes].to_numpy()) if len(ok) else np.empty(0, dtype=np.int64)
-    order = np.argsort(-ok["value"].to_numpy(), kind="stable")
+    cells, vals = oracle.evaluated()
+    order = np.argsort(-vals, kind="stable")
     top_adv = [oracle.group(c) for c in cells[order][:top_n]]
     top_dis = [oracle.group(c) for c in cells[order[::-1]][:top_n]]
     if method == "testsgd":
         adv, dis = (oracle.group(pair[0]), oracle.group(pair[1])) if pair else (None, None)
-    elif len(ok) >= 1:
+    elif cells.size:
         adv, dis = top_adv[0], top_dis[0]
     else:
         adv = dis = None
@@ -441,7 +443,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n
               "theta": theta, "max_evaluations": max_evaluations,
               "n_particles": _n_particles(epsilon, oracle.n_cells) if method in ("dpso", "vanilla") else None}
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
-                         infobase=info, n_evaluations=oracle.n_evaluations,
+                         infobase=oracle.infobase_frame(), n_evaluations=oracle.n_evaluations,
                          n_users_queried=oracle.n_users_queried, n_invalid_visits=oracle.n_invalid_visits,
                          n_groups=oracle.n_groups, n_cells=oracle.n_cells, min_users=oracle.min_users,
                          seconds=seconds, top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)
