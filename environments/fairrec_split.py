@@ -44,11 +44,14 @@ class FairRecSplit:
     genres: np.ndarray
     rp: np.ndarray
     user_pop: np.ndarray
-    n_items: int
 
     @property
     def n_users(self) -> int:
         return len(self.users)
+
+    @property
+    def n_items(self) -> int:
+        return int(self.genres.shape[0])
 
     @property
     def n_candidates(self) -> int:
@@ -144,7 +147,7 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     rp = item_popularity(hi, n_items)
     user_pop = np.bincount(hu, weights=rp[hi], minlength=n_users) / np.maximum(np.bincount(hu, minlength=n_users), 1)
     return FairRecSplit(train=train, candidates=candidates, users=users.reset_index(drop=True),
-                        genres=genres, rp=rp, user_pop=user_pop, n_items=n_items)
+                        genres=genres, rp=rp, user_pop=user_pop)
 
 
 def movielens_fairrec_split(data_dir=None, *, n_neg_test: int = 49, n_neg_train: int = 1, rng=0) -> FairRecSplit:

@@ -354,12 +354,8 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
     else:
         movies = _read(_require(path, "movies.dat"), "::", ["item_id", "title", "genres"])
         ids = movies["item_id"].astype(int).to_numpy()
-        pos = {g: i for i, g in enumerate(GENRE_FLAGS)}
-        flags = np.zeros((len(movies), len(GENRE_FLAGS)), dtype=int)
-        for r, gl in enumerate(movies["genres"].str.split("|")):
-            for g in gl:
-                if g in pos:
-                    flags[r, pos[g]] = 1
+        flags = (movies["genres"].str.get_dummies("|")
+                 .reindex(columns=list(GENRE_FLAGS), fill_value=0).to_numpy(dtype=int))
         flags[flags[:, 1:].sum(axis=1) == 0, 0] = 1
     row = pd.Index(ids).get_indexer(data.items["item_id"].to_numpy())
     if (row < 0).any():
@@ -374,8 +370,9 @@ def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
     gender = users["gender"].map(GENDER_CODES)
     if gender.isna().any():
         raise ValueError(f"gender must be 'F' or 'M', got {sorted(set(users['gender']) - set(GENDER_CODES))}")
-    age = np.searchsorted(_AGE_CODES, users["age"].to_numpy(dtype=int))
-    if (age >= len(_AGE_CODES)).any() or not np.array_equal(_AGE_CODES[np.minimum(age, 6)], users["age"].to_numpy()):
+    ages = users["age"].to_numpy(dtype=int)
+    if not np.isin(ages, _AGE_CODES).all():
         raise ValueError("age must hold ML-1M bracket codes (1, 18, 25, 35, 45, 50, 56)")
+    age = np.searchsorted(_AGE_CODES, ages)
     return pd.DataFrame({"gender": gender.to_numpy(dtype=int), "age": age.astype(int),
                          "occupation": users["occupation"].to_numpy(dtype=int)})

@@ -92,8 +92,7 @@ def _figure(df: pd.DataFrame):
     fig, axes = panel_grid(len(models), 6, 4)
     for ax, m in zip(axes, models):
         sub = df[df.model == m]
-        acc = sub.groupby(["metric", "method"])["accuracy"].mean().unstack("method")
-        accuracy_bars(ax, acc, methods, f"{m}: mean over {sub[sub.method == 'fairrec'].seed.nunique()} seeds")
+        accuracy_bars(ax, sub, methods, f"{m}: mean over {sub[sub.method == 'fairrec'].seed.nunique()} seeds")
         ax.set_ylim(0, 1.1)
     axes[0].legend(fontsize=8, loc="lower left")
     n = df.n_groups.iloc[0]

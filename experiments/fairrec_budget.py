@@ -58,8 +58,7 @@ def _figure(df: pd.DataFrame):
     fig, axes = plotting.subplots(1, len(fracs), figsize=(6 * len(fracs), 4), squeeze=False)
     for ax, frac in zip(axes[0], fracs):
         sub = df[df.budget_fraction == frac]
-        acc = sub.groupby(["metric", "method"])["accuracy"].mean().unstack("method")
-        accuracy_bars(ax, acc, ["themis-random", "fairrec"],
+        accuracy_bars(ax, sub, ["themis-random", "fairrec"],
                       f"budget {frac:.0%} of the groups ({int(sub.budget.iloc[0])} evaluations); "
                       f"mean over models and {sub.seed.nunique()} seeds")
         ax.set_ylim(0, 1.1)

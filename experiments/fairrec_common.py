@@ -80,10 +80,6 @@ def row(model: str, metric: str, method: str, seed, res, uf_opt: float, **extra)
             "min_users": res.min_users, **extra}
 
 
-def mean_accuracy(df: pd.DataFrame, by) -> pd.Series:
-    return df.groupby(by)["accuracy"].mean()
-
-
 def panel_grid(n: int, width: float, height: float, ncols: int = 3):
     """A figure with ``n`` panels in rows of at most ``ncols``; returns ``(fig, axes)`` (flat list, unused hidden)."""
     from ocef.experiments import plotting
@@ -97,8 +93,9 @@ def panel_grid(n: int, width: float, height: float, ncols: int = 3):
     return fig, flat[:n]
 
 
-def accuracy_bars(ax, table: pd.DataFrame, methods, title: str) -> None:
-    """Grouped bars: rows = metrics, columns = methods (mean accuracy)."""
+def accuracy_bars(ax, df: pd.DataFrame, methods, title: str) -> None:
+    """Grouped bars of the mean ``accuracy`` of ``df``'s rows: one group per metric, one bar per method."""
+    table = df.groupby(["metric", "method"])["accuracy"].mean().unstack("method")
     metrics = [m for m in METRICS if m in table.index]
     width = 0.8 / len(methods)
     x = np.arange(len(metrics))

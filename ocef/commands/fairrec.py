@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-METHOD_CHOICES = ("dpso", "exhaustive", "testsgd", "vanilla")
+from ocef.fairrec import METHODS
 
 
 def register(sub) -> None:
@@ -36,7 +36,7 @@ def register(sub) -> None:
                    help="comma-separated sensitive attributes (default: gender,age,occupation)")
     p.add_argument("--metric", default="mrr",
                    help="auc, mrr, ndcg, urd or urp (with --user-metrics: any metric column; default: mrr)")
-    p.add_argument("--method", choices=METHOD_CHOICES, default="dpso",
+    p.add_argument("--method", choices=METHODS, default="dpso",
                    help="dpso (FairRec), exhaustive (Themis), testsgd or vanilla PSO (default: dpso)")
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
     p.add_argument("--epsilon", type=float, default=0.1,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ocef.environments.cache import array_fingerprint, cached_arrays
+from ocef.fairrec.models import fitted_params
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
@@ -130,15 +130,8 @@ class DeepCTR:
         check_in_interval("lr", self.lr, 0.0, 1.0)
         torch = _require_torch()
         self._setup(split)
-        train = split.train
-        data_key = array_fingerprint(train["user"].to_numpy(), train["item"].to_numpy(), train["label"].to_numpy(),
-                                     split.users.to_numpy(), np.asarray(split.genres))
-        if cache and (rng is None or isinstance(rng, (int, np.integer))):
-            key = {"model": self.kind, **self.hyper(), "data": data_key, "seed": rng, "torch": torch.__version__,
-                   "code": DEEP_CODE_VERSION}
-            self.params = dict(cached_arrays(f"fairrec-{self.kind}", key, lambda: self._train(train, rng)))
-        else:
-            self.params = self._train(train, rng)
+        key = {**self.hyper(), "torch": torch.__version__, "code": DEEP_CODE_VERSION}
+        self.params = fitted_params(self.kind, split, key, rng, cache, lambda: self._train(split.train, rng))
         self._net = self._module()
         self._net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.params.items()})
         self._net.eval()

@@ -34,12 +34,19 @@ __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairnes
 #: The five metrics of Sec. 3.2 (CLI names) and ``hit`` (target in the top k).
 METRICS: tuple[str, ...] = ("auc", "mrr", "ndcg", "urd", "urp")
 NDCG_MODES = ("standard", "repo")
+AUC_MODES = ("pooled", "mean")
 
 
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
     return metric
+
+
+def check_auc(auc: str) -> str:
+    if auc not in AUC_MODES:
+        raise ValueError(f"auc must be one of {list(AUC_MODES)}, got {auc!r}")
+    return auc
 
 
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -189,8 +196,7 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
     attributes = _check_attributes(table, attributes)
     if metric not in table.columns and not (metric == "auc" and auc == "pooled"):
         raise ValueError(f"table lacks the metric column {metric!r}")
-    if auc not in ("mean", "pooled"):
-        raise ValueError(f"auc must be 'mean' or 'pooled', got {auc!r}")
+    check_auc(auc)
     codes = table[attributes].astype(np.int64)
     if metric == "auc" and auc == "pooled":
         if candidates is None or scores is None or "user" not in table.columns:

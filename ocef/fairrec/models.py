@@ -16,24 +16,22 @@ import pandas as pd
 from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
-__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model", "roc_auc"]
+__all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Area under the ROC curve (ties count ½): Mann-Whitney U / (n_pos · n_neg); nan with one class."""
-    from scipy.stats import rankdata
-
-    labels = np.asarray(labels).astype(bool)
-    n_pos = int(labels.sum())
-    n_neg = labels.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    ranks = rankdata(scores)
-    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[str, np.ndarray]:
+    """``train()``'s parameters, cached on disk (when ``cache`` and ``rng`` is an int or None) under
+    ``key`` (the hyper-parameters), a fingerprint of ``split``'s training data and the seed."""
+    if not (cache and (rng is None or isinstance(rng, (int, np.integer)))):
+        return train()
+    t = split.train
+    data = array_fingerprint(t["user"].to_numpy(), t["item"].to_numpy(), t["label"].to_numpy(),
+                             np.asarray(split.users.to_numpy()), np.asarray(split.genres))
+    return dict(cached_arrays(f"fairrec-{kind}", {"model": kind, **key, "data": data, "seed": rng}, train))
 
 
 class _Adam:
@@ -87,15 +85,7 @@ class _Base:
         """
         self._check()
         self._setup(split)
-        train = split.train
-        data_key = array_fingerprint(train["user"].to_numpy(), train["item"].to_numpy(),
-                                     train["label"].to_numpy(), np.asarray(split.users.to_numpy()),
-                                     np.asarray(split.genres))
-        if cache and (rng is None or isinstance(rng, (int, np.integer))):
-            key = {"model": self.kind, **self.hyper(), "data": data_key, "seed": rng}
-            self.params = dict(cached_arrays(f"fairrec-{self.kind}", key, lambda: self._train(train, rng)))
-        else:
-            self.params = self._train(train, rng)
+        self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng))
         return self
 
     def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:

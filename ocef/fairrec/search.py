@@ -43,17 +43,27 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ocef.fairrec import METHODS
 from ocef.fairrec.metrics import Group, _check_attributes
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "METHODS"]
 
-METHODS: tuple[str, ...] = ("dpso", "exhaustive", "testsgd", "vanilla")
-
 
 class BudgetExhausted(Exception):
     """Raised inside a search when ``max_evaluations`` distinct groups have been evaluated."""
+
+
+def _mean_defined(v: np.ndarray) -> float:
+    """Mean of the non-NaN user values of a group; NaN (an invalid group) when none is defined."""
+    v = v[~np.isnan(v)]
+    return float(v.mean()) if v.size else float("nan")
+
+
+def _n_particles(epsilon: float, n_cells: int) -> int:
+    """Particles per swarm: ``max(2, int(ε · Π_i |B^{s_i}|))`` (module docstring)."""
+    return max(2, int(epsilon * n_cells))
 
 
 class GroupOracle:
@@ -153,6 +163,13 @@ class GroupOracle:
     def values(self, cells: np.ndarray) -> np.ndarray:
         return np.array([self.value(c) for c in np.asarray(cells).tolist()], dtype=float)
 
+    def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
+        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order."""
+        cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
+        vals = np.fromiter((v[0] for v in self.infobase.values()), dtype=float, count=len(self.infobase))
+        keep = ~np.isnan(vals)
+        return cells[keep], vals[keep]
+
     def infobase_frame(self) -> pd.DataFrame:
         """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups)."""
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
@@ -179,9 +196,7 @@ class GroupOracle:
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
 
         def evaluate(rows: np.ndarray) -> float:
-            v = values[rows]
-            v = v[~np.isnan(v)]
-            return float(v.mean()) if v.size else float("nan")
+            return _mean_defined(values[rows])
 
         return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric)
 
@@ -190,28 +205,28 @@ class GroupOracle:
                    k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
         users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
-        from ocef.fairrec.metrics import check_metric, pooled_auc, user_metrics
+        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, user_metrics
 
         check_metric(metric)
+        check_auc(auc)
         cand = split.candidates.sort_values("user", kind="stable").reset_index(drop=True)
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
-        ends = np.searchsorted(users_col, np.arange(split.n_users), side="right")
+        counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
         check_positive_int("k", k)
-        if k >= int((ends - starts).min()):
+        if k >= int(counts.min()):
             raise ValueError(f"k must be smaller than the number of candidates per user "
-                             f"({int((ends - starts).min())}), got k={k}")
+                             f"({int(counts.min())}), got k={k}")
 
         def evaluate(rows: np.ndarray) -> float:
-            idx = np.concatenate([np.arange(starts[r], ends[r]) for r in rows])
+            n = counts[rows]                  # the users' candidate rows, contiguous in ``cand``
+            idx = np.repeat(starts[rows] - (np.cumsum(n) - n), n) + np.arange(n.sum())
             sub = cand.iloc[idx]
             s = np.asarray(score(sub), dtype=float)
             if metric == "auc" and auc == "pooled":
                 return pooled_auc(sub["label"].to_numpy(), s)
             um = user_metrics(sub, s, k=k, genres=split.genres, rp=split.rp, user_pop=split.user_pop, ndcg=ndcg)
-            v = um[metric].to_numpy()
-            v = v[~np.isnan(v)]
-            return float(v.mean()) if v.size else float("nan")
+            return _mean_defined(um[metric].to_numpy())
 
         return cls(split.users, attributes, evaluate, min_users, name=metric)
 
@@ -220,11 +235,10 @@ class GroupOracle:
                     auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""
-        from ocef.fairrec.metrics import check_metric, pooled_auc, ranked_table, user_metrics
+        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, ranked_table, user_metrics
 
         check_metric(metric)
-        if auc not in ("pooled", "mean"):
-            raise ValueError(f"auc must be 'pooled' or 'mean', got {auc!r}")
+        check_auc(auc)
         if metric == "auc" and auc == "pooled":
             users, _, labels, sc, valid = ranked_table(split.candidates, scores)
             if not np.array_equal(users, np.arange(split.n_users)):
@@ -312,7 +326,7 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alpha, c1, c2, vmax,
          vanilla: bool) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO; fills the oracle's InfoBase."""
-    n_pt = max(2, int(epsilon * oracle.n_cells))
+    n_pt = _n_particles(epsilon, oracle.n_cells)
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
@@ -356,13 +370,10 @@ def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alph
 
 
 def _global_best(oracle: GroupOracle, maximise: bool):
-    if not oracle.infobase:
+    cells, vals = oracle.evaluated()
+    if not cells.size:
         return None
-    cells = np.fromiter(oracle.infobase.keys(), dtype=np.int64)
-    vals = np.array([v[0] for v in oracle.infobase.values()])
-    if np.isnan(vals).all():
-        return None
-    i = np.nanargmax(vals) if maximise else np.nanargmin(vals)
+    i = np.argmax(vals) if maximise else np.argmin(vals)
     return oracle.position_of(cells[i:i + 1])[0].astype(float)
 
 
@@ -417,24 +428,22 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n
     except BudgetExhausted:
         pass
     seconds = time.perf_counter() - t0
-    info = oracle.infobase_frame()
-    ok = info[info["value"].notna()]
-    cells = oracle.cell_of(ok[oracle.attributes].to_numpy()) if len(ok) else np.empty(0, dtype=np.int64)
-    order = np.argsort(-ok["value"].to_numpy(), kind="stable")
+    cells, vals = oracle.evaluated()
+    order = np.argsort(-vals, kind="stable")
     top_adv = [oracle.group(c) for c in cells[order][:top_n]]
     top_dis = [oracle.group(c) for c in cells[order[::-1]][:top_n]]
     if method == "testsgd":
         adv, dis = (oracle.group(pair[0]), oracle.group(pair[1])) if pair else (None, None)
-    elif len(ok) >= 1:
+    elif cells.size:
         adv, dis = top_adv[0], top_dis[0]
     else:
         adv = dis = None
     uf = adv.value - dis.value if adv is not None else float("nan")
     params = {"epsilon": epsilon, "n_iter": n_iter, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax,
               "theta": theta, "max_evaluations": max_evaluations,
-              "n_particles": max(2, int(epsilon * oracle.n_cells)) if method in ("dpso", "vanilla") else None}
+              "n_particles": _n_particles(epsilon, oracle.n_cells) if method in ("dpso", "vanilla") else None}
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
-                         infobase=info, n_evaluations=oracle.n_evaluations,
+                         infobase=oracle.infobase_frame(), n_evaluations=oracle.n_evaluations,
                          n_users_queried=oracle.n_users_queried, n_invalid_visits=oracle.n_invalid_visits,
                          n_groups=oracle.n_groups, n_cells=oracle.n_cells, min_users=oracle.min_users,
                          seconds=seconds, top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)

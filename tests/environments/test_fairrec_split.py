@@ -29,6 +29,7 @@ def test_split_structure():
     last = r.loc[r.groupby("user").timestamp.idxmax()].set_index("user").item
     cand = s.candidates
     assert (cand.groupby("user").size() == 21).all() and s.n_candidates == 21
+    assert s.n_users == 30 and s.n_items == 70 and s.rp.shape == (70,)
     targets = cand[cand.label == 1].set_index("user").item
     assert targets.equals(last.rename("item").loc[targets.index])           # the latest interaction
     rated = set(map(tuple, r[["user", "item"]].to_numpy()))
@@ -83,3 +84,24 @@ def test_movielens_100k_split():
     assert s.n_users == 943 and s.n_candidates == 50 and len(s.candidates) == 943 * 50
     cells = s.users.groupby(["gender", "age", "occupation"]).size()
     assert len(cells) == 137 and cells.median() == 3                  # specs/seeds-002-004.md, risks
+
+
+def test_ml1m_genre_flags_and_user_codes(tmp_path):
+    """ML-1M's ``|``-separated genre names become the 19 flags; none of the 18 -> ``unknown``."""
+    from ocef.environments.movielens import genre_flags, load_movielens, user_attribute_codes
+    from tests.environments.test_movielens import write_1m
+
+    folder = write_1m(tmp_path / "ml-1m")
+    with open(folder / "movies.dat", "a", encoding="latin-1") as f:
+        f.write("400::Odd::Documentary|Sci-Fi\n500::None::Nothing\n")
+    ml = load_movielens(folder)
+    assert ml.items["item_id"].tolist() == [100, 200, 300, 400, 500]
+    flags = genre_flags(ml)
+    assert flags.shape == (5, 19)
+    assert [np.flatnonzero(r).tolist() for r in flags] == [[3, 4, 5], [5, 14], [1, 6, 16], [7, 15], [0]]
+    codes = user_attribute_codes(ml.users)
+    assert codes.to_numpy().tolist() == [[0, 0, 10], [1, 6, 16], [1, 2, 15]]
+    with pytest.raises(ValueError, match="bracket codes"):
+        user_attribute_codes(ml.users.assign(age=[1, 57, 25]))
+    with pytest.raises(ValueError, match="bracket codes"):
+        user_attribute_codes(ml.users.assign(age=[1, 20, 25]))

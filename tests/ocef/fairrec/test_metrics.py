@@ -122,6 +122,8 @@ def test_bad_inputs():
         group_values(SIX, ["gender", "gender"], "mrr")
     with pytest.raises(ValueError, match="metric must be one of"):
         group_values(SIX, ["gender"], "ctr")
+    with pytest.raises(ValueError, match="auc must be one of"):
+        group_values(SIX.assign(auc=0.5), ["gender"], "auc", auc="roc")
     with pytest.raises(ValueError, match="integer codes"):
         group_values(SIX.assign(gender=[0.5, 0, 0, 1, 1, 1]), ["gender"], "mrr")
     with pytest.raises(ValueError, match="min_users"):

@@ -142,6 +142,9 @@ def test_model_oracle_matches_precomputed_scores():
             ref = group_values(um, ["gender", "age"], metric)
             ref = ref[ref.n_users >= 2].reset_index(drop=True)
             assert np.allclose(a.infobase.sort_values(["gender", "age"]).value, ref.value)
+    for make, model in ((GroupOracle.from_model, black_box), (GroupOracle.from_scores, scores)):
+        with pytest.raises(ValueError, match="auc must be one of"):
+            make(split, model, ["gender", "age"], "mrr", k=3, auc="roc")
 
 
 def test_bad_inputs(table):
