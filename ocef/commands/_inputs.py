@@ -192,11 +192,16 @@ def environment_inputs(args: argparse.Namespace):
     return env.rho, policy, labels, names, f"{description}; partition {partition}"
 
 
-def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
-    """``(rho, policy, labels, names, context_probs, description)`` from the parsed options."""
+def check_one_source(args: argparse.Namespace) -> None:
+    """``ValueError`` when both ``--dataset`` and array files are given."""
     file_opts = [o for o in ("rho", "policy_probs", "scores", "groups", "context_probs") if getattr(args, o) is not None]
     if args.dataset is not None and file_opts:
         raise ValueError("give either --dataset or arrays (--rho/--policy-probs/--scores/--groups), not both")
+
+
+def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
+    """``(rho, policy, labels, names, context_probs, description)`` from the parsed options."""
+    check_one_source(args)
     if args.dataset is not None:
         rho, policy, labels, names, description = environment_inputs(args)
         return rho, policy, labels, names, None, description
