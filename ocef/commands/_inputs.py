@@ -57,8 +57,9 @@ def check_audit_arguments(args: argparse.Namespace) -> None:
     """Clear errors for α ∉ (0, 1], δ ∉ (0, 1), ε ∉ (0, 1] and ``--max-steps`` < 1."""
     from ocef.validation import check_alpha, check_delta, check_epsilon, check_positive_int
 
-    for check, value in ((check_alpha, args.alpha), (check_delta, args.delta), (check_epsilon, args.epsilon)):
-        check(value)
+    check_alpha(args.alpha)
+    check_delta(args.delta)
+    check_epsilon(args.epsilon)
     check_positive_int("--max-steps", args.max_steps)
 
 
