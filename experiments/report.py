@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
+
 from ocef.experiments import _io, registry
 from ocef.experiments.claims import check_claims
 from ocef.files import atomic_write_text
@@ -58,12 +60,6 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             pass
     return out
-
-
-def _read_results(out_dir: Path, name: str):
-    import pandas as pd
-
-    return pd.read_csv(out_dir / f"{name}.csv")
 
 
 def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | None, progress: bool,
@@ -103,7 +99,7 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
     claims = list(getattr(mod, "CLAIMS", []))
     if entry["status"] == "ok" and claims:
         try:
-            results = _read_results(out_dir, name)
+            results = pd.read_csv(out_dir / f"{name}.csv")
         except Exception as exc:                          # no CSV: every claim is unchecked
             entry["claims"] = _unchecked(claims, f"results not readable: {type(exc).__name__}: {exc}")
         else:
