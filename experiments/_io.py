@@ -141,10 +141,6 @@ def session(**kwargs):
         _SESSION.reset(token)
 
 
-def current_session() -> Session | None:
-    return _SESSION.get()
-
-
 def _say(text: str) -> None:
     s = _SESSION.get()
     if s is not None and s.log is not None:
