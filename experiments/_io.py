@@ -30,7 +30,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from ocef.files import atomic_write
+from ocef.files import atomic_write, atomic_write_text
 
 PART_SUFFIX = ".csv"
 CONFIG_FILE = "config.json"
@@ -123,7 +123,6 @@ class Session:
     log: Callable[[str], None] | None = None
     parts_total: int = 0
     parts_reused: int = 0
-    parts_written: int = 0
     datasets: list[str] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
 
@@ -140,10 +139,6 @@ def session(**kwargs):
         yield s
     finally:
         _SESSION.reset(token)
-
-
-def current_session() -> Session | None:
-    return _SESSION.get()
 
 
 def _say(text: str) -> None:
@@ -194,10 +189,10 @@ def run_parts(out_dir: Path, config: dict, keys: Iterable, compute: Callable[[ob
     cfg_path = parts / CONFIG_FILE
     cfg_text = cache_key(config, None if s is None else s.code)
     stale = s is not None and s.fresh
-    if stale or not cfg_path.exists() or cfg_path.read_text() != cfg_text:
+    if stale or not cfg_path.exists() or cfg_path.read_text(encoding="utf-8") != cfg_text:
         for old in parts.glob(f"*{PART_SUFFIX}"):
             old.unlink()
-        atomic_write(cfg_path, lambda p: p.write_text(cfg_text))
+        atomic_write_text(cfg_path, cfg_text)
     keys = list(keys)
     files = [parts / f"{_slug(key)}{PART_SUFFIX}" for key in keys]
     reused = sum(f.exists() for f in files)
@@ -212,8 +207,6 @@ def run_parts(out_dir: Path, config: dict, keys: Iterable, compute: Callable[[ob
             continue
         df = compute(key)
         write_csv(df, part)
-        if s is not None:
-            s.parts_written += 1
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

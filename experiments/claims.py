@@ -79,18 +79,18 @@ def fit_slope(x, y, *, logx: bool = False, logy: bool = False, groups=None) -> S
         y = np.log(y)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
-    n_groups = 1
-    if groups is not None:
-        g = pd.Series(np.asarray(groups)[ok])
-        n_groups = g.nunique()
-        x = x - pd.Series(x).groupby(g.values).transform("mean").to_numpy()
-        y = y - pd.Series(y).groupby(g.values).transform("mean").to_numpy()
-    n = len(x)
-    sxx = float(np.sum((x - x.mean()) ** 2)) if groups is None else float(np.sum(x ** 2))
+    if groups is None:
+        n_groups = 1
+        xc, yc = x - x.mean(), y - y.mean()
+    else:                                     # centred within each group
+        g = np.asarray(groups)[ok]
+        n_groups = pd.Series(g).nunique()
+        xc = x - pd.Series(x).groupby(g).transform("mean").to_numpy()
+        yc = y - pd.Series(y).groupby(g).transform("mean").to_numpy()
+    n = len(xc)
+    sxx = float(np.sum(xc ** 2))
     if n < 2 or sxx == 0:
         raise ValueError(f"cannot fit a slope on {n} point(s) with distinct x")
-    xc = x - x.mean() if groups is None else x
-    yc = y - y.mean() if groups is None else y
     b = float(np.sum(xc * yc) / sxx)
     dof = n - 1 - n_groups
     if dof < 1:

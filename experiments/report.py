@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
+
 from ocef.experiments import _io, registry
 from ocef.experiments.claims import check_claims
 from ocef.files import atomic_write_text
@@ -60,28 +62,20 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _read_results(out_dir: Path, name: str):
-    import pandas as pd
-
-    return pd.read_csv(out_dir / f"{name}.csv")
-
-
 def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | None, progress: bool,
             fresh: bool = False, log: Callable[[str], None] = print) -> dict:
     """Run experiment ``name`` inside a cache session, check its claims; one summary entry."""
+    entry = {"name": name, "description": "", "notes": "", "status": "ok", "seconds": 0.0, "dataset": "",
+             "claims": [], "reason": None, "files": [], "figure": None, "parts": {"reused": 0, "total": 0}}
     try:
         mod = registry.module(name)
     except Exception as exc:                              # the module does not even import
-        return {"name": name, "description": "", "status": "failed", "seconds": 0.0, "dataset": "not stated",
-                "claims": [], "reason": f"cannot import {registry.EXPERIMENTS[name]}: {type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(limit=-4), "files": [], "figure": None,
-                "parts": {"reused": 0, "total": 0}}
+        entry.update(status="failed", dataset="not stated", traceback=traceback.format_exc(limit=-4),
+                     reason=f"cannot import {registry.EXPERIMENTS[name]}: {type(exc).__name__}: {exc}")
+        return entry
+    entry.update(description=getattr(mod, "DESCRIPTION", ""), notes=inspect.cleandoc(mod.__doc__ or ""))
     out_dir = Path(out) / name
     out_dir.mkdir(parents=True, exist_ok=True)
-    entry = {"name": name, "description": getattr(mod, "DESCRIPTION", ""), "notes": inspect.cleandoc(mod.__doc__ or ""),
-             "status": "ok", "seconds": 0.0,
-             "dataset": "", "claims": [], "reason": None, "files": [], "figure": None,
-             "parts": {"reused": 0, "total": 0}}
     tic = time.perf_counter()
     with _io.session(code=_io.code_hash(mod.__name__), fresh=fresh, log=lambda s: log(f"   {s}")) as s:
         try:
@@ -105,19 +99,22 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
     claims = list(getattr(mod, "CLAIMS", []))
     if entry["status"] == "ok" and claims:
         try:
-            results = _read_results(out_dir, name)
+            results = pd.read_csv(out_dir / f"{name}.csv")
         except Exception as exc:                          # no CSV: every claim is unchecked
-            entry["claims"] = [{"figure": c.figure, "claim": c.text, "holds": None,
-                                "evidence": f"results not readable: {type(exc).__name__}: {exc}"} for c in claims]
+            entry["claims"] = _unchecked(claims, f"results not readable: {type(exc).__name__}: {exc}")
         else:
             entry["claims"] = check_claims(claims, results)
             if not datasets and not getattr(mod, "DATASET", "") and "dataset" in results:
                 datasets = [str(d) for d in results["dataset"].dropna().unique()]
     elif claims:
-        entry["claims"] = [{"figure": c.figure, "claim": c.text, "holds": None,
-                            "evidence": f"not checked: experiment {entry['status']}"} for c in claims]
+        entry["claims"] = _unchecked(claims, f"not checked: experiment {entry['status']}")
     entry["dataset"] = "; ".join(datasets) or getattr(mod, "DATASET", "") or "not stated"
     return entry
+
+
+def _unchecked(claims, evidence: str) -> list[dict]:
+    """Summary rows of ``claims`` that were not checked, each with ``evidence`` (the reason)."""
+    return [{"figure": c.figure, "claim": c.text, "holds": None, "evidence": evidence} for c in claims]
 
 
 def claim_counts(entry: dict) -> tuple[int, int]:

@@ -375,8 +375,8 @@ def _encode_big_ints(obj):
         return {k: _encode_big_ints(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_encode_big_ints(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_encode_big_ints(int(v)) for v in obj.tolist()] if obj.dtype.kind in "iu" else obj.tolist()
+    if isinstance(obj, np.ndarray):                 # e.g. MT19937's key: Python numbers via tolist()
+        return _encode_big_ints(obj.tolist())
     if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool) and abs(int(obj)) > 2 ** 53:
         return {"int": str(int(obj))}
     if isinstance(obj, np.integer):

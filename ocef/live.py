@@ -67,6 +67,11 @@ def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
     return _child(base_seed_sequence(rng), index)
 
 
+def _as_root(rng) -> np.random.SeedSequence:
+    """The audit root of ``rng``: a SeedSequence as is, anything else :func:`audit_root` (rng)."""
+    return rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+
+
 def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequence:
     """Seed of the ℓ_t draws of group ``group``'s auditor."""
     return _child(root, _AUDITOR_KEY, group)
@@ -84,7 +89,7 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     ``rng`` is an int/SeedSequence as in :func:`audit_live` (an int S means the root
     :func:`audit_root` (S)); the same function serves ``ocef simulate-service``.
     """
-    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+    root = _as_root(rng)
 
     def pull(group: int, arm: int, step: int) -> float:
         return problem.pull_literal(group, arm, pull_generator(root, group, step))
@@ -93,8 +98,9 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
 
 
 def _seed_record(root: np.random.SeedSequence) -> dict:
-    return {"entropy": str(root.entropy) if root.entropy is not None and not isinstance(root.entropy, (list, tuple))
-            else [str(v) for v in root.entropy], "spawn_key": [int(k) for k in root.spawn_key]}
+    ent = root.entropy                        # an int or a sequence of ints, never None once built
+    return {"entropy": [str(v) for v in ent] if isinstance(ent, (list, tuple)) else str(ent),
+            "spawn_key": [int(k) for k in root.spawn_key]}
 
 
 def _seed_from_record(rec: dict) -> np.random.SeedSequence:
@@ -187,7 +193,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
         if truth.shape != (n_groups, n_groups):
             raise ValueError(f"true_means must have shape ({n_groups}, {n_groups}), got {truth.shape}")
     explicit_root = rng is not None and not isinstance(rng, np.random.Generator)
-    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+    root = _as_root(rng)
     auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega,
                      rng=auditor_seed(root, i)) for i in range(n_groups)]
     params = {"n_groups": n_groups, "group_sizes": sizes.tolist(), "alpha": auditors[0].alpha, "delta": delta,
@@ -309,7 +315,7 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
     """:func:`audit_live` of an :class:`ocef.audit.AuditProblem` with its literal PULL-ARM
     (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
     against ``ocef simulate-service`` over HTTP, in process."""
-    root = rng if isinstance(rng, np.random.SeedSequence) else audit_root(rng)
+    root = _as_root(rng)
     return audit_live(keyed_pull(problem, root), problem.n_groups, problem.sizes, alpha=alpha, delta=delta,
                       epsilon=epsilon, rng=root, max_steps=max_steps, sigma=sigma, omega=omega,
                       checkpoint=checkpoint, every=every, group_names=problem.group_names,

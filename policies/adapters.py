@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from ocef.policies.base import ArrayPolicy, check_scores
-from ocef.policies.builders import POLICY_NAMES, build_policy
+from ocef.policies.builders import build_policy
 from ocef.validation import check_positive_int
 
 #: Policies that need nothing but the scores (``ocef envy|audit --scores``).
@@ -109,10 +109,7 @@ def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, to
     ``uniform``; ``parity``/``equity``: optimal under parity (eq. 2) / equity (App. A) of
     exposure of the item ``categories``. Same as :func:`ocef.policies.build_policy`.
     """
-    if policy not in POLICY_NAMES:
-        raise ValueError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {policy!r}")
-    return build_policy(policy, check_scores(scores), beta=beta, k=check_positive_int("top_k", top_k),
-                        categories=categories)
+    return build_policy(policy, scores, beta=beta, k=check_positive_int("top_k", top_k), categories=categories)
 
 
 # ====================================================================== scikit-surprise

@@ -57,8 +57,9 @@ def check_audit_arguments(args: argparse.Namespace) -> None:
     """Clear errors for α ∉ (0, 1], δ ∉ (0, 1), ε ∉ (0, 1] and ``--max-steps`` < 1."""
     from ocef.validation import check_alpha, check_delta, check_epsilon, check_positive_int
 
-    for check, value in ((check_alpha, args.alpha), (check_delta, args.delta), (check_epsilon, args.epsilon)):
-        check(value)
+    check_alpha(args.alpha)
+    check_delta(args.delta)
+    check_epsilon(args.epsilon)
     check_positive_int("--max-steps", args.max_steps)
 
 
@@ -192,11 +193,16 @@ def environment_inputs(args: argparse.Namespace):
     return env.rho, policy, labels, names, f"{description}; partition {partition}"
 
 
-def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
-    """``(rho, policy, labels, names, context_probs, description)`` from the parsed options."""
+def check_one_source(args: argparse.Namespace) -> None:
+    """``ValueError`` when both ``--dataset`` and array files are given."""
     file_opts = [o for o in ("rho", "policy_probs", "scores", "groups", "context_probs") if getattr(args, o) is not None]
     if args.dataset is not None and file_opts:
         raise ValueError("give either --dataset or arrays (--rho/--policy-probs/--scores/--groups), not both")
+
+
+def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
+    """``(rho, policy, labels, names, context_probs, description)`` from the parsed options."""
+    check_one_source(args)
     if args.dataset is not None:
         rho, policy, labels, names, description = environment_inputs(args)
         return rho, policy, labels, names, None, description

@@ -44,7 +44,6 @@ def _run(args: argparse.Namespace) -> int:
     out = report.check_writable(args.out)              # before any work
     started = report.now()
     entries: list[dict] = []
-    saved = 0
     try:
         for name in names:
             print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)

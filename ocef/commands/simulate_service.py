@@ -30,15 +30,15 @@ def register(sub) -> None:
 def build_service(args: argparse.Namespace):
     """The :class:`ocef.service.SimulatedService` described by the parsed options."""
     from ocef.audit import AuditProblem
-    from ocef.commands._inputs import environment_partition, load_environment, load_inputs
+    from ocef.commands._inputs import (DEFAULT_PARTITION, check_one_source, environment_partition, load_environment,
+                                       load_inputs)
     from ocef.policies.base import as_probabilities
     from ocef.service import SimulatedService
 
+    check_one_source(args)
     if args.dataset is not None:
-        if any(getattr(args, o) is not None for o in ("rho", "policy_probs", "scores", "groups", "context_probs")):
-            raise ValueError("give either --dataset or arrays (--rho/--policy-probs/--scores/--groups), not both")
         env, policy, description = load_environment(args)
-        default = environment_partition(env, args)[2]
+        default = args.partition or DEFAULT_PARTITION[args.dataset]    # checked by service.problem below
         partitions = [default] + [p for p in env.partitions if p != default]
 
         def problem_for(partition):

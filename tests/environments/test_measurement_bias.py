@@ -123,6 +123,9 @@ def test_sphere_reading():
     assert env.rho.min() < 0.01 and env.rho.max() > 0.99          # likes and dislikes, unlike the literal reading
     X = env.history(50.0, rng=0)
     assert (X >= 0).all() and X[:, env.documents_of[1]][:40].sum() == 0   # g1 only listens to H_1
+    # rate tau max(<v, e_h>, 0): never negative (Poisson would raise), zero where the affinity is not positive
+    affinity = env.user_embeddings @ env.document_embeddings.T
+    assert (affinity < 0).any() and np.all(X[affinity <= 0] == 0) and X.sum() > 0
     test = np.zeros((80, env.n_items), dtype=bool)
     test[:, :3] = True
     assert env.policy_support(test).all() and not env.policy_on_test_items

@@ -69,7 +69,12 @@ def test_transient_failures_are_retried_without_changing_the_result(problem):
 
 
 def test_endpoints_and_errors(problem, url):
-    assert url.startswith("http://127.0.0.1:")                 # loopback only, by construction
+    assert url.startswith("http://127.0.0.1:")
+    server = make_server(SimulatedService(lambda p: problem, ["groups"]), 0)   # binds the loopback address only
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
     client = ServiceClient(url)
     info = client.info()
     assert info["seed"] == 3 and info["partitions"] == ["groups"]

@@ -92,3 +92,5 @@ def test_simulate_service_errors(arrays, capsys):
     assert main(["simulate-service", "--rho", str(d / "rho.npy"), "--scores", str(d / "scores.npy"),
                  "--port", "0"]) == 2
     assert "--groups" in capsys.readouterr().err
+    assert main(["simulate-service", "--dataset", "synthetic", "--rho", str(d / "rho.npy"), "--port", "0"]) == 2
+    assert "not both" in capsys.readouterr().err
