@@ -46,8 +46,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.environments.paths import dataset_dir
-from ocef.logs_engine import check_csv_header, label_columns
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",

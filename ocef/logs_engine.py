@@ -25,10 +25,11 @@ from __future__ import annotations
 import glob as _glob
 import os
 import shutil
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
+from ocef.environments.log_schema import check_csv_header, label_columns
 
 __all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
@@ -55,14 +56,6 @@ class Counted:
     table: Any
     by: tuple
     label: tuple
-
-
-def label_columns(label: str | Sequence[str]) -> list[str]:
-    """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
-    labels = [label] if isinstance(label, str) else list(label)
-    if not labels or not all(isinstance(c, str) for c in labels):
-        raise TypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
-    return labels
 
 
 def source_kind(source) -> str:
@@ -172,23 +165,6 @@ def _check_path(path) -> str:
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
     return text
-
-
-def check_csv_header(path: Path) -> None:
-    """A CSV log's header names each column once (every engine would silently keep one of
-    duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
-    import pandas as pd
-
-    try:
-        first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"log file {path} is empty") from None
-    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
-        raise ValueError(f"cannot read log file {path}: {exc}") from None
-    names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
 
 
 def _is_glob(text: str) -> bool:

@@ -1,0 +1,33 @@
+"""Checks of a log's format shared by every engine (``ocef.logs_engine``) and the loaders
+(``ocef.environments.logs``). Imports pandas only when a CSV header is read, so that the
+commands that count logs start fast."""
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+from typing import Sequence
+
+
+def label_columns(label: str | Sequence[str]) -> list[str]:
+    """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
+    labels = [label] if isinstance(label, str) else list(label)
+    if not labels or not all(isinstance(c, str) for c in labels):
+        raise TypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
+    return labels
+
+
+def check_csv_header(path: Path) -> None:
+    """A CSV log's header names each column once (every engine would silently keep one of
+    duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
+    import pandas as pd
+
+    try:
+        first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"log file {path} is empty") from None
+    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
+        raise ValueError(f"cannot read log file {path}: {exc}") from None
+    names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
