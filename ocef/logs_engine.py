@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 
-__all__ = ["ENGINES", "Sql", "Counted", "start_counts", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -48,12 +48,35 @@ class Sql:
 
 
 @dataclass(frozen=True)
-class Counted:
-    """Counts already computed by :func:`group_counts` (``table``) for the key columns ``by`` and
-    the ``label`` columns: a valid log source, returned as is when the same keys and labels are
-    asked for (e.g. counts started in a background thread while the estimator is imported)."""
+class KeyCounts:
+    """Counts per key as plain Python values (no pandas: a command that only needs a few numbers
+    from a 10^8-row log does not pay pandas' import). ``keys``: the key column names; ``rows``:
+    one tuple ``(key values..., n, positives)`` per distinct key, sorted by key."""
 
-    table: Any
+    keys: tuple
+    rows: tuple
+
+    def to_frame(self):
+        """The table of :func:`group_counts`: columns ``keys``, ``n``, ``positives`` (int64)."""
+        import numpy as np
+        import pandas as pd
+
+        cols = list(zip(*self.rows)) if self.rows else [()] * (len(self.keys) + 2)
+        frame = pd.DataFrame({k: pd.Series(list(c), dtype=object if not c else None)
+                              for k, c in zip(self.keys, cols)})
+        frame["n"] = np.asarray(cols[-2], dtype=np.int64)
+        frame["positives"] = np.asarray(cols[-1], dtype=np.int64)
+        return frame
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Counts already computed by :func:`count_keys` (``table``, :class:`KeyCounts`) for the key
+    columns ``by`` and the ``label`` columns: a valid log source, returned as is when the same keys
+    and labels are asked for (e.g. counts started in a background thread while the estimator is
+    imported)."""
+
+    table: KeyCounts
     by: tuple
     label: tuple
 
@@ -103,12 +126,21 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     the module docstring. ``spark``: a SparkSession for ``engine="spark"`` (default
     :func:`spark_session`). ``name`` names the log in error messages.
     """
+    return count_keys(source, by=by, label=label, engine=engine, name=name, spark=spark).to_frame()
+
+
+def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+               name: str = "log", spark=None) -> KeyCounts:
+    """:func:`group_counts` as :class:`KeyCounts` (plain Python rows). DuckDB's results are
+    fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
         raise TypeError(f"by must be a non-empty list of column names, got {by!r}")
     labels = label_columns(label)
     engine = resolve_engine(engine, source)
     if engine == "counted":
+        if not isinstance(source.table, KeyCounts):
+            raise TypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
         if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
             raise ValueError(f"{name} log: counts were computed by {list(source.by)} with label "
                              f"{list(source.label)}, not by {keys} with label {labels}")
@@ -119,12 +151,12 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     if dup:
         raise ValueError(f"column(s) {dup} used both as key and label (or twice)")
     if engine == "duckdb":
-        table = _duckdb_counts(source, keys, labels, name)
+        rows = _duckdb_counts(source, keys, labels, name)
     elif engine == "pandas":
-        table = _pandas_counts(source, keys, labels, name)
+        rows = _frame_rows(_pandas_counts(source, keys, labels, name), keys)
     else:
-        table = _spark_counts(source, keys, labels, name, spark)
-    return _finish(table, keys, name)
+        rows = _spark_counts(source, keys, labels, name, spark)
+    return _finish(rows, keys, name)
 
 
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
@@ -136,7 +168,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
 
     keys, labels = tuple(by), tuple(label_columns(label))
     pool = ThreadPoolExecutor(max_workers=len(sources))
-    futures = {name: pool.submit(group_counts, src, by=keys, label=list(labels), engine=engine, name=name)
+    futures = {name: pool.submit(count_keys, src, by=keys, label=list(labels), engine=engine, name=name)
                for name, src in sources.items()}
     pool.shutdown(wait=False)
 
@@ -189,24 +221,24 @@ def _bad_labels(name: str, col: str, values) -> ValueError:
     return ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
 
 
-def _finish(table, keys: list[str], name: str):
-    """Common output: keys as Python values, int64 counts, NULL keys refused, sorted."""
-    import numpy as np
-    import pandas as pd
+def _finish(rows, keys: list[str], name: str) -> KeyCounts:
+    """Common output of every engine from ``rows`` = iterable of ``(key values..., n,
+    positives)``: keys as plain Python values, int counts, NULL keys refused, sorted by key."""
+    out = []
+    for row in rows:
+        key = tuple(_plain(v) for v in row[:len(keys)])
+        for k, v in zip(keys, key):
+            if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType"):
+                # NULL, NaN, pd.NA or pd.NaT
+                raise ValueError(f"{name} log: column {k!r} has missing values")
+        out.append(key + (int(row[-2]), int(row[-1])))
+    out.sort(key=lambda r: tuple((str(type(v)), v) for v in r[:len(keys)]))
+    return KeyCounts(tuple(keys), tuple(out))
 
-    for k in keys:
-        if table[k].isna().any():
-            raise ValueError(f"{name} log: column {k!r} has missing values")
-    if len(table) == 0:
-        return pd.DataFrame({**{k: pd.Series(dtype=object) for k in keys},
-                             "n": pd.Series(dtype=np.int64), "positives": pd.Series(dtype=np.int64)})
-    rows = sorted(((tuple(_plain(v) for v in key), int(n), int(p)) for key, n, p in
-                   zip(table[keys].itertuples(index=False, name=None), table["n"], table["positives"])),
-                  key=lambda r: tuple((str(type(v)), v) for v in r[0]))
-    out = pd.DataFrame([r[0] for r in rows], columns=keys)
-    out["n"] = np.array([r[1] for r in rows], dtype=np.int64)
-    out["positives"] = np.array([r[2] for r in rows], dtype=np.int64)
-    return out
+
+def _frame_rows(table, keys: list[str]):
+    """``(key values..., n, positives)`` tuples of a (small) counts DataFrame."""
+    return table[keys + ["n", "positives"]].itertuples(index=False, name=None)
 
 
 def _plain(v):
@@ -363,9 +395,7 @@ def _duckdb_counts(source, keys, labels, name):
         t = types[columns.index(col)]
         if not t.startswith(_NUMERIC_DUCKDB):
             if rel.query("_ocef_log", "SELECT count(*) FROM _ocef_log").fetchall()[0][0] == 0:
-                import pandas as pd                     # an empty CSV has untyped (VARCHAR) columns
-
-                return pd.DataFrame(columns=keys + ["n", "positives"])
+                return []                               # an empty CSV has untyped (VARCHAR) columns
             raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
     # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
     # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
@@ -382,16 +412,17 @@ def _duckdb_counts(source, keys, labels, name):
            f"{'count_if(' + pos + ')' if len(labels) > 1 else f'count_if({one[labels[0]]})'} AS positives, {checks} "
            f"FROM _ocef_log GROUP BY {group}")
     try:
-        table = rel.query("_ocef_log", sql).df()
+        rows = rel.query("_ocef_log", sql).fetchall()       # a few rows: tuples, no pandas/pyarrow
     except duckdb.Error as exc:
         raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
                          f"{str(exc).splitlines()[0]}") from None
+    width = len(keys) + 2                                   # keys, n, positives, then (one, zero) per label
     for i, col in enumerate(labels):
-        if (table["n"] - table[f"_one{i}"] - table[f"_zero{i}"]).sum() > 0:
+        if sum(r[len(keys)] - r[width + 2 * i] - r[width + 2 * i + 1] for r in rows) > 0:
             vals = rel.query("_ocef_log", f"SELECT DISTINCT {_q(col)} FROM _ocef_log WHERE {_q(col)} IS NULL "
                                           f"OR NOT ({one[col]} OR {zero[col]}) LIMIT 5").fetchall()
             raise _bad_labels(name, col, [v[0] for v in vals])
-    return table[keys + ["n", "positives"]]
+    return [r[:width] for r in rows]
 
 
 # ------------------------------------------------------------------------------------ spark
@@ -443,13 +474,10 @@ def _spark_counts(source, keys, labels, name, spark):
     aggs = [F.count(F.lit(1)).alias("n"), F.sum(F.when(pos, 1).otherwise(0)).alias("positives")]
     aggs += [F.sum(F.when(y.isNull() | ~y.isin(0.0, 1.0), 1).otherwise(0)).alias(f"_bad{i}")
              for i, y in enumerate(ys)]
-    rows = frame.groupBy(*[F.col(k) for k in keys]).agg(*aggs).collect()
-    import pandas as pd
-
-    table = pd.DataFrame([r.asDict() for r in rows], columns=keys + ["n", "positives"]
-                         + [f"_bad{i}" for i in range(len(labels))])
+    rows = [tuple(r) for r in frame.groupBy(*[F.col(k) for k in keys]).agg(*aggs).collect()]
+    width = len(keys) + 2                                   # keys, n, positives, then one _bad per label
     for i, (col, y) in enumerate(zip(labels, ys)):
-        if table[f"_bad{i}"].sum() > 0:
+        if sum(r[width + i] for r in rows) > 0:
             vals = frame.where(y.isNull() | ~y.isin(0.0, 1.0)).select(col).distinct().limit(5).collect()
             raise _bad_labels(name, col, [v[0] for v in vals])
-    return table[keys + ["n", "positives"]]
+    return [r[:width] for r in rows]
