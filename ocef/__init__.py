@@ -4,7 +4,14 @@
 - :mod:`ocef.bounds` — confidence bounds and theory (Lemmas 3-4, Theorems 6-7).
 - :mod:`ocef.simulation` / :mod:`ocef.runner` — simulated audits, ask/tell and vectorized.
 """
-from ocef.auditor import OCEF, AuditStateError, Verdict
-
 __all__ = ["OCEF", "AuditStateError", "Verdict"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # imported on first use (PEP 562): `ocef reo` starts DuckDB before numpy is even loaded
+    if name in __all__:
+        from ocef import auditor
+
+        return getattr(auditor, name)
+    raise AttributeError(f"module 'ocef' has no attribute {name!r}")

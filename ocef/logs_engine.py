@@ -375,10 +375,48 @@ def _duckdb_relation(source):
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if _is_parquet(path):
-            pattern = os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
-            return con.sql(f"SELECT * FROM read_parquet({_lit(pattern)}, hive_partitioning = true)"), path
+            return con.sql(f"SELECT * FROM read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)"), path
         return con.sql(f"SELECT * FROM read_csv({_lit(path)}, header = true)"), path
     return con.from_df(source), None                                     # pandas DataFrame
+
+
+def _parquet_pattern(path: str) -> str:
+    """The files DuckDB reads for a Parquet path: every ``.parquet`` under a directory."""
+    return os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
+
+
+_INTEGER_DUCKDB = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                   "UBIGINT")
+
+
+def _labels_proven_binary(source, labels, types: dict) -> bool:
+    """True when the Parquet footers alone prove every ``labels`` value is 0 or 1: an integer
+    (or boolean) column whose row groups all carry statistics with min >= 0, max <= 1 and no
+    NULL. Reads only the footers (about 20 ms for 400 row groups), and spares the scan the
+    per-value label check (about 15% of the counting time). DuckDB trusts the same statistics
+    to skip row groups in filters."""
+    if not isinstance(source, (str, os.PathLike)) or not _is_parquet(os.fspath(source)):
+        return False
+    if not all(types[c].startswith(_INTEGER_DUCKDB + ("BOOLEAN",)) for c in labels):
+        return False
+    import duckdb
+
+    names = ", ".join(_lit(c) for c in labels)
+    try:
+        rows = _connect().sql(
+            f"SELECT path_in_schema, type, stats_min, stats_max, stats_null_count "
+            f"FROM parquet_metadata({_lit(_parquet_pattern(os.fspath(source)))}) "
+            f"WHERE path_in_schema IN ({names})").fetchall()
+    except duckdb.Error:
+        return False
+    seen = set()
+    for col, physical, lo, hi, nulls in rows:          # physical: the type stored in that file
+        if lo is None or hi is None or nulls is None or nulls != 0 or physical not in ("BOOLEAN", "INT32", "INT64"):
+            return False
+        if physical != "BOOLEAN" and not (0 <= int(lo) and int(hi) <= 1):
+            return False
+        seen.add(col)
+    return seen == set(labels)
 
 
 def _duckdb_counts(source, keys, labels, name):
@@ -405,11 +443,12 @@ def _duckdb_counts(source, keys, labels, name):
         one[col] = f"{_q(col)} = {'true' if boolean else '1'}"
         zero[col] = f"{_q(col)} = {'false' if boolean else '0'}"
     pos = " OR ".join(f"({one[c]})" for c in labels)
-    checks = ", ".join(f"count_if({one[c]}) AS \"_one{i}\", count_if({zero[c]}) AS \"_zero{i}\""
-                       for i, c in enumerate(labels))
+    proven = _labels_proven_binary(where, labels, dict(zip(columns, types)))
+    checks = "".join(f", count_if({one[c]}) AS \"_one{i}\", count_if({zero[c]}) AS \"_zero{i}\""
+                     for i, c in enumerate(labels)) if not proven else ""
     group = ", ".join(_q(k) for k in keys)
     sql = (f"SELECT {group}, count(*) AS n, "
-           f"{'count_if(' + pos + ')' if len(labels) > 1 else f'count_if({one[labels[0]]})'} AS positives, {checks} "
+           f"{'count_if(' + pos + ')' if len(labels) > 1 else f'count_if({one[labels[0]]})'} AS positives{checks} "
            f"FROM _ocef_log GROUP BY {group}")
     try:
         rows = rel.query("_ocef_log", sql).fetchall()       # a few rows: tuples, no pandas/pyarrow
@@ -417,7 +456,7 @@ def _duckdb_counts(source, keys, labels, name):
         raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
                          f"{str(exc).splitlines()[0]}") from None
     width = len(keys) + 2                                   # keys, n, positives, then (one, zero) per label
-    for i, col in enumerate(labels):
+    for i, col in enumerate(labels if not proven else ()):
         if sum(r[len(keys)] - r[width + 2 * i] - r[width + 2 * i + 1] for r in rows) > 0:
             vals = rel.query("_ocef_log", f"SELECT DISTINCT {_q(col)} FROM _ocef_log WHERE {_q(col)} IS NULL "
                                           f"OR NOT ({one[col]} OR {zero[col]}) LIMIT 5").fetchall()

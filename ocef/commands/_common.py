@@ -11,6 +11,19 @@ def print_json(payload) -> None:
     sys.stdout.write(dumps(payload) + "\n")
 
 
+def format_table(columns, digits: int = 4) -> str:
+    """A small table as text, like ``DataFrame.to_string(index=False)`` with floats to ``digits``
+    significant digits, from a dict of equal-length columns (no pandas import)."""
+    def cell(v) -> str:
+        if isinstance(v, float) or type(v).__name__.startswith("float"):
+            return f"{float(v):.{digits}g}"
+        return str(v)
+
+    cols = [[str(name)] + [cell(v) for v in values] for name, values in columns.items()]
+    widths = [max(len(c) for c in col) for col in cols]
+    return "\n".join(" ".join(col[i].rjust(w) for col, w in zip(cols, widths)) for i in range(len(cols[0])))
+
+
 def parse_float_list(text: str, name: str) -> list[float]:
     """Parse ``"0.6,0.3,0.3"`` into floats, naming the option on failure (an empty item is an error)."""
     items = [v.strip() for v in text.split(",")]

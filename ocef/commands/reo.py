@@ -164,6 +164,7 @@ def _run_reo(args: argparse.Namespace) -> int:
         finish = None
     from ocef import reo
     from ocef.commands._common import print_json
+    from ocef.reo import counts, estimators, planning  # noqa: F401  (imported while the logs are counted)
 
     if finish is not None:
         counted = finish()
@@ -176,7 +177,7 @@ def _run_reo(args: argparse.Namespace) -> int:
     else:
         result, _ = reo.bootstrap_reo_ci(default, random, n_resamples=args.resamples, method=args.interval,
                                          rng=args.seed, **kw)
-    threshold = reo.eighty_percent_rule_threshold(len(result.groups))
+    threshold = reo.eighty_percent_rule_threshold(len(result.columns["group"]))
     above = args.fail_above is not None and result.penalty_ci[0] > args.fail_above
     payload = result.to_dict()
     payload.update(interval=args.interval, engine=engine, threshold_80=threshold)
@@ -190,10 +191,10 @@ def _run_reo(args: argparse.Namespace) -> int:
     name = args.dataset or f"{args.default} + {args.random}"
     print(f"REO on {name}: |D_rec| = {result.n_default}, |D_rand| = {result.n_random}, "
           f"{args.confidence:.0%} {args.interval} intervals")
-    table = _print_groups(result.groups)
+    _print_groups(result.columns)
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "
-          f"(80% rule threshold for K={len(table)}: {threshold:.4g})")
+          f"(80% rule threshold for K={len(result.columns['group'])}: {threshold:.4g})")
     if "plan" in payload:
         plan = payload["plan"]
         line = (f"plan: |D_rand| = {plan['n_random']:,} random rows give a penalty half-width of "
@@ -242,9 +243,9 @@ def _plan(args: argparse.Namespace, result) -> dict:
 
     if (args.requests is None) != (args.n_show is None):
         raise ValueError("give both --requests and --n-show to compute p_act")
-    g = result.groups
+    g = result.columns
     interval = args.interval if args.interval in ("delta-full", "delta") else "delta-full"
-    plan = reo.delta_method_sample_size(g.P.to_numpy(), g.Q.to_numpy(), epsilon=args.plan_epsilon,
+    plan = reo.delta_method_sample_size(g["P"], g["Q"], epsilon=args.plan_epsilon,
                                         confidence=args.confidence, n_default=result.n_default,
                                         interval=interval).to_dict()
     plan["p_act"] = None
@@ -267,16 +268,15 @@ def _run_ab(args: argparse.Namespace) -> int:
         return 0
     print(f"REO A/B ({result.method}): |D_rec^C| = {result.n_control}, |D_rec^T| = {result.n_treatment}, "
           f"|D_rand| = {result.n_random}, {args.confidence:.0%} intervals")
-    _print_groups(result.groups)
+    _print_groups({c: result.groups[c].tolist() for c in result.groups.columns})
     lo, hi = result.D_reo_ci
     print(f"penalty control {result.penalty_control:.4g}, treatment {result.penalty_treatment:.4g}; "
           f"D_REO = {result.D_reo:.4g}  SE {result.D_reo_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  p = {result.D_reo_p_value:.3g}")
     return 0
 
 
-def _print_groups(groups):
-    """Print the per-group table (group names as text, 4 significant digits); return it."""
-    table = groups.copy()
-    table["group"] = table["group"].astype(str)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    return table
+def _print_groups(columns) -> None:
+    """Print the per-group table (a dict of columns; 4 significant digits)."""
+    from ocef.commands._common import format_table
+
+    print(format_table(columns))

@@ -106,58 +106,26 @@ an :class:`ocef.logs_engine.Sql` query or a Spark DataFrame; ``engine="auto"|"du
 """
 from __future__ import annotations
 
-from ocef.reo.ab import (  # noqa: F401
-    AB_METHODS,
-    AbResult,
-    _fold_counts,  # noqa: F401  (used by tests)
-    ab_test,
-    shared_random_ab_variance,
-)
-from ocef.reo.bootstrap import (  # noqa: F401
-    BOOTSTRAP_METHODS,
-    BootstrapReo,
-    BootstrapSummary,
-    _reo_stat_from_counts,  # noqa: F401
-    bca_interval,
-    bootstrap_reo_ci,
-    category_counts,
-)
-from ocef.reo.counts import ReoCounts, reo_counts  # noqa: F401
-from ocef.reo.daily import ReoDaily, estimate_reo_by  # noqa: F401
-from ocef.reo.estimators import (  # noqa: F401
-    COVARIANCES,
-    INTERVALS,
-    PositiveCounts,
-    ReoArrays,
-    ReoJacobians,
-    ReoPoint,
-    ReoResult,
-    reo_result_from_counts,
-    utility_covariance,
-    delta_method_reo,
-    estimate_reo,
-    label_indicator,
-    naive_reo,
-    normal_quantile,
-    positive_counts,
-    relative_group_utilities,
-    reo_from_counts,
-    reo_jacobians,
-    reo_penalty,
-    reo_point_estimates,
-    rtpr_utilities,
-    utility_covariance_diagonal,
-)
-from ocef.reo.metrics import RspResult, UserPrecision, ranking_statistical_parity, user_precision_utility  # noqa: F401
-from ocef.reo.planning import (  # noqa: F401
-    SamplePlan,
-    TheoremSampleSize,
-    delta_method_sample_size,
-    eighty_percent_rule_threshold,
-    expected_random_rows,
-    p_act_for,
-    theorem_sample_size,
-)
+import importlib
+
+#: where each public name lives; modules are imported on first use (PEP 562), so ``ocef reo``
+#: on a file needs only the counts and the estimator, not pandas and the bootstrap machinery.
+_HOME = {
+    "ab": ("AB_METHODS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
+    "bootstrap": ("BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
+                  "bootstrap_reo_ci", "category_counts"),
+    "counts": ("ReoCounts", "reo_counts"),
+    "daily": ("ReoDaily", "estimate_reo_by"),
+    "estimators": ("COVARIANCES", "INTERVALS", "PositiveCounts", "ReoArrays", "ReoJacobians", "ReoPoint",
+                   "ReoResult", "reo_result_from_counts", "utility_covariance", "delta_method_reo", "estimate_reo",
+                   "label_indicator", "naive_reo", "normal_quantile", "positive_counts",
+                   "relative_group_utilities", "reo_from_counts", "reo_jacobians", "reo_penalty",
+                   "reo_point_estimates", "rtpr_utilities", "utility_covariance_diagonal"),
+    "metrics": ("RspResult", "UserPrecision", "ranking_statistical_parity", "user_precision_utility"),
+    "planning": ("SamplePlan", "TheoremSampleSize", "delta_method_sample_size", "eighty_percent_rule_threshold",
+                 "expected_random_rows", "p_act_for", "theorem_sample_size"),
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 
 __all__ = [
     "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
@@ -171,3 +139,18 @@ __all__ = [
     "eighty_percent_rule_threshold", "delta_method_sample_size", "theorem_sample_size",
     "expected_random_rows", "p_act_for",
 ]
+
+
+def __getattr__(name: str):
+    if name in _HOME:                          # a submodule, e.g. ocef.reo.counts
+        return importlib.import_module(f"ocef.reo.{name}")
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ocef.reo' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"ocef.reo.{module}"), name)
+    globals()[name] = value                   # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))

@@ -239,8 +239,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=method, n_resamples=n_resamples, confidence=confidence, rng=rng,
                              resample=resample, names=names)
-    table = result.groups.copy()
-    table["se"], table["ci_low"], table["ci_high"] = boot.se[:-1], boot.ci_low[:-1], boot.ci_high[:-1]
+    table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
                     result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}",
                     result.delta_method_reliable, result.notes)

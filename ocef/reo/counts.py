@@ -8,49 +8,68 @@ rows, optionally per day (Fig. 6). See :mod:`ocef.reo` for the whole API.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from ocef.logs_engine import group_counts
+from ocef.logs_engine import count_keys
 from ocef.reo.estimators import resolve_groups
 from ocef.results import Result
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, eq=False)
 class ReoCounts(Result):
     """Per-group counts of named logs.
 
-    ``table``: tidy DataFrame ``log, [by], group, n, positives`` (rows of the group in the log,
-    and of them rows with Y = 1), one row per log, key and group (zeros included); ``groups``:
-    the K groups in order; ``by``: the name of the extra key (e.g. ``"day"``) or None, and
-    ``index`` its values in order.
+    ``cube``: int64 array ``(log, [key,] group, 2)`` holding rows and positives (rows with
+    Y = 1) of every log, key and group (zeros included); ``groups``: the K groups in order;
+    ``logs``: the log names in order; ``by``: the name of the extra key (e.g. ``"day"``) or
+    None, and ``index`` its values in order. ``table`` is the same as a tidy DataFrame ``log,
+    [by], group, n, positives``, made on first access.
     """
 
-    table: pd.DataFrame
+    cube: np.ndarray
     groups: tuple
     logs: tuple
     by: str | None = None
     index: tuple | None = None
 
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """Tidy counts: one row per log, [key] and group."""
+        import pandas as pd
+
+        rows = []
+        for li, log in enumerate(self.logs):
+            keys = [(None, self.cube[li])] if self.by is None else zip(self.index, self.cube[li])
+            for key, per_group in keys:
+                for g, (n, pos) in zip(self.groups, per_group):
+                    rows.append((log,) + (() if self.by is None else (key,)) + (g, int(n), int(pos)))
+        columns = ["log"] + ([] if self.by is None else [self.by]) + ["group", "n", "positives"]
+        table = pd.DataFrame(rows, columns=columns)
+        table["n"] = table["n"].astype(np.int64)
+        table["positives"] = table["positives"].astype(np.int64)
+        return table
+
     def to_frame(self) -> pd.DataFrame:
         return self.table.copy()
 
-    def _cube(self, log: str, column: str) -> np.ndarray:
+    def _cube(self, log: str, column: int) -> np.ndarray:
         if log not in self.logs:
             raise KeyError(f"no log named {log!r}; logs are {list(self.logs)}")
-        part = self.table[self.table["log"] == log]
-        values = part[column].to_numpy(dtype=np.int64)
-        return values.reshape(-1, len(self.groups)) if self.by is not None else values
+        return self.cube[self.logs.index(log), ..., column].copy()
 
     def positives(self, log: str) -> np.ndarray:
         """``#{Y=1, S=s_k}`` per group (K,), or per key and group (D, K) when ``by`` is set."""
-        return self._cube(log, "positives")
+        return self._cube(log, 1)
 
     def group_rows(self, log: str) -> np.ndarray:
         """Rows per group (K,) or (D, K)."""
-        return self._cube(log, "n")
+        return self._cube(log, 0)
 
     def rows(self, log: str) -> np.ndarray:
         """Rows of the log: a scalar, or one per key (D,) when ``by`` is set."""
@@ -78,25 +97,23 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     keys = [by, group] if by is not None else [group]
     tables = {}
     for name, source in logs.items():
-        t = group_counts(source, by=keys, label=label, engine=engine, name=name, spark=spark)
-        if t["n"].sum() == 0:
+        t = count_keys(source, by=keys, label=label, engine=engine, name=name, spark=spark)
+        if sum(r[-2] for r in t.rows) == 0:
             raise ValueError(f"{name} log is empty: REO needs at least one row")
-        tables[name] = t
-    names = resolve_groups([pd.unique(t[group].to_numpy(dtype=object)) for t in tables.values()], group, groups)
+        tables[name] = t.rows
+    names = resolve_groups([[r[-3] for r in rows] for rows in tables.values()], group, groups)
+    col = {g: i for i, g in enumerate(names)}
     if by is not None:
-        index = sorted(set().union(*[set(t[by].tolist()) for t in tables.values()]),
-                       key=lambda v: (str(type(v)), v))
-        full = pd.MultiIndex.from_product([index, names], names=[by, "group"])
+        index = sorted({r[0] for rows in tables.values() for r in rows}, key=lambda v: (str(type(v)), v))
+        row_of = {v: i for i, v in enumerate(index)}
+        cube = np.zeros((len(tables), len(index), len(names), 2), dtype=np.int64)
+        for li, rows in enumerate(tables.values()):
+            for key, g, n, pos in rows:
+                cube[li, row_of[key], col[g]] = (n, pos)
     else:
         index = None
-        full = pd.Index(names, name="group", dtype=object)
-    parts = []
-    for name, t in tables.items():
-        t = t.rename(columns={group: "group"}).set_index(["group"] if by is None else [by, "group"])
-        t = t.reindex(full, fill_value=0).reset_index()
-        t.insert(0, "log", name)
-        parts.append(t)
-    table = pd.concat(parts, ignore_index=True)
-    table["n"] = table["n"].astype(np.int64)
-    table["positives"] = table["positives"].astype(np.int64)
-    return ReoCounts(table, tuple(names), tuple(logs), by, tuple(index) if index is not None else None)
+        cube = np.zeros((len(tables), len(names), 2), dtype=np.int64)
+        for li, rows in enumerate(tables.values()):
+            for g, n, pos in rows:
+                cube[li, col[g]] = (n, pos)
+    return ReoCounts(cube, tuple(names), tuple(logs), by, tuple(index) if index is not None else None)

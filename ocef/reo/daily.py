@@ -48,7 +48,7 @@ class ReoDaily(Result):
         the table, each with its per-group estimates under ``groups`` (strict JSON)."""
         rows = []
         for rec, res in zip(jsonable(self.table), self.days):
-            rec["groups"] = jsonable(res.groups) if res is not None else None
+            rec["groups"] = res.group_records() if res is not None else None
             rows.append(rec)
         return jsonable({"by": self.by, "groups": list(self.groups), "confidence": self.confidence,
                          "method": self.method, "threshold": self.threshold, "days": rows})

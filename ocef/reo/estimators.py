@@ -4,14 +4,17 @@ See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ocef.logs_engine import _missing, frame_label_indicator, label_columns
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
+
+if TYPE_CHECKING:                      # pandas is imported where a DataFrame is made or read
+    import pandas as pd
 
 # --------------------------------------------------------------------------------------------
 # Pure formulas
@@ -219,6 +222,8 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random,
 # --------------------------------------------------------------------------------------------
 
 def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
+    import pandas as pd
+
     if not isinstance(log, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(log).__name__}")
     _missing(columns, log.columns, name, None)
@@ -236,6 +241,8 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
 
 def _resolve_groups(logs: Sequence[pd.DataFrame], group: str, groups) -> list:
+    import pandas as pd
+
     return resolve_groups([pd.unique(log[group]) for log in logs], group, groups)
 
 
@@ -252,13 +259,19 @@ def resolve_groups(found_values: Sequence, group: str, groups) -> list:
                 raise ValueError(f"group column {group!r} has values {sorted(map(str, unknown))} "
                                  f"not in groups={groups!r}")
         return groups
-    values = pd.unique(np.concatenate([np.asarray(v, dtype=object) for v in found_values]))
-    if pd.isna(values).any():
+    values = {_plain_key(v) for found in found_values for v in found}
+    if any(v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+           for v in values):
         raise ValueError(f"group column {group!r} has missing values")
-    found = sorted(values.tolist(), key=lambda v: (str(type(v)), v))
+    found = sorted(values, key=lambda v: (str(type(v)), v))
     if len(found) < 2:
         raise ValueError(f"REO needs at least 2 groups in column {group!r}, found {found!r}")
     return found
+
+
+def _plain_key(v):
+    """A group value as a plain Python scalar (numpy scalars compare and sort like their items)."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 class PositiveCounts(NamedTuple):
@@ -271,6 +284,8 @@ class PositiveCounts(NamedTuple):
 def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
                     groups: Sequence, name: str = "log") -> PositiveCounts:
     """``(#{Y=1, S=s_k} for k in groups, |log|)``: the numerators and denominator of eq. (5)."""
+    import pandas as pd
+
     y = label_indicator(log, label, name=name)
     codes = pd.Categorical(log[group], categories=list(groups)).codes
     counts = np.bincount(codes[y & (codes >= 0)], minlength=len(groups))
@@ -287,6 +302,8 @@ def _check_log(log, label, group: str, name: str) -> None:
 #: default) and ``"delta"`` (Algorithm 1 as printed, diagonal Gamma).
 INTERVALS = ("delta-full", "delta")
 _COVARIANCE_OF = {"delta-full": "full", "delta": "diagonal"}
+#: the columns of :attr:`ReoResult.groups`, in order
+GROUP_COLUMNS = ("group", "P", "Q", "U", "delta_U", "se", "ci_low", "ci_high")
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,12 +311,14 @@ class ReoResult(Result):
     """REO estimates with delta-method standard errors and intervals (Algorithm 1).
 
     ``groups``: tidy DataFrame with one row per group: ``group, P, Q, U, delta_U, se,
-    ci_low, ci_high`` (se and interval are those of ``delta_U``). ``method`` records the
-    interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
-    ``"naive"``. ``notes``: why an interval is unreliable (a group without positives, ...).
+    ci_low, ci_high`` (se and interval are those of ``delta_U``), made on first access from
+    ``columns`` (the same table as a dict of columns: JSON output needs no pandas). ``method``
+    records the interval: ``"delta-full"``, ``"delta"`` (Algorithm 1),
+    ``"bootstrap-<interval>"`` or ``"naive"``. ``notes``: why an interval is unreliable (a group
+    without positives, ...).
     """
 
-    groups: pd.DataFrame
+    columns: Mapping[str, Any] = field(repr=False)
     penalty: float
     penalty_se: float
     penalty_ci: tuple[float, float]
@@ -315,6 +334,25 @@ class ReoResult(Result):
     delta_method_reliable: bool = False
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self):
+        if set(self.columns) != set(GROUP_COLUMNS):
+            raise ValueError(f"columns must be {list(GROUP_COLUMNS)}, got {list(self.columns)}")
+        cols = {"group": tuple(_plain_key(g) for g in self.columns["group"])}
+        cols.update({c: np.asarray(self.columns[c], dtype=float) for c in GROUP_COLUMNS[1:]})
+        object.__setattr__(self, "columns", cols)
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """The per-group table (see the class docstring)."""
+        import pandas as pd
+
+        return pd.DataFrame({c: list(v) if c == "group" else v for c, v in self.columns.items()})
+
+    def group_records(self) -> list[dict]:
+        """The rows of ``groups`` as strict-JSON dicts, without pandas."""
+        names = list(self.columns)
+        return [jsonable(dict(zip(names, row))) for row in zip(*self.columns.values())]
+
     def to_frame(self) -> pd.DataFrame:
         """One row per group (the ``groups`` table) with the penalty, its interval, the log
         sizes, the confidence and the method repeated on every row."""
@@ -328,7 +366,7 @@ class ReoResult(Result):
         ``n_default``, ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``,
         ``notes``. Undefined numbers (NaN) become ``None`` (JSON null)."""
         return jsonable({
-            "groups": self.groups, "penalty": self.penalty, "penalty_se": self.penalty_se,
+            "groups": self.group_records(), "penalty": self.penalty, "penalty_se": self.penalty_se,
             "penalty_ci": list(self.penalty_ci), "n_default": self.n_default, "n_random": self.n_random,
             "confidence": self.confidence, "method": self.method,
             "delta_method_reliable": self.delta_method_reliable, "notes": list(self.notes),
@@ -339,10 +377,8 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
                         confidence: float, method: str, notes: Sequence[str] = ()) -> ReoResult:
     lo, hi = arr.ci_delta_U()
     plo, phi = arr.ci_penalty()
-    table = pd.DataFrame({
-        "group": groups, "P": P, "Q": Q, "U": arr.U, "delta_U": arr.delta_U,
-        "se": arr.se_delta_U, "ci_low": lo, "ci_high": hi,
-    })
+    table = {"group": groups, "P": P, "Q": Q, "U": arr.U, "delta_U": arr.delta_U,
+             "se": arr.se_delta_U, "ci_low": lo, "ci_high": hi}
     reliable = bool(np.isfinite(arr.se_penalty) and plo > 0.0) and not notes
     return ReoResult(table, float(arr.penalty), float(arr.se_penalty), (float(plo), float(phi)),
                      int(n_default), int(n_random), float(confidence), arr.sigma, method, reliable, tuple(notes))
@@ -453,6 +489,8 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
     (Table 1: datasets A and B look the same); with some random traffic the result depends on
     the logging volumes, not on the system, so it is inconsistent.
     """
+    import pandas as pd
+
     _check_log(default, label, group, "default")
     logs = [default]
     if random is not None:
@@ -476,8 +514,7 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
         raise ValueError(f"group(s) {empty} have no logged positive label: the naive U_k is undefined")
     U = pos_rec / pos_all
     nan = np.full(len(groups), np.nan)
-    table = pd.DataFrame({"group": groups, "P": pos_all / (n_d + n_r), "Q": pos_rec / (n_d + n_r),
-                          "U": U, "delta_U": relative_group_utilities(U), "se": nan,
-                          "ci_low": nan, "ci_high": nan})
+    table = {"group": groups, "P": pos_all / (n_d + n_r), "Q": pos_rec / (n_d + n_r),
+             "U": U, "delta_U": relative_group_utilities(U), "se": nan, "ci_low": nan, "ci_high": nan}
     return ReoResult(table, float(reo_penalty(U)), float("nan"), (float("nan"), float("nan")),
                      int(n_d), int(n_r), float("nan"), None, "naive")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
@@ -16,7 +15,9 @@ from ocef.validation import check_in_interval
 class _OneRow(Result):
     """A result whose tidy frame is its one row of fields."""
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self):
+        import pandas as pd
+
         return pd.DataFrame([self.to_dict()])
 
 

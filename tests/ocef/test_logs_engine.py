@@ -97,3 +97,63 @@ def test_spark_without_java_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     with pytest.raises(ValueError, match="engine='spark' needs Java"):
         le.spark_session()
+
+
+def _parquet(path, y, **kw):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = len(y)
+    pq.write_table(pa.table({"Y": y, "S": ["a", "b"] * (n // 2) + ["a"] * (n % 2)}), path, **kw)
+    return str(path)
+
+
+def test_parquet_statistics_spare_the_label_check_only_when_they_prove_0_1(tmp_path):
+    import pyarrow as pa
+
+    types = {"Y": "BIGINT"}
+    ok = _parquet(tmp_path / "ok.parquet", pa.array([0, 1, 1, 0], pa.int32()))
+    assert le._labels_proven_binary(ok, ["Y"], types)
+    assert le._labels_proven_binary(_parquet(tmp_path / "b.parquet", [True, False, True]), ["Y"], {"Y": "BOOLEAN"})
+    # statistics that do not prove 0/1: a 2, a NULL, floats (0.5 fits in [0, 1]), no statistics at all
+    two = _parquet(tmp_path / "two.parquet", [0, 1, 2, 1])
+    null = _parquet(tmp_path / "null.parquet", pa.array([0, None, 1, 1], pa.int64()))
+    flt = _parquet(tmp_path / "flt.parquet", [0.0, 1.0, 1.0, 0.0])
+    nostats = _parquet(tmp_path / "nostats.parquet", [0, 1, 1, 0], write_statistics=False)
+    assert not le._labels_proven_binary(two, ["Y"], types)
+    assert not le._labels_proven_binary(null, ["Y"], types)
+    assert not le._labels_proven_binary(flt, ["Y"], {"Y": "DOUBLE"})
+    assert not le._labels_proven_binary(nostats, ["Y"], types)
+    assert not le._labels_proven_binary(pd.DataFrame({"Y": [0, 1]}), ["Y"], types)   # not a file
+    # ... and then the scan checks every value, so the bad ones are still refused
+    with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2\]"):
+        le.group_counts(two, by=["S"])
+    with pytest.raises(ValueError, match=r"found \[None\]"):
+        le.group_counts(null, by=["S"])
+    for path in (ok, flt, nostats):
+        assert le.group_counts(path, by=["S"]).values.tolist() == [["a", 2, 1], ["b", 2, 1]]
+
+
+def test_ocef_reo_on_files_imports_neither_pandas_nor_pyarrow(tmp_path):
+    """The 10^8-row path (issue 9): counts fetched as tuples, a lazy ocef.reo, a lazy groups table."""
+    import json
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    for name, n in (("default", 400), ("random", 300)):
+        pd.DataFrame({"Y": rng.integers(0, 2, n), "S": rng.integers(0, 3, n)}).to_parquet(tmp_path / f"{name}.parquet")
+    code = ("import contextlib, io, json, sys\nfrom ocef import cli\nbuf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n"
+            f"    cli.main(['reo', '--default', {str(tmp_path / 'default.parquet')!r}, "
+            f"'--random', {str(tmp_path / 'random.parquet')!r}, '--json'])\n"
+            "print(json.dumps({'out': json.loads(buf.getvalue()), "
+            "'loaded': sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'scipy'})}))")
+    out = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                    cwd=tmp_path).stdout)
+    assert out["loaded"] == []
+    from ocef.reo import estimate_reo
+
+    ref = estimate_reo(pd.read_parquet(tmp_path / "default.parquet"), pd.read_parquet(tmp_path / "random.parquet"))
+    assert out["out"]["groups"] == json.loads(json.dumps(ref.to_dict()["groups"]))
+    assert out["out"]["penalty"] == pytest.approx(ref.penalty, rel=1e-12)
