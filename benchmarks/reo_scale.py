@@ -117,7 +117,9 @@ def main(argv=None) -> int:
     fastest = {mode: min(runs, key=lambda r: r["process_wall"]) for mode, runs in paired.items()}
     base = fastest["duckdb-sql"]
     walls = {mode: " ".join(f"{r['process_wall']:.2f}" for r in runs) for mode, runs in paired.items()}
-    print(f"runs (s), alternating: DuckDB {walls['duckdb-sql']}; ocef reo {walls['duckdb']}")
+    pair_ratios = sorted(o["process_wall"] / d["process_wall"] for d, o in zip(paired["duckdb-sql"], paired["duckdb"]))
+    print(f"runs (s), alternating: DuckDB {walls['duckdb-sql']}; ocef reo {walls['duckdb']}; "
+          f"median ratio of the pairs {pair_ratios[len(pair_ratios) // 2]:.2f}x")
     print(f"DuckDB's own aggregation:  {base['process_wall']:7.2f} s  peak {base['rss_mb']:7.0f} MB")
     ref_counts = base["result"]["counts"]
     modes = ["duckdb"] + ([] if args.skip_pandas else ["pandas"]) + ([] if args.skip_spark else ["spark"])
