@@ -60,6 +60,30 @@ def movielens(seed: int) -> None:
         assert lazy.uf == pre.uf and lazy.n_evaluations == pre.n_evaluations
         print(f"  UF_{metric} {pre.uf:.4f}, {pre.n_evaluations} evaluations: black-box oracle {lazy.seconds:.3f} s, "
               f"precomputed scores {pre.seconds:.3f} s ({lazy.seconds / pre.seconds:.0f}x)")
+    query_overhead(fit)
+
+
+def query_overhead(fit, repeats: int = 5) -> None:
+    """Seconds of one black-box query against the group's size: ``t = a + b · n``; ``a / b`` is the
+    fixed overhead of a query in users (``group_cost`` of the cost model) on this machine."""
+    oracle = fit.oracle("mrr", lazy=True)
+    sizes, secs = [], []
+    for cell in oracle.valid_cells.tolist():
+        rows = oracle.members(cell)
+        t = time.perf_counter()
+        for _ in range(repeats):
+            oracle.evaluate_users(rows)
+        sizes.append(rows.size)
+        secs.append((time.perf_counter() - t) / repeats)
+    everyone = np.arange(oracle.n_users_total)
+    t = time.perf_counter()
+    oracle.evaluate_users(everyone)
+    sizes.append(everyone.size)
+    secs.append(time.perf_counter() - t)
+    b, a = np.polyfit(sizes, secs, 1)
+    print(f"  black-box query of n users (logmf, mrr): {a * 1e3:.2f} ms + {b * 1e6:.1f} us per user, i.e. a fixed "
+          f"overhead of {a / b:.0f} users per query (groups of {min(sizes)}-{max(sizes[:-1])} users and all "
+          f"{everyone.size})")
 
 
 def main() -> None:

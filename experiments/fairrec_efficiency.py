@@ -160,7 +160,7 @@ CLAIMS = [
 def _figure(df: pd.DataFrame):
     from ocef.experiments import plotting
 
-    fig, axes = plotting.subplots(1, 3, figsize=(16, 4.5))
+    fig, axes = plotting.subplots(1, 3, figsize=(16, 5.5))
     styles = {"themis": ":", "fairrec-auto": "-", "fairrec-eps0.005": "--"}
     colors = dict(zip(sorted(set(df.n_users)), ("C0", "C1", "C2", "C3", "C4")))
     for (n, method), part in df.groupby(["n_users", "method"]):
@@ -177,7 +177,8 @@ def _figure(df: pd.DataFrame):
         ax.set_xlabel("number of subgroups (cells)")
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, ncol=len(set(df.n_users)), loc="outside lower center")
     axes[0].set_yscale("log")
     axes[1].set_yscale("log")
     axes[2].axhline(0.9, color="gray", ls="--", lw=0.6)

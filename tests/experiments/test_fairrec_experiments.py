@@ -94,7 +94,12 @@ def test_budget_measure_and_claim_on_synthetic():
 
     oracle = fb._synthetic_oracle(3000, 1000)
     df = fb.measure(oracle, "synthetic", "3000 users", "value", seeds=[0, 1])
-    assert set(df.method) == set(fb.METHODS) and set(df.budget_kind) == set(fb.KINDS)
+    assert set(df.method) == set(fb.METHODS) and set(df.budget_kind) == {*fb.KINDS, "matched"}
+    matched = df[df.budget_kind == "matched"]
+    assert matched.budget_share.isna().all() and set(matched.method) == {"fairrec", "themis-random"}
+    pivot = matched.pivot(index="seed", columns="method", values="n_evaluations")
+    assert (pivot["themis-random"] == pivot["fairrec"]).all()          # as many groups as FairRec evaluated
+    df = df[df.budget_kind != "matched"]
     assert set(df.budget_share) == set(fb.SHARES) and fb.PAPER_SHARE == 0.23
     ev = df[df.budget_kind == "evaluations"]
     assert (ev.n_evaluations <= ev.budget).all()
@@ -103,8 +108,9 @@ def test_budget_measure_and_claim_on_synthetic():
     assert np.allclose(cost.budget, cost.budget_share * cost.cost_themis)
     themis = df[df.method == "themis-random"]
     assert (themis.groupby(["budget_kind", "budget_share"]).n_evaluations.min() > 0).all()
-    holds, evidence = fb.CLAIMS[0].check(df)
+    holds, evidence = fb.CLAIMS[0].check(pd.concat([df, matched]))
     assert holds in (True, False) and "synthetic:" in evidence and "movielens: not run" in evidence
+    assert "without a budget FairRec (eps auto)" in evidence
     # a constructed table: FairRec wins 3 of 4 synthetic cells
     rows = [{"setting": "synthetic", "model": "p", "metric": "value", "budget_kind": k, "budget_share": 0.23,
              "method": m, "seed": 0, "uf": uf, "accuracy": uf}
@@ -116,3 +122,20 @@ def test_budget_measure_and_claim_on_synthetic():
 
     (claim,) = check_claims(fb.CLAIMS, pd.DataFrame(rows).assign(setting="movielens"))
     assert claim["holds"] is None and "no synthetic populations" in claim["evidence"]
+
+
+def test_neighbour_correlation_hand_cases():
+    from ocef.experiments.fairrec_budget import neighbour_correlation
+    from ocef.fairrec.search import GroupOracle, search
+
+    def corr(codes, values, min_users=1):
+        table = pd.DataFrame({"a": codes, "mrr": values})
+        oracle = GroupOracle.from_user_metrics(table, ["a"], "mrr", min_users=min_users)
+        return neighbour_correlation(oracle, search(oracle, "exhaustive").infobase)
+
+    # pairs (0,1), (1,2), (2,3): x = 0, 1, 4 and y = 1, 4, 9 -> corr of (0,1,4) and (1,4,9)
+    assert corr([0, 1, 2, 3], [0.0, 1.0, 4.0, 9.0]) == pytest.approx(np.corrcoef([0, 1, 4], [1, 4, 9])[0, 1])
+    assert corr([0, 1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0, 0.0]) == pytest.approx(-1.0)     # alternating
+    # an invalid group (code 2 has one user, min_users=2) breaks its pairs: only (0,1) and (3,4) remain -> no
+    # correlation from two pairs
+    assert np.isnan(corr([0, 0, 1, 1, 2, 3, 3, 4, 4], [0, 0, 1, 1, 5, 3, 3, 4, 4], min_users=2))
