@@ -176,9 +176,9 @@ def test_auto_schedule_at_its_anchors():
 
     assert AUTO_SIMPLE == (1_000, 0.1, 10) and AUTO_COMPLEX == (53_058, 0.005, 20)
     for n in (1, 294, 1_000):                            # simple cases: eps in [0.1, 0.2], n_it in [5, 10]
-        assert auto_epsilon(n) == pytest.approx(0.1) and auto_n_iter(n) == 10
+        assert auto_epsilon(n) == 0.1 and auto_n_iter(n) == 10
     for n in (53_058, 10**6):                            # complex cases: eps in [0.002, 0.005], n_it in [15, 20]
-        assert auto_epsilon(n) == pytest.approx(0.005) and auto_n_iter(n) == 20
+        assert auto_epsilon(n) == 0.005 and auto_n_iter(n) == 20
     mid = int(round(np.sqrt(1_000 * 53_058)))            # geometric midpoint: geometric mean of the epsilons
     assert auto_epsilon(mid) == pytest.approx(np.sqrt(0.1 * 0.005), rel=1e-4) and auto_n_iter(mid) == 15
     n = np.array([1_000, 3_000, 10_000, 30_000, 53_058])
@@ -197,7 +197,7 @@ def test_search_auto_and_epsilon_base(table):
     oracle = GroupOracle.from_user_metrics(table, ATTRS, "mrr", min_users=20)
     assert oracle.n_cells == 140 and oracle.n_groups < 140
     r = search(oracle, "dpso", epsilon="auto", n_iter="auto", rng=0)
-    assert r.params["epsilon"] == auto_epsilon(140) == pytest.approx(0.1)
+    assert r.params["epsilon"] == auto_epsilon(140) == 0.1
     assert r.params["n_iter"] == auto_n_iter(140) == 10 and r.params["n_particles"] == 14
     assert r.params["epsilon_rule"] == "auto" and r.params["epsilon_base"] == "cells"
     same = search(oracle, "dpso", epsilon=0.1, n_iter=10, rng=0)     # auto = (0.1, 10) up to 1,000 groups
