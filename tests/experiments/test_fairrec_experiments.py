@@ -139,3 +139,26 @@ def test_neighbour_correlation_hand_cases():
     # an invalid group (code 2 has one user, min_users=2) breaks its pairs: only (0,1) and (3,4) remain -> no
     # correlation from two pairs
     assert np.isnan(corr([0, 0, 1, 1, 2, 3, 3, 4, 4], [0, 0, 1, 1, 5, 3, 3, 4, 4], min_users=2))
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_budget_quick_on_movielens(tmp_path, monkeypatch):
+    from ocef.experiments import fairrec_budget as fb
+
+    data = require_data("ml-100k")
+    monkeypatch.setattr(fb, "QUICK_POPULATIONS", ((5000, 1000),))
+    paths = fb.run(tmp_path, quick=True, seed=0, data_dir=data, progress=False)
+    df = pd.read_csv(paths[0])
+    assert set(df.setting) == {"movielens", "synthetic"}
+    ml = df[df.setting == "movielens"]
+    assert set(ml.n_groups) == {55} and set(ml.n_cells) == {294} and set(ml.min_users) == {5}
+    budgeted = ml[ml.budget_kind == "evaluations"]
+    assert set(budgeted.budget) == {13, 28}                  # 23% and 50% of the 55 valid groups
+    assert (budgeted.n_evaluations <= budgeted.budget).all()
+    auto = ml[(ml.method == "fairrec") & (ml.budget_kind != "matched")]
+    assert set(auto.n_particles) == {29}                     # eps auto = 0.1 of 294 cells
+    assert set(ml[ml.method == "fairrec-groups"].n_particles) == {5}      # 0.1 of 55 valid groups
+    (claim,) = check_claims(fb.CLAIMS, df)
+    assert claim["holds"] in (True, False) and "movielens: fairrec >= random Themis in" in claim["evidence"]
+    assert paths[1].stat().st_size > 10_000
