@@ -234,6 +234,8 @@ def _figure(df: pd.DataFrame):
 
 def _movielens_panel(ax, part: pd.DataFrame, methods, labels) -> None:
     """Mean accuracy per budget and method; labels: cells won by FairRec."""
+    from ocef.experiments import plotting
+
     acc = part.groupby(["budget_kind", "budget_share", "method"], dropna=False)["accuracy"].mean().unstack("method")
     x = np.arange(len(acc))
     width = 0.8 / len(methods)
@@ -250,7 +252,7 @@ def _movielens_panel(ax, part: pd.DataFrame, methods, labels) -> None:
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_ylabel("mean accuracy (UF / Themis' full UF)")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7, loc="lower right")
+    plotting.legend_below(ax, ncol=3, fontsize=7)
     ax.set_title(f"MovieLens-100K, models {sorted(set(part.model))}, 5 metrics, {part.seed.nunique()} seeds, "
                  f"min_users={int(part.min_users.iloc[0])}: {int(part.n_groups.iloc[0])} valid groups of "
                  f"{int(part.n_cells.iloc[0])} cells\nlabels: model x metric cells where FairRec's mean UF >= "
@@ -259,6 +261,8 @@ def _movielens_panel(ax, part: pd.DataFrame, methods, labels) -> None:
 
 def _synthetic_panel(ax, part: pd.DataFrame, methods, labels) -> None:
     """FairRec's mean accuracy minus random Themis', per population and budget (> 0: FairRec wins)."""
+    from ocef.experiments import plotting
+
     part = part[part.budget_kind != "matched"]
     acc = part.groupby(["n_users", "n_cells", "budget_kind", "budget_share", "method"])["accuracy"].mean()
     acc = acc.unstack("method")
@@ -275,7 +279,7 @@ def _synthetic_panel(ax, part: pd.DataFrame, methods, labels) -> None:
     ax.set_xticks(x, [f"{u // 1000}k users\n{c:,} cells" for u, c in pops], fontsize=8)
     ax.set_ylabel("FairRec accuracy - random Themis accuracy")
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13))
+    plotting.legend_below(ax, ncol=2, fontsize=6)
     won = _wins(part, "fairrec")
     ax.set_title(f"synthetic populations of fairrec-efficiency (min_users={int(part.min_users.iloc[0])}), "
                  f"{part.seed.nunique()} seeds: FairRec (eps auto) >= random Themis in {int(won.sum())}/{len(won)} "
