@@ -1,8 +1,9 @@
 """Benchmark: cost of FairRec's DPSO against Themis (exhaustive) and the black-box oracle paths.
 
-1. Synthetic population of 10^5 users over 2 x 27 x 27 x 27 = 39,366 cells (the largest point of
-   ``fairrec-efficiency``): distinct group evaluations, users queried and seconds of DPSO
-   (ε = 0.005, n_it = 20) and of Themis, and the accuracy UF / UF_Themis, both in this process.
+1. Synthetic populations of 10^5 users over ~10^4 and 2 x 27 x 27 x 27 = 39,366 cells (points of
+   ``fairrec-efficiency``): distinct group evaluations, users queried, cost (users + 1 per query)
+   and seconds of DPSO (Sec. 4.4's rule, ``epsilon="auto"``, and the fixed ε = 0.005, n_it = 20)
+   and of Themis, and the accuracy UF / UF_Themis, all in this process.
 2. MovieLens-100K (if present): one DPSO search with the lazy black-box oracle (queries the model
    per group) against the oracle over precomputed scores (one model call), same values.
 
@@ -17,22 +18,28 @@ import numpy as np
 
 
 def synthetic(n_users: int, n_cells: int, seed: int) -> None:
-    from ocef.experiments.fairrec_efficiency import EPSILON, MIN_USERS, N_ITER, synthetic_population
+    from ocef.experiments.fairrec_efficiency import LABELS, MIN_USERS, SETTINGS, synthetic_population
     from ocef.fairrec.search import GroupOracle, search
 
     pop = synthetic_population(n_users, n_cells, rng=[n_users, n_cells])
     oracle = GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=MIN_USERS)
     ex = search(oracle, "exhaustive")
-    runs = [search(oracle, "dpso", epsilon=EPSILON, n_iter=N_ITER, rng=seed + s) for s in range(5)]
-    ev = np.mean([r.n_evaluations for r in runs])
-    q = np.mean([r.n_users_queried for r in runs])
-    sec = np.mean([r.seconds for r in runs])
-    acc = np.mean([r.uf / ex.uf for r in runs])
     print(f"synthetic: {n_users:,} users, {oracle.n_cells:,} cells, {oracle.n_groups:,} valid groups")
-    print(f"  Themis : {ex.n_evaluations:>7,} evaluations, {ex.n_users_queried:>8,} users queried, {ex.seconds:.3f} s")
-    print(f"  FairRec: {ev:>7,.0f} evaluations, {q:>8,.0f} users queried, {sec:.3f} s, accuracy {acc:.3f} "
-          f"(mean of 5 seeds)")
-    print(f"  ratios : evaluations {ev / ex.n_evaluations:.1%}, users queried {q / ex.n_users_queried:.1%}")
+    print(f"  {'Themis':<22}: {ex.n_evaluations:>7,} evaluations, {ex.n_users_queried:>8,} users queried, "
+          f"cost {ex.cost:>9,.0f}, {ex.seconds:.3f} s")
+    for method, kwargs in SETTINGS.items():
+        runs = [search(oracle, "dpso", rng=seed + s, **kwargs) for s in range(5)]
+        ev = np.mean([r.n_evaluations for r in runs])
+        q = np.mean([r.n_users_queried for r in runs])
+        cost = np.mean([r.cost for r in runs])
+        sec = np.mean([r.seconds for r in runs])
+        acc = np.mean([r.uf / ex.uf for r in runs])
+        p = runs[0].params
+        print(f"  {LABELS[method]:<22}: {ev:>7,.0f} evaluations, {q:>8,.0f} users queried, cost {cost:>9,.0f}, "
+              f"{sec:.3f} s, accuracy {acc:.3f} (mean of 5 seeds; eps {p['epsilon']:.4g}, "
+              f"{p['n_particles']} particles, {p['n_iter']} iterations)")
+        print(f"  {'':<22}  ratios to Themis: evaluations {ev / ex.n_evaluations:.1%}, cost {cost / ex.cost:.1%}, "
+              f"seconds {sec / ex.seconds:.1%}")
 
 
 def movielens(seed: int) -> None:
@@ -53,6 +60,30 @@ def movielens(seed: int) -> None:
         assert lazy.uf == pre.uf and lazy.n_evaluations == pre.n_evaluations
         print(f"  UF_{metric} {pre.uf:.4f}, {pre.n_evaluations} evaluations: black-box oracle {lazy.seconds:.3f} s, "
               f"precomputed scores {pre.seconds:.3f} s ({lazy.seconds / pre.seconds:.0f}x)")
+    query_overhead(fit)
+
+
+def query_overhead(fit, repeats: int = 5) -> None:
+    """Seconds of one black-box query against the group's size: ``t = a + b · n``; ``a / b`` is the
+    fixed overhead of a query in users (``group_cost`` of the cost model) on this machine."""
+    oracle = fit.oracle("mrr", lazy=True)
+    sizes, secs = [], []
+    for cell in oracle.valid_cells.tolist():
+        rows = oracle.members(cell)
+        t = time.perf_counter()
+        for _ in range(repeats):
+            oracle.evaluate_users(rows)
+        sizes.append(rows.size)
+        secs.append((time.perf_counter() - t) / repeats)
+    everyone = np.arange(oracle.n_users_total)
+    t = time.perf_counter()
+    oracle.evaluate_users(everyone)
+    sizes.append(everyone.size)
+    secs.append(time.perf_counter() - t)
+    b, a = np.polyfit(sizes, secs, 1)
+    print(f"  black-box query of n users (logmf, mrr): {a * 1e3:.2f} ms + {b * 1e6:.1f} us per user, i.e. a fixed "
+          f"overhead of {a / b:.0f} users per query (groups of {min(sizes)}-{max(sizes[:-1])} users and all "
+          f"{everyone.size})")
 
 
 def main() -> None:

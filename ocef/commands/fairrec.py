@@ -4,7 +4,7 @@
 leave-last-out split and tests it through black-box queries; ``ocef fairrec --user-metrics M.csv``
 tests a table with one row per user, one column per attribute (integer codes) and one per metric.
 JSON keys: ``uf``, ``advantaged`` / ``disadvantaged`` (``{group: {attribute: code}, n_users,
-value}``), ``n_evaluations``, ``n_users_queried``, ``n_invalid_visits``, ``n_groups`` (valid
+value}``), ``n_evaluations``, ``n_users_queried``, ``n_queries``, ``cost``, ``n_invalid_visits``, ``n_groups`` (valid
 groups), ``n_cells``, ``min_users``, ``seconds``, ``top_advantaged``, ``top_disadvantaged``,
 ``method``, ``metric``, ``params``.
 """
@@ -13,7 +13,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.fairrec import METHODS
+from ocef.fairrec import EPSILON_BASES, METHODS
+
+
+def _auto_or(kind):
+    """argparse type: the word ``auto`` or a number of ``kind`` (checked later, naming the option)."""
+    def parse(text: str):
+        if text == "auto":
+            return "auto"
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected 'auto' or {'an integer' if kind is int else 'a number'}, "
+                                             f"got {text!r}") from None
+    parse.__name__ = f"auto or {kind.__name__}"
+    return parse
 
 
 def register(sub) -> None:
@@ -39,13 +53,23 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="dpso",
                    help="dpso (FairRec), exhaustive (Themis), testsgd or vanilla PSO (default: dpso)")
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
-    p.add_argument("--epsilon", type=float, default=0.1,
-                   help="particles per swarm / number of cells (default: 0.1)")
-    p.add_argument("--iters", type=int, default=10, help="DPSO iterations n_it (default: 10)")
+    p.add_argument("--epsilon", type=_auto_or(float), default=0.1,
+                   help="particles per swarm / number of cells (or valid groups, --epsilon-base), or 'auto': "
+                        "Sec. 4.4's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
+    p.add_argument("--epsilon-base", choices=EPSILON_BASES, default="cells",
+                   help="what epsilon is a share of: all cells (product of the attributes' ranges, the paper's "
+                        "group counts) or the valid groups (default: cells)")
+    p.add_argument("--iters", type=_auto_or(int), default=10,
+                   help="DPSO iterations n_it, or 'auto': 10 up to 1,000 groups, 20 from 53,058 (default: 10)")
     p.add_argument("--theta", type=float, default=0.01,
                    help="testsgd: keep groups with at least theta * N users (default: 0.01)")
     p.add_argument("--max-evaluations", type=int, default=None,
                    help="stop after this many distinct group evaluations (default: no budget)")
+    p.add_argument("--max-cost", type=float, default=None,
+                   help="stop before the cost (users queried + --group-cost per query) would exceed this "
+                        "(default: no budget)")
+    p.add_argument("--group-cost", type=float, default=1.0,
+                   help="fixed cost of one black-box query, in users (default: 1)")
     p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
     p.add_argument("--auc", choices=("pooled", "mean"), default="pooled",
                    help="group AUC over the pooled candidates or the mean of user AUCs (default: pooled)")
@@ -84,14 +108,20 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.fairrec.search import search
     from ocef.validation import check_in_interval, check_positive_int
 
-    check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
-    check_positive_int("--iters", args.iters)
+    if args.epsilon != "auto":
+        check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
+    if args.iters != "auto":
+        check_positive_int("--iters", args.iters)
+    if args.max_cost is not None:
+        check_in_interval("--max-cost", args.max_cost, 0.0, float("inf"), high_open=True)
+    check_in_interval("--group-cost", args.group_cost, 0.0, float("inf"), low_open=False, high_open=True)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     if not attributes:
         raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")
     oracle = _oracle(args, attributes)
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
-                 top_n=args.top_n, max_evaluations=args.max_evaluations, rng=args.seed)
+                 top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,
+                 group_cost=args.group_cost, epsilon_base=args.epsilon_base, rng=args.seed)
     if args.json:
         from ocef.commands._common import print_json
 
@@ -107,5 +137,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"advantaged:    {fmt(res.advantaged)}")
     print(f"disadvantaged: {fmt(res.disadvantaged)}")
     print(f"evaluated {res.n_evaluations} of {res.n_groups} valid groups ({res.n_cells} cells), "
-          f"{res.n_users_queried} users queried, {res.seconds:.2f} s")
+          f"{res.n_users_queried} users queried (cost {res.cost:g}), {res.seconds:.2f} s")
+    if res.params["n_particles"] is not None:
+        print(f"epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']}, "
+              f"{res.params['n_particles']} particles per swarm, {res.params['n_iter']} iterations")
     return 0

@@ -3,3 +3,6 @@
 #: The searches of :func:`ocef.fairrec.search.search` (here, so that the CLI lists them without
 #: importing numpy and pandas).
 METHODS: tuple[str, ...] = ("dpso", "exhaustive", "testsgd", "vanilla")
+#: What ``epsilon`` is a share of in :func:`ocef.fairrec.search.search` (``epsilon_base``): every cell of
+#: the attribute grid, or the valid groups.
+EPSILON_BASES: tuple[str, ...] = ("cells", "groups")

@@ -16,7 +16,14 @@ Alg. 3) and counts them. :func:`search` runs one of
 
 DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
 
-- each swarm has ``n_pt = max(2, int(ε · Π_i |B^{s_i}|))`` particles (Sec. 4.2: ``ε = n_pt / N_groups``);
+- each swarm has ``n_pt = max(2, int(ε · N))`` particles (Sec. 4.4: ``ε = n_pt / |N_groups|``) with
+  ``N = Π_i |B^{s_i}|`` (``epsilon_base="cells"``, the default): the paper's group counts are these
+  products (MovieLens 2·7·21 = 294, BlackFriday 2·7·21·3·5·2 = 8,820, Amazon 10³; Sec. 4.1) and the
+  authors' code sizes each swarm ``int(ε · Π (max − min + 1))``. ``epsilon_base="groups"`` takes
+  ``N`` = the valid groups (at least ``min_users`` users) instead: on a sparse grid (ML-100K at
+  ``min_users = 5``: 55 valid groups of 294 cells) the swarms are smaller and leave room to iterate
+  under a budget (Table 3; ``fairrec-budget`` measures both). ``epsilon="auto"`` / ``n_iter="auto"`` follow Sec. 4.4's guidance
+  (:func:`auto_epsilon`, :func:`auto_n_iter`);
 - Alg. 2: bounds ``B^{s_i} = [min, max]`` of the users' codes, coordinates drawn independently from
   each attribute's empirical distribution ``D^{s_i}`` over users; velocities integer uniform in
   ``[−v*, v*]``; ``Pbest ← P`` — the initial positions are evaluated (iteration 0), since Alg. 3
@@ -32,7 +39,13 @@ DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
 
 Cost: ``n_evaluations`` counts the distinct groups queried (a cached group costs nothing again),
 ``n_users_queried`` the users whose recommendations were computed (the cost of a black-box
-evaluation is proportional to the group size; TestSGD's complements are counted here too).
+evaluation is proportional to the group size; TestSGD's complements are counted here too) and
+``cost = n_users_queried + group_cost · n_queries`` the machine-independent analogue of Table 3's
+testing time: querying the black box for ``n`` users costs ``n + group_cost`` (``group_cost``: the
+fixed overhead of one query, in users; an invalid group is never queried and costs nothing). Two
+budgets stop a search as the paper's fixed time does (Table 3): ``max_evaluations`` distinct
+groups, or ``max_cost`` — a query that would take the cost above ``max_cost`` is not made and the
+search ends there, so ``cost <= max_cost`` always.
 """
 from __future__ import annotations
 
@@ -43,16 +56,53 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ocef.fairrec import METHODS
+from ocef.fairrec import EPSILON_BASES, METHODS
 from ocef.fairrec.metrics import Group, _check_attributes
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
-__all__ = ["GroupOracle", "FairRecResult", "search", "METHODS"]
+__all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES"]
 
 
 class BudgetExhausted(Exception):
-    """Raised inside a search when ``max_evaluations`` distinct groups have been evaluated."""
+    """Raised inside a search when its budget (``max_evaluations`` or ``max_cost``) is spent."""
+
+
+#: Sec. 4.4's two recommended regimes, the anchors of ``epsilon="auto"`` / ``n_iter="auto"``:
+#: simple cases (``N_groups <= 1,000``: ε in [0.1, 0.2], n_it in [5, 10]) and complex ones
+#: (ε in [0.002, 0.005], n_it in [15, 20]; the authors' config.json for LFM360K, the paper's largest
+#: grid with 53,058 groups: ε = 0.005, n_it = 20). ``(N, ε, n_it)``.
+AUTO_SIMPLE: tuple[int, float, int] = (1_000, 0.1, 10)
+AUTO_COMPLEX: tuple[int, float, int] = (53_058, 0.005, 20)
+
+
+def _auto_position(n_groups) -> float:
+    """Where ``N`` lies between the two anchors on a log scale: 0 at or below ``AUTO_SIMPLE``, 1 at or
+    above ``AUTO_COMPLEX``."""
+    n = check_positive_int("n_groups", n_groups)
+    lo, hi = AUTO_SIMPLE[0], AUTO_COMPLEX[0]
+    return float(np.clip(np.log(n / lo) / np.log(hi / lo), 0.0, 1.0))
+
+
+def auto_epsilon(n_groups: int) -> float:
+    """ε for ``N`` groups by Sec. 4.4's guidance ("we suggest choosing ε in the range of
+    [0.002, 0.005] in the complex case ... in the relatively simple cases ... where N_groups <= 1,000,
+    we set ε in the range of [0.1, 0.2]"): ε = 0.1 up to 1,000 groups, 0.005 from 53,058 groups (the
+    authors' LFM360K setting) and geometric interpolation between,
+    ``log ε = log 0.1 + t · log(0.005 / 0.1)`` with ``t = log(N / 1,000) / log(53,058 / 1,000)``.
+    The particles per swarm ``ε · N`` then grow as ``N^0.25`` between the anchors (100 at 1,000 groups,
+    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``."""
+    t = _auto_position(n_groups)
+    if t in (0.0, 1.0):                                  # the anchors exactly (no exp/log round-off)
+        return AUTO_SIMPLE[1] if t == 0.0 else AUTO_COMPLEX[1]
+    return float(np.exp((1 - t) * np.log(AUTO_SIMPLE[1]) + t * np.log(AUTO_COMPLEX[1])))
+
+
+def auto_n_iter(n_groups: int) -> int:
+    """n_it for ``N`` groups by Sec. 4.4's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
+    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded)."""
+    t = _auto_position(n_groups)
+    return int(round(AUTO_SIMPLE[2] + t * (AUTO_COMPLEX[2] - AUTO_SIMPLE[2])))
 
 
 def _mean_defined(v: np.ndarray) -> float:
@@ -61,9 +111,9 @@ def _mean_defined(v: np.ndarray) -> float:
     return float(v.mean()) if v.size else float("nan")
 
 
-def _n_particles(epsilon: float, n_cells: int) -> int:
-    """Particles per swarm: ``max(2, int(ε · Π_i |B^{s_i}|))`` (module docstring)."""
-    return max(2, int(epsilon * n_cells))
+def _n_particles(epsilon: float, n: int) -> int:
+    """Particles per swarm: ``max(2, int(ε · N))`` (module docstring)."""
+    return max(2, int(epsilon * n))
 
 
 class GroupOracle:
@@ -129,18 +179,31 @@ class GroupOracle:
         return self._order[self._start[i]:self._start[i] + self._count[i]]
 
     # -- evaluation (InfoBase) ------------------------------------------------------------------
-    def reset(self, max_evaluations: int | None = None) -> None:
-        """Empty the InfoBase and the counters (each search starts afresh)."""
+    def reset(self, max_evaluations: int | None = None, max_cost: float | None = None,
+              group_cost: float = 1.0) -> None:
+        """Empty the InfoBase and the counters (each search starts afresh) and set the budgets."""
         self.infobase: dict[int, tuple[float, int, int]] = {}   # cell -> (value, n_users, iteration)
         self.n_evaluations = 0
         self.n_users_queried = 0
+        self.n_queries = 0
         self.n_invalid_visits = 0
         self.max_evaluations = max_evaluations
+        self.max_cost = max_cost
+        self.group_cost = group_cost
         self.iteration = 0
 
+    @property
+    def cost(self) -> float:
+        """``n_users_queried + group_cost · n_queries`` (module docstring)."""
+        return self.n_users_queried + self.group_cost * self.n_queries
+
     def query(self, rows: np.ndarray) -> float:
-        """Evaluate an arbitrary set of user rows (counted in ``n_users_queried`` only)."""
+        """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
+        ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``."""
+        if self.max_cost is not None and self.cost + rows.size + self.group_cost > self.max_cost:
+            raise BudgetExhausted
         self.n_users_queried += int(rows.size)
+        self.n_queries += 1
         return float(self.evaluate_users(rows))
 
     def value(self, cell: int) -> float:
@@ -268,6 +331,8 @@ class FairRecResult(Result):
     infobase: pd.DataFrame = field(repr=False)
     n_evaluations: int
     n_users_queried: int
+    n_queries: int
+    cost: float
     n_invalid_visits: int
     n_groups: int
     n_cells: int
@@ -293,14 +358,21 @@ class FairRecResult(Result):
 
     def to_dict(self) -> dict:
         keys = ("method", "metric", "uf", "advantaged", "disadvantaged", "n_evaluations", "n_users_queried",
-                "n_invalid_visits", "n_groups", "n_cells", "min_users", "seconds", "top_advantaged",
+                "n_queries", "cost", "n_invalid_visits", "n_groups", "n_cells", "min_users", "seconds", "top_advantaged",
                 "top_disadvantaged", "params")
         return jsonable({k: getattr(self, k) for k in keys})
 
 
-def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations):
-    check_in_interval("epsilon", epsilon, 0.0, 1.0)        # ε = n_pt / |N_groups| (Sec. 4.4): a ratio in (0, 1]
-    check_positive_int("n_iter", n_iter)
+def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
+                  epsilon_base):
+    if not (isinstance(epsilon, str) and epsilon == "auto"):
+        if isinstance(epsilon, str):
+            raise ValueError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
+        check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.4): a ratio in (0, 1]
+    if not (isinstance(n_iter, str) and n_iter == "auto"):
+        if isinstance(n_iter, str):
+            raise ValueError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
+        check_positive_int("n_iter", n_iter)
     check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
     check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
     check_in_interval("c2", c2, 0.0, np.inf, low_open=False)
@@ -309,6 +381,11 @@ def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evalua
     check_positive_int("top_n", top_n)
     if max_evaluations is not None:
         check_positive_int("max_evaluations", max_evaluations)
+    if max_cost is not None:
+        check_in_interval("max_cost", max_cost, 0.0, np.inf, high_open=True)
+    check_in_interval("group_cost", group_cost, 0.0, np.inf, low_open=False, high_open=True)
+    if epsilon_base not in EPSILON_BASES:
+        raise ValueError(f"epsilon_base must be one of {list(EPSILON_BASES)}, got {epsilon_base!r}")
 
 
 def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uniform: bool) -> np.ndarray:
@@ -323,10 +400,10 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
     return np.stack(cols, axis=1).astype(np.int64) + oracle.low
 
 
-def _pso(oracle: GroupOracle, gen: np.random.Generator, *, epsilon, n_iter, alpha, c1, c2, vmax,
+def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
          vanilla: bool) -> None:
-    """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO; fills the oracle's InfoBase."""
-    n_pt = _n_particles(epsilon, oracle.n_cells)
+    """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
+    fills the oracle's InfoBase."""
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
@@ -398,28 +475,36 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
     return int(kept[idx[np.argmax(gaps[ok])]]), int(kept[idx[np.argmin(gaps[ok])]])
 
 
-def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n_iter: int = 10,
+def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
            alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
-           top_n: int = 5, max_evaluations: int | None = None, rng=None) -> FairRecResult:
+           top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
+           group_cost: float = 1.0, epsilon_base: str = "cells", rng=None) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
     (module docstring). Defaults: Sec. 4.1 (α = 0.09, c1 = c2 = 2, v* = 2); ε and ``n_iter``
-    as Sec. 4.2 recommends for ≤ 1,000 groups. ``max_evaluations`` stops a search after that
-    many distinct group evaluations (Table 3's fixed budget). Same ``rng``, same result.
+    as Sec. 4.4 recommends for ≤ 1,000 groups; ``"auto"`` applies Sec. 4.4's rule for any number of
+    groups ``N`` (:func:`auto_epsilon`, :func:`auto_n_iter`), ``N`` = cells or valid groups by
+    ``epsilon_base``. Budgets (Table 3, module docstring): ``max_evaluations`` distinct group
+    evaluations, ``max_cost`` users queried plus ``group_cost`` per query. Same ``rng``, same result.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations)
+    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
+                  epsilon_base)
+    n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
+    eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
+    iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)
+    n_pt = _n_particles(eps, n_base) if method in ("dpso", "vanilla") else None
     gen = as_generator(rng)
-    oracle.reset(max_evaluations)
+    oracle.reset(max_evaluations, max_cost, float(group_cost))
     t0 = time.perf_counter()
     pair = None
     try:
         if method in ("dpso", "vanilla"):
-            _pso(oracle, gen, epsilon=epsilon, n_iter=n_iter, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
+            _pso(oracle, gen, n_pt=n_pt, n_iter=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
                  vanilla=method == "vanilla")
         elif method == "exhaustive":
             cells = oracle.valid_cells
-            if max_evaluations is not None:
+            if max_evaluations is not None or max_cost is not None:
                 cells = gen.permutation(cells)
             for c in cells.tolist():
                 oracle.value(c)
@@ -439,11 +524,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float = 0.1, n
     else:
         adv = dis = None
     uf = adv.value - dis.value if adv is not None else float("nan")
-    params = {"epsilon": epsilon, "n_iter": n_iter, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax,
-              "theta": theta, "max_evaluations": max_evaluations,
-              "n_particles": _n_particles(epsilon, oracle.n_cells) if method in ("dpso", "vanilla") else None}
+    params = {"epsilon": eps, "n_iter": iters, "epsilon_rule": "auto" if epsilon == "auto" else "fixed",
+              "epsilon_base": epsilon_base, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax, "theta": theta,
+              "max_evaluations": max_evaluations, "max_cost": max_cost, "group_cost": group_cost,
+              "n_particles": n_pt}
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
                          infobase=oracle.infobase_frame(), n_evaluations=oracle.n_evaluations,
-                         n_users_queried=oracle.n_users_queried, n_invalid_visits=oracle.n_invalid_visits,
-                         n_groups=oracle.n_groups, n_cells=oracle.n_cells, min_users=oracle.min_users,
-                         seconds=seconds, top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)
+                         n_users_queried=oracle.n_users_queried, n_queries=oracle.n_queries, cost=oracle.cost,
+                         n_invalid_visits=oracle.n_invalid_visits, n_groups=oracle.n_groups,
+                         n_cells=oracle.n_cells, min_users=oracle.min_users, seconds=seconds,
+                         top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)

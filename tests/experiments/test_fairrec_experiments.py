@@ -37,9 +37,15 @@ def test_efficiency_small_run(tmp_path, monkeypatch):
     monkeypatch.setattr(fe, "CELLS", (100, 300, 1000))
     paths = fe.run(tmp_path, quick=False, seed=0, progress=False)
     df = pd.read_csv(paths[0])
-    assert set(df.method) == {"themis", "fairrec"} and (df.accuracy <= 1 + 1e-12).all()
+    assert set(df.method) == {"themis", "fairrec-auto", "fairrec-eps0.005"} and (df.accuracy <= 1 + 1e-12).all()
     themis = df[df.method == "themis"]
     assert (themis.n_evaluations == themis.n_groups).all()
+    assert (themis.cost == themis.n_users_queried + themis.n_evaluations).all()
+    from ocef.fairrec.search import auto_epsilon
+
+    auto = df[df.method == "fairrec-auto"]
+    assert np.allclose(auto.epsilon, [auto_epsilon(int(n)) for n in auto.n_cells])
+    assert (df[df.method == "fairrec-eps0.005"].epsilon == 0.005).all()
     claims = check_claims(fe.CLAIMS, df)
     assert all(c["holds"] in (True, False) for c in claims), claims
     assert paths[1].stat().st_size > 10_000
@@ -81,3 +87,78 @@ def test_attributes_on_movielens(tmp_path):
     (claim,) = check_claims(mod.CLAIMS, df)
     assert claim["holds"] is True, claim
     assert np.isfinite(df.uf).all()
+
+
+def test_budget_measure_and_claim_on_synthetic():
+    from ocef.experiments import fairrec_budget as fb
+
+    oracle = fb._synthetic_oracle(3000, 1000)
+    df = fb.measure(oracle, "synthetic", "3000 users", "value", seeds=[0, 1])
+    assert set(df.method) == set(fb.METHODS) and set(df.budget_kind) == {*fb.KINDS, "matched"}
+    matched = df[df.budget_kind == "matched"]
+    assert matched.budget_share.isna().all() and set(matched.method) == {"fairrec", "themis-random"}
+    pivot = matched.pivot(index="seed", columns="method", values="n_evaluations")
+    assert (pivot["themis-random"] == pivot["fairrec"]).all()          # as many groups as FairRec evaluated
+    df = df[df.budget_kind != "matched"]
+    assert set(df.budget_share) == set(fb.SHARES) and fb.PAPER_SHARE == 0.23
+    ev = df[df.budget_kind == "evaluations"]
+    assert (ev.n_evaluations <= ev.budget).all()
+    cost = df[df.budget_kind == "cost"]
+    assert (cost.cost <= cost.budget + 1e-9).all()
+    assert np.allclose(cost.budget, cost.budget_share * cost.cost_themis)
+    themis = df[df.method == "themis-random"]
+    assert (themis.groupby(["budget_kind", "budget_share"]).n_evaluations.min() > 0).all()
+    holds, evidence = fb.CLAIMS[0].check(pd.concat([df, matched]))
+    assert holds in (True, False) and "synthetic:" in evidence and "movielens: not run" in evidence
+    assert "without a budget FairRec (eps auto)" in evidence
+    # a constructed table: FairRec wins 3 of 4 synthetic cells
+    rows = [{"setting": "synthetic", "model": "p", "metric": "value", "budget_kind": k, "budget_share": 0.23,
+             "method": m, "seed": 0, "uf": uf, "accuracy": uf}
+            for k, f, t in (("evaluations", 0.9, 0.8), ("cost", 0.7, 0.8), ("a", 1, 1), ("b", 0.5, 0.4))
+            for m, uf in (("fairrec", f), ("fairrec-groups", f), ("themis-random", t))]
+    holds, evidence = fb.CLAIMS[0].check(pd.DataFrame(rows))
+    assert holds is True and "fairrec >= random Themis in 3/4 cells" in evidence
+    from ocef.experiments.claims import check_claims
+
+    (claim,) = check_claims(fb.CLAIMS, pd.DataFrame(rows).assign(setting="movielens"))
+    assert claim["holds"] is None and "no synthetic populations" in claim["evidence"]
+
+
+def test_neighbour_correlation_hand_cases():
+    from ocef.experiments.fairrec_budget import neighbour_correlation
+    from ocef.fairrec.search import GroupOracle, search
+
+    def corr(codes, values, min_users=1):
+        table = pd.DataFrame({"a": codes, "mrr": values})
+        oracle = GroupOracle.from_user_metrics(table, ["a"], "mrr", min_users=min_users)
+        return neighbour_correlation(oracle, search(oracle, "exhaustive").infobase)
+
+    # pairs (0,1), (1,2), (2,3): x = 0, 1, 4 and y = 1, 4, 9 -> corr of (0,1,4) and (1,4,9)
+    assert corr([0, 1, 2, 3], [0.0, 1.0, 4.0, 9.0]) == pytest.approx(np.corrcoef([0, 1, 4], [1, 4, 9])[0, 1])
+    assert corr([0, 1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0, 0.0]) == pytest.approx(-1.0)     # alternating
+    # an invalid group (code 2 has one user, min_users=2) breaks its pairs: only (0,1) and (3,4) remain -> no
+    # correlation from two pairs
+    assert np.isnan(corr([0, 0, 1, 1, 2, 3, 3, 4, 4], [0, 0, 1, 1, 5, 3, 3, 4, 4], min_users=2))
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_budget_quick_on_movielens(tmp_path, monkeypatch):
+    from ocef.experiments import fairrec_budget as fb
+
+    data = require_data("ml-100k")
+    monkeypatch.setattr(fb, "QUICK_POPULATIONS", ((5000, 1000),))
+    paths = fb.run(tmp_path, quick=True, seed=0, data_dir=data, progress=False)
+    df = pd.read_csv(paths[0])
+    assert set(df.setting) == {"movielens", "synthetic"}
+    ml = df[df.setting == "movielens"]
+    assert set(ml.n_groups) == {55} and set(ml.n_cells) == {294} and set(ml.min_users) == {5}
+    budgeted = ml[ml.budget_kind == "evaluations"]
+    assert set(budgeted.budget) == {13, 28}                  # 23% and 50% of the 55 valid groups
+    assert (budgeted.n_evaluations <= budgeted.budget).all()
+    auto = ml[(ml.method == "fairrec") & (ml.budget_kind != "matched")]
+    assert set(auto.n_particles) == {29}                     # eps auto = 0.1 of 294 cells
+    assert set(ml[ml.method == "fairrec-groups"].n_particles) == {5}      # 0.1 of 55 valid groups
+    (claim,) = check_claims(fb.CLAIMS, df)
+    assert claim["holds"] in (True, False) and "movielens: fairrec >= random Themis in" in claim["evidence"]
+    assert paths[1].stat().st_size > 10_000

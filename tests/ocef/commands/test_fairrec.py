@@ -38,12 +38,27 @@ def test_user_metrics_json(table, capsys):
     assert text.startswith("UF_mrr = ") and "advantaged:" in text
 
 
+def test_auto_and_cost_budget(table, capsys):
+    path, _ = table
+    base = ["fairrec", "--user-metrics", str(path), "--min-users", "3", "--json"]
+    assert main([*base, "--epsilon", "auto", "--iters", "auto", "--epsilon-base", "groups"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["epsilon"] == pytest.approx(0.1) and out["params"]["n_iter"] == 10     # <= 1,000 groups
+    assert out["params"]["n_particles"] == max(2, int(0.1 * out["n_groups"]))
+    assert main([*base, "--method", "exhaustive", "--max-cost", "100", "--group-cost", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cost"] == out["n_users_queried"] + 2 * out["n_queries"] <= 100
+    assert 0 < out["n_evaluations"] < out["n_groups"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--metric", "ctr"], "unknown metric"),
     (["--attributes", "gender,zip"], "unknown attribute"),
     (["--attributes", "gender,gender"], "attribute(s) listed more than once: ['gender']"),
     (["--epsilon", "0"], "epsilon"),
     (["--iters", "0"], "iters"),
+    (["--max-cost", "0"], "--max-cost must be in (0.0, inf)"),
+    (["--group-cost", "-1"], "--group-cost"),
     (["--min-users", "0"], "min_users"),
     (["--min-users", "1000"], "fewer than two valid groups"),
 ])
@@ -52,6 +67,20 @@ def test_bad_input_one_line(table, capsys, argv, message):
     assert main(["fairrec", "--user-metrics", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ocef fairrec: error:") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--epsilon", "most"], "--epsilon: expected 'auto' or a number, got 'most'"),
+    (["--iters", "auto5"], "--iters: expected 'auto' or an integer, got 'auto5'"),
+    (["--epsilon-base", "users"], "--epsilon-base: invalid choice: 'users'"),
+])
+def test_argparse_rejects_in_one_line(table, capsys, argv, message):
+    path, _ = table
+    with pytest.raises(SystemExit) as info:
+        main(["fairrec", "--user-metrics", str(path), *argv])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("ocef fairrec: error:") and message in err
+    assert err.count("\n") == 1
 
 
 def test_non_integer_codes_and_missing_input(tmp_path, capsys):

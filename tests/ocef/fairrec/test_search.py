@@ -169,3 +169,88 @@ def test_bad_inputs(table):
         search(oracle, "random")
     with pytest.raises(ValueError, match="theta"):
         search(oracle, "testsgd", theta=0.9)
+
+
+def test_auto_schedule_at_its_anchors():
+    from ocef.fairrec.search import AUTO_COMPLEX, AUTO_SIMPLE, auto_epsilon, auto_n_iter
+
+    assert AUTO_SIMPLE == (1_000, 0.1, 10) and AUTO_COMPLEX == (53_058, 0.005, 20)
+    for n in (1, 294, 1_000):                            # simple cases: eps in [0.1, 0.2], n_it in [5, 10]
+        assert auto_epsilon(n) == 0.1 and auto_n_iter(n) == 10
+    for n in (53_058, 10**6):                            # complex cases: eps in [0.002, 0.005], n_it in [15, 20]
+        assert auto_epsilon(n) == 0.005 and auto_n_iter(n) == 20
+    mid = int(round(np.sqrt(1_000 * 53_058)))            # geometric midpoint: geometric mean of the epsilons
+    assert auto_epsilon(mid) == pytest.approx(np.sqrt(0.1 * 0.005), rel=1e-4) and auto_n_iter(mid) == 15
+    n = np.array([1_000, 3_000, 10_000, 30_000, 53_058])
+    particles = np.array([auto_epsilon(int(v)) * v for v in n])
+    assert np.all(np.diff(particles) > 0)                # more particles for more groups ...
+    slope = np.polyfit(np.log(n), np.log(particles), 1)[0]
+    assert slope == pytest.approx(1 + np.log(0.05) / np.log(53.058), abs=1e-9)    # ... as N^0.246
+    for bad in (0, 1.5, "1000"):
+        with pytest.raises((ValueError, TypeError), match="n_groups"):
+            auto_epsilon(bad)
+
+
+def test_search_auto_and_epsilon_base(table):
+    from ocef.fairrec.search import auto_epsilon, auto_n_iter
+
+    oracle = GroupOracle.from_user_metrics(table, ATTRS, "mrr", min_users=20)
+    assert oracle.n_cells == 140 and oracle.n_groups < 140
+    r = search(oracle, "dpso", epsilon="auto", n_iter="auto", rng=0)
+    assert r.params["epsilon"] == auto_epsilon(140) == 0.1
+    assert r.params["n_iter"] == auto_n_iter(140) == 10 and r.params["n_particles"] == 14
+    assert r.params["epsilon_rule"] == "auto" and r.params["epsilon_base"] == "cells"
+    same = search(oracle, "dpso", epsilon=0.1, n_iter=10, rng=0)     # auto = (0.1, 10) up to 1,000 groups
+    pd.testing.assert_frame_equal(r.infobase, same.infobase)
+    g = search(oracle, "dpso", epsilon=0.5, epsilon_base="groups", rng=0)
+    assert g.params["n_particles"] == max(2, int(0.5 * oracle.n_groups)) < int(0.5 * 140)
+    assert search(oracle, "dpso", epsilon="auto", epsilon_base="groups", rng=0).params["n_particles"] == max(
+        2, int(0.1 * oracle.n_groups))
+
+
+def _three_groups():
+    """Groups g=0 (3 users), g=1 (2 users), g=2 (1 user): query costs 4, 3, 2 with group_cost = 1."""
+    return pd.DataFrame({"g": [0, 0, 0, 1, 1, 2], "mrr": [0.1, 0.2, 0.3, 0.6, 0.8, 0.0]})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cost_budget_stops_exactly_at_the_budget(seed):
+    oracle = GroupOracle.from_user_metrics(_three_groups(), ["g"], "mrr")
+    order = np.random.default_rng(seed).permutation(oracle.valid_cells)     # Themis' random order
+    costs = oracle.size(order) + 1.0
+    exact = [costs[0], costs[:2].sum()]                  # budgets met exactly by the first one or two queries
+    for budget in (*exact, 4.0, 5.0, 8.5):
+        r = search(oracle, "exhaustive", max_cost=budget, rng=seed)
+        fits = np.cumsum(costs) <= budget
+        stop = np.argmin(fits) if not fits.all() else len(costs)    # the first query that would overflow
+        assert r.n_evaluations == stop and r.n_queries == stop
+        assert r.cost == costs[:stop].sum() and r.cost <= budget
+        if budget in exact:
+            assert r.cost == budget
+        assert r.n_users_queried == oracle.size(order[:stop]).sum()
+        assert set(r.infobase.g) == set(order[:stop].tolist())
+    # the whole table costs 3 + 2 + 1 users + 3 queries = 9: a budget of 9 runs Themis to the end
+    full = search(oracle, "exhaustive", max_cost=9.0, rng=seed)
+    assert full.cost == 9.0 and full.uf == pytest.approx(0.7 - 0.0)
+
+
+def test_cost_counts_users_and_queries(table):
+    oracle = GroupOracle.from_user_metrics(table, ATTRS, "mrr", min_users=5)
+    ex = search(oracle, "exhaustive", group_cost=2.5)
+    assert ex.cost == pytest.approx(ex.n_users_queried + 2.5 * ex.n_evaluations)
+    assert search(oracle, "exhaustive", group_cost=0).cost == ex.n_users_queried
+    for seed in range(3):
+        r = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
+        again = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
+        assert r.cost <= 0.3 * ex.cost and r.cost == again.cost and r.uf == again.uf
+        assert r.cost > 0.3 * ex.cost - 2.5 - r.infobase.n_users.max() * 3     # stopped near the budget
+        pd.testing.assert_frame_equal(r.infobase, again.infobase)
+
+
+def test_bad_auto_and_budget_values(table):
+    oracle = GroupOracle.from_user_metrics(table, ATTRS, "mrr")
+    for kwargs, name in (({"epsilon": "automatic"}, "epsilon"), ({"n_iter": "auto2"}, "n_iter"),
+                         ({"max_cost": 0}, "max_cost"), ({"max_cost": -3.0}, "max_cost"),
+                         ({"group_cost": -1}, "group_cost"), ({"epsilon_base": "users"}, "epsilon_base")):
+        with pytest.raises((ValueError, TypeError), match=name):
+            search(oracle, "dpso", **kwargs)
