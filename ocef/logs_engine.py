@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 
-__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -160,10 +160,10 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", e
 
 
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
-    """Start :func:`group_counts` of each source in a background thread (DuckDB releases the
+    """Start :func:`count_keys` of each source in a background thread (DuckDB releases the
     GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
     :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
-    estimator (pandas, ...) while the logs are being counted."""
+    estimator (numpy, ...) while the logs are being counted."""
     from concurrent.futures import ThreadPoolExecutor
 
     keys, labels = tuple(by), tuple(label_columns(label))
@@ -228,12 +228,16 @@ def _finish(rows, keys: list[str], name: str) -> KeyCounts:
     for row in rows:
         key = tuple(_plain(v) for v in row[:len(keys)])
         for k, v in zip(keys, key):
-            if v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType"):
-                # NULL, NaN, pd.NA or pd.NaT
+            if is_missing(v):
                 raise ValueError(f"{name} log: column {k!r} has missing values")
         out.append(key + (int(row[-2]), int(row[-1])))
     out.sort(key=lambda r: tuple((str(type(v)), v) for v in r[:len(keys)]))
     return KeyCounts(tuple(keys), tuple(out))
+
+
+def is_missing(v) -> bool:
+    """Whether a key value is missing: None (SQL NULL), a float NaN, pandas' NA or NaT."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
 
 
 def _frame_rows(table, keys: list[str]):

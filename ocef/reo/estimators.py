@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from ocef.logs_engine import _missing, frame_label_indicator, label_columns
+from ocef.logs_engine import _missing, frame_label_indicator, is_missing, label_columns
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 
@@ -260,8 +260,7 @@ def resolve_groups(found_values: Sequence, group: str, groups) -> list:
                                  f"not in groups={groups!r}")
         return groups
     values = {_plain_key(v) for found in found_values for v in found}
-    if any(v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
-           for v in values):
+    if any(is_missing(v) for v in values):
         raise ValueError(f"group column {group!r} has missing values")
     found = sorted(values, key=lambda v: (str(type(v)), v))
     if len(found) < 2:
