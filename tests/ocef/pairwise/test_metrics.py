@@ -96,6 +96,16 @@ def test_fast_bootstrap_matches_literal_cluster_bootstrap(n, n_queries):
     np.testing.assert_allclose(fast.mean(axis=0), c.total.ravel(), rtol=0.02, atol=0.2)
 
 
+@pytest.mark.parametrize("n, n_queries", [(400, 30), (3000, 300), (1000, 700)])
+def test_index_draw_bootstrap_is_the_literal_bootstrap_draw_for_draw(n, n_queries):
+    # few queries per profile: the vectorized index draws are the literal loop's draws, whatever the chunk
+    c = pair_counts(random_pairs(n=n, n_queries=n_queries, seed=4))
+    assert c.profiles.shape[0] * 8 > c.n_queries                        # the index-draw path
+    literal = bootstrap_counts_literal(c, 60, rng=9)
+    np.testing.assert_array_equal(bootstrap_counts(c, 60, rng=9), literal)
+    np.testing.assert_array_equal(bootstrap_counts(c, 60, rng=9, chunk=7 * c.n_queries), literal)
+
+
 def test_same_seed_same_intervals():
     a = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
     b = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
