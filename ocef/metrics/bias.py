@@ -16,7 +16,8 @@ Every value is a function of weighted sums over users of per-user statistics
 the same code gives the point estimate (weights 1) and ``n_resamples`` bootstrap replicates
 (weights = multiplicities of a resample) in a few matrix products, without a loop over users or
 resamples. The bootstrap resamples users with replacement within each group (stratified: group
-sizes stay fixed, no group is ever empty); intervals are percentile intervals at ``confidence``.
+sizes stay fixed, no group is ever empty); intervals at ``confidence`` are percentile (default) or
+basic intervals (:func:`bootstrap_interval`).
 """
 from __future__ import annotations
 

@@ -157,6 +157,20 @@ def test_bad_inputs():
         pair_counts("/nonexistent/pairs.csv")
 
 
+def test_both_engines_name_the_same_missing_columns(tmp_path):
+    pairs = random_pairs(n=20).drop(columns=["score_j", "score_jp"])
+    pairs.to_csv(tmp_path / "p.csv", index=False)
+    messages = []
+    for source, engine in ((pairs, "pandas"), (tmp_path / "p.csv", "duckdb")):
+        with pytest.raises(ValueError, match=r"missing column\(s\) \['score_j', 'score_jp'\] \(give scores") as err:
+            pair_counts(source, engine=engine)
+        messages.append(str(err.value).split(";")[0])
+    assert messages[0] == messages[1]
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['session'\]"):
+        pair_counts(tmp_path / "p.csv", scores=pd.DataFrame({"item": [0], "score": [1.0]}), cluster="session",
+                    engine="duckdb")
+
+
 @pytest.mark.parametrize("per_query", [1, 3, "mixed"])
 def test_profiles_equal_a_groupby_of_the_queries(per_query):
     rng = np.random.default_rng(5)
