@@ -405,11 +405,15 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
 
 # ------------------------------------------------------------------ item metrics (seed 004)
 
-def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
-    _check_choice("convention", convention, GINI_CONVENTIONS)
-    stats = user_stats(scores, None, top, thresh, normalize)
+def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndarray]:
+    """The item metrics of all users together."""
     agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
     return item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=convention)
+
+
+def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
+    _check_choice("convention", convention, GINI_CONVENTIONS)
+    return _system_item_metrics(user_stats(scores, None, top, thresh, normalize), convention)
 
 
 def aggregate_diversity(scores, top=None, thresh=0.5, normalize=False) -> float:
@@ -545,8 +549,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
         raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
     stats = user_stats(scores, truth, top, thresh, normalize)
-    agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
-    computed = item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=gini_convention)
+    computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))
     keys = {name: key for name, (key, _) in METRIC_NAMES.items()}
