@@ -120,9 +120,10 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, rng=None, *, chunk: i
     for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
         b1 = min(n_resamples, b0 + step)
         if by_index:
-            rows = np.arange(b1 - b0)[:, None] * P
-            W = np.bincount((profile_of_query[gen.integers(0, Q, (b1 - b0, Q))] + rows).ravel(),
-                            minlength=(b1 - b0) * P).reshape(b1 - b0, P)
+            draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
+            draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
+            W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
+            del draws
         else:
             W = gen.multinomial(Q, m / Q, size=b1 - b0)
         out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
