@@ -8,7 +8,7 @@ occupation), :func:`ocef.metrics.recommender_bias` gives the item metrics of the
 per group and one row per (group, largest group) pair — ETV and EKL of the item exposure,
 precision / recall / F1 ratios against each user's 10 best items under ρ, and for the ranking
 (which is read from the scores) MAD and RMSE / MAE ratios of the scores against ρ — with 95%
-percentile intervals from 200 bootstrap resamples of users; beside them, the exact envy of the
+basic intervals (:data:`INTERVAL`) from 200 bootstrap resamples of users; beside them, the exact envy of the
 same policies between the same groups (transported policies, Def. 4.2; ε = 0.05).
 
 The two families measure different things: exposure metrics compare *which items* groups are

@@ -16,7 +16,8 @@ Every value is a function of weighted sums over users of per-user statistics
 the same code gives the point estimate (weights 1) and ``n_resamples`` bootstrap replicates
 (weights = multiplicities of a resample) in a few matrix products, without a loop over users or
 resamples. The bootstrap resamples users with replacement within each group (stratified: group
-sizes stay fixed, no group is ever empty); intervals are percentile intervals at ``confidence``.
+sizes stay fixed, no group is ever empty); intervals at ``confidence`` are percentile (default) or
+basic intervals (:func:`bootstrap_interval`).
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.metrics.recommender import (
-    GINI_CONVENTIONS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution, item_metrics,
-    pair_metrics, user_stats,
+    GINI_CONVENTIONS, TRUTH_METRICS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution,
+    item_metrics, pair_metrics, user_stats,
 )
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval, check_positive_int
@@ -37,9 +38,8 @@ __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROU
            "INTERVALS", "bootstrap_weights", "bootstrap_interval"]
 
 OVERALL_METRICS = ("aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity")
-GROUP_METRICS = ("mean_score",) + OVERALL_METRICS + ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
-PAIR_METRICS = ("mad", "exposure_total_variation", "exposure_kl", "avg_precision_ratio", "avg_recall_ratio",
-                "avg_f1_ratio", "rmse_ratio", "mae_ratio")
+GROUP_METRICS = ("mean_score",) + OVERALL_METRICS + TRUTH_METRICS
+PAIR_METRICS = ("mad", "exposure_total_variation", "exposure_kl") + tuple(f"{k}_ratio" for k in TRUTH_METRICS)
 INTERVALS = ("percentile", "basic")
 OVERALL_GROUP = "all"
 
@@ -182,9 +182,8 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     group = {"mean_score": group_values["mean_score"]}
     group.update(item_metrics(group_values["counts"], group_values["pop"], group_values["n_active"],
                               popularity=total[:, None, :], convention=convention, dist=group_values["dist"]))
-    for key in ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae"):
-        if has_truth:
-            group[key] = group_values[key]
+    if has_truth:
+        group.update({key: group_values[key] for key in TRUTH_METRICS})
     others = [g for g in range(len(parts)) if g != ref]
     pair = pair_metrics({k: v[:, others] for k, v in group_values.items()},
                         {k: v[:, [ref]] for k, v in group_values.items()})

@@ -55,13 +55,15 @@ __all__ = [
     "mad_score", "exposure_total_variation", "exposure_l1", "exposure_kl",
     "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio",
     "recommender_rmse_ratio", "recommender_mae_ratio", "recommender_bias_metrics",
-    "user_stats", "aggregate", "item_metrics", "pair_metrics", "UserStats",
+    "user_stats", "aggregate", "item_metrics", "pair_metrics", "UserStats", "TRUTH_METRICS",
     "GINI_CONVENTIONS", "RATIO_ORIENTATIONS", "DIFFERENCE_ORIENTATIONS",
 ]
 
 GINI_CONVENTIONS = ("holisticai", "formula")
 RATIO_ORIENTATIONS = ("a/b", "b/a")
 DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
+#: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
+TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
 #: Entries processed at a time by the row-block loops (bounded temporaries, cache-friendly).
 _BLOCK = 1 << 20
 
@@ -397,7 +399,7 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
     pa, pb = (g["dist"] if "dist" in g else exposure_distribution(g["counts"]) for g in (a, b))
     out = {"mad": np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]),
            "exposure_total_variation": total_variation(pa, pb), "exposure_kl": kl_divergence(pa, pb)}
-    for key in ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae"):
+    for key in TRUTH_METRICS:
         if key in a:
             out[f"{key}_ratio"] = ratio(a[key], b[key])
     return out
@@ -405,11 +407,15 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
 
 # ------------------------------------------------------------------ item metrics (seed 004)
 
-def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
-    _check_choice("convention", convention, GINI_CONVENTIONS)
-    stats = user_stats(scores, None, top, thresh, normalize)
+def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndarray]:
+    """The item metrics of all users together."""
     agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
     return item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=convention)
+
+
+def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
+    _check_choice("convention", convention, GINI_CONVENTIONS)
+    return _system_item_metrics(user_stats(scores, None, top, thresh, normalize), convention)
 
 
 def aggregate_diversity(scores, top=None, thresh=0.5, normalize=False) -> float:
@@ -545,8 +551,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
         raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
     stats = user_stats(scores, truth, top, thresh, normalize)
-    agg = aggregate(stats, np.ones(stats.exposure.shape[0]))
-    computed = item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=gini_convention)
+    computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))
     keys = {name: key for name, (key, _) in METRIC_NAMES.items()}

@@ -18,8 +18,9 @@ are at most 2·2·Z·3 profiles, whatever the number of pairs.
 Two aggregation engines give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
-* ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read and grouped by DuckDB down to
-  one row per (query, s_j, s_jp, z, outcome); the profiles are then formed as above.
+* ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
+  which returns integer codes only (cluster, clicked group, unclicked group, level, outcome) per
+  pair; the profiles are then formed as above.
 """
 from __future__ import annotations
 
@@ -111,14 +112,7 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     """
     if not isinstance(pairs, pd.DataFrame):
         raise TypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
-    need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
-    if need_scores:
-        need += SCORE_COLUMNS
-    missing = [c for c in need if c not in pairs.columns]
-    if missing:
-        hint = (" (give scores: a table with columns item, score, or query, item, score)"
-                if set(missing) <= set(SCORE_COLUMNS) else "")
-        raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {list(pairs.columns)}")
+    _check_columns(list(pairs.columns), cluster, need_scores)
     if "z" not in pairs.columns:
         pairs = pairs.assign(z=0)
     same = (pairs["j"].to_numpy() == pairs["jp"].to_numpy())
@@ -136,6 +130,18 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
                 raise ValueError(f"pairs column {col!r} must hold finite numbers, found "
                                  f"{int((~np.isfinite(v)).sum())} missing or non-finite value(s)")
     return pairs
+
+
+def _check_columns(columns: list, cluster: str, need_scores: bool) -> None:
+    """ValueError naming the required columns of a pairs table missing from ``columns`` (both engines)."""
+    need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
+    if need_scores:
+        need += SCORE_COLUMNS
+    missing = [c for c in need if c not in columns]
+    if missing:
+        hint = (" (give scores: a table with columns item, score, or query, item, score)"
+                if set(missing) <= set(SCORE_COLUMNS) else "")
+        raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {columns}")
 
 
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
@@ -354,21 +360,15 @@ def _duckdb_source(obj, name: str, con) -> str:
 
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
-    """DuckDB path: group the pairs (joined with scores) to one row per (cluster, s_j, s_jp, z,
-    outcome) in SQL, then form the profiles as the pandas path does."""
+    """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
+    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path."""
     import duckdb
 
     con = duckdb.connect()
     try:
         src = _duckdb_source(pairs, "pairs", con)
         cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
-        need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
-        if scores is None:
-            need += SCORE_COLUMNS
-        missing = [c for c in need if c not in cols]
-        if missing:
-            hint = " (give scores: a table with columns item, score)" if set(missing) <= set(SCORE_COLUMNS) else ""
-            raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {cols}")
+        _check_columns(cols, cluster, need_scores=scores is None)
         z = "z" if "z" in cols else "0"
         q = lambda c: '"' + c.replace('"', '""') + '"'
         if scores is None:
@@ -414,5 +414,4 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
 
 def _plain(values) -> np.ndarray:
     """DuckDB may return masked or object arrays; give a plain numpy array."""
-    arr = np.ma.getdata(values) if isinstance(values, np.ma.MaskedArray) else np.asarray(values)
-    return arr
+    return np.ma.getdata(values) if isinstance(values, np.ma.MaskedArray) else np.asarray(values)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ocef.pairwise.counts import KINDS
 from ocef.pairwise.metrics import cell_statistics, summary_statistics
 from ocef.validation import check_in_interval
 
@@ -72,7 +73,7 @@ def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
            "calibration_error_0": calibration[0], "calibration_error_1": calibration[1],
            "mse_0": mse[0], "mse_1": mse[1],
            "p_inter": float(n[2].sum())}
-    for k, kind in enumerate(("overall", "intra", "inter")):
+    for k, kind in enumerate(KINDS):                                      # the kind axis of cell_statistics
         out[f"{kind}_accuracy_0"], out[f"{kind}_accuracy_1"] = float(acc[k, 0, 0]), float(acc[k, 1, 0])
         out[f"{kind}_ratio"] = float(summ[k, 2])
     return out

@@ -112,15 +112,18 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, rng=None, *, chunk: i
         return out.reshape((n_resamples,) + counts.profiles.shape[1:])
     P = prof.shape[0]
     proff = prof.astype(float)                            # BLAS product; exact for counts < 2**53
-    # few profiles: one multinomial over them; many: draw Q query indices (same distribution)
+    # few profiles: one multinomial over them; many: draw Q query indices (same distribution, and
+    # the same draws as bootstrap_counts_literal: one (chunk, Q) call is those Q-draws in a row)
     by_index = P * 8 > Q
     profile_of_query = np.repeat(np.arange(P), m) if by_index else None
-    step = max(1, chunk // max(P, 1))
+    step = max(1, chunk // max(Q if by_index else P, 1))
     for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
         b1 = min(n_resamples, b0 + step)
         if by_index:
-            W = np.stack([np.bincount(profile_of_query[gen.integers(0, Q, Q)], minlength=P)
-                          for _ in range(b1 - b0)])
+            draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
+            draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
+            W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
+            del draws
         else:
             W = gen.multinomial(Q, m / Q, size=b1 - b0)
         out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)

@@ -38,7 +38,15 @@ def test_scores_file_and_text_output(tmp_path, capsys):
     scores = tmp_path / "scores.csv"
     pd.DataFrame({"item": np.arange(400), "score": np.arange(400) % 7}).to_csv(scores, index=False)
     assert main(["pairwise", "--pairs", str(path), "--scores", str(scores), "--resamples", "20"]) == 0
-    assert "summary" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "summary" in out
+    # the text reports the scored pairs: every pair found its items' scores, groups x (0) and y (1)
+    assert "200 pairs" in out and "group 0 = x, group 1 = y" in out
+    assert main(["pairwise", "--pairs", str(path), "--scores", str(scores), "--resamples", "0", "--json"]) == 0
+    from ocef.pairwise import pairwise_accuracy
+    expected = pairwise_accuracy(pd.read_csv(path), scores=pd.read_csv(scores), n_resamples=0)
+    got = [c["accuracy"] for c in json.loads(capsys.readouterr().out)["cells"]]
+    np.testing.assert_allclose(np.array(got, dtype=float), expected.cells.accuracy.to_numpy(), equal_nan=True)
 
 
 def test_json_is_strict_with_empty_cells_and_infinite_ratios(tmp_path, capsys):

@@ -88,8 +88,13 @@ def test_bootstrap_weights_are_resamples_with_replacement():
     w = bootstrap_weights(7, 500, rng=0)
     assert w.shape == (500, 7) and (w.sum(axis=1) == 7).all()
     # each user's multiplicity is Binomial(7, 1/7): mean 1, variance 6/7
-    assert w.mean() == pytest.approx(1.0)
+    assert w.mean() == pytest.approx(1.0)            # implied by the row sums; the per-user means are not:
+    np.testing.assert_allclose(w.mean(axis=0), 1.0, atol=0.2)     # every user drawn alike (SE 0.041 each)
     assert w.var() == pytest.approx(6 / 7, rel=0.1)
+    assert w.min() >= 0 and np.issubdtype(w.dtype, np.integer)
+    # the multiplicities are those of explicit index draws from the same generator
+    idx = np.random.default_rng(3).integers(0, 7, size=(500, 7))
+    np.testing.assert_array_equal(bootstrap_weights(7, 500, rng=3), np.stack([np.bincount(r, minlength=7) for r in idx]))
 
 
 def test_vectorized_replicates_equal_the_metrics_of_explicit_resamples():

@@ -96,6 +96,16 @@ def test_fast_bootstrap_matches_literal_cluster_bootstrap(n, n_queries):
     np.testing.assert_allclose(fast.mean(axis=0), c.total.ravel(), rtol=0.02, atol=0.2)
 
 
+@pytest.mark.parametrize("n, n_queries", [(400, 30), (3000, 300), (1000, 700)])
+def test_index_draw_bootstrap_is_the_literal_bootstrap_draw_for_draw(n, n_queries):
+    # few queries per profile: the vectorized index draws are the literal loop's draws, whatever the chunk
+    c = pair_counts(random_pairs(n=n, n_queries=n_queries, seed=4))
+    assert c.profiles.shape[0] * 8 > c.n_queries                        # the index-draw path
+    literal = bootstrap_counts_literal(c, 60, rng=9)
+    np.testing.assert_array_equal(bootstrap_counts(c, 60, rng=9), literal)
+    np.testing.assert_array_equal(bootstrap_counts(c, 60, rng=9, chunk=7 * c.n_queries), literal)
+
+
 def test_same_seed_same_intervals():
     a = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
     b = pairwise_accuracy(random_pairs(), n_resamples=50, rng=7).cells
@@ -145,6 +155,20 @@ def test_bad_inputs():
         pair_counts(pairs, engine="spark")
     with pytest.raises(FileNotFoundError):
         pair_counts("/nonexistent/pairs.csv")
+
+
+def test_both_engines_name_the_same_missing_columns(tmp_path):
+    pairs = random_pairs(n=20).drop(columns=["score_j", "score_jp"])
+    pairs.to_csv(tmp_path / "p.csv", index=False)
+    messages = []
+    for source, engine in ((pairs, "pandas"), (tmp_path / "p.csv", "duckdb")):
+        with pytest.raises(ValueError, match=r"missing column\(s\) \['score_j', 'score_jp'\] \(give scores") as err:
+            pair_counts(source, engine=engine)
+        messages.append(str(err.value).split(";")[0])
+    assert messages[0] == messages[1]
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['session'\]"):
+        pair_counts(tmp_path / "p.csv", scores=pd.DataFrame({"item": [0], "score": [1.0]}), cluster="session",
+                    engine="duckdb")
 
 
 @pytest.mark.parametrize("per_query", [1, 3, "mixed"])
