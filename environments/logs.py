@@ -182,26 +182,34 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
     module docstring), ``source``.
     """
     root = dataset_dir("obd", data_dir)
-    items = None
+    first = None
     out = []
     for policy, src in (("bts", SOURCE_DEFAULT), ("random", SOURCE_RANDOM)):
         folder = root / policy / campaign
         log = read_log(folder / f"{campaign}.csv", columns=["timestamp", "item_id", "position", "click"])
-        ctx = read_log(folder / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index("item_id")
-        if items is None:
-            items = ctx["item_feature_0"]
-        elif not np.allclose(items.sort_index().to_numpy(), ctx["item_feature_0"].sort_index().to_numpy()):
-            raise ValueError("OBD item_feature_0 differs between the bts and random folders")
-        tier = np.where(items > items.median(), "high", "low")
-        tier = pd.Series(tier, index=items.index)
-        if not log["item_id"].isin(tier.index).all():
-            raise ValueError(f"OBD {policy} log has items without item_context")
+        tier = obd_price_tier(folder, log)
+        if first is None:
+            first = tier
+        elif not tier.sort_index().equals(first.sort_index()):
+            raise ValueError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
         out.append(pd.DataFrame({
             "request": np.arange(len(log)), "day": log["timestamp"].astype(str).str[:10],
             "item": log["item_id"].to_numpy(), "position": log["position"].to_numpy(),
             "Y": log["click"].to_numpy(), "S": tier.reindex(log["item_id"]).to_numpy(), "source": src,
         }))
     return out[0], out[1]
+
+
+def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
+    """OBD's item group S per item id: ``"high"`` if ``item_feature_0`` (``folder /
+    item_context.csv``) is above its median over the items, else ``"low"`` (module docstring).
+    Refuses a ``log`` with items missing from the item context."""
+    price = read_log(folder / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index("item_id")[
+        "item_feature_0"]
+    tier = pd.Series(np.where(price > price.median(), "high", "low"), index=price.index)
+    if not log["item_id"].isin(tier.index).all():
+        raise ValueError(f"OBD log in {folder} has items without item_context")
+    return tier
 
 
 DATASETS = {"coat": load_coat, "obd": load_obd}

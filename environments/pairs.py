@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.environments.logs import load_coat, read_log
+from ocef.environments.logs import load_coat, obd_price_tier, read_log
 from ocef.environments.paths import dataset_dir
 from ocef.validation import as_generator
 
@@ -114,11 +114,7 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
     features, so the raw file is read here."""
     folder = dataset_dir("obd", data_dir) / "random" / campaign
     log = read_log(folder / f"{campaign}.csv", columns=["timestamp", "item_id", "click", *OBD_USER_FEATURES])
-    ctx = read_log(folder / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index("item_id")
-    price = ctx["item_feature_0"]
-    tier = pd.Series(np.where(price > price.median(), "high", "low"), index=price.index)
-    if not log["item_id"].isin(tier.index).all():
-        raise ValueError(f"OBD log {folder} has items without item_context")
+    tier = obd_price_tier(folder, log)
     frame = pd.DataFrame({
         "day": log["timestamp"].astype(str).str[:10], "item": log["item_id"].to_numpy(),
         "Y": log["click"].to_numpy(), "S": tier.reindex(log["item_id"]).to_numpy(),
