@@ -18,11 +18,10 @@ import numpy as np
 
 
 def synthetic(n_users: int, n_cells: int, seed: int) -> None:
-    from ocef.experiments.fairrec_efficiency import LABELS, MIN_USERS, SETTINGS, synthetic_population
-    from ocef.fairrec.search import GroupOracle, search
+    from ocef.experiments.fairrec_efficiency import LABELS, SETTINGS, synthetic_oracle
+    from ocef.fairrec.search import search
 
-    pop = synthetic_population(n_users, n_cells, rng=[n_users, n_cells])
-    oracle = GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=MIN_USERS)
+    oracle = synthetic_oracle(n_users, n_cells)
     ex = search(oracle, "exhaustive")
     print(f"synthetic: {n_users:,} users, {oracle.n_cells:,} cells, {oracle.n_groups:,} valid groups")
     print(f"  {'Themis':<22}: {ex.n_evaluations:>7,} evaluations, {ex.n_users_queried:>8,} users queried, "

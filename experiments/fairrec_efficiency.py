@@ -70,11 +70,19 @@ def synthetic_population(n_users: int, n_cells: int, rng=None, noise: float = 0.
     return df
 
 
-def measure(n_users: int, n_cells: int, seeds) -> pd.DataFrame:
-    from ocef.fairrec.search import GroupOracle, search
+def synthetic_oracle(n_users: int, n_cells: int):
+    """The :class:`~ocef.fairrec.search.GroupOracle` of the population of ``n_users`` over about ``n_cells``
+    cells (seeded by both), ``min_users`` = :data:`MIN_USERS`: the points of this experiment."""
+    from ocef.fairrec.search import GroupOracle
 
     pop = synthetic_population(n_users, n_cells, rng=[n_users, n_cells])
-    oracle = GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=MIN_USERS)
+    return GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=MIN_USERS)
+
+
+def measure(n_users: int, n_cells: int, seeds) -> pd.DataFrame:
+    from ocef.fairrec.search import search
+
+    oracle = synthetic_oracle(n_users, n_cells)
     ex = search(oracle, "exhaustive")
     rows = []
 
