@@ -49,6 +49,12 @@ def check_auc(auc: str) -> str:
     return auc
 
 
+def check_ndcg(ndcg: str) -> str:
+    if ndcg not in NDCG_MODES:
+        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+    return ndcg
+
+
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rectangular per-user layout: ``(users, items, labels, scores, valid)`` of shape
     ``(n_users, max candidates)``; short rows are padded (``valid`` False, score −inf)."""
@@ -125,8 +131,7 @@ def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=N
     ``k`` must be smaller than every user's number of candidates.
     """
     k = check_positive_int("k", k)
-    if ndcg not in NDCG_MODES:
-        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+    check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
     n_cand = valid.sum(axis=1)
     if k >= n_cand.min():

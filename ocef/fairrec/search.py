@@ -57,7 +57,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.metrics import Group, _check_attributes
+from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_metric, check_ndcg, pooled_auc,
+                                  ranked_table, user_metrics)
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
@@ -268,10 +269,9 @@ class GroupOracle:
                    k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
         users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
-        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, user_metrics
-
         check_metric(metric)
         check_auc(auc)
+        check_ndcg(ndcg)                      # here, not at the first query of a search
         cand = split.candidates.sort_values("user", kind="stable").reset_index(drop=True)
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
@@ -298,8 +298,6 @@ class GroupOracle:
                     auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""
-        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, ranked_table, user_metrics
-
         check_metric(metric)
         check_auc(auc)
         if metric == "auc" and auc == "pooled":

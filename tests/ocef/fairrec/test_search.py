@@ -145,6 +145,8 @@ def test_model_oracle_matches_precomputed_scores():
     for make, model in ((GroupOracle.from_model, black_box), (GroupOracle.from_scores, scores)):
         with pytest.raises(ValueError, match="auc must be one of"):
             make(split, model, ["gender", "age"], "mrr", k=3, auc="roc")
+        with pytest.raises(ValueError, match="ndcg must be one of"):     # when built, not at the first query
+            make(split, model, ["gender", "age"], "mrr", k=3, ndcg="dcg")
 
 
 def test_bad_inputs(table):
