@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.fairrec import EPSILON_BASES, METHODS
+from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS
 
 
 def _auto_or(kind):
@@ -71,7 +71,7 @@ def register(sub) -> None:
     p.add_argument("--group-cost", type=float, default=1.0,
                    help="fixed cost of one black-box query, in users (default: 1)")
     p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
-    p.add_argument("--auc", choices=("pooled", "mean"), default="pooled",
+    p.add_argument("--auc", choices=AUC_MODES, default="pooled",
                    help="group AUC over the pooled candidates or the mean of user AUCs (default: pooled)")
     p.add_argument("--top-n", type=int, default=5, help="groups listed at each end (default: 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ocef.fairrec import AUC_MODES
 from ocef.results import Result
 from ocef.validation import check_positive_int
 
@@ -34,7 +35,6 @@ __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairnes
 #: The five metrics of Sec. 3.2 (CLI names) and ``hit`` (target in the top k).
 METRICS: tuple[str, ...] = ("auc", "mrr", "ndcg", "urd", "urp")
 NDCG_MODES = ("standard", "repo")
-AUC_MODES = ("pooled", "mean")
 
 
 def check_metric(metric: str) -> str:
