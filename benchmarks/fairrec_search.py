@@ -2,7 +2,7 @@
 
 1. Synthetic populations of 10^5 users over ~10^4 and 2 x 27 x 27 x 27 = 39,366 cells (points of
    ``fairrec-efficiency``): distinct group evaluations, users queried, cost (users + 1 per query)
-   and seconds of DPSO (Sec. 4.4's rule, ``epsilon="auto"``, and the fixed ε = 0.005, n_it = 20)
+   and seconds of DPSO (Sec. 4.2's rule, ``epsilon="auto"``, and the fixed ε = 0.005, n_it = 20)
    and of Themis, and the accuracy UF / UF_Themis, all in this process.
 2. MovieLens-100K (if present): one DPSO search with the lazy black-box oracle (queries the model
    per group) against the oracle over precomputed scores (one model call), same values.

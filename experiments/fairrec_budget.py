@@ -10,7 +10,7 @@ machine-independent units (:mod:`ocef.fairrec.search`), applied to both methods:
   the formula's weights: one unit per user and per group).
 
 Themis under a budget degrades to a uniformly random subset of the valid groups (Sec. 4.2: "Themis
-degraded to random search"), evaluated until the budget is spent; FairRec runs DPSO with Sec. 4.4's
+degraded to random search"), evaluated until the budget is spent; FairRec runs DPSO with Sec. 4.2's
 rule for ε (``epsilon="auto"``) and as many iterations as the budget allows. Two settings, both in the
 CSV and the figure:
 

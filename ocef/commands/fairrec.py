@@ -55,7 +55,7 @@ def register(sub) -> None:
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
     p.add_argument("--epsilon", type=_auto_or(float), default=0.1,
                    help="particles per swarm / number of cells (or valid groups, --epsilon-base), or 'auto': "
-                        "Sec. 4.4's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
+                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
     p.add_argument("--epsilon-base", choices=EPSILON_BASES, default="cells",
                    help="what epsilon is a share of: all cells (product of the attributes' ranges, the paper's "
                         "group counts) or the valid groups (default: cells)")
