@@ -258,7 +258,7 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     Raises ValueError when fewer than two groups are valid.
     """
     min_users = check_positive_int("min_users", min_users)
-    attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration", "swarm")]
+    attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration")]
     ok = values[(values["n_users"] >= min_users) & values["value"].notna()]
     if len(ok) < 2:
         raise ValueError(f"fewer than two valid groups (n_users >= min_users={min_users} and a defined "

@@ -1,5 +1,6 @@
 """numpy recommenders of seed 002: LogisticMF and a factorization machine."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from ocef.fairrec.metrics import pooled_auc
@@ -69,3 +70,16 @@ def test_backward_is_the_gradient_of_the_loss(split, cls, regularised):
             plus[name][idx] += h
             minus[name][idx] -= h
             assert g[idx] == pytest.approx((loss(plus) - loss(minus)) / (2 * h), abs=1e-7), (name, idx)
+
+
+def test_fitted_recommender_lazy_oracle_equals_precomputed(split):
+    from ocef.fairrec.pipeline import FittedRecommender
+    from ocef.fairrec.search import search
+
+    m = LogisticMF(n_factors=4, epochs=2).fit(split, rng=0, cache=False)
+    fit = FittedRecommender("logmf", split, m, m.score(split.candidates))
+    for metric in ("auc", "mrr"):
+        lazy = search(fit.oracle(metric, ["gender", "age"], min_users=2, lazy=True), "exhaustive")
+        pre = search(fit.oracle(metric, ["gender", "age"], min_users=2), "exhaustive")
+        assert lazy.n_users_queried == split.n_users == pre.n_users_queried
+        pd.testing.assert_frame_equal(lazy.infobase, pre.infobase)
