@@ -59,7 +59,7 @@ import pandas as pd
 from ocef.fairrec import EPSILON_BASES, METHODS
 from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_metric, check_ndcg, pooled_auc,
                                   ranked_table, user_metrics)
-from ocef.results import Result, jsonable
+from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES"]
@@ -353,12 +353,6 @@ class FairRecResult(Result):
                 role[mask] = name
         df["role"] = role
         return df.assign(method=self.method, metric=self.metric)
-
-    def to_dict(self) -> dict:
-        keys = ("method", "metric", "uf", "advantaged", "disadvantaged", "n_evaluations", "n_users_queried",
-                "n_queries", "cost", "n_invalid_visits", "n_groups", "n_cells", "min_users", "seconds", "top_advantaged",
-                "top_disadvantaged", "params")
-        return jsonable({k: getattr(self, k) for k in keys})
 
 
 def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,

@@ -110,6 +110,7 @@ def test_result_protocol(table):
     r = search(oracle, "dpso", epsilon=0.1, n_iter=3, top_n=3, rng=0)
     d = json.loads(r.to_json())
     assert set(d) >= {"uf", "advantaged", "disadvantaged", "n_evaluations", "n_groups", "seconds"}
+    assert "infobase" not in d and list(d) == list(r.to_dict())         # the InfoBase is the frame, not the JSON
     assert set(d["advantaged"]) == {"group", "n_users", "value"}
     assert set(d["advantaged"]["group"]) == set(ATTRS)
     assert len(d["top_advantaged"]) == 3
