@@ -42,6 +42,14 @@ def test_bad_inputs(split):     # pooled_auc's values (ties, one class): tests/o
         LogisticMF().score(split.candidates)
     with pytest.raises(ValueError, match="lr"):
         LogisticMF(lr=0).fit(split, cache=False)
+    with pytest.raises(ValueError, match="reg"):
+        FactorizationMachine(reg=-1e-3).fit(split, cache=False)
+    from ocef.fairrec.deep import DCN, WideDeep       # checked before torch is needed
+
+    with pytest.raises(ValueError, match="reg"):
+        WideDeep(reg=-1e-6).fit(split, cache=False)  # before: unchecked, left to torch.optim.Adam
+    with pytest.raises(ValueError, match="embedding_dim"):
+        DCN(embedding_dim=0).fit(split, cache=False)
 
 
 @pytest.mark.parametrize("cls, regularised", [(LogisticMF, ("P", "Q")), (FactorizationMachine, ("w", "V"))])
