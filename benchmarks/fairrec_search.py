@@ -2,7 +2,7 @@
 
 1. Synthetic populations of 10^5 users over ~10^4 and 2 x 27 x 27 x 27 = 39,366 cells (points of
    ``fairrec-efficiency``): distinct group evaluations, users queried, cost (users + 1 per query)
-   and seconds of DPSO (Sec. 4.4's rule, ``epsilon="auto"``, and the fixed ε = 0.005, n_it = 20)
+   and seconds of DPSO (Sec. 4.2's rule, ``epsilon="auto"``, and the fixed ε = 0.005, n_it = 20)
    and of Themis, and the accuracy UF / UF_Themis, all in this process.
 2. MovieLens-100K (if present): one DPSO search with the lazy black-box oracle (queries the model
    per group) against the oracle over precomputed scores (one model call), same values.
@@ -18,11 +18,10 @@ import numpy as np
 
 
 def synthetic(n_users: int, n_cells: int, seed: int) -> None:
-    from ocef.experiments.fairrec_efficiency import LABELS, MIN_USERS, SETTINGS, synthetic_population
-    from ocef.fairrec.search import GroupOracle, search
+    from ocef.experiments.fairrec_efficiency import LABELS, SETTINGS, synthetic_oracle
+    from ocef.fairrec.search import search
 
-    pop = synthetic_population(n_users, n_cells, rng=[n_users, n_cells])
-    oracle = GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=MIN_USERS)
+    oracle = synthetic_oracle(n_users, n_cells)
     ex = search(oracle, "exhaustive")
     print(f"synthetic: {n_users:,} users, {oracle.n_cells:,} cells, {oracle.n_groups:,} valid groups")
     print(f"  {'Themis':<22}: {ex.n_evaluations:>7,} evaluations, {ex.n_users_queried:>8,} users queried, "

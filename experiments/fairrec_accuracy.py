@@ -57,7 +57,7 @@ def _accuracy_evidence(df: pd.DataFrame) -> tuple[pd.Series, str]:
 
 
 def _check_accuracy(df: pd.DataFrame):
-    acc, text = _accuracy_evidence(df)
+    _, text = _accuracy_evidence(df)
     return bool(df[df.method == "fairrec"].accuracy.mean() >= 0.90), text
 
 

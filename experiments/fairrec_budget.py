@@ -10,7 +10,7 @@ machine-independent units (:mod:`ocef.fairrec.search`), applied to both methods:
   the formula's weights: one unit per user and per group).
 
 Themis under a budget degrades to a uniformly random subset of the valid groups (Sec. 4.2: "Themis
-degraded to random search"), evaluated until the budget is spent; FairRec runs DPSO with Sec. 4.4's
+degraded to random search"), evaluated until the budget is spent; FairRec runs DPSO with Sec. 4.2's
 rule for ε (``epsilon="auto"``) and as many iterations as the budget allows. Two settings, both in the
 CSV and the figure:
 
@@ -120,19 +120,11 @@ def neighbour_correlation(oracle, infobase: pd.DataFrame) -> float:
     return float(np.corrcoef(x, y)[0, 1]) if x.size > 2 else float("nan")
 
 
-def _synthetic_oracle(n_users: int, n_cells: int):
-    from ocef.experiments.fairrec_efficiency import MIN_USERS as SYN_MIN_USERS
-    from ocef.experiments.fairrec_efficiency import synthetic_population
-    from ocef.fairrec.search import GroupOracle
-
-    pop = synthetic_population(n_users, n_cells, rng=[n_users, n_cells])
-    return GroupOracle.from_user_metrics(pop, ["a0", "a1", "a2", "a3"], "value", min_users=SYN_MIN_USERS)
-
-
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
     from ocef.experiments._io import run_parts, save_figure, write_csv
     from ocef.experiments.fairrec_common import fitted, oracles
+    from ocef.experiments.fairrec_efficiency import synthetic_oracle
 
     out_dir = Path(out_dir)
     seeds = list(range(seed, seed + (3 if quick else 10)))
@@ -145,7 +137,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
     def compute(key):
         if key[0] == "movielens":
             return measure(ors[key[1:]], "movielens", key[1], key[2], seeds)
-        oracle = _synthetic_oracle(key[1], key[2])
+        oracle = synthetic_oracle(key[1], key[2])
         return measure(oracle, "synthetic", f"{key[1]} users x {oracle.n_cells} cells", "value", syn_seeds)
 
     config = {"shares": SHARES, "kinds": KINDS, "methods": {k: v[1] for k, v in METHODS.items()},

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.fairrec import EPSILON_BASES, METHODS
+from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS
 
 
 def _auto_or(kind):
@@ -55,7 +55,7 @@ def register(sub) -> None:
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
     p.add_argument("--epsilon", type=_auto_or(float), default=0.1,
                    help="particles per swarm / number of cells (or valid groups, --epsilon-base), or 'auto': "
-                        "Sec. 4.4's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
+                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
     p.add_argument("--epsilon-base", choices=EPSILON_BASES, default="cells",
                    help="what epsilon is a share of: all cells (product of the attributes' ranges, the paper's "
                         "group counts) or the valid groups (default: cells)")
@@ -71,7 +71,7 @@ def register(sub) -> None:
     p.add_argument("--group-cost", type=float, default=1.0,
                    help="fixed cost of one black-box query, in users (default: 1)")
     p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
-    p.add_argument("--auc", choices=("pooled", "mean"), default="pooled",
+    p.add_argument("--auc", choices=AUC_MODES, default="pooled",
                    help="group AUC over the pooled candidates or the mean of user AUCs (default: pooled)")
     p.add_argument("--top-n", type=int, default=5, help="groups listed at each end (default: 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")

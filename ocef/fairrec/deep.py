@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ocef.fairrec.models import fitted_params
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.fairrec.models import check_training, fitted_params
+from ocef.validation import as_generator
 
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
 
@@ -124,10 +124,7 @@ class DeepCTR:
 
     def fit(self, split, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk (key: hyper-parameters, data, seed)."""
-        check_positive_int("embedding_dim", self.embedding_dim)
-        check_positive_int("epochs", self.epochs)
-        check_positive_int("batch_size", self.batch_size)
-        check_in_interval("lr", self.lr, 0.0, 1.0)
+        check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
         self._setup(split)
         key = {**self.hyper(), "torch": torch.__version__, "code": DEEP_CODE_VERSION}

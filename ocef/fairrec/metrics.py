@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ocef.fairrec import AUC_MODES
 from ocef.results import Result
 from ocef.validation import check_positive_int
 
@@ -34,7 +35,6 @@ __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairnes
 #: The five metrics of Sec. 3.2 (CLI names) and ``hit`` (target in the top k).
 METRICS: tuple[str, ...] = ("auc", "mrr", "ndcg", "urd", "urp")
 NDCG_MODES = ("standard", "repo")
-AUC_MODES = ("pooled", "mean")
 
 
 def check_metric(metric: str) -> str:
@@ -47,6 +47,12 @@ def check_auc(auc: str) -> str:
     if auc not in AUC_MODES:
         raise ValueError(f"auc must be one of {list(AUC_MODES)}, got {auc!r}")
     return auc
+
+
+def check_ndcg(ndcg: str) -> str:
+    if ndcg not in NDCG_MODES:
+        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+    return ndcg
 
 
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -125,8 +131,7 @@ def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=N
     ``k`` must be smaller than every user's number of candidates.
     """
     k = check_positive_int("k", k)
-    if ndcg not in NDCG_MODES:
-        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+    check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
     n_cand = valid.sum(axis=1)
     if k >= n_cand.min():
@@ -253,7 +258,7 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     Raises ValueError when fewer than two groups are valid.
     """
     min_users = check_positive_int("min_users", min_users)
-    attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration", "swarm")]
+    attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration")]
     ok = values[(values["n_users"] >= min_users) & values["value"].notna()]
     if len(ok) < 2:
         raise ValueError(f"fewer than two valid groups (n_users >= min_users={min_users} and a defined "

@@ -34,6 +34,15 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
     return dict(cached_arrays(f"fairrec-{kind}", {"model": kind, **key, "data": data, "seed": rng}, train))
 
 
+def check_training(model, size: str) -> None:
+    """The training hyper-parameters every model shares (``size``: its width attribute, e.g. ``n_factors``)."""
+    check_positive_int(size, getattr(model, size))
+    check_positive_int("epochs", model.epochs)
+    check_positive_int("batch_size", model.batch_size)
+    check_in_interval("lr", model.lr, 0.0, 1.0)
+    check_in_interval("reg", model.reg, 0.0, np.inf, low_open=False)
+
+
 class _Adam:
     def __init__(self, params: dict[str, np.ndarray], lr: float):
         self.lr, self.t = lr, 0
@@ -67,13 +76,6 @@ class _Base:
 
     kind = "base"
 
-    def _check(self) -> None:
-        check_positive_int("n_factors", self.n_factors)
-        check_positive_int("epochs", self.epochs)
-        check_positive_int("batch_size", self.batch_size)
-        check_in_interval("lr", self.lr, 0.0, 1.0)
-        check_in_interval("reg", self.reg, 0.0, np.inf, low_open=False)
-
     def hyper(self) -> dict:
         return {"n_factors": self.n_factors, "epochs": self.epochs, "lr": self.lr, "reg": self.reg,
                 "batch_size": self.batch_size}
@@ -83,7 +85,7 @@ class _Base:
 
         ``rng`` must be an int (or None) when ``cache`` is on: the cache key includes it.
         """
-        self._check()
+        check_training(self, "n_factors")
         self._setup(split)
         self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng))
         return self

@@ -26,11 +26,8 @@ class FittedRecommender:
                auc: str = "pooled", ndcg: str = "standard", lazy: bool = False) -> GroupOracle:
         """A :class:`GroupOracle` for ``metric``; ``lazy`` queries the model per group (black box),
         otherwise the precomputed scores are used (the same values)."""
-        if lazy:
-            return GroupOracle.from_model(self.split, self.model.score, list(attributes), metric, k=k,
-                                          min_users=min_users, auc=auc, ndcg=ndcg)
-        return GroupOracle.from_scores(self.split, self.scores, list(attributes), metric, k=k,
-                                       min_users=min_users, auc=auc, ndcg=ndcg)
+        make, scores = (GroupOracle.from_model, self.model.score) if lazy else (GroupOracle.from_scores, self.scores)
+        return make(self.split, scores, list(attributes), metric, k=k, min_users=min_users, auc=auc, ndcg=ndcg)
 
 
 def fit_movielens(model: str = "logmf", data_dir=None, *, split_seed: int = 0, model_seed: int = 0,

@@ -16,13 +16,13 @@ Alg. 3) and counts them. :func:`search` runs one of
 
 DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
 
-- each swarm has ``n_pt = max(2, int(ε · N))`` particles (Sec. 4.4: ``ε = n_pt / |N_groups|``) with
+- each swarm has ``n_pt = max(2, int(ε · N))`` particles (Sec. 4.2: ``ε = n_pt / |N_groups|``) with
   ``N = Π_i |B^{s_i}|`` (``epsilon_base="cells"``, the default): the paper's group counts are these
   products (MovieLens 2·7·21 = 294, BlackFriday 2·7·21·3·5·2 = 8,820, Amazon 10³; Sec. 4.1) and the
   authors' code sizes each swarm ``int(ε · Π (max − min + 1))``. ``epsilon_base="groups"`` takes
   ``N`` = the valid groups (at least ``min_users`` users) instead: on a sparse grid (ML-100K at
   ``min_users = 5``: 55 valid groups of 294 cells) the swarms are smaller and leave room to iterate
-  under a budget (Table 3; ``fairrec-budget`` measures both). ``epsilon="auto"`` / ``n_iter="auto"`` follow Sec. 4.4's guidance
+  under a budget (Table 3; ``fairrec-budget`` measures both). ``epsilon="auto"`` / ``n_iter="auto"`` follow Sec. 4.2's guidance
   (:func:`auto_epsilon`, :func:`auto_n_iter`);
 - Alg. 2: bounds ``B^{s_i} = [min, max]`` of the users' codes, coordinates drawn independently from
   each attribute's empirical distribution ``D^{s_i}`` over users; velocities integer uniform in
@@ -57,8 +57,9 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.metrics import Group, _check_attributes
-from ocef.results import Result, jsonable
+from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_metric, check_ndcg, pooled_auc,
+                                  ranked_table, user_metrics)
+from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES"]
@@ -68,7 +69,7 @@ class BudgetExhausted(Exception):
     """Raised inside a search when its budget (``max_evaluations`` or ``max_cost``) is spent."""
 
 
-#: Sec. 4.4's two recommended regimes, the anchors of ``epsilon="auto"`` / ``n_iter="auto"``:
+#: Sec. 4.2's two recommended regimes, the anchors of ``epsilon="auto"`` / ``n_iter="auto"``:
 #: simple cases (``N_groups <= 1,000``: ε in [0.1, 0.2], n_it in [5, 10]) and complex ones
 #: (ε in [0.002, 0.005], n_it in [15, 20]; the authors' config.json for LFM360K, the paper's largest
 #: grid with 53,058 groups: ε = 0.005, n_it = 20). ``(N, ε, n_it)``.
@@ -85,7 +86,7 @@ def _auto_position(n_groups) -> float:
 
 
 def auto_epsilon(n_groups: int) -> float:
-    """ε for ``N`` groups by Sec. 4.4's guidance ("we suggest choosing ε in the range of
+    """ε for ``N`` groups by Sec. 4.2's guidance ("we suggest choosing ε in the range of
     [0.002, 0.005] in the complex case ... in the relatively simple cases ... where N_groups <= 1,000,
     we set ε in the range of [0.1, 0.2]"): ε = 0.1 up to 1,000 groups, 0.005 from 53,058 groups (the
     authors' LFM360K setting) and geometric interpolation between,
@@ -99,7 +100,7 @@ def auto_epsilon(n_groups: int) -> float:
 
 
 def auto_n_iter(n_groups: int) -> int:
-    """n_it for ``N`` groups by Sec. 4.4's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
+    """n_it for ``N`` groups by Sec. 4.2's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
     the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded)."""
     t = _auto_position(n_groups)
     return int(round(AUTO_SIMPLE[2] + t * (AUTO_COMPLEX[2] - AUTO_SIMPLE[2])))
@@ -268,10 +269,9 @@ class GroupOracle:
                    k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
         users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
-        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, user_metrics
-
         check_metric(metric)
         check_auc(auc)
+        check_ndcg(ndcg)                      # here, not at the first query of a search
         cand = split.candidates.sort_values("user", kind="stable").reset_index(drop=True)
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
@@ -298,8 +298,6 @@ class GroupOracle:
                     auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""
-        from ocef.fairrec.metrics import check_auc, check_metric, pooled_auc, ranked_table, user_metrics
-
         check_metric(metric)
         check_auc(auc)
         if metric == "auc" and auc == "pooled":
@@ -356,19 +354,13 @@ class FairRecResult(Result):
         df["role"] = role
         return df.assign(method=self.method, metric=self.metric)
 
-    def to_dict(self) -> dict:
-        keys = ("method", "metric", "uf", "advantaged", "disadvantaged", "n_evaluations", "n_users_queried",
-                "n_queries", "cost", "n_invalid_visits", "n_groups", "n_cells", "min_users", "seconds", "top_advantaged",
-                "top_disadvantaged", "params")
-        return jsonable({k: getattr(self, k) for k in keys})
-
 
 def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
                   epsilon_base):
     if not (isinstance(epsilon, str) and epsilon == "auto"):
         if isinstance(epsilon, str):
             raise ValueError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
-        check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.4): a ratio in (0, 1]
+        check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.2): a ratio in (0, 1]
     if not (isinstance(n_iter, str) and n_iter == "auto"):
         if isinstance(n_iter, str):
             raise ValueError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
@@ -481,7 +473,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
            group_cost: float = 1.0, epsilon_base: str = "cells", rng=None) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
     (module docstring). Defaults: Sec. 4.1 (α = 0.09, c1 = c2 = 2, v* = 2); ε and ``n_iter``
-    as Sec. 4.4 recommends for ≤ 1,000 groups; ``"auto"`` applies Sec. 4.4's rule for any number of
+    as Sec. 4.2 recommends for ≤ 1,000 groups; ``"auto"`` applies Sec. 4.2's rule for any number of
     groups ``N`` (:func:`auto_epsilon`, :func:`auto_n_iter`), ``N`` = cells or valid groups by
     ``epsilon_base``. Budgets (Table 3, module docstring): ``max_evaluations`` distinct group
     evaluations, ``max_cost`` users queried plus ``group_cost`` per query. Same ``rng``, same result.

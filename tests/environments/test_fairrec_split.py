@@ -63,6 +63,10 @@ def test_split_bad_inputs():
         fairrec_split(r, users, np.ones((70, 2)), n_neg_test=63)
     with pytest.raises(ValueError, match=">= 2 interactions"):
         leave_last_out(r.groupby("user").head(1))
+    with pytest.raises(ValueError, match=">= 2 interactions"):
+        fairrec_split(r[(r.user != 4) | ~r.user.duplicated()], users, np.ones((70, 2)))     # user 4: one rating
+    with pytest.raises(ValueError, match=r"users \[4\] have no interaction"):
+        fairrec_split(r[r.user != 4], users, np.ones((70, 2)))
     with pytest.raises(ValueError, match="must not be empty"):
         item_popularity([], 3)
 

@@ -28,6 +28,11 @@ def test_synthetic_population():
     # mild skew: the first code is about twice as frequent as the last
     share = a.a1.value_counts(normalize=True).sort_index()
     assert 1.3 < share.iloc[0] / share.iloc[-1] < 3.5
+    from ocef.experiments.fairrec_efficiency import MIN_USERS, synthetic_oracle
+
+    oracle = synthetic_oracle(5000, 1000)               # the same population, seeded by its size
+    assert oracle.n_cells == 1024 and oracle.min_users == MIN_USERS and oracle.attributes == ["a0", "a1", "a2", "a3"]
+    assert oracle.n_users_total == 5000
 
 
 def test_efficiency_small_run(tmp_path, monkeypatch):
@@ -91,8 +96,9 @@ def test_attributes_on_movielens(tmp_path):
 
 def test_budget_measure_and_claim_on_synthetic():
     from ocef.experiments import fairrec_budget as fb
+    from ocef.experiments.fairrec_efficiency import synthetic_oracle
 
-    oracle = fb._synthetic_oracle(3000, 1000)
+    oracle = synthetic_oracle(3000, 1000)
     df = fb.measure(oracle, "synthetic", "3000 users", "value", seeds=[0, 1])
     assert set(df.method) == set(fb.METHODS) and set(df.budget_kind) == {*fb.KINDS, "matched"}
     matched = df[df.budget_kind == "matched"]

@@ -141,3 +141,24 @@ def test_implicit_model_scores_equal_its_factors():
         implicit_scores(model, users, [999], user_ids=user_ids, item_ids=item_ids)
     with pytest.raises(ValueError, match="user_ids has 3 ids"):
         implicit_scores(model, users, items, user_ids=user_ids[:3], item_ids=item_ids)
+
+
+def test_implicit_scores_without_the_extra():
+    """What implicit_scores reads of a model (its factor matrices) with a stand-in: runs without ``implicit``."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(1)
+    model = SimpleNamespace(user_factors=rng.normal(size=(6, 3)).astype(np.float32),
+                            item_factors=rng.normal(size=(4, 3)).astype(np.float32))
+    user_ids, item_ids = [f"u{k}" for k in range(6)], [100, 101, 102, 103]
+    got = implicit_scores(model, ["u5", "u1"], [103, 100], user_ids=IdMap(user_ids, "user"), item_ids=item_ids)
+    hand = model.user_factors[[5, 1]].astype(float) @ model.item_factors[[3, 0]].astype(float).T
+    np.testing.assert_array_equal(got, hand)
+    assert got.dtype == float
+    with pytest.raises(ValueError, match="unknown user id"):
+        implicit_scores(model, ["u9"], [100], user_ids=user_ids, item_ids=item_ids)
+    with pytest.raises(ValueError, match="not fitted"):
+        implicit_scores(SimpleNamespace(user_factors=np.empty((0, 3)), item_factors=np.empty((0, 3))), ["u1"], [100],
+                        user_ids=user_ids, item_ids=item_ids)
+    with pytest.raises(TypeError, match="fitted implicit model"):
+        implicit_scores(object(), ["u1"], [100], user_ids=user_ids, item_ids=item_ids)

@@ -91,6 +91,7 @@ def test_non_integer_codes_and_missing_input(tmp_path, capsys):
     assert main(["fairrec"]) == 2
     assert "--dataset movielens or --user-metrics" in capsys.readouterr().err
     assert main(["fairrec", "--user-metrics", str(tmp_path / "none.csv")]) == 2
+    assert "--user-metrics file not found" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -110,6 +110,7 @@ def test_result_protocol(table):
     r = search(oracle, "dpso", epsilon=0.1, n_iter=3, top_n=3, rng=0)
     d = json.loads(r.to_json())
     assert set(d) >= {"uf", "advantaged", "disadvantaged", "n_evaluations", "n_groups", "seconds"}
+    assert "infobase" not in d and list(d) == list(r.to_dict())         # the InfoBase is the frame, not the JSON
     assert set(d["advantaged"]) == {"group", "n_users", "value"}
     assert set(d["advantaged"]["group"]) == set(ATTRS)
     assert len(d["top_advantaged"]) == 3
@@ -145,6 +146,8 @@ def test_model_oracle_matches_precomputed_scores():
     for make, model in ((GroupOracle.from_model, black_box), (GroupOracle.from_scores, scores)):
         with pytest.raises(ValueError, match="auc must be one of"):
             make(split, model, ["gender", "age"], "mrr", k=3, auc="roc")
+        with pytest.raises(ValueError, match="ndcg must be one of"):     # when built, not at the first query
+            make(split, model, ["gender", "age"], "mrr", k=3, ndcg="dcg")
 
 
 def test_bad_inputs(table):
