@@ -16,6 +16,14 @@ def label_columns(label: str | Sequence[str]) -> list[str]:
     return labels
 
 
+def read_errors() -> tuple:
+    """The exceptions pandas raises on a corrupt or unreadable log file (a bad .gz, bad bytes, a
+    malformed CSV), turned into one-line ``ValueError``s by the readers."""
+    import pandas as pd
+
+    return (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError)
+
+
 def check_csv_header(path: Path) -> None:
     """A CSV log's header names each column once (every engine would silently keep one of
     duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
@@ -25,7 +33,7 @@ def check_csv_header(path: Path) -> None:
         first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise ValueError(f"log file {path} is empty") from None
-    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
+    except read_errors() as exc:
         raise ValueError(f"cannot read log file {path}: {exc}") from None
     names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
     dupes = sorted({n for n in names if names.count(n) > 1})

@@ -38,7 +38,6 @@ Real data sets
 """
 from __future__ import annotations
 
-import zlib
 
 from pathlib import Path
 from typing import Sequence
@@ -46,7 +45,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
 from ocef.environments.paths import dataset_dir
 
 __all__ = [
@@ -78,7 +77,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
             log = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise ValueError(f"log {path} is empty") from None
-    except (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError) as exc:
+    except read_errors() as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         raise ValueError(f"cannot read log {path}: {exc}") from None
