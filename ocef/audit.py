@@ -32,7 +32,7 @@ import pandas as pd
 from ocef import bounds
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 from ocef.envy import transported_user_utilities, utility_matrix
-from ocef.groups import check_partition, group_members
+from ocef.groups import check_group_names, check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
 from ocef.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
@@ -98,10 +98,7 @@ class AuditProblem:
         elif context_probs is not None:
             raise ValueError("context_probs given for a context-free problem (rho is users x items)")
         self.members = group_members(self.labels)
-        self.group_names = ([str(g) for g in range(self.n_groups)] if group_names is None
-                            else [str(n) for n in group_names])
-        if len(self.group_names) != self.n_groups:
-            raise ValueError(f"group_names must have {self.n_groups} names, got {len(self.group_names)}")
+        self.group_names = check_group_names(group_names, self.n_groups)
         self.sizes = np.bincount(self.labels, weights=self.multiplicity).astype(np.int64)   # |g_i| (copies)
         self.others = other_groups(self.n_groups)
         self.weights = mixture_weights(self.probs, self.labels, matching,
