@@ -8,17 +8,19 @@ all certificates hold jointly with probability 1 − δ (Corollary 7.1).
 Two PULL-ARM paths draw the group reward r_t of Algorithm 2 (App. F):
 
 * :meth:`AuditProblem.pull_literal` — the routine as written: each user m of g_i draws
-  a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0: n = m), is shown a ~ π^n(·|x) and
-  gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``), so it works
-  with any user-supplied policy, including a black-box recommender.
+  a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0 under transport: n = m), is shown
+  a ~ π^n(·|x) and gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``),
+  so it works with any user-supplied policy, including a black-box recommender.
 * the fast exact path for simulation (:meth:`AuditProblem.rewards`): with binary
   rewards ν^m(a|x) = Bernoulli(ρ^m(a|x)), r^m is Bernoulli(u^m(π_k^m)) with
-  u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so it is drawn
-  directly — vectorized over users, groups and trials.
+  u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so |g|·r_t follows a
+  Poisson-binomial law (:meth:`AuditProblem.reward_distribution`), drawn exactly by inverting
+  its cdf — for every group and trial at once.
 
-:func:`audit_live` drives G ask/tell :class:`ocef.OCEF` instances in synchronous steps
-against any ``pull(group, arm)`` function (a live system); :func:`run_audit` runs the
-simulated audit, many trials and parameter values at once, on :mod:`ocef.runner`.
+:func:`audit_live` (defined in :mod:`ocef.live`, re-exported here) drives G ask/tell
+:class:`ocef.OCEF` instances in synchronous steps against any ``pull(group, arm)`` function (a
+live system); :func:`run_audit` runs the simulated audit, many trials and parameter values at
+once, on :mod:`ocef.runner` (or, with ``engine="ask-tell"``, on :func:`ocef.live.ask_tell_audit`).
 """
 from __future__ import annotations
 
@@ -145,8 +147,9 @@ class AuditProblem:
 
         For every user m of the group (each copy of a duplicated user separately, all in
         parallel): context x ~ q^m; n = m for arm 0 (n ~ γ_{m,·} on the own group under average
-        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
-        Bernoulli(ρ^m(a|x)) unless ``reward(users, items, contexts, rng)`` is given.
+        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2);
+        a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x), Bernoulli(ρ^m(a|x))
+        unless ``reward(users, items, contexts, rng)`` is given.
         Returns r_t = (1/|g|) Σ_m r^m.
         """
         self._check_arm(group, arm)
