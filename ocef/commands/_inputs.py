@@ -64,7 +64,8 @@ def check_audit_arguments(args: argparse.Namespace) -> None:
 
 
 def add_matching_argument(p: argparse.ArgumentParser) -> None:
-    """The group matching of PULL-ARM (``ocef audit``, ``ocef simulate-service``)."""
+    """The group matching (``ocef envy``, ``ocef audit``, ``ocef simulate-service``); the choices are
+    :data:`ocef.matching.MATCHINGS`, written out so that ``--help`` does not import the solver."""
     p.add_argument("--matching", choices=("transport", "average"), default="transport",
                    help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
 
