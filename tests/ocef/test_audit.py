@@ -115,16 +115,10 @@ def test_duplicated_grows_groups_and_uniform_duplication_keeps_means():
 def synthetic_problem():
     """4 groups of 6 users, 5 items, one-hot policies. Groups 0-2 are shown their favourite
     item (0.75; others ~0.3): no envy. Group 3 is shown item 4 (0.35) but values group 1's
-    item at 0.6: envy Δ ≈ 0.25 > ε."""
-    rng = np.random.default_rng(5)
-    labels = np.repeat(np.arange(4), 6)
-    rho = np.clip(0.3 + rng.normal(0, 0.03, size=(24, 5)), 0, 1)
-    rho[labels < 3, labels[labels < 3]] = 0.75
-    rho[labels == 3, 1] = 0.6
-    rho[labels == 3, 4] = 0.35
-    shown = np.where(labels < 3, labels, 4)
-    policy = np.eye(5)[shown]
-    return AuditProblem(rho, policy, labels, group_names=["a", "b", "c", "d"])
+    item at 0.6: envy Δ ≈ 0.25 > ε (:func:`tests.ocef.test_live.small_problem`)."""
+    from tests.ocef.test_live import small_problem
+
+    return small_problem()
 
 
 @pytest.mark.slow
