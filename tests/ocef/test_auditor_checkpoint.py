@@ -22,6 +22,16 @@ def _run(auditor, rewards, start=0):
     return traj
 
 
+def _assert_same_steps(a, b, n):
+    """``a`` and ``b`` choose the same arm at each of ``n`` steps (same rewards) and end in the same state."""
+    for r in np.random.default_rng(0).random(n):
+        k = a.next_arm()
+        assert b.next_arm() == k
+        a.observe(k, r)
+        b.observe(k, r)
+    assert a.to_dict() == b.to_dict()
+
+
 @pytest.mark.parametrize("instance, alpha, group_size", [(1, 0.05, 1), (2, 0.05, 1), (4, 0.3, 4)])
 def test_interrupted_and_restored_auditor_follows_the_same_trajectory(instance, alpha, group_size):
     means = paper_instance(instance, 4)
@@ -119,12 +129,7 @@ def test_rng_accepts_seed_sequence_and_refuses_others():
     assert [a.next_arm() for _ in range(1)] == [b.next_arm()]
     a.observe(0, 0.5)
     b.observe(0, 0.5)
-    for r in np.random.default_rng(0).random(300):
-        k = a.next_arm()
-        assert b.next_arm() == k
-        a.observe(k, r)
-        b.observe(k, r)
-    assert a.to_dict() == b.to_dict()
+    _assert_same_steps(a, b, 300)
     with pytest.raises(TypeError, match="rng"):
         OCEF(3, 0.05, 0.5, 0.05, rng="seed")
 
@@ -150,9 +155,4 @@ def test_checkpoint_of_a_generator_with_an_array_state():
     text = json.dumps(a.to_dict(), allow_nan=False)
     b = OCEF.from_dict(json.loads(text))
     assert b.to_dict() == a.to_dict()
-    for r in np.random.default_rng(0).random(50):
-        k = a.next_arm()
-        assert b.next_arm() == k
-        a.observe(k, r)
-        b.observe(k, r)
-    assert b.to_dict() == a.to_dict()
+    _assert_same_steps(a, b, 50)
