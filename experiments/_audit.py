@@ -18,6 +18,14 @@ QUICK_PARTITIONS = ("gender", "age", "gender-age")
 #: Step cap: groups still undecided then are reported as timeouts (share in the CSV).
 MAX_STEPS = 200_000
 QUICK_MAX_STEPS = 20_000
+
+
+def budget(quick: bool) -> tuple[int, int]:
+    """(trials per setting, step cap) of every audit experiment: 20 and MAX_STEPS, or 3 and
+    QUICK_MAX_STEPS for a quick run."""
+    return (3, QUICK_MAX_STEPS) if quick else (20, MAX_STEPS)
+
+
 COLORS = dict(zip(PARTITIONS, ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]))
 
 
@@ -94,7 +102,7 @@ def param_sweep(out_dir: Path, env, param: str, *, quick: bool, seed: int, progr
     """The runs of the α or δ figure (one row per value, trial and group) and its title."""
     full, short, _, fixed = SWEEPS[param]
     values = np.round(short if quick else full, 4)
-    trials, cap = (3, QUICK_MAX_STEPS) if quick else (20, MAX_STEPS)
+    trials, cap = budget(quick)
     runs = sweep(out_dir, name, env, partitions(env, quick), param=param, values=values, trials=trials, seed=seed,
                  max_steps=cap, progress=progress, train_fraction=train_fraction)
     symbol = {"alpha": "α", "delta": "δ"}[param]

@@ -29,17 +29,20 @@ def sweep(out_dir: Path, name: str, configs: pd.DataFrame, *, n_arms: int, trial
         runs = run_bandits(sub, means, trials=trials, rng=[seed, instance], max_steps=max_steps,
                            progress=progress).to_frame()
         runs["correct"] = runs["verdict"] == EXPECTED_VERDICT[instance]
-        k = runs["n_arms"].to_numpy()
-        mu = [means[instance][: kk + 1] for kk in k]
-        runs["duration_bound"] = [float(bounds.duration_bound(m, d, a, e)) for m, d, a, e in
-                                  zip(mu, runs["delta"], runs["alpha"], runs["epsilon"])]
-        runs["cost_bound"] = [float(bounds.cost_bound(m, d, a, e)) for m, d, a, e in
-                              zip(mu, runs["delta"], runs["alpha"], runs["epsilon"])]
-        return runs
+        return _with_bounds(runs, means[instance])
 
-    runs = run_parts(out_dir, config, sorted(configs["instance"].unique()), compute, progress=progress,
-                     desc=name)
-    return runs
+    return run_parts(out_dir, config, sorted(configs["instance"].unique()), compute, progress=progress, desc=name)
+
+
+def _with_bounds(runs: pd.DataFrame, mu: np.ndarray) -> pd.DataFrame:
+    """``runs`` with the Theorem 6 duration bound and Theorem 7 cost bound of each run's
+    configuration (bandit μ_{0:K}, δ, α, ε), computed once per configuration, not per trial."""
+    keys = ["n_arms", "delta", "alpha", "epsilon"]
+    conf = runs[keys].drop_duplicates()
+    rows = list(conf.itertuples(index=False))
+    conf = conf.assign(duration_bound=[float(bounds.duration_bound(mu[: k + 1], d, a, e)) for k, d, a, e in rows],
+                       cost_bound=[float(bounds.cost_bound(mu[: k + 1], d, a, e)) for k, d, a, e in rows])
+    return runs.merge(conf, on=keys, how="left", validate="many_to_one")
 
 
 def summarize(runs: pd.DataFrame, x: str) -> pd.DataFrame:

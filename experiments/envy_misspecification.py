@@ -79,6 +79,7 @@ def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA
     """Individual and group envy measures of each policy of :data:`POLICIES` on ``scores``."""
     from ocef.envy import envy_report
     from ocef.policies.builders import build_policy
+    from ocef.policies.utility import utility
 
     rows = []
     for name in POLICIES:
@@ -86,7 +87,7 @@ def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA
         rep = envy_report(env.rho, probs, labels, matching="transport", epsilon=epsilon)
         rows.append({"policy": name, "level": "individuals", "average_envy": rep.individual_average_envy,
                      "prop_envious": rep.individual_prop_envious,
-                     "mean_utility": float(np.mean(np.diag(env.rho @ probs.T)))})
+                     "mean_utility": float(np.mean(utility(env.rho, probs)))})       # u^m(π^m), eq. (1)
         rows.append({"policy": name, "level": "groups", "average_envy": rep.group_average_envy,
                      "prop_envious": rep.group_prop_envious, "mean_utility": rows[-1]["mean_utility"]})
     return rows

@@ -60,7 +60,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     env = _audit.environment(data_dir, quick)
     parts = ("group",) if "group" in env.partitions else (PARTITIONS[:2] if quick else PARTITIONS)
     sizes = (100, 400) if quick else SIZES
-    trials, cap = (3, _audit.QUICK_MAX_STEPS) if quick else (20, _audit.MAX_STEPS)
+    trials, cap = _audit.budget(quick)
     config = {"env": env.description, "parts": parts, "sizes": sizes, "trials": trials, "seed": seed, "cap": cap}
     base = {p: env.n_users / (env.groups(p)[0].max() + 1) for p in parts}      # original average size
     keys = [(p, s) for p in parts for s in ["original", *[s for s in sizes if s > base[p]]]]

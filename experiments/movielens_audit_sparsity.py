@@ -65,7 +65,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
                     reference=by_fraction[REFERENCE_FRACTION],
                     reference_label=f"dotted: trained on {REFERENCE_FRACTION:.0%} (Fig. {2 if x == 'alpha' else 11})")
         axes[row, 0].set_title(title.split(" — ")[0] + f", trained on {TRAIN_FRACTION:.0%}", fontsize=9)
-    trials, cap = (3, _audit.QUICK_MAX_STEPS) if quick else (20, _audit.MAX_STEPS)
+    trials, cap = _audit.budget(quick)
     fig.suptitle(f"OCEF full audit with a recommender trained on {TRAIN_FRACTION:.0%} of the entries (solid) and "
                  f"{REFERENCE_FRACTION:.0%} (dotted) — {_audit.describe(env, quick, trials, cap)}"
                  "\n(age-occupation: mean over ε-envious groups, Δ > ε; others: all groups)", fontsize=10)

@@ -3,7 +3,8 @@
 An experiment module defines ``NAME``, ``DESCRIPTION`` and
 ``run(out_dir, *, quick, seed, data_dir, progress) -> list[Path]`` which writes
 ``out_dir/NAME.csv`` and ``out_dir/NAME.png`` (``out_dir`` is ``OUT/NAME``) and
-returns the paths it wrote.
+returns the paths it wrote; optionally ``CLAIMS`` (:class:`ocef.experiments.claims.Claim`,
+checked on ``NAME.csv`` by :mod:`ocef.experiments.report`) and ``DATASET``.
 """
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ _budget = njit(cache=True)(simulation.safety_budget)
 
 
 @njit(cache=True)
-def _rescan(k, act, n_act, counts, upper, lower):
+def _rescan(act, n_act, counts, upper, lower):
     """(max N, min μ̄ and its arm, max μ̲ and its arm) over the active list."""
     max_n, min_up, arg_up, max_lo, arg_lo = -1, np.inf, 1, -np.inf, 1
     for q in range(n_act):
@@ -148,7 +148,7 @@ def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
             if new_lo >= max_lo:
                 max_lo, arg_lo = new_lo, arm
             if stale:
-                max_n, min_up, arg_up, max_lo, arg_lo = _rescan(k, act, n_act, counts, upper, lower)
+                max_n, min_up, arg_up, max_lo, arg_lo = _rescan(act, n_act, counts, upper, lower)
         threshold = lower[0] + epsilon                               # line 7
         if min_up <= threshold:
             for j in range(1, k + 1):                                # increasing arm order
@@ -159,7 +159,7 @@ def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
                     pos[last] = p
                     pos[j] = -1
                     n_act -= 1
-            max_n, min_up, arg_up, max_lo, arg_lo = _rescan(k, act, n_act, counts, upper, lower)
+            max_n, min_up, arg_up, max_lo, arg_lo = _rescan(act, n_act, counts, upper, lower)
         if n_act == 0:                                               # line 9
             return _NO_ENVY, t, cum, min_budget
         if max_lo > upper[0]:                                        # line 8

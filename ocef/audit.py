@@ -8,17 +8,19 @@ all certificates hold jointly with probability 1 − δ (Corollary 7.1).
 Two PULL-ARM paths draw the group reward r_t of Algorithm 2 (App. F):
 
 * :meth:`AuditProblem.pull_literal` — the routine as written: each user m of g_i draws
-  a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0: n = m), is shown a ~ π^n(·|x) and
-  gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``), so it works
-  with any user-supplied policy, including a black-box recommender.
+  a context x ~ q^m, a matched user n ~ γ_{m,·} (arm 0 under transport: n = m), is shown
+  a ~ π^n(·|x) and gives r^m ~ ν^m(a|x). It only *queries* the policies (``Policy.sample``),
+  so it works with any user-supplied policy, including a black-box recommender.
 * the fast exact path for simulation (:meth:`AuditProblem.rewards`): with binary
   rewards ν^m(a|x) = Bernoulli(ρ^m(a|x)), r^m is Bernoulli(u^m(π_k^m)) with
-  u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so it is drawn
-  directly — vectorized over users, groups and trials.
+  u^m(π_k^m) = Σ_x q^m(x) Σ_n γ_{m,n} Σ_a π^n(a|x) ρ^m(a|x) (eq. 1, 4), so |g|·r_t follows a
+  Poisson-binomial law (:meth:`AuditProblem.reward_distribution`), drawn exactly by inverting
+  its cdf — for every group and trial at once.
 
-:func:`audit_live` drives G ask/tell :class:`ocef.OCEF` instances in synchronous steps
-against any ``pull(group, arm)`` function (a live system); :func:`run_audit` runs the
-simulated audit, many trials and parameter values at once, on :mod:`ocef.runner`.
+:func:`audit_live` (defined in :mod:`ocef.live`, re-exported here) drives G ask/tell
+:class:`ocef.OCEF` instances in synchronous steps against any ``pull(group, arm)`` function (a
+live system); :func:`run_audit` runs the simulated audit, many trials and parameter values at
+once, on :mod:`ocef.runner` (or, with ``engine="ask-tell"``, on :func:`ocef.live.ask_tell_audit`).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import pandas as pd
 from ocef import bounds
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 from ocef.envy import transported_user_utilities, utility_matrix
-from ocef.groups import check_partition, group_members
+from ocef.groups import check_group_names, check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
 from ocef.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
@@ -98,10 +100,7 @@ class AuditProblem:
         elif context_probs is not None:
             raise ValueError("context_probs given for a context-free problem (rho is users x items)")
         self.members = group_members(self.labels)
-        self.group_names = ([str(g) for g in range(self.n_groups)] if group_names is None
-                            else [str(n) for n in group_names])
-        if len(self.group_names) != self.n_groups:
-            raise ValueError(f"group_names must have {self.n_groups} names, got {len(self.group_names)}")
+        self.group_names = check_group_names(group_names, self.n_groups)
         self.sizes = np.bincount(self.labels, weights=self.multiplicity).astype(np.int64)   # |g_i| (copies)
         self.others = other_groups(self.n_groups)
         self.weights = mixture_weights(self.probs, self.labels, matching,
@@ -148,8 +147,9 @@ class AuditProblem:
 
         For every user m of the group (each copy of a duplicated user separately, all in
         parallel): context x ~ q^m; n = m for arm 0 (n ~ γ_{m,·} on the own group under average
-        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
-        Bernoulli(ρ^m(a|x)) unless ``reward(users, items, contexts, rng)`` is given.
+        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2);
+        a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x), Bernoulli(ρ^m(a|x))
+        unless ``reward(users, items, contexts, rng)`` is given.
         Returns r_t = (1/|g|) Σ_m r^m.
         """
         self._check_arm(group, arm)

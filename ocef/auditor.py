@@ -31,7 +31,7 @@ import numpy as np
 
 from ocef import bounds
 from ocef.results import Result
-from ocef.validation import as_generator
+from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_in_interval
 
 #: Largest ``group_size`` accepted: |g| must be exact as a float in Lemma 3's width.
 MAX_GROUP_SIZE = 2 ** 53
@@ -65,15 +65,6 @@ _VERDICT_CODES = (Verdict.RUNNING, Verdict.ENVY, Verdict.NO_ENVY, Verdict.TIMEOU
 
 class AuditStateError(RuntimeError):
     """``next_arm``/``observe`` called out of order, or after the verdict."""
-
-
-def _check_param(name, value, low, high, high_open):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
-    if not (low < v < high if high_open else low < v <= high):
-        raise ValueError(f"{name} must be in ({low}, {high}{')' if high_open else ']'}, got {value!r}")
-    return v
 
 
 class _Table:
@@ -131,11 +122,11 @@ class OCEF:
         if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) \
                 or not 1 <= group_size <= MAX_GROUP_SIZE:
             raise ValueError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
-        self.delta = _check_param("delta", delta, 0.0, 1.0, high_open=True)
-        self.alpha = _check_param("alpha", alpha, 0.0, 1.0, high_open=False)
-        self.epsilon = _check_param("epsilon", epsilon, 0.0, 1.0, high_open=False)
-        self.sigma = _check_param("sigma", sigma, 0.0, math.inf, high_open=True)
-        self.omega = _check_param("omega", omega, 0.0, 1.0, high_open=True)
+        self.delta = check_delta(delta)
+        self.alpha = check_alpha(alpha)
+        self.epsilon = check_epsilon(epsilon)
+        self.sigma = check_in_interval("sigma", sigma, 0.0, math.inf, high_open=True)
+        self.omega = check_in_interval("omega", omega, 0.0, 1.0, high_open=True)
         self.n_arms = int(n_arms)
         self.group_size = int(group_size)
         self._rng = as_generator(rng)

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 
 from ocef.validation import check_in_interval
-from ocef.groups import check_partition
+from ocef.groups import check_group_names, check_partition
 from ocef.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
@@ -195,9 +195,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     mu = group_utilities(U, lab, weights)
     delta = group_envy(mu)
     n_groups = mu.shape[0]
-    names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
-    if len(names) != n_groups:
-        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
+    names = check_group_names(group_names, n_groups)
     best = mu.argmax(axis=1)
     groups = pd.DataFrame({
         "group": np.arange(n_groups),

@@ -75,3 +75,12 @@ def group_members(labels) -> list[np.ndarray]:
     order = np.argsort(lab, kind="stable")
     counts = np.bincount(lab)
     return np.split(order, np.cumsum(counts)[:-1])
+
+
+def check_group_names(group_names, n_groups: int) -> list[str]:
+    """The names of ``n_groups`` groups as strings: ``"0", "1", ...`` when ``group_names`` is None,
+    else one per group (ValueError otherwise)."""
+    names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
+    if len(names) != n_groups:
+        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
+    return names

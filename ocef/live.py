@@ -35,6 +35,7 @@ import pandas as pd
 from ocef import bounds
 from ocef.auditor import OCEF, Verdict
 from ocef.files import atomic_write_text
+from ocef.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_delta, check_positive_int
@@ -184,9 +185,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     delta = check_delta(delta)
     max_steps = check_positive_int("max_steps", max_steps)
     every = check_positive_int("every", every)
-    names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
-    if len(names) != n_groups:
-        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
+    names = check_group_names(group_names, n_groups)
     truth = None
     if true_means is not None:
         truth = np.asarray(true_means, dtype=float)

@@ -109,7 +109,8 @@ class BatchResult:
         return names[self.verdict]
 
 
-def _broadcast(name, value, size, check):
+def _broadcast(value, size, check):
+    """``value`` (a scalar or one per run) as a float array of ``size`` runs, each distinct value checked."""
     arr = np.broadcast_to(np.asarray(value, dtype=float), (size,)).copy()
     for v in np.unique(arr):
         check(float(v))
@@ -182,10 +183,12 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         raise ValueError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
     r_total = n_arms.size
     k_max = int(n_arms.max())
-    delta = _broadcast("delta", delta, r_total, check_delta)
-    alpha = _broadcast("alpha", alpha, r_total, check_alpha)
-    epsilon = _broadcast("epsilon", epsilon, r_total, check_epsilon)
-    gsize = _broadcast("group_size", group_size, r_total, lambda v: check_positive_int("group_size", int(v)))
+    delta = _broadcast(delta, r_total, check_delta)
+    alpha = _broadcast(alpha, r_total, check_alpha)
+    epsilon = _broadcast(epsilon, r_total, check_epsilon)
+    # |g| is a count: 1.5 is refused (int(1.5) = 1 used to pass the check and audit with |g| = 1.5)
+    gsize = _broadcast(group_size, r_total,
+                       lambda v: check_positive_int("group_size", int(v) if v.is_integer() else v))
     max_steps = check_positive_int("max_steps", max_steps)
     rng = as_generator(rng)
     if true_means is not None:

@@ -64,7 +64,8 @@ def check_audit_arguments(args: argparse.Namespace) -> None:
 
 
 def add_matching_argument(p: argparse.ArgumentParser) -> None:
-    """The group matching of PULL-ARM (``ocef audit``, ``ocef simulate-service``)."""
+    """The group matching (``ocef envy``, ``ocef audit``, ``ocef simulate-service``); the choices are
+    :data:`ocef.matching.MATCHINGS`, written out so that ``--help`` does not import the solver."""
     p.add_argument("--matching", choices=("transport", "average"), default="transport",
                    help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
 
@@ -72,13 +73,14 @@ def add_matching_argument(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ loading arrays
 
 def _numeric_frame(path: Path):
+    """The .csv at ``path`` as numbers (NaN where a cell is not one), without a header line."""
     import pandas as pd
 
     frame = pd.read_csv(path, header=None)
     numeric = frame.apply(pd.to_numeric, errors="coerce")
     if numeric.iloc[1:].notna().all().all() and numeric.iloc[0].isna().any() and len(frame) > 1:
         numeric = numeric.iloc[1:].reset_index(drop=True)          # a header line
-    return frame, numeric
+    return numeric
 
 
 def load_array(path: Path, option: str):
@@ -104,7 +106,7 @@ def load_array(path: Path, option: str):
         import pandas as pd
 
         try:
-            _, numeric = _numeric_frame(path)
+            numeric = _numeric_frame(path)
         except pd.errors.EmptyDataError:
             raise ValueError(f"{option}: {path} is empty") from None
         if numeric.isna().any().any():

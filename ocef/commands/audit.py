@@ -37,8 +37,6 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from ocef.validation import check_positive_int
     from ocef.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json
@@ -70,6 +68,5 @@ def _run(args: argparse.Namespace) -> int:
     table = report.groups[["trial", "group", "name", "size", "verdict", "duration", "cost", "true_envy"]]
     if args.trials == 1:
         table = table.drop(columns="trial")
-    with np.printoptions(precision=4):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from ocef.commands._inputs import add_input_arguments, load_inputs
-
-MATCHING_CHOICES = ("transport", "average")
+from ocef.commands._inputs import add_input_arguments, add_matching_argument, load_inputs
 
 
 def register(sub) -> None:
@@ -27,8 +25,7 @@ def register(sub) -> None:
                     "(--rho, --policy-probs, --groups) or a named environment (--dataset).",
     )
     add_input_arguments(p, default_policy="softmax", default_factors=8)
-    p.add_argument("--matching", choices=MATCHING_CHOICES, default="transport",
-                   help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
+    add_matching_argument(p)
     p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance for the proportion of envious (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the environment and the simulated recommender (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -38,8 +35,6 @@ def register(sub) -> None:
 # ------------------------------------------------------------------ command
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from ocef.validation import check_in_interval
     from ocef.commands._common import print_json
     from ocef.envy import envy_report
@@ -62,7 +57,5 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"  groups ({args.matching} matching, {payload['n_groups']} groups): average envy "
           f"{summary.group_average_envy:.6f}, proportion envious {summary.group_prop_envious:.4f}")
-    table = summary.to_frame()
-    with np.printoptions(precision=6):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    print(summary.to_frame().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
     return 0

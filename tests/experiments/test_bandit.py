@@ -41,3 +41,26 @@ def test_reproduce_skips_an_experiment_whose_data_is_missing(tmp_path, capsys):
                  str(tmp_path / "nowhere")]) == 0
     out = capsys.readouterr().out
     assert "skipped:" in out and "skipped for missing data: reo-real-data" in out
+
+
+def test_bounds_once_per_configuration_equal_the_per_run_bounds():
+    # _with_bounds evaluates Theorems 6-7 once per configuration; every run row gets exactly the
+    # numbers of the per-run formula, in the original row order.
+    import numpy as np
+
+    from ocef import bounds
+    from ocef.environments.bandits import paper_instance
+    from ocef.experiments._bandit import _with_bounds
+
+    rng = np.random.default_rng(3)
+    mu = paper_instance(2, 9)
+    n = 60
+    runs = pd.DataFrame({"trial": np.arange(n), "n_arms": rng.choice([2, 5, 9], n),
+                         "delta": rng.choice([0.01, 0.05, 0.2], n), "alpha": rng.choice([0.02, 0.3], n),
+                         "epsilon": 0.05, "duration": rng.integers(1, 10**4, n)})
+    out = _with_bounds(runs, mu)
+    assert list(out["trial"]) == list(range(n)) and len(out) == n
+    for r in out.itertuples():
+        m = mu[: r.n_arms + 1]
+        assert r.duration_bound == float(bounds.duration_bound(m, r.delta, r.alpha, r.epsilon))
+        assert r.cost_bound == float(bounds.cost_bound(m, r.delta, r.alpha, r.epsilon))

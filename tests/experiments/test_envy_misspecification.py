@@ -47,6 +47,20 @@ def test_envy_rows_detect_envy():
     assert r.prop_envious == pytest.approx(1 / 30)
 
 
+def test_envy_rows_mean_utility_is_each_users_own_utility():
+    """mean_utility = mean_m u^m(π^m) = mean of diag(ρ π^T), computed row-wise (no M x M product)."""
+    from ocef.policies.builders import build_policy
+
+    env = SyntheticEnvironment(40, 25, rank=3, n_groups=4, rng=2)
+    scores = np.random.default_rng(5).random((40, 25))
+    rows = pd.DataFrame(exp.envy_rows(env, scores, env.groups()[0]))
+    for name in exp.POLICIES:
+        probs = build_policy(name, scores, beta=exp.BETA, k=10, categories=env.item_categories).probabilities()
+        want = np.mean(np.diag(env.rho @ probs.T))
+        got = rows[rows.policy == name]["mean_utility"].to_numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)         # individuals and groups rows
+
+
 def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
     small = SyntheticEnvironment(40, 30, rank=2, n_groups=4, rng=0)
     monkeypatch.setattr(exp, "make_environment", lambda data_dir, quick: (small, "group"))

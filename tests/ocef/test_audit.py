@@ -56,6 +56,21 @@ def test_literal_and_fast_pull_arm_draw_the_same_distribution(contexts, multipli
         assert fast.mean() == pytest.approx(p.arm_means[group, arm], abs=tol)
 
 
+def test_pull_fast_is_one_draw_of_the_exact_group_reward_law():
+    # AuditProblem.pull_fast had no test: it is one draw of rewards() (the exact law), same generator.
+    p = _small_problem(1, multiplicity=np.array([1, 2, 1, 3, 1, 1, 1, 2, 1]))
+    for group, arm in [(0, 0), (1, 2), (2, 1)]:
+        draws = p.rewards(np.full(200, group))(np.arange(200), np.full(200, arm), np.random.default_rng(5))
+        assert p.pull_fast(group, arm, rng=np.random.default_rng(5)) == draws[0]
+        counts = draws * p.sizes[group]
+        np.testing.assert_array_equal(counts, np.rint(counts))          # successes / |g| (copies)
+        assert len(np.unique(draws)) > 1
+    with pytest.raises(ValueError, match="arm"):
+        p.pull_fast(0, 3)
+    with pytest.raises(ValueError, match="group"):
+        p.pull_fast(-1, 0)
+
+
 def test_pull_literal_works_with_a_black_box_policy_and_reward():
     from ocef.policies.base import CallablePolicy
     rng = np.random.default_rng(0)
@@ -100,16 +115,10 @@ def test_duplicated_grows_groups_and_uniform_duplication_keeps_means():
 def synthetic_problem():
     """4 groups of 6 users, 5 items, one-hot policies. Groups 0-2 are shown their favourite
     item (0.75; others ~0.3): no envy. Group 3 is shown item 4 (0.35) but values group 1's
-    item at 0.6: envy Δ ≈ 0.25 > ε."""
-    rng = np.random.default_rng(5)
-    labels = np.repeat(np.arange(4), 6)
-    rho = np.clip(0.3 + rng.normal(0, 0.03, size=(24, 5)), 0, 1)
-    rho[labels < 3, labels[labels < 3]] = 0.75
-    rho[labels == 3, 1] = 0.6
-    rho[labels == 3, 4] = 0.35
-    shown = np.where(labels < 3, labels, 4)
-    policy = np.eye(5)[shown]
-    return AuditProblem(rho, policy, labels, group_names=["a", "b", "c", "d"])
+    item at 0.6: envy Δ ≈ 0.25 > ε (:func:`tests.ocef.test_live.small_problem`)."""
+    from tests.ocef.test_live import small_problem
+
+    return small_problem()
 
 
 @pytest.mark.slow

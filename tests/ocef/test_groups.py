@@ -53,3 +53,25 @@ def test_rng_accepts_a_list_of_seeds():
     from ocef.validation import as_generator
 
     assert as_generator([1, 2]).random() == np.random.default_rng([1, 2]).random()
+
+
+def test_group_names_one_check_for_envy_audit_and_live():
+    from ocef.audit import AuditProblem
+    from ocef.envy import envy_report
+    from ocef.groups import check_group_names
+    from ocef.live import audit_live
+
+    assert check_group_names(None, 3) == ["0", "1", "2"]
+    assert check_group_names(["a", 2, "c"], 3) == ["a", "2", "c"]
+    rho = np.full((4, 3), 0.5)
+    probs = np.full((4, 3), 1 / 3)
+    labels = np.array([0, 0, 1, 1])
+    msg = "group_names must have 2 names, got 3"
+    for call in (lambda: envy_report(rho, probs, labels, group_names=["a", "b", "c"]),
+                 lambda: AuditProblem(rho, probs, labels, group_names=["a", "b", "c"]),
+                 lambda: audit_live(lambda g, a: 0.5, 2, [2, 2], alpha=0.05, delta=0.05, epsilon=0.05,
+                                    group_names=["a", "b", "c"])):
+        with pytest.raises(ValueError, match=msg):
+            call()
+    assert list(envy_report(rho, probs, labels, group_names=["x", "y"]).to_frame()["name"]) == ["x", "y"]
+    assert AuditProblem(rho, probs, labels).group_names == ["0", "1"]

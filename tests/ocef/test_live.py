@@ -11,17 +11,23 @@ from ocef.live import LiveAuditResult, ask_tell_audit, audit_live, audit_root, k
 COLUMNS = ["group", "name", "size", "verdict", "duration", "cost", "constraint_held", "true_envy"]
 
 
-def small_problem(seed: int = 5) -> AuditProblem:
-    """4 groups of 6 users, 5 items, one-hot policies: groups 0-2 see their favourite item
-    (0.75), group 3 is shown item 4 (0.35) and values group 1's item at 0.6 (envy ≈ 0.25)."""
+def known_envy_arrays(seed: int = 5, labels=None):
+    """``(rho, probs, labels)``: 4 groups of 6 users, 5 items, one-hot policies: groups 0-2 see their
+    favourite item (0.75; others ~0.3), group 3 is shown item 4 (0.35) and values group 1's item at
+    0.6 (envy Δ ≈ 0.25 > ε). Shared by the audit, live-audit, service and ``ocef audit`` tests."""
     rng = np.random.default_rng(seed)
-    labels = np.repeat(np.arange(4), 6)
+    labels = np.repeat(np.arange(4), 6) if labels is None else labels
     rho = np.clip(0.3 + rng.normal(0, 0.03, size=(24, 5)), 0, 1)
     rho[labels < 3, labels[labels < 3]] = 0.75
     rho[labels == 3, 1] = 0.6
     rho[labels == 3, 4] = 0.35
     probs = np.eye(5)[np.where(labels < 3, labels, 4)]
-    return AuditProblem(rho, probs, labels, group_names=["a", "b", "c", "d"])
+    return rho, probs, labels
+
+
+def small_problem(seed: int = 5) -> AuditProblem:
+    """The :func:`known_envy_arrays` system as an audit problem, groups named a-d."""
+    return AuditProblem(*known_envy_arrays(seed), group_names=["a", "b", "c", "d"])
 
 
 PARAMS = dict(alpha=0.5, delta=0.05, epsilon=0.05, max_steps=1500)

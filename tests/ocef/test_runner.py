@@ -71,6 +71,13 @@ def test_run_batch_validates():
         run_batch(np.array([0]), 0.1, 0.1, 0.05, bernoulli_sampler(mu))
     with pytest.raises(ValueError, match="true_means"):
         run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), true_means=np.zeros((1, 3)))
+    # |g| must be a whole count (before: 1.5 passed as int(1.5) = 1 and the audit ran with |g| = 1.5)
+    with pytest.raises(TypeError, match="group_size"):
+        run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), group_size=1.5)
+    with pytest.raises(ValueError, match="group_size"):
+        run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), group_size=0)
+    assert run_batch(np.array([1]), 0.1, 0.1, 0.05, bernoulli_sampler(mu), group_size=2.0, rng=0,
+                     max_steps=10).duration[0] >= 1
 
 
 @pytest.mark.slow

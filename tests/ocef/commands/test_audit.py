@@ -8,13 +8,9 @@ from ocef.cli import main
 
 def _write_instance(tmp_path, groups=None):
     """Known envy: 4 groups of 6; groups 0-2 see their favourite item, group 3 envies group 1."""
-    rng = np.random.default_rng(5)
-    labels = np.repeat(np.arange(4), 6) if groups is None else groups
-    rho = np.clip(0.3 + rng.normal(0, 0.03, size=(24, 5)), 0, 1)
-    rho[labels < 3, labels[labels < 3]] = 0.75
-    rho[labels == 3, 1] = 0.6
-    rho[labels == 3, 4] = 0.35
-    probs = np.eye(5)[np.where(labels < 3, labels, 4)]
+    from tests.ocef.test_live import known_envy_arrays
+
+    rho, probs, labels = known_envy_arrays(5, groups)
     np.save(tmp_path / "rho.npy", rho)
     np.savetxt(tmp_path / "probs.csv", probs, delimiter=",")
     np.save(tmp_path / "groups.npy", labels)

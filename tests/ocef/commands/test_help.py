@@ -18,3 +18,28 @@ def test_top_level_help_lists_every_command(capsys):
         ocef.cli.main(["--help"])
     out = capsys.readouterr().out
     assert all(name in out for name in ocef.cli.COMMANDS)
+
+
+def test_one_line_help_of_ocef_help_is_the_commands_own():
+    # `ocef --help` shows cli.COMMANDS' line without importing the command; the command registers
+    # its own: the two must say the same (reproduce's had drifted apart).
+    import argparse
+
+    parser = ocef.cli.build_parser(None)          # every command module registered
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    registered = {c.dest: c.help for c in sub._choices_actions}
+    assert registered == {name: help_text for name, (_, help_text) in ocef.cli.COMMANDS.items()}
+
+
+@pytest.mark.parametrize("name", ["envy", "audit", "simulate-service"])
+def test_matching_choices_are_the_library_matchings(name):
+    # --matching is written out in ocef.commands._inputs (no solver import at --help): it must offer
+    # exactly ocef.matching.MATCHINGS, default transport, in every command that has it.
+    import argparse
+
+    from ocef.matching import MATCHINGS
+
+    parser = ocef.cli.build_parser([name])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    opt = next(a for a in sub.choices[name]._actions if "--matching" in a.option_strings)
+    assert tuple(opt.choices) == MATCHINGS and opt.default == "transport"
