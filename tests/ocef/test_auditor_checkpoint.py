@@ -1,4 +1,5 @@
 """OCEF checkpoints (to_dict/from_dict, pickle) and the input checks of issue 8 (tracker) / 14."""
+import dataclasses
 import json
 import pickle
 
@@ -144,7 +145,7 @@ def test_snapshot_follows_the_result_protocol():
     assert list(frame["arm"]) == [0, 1, 2] and frame["count"].sum() == 5
     d = json.loads(s.to_json())
     assert d["t"] == 5 and d["verdict"] == "running"
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         s.t = 3                              # frozen
 
 
