@@ -11,7 +11,7 @@ that table with one of three engines and nothing else leaves the engine:
   Only the label and key columns are read (projection push-down).
 * ``"pandas"`` (the default for DataFrames): a DataFrame, or a file read with only the needed
   columns.
-* ``"spark"`` (``pip install 'ocef[spark]'``, Java 17): a Spark DataFrame, or files read by
+* ``"spark"`` (``pip install -e '.[spark]'`` in a checkout, Java 17): a Spark DataFrame, or files read by
   Spark; :func:`spark_session` makes a session for ``master`` (default ``local[*]``).
 
 ``engine="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
@@ -311,10 +311,21 @@ def _frame_counts(frame, keys, labels, name, where):
     _missing(keys + labels, frame.columns, name, where)
     if len(frame) == 0:                         # an empty CSV has untyped (object) columns
         return pd.DataFrame(columns=keys + ["n", "positives"])
-    y = frame_label_indicator(frame, labels, name).astype(np.int64)
-    grouped = (pd.DataFrame({k: frame[k].to_numpy() for k in keys}).assign(_y=y)
-               .groupby(keys, dropna=False, sort=False)["_y"].agg(["size", "sum"]).reset_index())
-    return grouped.rename(columns={"size": "n", "sum": "positives"})
+    y = frame_label_indicator(frame, labels, name)
+    # factorize the keys and count with bincount: one int64 code per row, not a groupby's copies
+    codes, uniques = zip(*(pd.factorize(frame[k], use_na_sentinel=False) for k in keys))
+    if len(keys) == 1:
+        cell, first = codes[0], None
+    else:                                          # a dense code per distinct key combination
+        cell, first = pd.factorize(np.ravel_multi_index(codes, [len(u) for u in uniques]))
+    n = np.bincount(cell)
+    positives = np.bincount(cell, weights=y, minlength=len(n)).astype(np.int64)
+    if first is None:
+        table = {keys[0]: uniques[0]}
+    else:
+        idx = np.unravel_index(first, [len(u) for u in uniques])
+        table = {k: np.asarray(u)[i] for k, u, i in zip(keys, uniques, idx)}
+    return pd.DataFrame({**table, "n": n, "positives": positives})
 
 
 _BATCH_ROWS = 4_000_000
@@ -477,7 +488,7 @@ def spark_session(master: str = "local[*]"):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise ValueError("engine='spark' needs pyspark: pip install 'ocef[spark]'") from None
+        raise ValueError("engine='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise ValueError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
     session = (SparkSession.builder.master(master).appName("ocef")

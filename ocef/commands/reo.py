@@ -49,7 +49,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=ENGINES, default="auto",
                    help="where the per-group counts are computed: duckdb (embedded; what auto picks for "
                         "files, reading only the needed columns), pandas (what auto picks for --dataset) "
-                        "or spark (pip install 'ocef[spark]', Java 17)")
+                        "or spark (pip install -e '.[spark]' in a checkout, Java 17)")
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
                    help="Spark master for --engine spark (default: local[*]; e.g. spark://host:7077, yarn)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,6 +1,6 @@
 """The seed's deep CTR models (seed 002, Sec. 4.1): Wide&Deep, DeepFM and DCN, in torch (CPU).
 
-Optional: ``pip install 'ocef[deep]'`` installs torch; without it these models raise a clear
+Optional: ``pip install -e '.[deep]'`` in a checkout installs torch; without it these models raise a clear
 error and everything else works. Inputs are the fields of the split: user id, item id, gender,
 age, occupation (one embedding each) and the item's genre flags (a bag of genre embeddings, the
 mean of the item's genres), as deepctr's MovieLens examples do. Trained with binary cross-entropy
@@ -42,7 +42,7 @@ def _require_torch():
     try:
         import torch
     except ImportError:
-        raise ValueError("the deep models (wdl, deepfm, dcn) need torch: pip install 'ocef[deep]'") from None
+        raise ValueError("the deep models (wdl, deepfm, dcn) need torch: pip install -e '.[deep]' in a checkout") from None
     return torch
 
 

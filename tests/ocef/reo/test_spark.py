@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def spark():
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'ocef[spark]')")
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]' in a checkout)")
     import os
 
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
