@@ -25,6 +25,7 @@ from __future__ import annotations
 import glob as _glob
 import os
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -370,11 +371,22 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB database
+_DATABASE_LOCK = threading.Lock()
+
+
 def _connect():
-    """An in-memory DuckDB connection without the progress bar (it would write to the terminal)."""
+    """A connection to the process's one in-memory DuckDB database, without the progress bar (it
+    would write to the terminal). Opening a database costs about 22 ms of CPU, a cursor on it
+    nothing; each cursor is its own connection, so threads count in parallel. Keyed by process
+    id: a forked worker opens its own database."""
     import duckdb
 
-    con = duckdb.connect()
+    with _DATABASE_LOCK:
+        database = _DATABASE.get(os.getpid())
+        if database is None:
+            database = _DATABASE[os.getpid()] = duckdb.connect()
+    con = database.cursor()
     con.execute("SET enable_progress_bar = false")
     return con
 
