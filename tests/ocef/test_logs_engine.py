@@ -157,3 +157,17 @@ def test_ocef_reo_on_files_imports_neither_pandas_nor_pyarrow(tmp_path):
     ref = estimate_reo(pd.read_parquet(tmp_path / "default.parquet"), pd.read_parquet(tmp_path / "random.parquet"))
     assert out["out"]["groups"] == json.loads(json.dumps(ref.to_dict()["groups"]))
     assert out["out"]["penalty"] == pytest.approx(ref.penalty, rel=1e-12)
+
+
+def test_counts_share_one_duckdb_database_and_count_in_parallel_threads(tmp_path, frame):
+    frame.to_parquet(tmp_path / "a.parquet")
+    frame.iloc[::-1].to_parquet(tmp_path / "b.parquet")
+    le._connect()
+    le._connect()
+    import os
+
+    assert list(le._DATABASE) == [os.getpid()]          # one database per process, cursors on it
+    finish = le.start_counts({"a": tmp_path / "a.parquet", "b": tmp_path / "b.parquet"}, by=["day", "S"],
+                             label=["Y", "L2"], engine="duckdb")
+    for counted in finish().values():
+        assert_same(counted.table.to_frame(), expected())
