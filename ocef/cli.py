@@ -7,14 +7,17 @@ command's heavy imports happen inside its handler.
 
 Errors never leak: bad input (``ValueError``/``TypeError``), unreadable or unwritable files
 (``OSError``), corrupt compressed files and undecodable text become one line
-``ocef CMD: error: ...`` and exit status 2; Ctrl-C is one line and exit status 130.
+``ocef CMD: error: ...`` and exit status 2; Ctrl-C is one line and exit status 130, even when it
+lands where Python swallows exceptions (see :func:`keep_interrupts`).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import re
 import sys
+import threading
 
 # name -> (module, one-line help), in the order ``ocef --help`` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -99,6 +102,35 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     return (ValueError, TypeError, OSError, EOFError, BadGzipFile, zlib.error, UnicodeError, LookupError)
 
 
+def _redeliver_interrupts(unraisable) -> None:
+    """``sys.unraisablehook`` that raises a swallowed Ctrl-C again in the main thread.
+
+    Python reports and drops exceptions raised where nothing can catch them: in a ctypes
+    callback, a ``__del__``, a weakref callback. A Ctrl-C landing there is lost: numba's first
+    compilation runs Python code inside llvmlite's ctypes callbacks for seconds, so an interrupt
+    pressed then used to be ignored and the run went on for minutes. The signal is re-sent from
+    a short-lived thread so that it arrives after this hook has returned, outside the callback
+    (were it to land in one again, this hook sends it once more).
+    """
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        import _thread
+        import signal
+
+        threading.Timer(0.01, _thread.interrupt_main, args=(signal.SIGINT,)).start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+@contextlib.contextmanager
+def keep_interrupts():
+    """Within the block, a Ctrl-C that Python would swallow is raised again (one line, exit 130)."""
+    previous, sys.unraisablehook = sys.unraisablehook, _redeliver_interrupts
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
@@ -106,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:                           # named with the command, not as ``ocef: error: ...``
         parser.exit(2, f"ocef {args.command}: error: unrecognized arguments: {' '.join(unknown)}\n")
     try:
-        code = args.func(args)
+        with keep_interrupts():
+            code = args.func(args)
     except BrokenPipeError:               # output piped into `head` & co.: stop quietly
         sys.stderr.close()
         return 0

@@ -1,19 +1,67 @@
-"""Ctrl-C during a long compiled simulation: one line, exit status 130, promptly, no traceback."""
+"""Ctrl-C: one line, exit status 130, promptly, no traceback — even where Python swallows it."""
+import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
 
+# A KeyboardInterrupt raised inside a ctypes callback is reported as "Exception ignored" and
+# dropped; numba's first compilation runs such callbacks (llvmlite's object cache) for seconds.
+_SWALLOWED = textwrap.dedent("""
+    import ctypes, sys, time
+    from ocef.cli import keep_interrupts
 
-@pytest.mark.slow
-def test_ctrl_c_stops_a_long_numba_run_with_one_line():
+    def callback():
+        raise {exc}
+
+    guard = keep_interrupts() if sys.argv[1] == "guarded" else __import__("contextlib").nullcontext()
+    with guard:
+        try:
+            ctypes.CFUNCTYPE(None)(callback)()
+            start = time.perf_counter()
+            while time.perf_counter() - start < float(sys.argv[2]):
+                pass
+            print("went on")
+        except KeyboardInterrupt:
+            print("interrupted after", round(time.perf_counter() - start, 3))
+""")
+
+
+def _run_swallowed(mode: str, wait: float, exc: str = "KeyboardInterrupt") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", _SWALLOWED.format(exc=exc), mode, str(wait)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_an_interrupt_swallowed_by_a_ctypes_callback_is_raised_again():
+    proc = _run_swallowed("guarded", wait=10.0)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("interrupted after"), proc.stdout
+    assert float(proc.stdout.split()[-1]) < 2.0          # re-sent after 10 ms, not at the end of the work
+    assert proc.stderr == ""                             # no "Exception ignored" report either
+
+
+def test_without_the_guard_python_drops_the_interrupt():
+    # The control: what the guard is for. Python reports the interrupt and goes on.
+    proc = _run_swallowed("bare", wait=0.3)
+    assert proc.stdout.strip() == "went on"
+    assert "Exception ignored" in proc.stderr and "KeyboardInterrupt" in proc.stderr
+
+
+def test_the_guard_leaves_other_swallowed_errors_to_python():
+    proc = _run_swallowed("guarded", wait=0.3, exc="ValueError('kept as before')")
+    assert proc.stdout.strip() == "went on"
+    assert "Exception ignored" in proc.stderr and "ValueError: kept as before" in proc.stderr
+
+
+def _interrupt_bandit(after: float, env: dict | None = None) -> tuple[subprocess.Popen, str, str, float]:
     # ~10^5 runs of a near-tie bandit: minutes of compiled work, so the interrupt lands inside it
     cmd = [sys.executable, "-m", "ocef.cli", "bandit", "--means", "0.6,0.59,0.58", "--trials", "100000",
            "--engine", "numba", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(6.0)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(after)
     assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     sent = time.perf_counter()
@@ -21,7 +69,23 @@ def test_ctrl_c_stops_a_long_numba_run_with_one_line():
         out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
-    waited = time.perf_counter() - sent
+    return proc, out, err, time.perf_counter() - sent
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_long_numba_run_with_one_line():
+    proc, out, err, waited = _interrupt_bandit(after=6.0)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert err.strip() == "ocef bandit: interrupted", err
+    assert out == ""
+    assert waited < 15, f"took {waited:.1f} s to stop"
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_first_compilation_stops_the_run(tmp_path):
+    # An empty numba cache: the kernels compile for several seconds, and the interrupt lands there.
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc, out, err, waited = _interrupt_bandit(after=3.0, env=env)
     assert proc.returncode == 130, (proc.returncode, err)
     assert err.strip() == "ocef bandit: interrupted", err
     assert out == ""
