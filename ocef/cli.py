@@ -102,33 +102,61 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     return (ValueError, TypeError, OSError, EOFError, BadGzipFile, zlib.error, UnicodeError, LookupError)
 
 
-def _redeliver_interrupts(unraisable) -> None:
-    """``sys.unraisablehook`` that raises a swallowed Ctrl-C again in the main thread.
+class _Interrupts:
+    """State of :func:`keep_interrupts`: was a Ctrl-C swallowed, and the thread that re-sends it."""
 
-    Python reports and drops exceptions raised where nothing can catch them: in a ctypes
-    callback, a ``__del__``, a weakref callback. A Ctrl-C landing there is lost: numba's first
-    compilation runs Python code inside llvmlite's ctypes callbacks for seconds, so an interrupt
-    pressed then used to be ignored and the run went on for minutes. The signal is re-sent from
-    a short-lived thread so that it arrives after this hook has returned, outside the callback
-    (were it to land in one again, this hook sends it once more).
-    """
-    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+    def __init__(self) -> None:
+        self.active = True
+        self.swallowed = False
+        self.resend: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def hook(self, unraisable) -> None:
+        """``sys.unraisablehook``: a swallowed Ctrl-C is re-sent; anything else goes to Python's hook."""
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            sys.__unraisablehook__(unraisable)
+            return
+        self.swallowed = True
+        # Re-sent from a thread, so that it arrives after this hook has returned, outside the
+        # callback (were it to land in one again, the hook sends it once more).
+        self.resend = threading.Timer(0.01, self._interrupt_main)
+        self.resend.daemon = True
+        self.resend.start()
+
+    def _interrupt_main(self) -> None:
         import _thread
         import signal
 
-        threading.Timer(0.01, _thread.interrupt_main, args=(signal.SIGINT,)).start()
-        return
-    sys.__unraisablehook__(unraisable)
+        with self.lock:
+            if self.active:
+                _thread.interrupt_main(signal.SIGINT)
 
 
 @contextlib.contextmanager
 def keep_interrupts():
-    """Within the block, a Ctrl-C that Python would swallow is raised again (one line, exit 130)."""
-    previous, sys.unraisablehook = sys.unraisablehook, _redeliver_interrupts
+    """Within the block, a Ctrl-C that Python would swallow still interrupts the work.
+
+    Python reports and drops exceptions raised where nothing can catch them: in a ctypes
+    callback, a ``__del__``, a weakref callback. numba's first compilation runs Python code
+    inside llvmlite's ctypes callbacks for seconds, so a Ctrl-C pressed then was lost and the run
+    went on for minutes, or the half-finished compilation failed with a ``RuntimeError`` and a
+    traceback. Here the interrupt is raised again in the main thread, and an error raised after
+    a swallowed interrupt is reported as the interrupt it follows from.
+    """
+    state = _Interrupts()
+    previous, sys.unraisablehook = sys.unraisablehook, state.hook
     try:
-        yield
+        yield state
+    except Exception as exc:
+        if state.swallowed:
+            raise KeyboardInterrupt from exc
+        raise
     finally:
         sys.unraisablehook = previous
+        with state.lock:               # none is sent from now on; one already sent lands in this block
+            state.active = False
+        if state.resend is not None:
+            state.resend.join()
 
 
 def main(argv: list[str] | None = None) -> int:
