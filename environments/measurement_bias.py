@@ -209,11 +209,11 @@ class MeasurementBiasEnvironment:
         lam = tau[:, None] * affinity * in_h[labels]
         return rng.poisson(lam).astype(float)
 
-    def estimated_ratings(self, tau2: float, seed: int = 0, *, split=SPLIT,
+    def estimated_ratings(self, tau2: float, rng=0, *, split=SPLIT,
                           ridge_grid=RIDGE_GRID) -> tuple[np.ndarray, np.ndarray, float]:
         """``(r̂, test_mask, λ)``: the recommender's estimates (users x items), the mask of
         each user's test items, and the chosen ridge parameter, for history level ``tau2``."""
-        rng = as_generator(seed)
+        rng = as_generator(rng)         # an int (the default) gives the same recommender every call
         X = self.history(tau2, rng)
         part = split_items(self.n_users, self.n_items, split, rng)
         if self.reading == "literal":
@@ -224,9 +224,9 @@ class MeasurementBiasEnvironment:
         E, lam = ridge_item_embeddings(feats, y, part == 0, part == 1, ridge_grid)
         return feats @ E.T, part == 2, lam
 
-    def policy(self, tau2: float, beta: float, seed: int = 0) -> np.ndarray:
+    def policy(self, tau2: float, beta: float, rng=0) -> np.ndarray:
         """``π^{m,softmax}`` of App. B.2 on the test items (users x items probabilities)."""
-        scores, test, _ = self.estimated_ratings(tau2, seed)
+        scores, test, _ = self.estimated_ratings(tau2, rng)
         return restricted_softmax(scores, self.policy_support(test), beta)
 
     def policy_support(self, test: np.ndarray) -> np.ndarray:

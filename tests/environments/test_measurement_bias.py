@@ -83,13 +83,13 @@ def test_restricted_softmax():
 
 def test_policy_is_on_test_items_and_reproducible():
     env = MeasurementBiasEnvironment(n_users_per_group=30, n_items=20, n_documents=10, dim=3, seed=2)
-    scores, test, lam = env.estimated_ratings(5.0, seed=0)
-    p = env.policy(5.0, 0.5, seed=0)
+    scores, test, lam = env.estimated_ratings(5.0, rng=0)
+    p = env.policy(5.0, 0.5, rng=0)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     assert np.all(p[~test] == 0) and np.all(p[test] > 0)
-    np.testing.assert_array_equal(p, env.policy(5.0, 0.5, seed=0))
+    np.testing.assert_array_equal(p, env.policy(5.0, 0.5, rng=0))
     # no history for g2 (tau2 = 0): its estimates are all 0, its policy uniform on its test items
-    s0, test0, _ = env.estimated_ratings(0.0, seed=0)
+    s0, test0, _ = env.estimated_ratings(0.0, rng=0)
     lab, _ = env.groups()
     assert np.all(s0[lab == 1] == 0)
 
