@@ -181,7 +181,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     truth) adds the cost (eq. 10), constraint (7) and true envy to the result.
     """
     n_groups = check_positive_int("n_groups", n_groups, minimum=2)
-    sizes = np.broadcast_to(np.asarray(group_sizes), (n_groups,)).astype(np.int64)
+    sizes = _check_group_sizes(group_sizes, n_groups)
     delta = check_delta(delta)
     max_steps = check_positive_int("max_steps", max_steps)
     every = check_positive_int("every", every)
@@ -289,6 +289,19 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     return LiveAuditResult(groups=pd.DataFrame(rows), params={**params, "max_steps": max_steps},
                            seed=_seed_record(root), steps=step, checkpoint_steps=tuple(checkpoint_steps),
                            wall_time=wall, resumed_from=resumed_from, version=_version(), auditors=tuple(auditors))
+
+
+def _check_group_sizes(group_sizes, n_groups: int) -> np.ndarray:
+    """|g| of every group as int64: one whole number >= 1 per group, or one for all (2.0 is 2;
+    1.5 is refused: truncated to 1, it used to give the auditor a wrong |g| in Lemma 3's width)."""
+    arr = np.asarray(group_sizes)
+    if arr.ndim > 1 or arr.size not in (1, n_groups):
+        raise ValueError(f"group_sizes must hold one size per group ({n_groups}), got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"group_sizes must be integers >= 1, got {group_sizes!r}")
+    for v in np.unique(arr):
+        check_positive_int("group_sizes", int(v) if float(v).is_integer() else v)
+    return np.broadcast_to(arr, (n_groups,)).astype(np.int64)
 
 
 def _version() -> str:

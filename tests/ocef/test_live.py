@@ -160,3 +160,18 @@ def test_bad_arguments(kw, match):
     args = dict(alpha=0.5, delta=0.05, epsilon=0.05) | kw
     with pytest.raises((ValueError, TypeError), match=match):
         audit_live(lambda g, a: 0.5, 2, [1, 1], **args)
+
+
+@pytest.mark.parametrize("sizes, error", [([1.5, 2], TypeError), ([1, 2, 3], ValueError), (["a", "b"], TypeError),
+                                          ([0, 1], ValueError), ([np.nan, 1], TypeError)])
+def test_group_sizes_must_be_whole_numbers_one_per_group(sizes, error):
+    # |g| enters the confidence width of Lemma 3: 1.5 used to be truncated to 1 without a word
+    with pytest.raises(error, match="group_sizes"):
+        audit_live(lambda g, a: 0.5, 2, sizes, alpha=0.5, delta=0.05, epsilon=0.05, max_steps=3)
+
+
+def test_whole_float_group_sizes_are_accepted():
+    res = audit_live(lambda g, a: 0.5, 2, [2.0, 3.0], alpha=0.5, delta=0.05, epsilon=0.05, rng=0, max_steps=3)
+    assert res.params["group_sizes"] == [2, 3] and [a.group_size for a in res.auditors] == [2, 3]
+    res = audit_live(lambda g, a: 0.5, 3, 4, alpha=0.5, delta=0.05, epsilon=0.05, rng=0, max_steps=3)
+    assert res.params["group_sizes"] == [4, 4, 4]
