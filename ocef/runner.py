@@ -1,15 +1,20 @@
-"""Vectorized OCEF: many independent audits advanced in lock-step with numpy.
+"""Many independent OCEF audits at once: :func:`run_batch` (and :func:`run_bandits` on it).
 
-Same semantics as :class:`ocef.OCEF` (Algorithm 1, bounds of :mod:`ocef.bounds`),
-but the state of R runs lives in (R, K+1) arrays and each step is a handful of
-array operations, so that a whole figure's grid (trials × α × δ × K × instances)
-runs at once. Runs may differ in K (shorter runs are padded with arms that are never
-active), δ, α, ε and group size. Finished runs are dropped from the arrays, so the
-cost of a step follows the number of runs still going.
+Same semantics as :class:`ocef.OCEF` (Algorithm 1, bounds of :mod:`ocef.bounds`), for a
+whole figure's grid (trials × α × δ × K × instances) in one call. Runs may differ in K
+(shorter runs are padded with arms that are never active), δ, α, ε and group size. Two
+engines (:mod:`ocef.engines`; ``"auto"`` chooses):
 
-Rewards come from a callback ``sample(runs, arms, rng)`` returning the group-average
-rewards of the given runs for the given arms: a Bernoulli bandit here
-(:func:`run_bandits`), the fast PULL-ARM of a recommender in the full audit.
+* ``"numpy"``: the state of R runs lives in (R, K+1) arrays and each step is a handful of
+  array operations on every run still going (finished runs are dropped, so the cost of a
+  step follows the number of runs left). Rewards come from any callback
+  ``sample(runs, arms, rng)`` returning the group-average rewards of the given runs for the
+  given arms.
+* ``"numba"``: each run goes to its verdict in compiled code (:mod:`ocef._kernel`), for rewards
+  given as finite distributions (:class:`DiscreteRewards`): a Bernoulli/binomial bandit
+  (:func:`run_bandits`), the exact fast PULL-ARM of a recommender in the full audit.
+
+:func:`run_bandits` also offers ``engine="ask-tell"``: one :class:`ocef.OCEF` per run.
 """
 from __future__ import annotations
 
@@ -411,8 +416,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
     prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
     times. ``engine`` (see :mod:`ocef.engines`): ``"numba"``/``"numpy"`` run all runs at once
-    (``"auto"`` picks one, see :mod:`ocef.engines`); ``"ask-tell"`` runs the :class:`ocef.OCEF`
-    class step by step.
+    (``"auto"`` picks one); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
     Returns :class:`BanditRuns`, one row per run.
     """
     trials = check_positive_int("trials", trials)
