@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ocef import bounds
-from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.validation import (as_generator, check_alpha, check_delta, check_epsilon, check_in_interval,
+                             check_positive_int)
 from ocef.envy import transported_user_utilities, utility_matrix
 from ocef.groups import check_group_names, check_partition, group_members
 from ocef.matching import MATCHINGS, mixture_weights
@@ -212,6 +213,8 @@ class AuditProblem:
         """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2)
         until the average group size reaches ``avg_group_size``; duplicates share preferences
         and policies (they are kept as multiplicities, see the class docstring)."""
+        # a finite number (inf used to end in an OverflowError, NaN in "cannot convert float NaN")
+        avg_group_size = check_in_interval("avg_group_size", avg_group_size, 0.0, np.inf, high_open=True)
         rng = as_generator(rng)
         total = int(round(avg_group_size * self.n_groups))
         current = int(self.multiplicity.sum())

@@ -37,12 +37,14 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.validation import check_positive_int
+    from ocef.validation import check_in_interval, check_positive_int
     from ocef.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json
 
     check_audit_arguments(args)
     check_positive_int("--trials", args.trials)
+    if args.group_size is not None:
+        check_in_interval("--group-size", args.group_size, 0.0, float("inf"), high_open=True)
     rho, policy, labels, names, context_probs, description = load_inputs(args, require_groups=True)
     problem = AuditProblem(rho, policy, labels, matching=args.matching, context_probs=context_probs,
                            group_names=names)

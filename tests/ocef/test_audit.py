@@ -111,6 +111,15 @@ def test_duplicated_grows_groups_and_uniform_duplication_keeps_means():
         p.duplicated(1.0)
 
 
+@pytest.mark.parametrize("size, error", [(np.inf, ValueError), (np.nan, ValueError), (-3.0, ValueError),
+                                         ("10", TypeError)])
+def test_duplicated_names_a_size_that_is_not_a_finite_number(size, error):
+    # inf used to raise OverflowError (a traceback from `ocef audit --group-size inf`), NaN and "10"
+    # messages that named nothing
+    with pytest.raises(error, match="avg_group_size"):
+        _small_problem(2).duplicated(size)
+
+
 @pytest.fixture(scope="module")
 def synthetic_problem():
     """4 groups of 6 users, 5 items, one-hot policies. Groups 0-2 are shown their favourite

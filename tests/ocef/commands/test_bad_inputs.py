@@ -136,3 +136,11 @@ def test_argparse_errors_are_one_line(capsys, argv, needle):
 def test_negative_seed_is_named(run, tmp_path):
     # numpy's own message ("expected non-negative integer") named nothing
     assert_one_line_error(run("bandit", "--instance", "1", "--trials", "1", "--seed", "-1"), "non-negative int seed", "-1")
+
+
+@pytest.mark.parametrize("size", ["inf", "nan", "-3"])
+def test_audit_group_size_must_be_a_finite_positive_number(run, arrays, size):
+    # --group-size inf ended in an OverflowError traceback
+    argv = ["audit", "--rho", arrays / "rho.npy", "--policy-probs", arrays / "probs.npy", "--groups",
+            arrays / "groups.npy", "--no-progress", f"--group-size={size}"]
+    assert_one_line_error(run(*argv), "--group-size")
