@@ -274,8 +274,9 @@ class ServiceClient:
                 answer = json.loads(data)
             except ValueError:
                 raise ServiceError(f"{method} {self.url}{path}: HTTP {status}, not JSON: {data[:80]!r}") from None
-            if status != 200:
-                raise ValueError(f"{method} {self.url}{path}: HTTP {status}: {answer.get('error', answer)}")
+            if status != 200:       # another server may answer any JSON: only ours is a dict with "error"
+                message = answer.get("error", answer) if isinstance(answer, dict) else answer
+                raise ValueError(f"{method} {self.url}{path}: HTTP {status}: {message}")
             return answer
         raise ServiceError(f"{method} {self.url}{path} failed after {self.retries + 1} attempts ({last})")
 

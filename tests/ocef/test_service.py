@@ -110,6 +110,34 @@ def test_unreachable_service_is_a_service_error_after_the_retries():
         ServiceClient("127.0.0.1:80")
 
 
+def test_an_error_answer_that_is_not_a_json_object_is_a_value_error():
+    # a server that is not ours (audit-live --url pointing elsewhere) may answer an error with any
+    # JSON; a list used to end in AttributeError ('list' object has no attribute 'get'), a traceback
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Other(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = b'["no such page"]'
+            self.send_response(404)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Other)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}", retries=0)
+    try:
+        with pytest.raises(ValueError, match=r"HTTP 404: \['no such page'\]"):
+            client.info()
+    finally:
+        client.close()
+        server.shutdown()
+        server.server_close()
+
+
 # ---------------------------------------------------------------------- processes
 def _ocef(*args):
     return [sys.executable, "-c", "import sys; from ocef.cli import main; sys.exit(main())", *args]
