@@ -233,10 +233,11 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
 
     ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
-    (see :func:`ocef.groups.check_partition`). For "transport", the cost matrix between
-    all users is computed once; one exact ``ot.emd`` is solved per unordered pair {i, k}
-    and its transpose is the optimal plan of (k, i) (c is symmetric); for i = k the
-    identity is an optimal (zero-cost) plan, so that μ_i^i = μ^i (Prop. 4).
+    (see :func:`ocef.groups.check_partition`). For "transport", the cost matrix between the
+    groups' distinct policies (classes, see the module docstring) is computed once; one exact
+    ``ot.emd`` is solved per unordered pair {i, k}, for the canonical plan
+    (:func:`canonical_plan`), and its transpose is the optimal plan of (k, i) (c is symmetric);
+    for i = k the identity is an optimal (zero-cost) plan, so that μ_i^i = μ^i (Prop. 4).
 
     ``multiplicity`` (optional, positive integers per user) makes each user stand for that
     many identical copies (see :func:`transport_weights`); average weights are then
