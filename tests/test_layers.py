@@ -67,3 +67,17 @@ def test_no_top_level_package_of_that_name_in_the_sources(name):
     for module, path in _modules():
         for imported in _imports(path):
             assert imported.split(".")[0] != name, f"{module} imports {imported}"
+
+
+def test_the_layer_checks_see_every_package_and_classify_it():
+    # guards the two tests above against passing vacuously (no module found, or every module
+    # taken for one layer)
+    found = {module: _layer(module) for module, _ in _modules()}
+    expected = {"ocef.cli": "cli", "ocef.commands.audit": "cli", "ocef.experiments.report": "experiments",
+                "ocef.audit": "core", "ocef.environments.base": "data", "ocef.policies.base": "data",
+                "ocef.validation": "bottom", "ocef.files": "bottom"}
+    assert {m: found.get(m) for m in expected} == expected
+    assert len(found) > 50
+    # an upward import is one the table refuses
+    assert _layer("ocef.audit") not in ALLOWED[_layer("ocef.environments.base")]
+    assert "ocef.experiments._io" in set(_imports(dict(_modules())["ocef.experiments.report"]))
