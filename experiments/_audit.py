@@ -42,6 +42,12 @@ def environment(data_dir: Path | None, quick: bool):
     else:
         note_dataset(env.description)
         return env
+    return synthetic_fallback()
+
+
+def synthetic_fallback():
+    """The synthetic environment a quick run uses when no MovieLens files are found (here and in
+    envy-misspecification), announced in one line and recorded as the run's data set."""
     from ocef.environments.synthetic import SyntheticEnvironment
 
     env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)

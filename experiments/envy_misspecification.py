@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.experiments._io import fallback, note_dataset, run_parts, save_figure, write_csv
+from ocef.experiments._audit import synthetic_fallback
+from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
 
 NAME = "envy-misspecification"
@@ -67,11 +68,7 @@ def make_environment(data_dir: Path | None, quick: bool):
     else:
         note_dataset(env.description)
         return env, PARTITION
-    from ocef.environments.synthetic import SyntheticEnvironment
-
-    env = SyntheticEnvironment(n_users=300, n_items=200, rank=8, n_groups=10, rng=0)
-    fallback("MovieLens (ml-1m/ or ml-100k/)", f"the synthetic environment ({env.description})")
-    return env, "group"
+    return synthetic_fallback(), "group"
 
 
 def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA,

@@ -80,3 +80,14 @@ def test_quick_run_writes_csv_and_png(tmp_path, monkeypatch):
     assert row.average_envy == pytest.approx(r.mean())
     assert row.average_envy_ci95 == pytest.approx(4.302653 * r.std(ddof=1) / np.sqrt(3), rel=1e-5)
     assert paths[2].stat().st_size > 10_000
+
+
+def test_quick_run_without_movielens_falls_back_to_the_audits_synthetic_environment(tmp_path):
+    from ocef.experiments import _audit, _io
+
+    with _io.session() as s:
+        env, partition = exp.make_environment(tmp_path / "no-data", quick=True)
+    assert partition == "group" and env.description == _audit.synthetic_fallback().description
+    assert len(s.fallbacks) == 1 and s.fallbacks[0].startswith("MovieLens (ml-1m/ or ml-100k/) not found")
+    with pytest.raises(FileNotFoundError):
+        exp.make_environment(tmp_path / "no-data", quick=False)
