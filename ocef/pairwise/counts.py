@@ -361,10 +361,14 @@ def _duckdb_source(obj, name: str, con) -> str:
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
     """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
-    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path."""
-    import duckdb
+    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
 
-    con = duckdb.connect()
+    Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine._connect`,
+    as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
+    released when it closes, so calls and threads never see each other's ``pairs_df``."""
+    from ocef.logs_engine import _connect
+
+    con = _connect()
     try:
         src = _duckdb_source(pairs, "pairs", con)
         cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]

@@ -203,3 +203,35 @@ def test_counts_from_arrays_weight_is_a_number_of_identical_pairs():
                                   np.repeat(z, [3, 1, 2]), np.repeat(o, [3, 1, 2]))
     np.testing.assert_array_equal(weighted.total, repeated.total)
     assert weighted.n_pairs == 6 and weighted.n_queries == 2
+
+
+def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pairs(monkeypatch):
+    import threading
+
+    import duckdb
+
+    from ocef import logs_engine
+
+    logs_engine._connect().close()                         # the process's database exists
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("a second DuckDB database was opened"))
+    frames = [random_pairs(n=300 + 50 * k, n_queries=40, seed=k) for k in range(4)]
+    expected = [pair_counts(f, engine="pandas").total for f in frames]
+    got, errors = {}, []
+
+    def count(k):
+        try:
+            for _ in range(3):                             # every thread registers its own pairs_df
+                got.setdefault(k, []).append(pair_counts(frames[k], engine="duckdb").total)
+        except BaseException as exc:                       # reported below, with the thread's frame
+            errors.append((k, exc))
+
+    threads = [threading.Thread(target=count, args=(k,)) for k in range(len(frames))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k, totals in got.items():
+        for total in totals:
+            np.testing.assert_array_equal(total, expected[k])
+    assert sorted(got) == list(range(len(frames)))
