@@ -383,6 +383,11 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
             miss = [c for c in ("item", "score") if c not in scols]
             if miss:
                 raise ValueError(f"scores is missing column(s) {miss}; it has {scols}")
+            keys = ["query", "item"] if "query" in scols else ["item"]
+            # a key scored twice would join its pairs twice (the pandas engine refuses it too)
+            if con.execute(f"SELECT count(*) FROM (SELECT 1 FROM {ssrc} GROUP BY {', '.join(keys)} "
+                           f"HAVING count(*) > 1)").fetchone()[0]:
+                raise ValueError(f"scores has several rows for the same {'/'.join(keys)}")
             on = "AND p.query = {t}.query" if "query" in scols else ""
             body = (f"SELECT p.{q(cluster)} AS cl, p.j, p.jp, p.s_j, p.s_jp, {'p.z' if z == 'z' else '0'} AS z, "
                     f"x.score AS a, y.score AS b FROM {src} p "

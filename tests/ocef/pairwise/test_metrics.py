@@ -205,6 +205,21 @@ def test_counts_from_arrays_weight_is_a_number_of_identical_pairs():
     assert weighted.n_pairs == 6 and weighted.n_queries == 2
 
 
+@pytest.mark.parametrize("scores", [
+    pd.DataFrame({"item": [1, 1, 2, 3, 4, 5, 6], "score": [1.0, 9.0, 2.0, 3.0, 4.0, 5.0, 6.0]}),
+    pd.DataFrame({"query": [0, 0, 0, 1, 1, 2, 2], "item": [1, 1, 4, 2, 5, 3, 6], "score": [1.0, 9.0, 0, 1, 0, 1, 0]}),
+])
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_both_engines_refuse_an_item_scored_twice(scores, engine):
+    # the DuckDB join used to count the pairs of an item scored twice twice (4 pairs from 3)
+    pairs = pd.DataFrame({"query": [0, 1, 2], "j": [1, 2, 3], "jp": [4, 5, 6], "s_j": ["a", "b", "a"],
+                          "s_jp": ["b", "a", "a"]})
+    with pytest.raises(ValueError, match="scores has several rows for the same"):
+        pair_counts(pairs, scores=scores, engine=engine)
+    once = scores.drop_duplicates(["query", "item"] if "query" in scores else ["item"])
+    assert pair_counts(pairs, scores=once, engine=engine).n_pairs == 3
+
+
 def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pairs(monkeypatch):
     import threading
 
