@@ -366,6 +366,8 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
     Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine._connect`,
     as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
     released when it closes, so calls and threads never see each other's ``pairs_df``."""
+    import duckdb
+
     from ocef.logs_engine import _connect
 
     con = _connect()
@@ -415,6 +417,10 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         codes = con.execute(
             f"SELECT cl, {g_case.format(col='s_j')} AS g_j, {g_case.format(col='s_jp')} AS g_jp, {z_case} AS zi, "
             f"(CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o FROM ({body})", params).fetchnumpy()
+    except duckdb.Error as exc:            # e.g. a score that is not a number: one clear ValueError
+        files = ", ".join(str(o) for o in (pairs, scores) if _is_path(o))
+        raise ValueError(f"DuckDB cannot read the pairs{' (' + files + ')' if files else ''}: "
+                         f"{str(exc).splitlines()[0]}") from None
     finally:
         con.close()
     return _counts_from_codes(_plain(codes["cl"]), _plain(codes["g_j"]), _plain(codes["g_jp"]), _plain(codes["zi"]),
