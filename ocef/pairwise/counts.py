@@ -144,14 +144,19 @@ def _check_columns(columns: list, cluster: str, need_scores: bool) -> None:
         raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {columns}")
 
 
+def _check_score_columns(columns: list) -> None:
+    """ValueError naming the columns ``item, score`` of a scores table missing from ``columns`` (both engines)."""
+    missing = [c for c in ("item", "score") if c not in columns]
+    if missing:
+        raise ValueError(f"scores is missing column(s) {missing}; it has {columns}")
+
+
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
     item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
-    missing = [c for c in ("item", "score") if c not in scores.columns]
-    if missing:
-        raise ValueError(f"scores is missing column(s) {missing}; it has {list(scores.columns)}")
+    _check_score_columns(list(scores.columns))
     keys = ["query", "item"] if "query" in scores.columns else ["item"]
     if scores.duplicated(keys).any():
         raise ValueError(f"scores has several rows for the same {'/'.join(keys)}")
@@ -382,9 +387,7 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         else:
             ssrc = _duckdb_source(scores, "scores", con)
             scols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {ssrc}").fetchall()]
-            miss = [c for c in ("item", "score") if c not in scols]
-            if miss:
-                raise ValueError(f"scores is missing column(s) {miss}; it has {scols}")
+            _check_score_columns(scols)
             on = "AND p.query = {t}.query" if "query" in scols else ""
             body = (f"SELECT p.{q(cluster)} AS cl, p.j, p.jp, p.s_j, p.s_jp, {'p.z' if z == 'z' else '0'} AS z, "
                     f"x.score AS a, y.score AS b FROM {src} p "

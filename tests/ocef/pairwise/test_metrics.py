@@ -250,3 +250,14 @@ def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pa
         for total in totals:
             np.testing.assert_array_equal(total, expected[k])
     assert sorted(got) == list(range(len(frames)))
+
+
+def test_both_engines_name_the_missing_columns_of_scores(tmp_path):
+    pairs = random_pairs(n=20).drop(columns=["score_j", "score_jp"])
+    bad = pd.DataFrame({"item": np.arange(40), "value": 1.0})
+    messages = []
+    for engine in ("pandas", "duckdb"):
+        with pytest.raises(ValueError, match=r"scores is missing column\(s\) \['score'\]; it has \['item', 'value'\]") as err:
+            pair_counts(pairs, scores=bad, engine=engine)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
