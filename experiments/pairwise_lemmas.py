@@ -16,7 +16,7 @@ import pandas as pd
 
 from ocef.experiments._io import save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.pairwise import pairwise_accuracy
+from ocef.pairwise import KINDS, pairwise_accuracy
 from ocef.pairwise.lemmas import lemma_case
 
 NAME = "pairwise-lemmas"
@@ -49,7 +49,7 @@ def sample_case(y_bar_0: float, y_bar_1: float, share_1: float, rng, n_queries: 
            "calibration_se_0": calib_se[0], "calibration_se_1": calib_se[1],
            "mse_0": float(((pred - y)[s == 0] ** 2).mean()), "mse_1": float(((pred - y)[s == 1] ** 2).mean()),
            "p_inter": float((pairs.s_j != pairs.s_jp).mean())}
-    for kind in ("overall", "intra", "inter"):
+    for kind in KINDS:
         out[f"{kind}_accuracy_0"], out[f"{kind}_accuracy_1"] = cells[(kind, 0)], cells[(kind, 1)]
         out[f"{kind}_ratio"] = res.summary.set_index("kind").ratio[kind]
     return out

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef.pairwise import fit_mf_pairwise, pairwise_accuracy, simulate_pairs
+from ocef.pairwise import KINDS, fit_mf_pairwise, pairwise_accuracy, simulate_pairs
 from ocef.pairwise.datasets import score_pairs
 from ocef.traffic import make_traffic_world
 
@@ -57,7 +57,7 @@ def evaluate(scores: np.ndarray, held_out: pd.DataFrame) -> dict:
     tot = res.counts.total
     out = {"n_pairs": res.n_pairs,
            "accuracy_pooled": float((tot[..., 2].sum() + 0.5 * tot[..., 1].sum()) / tot.sum())}
-    for kind in ("overall", "intra", "inter"):
+    for kind in KINDS:
         out[f"{kind}_ratio"] = sm.ratio[kind]
         out[f"{kind}_accuracy_0"] = sm.accuracy_0[kind]
         out[f"{kind}_accuracy_1"] = sm.accuracy_1[kind]

@@ -144,14 +144,19 @@ def _check_columns(columns: list, cluster: str, need_scores: bool) -> None:
         raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {columns}")
 
 
+def _check_score_columns(columns: list) -> None:
+    """ValueError naming the columns ``item, score`` of a scores table missing from ``columns`` (both engines)."""
+    missing = [c for c in ("item", "score") if c not in columns]
+    if missing:
+        raise ValueError(f"scores is missing column(s) {missing}; it has {columns}")
+
+
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
     item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
-    missing = [c for c in ("item", "score") if c not in scores.columns]
-    if missing:
-        raise ValueError(f"scores is missing column(s) {missing}; it has {list(scores.columns)}")
+    _check_score_columns(list(scores.columns))
     keys = ["query", "item"] if "query" in scores.columns else ["item"]
     if scores.duplicated(keys).any():
         raise ValueError(f"scores has several rows for the same {'/'.join(keys)}")
@@ -361,10 +366,16 @@ def _duckdb_source(obj, name: str, con) -> str:
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
     """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
-    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path."""
+    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
+
+    Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine._connect`,
+    as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
+    released when it closes, so calls and threads never see each other's ``pairs_df``."""
     import duckdb
 
-    con = duckdb.connect()
+    from ocef.logs_engine import _connect
+
+    con = _connect()
     try:
         src = _duckdb_source(pairs, "pairs", con)
         cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
@@ -376,9 +387,7 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         else:
             ssrc = _duckdb_source(scores, "scores", con)
             scols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {ssrc}").fetchall()]
-            miss = [c for c in ("item", "score") if c not in scols]
-            if miss:
-                raise ValueError(f"scores is missing column(s) {miss}; it has {scols}")
+            _check_score_columns(scols)
             on = "AND p.query = {t}.query" if "query" in scols else ""
             body = (f"SELECT p.{q(cluster)} AS cl, p.j, p.jp, p.s_j, p.s_jp, {'p.z' if z == 'z' else '0'} AS z, "
                     f"x.score AS a, y.score AS b FROM {src} p "
@@ -388,7 +397,13 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         found = con.execute(
             f"SELECT list(DISTINCT s_j), list(DISTINCT s_jp), list(DISTINCT z), count(*) FILTER (WHERE j = jp), "
             f"count(*) FILTER (WHERE a IS NULL OR b IS NULL OR NOT isfinite(a::DOUBLE) OR NOT isfinite(b::DOUBLE)), "
-            f"count(*) FILTER (WHERE s_j IS NULL OR s_jp IS NULL OR z IS NULL OR cl IS NULL) FROM ({body})").fetchone()
+            f"count(*) FILTER (WHERE s_j IS NULL OR s_jp IS NULL OR z IS NULL OR cl IS NULL), count(*) "
+            f"FROM ({body})").fetchone()
+        # an item scored twice joins its pairs twice (the pandas engine refuses such scores too); the
+        # pairs' own count is free for Parquet and DataFrames, a GROUP BY of the scores is not
+        if scores is not None and found[6] > con.execute(f"SELECT count(*) FROM {src}").fetchone()[0]:
+            keys = "query/item" if "query" in scols else "item"
+            raise ValueError(f"scores has several rows for the same {keys} (the pairs would count twice)")
         if found[3]:
             raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
                              "each pair needs two items")
@@ -406,6 +421,10 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         codes = con.execute(
             f"SELECT cl, {g_case.format(col='s_j')} AS g_j, {g_case.format(col='s_jp')} AS g_jp, {z_case} AS zi, "
             f"(CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o FROM ({body})", params).fetchnumpy()
+    except duckdb.Error as exc:            # e.g. a score that is not a number: one clear ValueError
+        files = ", ".join(str(o) for o in (pairs, scores) if _is_path(o))
+        raise ValueError(f"DuckDB cannot read the pairs{' (' + files + ')' if files else ''}: "
+                         f"{str(exc).splitlines()[0]}") from None
     finally:
         con.close()
     return _counts_from_codes(_plain(codes["cl"]), _plain(codes["g_j"]), _plain(codes["g_jp"]), _plain(codes["zi"]),

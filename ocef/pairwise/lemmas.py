@@ -7,7 +7,7 @@ Bernoulli(ȳ_s); it is recorded when exactly one item is clicked, so (clicked gr
 group s′) has probability ∝ π_s ȳ_s · π_s′ (1 − ȳ_s′).
 
 * the model is calibrated in each group: E[y | f = ȳ_s] = ȳ_s (eq. 9) — Lemma 1;
-* MSE_s = ȳ_s (1 − ȳ_s)², + (1 − ȳ_s) ȳ_s² = ȳ_s − ȳ_s², equal for ȳ_1 = 1 − ȳ_0 — Lemma 2;
+* MSE_s = ȳ_s (1 − ȳ_s)² + (1 − ȳ_s) ȳ_s² = ȳ_s − ȳ_s², equal for ȳ_1 = 1 − ȳ_0 — Lemma 2;
 * yet same-group pairs tie (accuracy ½), inter-group pairs are won by the higher-rate group
   (accuracy 1) and lost by the other (accuracy 0), and by eq. (7) the overall accuracies differ
   whenever P(s_j ≠ s_j′ | y_j > y_j′) > 0.

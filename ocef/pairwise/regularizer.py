@@ -236,7 +236,8 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     ``pairs``: a pairs table whose ``pair_user`` column holds the user index of each query and
     whose ``j``/``jp`` are item indices; groups are 1 where equal to ``subgroup``. ``lam`` ≥ 0
-    (0: the plain MF). ``init``: start from a trained model (e.g. fine-tune the production model).
+    (0: the plain MF). ``init``: start from a trained model (e.g. fine-tune the production model);
+    its rank and numbers of users and items are kept (``n_users``/``n_items``, if given, must match).
     """
     lam = check_in_interval("lam", lam, 0.0, np.inf, low_open=False, high_open=True)
     if kind not in REG_KINDS:
@@ -251,8 +252,16 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     data = {"u": ratings["user"].to_numpy(np.int64), "i": ratings["item"].to_numpy(np.int64),
             "r": ratings["rating"].to_numpy(float)}
     pdata = pairs_to_indices(pairs, user=pair_user, subgroup=subgroup) if pairs is not None else None
+    if init is not None:                 # fine-tuning: the sizes are the model's
+        sizes = (init.user_factors.shape[0], init.item_factors.shape[0])
+        if any(given is not None and given != size for given, size in zip((n_users, n_items), sizes)):
+            raise ValueError(f"init has {sizes[0]} users and {sizes[1]} items, got n_users={n_users}, "
+                             f"n_items={n_items}")
+        n_users, n_items = sizes
     n_users = int(n_users if n_users is not None else data["u"].max() + 1)
     n_items = int(n_items if n_items is not None else data["i"].max() + 1)
+    if data["u"].size and (data["u"].max() >= n_users or data["i"].max() >= n_items):
+        raise ValueError(f"ratings reference users or items beyond n_users={n_users} / n_items={n_items}")
     if pdata is not None and pdata["u"].size:
         if pdata["u"].max() >= n_users or max(pdata["j"].max(), pdata["jp"].max()) >= n_items:
             raise ValueError("pairs reference users or items beyond n_users / n_items")

@@ -12,6 +12,9 @@ def test_pairs_from_ratings_hand_case():
     assert list(zip(p.j, p.jp)) == [(1, 2), (1, 3)] and list(p.z) == [5, 5] and list(p.s_jp) == ["b", "a"]
     one = pairs_from_ratings(log, mode="one-per-query", rng=0)
     assert len(one) == 1
+    # the kept pair is one of the query's pairs, drawn uniformly: both appear over seeds
+    kept = {tuple(pairs_from_ratings(log, mode="one-per-query", rng=r)[["j", "jp"]].iloc[0]) for r in range(20)}
+    assert kept == {(1, 2), (1, 3)}
     with pytest.raises(ValueError, match="mode"):
         pairs_from_ratings(log, mode="some")
 

@@ -90,3 +90,13 @@ def test_obd_dataset(capsys):
     assert main(["pairwise", "--dataset", "obd", "--json", "--resamples", "50"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["n_pairs"] == 1888 and out["n_queries"] == 38
+
+
+def test_a_pairs_file_duckdb_cannot_read_is_a_one_line_error(tmp_path, capsys):
+    # a score that is not a number: DuckDB's ConversionException used to escape as a traceback
+    path = tmp_path / "bad.csv"
+    path.write_text("query,j,jp,s_j,s_jp,score_j,score_jp\n0,1,4,a,b,1.0,0.5\n1,2,5,b,a,x,0.5\n")
+    assert main(["pairwise", "--pairs", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ocef pairwise: error: DuckDB cannot read the pairs") and str(path) in err
+    assert "Could not convert string 'x'" in err and err.count("\n") == 1

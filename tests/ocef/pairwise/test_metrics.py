@@ -203,3 +203,61 @@ def test_counts_from_arrays_weight_is_a_number_of_identical_pairs():
                                   np.repeat(z, [3, 1, 2]), np.repeat(o, [3, 1, 2]))
     np.testing.assert_array_equal(weighted.total, repeated.total)
     assert weighted.n_pairs == 6 and weighted.n_queries == 2
+
+
+@pytest.mark.parametrize("scores", [
+    pd.DataFrame({"item": [1, 1, 2, 3, 4, 5, 6], "score": [1.0, 9.0, 2.0, 3.0, 4.0, 5.0, 6.0]}),
+    pd.DataFrame({"query": [0, 0, 0, 1, 1, 2, 2], "item": [1, 1, 4, 2, 5, 3, 6], "score": [1.0, 9.0, 0, 1, 0, 1, 0]}),
+])
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_both_engines_refuse_an_item_scored_twice(scores, engine):
+    # the DuckDB join used to count the pairs of an item scored twice twice (4 pairs from 3)
+    pairs = pd.DataFrame({"query": [0, 1, 2], "j": [1, 2, 3], "jp": [4, 5, 6], "s_j": ["a", "b", "a"],
+                          "s_jp": ["b", "a", "a"]})
+    with pytest.raises(ValueError, match="scores has several rows for the same"):
+        pair_counts(pairs, scores=scores, engine=engine)
+    once = scores.drop_duplicates(["query", "item"] if "query" in scores else ["item"])
+    assert pair_counts(pairs, scores=once, engine=engine).n_pairs == 3
+
+
+def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pairs(monkeypatch):
+    import threading
+
+    import duckdb
+
+    from ocef import logs_engine
+
+    logs_engine._connect().close()                         # the process's database exists
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("a second DuckDB database was opened"))
+    frames = [random_pairs(n=300 + 50 * k, n_queries=40, seed=k) for k in range(4)]
+    expected = [pair_counts(f, engine="pandas").total for f in frames]
+    got, errors = {}, []
+
+    def count(k):
+        try:
+            for _ in range(3):                             # every thread registers its own pairs_df
+                got.setdefault(k, []).append(pair_counts(frames[k], engine="duckdb").total)
+        except BaseException as exc:                       # reported below, with the thread's frame
+            errors.append((k, exc))
+
+    threads = [threading.Thread(target=count, args=(k,)) for k in range(len(frames))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k, totals in got.items():
+        for total in totals:
+            np.testing.assert_array_equal(total, expected[k])
+    assert sorted(got) == list(range(len(frames)))
+
+
+def test_both_engines_name_the_missing_columns_of_scores(tmp_path):
+    pairs = random_pairs(n=20).drop(columns=["score_j", "score_jp"])
+    bad = pd.DataFrame({"item": np.arange(40), "value": 1.0})
+    messages = []
+    for engine in ("pandas", "duckdb"):
+        with pytest.raises(ValueError, match=r"scores is missing column\(s\) \['score'\]; it has \['item', 'value'\]") as err:
+            pair_counts(pairs, scores=bad, engine=engine)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]

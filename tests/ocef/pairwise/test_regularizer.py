@@ -76,3 +76,20 @@ def test_bad_inputs():
         pairwise_regularizer([1.0], [0.0], [1], [0], kind="intra-only")
     with pytest.raises(ValueError, match="0/1"):
         pairwise_regularizer([1.0], [0.0], [2], [0])
+
+
+def test_fine_tuning_keeps_the_models_sizes():
+    # fine-tuning on ratings of a subset of users (and items) keeps init's users and items: it used to
+    # size the model from the data and fail with a numpy broadcast error
+    ratings = pd.DataFrame({"user": np.arange(10), "item": np.arange(10) % 5, "rating": np.linspace(0, 1, 10)})
+    base = fit_mf_pairwise(ratings, n_users=10, n_items=5, rank=2, epochs=5, rng=0)
+    tuned = fit_mf_pairwise(ratings[ratings.user < 6], init=base, l2=0.0, epochs=3, rng=0)
+    assert tuned.user_factors.shape == (10, 2) and tuned.item_factors.shape == (5, 2)
+    np.testing.assert_array_equal(tuned.user_bias[6:], base.user_bias[6:])     # no data, no l2: no gradient
+    assert not np.array_equal(tuned.user_bias[:6], base.user_bias[:6])
+    explicit = fit_mf_pairwise(ratings[ratings.user < 6], init=base, n_users=10, n_items=5, l2=0.0, epochs=3, rng=0)
+    np.testing.assert_array_equal(explicit.scores(), tuned.scores())
+    with pytest.raises(ValueError, match="init has 10 users and 5 items, got n_users=None, n_items=7"):
+        fit_mf_pairwise(ratings, init=base, n_items=7, epochs=2)
+    with pytest.raises(ValueError, match="ratings reference users or items beyond n_users=4"):
+        fit_mf_pairwise(ratings, n_users=4, n_items=5, epochs=2)
