@@ -112,6 +112,14 @@ def _mean_defined(v: np.ndarray) -> float:
     return float(v.mean()) if v.size else float("nan")
 
 
+def _check_every_user(users: np.ndarray, n_users: int) -> None:
+    """The users with candidates (sorted, unique) must be the split's users ``0 .. n_users − 1``: a group's
+    rows are user indices, so a user without candidates would shift every user after it."""
+    if not np.array_equal(users, np.arange(n_users)):
+        raise ValueError(f"every user of the split needs candidates: {users.size} users have candidates, "
+                         f"the split has {n_users}")
+
+
 def _n_particles(epsilon: float, n: int) -> int:
     """Particles per swarm: ``max(2, int(ε · N))`` (module docstring)."""
     return max(2, int(epsilon * n))
@@ -276,6 +284,7 @@ class GroupOracle:
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
         counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
+        _check_every_user(np.unique(users_col), split.n_users)
         check_positive_int("k", k)
         if k >= int(counts.min()):
             raise ValueError(f"k must be smaller than the number of candidates per user "
@@ -302,8 +311,7 @@ class GroupOracle:
         check_auc(auc)
         if metric == "auc" and auc == "pooled":
             users, _, labels, sc, valid = ranked_table(split.candidates, scores)
-            if not np.array_equal(users, np.arange(split.n_users)):
-                raise ValueError("every user of the split needs candidates")
+            _check_every_user(users, split.n_users)
 
             def evaluate(rows: np.ndarray) -> float:
                 m = valid[rows]
@@ -312,6 +320,7 @@ class GroupOracle:
             return cls(split.users, attributes, evaluate, min_users, name=metric)
         um = user_metrics(split.candidates, scores, k=k, genres=split.genres, rp=split.rp,
                           user_pop=split.user_pop, ndcg=ndcg)
+        _check_every_user(um["user"].to_numpy(), split.n_users)      # um's rows are then the split's users
         table = pd.concat([split.users.reset_index(drop=True), um[[metric]]], axis=1)
         return cls.from_user_metrics(table, attributes, metric, min_users)
 
