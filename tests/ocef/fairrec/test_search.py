@@ -260,11 +260,14 @@ def test_cost_counts_users_and_queries(table):
     ex = search(oracle, "exhaustive", group_cost=2.5)
     assert ex.cost == pytest.approx(ex.n_users_queried + 2.5 * ex.n_evaluations)
     assert search(oracle, "exhaustive", group_cost=0).cost == ex.n_users_queried
+    largest = oracle.size(oracle.valid_cells).max()
     for seed in range(3):
         r = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
         again = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
         assert r.cost <= 0.3 * ex.cost and r.cost == again.cost and r.uf == again.uf
         assert r.cost > 0.3 * ex.cost - 2.5 - r.infobase.n_users.max() * 3     # stopped near the budget
+        # exactly: it stopped at a query that would have overflowed, and no query costs more than the largest group
+        assert r.cost > 0.3 * ex.cost - 2.5 - largest
         pd.testing.assert_frame_equal(r.infobase, again.infobase)
 
 
