@@ -55,6 +55,15 @@ def check_ndcg(ndcg: str) -> str:
     return ndcg
 
 
+def check_k(k: int, n_candidates) -> int:
+    """The list length ``k``: an integer >= 1 and smaller than every user's number of candidates."""
+    k = check_positive_int("k", k)
+    fewest = int(np.min(n_candidates))
+    if k >= fewest:
+        raise ValueError(f"k must be smaller than the number of candidates per user ({fewest}), got k={k}")
+    return k
+
+
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rectangular per-user layout: ``(users, items, labels, scores, valid)`` of shape
     ``(n_users, max candidates)``; short rows are padded (``valid`` False, score −inf)."""
@@ -136,13 +145,9 @@ def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=N
     ``user_pop`` (per user index, mean RP of the history); absent inputs give NaN columns.
     ``k`` must be smaller than every user's number of candidates.
     """
-    k = check_positive_int("k", k)
     check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
-    n_cand = valid.sum(axis=1)
-    if k >= n_cand.min():
-        raise ValueError(f"k must be smaller than the number of candidates per user "
-                         f"({int(n_cand.min())}), got k={k}")
+    k = check_k(k, valid.sum(axis=1))
     top = np.argsort(-sc, axis=1, kind="stable")[:, :k]          # ties: earlier candidate first
     rel = np.take_along_axis(labels, top, axis=1)
     ranks = np.arange(1, k + 1)

@@ -57,8 +57,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_metric, check_ndcg, pooled_auc,
-                                  ranked_table, user_metrics)
+from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
+                                  pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
@@ -285,10 +285,7 @@ class GroupOracle:
         starts = np.searchsorted(users_col, np.arange(split.n_users))
         counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
         _check_every_user(np.unique(users_col), split.n_users)
-        check_positive_int("k", k)
-        if k >= int(counts.min()):
-            raise ValueError(f"k must be smaller than the number of candidates per user "
-                             f"({int(counts.min())}), got k={k}")
+        check_k(k, counts)
 
         def evaluate(rows: np.ndarray) -> float:
             n = counts[rows]                  # the users' candidate rows, contiguous in ``cand``
