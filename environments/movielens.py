@@ -80,6 +80,9 @@ GENRES: tuple[str, ...] = (
 )
 #: Category names by code: the 18 genres, then ``"unknown"`` (code 18).
 CATEGORY_NAMES: tuple[str, ...] = GENRES + ("unknown",)
+#: The 19 genre flags of ML-100K's ``u.item``, in file order (``unknown`` first, then :data:`GENRES`).
+GENRE_FLAGS: tuple[str, ...] = ("unknown",) + GENRES
+_U_ITEM_COLUMNS = ["item_id", "title", "release", "video", "url", *GENRE_FLAGS]
 
 #: ML-1M age codes and their bracket names.
 AGE_BRACKETS: dict[int, str] = {
@@ -220,8 +223,7 @@ def _load_100k(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     r_file, u_file, i_file = (_require(path, f) for f in FORMAT_FILES["ml-100k"])
     ratings = _read(r_file, "\t", ["user_id", "item_id", "rating", "timestamp"])
     users = _read(u_file, "|", ["user_id", "age_years", "gender", "occupation_name", "zip"])
-    flag_cols = ["unknown", *GENRES]
-    items = _read(i_file, "|", ["item_id", "title", "release", "video", "url", *flag_cols])
+    items = _read(i_file, "|", _U_ITEM_COLUMNS)
     ages = users["age_years"].astype(int).to_numpy()
     users = users.assign(age=bucket_age(ages),
                          occupation=occupation_code_100k(users["occupation_name"], ages))
@@ -330,8 +332,6 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
 
 # --- Multi-attribute testing (seed 002, FairRec): all genre flags and integer user codes. ---
 
-#: The 19 genre flags of ML-100K's ``u.item``, in file order (``unknown`` first, then :data:`GENRES`).
-GENRE_FLAGS: tuple[str, ...] = ("unknown",) + GENRES
 #: Gender codes used by the multi-attribute search (seed 002, Sec. 3.3: "gender=male/0" is only an
 #: example; any integer coding works): F -> 0, M -> 1.
 GENDER_CODES: dict[str, int] = {"F": 0, "M": 1}
@@ -347,8 +347,7 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
     """
     path = Path(data.path)
     if data.source == "ml-100k":
-        items = _read(_require(path, "u.item"), "|",
-                      ["item_id", "title", "release", "video", "url", *GENRE_FLAGS])
+        items = _read(_require(path, "u.item"), "|", _U_ITEM_COLUMNS)
         ids = items["item_id"].astype(int).to_numpy()
         flags = items[list(GENRE_FLAGS)].astype(int).to_numpy()
     else:

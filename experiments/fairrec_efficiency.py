@@ -31,7 +31,7 @@ from ocef.experiments.claims import Claim
 
 NAME = "fairrec-efficiency"
 DESCRIPTION = "Fig. 5 of seed 002: evaluations of FairRec and Themis vs numbers of users and subgroups (synthetic)"
-DATASET = 'synthetic populations of 10^4-10^5 users (attribute effects + N(0, 0.05^2) noise)'
+DATASET = 'synthetic populations of 2·10^4-10^5 users (attribute effects + N(0, 0.05^2) noise)'
 #: Sec. 4.1 filters groups with fewer users than 0.001% of the population: 1 user at <= 10^5 users.
 MIN_USERS = 1
 #: the literal complex-case setting of Sec. 4.2 (fixed at every size)

@@ -115,6 +115,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.max_cost is not None:
         check_in_interval("--max-cost", args.max_cost, 0.0, float("inf"), high_open=True)
     check_in_interval("--group-cost", args.group_cost, 0.0, float("inf"), low_open=False, high_open=True)
+    # What the oracle and the search would refuse, refused before a model is trained (a deep one: minutes).
+    check_positive_int("min_users", args.min_users)
+    check_positive_int("k", args.k)
+    check_positive_int("top_n", args.top_n)
+    check_in_interval("theta", args.theta, 0.0, 1.0, low_open=False)
+    if args.max_evaluations is not None:
+        check_positive_int("max_evaluations", args.max_evaluations)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     if not attributes:
         raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")

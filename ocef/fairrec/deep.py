@@ -123,7 +123,8 @@ class DeepCTR:
         return Net()
 
     def fit(self, split, rng=0, cache: bool = True):
-        """Fit on ``split.train``; weights cached on disk (key: hyper-parameters, data, seed)."""
+        """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
+        seed; :func:`ocef.fairrec.models.fitted_params`)."""
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
         self._setup(split)

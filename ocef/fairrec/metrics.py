@@ -55,6 +55,15 @@ def check_ndcg(ndcg: str) -> str:
     return ndcg
 
 
+def check_k(k: int, n_candidates) -> int:
+    """The list length ``k``: an integer >= 1 and smaller than every user's number of candidates."""
+    k = check_positive_int("k", k)
+    fewest = int(np.min(n_candidates))
+    if k >= fewest:
+        raise ValueError(f"k must be smaller than the number of candidates per user ({fewest}), got k={k}")
+    return k
+
+
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rectangular per-user layout: ``(users, items, labels, scores, valid)`` of shape
     ``(n_users, max candidates)``; short rows are padded (``valid`` False, score −inf)."""
@@ -85,6 +94,15 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
     return users, items, labels, sc, valid
 
 
+def _mann_whitney_auc(pos_rank_sum, n_pos, n_neg) -> np.ndarray:
+    """ROC-AUC (ties ½) from the sum of the positives' ranks (ties averaged) among ``n_pos + n_neg``
+    scores: ``(R − n_pos (n_pos + 1) / 2) / (n_pos n_neg)``; nan with one class."""
+    pos_rank_sum, n_pos, n_neg = (np.asarray(v, dtype=float) for v in (pos_rank_sum, n_pos, n_neg))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (pos_rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
+
+
 def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Row-wise ROC-AUC (ties ½) over the valid entries; nan for a row with one class."""
     from scipy.stats import rankdata
@@ -93,10 +111,7 @@ def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.n
     ranks = ranks - (~valid).sum(axis=1, keepdims=True)               # ranks among the valid entries
     pos = (labels == 1) & valid
     n_pos = pos.sum(axis=1)
-    n_neg = valid.sum(axis=1) - n_pos
-    with np.errstate(invalid="ignore", divide="ignore"):
-        auc = ((ranks * pos).sum(axis=1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
-    return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
+    return _mann_whitney_auc((ranks * pos).sum(axis=1), n_pos, valid.sum(axis=1) - n_pos)
 
 
 def pooled_auc(labels, scores) -> float:
@@ -130,13 +145,9 @@ def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=N
     ``user_pop`` (per user index, mean RP of the history); absent inputs give NaN columns.
     ``k`` must be smaller than every user's number of candidates.
     """
-    k = check_positive_int("k", k)
     check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
-    n_cand = valid.sum(axis=1)
-    if k >= n_cand.min():
-        raise ValueError(f"k must be smaller than the number of candidates per user "
-                         f"({int(n_cand.min())}), got k={k}")
+    k = check_k(k, valid.sum(axis=1))
     top = np.argsort(-sc, axis=1, kind="stable")[:, :k]          # ties: earlier candidate first
     rel = np.take_along_axis(labels, top, axis=1)
     ranks = np.arange(1, k + 1)
@@ -212,9 +223,7 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
         cand["rank"] = cand.groupby(attributes)["score"].rank(method="average")
         cand["pos_rank"] = cand["rank"] * cand["label"]
         agg = cand.groupby(attributes).agg(n_pos=("label", "sum"), n=("label", "size"), r=("pos_rank", "sum"))
-        n_neg = agg["n"] - agg["n_pos"]
-        value = (agg["r"] - agg["n_pos"] * (agg["n_pos"] + 1) / 2) / (agg["n_pos"] * n_neg)
-        value = value.where((agg["n_pos"] > 0) & (n_neg > 0))
+        value = pd.Series(_mann_whitney_auc(agg["r"], agg["n_pos"], agg["n"] - agg["n_pos"]), index=agg.index)
         sizes = codes.groupby(attributes).size()
         out = pd.DataFrame({"n_users": sizes}).join(value.rename("value"))
     else:

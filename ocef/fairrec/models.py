@@ -24,9 +24,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[str, np.ndarray]:
-    """``train()``'s parameters, cached on disk (when ``cache`` and ``rng`` is an int or None) under
-    ``key`` (the hyper-parameters), a fingerprint of ``split``'s training data and the seed."""
-    if not (cache and (rng is None or isinstance(rng, (int, np.integer)))):
+    """``train()``'s parameters, cached on disk (when ``cache`` and ``rng`` is an int seed) under
+    ``key`` (the hyper-parameters), a fingerprint of ``split``'s training data and the seed. ``rng``
+    None or a Generator trains afresh: its draws differ from call to call, a cached fit would not."""
+    if not (cache and isinstance(rng, (int, np.integer))):
         return train()
     t = split.train
     data = array_fingerprint(t["user"].to_numpy(), t["item"].to_numpy(), t["label"].to_numpy(),
@@ -83,7 +84,8 @@ class _Base:
     def fit(self, split, rng=0, cache: bool = True):
         """Fit on ``split.train`` (a :class:`ocef.environments.fairrec_split.FairRecSplit`).
 
-        ``rng`` must be an int (or None) when ``cache`` is on: the cache key includes it.
+        Cached on disk when ``cache`` is on and ``rng`` is an int seed (the cache key includes it);
+        ``rng`` None or a Generator trains afresh (:func:`fitted_params`).
         """
         check_training(self, "n_factors")
         self._setup(split)

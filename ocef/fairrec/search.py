@@ -57,8 +57,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_metric, check_ndcg, pooled_auc,
-                                  ranked_table, user_metrics)
+from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
+                                  pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
@@ -110,6 +110,14 @@ def _mean_defined(v: np.ndarray) -> float:
     """Mean of the non-NaN user values of a group; NaN (an invalid group) when none is defined."""
     v = v[~np.isnan(v)]
     return float(v.mean()) if v.size else float("nan")
+
+
+def _check_every_user(users: np.ndarray, n_users: int) -> None:
+    """The users with candidates (sorted, unique) must be the split's users ``0 .. n_users − 1``: a group's
+    rows are user indices, so a user without candidates would shift every user after it."""
+    if not np.array_equal(users, np.arange(n_users)):
+        raise ValueError(f"every user of the split needs candidates: {users.size} users have candidates, "
+                         f"the split has {n_users}")
 
 
 def _n_particles(epsilon: float, n: int) -> int:
@@ -276,10 +284,8 @@ class GroupOracle:
         users_col = cand["user"].to_numpy()
         starts = np.searchsorted(users_col, np.arange(split.n_users))
         counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
-        check_positive_int("k", k)
-        if k >= int(counts.min()):
-            raise ValueError(f"k must be smaller than the number of candidates per user "
-                             f"({int(counts.min())}), got k={k}")
+        _check_every_user(np.unique(users_col), split.n_users)
+        check_k(k, counts)
 
         def evaluate(rows: np.ndarray) -> float:
             n = counts[rows]                  # the users' candidate rows, contiguous in ``cand``
@@ -302,8 +308,7 @@ class GroupOracle:
         check_auc(auc)
         if metric == "auc" and auc == "pooled":
             users, _, labels, sc, valid = ranked_table(split.candidates, scores)
-            if not np.array_equal(users, np.arange(split.n_users)):
-                raise ValueError("every user of the split needs candidates")
+            _check_every_user(users, split.n_users)
 
             def evaluate(rows: np.ndarray) -> float:
                 m = valid[rows]
@@ -312,6 +317,7 @@ class GroupOracle:
             return cls(split.users, attributes, evaluate, min_users, name=metric)
         um = user_metrics(split.candidates, scores, k=k, genres=split.genres, rp=split.rp,
                           user_pop=split.user_pop, ndcg=ndcg)
+        _check_every_user(um["user"].to_numpy(), split.n_users)      # um's rows are then the split's users
         table = pd.concat([split.users.reset_index(drop=True), um[[metric]]], axis=1)
         return cls.from_user_metrics(table, attributes, metric, min_users)
 

@@ -83,6 +83,25 @@ def test_argparse_rejects_in_one_line(table, capsys, argv, message):
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--top-n", "0"], "top_n must be an integer >= 1"),
+    (["--theta", "2"], "theta must be in [0.0, 1.0]"),
+    (["--max-evaluations", "0"], "max_evaluations must be an integer >= 1"),
+    (["--min-users", "0"], "min_users must be an integer >= 1"),
+    (["--k", "0"], "k must be an integer >= 1"),
+    (["--epsilon", "2"], "--epsilon"),
+])
+def test_bad_search_values_refused_before_the_model_is_trained(monkeypatch, capsys, argv, message):
+    """Before: --top-n, --theta, --max-evaluations, --min-users and --k were checked after the model was fitted."""
+    import ocef.fairrec.pipeline
+
+    monkeypatch.setattr(ocef.fairrec.pipeline, "fit_movielens",
+                        lambda *a, **kw: pytest.fail("the model was trained before the options were checked"))
+    assert main(["fairrec", "--dataset", "movielens", "--model", "dcn", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ocef fairrec: error:") and message in err and err.count("\n") == 1
+
+
 def test_non_integer_codes_and_missing_input(tmp_path, capsys):
     path = tmp_path / "bad.csv"
     pd.DataFrame({"gender": ["F", "M", "F"], "mrr": [0.1, 0.2, 0.3]}).to_csv(path, index=False)

@@ -106,6 +106,27 @@ def test_pooled_group_auc():
     assert mean.value.tolist() == pytest.approx([0.5, 1.0])
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_pooled_group_auc_equals_pooled_auc_of_each_group(seed):
+    """group_values' within-group ranks (pandas) = pooled_auc (scipy) of each group's candidate rows,
+    with tied scores and groups of one class (nan)."""
+    rng = np.random.default_rng(seed)
+    n_users, per = 30, 4
+    cand = pd.DataFrame({"user": np.repeat(np.arange(n_users), per), "item": np.tile(np.arange(per), n_users),
+                         "label": rng.integers(0, 2, n_users * per)})
+    scores = rng.integers(0, 4, n_users * per) / 4.0
+    table = pd.DataFrame({"user": np.arange(n_users), "g": rng.integers(0, 3, n_users),
+                          "h": rng.integers(0, 5, n_users)})
+    table.loc[:1, "g"] = 3                                   # users 0 and 1: a group with positives only
+    cand.loc[cand.user <= 1, "label"] = 1
+    gv = group_values(table, ["g", "h"], "auc", candidates=cand, scores=scores, auc="pooled")
+    for _, grp in gv.iterrows():
+        rows = cand.user.isin(table.user[(table.g == grp.g) & (table.h == grp.h)]).to_numpy()
+        want = pooled_auc(cand.label[rows], scores[rows])
+        assert grp.value == pytest.approx(want, rel=1e-12, nan_ok=True)
+    assert gv.value.isna().any() and gv.value.notna().any()
+
+
 def test_bad_inputs():
     cand, scores, *_ = _candidates()
     with pytest.raises(ValueError, match="k must be smaller"):

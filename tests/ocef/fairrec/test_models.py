@@ -35,6 +35,18 @@ def test_model_cache(split, tmp_path, monkeypatch):
     assert len(list(tmp_path.glob("fairrec-logmf-*.npz"))) == 2
 
 
+def test_no_cache_without_an_int_seed(split, tmp_path, monkeypatch):
+    """rng None (fresh draws) trains afresh every time; before, the first fit was cached under seed None and
+    every later fit(rng=None) returned it."""
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path))
+    a = LogisticMF(n_factors=4, epochs=2).fit(split, rng=None).score(split.candidates)
+    b = LogisticMF(n_factors=4, epochs=2).fit(split, rng=None).score(split.candidates)
+    assert not np.array_equal(a, b)
+    assert not list(tmp_path.glob("fairrec-logmf-*.npz"))
+    LogisticMF(n_factors=4, epochs=2).fit(split, rng=np.random.default_rng(0))
+    assert not list(tmp_path.glob("fairrec-logmf-*.npz"))
+
+
 def test_bad_inputs(split):     # pooled_auc's values (ties, one class): tests/ocef/fairrec/test_metrics.py
     with pytest.raises(ValueError, match="model must be one of"):
         make_model("xgb")

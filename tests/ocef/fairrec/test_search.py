@@ -118,15 +118,19 @@ def test_result_protocol(table):
     assert (frame.role == "advantaged").sum() == 1 and frame.group.str.contains("gender=").all()
 
 
-def test_model_oracle_matches_precomputed_scores():
-    rng = np.random.default_rng(1)
-    n_users, n_items = 40, 80
+def _small_split(rng, n_users=40, n_items=80):
+    """A split of ``n_users`` users with 6 ratings each, attributes gender x age, 5 genres; ``(split, users, genres)``."""
     rows = [(u, i, t) for u in range(n_users) for t, i in enumerate(rng.choice(n_items, 6, replace=False))]
     ratings = pd.DataFrame(rows, columns=["user", "item", "timestamp"])
     users = pd.DataFrame({"gender": rng.integers(0, 2, n_users), "age": rng.integers(0, 3, n_users)})
     genres = rng.integers(0, 2, (n_items, 5))
-    split = fairrec_split(ratings, users, genres, n_neg_test=9, rng=0)
-    weights = rng.normal(size=(n_users, n_items))
+    return fairrec_split(ratings, users, genres, n_neg_test=9, rng=0), users, genres
+
+
+def test_model_oracle_matches_precomputed_scores():
+    rng = np.random.default_rng(1)
+    split, users, genres = _small_split(rng)
+    weights = rng.normal(size=(split.n_users, split.n_items))
 
     def black_box(cand):
         return weights[cand.user.to_numpy(), cand.item.to_numpy()]
@@ -148,6 +152,20 @@ def test_model_oracle_matches_precomputed_scores():
             make(split, model, ["gender", "age"], "mrr", k=3, auc="roc")
         with pytest.raises(ValueError, match="ndcg must be one of"):     # when built, not at the first query
             make(split, model, ["gender", "age"], "mrr", k=3, ndcg="dcg")
+
+
+def test_oracles_refuse_a_user_without_candidates():
+    """A group's rows are user indices: a user without candidates must be refused, not shift the users after it
+    (before: from_scores' user-mean metrics took user r + 1's values for user r; from_model blamed k)."""
+    import dataclasses
+
+    split, _, _ = _small_split(np.random.default_rng(1))
+    short = dataclasses.replace(split, candidates=split.candidates[split.candidates.user != 0])
+    scores = np.random.default_rng(2).normal(size=len(short.candidates))
+    for metric in ("mrr", "auc", "urd"):
+        for make, model in ((GroupOracle.from_scores, scores), (GroupOracle.from_model, lambda c: -c.item.to_numpy())):
+            with pytest.raises(ValueError, match="every user of the split needs candidates: 39 users .* has 40"):
+                make(short, model, ["gender", "age"], metric, k=3)
 
 
 def test_bad_inputs(table):
@@ -242,11 +260,14 @@ def test_cost_counts_users_and_queries(table):
     ex = search(oracle, "exhaustive", group_cost=2.5)
     assert ex.cost == pytest.approx(ex.n_users_queried + 2.5 * ex.n_evaluations)
     assert search(oracle, "exhaustive", group_cost=0).cost == ex.n_users_queried
+    largest = oracle.size(oracle.valid_cells).max()
     for seed in range(3):
         r = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
         again = search(oracle, "dpso", epsilon=0.2, n_iter=50, max_cost=0.3 * ex.cost, group_cost=2.5, rng=seed)
         assert r.cost <= 0.3 * ex.cost and r.cost == again.cost and r.uf == again.uf
         assert r.cost > 0.3 * ex.cost - 2.5 - r.infobase.n_users.max() * 3     # stopped near the budget
+        # exactly: it stopped at a query that would have overflowed, and no query costs more than the largest group
+        assert r.cost > 0.3 * ex.cost - 2.5 - largest
         pd.testing.assert_frame_equal(r.infobase, again.infobase)
 
 
