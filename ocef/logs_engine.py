@@ -41,8 +41,8 @@ _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEI
 
 @dataclass(frozen=True)
 class Sql:
-    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a new
-    in-memory one), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
+    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a cursor on
+    the process's in-memory database), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
 
     query: str
     connection: Any = None
