@@ -12,7 +12,11 @@ and prints wall time (of the whole process: start-up, imports and the run), peak
 process's VmHWM; for Spark also the JVM's) and the ratios,
 and checks that every engine gives the same counts and penalty.
 
-    python benchmarks/reo_scale.py [--rows 100000000] [--out DIR] [--skip-pandas] [--skip-spark]
+    python benchmarks/reo_scale.py [--rows 100000000] [--days 10] [--out DIR] [--repeat 5]
+                                   [--skip-pandas] [--skip-spark]
+
+``--out DIR`` keeps the logs: a later run with the same ``--out`` reuses them (nothing is
+regenerated when ``DIR/default`` exists).
 """
 from __future__ import annotations
 
@@ -132,14 +136,15 @@ def main(argv=None) -> int:
         print(f"ocef reo --engine {mode:7s} {r['process_wall']:7.2f} s  peak {r['rss_mb']:7.0f} MB{jvm}  "
               f"time ratio {r['process_wall'] / base['process_wall']:.2f}x  memory ratio "
               f"{r['rss_mb'] / base['rss_mb']:.2f}x  penalty {res['penalty']:.6f} +- {res['penalty_se']:.6f}")
-        n_def = sum(c[1] for c in ref_counts["default"])
-        assert res["n_default"] == n_def, (mode, res["n_default"], n_def)
-        pos = {c[0]: c[2] for c in ref_counts["default"]}
-        for g in res["groups"]:
-            assert abs(g["Q"] * res["n_default"] - pos[g["group"]]) < 0.5, (mode, g)
+        for log, size, share in (("default", "n_default", "Q"), ("random", "n_random", "P")):
+            rows = sum(c[1] for c in ref_counts[log])
+            assert res[size] == rows, (mode, log, res[size], rows)
+            pos = {c[0]: c[2] for c in ref_counts[log]}
+            for g in res["groups"]:
+                assert abs(g[share] * res[size] - pos[g["group"]]) < 0.5, (mode, log, g)
     pens = {m: r["result"]["penalty"] for m, r in results.items()}
-    same = len({round(p, 12) for p in pens.values()}) == 1
-    print(f"same counts as DuckDB's aggregation in every engine; same penalty: {same} {pens}")
+    assert len({round(p, 12) for p in pens.values()}) == 1, pens
+    print(f"same counts as DuckDB's aggregation and same penalty in every engine: {pens}")
     d = results["duckdb"]
     print(f"targets: ocef reo / DuckDB time = {d['process_wall'] / base['process_wall']:.2f} (<= 1.5), "
           f"peak memory {d['rss_mb']:.0f} MB (< 300)")

@@ -1,8 +1,9 @@
 """Fig. 7-8 of seed 000: delta-method vs bootstrap intervals per day, and the bootstrap bias.
 
 Sec. 4.3: for each daily log the 95% interval of ΔREO is derived three ways — the delta
-method (Algorithm 1), the standard (normal) bootstrap and the bias-corrected accelerated
-(BCa) bootstrap, both with 100 resamples — and the bootstrap estimate of the estimator's bias
+method (Algorithm 1 with the full multinomial covariance, ``estimate_reo``'s default), the
+standard (normal) bootstrap and the bias-corrected accelerated (BCa) bootstrap, both with 100
+resamples — and the bootstrap estimate of the estimator's bias
 (mean of the bootstrap replicates minus the estimate) is reported relative to the estimate
 (Fig. 8: below 3% with no systematic sign). The days are simulated with :mod:`ocef.traffic`
 (the daily drift of ``reo-monitoring``, a world with ΔREO ≈ 0.2); the bootstraps are

@@ -1,10 +1,11 @@
 """Fig. 6 of seed 000: 14 days of the fairness penalty with delta-method intervals.
 
-Sec. 4.3: the daily ΔREO of a two-group attribute is estimated with its 95% interval
-(Algorithm 1) and compared with the 11.1% threshold of the 80% rule (U_1 = 0.8 U_2 gives
-ΔREO = 1/9). The days are simulated with :mod:`ocef.traffic`: the default strategy drifts a
-little from day to day (a small multiplicative score boost of group 1 drawn around 1) and on
-one day an online strategy test boosts group 1 more, pushing the penalty up to the threshold —
+Sec. 4.3: the daily ΔREO of a two-group attribute is estimated with its 95% delta-method
+interval (Algorithm 1 with the full multinomial covariance, the default of
+:func:`ocef.reo.estimate_reo`) and compared with the 11.1% threshold of the 80% rule
+(U_1 = 0.8 U_2 gives ΔREO = 1/9). The days are simulated with :mod:`ocef.traffic`: the
+default strategy drifts a little from day to day (a small multiplicative score boost of group 1
+drawn around 1) and on one day an online strategy test boosts group 1 more, pushing the penalty up to the threshold —
 as on the paper's April 25th. The simulator's exact daily ΔREO is drawn for comparison.
 With a penalty this close to 0 some daily intervals reach below 0, where the delta method is
 unreliable (see :mod:`ocef.reo`); the CSV flags those days (``delta_method_reliable``).
@@ -91,7 +92,7 @@ def _plot(df: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
 
     fig, ax = plotting.subplots(figsize=(7.5, 4.3))
     ax.errorbar(df["day"], df["penalty"], yerr=[df["penalty"] - df["ci_low"], df["ci_high"] - df["penalty"]],
-                fmt="o-", capsize=3, label="ΔREO estimate, 95% delta-method CI (Alg. 1)")
+                fmt="o-", capsize=3, label="ΔREO estimate, 95% delta-method CI (full covariance)")
     ax.plot(df["day"], df["truth"], "s", ms=4, color="gray", label="simulator truth")
     ax.axhline(df["threshold"].iloc[0], ls="--", color="red", label=f"80% rule threshold {df['threshold'].iloc[0]:.1%}")
     ax.set_xlabel("day")

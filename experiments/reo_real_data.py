@@ -6,9 +6,10 @@ Dataset sample (seed 000, Sec. 4.2-4.3, applied to the public data sets availabl
 * OBD (campaign "all"): default = Bernoulli Thompson sampling, random = uniform random policy;
   Y = click; S = price tier (item_feature_0 split at its median; see ``ocef.environments.logs``).
 
-For each data set: ``delta_U_k`` and ``Delta_REO`` with delta-method (Algorithm 1), standard
-bootstrap (eq. 23) and BCa intervals (B resamples), the naive estimate that treats missing
-labels as negative (pooled logs), and the 80% rule threshold (11.1% for two groups).
+For each data set: ``delta_U_k`` and ``Delta_REO`` with delta-method (Algorithm 1 with the full
+multinomial covariance, ``estimate_reo``'s default), standard bootstrap (eq. 23) and BCa
+intervals (B resamples), the naive estimate that treats missing labels as negative (pooled
+logs), and the 80% rule threshold (11.1% for two groups).
 """
 from __future__ import annotations
 
@@ -138,6 +139,6 @@ def _plot(df: pd.DataFrame, n_resamples: int, path: Path) -> Path:
                              f"({first.n_pos_default} pos.), |D_rand| = {first.n_random:,} "
                              f"({first.n_pos_random} pos.)", fontsize=10)
             plotting.legend_below(ax)
-    fig.suptitle(f"REO on real logs with random traffic: 95% intervals (delta = Alg. 1; bootstrap B = "
-                 f"{n_resamples}); naive = missing labels as negative", fontsize=10)
+    fig.suptitle(f"REO on real logs with random traffic: 95% intervals (delta = Alg. 1, full covariance; "
+                 f"bootstrap B = {n_resamples}); naive = missing labels as negative", fontsize=10)
     return save_figure(fig, path)

@@ -9,8 +9,8 @@ that table with one of three engines and nothing else leaves the engine:
   a directory of Parquet partitions (``dir/**/*.parquet``, hive partitions such as ``day=3/``
   become columns) or a glob; also a pandas DataFrame, a DuckDB relation or an :class:`Sql` query.
   Only the label and key columns are read (projection push-down).
-* ``"pandas"`` (the default for DataFrames): a DataFrame, or a file read with only the needed
-  columns.
+* ``"pandas"`` (the default for DataFrames): a DataFrame, or the same files read batch by batch
+  with only the needed columns (hive partition values become columns, typed as DuckDB types them).
 * ``"spark"`` (``pip install -e '.[spark]'`` in a checkout, Java 17): a Spark DataFrame, or files read by
   Spark; :func:`spark_session` makes a session for ``master`` (default ``local[*]``).
 
@@ -41,8 +41,8 @@ _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEI
 
 @dataclass(frozen=True)
 class Sql:
-    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a new
-    in-memory one), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
+    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a cursor on
+    the process's in-memory database), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
 
     query: str
     connection: Any = None
@@ -346,11 +346,13 @@ def _pandas_chunks(path: str, need, name):
             files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
         else:
             files = [path]
-        for f in files:
+        for f, hive in zip(files, _hive_partitions(files)):
             pf = pq.ParquetFile(f)
-            _missing(need, pf.schema_arrow.names, name, f)
-            for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=need):
-                yield batch.to_pandas()
+            have = pf.schema_arrow.names
+            hive = {k: v for k, v in hive.items() if k in need and k not in have}
+            _missing(need, have + list(hive), name, f)
+            for batch in pf.iter_batches(batch_size=_BATCH_ROWS, columns=[c for c in need if c not in hive]):
+                yield batch.to_pandas().assign(**hive)
         return
     try:
         head = pd.read_csv(path, nrows=0)
@@ -358,6 +360,28 @@ def _pandas_chunks(path: str, need, name):
         raise ValueError(f"log file {path} is empty") from None
     _missing(need, head.columns, name, path)
     yield from pd.read_csv(path, usecols=need, chunksize=_BATCH_ROWS)
+
+
+def _hive_partitions(files: Sequence[str]) -> list[dict]:
+    """The hive partition values of each file (``logs/day=3/part.parquet`` -> ``{"day": 3}``),
+    typed as DuckDB's ``hive_partitioning`` types them: a key whose values are all integers gets
+    ints, all ISO dates ``datetime.date``, otherwise the text."""
+    import datetime
+    import re
+
+    parts = [dict(seg.split("=", 1) for seg in Path(f).parent.parts if "=" in seg) for f in files]
+    for key in {k for p in parts for k in p}:
+        values = [p[key] for p in parts if key in p]
+        if all(re.fullmatch(r"[+-]?\d+", v) for v in values):
+            cast = int
+        elif all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) for v in values):
+            cast = datetime.date.fromisoformat
+        else:
+            continue
+        for p in parts:
+            if key in p:
+                p[key] = cast(p[key])
+    return parts
 
 
 # ------------------------------------------------------------------------------------ duckdb

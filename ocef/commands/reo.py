@@ -155,7 +155,7 @@ def _run_reo(args: argparse.Namespace) -> int:
     default, random, label, group = _load(args)
     engine, spark = _engine(args)
     if args.dataset is None and engine in ("auto", "duckdb"):
-        # count the files with DuckDB in the background while the estimator (pandas) is imported
+        # count the files with DuckDB in the background while the estimator (numpy) is imported
         from ocef.logs_engine import start_counts
 
         keys = [args.by, group] if args.by is not None else [group]

@@ -41,9 +41,10 @@ When the delta method is unreliable
 at 0, its estimator is biased upward near 0 (by up to about one SE of delta_U_k) and its
 sampling distribution is a folded (non-central chi) rather than a normal one. When the true
 penalty is within about two standard errors of 0 the symmetric delta interval is wrong: it
-reaches below 0 and its coverage is off. A Monte-Carlo check (``tests/test_reo.py``) with a
-true penalty of 0 finds a 95% interval covering in ~95% of logs for K = 2 (a folded normal)
-but ~70% for K = 4 and ~20% for K = 8; from about 2-4 SEs on the coverage is back near 95%.
+reaches below 0 and its coverage is off. A Monte-Carlo check
+(``tests/ocef/reo/test_estimators.py``) with a true penalty of 0 finds a 95% interval covering
+in ~95% of logs for K = 2 (a folded normal) but ~70% for K = 4 and ~20% for K = 8; from about
+2-4 SEs on the coverage is back near 95%.
 :class:`ReoResult` flags this (``delta_method_reliable`` is False when the lower end of the
 penalty interval is <= 0, and the SE is NaN when the estimate is exactly 0). Then:
 (1) read the per-group ``delta_U_k`` intervals, which stay valid (``delta_U`` is smooth at 0);

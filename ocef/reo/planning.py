@@ -9,7 +9,7 @@ import numpy as np
 
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
-from ocef.validation import check_in_interval
+from ocef.validation import check_delta, check_in_interval, check_positive_int
 
 
 class _OneRow(Result):
@@ -58,8 +58,6 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     returns the max over m. K = 2 gives 1/9 = 11.1% (the seed's threshold). A penalty above
     the threshold therefore proves that some pair of groups violates the rule.
     """
-    from ocef.validation import check_positive_int
-
     K = check_positive_int("K", K, minimum=2)
     ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
     m = np.arange(1, K)
@@ -115,7 +113,6 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
     if (n_default is None) == (random_to_default is None):
         raise ValueError("give exactly one of n_default and random_to_default")
     if n_default is not None:
-        from ocef.validation import check_positive_int
         nd = check_positive_int("n_default", n_default)
         room = budget - Ak / nd
         if np.any(room <= 0):
@@ -142,14 +139,9 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     covariance crudely (App. E) and is far more conservative than
     :func:`delta_method_sample_size`.
     """
-    from ocef.validation import check_delta
-
     P, Q = _check_rates(P, Q)
-
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
     d = check_delta(delta)
-    P = np.asarray(P, dtype=float)
-    Q = np.asarray(Q, dtype=float)
     U = rtpr_utilities(P, Q)
     K = U.shape[-1]
     n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
@@ -161,8 +153,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float
     """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
     ``p_act`` and then shows ``n_show`` random items (Sec. 3.2, App. I). Every random pair is
     logged: only D_rec is a uniform sample of the recommended pairs."""
-    from ocef.validation import check_positive_int
-
     p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show)
 
@@ -170,8 +160,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float
 def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
     """The activation probability p_act that yields ``n_random`` random rows in expectation
     (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
-    from ocef.validation import check_positive_int
-
     nr = check_positive_int("n_random", n_random)
     full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)
     p = nr / full

@@ -171,3 +171,23 @@ def test_counts_share_one_duckdb_database_and_count_in_parallel_threads(tmp_path
                              label=["Y", "L2"], engine="duckdb")
     for counted in finish().values():
         assert_same(counted.table.to_frame(), expected())
+
+
+def test_hive_partition_columns_in_every_engine(tmp_path, frame):
+    # logs/day=0/..., logs/date=2024-01-0d/...: the partition values are columns for pandas too
+    # (it used to name the key column missing), with DuckDB's types: integers, dates, text
+    import datetime
+
+    for day, part in frame.groupby("day"):
+        for root, key in (("ints", f"day={day}"), ("dates", f"date=2024-01-0{day + 1}"), ("text", f"tag=t{day}")):
+            (tmp_path / root / key).mkdir(parents=True)
+            part.drop(columns="day").to_parquet(tmp_path / root / key / "part.parquet")
+    cases = {"ints": ("day", list(range(2))), "dates": ("date", [datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)]),
+             "text": ("tag", ["t0", "t1"])}
+    for root, (key, values) in cases.items():
+        ref = expected().rename(columns={"day": key}).assign(**{key: lambda d: [values[v] for v in d[key]]})
+        for engine in ("duckdb", "pandas"):
+            for source in (tmp_path / root, str(tmp_path / root / "*" / "*.parquet")):
+                table = le.group_counts(source, by=[key, "S"], label=["Y", "L2"], engine=engine)
+                assert_same(table, ref)
+                assert [type(v) for v in table[key]] == [type(v) for v in ref[key]], (engine, root)

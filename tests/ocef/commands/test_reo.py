@@ -269,3 +269,22 @@ def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys):
     assert cli.main(["reo", "--default", str(tmp_path / "d.csv"), "--random", str(tmp_path / "d.csv"), "--json"]) == 0
     out = strict(capsys.readouterr().out)
     assert out["penalty"] == 0.0 and out["penalty_se"] is None and out["delta_method_reliable"] is False
+
+
+def test_cli_choices_are_the_librarys():
+    # the command spells its choices out (importing ocef.reo at start-up would cost `ocef --help`
+    # numpy's import): they must stay the library's
+    import argparse
+
+    from ocef import logs_engine, reo
+    from ocef.commands import reo as command
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    command.register(sub)
+    choices = {name: {a.dest: a.choices for a in parser._actions if a.choices}
+               for name, parser in sub.choices.items()}
+    assert command.ENGINES == logs_engine.ENGINES
+    assert tuple(choices["reo"]["engine"]) == tuple(choices["reo-ab"]["engine"]) == logs_engine.ENGINES
+    assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_METHODS
+    assert tuple(choices["reo-ab"]["interval"]) == reo.BOOTSTRAP_METHODS
+    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS
