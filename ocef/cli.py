@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import importlib
 import re
+import signal
 import sys
 import threading
 
@@ -103,60 +104,92 @@ def _input_errors() -> tuple[type[BaseException], ...]:
 
 
 class _Interrupts:
-    """State of :func:`keep_interrupts`: was a Ctrl-C swallowed, and the thread that re-sends it."""
+    """State of :func:`keep_interrupts`: a Ctrl-C that Python dropped is re-sent until it is raised
+    where it can be caught.
+
+    ``handler`` is the SIGINT handler within the block (it runs in the main thread). ``hook`` is
+    ``sys.unraisablehook``: a dropped ``KeyboardInterrupt`` is marked pending, and a daemon thread
+    re-sends SIGINT every 10 ms while it is. A re-sent signal that finds the main thread still in
+    ``hook`` would be dropped there too, so ``handler`` leaves it pending and the next one goes.
+    """
 
     def __init__(self) -> None:
+        self.swallowed = False           # a Ctrl-C was dropped at least once in the block
+        self.pending = False             # dropped and not raised again yet
+        self.in_hook = False
         self.active = True
-        self.swallowed = False
-        self.resend: threading.Thread | None = None
         self.lock = threading.Lock()
+        self.resender: threading.Thread | None = None
+
+    def handler(self, signum, frame) -> None:
+        if self.in_hook:
+            return
+        self.pending = False
+        raise KeyboardInterrupt
 
     def hook(self, unraisable) -> None:
-        """``sys.unraisablehook``: a swallowed Ctrl-C is re-sent; anything else goes to Python's hook."""
         if not issubclass(unraisable.exc_type, KeyboardInterrupt):
             sys.__unraisablehook__(unraisable)
             return
-        self.swallowed = True
-        # Re-sent from a thread, so that it arrives after this hook has returned, outside the
-        # callback (were it to land in one again, the hook sends it once more).
-        self.resend = threading.Timer(0.01, self._interrupt_main)
-        self.resend.daemon = True
-        self.resend.start()
+        self.in_hook = True
+        try:
+            self.arm()
+        finally:
+            self.in_hook = False
 
-    def _interrupt_main(self) -> None:
-        import _thread
-        import signal
-
+    def arm(self) -> None:
         with self.lock:
-            if self.active:
+            self.swallowed = self.pending = True
+            if self.resender is None:
+                self.resender = threading.Thread(target=self._resend, daemon=True)
+                self.resender.start()
+
+    def _resend(self) -> None:
+        import _thread
+        import time
+
+        while True:
+            time.sleep(0.01)
+            with self.lock:
+                if not (self.active and self.pending):
+                    self.resender = None
+                    return
                 _thread.interrupt_main(signal.SIGINT)
 
 
 @contextlib.contextmanager
 def keep_interrupts():
-    """Within the block, a Ctrl-C that Python would swallow still interrupts the work.
+    """Within the block, a Ctrl-C that Python would drop still interrupts the work.
 
     Python reports and drops exceptions raised where nothing can catch them: in a ctypes
     callback, a ``__del__``, a weakref callback. numba's first compilation runs Python code
     inside llvmlite's ctypes callbacks for seconds, so a Ctrl-C pressed then was lost and the run
     went on for minutes, or the half-finished compilation failed with a ``RuntimeError`` and a
     traceback. Here the interrupt is raised again in the main thread, and an error raised after
-    a swallowed interrupt is reported as the interrupt it follows from.
+    a dropped interrupt is reported as the interrupt it follows from. Only where Ctrl-C raises
+    ``KeyboardInterrupt`` (Python's handler, main thread); an ignored SIGINT stays ignored.
     """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
     state = _Interrupts()
-    previous, sys.unraisablehook = sys.unraisablehook, state.hook
+    previous_hook, sys.unraisablehook = sys.unraisablehook, state.hook
+    signal.signal(signal.SIGINT, state.handler)
     try:
-        yield state
+        yield
     except Exception as exc:
         if state.swallowed:
             raise KeyboardInterrupt from exc
         raise
     finally:
-        sys.unraisablehook = previous
-        with state.lock:               # none is sent from now on; one already sent lands in this block
+        sys.unraisablehook = previous_hook
+        with state.lock:                 # nothing is re-sent from now on
             state.active = False
-        if state.resend is not None:
-            state.resend.join()
+            resender = state.resender
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # one already sent lands here
+        if resender is not None:
+            resender.join()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,13 +23,13 @@ INTERRUPTED = (130, -signal.SIGINT)
 # A KeyboardInterrupt raised inside a ctypes callback is reported as "Exception ignored" and
 # dropped; numba's first compilation runs such callbacks (llvmlite's object cache) for seconds.
 _SWALLOWED = textwrap.dedent("""
-    import ctypes, sys, time
+    import contextlib, ctypes, sys, time
     from ocef.cli import keep_interrupts
 
     def callback():
         raise {exc}
 
-    guard = keep_interrupts() if sys.argv[1] == "guarded" else __import__("contextlib").nullcontext()
+    guard = keep_interrupts() if sys.argv[1] == "guarded" else contextlib.nullcontext()
     with guard:
         try:
             ctypes.CFUNCTYPE(None)(callback)()
@@ -54,6 +54,51 @@ def test_an_interrupt_swallowed_by_a_ctypes_callback_is_raised_again():
     assert proc.stdout.startswith("interrupted after"), proc.stdout
     assert float(proc.stdout.split()[-1]) < 2.0          # re-sent after 10 ms, not at the end of the work
     assert proc.stderr == ""                             # no "Exception ignored" report either
+
+
+_SLOW_HOOK = textwrap.dedent("""
+    import ctypes, time
+    import ocef.cli as cli
+    from ocef.cli import keep_interrupts
+
+    arm = cli._Interrupts.arm
+    def slow_arm(self):  # a loaded machine: the first re-send (10 ms) lands while the hook still runs
+        arm(self)
+        time.sleep(0.1)
+    cli._Interrupts.arm = slow_arm
+
+    def callback():
+        raise KeyboardInterrupt
+
+    with keep_interrupts():
+        try:
+            ctypes.CFUNCTYPE(None)(callback)()
+            start = time.perf_counter()
+            while time.perf_counter() - start < 10:
+                pass
+            print("went on")
+        except KeyboardInterrupt:
+            print("interrupted after", round(time.perf_counter() - start, 3))
+""")
+
+
+def test_a_resent_interrupt_that_lands_in_the_hook_is_sent_again():
+    proc = subprocess.run([sys.executable, "-c", _SLOW_HOOK], capture_output=True, text=True, timeout=60,
+                          preexec_fn=_default_sigint)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("interrupted after"), proc.stdout
+    assert float(proc.stdout.split()[-1]) < 2.0
+    assert proc.stderr == ""
+
+
+def test_an_ignored_sigint_stays_ignored():
+    # Started with SIGINT ignored (a background job), the guard installs nothing.
+    script = ("import signal; from ocef.cli import keep_interrupts\n"
+              "with keep_interrupts():\n"
+              "    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.stdout.strip() == "True", proc.stderr
 
 
 def test_without_the_guard_python_drops_the_interrupt():
