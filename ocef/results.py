@@ -17,6 +17,7 @@ output of the command line.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import enum
 import json
 import math
@@ -35,7 +36,8 @@ def jsonable(obj: Any) -> Any:
     """Convert ``obj`` to plain, strict-JSON data (NaN/inf → None, numpy → Python).
 
     Handles results (through their ``to_dict``), dataclasses, mappings, sequences, numpy
-    arrays and scalars, pandas DataFrames (records) and Series (lists), enums, paths.
+    arrays and scalars, pandas DataFrames (records) and Series (lists), enums, paths, dates and
+    times (ISO 8601).
     """
     if obj is None or isinstance(obj, (bool, str)):
         return obj
@@ -75,6 +77,8 @@ def jsonable(obj: Any) -> Any:
             return None
         if isinstance(obj, pd.Timestamp):
             return obj.isoformat()
+    if isinstance(obj, (datetime.date, datetime.time)):     # e.g. a log's day key read as a DATE
+        return obj.isoformat()
     if isinstance(obj, np.generic):
         return jsonable(obj.item())
     raise TypeError(f"cannot convert {type(obj).__name__} to JSON")

@@ -75,3 +75,27 @@ def test_jsonable_converts_what_results_hold():
     assert _strict(dumps(got)) == got
     with pytest.raises(TypeError, match="complex"):
         jsonable(1 + 2j)
+
+
+def test_jsonable_writes_dates_and_times_in_iso_8601():
+    import datetime
+    got = jsonable({"d": datetime.date(2026, 1, 2), "dt": datetime.datetime(2026, 1, 2, 3, 4, 5),
+                    "t": datetime.time(3, 4), "np": np.datetime64("2026-01-02"), "ts": pd.Timestamp("2026-01-02"),
+                    "nat": pd.NaT})
+    assert got == {"d": "2026-01-02", "dt": "2026-01-02T03:04:05", "t": "03:04:00", "np": "2026-01-02",
+                   "ts": "2026-01-02T00:00:00", "nat": None}
+
+
+def test_reo_by_a_date_column_prints_strict_json(tmp_path, capsys):
+    # A Parquet DATE key (or a hive partition day=2026-01-02) comes back as datetime.date.
+    rng = np.random.default_rng(0)
+    for name in ("default", "random"):
+        n = 600
+        days = pd.Timestamp("2026-01-01") + pd.to_timedelta(rng.integers(0, 2, n), "D")
+        pd.DataFrame({"Y": rng.integers(0, 2, n), "S": rng.integers(0, 2, n),
+                      "date": days.date}).to_parquet(tmp_path / f"{name}.parquet")
+    argv = ["reo", "--default", str(tmp_path / "default.parquet"), "--random", str(tmp_path / "random.parquet"),
+            "--by", "date", "--json"]
+    assert ocef.cli.main(argv) == 0
+    payload = _strict(capsys.readouterr().out)
+    assert "2026-01-02" in json.dumps(payload)
