@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 
-__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine"]
+__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine", "duckdb_cursor"]
 
 ENGINES = ("auto", "duckdb", "pandas", "spark")
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -399,7 +399,7 @@ _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB 
 _DATABASE_LOCK = threading.Lock()
 
 
-def _connect():
+def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar (it
     would write to the terminal). Opening a database costs about 22 ms of CPU, a cursor on it
     nothing; each cursor is its own connection, so threads count in parallel. Keyed by process
@@ -418,11 +418,11 @@ def _connect():
 def _duckdb_relation(source):
     """``(relation, where)``: a DuckDB relation over ``source`` and the file it reads (or None)."""
     if isinstance(source, Sql):
-        con = source.connection if source.connection is not None else _connect()
+        con = source.connection if source.connection is not None else duckdb_cursor()
         return con.sql(source.query), None
     if type(source).__module__.startswith("duckdb"):
         return source, None
-    con = _connect()
+    con = duckdb_cursor()
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if _is_parquet(path):
@@ -454,7 +454,7 @@ def _labels_proven_binary(source, labels, types: dict) -> bool:
 
     names = ", ".join(_lit(c) for c in labels)
     try:
-        rows = _connect().sql(
+        rows = duckdb_cursor().sql(
             f"SELECT path_in_schema, type, stats_min, stats_max, stats_null_count "
             f"FROM parquet_metadata({_lit(_parquet_pattern(os.fspath(source)))}) "
             f"WHERE path_in_schema IN ({names})").fetchall()

@@ -368,14 +368,14 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
     """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
     per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
 
-    Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine._connect`,
+    Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine.duckdb_cursor`,
     as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
     released when it closes, so calls and threads never see each other's ``pairs_df``."""
     import duckdb
 
-    from ocef.logs_engine import _connect
+    from ocef.logs_engine import duckdb_cursor
 
-    con = _connect()
+    con = duckdb_cursor()
     try:
         src = _duckdb_source(pairs, "pairs", con)
         cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]

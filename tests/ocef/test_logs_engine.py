@@ -162,8 +162,8 @@ def test_ocef_reo_on_files_imports_neither_pandas_nor_pyarrow(tmp_path):
 def test_counts_share_one_duckdb_database_and_count_in_parallel_threads(tmp_path, frame):
     frame.to_parquet(tmp_path / "a.parquet")
     frame.iloc[::-1].to_parquet(tmp_path / "b.parquet")
-    le._connect()
-    le._connect()
+    le.duckdb_cursor()
+    le.duckdb_cursor()
     import os
 
     assert list(le._DATABASE) == [os.getpid()]          # one database per process, cursors on it

@@ -227,7 +227,7 @@ def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pa
 
     from ocef import logs_engine
 
-    logs_engine._connect().close()                         # the process's database exists
+    logs_engine.duckdb_cursor().close()          # the process's database exists
     monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("a second DuckDB database was opened"))
     frames = [random_pairs(n=300 + 50 * k, n_queries=40, seed=k) for k in range(4)]
     expected = [pair_counts(f, engine="pandas").total for f in frames]
