@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from ocef.experiments import _audit
-from ocef.audit import run_audit
+from ocef.envy.audit import run_audit
 
 
 def main() -> None:

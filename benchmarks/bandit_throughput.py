@@ -15,7 +15,7 @@ import pandas as pd
 
 from ocef.environments.bandits import BernoulliBandit, paper_instance
 from ocef import OCEF, Verdict
-from ocef.runner import run_bandits
+from ocef.envy.runner import run_bandits
 
 
 def ask_tell_steps_per_second(seconds: float = 3.0) -> float:

@@ -35,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ocef.envy import envy_summary, utility_matrix  # noqa: E402
-from ocef.matching import mixture_weights  # noqa: E402
+from ocef.envy.exact import envy_summary, utility_matrix  # noqa: E402
+from ocef.envy.matching import mixture_weights  # noqa: E402
 from ocef.policies import argmax_policy, softmax_policy  # noqa: E402
 
 MB = 1024 ** 2

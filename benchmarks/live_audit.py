@@ -3,9 +3,9 @@
 One problem for all: the synthetic environment (``--n-users`` users, 4 groups, argmax policy
 of the simulated recommender). Pulls are PULL-ARM calls (one group-average reward each).
 
-* in process: :func:`ocef.live.ask_tell_audit` (keyed literal PULL-ARM), no checkpoint;
-* over HTTP: ``ocef simulate-service`` in a separate process, :func:`ocef.live.audit_live`
-  through :class:`ocef.service.ServiceClient` (one keep-alive connection, one POST /pull per
+* in process: :func:`ocef.envy.live.ask_tell_audit` (keyed literal PULL-ARM), no checkpoint;
+* over HTTP: ``ocef simulate-service`` in a separate process, :func:`ocef.envy.live.audit_live`
+  through :class:`ocef.envy.service.ServiceClient` (one keep-alive connection, one POST /pull per
   step with the pulls of every undecided group);
 * checkpoints: the in-process audit with ``checkpoint=PATH, every=N`` for several N, run in
   the same process as the no-checkpoint baseline (ratio of wall times), and the time of one
@@ -26,7 +26,7 @@ import numpy as np
 
 
 def build_problem(n_users: int, seed: int = 0):
-    from ocef.audit import AuditProblem
+    from ocef.envy.audit import AuditProblem
     from ocef.environments.synthetic import SyntheticEnvironment
     from ocef.policies import argmax_policy
 
@@ -56,8 +56,8 @@ def main() -> None:
     ap.add_argument("--n-users", type=int, default=200, help="users of the synthetic environment (default 200)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per in-process timing, best kept (default 3)")
     args = ap.parse_args()
-    from ocef.live import ask_tell_audit, audit_live
-    from ocef.service import ServiceClient
+    from ocef.envy.live import ask_tell_audit, audit_live
+    from ocef.envy.service import ServiceClient
 
     problem = build_problem(args.n_users)
     params = dict(alpha=0.01, delta=0.05, epsilon=0.01, max_steps=args.steps)   # long audits: few verdicts

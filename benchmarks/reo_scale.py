@@ -1,7 +1,7 @@
 """Benchmark: REO at production scale (issue 9).
 
 Writes a default log of ``--rows`` rows (default 10^8) and its random log as Parquet partitions
-with the streaming simulator (``ocef.traffic.stream_traffic``, bounded memory), then runs, each
+with the streaming simulator (``ocef.reo.simulate.stream_traffic``, bounded memory), then runs, each
 in a fresh process so that peak memory is its own:
 
 1. ``ocef reo --default DIR --random DIR --json`` end to end (engine duckdb, the default);
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import resource
 
-    from ocef.traffic import make_traffic_world, stream_traffic
+    from ocef.reo.simulate import make_traffic_world, stream_traffic
 
     tmp = None
     out = args.out

@@ -1,4 +1,4 @@
-"""Checks of a log's format shared by every engine (``ocef.logs_engine``) and the loaders
+"""Checks of a log's format shared by every engine (``ocef.backends``) and the loaders
 (``ocef.environments.logs``). Imports pandas only when a CSV header is read, so that the
 commands that count logs start fast."""
 from __future__ import annotations

@@ -17,7 +17,7 @@ others        kept as they are (``request``, ``user``, ``item``, ``R``, ...)
 ============  ==========================================================================
 
 The default and random traffic come either as two files or as one file with a ``source``
-column (:func:`split_by_source`). The project's simulator (``ocef.traffic``) writes the same
+column (:func:`split_by_source`). The project's simulator (``ocef.reo.simulate``) writes the same
 schema with columns ``request, day, user, item, R, Y, S, source``.
 
 Real data sets

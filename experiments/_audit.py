@@ -62,7 +62,7 @@ def partitions(env, quick: bool) -> tuple[str, ...]:
 
 
 def audit_problem(env, partition: str, *, train_fraction: float = 0.2, seed: int = 0):
-    from ocef.audit import AuditProblem
+    from ocef.envy.audit import AuditProblem
     from ocef.policies.builders import build_policy
 
     labels, names = env.groups(partition)
@@ -75,7 +75,7 @@ def sweep(out_dir: Path, name: str, env, parts, *, param: str, values, trials: i
           delta: float = 0.05, epsilon: float = 0.05) -> pd.DataFrame:
     """Audit every partition for every value of ``param`` ("alpha" or "delta"), ``trials``
     times; one resumable part per partition. One row per (value, trial, group)."""
-    from ocef.audit import run_audit
+    from ocef.envy.audit import run_audit
 
     config = {"name": name, "env": env.description, "param": param, "values": list(map(float, values)),
               "trials": trials, "seed": seed, "max_steps": max_steps, "train_fraction": train_fraction,

@@ -9,8 +9,8 @@ import pandas as pd
 from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
-from ocef import bounds
-from ocef.runner import run_bandits
+from ocef.envy import bounds
+from ocef.envy.runner import run_bandits
 
 COLORS = {1: "tab:blue", 2: "tab:orange", 3: "tab:green", 4: "tab:red"}
 

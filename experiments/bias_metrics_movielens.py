@@ -70,7 +70,7 @@ def system_rows(env, scores: np.ndarray, shown: np.ndarray, labels: np.ndarray, 
                 rng: np.random.Generator, n_resamples: int) -> pd.DataFrame:
     """The bias metrics (tidy, with intervals) of the recommendations ``shown`` (see
     :func:`recommendations`) and the envy of the policy on ``scores``, for one partition."""
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
     from ocef.metrics import recommender_bias
     from ocef.policies.builders import build_policy
 

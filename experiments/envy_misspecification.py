@@ -74,7 +74,7 @@ def make_environment(data_dir: Path | None, quick: bool):
 def envy_rows(env, scores: np.ndarray, labels: np.ndarray, *, beta: float = BETA,
               epsilon: float = EPSILON) -> list[dict]:
     """Individual and group envy measures of each policy of :data:`POLICIES` on ``scores``."""
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
     from ocef.policies.builders import build_policy
     from ocef.policies.utility import utility
 

@@ -20,7 +20,7 @@ ATTRIBUTE_SETS = (("gender",), ("gender", "age"), ("gender", "age", "occupation"
 
 
 def measure(fit, model: str) -> pd.DataFrame:
-    from ocef.fairrec.metrics import METRICS
+    from ocef.fairrec.unfairness import METRICS
     from ocef.fairrec.search import search
 
     rows = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ocef.fairrec.metrics import METRICS
+from ocef.fairrec.unfairness import METRICS
 
 #: numpy recommenders tested in every run (the deep ones join full runs when torch is installed).
 MODELS: tuple[str, ...] = ("logmf", "fm")

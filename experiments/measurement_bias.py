@@ -102,7 +102,7 @@ CLAIMS = [
 def measure(env, tau2: float, betas, seed: int, epsilon: float = EPSILON) -> pd.DataFrame:
     """Envy measures of App. B.2's softmax policies at history level ``tau2``, for each β."""
     from ocef.environments.measurement_bias import restricted_softmax
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
 
     labels, _ = env.groups()
     scores, test, lam = env.estimated_ratings(tau2, seed)

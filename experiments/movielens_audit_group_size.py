@@ -55,7 +55,7 @@ CLAIMS = [
 
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
-    from ocef.audit import run_audit
+    from ocef.envy.audit import run_audit
 
     env = _audit.environment(data_dir, quick)
     parts = ("group",) if "group" in env.partitions else (PARTITIONS[:2] if quick else PARTITIONS)

@@ -1,7 +1,7 @@
 """Pairwise regularization closes the inter-group gap (seed 003, Sec. 6.3, Fig. 1-3) on a
 synthetic world.
 
-World: :func:`ocef.traffic.make_traffic_world` with a 20% item subgroup (group 1). The training
+World: :func:`ocef.reo.simulate.make_traffic_world` with a 20% item subgroup (group 1). The training
 data D are 0/1 feedback on 30% of the (user, item) pairs, where a positive on a subgroup item is
 recorded only with probability 0.7 (under-reporting): the production MF trained on D is biased
 against the subgroup. Randomized pairs P (:func:`ocef.pairwise.simulate_pairs`, clicks from the
@@ -22,7 +22,7 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
 from ocef.pairwise import KINDS, fit_mf_pairwise, pairwise_accuracy, simulate_pairs
 from ocef.pairwise.datasets import score_pairs
-from ocef.traffic import make_traffic_world
+from ocef.reo.simulate import make_traffic_world
 
 NAME = "pairwise-regularization"
 DESCRIPTION = "Sec. 6.3: pairwise regularizer shrinks the held-out inter-group gap (synthetic, 20% subgroup)"

@@ -5,7 +5,7 @@ group -> weight "1.25x deboost" = {0: 1.25, 1: 1}, "2x deboost" = {0: 2, 1: 1} a
 "2x boost" = {0: 1, 1: 2}, group 1 being the group the control strategy advantages. Each day
 D_REO = ΔREO^treatment − ΔREO^control is estimated with its 95% interval by Algorithm 2
 (:func:`ocef.reo.ab_test`, ``method="delta"``). The arms are simulated as one A/B test with
-orthogonal random traffic (:func:`ocef.traffic.simulate_ab`): users are split between the four
+orthogonal random traffic (:func:`ocef.reo.simulate.simulate_ab`): users are split between the four
 arms and all arms share one random log (App. I.2). Expected picture (paper): the mild deboost
 reduces the penalty (D_REO < 0), the 2x deboost over-corrects and reverses the advantage
 (D_REO > 0), the 2x boost increases it (D_REO > 0). The simulator's exact D_REO is drawn too.
@@ -19,7 +19,7 @@ import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_ab
+from ocef.reo.simulate import make_traffic_world, simulate_ab
 from ocef.experiments.claims import Claim, consistent_rate
 
 NAME = "reo-ab-boost"
@@ -28,7 +28,7 @@ DESCRIPTION = "Fig. 9 (seed 000): D_REO with delta-method CIs for 1.25x deboost,
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.8], group_shares=[0.6, 0.4])
 STRATEGIES = {"1.25x deboost": {0: 1.25, 1: 1.0}, "2x deboost": {0: 2.0, 1: 1.0}, "2x boost": {0: 1.0, 1: 2.0}}
 
-DATASET = 'simulated A/B test (ocef.traffic: 1000 users x 300 items, 2 item groups, shared random traffic)'
+DATASET = 'simulated A/B test (ocef.reo.simulate: 1000 users x 300 items, 2 item groups, shared random traffic)'
 
 EXPECTED_SIGN = {"1.25x deboost": -1, "2x deboost": +1, "2x boost": +1}
 

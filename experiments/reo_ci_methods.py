@@ -5,7 +5,7 @@ method (Algorithm 1 with the full multinomial covariance, ``estimate_reo``'s def
 standard (normal) bootstrap and the bias-corrected accelerated (BCa) bootstrap, both with 100
 resamples — and the bootstrap estimate of the estimator's bias
 (mean of the bootstrap replicates minus the estimate) is reported relative to the estimate
-(Fig. 8: below 3% with no systematic sign). The days are simulated with :mod:`ocef.traffic`
+(Fig. 8: below 3% with no systematic sign). The days are simulated with :mod:`ocef.reo.simulate`
 (the daily drift of ``reo-monitoring``, a world with ΔREO ≈ 0.2); the bootstraps are
 :func:`ocef.reo.bootstrap_reo_ci`. Wall-clock times of each method are recorded.
 """
@@ -21,7 +21,7 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import N_DAYS, daily_traffic
 from ocef.experiments.reo_monitoring import daily_boosts
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim
 
 NAME = "reo-ci-methods"
@@ -32,7 +32,7 @@ N_RESAMPLES = 100
 # intervals are only meaningful away from 0, where the delta method applies (ocef.reo docs)
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 
-DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item groups)'
 
 def _consistent_widths(df: pd.DataFrame) -> tuple[bool, str]:
     w = df.assign(width=df["ci_high"] - df["ci_low"]).pivot(index="day", columns="method", values="width")

@@ -3,7 +3,7 @@
 Sec. 4.3: the daily ΔREO of a two-group attribute is estimated with its 95% delta-method
 interval (Algorithm 1 with the full multinomial covariance, the default of
 :func:`ocef.reo.estimate_reo`) and compared with the 11.1% threshold of the 80% rule
-(U_1 = 0.8 U_2 gives ΔREO = 1/9). The days are simulated with :mod:`ocef.traffic`: the
+(U_1 = 0.8 U_2 gives ΔREO = 1/9). The days are simulated with :mod:`ocef.reo.simulate`: the
 default strategy drifts a little from day to day (a small multiplicative score boost of group 1
 drawn around 1) and on one day an online strategy test boosts group 1 more, pushing the penalty up to the threshold —
 as on the paper's April 25th. The simulator's exact daily ΔREO is drawn for comparison.
@@ -20,7 +20,7 @@ import pandas as pd
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import N_DAYS, daily_traffic
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, consistent_rate
 
 NAME = "reo-monitoring"
@@ -29,7 +29,7 @@ DESCRIPTION = "Fig. 6 (seed 000): 14 simulated days of ΔREO with delta-method C
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.2], group_shares=[0.6, 0.4])
 TEST_DAY, TEST_BOOST = 8, 1.045        # the day of the "online strategy test"
 
-DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item groups)'
 
 def _below_except_test_day(df: pd.DataFrame) -> tuple[bool, str]:
     other = df[df["day"] != TEST_DAY]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef import reo
-from ocef.traffic import expected_relevance, make_traffic_world, simulate_traffic
+from ocef.reo.simulate import expected_relevance, make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, trend
 
 NAME = "reo-random-traffic-value"
@@ -27,7 +27,7 @@ DESCRIPTION = "Naive vs random-traffic ΔREO vs truth as p_act grows 0→0.1, an
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 P_ACT = [0.0, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1]
 
-DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item groups)'
 
 def _naive_biased(df: pd.DataFrame) -> tuple[bool, str]:
     d = df[df["rt_defined"] > 0]

@@ -5,7 +5,7 @@ uniformly (without replacement) from that day, ΔREO(n) is computed on them, and
 error |ΔREO(n) - ΔREO| / ΔREO (Fig. 4) and the variance of ΔREO(n) (Fig. 5) are reported;
 the paper repeats 20 times per n, we repeat 200 times (100 in quick mode) because a variance
 from 20 draws has a relative SD of 32%, too noisy to read a slope from; a least-squares fit of log variance on log n gives the scaling exponent
-(the paper finds it close to -1). The day is simulated with :mod:`ocef.traffic` (two item
+(the paper finds it close to -1). The day is simulated with :mod:`ocef.reo.simulate` (two item
 groups, the default model over-scores group 1); the simulator's exact ΔREO is reported too.
 
 The n sampled rows keep their source, so they split between D_rec and D_rand as the day does.
@@ -22,7 +22,7 @@ import pandas as pd
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import loglog_slope
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, fit_slope, trend
 
 NAME = "reo-sample-size"
@@ -31,7 +31,7 @@ DESCRIPTION = "Fig. 4-5 (seed 000): relative error and variance of ΔREO vs samp
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 DAY = dict(requests_per_day=13_000, n_show=10, p_act=0.15, log_rate=1.0)   # ≈ 130k + 20k rows
 
-DATASET = 'simulated traffic (ocef.traffic: 1000 users x 300 items, 2 item groups)'
+DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item groups)'
 
 CLAIMS = [
     Claim("REO Fig. 5", "The variance of ΔREO(n) scales as 1/n (log-log slope in [-1.15, -0.85])",

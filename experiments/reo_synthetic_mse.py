@@ -20,7 +20,7 @@ import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import loglog_slope, penalty_from_counts, truth_penalty
-from ocef.traffic import draw_log_counts
+from ocef.reo.simulate import draw_log_counts
 from ocef.experiments.claims import Claim, fit_slope
 
 NAME = "reo-synthetic-mse"

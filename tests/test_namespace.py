@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-PUBLIC_MODULES = ["ocef", "ocef.audit", "ocef.auditor", "ocef.bounds", "ocef.envy", "ocef.matching",
-                  "ocef.runner", "ocef.simulation", "ocef.traffic", "ocef.reo", "ocef.results",
+PUBLIC_MODULES = ["ocef", "ocef.envy.audit", "ocef.envy.auditor", "ocef.envy.bounds", "ocef.envy.exact", "ocef.envy.matching",
+                  "ocef.envy.runner", "ocef.envy.simulation", "ocef.reo.simulate", "ocef.reo", "ocef.results",
                   "ocef.validation", "ocef.files", "ocef.environments", "ocef.environments.movielens",
                   "ocef.environments.logs", "ocef.policies", "ocef.experiments.registry"]
 

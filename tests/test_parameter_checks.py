@@ -8,16 +8,16 @@ import pandas as pd
 import pytest
 
 from ocef import OCEF
-from ocef.audit import AuditProblem, run_audit
+from ocef.envy.audit import AuditProblem, run_audit
 from ocef.environments.bandits import BernoulliBandit, paper_instance
 from ocef.environments.synthetic import SyntheticEnvironment
-from ocef.envy import envy_report
-from ocef.matching import mixture_weights
+from ocef.envy.exact import envy_report
+from ocef.envy.matching import mixture_weights
 from ocef.policies import softmax_policy, topk_ranking_policy
-from ocef.runner import run_bandits
+from ocef.envy.runner import run_bandits
 from ocef.fairrec.search import GroupOracle, search
 from ocef.metrics.bias import recommender_bias
-from ocef.pairwise.metrics import pairwise_accuracy
+from ocef.pairwise.accuracy import pairwise_accuracy
 from ocef.reo import estimate_reo
 from ocef.validation import as_generator
 

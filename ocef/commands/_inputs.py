@@ -65,7 +65,7 @@ def check_audit_arguments(args: argparse.Namespace) -> None:
 
 def add_matching_argument(p: argparse.ArgumentParser) -> None:
     """The group matching (``ocef envy``, ``ocef audit``, ``ocef simulate-service``); the choices are
-    :data:`ocef.matching.MATCHINGS`, written out so that ``--help`` does not import the solver."""
+    :data:`ocef.envy.matching.MATCHINGS`, written out so that ``--help`` does not import the solver."""
     p.add_argument("--matching", choices=("transport", "average"), default="transport",
                    help="group matching: transported (Def. 4.2) or average group policies (default: transport)")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ocef.commands._inputs import (add_audit_arguments, add_input_arguments, add_matching_argument,
                                    check_audit_arguments, load_inputs)
-from ocef.engines import ENGINE_HELP, ENGINES
+from ocef.envy.engines import ENGINE_HELP, ENGINES
 
 
 def register(sub) -> None:
@@ -38,7 +38,7 @@ def register(sub) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ocef.validation import check_in_interval, check_positive_int
-    from ocef.audit import AuditProblem, run_audit
+    from ocef.envy.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json
 
     check_audit_arguments(args)

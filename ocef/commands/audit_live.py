@@ -42,8 +42,8 @@ def _run(args: argparse.Namespace) -> int:
     import sys
 
     from ocef.commands._common import print_json
-    from ocef.live import audit_live
-    from ocef.service import ServiceClient, ServiceError
+    from ocef.envy.live import audit_live
+    from ocef.envy.service import ServiceClient, ServiceError
     from ocef.validation import check_in_interval, check_positive_int
 
     check_audit_arguments(args)

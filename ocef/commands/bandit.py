@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ocef.commands._common import parse_float_list, print_json
-from ocef.engines import ENGINE_HELP, ENGINES
+from ocef.envy.engines import ENGINE_HELP, ENGINES
 
 
 def register(sub) -> None:
@@ -37,8 +37,8 @@ def _run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ocef.environments.bandits import BernoulliBandit, paper_instance
-    from ocef import bounds
-    from ocef.runner import run_bandits
+    from ocef.envy import bounds
+    from ocef.envy.runner import run_bandits
 
     means = paper_instance(args.instance, args.n_arms) if args.instance else np.array(parse_float_list(args.means, "--means"))
     BernoulliBandit(means, args.group_size)            # validates the means and group size

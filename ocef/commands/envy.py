@@ -37,7 +37,7 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     from ocef.validation import check_in_interval
     from ocef.commands._common import print_json
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
 
     epsilon = check_in_interval("--epsilon", args.epsilon, 0.0, 1.0, low_open=False)
     rho, probs, labels, names, context_probs, description = load_inputs(args)

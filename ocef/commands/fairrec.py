@@ -82,7 +82,7 @@ def register(sub) -> None:
 
 
 def _oracle(args: argparse.Namespace, attributes: list[str]):
-    from ocef.fairrec.metrics import METRICS
+    from ocef.fairrec.unfairness import METRICS
     from ocef.fairrec.search import GroupOracle
 
     if args.user_metrics is not None:

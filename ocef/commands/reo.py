@@ -115,7 +115,7 @@ def _engine(args):
     if args.spark_master != "local[*]" and args.engine != "spark":
         raise ValueError(f"--spark-master {args.spark_master} needs --engine spark")
     if args.engine == "spark":
-        from ocef.logs_engine import spark_session
+        from ocef.backends import spark_session
 
         return "spark", spark_session(args.spark_master)
     return args.engine, None
@@ -156,7 +156,7 @@ def _run_reo(args: argparse.Namespace) -> int:
     engine, spark = _engine(args)
     if args.dataset is None and engine in ("auto", "duckdb"):
         # count the files with DuckDB in the background while the estimator (numpy) is imported
-        from ocef.logs_engine import start_counts
+        from ocef.backends import start_counts
 
         keys = [args.by, group] if args.by is not None else [group]
         finish = start_counts({"default": default, "random": random}, by=keys, label=label, engine="duckdb")

@@ -28,12 +28,12 @@ def register(sub) -> None:
 
 
 def build_service(args: argparse.Namespace):
-    """The :class:`ocef.service.SimulatedService` described by the parsed options."""
-    from ocef.audit import AuditProblem
+    """The :class:`ocef.envy.service.SimulatedService` described by the parsed options."""
+    from ocef.envy.audit import AuditProblem
     from ocef.commands._inputs import (DEFAULT_PARTITION, check_one_source, environment_partition, load_environment,
                                        load_inputs)
     from ocef.policies.base import as_probabilities
-    from ocef.service import SimulatedService
+    from ocef.envy.service import SimulatedService
 
     check_one_source(args)
     if args.dataset is not None:
@@ -63,7 +63,7 @@ def build_service(args: argparse.Namespace):
 def _run(args: argparse.Namespace) -> int:
     import sys
 
-    from ocef.service import make_server
+    from ocef.envy.service import make_server
     from ocef.validation import check_positive_int
 
     if not 0 <= args.port <= 65535:

@@ -6,6 +6,6 @@ METHODS: tuple[str, ...] = ("dpso", "exhaustive", "testsgd", "vanilla")
 #: What ``epsilon`` is a share of in :func:`ocef.fairrec.search.search` (``epsilon_base``): every cell of
 #: the attribute grid, or the valid groups.
 EPSILON_BASES: tuple[str, ...] = ("cells", "groups")
-#: How a group's AUC is computed (:func:`ocef.fairrec.metrics.group_values`): over the group's pooled
+#: How a group's AUC is computed (:func:`ocef.fairrec.unfairness.group_values`): over the group's pooled
 #: candidate rows, or the mean of its users' AUCs.
 AUC_MODES: tuple[str, ...] = ("pooled", "mean")

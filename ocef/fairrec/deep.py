@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ocef.fairrec.models import check_training, fitted_params
+from ocef.fairrec.training import check_training, fitted_params
 from ocef.validation import as_generator
 
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
@@ -124,7 +124,7 @@ class DeepCTR:
 
     def fit(self, split, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
-        seed; :func:`ocef.fairrec.models.fitted_params`)."""
+        seed; :func:`ocef.fairrec.training.fitted_params`)."""
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
         self._setup(split)

@@ -13,35 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ocef.environments.cache import array_fingerprint, cached_arrays
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.fairrec.training import check_training, fitted_params
+from ocef.validation import as_generator
 
 __all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model"]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[str, np.ndarray]:
-    """``train()``'s parameters, cached on disk (when ``cache`` and ``rng`` is an int seed) under
-    ``key`` (the hyper-parameters), a fingerprint of ``split``'s training data and the seed. ``rng``
-    None or a Generator trains afresh: its draws differ from call to call, a cached fit would not."""
-    if not (cache and isinstance(rng, (int, np.integer))):
-        return train()
-    t = split.train
-    data = array_fingerprint(t["user"].to_numpy(), t["item"].to_numpy(), t["label"].to_numpy(),
-                             np.asarray(split.users.to_numpy()), np.asarray(split.genres))
-    return dict(cached_arrays(f"fairrec-{kind}", {"model": kind, **key, "data": data, "seed": rng}, train))
-
-
-def check_training(model, size: str) -> None:
-    """The training hyper-parameters every model shares (``size``: its width attribute, e.g. ``n_factors``)."""
-    check_positive_int(size, getattr(model, size))
-    check_positive_int("epochs", model.epochs)
-    check_positive_int("batch_size", model.batch_size)
-    check_in_interval("lr", model.lr, 0.0, 1.0)
-    check_in_interval("reg", model.reg, 0.0, np.inf, low_open=False)
 
 
 class _Adam:

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.metrics import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
+from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int

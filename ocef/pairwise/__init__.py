@@ -2,19 +2,19 @@
 
 * :mod:`ocef.pairwise.counts` — the pairs table (``query, j, jp, s_j, s_jp, z, score_j,
   score_jp``), its checks and its reduction to counts (pandas or DuckDB);
-* :mod:`ocef.pairwise.metrics` — overall / intra / inter pairwise accuracies with clustered
+* :mod:`ocef.pairwise.accuracy` — overall / intra / inter pairwise accuracies with clustered
   bootstrap intervals, the per-kind summary (ratio, gap), eq. (7), exposure (Sec. 6.4), rank
   positions (eq. 8);
 * :mod:`ocef.pairwise.regularizer` — |Corr(A, B)| of eq. (10)-(12) with its exact gradient and
   a numpy matrix-factorisation trainer minimising squared error + λ·|Corr|;
-* :mod:`ocef.pairwise.simulate` — randomized pairs served on a :class:`ocef.traffic.TrafficWorld`
+* :mod:`ocef.pairwise.simulate` — randomized pairs served on a :class:`ocef.reo.simulate.TrafficWorld`
   with their exact pairwise accuracies;
 * :mod:`ocef.pairwise.lemmas` — the calibrated / equal-MSE models of Lemmas 1-2 (Sec. 4.2);
 * :mod:`ocef.pairwise.datasets` — scored pairs of Coat and the Open Bandit Dataset.
 """
 from ocef.pairwise.counts import (KINDS, PAIR_COLUMNS, SCORE_COLUMNS, PairCounts, attach_scores, check_pairs,
                                   counts_from_arrays, group_mapping, pair_counts, read_table)
-from ocef.pairwise.metrics import (PairwiseAccuracy, bootstrap_counts, bootstrap_counts_literal, cell_statistics,
+from ocef.pairwise.accuracy import (PairwiseAccuracy, bootstrap_counts, bootstrap_counts_literal, cell_statistics,
                                    decompose_accuracy, exposure_table, pairwise_accuracy, position_decomposition,
                                    rank_positions, summary_statistics)
 from ocef.pairwise.regularizer import (MFModel, RegularizerValue, fit_mf_pairwise, mf_loss_and_gradient,

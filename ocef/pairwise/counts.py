@@ -5,7 +5,7 @@ A *pairs table* has one row per randomized comparison (:data:`PAIR_COLUMNS`): ``
 in the data), ``z`` (engagement bucket of the click; one level when absent) and the model's
 ``score_j``, ``score_jp`` = g(f_θ(q, v)) of each item (or a separate scores table).
 
-Every metric of :mod:`ocef.pairwise.metrics` is a function of the counts
+Every metric of :mod:`ocef.pairwise.accuracy` is a function of the counts
 
     N[s, t, z, o] = #pairs with clicked group s, kind t (0 = intra s_j = s_jp, 1 = inter),
                     engagement level z and outcome o (0: score_j < score_jp, 1: tie, 2: win)
@@ -368,12 +368,12 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
     """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
     per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
 
-    Runs on a cursor of the process's one in-memory database (:func:`ocef.logs_engine.duckdb_cursor`,
+    Runs on a cursor of the process's one in-memory database (:func:`ocef.backends.duckdb_cursor`,
     as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
     released when it closes, so calls and threads never see each other's ``pairs_df``."""
     import duckdb
 
-    from ocef.logs_engine import duckdb_cursor
+    from ocef.backends import duckdb_cursor
 
     con = duckdb_cursor()
     try:

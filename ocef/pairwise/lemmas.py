@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ocef.pairwise.counts import KINDS
-from ocef.pairwise.metrics import cell_statistics, summary_statistics
+from ocef.pairwise.accuracy import cell_statistics, summary_statistics
 from ocef.validation import check_in_interval
 
 __all__ = ["lemma_case", "lemma_mass", "calibration_errors"]

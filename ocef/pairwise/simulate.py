@@ -1,5 +1,5 @@
 """Randomized pairs served on the traffic simulator's world, with their exact accuracies
-(seed 003, Sec. 3.4, on :class:`ocef.traffic.TrafficWorld`).
+(seed 003, Sec. 3.4, on :class:`ocef.reo.simulate.TrafficWorld`).
 
 Per request, the user is drawn with ``world.user_weights``; with probability ``p_pair`` the
 request is in the experimental slice: two distinct items are drawn uniformly from the relevant set
@@ -15,7 +15,7 @@ Ground truth: a recorded pair (u, j, j′, z) has probability proportional to
 ``w_u · ½[θ2 ρ_uj (1 − θ3 ρ_uj′) + θ3 ρ_uj (1 − θ2 ρ_uj′)] · P(z | u, j)`` over ordered pairs of
 R_u (|R_u| is the same for every user, so the uniform pair draw is a common factor). The exact
 "expected counts" N[s, t, z, o] (probability mass of each group / kind / level / outcome) go
-through the same :func:`ocef.pairwise.metrics.cell_statistics` as the estimates.
+through the same :func:`ocef.pairwise.accuracy.cell_statistics` as the estimates.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from ocef.pairwise.counts import KINDS, grid_frame
-from ocef.pairwise.metrics import _exposure_statistics, cell_statistics, summary_statistics
+from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records
-from ocef.traffic import TrafficWorld
+from ocef.reo.simulate import TrafficWorld
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
@@ -89,7 +89,7 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
 
 def _check(world, model_scores, position_bias, n_levels):
     if not isinstance(world, TrafficWorld):
-        raise TypeError(f"world must be an ocef.traffic.TrafficWorld, got {type(world).__name__}")
+        raise TypeError(f"world must be an ocef.reo.simulate.TrafficWorld, got {type(world).__name__}")
     groups = np.unique(world.item_groups)
     if groups.tolist() != [0, 1]:
         raise ValueError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")

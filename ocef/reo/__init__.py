@@ -69,8 +69,8 @@ Pure array functions (any leading batch shape ``(..., K)``, vectorized over repl
 Logs, counts first (columns ``request, day, user, item, R, Y, S, source``; only the label and
 group columns, and ``day`` for per-day estimates, are read). Every log argument may be a pandas
 DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a DuckDB relation,
-an :class:`ocef.logs_engine.Sql` query or a Spark DataFrame; ``engine="auto"|"duckdb"|"pandas"|
-"spark"`` chooses where the per-group counts are computed (:mod:`ocef.logs_engine`).
+an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``engine="auto"|"duckdb"|"pandas"|
+"spark"`` chooses where the per-group counts are computed (:mod:`ocef.backends`).
 
 * ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, engine) -> ReoCounts``
   (tidy ``table``; ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
@@ -122,7 +122,10 @@ _HOME = {
                    "label_indicator", "naive_reo", "normal_quantile", "positive_counts",
                    "relative_group_utilities", "reo_from_counts", "reo_jacobians", "reo_penalty",
                    "reo_point_estimates", "rtpr_utilities", "utility_covariance_diagonal"),
-    "metrics": ("RspResult", "UserPrecision", "ranking_statistical_parity", "user_precision_utility"),
+    "parity": ("RspResult", "UserPrecision", "ranking_statistical_parity", "user_precision_utility"),
+    "simulate": ("TrafficWorld", "TrafficTruth", "TrafficLogs", "AbTrafficLogs", "StreamedTraffic", "as_world",
+                 "make_traffic_world", "default_recommendations", "ground_truth", "expected_relevance",
+                 "simulate_traffic", "simulate_ab", "stream_traffic", "draw_log_counts"),
     "planning": ("SamplePlan", "TheoremSampleSize", "delta_method_sample_size", "eighty_percent_rule_threshold",
                  "expected_random_rows", "p_act_for", "theorem_sample_size"),
 }
@@ -139,6 +142,9 @@ __all__ = [
     "AbResult", "ab_test", "shared_random_ab_variance", "ranking_statistical_parity", "user_precision_utility",
     "eighty_percent_rule_threshold", "delta_method_sample_size", "theorem_sample_size",
     "expected_random_rows", "p_act_for",
+    "TrafficWorld", "TrafficTruth", "TrafficLogs", "AbTrafficLogs", "StreamedTraffic", "as_world",
+    "make_traffic_world", "default_recommendations", "ground_truth", "expected_relevance",
+    "simulate_traffic", "simulate_ab", "stream_traffic", "draw_log_counts",
 ]
 
 

@@ -1,5 +1,5 @@
 """Counts first: REO's sufficient statistics (per-group positive counts and log sizes) of several
-logs, computed where the logs live (:mod:`ocef.logs_engine`: DuckDB, pandas or Spark).
+logs, computed where the logs live (:mod:`ocef.backends`: DuckDB, pandas or Spark).
 
 Every REO quantity -- ``P_k``, ``Q_k`` (eq. 5), Algorithm 1, the bootstrap (App. G.2) and the
 A/B methods (Alg. 2-4) -- depends on a log only through ``#{Y=1, S=s_k}`` and its number of
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from ocef.logs_engine import count_keys
-from ocef.reo.estimators import resolve_groups
+from ocef.backends import count_keys
+from ocef.reo.groups import resolve_groups
 from ocef.results import Result
 
 if TYPE_CHECKING:
@@ -86,8 +86,8 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
                groups: Sequence | None = None, by: str | None = None, engine: str = "auto",
                spark=None) -> ReoCounts:
     """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
-    :class:`~ocef.logs_engine.Sql` query, or a Spark DataFrame), optionally per value of ``by``
-    (e.g. ``"day"``), with one engine (:func:`ocef.logs_engine.group_counts`).
+    :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
+    (e.g. ``"day"``), with one engine (:func:`ocef.backends.group_counts`).
 
     ``groups``: the groups and their order (default: the sorted values found in the logs; at
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").

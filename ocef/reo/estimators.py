@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from ocef.logs_engine import _missing, frame_label_indicator, is_missing, label_columns
+from ocef.backends import _missing, frame_label_indicator, is_missing, label_columns
+from ocef.reo.groups import _plain_key, resolve_groups
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 
@@ -246,33 +247,6 @@ def _resolve_groups(logs: Sequence[pd.DataFrame], group: str, groups) -> list:
     return resolve_groups([pd.unique(log[group]) for log in logs], group, groups)
 
 
-def resolve_groups(found_values: Sequence, group: str, groups) -> list:
-    """The groups of an estimate: ``groups`` checked against the values found in the logs
-    (``found_values``: one array of distinct values per log), or the sorted values found."""
-    if groups is not None:
-        groups = list(groups)
-        if len(groups) < 2 or len(set(groups)) != len(groups):
-            raise ValueError(f"groups must list at least 2 distinct values, got {groups!r}")
-        for values in found_values:
-            unknown = set(values) - set(groups)
-            if unknown:
-                raise ValueError(f"group column {group!r} has values {sorted(map(str, unknown))} "
-                                 f"not in groups={groups!r}")
-        return groups
-    values = {_plain_key(v) for found in found_values for v in found}
-    if any(is_missing(v) for v in values):
-        raise ValueError(f"group column {group!r} has missing values")
-    found = sorted(values, key=lambda v: (str(type(v)), v))
-    if len(found) < 2:
-        raise ValueError(f"REO needs at least 2 groups in column {group!r}, found {found!r}")
-    return found
-
-
-def _plain_key(v):
-    """A group value as a plain Python scalar (numpy scalars compare and sort like their items)."""
-    return v.item() if isinstance(v, np.generic) else v
-
-
 class PositiveCounts(NamedTuple):
     """``positives[k] = #{Y=1, S=s_k}`` and ``n = |log|``: the numerators and denominator of eq. (5)."""
 
@@ -449,7 +423,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
 
     The logs are reduced to per-group counts first (:func:`ocef.reo.reo_counts`): each is a
     pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a
-    DuckDB relation or :class:`ocef.logs_engine.Sql` query, or a Spark DataFrame; ``engine`` =
+    DuckDB relation or :class:`ocef.backends.Sql` query, or a Spark DataFrame; ``engine`` =
     ``"auto"`` (DuckDB for files, pandas for frames), ``"duckdb"``, ``"pandas"`` or ``"spark"``.
 
     ``interval``: ``"delta-full"`` (default; the delta method with the full multinomial

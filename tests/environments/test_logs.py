@@ -30,7 +30,7 @@ def test_read_log_errors(tmp_path):
     small_log("default").to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"missing column\(s\) \['click'\]"):
         logs.read_log(path, columns=["click", "S"])
-    # the same header checks as the log engines (ocef.logs_engine.check_csv_header)
+    # the same header checks as the log engines (ocef.backends.check_csv_header)
     (tmp_path / "dup.csv").write_text("Y,S,Y\n1,a,0\n")
     with pytest.raises(ValueError, match=r"duplicate column name\(s\) \['Y'\]"):
         logs.read_log(tmp_path / "dup.csv")

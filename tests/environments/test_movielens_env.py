@@ -86,7 +86,7 @@ def test_missing_data_raises_clear_error(tmp_path):
 @pytest.mark.data
 def test_full_ml100k_pipeline():
     """ML-100K -> completion -> simulated recommender -> policies -> exact envy."""
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
     from ocef.policies.builders import build_policy
 
     env = MovieLensEnvironment(require_data("ml-100k"), n_items=200)

@@ -48,7 +48,7 @@ def test_bounds_once_per_configuration_equal_the_per_run_bounds():
     # numbers of the per-run formula, in the original row order.
     import numpy as np
 
-    from ocef import bounds
+    from ocef.envy import bounds
     from ocef.environments.bandits import paper_instance
     from ocef.experiments._bandit import _with_bounds
 

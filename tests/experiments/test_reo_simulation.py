@@ -8,7 +8,7 @@ from ocef.experiments.reo_monitoring import TEST_BOOST, TEST_DAY, daily_boosts
 from ocef.experiments.reo_sample_size import day_category_counts, subsample_penalty
 from ocef.experiments.reo_synthetic_mse import LEVELS, level_probabilities
 from ocef import reo
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic
 
 NAMES = ["reo-synthetic-mse", "reo-sample-size", "reo-monitoring", "reo-ci-methods", "reo-ab-boost",
          "reo-random-traffic-value"]

@@ -155,9 +155,9 @@ def test_code_hash_follows_imports(tmp_path, monkeypatch):
     from ocef.experiments._io import _imported_ocef_modules, _module_file
 
     deps = _imported_ocef_modules(_module_file("ocef.experiments._bandit"), "ocef.experiments._bandit")
-    assert {"ocef.runner", "ocef.bounds", "ocef.experiments._io", "ocef.environments.bandits"} <= deps
+    assert {"ocef.envy.runner", "ocef.envy.bounds", "ocef.experiments._io", "ocef.environments.bandits"} <= deps
     deps = _imported_ocef_modules(_module_file("ocef.experiments._audit"), "ocef.experiments._audit")
-    assert "ocef.audit" in deps                      # imported inside a function
+    assert "ocef.envy.audit" in deps                      # imported inside a function
 
 
 def test_interrupt_prints_one_line_and_exits_130(toy, tmp_path, capsys, monkeypatch):

@@ -8,7 +8,7 @@ from ocef.cli import main
 
 def _write_instance(tmp_path, groups=None):
     """Known envy: 4 groups of 6; groups 0-2 see their favourite item, group 3 envies group 1."""
-    from tests.ocef.test_live import known_envy_arrays
+    from tests.ocef.envy.test_live import known_envy_arrays
 
     rho, probs, labels = known_envy_arrays(5, groups)
     np.save(tmp_path / "rho.npy", rho)

@@ -165,7 +165,7 @@ def test_missing_movielens_files_are_named(run_cli, tmp_path):
 @pytest.mark.slow
 def test_movielens_100k_dataset(run_cli):
     from ocef.environments.movielens_env import MovieLensEnvironment
-    from ocef.envy import envy_report
+    from ocef.envy.exact import envy_report
     from ocef.policies import argmax_policy
     from tests.conftest import require_data
 

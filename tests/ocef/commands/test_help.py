@@ -34,10 +34,10 @@ def test_one_line_help_of_ocef_help_is_the_commands_own():
 @pytest.mark.parametrize("name", ["envy", "audit", "simulate-service"])
 def test_matching_choices_are_the_library_matchings(name):
     # --matching is written out in ocef.commands._inputs (no solver import at --help): it must offer
-    # exactly ocef.matching.MATCHINGS, default transport, in every command that has it.
+    # exactly ocef.envy.matching.MATCHINGS, default transport, in every command that has it.
     import argparse
 
-    from ocef.matching import MATCHINGS
+    from ocef.envy.matching import MATCHINGS
 
     parser = ocef.cli.build_parser([name])
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

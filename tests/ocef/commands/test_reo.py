@@ -217,7 +217,7 @@ def test_cli_engines_agree_and_record_the_method(tmp_path, capsys):
 
 
 def test_cli_by_day_and_fail_above(tmp_path, capsys):
-    from ocef.traffic import make_traffic_world, stream_traffic
+    from ocef.reo.simulate import make_traffic_world, stream_traffic
 
     world = make_traffic_world(300, 80, 2, score_bias=[1.0, 0.0], rng=0)
     logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, n_show=5, p_act=0.5, rng=1)
@@ -276,7 +276,8 @@ def test_cli_choices_are_the_librarys():
     # numpy's import): they must stay the library's
     import argparse
 
-    from ocef import logs_engine, reo
+    from ocef import reo
+    from ocef import backends as logs_engine
     from ocef.commands import reo as command
 
     sub = argparse.ArgumentParser().add_subparsers()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from ocef.fairrec.metrics import pooled_auc
+from ocef.fairrec.unfairness import pooled_auc
 from ocef.fairrec.models import make_model
 from tests.ocef.fairrec.taste import taste_split
 

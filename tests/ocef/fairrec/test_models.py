@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ocef.fairrec.metrics import pooled_auc
+from ocef.fairrec.unfairness import pooled_auc
 from ocef.fairrec.models import FactorizationMachine, LogisticMF, make_model
 from tests.ocef.fairrec.taste import taste_split
 
@@ -47,7 +47,7 @@ def test_no_cache_without_an_int_seed(split, tmp_path, monkeypatch):
     assert not list(tmp_path.glob("fairrec-logmf-*.npz"))
 
 
-def test_bad_inputs(split):     # pooled_auc's values (ties, one class): tests/ocef/fairrec/test_metrics.py
+def test_bad_inputs(split):     # pooled_auc's values (ties, one class): tests/ocef/fairrec/test_unfairness.py
     with pytest.raises(ValueError, match="model must be one of"):
         make_model("xgb")
     with pytest.raises(ValueError, match="not fitted"):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ocef.environments.fairrec_split import fairrec_split
-from ocef.fairrec.metrics import group_values, unfairness, user_metrics
+from ocef.fairrec.unfairness import group_values, unfairness, user_metrics
 from ocef.fairrec.search import GroupOracle, search
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ocef.pairwise import fit_mf_pairwise, pairwise_accuracy, pairwise_regularizer, simulate_pairs
-from ocef.traffic import make_traffic_world
+from ocef.reo.simulate import make_traffic_world
 from tests import test_parameter_checks as shared
 
 PAIRS = pd.DataFrame({"query": [0, 1, 2], "j": [1, 2, 3], "jp": [4, 5, 6], "s_j": [0, 1, 0], "s_jp": [1, 0, 0],

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from ocef.pairwise import pairwise_accuracy, pairs_truth, simulate_pairs
-from ocef.traffic import make_traffic_world
+from ocef.reo.simulate import make_traffic_world
 
 
 def world():

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ocef import reo
-from ocef.traffic import draw_log_counts
+from ocef.reo.simulate import draw_log_counts
 
 Z95 = 1.959963984540054
 REPS = 4000

@@ -7,7 +7,7 @@ import pytest
 
 from ocef import reo
 from ocef.environments import logs
-from ocef.traffic import make_traffic_world, simulate_traffic, stream_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic, stream_traffic
 from tests.conftest import require_data
 
 

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from ocef import reo
-from ocef.traffic import draw_log_counts, ground_truth, make_traffic_world, simulate_traffic
+from ocef.reo.simulate import draw_log_counts, ground_truth, make_traffic_world, simulate_traffic
 
 GROUPS = [0, 1, 2]
 
@@ -206,7 +206,7 @@ def test_aa_rejection_rates_end_to_end(world):
     One item per request and request-level arm assignment make the logged rows i.i.d., as the
     tests assume (with user-level assignment the arms' user samples differ for the whole test).
     """
-    from ocef.traffic import simulate_ab
+    from ocef.reo.simulate import simulate_ab
 
     n_days, n_req, p_act = 300, 4000, 0.5
     ab = simulate_ab(world, {"A": None, "B": None}, n_days=n_days, requests_per_day=n_req, n_show=1,

@@ -9,7 +9,7 @@ import pytest
 
 from ocef import reo
 from ocef.environments import logs
-from ocef.traffic import make_traffic_world, simulate_traffic
+from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.slow
@@ -22,7 +22,7 @@ def spark():
 
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         pytest.skip("Spark needs Java 17: no java on PATH and JAVA_HOME is not set")
-    from ocef.logs_engine import spark_session
+    from ocef.backends import spark_session
 
     session = spark_session("local[2]")
     session.sparkContext.setLogLevel("ERROR")

@@ -1,9 +1,9 @@
 """Compiled OCEF runs (numba): each run simulated to its verdict with its state in cache.
 
-Same semantics as :func:`ocef.runner.run_batch` — Algorithm 1 with the bounds of
-:mod:`ocef.bounds` (its formulas are compiled as they are, not rewritten), the active set
+Same semantics as :func:`ocef.envy.runner.run_batch` — Algorithm 1 with the bounds of
+:mod:`ocef.envy.bounds` (its formulas are compiled as they are, not rewritten), the active set
 as a swap-remove list and the cached extremes of S — with rewards drawn from finite
-distributions (:class:`ocef.runner.DiscreteRewards`). Each run has its own seed for
+distributions (:class:`ocef.envy.runner.DiscreteRewards`). Each run has its own seed for
 numba's Mersenne Twister (numpy's legacy MT19937 stream): per step it draws one uniform
 for ℓ_t, then one for the reward, so a run's result does not depend on the other runs of
 the batch, and runs are spread over the cores with ``prange``.
@@ -15,8 +15,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ocef import bounds, simulation
-from ocef.auditor import Verdict
+from ocef.envy import bounds
+from ocef.envy import simulation
+from ocef.envy.auditor import Verdict
 
 # Verdict codes are the Verdict enum's (frozen as compile-time constants).
 _ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
@@ -30,7 +31,7 @@ class Runs(NamedTuple):
     delta: np.ndarray
     alpha: np.ndarray
     epsilon: np.ndarray
-    scale: np.ndarray         # constants of β (ocef.bounds.beta_constants)
+    scale: np.ndarray         # constants of β (ocef.envy.bounds.beta_constants)
     factor: np.ndarray
     sigma_g: np.ndarray       # σ/√|g|
     blocks: np.ndarray        # reward distribution of each (run, arm): a block of the RewardTable
@@ -41,7 +42,7 @@ class Runs(NamedTuple):
 
 
 class RewardTable(NamedTuple):
-    """Finite reward distributions (see :class:`ocef.runner.DiscreteRewards`)."""
+    """Finite reward distributions (see :class:`ocef.envy.runner.DiscreteRewards`)."""
 
     flat: np.ndarray
     starts: np.ndarray

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ocef.environments.bandits import BernoulliBandit
 from ocef.validation import as_generator, check_positive_int
-from ocef.auditor import OCEF, Verdict
+from ocef.envy.auditor import OCEF, Verdict
 from ocef.results import Result
 
 #: Slack for floating-point round-off when checking constraint (7).

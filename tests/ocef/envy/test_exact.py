@@ -1,10 +1,10 @@
-"""Tests of ocef.envy: exact envy on seed 001's tables and propositions (Sec. 3-4, 6, App. A)."""
+"""Tests of ocef.envy.exact: exact envy on seed 001's tables and propositions (Sec. 3-4, 6, App. A)."""
 import numpy as np
 import pytest
 
-from ocef.envy import (envy_report, envy_summary, group_envy, group_utilities, individual_envy,
+from ocef.envy.exact import (envy_report, envy_summary, group_envy, group_utilities, individual_envy,
                        own_group_utilities, transported_user_utilities, utility_matrix)
-from ocef.matching import mixture_weights
+from ocef.envy.matching import mixture_weights
 from ocef.policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy, utility,
                       softmax_policy, topk_ranking_policy)
 

@@ -11,7 +11,7 @@ bound to 127.0.0.1 only) answers with JSON:
   PULL-ARM of Algorithm 2 (App. F) for each (group, arm) — every user of the group is shown
   the recommendation of their own policy (arm 0) or of a user of the arm's group matched by
   transport (Def. 4.2), and the group-average reward is drawn from the ground truth. Draws
-  are keyed by (seed, group, step) (:func:`ocef.live.pull_generator`): a retried request
+  are keyed by (seed, group, step) (:func:`ocef.envy.live.pull_generator`): a retried request
   gets the same answer.
 * ``GET /recommend?user=U&k=K`` — the user's K most probable items under the policy.
 * ``POST /feedback`` ``{"user": U, "items": [...], "key": int (optional)}`` — the reward
@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-from ocef.live import audit_root, keyed_pull
+from ocef.envy.live import audit_root, keyed_pull
 from ocef.validation import check_positive_int
 
 LOOPBACK = "127.0.0.1"
@@ -51,7 +51,7 @@ _FEEDBACK_KEY = 0xFEED
 class SimulatedService:
     """The state of ``ocef simulate-service``: an environment, a policy and a seed.
 
-    ``problem_for(partition)`` returns the :class:`ocef.audit.AuditProblem` of a partition
+    ``problem_for(partition)`` returns the :class:`ocef.envy.audit.AuditProblem` of a partition
     (built once, on first use). ``rng`` is an int seed (None: drawn from OS entropy); it is
     published by ``/info`` so that a client can reproduce the audit, and keys every draw.
     """
@@ -298,7 +298,7 @@ def _query(partition) -> str:
 
 
 class RemotePull:
-    """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.live.audit_live`."""
+    """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.envy.live.audit_live`."""
 
     def __init__(self, client: ServiceClient, partition=None):
         self.client, self.partition = client, partition

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ocef import OCEF, Verdict
-from ocef.auditor import AuditorState
+from ocef.envy.auditor import AuditorState
 from ocef.environments.bandits import paper_instance
 
 

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ocef.audit import run_audit
-from ocef.live import ask_tell_audit, audit_live
-from ocef.service import ServiceClient, ServiceError, SimulatedService, make_server
-from tests.ocef.test_live import COLUMNS, PARAMS, small_problem
+from ocef.envy.audit import run_audit
+from ocef.envy.live import ask_tell_audit, audit_live
+from ocef.envy.service import ServiceClient, ServiceError, SimulatedService, make_server
+from tests.ocef.envy.test_live import COLUMNS, PARAMS, small_problem
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
-"""Tests of ocef.groups: partitions of the users (Sec. 4)."""
+"""Tests of ocef.envy.groups: partitions of the users (Sec. 4)."""
 import numpy as np
 import pytest
 
-from ocef.groups import check_partition, group_members
+from ocef.envy.groups import check_partition, group_members
 
 
 def test_labels_roundtrip():
@@ -33,7 +33,7 @@ def test_bad_partitions(groups, n, match):
 
 
 def test_string_and_bool_labels_are_group_names():
-    from ocef.groups import check_partition
+    from ocef.envy.groups import check_partition
 
     np.testing.assert_array_equal(check_partition(np.array(["b", "a", "b", "c"]), 4), [1, 0, 1, 2])
     np.testing.assert_array_equal(check_partition(np.array([True, False, True]), 3), [1, 0, 1])
@@ -56,10 +56,10 @@ def test_rng_accepts_a_list_of_seeds():
 
 
 def test_group_names_one_check_for_envy_audit_and_live():
-    from ocef.audit import AuditProblem
-    from ocef.envy import envy_report
-    from ocef.groups import check_group_names
-    from ocef.live import audit_live
+    from ocef.envy.audit import AuditProblem
+    from ocef.envy.exact import envy_report
+    from ocef.envy.groups import check_group_names
+    from ocef.envy.live import audit_live
 
     assert check_group_names(None, 3) == ["0", "1", "2"]
     assert check_group_names(["a", 2, "c"], 3) == ["a", "2", "c"]

@@ -1,12 +1,12 @@
-"""Checkpointed live audits (ocef.live): exact resume, keyed randomness, equality with run_audit."""
+"""Checkpointed live audits (ocef.envy.live): exact resume, keyed randomness, equality with run_audit."""
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ocef.audit import AuditProblem, run_audit
-from ocef.live import LiveAuditResult, ask_tell_audit, audit_live, audit_root, keyed_pull
+from ocef.envy.audit import AuditProblem, run_audit
+from ocef.envy.live import LiveAuditResult, ask_tell_audit, audit_live, audit_root, keyed_pull
 
 COLUMNS = ["group", "name", "size", "verdict", "duration", "cost", "constraint_held", "true_envy"]
 

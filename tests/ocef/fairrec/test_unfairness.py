@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ocef.fairrec.metrics import group_values, pooled_auc, unfairness, user_metrics
+from ocef.fairrec.unfairness import group_values, pooled_auc, unfairness, user_metrics
 
 L3 = 1 / math.log2(3)   # discount of position 2
 

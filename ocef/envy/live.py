@@ -2,7 +2,7 @@
 
 :func:`audit_live` drives G ask/tell :class:`ocef.OCEF` auditors — one per group, K = G − 1
 arms, confidence δ/G — in synchronous steps against any ``pull(group, arm[, step])``
-function: a live recommender, the HTTP service of :mod:`ocef.service`, or the literal
+function: a live recommender, the HTTP service of :mod:`ocef.envy.service`, or the literal
 PULL-ARM of Algorithm 2 in process (:func:`keyed_pull`). With ``checkpoint=PATH`` the whole
 audit (every auditor's state, generators included, the step, the ground-truth accounting
 and the checkpoint history) is written atomically to PATH every ``every`` steps and at the
@@ -32,12 +32,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ocef import bounds
-from ocef.auditor import OCEF, Verdict
+from ocef.envy import bounds
+from ocef.envy.auditor import OCEF, Verdict
 from ocef.files import atomic_write_text
-from ocef.groups import check_group_names
+from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
-from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_delta, check_positive_int
 
 #: Identifies the layout of a live-audit checkpoint file.
@@ -85,7 +85,7 @@ def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.ra
 
 def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     """``pull(group, arm, step)``: the literal PULL-ARM of Algorithm 2
-    (:meth:`ocef.audit.AuditProblem.pull_literal`) with the keyed generator of (group, step).
+    (:meth:`ocef.envy.audit.AuditProblem.pull_literal`) with the keyed generator of (group, step).
 
     ``rng`` is an int/SeedSequence as in :func:`audit_live` (an int S means the root
     :func:`audit_root` (S)); the same function serves ``ocef simulate-service``.
@@ -166,7 +166,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     ``pull(group, arm)`` — or ``pull(group, arm, step)`` if it takes a third argument, the
     0-based step of that group's auditor, a key that makes retries idempotent — must make
     the recommendations of Algorithm 2 for the users of ``group`` (arm 0: their own; arm
-    j ≥ 1: transported policies of the j-th other group, :func:`ocef.audit.other_groups`)
+    j ≥ 1: transported policies of the j-th other group, :func:`ocef.envy.audit.other_groups`)
     and return the group-average reward in [0, 1]. An object with a ``pull_many(list of
     (group, arm, step)) -> rewards`` method gets all the pulls of a step in one call.
 
@@ -324,7 +324,7 @@ def _read_checkpoint(path: Path) -> dict:
 def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=None, max_steps: int = 10**6,
                    sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, checkpoint=None, every: int = 1000,
                    progress: bool = False) -> LiveAuditResult:
-    """:func:`audit_live` of an :class:`ocef.audit.AuditProblem` with its literal PULL-ARM
+    """:func:`audit_live` of an :class:`ocef.envy.audit.AuditProblem` with its literal PULL-ARM
     (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
     against ``ocef simulate-service`` over HTTP, in process."""
     root = _as_root(rng)

@@ -97,7 +97,7 @@ def source_kind(source) -> str:
         return "duckdb"
     if mod.startswith("pyspark") and type(source).__name__ == "DataFrame":
         return "spark"
-    raise TypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.logs_engine.Sql "
+    raise TypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.backends.Sql "
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 

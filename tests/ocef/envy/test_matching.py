@@ -1,9 +1,9 @@
-"""Tests of ocef.matching: policy distance, transported and average policies (Sec. 4, Def. 4.2)."""
+"""Tests of ocef.envy.matching: policy distance, transported and average policies (Sec. 4, Def. 4.2)."""
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from ocef.matching import (MixtureWeights, average_weights, mixture_weights, policy_distance,
+from ocef.envy.matching import (MixtureWeights, average_weights, mixture_weights, policy_distance,
                            transport_weights)
 from ocef.policies import ArrayPolicy, softmax_policy
 

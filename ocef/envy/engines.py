@@ -1,9 +1,9 @@
 """One engine vocabulary for every simulation (``run_batch``, ``run_bandits``, ``run_audit``,
 the benchmarks and every ``--engine`` of the command line).
 
-- ``"numba"``: compiled (:mod:`ocef._kernel`); each run goes to its verdict with its own seed, runs
+- ``"numba"``: compiled (:mod:`ocef.envy._kernel`); each run goes to its verdict with its own seed, runs
   spread over the cores. Needs rewards given as a finite distribution
-  (:class:`ocef.runner.DiscreteRewards`: Bernoulli/binomial bandits, the audit's exact PULL-ARM).
+  (:class:`ocef.envy.runner.DiscreteRewards`: Bernoulli/binomial bandits, the audit's exact PULL-ARM).
 - ``"numpy"``: all runs advance in lock-step with array operations; accepts any reward callback.
 - ``"ask-tell"``: the :class:`ocef.OCEF` class, one step at a time (for a full audit: the literal
   PULL-ARM of Algorithm 2); the reference semantics, slow.

@@ -50,7 +50,7 @@ def beta_constants(delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
 def beta_pulled(n, scale, factor, omega=OMEGA):
     """β_k(t) of Lemma 3 for N_k = n ≥ 1 from :func:`beta_constants`:
     sqrt(scale/n · log(factor · log((1+ω) n))). Plain arithmetic (scalars or arrays), also
-    compiled as is by the numba kernel (:mod:`ocef._kernel`)."""
+    compiled as is by the numba kernel (:mod:`ocef.envy._kernel`)."""
     return np.sqrt(scale / n * np.log(factor * np.log((1.0 + omega) * n)))
 
 

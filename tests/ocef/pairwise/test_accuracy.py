@@ -225,7 +225,7 @@ def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pa
 
     import duckdb
 
-    from ocef import logs_engine
+    from ocef import backends as logs_engine
 
     logs_engine.duckdb_cursor().close()          # the process's database exists
     monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("a second DuckDB database was opened"))

@@ -9,7 +9,7 @@ of g_k (eq. (4)):  π_k^m = Σ_{n∈g_k} γ_{m,n} π^n,  γ_{m,n} ≥ 0,  Σ_n �
   solved exactly with POT's network simplex ``ot.emd``, and γ = |g_i| γ̃ (rows sum to 1).
 
 :func:`mixture_weights` computes γ for every ordered pair of groups (i, k), i = k included,
-once; the result is reused by :mod:`ocef.envy` and by the audit's PULL-ARM.
+once; the result is reused by :mod:`ocef.envy.exact` and by the audit's PULL-ARM.
 
 The optimal plan of Def. 4.2 need not be unique: L1 costs tie often (e.g. for two pairs
 of policies ordered alike on every item, ||a−c|| + ||b−d|| = ||a−d|| + ||b−c||), and
@@ -32,7 +32,7 @@ import ot
 from scipy import sparse
 from scipy.spatial.distance import cdist, pdist, squareform
 
-from ocef.groups import check_partition, group_members
+from ocef.envy.groups import check_partition, group_members
 from ocef.policies.base import as_probabilities, sample_rows
 
 MATCHINGS = ("transport", "average")
@@ -233,7 +233,7 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
 
     ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
-    (see :func:`ocef.groups.check_partition`). For "transport", the cost matrix between the
+    (see :func:`ocef.envy.groups.check_partition`). For "transport", the cost matrix between the
     groups' distinct policies (classes, see the module docstring) is computed once; one exact
     ``ot.emd`` is solved per unordered pair {i, k}, for the canonical plan
     (:func:`canonical_plan`), and its transpose is the optimal plan of (k, i) (c is symmetric);

@@ -1,10 +1,10 @@
-"""Tests of the random-traffic simulator (ocef/traffic.py, seed 000 Sec. 3.2, App. I)."""
+"""Tests of the random-traffic simulator (ocef/reo/simulate.py, seed 000 Sec. 3.2, App. I)."""
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from ocef.traffic import (
+from ocef.reo.simulate import (
     LOG_COLUMNS,
     as_world,
     default_recommendations,

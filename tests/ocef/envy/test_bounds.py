@@ -1,10 +1,10 @@
-"""ocef.bounds against values computed by hand (plain math) from Do et al., App. G."""
+"""ocef.envy.bounds against values computed by hand (plain math) from Do et al., App. G."""
 import math
 
 import numpy as np
 import pytest
 
-from ocef import bounds
+from ocef.envy import bounds
 
 # Reference values computed with Python's math module straight from the seed's formulas
 # (σ = 1/2, ω = 0.01, δ = 0.05 unless stated).

@@ -5,7 +5,7 @@ import pytest
 
 from ocef.environments.bandits import EXPECTED_VERDICT, paper_instance
 from ocef import OCEF, Verdict
-from ocef.runner import bernoulli_sampler, run_bandits, run_batch
+from ocef.envy.runner import bernoulli_sampler, run_bandits, run_batch
 
 
 def _replay_tables(n_steps, means, seed):
@@ -119,7 +119,7 @@ def _legacy_generator(seed):
 def test_numba_engine_replays_numpy_engine_exactly(instance, alpha, group_size):
     # The compiled engine draws, per run, ℓ's uniform then the reward's uniform from the run's
     # own MT19937 stream; the numpy engine with one run and that stream must do the very same.
-    from ocef.runner import DiscreteRewards
+    from ocef.envy.runner import DiscreteRewards
     means = paper_instance(instance, 5)[None, :]
     rewards = DiscreteRewards.binomial(means, group_size)
     seed = np.random.default_rng(3).integers(0, 2**32, size=1, dtype=np.int64)[0]
@@ -135,7 +135,7 @@ def test_numba_engine_replays_numpy_engine_exactly(instance, alpha, group_size):
 
 
 def test_discrete_rewards_binomial_distribution():
-    from ocef.runner import DiscreteRewards
+    from ocef.envy.runner import DiscreteRewards
     rewards = DiscreteRewards.binomial(np.array([[0.2, 0.7]]), group_size=4)
     draws = rewards(np.zeros(40000, dtype=int), np.ones(40000, dtype=int), np.random.default_rng(0))
     counts = np.bincount(np.rint(draws * 4).astype(int), minlength=5) / draws.size
@@ -155,7 +155,7 @@ def test_numba_engine_needs_discrete_rewards():
 def test_binomial_pmf_equals_scipy(n):
     from scipy.stats import binom
 
-    from ocef.runner import binomial_pmf
+    from ocef.envy.runner import binomial_pmf
 
     for p in (0.0, 1e-3, 0.3, 0.5, 0.97, 1.0):
         np.testing.assert_allclose(binomial_pmf(n, p), binom.pmf(np.arange(n + 1), n, p), rtol=1e-9, atol=1e-300)

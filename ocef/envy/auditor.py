@@ -11,8 +11,8 @@ simulator::
         auditor.observe(arm, reward_of(arm))      # group-average reward in [0, 1]
 
 Costs and the conservative constraint (7) need the true means; they are computed by
-the simulation layer (:mod:`ocef.simulation`), never here. This module imports
-nothing of the project but :mod:`ocef.bounds`, :mod:`ocef.results` and :mod:`ocef.validation`.
+the simulation layer (:mod:`ocef.envy.simulation`), never here. This module imports
+nothing of the project but :mod:`ocef.envy.bounds`, :mod:`ocef.results` and :mod:`ocef.validation`.
 
 Checkpoints: :meth:`OCEF.to_dict` holds the whole state (counts, sums, active set, verdict,
 step, pending arm and the generator's bit-generator state) as strict JSON, and
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ocef import bounds
+from ocef.envy import bounds
 from ocef.results import Result
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_in_interval
 
@@ -132,7 +132,7 @@ class OCEF:
         self._rng = as_generator(rng)
 
         k = self.n_arms
-        # β(n) and φ(|A|) depend on a count only: tables keep one definition (ocef.bounds)
+        # β(n) and φ(|A|) depend on a count only: tables keep one definition (ocef.envy.bounds)
         # and make a step cost a few list look-ups. functools.partial (not a lambda): picklable.
         self._beta = _Table(functools.partial(bounds.beta, delta=self.delta, n_arms=k, group_size=self.group_size,
                                               sigma=self.sigma, omega=self.omega))

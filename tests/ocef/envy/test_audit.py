@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ocef.audit import AuditProblem, audit_live, other_groups, run_audit
+from ocef.envy.audit import AuditProblem, audit_live, other_groups, run_audit
 from ocef.policies.standard import softmax_policy
 
 
@@ -25,7 +25,7 @@ def test_other_groups():
 def test_arm_means_are_exact_group_utilities():
     p = _small_problem()
     # arm 0 is the group's own utility μ^i; with transported policies μ^i = μ_i^i (Prop. 4)
-    from ocef.envy import group_utilities, utility_matrix
+    from ocef.envy.exact import group_utilities, utility_matrix
     U = utility_matrix(p.rho, p.probs)
     mu = group_utilities(U, p.labels, p.weights)
     np.testing.assert_allclose(p.arm_means[:, 0], np.diag(mu))
@@ -124,8 +124,8 @@ def test_duplicated_names_a_size_that_is_not_a_finite_number(size, error):
 def synthetic_problem():
     """4 groups of 6 users, 5 items, one-hot policies. Groups 0-2 are shown their favourite
     item (0.75; others ~0.3): no envy. Group 3 is shown item 4 (0.35) but values group 1's
-    item at 0.6: envy Δ ≈ 0.25 > ε (:func:`tests.ocef.test_live.small_problem`)."""
-    from tests.ocef.test_live import small_problem
+    item at 0.6: envy Δ ≈ 0.25 > ε (:func:`tests.ocef.envy.test_live.small_problem`)."""
+    from tests.ocef.envy.test_live import small_problem
 
     return small_problem()
 
@@ -208,9 +208,9 @@ def test_bad_audit_parameters(kwargs, match):
 
 def test_compiled_audit_replays_numpy_engine_exactly(synthetic_problem):
     # Poisson-binomial group rewards, K = G - 1 = 3: the compiled engine and the numpy engine fed
-    # the run's MT19937 stream follow the same trajectory (see tests/ocef/test_runner.py).
-    from ocef.runner import run_batch
-    from tests.ocef.test_runner import _legacy_generator
+    # the run's MT19937 stream follow the same trajectory (see tests/ocef/envy/test_runner.py).
+    from ocef.envy.runner import run_batch
+    from tests.ocef.envy.test_runner import _legacy_generator
     p = synthetic_problem
     for group in range(p.n_groups):
         rewards = p.rewards(np.array([group]))

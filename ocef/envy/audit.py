@@ -17,10 +17,10 @@ Two PULL-ARM paths draw the group reward r_t of Algorithm 2 (App. F):
   Poisson-binomial law (:meth:`AuditProblem.reward_distribution`), drawn exactly by inverting
   its cdf — for every group and trial at once.
 
-:func:`audit_live` (defined in :mod:`ocef.live`, re-exported here) drives G ask/tell
+:func:`audit_live` (defined in :mod:`ocef.envy.live`, re-exported here) drives G ask/tell
 :class:`ocef.OCEF` instances in synchronous steps against any ``pull(group, arm)`` function (a
 live system); :func:`run_audit` runs the simulated audit, many trials and parameter values at
-once, on :mod:`ocef.runner` (or, with ``engine="ask-tell"``, on :func:`ocef.live.ask_tell_audit`).
+once, on :mod:`ocef.envy.runner` (or, with ``engine="ask-tell"``, on :func:`ocef.envy.live.ask_tell_audit`).
 """
 from __future__ import annotations
 
@@ -31,16 +31,16 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ocef import bounds
+from ocef.envy import bounds
 from ocef.validation import (as_generator, check_alpha, check_delta, check_epsilon, check_in_interval,
                              check_positive_int)
-from ocef.envy import transported_user_utilities, utility_matrix
-from ocef.groups import check_group_names, check_partition, group_members
-from ocef.matching import MATCHINGS, mixture_weights
-from ocef.engines import check_engine, resolve_engine
+from ocef.envy.exact import transported_user_utilities, utility_matrix
+from ocef.envy.groups import check_group_names, check_partition, group_members
+from ocef.envy.matching import MATCHINGS, mixture_weights
+from ocef.envy.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
-from ocef.runner import DiscreteRewards, run_batch
-from ocef.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
+from ocef.envy.runner import DiscreteRewards, run_batch
+from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
 
@@ -110,7 +110,7 @@ class AuditProblem:
         transported = transported_user_utilities(utilities, self.labels, self.weights)
         # arm_utilities[m, j] = u^m of arm j of m's group: j = 0 the group's own matching policy
         # π_i^m (eq. (6) compares μ_k^i with μ_i^i; π_i^m = π^m under transport, Prop. 4, but
-        # not under average matching), j ≥ 1 π_k^m. One definition of group envy, as in ocef.envy.
+        # not under average matching), j ≥ 1 π_k^m. One definition of group envy, as in ocef.envy.exact.
         self.arm_utilities = np.empty((n_users, self.n_groups))
         self.arm_utilities[:, 0] = transported[np.arange(n_users), self.labels]
         self.arm_utilities[:, 1:] = transported[np.arange(n_users)[:, None], self.others[self.labels]]
@@ -123,7 +123,7 @@ class AuditProblem:
     # ------------------------------------------------------------------ ground truth
     @property
     def true_envy(self) -> np.ndarray:
-        """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (eq. (6), Sec. 6), as :func:`ocef.envy.group_envy`."""
+        """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (eq. (6), Sec. 6), as :func:`ocef.envy.exact.group_envy`."""
         return np.maximum(self.arm_means[:, 1:].max(axis=1) - self.arm_means[:, 0], 0.0)
 
     def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
@@ -199,7 +199,7 @@ class AuditProblem:
         return pmf
 
     def rewards(self, run_groups) -> DiscreteRewards:
-        """Exact fast PULL-ARM for :func:`ocef.runner.run_batch`, run r auditing group
+        """Exact fast PULL-ARM for :func:`ocef.envy.runner.run_batch`, run r auditing group
         ``run_groups[r]``: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy) m,
         so |g|·r_t follows :meth:`reward_distribution`, drawn by inverting its exact cdf."""
         if getattr(self, "_pmfs", None) is None:
@@ -286,7 +286,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     """Simulated full audit of ``problem`` (Cor. 7.1: one OCEF per group, K = G−1, δ/G).
 
     ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
-    ``trials`` times. ``engine`` (see :mod:`ocef.engines`): ``"numba"`` (``"auto"``) and
+    ``trials`` times. ``engine`` (see :mod:`ocef.envy.engines`): ``"numba"`` (``"auto"``) and
     ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
     (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live` with
     the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
@@ -297,7 +297,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     trials = check_positive_int("trials", trials)
     max_steps = check_positive_int("max_steps", max_steps)
     engine = check_engine(engine)
-    seed = rng                    # ask-tell: keyed draws (ocef.live) from the seed as given
+    seed = rng                    # ask-tell: keyed draws (ocef.envy.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
@@ -331,7 +331,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
 
 def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
     """One live audit per (setting, trial) with the literal PULL-ARM and keyed randomness
-    (:func:`ocef.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
+    (:func:`ocef.envy.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
     seed audit 0 equals ``ocef audit-live`` against ``ocef simulate-service --seed seed``);
     costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
     base = base_seed_sequence(rng)

@@ -18,8 +18,8 @@ import pandas as pd
 from scipy import sparse
 
 from ocef.validation import check_in_interval
-from ocef.groups import check_group_names, check_partition
-from ocef.matching import MixtureWeights, mixture_weights
+from ocef.envy.groups import check_group_names, check_partition
+from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
 
@@ -77,7 +77,7 @@ def own_group_utilities(U, labels) -> np.ndarray:
 
 def _check_weights(weights: MixtureWeights, labels: np.ndarray) -> None:
     if not isinstance(weights, MixtureWeights):
-        raise TypeError(f"weights must be a MixtureWeights (see ocef.matching.mixture_weights), "
+        raise TypeError(f"weights must be a MixtureWeights (see ocef.envy.matching.mixture_weights), "
                         f"got {type(weights).__name__}")
     if weights.labels.shape != labels.shape or not np.array_equal(weights.labels, labels):
         raise ValueError("weights were computed for a different partition than labels")
@@ -178,7 +178,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     """Average envy and proportion of ε-envious, for individuals and groups (Sec. 6).
 
     ``U`` is the utility matrix; with ``labels`` (a partition) the group measures use
-    ``weights`` (from :func:`ocef.matching.mixture_weights`) and ``group_names`` (default
+    ``weights`` (from :func:`ocef.envy.matching.mixture_weights`) and ``group_names`` (default
     "0", "1", ...). See :class:`EnvySummary` for the per-group table.
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
@@ -190,7 +190,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
             raise ValueError("weights given without labels")
         return EnvySummary(**individual)
     if weights is None:
-        raise ValueError("labels given without weights: compute them with ocef.matching.mixture_weights")
+        raise ValueError("labels given without weights: compute them with ocef.envy.matching.mixture_weights")
     lab = check_partition(labels, ind.size)
     mu = group_utilities(U, lab, weights)
     delta = group_envy(mu)

@@ -4,7 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from ocef import OCEF, AuditStateError, Verdict, bounds
+from ocef import OCEF, AuditStateError, Verdict
+from ocef.envy import bounds
 
 
 def test_first_step_pulls_baseline_since_xi_is_negative():

@@ -1,16 +1,16 @@
 """Many independent OCEF audits at once: :func:`run_batch` (and :func:`run_bandits` on it).
 
-Same semantics as :class:`ocef.OCEF` (Algorithm 1, bounds of :mod:`ocef.bounds`), for a
+Same semantics as :class:`ocef.OCEF` (Algorithm 1, bounds of :mod:`ocef.envy.bounds`), for a
 whole figure's grid (trials × α × δ × K × instances) in one call. Runs may differ in K
 (shorter runs are padded with arms that are never active), δ, α, ε and group size. Two
-engines (:mod:`ocef.engines`; ``"auto"`` chooses):
+engines (:mod:`ocef.envy.engines`; ``"auto"`` chooses):
 
 * ``"numpy"``: the state of R runs lives in (R, K+1) arrays and each step is a handful of
   array operations on every run still going (finished runs are dropped, so the cost of a
   step follows the number of runs left). Rewards come from any callback
   ``sample(runs, arms, rng)`` returning the group-average rewards of the given runs for the
   given arms.
-* ``"numba"``: each run goes to its verdict in compiled code (:mod:`ocef._kernel`), for rewards
+* ``"numba"``: each run goes to its verdict in compiled code (:mod:`ocef.envy._kernel`), for rewards
   given as finite distributions (:class:`DiscreteRewards`): a Bernoulli/binomial bandit
   (:func:`run_bandits`), the exact fast PULL-ARM of a recommender in the full audit.
 
@@ -25,11 +25,11 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ocef import bounds
-from ocef.auditor import Verdict
-from ocef.engines import check_engine, resolve_engine
+from ocef.envy import bounds
+from ocef.envy.auditor import Verdict
+from ocef.envy.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
-from ocef.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
+from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
 
 _ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
@@ -178,10 +178,10 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     max_steps : int
         Step cap; runs still going get the ``timeout`` verdict with duration = cap.
     engine : "auto", "numba" or "numpy"
-        "numba" runs each run to its verdict in compiled code (:mod:`ocef._kernel`), every run
+        "numba" runs each run to its verdict in compiled code (:mod:`ocef.envy._kernel`), every run
         with its own seed; "numpy" advances all runs in lock-step with array operations and
         accepts any sampler callback; "auto" picks numba for a :class:`DiscreteRewards` and
-        enough runs (see :mod:`ocef.engines`), numpy otherwise.
+        enough runs (see :mod:`ocef.envy.engines`), numpy otherwise.
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
@@ -336,7 +336,7 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
                   sigma, omega, progress, desc) -> BatchResult:
     import numba
 
-    from ocef import _kernel
+    from ocef.envy import _kernel
 
     r_total, k1 = n_arms.size, int(n_arms.max()) + 1
     if rewards.blocks.shape != (r_total, k1):
@@ -415,7 +415,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     ``configs`` has one row per configuration with columns ``instance`` (a key of
     ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
     prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
-    times. ``engine`` (see :mod:`ocef.engines`): ``"numba"``/``"numpy"`` run all runs at once
+    times. ``engine`` (see :mod:`ocef.envy.engines`): ``"numba"``/``"numpy"`` run all runs at once
     (``"auto"`` picks one); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
     Returns :class:`BanditRuns`, one row per run.
     """
@@ -458,10 +458,10 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
 
 
 def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):
-    """One :class:`ocef.OCEF` per run, against its Bernoulli bandit (:func:`ocef.simulation.simulate`)."""
-    from ocef.auditor import OCEF
+    """One :class:`ocef.OCEF` per run, against its Bernoulli bandit (:func:`ocef.envy.simulation.simulate`)."""
+    from ocef.envy.auditor import OCEF
     from ocef.environments.bandits import BernoulliBandit
-    from ocef.simulation import simulate
+    from ocef.envy.simulation import simulate
 
     rows = range(len(grid))
     if progress:

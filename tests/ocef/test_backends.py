@@ -1,11 +1,11 @@
-"""ocef.logs_engine: per-key counts with DuckDB and pandas (Spark: tests/ocef/reo/test_spark.py)."""
+"""ocef.backends: per-key counts with DuckDB and pandas (Spark: tests/ocef/reo/test_spark.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ocef import logs_engine as le
+from ocef import backends as le
 
 
 @pytest.fixture

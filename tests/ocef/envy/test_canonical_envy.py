@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import ocef.cli
-from ocef.audit import AuditProblem
-from ocef.envy import envy_report
+from ocef.envy.audit import AuditProblem
+from ocef.envy.exact import envy_report
 from ocef.policies import argmax_policy
 
 

@@ -1,0 +1,37 @@
+"""The groups of a REO estimate: the values found in the logs' group column, checked (seed 000, Sec. 2).
+
+Shared by the counts (:mod:`ocef.reo.counts`) and the estimators (:mod:`ocef.reo.estimators`)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ocef.backends import is_missing
+
+
+def resolve_groups(found_values: Sequence, group: str, groups) -> list:
+    """The groups of an estimate: ``groups`` checked against the values found in the logs
+    (``found_values``: one array of distinct values per log), or the sorted values found."""
+    if groups is not None:
+        groups = list(groups)
+        if len(groups) < 2 or len(set(groups)) != len(groups):
+            raise ValueError(f"groups must list at least 2 distinct values, got {groups!r}")
+        for values in found_values:
+            unknown = set(values) - set(groups)
+            if unknown:
+                raise ValueError(f"group column {group!r} has values {sorted(map(str, unknown))} "
+                                 f"not in groups={groups!r}")
+        return groups
+    values = {_plain_key(v) for found in found_values for v in found}
+    if any(is_missing(v) for v in values):
+        raise ValueError(f"group column {group!r} has missing values")
+    found = sorted(values, key=lambda v: (str(type(v)), v))
+    if len(found) < 2:
+        raise ValueError(f"REO needs at least 2 groups in column {group!r}, found {found!r}")
+    return found
+
+
+def _plain_key(v):
+    """A group value as a plain Python scalar (numpy scalars compare and sort like their items)."""
+    return v.item() if isinstance(v, np.generic) else v
