@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTTOM = {"ocef.validation", "ocef.files"}
+BOTTOM = {"ocef.validation", "ocef.files", "ocef.errors"}
 
 
 def _layer(module: str) -> str:
