@@ -18,7 +18,7 @@ def label_columns(label: str | Sequence[str]) -> list[str]:
 
 def read_errors() -> tuple:
     """The exceptions pandas raises on a corrupt or unreadable log file (a bad .gz, bad bytes, a
-    malformed CSV), turned into one-line ``ValueError``s by the readers."""
+    malformed CSV), turned into one-line ``ValueError`` exceptions by the readers."""
     import pandas as pd
 
     return (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError)

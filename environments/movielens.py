@@ -21,7 +21,7 @@ Coding of 100K users into ML-1M codes
 Ages are bucketed into ML-1M's 7 brackets: ``<18 -> 1``, ``18-24 -> 18``,
 ``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``, ``50-55 -> 50``, ``>=56 -> 56``.
 
-Occupations (:data:`OCCUPATION_100K_TO_1M`; judgment calls marked *):
+Occupations (:data:`OCCUPATION_100K_TO_1M`; judgment calls are the notes starting with an asterisk):
 
 =============== ============================ ===============================================
 100K name       ML-1M code                   note

@@ -129,8 +129,8 @@ def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
     (delta_jk Q_k - Q_j Q_k) / n_default``, and likewise the P_hat_k of the random log; with
     ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k`` the delta method gives
 
-        ``Gamma_jk = delta_jk (Q_k / (P_k^2 n_default) + Q_k^2 / (P_k^3 n_random))
-                     - U_j U_k (1/n_default + 1/n_random)``.
+        Gamma_jk = delta_jk (Q_k / (P_k^2 n_default) + Q_k^2 / (P_k^3 n_random))
+                   - U_j U_k (1/n_default + 1/n_random).
 
     Its diagonal is Algorithm 1's Gamma (:func:`utility_covariance_diagonal`); Algorithm 1 drops
     the off-diagonal terms. Since delta_U and Delta_REO are invariant to rescaling U,
