@@ -32,7 +32,7 @@ def build_problem(n_users: int, seed: int = 0):
 
     env = SyntheticEnvironment(n_users=n_users, n_items=50, n_groups=4, rng=seed)
     labels, names = env.groups("group")
-    policy = argmax_policy(env.estimated_scores(8, 0.2, seed))
+    policy = argmax_policy(env.estimated_scores(8, 0.2, rng=seed))
     return AuditProblem(env.rho, policy, labels, group_names=names)
 
 

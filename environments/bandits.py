@@ -61,7 +61,7 @@ class BernoulliBandit:
         """K, the number of non-baseline arms."""
         return self.means.size - 1
 
-    def sample(self, arms, rng=None) -> np.ndarray:
+    def sample(self, arms, *, rng=None) -> np.ndarray:
         """Group-average rewards for an array of arms: Binomial(|g|, μ_k) / |g|."""
         rng = as_generator(rng)
         arms = np.asarray(arms)

@@ -63,27 +63,27 @@ class Environment:
                   "lr": self.lr, "biased": self.biased}
 
         def compute() -> dict[str, np.ndarray]:
-            fit = simulate_recommender(self.rho, factors, train_fraction, seed,
+            fit = simulate_recommender(self.rho, factors, train_fraction, rng=seed,
                                        regs=self.regularizations, n_epochs=self.n_epochs,
                                        lr=self.lr, biased=self.biased)
             return {**fit.model.to_arrays(), "reg": np.array(fit.reg)}
 
         return cached_arrays("recommender", params, compute)
 
-    def recommender_model(self, factors: int, train_fraction: float = 0.2, rng=0) -> FunkSVDModel:
+    def recommender_model(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> FunkSVDModel:
         """The Funk-SVD model of the simulated recommender (cached on disk)."""
         return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, rng))
 
-    def recommender_regularization(self, factors: int, train_fraction: float = 0.2, rng=0) -> float:
+    def recommender_regularization(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> float:
         """The regularization chosen on held-out data for that recommender (App. D.2)."""
         return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
-    def estimated_scores(self, factors: int, train_fraction: float = 0.2, rng=0) -> np.ndarray:
+    def estimated_scores(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> np.ndarray:
         """Estimated preferences (users x items) of the recommender with ``factors`` latent
         factors trained on ``train_fraction`` of each user's entries (seed 001, Sec. 6.1).
         ``rng`` (an int seed by default, so that the fit is cached on disk) draws the training
         entries and the initialisation."""
-        return self.recommender_model(factors, train_fraction, rng).scores()
+        return self.recommender_model(factors, train_fraction, rng=rng).scores()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.description})"

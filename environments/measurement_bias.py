@@ -72,7 +72,7 @@ RIDGE_GRID: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)  # App. D.2's regularizat
 READINGS: tuple[str, ...] = ("literal", "logit", "sphere")
 
 
-def split_items(n_users: int, n_items: int, fractions=SPLIT, rng=None) -> np.ndarray:
+def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.ndarray:
     """Per-user random split of the items: 0 = train, 1 = valid, 2 = test (App. B.2);
     ``round(f * n_items)`` items in train and valid, the rest in test. Shape users x items."""
     rng = as_generator(rng)
@@ -148,7 +148,7 @@ class MeasurementBiasEnvironment:
 
     def __init__(self, n_users_per_group: int = 1000, n_items: int = 200, n_documents: int = 200,
                  dim: int = 10, *, alpha: float | None = None, threshold: float | None = None,
-                 tau1: float = 50.0, reading: str = "literal", seed: int = 0):
+                 tau1: float = 50.0, reading: str = "literal", rng: int = 0):
         n = check_positive_int("n_users_per_group", n_users_per_group)
         self.n_items_ = check_positive_int("n_items", n_items, minimum=2)
         n_documents = check_positive_int("n_documents", n_documents, minimum=2)
@@ -156,15 +156,15 @@ class MeasurementBiasEnvironment:
         self.alpha = 30.0 * self.dim if alpha is None else check_in_interval("alpha", alpha, 0, np.inf, high_open=True)
         self.threshold = 1.0 / self.dim if threshold is None else float(threshold)
         self.tau1 = check_in_interval("tau1", tau1, 0.0, np.inf, high_open=True)
-        self.seed = check_positive_int("seed", seed, minimum=0)
+        self.seed = check_positive_int("rng", rng, minimum=0)   # an int: it keys the environment
         if reading not in READINGS:
             raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
         self.reading = reading
         rng = as_generator(self.seed)
         positive = reading != "sphere"
-        self.user_embeddings = unit_vectors(2 * n, self.dim, rng, positive=positive)
-        self.item_embeddings = unit_vectors(self.n_items_, self.dim, rng, positive=positive)
-        self.document_embeddings = unit_vectors(n_documents, self.dim, rng, positive=positive)
+        self.user_embeddings = unit_vectors(2 * n, self.dim, rng=rng, positive=positive)
+        self.item_embeddings = unit_vectors(self.n_items_, self.dim, rng=rng, positive=positive)
+        self.document_embeddings = unit_vectors(n_documents, self.dim, rng=rng, positive=positive)
         self.logits = self.alpha * self.user_embeddings @ self.item_embeddings.T - self.threshold
         if reading == "logit":
             self.rho = self.user_embeddings @ self.item_embeddings.T
@@ -196,7 +196,7 @@ class MeasurementBiasEnvironment:
             raise ValueError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(), ["g1 (advantaged)", "g2 (disadvantaged)"]
 
-    def history(self, tau2: float, rng=None) -> np.ndarray:
+    def history(self, tau2: float, *, rng=None) -> np.ndarray:
         """Listening counts ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` (users x documents)."""
         tau2 = check_in_interval("tau2", tau2, 0.0, np.inf, low_open=False, high_open=True)
         rng = as_generator(rng)
@@ -209,13 +209,13 @@ class MeasurementBiasEnvironment:
         lam = tau[:, None] * affinity * in_h[labels]
         return rng.poisson(lam).astype(float)
 
-    def estimated_ratings(self, tau2: float, rng=0, *, split=SPLIT,
+    def estimated_ratings(self, tau2: float, *, rng=0, split=SPLIT,
                           ridge_grid=RIDGE_GRID) -> tuple[np.ndarray, np.ndarray, float]:
         """``(r̂, test_mask, λ)``: the recommender's estimates (users x items), the mask of
         each user's test items, and the chosen ridge parameter, for history level ``tau2``."""
         rng = as_generator(rng)         # an int (the default) gives the same recommender every call
-        X = self.history(tau2, rng)
-        part = split_items(self.n_users, self.n_items, split, rng)
+        X = self.history(tau2, rng=rng)
+        part = split_items(self.n_users, self.n_items, split, rng=rng)
         if self.reading == "literal":
             y = (rng.random(self.rho.shape) < self.rho).astype(float)  # Bernoulli(σ(α<v,e> - t))
         else:
@@ -224,9 +224,9 @@ class MeasurementBiasEnvironment:
         E, lam = ridge_item_embeddings(feats, y, part == 0, part == 1, ridge_grid)
         return feats @ E.T, part == 2, lam
 
-    def policy(self, tau2: float, beta: float, rng=0) -> np.ndarray:
+    def policy(self, tau2: float, beta: float, *, rng=0) -> np.ndarray:
         """``π^{m,softmax}`` of App. B.2 on the test items (users x items probabilities)."""
-        scores, test, _ = self.estimated_ratings(tau2, rng)
+        scores, test, _ = self.estimated_ratings(tau2, rng=rng)
         return restricted_softmax(scores, self.policy_support(test), beta)
 
     def policy_support(self, test: np.ndarray) -> np.ndarray:

@@ -114,7 +114,7 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
                         gather(np.asarray(algo.qi), i_inner))
 
 
-def observe_entries(n_users: int, n_items: int, fraction: float, rng=None) -> np.ndarray:
+def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) -> np.ndarray:
     """Items observed for each user: ``round(fraction * n_items)`` (at least 1) distinct
     items per user, uniformly at random, in random order. Shape ``(n_users, k)``."""
     fraction = check_in_interval("train_fraction", fraction, 0.0, 1.0)
@@ -124,7 +124,7 @@ def observe_entries(n_users: int, n_items: int, fraction: float, rng=None) -> np
     return np.argsort(keys, axis=1)[:, :k]
 
 
-def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, rng=None) -> np.ndarray:
+def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, rng=None) -> np.ndarray:
     """Binary ratings ``y ~ Bernoulli(rho[u, i])`` at the given entries (Sec. 6.1)."""
     rng = as_generator(rng)
     return (rng.random(users.shape) < rho[users, items]).astype(float)
@@ -143,7 +143,7 @@ class RecommenderFit:
     validation_rmse: dict[float, float]
 
 
-def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 0.2, rng=None, *,
+def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 0.2, *, rng=None,
                          regs: tuple[float, ...] = REGULARIZATIONS, validation_fraction: float = 0.2,
                          n_epochs: int = 20, lr: float = 0.005, biased: bool = False) -> RecommenderFit:
     """Simulate the recommender of Sec. 6.1 / App. D.2 on ground truth ``rho``.
@@ -161,10 +161,10 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
         raise ValueError("regs must hold at least one regularization value")
     rng = as_generator(rng)
     n_users, n_items = rho.shape
-    seen = observe_entries(n_users, n_items, train_fraction, rng)
+    seen = observe_entries(n_users, n_items, train_fraction, rng=rng)
     k = seen.shape[1]
     users = np.repeat(np.arange(n_users), k).reshape(n_users, k)
-    y = bernoulli_ratings(rho, users, seen, rng)
+    y = bernoulli_ratings(rho, users, seen, rng=rng)
     common = dict(factors=factors, rating_scale=(0.0, 1.0), n_epochs=n_epochs, lr=lr, biased=biased)
     n_val = int(np.floor(validation_fraction * k))
     scores: dict[float, float] = {}

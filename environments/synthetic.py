@@ -20,7 +20,7 @@ from ocef.environments.base import Environment
 from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng
 
 
-def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.ndarray:
+def unit_vectors(n: int, dim: int, *, rng=None, positive: bool = False) -> np.ndarray:
     """``n`` vectors uniform on the unit sphere of ``R^dim`` (on its positive orthant
     if ``positive``): normalized standard Gaussians (absolute values if ``positive``)."""
     rng = as_generator(rng)
@@ -30,7 +30,7 @@ def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.nd
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def balanced_labels(n: int, n_groups: int, rng=None) -> np.ndarray:
+def balanced_labels(n: int, n_groups: int, *, rng=None) -> np.ndarray:
     """A random assignment of ``n`` elements to ``n_groups`` labels of sizes differing by
     at most one (every label used when ``n >= n_groups``)."""
     return as_generator(rng).permutation(np.arange(n) % n_groups)
@@ -59,13 +59,13 @@ class SyntheticEnvironment(Environment):
                                          high_open=True)
         seed = seed_from_rng(rng)
         rng = as_generator(seed)
-        labels = balanced_labels(n_users, n_groups, rng)
-        centers = unit_vectors(n_groups, rank, rng)
+        labels = balanced_labels(n_users, n_groups, rng=rng)
+        centers = unit_vectors(n_groups, rank, rng=rng)
         u = centers[labels] + group_spread * rng.standard_normal((n_users, rank))
         u /= np.linalg.norm(u, axis=1, keepdims=True)
-        v = unit_vectors(n_items, rank, rng)
+        v = unit_vectors(n_items, rank, rng=rng)
         self.rho = np.clip((1.0 + u @ v.T) / 2.0, 0.0, 1.0)  # clip: float rounding only
-        self.item_categories = balanced_labels(n_items, n_categories, rng)
+        self.item_categories = balanced_labels(n_items, n_categories, rng=rng)
         self.category_names = [f"category {c}" for c in range(n_categories)]
         self.users = pd.DataFrame({"user_id": np.arange(n_users), "group": labels})
         self.n_groups = n_groups

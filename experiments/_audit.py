@@ -66,7 +66,7 @@ def audit_problem(env, partition: str, *, train_fraction: float = 0.2, seed: int
     from ocef.policies.builders import build_policy
 
     labels, names = env.groups(partition)
-    policy = build_policy(POLICY, env.estimated_scores(FACTORS, train_fraction, seed))
+    policy = build_policy(POLICY, env.estimated_scores(FACTORS, train_fraction, rng=seed))
     return AuditProblem(env.rho, policy, labels, group_names=names)
 
 

@@ -105,7 +105,7 @@ def measure(env, tau2: float, betas, seed: int, epsilon: float = EPSILON) -> pd.
     from ocef.envy.exact import envy_report
 
     labels, _ = env.groups()
-    scores, test, lam = env.estimated_ratings(tau2, seed)
+    scores, test, lam = env.estimated_ratings(tau2, rng=seed)
     rows = []
     for beta in betas:
         probs = restricted_softmax(scores, env.policy_support(test), beta)
@@ -125,7 +125,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
 
     out_dir = Path(out_dir)
     n = USERS_QUICK if quick else 1000
-    envs = {r: MeasurementBiasEnvironment(n_users_per_group=n, reading=r, seed=seed) for r in READINGS}
+    envs = {r: MeasurementBiasEnvironment(n_users_per_group=n, reading=r, rng=seed) for r in READINGS}
     for env in envs.values():
         note_dataset(env.description)
     tau2s = TAU2_QUICK if quick else (0.0, *TAU2_GRID)

@@ -61,7 +61,7 @@ def holm_adjust(p_values) -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def wilson_interval(successes, n, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a binomial proportion; always inside [0, 1].
 
     ``(p̂ + z²/2n ± z sqrt(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n)`` with ``z`` the two-sided normal

@@ -100,16 +100,16 @@ def _unique(ids, what: str) -> list:
 
 
 # ====================================================================== scores -> policy
-def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, top_k: int = 10,
+def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, k: int = 10,
                        categories=None) -> ArrayPolicy:
     """The named policy on a users × items (or users × contexts × items) score matrix.
 
     ``softmax``: π(a) ∝ exp(β ŝ(a)) (Sec. 6.1); ``argmax``: all mass on the best item (lowest
-    index on ties, Sec. 3.2); ``ranking``: top-``top_k`` with DCG weights (App. B.1);
+    index on ties, Sec. 3.2); ``ranking``: top-``k`` with DCG weights (App. B.1);
     ``uniform``; ``parity``/``equity``: optimal under parity (eq. 2) / equity (App. A) of
     exposure of the item ``categories``. Same as :func:`ocef.policies.build_policy`.
     """
-    return build_policy(policy, scores, beta=beta, k=check_positive_int("top_k", top_k), categories=categories)
+    return build_policy(policy, scores, beta=beta, k=check_positive_int("k", k), categories=categories)
 
 
 # ====================================================================== scikit-surprise
@@ -154,10 +154,10 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     return np.asarray(est, dtype=float)
 
 
-def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: float = 1.0, top_k: int = 10,
+def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: float = 1.0, k: int = 10,
                          categories=None, clip: bool = True) -> ArrayPolicy:
     """:func:`policy_from_scores` on :func:`surprise_scores` (raw ids, rows = ``users``, columns = ``items``)."""
-    return policy_from_scores(surprise_scores(algo, users, items, clip=clip), policy, beta=beta, top_k=top_k,
+    return policy_from_scores(surprise_scores(algo, users, items, clip=clip), policy, beta=beta, k=k,
                               categories=categories)
 
 
@@ -189,10 +189,10 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
 
 
 def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_ids, item_ids, beta: float = 1.0,
-                         top_k: int = 10, categories=None) -> ArrayPolicy:
+                         k: int = 10, categories=None) -> ArrayPolicy:
     """:func:`policy_from_scores` on :func:`implicit_scores`."""
     return policy_from_scores(implicit_scores(model, users, items, user_ids=user_ids, item_ids=item_ids), policy,
-                              beta=beta, top_k=top_k, categories=categories)
+                              beta=beta, k=k, categories=categories)
 
 
 # ====================================================================== any scorer
@@ -223,7 +223,7 @@ def _numeric(ids) -> bool:
 
 
 def policy_from_callable(score: Callable, users, items, policy: str = "softmax", *, beta: float = 1.0,
-                         top_k: int = 10, categories=None, batch_size: int = 1024) -> ArrayPolicy:
+                         k: int = 10, categories=None, batch_size: int = 1024) -> ArrayPolicy:
     """:func:`policy_from_scores` on :func:`callable_scores`."""
     return policy_from_scores(callable_scores(score, users, items, batch_size=batch_size), policy, beta=beta,
-                              top_k=top_k, categories=categories)
+                              k=k, categories=categories)

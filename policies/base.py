@@ -127,7 +127,7 @@ class Policy:
         idx = np.arange(self._n_users) if users is None else _check_users(users, self._n_users)
         return self._probabilities(idx)
 
-    def sample(self, users, rng=None, contexts=None) -> np.ndarray:
+    def sample(self, users, *, rng=None, contexts=None) -> np.ndarray:
         """Draw one item a ~ π^m(·|x) for each user in ``users`` (vectorized inverse CDF).
 
         ``contexts`` (one context index per user) is required for a contextual policy.

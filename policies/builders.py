@@ -34,4 +34,4 @@ def build_policy(name: str, scores, *, beta: float = 1.0, k: int = 10, categorie
         return parity_of_exposure_policy(s, categories)
     if name == "equity":
         return equity_of_exposure_policy(s, np.asarray(categories))
-    return topk_ranking_policy(s, k)
+    return topk_ranking_policy(s, k=k)

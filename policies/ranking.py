@@ -75,7 +75,7 @@ class RankingPolicy(ArrayPolicy):
         self.rankings.setflags(write=False)
 
 
-def topk_ranking_policy(scores, k: int = 10) -> RankingPolicy:
+def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
     """The *ranking* policy of App. B.1: top-k items by estimated score (k = 10 in the paper).
 
     Its utility u^m(π) (eq. (1)) is the DCG of App. B.1 divided by W = Σ_j 1/log2(1+j)

@@ -169,7 +169,7 @@ def load_environment(args: argparse.Namespace):
     else:
         sizes = {k: v for k, v in (("n_users", args.n_users), ("n_items", args.n_items)) if v is not None}
         env = env_class(**sizes, rng=args.seed)
-    scores = env.estimated_scores(args.factors, args.train_fraction, args.seed)
+    scores = env.estimated_scores(args.factors, args.train_fraction, rng=args.seed)
     if args.policy == "equity":
         # equity of exposure needs non-negative relevances: estimates clipped to the [0, 1] rating scale
         scores = np.clip(scores, 0.0, 1.0)
@@ -243,6 +243,6 @@ def scores_policy(args: argparse.Namespace, shape):
         raise ValueError(f"--policy must be one of {', '.join(SCORE_POLICIES)} with --scores "
                          f"(parity and equity need item categories: use --dataset or --policy-probs), got {args.policy!r}")
     try:
-        return policy_from_scores(scores, args.policy, beta=args.beta, top_k=args.k)
+        return policy_from_scores(scores, args.policy, beta=args.beta, k=args.k)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"--scores {args.scores}: {exc}") from None

@@ -132,7 +132,7 @@ def _movielens_inputs(args):
     if args.partition not in env.partitions:
         raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
     labels, names = env.groups(args.partition)
-    scores = env.estimated_scores(args.factors, train_fraction, args.seed)
+    scores = env.estimated_scores(args.factors, train_fraction, rng=args.seed)
     description = (f"{env.description}; {args.factors}-factor recommender ({train_fraction:g} of entries "
                    f"observed), truth = ground truth rho; groups: {args.partition}")
     return scores, env.rho, np.asarray(names, dtype=object)[labels], description

@@ -143,7 +143,7 @@ class AuditProblem:
         if not 0 <= arm < self.n_groups:
             raise ValueError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
 
-    def pull_literal(self, group: int, arm: int, rng=None, reward: RewardFn | None = None) -> float:
+    def pull_literal(self, group: int, arm: int, *, rng=None, reward: RewardFn | None = None) -> float:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
 
         For every user m of the group (each copy of a duplicated user separately, all in
@@ -169,7 +169,7 @@ class AuditProblem:
             # copies of a user share its row γ_{m,·} (Def. 4.2); each copy draws its own partner
             rows = self.weights[group, k][np.searchsorted(self.members[group], users)]
             partners = self.members[k][sample_rows(rows, rng)]
-        items = self.policy.sample(partners, rng, contexts)
+        items = self.policy.sample(partners, rng=rng, contexts=contexts)
         if reward is not None:
             r = np.asarray(reward(users, items, contexts, rng), dtype=float)
         else:
@@ -177,7 +177,7 @@ class AuditProblem:
             r = (rng.random(users.size) < p).astype(float)
         return float(r.mean())
 
-    def pull_fast(self, group: int, arm: int, rng=None) -> float:
+    def pull_fast(self, group: int, arm: int, *, rng=None) -> float:
         """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group."""
         self._check_arm(group, arm)
         return float(self.rewards(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
@@ -209,7 +209,7 @@ class AuditProblem:
         return DiscreteRewards.from_pmfs(self._pmfs, blocks)
 
     # ------------------------------------------------------------------ larger groups
-    def duplicated(self, avg_group_size: float, rng=None) -> "AuditProblem":
+    def duplicated(self, avg_group_size: float, *, rng=None) -> "AuditProblem":
         """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2)
         until the average group size reaches ``avg_group_size``; duplicates share preferences
         and policies (they are kept as multiplicities, see the class docstring)."""

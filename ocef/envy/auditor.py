@@ -114,7 +114,7 @@ class OCEF:
 
     _BUFFER = 4096
 
-    def __init__(self, n_arms: int, delta: float, alpha: float, epsilon: float,
+    def __init__(self, n_arms: int, delta: float, alpha: float, epsilon: float, *,
                  group_size: int = 1, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
                  rng=None):
         if isinstance(n_arms, bool) or not isinstance(n_arms, numbers.Integral) or n_arms < 1:

@@ -93,7 +93,7 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     root = _as_root(rng)
 
     def pull(group: int, arm: int, step: int) -> float:
-        return problem.pull_literal(group, arm, pull_generator(root, group, step))
+        return problem.pull_literal(group, arm, rng=pull_generator(root, group, step))
 
     return pull
 
@@ -193,8 +193,8 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
             raise ValueError(f"true_means must have shape ({n_groups}, {n_groups}), got {truth.shape}")
     explicit_root = rng is not None and not isinstance(rng, np.random.Generator)
     root = _as_root(rng)
-    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega,
-                     rng=auditor_seed(root, i)) for i in range(n_groups)]
+    auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, group_size=int(sizes[i]), sigma=sigma,
+                     omega=omega, rng=auditor_seed(root, i)) for i in range(n_groups)]
     params = {"n_groups": n_groups, "group_sizes": sizes.tolist(), "alpha": auditors[0].alpha, "delta": delta,
               "epsilon": auditors[0].epsilon, "sigma": auditors[0].sigma, "omega": auditors[0].omega}
     cum = [0.0] * n_groups                     # Σ_s μ_{k_s} per group (true means)

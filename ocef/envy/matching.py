@@ -159,7 +159,7 @@ class MixtureWeights:
             return average_weights(self.members[i].size, self.members[k].size)
         return self.blocks[(i, k)]
 
-    def sample_partners(self, i: int, k: int, rng=None) -> np.ndarray:
+    def sample_partners(self, i: int, k: int, *, rng=None) -> np.ndarray:
         """For every m ∈ g_i (in ``members[i]`` order) draw n ~ γ_{m,·} on g_k (Alg. 2, line 4).
 
         Returns user indices (into all users), one per member of g_i; vectorized.

@@ -472,8 +472,8 @@ def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progre
         rng_alg, rng_env = child.spawn(2)
         mu = mu_list[r]
         auditor = OCEF(mu.size - 1, grid["delta"].iat[r], grid["alpha"].iat[r], grid["epsilon"].iat[r],
-                       int(gsize[r]), sigma, omega, rng=rng_alg)
-        res = simulate(auditor, BernoulliBandit(mu, int(gsize[r])), rng_env, max_steps)
+                       group_size=int(gsize[r]), sigma=sigma, omega=omega, rng=rng_alg)
+        res = simulate(auditor, BernoulliBandit(mu, int(gsize[r])), rng=rng_env, max_steps=max_steps)
         out.append((res.verdict.value, res.duration, res.cost, res.constraint_held))
     verdict, duration, cost, held = zip(*out)
     return np.array(verdict), np.array(duration), np.array(cost), np.array(held)

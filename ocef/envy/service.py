@@ -120,7 +120,7 @@ class SimulatedService:
             raise ValueError(f"user must be an integer in [0, {n - 1}], got {user!r}")
         return u
 
-    def recommend(self, user, k=10) -> dict:
+    def recommend(self, user, *, k=10) -> dict:
         if self.probs.ndim != 2:
             raise ValueError("/recommend serves context-free policies only")
         u, k = self._user(user), int(k)
@@ -183,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         s = self.service
         routes = {"/info": lambda: s.info(), "/groups": lambda: s.groups(q.get("partition")),
                   "/truth": lambda: s.truth(q.get("partition")),
-                  "/recommend": lambda: s.recommend(q.get("user"), q.get("k", 10))}
+                  "/recommend": lambda: s.recommend(q.get("user"), k=q.get("k", 10))}
         if url.path not in routes:
             self._send(404, {"error": f"unknown path {url.path}; GET {', '.join(routes)} or POST /pull, /feedback"})
             return

@@ -47,7 +47,7 @@ def audit_cost(cum_mean_reward, t, mu0):
     return t * mu0 - cum_mean_reward
 
 
-def simulate(auditor: OCEF, bandit: BernoulliBandit, rng=None, max_steps: int = 10**7) -> RunResult:
+def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int = 10**7) -> RunResult:
     """Run ``auditor`` on ``bandit`` until a verdict or ``max_steps`` (then TIMEOUT).
 
     ``bandit.n_arms`` must equal ``auditor.n_arms``; the rewards are group averages over

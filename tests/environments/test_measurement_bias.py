@@ -15,7 +15,7 @@ def test_paper_parameters():
     assert TAU2_GRID == (0.1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 50)
     assert BETA_GRID == (0.01, 0.025, 0.05, 0.1, 1)
     assert SPLIT == (0.2, 0.2, 0.6)
-    env = MeasurementBiasEnvironment(n_users_per_group=20, seed=0)
+    env = MeasurementBiasEnvironment(n_users_per_group=20, rng=0)
     assert (env.dim, env.alpha, env.threshold, env.tau1) == (10, 300.0, 0.1, 50.0)
     assert env.rho.shape == (40, 200) and env.n_items == 200
     assert env.document_embeddings.shape == (200, 10)
@@ -30,7 +30,7 @@ def test_paper_parameters():
 
 
 def test_history_is_groupwise_orthogonal_poisson():
-    env = MeasurementBiasEnvironment(n_users_per_group=50, n_items=10, n_documents=20, dim=4, seed=1)
+    env = MeasurementBiasEnvironment(n_users_per_group=50, n_items=10, n_documents=20, dim=4, rng=1)
     X = np.stack([env.history(5.0, rng=s) for s in range(40)])  # 40 draws
     lab, _ = env.groups()
     assert np.all(X[:, lab == 0][:, :, 10:] == 0) and np.all(X[:, lab == 1][:, :, :10] == 0)
@@ -82,7 +82,7 @@ def test_restricted_softmax():
 
 
 def test_policy_is_on_test_items_and_reproducible():
-    env = MeasurementBiasEnvironment(n_users_per_group=30, n_items=20, n_documents=10, dim=3, seed=2)
+    env = MeasurementBiasEnvironment(n_users_per_group=30, n_items=20, n_documents=10, dim=3, rng=2)
     scores, test, lam = env.estimated_ratings(5.0, rng=0)
     p = env.policy(5.0, 0.5, rng=0)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
@@ -104,9 +104,9 @@ def test_bad_arguments():
 
 
 def test_literal_reading_saturates_and_logit_reading_does_not():
-    lit = MeasurementBiasEnvironment(n_users_per_group=50, seed=0)
+    lit = MeasurementBiasEnvironment(n_users_per_group=50, rng=0)
     assert lit.rho.min() == 1.0  # sigma(300 <v, e> - 0.1) with <v, e> >= ~0.1
-    alt = MeasurementBiasEnvironment(n_users_per_group=50, reading="logit", seed=0)
+    alt = MeasurementBiasEnvironment(n_users_per_group=50, reading="logit", rng=0)
     np.testing.assert_allclose(alt.rho, alt.user_embeddings @ alt.item_embeddings.T)
     np.testing.assert_allclose(alt.logits, 300 * alt.rho - 0.1)
     with pytest.raises(ValueError, match="reading"):
@@ -116,7 +116,7 @@ def test_literal_reading_saturates_and_logit_reading_does_not():
 def test_sphere_reading():
     """Embeddings on the whole sphere, rho = sigma(alpha <v, e> - t), non-negative listening rates,
     softmax over all items (App. B.2 investigation, see the module docstring)."""
-    env = MeasurementBiasEnvironment(n_users_per_group=40, reading="sphere", seed=0)
+    env = MeasurementBiasEnvironment(n_users_per_group=40, reading="sphere", rng=0)
     assert (env.user_embeddings < 0).any() and (env.item_embeddings < 0).any()
     np.testing.assert_allclose(np.linalg.norm(env.user_embeddings, axis=1), 1.0)
     np.testing.assert_allclose(env.rho, 1 / (1 + np.exp(-env.logits)))
@@ -129,5 +129,5 @@ def test_sphere_reading():
     test = np.zeros((80, env.n_items), dtype=bool)
     test[:, :3] = True
     assert env.policy_support(test).all() and not env.policy_on_test_items
-    lit = MeasurementBiasEnvironment(n_users_per_group=5, seed=0)
+    lit = MeasurementBiasEnvironment(n_users_per_group=5, rng=0)
     assert lit.policy_support(test) is test

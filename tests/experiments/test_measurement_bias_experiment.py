@@ -16,7 +16,7 @@ def test_registered():
 
 def test_measure_columns_and_no_history_means_no_group_envy():
     env = MeasurementBiasEnvironment(n_users_per_group=25, n_items=30, n_documents=20, dim=4,
-                                     alpha=4.0, threshold=2.0, seed=0)
+                                     alpha=4.0, threshold=2.0, rng=0)
     df = exp.measure(env, 0.0, (0.5, 5.0), seed=0)
     assert list(df.beta) == [0.5, 5.0] and (df.observed_proportion == 0).all()
     assert df[["individual_average_envy_g2", "individual_prop_envious_g2", "group_envy_g2"]].ge(0).all().all()
@@ -44,7 +44,7 @@ def test_sphere_reading_reproduces_the_stated_findings():
     """App. B.2's findings for Fig. 7 on the sphere reading (2 x 200 users, seed 0): no group envy
     without history, a peak above ε at a small proportion of history, none with much history and
     no ε-envy at β = 1; checked by the experiment's own claims."""
-    env = MeasurementBiasEnvironment(n_users_per_group=200, reading="sphere", seed=0)
+    env = MeasurementBiasEnvironment(n_users_per_group=200, reading="sphere", rng=0)
     df = pd.concat([exp.measure(env, t, (0.01, 1.0), seed=0) for t in (0.0, 0.1, 1.0, 50.0)]).assign(reading="sphere")
     g = df[df.beta == 0.01].set_index("tau2")["group_envy_g2"]
     assert g[0.0] < exp.EPSILON < g[0.1] and g[50.0] < 1e-3

@@ -29,7 +29,7 @@ def test_holm_controls_familywise_error_under_the_global_null():
 
 
 def test_wilson_hand_computed():
-    low, high = wilson_interval(5, 10, 0.95)
+    low, high = wilson_interval(5, 10, confidence=0.95)
     # z = 1.959964; centre 0.5; half = z sqrt(.025 + z^2/400) / (1 + z^2/10)
     z = 1.959963984540054
     half = z * np.sqrt(0.025 + z * z / 400) / (1 + z * z / 10)

@@ -46,8 +46,8 @@ def test_surprise_policies_equal_policies_built_by_hand(trainset, ratings):
     np.testing.assert_allclose(policy_from_surprise(algo, users, items, "softmax", beta=3).probs,
                                softmax_policy(hand, 3).probs, atol=1e-12)
     np.testing.assert_array_equal(policy_from_surprise(algo, users, items, "argmax").probs, argmax_policy(hand).probs)
-    np.testing.assert_array_equal(policy_from_surprise(algo, users, items, "ranking", top_k=5).rankings,
-                                  topk_ranking_policy(hand, 5).rankings)
+    np.testing.assert_array_equal(policy_from_surprise(algo, users, items, "ranking", k=5).rankings,
+                                  topk_ranking_policy(hand, k=5).rankings)
     cats = np.arange(len(items)) % 3
     np.testing.assert_array_equal(policy_from_surprise(algo, users, items, "parity", categories=cats).probs,
                                   parity_of_exposure_policy(hand, cats).probs)
@@ -112,8 +112,8 @@ def test_policy_from_scores_names_and_checks():
         policy_from_scores(s, "best")
     with pytest.raises(ValueError, match="categories"):
         policy_from_scores(s, "parity")
-    with pytest.raises(ValueError, match="top_k"):
-        policy_from_scores(s, "ranking", top_k=0)
+    with pytest.raises(ValueError, match="k must"):
+        policy_from_scores(s, "ranking", k=0)
 
 
 def test_implicit_model_scores_equal_its_factors():

@@ -54,19 +54,19 @@ def test_sample_contexts():
     probs[:, 0, 0] = 1.0
     probs[:, 1, 2] = 1.0
     p = ArrayPolicy(probs)
-    np.testing.assert_array_equal(p.sample([0, 1, 1], 0, contexts=[0, 1, 0]), [0, 2, 0])
+    np.testing.assert_array_equal(p.sample([0, 1, 1], rng=0, contexts=[0, 1, 0]), [0, 2, 0])
     with pytest.raises(ValueError, match="contexts must be given"):
-        p.sample([0], 0)
+        p.sample([0], rng=0)
     with pytest.raises(ValueError, match="contexts"):
-        p.sample([0], 0, contexts=[2])
+        p.sample([0], rng=0, contexts=[2])
 
 
 def test_sample_bad_users():
     p = uniform_policy(3, 2)
     with pytest.raises(ValueError, match=r"users must be in \[0, 2\]"):
-        p.sample([0, 3], 0)
+        p.sample([0, 3], rng=0)
     with pytest.raises(TypeError):
-        p.sample([0.5], 0)
+        p.sample([0.5], rng=0)
 
 
 def test_callable_policy_is_queried_and_validated():

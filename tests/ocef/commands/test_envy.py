@@ -177,7 +177,7 @@ def test_movielens_100k_dataset(run_cli):
     # the same pipeline by hand: environment, recommender estimates, argmax policy, envy
     env = MovieLensEnvironment(path)
     labels, names = env.groups("gender")
-    ref = envy_report(env.rho, argmax_policy(env.estimated_scores(2, 0.2, 0)), labels, matching="average")
+    ref = envy_report(env.rho, argmax_policy(env.estimated_scores(2, 0.2, rng=0)), labels, matching="average")
     assert got["n_users"] == 943 and got["n_groups"] == 2
     assert got["individual"]["average_envy"] == pytest.approx(ref.individual_average_envy, abs=1e-12)
     assert got["group_average_envy"] == pytest.approx(ref.group_average_envy, abs=1e-12)

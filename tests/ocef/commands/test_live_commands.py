@@ -28,7 +28,7 @@ def _json(capsys, argv):
 
 @pytest.mark.parametrize("policy, extra, build", [
     ("softmax", ["--beta", "2.5"], lambda s: softmax_policy(s, 2.5).probs),
-    ("ranking", ["--top-k", "3"], lambda s: topk_ranking_policy(s, 3).probs),
+    ("ranking", ["--top-k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),
 ])
 def test_envy_from_scores_equals_envy_from_the_policy_built_by_hand(arrays, capsys, policy, extra, build):
     d, rho, scores, _ = arrays

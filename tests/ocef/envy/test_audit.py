@@ -42,7 +42,7 @@ def test_literal_and_fast_pull_arm_draw_the_same_distribution(contexts, multipli
     n = 3000
     for group, arm in [(0, 0), (0, 2), (2, 1)]:
         size = p.sizes[group]
-        lit = np.array([p.pull_literal(group, arm, rng) for _ in range(n)])
+        lit = np.array([p.pull_literal(group, arm, rng=rng) for _ in range(n)])
         fast = p.rewards(np.full(n, group))(np.arange(n), np.full(n, arm), rng)
         # Both are (#successes)/|g| with |g| copies: compare the count distributions (χ², df ≤ |g|).
         c_lit = np.bincount(np.rint(lit * size).astype(int), minlength=size + 1)
@@ -83,7 +83,7 @@ def test_pull_literal_works_with_a_black_box_policy_and_reward():
         return probs[users]
 
     p = AuditProblem(rho, CallablePolicy(recommender, 6, 4), np.array([0, 0, 1, 1, 2, 2]))
-    r = p.pull_literal(1, 2, rng, reward=lambda users, items, ctx, g: np.ones(users.size))
+    r = p.pull_literal(1, 2, rng=rng, reward=lambda users, items, ctx, g: np.ones(users.size))
     assert r == 1.0 and calls
 
 

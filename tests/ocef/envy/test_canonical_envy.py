@@ -71,6 +71,6 @@ def test_literal_pull_of_arm_0_under_average_matching_has_mean_mu_ii():
     problem = AuditProblem(rho, probs, labels, matching="average")
     assert problem.arm_means[0, 0] == pytest.approx(0.5)            # μ_1^1 of Table 1, not μ^1 = 1
     rng = np.random.default_rng(0)
-    draws = np.array([problem.pull_literal(0, 0, rng) for _ in range(4000)])
+    draws = np.array([problem.pull_literal(0, 0, rng=rng) for _ in range(4000)])
     # mean of 4000 averages of 2 Bernoulli(1/2): sd 0.5/sqrt(8000) ≈ 0.0056; 5 sd tolerance
     assert draws.mean() == pytest.approx(0.5, abs=0.028)

@@ -79,7 +79,7 @@ def test_sample_partners_follow_gamma():
     assert w[0, 1][0, 0] == pytest.approx(2 / 3) and w[0, 1][1, 0] == 0.0
     np.testing.assert_allclose(w[0, 1].sum(axis=1), 1.0)
     rng = np.random.default_rng(0)
-    draws = np.stack([w.sample_partners(0, 1, rng) for _ in range(4000)])
+    draws = np.stack([w.sample_partners(0, 1, rng=rng) for _ in range(4000)])
     for row in range(2):
         freq = np.array([(draws[:, row] == n).mean() for n in (2, 3, 4)])
         # binomial sd <= 0.5/sqrt(4000) ~ 0.008; 5 sd
