@@ -98,7 +98,7 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     """Leave-last-out split of seed 002, Sec. 4.1 (module docstring).
 
     ``ratings``: ``user, item, timestamp`` with 0-based contiguous indices; ``users``: integer
-    attribute codes, one row per user (e.g. :func:`ocef.environments.movielens.user_attribute_codes`);
+    attribute codes, one row per user (e.g. :func:`ocef.datasets.movielens.user_attribute_codes`);
     ``genres``: ``(n_items, G)`` flags. Draws with ``rng``.
     """
     gen = as_generator(rng)
@@ -150,7 +150,7 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
 
 def movielens_fairrec_split(data_dir=None, *, n_neg_test: int = 49, n_neg_train: int = 1, rng=0) -> FairRecSplit:
     """:func:`fairrec_split` of the MovieLens data found in ``data_dir`` (ML-100K or ML-1M)."""
-    from ocef.environments.movielens import genre_flags, load_movielens, user_attribute_codes
+    from ocef.datasets.movielens import genre_flags, load_movielens, user_attribute_codes
 
     ml = load_movielens(data_dir)
     return fairrec_split(ml.ratings, user_attribute_codes(ml.users), genre_flags(ml),

@@ -22,19 +22,12 @@ schema with columns ``request, day, user, item, R, Y, S, source``.
 
 Real data sets
 --------------
+Coat and the Open Bandit Dataset are read by :mod:`ocef.datasets` (:func:`ocef.datasets.load_logs`);
+here:
+
 * the seed's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
   boolean columns ``like_video, share, follow, finish, download, long_view, young_adult``;
   Y = any of the six engagement signals, S = ``young_adult`` (creator aged 18-24).
-* Coat (Schnabel et al. 2016, :func:`load_coat`): ``train.ascii`` = ratings of items the users
-  chose themselves (default traffic), ``test.ascii`` = ratings of 16 uniformly random items per
-  user (random traffic); Y = rating >= 4; S = item gender (``men``/``women``) from
-  ``user_item_features/item_features.ascii``.
-* Open Bandit Dataset sample (Saito et al. 2021, :func:`load_obd`): ``bts/`` (Bernoulli Thompson
-  sampling) = default traffic, ``random/`` (uniform random policy) = random traffic; Y = click;
-  S = price tier: ``item_feature_0`` is the only item feature stored identically in both
-  folders (the categorical features are hashed differently per folder); it is a standardized
-  number with 41 distinct values over the 80 items, and we split it at its median over the
-  items: ``"high"`` (> median, 39 items) and ``"low"`` (<= median, 41 items).
 """
 from __future__ import annotations
 
@@ -46,12 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
-from ocef.environments.paths import dataset_dir
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",
-    "read_log", "split_by_source", "load_logs", "load_published", "load_coat", "load_obd",
-    "load_dataset", "DATASETS",
+    "read_log", "split_by_source", "load_logs", "load_published",
 ]
 
 SOURCE_DEFAULT = "default"
@@ -134,89 +125,3 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
         y = log[list(PUBLISHED_SIGNALS)].astype(bool).any(axis=1)
         out.append(log.assign(Y=y.astype(np.int8), S=log[PUBLISHED_GROUP].astype(np.int8), source=src))
     return out[0], out[1]
-
-
-def _coat_matrix(path: Path) -> np.ndarray:
-    if not path.is_file():
-        raise FileNotFoundError(f"Coat file not found: {path}")
-    return np.loadtxt(path, dtype=np.int64)
-
-
-def load_coat(data_dir: str | Path | None = None, *, threshold: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Coat as (default, random) logs in the generic schema.
-
-    Rows of ``train.ascii`` with a rating (self-selected items) form the default traffic, rows
-    of ``test.ascii`` (16 uniformly random items per user) the random traffic. Columns:
-    ``request`` (= user: one request per user), ``user``, ``item``, ``rating``, ``Y`` =
-    rating >= ``threshold``, ``S`` = item gender (``"men"``/``"women"``), ``R`` (1 if the user
-    also self-selected the item), ``source``.
-    """
-    root = dataset_dir("coat", data_dir)
-    train = _coat_matrix(root / "train.ascii")
-    test = _coat_matrix(root / "test.ascii")
-    feats = _coat_matrix(root / "user_item_features" / "item_features.ascii")
-    if train.shape != test.shape or feats.shape[0] != train.shape[1]:
-        raise ValueError(f"Coat files disagree: train {train.shape}, test {test.shape}, "
-                         f"item features {feats.shape}")
-    gender = np.where(feats[:, 0] == 1, "men", "women")  # columns 0/1 = gender:men/gender:women
-    out = []
-    for matrix, src in ((train, SOURCE_DEFAULT), (test, SOURCE_RANDOM)):
-        user, item = np.nonzero(matrix)
-        rating = matrix[user, item]
-        out.append(pd.DataFrame({
-            "request": user, "user": user, "item": item, "rating": rating,
-            "Y": (rating >= threshold).astype(np.int8), "S": gender[item],
-            "R": (train[user, item] > 0).astype(np.int8), "source": src,
-        }))
-    return out[0], out[1]
-
-
-def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The Open Bandit Dataset sample as (default, random) logs in the generic schema.
-
-    ``bts/<campaign>/<campaign>.csv`` (Thompson sampling) is the default traffic and
-    ``random/<campaign>/<campaign>.csv`` the random traffic. Columns: ``request`` (round),
-    ``day`` (date of the timestamp), ``item``, ``position``, ``Y`` = click, ``S`` = price tier
-    (``"high"`` if ``item_feature_0`` > its median over the items, else ``"low"``; see the
-    module docstring), ``source``.
-    """
-    root = dataset_dir("obd", data_dir)
-    first = None
-    out = []
-    for policy, src in (("bts", SOURCE_DEFAULT), ("random", SOURCE_RANDOM)):
-        folder = root / policy / campaign
-        log = read_log(folder / f"{campaign}.csv", columns=["timestamp", "item_id", "position", "click"])
-        tier = obd_price_tier(folder, log)
-        if first is None:
-            first = tier
-        elif not tier.sort_index().equals(first.sort_index()):
-            raise ValueError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
-        out.append(pd.DataFrame({
-            "request": np.arange(len(log)), "day": log["timestamp"].astype(str).str[:10],
-            "item": log["item_id"].to_numpy(), "position": log["position"].to_numpy(),
-            "Y": log["click"].to_numpy(), "S": tier.reindex(log["item_id"]).to_numpy(), "source": src,
-        }))
-    return out[0], out[1]
-
-
-def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
-    """OBD's item group S per item id: ``"high"`` if ``item_feature_0`` (``folder /
-    item_context.csv``) is above its median over the items, else ``"low"`` (module docstring).
-    Refuses a ``log`` with items missing from the item context."""
-    price = read_log(folder / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index("item_id")[
-        "item_feature_0"]
-    tier = pd.Series(np.where(price > price.median(), "high", "low"), index=price.index)
-    if not log["item_id"].isin(tier.index).all():
-        raise ValueError(f"OBD log in {folder} has items without item_context")
-    return tier
-
-
-DATASETS = {"coat": load_coat, "obd": load_obd}
-
-
-def load_dataset(name: str, data_dir: str | Path | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(default, random)`` logs of a bundled-loader data set: ``"coat"`` or ``"obd"``
-    (label column ``Y``, group column ``S``)."""
-    if name not in DATASETS:
-        raise ValueError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
-    return DATASETS[name](data_dir)

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ocef.environments.base import Environment
 from ocef.environments.cache import array_fingerprint, cached_arrays
-from ocef.environments.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
+from ocef.datasets.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
 from ocef.environments.recommender import fit_funk_svd
 from ocef.validation import check_positive_int, seed_from_rng
 
@@ -61,14 +61,14 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
 class MovieLensEnvironment(Environment):
     """Ground truth from matrix completion on MovieLens (seed 001, Sec. 6.1, App. B.1).
 
-    Parameters: ``data_dir`` (see :func:`ocef.environments.movielens.load_movielens`) or an
+    Parameters: ``data_dir`` (see :func:`ocef.datasets.movielens.load_movielens`) or an
     already loaded ``data``; ``n_users``/``n_items`` (defaults: 2000/2000 on ML-1M, all
     users/1000 items on ML-100K); the completion's ``completion_factors``,
     ``completion_epochs``, ``completion_reg`` and ``rng`` (an int seed by default, so that the
     completion is cached on disk). The completed matrix is cached.
 
     Attributes: ``rho`` (users x items, [0, 1]), ``item_categories`` (code of the first
-    genre in :data:`ocef.environments.movielens.GENRES`), ``category_names``, ``users``
+    genre in :data:`ocef.datasets.movielens.GENRES`), ``category_names``, ``users``
     (``gender``, ``age``, ``occupation`` coded as ML-1M, ``user_id``), ``items``,
     ``source`` (``"ml-1m"``/``"ml-100k"``), ``description``.
     """

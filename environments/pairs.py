@@ -6,27 +6,23 @@ The metrics live in :mod:`ocef.pairwise`; this module only turns logs into pairs
 
 * :func:`pairs_from_ratings` — a log of ratings of uniformly random items (Coat's
   ``test.ascii``: 16 random items per user): every (liked, not liked) pair of a query, z = the
-  liked item's rating. Coat (:func:`coat_pairs`): 8,770 pairs from 237 users.
+  liked item's rating. Coat (:meth:`ocef.datasets.Coat.pairs`): 8,770 pairs from 237 users.
 * :func:`pairs_from_impressions` — single impressions of a uniform-random policy (the Open Bandit
   Dataset's ``random`` log; slates cannot be rebuilt): each clicked row × every unclicked row of
-  another item with the same user features and day. OBD (:func:`obd_pairs`): 38 clicks,
+  another item with the same user features and day. OBD (:meth:`ocef.datasets.OpenBanditDataset.pairs`): 38 clicks,
   1,888 pairs — smoke data only.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ocef.environments.logs import load_coat, obd_price_tier, read_log
-from ocef.environments.paths import dataset_dir
 from ocef.validation import as_generator
 
-__all__ = ["pairs_from_ratings", "pairs_from_impressions", "coat_pairs", "obd_pairs", "OBD_USER_FEATURES"]
+__all__ = ["pairs_from_ratings", "pairs_from_impressions"]
 
-OBD_USER_FEATURES = ("user_feature_0", "user_feature_1", "user_feature_2", "user_feature_3")
 MODES = ("all", "one-per-query")
 
 
@@ -97,27 +93,3 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
     out = _pair_frame(base[base[label] == 1], base[base[label] == 0], match_on, "_row", item, group,
                       engagement or None)
     return out.sort_values(["query", "j", "jp"]).reset_index(drop=True)
-
-
-def coat_pairs(data_dir: str | Path | None = None, *, mode: str = "all", rng=None) -> pd.DataFrame:
-    """Coat's random ratings (``test.ascii``) as pairs: query = user, Y = rating >= 4, s = item
-    gender (men/women), z = rating of the liked item (4 or 5)."""
-    _, random = load_coat(data_dir)
-    return pairs_from_ratings(random, label="Y", group="S", engagement="rating", query="user", item="item",
-                              mode=mode, rng=rng)
-
-
-def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> pd.DataFrame:
-    """The Open Bandit Dataset's uniform-random log as pairs: matched on the four user features
-    and the day; s = price tier (``item_feature_0`` above its median over items: "high", else
-    "low", as in :func:`ocef.environments.logs.load_obd`). The loader of ``logs`` drops the user
-    features, so the raw file is read here."""
-    folder = dataset_dir("obd", data_dir) / "random" / campaign
-    log = read_log(folder / f"{campaign}.csv", columns=["timestamp", "item_id", "click", *OBD_USER_FEATURES])
-    tier = obd_price_tier(folder, log)
-    frame = pd.DataFrame({
-        "day": log["timestamp"].astype(str).str[:10], "item": log["item_id"].to_numpy(),
-        "Y": log["click"].to_numpy(), "S": tier.reindex(log["item_id"]).to_numpy(),
-        **{c: log[c].to_numpy() for c in OBD_USER_FEATURES},
-    })
-    return pairs_from_impressions(frame, match_on=list(OBD_USER_FEATURES) + ["day"])

@@ -54,7 +54,7 @@ def make_environment(data_dir: Path | None, quick: bool):
 
     try:
         if quick:
-            from ocef.environments.movielens import load_movielens
+            from ocef.datasets.movielens import load_movielens
 
             data = load_movielens(data_dir)
             n_items = QUICK_ITEMS_100K

@@ -17,8 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.environments import logs
-from ocef.environments.pairs import coat_pairs
+from ocef.datasets.coat import coat_pairs, load_coat
 from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import save_figure, write_csv
 from ocef.experiments.claims import Claim
@@ -35,7 +34,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     if not dataset_dir("coat", data_dir).exists():
         raise FileNotFoundError(f"Coat not found under {dataset_dir('coat', data_dir)} (use --data-dir)")
     n_boot = 200 if quick else 1000
-    default, random = logs.load_coat(data_dir)
+    default, random = load_coat(data_dir)
     n_users, n_items = coat_sizes(default, random)
     pairs = coat_pairs(data_dir)
     rng = np.random.default_rng(seed)

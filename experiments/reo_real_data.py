@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.environments import logs
+from ocef.datasets import load_logs
 from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef import reo
@@ -89,7 +89,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         note_dataset(DATASETS[name])
 
     def compute(name):
-        default, random = logs.load_dataset(name, data_dir)
+        default, random = load_logs(name, data_dir)
         return analyse(name, default, random, n_resamples=n_resamples, seed=seed)
 
     df = run_parts(out_dir, config, present, compute, progress=progress, desc=NAME)

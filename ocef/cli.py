@@ -63,9 +63,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata), else the package's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ocef")
+    except PackageNotFoundError:
+        import ocef
+
+        return ocef.__version__
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
     parser = _Parser(prog="ocef", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"ocef {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
     modules = {COMMANDS[name][0] for name in wanted if name is not None}

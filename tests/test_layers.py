@@ -1,4 +1,4 @@
-"""Layers go one way (DESIGN.md): cli → experiments → ocef core → environments, policies →
+"""Layers go one way (DESIGN.md): cli → experiments → ocef core → environments, policies, datasets →
 validation, files; and no two modules import each other, directly or through others (no cycle).
 Checked on every import statement of the source, function-level ones too."""
 import ast
@@ -15,7 +15,7 @@ def _layer(module: str) -> str:
         return "bottom"
     if module == "ocef.cli" or module.startswith("ocef.commands"):
         return "cli"
-    for pkg in ("experiments", "environments", "policies"):
+    for pkg in ("experiments", "environments", "policies", "datasets"):
         if module == f"ocef.{pkg}" or module.startswith(f"ocef.{pkg}."):
             return {"experiments": "experiments"}.get(pkg, "data")
     return "core"
@@ -76,6 +76,7 @@ def test_the_layer_checks_see_every_package_and_classify_it():
     found = {module: _layer(module) for module, _ in _modules()}
     expected = {"ocef.cli": "cli", "ocef.commands.audit": "cli", "ocef.experiments.report": "experiments",
                 "ocef.envy.audit": "core", "ocef.environments.base": "data", "ocef.policies.base": "data",
+                "ocef.datasets.coat": "data",
                 "ocef.validation": "bottom", "ocef.files": "bottom"}
     assert {m: found.get(m) for m in expected} == expected
     assert len(found) > 50

@@ -9,7 +9,7 @@ import pytest
 
 PUBLIC_MODULES = ["ocef", "ocef.envy.audit", "ocef.envy.auditor", "ocef.envy.bounds", "ocef.envy.exact", "ocef.envy.matching",
                   "ocef.envy.runner", "ocef.envy.simulation", "ocef.reo.simulate", "ocef.reo", "ocef.results",
-                  "ocef.validation", "ocef.files", "ocef.environments", "ocef.environments.movielens",
+                  "ocef.validation", "ocef.files", "ocef.environments", "ocef.datasets.movielens",
                   "ocef.environments.logs", "ocef.policies", "ocef.experiments.registry"]
 
 

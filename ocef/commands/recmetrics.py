@@ -138,47 +138,19 @@ def _movielens_inputs(args):
     return scores, env.rho, np.asarray(names, dtype=object)[labels], description
 
 
-def coat_user_groups(root: Path, attribute: str):
-    """Value of one Coat user attribute per user (``user_features.ascii`` one-hot blocks named
-    ``attribute:value`` in ``user_features_map.txt``)."""
-    import numpy as np
-
-    from ocef.environments.logs import _coat_matrix
-
-    map_path = root / "user_item_features" / "user_features_map.txt"
-    if not map_path.is_file():
-        raise FileNotFoundError(f"Coat file not found: {map_path}")
-    columns = [line.strip() for line in map_path.read_text().splitlines() if line.strip()]
-    feats = _coat_matrix(root / "user_item_features" / "user_features.ascii")
-    if feats.shape[1] != len(columns):
-        raise ValueError(f"Coat user features: {feats.shape[1]} columns but {len(columns)} names in {map_path}")
-    cols = [j for j, c in enumerate(columns) if c.split(":", 1)[0] == attribute]
-    if not cols:
-        raise ValueError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {attribute!r}")
-    block = feats[:, cols]
-    if not (block.sum(axis=1) == 1).all():
-        raise ValueError(f"Coat user features: attribute {attribute!r} is not one-hot for every user")
-    values = np.array([columns[j].split(":", 1)[1] for j in cols], dtype=object)
-    return values[block.argmax(axis=1)]
-
-
 def _coat_inputs(args):
     import numpy as np
 
-    from ocef.environments.logs import _coat_matrix
+    from ocef.datasets import Coat
     from ocef.environments.movielens_env import stars_to_unit
-    from ocef.environments.paths import dataset_dir
-    from ocef.environments.recommender import fit_funk_svd
 
-    root = dataset_dir("coat", args.data_dir)
-    train, test = _coat_matrix(root / "train.ascii"), _coat_matrix(root / "test.ascii")
-    users, items = np.nonzero(train)
-    model = fit_funk_svd(users, items, train[users, items].astype(float), train.shape[0], train.shape[1],
-                         factors=args.factors, reg=0.02, rating_scale=(1.0, 5.0), rng=args.seed)
-    scores = stars_to_unit(model.scores())
-    truth = np.where(test > 0, stars_to_unit(test), np.nan)
-    labels = coat_user_groups(root, args.partition)
-    description = (f"Coat, {train.shape[0]} users x {train.shape[1]} items; {args.factors}-factor Funk SVD on the "
+    coat = Coat(args.data_dir)
+    if args.partition not in COAT_PARTITIONS:
+        raise ValueError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {args.partition!r}")
+    scores = stars_to_unit(coat.funk_svd(factors=args.factors, rng=args.seed).scores())
+    truth = np.where(coat.test > 0, stars_to_unit(coat.test), np.nan)
+    labels = coat.user_attribute(args.partition)
+    description = (f"Coat, {coat.n_users} users x {coat.n_items} items; {args.factors}-factor Funk SVD on the "
                    f"self-selected ratings, truth = ratings of random items (test.ascii); groups: {args.partition}")
     return scores, truth, labels, description
 

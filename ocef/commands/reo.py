@@ -130,9 +130,9 @@ def _load(args):
             raise ValueError("give either --dataset or --default/--random, not both")
         if args.label != "Y" or args.group != "S":
             raise ValueError("--dataset logs use the columns Y and S; drop --label/--group")
-        from ocef.environments import logs
+        from ocef.datasets import load_logs
 
-        default, random = logs.load_dataset(args.dataset, args.data_dir)
+        default, random = load_logs(args.dataset, args.data_dir)
         return default, random, "Y", "S"
     if args.default is None or args.random is None:
         raise ValueError("give --default and --random log files (or --dataset)")

@@ -1,9 +1,9 @@
 """Scored pairs of the real data sets (Coat, Open Bandit Dataset) for the CLI and the experiments.
 
-* Coat: pairs from the random ratings (:func:`ocef.environments.pairs.coat_pairs`), scored by the
+* Coat: pairs from the random ratings (:meth:`ocef.datasets.Coat.pairs`), scored by the
   matrix factorisation trained on the self-selected ratings ``train.ascii`` (:func:`coat_mf`), or
   by popularity (likes per item in ``train.ascii``);
-* OBD: pairs from the random log (:func:`ocef.environments.pairs.obd_pairs`) scored by popularity
+* OBD: pairs from the random log (:meth:`ocef.datasets.OpenBanditDataset.pairs`) scored by popularity
   (click rate per item in the Bernoulli-Thompson-sampling log; the random log has no user ids, so
   no MF).
 """
@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ocef.environments import logs
-from ocef.environments import pairs as pairs_mod
+from ocef.datasets import load_logs
+from ocef.datasets.coat import coat_pairs
+from ocef.datasets.obd import obd_pairs
 from ocef.pairwise.regularizer import MFModel, fit_mf_pairwise
 
 __all__ = ["MODELS", "DEFAULT_MODELS", "coat_sizes", "coat_ratings", "coat_mf", "dataset_pairs", "score_pairs"]
@@ -54,16 +55,16 @@ def dataset_pairs(name: str, model: str | None = None, data_dir=None, rng=None) 
     model = model or DEFAULT_MODELS[name]
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-    default, random = logs.load_dataset(name, data_dir)
+    default, random = load_logs(name, data_dir)
     if name == "coat":
-        pairs = pairs_mod.coat_pairs(data_dir)
+        pairs = coat_pairs(data_dir)
         n_users, n_items = coat_sizes(default, random)
         if model == "mf":
             return score_pairs(pairs, coat_mf(default, n_users, n_items, rng).scores())
         return score_pairs(pairs, np.bincount(default["item"], weights=default.Y, minlength=n_items))
     if model == "mf":
         raise ValueError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
-    pairs = pairs_mod.obd_pairs(data_dir)
+    pairs = obd_pairs(data_dir)
     n_items = int(max(default["item"].max(), pairs.j.max(), pairs.jp.max())) + 1
     shown = np.bincount(default["item"], minlength=n_items)
     clicks = np.bincount(default["item"], weights=default.Y, minlength=n_items)

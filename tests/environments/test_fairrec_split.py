@@ -74,7 +74,7 @@ def test_split_bad_inputs():
 @pytest.mark.data
 def test_movielens_100k_split():
     from ocef.environments.fairrec_split import movielens_fairrec_split
-    from ocef.environments.movielens import GENRE_FLAGS, genre_flags, load_movielens, user_attribute_codes
+    from ocef.datasets.movielens import GENRE_FLAGS, genre_flags, load_movielens, user_attribute_codes
 
     path = require_data("ml-100k")
     ml = load_movielens(path)
@@ -92,8 +92,8 @@ def test_movielens_100k_split():
 
 def test_ml1m_genre_flags_and_user_codes(tmp_path):
     """ML-1M's ``|``-separated genre names become the 19 flags; none of the 18 -> ``unknown``."""
-    from ocef.environments.movielens import genre_flags, load_movielens, user_attribute_codes
-    from tests.environments.test_movielens import write_1m
+    from ocef.datasets.movielens import genre_flags, load_movielens, user_attribute_codes
+    from tests.ocef.datasets.test_movielens import write_1m
 
     folder = write_1m(tmp_path / "ml-1m")
     with open(folder / "movies.dat", "a", encoding="latin-1") as f:

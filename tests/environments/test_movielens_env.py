@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ocef.environments.base import Environment
-from ocef.environments.movielens import GENRES, load_movielens
+from ocef.datasets.movielens import GENRES, load_movielens
 from ocef.environments.movielens_env import MovieLensEnvironment, most_rated, stars_to_unit
 from tests.conftest import require_data
 

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from ocef.environments.pairs import coat_pairs, obd_pairs, pairs_from_impressions, pairs_from_ratings
+from ocef.environments.pairs import pairs_from_impressions, pairs_from_ratings
 from tests.conftest import require_data
 
 
@@ -24,22 +24,3 @@ def test_pairs_from_impressions_skips_same_item():
                         "S": ["x", "x", "y", "y"]})
     p = pairs_from_impressions(log)
     assert list(zip(p.j, p.jp)) == [(5, 6)]
-
-
-@pytest.mark.data
-def test_coat_pairs_counts():
-    require_data("coat", "test.ascii")
-    p = coat_pairs()
-    assert len(p) == 8770 and p["query"].nunique() == 237
-    kinds = p.groupby(["s_j", "s_jp"]).size()
-    assert kinds[("men", "men")] == 2070 and kinds[("women", "women")] == 2063
-    assert kinds[("men", "women")] == 2175 and kinds[("women", "men")] == 2462
-    assert p.z.value_counts().to_dict() == {4: 6779, 5: 1991}
-
-
-@pytest.mark.data
-def test_obd_pairs_counts():
-    require_data("obd", "random", "all", "all.csv")
-    p = obd_pairs()
-    assert len(p) == 1888 and p["query"].nunique() == 38
-    assert (p.s_j != p.s_jp).mean() == pytest.approx(0.519, abs=5e-4)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from ocef import reo
-from ocef.environments import logs
+from ocef.datasets import load_logs
 from ocef.reo.simulate import make_traffic_world, simulate_traffic, stream_traffic
 from tests.conftest import require_data
 
@@ -30,7 +30,7 @@ def assert_identical(out: dict) -> None:
 @pytest.mark.parametrize("name", ["coat", "obd"])
 def test_engines_identical_on_real_data(tmp_path, name):
     require_data(name)
-    default, random = logs.load_dataset(name)
+    default, random = load_logs(name)
     out = all_results(default, random)
     default.to_parquet(tmp_path / "d.parquet")
     random.to_csv(tmp_path / "r.csv", index=False)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ocef import reo
-from ocef.environments import logs
+from ocef.datasets import load_logs
 from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from tests.conftest import DATA
 
@@ -36,7 +36,7 @@ def test_spark_identical_on_simulated_coat_and_obd(spark, tmp_path):
     cases = {"simulated": (lg.default, lg.random)}
     for name in ("coat", "obd"):
         if (DATA / name).exists():
-            cases[name] = logs.load_dataset(name)
+            cases[name] = load_logs(name)
     for name, (default, random) in cases.items():
         ref = reo.estimate_reo(default, random, engine="pandas").to_dict()
         sdf, srf = (spark.createDataFrame(f[["Y", "S"]]) for f in (default, random))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ocef.environments.movielens import (AGE_BRACKETS, GENRES, OCCUPATION_100K_TO_1M, OCCUPATIONS, PARTITIONS,
+from ocef.datasets.movielens import (AGE_BRACKETS, GENRES, OCCUPATION_100K_TO_1M, OCCUPATIONS, PARTITIONS,
                                     bucket_age, detect_format, load_movielens, occupation_code_100k,
                                     partition, resolve_movielens_dir)
 from tests.conftest import require_data
