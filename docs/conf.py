@@ -44,7 +44,6 @@ templates_path = ["_templates"]
 # -- API reference -----------------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"          # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

@@ -104,10 +104,35 @@ def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, k:
                        categories=None) -> ArrayPolicy:
     """The named policy on a users × items (or users × contexts × items) score matrix.
 
-    ``softmax``: π(a) ∝ exp(β ŝ(a)) (Sec. 6.1); ``argmax``: all mass on the best item (lowest
-    index on ties, Sec. 3.2); ``ranking``: top-``k`` with DCG weights (App. B.1);
-    ``uniform``; ``parity``/``equity``: optimal under parity (eq. 2) / equity (App. A) of
-    exposure of the item ``categories``. Same as :func:`ocef.policies.build_policy`.
+    Same as :func:`ocef.policies.build_policy`.
+
+    Parameters
+    ----------
+    scores : array_like
+        A model's scores of every user and item.
+    policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}
+        ``softmax``: π(a) ∝ exp(β ŝ(a)) (Sec. 6.1); ``argmax``: all mass on the best item
+        (lowest index on ties, Sec. 3.2); ``ranking``: top-``k`` with DCG weights (App. B.1);
+        ``uniform``; ``parity``/``equity``: optimal under parity (eq. 2) / equity (App. A) of
+        exposure of the item ``categories``.
+    beta : float, default 1.0
+        Inverse temperature of ``softmax``.
+    k : int, default 10
+        List length of ``ranking``.
+    categories : array_like, optional
+        Item categories, for ``parity`` and ``equity``.
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy (a :class:`RankingPolicy` for ``ranking``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> policy_from_scores(np.array([[3.0, 1.0], [0.0, 2.0]]), "argmax").probs
+    array([[1., 0.],
+           [0., 1.]])
     """
     return build_policy(policy, scores, beta=beta, k=check_positive_int("k", k), categories=categories)
 

@@ -79,7 +79,31 @@ def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
     """The *ranking* policy of App. B.1: top-k items by estimated score (k = 10 in the paper).
 
     Its utility u^m(π) (eq. (1)) is the DCG of App. B.1 divided by W = Σ_j 1/log2(1+j)
-    (see the module docstring). ``k`` is capped at the number of items.
+    (see the module docstring).
+
+    Parameters
+    ----------
+    scores : array_like
+        Estimated preferences, users x items (or users x contexts x items).
+    k : int, default 10
+        Length of the list, capped at the number of items.
+
+    Returns
+    -------
+    RankingPolicy
+        ``rankings`` (the k items of each user, best first) and ``probs`` (the DCG weights of
+        the positions, normalized).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2)
+    >>> p.rankings
+    array([[0, 2],
+           [1, 2]])
+    >>> p.probs.round(3)
+    array([[0.613, 0.   , 0.387],
+           [0.   , 0.613, 0.387]])
     """
     s = check_scores(scores)
     k = min(check_positive_int("k", k), s.shape[-1])

@@ -32,8 +32,28 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
 def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
     """The paper's *argmax* policy: recommend the estimated best item (Sec. 3.2, App. B.1).
 
-    Ties are broken by the lowest item index (``ties="first"``, default) or uniformly over
-    the tied items (``ties="uniform"``).
+    Parameters
+    ----------
+    scores : array_like
+        Estimated preferences, users x items (or users x contexts x items).
+    ties : {"first", "uniform"}, default "first"
+        All mass on the lowest item index among the maxima, or spread evenly over them.
+
+    Returns
+    -------
+    ArrayPolicy
+        One-hot rows (``probs``) on the best-scored item.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]])
+    >>> argmax_policy(scores).probs
+    array([[1., 0., 0.],
+           [0., 1., 0.]])
+    >>> argmax_policy(scores, ties="uniform").probs
+    array([[1. , 0. , 0. ],
+           [0. , 0.5, 0.5]])
     """
     return ArrayPolicy(argmax_probabilities(check_scores(scores), ties))
 
@@ -42,6 +62,25 @@ def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
     """Softmax policy π^m(a|x) ∝ exp(β ŝ^m(a|x)) with inverse temperature β > 0 (Sec. 6.1, App. B.2).
 
     Computed stably (the row maximum is subtracted before exponentiating).
+
+    Parameters
+    ----------
+    scores : array_like
+        Estimated preferences, users x items (or users x contexts x items).
+    beta : float, default 1.0
+        Inverse temperature β > 0: large β approaches the argmax policy, small β the uniform one.
+
+    Returns
+    -------
+    ArrayPolicy
+        Rows summing to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]]), beta=2).probs.round(3)
+    array([[0.606, 0.122, 0.272],
+           [0.131, 0.435, 0.435]])
     """
     beta = check_in_interval("beta", beta, 0.0, np.inf, low_open=True, high_open=True)
     from scipy.special import softmax   # imported here: scipy.special costs start-up time
@@ -50,7 +89,26 @@ def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
 
 
 def uniform_policy(n_users: int, n_items: int, n_contexts: int = 1) -> ArrayPolicy:
-    """The uniform policy π^m(a|x) = 1/|A| for every user (non-personalized, hence envy-free)."""
+    """The uniform policy π^m(a|x) = 1/|A| for every user (non-personalized, hence envy-free).
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Shape of the policy.
+    n_contexts : int, default 1
+        With more than one context the policy is users x contexts x items.
+
+    Returns
+    -------
+    ArrayPolicy
+        Every entry 1 / n_items.
+
+    Examples
+    --------
+    >>> uniform_policy(2, 4).probs
+    array([[0.25, 0.25, 0.25, 0.25],
+           [0.25, 0.25, 0.25, 0.25]])
+    """
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items)
     n_contexts = check_positive_int("n_contexts", n_contexts)

@@ -62,9 +62,28 @@ def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndar
 def utility(rho, probs, context_probs=None) -> np.ndarray:
     """u^m(π^m) of eq. (1) for every user m: row-wise Σ_x q^m(x) Σ_a π^m(a|x) ρ^m(a|x).
 
-    ``rho`` and ``probs`` (array or Policy) have the same shape, users x items or
-    users x contexts x items; ``context_probs`` q^m(x) is (X,) or (M, X), uniform if None.
     To evaluate one policy π for every user, pass ``probs`` broadcast to rho's shape.
+
+    Parameters
+    ----------
+    rho : array_like
+        True preferences ρ^m(a|x) in [0, 1], users x items or users x contexts x items.
+    probs : array_like or Policy
+        The policy, same shape as ``rho``.
+    context_probs : array_like, optional
+        q^m(x), shape (X,) or (M, X); uniform if None.
+
+    Returns
+    -------
+    numpy.ndarray
+        One utility per user.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.2]])
+    >>> utility(rho, np.array([[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]]))
+    array([0.75, 1.  ])
     """
     r, p, q = check_rho_probs(rho, probs, context_probs)
     if r.shape[0] != p.shape[0]:

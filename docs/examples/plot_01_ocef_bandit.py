@@ -36,7 +36,7 @@ fig, ax = plt.subplots(figsize=(7, 4))
 for arm, color in ((0, "C0"), (1, "C3")):
     ax.fill_between(h[:, 0], h[:, 1 + arm], h[:, 1 + k + arm], color=color, alpha=0.3,
                     label=f"arm {arm} (true mean {means[arm]:.1f})")
-ax.set(xlabel="step t", ylabel="confidence interval of the mean reward", ylim=(-0.2, 1.2),
+ax.set(xlabel="step t", ylabel="confidence interval of the mean reward", ylim=(-0.2, 1.2), xscale="log",
        title=f"OCEF: {auditor.verdict} after {auditor.t} steps")
 ax.legend()
 plt.show()

@@ -70,6 +70,14 @@ class AuditProblem:
         Each user stands for that many identical copies (groups grown by duplication,
         Sec. 6.2); group sizes, transport marginals and rewards count copies.
     group_names : names of the groups, optional
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> problem = AuditProblem(rho, np.array([[0.0, 1.0]] * 4), np.array([0, 0, 1, 1]))
+    >>> problem.n_groups, problem.sizes.tolist()
+    (2, [2, 2])
     """
 
     def __init__(self, rho, policy, labels, *, matching: str = "transport", context_probs=None,
@@ -285,11 +293,53 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
     """Simulated full audit of ``problem`` (Cor. 7.1: one OCEF per group, K = G−1, δ/G).
 
-    ``alpha``, ``delta`` and ``epsilon`` may be sequences: every combination is audited
-    ``trials`` times. ``engine`` (see :mod:`ocef.envy.engines`): ``"numba"`` (``"auto"``) and
-    ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
-    (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live` with
-    the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    Parameters
+    ----------
+    problem : AuditProblem
+        Ground truth, policies, partition and matching.
+    alpha, delta, epsilon : float or sequence of float
+        The OCEF parameters (Algorithm 1); sequences: every combination is audited.
+    trials : int, default 1
+        Audits per combination.
+    rng : None, int, SeedSequence or Generator
+        Randomness of the audits.
+    max_steps : int, default 10**6
+        Step cap; an undecided group is ``timeout``.
+    engine : {"auto", "numba", "numpy", "ask-tell"}
+        The simulation engine (:mod:`ocef.envy.engines`): ``"numba"`` (``"auto"``) and
+        ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
+        (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live`
+        with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    progress : bool, default False
+        Show a progress bar.
+    sigma, omega : float
+        Sub-gaussian parameter and ω of Lemma 3.
+
+    Returns
+    -------
+    AuditReport
+        ``groups``: one row per (setting, trial, group) with ``verdict``, ``duration``, ``cost``,
+        ``true_envy``, ``correct``; ``summary()``: shares of verdicts, mean duration and cost,
+        joint correctness.
+
+    Examples
+    --------
+    Two groups that each prefer the other's recommendations:
+
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> report = run_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, trials=2, rng=0)
+    >>> report.groups[["trial", "name", "verdict", "true_envy"]]
+       trial name verdict  true_envy
+    0      0    A    envy       0.70
+    1      0    B    envy       0.65
+    2      1    A    envy       0.70
+    3      1    B    envy       0.65
+    >>> report.summary()[["share_envy", "correct_rate"]]
+       share_envy  correct_rate
+    0         1.0           1.0
     """
     alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
     deltas = [check_delta(d) for d in np.atleast_1d(delta)]

@@ -108,8 +108,34 @@ class OCEF:
         records this generator's state: give each auditor its own generator if restored
         runs must continue exactly.
 
-    Attributes exposed: ``t``, ``counts`` (N_k), ``means`` (μ̂_k, 0 when unpulled),
-    ``widths`` (β_k), ``lower``/``upper`` (μ̲_k, μ̄_k), ``active`` (S_t), ``verdict``.
+    Attributes
+    ----------
+    t : int
+        Steps so far.
+    counts : numpy.ndarray
+        N_k, the pulls of each arm.
+    means, widths, lower, upper : numpy.ndarray
+        μ̂_k (0 when unpulled), β_k, and the bounds μ̲_k, μ̄_k of each arm.
+    active : list of int
+        S_t, the arms not yet eliminated.
+    verdict : Verdict
+        ``RUNNING`` until a certificate: ``ENVY`` or ``NO_ENVY`` (ε-envy-free).
+
+    Examples
+    --------
+    The ask/tell loop against a simulated group of 50 users whose arm 1 (another group's
+    recommendations) is better than its own (arm 0):
+
+    >>> import numpy as np
+    >>> from ocef.environments.bandits import BernoulliBandit
+    >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
+    >>> bandit = BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50)
+    >>> rng = np.random.default_rng(1)
+    >>> while auditor.verdict is Verdict.RUNNING:
+    ...     arm = auditor.next_arm()
+    ...     _ = auditor.observe(arm, float(bandit.sample(np.array([arm]), rng=rng)[0]))
+    >>> auditor.verdict, auditor.t, auditor.counts.tolist()
+    (<Verdict.ENVY: 'envy'>, 54, [47, 4, 3])
     """
 
     _BUFFER = 4096

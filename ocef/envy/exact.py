@@ -217,7 +217,40 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
                 context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.
 
-    ``dtype`` is the precision of the utility matrix product (see :func:`utility_matrix`).
+    Parameters
+    ----------
+    rho : array_like
+        True preferences ρ^m(a|x) in [0, 1], users x items (or users x contexts x items).
+    probs : array_like or Policy
+        The policies π^m of every user, same shape as ``rho``.
+    labels : array_like, optional
+        Group of each user (0..G-1); without it only individual envy is computed.
+    matching : {"transport", "average"}
+        Users of two groups compared through optimal transport (Def. 4.2) or uniformly.
+    epsilon : float, default 0.05
+        The envy tolerance: a group is envious when its envy exceeds ε.
+    context_probs : array_like, optional
+        q^m(x), for contextual policies.
+    dtype : numpy dtype, default float64
+        Precision of the utility matrix product (see :func:`utility_matrix`).
+    group_names : sequence of str, optional
+        Names of the groups.
+
+    Returns
+    -------
+    EnvySummary
+        ``groups``: one row per group (``utility``, ``envy``, ``envious``, ``best_name``), and the
+        individual envy of every user.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> envy_report(rho, probs, np.array([0, 0, 1, 1]), epsilon=0.05).groups[["group", "utility", "envy", "envious"]]
+       group  utility  envy  envious
+    0      0     0.15  0.70     True
+    1      1     0.15  0.65     True
     """
     U = utility_matrix(rho, probs, context_probs, dtype=dtype)
     weights = None

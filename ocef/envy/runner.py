@@ -412,12 +412,44 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
                 engine: str = "auto") -> BanditRuns:
     """OCEF on Bernoulli bandits for a grid of configurations.
 
-    ``configs`` has one row per configuration with columns ``instance`` (a key of
-    ``means``), ``alpha``, ``delta``, ``epsilon`` and optionally ``n_arms`` (use the
-    prefix μ_{0:K'}, Fig. 10) and ``group_size``. Every configuration is run ``trials``
-    times. ``engine`` (see :mod:`ocef.envy.engines`): ``"numba"``/``"numpy"`` run all runs at once
-    (``"auto"`` picks one); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
-    Returns :class:`BanditRuns`, one row per run.
+    Parameters
+    ----------
+    configs : pandas.DataFrame
+        One row per configuration with columns ``instance`` (a key of ``means``), ``alpha``,
+        ``delta``, ``epsilon`` and optionally ``n_arms`` (use the prefix μ_{0:K'}, Fig. 10) and
+        ``group_size``.
+    means : dict
+        instance -> arm means μ_0..μ_K (arm 0 the baseline).
+    trials : int
+        Runs per configuration.
+    rng : None, int, SeedSequence or Generator
+        Randomness of the runs.
+    max_steps : int, default 10**6
+        Step cap; an undecided run is ``timeout``.
+    sigma, omega : float
+        Sub-gaussian parameter and ω of Lemma 3.
+    progress : bool, default False
+        Show a progress bar.
+    engine : {"auto", "numba", "numpy", "ask-tell"}
+        The simulation engine (:mod:`ocef.envy.engines`): ``"numba"``/``"numpy"`` run all runs at
+        once (``"auto"`` picks one); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
+
+    Returns
+    -------
+    BanditRuns
+        ``runs``: one row per run (verdict, duration, cost, constraint_held); ``summary()``: one
+        row per configuration.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ocef.environments.bandits import paper_instance
+    >>> configs = pd.DataFrame({"instance": 1, "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
+    >>> runs = run_bandits(configs, {1: paper_instance(1, n_arms=4)}, trials=20, rng=0, engine="numpy")
+    >>> runs.summary()[["alpha", "share_no_envy", "constraint_held"]]
+       alpha  share_no_envy  constraint_held
+    0   0.05            1.0             True
+    1   0.20            1.0             True
     """
     trials = check_positive_int("trials", trials)
     engine = check_engine(engine)
