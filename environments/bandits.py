@@ -28,6 +28,25 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
 
     With K = 9 these are the paper's 10-arm instances; K = 100 gives the K_max = 100
     versions of Fig. 10, whose prefixes μ_{0:K'} are used for K' ≤ K_max.
+
+    Parameters
+    ----------
+    number : {1, 2, 3, 4}
+        The instance (:data:`INSTANCES`).
+    n_arms : int, default 9
+        K, the non-baseline arms.
+
+    Returns
+    -------
+    numpy.ndarray
+        K + 1 means, the baseline first.
+
+    Examples
+    --------
+    >>> paper_instance(1, n_arms=4)
+    array([0.6, 0.3, 0.3, 0.3, 0.3])
+    >>> paper_instance(3, n_arms=4).round(3)
+    array([0.7  , 0.433, 0.296, 0.185, 0.088])
     """
     k = check_positive_int("n_arms", n_arms)
     if number == 1:
@@ -44,7 +63,21 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BernoulliBandit:
-    """A Bernoulli bandit with arm means ``means`` (``means[0]`` is the baseline)."""
+    """A Bernoulli bandit with arm means ``means`` (``means[0]`` is the baseline).
+
+    Parameters
+    ----------
+    means : array_like
+        μ_0..μ_K in [0, 1].
+    group_size : int, default 1
+        |g|: a pull returns the mean of |g| independent Bernoulli(μ_k) draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> BernoulliBandit(np.array([0.3, 0.6]), group_size=4).sample(np.array([0, 1, 1]), rng=0)
+    array([0.25, 0.75, 1.  ])
+    """
 
     means: np.ndarray
     group_size: int = 1

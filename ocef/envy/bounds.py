@@ -81,6 +81,30 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     |g| = ``group_size`` (the group reward averages |g| independent user rewards, so it
     is σ/√|g|-subgaussian). For N_k = 0 the convention of Lemma 3 applies:
     β(0) = β(1) + ``UNPULLED_EXTRA_WIDTH`` > β(1), and β(0) ≥ 1.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        N_k(t), the pulls of the arm (0 allowed).
+    delta : float
+        The audit's confidence δ.
+    n_arms : int
+        K, the non-baseline arms.
+    group_size : int, default 1
+        |g|.
+    sigma, omega : float
+        Sub-gaussian parameter (1/2) and ω of Lemma 3 (0.01).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        β for each ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> beta(np.array([0, 1, 10, 100]), 0.05, n_arms=9).round(3)
+    array([3.696, 2.696, 1.03 , 0.332])
     """
     n = np.asarray(n, dtype=float)
     if np.any(n < 0):
@@ -99,6 +123,27 @@ def phi(n_explore, delta, group_size=1, sigma=SIGMA):
     """φ(t) of the lemma before Lemma 4 (Freedman's inequality), with |A_{t-1}| = ``n_explore``.
 
     φ(t) = σ/√|g| · sqrt(2|A| log(6|A|²/δ)) + (2/3) log(6|A|²/δ), and φ(t) = 0 when |A| = 0.
+
+    Parameters
+    ----------
+    n_explore : int or array_like of int
+        |A_{t-1}|, the exploration steps so far.
+    delta : float
+        The audit's confidence δ.
+    group_size : int, default 1
+        |g|.
+    sigma : float, default 0.5
+        Sub-gaussian parameter.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        φ(t).
+
+    Examples
+    --------
+    >>> round(float(phi(10, 0.05)), 3), float(phi(0, 0.05))
+    (13.115, 0.0)
     """
     a = np.asarray(n_explore, dtype=float)
     val = phi_pulled(np.maximum(a, 1.0), delta, sigma / np.sqrt(group_size))

@@ -179,6 +179,55 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     parameters, groups and seed, else ValueError; ``max_steps`` may differ).
     ``true_means`` (G × G, ``arm_means[i, j]`` = μ_j of group i's audit, a simulator's ground
     truth) adds the cost (eq. 10), constraint (7) and true envy to the result.
+
+    Parameters
+    ----------
+    pull : callable
+        ``pull(group, arm[, step]) -> reward in [0, 1]``, the live system's PULL-ARM.
+    n_groups : int
+        G ≥ 2.
+    group_sizes : sequence of int
+        |g| of each group.
+    alpha, delta, epsilon : float
+        The OCEF parameters (Algorithm 1).
+    rng : None, int, SeedSequence or Generator
+        The audit's randomness; an int is recorded in the result and the checkpoint.
+    max_steps : int, default 10**6
+        Step cap.
+    sigma, omega : float
+        Sub-gaussian parameter and ω of Lemma 3.
+    checkpoint : str or Path, optional
+        JSON file to write every ``every`` steps and resume from.
+    every : int, default 1000
+        Steps between checkpoints.
+    group_names : sequence of str, optional
+        Names of the groups.
+    true_means : array_like, optional
+        A simulator's ground truth (G × G).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    LiveAuditResult
+        ``groups``: verdict, duration (and cost, constraint_held, true_envy with
+        ``true_means``) per group; ``steps``, ``seed``, ``checkpoint_steps``, ``wall_time``.
+
+    Examples
+    --------
+    A system whose group 0 prefers group 1's recommendations (mean 0.8 against 0.5), with
+    rewards keyed by (group, arm, step) so that a retried pull gets the same answer:
+
+    >>> import numpy as np
+    >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])
+    >>> def pull(group, arm, step):
+    ...     rng = np.random.default_rng([group, arm, step])
+    ...     return float(rng.binomial(100, means[group, arm]) / 100)
+    >>> result = audit_live(pull, 2, [100, 100], alpha=0.05, delta=0.05, epsilon=0.05, rng=0)
+    >>> result.groups[["group", "verdict", "duration"]]
+       group  verdict  duration
+    0      0     envy        68
+    1      1  no_envy        82
     """
     n_groups = check_positive_int("n_groups", n_groups, minimum=2)
     sizes = _check_group_sizes(group_sizes, n_groups)
