@@ -247,6 +247,22 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
     ``ml-100k/`` (ML-1M is preferred when both are present), or ``None`` for the default
     root (``$OCEF_DATA_DIR``, then ``../shared/data``; see :mod:`ocef.environments.paths`).
     Missing files raise FileNotFoundError naming the file and the folder searched.
+
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        A data set's folder or a data root.
+
+    Returns
+    -------
+    MovieLensData
+        ``ratings``, ``users``, ``items`` with 0-based indices, ``source`` and ``path``.
+
+    Examples
+    --------
+    >>> data = load_movielens()                          # doctest: +SKIP
+    >>> data.source, data.n_users, data.n_items          # doctest: +SKIP
+    ('ml-100k', 943, 1682)
     """
     path = resolve_movielens_dir(data_dir)
     fmt = detect_format(path)
@@ -316,6 +332,27 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
     Returns ``(labels, names)``: ``labels[m]`` in ``0..G-1`` numbers only the non-empty
     groups (sorted by attribute codes), ``names[g]`` is e.g. ``"F"``, ``"25-34"``,
     ``"M & 25-34"``. Groups are intersections of the attributes (App. B.1).
+
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        Users with the columns the partition needs (``gender``, ``age``, ``occupation``).
+    name : str
+        A key of :data:`PARTITIONS`.
+
+    Returns
+    -------
+    labels : numpy.ndarray
+        The group of each user.
+    names : list of str
+        The group names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> users = pd.DataFrame({"gender": ["M", "F", "M"], "age": [25, 25, 18]})
+    >>> partition(users, "gender-age")
+    (array([2, 0, 1]), ['F & 25-34', 'M & 18-24', 'M & 25-34'])
     """
     if name not in PARTITIONS:
         raise ValueError(f"partition must be one of {list(PARTITIONS)}, got {name!r}")

@@ -40,7 +40,16 @@ STATE_FORMAT = "ocef.OCEF/1"
 
 
 class Verdict(str, enum.Enum):
-    """Outcome of an audit. ``TIMEOUT`` is only produced by simulations with a step cap."""
+    """Outcome of an audit. ``TIMEOUT`` is only produced by simulations with a step cap.
+
+    ``ENVY``: some other group's recommendations are confidently better; ``NO_ENVY``: the group
+    is ε-envy-free; ``RUNNING``: no verdict yet. Printed as the lower-case value.
+
+    Examples
+    --------
+    >>> str(Verdict.NO_ENVY), Verdict("envy") is Verdict.ENVY
+    ('no_envy', True)
+    """
 
     RUNNING = "running"
     ENVY = "envy"
