@@ -24,18 +24,19 @@ import time
 import numpy as np
 
 
-def report(name: str, oracles: dict, seeds: int, n_resamples: int) -> None:
+def report(name: str, oracles: dict, seeds: int, n_resamples: int, methods=("dpso", "vanilla", "exhaustive",
+           "testsgd"), **kwargs) -> None:
     from ocef.fairrec.search import search
 
     print(f"== {name}")
-    for method in ("dpso", "vanilla", "exhaustive", "testsgd"):
+    for method in methods:
         rows = []
         for metric, oracle in oracles.items():
             for s in range(seeds if method in ("dpso", "vanilla") else 1):
                 t = time.perf_counter()
-                bound = search(oracle, method, test="bound", rng=s)
+                bound = search(oracle, method, test="bound", rng=s, **kwargs)
                 t_bound = time.perf_counter() - t
-                r = search(oracle, method, n_resamples=n_resamples, rng=s)
+                r = search(oracle, method, n_resamples=n_resamples, rng=s, **kwargs)
                 extra_cost = r.inference_users_queried + r.inference_queries * r.params["group_cost"]
                 rows.append((r.n_evaluations, r.n_users_queried, r.cost, r.inference_users_queried, extra_cost,
                              r.n_groups - r.n_evaluations, r.seconds, bound.inference_seconds, r.inference_seconds,
@@ -75,7 +76,14 @@ def main() -> None:
     users["mrr"] = gen.random(n)
     report(f"synthetic: {n:,} users, 10 x 10 x 10 = 1,000 cells, min_users 5",
            {"mrr": GroupOracle.from_user_metrics(users, ["a0", "a1", "a2"], "mrr", min_users=5)},
-           args.seeds, args.n_resamples)
+           args.seeds, args.n_resamples, theta=0.0005)
+    # A large grid of fairrec-efficiency, DPSO with Sec. 4.2's rule: the permutation test's extra query
+    # (one re-run only: its time scales with n_resamples).
+    from ocef.experiments.fairrec_efficiency import synthetic_oracle
+
+    oracle = synthetic_oracle(100_000, 39_366)
+    report(f"fairrec-efficiency grid: 100,000 users, {oracle.n_cells:,} cells, DPSO epsilon/n_iter auto, 1 permutation",
+           {"value": oracle}, 2, 1, methods=("dpso",), epsilon="auto", n_iter="auto")
 
 
 if __name__ == "__main__":

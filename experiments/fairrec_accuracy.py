@@ -132,8 +132,17 @@ def _figure(df: pd.DataFrame):
     fig, axes = panel_grid(len(models), 6, 4)
     for ax, m in zip(axes, models):
         sub = df[df.model == m]
-        accuracy_bars(ax, sub, methods, f"{m}: mean over {sub[sub.method == 'fairrec'].seed.nunique()} seeds")
-        ax.set_ylim(0, 1.1)
+        accuracy_bars(ax, sub, methods, f"{m}: mean over {sub[sub.method == 'fairrec'].seed.nunique()} seeds; "
+                      "above: Themis' UF, its permutation p and uf_lower")
+        ax.set_ylim(0, 1.22)
+        if "p_value" in sub:
+            from ocef.fairrec.unfairness import METRICS
+
+            th = sub[sub.method == "themis"].set_index("metric")
+            for x, metric in enumerate(k for k in METRICS if k in th.index):
+                r = th.loc[metric]
+                ax.text(x, 1.03, f"UF {r.uf:.3f}\np={r.p_value:.2g}\nlow {r.uf_lower:.2f}", ha="center",
+                        va="bottom", fontsize=6.5)
     axes[0].legend(fontsize=8, loc="lower left")
     n = df.n_groups.iloc[0]
     fig.suptitle(f"Table 2 (seed 002) on MovieLens-100K: gender x age x occupation, {n} groups with "
