@@ -100,7 +100,7 @@ def kl_interval(mean, n, delta, low: float = 0.0, high: float = 1.0) -> tuple[np
     --------
     >>> lo, hi = kl_interval([0.5], [100], 0.025)
     >>> [round(float(lo[0]), 3), round(float(hi[0]), 3)]
-    [0.366, 0.634]
+    [0.367, 0.633]
     """
     mean = np.asarray(mean, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -160,8 +160,8 @@ def uf_lower_bound(ci_low, ci_high) -> float:
 
     Examples
     --------
-    >>> uf_lower_bound([0.1, 0.6], [0.3, 0.9])
-    0.30000000000000004
+    >>> round(uf_lower_bound([0.1, 0.6], [0.3, 0.9]), 12)
+    0.3
     >>> uf_lower_bound([0.1, 0.2], [0.5, 0.9])
     0.0
     """
