@@ -26,12 +26,13 @@ THETAS = (0.01, 0.005)
 #: Every UF is judged against its null: permutation test with the search's own statistic.
 CONFIDENCE = 0.95
 N_RESAMPLES = 199
+QUICK_RESAMPLES = 49
 
 
-def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
+def measure(oracle, model: str, metric: str, seeds, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
     from ocef.fairrec.search import search
 
-    kw = {"confidence": CONFIDENCE, "n_resamples": N_RESAMPLES}
+    kw = {"confidence": CONFIDENCE, "n_resamples": n_resamples}
     ex = search(oracle, "exhaustive", rng=seeds[0], **kw)
     rows = [row(model, metric, "themis", -1, ex, ex.uf)]
     for theta in THETAS:
@@ -45,10 +46,14 @@ def measure(oracle, model: str, metric: str, seeds) -> pd.DataFrame:
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | None = None,
         progress: bool = True) -> list[Path]:
+    from functools import partial
+
     seeds = list(range(seed, seed + (2 if quick else 5)))
-    return run_oracle_experiment(out_dir, NAME, models=models_for(quick), seeds=seeds, measure=measure, figure=_figure,
+    n_resamples = QUICK_RESAMPLES if quick else N_RESAMPLES
+    return run_oracle_experiment(out_dir, NAME, models=models_for(quick), seeds=seeds,
+                                 measure=partial(measure, n_resamples=n_resamples), figure=_figure,
                                  config={"epsilon": EPSILON, "n_iter": N_ITER, "thetas": THETAS,
-                                         "confidence": CONFIDENCE, "n_resamples": N_RESAMPLES},
+                                         "confidence": CONFIDENCE, "n_resamples": n_resamples},
                                  data_dir=data_dir, progress=progress, assign={"epsilon": EPSILON, "n_iter": N_ITER})
 
 

@@ -51,7 +51,8 @@ def exhaustive_uf(values: np.ndarray, oracle) -> np.ndarray:
     return means.max(axis=1) - means.min(axis=1)
 
 
-def measure(fit, model: str, seed: int = 0) -> pd.DataFrame:
+def measure(fit, model: str, seed: int = 0, n_permutations: int = N_PERMUTATIONS,
+            n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
     from ocef.fairrec.search import search
     from ocef.fairrec.unfairness import METRICS
 
@@ -59,24 +60,24 @@ def measure(fit, model: str, seed: int = 0) -> pd.DataFrame:
     gen = np.random.default_rng([seed, sum(map(ord, model))])
     for metric in METRICS:
         oracles = [fit.oracle(metric, attrs, min_users=MIN_USERS) for attrs in ATTRIBUTE_SETS]
-        results = [search(o, "exhaustive", confidence=CONFIDENCE, n_resamples=N_RESAMPLES, rng=gen)
+        results = [search(o, "exhaustive", confidence=CONFIDENCE, n_resamples=n_resamples, rng=gen)
                    for o in oracles]
         values, _ = oracles[0].user_values()            # every defined user (the same users for all three sets)
         defined = np.flatnonzero(oracles[0].defined)
-        perms = np.tile(values, (N_PERMUTATIONS, 1))
-        for b in range(N_PERMUTATIONS):
+        perms = np.tile(values, (n_permutations, 1))
+        for b in range(n_permutations):
             perms[b, defined] = values[gen.permutation(defined)]
         null = np.stack([exhaustive_uf(perms, o) for o in oracles], axis=1)       # (B, 3)
         for j, (attrs, r) in enumerate(zip(ATTRIBUTE_SETS, results)):
             if j:
                 inc = r.uf - results[j - 1].uf
-                p_inc = (1 + np.count_nonzero(null[:, j] - null[:, j - 1] >= inc - 1e-12)) / (1 + N_PERMUTATIONS)
+                p_inc = (1 + np.count_nonzero(null[:, j] - null[:, j - 1] >= inc - 1e-12)) / (1 + n_permutations)
             else:
                 inc = p_inc = np.nan
             rows.append({"model": model, "attributes": "+".join(attrs), "n_attributes": len(attrs), "metric": metric,
                          "uf": r.uf, "uf_lower": r.uf_lower, "p_value": r.p_value, "significant": r.significant,
                          "confidence": r.confidence, "n_resamples": r.n_resamples, "null_uf_mean": null[:, j].mean(),
-                         "increase": inc, "p_increase": p_inc, "n_permutations": N_PERMUTATIONS,
+                         "increase": inc, "p_increase": p_inc, "n_permutations": n_permutations,
                          "n_groups": r.n_groups, "min_users": MIN_USERS,
                          "advantaged": r.advantaged.name(), "disadvantaged": r.disadvantaged.name(),
                          "advantaged_n": r.advantaged.n_users, "disadvantaged_n": r.disadvantaged.n_users,
