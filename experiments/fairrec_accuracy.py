@@ -32,7 +32,7 @@ QUICK_RESAMPLES = 49
 def measure(oracle, model: str, metric: str, seeds, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
     from ocef.fairrec.search import search
 
-    kw = {"confidence": CONFIDENCE, "n_resamples": n_resamples}
+    kw = {"confidence": CONFIDENCE, "test": "permutation", "n_resamples": n_resamples}
     ex = search(oracle, "exhaustive", rng=seeds[0], **kw)
     rows = [row(model, metric, "themis", -1, ex, ex.uf)]
     for theta in THETAS:

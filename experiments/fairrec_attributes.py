@@ -60,8 +60,8 @@ def measure(fit, model: str, seed: int = 0, n_permutations: int = N_PERMUTATIONS
     gen = np.random.default_rng([seed, sum(map(ord, model))])
     for metric in METRICS:
         oracles = [fit.oracle(metric, attrs, min_users=MIN_USERS) for attrs in ATTRIBUTE_SETS]
-        results = [search(o, "exhaustive", confidence=CONFIDENCE, n_resamples=n_resamples, rng=gen)
-                   for o in oracles]
+        results = [search(o, "exhaustive", confidence=CONFIDENCE, test="permutation", n_resamples=n_resamples,
+                          rng=gen) for o in oracles]
         values, _ = oracles[0].user_values()            # every defined user (the same users for all three sets)
         defined = np.flatnonzero(oracles[0].defined)
         perms = np.tile(values, (n_permutations, 1))

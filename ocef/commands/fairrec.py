@@ -81,9 +81,10 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95,
                    help="level of uf_lower and of the simultaneous group intervals; significant means "
                         "p <= 1 - confidence (default: 0.95)")
-    p.add_argument("--test", choices=TESTS, default="permutation",
-                   help="p-value: permutation (re-runs the search on permuted users, exact) or bound "
-                        "(from the simultaneous intervals, no extra query) (default: permutation)")
+    p.add_argument("--test", choices=("auto",) + TESTS, default="auto",
+                   help="p-value: permutation (re-runs the search on permuted users, exact), bound (from the "
+                        "simultaneous intervals, no extra query) or auto: permutation when its extra queries cost "
+                        "at most twice the search's, else bound (default: auto)")
     p.add_argument("--n-resamples", "--resamples", dest="n_resamples", type=int, default=199,
                    help="permutations of the permutation test (default: 199)")
     p.add_argument("--bounds", default=None, metavar="LOW,HIGH",

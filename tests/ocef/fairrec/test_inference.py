@@ -186,7 +186,7 @@ def test_null_rejection_rate_and_uf_lower(method, kwargs):
         t, _ = population(10_000 + s)
         oracle = GroupOracle.from_user_metrics(t, ATTRS, "mrr", min_users=5)
         assert oracle.n_cells == 294
-        r = search(oracle, method, n_resamples=19, rng=s, **kwargs)
+        r = search(oracle, method, test="permutation", n_resamples=19, rng=s, **kwargs)
         rejected += r.p_value <= 0.05
         zero += r.uf_lower <= 0
         ufs.append(r.uf)
@@ -207,9 +207,24 @@ def test_planted_effect_coverage_and_power():
     for s in range(N_POP):
         t, mean = population(20_000 + s, planted=True)
         oracle = GroupOracle.from_user_metrics(t, ATTRS, "mrr", min_users=5)
-        r = search(oracle, "exhaustive", n_resamples=19, rng=s)
+        r = search(oracle, "exhaustive", test="permutation", n_resamples=19, rng=s)
         covered += r.uf_lower <= true_uf(t, mean, 5) + 1e-12
         rejected += r.p_value <= 0.05
         positive += r.uf_lower > 0
     assert covered / N_POP >= 0.95 - 2 * SE
     assert positive / N_POP >= 0.8 and rejected / N_POP > 0.05            # power (measured values in the docstring)
+
+
+def test_auto_test_keeps_the_extra_cost_within_twice_the_search():
+    """test="auto": the permutation test unless its extra query would cost more than 2x the search's own
+    cost (a DPSO run with one iteration and 2 particles per swarm queries a few small groups)."""
+    t, _ = population(5, n=3000)
+    oracle = GroupOracle.from_user_metrics(t, ATTRS, "mrr", min_users=5)
+    cheap = search(oracle, "dpso", epsilon=0.005, n_iter=1, n_resamples=19, rng=0)
+    assert cheap.test == "bound" and cheap.inference_users_queried == 0 and "2 x the search's" in cheap.reason
+    assert 0 <= cheap.p_value <= 1
+    full = search(oracle, "dpso", n_resamples=19, rng=0)
+    assert full.test == "permutation"
+    assert full.inference_users_queried + full.inference_queries <= 2 * full.cost
+    forced = search(oracle, "dpso", epsilon=0.005, n_iter=1, test="permutation", n_resamples=19, rng=0)
+    assert forced.test == "permutation" and forced.inference_users_queried > 2 * forced.cost
