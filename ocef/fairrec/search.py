@@ -886,10 +886,9 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     if can_bound:
         low, high = simultaneous_intervals(vals, sizes, oracle.n_groups, confidence=confidence, bounds=oracle.bounds)
         ci = {c: (l_, h_) for c, l_, h_ in zip(cells.tolist(), low.tolist(), high.tolist())}
-        if method == "testsgd" and hi is not None:
-            # TestSGD reports its own pair; the bound is for the population UF over all valid groups.
-            uf_lower = uf_lower_bound(low, high)
-        elif hi is not None:
+        if hi is not None:
+            # For TestSGD too: the bound is for the population UF over the valid groups (eq. 1), not for
+            # its gaps against complements.
             uf_lower = uf_lower_bound(low, high)
     elif cells.size >= 2:
         reasons.append(oracle.interval_reason or "no valid interval: the black box returns group values only")
