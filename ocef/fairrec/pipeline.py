@@ -35,7 +35,7 @@ class FittedRecommender:
 
 def movielens_labels() -> dict:
     """``{attribute: {code: label}}`` of MovieLens' user attribute codes
-    (:func:`ocef.environments.movielens.user_attribute_codes`): gender F/M, age brackets
+    (:func:`ocef.datasets.movielens.user_attribute_codes`): gender F/M, age brackets
     ("Under 18", "18-24", ...), ML-1M occupation names.
 
     Examples
@@ -44,7 +44,7 @@ def movielens_labels() -> dict:
     >>> labels["gender"][0], labels["age"][1], labels["occupation"][12]
     ('F', '18-24', 'programmer')
     """
-    from ocef.environments.movielens import AGE_BRACKETS, GENDER_CODES, OCCUPATIONS
+    from ocef.datasets.movielens import AGE_BRACKETS, GENDER_CODES, OCCUPATIONS
 
     return {"gender": {code: g for g, code in GENDER_CODES.items()},
             "age": dict(enumerate(AGE_BRACKETS[a] for a in sorted(AGE_BRACKETS))),
