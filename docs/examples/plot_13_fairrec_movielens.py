@@ -7,6 +7,10 @@ attributes — here gender x age x occupation of MovieLens-100K — for the most
 the most disadvantaged by a utility metric (AUC of the held-out item), with a dual-swarm
 discrete particle-swarm search (DPSO) instead of evaluating every group. The model is a
 logistic matrix factorisation fitted on a leave-last-out split.
+
+The searched gap ``uf`` is the sample max minus min over the groups looked at; ``uf_lower`` is a
+lower confidence bound for the population gap, valid whatever groups the search visited, and
+``p_value`` tests whether the metric depends on the attributes at all (see the FairRec guide).
 """
 import matplotlib.pyplot as plt
 
@@ -17,13 +21,14 @@ oracle = fit_movielens("logmf").oracle("auc")
 dpso = search(oracle, "dpso", rng=0)
 exhaustive = search(oracle, "exhaustive")
 for r in (dpso, exhaustive):
-    print(f"{r.method:>10}: unfairness {r.uf:.3f} after {r.n_evaluations} group evaluations; "
-          f"advantaged {r.advantaged.group} ({r.advantaged.value:.3f}), "
-          f"disadvantaged {r.disadvantaged.group} ({r.disadvantaged.value:.3f})")
+    print(f"{r.method:>10}: unfairness {r.uf:.3f} (95% lower bound {r.uf_lower:.3f}, p = {r.p_value:.3g}) "
+          f"after {r.n_evaluations} group evaluations;\n            advantaged {r.advantaged.group} "
+          f"({r.advantaged.value:.3f}), disadvantaged {r.disadvantaged.group} ({r.disadvantaged.value:.3f})")
 
 # %%
-# The groups the swarm visited, by iteration: it finds the extremes that the exhaustive search
-# finds, after fewer evaluations.
+# Here neither the lower bound (0) nor the test establishes a gap: a spread of about 0.2 between
+# the best and the worst of 55 small groups (5 to 76 users) is what chance gives. The groups the
+# swarm visited, by iteration (marker size: users), and the extremes it kept:
 visits = dpso.to_frame()
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.scatter(visits["iteration"], visits["value"], s=visits["n_users"], alpha=0.5)
