@@ -61,16 +61,40 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
 class MovieLensEnvironment(Environment):
     """Ground truth from matrix completion on MovieLens (seed 001, Sec. 6.1, App. B.1).
 
-    Parameters: ``data_dir`` (see :func:`ocef.datasets.movielens.load_movielens`) or an
-    already loaded ``data``; ``n_users``/``n_items`` (defaults: 2000/2000 on ML-1M, all
-    users/1000 items on ML-100K); the completion's ``completion_factors``,
-    ``completion_epochs``, ``completion_reg`` and ``rng`` (an int seed by default, so that the
-    completion is cached on disk). The completed matrix is cached.
+    The completed matrix is cached on disk (``$OCEF_CACHE_DIR``, default ``~/.cache/ocef``).
 
-    Attributes: ``rho`` (users x items, [0, 1]), ``item_categories`` (code of the first
-    genre in :data:`ocef.datasets.movielens.GENRES`), ``category_names``, ``users``
-    (``gender``, ``age``, ``occupation`` coded as ML-1M, ``user_id``), ``items``,
-    ``source`` (``"ml-1m"``/``"ml-100k"``), ``description``.
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        See :func:`ocef.datasets.movielens.load_movielens`.
+    n_users, n_items : int, optional
+        The most-rated users and items kept (defaults: 2000/2000 on ML-1M, all users/1000 items
+        on ML-100K).
+    completion_factors, completion_epochs, completion_reg, completion_lr
+        The matrix completion's Funk SVD.
+    rng : int, default 0
+        Seed of the completion (an int, so that the completion is cached).
+    data : MovieLensData, optional
+        Already loaded data (``ocef.datasets.MovieLens100K().data``) instead of ``data_dir``.
+
+    Attributes
+    ----------
+    rho : numpy.ndarray
+        Users x items preferences in [0, 1].
+    item_categories, category_names
+        Code of each item's first genre (:data:`ocef.datasets.movielens.GENRES`) and the names.
+    users, items : pandas.DataFrame
+        ``gender``, ``age``, ``occupation`` (ML-1M codes), ``user_id``; the items kept.
+    source, description : str
+        ``"ml-1m"``/``"ml-100k"`` and a one-line description.
+
+    Examples
+    --------
+    >>> from ocef.datasets import MovieLens100K
+    >>> env = MovieLensEnvironment(data=MovieLens100K().data)        # doctest: +SKIP
+    >>> env.rho.shape                                                # doctest: +SKIP
+    (943, 1000)
+    >>> labels, names = env.groups("gender")                         # doctest: +SKIP
     """
 
     partitions = tuple(PARTITIONS)
