@@ -12,6 +12,21 @@ def data_root(data_dir: str | Path | None = None) -> Path:
 
     Order: the explicit ``data_dir``, then ``$OCEF_DATA_DIR``, then
     ``../shared/data`` next to the project checkout.
+
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        An explicit data root.
+
+    Returns
+    -------
+    Path
+        The data root (not checked to exist).
+
+    Examples
+    --------
+    >>> data_root("/data/recsys")
+    PosixPath('/data/recsys')
     """
     if data_dir is not None:
         return Path(data_dir)
@@ -23,7 +38,25 @@ def data_root(data_dir: str | Path | None = None) -> Path:
 
 def dataset_dir(name: str, data_dir: str | Path | None = None) -> Path:
     """``data_root(data_dir)/name`` if ``data_dir`` is a root, or ``data_dir`` itself
-    if it already is the data set's folder (holds its files)."""
+    if it already is the data set's folder (its name is ``name``).
+
+    Parameters
+    ----------
+    name : str
+        The data set's folder name (``"ml-100k"``, ``"coat"``, ``"obd"``).
+    data_dir : str or Path, optional
+        A data root or the data set's own folder.
+
+    Returns
+    -------
+    Path
+        The data set's folder (not checked to exist).
+
+    Examples
+    --------
+    >>> dataset_dir("coat", "/data/recsys"), dataset_dir("coat", "/data/recsys/coat")
+    (PosixPath('/data/recsys/coat'), PosixPath('/data/recsys/coat'))
+    """
     if data_dir is not None and Path(data_dir).name == name:
         return Path(data_dir)
     return data_root(data_dir) / name
