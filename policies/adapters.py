@@ -249,6 +249,35 @@ def _numeric(ids) -> bool:
 
 def policy_from_callable(score: Callable, users, items, policy: str = "softmax", *, beta: float = 1.0,
                          k: int = 10, categories=None, batch_size: int = 1024) -> ArrayPolicy:
-    """:func:`policy_from_scores` on :func:`callable_scores`."""
+    """:func:`policy_from_scores` on :func:`callable_scores`: any scoring function as a policy.
+
+    Parameters
+    ----------
+    score : callable
+        ``score(user_ids, item_ids) -> matrix`` (len(user_ids) x len(item_ids)), called in
+        batches of users.
+    users, items : sequence
+        The raw ids to audit, in the order of the policy's rows and columns.
+    policy : str, default "softmax"
+        As in :func:`policy_from_scores`.
+    beta, k, categories
+        As in :func:`policy_from_scores`.
+    batch_size : int, default 1024
+        Users per call of ``score``.
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def score(user_ids, item_ids):           # prefers items with an id close to the user's
+    ...     return -np.abs(np.subtract.outer(np.asarray(user_ids), np.asarray(item_ids)))
+    >>> policy_from_callable(score, [10, 30], [10, 20, 30], "argmax").probs
+    array([[1., 0., 0.],
+           [0., 0., 1.]])
+    """
     return policy_from_scores(callable_scores(score, users, items, batch_size=batch_size), policy, beta=beta,
                               k=k, categories=categories)

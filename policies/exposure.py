@@ -84,6 +84,26 @@ def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
 
     Each category A_s receives exposure |A_s|/|A|, all of it on the user's estimated best
     item of A_s (lowest index on ties). Parity optima are envy-free (Prop. 1).
+
+    Parameters
+    ----------
+    scores : array_like
+        Estimated preferences, users x items.
+    categories : array_like
+        The category of each item.
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
+    >>> parity_of_exposure_policy(scores, np.array([0, 0, 1, 1])).probs
+    array([[0.5, 0. , 0.5, 0. ],
+           [0. , 0.5, 0. , 0.5]])
     """
     s = check_scores(scores)
     cats = check_categories(categories, s.shape[-1])
@@ -98,6 +118,26 @@ def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     best item of A_s (App. A, before eq. (9)); rows with Σ_a ŝ(a) = 0 have no constraint
     and get the argmax (lowest index). Scores must be non-negative (they are relevances).
     Equity optima can be envious (Prop. 1, Table 2).
+
+    Parameters
+    ----------
+    scores : array_like
+        Non-negative estimated relevances, users x items.
+    categories : array_like
+        The category of each item.
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
+    >>> equity_of_exposure_policy(scores, np.array([0, 0, 1, 1])).probs.round(3)
+    array([[0.556, 0.   , 0.444, 0.   ],
+           [0.   , 0.588, 0.   , 0.412]])
     """
     s = check_scores(scores)
     if s.min() < 0:

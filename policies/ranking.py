@@ -28,7 +28,23 @@ from ocef.policies.standard import check_scores
 
 
 def dcg_weights(k: int) -> np.ndarray:
-    """w_j = 1 / log2(1 + j) for positions j = 1..k (App. B.1)."""
+    """w_j = 1 / log2(1 + j) for positions j = 1..k (App. B.1).
+
+    Parameters
+    ----------
+    k : int
+        The list length.
+
+    Returns
+    -------
+    numpy.ndarray
+        The k position weights.
+
+    Examples
+    --------
+    >>> dcg_weights(3).round(3)
+    array([1.   , 0.631, 0.5  ])
+    """
     k = check_positive_int("k", k)
     return 1.0 / np.log2(1.0 + np.arange(1, k + 1))
 
