@@ -87,6 +87,20 @@ class Policy:
 
     Subclasses implement ``_probabilities(users)`` returning an array of shape
     (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).
+    Every audit accepts any Policy: :class:`ArrayPolicy` for a table, :class:`CallablePolicy`
+    for a black box that can only be queried, or your own subclass.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Popular(Policy):                     # every user gets item 0
+    ...     def __init__(self):
+    ...         super().__init__(n_users=3, n_items=2)
+    ...     def _probabilities(self, users):
+    ...         return np.tile([1.0, 0.0], (len(users), 1))
+    >>> Popular().probabilities([0, 2])
+    array([[1., 0.],
+           [1., 0.]])
     """
 
     def __init__(self, n_users: int, n_items: int, n_contexts: int = 1, *, contextual: bool = False):
@@ -158,8 +172,20 @@ class Policy:
 class ArrayPolicy(Policy):
     """A policy given by its probability table (validated; stored read-only).
 
-    ``probs`` is users x items or users x contexts x items, non-negative, rows summing
-    to 1 within ``ROW_SUM_ATOL``.
+    Parameters
+    ----------
+    probs : array_like
+        Users x items or users x contexts x items, non-negative, rows summing to 1 within
+        ``ROW_SUM_ATOL``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = ArrayPolicy(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]))
+    >>> p.n_users, p.n_items
+    (2, 3)
+    >>> p.sample([0, 1, 1], rng=0)
+    array([1, 2, 2])
     """
 
     def __init__(self, probs, *, atol: float = ROW_SUM_ATOL):
@@ -190,6 +216,14 @@ class CallablePolicy(Policy):
     ``fn`` receives a 1-d array of user indices and returns their probabilities, shape
     (len(users), n_items) (or (len(users), n_contexts, n_items) when ``n_contexts > 1``);
     every answer is validated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> black_box = CallablePolicy(lambda users: np.tile([0.2, 0.8], (len(users), 1)), n_users=3, n_items=2)
+    >>> black_box.probabilities([0, 2])
+    array([[0.2, 0.8],
+           [0.2, 0.8]])
     """
 
     def __init__(self, fn: Callable[[np.ndarray], np.ndarray], n_users: int, n_items: int,
