@@ -31,6 +31,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+if __name__ == "__main__":      # run as a script: the folder tests/ocef/ must not shadow the package
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT / "docs"))
 import apigen  # noqa: E402
 
@@ -244,3 +246,11 @@ def test_result_views_are_checked(monkeypatch):
 
     monkeypatch.setattr(sys.modules[__name__], "CALLABLES", [("x.Bad", "ocef.x", Bad, Bad)])
     assert set(_violations()) == {"view x.Bad.groups", "view x.Bad.summary"}
+
+
+if __name__ == "__main__":
+    # `python tests/test_vocabulary.py`: print today's violations as a KNOWN_EXCEPTIONS table, to
+    # review after a merge (an entry belongs in the table only while another change owns the fix).
+    for key, why in sorted(_violations().items()):
+        rule, where = key.split(" ", 1)
+        print(f"    {where!r}: {f'{rule}: {why}'!r},")
