@@ -51,7 +51,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         te = score_pairs(test_pairs, model.scores())
         res = pairwise_accuracy(te, subgroup="women", n_resamples=n_boot, rng=np.random.default_rng([seed, 1]))
         cells = res.cells.rename(columns={"accuracy": "value"}).assign(table="accuracy")
-        summ = res.summary
+        summ = res.summary()
         srows = []
         for r in summ.itertuples():
             for q in ("accuracy_0", "accuracy_1", "ratio", "gap"):

@@ -67,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    g0, g1 = result.groups
+    g0, g1 = result.group_names
     print(f"pairwise accuracy on {name}: {result.n_pairs:,} pairs, {result.n_queries:,} {args.cluster} clusters, "
           f"{args.confidence:.0%} bootstrap intervals (B = {args.resamples})")
     cells = result.cells.copy()
@@ -76,5 +76,5 @@ def _run(args: argparse.Namespace) -> int:
     cols = ["kind", "accuracy_0", "accuracy_1", "ratio", "ratio_ci_low", "ratio_ci_high", "gap", "n_levels"]
     print(f"summary (group 0 = {g0}, group 1 = {g1}; ratio = accuracy_0 / accuracy_1, averaged over the z "
           "levels both groups have):")
-    print(result.summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(result.summary()[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
