@@ -44,7 +44,8 @@ def test_scores_file_and_text_output(tmp_path, capsys):
     assert "comparisons" in out and "p-value of gap = 0, Holm-adjusted" in out
     assert max(len(line) for line in out.splitlines()) <= 100
     # the text reports the scored pairs: every pair found its items' scores, groups x (0) and y (1)
-    assert "200 pairs" in out and "group 0 = x, group 1 = y" in out
+    flat = " ".join(out.split())
+    assert "200 pairs" in flat and "group 0 = x, group 1 = y" in flat
     assert main(["pairwise", "--pairs", str(path), "--scores", str(scores), "--resamples", "0", "--json"]) == 0
     from ocef.pairwise import pairwise_accuracy
     expected = pairwise_accuracy(pd.read_csv(path), scores=pd.read_csv(scores), n_resamples=0)
