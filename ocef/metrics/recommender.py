@@ -195,10 +195,31 @@ def exposure(scores, k: int | None = None, thresh: float | None = 0.5, normalize
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
     A matrix whose scored entries are only 0 and 1 (after ``normalize``; NaN cells become 0) is
-    returned as is (``k`` ignored, as holisticai's ``mat_to_binary``); otherwise the ``k`` highest scores of each user (ties:
-    lower item index first), or, when ``k`` is None, every score ``>= thresh``. NaN
-    (not scored) is never shown, so a user with fewer than ``k`` scores sees them all.
-    ``normalize`` min-max scales the matrix first (ValueError on a constant matrix).
+    returned as is (``k`` ignored, as holisticai's ``mat_to_binary``); otherwise the ``k`` highest
+    scores of each user (ties: lower item index first), or, when ``k`` is None, every score
+    ``>= thresh``. NaN (not scored) is never shown, so a user with fewer than ``k`` scores sees
+    them all.
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int8 matrix of the scores' shape.
+
+    Examples
+    --------
+    >>> exposure([[0.9, 0.1, 0.5], [0.2, 0.8, float("nan")]], k=1).tolist()
+    [[1, 0, 0], [0, 1, 0]]
     """
     arr = check_scores(scores)
     k, thresh = check_selection(k, thresh, arr.shape[1])
@@ -419,22 +440,124 @@ def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> di
 
 
 def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
-    """|items shown| / |items| (seed 004, aggregate diversity)."""
+    """Aggregate diversity: |items shown| / |items| (seed 004).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Share of items shown to at least one user.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(aggregate_diversity(scores, k=1), 4)
+    1.0
+    """
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
 def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
-    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`)."""
+    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    convention : {"holisticai", "formula"}
+        Divide by n − 1 (holisticai) or n (the seed's formula).
+
+    Returns
+    -------
+    float
+        Gini index, 0 (equal exposure) to 1 (one item takes everything, holisticai's n − 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(gini_index(scores, k=1), 4)
+    0.25
+    """
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
 def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
-    """Entropy of the item exposure distribution (seed 004 EDE)."""
+    """Entropy of the item exposure distribution (seed 004 EDE): −Σ d ln d.
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Entropy in nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(exposure_entropy(scores, k=1), 4)
+    1.0397
+    """
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
 def avg_recommendation_popularity(scores, k=None, thresh=0.5, normalize=False) -> float:
-    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes)."""
+    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Mean over users shown something of the mean number of users their items are shown to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> avg_recommendation_popularity(scores, k=1)
+    1.5
+    """
     return float(_overall(scores, k, thresh, normalize)["avg_recommendation_popularity"])
 
 
@@ -455,14 +578,65 @@ def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientatio
 
 
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
-    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004;
-    ``orientation="b-a"`` for the formula's b − a)."""
+    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    normalize : bool, default False
+        Min-max scale the scores first.
+    orientation : {"a-b", "b-a"}
+        holisticai's a − b (default) or the seed's b − a.
+
+    Returns
+    -------
+    float
+        The difference of mean scores (``orientation="b-a"``: the seed's formula b − a).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(mad_score(a, b, scores), 4)
+    0.0
+    """
     _check_choice("orientation", orientation, DIFFERENCE_ORIENTATIONS)
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
 def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
-    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n)."""
+    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Total variation distance of the two exposure distributions, in [0, 1] (NaN if a group is shown nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> exposure_total_variation(a, b, scores, k=1)
+    0.5
+    """
     return _pair("exposure_total_variation", group_a, group_b, scores, None, k, thresh, normalize, "a/b")
 
 
@@ -471,8 +645,34 @@ exposure_l1 = exposure_total_variation
 
 
 def exposure_kl(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
-    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004); +inf if b never sees an
-    item that a sees."""
+    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        KL divergence; +inf if b is never shown an item that a is shown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> exposure_kl(a, b, scores, k=1)
+    inf
+    """
     return _pair("exposure_kl", group_a, group_b, scores, None, k, thresh, normalize, "a/b")
 
 
@@ -485,32 +685,181 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
 
 def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
-    """APR: average (over users) precision of group a / that of group b (holisticai; the seed's
-    formula AP_b / AP_a with ``orientation="b/a"``)."""
+    """Average (over users) precision of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_precision_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
     return _opportunity_ratio("avg_precision_ratio", group_a, group_b, scores, truth, k, thresh, normalize,
                               orientation)
 
 
 def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
-    """Average recall ratio, a / b (holisticai; the seed's b / a with ``orientation="b/a"``)."""
+    """Average (over users) recall of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_recall_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
     return _opportunity_ratio("avg_recall_ratio", group_a, group_b, scores, truth, k, thresh, normalize,
                               orientation)
 
 
 def avg_f1_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
-    """AFR: average F1 ratio, a / b (holisticai; the seed's F1_b / F1_a with ``orientation="b/a"``)."""
+    """Average (over users) F1 of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_f1_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
     return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
-    """RMSE of the scores against the truth over group a's scored cells / that of group b."""
+    """RMSE of the scores against the truth over group a's scored cells / that of group b.
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        The scores' shape.
+    normalize : bool, default False
+        Min-max scale scores and truth together first.
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(recommender_rmse_ratio(a, b, scores, scores + 0.1), 4)
+    1.0
+    """
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
-    """MAE of the scores against the truth over group a's scored cells / that of group b."""
+    """MAE of the scores against the truth over group a's scored cells / that of group b.
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        The scores' shape.
+    normalize : bool, default False
+        Min-max scale scores and truth together first.
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(recommender_mae_ratio(a, b, scores, scores + 0.1), 4)
+    1.0
+    """
     return _opportunity_ratio("mae_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
