@@ -324,14 +324,20 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     ok = defined > 0
     if ok.any():
         sub = s[:, ok]
-        a = np.broadcast_to(alpha, s.shape[1:])[ok]
         with np.errstate(invalid="ignore"):
-            bounds = np.empty((2, sub.shape[1]))
-            for j in range(sub.shape[1]):            # one column per metric row: a short loop
-                q = [a[j] / 2, 1.0 - a[j] / 2]
-                linear = np.nanquantile(sub[:, j], q)
-                nearest = np.nanquantile(sub[:, j], q, method="nearest")
-                bounds[:, j] = np.where(np.isfinite(linear), linear, nearest)
+            if np.ndim(alpha) == 0:
+                q = [alpha / 2, 1.0 - alpha / 2]
+                linear = np.nanquantile(sub, q, axis=0)
+                nearest = np.nanquantile(sub, q, axis=0, method="nearest")
+                bounds = np.where(np.isfinite(linear), linear, nearest)
+            else:
+                a = np.broadcast_to(alpha, s.shape[1:])[ok]
+                bounds = np.empty((2, sub.shape[1]))
+                for j in range(sub.shape[1]):        # one level per column
+                    q = [a[j] / 2, 1.0 - a[j] / 2]
+                    linear = np.nanquantile(sub[:, j], q)
+                    nearest = np.nanquantile(sub[:, j], q, method="nearest")
+                    bounds[:, j] = np.where(np.isfinite(linear), linear, nearest)
             if method == "basic":
                 bounds = 2.0 * point[ok] - bounds[::-1]
             bias[ok] = np.nanmean(sub, axis=0) - point[ok]
@@ -552,7 +558,8 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     n_pairs = len(others)
     conf_pairs = 1.0 - (1.0 - confidence) / n_pairs if simultaneous else confidence
     point_extra = {key: v[0] for key, v in point["extra"].items()}
-    frames, replicates = [], []
+    columns: dict[str, list] = {}
+    replicates = []
     for level in ("overall", "group", "pair"):
         for metric, values in point[level].items():
             values = np.atleast_1d(values[0]).astype(float)
@@ -593,20 +600,22 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                 reason[outside] = (f"the {interval} interval excludes the estimate: the plug-in is biased "
                                    "(use interval='auto')")
             # a value that is NaN/inf or too rarely defined in the resamples has no estimate/interval
-            frame = pd.DataFrame({"level": level, "group": grp, "reference": refname, "n_users": n,
-                                  "metric": metric, "value": values, "estimate": estimate, "ci_low": low,
-                                  "ci_high": high, "confidence": conf, "interval": method, "p_value": p,
-                                  "bias": bias, "n_defined": defined.astype(int)})
-            frame["reason"] = [_reason(metric, v, e, lo, hi, int(d), n_resamples, r)
-                               for v, e, lo, hi, d, r in zip(values, estimate, low, high, defined, reason)]
+            reasons = [_reason(metric, v, e, lo, hi, int(d), n_resamples, r)
+                       for v, e, lo, hi, d, r in zip(values, estimate, low, high, defined, reason)]
             bad = np.isnan(values) | ((defined < MIN_DEFINED * n_resamples) if n_resamples else False)
             if metric != "exposure_kl" or interval != "auto":       # auto: EKL's estimate is smoothed
                 bad = bad | np.isinf(values)
             else:
                 bad = bad & ~np.isinf(values)
-            frame.loc[bad, ["estimate", "ci_low", "ci_high", "p_value"]] = np.nan
-            frames.append(frame)
-    table = pd.concat(frames, ignore_index=True)
+            estimate, low, high, p = (np.where(bad, np.nan, np.asarray(x, dtype=float)) for x in (estimate, low, high, p))
+            for key, col in (("level", [level] * m), ("group", list(grp)), ("reference", list(refname)),
+                             ("n_users", list(n)), ("metric", [metric] * m), ("value", values),
+                             ("estimate", estimate), ("ci_low", low), ("ci_high", high),
+                             ("confidence", np.full(m, conf)), ("interval", list(method)), ("p_value", p),
+                             ("bias", bias), ("n_defined", np.asarray(defined, dtype=int)), ("reason", reasons)):
+                columns.setdefault(key, []).append(np.asarray(col, dtype=object) if key in (
+                    "level", "group", "reference", "metric", "interval", "reason") else np.asarray(col))
+    table = pd.DataFrame({key: np.concatenate(parts) for key, parts in columns.items()})
     if interval == "auto" and n_resamples:         # EKL tests ETV's null hypothesis (equal distributions)
         etv = table.index[pairs_of(table, "exposure_total_variation")]
         ekl = table.index[pairs_of(table, "exposure_kl")]

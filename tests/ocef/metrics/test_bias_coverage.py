@@ -3,7 +3,7 @@ Holm-adjusted comparisons, by simulation with a known population (issue 20).
 
 The regime: 40 items, each user shown the top 10 of scores = truth + noise, truth = item quality
 (+ a group shift on 6 items for group "a") + user noise; group "a"'s scores are noisier. The
-population values (exposure distributions, mean scores, average precisions) come from 200,000
+population values (exposure distributions, mean scores, average precisions) come from 100,000
 users per group. Coverage is a Binomial(R, 0.95) proportion: asserted >= 0.95 - 2 SE.
 """
 import math
@@ -28,7 +28,7 @@ def draw(n, group, rng):
 
 @pytest.fixture(scope="module")
 def population():
-    agg = {g: aggregate(user_stats(*draw(200_000, g, np.random.default_rng(i)), K, None, False), np.ones(200_000))
+    agg = {g: aggregate(user_stats(*draw(100_000, g, np.random.default_rng(i)), K, None, False), np.ones(100_000))
            for i, g in enumerate("ab")}
     pa, pb = (exposure_distribution(agg[g]["counts"]) for g in "ab")
     return {"exposure_total_variation": float(total_variation(pa, pb)), "exposure_kl": float(kl_divergence(pa, pb)),
@@ -46,7 +46,7 @@ def test_default_intervals_cover_at_30_100_400_users_per_group(population, n_use
     for _ in range(n_sets):
         (sa, ta), (sb, tb) = draw(n_users, "a", rng), draw(n_users, "b", rng)
         res = recommender_bias(np.vstack([sa, sb]), np.vstack([ta, tb]), groups=labels, reference="b", k=K,
-                               n_resamples=200, rng=rng)
+                               n_resamples=100, rng=rng)
         pair = res.table[res.table.level == "pair"].set_index("metric")
         for metric, true in population.items():
             hits[metric] += bool(pair.ci_low[metric] <= true <= pair.ci_high[metric])
@@ -70,7 +70,7 @@ def test_family_wise_error_rate_with_10_null_groups_is_at_most_5_percent():
     raw = {}
     for _ in range(n_sets):
         scores, truth = draw(n_users * n_groups, "b", rng)
-        res = recommender_bias(scores, truth, groups=labels, reference="g00", k=K, n_resamples=200, rng=rng)
+        res = recommender_bias(scores, truth, groups=labels, reference="g00", k=K, n_resamples=100, rng=rng)
         for metric, sub in res.summary().groupby("metric"):
             any_sig[metric] = any_sig.get(metric, 0) + bool(sub.significant.fillna(False).any())
             raw[metric] = raw.get(metric, 0) + int((sub.p_value <= 0.05).sum())
