@@ -57,7 +57,7 @@ from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
 __all__ = ["PairwiseAccuracy", "pairwise_accuracy", "cell_statistics", "summary_statistics", "cell_intervals",
-           "summary_intervals", "INTERVALS",
+           "summary_intervals", "wilson_bounds", "INTERVALS",
            "decompose_accuracy", "exposure_table", "rank_positions", "position_decomposition",
            "bootstrap_counts", "bootstrap_counts_literal"]
 
