@@ -17,7 +17,8 @@ from ocef.pairwise.datasets import dataset_pairs
 pairs = dataset_pairs("coat", "mf", rng=0)       # Coat().pairs() scored by the MF model
 res = pairwise_accuracy(pairs, subgroup="women", n_resamples=200, rng=0)
 print(f"{res.n_pairs} pairs from {res.n_queries} users")
-print(res.summary.round(3).to_string(index=False))
+print(res.summary()[["kind", "accuracy_0", "accuracy_1", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]]
+      .round(3).to_string(index=False))
 
 # %%
 # Overall, intra-group and inter-group pairwise accuracy of each clicked group, per rating z of

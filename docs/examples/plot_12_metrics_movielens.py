@@ -19,7 +19,7 @@ env = MovieLensEnvironment(data=MovieLens100K().data)
 scores = env.estimated_scores(8, 0.2, rng=0)
 labels, names = env.groups("gender")
 groups = np.asarray(names, dtype=object)[labels]
-res = recommender_bias(scores, env.rho, groups, top=10, n_resamples=200, rng=0)
+res = recommender_bias(scores, env.rho, groups, k=10, n_resamples=200, rng=0)
 print(res.groups.T.to_string(header=False))
 print(res.pairs.T.to_string(header=False))
 
@@ -31,8 +31,8 @@ fig, ax = plt.subplots(figsize=(6, 3.5))
 for k, row in g.reset_index(drop=True).iterrows():
     x = np.arange(len(metrics)) + (k - 0.5) * 0.25
     est = row[metrics].to_numpy(float)
-    low = row[[m + "_low" for m in metrics]].to_numpy(float)
-    high = row[[m + "_high" for m in metrics]].to_numpy(float)
+    low = row[[m + "_ci_low" for m in metrics]].to_numpy(float)
+    high = row[[m + "_ci_high" for m in metrics]].to_numpy(float)
     ax.errorbar(x, est, yerr=[est - low, high - est], fmt="o", capsize=3, label=row["group"])
 ax.set(xticks=np.arange(len(metrics)), xticklabels=metrics, ylabel="value @ k = 10")
 ax.legend(title="gender")

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError("give either --dataset or --pairs/--scores, not both")
         from ocef.pairwise.datasets import DEFAULT_MODELS, dataset_pairs
 
-        pairs, scores = dataset_pairs(args.dataset, args.model, args.data_dir, args.seed), None
+        pairs, scores = dataset_pairs(args.dataset, args.model, data_dir=args.data_dir, rng=args.seed), None
         name = f"{args.dataset} ({args.model or DEFAULT_MODELS[args.dataset]})"
     else:
         if args.pairs is None:

@@ -405,7 +405,7 @@ class GroupOracle:
                    defined=~np.isnan(values), bounds=bounds, labels=labels)
 
     @classmethod
-    def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str,
+    def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str, *,
                    k: int = 5, min_users: int = 1, auc: str = "mean", ndcg: str = "standard",
                    labels: dict | None = None) -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
@@ -443,7 +443,7 @@ class GroupOracle:
         return self
 
     @classmethod
-    def from_scores(cls, split, scores, attributes, metric: str, k: int = 5, min_users: int = 1,
+    def from_scores(cls, split, scores, attributes, metric: str, *, k: int = 5, min_users: int = 1,
                     auc: str = "mean", ndcg: str = "standard", labels: dict | None = None) -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""

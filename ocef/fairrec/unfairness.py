@@ -137,7 +137,7 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
     return 1.0 - sim[:, iu[0], iu[1]].mean(axis=1)
 
 
-def user_metrics(candidates: pd.DataFrame, scores, k: int = 5, genres=None, rp=None, user_pop=None,
+def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, rp=None, user_pop=None,
                  ndcg: str = "standard") -> pd.DataFrame:
     """Per-user metrics of Sec. 3.2 (module docstring): DataFrame ``user, auc, mrr, ndcg, urd, urp, hit``.
 

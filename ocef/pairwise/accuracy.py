@@ -159,7 +159,7 @@ def _cluster_parts(counts: PairCounts):
     return n_p, w_p, m, N, a, Qc
 
 
-def cell_intervals(counts: PairCounts, confidence: float = 0.95) -> dict[str, np.ndarray]:
+def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
     """Cluster-robust Wilson intervals of every cell's accuracy (module docstring), (3, 2, Z).
 
     Parameters
@@ -195,7 +195,7 @@ def cell_intervals(counts: PairCounts, confidence: float = 0.95) -> dict[str, np
     return {"accuracy": a, "n_pairs": N, "n_clusters": Qc, "n_effective": n_eff, "ci_low": low, "ci_high": high}
 
 
-def summary_intervals(counts: PairCounts, common: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
+def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
     """Cluster-robust intervals of the per-kind summary (Sec. 6.1) over the levels ``common``
     (3, Z): each group's accuracy averaged over the levels, the gap a₀ − a₁ and the ratio a₀/a₁.
 
@@ -266,7 +266,7 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, confidence: float 
 # --------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap_counts(counts: PairCounts, n_resamples: int, rng=None, *, chunk: int = 20_000_000) -> np.ndarray:
+def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000) -> np.ndarray:
     """Replicate counts (B, 2, 2, Z, 3) of the bootstrap clustered by ``counts.cluster``:
     the Q clusters are resampled with replacement, i.e. Multinomial(Q, m/Q) over the distinct
     profiles (exact; see the module docstring)."""
@@ -299,7 +299,7 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, rng=None, *, chunk: i
     return out.reshape((n_resamples,) + counts.profiles.shape[1:])
 
 
-def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, rng=None) -> np.ndarray:
+def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) -> np.ndarray:
     """The literal clustered bootstrap: expand to one count vector per query, draw Q query
     indices with replacement and add their vectors (for checking :func:`bootstrap_counts`)."""
     gen = as_generator(rng)
@@ -457,8 +457,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     common = (n > 0).all(axis=1)                                           # (3, Z)
     present = (n > 0).any(axis=1)                                          # some group has pairs there
     summ = summary_statistics(acc, common)                                 # (3, 4)
-    ci = cell_intervals(counts, confidence)
-    si = summary_intervals(counts, common, confidence)
+    ci = cell_intervals(counts, confidence=confidence)
+    si = summary_intervals(counts, common, confidence=confidence)
     cell_reason = np.full(acc.shape, None, dtype=object)
     if interval == "cluster-wilson":
         lo, hi = ci["ci_low"], ci["ci_high"]
@@ -469,7 +469,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         few = (ci["n_pairs"] > 0) & (ci["n_clusters"] < 2)
         cell_reason[few] = "no valid interval: the cell's pairs come from a single cluster"
     elif n_resamples:
-        rep = bootstrap_counts(counts, n_resamples, rng)
+        rep = bootstrap_counts(counts, n_resamples, rng=rng)
         _, rep_acc = cell_statistics(rep)
         lo, hi = _percentile(rep_acc, confidence)
         slo, shi = _percentile(summary_statistics(rep_acc, common), confidence)
@@ -543,7 +543,7 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
     counts = _as_counts(pairs, **kwargs)
     stats = _exposure_statistics(counts.total)                            # (2, Z, 3)
     if n_resamples:
-        rep = _exposure_statistics(bootstrap_counts(counts, n_resamples, rng))
+        rep = _exposure_statistics(bootstrap_counts(counts, n_resamples, rng=rng))
         lo, hi = _percentile(rep, confidence)
     else:
         lo = hi = np.full(stats.shape, np.nan)

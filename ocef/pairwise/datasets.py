@@ -35,7 +35,7 @@ def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
 
 
-def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, rng=None) -> MFModel:
+def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, *, rng=None) -> MFModel:
     """The "production" MF of the Coat analyses: rank 8, trained on the self-selected ratings."""
     return fit_mf_pairwise(coat_ratings(default), n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200, lr=0.05, rng=rng)
 
@@ -48,7 +48,7 @@ def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") ->
     return pairs.assign(score_j=scores[pairs[user], pairs.j], score_jp=scores[pairs[user], pairs.jp])
 
 
-def dataset_pairs(name: str, model: str | None = None, data_dir=None, rng=None) -> pd.DataFrame:
+def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=None) -> pd.DataFrame:
     """Scored pairs of ``"coat"`` (default model ``"mf"``) or ``"obd"`` (``"popularity"``)."""
     if name not in DEFAULT_MODELS:
         raise ValueError(f"dataset must be 'coat' or 'obd', got {name!r}")
@@ -60,7 +60,7 @@ def dataset_pairs(name: str, model: str | None = None, data_dir=None, rng=None) 
         pairs = coat_pairs(data_dir)
         n_users, n_items = coat_sizes(default, random)
         if model == "mf":
-            return score_pairs(pairs, coat_mf(default, n_users, n_items, rng).scores())
+            return score_pairs(pairs, coat_mf(default, n_users, n_items, rng=rng).scores())
         return score_pairs(pairs, np.bincount(default["item"], weights=default.Y, minlength=n_items))
     if model == "mf":
         raise ValueError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
