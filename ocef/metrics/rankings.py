@@ -701,9 +701,10 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
             var_d = a_d @ C @ a_d / denom if n > 1 else np.nan
             a_l = a_x / share - (a_m / tgt if target == "merit" else 0.0)
             var_l = a_l @ C @ a_l / denom if n > 1 else np.nan
-            out.append({"share": share, "share_se": np.sqrt(max(var_s, 0.0)), "target": tgt,
-                        "difference": share - tgt, "difference_se": np.sqrt(max(var_d, 0.0)),
-                        "ratio": share / tgt, "log_ratio_se": np.sqrt(max(var_l, 0.0)) if share > 0 else np.nan})
+            rec = {"share": share, "share_se": np.sqrt(max(var_s, 0.0)), "target": tgt,
+                   "difference": share - tgt, "difference_se": np.sqrt(max(var_d, 0.0)),
+                   "ratio": share / tgt, "log_ratio_se": np.sqrt(max(var_l, 0.0)) if share > 0 else np.nan}
+            out.append({key: float(v) for key, v in rec.items()})
     return out
 
 
