@@ -75,7 +75,7 @@ def _side(path):
 
 def _run(args: argparse.Namespace) -> int:
     from ocef.commands._common import format_table, print_json
-    from ocef.metrics.exposure import exposure_fairness
+    from ocef.metrics.rank_exposure import exposure_fairness
 
     reference = args.reference
     result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,

@@ -20,12 +20,13 @@ for DataFrames). Only these few numbers leave the backend.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ocef.errors import DataError, ParameterError, ResourceLimitError
+from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
 from ocef.results import Result
 
 __all__ = ["BACKENDS", "USER_METRICS", "RankingStats", "ExposureResult", "read_log", "ranking_statistics",
@@ -36,6 +37,25 @@ USER_METRICS = ("precision", "recall", "ndcg", "hit_rate")
 #: Largest number of item groups (the statistics grow as (2G)²).
 MAX_ITEM_GROUPS = 64
 _ROLES = ("user", "item", "rank", "relevance", "sample", "n_relevant", "score")
+
+
+BROWSING_MODELS = ("geometric", "dcg", "cascade")
+
+
+def check_browsing(browsing, patience, stop=0.5) -> tuple[str, float, float]:
+    """``(browsing, patience, stop)`` checked: a model of :data:`BROWSING_MODELS`, ``patience``
+    in (0, 1) for geometric/cascade (ignored by dcg), ``stop`` in [0, 1] for cascade."""
+    if browsing not in BROWSING_MODELS:
+        raise ParameterError(f"browsing must be one of {BROWSING_MODELS}, got {browsing!r}")
+    for name, value, low_open in (("patience", patience, True), ("stop", stop, False)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ParameterTypeError(f"{name} must be a real number, got {value!r}")
+    if not 0.0 < float(patience) < 1.0:
+        raise ParameterError(f"patience must be in (0, 1), got {patience!r}")
+    if not 0.0 <= float(stop) <= 1.0:
+        raise ParameterError(f"stop must be in [0, 1], got {stop!r}")
+    return browsing, float(patience), float(stop)
+
 
 
 # ------------------------------------------------------------------ inputs
@@ -221,8 +241,12 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
     per_user = (f"SELECT _u, min(_ug) AS _ug, max(_ug2) AS _ug2, count(*) AS _S, sum(_n) AS _n, sum(_nig) AS _nig, "
                 f"sum(_nu) AS _nu, max(_bad) AS _bad, max(_kmax) AS _kmax, min(_nrel) AS _nrelmin, max(_nrel2) AS _nrelmax, "
                 f"sum(_ny) AS _ny, min(_ymin) AS _ymin, {', '.join(per_user_vals)} FROM _r GROUP BY _u")
+    if not has_sample:              # one ranking per user: no second aggregation over 10^7 users
+        vals = V + [f"{metric_sql[m]} AS _met_{m}" for m in metrics]
+        per_user = (f"SELECT _u, _ug, _ug2, _n, _nig, _bad, _kmax, _nrel AS _nrelmin, _nrel2 AS _nrelmax, _ny, _ymin, "
+                    f"{', '.join(vals)} FROM _r")
     final = ["count(*) AS n_users", "sum(_n) AS n_rows", "sum(CASE WHEN _ug <> _ug2 THEN 1 ELSE 0 END) AS bad_ug",
-             "sum(_n - _nig) AS null_ig", "sum(_bad) AS bad_rank", "max(_kmax) AS kmax",
+             "sum(_n - _nig) AS null_ig", "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user", "sum(_bad) AS bad_rank", "max(_kmax) AS kmax",
              "sum(CASE WHEN _nrelmin <> _nrelmax THEN 1 ELSE 0 END) AS bad_nrel", "sum(_n - _ny) AS null_y",
              "min(_ymin) AS ymin"]
     final += [f"sum({v}) AS s_{v}" for v in V]
@@ -245,6 +269,8 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
     if not rows:
         raise DataError(f"{names['log']} is empty: no ranked item")
     for r in rows:
+        if r["null_user"]:
+            raise DataError(f"{names['log']}: the user column has missing values")
         if r["null_ig"]:
             raise DataError(f"{names['log']}: {r['null_ig']} row(s) have no item group "
                             f"(column {names['item_group']!r} missing or not in the item_groups table)")
@@ -357,7 +383,7 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
     item_groups, user_groups : pandas.DataFrame, optional
         Side tables ``item -> item_group`` and ``user -> user_group``.
     browsing, patience, stop
-        Browsing model (:func:`ocef.metrics.exposure.position_weights`).
+        Browsing model (:func:`ocef.metrics.rank_exposure.position_weights`).
     k : int, optional
         List length for precision and the nDCG ideal (default: the largest rank).
     metrics : sequence of str
@@ -381,8 +407,6 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
     >>> st.sums.tolist()
     [[1.0, 0.5]]
     """
-    from ocef.metrics.exposure import check_browsing
-
     browsing, patience, stop = check_browsing(browsing, patience, stop)
     metrics = list(metrics)
     bad = [m for m in metrics if m not in USER_METRICS]
@@ -710,7 +734,7 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
 
 @dataclass(frozen=True)
 class ExposureResult(Result):
-    """Exposure fairness of a top-k log (:func:`ocef.metrics.exposure.exposure_fairness`).
+    """Exposure fairness of a top-k log (:func:`ocef.metrics.rank_exposure.exposure_fairness`).
 
     Attributes
     ----------
@@ -787,7 +811,7 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
                    browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5, target: str = "equal",
                    k=None, metrics=("precision", "ndcg", "hit_rate"), reference=None, confidence: float = 0.95,
                    backend: str = "auto", columns=None, spark=None, memory_limit=None) -> ExposureResult:
-    """:func:`ocef.metrics.exposure.exposure_fairness` (its documentation).
+    """:func:`ocef.metrics.rank_exposure.exposure_fairness` (its documentation).
 
     Examples
     --------

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ocef import cli
-from ocef.metrics.exposure import exposure_fairness
+from ocef.metrics.rank_exposure import exposure_fairness
 
 
 def make_log(tmp_path):

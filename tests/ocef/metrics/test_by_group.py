@@ -10,7 +10,7 @@ from scipy import stats
 
 from ocef.errors import DataError, ParameterError
 from ocef.metrics.by_group import compare_means, mean_interval, metric_frame, moments
-from ocef.metrics.exposure import position_weights
+from ocef.metrics.rank_exposure import position_weights
 from ocef.metrics.rankings import share_intervals
 
 

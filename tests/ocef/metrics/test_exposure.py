@@ -14,7 +14,7 @@ from ocef.errors import DataError, ParameterError
 import importlib
 
 from ocef.metrics import by_group, rankings
-from ocef.metrics.exposure import (
+from ocef.metrics.rank_exposure import (
     awrf, cascade_weights, expected_exposure, expected_exposure_metrics, exposure_merit_ratios, exposure_shares,
     group_exposure, ndkl, position_weights, share_disparity, target_exposure,
 )
@@ -35,7 +35,7 @@ def example_log() -> pd.DataFrame:
 
 
 def test_doctests_run():
-    for mod in (importlib.import_module("ocef.metrics.exposure"), by_group, rankings):
+    for mod in (importlib.import_module("ocef.metrics.rank_exposure"), by_group, rankings):
         failed, attempted = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert attempted > 0 and failed == 0, mod.__name__
 

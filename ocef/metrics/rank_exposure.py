@@ -45,32 +45,13 @@ import numbers
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.metrics.rankings import BROWSING_MODELS, check_browsing
 
 __all__ = [
     "BROWSING_MODELS", "position_weights", "cascade_weights", "expected_exposure", "target_exposure",
     "expected_exposure_metrics", "group_exposure", "exposure_shares", "share_disparity",
     "attention_weights_trec", "awrf", "ndkl", "exposure_merit_ratios", "exposure_fairness",
 ]
-
-BROWSING_MODELS = ("geometric", "dcg", "cascade")
-
-
-# ------------------------------------------------------------------ checks
-
-def check_browsing(browsing, patience, stop=0.5) -> tuple[str, float, float]:
-    """``(browsing, patience, stop)`` checked: a model of :data:`BROWSING_MODELS`, ``patience``
-    in (0, 1) for geometric/cascade (ignored by dcg), ``stop`` in [0, 1] for cascade."""
-    if browsing not in BROWSING_MODELS:
-        raise ParameterError(f"browsing must be one of {BROWSING_MODELS}, got {browsing!r}")
-    for name, value, low_open in (("patience", patience, True), ("stop", stop, False)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ParameterTypeError(f"{name} must be a real number, got {value!r}")
-    if not 0.0 < float(patience) < 1.0:
-        raise ParameterError(f"patience must be in (0, 1), got {patience!r}")
-    if not 0.0 <= float(stop) <= 1.0:
-        raise ParameterError(f"stop must be in [0, 1], got {stop!r}")
-    return browsing, float(patience), float(stop)
-
 
 def _ranks(k) -> np.ndarray:
     ranks = np.asarray(k)
