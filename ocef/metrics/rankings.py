@@ -354,10 +354,10 @@ def _side_join_sql(base: str, cols: dict, have, item_group, user_group, item_tab
 
 
 def _check_side(table, key, col, name):
-    import pandas as pd
-
     if table is None:
         return None
+    import pandas as pd
+
     if not isinstance(table, pd.DataFrame):
         raise DataError(f"{name} must be a pandas DataFrame with columns {key!r} and {col!r}")
     missing = [c for c in (key, col) if c not in table.columns]
