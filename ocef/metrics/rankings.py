@@ -175,13 +175,16 @@ def _lit(v) -> str:
     return "'" + str(v).replace("'", "''") + "'"
 
 
-def _weight_sql(browsing: str, patience: float, stop: float, dialect: str) -> str:
+def _weight_sql(browsing: str, patience: float, stop: float, dialect: str, has_sample: bool = True,
+                has_rel: bool = True) -> str:
     if browsing == "geometric":
         return f"pow({patience!r}, _k - 1)"
     if browsing == "dcg":
         return "1.0 / log2(_k + 1)"
-    above = ("coalesce(sum(CASE WHEN _y > 0 THEN 1 ELSE 0 END) OVER (PARTITION BY _u, _s ORDER BY _k "
-             "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)")
+    if not has_rel:                 # no relevant item: the cascade is the geometric model
+        return f"pow({patience!r}, _k - 1)"
+    above = (f"coalesce(sum(CASE WHEN _y > 0 THEN 1 ELSE 0 END) OVER (PARTITION BY _u{', _s' if has_sample else ''} "
+             "ORDER BY _k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)")
     return f"pow({patience!r}, _k - 1) * pow({1.0 - stop!r}, {above})"
 
 
@@ -196,34 +199,42 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
     --------
     >>> sql = ranking_statistics_sql("log", cols={"user": "user", "rank": "rank", "item_group": "g"},
     ...                              item_groups=["a", "b"], k=10, browsing="geometric", patience=0.5, stop=0.5)
-    >>> "GROUP BY _ug" in sql
+    >>> "GROUP BY _u" in sql and "sum(CASE WHEN _ig = 'b' THEN _e ELSE 0.0 END)" in sql
     True
     """
     q = lambda c: _q(c, dialect)  # noqa: E731
     has_rel = "relevance" in cols
     has_sample = "sample" in cols
     has_nrel = "n_relevant" in cols
+    has_ug = "user_group" in cols
     G = len(item_groups)
-    ug = q(cols["user_group"]) if "user_group" in cols else "'(all)'"
-    select = [f"{q(cols['user'])} AS _u", f"{q(cols['sample']) if has_sample else '0'} AS _s",
-              f"CAST({q(cols['rank'])} AS DOUBLE) AS _k",
-              f"CAST({q(cols['relevance']) if has_rel else '0'} AS DOUBLE) AS _y",
-              f"{q(cols['item_group'])} AS _ig", f"{ug} AS _ug",
-              f"CAST({q(cols['n_relevant']) if has_nrel else 'NULL'} AS DOUBLE) AS _nrel"]
-    w = _weight_sql(browsing, patience, stop, dialect)
-    per_rank = [f"min(_ug) AS _ug", "max(_ug) AS _ug2", "count(*) AS _n", "count(_ig) AS _nig",
-                "count(_u) AS _nu", "min(_k) AS _kmin", "max(_k) AS _kmax", "sum(_k) AS _ksum",
-                "sum(_k * _k) AS _ksq", "count(_k) AS _nk",
-                "sum(CASE WHEN _y > 0 THEN 1.0 ELSE 0.0 END) AS _hits",
-                "sum(CASE WHEN _y > 0 THEN 1.0 / log2(_k + 1) ELSE 0.0 END) AS _dcg",
-                "min(_nrel) AS _nrel", "max(_nrel) AS _nrel2", "count(_y) AS _ny", "min(_y) AS _ymin"]
+    select = [f"{q(cols['user'])} AS _u", f"CAST({q(cols['rank'])} AS DOUBLE) AS _k", f"{q(cols['item_group'])} AS _ig"]
+    if has_sample:
+        select.append(f"{q(cols['sample'])} AS _s")
+    if has_rel:
+        select.append(f"CAST({q(cols['relevance'])} AS DOUBLE) AS _y")
+    if has_ug:
+        select.append(f"{q(cols['user_group'])} AS _ug")
+    if has_nrel:
+        select.append(f"CAST({q(cols['n_relevant'])} AS DOUBLE) AS _nrel")
+    w = _weight_sql(browsing, patience, stop, dialect, has_sample, has_rel)
+    # per ranking: every check that needs a ranking (ranks exactly 1..n) or a user (constant
+    # user group, n_relevant); the checks of single rows are made by the profile query
+    per_rank = ["count(*) AS _n", "max(_k) AS _kmax", "sum(_k) AS _ksum", "sum(_k * _k) AS _ksq"]
+    if has_ug:
+        per_rank += ["min(_ug) AS _ug", "max(_ug) AS _ug2"]
+    if has_nrel:
+        per_rank += ["min(_nrel) AS _nrel", "max(_nrel) AS _nrel2"]
+    if has_rel:
+        per_rank += ["sum(CASE WHEN _y > 0 THEN 1.0 ELSE 0.0 END) AS _hits",
+                     "sum(CASE WHEN _y > 0 THEN 1.0 / log2(_k + 1) ELSE 0.0 END) AS _dcg"]
     for j, g in enumerate(item_groups):
-        per_rank.append(f"coalesce(sum(CASE WHEN _ig = {_lit(g)} THEN _e ELSE 0.0 END), 0.0) AS _x{j}")
-        if has_rel:
-            per_rank.append(f"coalesce(sum(CASE WHEN _ig = {_lit(g)} THEN _y ELSE 0.0 END), 0.0) AS _m{j}")
+        per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _e ELSE 0.0 END) AS _x{j}")
+    if has_rel:
+        for j, g in enumerate(item_groups):
+            per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _y ELSE 0.0 END) AS _m{j}")
     V = [f"_x{j}" for j in range(G)] + ([f"_m{j}" for j in range(G)] if has_rel else [])
-    ideal = "LEAST(CAST(coalesce(_nrel, _hits) AS INT), {k})".format(k=int(k))
-    bad_rank = ("CASE WHEN r._kmin <> 1 OR r._nk <> r._n OR r._kmax <> r._n OR r._ksum <> r._n * (r._n + 1) / 2 "
+    bad_rank = ("CASE WHEN r._kmax <> r._n OR r._ksum <> r._n * (r._n + 1) / 2 "
                 "OR r._ksq <> r._n * (r._n + 1) * (2 * r._n + 1) / 6 THEN 1 ELSE 0 END")
     metric_sql = {
         "precision": f"_hits / {float(k)!r}",
@@ -232,34 +243,83 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
         "hit_rate": "CASE WHEN _hits > 0 THEN 1.0 ELSE 0.0 END",
     }
     metrics = [m for m in metrics if has_rel and (m != "recall" or has_nrel)]
-    idcg_rows = ", ".join(f"({n}, {sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))!r})" for n in range(int(k) + 1))
-    per_rank_cols = ", ".join(per_rank)
-    values = (f"VALUES {idcg_rows} AS t(_in, _idcg)" if dialect == "spark" else f"(VALUES {idcg_rows}) AS t(_in, _idcg)")
-    ranking = (f"SELECT r.*, {bad_rank} AS _bad, i._idcg FROM (SELECT _u, _s, {per_rank_cols} FROM _e GROUP BY _u, _s) r "
-               f"LEFT JOIN _ideal i ON i._in = {ideal.replace('_nrel', 'r._nrel').replace('_hits', 'r._hits')}")
-    per_user_vals = [f"avg({v}) AS {v}" for v in V] + [f"avg({metric_sql[m]}) AS _met_{m}" for m in metrics]
-    per_user = (f"SELECT _u, min(_ug) AS _ug, max(_ug2) AS _ug2, count(*) AS _S, sum(_n) AS _n, sum(_nig) AS _nig, "
-                f"sum(_nu) AS _nu, max(_bad) AS _bad, max(_kmax) AS _kmax, min(_nrel) AS _nrelmin, max(_nrel2) AS _nrelmax, "
-                f"sum(_ny) AS _ny, min(_ymin) AS _ymin, {', '.join(per_user_vals)} FROM _r GROUP BY _u")
-    if not has_sample:              # one ranking per user: no second aggregation over 10^7 users
-        vals = V + [f"{metric_sql[m]} AS _met_{m}" for m in metrics]
-        per_user = (f"SELECT _u, _ug, _ug2, _n, _nig, _bad, _kmax, _nrel AS _nrelmin, _nrel2 AS _nrelmax, _ny, _ymin, "
-                    f"{', '.join(vals)} FROM _r")
-    final = ["count(*) AS n_users", "sum(_n) AS n_rows", "sum(CASE WHEN _ug <> _ug2 THEN 1 ELSE 0 END) AS bad_ug",
-             "sum(_n - _nig) AS null_ig", "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user", "sum(_bad) AS bad_rank", "max(_kmax) AS kmax",
-             "sum(CASE WHEN _nrelmin <> _nrelmax THEN 1 ELSE 0 END) AS bad_nrel", "sum(_n - _ny) AS null_y",
-             "min(_ymin) AS ymin"]
+    keys = "_u, _s" if has_sample else "_u"
+    inner = f"SELECT {keys}, {', '.join(per_rank)} FROM _e GROUP BY {keys}"
+    if metrics:
+        idcg_rows = ", ".join(f"({n}, {sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))!r})"
+                              for n in range(int(k) + 1))
+        values = (f"VALUES {idcg_rows} AS t(_in, _idcg)" if dialect == "spark"
+                  else f"(VALUES {idcg_rows}) AS t(_in, _idcg)")
+        ideal = f"LEAST(CAST({'coalesce(r._nrel, r._hits)' if has_nrel else 'r._hits'} AS INT), {int(k)})"
+        ranking = (f"SELECT r.*, {bad_rank} AS _bad, i._idcg FROM ({inner}) r "
+                   f"LEFT JOIN ({f'SELECT * FROM {values}'}) i ON i._in = {ideal}")
+    else:
+        ranking = f"SELECT r.*, {bad_rank} AS _bad FROM ({inner}) r"
+    carry = ["_n", "_bad", "_kmax"] + (["_ug", "_ug2"] if has_ug else []) + (["_nrel", "_nrel2"] if has_nrel else [])
+    if has_sample:                  # a user's rankings: averaged (expected exposure, mean metric)
+        agg = {"_n": "sum(_n)", "_bad": "max(_bad)", "_kmax": "max(_kmax)", "_ug": "min(_ug)", "_ug2": "max(_ug2)",
+               "_nrel": "min(_nrel)", "_nrel2": "max(_nrel2)"}
+        vals = ([f"{agg[c]} AS {c}" for c in carry] + [f"avg({v}) AS {v}" for v in V]
+                + [f"avg({metric_sql[m]}) AS _met_{m}" for m in metrics])
+        per_user = f"SELECT _u, {', '.join(vals)} FROM _r GROUP BY _u"
+    else:                           # one ranking per user: no second aggregation over 10^7 users
+        vals = carry + V + [f"{metric_sql[m]} AS _met_{m}" for m in metrics]
+        per_user = f"SELECT _u, {', '.join(vals)} FROM _r"
+    final = ["count(*) AS n_users", "sum(_n) AS n_rows", "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user",
+             "sum(_bad) AS bad_rank", "max(_kmax) AS kmax"]
+    if has_ug:
+        final.append("sum(CASE WHEN _ug <> _ug2 THEN 1 ELSE 0 END) AS bad_ug")
+    if has_nrel:
+        final.append("sum(CASE WHEN _nrel <> _nrel2 THEN 1 ELSE 0 END) AS bad_nrel")
     final += [f"sum({v}) AS s_{v}" for v in V]
     final += [f"sum({a} * {b}) AS c_{a}_{b}" for i, a in enumerate(V) for b in V[i:]]
     for m in metrics:
         c = f"_met_{m}"
         final += [f"count({c}) AS {m}__n", f"sum({c}) AS {m}__sum", f"sum({c} * {c}) AS {m}__sum_sq",
                   f"min({c}) AS {m}__min", f"max({c}) AS {m}__max"]
+    ug_out = "_ug" if has_ug else "'(all)' AS _ug"
+    group = " GROUP BY _ug" if has_ug else ""
     return (f"WITH _rows AS (SELECT {', '.join(select)} FROM {table}), "
             f"_e AS (SELECT *, {w} AS _e FROM _rows), "
-            f"_ideal AS (SELECT * FROM {values}), "
             f"_r AS ({ranking}), _pu AS ({per_user}) "
-            f"SELECT _ug, {', '.join(final)} FROM _pu GROUP BY _ug")
+            f"SELECT {ug_out}, {', '.join(final)} FROM _pu{group}")
+
+
+def profile_sql(table: str, *, cols: dict, dialect: str = "duckdb") -> str:
+    """The profile query: one row per item group with the rows, the largest and smallest rank and
+    the missing users, ranks and relevances (one scan of a few columns, few groups)."""
+    q = lambda c: _q(c, dialect)  # noqa: E731
+    rel = q(cols["relevance"]) if "relevance" in cols else None
+    parts = [f"{q(cols['item_group'])} AS g", "count(*) AS n", f"count({q(cols['user'])}) AS n_user",
+             f"count({q(cols['rank'])}) AS n_rank", f"max({q(cols['rank'])}) AS kmax",
+             f"min({q(cols['rank'])}) AS kmin"]
+    if rel:
+        parts += [f"count({rel}) AS n_rel", f"min({rel}) AS ymin"]
+    return f"SELECT {', '.join(parts)} FROM {table} GROUP BY {q(cols['item_group'])}"
+
+
+def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, int]:
+    """Item-group labels and the largest rank from :func:`profile_sql`'s rows, or the error."""
+    if not rows or sum(r["n"] for r in rows) == 0:
+        raise DataError(f"{names['log']} is empty: no ranked item")
+    labels = [_plain(r["g"]) for r in rows]
+    missing = sum(r["n"] for r, lab in zip(rows, labels) if lab is None or lab != lab)
+    if missing:
+        raise DataError(f"{names['log']}: {missing} row(s) have no item group "
+                        f"(column {names['item_group']!r} missing or not in the item_groups table)")
+    if sum(r["n"] - r["n_user"] for r in rows):
+        raise DataError(f"{names['log']}: the user column has missing values")
+    if sum(r["n"] - r["n_rank"] for r in rows) or min(r["kmin"] for r in rows) < 1:
+        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing value, "
+                        f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
+    if has_rel:
+        nulls = sum(r["n"] - r["n_rel"] for r in rows)
+        ymin = min((r["ymin"] for r in rows if r["ymin"] is not None), default=0)
+        if nulls or ymin < 0:
+            raise DataError(f"{names['log']}: relevance must be a number >= 0 on every row "
+                            f"(found {nulls} missing, minimum {ymin})")
+    labels = sorted(labels, key=lambda v: (str(type(v)), v))
+    return labels, int(max(r["kmax"] for r in rows))
 
 
 def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) -> RankingStats:
@@ -271,20 +331,14 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
     for r in rows:
         if r["null_user"]:
             raise DataError(f"{names['log']}: the user column has missing values")
-        if r["null_ig"]:
-            raise DataError(f"{names['log']}: {r['null_ig']} row(s) have no item group "
-                            f"(column {names['item_group']!r} missing or not in the item_groups table)")
-        if r["bad_ug"]:
+        if r.get("bad_ug"):
             raise DataError(f"{names['log']}: {r['bad_ug']} user(s) have several values of {names['user_group']!r}: "
                             "a user group must be constant per user")
         if r["bad_rank"]:
             raise DataError(f"{names['log']}: {r['bad_rank']} user(s) have a ranking whose ranks are not exactly "
                             f"1..n (column {names['rank']!r}: each sampled ranking must list ranks 1, 2, ..., n once)")
-        if r["bad_nrel"]:
+        if r.get("bad_nrel"):
             raise DataError(f"{names['log']}: n_relevant must be constant per user")
-        if has_rel and (r["null_y"] or (r["ymin"] is not None and r["ymin"] < 0)):
-            raise DataError(f"{names['log']}: relevance must be a number >= 0 on every row "
-                            f"(found {r['null_y']} missing, minimum {r['ymin']})")
         if r["_ug"] is None or (isinstance(r["_ug"], float) and math.isnan(r["_ug"])):
             raise DataError(f"{names['log']}: the user-group column {names['user_group']!r} has missing values")
     rows = sorted(rows, key=lambda r: (str(type(r["_ug"])), r["_ug"]))
@@ -478,26 +532,16 @@ def _sql_statistics(source, backend, *, item_group, user_group, item_table, user
     table = _side_join_sql(base, cols, have, item_group, user_group, "_ocef_item_groups", "_ocef_user_groups",
                            dialect)
     q = lambda c: _q(c, dialect)  # noqa: E731
-    # the item groups (a small side table, or a DISTINCT over one column) and the list length
-    if item_group in have:
-        labels = [r["g"] for r in run(f"SELECT DISTINCT {q(item_group)} AS g FROM {base}")]
-    else:
-        labels = list(item_table[item_group].unique())
-    labels = sorted((_plain(v) for v in labels if v is not None and v == v), key=lambda v: (str(type(v)), v))
-    if not labels:
-        raise DataError("the log has no item group (it is empty or the group column is all missing)")
+    names = {"log": "log", "item_group": item_group, "user_group": user_group, "rank": cols["rank"]}
+    has_rel = "relevance" in cols
+    # the profile: item groups, the list length and the checks of single rows, in one light scan
+    labels, kmax = _check_profile(run(profile_sql(table, cols=cols, dialect=dialect)), names, has_rel)
     if len(labels) > MAX_ITEM_GROUPS:
         raise ResourceLimitError(f"item_group {item_group!r} has {len(labels)} groups; at most {MAX_ITEM_GROUPS} "
                                  "are supported (the statistics grow as their square)")
-    if k is None:
-        kmax = run(f"SELECT max({q(cols['rank'])}) AS k FROM {base}")[0]["k"]
-        if kmax is None:
-            raise DataError("the log is empty: no ranked item")
-        k = int(kmax)
+    k = kmax if k is None else k
     sql = ranking_statistics_sql(table, cols=cols, item_groups=labels, k=k, browsing=browsing, patience=patience,
                                  stop=stop, dialect=dialect, metrics=metrics)
-    names = {"log": "log", "item_group": item_group, "user_group": user_group, "rank": cols["rank"]}
-    has_rel = "relevance" in cols
     used = [m for m in metrics if has_rel and (m != "recall" or "n_relevant" in cols)]
     try:
         rows = run(sql)

@@ -298,3 +298,15 @@ def test_seed004_from_log_equals_score_matrix_path():
     assert out["pairs"][("f", "m")]["exposure_kl"] == pytest.approx(rec.exposure_kl(a, b, scores, top=k))
     dk = rankings.seed004_from_log(log, n_items=25, user_group="ug", backend="duckdb")
     assert dk["gini_index"] == pytest.approx(out["gini_index"])
+
+
+@pytest.mark.parametrize("drop", [["sample"], ["sample", "relevance", "n_relevant"], ["n_relevant"]])
+@pytest.mark.parametrize("browsing", ["geometric", "cascade"])
+def test_duckdb_equals_pandas_without_optional_columns(browsing, drop):
+    log = random_log(samples=1 if "sample" in drop else 2).drop(columns=drop)
+    kw = dict(item_group="g", user_group="ug", browsing=browsing, patience=0.6, stop=0.4)
+    a = ranking_statistics(log, backend="pandas", **kw)
+    b = ranking_statistics(log, backend="duckdb", **kw)
+    np.testing.assert_allclose(a.cross, b.cross, rtol=1e-12)
+    pd.testing.assert_frame_equal(a.metrics, b.metrics, check_dtype=False, rtol=1e-12)
+    assert a.has_relevance == ("relevance" not in drop)
