@@ -69,8 +69,13 @@ def hand_sql(path: str, k: int) -> str:
 
 
 def _child(which: str, path: str, k: int, memory_limit: str, threads: int, temp: str, queue) -> None:
-    import duckdb
+    try:
+        _measure(which, path, k, memory_limit, threads, temp, queue)
+    except Exception as exc:                    # e.g. DuckDB out of memory: reported, never a hang
+        queue.put({"which": which, "error": f"{type(exc).__name__}: {str(exc).splitlines()[0]}"})
 
+
+def _measure(which: str, path: str, k: int, memory_limit: str, threads: int, temp: str, queue) -> None:
     from ocef.backends import duckdb_cursor
 
     con = duckdb_cursor()
@@ -128,7 +133,11 @@ def main(argv=None) -> int:
     results = {"ocef": [], "duckdb": []}
     for _ in range(args.repeats):
         for which in ("duckdb", "ocef"):
-            results[which].append(measure(which, path, args.k, args.memory_limit, args.threads, args.temp))
+            out = measure(which, path, args.k, args.memory_limit, args.threads, args.temp)
+            if "error" in out:
+                print(json.dumps(out))
+                return 1
+            results[which].append(out)
     best = {w: min(r, key=lambda x: x["seconds"]) for w, r in results.items()}
     same = best["ocef"]["numbers"] == best["duckdb"]["numbers"]
     report = {"rows": rows, "users": args.users, "k": args.k, "memory_limit": args.memory_limit,
