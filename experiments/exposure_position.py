@@ -85,14 +85,16 @@ def setting_rows(dataset: str, d: int, policy: str, scores: np.ndarray, popular:
     from ocef.metrics import exposure_fairness, seed004_from_log
 
     log = ranking_log(policy, scores, np.random.default_rng([seed, d, POLICIES.index(policy)]))
-    log["popularity"] = np.where(popular[log["item"].to_numpy()], "popular", "tail")
+    # the groups from a side table: a group never shown (e.g. argmax, 1 factor) gets share 0
+    items = pd.DataFrame({"item": np.arange(popular.size), "popularity": np.where(popular, "popular", "tail")})
     rows = []
     base = {"dataset": dataset, "factors": d, "policy": policy, "n_users": scores.shape[0],
             "n_items": scores.shape[1], "k": int(log["rank"].max()), "samples": int(log["sample"].nunique())}
     b = blind_share(log, popular)
     rows.append({**base, "metric": "share_blind", **b})
     for browsing in ("geometric", "dcg"):
-        res = exposure_fairness(log, item_group="popularity", browsing=browsing, patience=0.5, backend="duckdb")
+        res = exposure_fairness(log, item_group="popularity", item_groups=items, browsing=browsing, patience=0.5,
+                                backend="duckdb")
         g = res.groups
         row = g[(g.statistic == "share") & (g.item_group == "popular")].iloc[0]
         rows.append({**base, "metric": f"share_{browsing}", "estimate": row.estimate, "ci_low": row.ci_low,

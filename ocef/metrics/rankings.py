@@ -407,6 +407,15 @@ def _side_join_sql(base: str, cols: dict, have, item_group, user_group, item_tab
     return f"({sql} FROM {base} l{joins})" if joins else base
 
 
+def _with_side_labels(labels, item_table, item_group) -> list:
+    """The item groups of the log and, with a side table, every group it lists (a group never shown
+    gets exposure 0 instead of being absent)."""
+    if item_table is None:
+        return labels
+    extra = {_plain(v) for v in item_table[item_group].dropna().unique()}
+    return sorted(set(labels) | extra, key=lambda v: (str(type(v)), v))
+
+
 def _check_side(table, key, col, name):
     if table is None:
         return None
@@ -536,6 +545,7 @@ def _sql_statistics(source, backend, *, item_group, user_group, item_table, user
     has_rel = "relevance" in cols
     # the profile: item groups, the list length and the checks of single rows, in one light scan
     labels, kmax = _check_profile(run(profile_sql(table, cols=cols, dialect=dialect)), names, has_rel)
+    labels = _with_side_labels(labels, item_table, item_group)
     if len(labels) > MAX_ITEM_GROUPS:
         raise ResourceLimitError(f"item_group {item_group!r} has {len(labels)} groups; at most {MAX_ITEM_GROUPS} "
                                  "are supported (the statistics grow as their square)")
@@ -581,6 +591,7 @@ def _pandas_statistics(source, *, item_group, user_group, item_table, user_table
         raise DataError(f"log: {int(frame[item_group].isna().sum())} row(s) have no item group "
                         f"(column {item_group!r} missing or not in the item_groups table)")
     labels = sorted((_plain(v) for v in frame[item_group].unique()), key=lambda v: (str(type(v)), v))
+    labels = _with_side_labels(labels, item_table, item_group)
     if len(labels) > MAX_ITEM_GROUPS:
         raise ResourceLimitError(f"item_group {item_group!r} has {len(labels)} groups; at most {MAX_ITEM_GROUPS}")
     rank = frame[cols["rank"]].to_numpy(dtype=float)

@@ -310,3 +310,12 @@ def test_duckdb_equals_pandas_without_optional_columns(browsing, drop):
     np.testing.assert_allclose(a.cross, b.cross, rtol=1e-12)
     pd.testing.assert_frame_equal(a.metrics, b.metrics, check_dtype=False, rtol=1e-12)
     assert a.has_relevance == ("relevance" not in drop)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_group_of_the_side_table_never_shown_has_share_zero(backend):
+    log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 2, 1], "rank": [1, 2, 1, 2]})
+    items = pd.DataFrame({"item": [1, 2, 3], "g": ["a", "a", "b"]})
+    res = audit_exposure(log, item_group="g", item_groups=items, backend=backend)
+    share = res.groups[(res.groups.statistic == "share") & (res.groups.user_group == "(all)")]
+    assert share.set_index("item_group")["estimate"].to_dict() == {"a": 1.0, "b": 0.0}
