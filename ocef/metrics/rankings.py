@@ -199,7 +199,7 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
     --------
     >>> sql = ranking_statistics_sql("log", cols={"user": "user", "rank": "rank", "item_group": "g"},
     ...                              item_groups=["a", "b"], k=10, browsing="geometric", patience=0.5, stop=0.5)
-    >>> "GROUP BY _u" in sql and "sum(CASE WHEN _ig = 'b' THEN _e ELSE 0.0 END)" in sql
+    >>> "GROUP BY _u" in sql and "sum(CASE WHEN _ig = 'b' THEN _e ELSE CAST(0 AS DOUBLE) END)" in sql
     True
     """
     q = lambda c: _q(c, dialect)  # noqa: E731
@@ -226,27 +226,27 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
     if has_nrel:
         per_rank += ["min(_nrel) AS _nrel", "max(_nrel) AS _nrel2"]
     if has_rel:
-        per_rank += ["sum(CASE WHEN _y > 0 THEN 1.0 ELSE 0.0 END) AS _hits",
-                     "sum(CASE WHEN _y > 0 THEN 1.0 / log2(_k + 1) ELSE 0.0 END) AS _dcg"]
+        per_rank += ["sum(CASE WHEN _y > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) AS _hits",
+                     "sum(CASE WHEN _y > 0 THEN 1 / log2(_k + 1) ELSE CAST(0 AS DOUBLE) END) AS _dcg"]
     for j, g in enumerate(item_groups):
-        per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _e ELSE 0.0 END) AS _x{j}")
+        per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _e ELSE CAST(0 AS DOUBLE) END) AS _x{j}")
     if has_rel:
         for j, g in enumerate(item_groups):
-            per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _y ELSE 0.0 END) AS _m{j}")
+            per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN _y ELSE CAST(0 AS DOUBLE) END) AS _m{j}")
     V = [f"_x{j}" for j in range(G)] + ([f"_m{j}" for j in range(G)] if has_rel else [])
     bad_rank = ("CASE WHEN r._kmax <> r._n OR r._ksum <> r._n * (r._n + 1) / 2 "
                 "OR r._ksq <> r._n * (r._n + 1) * (2 * r._n + 1) / 6 THEN 1 ELSE 0 END")
     metric_sql = {
-        "precision": f"_hits / {float(k)!r}",
+        "precision": f"_hits / CAST({int(k)} AS DOUBLE)",
         "recall": "CASE WHEN _nrel > 0 THEN _hits / _nrel END",
         "ndcg": "CASE WHEN _idcg > 0 THEN _dcg / _idcg END",
-        "hit_rate": "CASE WHEN _hits > 0 THEN 1.0 ELSE 0.0 END",
+        "hit_rate": "CASE WHEN _hits > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END",
     }
     metrics = [m for m in metrics if has_rel and (m != "recall" or has_nrel)]
     keys = "_u, _s" if has_sample else "_u"
     inner = f"SELECT {keys}, {', '.join(per_rank)} FROM _e GROUP BY {keys}"
     if metrics:
-        idcg_rows = ", ".join(f"({n}, {sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))!r})"
+        idcg_rows = ", ".join(f"({n}, CAST({sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))!r} AS DOUBLE))"
                               for n in range(int(k) + 1))
         values = (f"VALUES {idcg_rows} AS t(_in, _idcg)" if dialect == "spark"
                   else f"(VALUES {idcg_rows}) AS t(_in, _idcg)")
@@ -356,7 +356,8 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
         for m in metrics:
             recs.append({"user_group": _plain(r["_ug"]), "metric": m, "n": int(r[f"{m}__n"]),
                          "sum": float(r[f"{m}__sum"] or 0.0), "sum_sq": float(r[f"{m}__sum_sq"] or 0.0),
-                         "min": r[f"{m}__min"], "max": r[f"{m}__max"]})
+                         "min": None if r[f"{m}__min"] is None else float(r[f"{m}__min"]),
+                         "max": None if r[f"{m}__max"] is None else float(r[f"{m}__max"])})
     table = pd.DataFrame(recs, columns=["user_group", "metric", "n", "sum", "sum_sq", "min", "max"])
     return RankingStats(user_groups=tuple(_plain(r["_ug"]) for r in rows), item_groups=tuple(item_groups),
                         n_users=np.array([int(r["n_users"]) for r in rows]), sums=sums, cross=cross,
