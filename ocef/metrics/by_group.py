@@ -15,12 +15,16 @@ DuckDB or Spark query computes over 10^7 users without moving them (:mod:`ocef.m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
 from ocef.results import Result
 from ocef.validation import check_in_interval
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 __all__ = ["MetricFrameResult", "metric_frame", "metric_frame_from_moments", "moments", "mean_interval",
            "compare_means"]
@@ -87,7 +91,7 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
         return {"estimate": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                 "reason": "undefined: no user in the group"}
     if binary:
-        low, high = wilson_interval(round(total), n, confidence)
+        low, high = wilson_interval(round(total), n, confidence=confidence)
         return {"estimate": mean, "se": se, "ci_low": float(low), "ci_high": float(high), "reason": None}
     if n < 2:
         return {"estimate": mean, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
@@ -170,9 +174,9 @@ class MetricFrameResult(Result):
     confidence : float
     """
 
-    overall: object
-    groups: object
-    pairs: object
+    overall: pd.DataFrame
+    groups: pd.DataFrame
+    pairs: pd.DataFrame
     by: tuple
     reference: tuple
     confidence: float = 0.95

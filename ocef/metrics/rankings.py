@@ -23,11 +23,15 @@ import math
 import numbers
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
 from ocef.results import Result
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 __all__ = ["BACKENDS", "USER_METRICS", "RankingStats", "ExposureResult", "read_log", "ranking_statistics",
            "audit_exposure", "share_intervals", "ranking_statistics_sql", "seed004_from_log"]
@@ -808,9 +812,9 @@ class ExposureResult(Result):
     stats : RankingStats
     """
 
-    overall: object
-    groups: object
-    pairs: object
+    overall: pd.DataFrame
+    groups: pd.DataFrame
+    pairs: pd.DataFrame
     users: object
     stats: object = field(repr=False)
     browsing: str = "geometric"
