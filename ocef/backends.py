@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.errors import ParameterError, ParameterTypeError
 
 __all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine", "duckdb_cursor"]
 
@@ -97,23 +98,23 @@ def source_kind(source) -> str:
         return "duckdb"
     if mod.startswith("pyspark") and type(source).__name__ == "DataFrame":
         return "spark"
-    raise TypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.backends.Sql "
+    raise ParameterTypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.backends.Sql "
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 
 def resolve_engine(engine: str, source) -> str:
     """The engine that ``engine="auto"`` picks for ``source`` (or ``engine`` checked)."""
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        raise ParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
     kind = source_kind(source)
     if kind == "counted":
         return "counted"
     if engine == "auto":
         return {"file": "duckdb", "pandas": "pandas", "duckdb": "duckdb", "spark": "spark"}[kind]
     if kind == "spark" and engine != "spark":
-        raise ValueError(f"a Spark DataFrame needs engine='spark', got engine={engine!r}")
+        raise ParameterError(f"a Spark DataFrame needs engine='spark', got engine={engine!r}")
     if kind == "duckdb" and engine == "spark":
-        raise ValueError("a DuckDB relation or Sql query needs engine='duckdb' or 'pandas', got engine='spark'")
+        raise ParameterError("a DuckDB relation or Sql query needs engine='duckdb' or 'pandas', got engine='spark'")
     return engine
 
 
@@ -136,21 +137,21 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", e
     fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
-        raise TypeError(f"by must be a non-empty list of column names, got {by!r}")
+        raise ParameterTypeError(f"by must be a non-empty list of column names, got {by!r}")
     labels = label_columns(label)
     engine = resolve_engine(engine, source)
     if engine == "counted":
         if not isinstance(source.table, KeyCounts):
-            raise TypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
+            raise ParameterTypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
         if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
-            raise ValueError(f"{name} log: counts were computed by {list(source.by)} with label "
+            raise ParameterError(f"{name} log: counts were computed by {list(source.by)} with label "
                              f"{list(source.label)}, not by {keys} with label {labels}")
         return source.table
     if isinstance(source, (str, os.PathLike)):
         source = _check_path(source)
     dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
     if dup:
-        raise ValueError(f"column(s) {dup} used both as key and label (or twice)")
+        raise ParameterError(f"column(s) {dup} used both as key and label (or twice)")
     if engine == "duckdb":
         rows = _duckdb_counts(source, keys, labels, name)
     elif engine == "pandas":
@@ -194,7 +195,7 @@ def _check_path(path) -> str:
     if p.is_dir() and not any(p.rglob("*.parquet")):
         raise FileNotFoundError(f"log directory {p} holds no .parquet file")
     if p.is_file() and p.stat().st_size == 0:
-        raise ValueError(f"log file {p} is empty")
+        raise ParameterError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
     return text
@@ -214,7 +215,7 @@ def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> N
     missing = [c for c in columns if c not in have]
     if missing:
         src = f" {where}" if where is not None else ""
-        raise ValueError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
+        raise ParameterError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
 
 
 def _bad_labels(name: str, col: str, values) -> ValueError:
@@ -230,7 +231,7 @@ def _finish(rows, keys: list[str], name: str) -> KeyCounts:
         key = tuple(_plain(v) for v in row[:len(keys)])
         for k, v in zip(keys, key):
             if is_missing(v):
-                raise ValueError(f"{name} log: column {k!r} has missing values")
+                raise ParameterError(f"{name} log: column {k!r} has missing values")
         out.append(key + (int(row[-2]), int(row[-1])))
     out.sort(key=lambda r: tuple((str(type(v)), v) for v in r[:len(keys)]))
     return KeyCounts(tuple(keys), tuple(out))
@@ -271,7 +272,7 @@ def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
             y |= series.to_numpy()
             continue
         if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
         values = series.to_numpy(dtype=float, na_value=np.nan)            # nullable Int/boolean too
         bad = ~np.isin(values, (0.0, 1.0))
         if bad.any():
@@ -301,7 +302,7 @@ def _pandas_counts(source, keys, labels, name):
         source = rel.select(", ".join(_q(c) for c in need)).df()
     elif len(set(source.columns)) != len(source.columns):
         dups = sorted({str(c) for c in source.columns if list(source.columns).count(c) > 1})
-        raise ValueError(f"{name} log has duplicate column names {dups}")
+        raise ParameterError(f"{name} log has duplicate column names {dups}")
     return _frame_counts(source, keys, labels, name, None)
 
 
@@ -357,7 +358,7 @@ def _pandas_chunks(path: str, need, name):
     try:
         head = pd.read_csv(path, nrows=0)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"log file {path} is empty") from None
+        raise ParameterError(f"log file {path} is empty") from None
     _missing(need, head.columns, name, path)
     yield from pd.read_csv(path, usecols=need, chunksize=_BATCH_ROWS)
 
@@ -477,7 +478,7 @@ def _duckdb_counts(source, keys, labels, name):
         rel, where = _duckdb_relation(source)
         columns, types = rel.columns, [str(t).upper() for t in rel.types]
     except duckdb.Error as exc:
-        raise ValueError(f"{name} log {source if isinstance(source, (str, os.PathLike)) else ''}"
+        raise ParameterError(f"{name} log {source if isinstance(source, (str, os.PathLike)) else ''}"
                          f" cannot be read by DuckDB: {str(exc).splitlines()[0]}") from None
     _missing(keys + labels, columns, name, where)
     for col in labels:
@@ -485,7 +486,7 @@ def _duckdb_counts(source, keys, labels, name):
         if not t.startswith(_NUMERIC_DUCKDB):
             if rel.query("_ocef_log", "SELECT count(*) FROM _ocef_log").fetchall()[0][0] == 0:
                 return []                               # an empty CSV has untyped (VARCHAR) columns
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
     # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
     # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
     one, zero = {}, {}
@@ -504,7 +505,7 @@ def _duckdb_counts(source, keys, labels, name):
     try:
         rows = rel.query("_ocef_log", sql).fetchall()       # a few rows: tuples, no pandas/pyarrow
     except duckdb.Error as exc:
-        raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
+        raise ParameterError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
                          f"{str(exc).splitlines()[0]}") from None
     width = len(keys) + 2                                   # keys, n, positives, then (one, zero) per label
     for i, col in enumerate(labels if not proven else ()):
@@ -524,9 +525,9 @@ def spark_session(master: str = "local[*]"):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise ValueError("engine='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
+        raise ParameterError("engine='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        raise ValueError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
+        raise ParameterError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
     session = (SparkSession.builder.master(master).appName("ocef")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")      # no progress bars in CLI output
@@ -556,7 +557,7 @@ def _spark_counts(source, keys, labels, name, spark):
     for col in labels:
         dtype = frame.schema[col].dataType
         if not isinstance(dtype, numeric):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {dtype.simpleString()}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got type {dtype.simpleString()}")
     ys = [F.col(c).cast("double") for c in labels]
     pos = ys[0] == 1
     for y in ys[1:]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ocef.validation import check_in_interval, check_positive_int
 from ocef.policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
+from ocef.errors import ParameterError
 
 
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
@@ -20,7 +21,7 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     are optimal for the scores; "first" is deterministic and the paper's *argmax*.
     """
     if ties not in ("first", "uniform"):
-        raise ValueError(f"ties must be 'first' or 'uniform', got {ties!r}")
+        raise ParameterError(f"ties must be 'first' or 'uniform', got {ties!r}")
     if ties == "uniform":
         is_max = scores == scores.max(axis=-1, keepdims=True)
         return is_max / is_max.sum(axis=-1, keepdims=True)

@@ -37,6 +37,9 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ocef.commands._common import check_output_file
+
+    args.out = check_output_file(args.out)              # before any work, with its real path
     from ocef.validation import check_in_interval, check_positive_int
     from ocef.envy.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json

@@ -39,11 +39,16 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ocef.commands._common import check_output_file
+
+    args.out = check_output_file(args.out)              # before any work, with its real path
+    args.checkpoint = check_output_file(args.checkpoint, "--checkpoint")
     import sys
 
     from ocef.commands._common import print_json
     from ocef.envy.live import audit_live
     from ocef.envy.service import ServiceClient, ServiceError
+    from ocef.errors import DataError
     from ocef.validation import check_in_interval, check_positive_int
 
     check_audit_arguments(args)
@@ -55,12 +60,16 @@ def _run(args: argparse.Namespace) -> int:
     try:
         info = client.info()
         seed = info["seed"] if args.seed is None else args.seed
+        fingerprint = client.fingerprint()      # every pull carries it: a restarted service is refused
         groups = client.groups(args.partition)
         try:
             truth = client.truth(args.partition)["arm_means"]
-        except ValueError:              # a real service has no ground truth: no cost column
+        except DataError as exc:        # a real service has no ground truth (404): no cost column
+            if getattr(exc, "status", None) != 404:
+                raise
             truth = None
-        result = audit_live(client.puller(args.partition), groups["n_groups"], groups["sizes"], alpha=args.alpha,
+        result = audit_live(client.puller(args.partition, fingerprint), groups["n_groups"], groups["sizes"],
+                            fingerprint=fingerprint, alpha=args.alpha,
                             delta=args.delta, epsilon=args.epsilon, rng=seed, max_steps=args.max_steps,
                             checkpoint=args.checkpoint, every=args.every, group_names=groups["names"],
                             true_means=truth, progress=not (args.no_progress or args.json))

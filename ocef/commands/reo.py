@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
 ENGINES = ("auto", "duckdb", "pandas", "spark")
@@ -36,7 +37,7 @@ EXIT_ABOVE = 3
 def _labels(text: str) -> str | list[str]:
     cols = [c.strip() for c in text.split(",") if c.strip()]
     if not cols:
-        raise ValueError(f"--label must name at least one column, got {text!r}")
+        raise ParameterError(f"--label must name at least one column, got {text!r}")
     return cols[0] if len(cols) == 1 else cols
 
 
@@ -113,7 +114,7 @@ def register(sub) -> None:
 def _engine(args):
     """``(engine, spark session or None)``; the session only for ``--engine spark``."""
     if args.spark_master != "local[*]" and args.engine != "spark":
-        raise ValueError(f"--spark-master {args.spark_master} needs --engine spark")
+        raise ParameterError(f"--spark-master {args.spark_master} needs --engine spark")
     if args.engine == "spark":
         from ocef.backends import spark_session
 
@@ -127,27 +128,27 @@ def _load(args):
     label = _labels(args.label)
     if args.dataset is not None:
         if args.default is not None or args.random is not None:
-            raise ValueError("give either --dataset or --default/--random, not both")
+            raise ParameterError("give either --dataset or --default/--random, not both")
         if args.label != "Y" or args.group != "S":
-            raise ValueError("--dataset logs use the columns Y and S; drop --label/--group")
+            raise ParameterError("--dataset logs use the columns Y and S; drop --label/--group")
         from ocef.environments import logs
 
         default, random = logs.load_dataset(args.dataset, args.data_dir)
         return default, random, "Y", "S"
     if args.default is None or args.random is None:
-        raise ValueError("give --default and --random log files (or --dataset)")
+        raise ParameterError("give --default and --random log files (or --dataset)")
     return args.default, args.random, label, args.group
 
 
 def _check_options(args) -> None:
     if args.plan_epsilon is None and (args.requests is not None or args.n_show is not None):
-        raise ValueError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
+        raise ParameterError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
     if args.by is not None and args.plan_epsilon is not None:
-        raise ValueError("--plan-epsilon plans from one estimate; drop --by")
+        raise ParameterError("--plan-epsilon plans from one estimate; drop --by")
     if args.by is not None and args.interval not in ("delta-full", "delta"):
-        raise ValueError(f"--by gives delta-method intervals (delta-full or delta), got --interval {args.interval}")
+        raise ParameterError(f"--by gives delta-method intervals (delta-full or delta), got --interval {args.interval}")
     if args.fail_above is not None and not args.fail_above >= 0:
-        raise ValueError(f"--fail-above must be a number >= 0, got {args.fail_above}")
+        raise ParameterError(f"--fail-above must be a number >= 0, got {args.fail_above}")
 
 
 def _run_reo(args: argparse.Namespace) -> int:
@@ -242,7 +243,7 @@ def _plan(args: argparse.Namespace, result) -> dict:
     from ocef import reo
 
     if (args.requests is None) != (args.n_show is None):
-        raise ValueError("give both --requests and --n-show to compute p_act")
+        raise ParameterError("give both --requests and --n-show to compute p_act")
     g = result.columns
     interval = args.interval if args.interval in ("delta-full", "delta") else "delta-full"
     plan = reo.delta_method_sample_size(g["P"], g["Q"], epsilon=args.plan_epsilon,

@@ -43,6 +43,7 @@ from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
+from ocef.errors import ParameterError
 
 RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Generator], np.ndarray]
 
@@ -78,28 +79,28 @@ class AuditProblem:
         self.policy: Policy = as_policy(policy)
         self.probs = as_probabilities(self.policy)
         if self.probs.shape != self.rho.shape:
-            raise ValueError(f"rho and the policy must have the same shape (users x [contexts x] items), "
+            raise ParameterError(f"rho and the policy must have the same shape (users x [contexts x] items), "
                              f"got {self.rho.shape} and {self.probs.shape}")
         if matching not in MATCHINGS:
-            raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
+            raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")
         self.matching = matching
         n_users = self.rho.shape[0]
         self.labels = check_partition(labels, n_users)
         self.n_groups = int(self.labels.max()) + 1
         if self.n_groups < 2:
-            raise ValueError("labels must define at least 2 groups: a group is audited against other groups")
+            raise ParameterError("labels must define at least 2 groups: a group is audited against other groups")
         if multiplicity is None:
             self.multiplicity = np.ones(n_users, dtype=np.int64)
         else:
             mult = np.asarray(multiplicity)
             if mult.shape != (n_users,) or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
-                raise ValueError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
+                raise ParameterError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
             self.multiplicity = mult.astype(np.int64)
         self.context_probs = None
         if self.rho.ndim == 3:
             self.context_probs = check_context_probs(context_probs, n_users, self.rho.shape[1])
         elif context_probs is not None:
-            raise ValueError("context_probs given for a context-free problem (rho is users x items)")
+            raise ParameterError("context_probs given for a context-free problem (rho is users x items)")
         self.members = group_members(self.labels)
         self.group_names = check_group_names(group_names, self.n_groups)
         self.sizes = np.bincount(self.labels, weights=self.multiplicity).astype(np.int64)   # |g_i| (copies)
@@ -139,9 +140,9 @@ class AuditProblem:
     # ------------------------------------------------------------------ PULL-ARM
     def _check_arm(self, group: int, arm: int) -> None:
         if not 0 <= group < self.n_groups:
-            raise ValueError(f"group must be in [0, {self.n_groups - 1}], got {group}")
+            raise ParameterError(f"group must be in [0, {self.n_groups - 1}], got {group}")
         if not 0 <= arm < self.n_groups:
-            raise ValueError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
+            raise ParameterError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
 
     def pull_literal(self, group: int, arm: int, rng=None, reward: RewardFn | None = None) -> float:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
@@ -219,7 +220,7 @@ class AuditProblem:
         total = int(round(avg_group_size * self.n_groups))
         current = int(self.multiplicity.sum())
         if total < current:
-            raise ValueError(f"avg_group_size must be >= the current average group size "
+            raise ParameterError(f"avg_group_size must be >= the current average group size "
                              f"{current / self.n_groups:.2f}, got {avg_group_size}")
         extra = np.bincount(rng.integers(0, self.labels.size, total - current), minlength=self.labels.size)
         return AuditProblem(self.rho, self.policy, self.labels, matching=self.matching,

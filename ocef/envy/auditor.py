@@ -32,6 +32,7 @@ import numpy as np
 from ocef.envy import bounds
 from ocef.results import Result
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_in_interval
+from ocef.errors import ParameterError, ParameterTypeError
 
 #: Largest ``group_size`` accepted: |g| must be exact as a float in Lemma 3's width.
 MAX_GROUP_SIZE = 2 ** 53
@@ -118,10 +119,10 @@ class OCEF:
                  group_size: int = 1, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
                  rng=None):
         if isinstance(n_arms, bool) or not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
+            raise ParameterError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
         if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) \
                 or not 1 <= group_size <= MAX_GROUP_SIZE:
-            raise ValueError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
+            raise ParameterError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
         self.delta = check_delta(delta)
         self.alpha = check_alpha(alpha)
         self.epsilon = check_epsilon(epsilon)
@@ -195,12 +196,12 @@ class OCEF:
             raise AuditStateError("observe() called without a pending arm: call next_arm() first")
         # Every check comes before the first change of state: a refused call changes nothing.
         if isinstance(arm, bool) or not isinstance(arm, numbers.Integral):
-            raise TypeError(f"arm must be the integer returned by next_arm() ({self._pending}), "
+            raise ParameterTypeError(f"arm must be the integer returned by next_arm() ({self._pending}), "
                             f"got {arm!r} ({type(arm).__name__})")
         if arm != self._pending:
-            raise ValueError(f"arm must be the arm returned by next_arm() ({self._pending}), got {arm!r}")
+            raise ParameterError(f"arm must be the arm returned by next_arm() ({self._pending}), got {arm!r}")
         if isinstance(reward, bool) or not isinstance(reward, numbers.Real) or not (0.0 <= reward <= 1.0):
-            raise ValueError(f"reward must be a number in [0, 1], got {reward!r}")
+            raise ParameterError(f"reward must be a number in [0, 1], got {reward!r}")
         r = float(reward)
         arm = int(arm)
         self._pending = None
@@ -314,7 +315,7 @@ class OCEF:
         """
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             found = state.get("format") if isinstance(state, dict) else type(state).__name__
-            raise ValueError(f"state must be a dict written by OCEF.to_dict() (format {STATE_FORMAT!r}), got {found!r}")
+            raise ParameterError(f"state must be a dict written by OCEF.to_dict() (format {STATE_FORMAT!r}), got {found!r}")
         try:
             rng_state = _decode_big_ints(state["rng"]["buffer_state"])
             bit_generator = getattr(np.random, rng_state["bit_generator"])()
@@ -326,17 +327,17 @@ class OCEF:
             active = [int(j) for j in state["active"]]
             if len(counts) != k + 1 or len(sums) != k + 1 or any(c < 0 for c in counts) \
                     or not set(active) <= set(range(1, k + 1)) or len(set(active)) != len(active):
-                raise ValueError("counts, sums and active do not fit n_arms")
+                raise ParameterError("counts, sums and active do not fit n_arms")
             t = int(state["t"])
             if t != sum(counts):
-                raise ValueError(f"t={t} differs from the sum of the counts {sum(counts)}")
+                raise ParameterError(f"t={t} differs from the sum of the counts {sum(counts)}")
             position = int(state["rng"]["position"])
             if not 0 <= position <= cls._BUFFER:
-                raise ValueError(f"rng position must be in [0, {cls._BUFFER}], got {position}")
+                raise ParameterError(f"rng position must be in [0, {cls._BUFFER}], got {position}")
             pending = state["pending"]
             verdict = Verdict(state["verdict"])
         except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"state is not a valid OCEF state: {type(exc).__name__}: {exc}") from None
+            raise ParameterError(f"state is not a valid OCEF state: {type(exc).__name__}: {exc}") from None
         self._t, self._n, self._sum, self._active = t, counts, sums, active
         self._sum_explore = float(state["sum_explore"])
         self._sum_beta_n = float(state["sum_beta_n"])

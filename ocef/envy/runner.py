@@ -31,6 +31,7 @@ from ocef.envy.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.errors import ParameterError, ParameterTypeError
 
 _ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
 
@@ -140,7 +141,7 @@ class _Lockstep:
 
     def __init__(self, **fields: np.ndarray):
         if set(fields) != set(self.FIELDS):
-            raise TypeError(f"_Lockstep needs exactly the fields {self.FIELDS}")
+            raise ParameterTypeError(f"_Lockstep needs exactly the fields {self.FIELDS}")
         for name, value in fields.items():
             setattr(self, name, value)
 
@@ -185,7 +186,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
-        raise ValueError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
+        raise ParameterError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
     r_total = n_arms.size
     k_max = int(n_arms.max())
     delta = _broadcast(delta, r_total, check_delta)
@@ -199,11 +200,11 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     if true_means is not None:
         true_means = np.asarray(true_means, dtype=float)
         if true_means.shape != (r_total, k_max + 1):
-            raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
+            raise ParameterError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
     engine = resolve_engine(check_engine(engine, ("auto", "numba", "numpy")), isinstance(sample, DiscreteRewards),
                             r_total)
     if engine == "numba" and not isinstance(sample, DiscreteRewards):
-        raise ValueError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
+        raise ParameterError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
     if engine == "numba":
         return _run_compiled(n_arms, delta, alpha, epsilon, gsize, sample, true_means, rng, max_steps, sigma,
                              omega, progress, desc)
@@ -340,7 +341,7 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
 
     r_total, k1 = n_arms.size, int(n_arms.max()) + 1
     if rewards.blocks.shape != (r_total, k1):
-        raise ValueError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
+        raise ParameterError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
     scale, factor = (np.broadcast_to(c, (r_total,)).astype(float)
                      for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
     runs = _kernel.Runs(seed=rng.integers(0, 2**32, size=r_total, dtype=np.int64), n_arms=n_arms.astype(np.int64),
@@ -422,17 +423,17 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     trials = check_positive_int("trials", trials)
     engine = check_engine(engine)
     if not isinstance(configs, pd.DataFrame):
-        raise TypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
+        raise ParameterTypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
     missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
     if missing:
-        raise ValueError(f"configs is missing column(s) {sorted(missing)}")
+        raise ParameterError(f"configs is missing column(s) {sorted(missing)}")
     rng = as_generator(rng)
     grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
     grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
     mu_list = []
     for inst, k in zip(grid["instance"], grid.get("n_arms", [None] * len(grid))):
         if inst not in means:
-            raise ValueError(f"unknown instance {inst!r}; known: {list(means)}")
+            raise ParameterError(f"unknown instance {inst!r}; known: {list(means)}")
         mu = np.asarray(means[inst], dtype=float)
         mu_list.append(mu if k is None or pd.isna(k) else mu[: int(k) + 1])
     n_arms = np.array([m.size - 1 for m in mu_list])

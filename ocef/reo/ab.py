@@ -24,6 +24,7 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
+from ocef.errors import ParameterError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -69,7 +70,7 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
     from ocef.reo.estimators import COVARIANCES
 
     if covariance not in COVARIANCES:
-        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
+        raise ParameterError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
     P = np.asarray(P, dtype=float)
     total = 0.0
     grads = []
@@ -184,7 +185,7 @@ def ab_test(control, treatment, random, *,
     from ocef.reo.counts import reo_counts
 
     if method not in AB_METHODS:
-        raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")
+        raise ParameterError(f"method must be one of {AB_METHODS}, got {method!r}")
     check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
@@ -214,7 +215,7 @@ def ab_test(control, treatment, random, *,
         v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
         v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))
         if not (np.isfinite(v_c).all() and np.isfinite(v_t).all()):
-            raise ValueError(f"with n_folds={n_folds} some fold has a group without positive label in "
+            raise ParameterError(f"with n_folds={n_folds} some fold has a group without positive label in "
                              f"its share of the random traffic (U_k undefined); use fewer folds")
         test = stats.ttest_ind(v_t, v_c, axis=0, equal_var=False)
         ci = test.confidence_interval(confidence_level=confidence)

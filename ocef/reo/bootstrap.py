@@ -19,6 +19,7 @@ from ocef.reo.estimators import (
     reo_result_from_counts,
 )
 from ocef.results import Result
+from ocef.errors import ParameterError
 
 # --------------------------------------------------------------------------------------------
 # Bootstrap (App. G.2, Sec. 4.3) on category counts
@@ -129,7 +130,7 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
 def check_bootstrap_method(method: str, name: str = "method") -> str:
     """A bootstrap interval name: ``"standard"``, ``"percentile"`` or ``"bca"``."""
     if method not in BOOTSTRAP_METHODS:
-        raise ValueError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+        raise ParameterError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     return method
 
 
@@ -182,7 +183,7 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
 
     check_bootstrap_method(method)
     if resample not in ("counts", "rows"):
-        raise ValueError(f"resample must be 'counts' or 'rows', got {resample!r}")
+        raise ParameterError(f"resample must be 'counts' or 'rows', got {resample!r}")
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
     z = normal_quantile(confidence)
     rng = as_generator(rng)

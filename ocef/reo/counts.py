@@ -16,6 +16,7 @@ import numpy as np
 from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
+from ocef.errors import ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,13 +94,13 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
     """
     if by is not None and (not isinstance(by, str) or by == group):
-        raise ValueError(f"by must be a column name other than the group column {group!r}, got {by!r}")
+        raise ParameterError(f"by must be a column name other than the group column {group!r}, got {by!r}")
     keys = [by, group] if by is not None else [group]
     tables = {}
     for name, source in logs.items():
         t = count_keys(source, by=keys, label=label, engine=engine, name=name, spark=spark)
         if sum(r[-2] for r in t.rows) == 0:
-            raise ValueError(f"{name} log is empty: REO needs at least one row")
+            raise ParameterError(f"{name} log is empty: REO needs at least one row")
         tables[name] = t.rows
     names = resolve_groups([[r[-3] for r in rows] for rows in tables.values()], group, groups)
     col = {g: i for i, g in enumerate(names)}

@@ -10,6 +10,7 @@ import numpy as np
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
 from ocef.validation import check_delta, check_in_interval, check_positive_int
+from ocef.errors import ParameterError
 
 
 class _OneRow(Result):
@@ -69,10 +70,10 @@ def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
     """Planning values of P_k, Q_k: same shape, every entry in (0, 1] (U_k = Q_k / P_k)."""
     P, Q = np.asarray(P, dtype=float), np.asarray(Q, dtype=float)
     if P.shape != Q.shape or P.ndim != 1 or P.size < 2:
-        raise ValueError(f"P and Q must be 1-d arrays of the same length K >= 2, got shapes {P.shape} and {Q.shape}")
+        raise ParameterError(f"P and Q must be 1-d arrays of the same length K >= 2, got shapes {P.shape} and {Q.shape}")
     for name, v in (("P", P), ("Q", Q)):
         if not np.all((v > 0) & (v <= 1)):
-            raise ValueError(f"{name} must have every entry in (0, 1], got {v.tolist()}")
+            raise ParameterError(f"{name} must have every entry in (0, 1], got {v.tolist()}")
     return P, Q
 
 
@@ -104,20 +105,20 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         pass
     elif target == "penalty":
         if not np.isfinite(A) or not np.isfinite(B):
-            raise ValueError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
+            raise ParameterError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
                              "plan with target='delta_U'")
         Ak, Bk = np.atleast_1d(A), np.atleast_1d(B)
     else:
-        raise ValueError(f"target must be 'penalty' or 'delta_U', got {target!r}")
+        raise ParameterError(f"target must be 'penalty' or 'delta_U', got {target!r}")
     budget = (eps / z) ** 2
     if (n_default is None) == (random_to_default is None):
-        raise ValueError("give exactly one of n_default and random_to_default")
+        raise ParameterError("give exactly one of n_default and random_to_default")
     if n_default is not None:
         nd = check_positive_int("n_default", n_default)
         room = budget - Ak / nd
         if np.any(room <= 0):
             best = float(z * np.sqrt(np.max(Ak) / nd))
-            raise ValueError(f"n_default={nd} is too small: even unlimited random traffic gives a "
+            raise ParameterError(f"n_default={nd} is too small: even unlimited random traffic gives a "
                              f"half-width of {best:.4g} > epsilon={eps}")
         nr = int(np.ceil(np.max(Bk / room)))
     else:
@@ -164,6 +165,6 @@ def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
     full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)
     p = nr / full
     if p > 1.0:
-        raise ValueError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
+        raise ParameterError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
                          f"come from {n_requests} requests x {n_show} items")
     return float(p)

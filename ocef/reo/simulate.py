@@ -57,6 +57,7 @@ from ocef.validation import (
     check_positive_int,
     check_unit_array,
 )
+from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
 LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
@@ -104,25 +105,25 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
     n_users, n_items = pref.shape
     groups = np.asarray(item_groups)
     if groups.shape != (n_items,):
-        raise ValueError(f"item_groups must have one entry per item (shape ({n_items},)), got shape {groups.shape}")
+        raise ParameterError(f"item_groups must have one entry per item (shape ({n_items},)), got shape {groups.shape}")
     if not np.issubdtype(groups.dtype, np.integer):
-        raise TypeError(f"item_groups must hold integer group labels, got dtype {groups.dtype}")
+        raise ParameterTypeError(f"item_groups must hold integer group labels, got dtype {groups.dtype}")
     if np.unique(groups).size < 2:
-        raise ValueError(f"item_groups must contain at least 2 groups, got {np.unique(groups).tolist()}")
+        raise ParameterError(f"item_groups must contain at least 2 groups, got {np.unique(groups).tolist()}")
     sc = np.asarray(scores, dtype=float)
     if sc.shape != pref.shape:
-        raise ValueError(f"scores must have the shape of preferences {pref.shape}, got {sc.shape}")
+        raise ParameterError(f"scores must have the shape of preferences {pref.shape}, got {sc.shape}")
     if not np.all(np.isfinite(sc)) or sc.min() < 0:
-        raise ValueError("scores must be finite and >= 0 (multiplicative boosts rescale them), "
+        raise ParameterError("scores must be finite and >= 0 (multiplicative boosts rescale them), "
                          f"found min {np.nanmin(sc)!r}")
     if user_weights is None:
         w = np.full(n_users, 1.0 / n_users)
     else:
         w = np.asarray(user_weights, dtype=float)
         if w.shape != (n_users,):
-            raise ValueError(f"user_weights must have shape ({n_users},), got {w.shape}")
+            raise ParameterError(f"user_weights must have shape ({n_users},), got {w.shape}")
         if not np.all(np.isfinite(w)) or w.min() < 0 or w.sum() <= 0:
-            raise ValueError("user_weights must be finite, >= 0 and not all 0")
+            raise ParameterError("user_weights must be finite, >= 0 and not all 0")
         w = w / w.sum()
     return TrafficWorld(pref, groups.astype(np.int64), sc, w)
 
@@ -155,12 +156,12 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     gen = as_generator(rng)
     shares = np.full(n_groups, 1.0 / n_groups) if group_shares is None else np.asarray(group_shares, float)
     if shares.shape != (n_groups,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
-        raise ValueError(f"group_shares must be {n_groups} positive numbers summing to 1, got {group_shares!r}")
+        raise ParameterError(f"group_shares must be {n_groups} positive numbers summing to 1, got {group_shares!r}")
     shift = np.zeros(n_groups) if group_preference_shift is None else np.asarray(group_preference_shift, float)
     bias = np.zeros(n_groups) if score_bias is None else np.asarray(score_bias, float)
     for name, arr in (("group_preference_shift", shift), ("score_bias", bias)):
         if arr.shape != (n_groups,) or not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must hold {n_groups} finite numbers, got {arr.tolist()}")
+            raise ParameterError(f"{name} must hold {n_groups} finite numbers, got {arr.tolist()}")
     # every group gets at least one item, the rest by the shares
     groups = np.concatenate([np.arange(n_groups), gen.choice(n_groups, size=n_items - n_groups, p=shares)])
     groups = gen.permutation(groups) if n_items > n_groups else groups
@@ -186,7 +187,7 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     known = set(np.unique(groups).tolist())
     for g, b in dict(boosts).items():
         if g not in known:
-            raise ValueError(f"{name} names group {g!r}, which no item has; groups are {sorted(known)}")
+            raise ParameterError(f"{name} names group {g!r}, which no item has; groups are {sorted(known)}")
         check_in_interval(f"{name}[{g!r}]", b, 0.0, np.inf, low_open=True, high_open=True)
         factor[groups == g] = float(b)
     return factor
@@ -214,7 +215,7 @@ def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
 def _check_n_show(n_show, n_items: int) -> int:
     n_show = check_positive_int("n_show", n_show)
     if n_show > n_items:
-        raise ValueError(f"n_show must be <= the number of items {n_items}, got {n_show}")
+        raise ParameterError(f"n_show must be <= the number of items {n_items}, got {n_show}")
     return n_show
 
 
@@ -275,7 +276,7 @@ def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None
     p = (w @ world.preferences @ onehot) / world.n_items              # P(Y=1, S=k)
     q = (w @ (world.preferences * rec) @ onehot) / n_show              # P(Y=1, S=k | R=1)
     if np.any(p <= 0):
-        raise ValueError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
+        raise ParameterError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
     p_rec = n_show / world.n_items
     u_scaled, delta_u, penalty = _reo_point(p, q)
     u = u_scaled * p_rec                                                # eq. (1) by Bayes, Sec. 3.3
@@ -376,16 +377,16 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     Returns :class:`AbTrafficLogs`.
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
-        raise ValueError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
+        raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
     n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
                                                                        p_act, log_rate)
     if assignment not in ("user", "request"):
-        raise ValueError(f"assignment must be 'user' or 'request', got {assignment!r}")
+        raise ParameterError(f"assignment must be 'user' or 'request', got {assignment!r}")
     names = [str(a) for a in arms]
     n_arms = len(names)
     shares = np.full(n_arms, 1.0 / n_arms) if arm_shares is None else np.asarray(arm_shares, float)
     if shares.shape != (n_arms,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
-        raise ValueError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
+        raise ParameterError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
     gen = as_generator(rng)
 
     tops = np.stack([default_recommendations(world, n_show, b) for b in arms.values()])  # A x users x n_show
@@ -550,7 +551,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     dirs = {"default": out / "default", "random": out / "random"}
     for d in dirs.values():
         if d.exists() and any(d.glob("*.parquet")):
-            raise ValueError(f"out_dir {d} already holds Parquet files; choose an empty directory")
+            raise ParameterError(f"out_dir {d} already holds Parquet files; choose an empty directory")
         d.mkdir(parents=True, exist_ok=True)
     tops = default_recommendations(world, n_show, boosts)[None]
     single_arm = np.zeros(world.n_users, dtype=np.int64)
@@ -595,10 +596,10 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     p = check_unit_array("p", p, ndim=1)
     q = check_unit_array("q", q, ndim=1)
     if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+        raise ParameterError(f"p and q must have the same length, got {p.size} and {q.size}")
     for name, v in (("p", p), ("q", q)):
         if v.sum() > 1 + 1e-12:
-            raise ValueError(f"{name} must sum to at most 1 (joint probabilities), got {v.sum()!r}")
+            raise ParameterError(f"{name} must sum to at most 1 (joint probabilities), got {v.sum()!r}")
     n_random = check_positive_int("n_random", n_random)
     n_default = check_positive_int("n_default", n_default)
     gen = as_generator(rng)
