@@ -86,9 +86,37 @@ def check_positive_int(name: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
+def as_real_array(name: str, values) -> np.ndarray:
+    """``values`` as a float array, refusing what ``np.asarray(values, dtype=float)`` would silently
+    change or fail on deep inside: complex numbers (the imaginary part dropped), strings and bytes
+    (parsed), booleans, objects, ragged lists.
+
+    Examples
+    --------
+    >>> as_real_array("means", [0.5, 1]).tolist()
+    [0.5, 1.0]
+    """
+    if isinstance(values, (str, bytes)):
+        raise ParameterTypeError(f"{name} must be an array of real numbers, got {values!r}")
+    try:
+        raw = np.asarray(values)
+    except ValueError as exc:                       # ragged nested lists
+        raise ParameterError(f"{name} must be a rectangular array of real numbers ({exc})") from None
+    if raw.dtype.kind == "O":
+        kinds = {type(v).__name__ for v in raw.ravel()[:1000] if not _is_real(v)}
+        if kinds:
+            raise ParameterTypeError(f"{name} must hold real numbers only, found {', '.join(sorted(kinds))}")
+        raw = raw.astype(float)
+    if raw.dtype.kind not in "iuf":
+        what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes", "M": "dates",
+                "m": "time deltas", "V": "records"}.get(raw.dtype.kind, str(raw.dtype))
+        raise ParameterTypeError(f"{name} must hold real numbers, got {what} (dtype {raw.dtype})")
+    return raw.astype(float, copy=False)
+
+
 def check_unit_array(name: str, values, *, ndim: int | None = None) -> np.ndarray:
     """A float array with every entry in [0, 1] (rewards, means, preferences)."""
-    arr = np.asarray(values, dtype=float)
+    arr = as_real_array(name, values)
     if ndim is not None and arr.ndim != ndim:
         raise ParameterError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if arr.size == 0:
@@ -434,8 +462,8 @@ def _parse_size(text: str, name: str) -> float:
 
 
 #: Documented default limits: ``memory`` in bytes (4 GiB) that one call may allocate for its own
-#: arrays, ``work`` in elementary steps (arm pulls, resamples × rows, ...) — about a few minutes.
-DEFAULT_LIMITS = {"memory": 4 * 2**30, "work": 5 * 10**10}
+#: arrays, ``work`` in elementary steps (arm pulls, resamples × rows, ...): 10**12, hours of compute.
+DEFAULT_LIMITS = {"memory": 4 * 2**30, "work": 10**12}
 _OVERRIDE: dict[str, float] = {}
 
 

@@ -43,7 +43,11 @@ from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
-from ocef.errors import ParameterError
+from ocef.errors import DataError, ParameterError
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Instance, Integer, OneOrMore, Options, Real, Rng,
+                             check_resources, validate_params)
+from ocef.envy.engines import ENGINES
+from ocef.envy.runner import MAX_STEPS, MAX_TRIALS, check_run_resources, estimated_work
 
 RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Generator], np.ndarray]
 
@@ -89,6 +93,11 @@ class AuditProblem:
         self.n_groups = int(self.labels.max()) + 1
         if self.n_groups < 2:
             raise ParameterError("labels must define at least 2 groups: a group is audited against other groups")
+        # before the G x G transport plans and the n_users x G utilities are built
+        G = self.n_groups
+        check_resources(f"labels ({G} groups of {n_users} users)",
+                        memory=8.0 * (4 * n_users * G + 4 * G * G), work=float(n_users) * n_users + float(G) ** 3,
+                        what="operations")
         if multiplicity is None:
             self.multiplicity = np.ones(n_users, dtype=np.int64)
         else:
@@ -281,6 +290,10 @@ class AuditReport(Result):
 
 
 # ====================================================================== drivers
+@validate_params(problem=Instance(AuditProblem), alpha=OneOrMore(UNIT_HALF_OPEN), delta=OneOrMore(UNIT_OPEN),
+                 epsilon=OneOrMore(UNIT_HALF_OPEN), trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS),
+                 engine=Options(*ENGINES), progress=Boolean(), sigma=Real(0, 1e6, closed="right"),
+                 omega=UNIT_OPEN, rng=Rng())
 def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
               max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
@@ -301,6 +314,12 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     seed = rng                    # ask-tell: keyed draws (ocef.envy.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups
+    n_settings = len(alphas) * len(deltas) * len(epsilons)
+    # before building the grid: memory of every (setting, trial, group) run, work from Theorem 6's bound
+    work = [trials * float(np.sum(estimated_work(problem.arm_means, d / G, a, e, int(problem.sizes.min()), max_steps)))
+            for a, d, e in itertools.product(alphas, deltas, epsilons)]
+    check_run_resources(n_settings * trials * G, G - 1, work,
+                        argument=f"trials, max_steps, the grid of alpha/delta/epsilon and the {G} groups")
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
     engine = resolve_engine(engine, discrete=True, n_runs=len(settings) * G)
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],

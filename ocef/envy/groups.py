@@ -62,6 +62,11 @@ def check_partition(groups, n_users: int) -> np.ndarray:
             raise ParameterError(f"group labels must be integers 0..G-1, got dtype {labels.dtype}")
     if labels.min() < 0:
         raise ParameterError(f"group labels must be integers 0..G-1, found {int(labels.min())}")
+    if labels.max() >= n_users:
+        # labels 0..G-1 with every group non-empty need G <= n_users; np.bincount of a label of
+        # 10**12 allocated TiB before the empty-group error
+        raise ParameterError(f"group labels must be integers 0..G-1 with every group non-empty, found label "
+                             f"{int(labels.max())} among {n_users} users (so some group is empty)")
     counts = np.bincount(labels)
     empty = np.flatnonzero(counts == 0)
     if empty.size:
