@@ -3,7 +3,7 @@
 Every log-based estimator of the project (REO, and the pairwise and bias-metric audits) depends
 on a log only through counts per cell: ``n`` = rows and ``positives`` = rows whose label is 1,
 grouped by a few key columns (item group, day, arm, ...). :func:`group_counts` computes exactly
-that table with one of three engines and nothing else leaves the engine:
+that table with one of three backends and nothing else leaves the backend:
 
 * ``"duckdb"`` (embedded; the default for files): CSV (compression from the suffix), Parquet,
   a directory of Parquet partitions (``dir/**/*.parquet``, hive partitions such as ``day=3/``
@@ -14,8 +14,8 @@ that table with one of three engines and nothing else leaves the engine:
 * ``"spark"`` (``pip install -e '.[spark]'`` in a checkout, Java 17): a Spark DataFrame, or files read by
   Spark; :func:`spark_session` makes a session for ``master`` (default ``local[*]``).
 
-``engine="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
-Spark DataFrames. Every engine applies the same checks and returns the same table: the label is
+``backend="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
+Spark DataFrames. Every backend applies the same checks and returns the same table: the label is
 the OR of one or more 0/1 (or boolean) columns, any other value (NULL included) is refused with a
 message naming the column and the values; NULL keys are refused; missing columns are named with
 the file.
@@ -33,9 +33,27 @@ from typing import Any, Sequence
 from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import ParameterError, ParameterTypeError
 
-__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine", "duckdb_cursor"]
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
-ENGINES = ("auto", "duckdb", "pandas", "spark")
+BACKENDS = ("auto", "duckdb", "pandas", "spark")
+#: The former name of :data:`BACKENDS` (counting backends were called engines).
+ENGINES = BACKENDS
+
+
+def backend_alias(backend: str, engine: str | None) -> str:
+    """The counting backend from ``backend`` and its former name ``engine`` (a hidden alias kept so that
+    old calls work): ``engine`` wins when ``backend`` is left at "auto"; two different values are refused.
+
+    Examples
+    --------
+    >>> backend_alias("auto", "pandas")
+    'pandas'
+    """
+    if engine is None:
+        return backend
+    if backend != "auto" and backend != engine:
+        raise ParameterError(f"backend={backend!r} and its former name engine={engine!r} disagree: give backend only")
+    return engine
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                    "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -103,44 +121,51 @@ def source_kind(source) -> str:
 
 
 def resolve_engine(engine: str, source) -> str:
-    """The engine that ``engine="auto"`` picks for ``source`` (or ``engine`` checked)."""
-    if engine not in ENGINES:
-        raise ParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
+    """Former name of :func:`resolve_backend`."""
+    return resolve_backend(engine, source)
+
+
+def resolve_backend(backend: str, source) -> str:
+    """The backend that ``backend="auto"`` picks for ``source`` (or ``backend`` checked)."""
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     kind = source_kind(source)
     if kind == "counted":
         return "counted"
-    if engine == "auto":
+    if backend == "auto":
         return {"file": "duckdb", "pandas": "pandas", "duckdb": "duckdb", "spark": "spark"}[kind]
-    if kind == "spark" and engine != "spark":
-        raise ParameterError(f"a Spark DataFrame needs engine='spark', got engine={engine!r}")
-    if kind == "duckdb" and engine == "spark":
-        raise ParameterError("a DuckDB relation or Sql query needs engine='duckdb' or 'pandas', got engine='spark'")
-    return engine
+    if kind == "spark" and backend != "spark":
+        raise ParameterError(f"a Spark DataFrame needs backend='spark', got backend={backend!r}")
+    if kind == "duckdb" and backend == "spark":
+        raise ParameterError("a DuckDB relation or Sql query needs backend='duckdb' or 'pandas', got backend='spark'")
+    return backend
 
 
-def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
                  name: str = "log", spark=None):
     """Counts per key: a DataFrame with the columns ``by`` then ``n`` (rows) and ``positives``
     (rows with Y = 1, Y = OR of the ``label`` columns), one row per distinct key, sorted.
 
     ``source``: a file path (CSV, Parquet, a directory or glob of Parquet files), a pandas
-    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``engine``: see
-    the module docstring. ``spark``: a SparkSession for ``engine="spark"`` (default
+    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``backend``: see
+    the module docstring. ``spark``: a SparkSession for ``backend="spark"`` (default
     :func:`spark_session`). ``name`` names the log in error messages.
     """
-    return count_keys(source, by=by, label=label, engine=engine, name=name, spark=spark).to_frame()
+    backend = backend_alias(backend, engine)
+    return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as :class:`KeyCounts` (plain Python rows). DuckDB's results are
     fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
+    backend = backend_alias(backend, engine)
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
         raise ParameterTypeError(f"by must be a non-empty list of column names, got {by!r}")
     labels = label_columns(label)
-    engine = resolve_engine(engine, source)
-    if engine == "counted":
+    backend = resolve_backend(backend, source)
+    if backend == "counted":
         if not isinstance(source.table, KeyCounts):
             raise ParameterTypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
         if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
@@ -152,25 +177,26 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", e
     dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
     if dup:
         raise ParameterError(f"column(s) {dup} used both as key and label (or twice)")
-    if engine == "duckdb":
+    if backend == "duckdb":
         rows = _duckdb_counts(source, keys, labels, name)
-    elif engine == "pandas":
+    elif backend == "pandas":
         rows = _frame_rows(_pandas_counts(source, keys, labels, name), keys)
     else:
         rows = _spark_counts(source, keys, labels, name, spark)
     return _finish(rows, keys, name)
 
 
-def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None):
     """Start :func:`count_keys` of each source in a background thread (DuckDB releases the
     GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
     :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
     estimator (numpy, ...) while the logs are being counted."""
+    backend = backend_alias(backend, engine)
     from concurrent.futures import ThreadPoolExecutor
 
     keys, labels = tuple(by), tuple(label_columns(label))
     pool = ThreadPoolExecutor(max_workers=len(sources))
-    futures = {name: pool.submit(count_keys, src, by=keys, label=list(labels), engine=engine, name=name)
+    futures = {name: pool.submit(count_keys, src, by=keys, label=list(labels), backend=backend, name=name)
                for name, src in sources.items()}
     pool.shutdown(wait=False)
 
@@ -224,7 +250,7 @@ def _bad_labels(name: str, col: str, values) -> ValueError:
 
 
 def _finish(rows, keys: list[str], name: str) -> KeyCounts:
-    """Common output of every engine from ``rows`` = iterable of ``(key values..., n,
+    """Common output of every backend from ``rows`` = iterable of ``(key values..., n,
     positives)``: keys as plain Python values, int counts, NULL keys refused, sorted by key."""
     out = []
     for row in rows:
@@ -525,9 +551,9 @@ def spark_session(master: str = "local[*]"):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise ParameterError("engine='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
+        raise ParameterError("backend='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        raise ParameterError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
+        raise ParameterError("backend='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
     session = (SparkSession.builder.master(master).appName("ocef")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")      # no progress bars in CLI output

@@ -462,8 +462,9 @@ def _parse_size(text: str, name: str) -> float:
 
 
 #: Documented default limits: ``memory`` in bytes (4 GiB) that one call may allocate for its own
-#: arrays, ``work`` in elementary steps (arm pulls, resamples × rows, ...): 10**12, hours of compute.
-DEFAULT_LIMITS = {"memory": 4 * 2**30, "work": 10**12}
+#: arrays, ``work`` in elementary steps (arm pulls, resampled cells, served items, ...): 10**11, about a
+#: quarter of an hour for the fastest engine (numba, ~10**8 arm pulls per second), more for the others.
+DEFAULT_LIMITS = {"memory": 4 * 2**30, "work": 10**11}
 _OVERRIDE: dict[str, float] = {}
 
 

@@ -24,7 +24,8 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
-from ocef.errors import ParameterError
+from ocef.backends import backend_alias
+from ocef.errors import DataError, ParameterError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -149,7 +150,7 @@ def ab_test(control, treatment, random, *,
             method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100, bootstrap_interval: str = "standard",
-            n_folds: int | tuple[int, int] = 10, engine: str = "auto", spark=None) -> AbResult:
+            n_folds: int | tuple[int, int] = 10, backend: str = "auto", engine: str | None = None, spark=None) -> AbResult:
     """Compare REO metrics of a treatment arm with a control arm that share one random
     traffic log (orthogonal assignment, App. I.2).
 
@@ -174,10 +175,11 @@ def ab_test(control, treatment, random, *,
       ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
       or ``"bca"`` (checked whatever the method). p-values use the normal approximation D / SE_boot.
 
-    The three logs are reduced to per-group counts first with ``engine`` (``"auto"``,
+    The three logs are reduced to per-group counts first with ``backend`` (``"auto"``,
     ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
     DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
+    backend = backend_alias(backend, engine)
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
     from ocef.validation import as_generator, check_positive_int
@@ -189,8 +191,20 @@ def ab_test(control, treatment, random, *,
     check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
-                        group=group, groups=groups, engine=engine, spark=spark)
+                        group=group, groups=groups, backend=backend, spark=spark)
     names = list(counts.groups)
+    for arm in ("control", "treatment"):
+        # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
+        # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data
+        rows, pos = counts.group_rows(arm), counts.positives(arm)
+        missing = [g for g, n in zip(names, rows) if n == 0]
+        if missing:
+            raise DataError(f"the {arm} log has no row of group(s) {missing[:5]} (column {group!r}) that the other "
+                            f"logs have: an A/B comparison needs every group in both arms")
+        no_pos = [g for g, n in zip(names, pos) if n == 0]
+        if no_pos:
+            raise DataError(f"the {arm} log has no positive label for group(s) {no_pos[:5]}: Q_k = 0 has no "
+                            f"delta-method or bootstrap variance, so no valid interval or p-value exists")
     cc, ct, cr = (counts.category_counts(n) for n in ("control", "treatment", "random"))
     _check_estimable(names, cc[:-1], cr[:-1])
     _check_estimable(names, ct[:-1], cr[:-1])
@@ -211,6 +225,10 @@ def ab_test(control, treatment, random, *,
         m_c, m_t = (n_folds, n_folds) if np.ndim(n_folds) == 0 else n_folds
         m_c = check_positive_int("n_folds (control)", m_c, minimum=2)
         m_t = check_positive_int("n_folds (treatment)", m_t, minimum=2)
+        for m, n, arm in ((m_c, min(n_c, n_r), "control"), (m_t, min(n_t, n_r), "treatment")):
+            if m > n:
+                raise ParameterError(f"n_folds ({arm}) = {m} exceeds the rows of the smaller log ({n}): "
+                                     f"every fold needs rows")
         gen = as_generator(rng)
         v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
         v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))

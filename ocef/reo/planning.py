@@ -10,7 +10,7 @@ import numpy as np
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
 from ocef.validation import check_delta, check_in_interval, check_positive_int
-from ocef.errors import ParameterError
+from ocef.errors import DataError, ParameterError
 
 
 class _OneRow(Result):
@@ -87,6 +87,19 @@ def _variance_coefficients(P, Q, covariance: str = "diagonal") -> tuple[np.ndarr
     return a.xi, b.xi, diag(a.sigma), diag(b.sigma)
 
 
+#: Plans above this many rows are refused (no log of 10**15 rows exists to plan for).
+MAX_PLANNED_ROWS = 10**15
+
+
+def _rows(name: str, value, epsilon: float) -> int:
+    """A planned number of rows: at least 1, at most :data:`MAX_PLANNED_ROWS` (else DataError)."""
+    v = float(value)
+    if not v <= MAX_PLANNED_ROWS:
+        raise DataError(f"epsilon={epsilon:g} needs {name} above {MAX_PLANNED_ROWS:.0e} rows "
+                        f"(got {v:.3g}): choose a larger epsilon")
+    return max(1, int(np.ceil(v)))
+
+
 def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
                              n_default: int | None = None, random_to_default: float | None = None,
                              target: str = "penalty", interval: str = "delta-full") -> SamplePlan:
@@ -110,7 +123,8 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         Ak, Bk = np.atleast_1d(A), np.atleast_1d(B)
     else:
         raise ParameterError(f"target must be 'penalty' or 'delta_U', got {target!r}")
-    budget = (eps / z) ** 2
+    with np.errstate(over="ignore"):
+        budget = float(np.float64(eps / z) ** 2)          # epsilon = 1e308: inf, not OverflowError
     if (n_default is None) == (random_to_default is None):
         raise ParameterError("give exactly one of n_default and random_to_default")
     if n_default is not None:
@@ -120,11 +134,11 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
             best = float(z * np.sqrt(np.max(Ak) / nd))
             raise ParameterError(f"n_default={nd} is too small: even unlimited random traffic gives a "
                              f"half-width of {best:.4g} > epsilon={eps}")
-        nr = int(np.ceil(np.max(Bk / room)))
+        nr = _rows("n_random", np.max(Bk / room), eps)
     else:
         r = check_in_interval("random_to_default", random_to_default, 0.0, np.inf, low_open=True, high_open=True)
-        nd = int(np.ceil(np.max((Ak + Bk / r) / budget)))
-        nr = int(np.ceil(r * nd))
+        nd = _rows("n_default", np.max((Ak + Bk / r) / budget), eps)
+        nr = _rows("n_random", r * nd, eps)
     half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
     return SamplePlan(nd, nr, half, eps, float(confidence), target, interval)
 
@@ -145,9 +159,10 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     d = check_delta(delta)
     U = rtpr_utilities(P, Q)
     K = U.shape[-1]
-    n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
-    return TheoremSampleSize(float(n), int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
-                             int(np.ceil(n * np.max(U ** 2 * (1 - P) / P))), eps, d)
+    with np.errstate(over="ignore", divide="ignore"):
+        n = 4.0 * K ** 2 / np.float64(U.sum()) ** 2 / np.float64(eps) ** 2 * np.log(1.0 / d)
+        nd, nr = n * np.max(U ** 2 * (1 - Q) / Q), n * np.max(U ** 2 * (1 - P) / P)
+    return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
 def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float:

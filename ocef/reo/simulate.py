@@ -51,7 +51,7 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from ocef.results import Result
-from ocef.validation import (
+from ocef.validation import (check_resources,
     as_generator,
     check_in_interval,
     check_positive_int,
@@ -149,7 +149,11 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items, minimum=2)
     n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    if n_groups > n_items:
+        raise ParameterError(f"n_groups ({n_groups}) must be at most n_items ({n_items}): every group needs an item")
     rank = check_positive_int("rank", rank)
+    check_resources("n_users, n_items, rank", memory=8.0 * (4 * n_users * n_items + rank * (n_users + n_items)),
+                    work=float(n_users) * n_items * rank, what="operations")
     positive_rate = check_in_interval("positive_rate", positive_rate, 0.0, 1.0, high_open=True)
     check_in_interval("score_noise", score_noise, 0.0, np.inf, low_open=False, high_open=True)
     check_in_interval("user_activity", user_activity, 0.0, np.inf, low_open=False, high_open=True)
@@ -222,10 +226,16 @@ def _check_n_show(n_show, n_items: int) -> int:
 def _check_serving(world: TrafficWorld, n_days, requests_per_day, n_show, p_act, log_rate) -> tuple:
     """The serving arguments of :func:`simulate_ab` and :func:`stream_traffic`, checked:
     ``(n_days, requests_per_day, n_show, p_act, log_rate)``."""
-    return (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
-            _check_n_show(n_show, world.n_items),
-            check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
-            check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
+    out = (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
+           _check_n_show(n_show, world.n_items),
+           check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
+           check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
+    # every request draws n_show served items (and a random list with prob. p_act): refuse, before the
+    # first day, a simulation of n_days * requests_per_day requests above the limits
+    shown = float(out[0]) * out[1] * out[2]
+    check_resources("n_days, requests_per_day, n_show", work=shown, what="served items",
+                    memory=8.0 * 8 * float(out[1]) * out[2] * max(out[4], out[3]))
+    return out
 
 
 # --------------------------------------------------------------------------- ground truth
