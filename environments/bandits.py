@@ -31,6 +31,8 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
     versions of Fig. 10, whose prefixes μ_{0:K'} are used for K' ≤ K_max.
     """
     k = check_positive_int("n_arms", n_arms)
+    if k > 10**7:
+        raise ParameterError(f"n_arms must be at most 10**7 (one OCEF auditor's limit), got {k}")
     if number == 1:
         return np.r_[0.6, np.full(k, 0.3)]
     if number == 2:

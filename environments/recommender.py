@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.validation import as_generator, check_in_interval, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_in_interval, check_positive_int, check_resources, check_unit_array
 from ocef.errors import ParameterError
 
 REGULARIZATIONS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
@@ -156,6 +156,10 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
     """
     rho = check_unit_array("rho", rho, ndim=2)
     factors = check_positive_int("factors", factors)
+    n_u, n_i = rho.shape
+    # the factor matrices, and Funk SVD's work: epochs x observed ratings x factors per fit
+    check_resources("factors", memory=8.0 * 2 * factors * (n_u + n_i),
+                    work=float(n_epochs) * (len(regs) + 1) * train_fraction * n_u * n_i * factors, what="operations")
     validation_fraction = check_in_interval("validation_fraction", validation_fraction, 0.0, 1.0,
                                             high_open=True)
     if len(regs) == 0:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.base import Environment
-from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng
+from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng, check_resources
 from ocef.errors import ParameterError
 
 
@@ -58,6 +58,9 @@ class SyntheticEnvironment(Environment):
             raise ParameterError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
         group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
                                          high_open=True)
+        # rho, the scores and the policies are n_users x n_items tables: refuse before drawing them
+        check_resources("n_users, n_items", memory=8.0 * 8 * n_users * n_items + 8.0 * rank * (n_users + n_items),
+                        work=float(n_users) * n_items * rank, what="operations")
         seed = seed_from_rng(rng)
         rng = as_generator(seed)
         labels = balanced_labels(n_users, n_groups, rng)

@@ -77,6 +77,7 @@ class AuditProblem:
     group_names : names of the groups, optional
     """
 
+    @validate_params(matching=Options(*MATCHINGS))
     def __init__(self, rho, policy, labels, *, matching: str = "transport", context_probs=None,
                  multiplicity=None, group_names=None):
         self.rho = check_rho(rho)

@@ -22,6 +22,7 @@ from ocef.envy.groups import check_group_names, check_partition
 from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
+from ocef.validation import Options, Real, validate_params
 from ocef.errors import ParameterError, ParameterTypeError
 
 
@@ -214,6 +215,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                        groups=groups)
 
 
+@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1))
 def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
                 context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.

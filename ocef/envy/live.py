@@ -39,6 +39,7 @@ from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_delta, check_positive_int, check_unit_array
+from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Identifies the layout of a live-audit checkpoint file.
@@ -158,6 +159,9 @@ class LiveAuditResult(Result):
 
 
 # ====================================================================== the audit
+@validate_params(n_groups=Integer(2, 10**6), alpha=UNIT_HALF_OPEN, delta=UNIT_OPEN, epsilon=UNIT_HALF_OPEN,
+                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=Boolean(),
+                 sigma=Real(0, 1e6, closed="right"), omega=UNIT_OPEN)
 def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha: float, delta: float,
                epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
                omega: float = bounds.OMEGA, checkpoint: str | Path | None = None, every: int = 1000,

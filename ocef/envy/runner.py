@@ -505,6 +505,8 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     work = [trials * float(estimated_work(np.concatenate([checked_means[r["instance"]][: r["n_arms"] + 1],
                                                           np.zeros(0)])[None, :], r["delta"], r["alpha"],
                                           r["epsilon"], r["group_size"], max_steps)[0]) for r in rows]
+    # the exact reward law of a group of |g| users is a table of |g| + 1 probabilities per arm
+    check_resources("group_size", memory=8.0 * 3 * sum((r["group_size"] + 1) * (r["n_arms"] + 1) for r in rows))
     check_run_resources(n_runs, k_max, work, argument="trials, max_steps (and alpha, delta, epsilon)")
     rng = as_generator(rng)
     configs = checked

@@ -25,6 +25,8 @@ from ocef.reo.estimators import (
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
 from ocef.backends import backend_alias
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.backends import BACKENDS
 from ocef.errors import DataError, ParameterError
 
 # --------------------------------------------------------------------------------------------
@@ -146,6 +148,9 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
+@validate_params(method=Options(*AB_METHODS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
+                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS))
 def ab_test(control, treatment, random, *,
             method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
@@ -228,7 +233,7 @@ def ab_test(control, treatment, random, *,
         for m, n, arm in ((m_c, min(n_c, n_r), "control"), (m_t, min(n_t, n_r), "treatment")):
             if m > n:
                 raise ParameterError(f"n_folds ({arm}) = {m} exceeds the rows of the smaller log ({n}): "
-                                     f"every fold needs rows")
+                                     f"every fold needs rows; use fewer folds")
         gen = as_generator(rng)
         v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
         v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.reo.estimators import (
+    INTERVALS,
     ReoResult,
     check_interval,
     normal_quantile,
@@ -20,6 +21,8 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result
 from ocef.backends import backend_alias
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
 # --------------------------------------------------------------------------------------------
@@ -216,6 +219,9 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
+@validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), method=Options(*BOOTSTRAP_METHODS), rng=Rng(),
+                 resample=Options("counts", "rows"), backend=Options(*BACKENDS), engine=Options(None, *BACKENDS),
+                 delta_interval=Options(*INTERVALS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      method: str = "standard", rng=None, groups: Sequence | None = None,

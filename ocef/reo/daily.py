@@ -12,6 +12,7 @@ import pandas as pd
 
 from ocef.reo.counts import reo_counts
 from ocef.reo.estimators import (
+    INTERVALS,
     _COVARIANCE_OF,
     _result_from_arrays,
     check_interval,
@@ -20,7 +21,8 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
+from ocef.backends import BACKENDS, backend_alias
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +61,8 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
+@validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS), threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
                     threshold: float | None = None, backend: str = "auto", engine: str | None = None, spark=None) -> ReoDaily:

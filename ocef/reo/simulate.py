@@ -57,6 +57,7 @@ from ocef.validation import (check_resources,
     check_positive_int,
     check_unit_array,
 )
+from ocef.validation import Integer, Options, Real, Rng, validate_params
 from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
@@ -128,6 +129,9 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
     return TrafficWorld(pref, groups.astype(np.int64), sc, w)
 
 
+@validate_params(n_users=Integer(1, 10**9), n_items=Integer(2, 10**9), n_groups=Integer(2, 10**6), rank=Integer(1, 10**5),
+                 positive_rate=Real(0, 1, closed="neither"), preference_scale=Real(-1e6, 1e6),
+                 score_noise=Real(0, 1e6), user_activity=Real(0, 1e3), rng=Rng())
 def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2, *,
                        rank: int = 8, group_shares=None, positive_rate: float = 0.1,
                        preference_scale: float = 1.5, group_preference_shift=None,
@@ -350,6 +354,8 @@ class TrafficLogs:
     served: pd.DataFrame = field(repr=False)
 
 
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng())
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
                      n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
@@ -366,6 +372,8 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
 
 
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng(), assignment=Options("user", "request"))
 def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
                 requests_per_day: int = 10_000, n_show: int = 10, p_act: float = 0.01,
                 log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
