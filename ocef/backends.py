@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
-from ocef.errors import ParameterError, ParameterTypeError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
@@ -172,8 +172,10 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
             raise ParameterError(f"{name} log: counts were computed by {list(source.by)} with label "
                              f"{list(source.label)}, not by {keys} with label {labels}")
         return source.table
+    before = None
     if isinstance(source, (str, os.PathLike)):
         source = _check_path(source)
+        before = file_state(source)
     dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
     if dup:
         raise ParameterError(f"column(s) {dup} used both as key and label (or twice)")
@@ -183,7 +185,37 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
         rows = _frame_rows(_pandas_counts(source, keys, labels, name), keys)
     else:
         rows = _spark_counts(source, keys, labels, name, spark)
+    if before is not None and file_state(source) != before:
+        # a log appended (or rewritten) while it was read was counted as far as seen
+        raise DataError(f"{name} log {source} changed while it was read; count it once it is complete "
+                        f"(or a copy)")
     return _finish(rows, keys, name)
+
+
+def file_state(path) -> tuple:
+    """``(file, size, mtime_ns)`` of every file a log path stands for (a file, a folder of Parquet
+    files, a glob), to notice a log that changes while it is read.
+
+    Examples
+    --------
+    >>> file_state("/nonexistent/x.csv")
+    ()
+    """
+    text = os.fspath(path)
+    if _is_glob(text):
+        files = sorted(_glob.glob(text, recursive=True))
+    elif os.path.isdir(text):
+        files = sorted(str(f) for f in Path(text).rglob("*") if f.is_file())
+    else:
+        files = [text]
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        out.append((f, st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None):
@@ -373,8 +405,13 @@ def _pandas_chunks(path: str, need, name):
             files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
         else:
             files = [path]
+        import pyarrow as pa
+
         for f, hive in zip(files, _hive_partitions(files)):
-            pf = pq.ParquetFile(f)
+            try:
+                pf = pq.ParquetFile(f)
+            except (pa.ArrowInvalid, OSError) as exc:    # e.g. a half-written file (no footer yet)
+                raise DataError(f"{name} log {f} cannot be read as Parquet: {exc}") from None
             have = pf.schema_arrow.names
             hive = {k: v for k, v in hive.items() if k in need and k not in have}
             _missing(need, have + list(hive), name, f)
@@ -564,8 +601,11 @@ def spark_session(master: str = "local[*]"):
 
 
 def _spark_counts(source, keys, labels, name, spark):
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    try:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ImportError:              # was a bare ModuleNotFoundError traceback
+        raise ParameterError("backend='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
 
     where = None
     if type(source).__module__.startswith("pyspark"):

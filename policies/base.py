@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ocef.validation import as_generator, check_positive_int
+from ocef.validation import as_generator, as_real_array, check_positive_int
 from ocef.errors import ParameterError, ParameterTypeError
 
 #: Tolerance on ``|sum_a π(a|x) - 1|`` accepted for a policy row.
@@ -21,7 +21,7 @@ ROW_SUM_ATOL = 1e-6
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
     """A finite float array of shape (users, items) or (users, contexts, items)."""
-    arr = np.asarray(scores, dtype=float)
+    arr = as_real_array(name, scores)      # complex, strings, booleans refused, not cast
     if arr.ndim not in (2, 3):
         raise ParameterError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
                          f"array, got shape {arr.shape}")

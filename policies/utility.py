@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocef.validation import check_unit_array
+from ocef.validation import as_real_array, check_unit_array
 from ocef.policies.base import ROW_SUM_ATOL, as_probabilities
 from ocef.errors import ParameterError
 
 
 def check_rho(rho, name: str = "rho") -> np.ndarray:
     """Expected rewards ρ^m(a|x) in [0, 1]: users x items or users x contexts x items."""
-    arr = np.asarray(rho, dtype=float)
+    arr = as_real_array(name, rho)
     if arr.ndim not in (2, 3):
         raise ParameterError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
                          f"array, got shape {arr.shape}")

@@ -24,14 +24,14 @@ def register(sub) -> None:
                    help="seed of the auditors' draws (default: the service's seed, so that the audit equals "
                         "ocef audit --engine ask-tell with that seed)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; undecided groups are 'timeout'")
-    p.add_argument("--checkpoint", type=Path, default=None, metavar="FILE",
+    p.add_argument("--checkpoint", type=str, default=None, metavar="FILE",
                    help="JSON checkpoint, written atomically; resumed from if it exists")
     p.add_argument("--every", type=int, default=1000, help="checkpoint every N steps (default 1000)")
     p.add_argument("--retries", type=int, default=8, help="retries of a failing request (default 8)")
     p.add_argument("--backoff", type=float, default=0.05,
                    help="first retry wait in seconds, doubled at each retry, at most 5 s (default 0.05)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for one answer (default 30)")
-    p.add_argument("--out", type=Path, default=None, help="also write the per-group table as CSV here")
+    p.add_argument("--out", type=str, default=None, help="also write the per-group table as CSV here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (version, seed, checkpoint steps, wall time, groups)")

@@ -129,7 +129,7 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         raise ParameterError("give exactly one of n_default and random_to_default")
     if n_default is not None:
         nd = check_positive_int("n_default", n_default)
-        room = budget - Ak / nd
+        room = budget - Ak / nd                        # <= 0 for a tiny epsilon: refused below
         if np.any(room <= 0):
             best = float(z * np.sqrt(np.max(Ak) / nd))
             raise ParameterError(f"n_default={nd} is too small: even unlimited random traffic gives a "
@@ -137,7 +137,9 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         nr = _rows("n_random", np.max(Bk / room), eps)
     else:
         r = check_in_interval("random_to_default", random_to_default, 0.0, np.inf, low_open=True, high_open=True)
-        nd = _rows("n_default", np.max((Ak + Bk / r) / budget), eps)
+        with np.errstate(divide="ignore", over="ignore"):      # budget underflows to 0 for a tiny epsilon
+            need = np.max((Ak + Bk / r) / budget) if budget > 0 else np.inf
+        nd = _rows("n_default", need, eps)
         nr = _rows("n_random", r * nd, eps)
     half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
     return SamplePlan(nd, nr, half, eps, float(confidence), target, interval)
