@@ -11,6 +11,8 @@ from ocef.errors import ParameterError, ParameterTypeError
 
 def label_columns(label: str | Sequence[str]) -> list[str]:
     """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
+    if not isinstance(label, (str, list, tuple)):
+        raise ParameterTypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
     labels = [label] if isinstance(label, str) else list(label)
     if not labels or not all(isinstance(c, str) for c in labels):
         raise ParameterTypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")

@@ -552,6 +552,15 @@ def _duckdb_counts(source, keys, labels, name):
             raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
     # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
     # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
+    for col in labels:
+        if types[columns.index(col)].startswith("BOOLEAN") and isinstance(where, str) and not _is_parquet(where):
+            # DuckDB's CSV sniffer reads yes/no, y/n, t/f as booleans; the pandas backend refuses them:
+            # accept only true/false (which pandas reads as booleans too)
+            raw = duckdb_cursor().sql(f"SELECT DISTINCT lower(trim({_q(col)})) FROM read_csv({_lit(where)}, "
+                                      f"header = true, all_varchar = true) LIMIT 10").fetchall()
+            odd = sorted(str(v[0]) for v in raw if v[0] is not None and v[0] not in ("true", "false"))
+            if odd:
+                raise DataError(f"{name} label column {col!r} must hold 0/1 values, found {odd[:3]}")
     one, zero = {}, {}
     for col in labels:
         boolean = types[columns.index(col)].startswith("BOOLEAN")

@@ -52,7 +52,10 @@ def check_in_interval(name: str, value, low: float, high: float, *,
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ParameterTypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:                               # an int of 400 digits
+        v = math.copysign(math.inf, value)
     ok_low = v > low if low_open else v >= low
     ok_high = v < high if high_open else v <= high
     if not (ok_low and ok_high) or np.isnan(v):
@@ -98,6 +101,13 @@ def as_real_array(name: str, values) -> np.ndarray:
     """
     if isinstance(values, (str, bytes)):
         raise ParameterTypeError(f"{name} must be an array of real numbers, got {values!r}")
+    if isinstance(values, (list, tuple)) and len(values) < 10**6:
+        flat = list(values)
+        while flat and any(isinstance(v, (list, tuple)) for v in flat):
+            flat = [w for v in flat for w in (v if isinstance(v, (list, tuple)) else [v])]
+        odd = [v for v in flat if isinstance(v, (bool, np.bool_, str, bytes, complex))]
+        if odd:                                         # np.asarray([0.6, True]) is silently [0.6, 1.0]
+            raise ParameterTypeError(f"{name} must hold real numbers only, found {odd[0]!r}")
     try:
         raw = np.asarray(values)
     except ValueError as exc:                       # ragged nested lists
@@ -212,7 +222,11 @@ class Real(Constraint):
     def check(self, name, value):
         if not _is_real(value):
             raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:                           # an int of 400 digits: beyond every bound
+            raise ParameterError(f"{name} must be {self.describe()}, got an integer of {len(str(abs(value)))} "
+                                 f"digits") from None
         if not self.contains(v):
             raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
         return v

@@ -73,12 +73,10 @@ def check_output_file(path, option: str = "--out"):
     if not existing.is_dir():
         raise ParameterError(f"{option} {real}: {existing} is not a folder")
     try:
-        if existing == parent:
-            fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{real.name}.check.")
-            os.close(fd)
-            os.unlink(tmp)
-        elif not os.access(existing, os.W_OK | os.X_OK):
-            raise PermissionError(13, "Permission denied", str(existing))
+        parent.mkdir(parents=True, exist_ok=True)      # the folder the file will be written to
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{real.name}.check.")
+        os.close(fd)
+        os.unlink(tmp)
         if real.exists() and not os.access(real, os.W_OK):
             raise PermissionError(13, "Permission denied", str(real))
     except OSError as exc:

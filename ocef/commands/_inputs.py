@@ -128,7 +128,10 @@ def load_groups(path: Path, n_users: int):
 
     path = Path(path)
     if path.suffix.lower() == ".csv" and path.is_file():
-        frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+        try:
+            frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+        except pd.errors.EmptyDataError:
+            raise ParameterError(f"--groups: {path} is empty") from None
         if frame.shape[1] != 1:
             raise ParameterError(f"--groups: {path} must have a single column (one label per user), got {frame.shape[1]}")
         column = frame.iloc[:, 0].str.strip()

@@ -232,6 +232,9 @@ class AuditProblem:
         if total < current:
             raise ParameterError(f"avg_group_size must be >= the current average group size "
                              f"{current / self.n_groups:.2f}, got {avg_group_size}")
+        # the draws of the copies: refuse, before drawing, what exceeds the memory limit (1e12 tried 22 TiB)
+        check_resources("group_size (average group size of the duplicated problem)", memory=16.0 * (total - current),
+                        work=float(total - current), what="copies")
         extra = np.bincount(rng.integers(0, self.labels.size, total - current), minlength=self.labels.size)
         return AuditProblem(self.rho, self.policy, self.labels, matching=self.matching,
                             context_probs=self.context_probs, multiplicity=self.multiplicity + extra,

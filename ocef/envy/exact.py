@@ -226,6 +226,10 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
     weights = None
     if labels is not None:
         weights = mixture_weights(probs, labels, matching)
+        if weights.n_groups < 2:
+            # group envy compares a group with the others: with one group it was reported as 0
+            raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
+                                 "(give labels=None for individual envy only)")
     return envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
 
 

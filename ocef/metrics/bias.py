@@ -25,6 +25,7 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+from ocef.validation import Integer, validate_params
 import pandas as pd
 
 from ocef.metrics.recommender import (
@@ -227,6 +228,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 
 # ------------------------------------------------------------------ public function
 
+@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 146 TiB
 def recommender_bias(scores, truth=None, groups=None, reference=None, top: int | None = None, thresh: float | None = 0.5,
                      normalize: bool = False, n_resamples: int = 0, rng=None, *, confidence: float = 0.95,
                      interval: str = "percentile",

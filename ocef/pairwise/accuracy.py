@@ -32,6 +32,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from ocef.validation import Integer, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import KINDS, PairCounts, grid_frame, pair_counts
@@ -190,6 +191,7 @@ def _as_counts(pairs, **kwargs) -> PairCounts:
     return pair_counts(pairs, **kwargs)
 
 
+@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 87 TiB
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", n_resamples: int = 200,
                       confidence: float = 0.95, rng=None, engine: str = "auto", z_levels=None) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with bootstrap

@@ -227,7 +227,13 @@ def ab_test(control, treatment, random, *,
         se = np.sqrt(shared_random_ab_variance(cr[:-1] / n_r, cc[:-1] / n_c, ct[:-1] / n_t, n_c, n_t, n_r))
         low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
     elif method == "partition":                                             # Algorithm 3
-        m_c, m_t = (n_folds, n_folds) if np.ndim(n_folds) == 0 else n_folds
+        if np.ndim(n_folds) == 0:
+            m_c = m_t = n_folds
+        elif isinstance(n_folds, (tuple, list)) and len(n_folds) == 2:
+            m_c, m_t = n_folds
+        else:
+            raise ParameterError(f"n_folds must be an integer >= 2 or a pair (control, treatment) of them, "
+                                 f"got {n_folds!r}")
         m_c = check_positive_int("n_folds (control)", m_c, minimum=2)
         m_t = check_positive_int("n_folds (treatment)", m_t, minimum=2)
         for m, n, arm in ((m_c, min(n_c, n_r), "control"), (m_t, min(n_t, n_r), "treatment")):

@@ -17,7 +17,7 @@ from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
 from ocef.backends import backend_alias
-from ocef.errors import ParameterError
+from ocef.errors import ParameterError, ParameterTypeError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,6 +95,8 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
     """
     backend = backend_alias(backend, engine)
+    if not isinstance(group, str) or not group:
+        raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")
     if by is not None and (not isinstance(by, str) or by == group):
         raise ParameterError(f"by must be a column name other than the group column {group!r}, got {by!r}")
     keys = [by, group] if by is not None else [group]

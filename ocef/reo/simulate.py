@@ -130,7 +130,7 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
 
 
 @validate_params(n_users=Integer(1, 10**9), n_items=Integer(2, 10**9), n_groups=Integer(2, 10**6), rank=Integer(1, 10**5),
-                 positive_rate=Real(0, 1, closed="neither"), preference_scale=Real(-1e6, 1e6),
+                 positive_rate=Real(1e-9, 1 - 1e-9), preference_scale=Real(-1e6, 1e6),
                  score_noise=Real(0, 1e6), user_activity=Real(0, 1e3), rng=Rng())
 def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2, *,
                        rank: int = 8, group_shares=None, positive_rate: float = 0.1,
