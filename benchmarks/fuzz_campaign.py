@@ -183,8 +183,9 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
             argv = [door] + [str(a) for a in base] + [option, str(v)]
             valid = domain(v)
             expect = "either" if valid is None else ("ok" if valid else "error")
-            cases.append(Case(door, f"{option}={v!s}"[:60], tuple(names or (option, option.lstrip("-").replace("-", "_"),
-                                                                                option.lstrip("-"))), expect, argv))
+            stem = option.lstrip("-")
+            cases.append(Case(door, f"{option}={v!s}"[:60], tuple(names or (option, stem.replace("-", "_"), stem,
+                                                                            stem.rstrip("s"))), expect, argv))
 
     aliases = {"--policy-probs": ("probs", "policy"), "--groups": ("group",), "--default": ("default",),
                "--random": ("random",), "--control": ("control",), "--treatment": ("treatment",),

@@ -59,6 +59,9 @@ class SyntheticEnvironment(Environment):
         group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
                                          high_open=True)
         # rho, the scores and the policies are n_users x n_items tables: refuse before drawing them
+        for name, v in (("n_users", n_users), ("n_items", n_items), ("rank", rank)):
+            if v > 10**9:
+                raise ParameterError(f"{name} must be at most 10**9, got {v}")
         check_resources("n_users, n_items", memory=8.0 * 8 * n_users * n_items + 8.0 * rank * (n_users + n_items),
                         work=float(n_users) * n_items * rank, what="operations")
         seed = seed_from_rng(rng)

@@ -55,7 +55,7 @@ def check_in_interval(name: str, value, low: float, high: float, *,
     try:
         v = float(value)
     except OverflowError:                               # an int of 400 digits
-        v = math.copysign(math.inf, value)
+        v = math.inf if value > 0 else -math.inf
     ok_low = v > low if low_open else v >= low
     ok_high = v < high if high_open else v <= high
     if not (ok_low and ok_high) or np.isnan(v):
@@ -116,7 +116,10 @@ def as_real_array(name: str, values) -> np.ndarray:
         kinds = {type(v).__name__ for v in raw.ravel()[:1000] if not _is_real(v)}
         if kinds:
             raise ParameterTypeError(f"{name} must hold real numbers only, found {', '.join(sorted(kinds))}")
-        raw = raw.astype(float)
+        try:
+            raw = raw.astype(float)
+        except OverflowError:
+            raise ParameterError(f"{name} holds an integer too large for a float") from None
     if raw.dtype.kind not in "iuf":
         what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes", "M": "dates",
                 "m": "time deltas", "V": "records"}.get(raw.dtype.kind, str(raw.dtype))

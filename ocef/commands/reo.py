@@ -129,6 +129,8 @@ def _load(args):
     """``(default, random, label, group)``: file paths (reduced to counts by the engine) or the
     DataFrames of a bundled data set."""
     label = _labels(args.label)
+    if not args.group.strip():
+        raise ParameterError("--group must name the item-group column, got an empty name")
     if args.dataset is not None:
         if args.default is not None or args.random is not None:
             raise ParameterError("give either --dataset or --default/--random, not both")

@@ -227,14 +227,16 @@ class AuditProblem:
         # a finite number (inf used to end in an OverflowError, NaN in "cannot convert float NaN")
         avg_group_size = check_in_interval("avg_group_size", avg_group_size, 0.0, np.inf, high_open=True)
         rng = as_generator(rng)
-        total = int(round(avg_group_size * self.n_groups))
         current = int(self.multiplicity.sum())
+        total_float = avg_group_size * self.n_groups
+        # the draws of the copies: refuse, before drawing, what exceeds the limits (1e12 tried 22 TiB)
+        check_resources("group_size (average group size of the duplicated problem)",
+                        memory=16.0 * max(total_float - current, 0.0), work=max(total_float - current, 0.0),
+                        what="copies")
+        total = int(round(total_float))
         if total < current:
             raise ParameterError(f"avg_group_size must be >= the current average group size "
                              f"{current / self.n_groups:.2f}, got {avg_group_size}")
-        # the draws of the copies: refuse, before drawing, what exceeds the memory limit (1e12 tried 22 TiB)
-        check_resources("group_size (average group size of the duplicated problem)", memory=16.0 * (total - current),
-                        work=float(total - current), what="copies")
         extra = np.bincount(rng.integers(0, self.labels.size, total - current), minlength=self.labels.size)
         return AuditProblem(self.rho, self.policy, self.labels, matching=self.matching,
                             context_probs=self.context_probs, multiplicity=self.multiplicity + extra,
