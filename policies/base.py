@@ -46,8 +46,9 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
         bad = np.argwhere(neg)[0]
         raise ParameterError(f"{name} must be non-negative probabilities, found {arr[tuple(bad)]!r} "
                          f"in row {tuple(bad[:-1].tolist())} (item {int(bad[-1])})")
-    sums = arr.sum(axis=-1)
-    off = np.abs(sums - 1.0) > atol
+    with np.errstate(over="ignore"):                 # entries of 1e308 sum to inf: refused below, quietly
+        sums = arr.sum(axis=-1)
+    off = ~(np.abs(sums - 1.0) <= atol)
     if off.any():
         bad = tuple(np.argwhere(off)[0].tolist())
         raise ParameterError(f"{name} rows must sum to 1 (tolerance {atol}), row {bad} sums to {sums[bad]!r}")
