@@ -409,7 +409,7 @@ def build_call(spec, f):
     if make == "run_audit":
         from ocef.envy.audit import AuditProblem, run_audit
         prob = AuditProblem(rng.uniform(size=(6, 3)), rng.dirichlet(np.ones(3), size=6), [0, 0, 1, 1, 2, 2])
-        return lambda: run_audit(prob, **{"max_steps": 300, p: value})
+        return lambda: run_audit(prob, **{"max_steps": 300, "rng": 0, p: value})
     if make == "OCEF":
         from ocef import OCEF
         kw = dict(n_arms=3, delta=0.05, alpha=0.05, epsilon=0.05)

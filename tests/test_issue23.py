@@ -197,6 +197,17 @@ def test_reo_ab_refuses_a_control_log_lacking_a_group(run, tmp_path):
                  tmp_path / "r.csv"), "control log has no row of group")
 
 
+def test_reo_ab_notes_a_group_without_positive_in_an_arm():
+    from ocef.reo import ab_test
+
+    d, r = _logs()
+    control = d.assign(Y=np.where(d["S"] == 0, 0, d["Y"]))
+    res = ab_test(control, d, r)
+    assert len(res.notes) == 1 and "control log has no positive label for group(s) [0]" in res.notes[0]
+    assert res.to_dict()["notes"] == list(res.notes)
+    assert ab_test(d, d, r).notes == ()
+
+
 def test_bandit_n_arms_with_means_is_refused(run):
     one_line(run("bandit", "--n-arms", 5, "--means", "0.5,0.4,0.3"), "--n-arms applies to --instance only")
     code, out, _ = run("bandit", "--instance", 1, "--n-arms", 3, "--trials", 2, "--json")

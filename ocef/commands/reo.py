@@ -275,6 +275,8 @@ def _run_ab(args: argparse.Namespace) -> int:
     lo, hi = result.D_reo_ci
     print(f"penalty control {result.penalty_control:.4g}, treatment {result.penalty_treatment:.4g}; "
           f"D_REO = {result.D_reo:.4g}  SE {result.D_reo_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  p = {result.D_reo_p_value:.3g}")
+    for note in result.notes:
+        print(f"note: {note}")
     return 0
 
 

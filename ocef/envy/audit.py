@@ -322,10 +322,13 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     G = problem.n_groups
     n_settings = len(alphas) * len(deltas) * len(epsilons)
     # before building the grid: memory of every (setting, trial, group) run, work from Theorem 6's bound
-    work = [trials * float(np.sum(estimated_work(problem.arm_means, d / G, a, e, int(problem.sizes.min()), max_steps)))
-            for a, d, e in itertools.product(alphas, deltas, epsilons)]
+    per_group = [estimated_work(problem.arm_means, d / G, a, e, int(problem.sizes.min()), max_steps)
+                 for a, d, e in itertools.product(alphas, deltas, epsilons)]
+    work = [trials * float(np.sum(w)) for w in per_group]
     check_run_resources(n_settings * trials * G, G - 1, work,
-                        argument=f"trials, max_steps, the grid of alpha/delta/epsilon and the {G} groups")
+                        argument=f"trials, max_steps, the grid of alpha/delta/epsilon and the {G} groups",
+                        engine=resolve_engine(engine, discrete=True, n_runs=n_settings * trials * G),
+                        longest=max(float(np.max(w)) for w in per_group))
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
     engine = resolve_engine(engine, discrete=True, n_runs=len(settings) * G)
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],

@@ -110,6 +110,9 @@ class AbResult(Result):
     n_random: int
     method: str
     confidence: float
+    #: Warnings on the validity of the intervals (e.g. a group without positive in an arm: Q_k = 0,
+    #: where the delta-method variance vanishes and intervals and p-values are too narrow).
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group (the ``groups`` table) with ``D_reo`` and its interval, p-value,
@@ -130,7 +133,7 @@ class AbResult(Result):
             "D_reo_ci": list(self.D_reo_ci), "D_reo_p_value": self.D_reo_p_value,
             "penalty_control": self.penalty_control, "penalty_treatment": self.penalty_treatment,
             "n_control": self.n_control, "n_treatment": self.n_treatment, "n_random": self.n_random,
-            "method": self.method, "confidence": self.confidence,
+            "method": self.method, "confidence": self.confidence, "notes": list(self.notes),
         })
 
 
@@ -206,6 +209,13 @@ def ab_test(control, treatment, random, *,
         if missing:
             raise DataError(f"the {arm} log has no row of group(s) {missing[:5]} (column {group!r}) that the other "
                             f"logs have: an A/B comparison needs every group in both arms")
+    notes = []
+    for arm in ("control", "treatment"):
+        no_pos = [g for g, n in zip(names, counts.positives(arm)) if n == 0]
+        if no_pos:
+            notes.append(f"the {arm} log has no positive label for group(s) {no_pos[:5]}: Q_k = 0, where the "
+                         f"delta-method variance vanishes; intervals and p-values involving them are too narrow "
+                         f"(collect more traffic, or read the bootstrap with care)")
     cc, ct, cr = (counts.category_counts(n) for n in ("control", "treatment", "random"))
     _check_estimable(names, cc[:-1], cr[:-1])
     _check_estimable(names, ct[:-1], cr[:-1])
@@ -259,4 +269,4 @@ def ab_test(control, treatment, random, *,
         "D": D[:-1], "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1], "p_value": p[:-1],
     })
     return AbResult(table, float(D[-1]), float(se[-1]), (float(low[-1]), float(high[-1])), float(p[-1]),
-                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence)
+                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence, tuple(notes))
