@@ -64,6 +64,8 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
 #: engine's lock-step (about 10**4 steps per second measured, all runs together, vs about 10**8 pulls per
 #: second compiled) and the ask-tell engine (Python per pull).
 PYTHON_STEP_COST = 10**4
+#: The ask-tell engine's cost of one pull in compiled-pull equivalents (Python per pull, a few µs).
+ASK_TELL_PULL_COST = 100
 
 
 def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, engine: str = "numba",
@@ -77,7 +79,7 @@ def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, en
     if engine == "numpy":
         total += PYTHON_STEP_COST * float(total if longest is None else longest)
     elif engine == "ask-tell":
-        total *= PYTHON_STEP_COST
+        total *= ASK_TELL_PULL_COST
     check_resources(argument, memory=float(n_runs) * (n_arms_max + 1) * BYTES_PER_RUN_ARM,
                     work=total, what="arm pulls")
 
