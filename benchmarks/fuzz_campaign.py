@@ -283,7 +283,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["pairs_missing.csv", "pairs_empty.csv", "pairs_nan.csv", "empty.csv", "missing.npy"])
 
     rm = ["--scores", f["rm_scores.npy"], "--groups", f["rm_groups.npy"], "--json"]
-    add("recmetrics", rm, "--top", NUMBERS, anything)
+    add("recmetrics", rm, "--k", NUMBERS, anything)
     add("recmetrics", rm, "--resamples", NUMBERS, anything)
     add("recmetrics", rm, "--confidence", NUMBERS, anything)
     add("recmetrics", rm, "--thresh", NUMBERS, anything)
@@ -380,7 +380,7 @@ def python_cases(f: dict) -> list[Case]:
     door("SyntheticEnvironment", "SyntheticEnvironment", {"n_users": anything, "n_items": anything,
                                                           "n_groups": anything})
     door("delta_method_sample_size", "plan", {"epsilon": anything})
-    door("recommender_bias", "recommender_bias", {"top": anything, "n_resamples": anything, "confidence": anything})
+    door("recommender_bias", "recommender_bias", {"k": anything, "n_resamples": anything, "confidence": anything})
     door("pairwise_accuracy", "pairwise_accuracy", {"n_resamples": anything, "confidence": anything})
     door("fairrec.search", "search", {"n_iter": anything, "epsilon": anything, "top_n": anything})
     return cases
@@ -451,7 +451,7 @@ def build_call(spec, f):
     if make == "recommender_bias":
         from ocef.metrics.bias import recommender_bias
         return lambda: recommender_bias(**{"scores": rng.uniform(size=(10, 4)), "groups": np.repeat([0, 1], 5),
-                                           "top": 2, p: value})
+                                           "k": 2, p: value})
     if make == "pairwise_accuracy":
         from ocef.pairwise.accuracy import pairwise_accuracy
         pairs = pd.read_csv(f["pairs.csv"])

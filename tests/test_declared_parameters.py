@@ -73,7 +73,7 @@ VALID = {
     "ocef.reo.daily.estimate_reo_by": (ocef.reo.daily.estimate_reo_by,
                                        lambda: dict(default=LOG_D, random=LOG_R, by="day")),
     "ocef.metrics.bias.recommender_bias": (ocef.metrics.bias.recommender_bias, lambda: dict(
-        scores=RHO, groups=LABELS, top=1, n_resamples=5, rng=0)),
+        scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
 }
