@@ -205,6 +205,9 @@ def ab_test(control, treatment, random, *,
         # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
         # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data
         rows = counts.group_rows(arm)
+        if int(np.sum(counts.positives(arm))) == 0:
+            raise DataError(f"the {arm} log has no positive label in any group: mean(U) = 0, so delta_U and the "
+                            f"REO penalty of the {arm} arm are undefined")
         missing = [g for g, n in zip(names, rows) if n == 0]
         if missing:
             raise DataError(f"the {arm} log has no row of group(s) {missing[:5]} (column {group!r}) that the other "
