@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
+from ocef.errors import ParameterError
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",
@@ -57,7 +58,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
     checked with a clear error naming the missing ones and the file."""
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"log {path} is a directory, not a file")
+        raise ParameterError(f"log {path} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"log file not found: {path}")
     try:
@@ -67,26 +68,26 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
             check_csv_header(path)          # duplicate column names, unreadable or empty file
             log = pd.read_csv(path)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"log {path} is empty") from None
+        raise ParameterError(f"log {path} is empty") from None
     except read_errors() as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        raise ValueError(f"cannot read log {path}: {exc}") from None
+        raise ParameterError(f"cannot read log {path}: {exc}") from None
     if columns is not None:
         missing = [c for c in columns if c not in log.columns]
         if missing:
-            raise ValueError(f"log {path} is missing column(s) {missing}; it has {list(log.columns)}")
+            raise ParameterError(f"log {path} is missing column(s) {missing}; it has {list(log.columns)}")
     return log
 
 
 def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(default, random)`` rows of a log holding both traffics in a ``source`` column."""
     if source not in log.columns:
-        raise ValueError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
+        raise ParameterError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
     values = set(pd.unique(log[source]))
     unknown = values - {SOURCE_DEFAULT, SOURCE_RANDOM}
     if unknown:
-        raise ValueError(f"column {source!r} must hold {SOURCE_DEFAULT!r} or {SOURCE_RANDOM!r}, "
+        raise ParameterError(f"column {source!r} must hold {SOURCE_DEFAULT!r} or {SOURCE_RANDOM!r}, "
                          f"found {sorted(map(str, unknown))}")
     is_default = (log[source] == SOURCE_DEFAULT).to_numpy()
     return log[is_default].reset_index(drop=True), log[~is_default].reset_index(drop=True)
@@ -101,10 +102,10 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
     need = label_columns(label) + [group]
     if combined is not None:
         if default is not None or random is not None:
-            raise ValueError("give either combined or default and random, not both")
+            raise ParameterError("give either combined or default and random, not both")
         return split_by_source(read_log(combined, columns=need + [source]), source=source)
     if default is None or random is None:
-        raise ValueError("give both default and random log files (or combined)")
+        raise ParameterError("give both default and random log files (or combined)")
     return read_log(default, columns=need), read_log(random, columns=need)
 
 
@@ -120,7 +121,7 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
         for col in need:
             bad = ~log[col].isin([0, 1])
             if bad.any():
-                raise ValueError(f"{src} log {path}: column {col!r} must hold only 0/1, "
+                raise ParameterError(f"{src} log {path}: column {col!r} must hold only 0/1, "
                                  f"found {pd.unique(log[col][bad])[:5].tolist()}")
         y = log[list(PUBLISHED_SIGNALS)].astype(bool).any(axis=1)
         out.append(log.assign(Y=y.astype(np.int8), S=log[PUBLISHED_GROUP].astype(np.int8), source=src))
