@@ -56,8 +56,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
     'backends.group_counts: engine':
         "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'backends.resolve_engine: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
     'backends.start_counts: engine':
         "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
     'experiments.registry.run: seed':
