@@ -26,15 +26,15 @@ logs.default.to_parquet(folder / "default.parquet")
 logs.random.to_parquet(folder / "random.parquet")
 
 timings, results = {}, {}
-for engine in ("duckdb", "spark"):
+for engine in ("duckdb", "spark"):          # the counting backend
     start = time.perf_counter()
     if engine == "spark":
         spark = spark_session("local[2]")
         default = spark.read.parquet(str(folder / "default.parquet"))
         random = spark.read.parquet(str(folder / "random.parquet"))
-        results[engine] = reo.estimate_reo(default, random, engine="spark", spark=spark)
+        results[engine] = reo.estimate_reo(default, random, backend="spark", spark=spark)
     else:
-        results[engine] = reo.estimate_reo(folder / "default.parquet", folder / "random.parquet", engine=engine)
+        results[engine] = reo.estimate_reo(folder / "default.parquet", folder / "random.parquet", backend=engine)
     timings[engine] = time.perf_counter() - start
     res = results[engine]
     print(f"{engine:>6}: penalty {res.penalty:.4f} ({res.penalty_ci[0]:.4f}, {res.penalty_ci[1]:.4f}) "
