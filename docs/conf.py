@@ -17,6 +17,10 @@ sys.path.insert(0, str(HERE))
 
 import apigen  # noqa: E402  (docs/apigen.py: the API reference pages, from the modules' __all__)
 
+# stale pages of names that no longer exist would be orphans (a warning): regenerate them all
+import shutil  # noqa: E402
+
+shutil.rmtree(HERE / "api" / "generated", ignore_errors=True)
 apigen.write(HERE / "api")
 
 project = "OCEF"
