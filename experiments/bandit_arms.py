@@ -14,7 +14,8 @@ DESCRIPTION = "Fig. 10: OCEF duration vs number of arms K' <= 100 on the 4 bandi
 
 CLAIMS = [
     Claim("Fig. 10", "The duration increases with the number of arms K' for all problems (slope of duration on K' > 0)",
-          lambda df: trend(df, "n_arms", "duration_mean", sign=+1, by="instance")),
+          lambda df: trend(df, "n_arms", "duration_mean", sign=+1, by="instance"),
+          test="95% t interval of the common slope (one intercept per instance)"),
     *_bandit.common_claims("Fig. 10"),
 ]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ocef.experiments._io import run_parts, save_figure, write_csv
-from ocef.experiments.claims import Claim
+from ocef.experiments.claims import ML_1M, Claim
 from ocef.experiments.fairrec_common import MIN_USERS, fitted, models_for
 
 NAME = "fairrec-attributes"
@@ -53,7 +53,9 @@ def _check(df: pd.DataFrame):
 
 
 CLAIMS = [Claim("Table 5", "with more sensitive attributes combined, larger unfairness is disclosed: UF grows "
-                "from gender to gender+age to gender+age+occupation for every metric and model", _check)]
+                "from gender to gender+age to gender+age+occupation for every metric and model", _check,
+                test="UF non-decreasing in the attributes combined, every metric and model (point comparison)",
+                reason_if_false="UF does not grow for some metric and model", paper_data=ML_1M)]
 
 
 def _figure(df: pd.DataFrame):

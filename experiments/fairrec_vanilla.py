@@ -42,7 +42,8 @@ def _check(df: pd.DataFrame):
 
 
 CLAIMS = [Claim("Fig. 4", "the optimized DPSO finds larger UFs than a vanilla PSO (mean accuracy at least "
-                "as high)", _check)]
+                "as high)", _check, test="mean accuracy of DPSO >= vanilla PSO's (point comparison)",
+                reason_if_false="vanilla PSO's mean accuracy is higher (no interval tested)")]
 
 
 def _figure(df: pd.DataFrame):

@@ -42,6 +42,11 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
 }
 
+#: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
+#: cache on the project's 2-core machine shared with other jobs (None: not measured);
+#: ``ocef reproduce --list`` prints them.
+RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {}
+
 
 def names() -> list[str]:
     return list(EXPERIMENTS)
