@@ -34,6 +34,15 @@ NAME = "envy-misspecification"
 DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
                "age-occupation groups vs number of latent factors (softmax, argmax, ranking, parity)")
 
+
+def describe(quick: bool) -> str:
+    """The heading of a run: :data:`DESCRIPTION`, or what the quick run actually uses."""
+    return DESCRIPTION if not quick else (
+        'Fig. 1, 4-6 of seed 001 (quick: 1, 4, 16 latent factors; 20% training data only; MovieLens-100K '
+        'with 300 items): average envy and proportion of eps-envious users and age-occupation groups vs '
+        'number of latent factors (softmax, argmax, ranking, parity)')
+
+
 FACTORS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 FACTORS_QUICK = (1, 4, 16)
 TRAIN_FRACTIONS = (0.2, 0.1, 0.05)
@@ -211,7 +220,9 @@ def _figure(df: pd.DataFrame, dataset: str, partition_name: str, n_groups: int):
             ax = axes[i, j]
             for (frac, level), part in df[df.policy == pol].groupby(["train_fraction", "level"]):
                 part = part.sort_values("factors")
-                ax.errorbar(part.factors, part[measure], yerr=part[f"{measure}_ci95"], ls=styles.get(frac, "-"),
+                yerr = part[f"{measure}_ci95"] if measure != "prop_envious" else plotting.bounded_yerr(
+                    part[measure], part[f"{measure}_ci95"])       # a proportion: bars inside [0, 1]
+                ax.errorbar(part.factors, part[measure], yerr=yerr, ls=styles.get(frac, "-"),
                             marker="o", ms=3, color=colors[level],
                             label=f"{level}, trained on {frac:.0%}")
             ax.set_ylabel(ylabel)

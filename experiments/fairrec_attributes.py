@@ -55,7 +55,9 @@ def _check(df: pd.DataFrame):
 CLAIMS = [Claim("Table 5", "with more sensitive attributes combined, larger unfairness is disclosed: UF grows "
                 "from gender to gender+age to gender+age+occupation for every metric and model", _check,
                 test="UF non-decreasing in the attributes combined, every metric and model (point comparison)",
-                reason_if_false="UF does not grow for some metric and model", paper_data=ML_1M)]
+                reason_if_false="UF does not grow for some metric and model", paper_data=ML_1M,
+                paper_value="UF_auc 0.0021 -> 0.0324 -> 0.2537",
+                paper_source="Table 5, MovieLens: gender, +age, +occupation")]
 
 
 def _figure(df: pd.DataFrame):

@@ -13,6 +13,12 @@ from ocef.experiments.claims import Claim, NotCheckable, fit_slope, require, ML_
 NAME = "movielens-audit-group-size"
 DESCRIPTION = ("Fig. 3: full-audit duration vs average group size (users duplicated at random) on MovieLens "
                "(argmax, 50 factors, alpha=delta=epsilon=0.05)")
+
+
+def describe(quick: bool) -> str:
+    """The heading of a run: :data:`DESCRIPTION`, or what the quick run actually uses."""
+    return DESCRIPTION if not quick else 'Fig. 3 (quick: average group sizes 100 and 400; partitions gender, age; 3 trials; step cap 20,000): full-audit duration vs average group size (users duplicated at random) on MovieLens (argmax, 50 factors, alpha=delta=epsilon=0.05)'
+
 PARTITIONS = ("gender", "age", "gender-age", "occupation")
 SIZES = (50, 100, 200, 400, 800, 1600)
 
@@ -41,8 +47,10 @@ def _more_groups_longer(df: pd.DataFrame) -> tuple[bool, str]:
 def _gender_age_150(df: pd.DataFrame) -> tuple[bool, str]:
     d = require(df, "partition", ("gender-age",)).sort_values("avg_group_size")
     dur = float(np.exp(np.interp(np.log(150.0), np.log(d["avg_group_size"]), np.log(d["duration_mean"]))))
-    return bool(dur <= 300), (f"gender-age duration at |g| = 150 (log-log interpolation): {dur:,.0f} steps "
-                              f"(holds if ≤ 300, i.e. of the order of 150)")
+    ev = f"gender-age duration at |g| = 150 (log-log interpolation): {dur:,.0f} steps (holds if ≤ 300)"
+    if dur <= 300:
+        return Verdict("holds", ev, None, dur)
+    return Verdict("inconclusive", ev, "the duration at 150 users is above 300 steps (no interval tested)", dur)
 
 
 CLAIMS = [
@@ -55,7 +63,7 @@ CLAIMS = [
           reason_if_false="the fitted durations are not in the order of the numbers of groups", paper_data=ML_1M),
     Claim("Fig. 3", "For gender-age, groups of 150 users already allow audits of about 150 time steps",
           _gender_age_150, paper_value=150.0, paper_source="Fig. 3 text: ~150 time steps at 150 users",
-          test="gender-age duration at 150 users within a factor 2 of 150 (point comparison)",
+          test="gender-age duration at 150 users <= 300 steps, the order of 150 (point comparison)",
           reason_if_false="the duration at 150 users is far from the paper's ~150 steps", paper_data=ML_1M),
     *_audit.common_claims("Fig. 3"),
 ]

@@ -14,6 +14,12 @@ from ocef.experiments.claims import Claim, fit_slope
 NAME = "movielens-audit-sparsity"
 DESCRIPTION = ("Fig. 15-16: the alpha and delta audit sweeps with 5% training data (App. E), "
                "with the 20% sweeps of Fig. 2 and 11 on the same axes")
+
+
+def describe(quick: bool) -> str:
+    """The heading of a run: :data:`DESCRIPTION`, or what the quick run actually uses."""
+    return DESCRIPTION if not quick else 'Fig. 15-16 (quick: 3 values of alpha and of delta; partitions gender, age, gender-age; 3 trials): the alpha and delta audit sweeps with 5% training data (App. E), with the 20% sweeps on the same axes'
+
 TRAIN_FRACTION = 0.05
 REFERENCE_FRACTION = 0.2
 
