@@ -86,6 +86,18 @@ class Verdict:
         if self.verdict != "holds" and not self.reason:
             raise ValueError(f"a {self.verdict!r} verdict needs a reason")
 
+    @property
+    def holds(self) -> bool | None:
+        """``True`` for holds, ``None`` for unchecked, else ``False``."""
+        return True if self.verdict == "holds" else (None if self.verdict == "unchecked" else False)
+
+    def __iter__(self):
+        """``holds, evidence = verdict``: the older ``(holds, evidence)`` pair."""
+        return iter((self.holds, self.evidence))
+
+    def __getitem__(self, i):
+        return (self.holds, self.evidence)[i]
+
 
 Check = Callable[[pd.DataFrame], Union[Verdict, "tuple[bool | None, str]"]]
 
