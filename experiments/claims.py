@@ -31,6 +31,7 @@ report prints both and their difference.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
@@ -41,12 +42,14 @@ import pandas as pd
 VERDICTS = ("holds", "contradicted", "inconclusive", "unchecked")
 
 #: MovieLens-1M (what the OCEF and FairRec papers used) vs MovieLens-100K (what is available offline).
-ML_1M = ("MovieLens-1M (6,040 users, 3,706 items, 1,000,209 ratings; the OCEF paper keeps the 2,000 users and "
-         "2,000 items with the most ratings)")
+ML_1M = "MovieLens-1M (6,040 users, 3,706 rated movies, 1,000,209 ratings)"
+#: What the OCEF paper (Sec. 6, App. D.2) made of MovieLens-1M.
+OCEF_ML_1M = (f"{ML_1M}, cut to the 2,000 users and 2,000 items with most ratings; 120 age-occupation groups, "
+              "9 of them envious at 50 factors")
 ML_100K = "MovieLens-100K (943 users, 1,682 items, 100,000 ratings)"
-ML_NOTE = (f"data set: the paper used {ML_1M}; this run used {ML_100K} (ML-1M is not available offline): "
-           "86 age-occupation groups instead of 120, smaller groups, and envy far more common (61 of 86 "
-           "age-occupation groups ε-envious at 50 factors vs the paper's 9 of 120)")
+#: The same facts on ML-100K (README "Data"), named in the reasons of OCEF's claims.
+OCEF_ML_100K = f"{ML_100K}; 86 age-occupation groups, 61 of them ε-envious at 50 factors"
+ML_NOTE = (f"data set: the paper used {ML_1M}; this run used {ML_100K} (ML-1M is not available offline)")
 
 
 class NotCheckable(ValueError):
@@ -220,7 +223,7 @@ def check_claims(claims: list[Claim], results: pd.DataFrame, *, quick: bool = Fa
     --------
     >>> c = Claim("Fig. 0", "y increases", lambda df: trend(df, "x", "y", sign=+1))
     >>> r = check_claims([c], pd.DataFrame({"x": [1, 2, 3], "y": [1, 0, 2]}))[0]
-    >>> r["verdict"], r["reason"].startswith("the 95% interval of the slope contains 0")
+    >>> r["verdict"], r["reason"].startswith("the 95% interval of the common slope contains 0")
     ('inconclusive', True)
     """
     out = []
@@ -228,31 +231,52 @@ def check_claims(claims: list[Claim], results: pd.DataFrame, *, quick: bool = Fa
         try:
             v = _as_verdict(c, c.check(results))
         except NotCheckable as exc:  # e.g. a quick run without the partition the claim is about
-            v = Verdict("unchecked", f"not checkable in this run: {exc}", f"this run's results lack it: {exc}")
+            v = Verdict("unchecked", f"not checkable in this run: {exc}",
+                        f"{'quick grid' if quick else 'this run'} lacks it: {exc}")
         except Exception as exc:  # a broken check is reported, never raised
             v = Verdict("unchecked", f"check failed: {type(exc).__name__}: {exc}",
                         f"the check failed: {type(exc).__name__}: {exc}")
         verdict, reason = v.verdict, v.reason
         if quick and c.quick and verdict != "unchecked":
             verdict, reason = "unchecked", f"quick grid: {c.quick} (verdict on it would be {v.verdict})"
-        elif verdict in ("contradicted", "inconclusive") and c.paper_data and dataset \
-                and not _same_data(c.paper_data, dataset):
-            reason = f"{reason}; {_data_note(c.paper_data, dataset)}"
+        else:
+            if quick and verdict == "inconclusive":
+                reason = f"{reason} (quick run: fewer points, trials and samples than the full run)"
+            if verdict in ("contradicted", "inconclusive") and c.paper_data and dataset \
+                    and not _same_data(c.paper_data, dataset):
+                reason = f"{reason}; {_data_note(c.paper_data, dataset)}"
         out.append({"figure": c.figure, "claim": c.text, "test": c.test or None, "verdict": verdict,
-                    "reason": reason, "evidence": v.evidence,
+                    "reason": None if reason is None else plain_text(reason), "evidence": plain_text(v.evidence),
                     "holds": True if verdict == "holds" else (None if verdict == "unchecked" else False),
                     **_paper_fields(c, v.value)})
     return out
 
 
 def _same_data(paper_data: str, dataset: str) -> bool:
-    return ("1M" in paper_data and ("ML-1M" in dataset or "MovieLens-1M" in dataset)) or paper_data in dataset
+    if "MovieLens-1M" in paper_data:
+        return "ML-1M" in dataset or "MovieLens-1M" in dataset or "ml-1m" in dataset
+    return paper_data in dataset
 
 
 def _data_note(paper_data: str, dataset: str) -> str:
-    if "1M" in paper_data and ("100K" in dataset.upper() or "100k" in dataset):
-        return ML_NOTE
+    if "MovieLens-1M" in paper_data and ("100K" in dataset.upper() or "100k" in dataset):
+        ours = OCEF_ML_100K if paper_data == OCEF_ML_1M else ML_100K
+        return f"data set: the paper used {paper_data}; this run used {ours} (ML-1M is not available offline)"
     return f"data set: the paper used {paper_data}; this run used {dataset}"
+
+
+_NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with numpy scalar reprs shown plainly (``np.int64(1)`` -> ``1``).
+
+    Examples
+    --------
+    >>> plain_text("factors: [np.int64(1), np.float64(0.5)]")
+    'factors: [1, 0.5]'
+    """
+    return _NUMPY_REPR.sub(r"\1", str(text))
 
 
 def verdict_counts(rows: list[dict]) -> dict[str, int]:
@@ -369,7 +393,7 @@ def trend(df: pd.DataFrame, x: str, y: str, *, sign: int, by: str | None = None,
 
     The test is the 95% t interval of the common slope (one intercept per ``by`` group), judged
     by :func:`slope_verdict`; a trend needs at least :data:`MIN_TREND_POINTS` distinct ``x``
-    values (fewer: ``unchecked``, the grid lacks the points). ``holds`` further needs every
+    values (fewer: :class:`NotCheckable`, reported ``unchecked``: the grid lacks the points). ``holds`` further needs every
     group's own slope to have the claimed sign (else ``inconclusive``, naming the groups).
 
     Examples
@@ -377,8 +401,10 @@ def trend(df: pd.DataFrame, x: str, y: str, *, sign: int, by: str | None = None,
     >>> df = pd.DataFrame({"x": [1, 2, 3, 4, 5], "y": [5.0, 4.1, 2.9, 2.2, 0.8]})
     >>> trend(df, "x", "y", sign=-1).verdict, trend(df, "x", "y", sign=+1).verdict
     ('holds', 'contradicted')
-    >>> trend(df.head(2), "x", "y", sign=-1).verdict
-    'unchecked'
+    >>> trend(df.head(2), "x", "y", sign=-1)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ...
+    ocef.experiments.claims.NotCheckable: the grid has 2 value(s) of x; a trend needs at least 3
     """
     distinct = df[x].nunique()
     if distinct < MIN_TREND_POINTS:

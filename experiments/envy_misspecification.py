@@ -28,7 +28,7 @@ import pandas as pd
 
 from ocef.experiments._audit import synthetic_fallback
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
-from ocef.experiments.claims import Claim, ML_1M
+from ocef.experiments.claims import OCEF_ML_1M, Claim
 
 NAME = "envy-misspecification"
 DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
@@ -159,21 +159,21 @@ CLAIMS = [
     Claim("Fig. 1", "With one latent factor there is no envy (popularity recommender): ≤ 1% of users and groups "
                     "ε-envious", _no_envy_at_one,
           test="share of ε-envious users and groups <= 1% (point comparison)",
-          reason_if_false="more than 1% ε-envious at one factor", paper_data=ML_1M),
+          reason_if_false="more than 1% ε-envious at one factor", paper_data=OCEF_ML_1M),
     Claim("Fig. 1, 4-6", "For an intermediate number of latent factors envy is visible: the average envy of "
                          "individuals peaks at an interior number of factors, with ≥ 10% of users ε-envious", _peak,
           test="argmax of the average envy over the factor grid is interior, with >= 10% ε-envious",
           reason_if_false="the peak sits at an end of the factor grid or below 10% ε-envious: a wider grid "
                           "would settle it",
           quick="the quick grid stops at 16 factors (1, 4, 16): a peak cannot be told from a rise",
-          paper_data=ML_1M),
+          paper_data=OCEF_ML_1M),
     Claim("Fig. 1", "With enough latent factors the degree of envy tends to zero: at the largest number of factors "
                     "average envy is below half its peak", _vanishes,
           test="average envy at the largest number of factors < peak / 2 (point comparison)",
           reason_if_false="envy at the largest number of factors is still above half its peak: more factors "
                           "would settle it",
           quick="the quick grid stops at 16 factors (1, 4, 16): where envy tends to zero is beyond it",
-          paper_data=ML_1M),
+          paper_data=OCEF_ML_1M),
 ]
 
 

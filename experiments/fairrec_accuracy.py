@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ocef.experiments.claims import Claim, ML_1M, Verdict
+from ocef.experiments.claims import ML_1M, Claim, Verdict
 from ocef.experiments.fairrec_common import (EPSILON, MIN_USERS, N_ITER, accuracy_bars, models_for, row,
                                             run_oracle_experiment)
 

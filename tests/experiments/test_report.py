@@ -250,8 +250,8 @@ def test_editing_the_source_changes_the_code_hash(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------- the four verdicts
-from ocef.experiments.claims import (ML_NOTE, Verdict, plain, rate_at_least, require,  # noqa: E402
-                                     slope_near, verdict_counts)
+from ocef.experiments.claims import (ML_1M, ML_NOTE, OCEF_ML_1M, Verdict, plain, plain_text,  # noqa: E402
+                                     rate_at_least, require, slope_near, verdict_counts)
 
 
 def _one(check, df, **kw):
@@ -320,11 +320,14 @@ def test_a_bare_false_is_inconclusive_unless_declared_a_contradiction():
 
 
 def test_data_set_difference_is_named_in_the_reason():
-    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data="MovieLens-1M",
-               data="MovieLens-100K (943 users)")
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-100K (943 users)")
     assert row["reason"].endswith(ML_NOTE) and "6,040 users" in row["reason"] and "943 users" in row["reason"]
-    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data="MovieLens-1M", data="MovieLens-1M")
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=OCEF_ML_1M, data="MovieLens-100K (943 users)")
+    assert "9 of them envious" in row["reason"] and "61 of them ε-envious" in row["reason"]
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-1M (ml-1m)")
     assert "data set" not in row["reason"]
+    row = _one(lambda d: (True, "ok"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-100K")
+    assert row["reason"] is None                           # a claim that holds needs no excuse
 
 
 def test_paper_value_and_difference():
@@ -345,6 +348,10 @@ def test_rate_and_slope_near_tests():
                       -1, 0.15).verdict == "holds"
     import numpy as np
     assert plain(np.int64(1)) == "1" and plain(np.float64(0.5)) == "0.5"
+    assert plain_text("factors: [np.int64(1), np.int64(4)]") == "factors: [1, 4]"
+    row = _one(lambda d: (_ for _ in ()).throw(NotCheckable(f"factors {[np.int64(1)]}")), pd.DataFrame(),
+               quick_run=True)
+    assert "np." not in row["evidence"] + row["reason"] and row["reason"].startswith("quick grid lacks it")
     assert verdict_counts([{"verdict": "holds"}] * 2) == {"holds": 2, "contradicted": 0, "inconclusive": 0,
                                                          "unchecked": 0}
 
