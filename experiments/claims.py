@@ -49,7 +49,8 @@ OCEF_ML_1M = (f"{ML_1M}, cut to the 2,000 users and 2,000 items with most rating
 ML_100K = "MovieLens-100K (943 users, 1,682 items, 100,000 ratings)"
 #: The same facts on ML-100K (README "Data"), named in the reasons of OCEF's claims.
 OCEF_ML_100K = f"{ML_100K}; 86 age-occupation groups, 61 of them ε-envious at 50 factors"
-ML_NOTE = (f"data set: the paper used {ML_1M}; this run used {ML_100K} (ML-1M is not available offline)")
+ML_NOTE = (f"data set: the paper used {ML_1M}; this run used {ML_100K} (ML-1M is not available offline; "
+           "a run with ml-1m/ in --data-dir would settle it)")
 
 
 class NotCheckable(ValueError):
@@ -261,7 +262,8 @@ def _same_data(paper_data: str, dataset: str) -> bool:
 def _data_note(paper_data: str, dataset: str) -> str:
     if "MovieLens-1M" in paper_data and ("100K" in dataset.upper() or "100k" in dataset):
         ours = OCEF_ML_100K if paper_data == OCEF_ML_1M else ML_100K
-        return f"data set: the paper used {paper_data}; this run used {ours} (ML-1M is not available offline)"
+        return (f"data set: the paper used {paper_data}; this run used {ours} (ML-1M is not available offline; "
+                "a run with ml-1m/ in --data-dir would settle it)")
     return f"data set: the paper used {paper_data}; this run used {dataset}"
 
 

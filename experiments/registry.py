@@ -45,7 +45,36 @@ EXPERIMENTS: dict[str, str] = {
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
 #: cache on the project's 2-core machine shared with other jobs (None: not measured);
 #: ``ocef reproduce --list`` prints them.
-RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {}
+RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
+    # quick: `ocef reproduce --quick` of 2026-11-25, cold cache, beside a full run and other sessions
+    "bandit-alpha": (13.0, None),
+    "bandit-delta": (4.0, None),
+    "bandit-arms": (4.0, None),
+    "movielens-audit-alpha": (25.0, None),
+    "movielens-audit-group-size": (46.0, None),
+    "movielens-audit-delta": (12.0, None),
+    "movielens-audit-sparsity": (28.0, None),
+    "reo-synthetic-mse": (10.0, None),
+    "reo-sample-size": (9.0, None),
+    "reo-monitoring": (3.0, None),
+    "reo-ci-methods": (13.0, None),
+    "reo-ab-boost": (9.0, None),
+    "reo-random-traffic-value": (11.0, None),
+    "reo-unidentifiability": (2.0, None),
+    "reo-real-data": (3.0, None),
+    "envy-misspecification": (142.0, None),
+    "measurement-bias": (40.0, None),
+    "bias-metrics-movielens": (87.0, None),
+    "pairwise-lemmas": (12.0, None),
+    "pairwise-regularization": (64.0, None),
+    "pairwise-coat": (4.0, None),
+    "fairrec-accuracy": (5.0, None),
+    "fairrec-attributes": (1.0, None),
+    "fairrec-budget": (56.0, None),
+    "fairrec-hyper": (5.0, None),
+    "fairrec-vanilla": (8.0, None),
+    "fairrec-efficiency": (13.0, None),
+}
 
 
 def names() -> list[str]:
