@@ -44,13 +44,14 @@ VERDICTS = ("holds", "contradicted", "inconclusive", "unchecked")
 #: MovieLens-1M (what the OCEF and FairRec papers used) vs MovieLens-100K (what is available offline).
 ML_1M = "MovieLens-1M (6,040 users, 3,706 rated movies, 1,000,209 ratings)"
 #: What the OCEF paper (Sec. 6, App. D.2) made of MovieLens-1M.
-OCEF_ML_1M = (f"{ML_1M}, cut to the 2,000 users and 2,000 items with most ratings; 120 age-occupation groups, "
-              "9 of them envious at 50 factors")
+OCEF_ML_1M = ("MovieLens-1M cut to the 2,000 users x 2,000 items with most ratings (120 age-occupation groups, "
+              "9 of them envious at 50 factors)")
 ML_100K = "MovieLens-100K (943 users, 1,682 items, 100,000 ratings)"
 #: The same facts on ML-100K (README "Data"), named in the reasons of OCEF's claims.
-OCEF_ML_100K = f"{ML_100K}; 86 age-occupation groups, 61 of them ε-envious at 50 factors"
-ML_NOTE = (f"data set: the paper used {ML_1M}; this run used {ML_100K} (ML-1M is not available offline; "
-           "a run with ml-1m/ in --data-dir would settle it)")
+OCEF_ML_100K = "ML-100K (943 users; 86 age-occupation groups, 61 of them ε-envious at 50 factors)"
+#: The reason's note when a paper's MovieLens-1M claim is checked on MovieLens-100K.
+ML_NOTE = ("data: ML-100K (943 users, 1,682 items) instead of the paper's ML-1M (6,040 users, 3,706 movies), "
+           "which is not available offline")
 
 
 class NotCheckable(ValueError):
@@ -190,8 +191,9 @@ def _as_verdict(claim: Claim, out) -> Verdict:
 
 
 def _paper_fields(claim: Claim, value) -> dict:
-    """``paper_value``, ``paper_source``, ``ours`` and ``difference`` (ours - paper, where both are numbers)."""
-    ours = None if value is None or not np.isfinite(float(value)) else float(value)
+    """``paper_value``, ``paper_source``, ``ours`` (where the paper prints a number) and ``difference``
+    (ours - paper, where both are numbers)."""
+    ours = None if claim.paper_value is None or value is None or not np.isfinite(float(value)) else float(value)
     diff = None
     if isinstance(claim.paper_value, (int, float)) and ours is not None:
         diff = ours - float(claim.paper_value)
@@ -242,7 +244,7 @@ def check_claims(claims: list[Claim], results: pd.DataFrame, *, quick: bool = Fa
             verdict, reason = "unchecked", f"quick grid: {c.quick} (verdict on it would be {v.verdict})"
         else:
             if quick and verdict == "inconclusive":
-                reason = f"{reason} (quick run: fewer points, trials and samples than the full run)"
+                reason = f"{reason} [quick run]"
             if verdict in ("contradicted", "inconclusive") and c.paper_data and dataset \
                     and not _same_data(c.paper_data, dataset):
                 reason = f"{reason}; {_data_note(c.paper_data, dataset)}"
@@ -261,10 +263,11 @@ def _same_data(paper_data: str, dataset: str) -> bool:
 
 def _data_note(paper_data: str, dataset: str) -> str:
     if "MovieLens-1M" in paper_data and ("100K" in dataset.upper() or "100k" in dataset):
-        ours = OCEF_ML_100K if paper_data == OCEF_ML_1M else ML_100K
-        return (f"data set: the paper used {paper_data}; this run used {ours} (ML-1M is not available offline; "
-                "a run with ml-1m/ in --data-dir would settle it)")
-    return f"data set: the paper used {paper_data}; this run used {dataset}"
+        if paper_data == OCEF_ML_1M:
+            return (f"data: {OCEF_ML_100K} instead of the paper's ML-1M cut to 2,000 x 2,000 (120 groups, 9 envious), "
+                    "which is not available offline")
+        return ML_NOTE
+    return f"data: {dataset} instead of the paper's {paper_data}"
 
 
 _NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")

@@ -363,9 +363,11 @@ def render_html(doc: dict) -> str:
         if x.get("traceback"):
             out.append(f"<pre>{e(x['traceback'])}</pre>")
         if x["claims"]:
+            numbers = any(c.get("paper_value") is not None for c in x["claims"])
             out.append('<table class="claims"><thead><tr><th>paper</th><th>claim</th><th>verdict</th><th>reason</th>'
                        "<th>evidence (computed from the experiment's CSV)</th><th>test</th>"
-                       "<th>paper's number</th><th>ours</th><th>ours − paper</th></tr></thead><tbody>")
+                       + ("<th>paper's number</th><th>ours</th><th>ours − paper</th>" if numbers else "")
+                       + "</tr></thead><tbody>")
             for i, c in enumerate(x["claims"]):
                 w = c["verdict"]
                 src = f' <span class="meta">({e(c["paper_source"])})</span>' if c.get("paper_source") else ""
@@ -373,8 +375,10 @@ def render_html(doc: dict) -> str:
                            f'<td>{e(c["claim"])}</td><td class="verdict {w}-word">{w}</td>'
                            f'<td>{e(str(c.get("reason") or ""))}</td><td>{e(c["evidence"])}</td>'
                            f'<td>{e(str(c.get("test") or ""))}</td>'
-                           f'<td>{e(_fmt(c.get("paper_value")))}{src if c.get("paper_value") is not None else ""}</td>'
-                           f'<td class="num">{e(_fmt(c.get("ours")))}</td><td class="num">{e(_fmt(c.get("difference")))}</td></tr>')
+                           + (f'<td>{e(_fmt(c.get("paper_value")))}{src if c.get("paper_value") is not None else ""}</td>'
+                              f'<td class="num">{e(_fmt(c.get("ours")))}</td>'
+                              f'<td class="num">{e(_fmt(c.get("difference")))}</td>' if numbers else "")
+                           + "</tr>")
             out.append("</tbody></table>")
         else:
             out.append('<p class="meta">This experiment declares no claims.</p>')
