@@ -136,9 +136,28 @@ def claim_counts(entry: dict) -> tuple[int, int]:
 
 
 def outcome(entry: dict) -> str:
-    """What an experiment's row shows: its run status unless ``ok``; then its claims' verdicts
-    (``"ok"`` only when every checked claim holds; otherwise the worst verdict among its claims:
-    ``contradicted`` before ``inconclusive`` before ``unchecked``)."""
+    """What an experiment's row shows.
+
+    Its run status unless ``ok``; then its claims' verdicts: ``"ok"`` only when every checked
+    claim holds, otherwise the worst verdict among its claims (``contradicted`` before
+    ``inconclusive`` before ``unchecked``), so no green "ok" stands beside claims that do not hold.
+
+    Parameters
+    ----------
+    entry : dict
+        One experiment of ``summary.json`` (``status`` and ``claims``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> outcome({"status": "ok", "claims": [{"verdict": "holds"}, {"verdict": "inconclusive"}]})
+    'inconclusive'
+    >>> outcome({"status": "skipped", "claims": []})
+    'skipped'
+    """
     if entry["status"] != "ok":
         return entry["status"]
     counts = verdict_counts(entry["claims"])
@@ -149,6 +168,22 @@ def outcome(entry: dict) -> str:
 
 
 def claims_cell(entry: dict) -> str:
+    """The verdict counts of one experiment in words.
+
+    Parameters
+    ----------
+    entry : dict
+        One experiment of ``summary.json``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> claims_cell({"claims": [{"verdict": "holds"}, {"verdict": "holds"}, {"verdict": "unchecked"}]})
+    '2 holds, 1 unchecked'
+    """
     counts = verdict_counts(entry["claims"])
     return ", ".join(f"{n} {w}" for w, n in counts.items() if n) or "no claims"
 
