@@ -286,8 +286,10 @@ DELTA_CLAIMS = [
     Claim("Fig. 11", "gender-occupation (42 groups) needs orders of magnitude more samples than gender (2 groups)",
           _orders_larger, test="ratio of mean durations >= 10 (point comparison)",
           reason_if_false="the ratio of mean durations is below 10 (no interval tested)", paper_data=OCEF_ML_1M),
-    Claim("Fig. 11", "The cost per user follows the same decreasing trend in δ (common slope of cost on log δ < 0)",
-          lambda df: trend(df, "delta", "cost_mean", sign=-1, by="partition", logx=True),
+    Claim("Fig. 11", "The cost per user follows the same decreasing trend in δ (partitions without envious groups, "
+                     "as in Fig. 2's cost claim: age-occupation's cost is negative; common slope of cost on log δ < 0)",
+          lambda df: trend(df[df["partition"] != "age-occupation"], "delta", "cost_mean", sign=-1, by="partition",
+                           logx=True),
           test="95% t interval of the common slope (one intercept per partition)", paper_data=OCEF_ML_1M),
 ]
 
