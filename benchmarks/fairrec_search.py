@@ -22,12 +22,12 @@ def synthetic(n_users: int, n_cells: int, seed: int) -> None:
     from ocef.fairrec.search import search
 
     oracle = synthetic_oracle(n_users, n_cells)
-    ex = search(oracle, "exhaustive")
+    ex = search(oracle, "exhaustive", test=None)
     print(f"synthetic: {n_users:,} users, {oracle.n_cells:,} cells, {oracle.n_groups:,} valid groups")
     print(f"  {'Themis':<22}: {ex.n_evaluations:>7,} evaluations, {ex.n_users_queried:>8,} users queried, "
           f"cost {ex.cost:>9,.0f}, {ex.seconds:.3f} s")
     for method, kwargs in SETTINGS.items():
-        runs = [search(oracle, "dpso", rng=seed + s, **kwargs) for s in range(5)]
+        runs = [search(oracle, "dpso", test=None, rng=seed + s, **kwargs) for s in range(5)]
         ev = np.mean([r.n_evaluations for r in runs])
         q = np.mean([r.n_users_queried for r in runs])
         cost = np.mean([r.cost for r in runs])
@@ -52,10 +52,10 @@ def movielens(seed: int) -> None:
     except FileNotFoundError as exc:
         print(f"MovieLens skipped: {exc}")
         return
-    search(fit.oracle("mrr", lazy=True), "dpso", n_iter=1, rng=seed)     # warm-up: first scipy import
+    search(fit.oracle("mrr", lazy=True), "dpso", test=None, n_iter=1, rng=seed)     # warm-up: first scipy import
     for metric in ("mrr", "auc"):
-        lazy = search(fit.oracle(metric, lazy=True), "dpso", rng=seed)
-        pre = search(fit.oracle(metric), "dpso", rng=seed)
+        lazy = search(fit.oracle(metric, lazy=True), "dpso", test=None, rng=seed)
+        pre = search(fit.oracle(metric), "dpso", test=None, rng=seed)
         assert lazy.uf == pre.uf and lazy.n_evaluations == pre.n_evaluations
         print(f"  UF_{metric} {pre.uf:.4f}, {pre.n_evaluations} evaluations: black-box oracle {lazy.seconds:.3f} s, "
               f"precomputed scores {pre.seconds:.3f} s ({lazy.seconds / pre.seconds:.0f}x)")

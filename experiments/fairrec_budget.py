@@ -74,7 +74,7 @@ def measure(oracle, setting: str, model: str, metric: str, seeds) -> pd.DataFram
     random subset of as many groups as it evaluated — does DPSO's guidance beat chance at all?"""
     from ocef.fairrec.search import search
 
-    ex = search(oracle, "exhaustive")
+    ex = search(oracle, "exhaustive", test=None)
     smooth = neighbour_correlation(oracle, ex.infobase)
     rows = []
 
@@ -90,12 +90,12 @@ def measure(oracle, setting: str, model: str, metric: str, seeds) -> pd.DataFram
         for s in seeds:
             for name, (method, kwargs) in METHODS.items():
                 add(kind, share, next(iter(budget.values())), name, s,
-                    search(oracle, method, rng=s, **kwargs, **budget))
+                    search(oracle, method, test=None, rng=s, **kwargs, **budget))
     for s in seeds:
-        r = search(oracle, "dpso", epsilon="auto", n_iter="auto", rng=s)
+        r = search(oracle, "dpso", test=None, epsilon="auto", n_iter="auto", rng=s)
         add("matched", np.nan, r.n_evaluations, "fairrec", s, r)
         add("matched", np.nan, r.n_evaluations, "themis-random", s,
-            search(oracle, "exhaustive", max_evaluations=r.n_evaluations, rng=s))
+            search(oracle, "exhaustive", test=None, max_evaluations=r.n_evaluations, rng=s))
     return pd.DataFrame(rows)
 
 

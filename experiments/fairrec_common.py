@@ -63,12 +63,12 @@ def sweep(oracle, model: str, metric: str, seeds, settings, methods=(("dpso", "f
     ``methods`` = ``[(search method, name in the CSV), ...]``; accuracy against Themis' UF."""
     from ocef.fairrec.search import search
 
-    opt = search(oracle, "exhaustive").uf
+    opt = search(oracle, "exhaustive", test=None).uf
     rows = []
     for kwargs, extra in settings:
         for s in seeds:
             for method, name in methods:
-                rows.append(row(model, metric, name, s, search(oracle, method, rng=s, **kwargs), opt, **extra))
+                rows.append(row(model, metric, name, s, search(oracle, method, test=None, rng=s, **kwargs), opt, **extra))
     return pd.DataFrame(rows)
 
 
@@ -77,7 +77,11 @@ def row(model: str, metric: str, method: str, seed, res, uf_opt: float, **extra)
             "uf_themis": uf_opt, "accuracy": res.uf / uf_opt if uf_opt > 0 else np.nan,
             "n_evaluations": res.n_evaluations, "n_users_queried": res.n_users_queried,
             "n_groups": res.n_groups, "n_cells": res.n_cells, "seconds": res.seconds,
-            "min_users": res.min_users, **extra}
+            "min_users": res.min_users, "uf_lower": res.uf_lower, "p_value": res.p_value,
+            "significant": res.significant, "confidence": res.confidence, "test": res.test,
+            "n_resamples": res.n_resamples,
+            "advantaged": res.advantaged.name() if res.advantaged is not None else None,
+            "disadvantaged": res.disadvantaged.name() if res.disadvantaged is not None else None, **extra}
 
 
 def panel_grid(n: int, width: float, height: float, ncols: int = 3):

@@ -3,17 +3,21 @@
 ``ocef fairrec --dataset movielens [--data-dir DIR] --model logmf|fm`` trains the model on the
 leave-last-out split and tests it through black-box queries; ``ocef fairrec --user-metrics M.csv``
 tests a table with one row per user, one column per attribute (integer codes) and one per metric.
-JSON keys: ``uf``, ``advantaged`` / ``disadvantaged`` (``{group: {attribute: code}, n_users,
-value}``), ``n_evaluations``, ``n_users_queried``, ``n_queries``, ``cost``, ``n_invalid_visits``, ``n_groups`` (valid
+JSON keys: ``uf``, ``uf_lower`` (lower confidence bound of the population UF, valid whatever the
+search looked at), ``p_value``, ``significant``, ``confidence``, ``test``, ``n_resamples``, ``reason``,
+``advantaged`` / ``disadvantaged`` (``{group: {attribute: code}, labels: {attribute: label},
+n_users, value, ci_low, ci_high}``; ``n_users`` counts users with a defined metric, the interval is
+simultaneous over the valid groups), ``n_evaluations``, ``n_users_queried``, ``n_queries``, ``cost``, ``n_invalid_visits``, ``n_groups`` (valid
 groups), ``n_cells``, ``min_users``, ``seconds``, ``top_advantaged``, ``top_disadvantaged``,
-``method``, ``metric``, ``params``.
+``method``, ``metric``, ``params``, ``inference_users_queried``, ``inference_queries``,
+``inference_seconds``, ``labels`` (code -> label per attribute).
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS
+from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS, TESTS
 
 
 def _auto_or(kind):
@@ -71,8 +75,21 @@ def register(sub) -> None:
     p.add_argument("--group-cost", type=float, default=1.0,
                    help="fixed cost of one black-box query, in users (default: 1)")
     p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
-    p.add_argument("--auc", choices=AUC_MODES, default="pooled",
-                   help="group AUC over the pooled candidates or the mean of user AUCs (default: pooled)")
+    p.add_argument("--auc", choices=AUC_MODES, default="mean",
+                   help="group AUC: the mean of its users' AUCs (Def. 2.2) or the AUC of its pooled candidates "
+                        "(the authors' code; no interval or permutation test) (default: mean)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="level of uf_lower and of the simultaneous group intervals; significant means "
+                        "p <= 1 - confidence (default: 0.95)")
+    p.add_argument("--test", choices=("auto",) + TESTS, default="auto",
+                   help="p-value: permutation (re-runs the search on permuted users, exact), bound (from the "
+                        "simultaneous intervals, no extra query) or auto: permutation when its extra queries cost "
+                        "at most twice the search's, else bound (default: auto)")
+    p.add_argument("--n-resamples", "--resamples", dest="n_resamples", type=int, default=199,
+                   help="permutations of the permutation test (default: 199)")
+    p.add_argument("--bounds", default=None, metavar="LOW,HIGH",
+                   help="with --user-metrics: range of one user's metric value, needed for intervals when the "
+                        "metric is not auc/mrr/ndcg/urd/hit (in [0, 1])")
     p.add_argument("--top-n", type=int, default=5, help="groups listed at each end (default: 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")
     p.add_argument("--split-seed", type=int, default=0,
@@ -93,7 +110,15 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
         if not args.user_metrics.is_file():
             raise FileNotFoundError(f"--user-metrics file not found: {args.user_metrics}")
         table = pd.read_csv(args.user_metrics)
-        return GroupOracle.from_user_metrics(table, attributes, args.metric, args.min_users)
+        bounds = "auto"
+        if args.bounds is not None:
+            from ocef.commands._common import parse_float_list
+
+            bounds = parse_float_list(args.bounds, "--bounds")
+            if len(bounds) != 2 or not bounds[0] < bounds[1]:
+                raise ValueError(f"--bounds must be LOW,HIGH with LOW < HIGH, got {args.bounds!r}")
+        return GroupOracle.from_user_metrics(table, attributes, args.metric, args.min_users, bounds=bounds,
+                                             labels=_labels_of(table, attributes))
     if args.dataset is None:
         raise ValueError("give --dataset movielens or --user-metrics M.csv")
     if args.metric not in METRICS:
@@ -102,6 +127,19 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
 
     fitted = fit_movielens(args.model, args.data_dir, split_seed=args.split_seed, model_seed=args.split_seed)
     return fitted.oracle(args.metric, attributes, min_users=args.min_users, k=args.k, auc=args.auc, lazy=True)
+
+
+def _labels_of(table, attributes) -> dict | None:
+    """Labels from ``ATTR_label`` columns of a user-metrics table (one label per code), if present."""
+    out = {}
+    for a in attributes:
+        col = f"{a}_label"
+        if col in table.columns:
+            pairs = table[[a, col]].drop_duplicates()
+            if pairs[a].duplicated().any():
+                raise ValueError(f"column {col!r} gives more than one label to a code of {a!r}")
+            out[a] = dict(zip(pairs[a].astype(int), pairs[col].astype(str)))
+    return out or None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -122,13 +160,16 @@ def _run(args: argparse.Namespace) -> int:
     check_in_interval("theta", args.theta, 0.0, 1.0, low_open=False)
     if args.max_evaluations is not None:
         check_positive_int("max_evaluations", args.max_evaluations)
+    check_in_interval("--confidence", args.confidence, 0.0, 1.0, high_open=True)
+    check_positive_int("--n-resamples", args.n_resamples)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     if not attributes:
         raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")
     oracle = _oracle(args, attributes)
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
                  top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,
-                 group_cost=args.group_cost, epsilon_base=args.epsilon_base, rng=args.seed)
+                 group_cost=args.group_cost, epsilon_base=args.epsilon_base, confidence=args.confidence,
+                 test=args.test, n_resamples=args.n_resamples, rng=args.seed)
     if args.json:
         from ocef.commands._common import print_json
 
@@ -138,13 +179,24 @@ def _run(args: argparse.Namespace) -> int:
     def fmt(g) -> str:
         if g is None:
             return "-"
-        return f"{', '.join(f'{a}={v}' for a, v in g.group.items())} ({g.n_users} users): {g.value:.4f}"
+        ci = (f" [{g.ci_low:.4f}, {g.ci_high:.4f}]" if g.ci_low == g.ci_low else "")
+        return f"{g.name()} ({g.n_users} users): {g.value:.4f}{ci}"
 
-    print(f"UF_{res.metric} = {res.uf:.4f}  ({res.method}, min_users={res.min_users})")
+    level = f"{res.confidence:.0%}"
+    lower = f"{res.uf_lower:.4f}" if res.uf_lower == res.uf_lower else "none"
+    p = f"{res.p_value:.3g}" if res.p_value == res.p_value else "none"
+    print(f"UF_{res.metric} = {res.uf:.4f}  ({res.method}, min_users={res.min_users} users with a defined metric)")
+    print(f"{level} lower bound of the population UF: {lower};  p = {p}"
+          + (f" ({res.test} test, {res.n_resamples} permutations)" if res.test == "permutation" else
+             f" ({res.test} test)" if res.test else ""))
+    print(res.verdict())
     print(f"advantaged:    {fmt(res.advantaged)}")
     print(f"disadvantaged: {fmt(res.disadvantaged)}")
+    if res.advantaged is not None and res.advantaged.ci_low == res.advantaged.ci_low:
+        print(f"  (intervals: {level} simultaneous over the {res.n_groups} valid groups)")
     print(f"evaluated {res.n_evaluations} of {res.n_groups} valid groups ({res.n_cells} cells), "
-          f"{res.n_users_queried} users queried (cost {res.cost:g}), {res.seconds:.2f} s")
+          f"{res.n_users_queried} users queried (cost {res.cost:g}), {res.seconds:.2f} s; "
+          f"inference queried {res.inference_users_queried} more users, {res.inference_seconds:.2f} s")
     if res.params["n_particles"] is not None:
         print(f"epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']}, "
               f"{res.params['n_particles']} particles per swarm, {res.params['n_iter']} iterations")

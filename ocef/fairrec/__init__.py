@@ -9,3 +9,5 @@ EPSILON_BASES: tuple[str, ...] = ("cells", "groups")
 #: How a group's AUC is computed (:func:`ocef.fairrec.unfairness.group_values`): over the group's pooled
 #: candidate rows, or the mean of its users' AUCs.
 AUC_MODES: tuple[str, ...] = ("pooled", "mean")
+#: How the p-value of UF is computed (:mod:`ocef.fairrec.inference`).
+TESTS: tuple[str, ...] = ("permutation", "bound")

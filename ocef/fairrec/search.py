@@ -57,12 +57,15 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
+from ocef.fairrec.inference import (TESTS, bound_p_value, permutation_p_value, simultaneous_intervals,
+                                    uf_lower_bound)
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
-__all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES"]
+__all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES",
+           "METRIC_BOUNDS", "metric_bounds", "defined_users"]
 
 
 class BudgetExhausted(Exception):
@@ -128,40 +131,86 @@ def _n_particles(epsilon: float, n: int) -> int:
 class GroupOracle:
     """Black-box group evaluation with a cache (the InfoBase) and counters.
 
-    ``users``: one row per user with integer attribute codes (row ``r`` is user ``r`` of
-    ``evaluate``); ``attributes``: the sensitive attributes (columns) spanning the search space;
-    ``evaluate(user_rows) -> float``: the metric value of a group of users (queries the model
-    for those users only); ``min_users``: smaller groups are invalid (never queried).
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        One row per user with integer attribute codes (row ``r`` is user ``r`` of ``evaluate``).
+    attributes : sequence of str
+        The sensitive attributes (columns) spanning the search space.
+    evaluate : callable
+        ``evaluate(user_rows)`` queries the model for those users only and returns either one
+        metric value per row (NaN where undefined; the group value is their mean, Def. 2.2's MGD)
+        or the group's value as one float (e.g. a pooled AUC).
+    min_users : int
+        Smallest number of users *with a defined metric* in a valid group; smaller groups are never
+        queried.
+    name : str
+        The metric's name.
+    defined : array_like of bool, optional
+        Which users have a defined metric (known from the data without querying the model, e.g. a
+        user without a positive candidate has no AUC); default: every user. Undefined users belong
+        to no group.
+    bounds : (float, float), optional
+        Range of one user's metric value (``None``: unknown). With per-user values and a range,
+        :func:`search` reports simultaneous intervals and ``uf_lower``
+        (:mod:`ocef.fairrec.inference`).
+    labels : dict, optional
+        ``{attribute: {code: label}}`` to print groups by name (e.g. ``{"gender": {0: "F", 1: "M"}}``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> users = pd.DataFrame({"g": [0, 0, 1, 1]})
+    >>> oracle = GroupOracle(users, ["g"], lambda rows: np.array([0.0, 1.0, 1.0, 1.0])[rows])
+    >>> oracle.values(np.array([0, 1])).tolist()
+    [0.5, 1.0]
     """
 
     def __init__(self, users: pd.DataFrame, attributes, evaluate: Callable[[np.ndarray], float],
-                 min_users: int = 1, name: str = ""):
+                 min_users: int = 1, name: str = "", *, defined=None, bounds=None, labels: dict | None = None):
         self.attributes = _check_attributes(users, attributes)
         self.min_users = check_positive_int("min_users", min_users)
         if not callable(evaluate):
             raise TypeError(f"evaluate must be callable, got {type(evaluate).__name__}")
         self.evaluate_users = evaluate
         self.name = name
+        self.bounds = _check_bounds(bounds)
+        self.labels = {a: dict(labels[a]) for a in self.attributes if labels and a in labels}
+        self.interval_reason = "" if self.bounds is not None else \
+            "no valid interval: the metric's range is unknown (give bounds)"
         codes = users[self.attributes].to_numpy().astype(np.int64)
-        self.n_users_total = codes.shape[0]
+        n_all = codes.shape[0]
+        if defined is None:
+            defined = np.ones(n_all, dtype=bool)
+        defined = np.asarray(defined, dtype=bool)
+        if defined.shape != (n_all,):
+            raise ValueError(f"defined must have one entry per user ({n_all}), got shape {defined.shape}")
+        self.defined = defined
+        self.n_users_all = n_all
+        self.n_users_total = int(defined.sum())
+        if self.n_users_total == 0:
+            raise ValueError("no user has a defined metric")
         self.low = codes.min(axis=0)
         self.high = codes.max(axis=0)
         self.cards = self.high - self.low + 1
         self.n_cells = int(np.prod(self.cards.astype(object)))
         self._radix = np.concatenate([np.cumprod(self.cards[::-1])[::-1][1:], [1]]).astype(np.int64)
-        cell = self.cell_of(codes)
+        rows = np.flatnonzero(defined)                    # undefined users belong to no group
+        cell = self.cell_of(codes[rows])
         order = np.argsort(cell, kind="stable")
-        self._order = order
+        self._order = rows[order]
         self._cells, self._start, self._count = np.unique(cell[order], return_index=True, return_counts=True)
         # Alg. 2 GetDistribution: each attribute's empirical distribution over its bounds.
-        self.marginals = [np.bincount(codes[:, j] - self.low[j], minlength=int(self.cards[j])) / codes.shape[0]
+        self.marginals = [np.bincount(codes[rows, j] - self.low[j], minlength=int(self.cards[j])) / rows.size
                           for j in range(codes.shape[1])]
+        self._size_of = dict(zip(self._cells.tolist(), self._count.tolist()))   # O(1) size of a cell
         valid = self._count >= self.min_users
         self.n_groups = int(valid.sum())
         if self.n_groups < 2:
             raise ValueError(f"fewer than two valid groups: {self.n_groups} group(s) with >= min_users="
-                             f"{self.min_users} users over attributes {self.attributes}")
+                             f"{self.min_users} users with a defined metric over attributes {self.attributes}")
         self.valid_cells = self._cells[valid]
+        self.per_user = None                              # set by the first query: per-user values or not
         self.reset()
 
     # -- cells and positions ------------------------------------------------------------------
@@ -192,6 +241,8 @@ class GroupOracle:
               group_cost: float = 1.0) -> None:
         """Empty the InfoBase and the counters (each search starts afresh) and set the budgets."""
         self.infobase: dict[int, tuple[float, int, int]] = {}   # cell -> (value, n_users, iteration)
+        self._user_values = np.full(self.n_users_all, np.nan)   # per-user values queried in this search
+        self._known = np.zeros(self.n_users_all, dtype=bool)
         self.n_evaluations = 0
         self.n_users_queried = 0
         self.n_queries = 0
@@ -200,6 +251,7 @@ class GroupOracle:
         self.max_cost = max_cost
         self.group_cost = group_cost
         self.iteration = 0
+        self._best = self._worst = None                    # (value, cell) of the valid InfoBase's extremes
 
     @property
     def cost(self) -> float:
@@ -208,12 +260,59 @@ class GroupOracle:
 
     def query(self, rows: np.ndarray) -> float:
         """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
-        ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``."""
+        ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``.
+        Returns the group value (the mean of the defined per-user values, or the black box's float)."""
         if self.max_cost is not None and self.cost + rows.size + self.group_cost > self.max_cost:
             raise BudgetExhausted
         self.n_users_queried += int(rows.size)
         self.n_queries += 1
-        return float(self.evaluate_users(rows))
+        return self._record(rows, self.evaluate_users(rows))
+
+    def _record(self, rows: np.ndarray, out) -> float:
+        out = np.asarray(out, dtype=float)
+        if out.ndim == 0:
+            self.per_user = False
+            return float(out)
+        if out.shape != (rows.size,):
+            raise ValueError(f"evaluate must return one float or one value per user row ({rows.size}), "
+                             f"got shape {out.shape}")
+        if self.per_user is None:
+            self.per_user = True
+        self._user_values[rows] = out
+        self._known[rows] = True
+        return _mean_defined(out)
+
+    def valid_rows(self) -> np.ndarray:
+        """User rows of the valid groups (sorted)."""
+        i = np.searchsorted(self._cells, self.valid_cells)
+        return np.sort(np.concatenate([self._order[a:a + n] for a, n in zip(self._start[i], self._count[i])]))
+
+    def user_values(self, rows=None) -> tuple[np.ndarray, int]:
+        """Metric values of the users ``rows`` (default: every defined user): the ones queried in this
+        search plus one query of the others (the extra cost of a permutation test). Returns
+        ``(values of every user, NaN outside rows, n_users_queried)``; raises ValueError if
+        ``evaluate`` returns group values only."""
+        if self.per_user is False:
+            raise ValueError("evaluate returns group values only; per-user values are needed")
+        want = self.defined.copy() if rows is None else np.isin(np.arange(self.n_users_all), rows)
+        missing = np.flatnonzero(want & ~self._known)
+        if missing.size:
+            self._record(missing, self.evaluate_users(missing))
+        if self.per_user is False:
+            raise ValueError("evaluate returns group values only; per-user values are needed")
+        return np.where(want, self._user_values, np.nan), int(missing.size)
+
+    def permuted(self, values: np.ndarray) -> "GroupOracle":
+        """A copy of this oracle (same groups, settings and labels, empty InfoBase) whose black box
+        returns ``values`` (one per user, e.g. the metric values permuted across the defined users)."""
+        import copy
+
+        other = copy.copy(self)
+        values = np.asarray(values, dtype=float)
+        other.evaluate_users = lambda rows: values[rows]
+        other.per_user = True
+        other.reset()
+        return other
 
     def value(self, cell: int) -> float:
         """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid."""
@@ -221,7 +320,7 @@ class GroupOracle:
         hit = self.infobase.get(cell)
         if hit is not None:
             return hit[0]
-        n = int(self.size(cell)[0])
+        n = self._size_of.get(cell, 0)
         if n < self.min_users:
             self.n_invalid_visits += 1
             return float("nan")
@@ -230,10 +329,22 @@ class GroupOracle:
         v = self.query(self.members(cell))
         self.n_evaluations += 1
         self.infobase[cell] = (v, n, self.iteration)
+        if v == v:                                        # running extremes (first evaluated wins ties)
+            if self._best is None or v > self._best[0]:
+                self._best = (v, cell)
+            if self._worst is None or v < self._worst[0]:
+                self._worst = (v, cell)
         return v
 
     def values(self, cells: np.ndarray) -> np.ndarray:
-        return np.array([self.value(c) for c in np.asarray(cells).tolist()], dtype=float)
+        """:meth:`value` of each cell, in order (cached cells cost nothing)."""
+        cells = np.asarray(cells, dtype=np.int64)
+        out = np.empty(cells.size)
+        infobase = self.infobase
+        for i, c in enumerate(cells.tolist()):
+            hit = infobase.get(c)
+            out[i] = hit[0] if hit is not None else self.value(c)
+        return out
 
     def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
         """Cell ids and values of the InfoBase entries with a defined value, in evaluation order."""
@@ -253,30 +364,53 @@ class GroupOracle:
         df["iteration"] = np.array([v[2] for v in vals], dtype=np.int64)
         return df
 
-    def group(self, cell: int) -> Group:
+    def group(self, cell: int, ci_low: float = float("nan"), ci_high: float = float("nan")) -> Group:
         v, n, _ = self.infobase[int(cell)]
         pos = self.position_of(np.array([cell]))[0]
-        return Group({a: int(c) for a, c in zip(self.attributes, pos)}, n, v)
+        codes = {a: int(c) for a, c in zip(self.attributes, pos)}
+        return Group(codes, n, v, float(ci_low), float(ci_high), self.label_of(codes))
+
+    def label_of(self, codes: dict) -> dict:
+        """``{attribute: label}`` of a group's codes (the code itself where no label is known)."""
+        return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}
 
     # -- constructors ---------------------------------------------------------------------------
     @classmethod
-    def from_user_metrics(cls, table: pd.DataFrame, attributes, metric: str, min_users: int = 1) -> "GroupOracle":
+    def from_user_metrics(cls, table: pd.DataFrame, attributes, metric: str, min_users: int = 1, *,
+                          bounds="auto", labels: dict | None = None) -> "GroupOracle":
         """Oracle over a table of per-user metric values (one row per user): a group's value is
-        the mean of ``metric`` over its users (NaNs skipped; all-NaN → invalid)."""
+        the mean of ``metric`` over its users with a defined (non-NaN) value.
+
+        ``bounds``: the range of one user's value; ``"auto"`` = [0, 1] for the metrics of Sec. 3.2
+        bounded so (``auc``, ``mrr``, ``ndcg``, ``urd``, ``hit``), unknown (``None``) otherwise.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"g": [0, 0, 1, 1], "mrr": [1.0, 0.5, 0.0, float("nan")]})
+        >>> o = GroupOracle.from_user_metrics(t, ["g"], "mrr")
+        >>> o.values([0, 1]).tolist(), o.size([0, 1]).tolist()
+        ([0.75, 0.0], [2, 1])
+        """
         if metric not in table.columns:
             raise ValueError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
+        if bounds == "auto":
+            bounds = METRIC_BOUNDS.get(metric)
 
-        def evaluate(rows: np.ndarray) -> float:
-            return _mean_defined(values[rows])
+        def evaluate(rows: np.ndarray) -> np.ndarray:
+            return values[rows]
 
-        return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric)
+        return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric,
+                   defined=~np.isnan(values), bounds=bounds, labels=labels)
 
     @classmethod
     def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str,
-                   k: int = 5, min_users: int = 1, auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
+                   k: int = 5, min_users: int = 1, auc: str = "mean", ndcg: str = "standard",
+                   labels: dict | None = None) -> "GroupOracle":
         """Oracle that queries ``score`` (a black box: candidate rows -> scores) for a group's
-        users only and computes the group's ``metric`` (Sec. 3.2; AUC pooled by default)."""
+        users only and computes the group's ``metric`` (Sec. 3.2): the mean over the group's users
+        (Def. 2.2), or for ``auc="pooled"`` the AUC of the group's pooled candidates."""
         check_metric(metric)
         check_auc(auc)
         check_ndcg(ndcg)                      # here, not at the first query of a search
@@ -286,46 +420,121 @@ class GroupOracle:
         counts = np.searchsorted(users_col, np.arange(split.n_users), side="right") - starts
         _check_every_user(np.unique(users_col), split.n_users)
         check_k(k, counts)
+        pooled = metric == "auc" and auc == "pooled"
 
-        def evaluate(rows: np.ndarray) -> float:
+        def evaluate(rows: np.ndarray):
             n = counts[rows]                  # the users' candidate rows, contiguous in ``cand``
             idx = np.repeat(starts[rows] - (np.cumsum(n) - n), n) + np.arange(n.sum())
             sub = cand.iloc[idx]
             s = np.asarray(score(sub), dtype=float)
-            if metric == "auc" and auc == "pooled":
+            if pooled:
                 return pooled_auc(sub["label"].to_numpy(), s)
             um = user_metrics(sub, s, k=k, genres=split.genres, rp=split.rp, user_pop=split.user_pop, ndcg=ndcg)
-            return _mean_defined(um[metric].to_numpy())
+            return um[metric].to_numpy()[np.searchsorted(um["user"].to_numpy(), rows)]
 
-        return cls(split.users, attributes, evaluate, min_users, name=metric)
+        return cls(split.users, attributes, evaluate, min_users, name=metric,
+                   defined=None if pooled else defined_users(split, metric),
+                   bounds=None if pooled else metric_bounds(split, metric), labels=labels)._pooled(pooled)
+
+    def _pooled(self, pooled: bool) -> "GroupOracle":
+        if pooled:
+            self.interval_reason = ("no valid interval: a pooled AUC is not a mean over users "
+                                    "(use auc='mean')")
+        return self
 
     @classmethod
     def from_scores(cls, split, scores, attributes, metric: str, k: int = 5, min_users: int = 1,
-                    auc: str = "pooled", ndcg: str = "standard") -> "GroupOracle":
+                    auc: str = "mean", ndcg: str = "standard", labels: dict | None = None) -> "GroupOracle":
         """Oracle over scores already computed for every candidate row of ``split`` (the model
         queried once): the same group values as :meth:`from_model`, without re-querying."""
         check_metric(metric)
         check_auc(auc)
         if metric == "auc" and auc == "pooled":
-            users, _, labels, sc, valid = ranked_table(split.candidates, scores)
+            users, _, labels_, sc, valid = ranked_table(split.candidates, scores)
             _check_every_user(users, split.n_users)
 
             def evaluate(rows: np.ndarray) -> float:
                 m = valid[rows]
-                return pooled_auc(labels[rows][m], sc[rows][m])
+                return pooled_auc(labels_[rows][m], sc[rows][m])
 
-            return cls(split.users, attributes, evaluate, min_users, name=metric)
+            return cls(split.users, attributes, evaluate, min_users, name=metric, labels=labels)._pooled(True)
         um = user_metrics(split.candidates, scores, k=k, genres=split.genres, rp=split.rp,
                           user_pop=split.user_pop, ndcg=ndcg)
         _check_every_user(um["user"].to_numpy(), split.n_users)      # um's rows are then the split's users
         table = pd.concat([split.users.reset_index(drop=True), um[[metric]]], axis=1)
-        return cls.from_user_metrics(table, attributes, metric, min_users)
+        return cls.from_user_metrics(table, attributes, metric, min_users, bounds=metric_bounds(split, metric),
+                                     labels=labels)
+
+
+#: Range of one user's value of the metrics of Sec. 3.2 that lie in [0, 1] whatever the data.
+METRIC_BOUNDS: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in ("auc", "mrr", "ndcg", "urd", "hit")}
+
+
+def metric_bounds(split, metric: str) -> tuple[float, float]:
+    """Range of one user's ``metric`` on ``split`` whatever the model ranks: [0, 1] for AUC, MRR,
+    NDCG, URD; for URP (eq. 7, ``mean RP(top k) − mean RP(history)``) ``[min RP − max user_pop,
+    max RP − min user_pop]`` over the split's items and users (data, not model output)."""
+    if metric == "urp":
+        rp, pop = np.asarray(split.rp, dtype=float), np.asarray(split.user_pop, dtype=float)
+        return float(rp.min() - pop.max()), float(rp.max() - pop.min())
+    return METRIC_BOUNDS[metric]
+
+
+def defined_users(split, metric: str) -> np.ndarray:
+    """Which users of ``split`` have a defined ``metric`` whatever the model: AUC needs a positive and
+    a negative candidate, NDCG a positive; MRR, URD and URP are always defined."""
+    cand = split.candidates
+    n_pos = np.bincount(cand["user"], weights=cand["label"].to_numpy(dtype=float), minlength=split.n_users)
+    n = np.bincount(cand["user"], minlength=split.n_users)
+    if metric == "auc":
+        return (n_pos > 0) & (n_pos < n)
+    if metric == "ndcg":
+        return n_pos > 0
+    return np.ones(split.n_users, dtype=bool)
+
+
+def _check_bounds(bounds):
+    if bounds is None:
+        return None
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be None or (low, high), got {bounds!r}") from None
+    if not (np.isfinite(low) and np.isfinite(high) and high > low):
+        raise ValueError(f"bounds must be finite with low < high, got {bounds!r}")
+    return low, high
 
 
 @dataclass(frozen=True)
 class FairRecResult(Result):
-    """Outcome of a search (Alg. 1's output): UF, the advantaged and disadvantaged groups, the
-    InfoBase (every group evaluated: ``attrs…, n_users, value, iteration``) and the cost."""
+    """Outcome of a search (Alg. 1's output) with selection-adjusted inference.
+
+    Attributes
+    ----------
+    uf : float
+        UF of eq. (1): value of ``advantaged`` minus value of ``disadvantaged`` (the paper's
+        statistic; biased upwards by the search's maximum over noisy groups).
+    uf_lower : float
+        Lower confidence bound, at ``confidence``, of the population UF over the valid groups, valid
+        whatever groups the search looked at (:mod:`ocef.fairrec.inference`); NaN with a ``reason``
+        where no valid bound exists.
+    p_value, significant : float, bool
+        p-value of the null "the metric's distribution does not depend on the attributes"
+        (``test``: ``"permutation"`` with ``n_resamples`` re-runs of the search, or ``"bound"``);
+        ``significant`` = ``p_value <= 1 − confidence``.
+    advantaged, disadvantaged : Group
+        The reported groups, each with ``n_users`` (users with a defined metric), ``value`` and a
+        simultaneous interval ``ci_low``, ``ci_high``; ``top_advantaged`` / ``top_disadvantaged``:
+        the ``top_n`` best and worst evaluated groups, likewise.
+    infobase : pandas.DataFrame
+        Every group evaluated: ``attrs…, n_users, value, iteration``.
+    n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
+        The search's own cost (module docstring); ``inference_users_queried`` and
+        ``inference_queries`` the extra queries of the inference (the permutation test's users not
+        queried by the search), ``inference_seconds`` its time.
+
+    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()``.
+    """
 
     method: str
     metric: str
@@ -345,6 +554,71 @@ class FairRecResult(Result):
     top_advantaged: list = field(default_factory=list)
     top_disadvantaged: list = field(default_factory=list)
     params: dict = field(default_factory=dict)
+    uf_lower: float = float("nan")
+    p_value: float = float("nan")
+    significant: bool | None = None
+    confidence: float = 0.95
+    test: str | None = None
+    n_resamples: int = 0
+    reason: str = ""
+    inference_users_queried: int = 0
+    inference_queries: int = 0
+    inference_seconds: float = 0.0
+    labels: dict = field(default_factory=dict)
+
+    @property
+    def overall(self) -> pd.DataFrame:
+        """One row: ``method, metric, uf, uf_lower, p_value, significant, confidence, test,
+        n_resamples, n_groups, n_evaluations, min_users, reason``."""
+        return pd.DataFrame([{"method": self.method, "metric": self.metric, "uf": self.uf,
+                              "uf_lower": self.uf_lower, "p_value": self.p_value, "significant": self.significant,
+                              "confidence": self.confidence, "test": self.test, "n_resamples": self.n_resamples,
+                              "n_groups": self.n_groups, "n_evaluations": self.n_evaluations,
+                              "min_users": self.min_users, "reason": self.reason}])
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per reported group: ``role`` (advantaged, disadvantaged, top_advantaged,
+        top_disadvantaged), ``rank`` in its list, ``group`` (codes), ``labels``, ``n_users``,
+        ``value``, ``ci_low``, ``ci_high`` (simultaneous, at ``confidence``)."""
+        rows = []
+        lists = [("advantaged", [self.advantaged]), ("disadvantaged", [self.disadvantaged]),
+                 ("top_advantaged", self.top_advantaged), ("top_disadvantaged", self.top_disadvantaged)]
+        for role, groups in lists:
+            for rank, g in enumerate(groups, start=1):
+                if g is None:
+                    continue
+                rows.append({"role": role, "rank": rank, "group": g.name(labels=False), "labels": g.name(),
+                             "n_users": g.n_users, "value": g.value, "ci_low": g.ci_low, "ci_high": g.ci_high})
+        return pd.DataFrame(rows, columns=["role", "rank", "group", "labels", "n_users", "value", "ci_low",
+                                           "ci_high"])
+
+    def summary(self) -> pd.DataFrame:
+        """The advantaged and disadvantaged groups with the overall finding on each row."""
+        g = self.groups
+        g = g[g.role.isin(["advantaged", "disadvantaged"])].drop(columns="rank")
+        return g.assign(uf=self.uf, uf_lower=self.uf_lower, p_value=self.p_value, significant=self.significant,
+                        confidence=self.confidence).reset_index(drop=True)
+
+    def verdict(self) -> str:
+        """One sentence: is the gap distinguishable from noise?"""
+        level = f"{self.confidence:.0%}"
+        if self.p_value != self.p_value:                  # NaN
+            test = "no test of the gap against noise was made" + (f" ({self.reason})" if self.reason else "")
+        elif self.significant:
+            test = (f"the gap is distinguishable from noise: p = {self.p_value:.3g} <= {1 - self.confidence:.3g} "
+                    f"({self.test} test)")
+        else:
+            test = (f"the gap is NOT distinguishable from noise: p = {self.p_value:.3g} > {1 - self.confidence:.3g} "
+                    f"({self.test} test); a UF this large arises without any dependence on the attributes")
+        if self.uf_lower == self.uf_lower:
+            bound = (f"; with {level} confidence the population UF is at least {self.uf_lower:.4g}"
+                     if self.uf_lower > 0 else
+                     f"; the {level} lower bound of the population UF is 0 (no gap established)")
+        else:
+            bound = "; no valid lower bound" + (f" ({self.reason})" if self.reason and self.p_value == self.p_value
+                                                 else "")
+        return test[0].upper() + test[1:] + bound + "."
 
     def to_frame(self) -> pd.DataFrame:
         """The InfoBase with a readable ``group`` name and the role of the two reported groups."""
@@ -352,6 +626,10 @@ class FairRecResult(Result):
         attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]
         df.insert(0, "group", [" & ".join(f"{a}={int(v)}" for a, v in zip(attrs, row))
                                for row in df[attrs].itertuples(index=False)])
+        if self.labels:
+            df.insert(1, "labels", [", ".join(f"{a}={self.labels.get(a, {}).get(int(v), int(v))}"
+                                              for a, v in zip(attrs, row))
+                                    for row in df[attrs].itertuples(index=False)])
         role = np.full(len(df), "", dtype=object)
         for name, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
             if g is not None:
@@ -445,11 +723,10 @@ def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, 
 
 
 def _global_best(oracle: GroupOracle, maximise: bool):
-    cells, vals = oracle.evaluated()
-    if not cells.size:
+    best = oracle._best if maximise else oracle._worst
+    if best is None:
         return None
-    i = np.argmax(vals) if maximise else np.argmin(vals)
-    return oracle.position_of(cells[i:i + 1])[0].astype(float)
+    return oracle.position_of(np.array([best[1]]))[0].astype(float)
 
 
 def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
@@ -473,28 +750,13 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
     return int(kept[idx[np.argmax(gaps[ok])]]), int(kept[idx[np.argmin(gaps[ok])]])
 
 
-def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
-           alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
-           top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
-           group_cost: float = 1.0, epsilon_base: str = "cells", rng=None) -> FairRecResult:
-    """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
-    (module docstring). Defaults: Sec. 4.1 (α = 0.09, c1 = c2 = 2, v* = 2); ε and ``n_iter``
-    as Sec. 4.2 recommends for ≤ 1,000 groups; ``"auto"`` applies Sec. 4.2's rule for any number of
-    groups ``N`` (:func:`auto_epsilon`, :func:`auto_n_iter`), ``N`` = cells or valid groups by
-    ``epsilon_base``. Budgets (Table 3, module docstring): ``max_evaluations`` distinct group
-    evaluations, ``max_cost`` users queried plus ``group_cost`` per query. Same ``rng``, same result.
-    """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
-                  epsilon_base)
-    n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
-    eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
-    iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)
-    n_pt = _n_particles(eps, n_base) if method in ("dpso", "vanilla") else None
-    gen = as_generator(rng)
-    oracle.reset(max_evaluations, max_cost, float(group_cost))
-    t0 = time.perf_counter()
+#: ``test="auto"``: the permutation test's extra query may cost at most this multiple of the search's own cost.
+AUTO_COST_RATIO = 2.0
+
+
+def _run(oracle: GroupOracle, method: str, gen: np.random.Generator, *, n_pt, iters, alpha, c1, c2, vmax, theta,
+         budget: bool):
+    """One search on ``oracle`` (reset by the caller); returns TestSGD's pair of cells or None."""
     pair = None
     try:
         if method in ("dpso", "vanilla"):
@@ -502,33 +764,198 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
                  vanilla=method == "vanilla")
         elif method == "exhaustive":
             cells = oracle.valid_cells
-            if max_evaluations is not None or max_cost is not None:
+            if budget:
                 cells = gen.permutation(cells)
-            for c in cells.tolist():
-                oracle.value(c)
+            oracle.values(cells)
         else:
             pair = _testsgd(oracle, theta)
     except BudgetExhausted:
         pass
-    seconds = time.perf_counter() - t0
-    cells, vals = oracle.evaluated()
-    order = np.argsort(-vals, kind="stable")
-    top_adv = [oracle.group(c) for c in cells[order][:top_n]]
-    top_dis = [oracle.group(c) for c in cells[order[::-1]][:top_n]]
+    return pair
+
+
+def _extremes(oracle: GroupOracle, method: str, pair) -> tuple[int | None, int | None]:
+    """Cells of the reported advantaged and disadvantaged groups (None if the search found none)."""
     if method == "testsgd":
-        adv, dis = (oracle.group(pair[0]), oracle.group(pair[1])) if pair else (None, None)
-    elif cells.size:
-        adv, dis = top_adv[0], top_dis[0]
+        return pair if pair else (None, None)
+    cells, vals = oracle.evaluated()
+    if not cells.size:
+        return None, None
+    return int(cells[np.argmax(vals)]), int(cells[np.argmin(vals)])
+
+
+def _uf(oracle: GroupOracle, method: str, pair) -> float:
+    hi, lo = _extremes(oracle, method, pair)
+    if hi is None:
+        return float("nan")
+    return oracle.infobase[hi][0] - oracle.infobase[lo][0]
+
+
+def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
+           alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
+           top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
+           group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
+           test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
+    """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
+    (module docstring), and judge UF against noise (:mod:`ocef.fairrec.inference`).
+
+    Parameters
+    ----------
+    oracle : GroupOracle
+        The black box and its groups.
+    method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search (module docstring).
+    epsilon, n_iter : float or "auto", int or "auto"
+        DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
+        ``epsilon_base``) and iterations; defaults as Sec. 4.2 recommends for <= 1,000 groups;
+        ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`, :func:`auto_n_iter`).
+    alpha, c1, c2, vmax : float
+        Eq. (8)'s constants (Sec. 4.1: 0.09, 2, 2, 2).
+    theta : float
+        TestSGD: smallest group share of the users.
+    top_n : int
+        Groups listed at each end.
+    max_evaluations, max_cost, group_cost : optional
+        Budgets (Table 3, module docstring).
+    confidence : float
+        Level of the simultaneous group intervals and of ``uf_lower``; ``significant`` means
+        ``p_value <= 1 − confidence``.
+    test : {"auto", "permutation", "bound"} or None
+        How ``p_value`` is computed: ``"permutation"`` re-runs the search on ``n_resamples``
+        permutations of the users' metric values (exact; extra cost: one query of the valid groups'
+        users the search had not queried, then computation only); ``"bound"`` from the simultaneous
+        intervals (no extra query, conservative); ``"auto"`` (default): the permutation test when its
+        extra query costs at most ``AUTO_COST_RATIO`` (2) times the search's own cost, else the bound
+        (``reason`` says so; e.g. DPSO on a 39,366-cell grid, where it would cost 8x); None: no
+        p-value (``uf_lower`` is still computed). ``test`` in the result: the one used.
+    n_resamples : int
+        Permutations of the permutation test (>= 1).
+    rng : None, int, SeedSequence or Generator
+        Randomness of the search and of the permutations. Same ``rng``, same result.
+
+    Returns
+    -------
+    FairRecResult
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> gen = np.random.default_rng(0)
+    >>> users = pd.DataFrame({"g": gen.integers(0, 2, 400), "a": gen.integers(0, 3, 400)})
+    >>> users["mrr"] = gen.random(400) * 0.5 + 0.5 * (users.g == 1)       # group g=1 is better
+    >>> res = search(GroupOracle.from_user_metrics(users, ["g", "a"], "mrr", min_users=5), "exhaustive",
+    ...              n_resamples=99, rng=0)
+    >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant, res.uf_lower > 0.1
+    (1, 0, True, True)
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
+                  epsilon_base)
+    check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
+    if test is not None and test not in TESTS + ("auto",):
+        raise ValueError(f"test must be one of {list(TESTS)} or None, got {test!r}")
+    if test in ("permutation", "auto"):
+        check_positive_int("n_resamples", n_resamples)
+    n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
+    eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
+    iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)
+    n_pt = _n_particles(eps, n_base) if method in ("dpso", "vanilla") else None
+    gen = as_generator(rng)
+    perm_gen = gen.spawn(1)[0]                       # spawning draws nothing: the search is the same whatever the test
+    search_gen = gen
+    budget = max_evaluations is not None or max_cost is not None
+    settings = dict(n_pt=n_pt, iters=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax, theta=theta, budget=budget)
+    oracle.reset(max_evaluations, max_cost, float(group_cost))
+    t0 = time.perf_counter()
+    pair = _run(oracle, method, search_gen, **settings)
+    seconds = time.perf_counter() - t0
+    n_eval, n_uq, n_q, cost = oracle.n_evaluations, oracle.n_users_queried, oracle.n_queries, oracle.cost
+    infobase = oracle.infobase_frame()
+    hi, lo = _extremes(oracle, method, pair)
+    uf = oracle.infobase[hi][0] - oracle.infobase[lo][0] if hi is not None else float("nan")
+
+    # -- inference ---------------------------------------------------------------------------
+    t1 = time.perf_counter()
+    cells, vals = oracle.evaluated()
+    sizes = np.array([oracle.infobase[c][1] for c in cells.tolist()], dtype=float)
+    reasons = []
+    ci = {}
+    uf_lower = float("nan")
+    can_bound = oracle.bounds is not None and oracle.per_user is not False and cells.size >= 2
+    if can_bound:
+        low, high = simultaneous_intervals(vals, sizes, oracle.n_groups, confidence=confidence, bounds=oracle.bounds)
+        ci = {c: (l_, h_) for c, l_, h_ in zip(cells.tolist(), low.tolist(), high.tolist())}
+        if hi is not None:
+            # For TestSGD too: the bound is for the population UF over the valid groups (eq. 1), not for
+            # its gaps against complements.
+            uf_lower = uf_lower_bound(low, high)
+    elif cells.size >= 2:
+        reasons.append(oracle.interval_reason or "no valid interval: the black box returns group values only")
     else:
-        adv = dis = None
-    uf = adv.value - dis.value if adv is not None else float("nan")
+        reasons.append("undefined: fewer than two valid groups evaluated")
+    p_value, used, extra_users, extra_queries = float("nan"), test, 0, 0
+    if test in ("permutation", "auto") and hi is not None:
+        # Under the null the metric values are exchangeable across users given their attributes; the
+        # statistic of dpso/vanilla/exhaustive depends only on the valid groups' users, so they are
+        # permuted among themselves (TestSGD's complements involve every user).
+        rows = np.flatnonzero(oracle.defined) if method == "testsgd" else oracle.valid_rows()
+        used = "permutation"
+        if test == "auto":
+            missing = int(np.count_nonzero(~oracle._known[rows]))
+            extra = missing + (oracle.group_cost if missing else 0.0)
+            if extra > AUTO_COST_RATIO * cost:
+                used = "bound" if can_bound else None
+                reasons.append(f"the permutation test would query {missing} more users (cost {extra:g} > "
+                               f"{AUTO_COST_RATIO:g} x the search's {cost:g}): " +
+                               ("p-value from the simultaneous bound" if can_bound else "no p-value"))
+        try:
+            if used != "permutation":
+                raise LookupError
+            values, extra_users = oracle.user_values(rows)
+            extra_queries = int(extra_users > 0)
+        except LookupError:
+            pass
+        except ValueError:
+            used = "bound" if can_bound else None
+            reasons.append("permutation test needs per-user metric values: " +
+                           ("p-value from the simultaneous bound" if can_bound else "no p-value"))
+        if used == "permutation":
+            null = np.empty(n_resamples)
+            for b, child in enumerate(perm_gen.spawn(n_resamples)):
+                perm = values.copy()
+                perm[rows] = values[child.permutation(rows)]
+                other = oracle.permuted(perm)
+                other.reset(max_evaluations, max_cost, float(group_cost))
+                null[b] = _uf(other, method, _run(other, method, child, **settings))
+            p_value = permutation_p_value(uf, null[~np.isnan(null)]) if np.isfinite(uf) else float("nan")
+    if used == "bound" and can_bound and hi is not None:
+        p_value = bound_p_value(vals, sizes, oracle.n_groups, bounds=oracle.bounds)
+    if test is None:
+        reasons.append("no test requested (test=None)")
+    inference_seconds = time.perf_counter() - t1
+
+    def group(c):
+        l_, h_ = ci.get(int(c), (float("nan"), float("nan")))
+        return oracle.group(c, l_, h_)
+
+    order = np.argsort(-vals, kind="stable")
+    top_adv = [group(c) for c in cells[order][:top_n]]
+    top_dis = [group(c) for c in cells[order[::-1]][:top_n]]
+    adv, dis = (group(hi), group(lo)) if hi is not None else (None, None)
     params = {"epsilon": eps, "n_iter": iters, "epsilon_rule": "auto" if epsilon == "auto" else "fixed",
               "epsilon_base": epsilon_base, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax, "theta": theta,
               "max_evaluations": max_evaluations, "max_cost": max_cost, "group_cost": group_cost,
-              "n_particles": n_pt}
+              "n_particles": n_pt, "bounds": list(oracle.bounds) if oracle.bounds else None}
+    significant = bool(p_value <= 1 - confidence + 1e-12) if p_value == p_value else None
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
-                         infobase=oracle.infobase_frame(), n_evaluations=oracle.n_evaluations,
-                         n_users_queried=oracle.n_users_queried, n_queries=oracle.n_queries, cost=oracle.cost,
+                         infobase=infobase, n_evaluations=n_eval, n_users_queried=n_uq, n_queries=n_q, cost=cost,
                          n_invalid_visits=oracle.n_invalid_visits, n_groups=oracle.n_groups,
                          n_cells=oracle.n_cells, min_users=oracle.min_users, seconds=seconds,
-                         top_advantaged=top_adv, top_disadvantaged=top_dis, params=params)
+                         top_advantaged=top_adv, top_disadvantaged=top_dis, params=params,
+                         uf_lower=uf_lower, p_value=p_value, significant=significant, confidence=float(confidence),
+                         test=used if hi is not None else None,
+                         n_resamples=int(n_resamples) if used == "permutation" and hi is not None else 0,
+                         reason="; ".join(reasons), inference_users_queried=extra_users,
+                         inference_queries=extra_queries, inference_seconds=inference_seconds,
+                         labels=oracle.labels)

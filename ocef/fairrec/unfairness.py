@@ -229,17 +229,27 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
     else:
         frame = pd.concat([codes, table[metric].astype(float)], axis=1)
         g = frame.groupby(attributes)[metric]
-        out = pd.DataFrame({"n_users": g.size(), "value": g.mean()})
+        out = pd.DataFrame({"n_users": g.count(), "value": g.mean()})     # users with a defined metric
     return out.reset_index()
 
 
 @dataclass(frozen=True)
 class Group:
-    """A multi-attribute group: ``group`` = ``{attribute: code}``, its size and metric value."""
+    """A multi-attribute group: ``group`` = ``{attribute: code}``, its number of users with a defined
+    metric, its value (the mean over them), a simultaneous interval ``[ci_low, ci_high]`` for its
+    population value (NaN where none is valid) and ``labels`` = ``{attribute: label}``."""
 
     group: dict
     n_users: int
     value: float
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    labels: dict | None = None
+
+    def name(self, labels: bool = True) -> str:
+        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``)."""
+        shown = self.labels if labels and self.labels else self.group
+        return ", ".join(f"{a}={v}" for a, v in shown.items())
 
 
 @dataclass(frozen=True)

@@ -31,11 +31,41 @@ def test_user_metrics_json(table, capsys):
     means = means[means["size"] >= 3]["mean"]
     assert out["uf"] == pytest.approx(means.max() - means.min())
     assert out["n_evaluations"] == out["n_groups"] == len(means)
-    assert set(out["advantaged"]) == {"group", "n_users", "value"}
+    assert set(out["advantaged"]) == {"group", "labels", "n_users", "value", "ci_low", "ci_high"}
     assert out["advantaged"]["group"] == dict(zip(["gender", "age", "occupation"], map(int, means.idxmax())))
+    adv = out["advantaged"]
+    assert adv["ci_low"] <= adv["value"] <= adv["ci_high"] and out["confidence"] == 0.95
+    # mrr rises with gender and age by 0.1 + 0.15 over noise sd 0.05: found beyond noise by the permutation
+    # test; the lower bound (variance-free, over ~10-user groups) cannot establish it
+    assert out["significant"] is True and out["p_value"] == pytest.approx(1 / 200) and out["uf_lower"] == 0
+    assert out["test"] == "permutation" and out["n_resamples"] == 199
     assert main(["fairrec", "--user-metrics", str(path), "--attributes", "gender,age", "--seed", "3"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("UF_mrr = ") and "advantaged:" in text
+    assert "The gap is distinguishable from noise" in text and "lower bound of the population UF" in text
+    # ndcg is pure noise: said in words
+    assert main(["fairrec", "--user-metrics", str(path), "--metric", "ndcg", "--min-users", "3",
+                 "--confidence", "0.9", "--n-resamples", "99"]) == 0
+    text = capsys.readouterr().out
+    assert "NOT distinguishable from noise" in text and "p = " in text and "90%" in text
+
+
+def test_labels_and_bounds(table, capsys, tmp_path):
+    path, df = table
+    labelled = df.assign(gender_label=df.gender.map({0: "F", 1: "M"}), score=df.mrr * 10)
+    lpath = tmp_path / "labelled.csv"
+    labelled.to_csv(lpath, index=False)
+    base = ["fairrec", "--user-metrics", str(lpath), "--method", "exhaustive", "--min-users", "3", "--json"]
+    assert main([*base, "--metric", "mrr"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["advantaged"]["labels"]["gender"] == "M" and out["labels"]["gender"] == {"0": "F", "1": "M"}
+    # a metric of unknown range: no interval, said why; a range given: intervals
+    assert main([*base, "--metric", "score", "--test", "bound"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["uf_lower"] is None and out["advantaged"]["ci_low"] is None and "range is unknown" in out["reason"]
+    assert main([*base, "--metric", "score", "--bounds=-5,15", "--test", "bound"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["uf_lower"] is not None and out["test"] == "bound" and 0 <= out["p_value"] <= 1
 
 
 def test_auto_and_cost_budget(table, capsys):
@@ -61,6 +91,9 @@ def test_auto_and_cost_budget(table, capsys):
     (["--group-cost", "-1"], "--group-cost"),
     (["--min-users", "0"], "min_users"),
     (["--min-users", "1000"], "fewer than two valid groups"),
+    (["--confidence", "1"], "--confidence"),
+    (["--n-resamples", "0"], "--n-resamples"),
+    (["--bounds", "1,0"], "--bounds"),
 ])
 def test_bad_input_one_line(table, capsys, argv, message):
     path, _ = table

@@ -111,7 +111,7 @@ def test_result_protocol(table):
     d = json.loads(r.to_json())
     assert set(d) >= {"uf", "advantaged", "disadvantaged", "n_evaluations", "n_groups", "seconds"}
     assert "infobase" not in d and list(d) == list(r.to_dict())         # the InfoBase is the frame, not the JSON
-    assert set(d["advantaged"]) == {"group", "n_users", "value"}
+    assert set(d["advantaged"]) == {"group", "n_users", "value", "ci_low", "ci_high", "labels"}
     assert set(d["advantaged"]["group"]) == set(ATTRS)
     assert len(d["top_advantaged"]) == 3
     frame = r.to_frame()
