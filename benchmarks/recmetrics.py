@@ -33,12 +33,12 @@ def main() -> None:
     print(f"{args.users} users x {args.items} items, {args.groups} groups, top {args.top}, truth given")
 
     t0 = time.perf_counter()
-    recommender_bias(scores, truth, groups=labels, top=args.top)
+    recommender_bias(scores, truth, groups=labels, k=args.top, n_resamples=0)
     t_point = time.perf_counter() - t0
     print(f"  point estimates, all metrics:               {t_point:6.2f} s")
 
     t0 = time.perf_counter()
-    res = recommender_bias(scores, truth, groups=labels, top=args.top, n_resamples=args.resamples, rng=args.seed)
+    res = recommender_bias(scores, truth, groups=labels, k=args.top, n_resamples=args.resamples, rng=args.seed)
     t_boot = time.perf_counter() - t0
     verdict = "under" if t_boot < 10 else "OVER"
     print(f"  all metrics with {args.resamples} bootstrap resamples:   {t_boot:6.2f} s  ({verdict} the 10 s target)")

@@ -6,7 +6,7 @@ group 1 = women). The users are split at random into two halves: the *training* 
 the regularizer, the *held-out* half's pairs are measured. Models: the "production" MF trained on
 the self-selected ratings (``train.ascii``), and the same MF fine-tuned with the pairwise
 regularizer over inter-group pairs (λ = 0.1, eq. 10-12). For each: overall (Fig. 2), intra
-(Fig. 3) and inter-group (Fig. 1) accuracies per (group, z) with 95% bootstrap intervals clustered
+(Fig. 3) and inter-group (Fig. 1) accuracies per (group, z) with 95% cluster-robust Wilson intervals clustered
 by user, per-kind summaries, and the exposure view (Fig. 4: click share vs. exposure of inter
 pairs). On Coat the gaps are small: where intervals overlap no claim is made (the figure says so).
 """
@@ -51,13 +51,15 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         te = score_pairs(test_pairs, model.scores())
         res = pairwise_accuracy(te, subgroup="women", n_resamples=n_boot, rng=np.random.default_rng([seed, 1]))
         cells = res.cells.rename(columns={"accuracy": "value"}).assign(table="accuracy")
-        summ = res.summary
+        summ = res.summary()
         srows = []
         for r in summ.itertuples():
             for q in ("accuracy_0", "accuracy_1", "ratio", "gap"):
                 srows.append({"table": "summary", "kind": r.kind, "group": q, "z": "mean", "value": getattr(r, q),
                               "ci_low": getattr(r, f"{q}_ci_low"), "ci_high": getattr(r, f"{q}_ci_high"),
-                              "n_pairs": res.n_pairs})
+                              "n_pairs": res.n_pairs, "p_value": r.p_value if q == "gap" else np.nan,
+                              "p_adjusted": r.p_adjusted if q == "gap" else np.nan,
+                              "z_levels": r.z_levels, "reason": r.reason})
         ex = exposure_table(te, subgroup="women", n_resamples=n_boot, rng=np.random.default_rng([seed, 2]))
         erows = []
         for q in ("click_share", "exposure"):

@@ -51,7 +51,7 @@ def sample_case(y_bar_0: float, y_bar_1: float, share_1: float, rng, n_queries: 
            "p_inter": float((pairs.s_j != pairs.s_jp).mean())}
     for kind in KINDS:
         out[f"{kind}_accuracy_0"], out[f"{kind}_accuracy_1"] = cells[(kind, 0)], cells[(kind, 1)]
-        out[f"{kind}_ratio"] = res.summary.set_index("kind").ratio[kind]
+        out[f"{kind}_ratio"] = res.summary().set_index("kind").ratio[kind]
     return out
 
 

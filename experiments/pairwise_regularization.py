@@ -53,7 +53,7 @@ def evaluate(scores: np.ndarray, held_out: pd.DataFrame) -> dict:
     """Held-out summaries of a users × items score matrix."""
     te = score_pairs(held_out, scores, user="user")
     res = pairwise_accuracy(te, n_resamples=0, subgroup=1)
-    sm = res.summary.set_index("kind")
+    sm = res.summary().set_index("kind")
     tot = res.counts.total
     out = {"n_pairs": res.n_pairs,
            "accuracy_pooled": float((tot[..., 2].sum() + 0.5 * tot[..., 1].sum()) / tot.sum())}

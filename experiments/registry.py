@@ -40,6 +40,7 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-hyper": "ocef.experiments.fairrec_hyper",
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
+    "exposure-position": "ocef.experiments.exposure_position",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold

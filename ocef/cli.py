@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "audit a running recommender service (ocef simulate-service) over HTTP, resumable"),
     "recmetrics": ("ocef.commands.recmetrics",
                    "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
+    "exposure": ("ocef.commands.exposure",
+                 "position-aware exposure fairness of a top-k log (item and user groups) with intervals"),
     "fairrec": ("ocef.commands.fairrec",
                 "find the most unfair combination of user attributes (FairRec, DPSO search)"),
 }

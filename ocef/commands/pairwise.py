@@ -4,10 +4,12 @@
 or ``ocef pairwise --dataset coat|obd [--model mf|popularity] [--data-dir DIR]``.
 Pairs files (CSV or Parquet, read by DuckDB): ``query, j, jp, s_j, s_jp[, z][, score_j, score_jp]``;
 scores files: ``item, score`` or ``query, item, score``.
-JSON: ``{"cells": [{"kind", "group", "z", "n_pairs", "accuracy", "ci_low", "ci_high"}],
-"summary": [{"kind", "accuracy_0", "accuracy_1", "ratio", "gap", ...intervals}], "groups",
-"z_levels", "n_pairs", "n_queries", "confidence", "n_resamples", "cluster"}``; ``group`` is the
-clicked item's group as written in the pairs file; ratio = accuracy_0 / accuracy_1.
+JSON: ``{"cells": [{"kind", "group", "z", "n_pairs", "n_clusters", "accuracy", "ci_low", "ci_high",
+"reason"}], "summary": [{"kind", "accuracy_0", "accuracy_1", "ratio", "gap", ...intervals, "p_value",
+"p_adjusted", "significant", "n_levels", "z_levels", "z_levels_dropped", "reason"}], "groups",
+"z_levels", "n_pairs", "n_queries", "confidence", "interval", "n_resamples", "cluster"}``; ``group``
+is the clicked item's group as written in the pairs file; ratio = accuracy_0 / accuracy_1; a null
+interval has a ``reason``.
 """
 from __future__ import annotations
 
@@ -36,7 +38,11 @@ def register(sub) -> None:
     p.add_argument("--subgroup", default=None,
                    help="group value compared with the rest (group 1; required when s_j/s_jp hold > 2 values)")
     p.add_argument("--cluster", default="query", help="bootstrap cluster column (default: query)")
-    p.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default: 200; 0 = none)")
+    p.add_argument("--interval", choices=("cluster-wilson", "percentile"), default="cluster-wilson",
+                   help="cluster-wilson (default): cluster-robust Wilson intervals, measured to cover in small cells; "
+                        "percentile: the clustered bootstrap")
+    p.add_argument("--resamples", type=int, default=200,
+                   help="bootstrap resamples with --interval percentile (default: 200)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence level (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap and the model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -63,18 +69,66 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError("--model applies to --dataset only; give --scores for a pairs file")
         pairs, scores, name = args.pairs, args.scores, str(args.pairs)
     result = pairwise_accuracy(pairs, scores=scores, subgroup=args.subgroup, cluster=args.cluster,
-                               n_resamples=args.resamples, confidence=args.confidence, rng=args.seed)
+                               interval=args.interval, n_resamples=args.resamples, confidence=args.confidence,
+                               rng=args.seed)
     if args.json:
         print_json(result.to_dict())
         return 0
-    g0, g1 = result.groups
-    print(f"pairwise accuracy on {name}: {result.n_pairs:,} pairs, {result.n_queries:,} {args.cluster} clusters, "
-          f"{args.confidence:.0%} bootstrap intervals (B = {args.resamples})")
-    cells = result.cells.copy()
-    cells["group"] = cells["group"].astype(str)
-    print(cells.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    cols = ["kind", "accuracy_0", "accuracy_1", "ratio", "ratio_ci_low", "ratio_ci_high", "gap", "n_levels"]
-    print(f"summary (group 0 = {g0}, group 1 = {g1}; ratio = accuracy_0 / accuracy_1, averaged over the z "
-          "levels both groups have):")
-    print(result.summary[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    for line in console_report(result, name, args.cluster):
+        print(line)
     return 0
+
+
+def console_report(result, name: str, cluster: str) -> list[str]:
+    """Console text of :func:`ocef.pairwise.pairwise_accuracy`: cells, per-kind accuracies and
+    per-kind comparisons as tables at most 100 columns wide (4 significant digits), reasons as notes."""
+    import textwrap
+
+    from ocef.commands.recmetrics import fmt, verdict
+
+    notes: dict[str, int] = {}
+
+    def mark(reason) -> str:
+        if not isinstance(reason, str) or not reason:
+            return ""
+        notes.setdefault(reason, len(notes) + 1)
+        return f" [{notes[reason]}]"
+
+    def table(rows, header, widths) -> list[str]:
+        out = ["  " + "".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
+        out += ["  " + "".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+                for row in rows]
+        return out
+
+    g0, g1 = result.group_names
+    method = ("cluster-robust Wilson" if result.interval == "cluster-wilson"
+              else f"percentile bootstrap (B = {result.n_resamples})")
+    lines = textwrap.wrap(f"pairwise accuracy on {name}: {result.n_pairs:,} pairs, {result.n_queries:,} {cluster} "
+                          f"clusters, {result.confidence:.0%} {method} intervals", 100, subsequent_indent="  ")
+    lines += ["", "cells: accuracy of the clicked item's group at engagement z"]
+    rows = [(r.kind, str(r.group)[:14], str(r.z)[:8], r.n_pairs, r.n_clusters, fmt(r.accuracy),
+             f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason)) for r in result.cells.itertuples(index=False)]
+    lines += table(rows, ["kind", "group", "z", "pairs", "clusters", "accuracy", "interval"],
+                   [9, 15, 9, 9, 10, 10, 26])
+    summary = result.summary()
+    lines += [""] + textwrap.wrap(f"per kind: each group's accuracy averaged over the z levels listed (group 0 = {g0}, "
+                                  f"group 1 = {g1})", 100, subsequent_indent="  ")
+    rows = []
+    for r in summary.itertuples(index=False):
+        for g, gname in enumerate((g0, g1)):
+            rows.append((r.kind, str(gname)[:14], fmt(getattr(r, f"accuracy_{g}")),
+                         f"[{fmt(getattr(r, f'accuracy_{g}_ci_low'))}, {fmt(getattr(r, f'accuracy_{g}_ci_high'))}]",
+                         (r.z_levels or "-")[:16] + mark(r.reason)))
+    lines += table(rows, ["kind", "group", "accuracy", "interval", "z levels"], [9, 15, 10, 22, 24])
+    lines += ["", "comparisons: gap = accuracy_0 - accuracy_1, ratio = accuracy_0 / accuracy_1;",
+              "  p-value of gap = 0, Holm-adjusted over the three kinds"]
+    rows = [(r.kind, fmt(r.gap), f"[{fmt(r.gap_ci_low)}, {fmt(r.gap_ci_high)}]", fmt(r.ratio),
+             f"[{fmt(r.ratio_ci_low)}, {fmt(r.ratio_ci_high)}]", fmt(r.p_adjusted), verdict(r.significant))
+            for r in summary.itertuples(index=False)]
+    lines += table(rows, ["kind", "gap", "interval", "ratio", "interval", "p (Holm)", "signif."],
+                   [9, 9, 22, 9, 20, 10, 9])
+    if notes:
+        lines += ["", "notes"]
+        for reason, i in notes.items():
+            lines += textwrap.wrap(f"[{i}] {reason}", 98, initial_indent="  ", subsequent_indent="      ")
+    return lines

@@ -14,8 +14,12 @@ cell = not scored), or ``--dataset movielens|coat``:
 JSON (``--json``): ``{"overall": {aggregate_diversity, gini_index, exposure_entropy,
 avg_recommendation_popularity}, "groups": [{group, n_users, mean_score, ...}], "pairs":
 [{group_a, group_b, mad, exposure_total_variation, exposure_kl, avg_precision_ratio,
-avg_recall_ratio, avg_f1_ratio, rmse_ratio, mae_ratio}], reference, top, thresh, ...}`` (the ratios
-only with a truth matrix; with ``--resamples N`` every value ``m`` also has ``m_ci``).
+avg_recall_ratio, avg_f1_ratio, rmse_ratio, mae_ratio}], reference, k, thresh, ...}`` (the ratios
+only with a truth matrix); every metric is an object ``{value, estimate, ci_low, ci_high, interval,
+reason, n_defined}`` and for pairs also ``p_value, p_adjusted, significant`` (Holm over the groups,
+per metric). ``value`` is the seed's sample statistic (holisticai's), ``estimate`` the population
+estimate the interval is around; ±inf and undefined values are both ``null`` and ``reason`` says
+which ("infinite: ..." / "undefined: ...").
 With two groups and ``--group-a NAME`` the single pair is (NAME, the other group), holisticai's
 orientation.
 """
@@ -60,18 +64,22 @@ def register(sub) -> None:
     sel.add_argument("--reference", default=None, metavar="NAME",
                      help="group every other group is compared with (default: the largest)")
     how = sel.add_mutually_exclusive_group()
-    how.add_argument("--top", type=int, default=None, metavar="K", help="recommend the K highest scores of each user")
+    how.add_argument("--k", "--top", dest="k", type=int, default=None, metavar="K",
+                     help="recommend the K highest scores of each user (list length; --top is an alias)")
     how.add_argument("--thresh", type=float, default=None, metavar="X",
                      help="recommend every score >= X (default when --top is not given: 0.5)")
     sel.add_argument("--normalize", action="store_true", help="min-max normalise the scores (and truth) first")
     sel.add_argument("--gini-convention", choices=("holisticai", "formula"), default="holisticai",
                      help="Gini index divided by n - 1 (holisticai, default) or by n (seed 004's formula)")
-    p.add_argument("--resamples", type=int, default=0,
-                   help="bootstrap resamples of users for percentile intervals (default: 0, no intervals)")
+    p.add_argument("--resamples", type=int, default=200,
+                   help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
-    p.add_argument("--interval", choices=("percentile", "basic"), default="percentile",
-                   help="bootstrap interval: percentile (default) or basic, which corrects the upward bias of "
-                        "the plug-in ETV/EKL (their percentile intervals can miss the estimate)")
+    p.add_argument("--interval", choices=("auto", "percentile", "basic"), default="auto",
+                   help="auto (default): per metric the interval measured to cover (t, t on log scale for ratios, "
+                        "the triangle interval of ETV, the smoothed bias-corrected EKL); percentile or basic: that "
+                        "bootstrap interval for every metric (for comparison)")
+    p.add_argument("--simultaneous", action="store_true",
+                   help="pair intervals that hold jointly over the groups (Bonferroni per metric)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the data set's recommender (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
@@ -222,34 +230,109 @@ def _run(args: argparse.Namespace) -> int:
         reference = other
     if args.resamples < 0:
         raise ValueError(f"--resamples must be an integer >= 0, got {args.resamples}")
-    result = recommender_bias(scores, truth, groups=labels, reference=reference, top=args.top,
+    result = recommender_bias(scores, truth, groups=labels, reference=reference, k=args.k,
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
-                              n_resamples=args.resamples, rng=args.seed, confidence=args.confidence, interval=args.interval,
+                              n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,
+                              interval=args.interval, simultaneous=args.simultaneous,
                               gini_convention=args.gini_convention)
     if args.json:
         print_json({**result.to_dict(), "source": description})
         return 0
-    how = f"top {result.top}" if result.top is not None else f"scores >= {result.thresh:g}"
-    print(f"recommender bias metrics of {description}")
-    print(f"  {scores.shape[0]} users x {scores.shape[1]} items; recommended: {how}"
-          f"{', normalised' if args.normalize else ''}; reference group {result.reference!r}"
-          + (f"; {100 * args.confidence:g}% {args.interval} bootstrap intervals ({args.resamples} resamples)"
-             if args.resamples else ""))
-    table = result.to_frame()
+    for line in console_report(result, description, scores.shape):
+        print(line)
+    return 0
+
+
+def fmt(value) -> str:
+    """One number for the console: 4 significant digits, ``inf``/``-inf``, ``-`` for undefined."""
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.4g}"
+
+
+def verdict(significant) -> str:
+    """``yes``/``no`` from a nullable boolean, ``-`` when there is no test."""
+    import pandas as pd
+
+    return "-" if pd.isna(significant) else ("yes" if bool(significant) else "no")
+
+
+def coincide_note(table) -> str | None:
+    """The sentence explaining why precision, recall and F1 print the same numbers, when they do."""
+    import numpy as np
+
+    part = table[table.level == "group"].pivot(index="group", columns="metric", values="value")
+    if not {"avg_precision", "avg_recall", "avg_f1"} <= set(part.columns):
+        return None
+    p, r, f = (part[c].to_numpy(dtype=float) for c in ("avg_precision", "avg_recall", "avg_f1"))
+    if np.allclose(p, r, rtol=0, atol=1e-12, equal_nan=True) and np.allclose(p, f, rtol=0, atol=1e-12, equal_nan=True):
+        return ("precision, recall and F1 coincide (and so do their ratios): every user is shown as many items as "
+                "are relevant to them (a fixed list length k reads both the scores and the truth), so "
+                "TP/shown = TP/relevant = F1")
+    return None
+
+
+def console_report(result, description: str, shape) -> list[str]:
+    """The console text of :func:`ocef.metrics.recommender_bias`: one table per level and metric,
+    at most 100 columns wide, numbers with 4 significant digits; reasons as numbered notes."""
+    import textwrap
+
+    t = result.table
+    how = f"top {result.k}" if result.k is not None else f"scores >= {result.thresh:g}"
+    lines = textwrap.wrap(f"recommender bias metrics of {description}", 100, subsequent_indent="  ")
+    head = (f"{shape[0]} users x {shape[1]} items; recommended: {how}{', normalised' if result.normalize else ''}; "
+            f"reference group {result.reference!r}")
+    if result.n_resamples:
+        head += (f"; {100 * result.confidence:g}% intervals ({result.interval}; {result.n_resamples} bootstrap "
+                 f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values Holm-adjusted "
+                 "over the groups, per metric")
+    lines += textwrap.wrap(head, 98, initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap("value = the seed's sample statistic; estimate = of the population quantity; the "
+                           "interval is around the estimate", 98, initial_indent="  ", subsequent_indent="  ")
+    note = coincide_note(t)
+    if note:
+        lines += textwrap.wrap("note: " + note, 98, initial_indent="  ", subsequent_indent="  ")
+    notes: dict[str, int] = {}
+
+    def mark(reason) -> str:
+        if not isinstance(reason, str) or not reason:
+            return ""
+        notes.setdefault(reason, len(notes) + 1)
+        return f" [{notes[reason]}]"
+
+    def table(rows, header, widths) -> list[str]:
+        out = ["  " + "".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
+        for row in rows:
+            out.append("  " + "".join(str(c).rjust(w) if i else str(c)[:w - 1].ljust(w)
+                                      for i, (c, w) in enumerate(zip(row, widths))))
+        return out
+
     for level, title in (("overall", "overall (all users)"), ("group", "groups"),
                          ("pair", f"pairs: each group relative to the reference {result.reference!r}")):
-        part = table[table.level == level]
-        cells = [f"{v:.4g}" + (f" [{lo:.4g}, {hi:.4g}]" if args.resamples else "")
-                 for v, lo, hi in zip(part.value, part.ci_low, part.ci_high)]
-        wide = part.assign(cell=cells).pivot(index="metric", columns="group", values="cell")
-        wide = wide.reindex(index=list(dict.fromkeys(part.metric)), columns=list(dict.fromkeys(part.group)))
-        if level == "group":
-            sizes = part.drop_duplicates("group").set_index("group").n_users
-            wide.loc["n_users"] = [str(sizes[g]) for g in wide.columns]
-            wide = wide.reindex(["n_users"] + [m for m in wide.index if m != "n_users"])
-        wide.columns.name = None
-        wide.index.name = None
-        print(f"\n{title}")
-        with pd.option_context("display.width", 250, "display.max_columns", 60, "display.max_colwidth", 40):
-            print(wide.to_string())
-    return 0
+        part = t[t.level == level]
+        lines += ["", title]
+        if level == "overall":
+            rows = [(r.metric, fmt(r.value), fmt(r.estimate), f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason))
+                    for r in part.itertuples(index=False)]
+            lines += table(rows, ["metric", "value", "estimate", "interval"], [32, 11, 11, 32])
+            continue
+        for metric, sub in part.groupby("metric", sort=False):
+            lines.append(f" {metric}")
+            if level == "group":
+                rows = [(r.group, r.n_users, fmt(r.value), fmt(r.estimate),
+                         f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason)) for r in sub.itertuples(index=False)]
+                lines += table(rows, ["group", "users", "value", "estimate", "interval"], [24, 7, 11, 11, 30])
+            else:
+                rows = [(r.group, r.n_users, fmt(r.value), fmt(r.estimate), f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]",
+                         fmt(r.p_adjusted), verdict(r.significant) + mark(r.reason)) for r in sub.itertuples(index=False)]
+                lines += table(rows, ["group", "users", "value", "estimate", "interval", "p (Holm)", "signif."],
+                               [22, 7, 10, 10, 24, 10, 12])
+    if notes:
+        lines += ["", "notes"]
+        for reason, i in notes.items():
+            lines += textwrap.wrap(f"[{i}] {reason}", 98, initial_indent="  ", subsequent_indent="      ")
+    return lines

@@ -1,8 +1,16 @@
-"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics).
+"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics), and
+position-aware exposure fairness of top-k logs (:mod:`ocef.metrics.rank_exposure`, :mod:`ocef.metrics.rankings`,
+:mod:`ocef.metrics.by_group`; the module is not named ``exposure``: that is seed 004's function here).
 
 Two groups, with the numbers of ``holisticai`` 1.0.14 (:mod:`ocef.metrics.recommender`), and
 any number of groups with bootstrap intervals (:func:`recommender_bias`, :mod:`ocef.metrics.bias`).
 """
+from ocef.metrics.by_group import MetricFrameResult, metric_frame, metric_frame_from_moments
+from ocef.metrics.rank_exposure import (
+    awrf, cascade_weights, expected_exposure, expected_exposure_metrics, exposure_fairness, exposure_merit_ratios,
+    exposure_shares, group_exposure, ndkl, position_weights, share_disparity, target_exposure,
+)
+from ocef.metrics.rankings import ExposureResult, RankingStats, ranking_statistics, seed004_from_log
 from ocef.metrics.bias import RecommenderBiasResult, bootstrap_interval, bootstrap_weights, recommender_bias
 from ocef.metrics.recommender import (
     aggregate_diversity, avg_f1_ratio, avg_precision_ratio, avg_recall_ratio, avg_recommendation_popularity,
@@ -18,4 +26,9 @@ __all__ = [
     "mad_score", "exposure_total_variation", "exposure_l1", "exposure_kl", "avg_precision_ratio",
     "avg_recall_ratio", "avg_f1_ratio", "recommender_rmse_ratio", "recommender_mae_ratio",
     "recommender_bias_metrics",
+    # position-aware exposure of top-k logs (issue 22)
+    "exposure_fairness", "ExposureResult", "ranking_statistics", "RankingStats", "seed004_from_log",
+    "position_weights", "cascade_weights", "expected_exposure", "target_exposure", "expected_exposure_metrics",
+    "group_exposure", "exposure_shares", "share_disparity", "awrf", "ndkl", "exposure_merit_ratios",
+    "metric_frame", "metric_frame_from_moments", "MetricFrameResult",
 ]

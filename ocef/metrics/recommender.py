@@ -4,10 +4,10 @@ metrics), for two groups, with the numbers of ``holisticai`` 1.0.14 by default.
 Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was not scored for
 that user: it is never shown), ``truth`` a matrix of the same shape, ``group_a``/``group_b``
 0/1 membership vectors over the users (not necessarily complementary), and the recommendations
-are read from the scores by :func:`exposure`: the ``top`` highest per user, else every score
+are read from the scores by :func:`exposure`: the ``k`` highest per user, else every score
 ``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix whose scored entries are
 only 0 and 1 (after normalising; NaN cells allowed, never shown) is used as the exposure matrix as
-is (``top`` ignored).
+is (``k`` ignored).
 
 Seed 004 defines, with ``item_dist`` the exposure distribution over the n items (the share of
 all recommendations that go to each item):
@@ -32,11 +32,11 @@ all recommendations that go to each item):
   item is recommended to (:func:`avg_recommendation_popularity`).
 
 Further holisticai choices reproduced: the truth matrix of the opportunity ratios is binarised
-with the same ``top``/``thresh`` as the scores, and with ``normalize`` the scores and the truth
+with the same ``k``/``thresh`` as the scores, and with ``normalize`` the scores and the truth
 are min-max scaled together; a user's precision/recall/F1 is 0 when undefined; ratios are x/0 =
 inf, 0/0 = nan; RMSE and MAE are over the scored cells of a group (NaN-aware). Departures: a
-NaN score is never shown (holisticai's ``top`` would show NaN items of users with fewer than
-``top`` scores); ties in ``top`` go to the lower item index (holisticai's order is unspecified);
+NaN score is never shown (holisticai's ``top``, our ``k``, would show NaN items of users with
+fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (holisticai's order is unspecified);
 the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
 normalising a constant matrix is an error (holisticai returns NaN everywhere).
 """
@@ -97,16 +97,16 @@ def check_truth(truth, shape: tuple[int, int]) -> np.ndarray:
     return arr
 
 
-def check_selection(top, thresh, n_items: int) -> tuple[int | None, float | None]:
-    """``top`` an integer in [1, n_items] (it takes precedence), else a finite ``thresh``."""
-    if top is not None:
-        if isinstance(top, bool) or not isinstance(top, numbers.Integral):
-            raise TypeError(f"top must be an integer in [1, {n_items}] (the number of items), got {top!r}")
-        if not 1 <= top <= n_items:
-            raise ValueError(f"top must be an integer in [1, {n_items}] (the number of items), got {top!r}")
-        return int(top), None
+def check_selection(k, thresh, n_items: int) -> tuple[int | None, float | None]:
+    """``k`` an integer in [1, n_items] (it takes precedence), else a finite ``thresh``."""
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise TypeError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
+        if not 1 <= k <= n_items:
+            raise ValueError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
+        return int(k), None
     if thresh is None:
-        raise ValueError("give top (items shown per user) or thresh (score at which an item is shown)")
+        raise ValueError("give k (items shown per user) or thresh (score at which an item is shown)")
     if isinstance(thresh, bool) or not isinstance(thresh, numbers.Real) or not np.isfinite(thresh):
         raise ValueError(f"thresh must be a finite number, got {thresh!r}")
     return None, float(thresh)
@@ -158,7 +158,7 @@ def min_max_normalize(matrix, name: str = "scores") -> np.ndarray:
 def _is_binary(arr: np.ndarray, affine: tuple[float, float] | None = None) -> bool:
     """Every scored entry (after the affine map) is 0 or 1, checked in row blocks. NaN (not
     scored / unknown) does not make a 0/1 matrix non-binary: it is neither shown nor relevant,
-    whereas ranking the matrix by ``top`` would make 0 entries shown (or relevant)."""
+    whereas ranking the matrix by ``k`` would make 0 entries shown (or relevant)."""
     step = max(1, _BLOCK // max(arr.shape[1], 1))
     for lo in range(0, arr.shape[0], step):
         block = _scaled(arr[lo:lo + step], affine)
@@ -167,8 +167,8 @@ def _is_binary(arr: np.ndarray, affine: tuple[float, float] | None = None) -> bo
     return True
 
 
-def _top_per_row(arr: np.ndarray, top: int) -> np.ndarray:
-    """Boolean matrix of the ``top`` highest scores of each row (ties: lower index first; NaN never)."""
+def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
+    """Boolean matrix of the ``k`` highest scores of each row (ties: lower index first; NaN never)."""
     n_rows, n_items = arr.shape
     out = np.empty(arr.shape, dtype=bool)
     step = max(1, _BLOCK // n_items)
@@ -176,10 +176,10 @@ def _top_per_row(arr: np.ndarray, top: int) -> np.ndarray:
         block = arr[lo:lo + step]
         nan = np.isnan(block)
         filled = np.where(nan, -np.inf, block) if nan.any() else block
-        kth = np.partition(filled, n_items - top, axis=1)[:, n_items - top:n_items - top + 1]  # top-th largest
+        kth = np.partition(filled, n_items - k, axis=1)[:, n_items - k:n_items - k + 1]  # k-th largest
         shown = filled > kth
         ties = filled == kth
-        need = top - shown.sum(axis=1)
+        need = k - shown.sum(axis=1)
         excess = np.flatnonzero(ties.sum(axis=1) > need)
         shown |= ties
         if excess.size:                                  # more tied entries than places: lowest indices
@@ -191,27 +191,48 @@ def _top_per_row(arr: np.ndarray, top: int) -> np.ndarray:
     return out
 
 
-def exposure(scores, top: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
+def exposure(scores, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
     A matrix whose scored entries are only 0 and 1 (after ``normalize``; NaN cells become 0) is
-    returned as is (``top`` ignored, as holisticai's ``mat_to_binary``); otherwise the ``top`` highest scores of each user (ties:
-    lower item index first), or, when ``top`` is None, every score ``>= thresh``. NaN
-    (not scored) is never shown, so a user with fewer than ``top`` scores sees them all.
-    ``normalize`` min-max scales the matrix first (ValueError on a constant matrix).
+    returned as is (``k`` ignored, as holisticai's ``mat_to_binary``); otherwise the ``k`` highest
+    scores of each user (ties: lower item index first), or, when ``k`` is None, every score
+    ``>= thresh``. NaN (not scored) is never shown, so a user with fewer than ``k`` scores sees
+    them all.
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    numpy.ndarray
+        int8 matrix of the scores' shape.
+
+    Examples
+    --------
+    >>> exposure([[0.9, 0.1, 0.5], [0.2, 0.8, float("nan")]], k=1).tolist()
+    [[1, 0, 0], [0, 1, 0]]
     """
     arr = check_scores(scores)
-    top, thresh = check_selection(top, thresh, arr.shape[1])
+    k, thresh = check_selection(k, thresh, arr.shape[1])
     if normalize:
         arr = min_max_normalize(arr)
-    return _binarize(arr, top, thresh)
+    return _binarize(arr, k, thresh)
 
 
-def _binarize(arr: np.ndarray, top: int | None, thresh: float | None, binary: bool | None = None) -> np.ndarray:
+def _binarize(arr: np.ndarray, k: int | None, thresh: float | None, binary: bool | None = None) -> np.ndarray:
     if _is_binary(arr) if binary is None else binary:
         return (arr == 1).astype(np.int8)           # NaN (not scored) is never shown
-    if top is not None:
-        return _top_per_row(arr, top).astype(np.int8)
+    if k is not None:
+        return _top_per_row(arr, k).astype(np.int8)
     return (arr >= thresh).astype(np.int8)          # NaN >= thresh is False
 
 
@@ -291,14 +312,14 @@ class UserStats:
         return self.precision is not None
 
 
-def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
+def user_stats(scores, truth=None, k=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
     """:class:`UserStats` of a score matrix (and a truth matrix), with holisticai's choices:
     the exposure and MAD use the scores normalised alone; precision/recall/F1 compare the
     exposure of the jointly normalised scores with the truth binarised the same way; RMSE/MAE
     use the jointly normalised matrices. ``order`` (a permutation of the users) lists the
     statistics in that order."""
     s = check_scores(scores)
-    top, thresh = check_selection(top, thresh, s.shape[1])
+    k, thresh = check_selection(k, thresh, s.shape[1])
     t = None if truth is None else check_truth(truth, s.shape)
     n_users, n_items = s.shape
     alone = _min_max(s, name="scores") if normalize else None
@@ -313,7 +334,7 @@ def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False, *, ord
         rows = slice(lo, lo + step)
         src = rows if order is None else order[rows]
         sa = _scaled(s[src], alone)
-        eb = _binarize(sa, top, thresh, binary_alone)
+        eb = _binarize(sa, k, thresh, binary_alone)
         e[rows] = eb
         scored = ~np.isnan(sa)
         sums[0, rows] = eb.sum(axis=1)
@@ -323,8 +344,8 @@ def user_stats(scores, truth=None, top=None, thresh=0.5, normalize=False, *, ord
             continue
         sj = sa if joint is None else _scaled(s[src], joint)
         tj = _scaled(t[src], joint)
-        ej = eb if joint is None else _binarize(sj, top, thresh, binary_joint)
-        rel = _binarize(tj, top, thresh, binary_truth)
+        ej = eb if joint is None else _binarize(sj, k, thresh, binary_joint)
+        rel = _binarize(tj, k, thresh, binary_truth)
         diff = sj - tj
         defined = ~np.isnan(diff)
         diff = np.where(defined, diff, 0.0)
@@ -413,29 +434,131 @@ def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndar
     return item_metrics(agg["counts"], agg["pop"], agg["n_active"], convention=convention)
 
 
-def _overall(scores, top, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
+def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
     _check_choice("convention", convention, GINI_CONVENTIONS)
-    return _system_item_metrics(user_stats(scores, None, top, thresh, normalize), convention)
+    return _system_item_metrics(user_stats(scores, None, k, thresh, normalize), convention)
 
 
-def aggregate_diversity(scores, top=None, thresh=0.5, normalize=False) -> float:
-    """|items shown| / |items| (seed 004, aggregate diversity)."""
-    return float(_overall(scores, top, thresh, normalize)["aggregate_diversity"])
+def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
+    """Aggregate diversity: |items shown| / |items| (seed 004).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Share of items shown to at least one user.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(aggregate_diversity(scores, k=1), 4)
+    1.0
+    """
+    return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-def gini_index(scores, top=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
-    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`)."""
-    return float(_overall(scores, top, thresh, normalize, convention)["gini_index"])
+def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
+    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    convention : {"holisticai", "formula"}
+        Divide by n − 1 (holisticai) or n (the seed's formula).
+
+    Returns
+    -------
+    float
+        Gini index, 0 (equal exposure) to 1 (one item takes everything, holisticai's n − 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(gini_index(scores, k=1), 4)
+    0.25
+    """
+    return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-def exposure_entropy(scores, top=None, thresh=0.5, normalize=False) -> float:
-    """Entropy of the item exposure distribution (seed 004 EDE)."""
-    return float(_overall(scores, top, thresh, normalize)["exposure_entropy"])
+def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
+    """Entropy of the item exposure distribution (seed 004 EDE): −Σ d ln d.
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Entropy in nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(exposure_entropy(scores, k=1), 4)
+    1.0397
+    """
+    return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-def avg_recommendation_popularity(scores, top=None, thresh=0.5, normalize=False) -> float:
-    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes)."""
-    return float(_overall(scores, top, thresh, normalize)["avg_recommendation_popularity"])
+def avg_recommendation_popularity(scores, k=None, thresh=0.5, normalize=False) -> float:
+    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes).
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Mean over users shown something of the mean number of users their items are shown to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> avg_recommendation_popularity(scores, k=1)
+    1.5
+    """
+    return float(_overall(scores, k, thresh, normalize)["avg_recommendation_popularity"])
 
 
 # ------------------------------------------------------------------ two-group metrics (seed 004)
@@ -447,70 +570,296 @@ def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
     return {k: v[0] for k, v in agg.items()}, {k: v[1] for k, v in agg.items()}
 
 
-def _pair(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation) -> float:
+def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
     _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
-    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, top, thresh, normalize))
+    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k, thresh, normalize))
     first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
     return float(pair_metrics(first, second)[key])
 
 
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
-    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004;
-    ``orientation="b-a"`` for the formula's b − a)."""
+    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    normalize : bool, default False
+        Min-max scale the scores first.
+    orientation : {"a-b", "b-a"}
+        holisticai's a − b (default) or the seed's b − a.
+
+    Returns
+    -------
+    float
+        The difference of mean scores (``orientation="b-a"``: the seed's formula b − a).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(mad_score(a, b, scores), 4)
+    0.0
+    """
     _check_choice("orientation", orientation, DIFFERENCE_ORIENTATIONS)
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-def exposure_total_variation(group_a, group_b, scores, top=None, thresh=0.5, normalize=False) -> float:
-    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n)."""
-    return _pair("exposure_total_variation", group_a, group_b, scores, None, top, thresh, normalize, "a/b")
+def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        Total variation distance of the two exposure distributions, in [0, 1] (NaN if a group is shown nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> exposure_total_variation(a, b, scores, k=1)
+    0.5
+    """
+    return _pair("exposure_total_variation", group_a, group_b, scores, None, k, thresh, normalize, "a/b")
 
 
 #: holisticai's name of :func:`exposure_total_variation`.
 exposure_l1 = exposure_total_variation
 
 
-def exposure_kl(group_a, group_b, scores, top=None, thresh=0.5, normalize=False) -> float:
-    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004); +inf if b never sees an
-    item that a sees."""
-    return _pair("exposure_kl", group_a, group_b, scores, None, top, thresh, normalize, "a/b")
+def exposure_kl(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+
+    Returns
+    -------
+    float
+        KL divergence; +inf if b is never shown an item that a is shown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> exposure_kl(a, b, scores, k=1)
+    inf
+    """
+    return _pair("exposure_kl", group_a, group_b, scores, None, k, thresh, normalize, "a/b")
 
 
-def _opportunity_ratio(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation) -> float:
+def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
     _check_choice("orientation", orientation, RATIO_ORIENTATIONS)
     if truth is None:
         raise ValueError(f"truth is required for {key}")
-    return _pair(key, group_a, group_b, scores, truth, top, thresh, normalize, orientation)
+    return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-def avg_precision_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
-    """APR: average (over users) precision of group a / that of group b (holisticai; the seed's
-    formula AP_b / AP_a with ``orientation="b/a"``)."""
-    return _opportunity_ratio("avg_precision_ratio", group_a, group_b, scores, truth, top, thresh, normalize,
+    """Average (over users) precision of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_precision_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
+    return _opportunity_ratio("avg_precision_ratio", group_a, group_b, scores, truth, k, thresh, normalize,
                               orientation)
 
 
-def avg_recall_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
-    """Average recall ratio, a / b (holisticai; the seed's b / a with ``orientation="b/a"``)."""
-    return _opportunity_ratio("avg_recall_ratio", group_a, group_b, scores, truth, top, thresh, normalize,
+    """Average (over users) recall of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_recall_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
+    return _opportunity_ratio("avg_recall_ratio", group_a, group_b, scores, truth, k, thresh, normalize,
                               orientation)
 
 
-def avg_f1_ratio(group_a, group_b, scores, truth, top=None, thresh=0.5, normalize=False,
+def avg_f1_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
-    """AFR: average F1 ratio, a / b (holisticai; the seed's F1_b / F1_a with ``orientation="b/a"``)."""
-    return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, top, thresh, normalize, orientation)
+    """Average (over users) F1 of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> truth = scores[:, ::-1]
+    >>> avg_f1_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
+    0.0
+    """
+    return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
-    """RMSE of the scores against the truth over group a's scored cells / that of group b."""
+    """RMSE of the scores against the truth over group a's scored cells / that of group b.
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        The scores' shape.
+    normalize : bool, default False
+        Min-max scale scores and truth together first.
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(recommender_rmse_ratio(a, b, scores, scores + 0.1), 4)
+    1.0
+    """
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
-    """MAE of the scores against the truth over group a's scored cells / that of group b."""
+    """MAE of the scores against the truth over group a's scored cells / that of group b.
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1
+        Membership of each user (not necessarily complementary).
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like
+        The scores' shape.
+    normalize : bool, default False
+        Min-max scale scores and truth together first.
+    orientation : {"a/b", "b/a"}
+        holisticai's a / b (default) or the seed's formula b / a.
+
+    Returns
+    -------
+    float
+        The ratio; x/0 = inf, 0/0 = nan.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> round(recommender_mae_ratio(a, b, scores, scores + 0.1), 4)
+    1.0
+    """
     return _opportunity_ratio("mae_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
@@ -533,7 +882,7 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, top=None, thresh=0.5,
+def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
     """holisticai's batch table: DataFrame indexed by ``Metric`` (holisticai's names) with columns
@@ -550,7 +899,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     if truth is not None and group_a is None:
         raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
-    stats = user_stats(scores, truth, top, thresh, normalize)
+    stats = user_stats(scores, truth, k, thresh, normalize)
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))

@@ -14,7 +14,8 @@
 """
 from ocef.pairwise.counts import (KINDS, PAIR_COLUMNS, SCORE_COLUMNS, PairCounts, attach_scores, check_pairs,
                                   counts_from_arrays, group_mapping, pair_counts, read_table)
-from ocef.pairwise.accuracy import (PairwiseAccuracy, bootstrap_counts, bootstrap_counts_literal, cell_statistics,
+from ocef.pairwise.accuracy import (PairwiseAccuracy, bootstrap_counts, bootstrap_counts_literal, cell_intervals,
+                                   cell_statistics, summary_intervals,
                                    decompose_accuracy, exposure_table, pairwise_accuracy, position_decomposition,
                                    rank_positions, summary_statistics)
 from ocef.pairwise.regularizer import (MFModel, RegularizerValue, fit_mf_pairwise, mf_loss_and_gradient,
@@ -26,6 +27,7 @@ __all__ = [
     "pairs_to_indices", "PairsTruth", "SimulatedPairs", "pairs_truth", "relevant_sets", "simulate_pairs",
     "KINDS", "PAIR_COLUMNS", "SCORE_COLUMNS", "PairCounts", "attach_scores", "check_pairs", "counts_from_arrays",
     "group_mapping", "pair_counts", "read_table",
-    "PairwiseAccuracy", "bootstrap_counts", "bootstrap_counts_literal", "cell_statistics", "decompose_accuracy",
+    "PairwiseAccuracy", "bootstrap_counts", "bootstrap_counts_literal", "cell_intervals", "cell_statistics",
+    "summary_intervals", "decompose_accuracy",
     "exposure_table", "pairwise_accuracy", "position_decomposition", "rank_positions", "summary_statistics",
 ]

@@ -39,20 +39,24 @@ class PairsTruth(Result):
     """Exact pairwise accuracies of the randomized-pairs experiment.
 
     ``mass`` (2, 2, Z, 3): probability of a recorded pair per (clicked group, intra/inter, z,
-    outcome); ``cells``: kind, group, z, probability, accuracy; ``summary``: kind, accuracy_0,
+    outcome); ``cells``: kind, group, z, probability, accuracy; ``summary()``: kind, accuracy_0,
     accuracy_1, ratio, gap (levels averaged: those with mass for both groups); ``exposure``:
     group, z, click_share, exposure (inter pairs)."""
 
     mass: np.ndarray = dataclasses.field(repr=False)
     cells: pd.DataFrame = dataclasses.field(repr=False)
-    summary: pd.DataFrame = dataclasses.field(repr=False)
+    summary_table: pd.DataFrame = dataclasses.field(repr=False)
     exposure: pd.DataFrame = dataclasses.field(repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         return self.cells.copy()
 
+    def summary(self) -> pd.DataFrame:
+        """Per kind: the exact accuracy_0, accuracy_1, ratio and gap."""
+        return self.summary_table.copy()
+
     def to_dict(self) -> dict:
-        return jsonable({"cells": records(self.cells), "summary": records(self.summary),
+        return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
                          "exposure": records(self.exposure)})
 
 

@@ -29,7 +29,9 @@ def test_json_output(tmp_path, capsys):
     assert main(["pairwise", "--pairs", str(_pairs(tmp_path)), "--resamples", "50", "--json"]) == 0
     out = _strict(capsys.readouterr().out)
     assert {"kind", "group", "z", "n_pairs", "accuracy", "ci_low", "ci_high"} <= set(out["cells"][0])
-    assert {"kind", "accuracy_0", "accuracy_1", "ratio", "gap"} <= set(out["summary"][0])
+    assert {"kind", "accuracy_0", "accuracy_1", "ratio", "gap", "p_value", "p_adjusted", "significant",
+            "z_levels", "z_levels_dropped", "reason"} <= set(out["summary"][0])
+    assert out["interval"] == "cluster-wilson" and {"n_clusters", "reason"} <= set(out["cells"][0])
     assert {c["group"] for c in out["cells"]} == {"x", "y"} and len(out["cells"]) == 12
 
 
@@ -39,9 +41,11 @@ def test_scores_file_and_text_output(tmp_path, capsys):
     pd.DataFrame({"item": np.arange(400), "score": np.arange(400) % 7}).to_csv(scores, index=False)
     assert main(["pairwise", "--pairs", str(path), "--scores", str(scores), "--resamples", "20"]) == 0
     out = capsys.readouterr().out
-    assert "summary" in out
+    assert "comparisons" in out and "p-value of gap = 0, Holm-adjusted" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
     # the text reports the scored pairs: every pair found its items' scores, groups x (0) and y (1)
-    assert "200 pairs" in out and "group 0 = x, group 1 = y" in out
+    flat = " ".join(out.split())
+    assert "200 pairs" in flat and "group 0 = x, group 1 = y" in flat
     assert main(["pairwise", "--pairs", str(path), "--scores", str(scores), "--resamples", "0", "--json"]) == 0
     from ocef.pairwise import pairwise_accuracy
     expected = pairwise_accuracy(pd.read_csv(path), scores=pd.read_csv(scores), n_resamples=0)
@@ -60,6 +64,9 @@ def test_json_is_strict_with_empty_cells_and_infinite_ratios(tmp_path, capsys):
     cell = [c for c in out["cells"] if c["group"] == "y" and c["z"] == 2 and c["kind"] == "overall"][0]
     assert cell["n_pairs"] == 0 and cell["accuracy"] is None
     assert [r["ratio"] for r in out["summary"] if r["kind"] == "inter"] == [None]
+    # z = 2 has no pairs of group y: the summary averages z = 1 only and says so
+    overall = [r for r in out["summary"] if r["kind"] == "overall"][0]
+    assert overall["z_levels"] == "1" and overall["z_levels_dropped"] == "2" and "dropped" in overall["reason"]
 
 
 @pytest.mark.parametrize("args, message", [

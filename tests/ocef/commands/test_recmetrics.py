@@ -44,12 +44,13 @@ def test_json_with_group_a_is_holisticai_orientation(run_cli, files):
     (pair,) = payload["pairs"]
     assert (pair["group_a"], pair["group_b"]) == ("women", "men")
     a, b = (names == "women").astype(int), (names == "men").astype(int)
-    table = M.recommender_bias_metrics(a, b, scores, truth, top=2, thresh=None, metric_type="all")
-    assert pair["mad"] == pytest.approx(table.Value["Mean Absolute Deviation"])
-    assert pair["exposure_total_variation"] == pytest.approx(table.Value["Exposure Total Variation"])
-    assert pair["avg_recall_ratio"] == pytest.approx(table.Value["Average Recall Ratio"])
-    assert pair["mae_ratio"] == pytest.approx(table.Value["Recommender MAE Ratio"])
-    assert payload["overall"]["gini_index"] == pytest.approx(table.Value["GINI index"])
+    table = M.recommender_bias_metrics(a, b, scores, truth, k=2, thresh=None, metric_type="all")
+    assert pair["mad"]["value"] == pytest.approx(table.Value["Mean Absolute Deviation"])
+    assert pair["exposure_total_variation"]["value"] == pytest.approx(table.Value["Exposure Total Variation"])
+    assert pair["avg_recall_ratio"]["value"] == pytest.approx(table.Value["Average Recall Ratio"])
+    assert pair["mae_ratio"]["value"] == pytest.approx(table.Value["Recommender MAE Ratio"])
+    assert payload["overall"]["gini_index"]["value"] == pytest.approx(table.Value["GINI index"])
+    assert set(pair["mad"]) >= {"estimate", "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "reason"}
 
 
 def test_csv_scores_with_empty_cells_and_text_output_with_intervals(run_cli, tmp_path):
@@ -58,14 +59,16 @@ def test_csv_scores_with_empty_cells_and_text_output_with_intervals(run_cli, tmp
     code, out, _ = run_cli("--scores", tmp_path / "s.csv", "--groups", tmp_path / "g.csv", "--resamples", 50,
                            "--interval", "basic")
     assert code == 0
-    assert "reference group '0'" in out and "basic bootstrap intervals (50 resamples)" in out
+    flat = " ".join(out.split())
+    assert "reference group '0'" in flat and "95% intervals (basic; 50 bootstrap resamples" in flat
     assert "exposure_total_variation" in out and "[" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
     code, out, _ = run_cli("--scores", tmp_path / "s.csv", "--groups", tmp_path / "g.csv", "--json",
                            "--gini-convention", "formula")
     payload = json.loads(out)
     scores = np.array([[0.9, 0.1, np.nan], [0.2, 0.8, 0.6], [0.7, np.nan, 0.4], [0.4, 0.6, 0.55]])
-    assert payload["overall"]["gini_index"] == pytest.approx(M.gini_index(scores, convention="formula"))
-    assert payload["pairs"][0]["mad"] == pytest.approx(np.nanmean(scores[:2]) - np.nanmean(scores[2:]))
+    assert payload["overall"]["gini_index"]["value"] == pytest.approx(M.gini_index(scores, convention="formula"))
+    assert payload["pairs"][0]["mad"]["value"] == pytest.approx(np.nanmean(scores[:2]) - np.nanmean(scores[2:]))
     assert "avg_recall_ratio" not in payload["pairs"][0]                   # no truth: no ratios
 
 
@@ -73,14 +76,26 @@ def test_seed_reproduces_intervals(run_cli, files):
     d = files[0]
     args = ("--scores", d / "s.npy", "--groups", d / "g.csv", "--resamples", 40, "--seed", 3, "--json")
     first, second = run_cli(*args)[1], run_cli(*args)[1]
-    assert first == second and "mad_ci" in json.loads(first)["pairs"][0]
+    assert first == second and json.loads(first)["pairs"][0]["mad"]["ci_low"] is not None
+
+
+def test_console_fits_100_columns_and_says_why_precision_recall_f1_coincide(run_cli, files):
+    d = files[0]
+    code, out, _ = run_cli("--scores", d / "s.npy", "--truth", d / "t.npy", "--groups", d / "g.csv", "--k", 2,
+                           "--resamples", 30)
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert "precision, recall and F1 coincide" in out and "p (Holm)" in out
+    # a threshold reads different numbers of items shown and relevant: no such note
+    code, out, _ = run_cli("--scores", d / "s.npy", "--truth", d / "t.npy", "--groups", d / "g.csv",
+                           "--thresh", 0.5, "--resamples", 30)
+    assert code == 0 and "coincide" not in out
 
 
 @pytest.mark.parametrize("extra,message", [
     (("--group-a", "other"), "--group-a 'other' is not a group"),
     (("--reference", "x"), "reference 'x' is not a group"),
     (("--group-a", "women", "--reference", "women"), "must be the other group"),
-    (("--top", 7), "top must be an integer in [1, 6]"),
+    (("--top", 7), "k must be an integer in [1, 6]"),
     (("--resamples", -2), "--resamples must be an integer >= 0"),
     (("--dataset", "coat"), "either --dataset or files"),
     # options of the movielens data set are not silently ignored with files (or with coat)
@@ -132,7 +147,7 @@ def test_coat_dataset(run_cli):
     assert sorted(g["group"] for g in payload["groups"]) == ["men", "women"]
     assert sum(g["n_users"] for g in payload["groups"]) == 290
     assert payload["pairs"][0]["group_b"] == "men"                # the larger group
-    assert payload["pairs"][0]["rmse_ratio"] > 0
+    assert payload["pairs"][0]["rmse_ratio"]["value"] > 0
     code, _, err = run_cli("--dataset", "coat", "--data-dir", require_data("coat").parent, "--partition", "zodiac")
     assert code == 2 and "--partition must be one of" in err
 
@@ -148,5 +163,6 @@ def test_movielens_dataset(run_cli, tmp_path, monkeypatch):
     assert sum(g["n_users"] for g in payload["groups"]) == 200 and len(payload["groups"]) >= 5
     largest = max(payload["groups"], key=lambda g: g["n_users"])["group"]
     assert all(p["group_b"] == largest for p in payload["pairs"]) and len(payload["pairs"]) == len(payload["groups"]) - 1
-    assert all(0 <= p["exposure_total_variation"] <= 1 and p["rmse_ratio"] > 0 for p in payload["pairs"])
+    assert all(0 <= p["exposure_total_variation"]["value"] <= 1 and p["rmse_ratio"]["value"] > 0
+               for p in payload["pairs"])
     assert "age" in payload["source"] and "2-factor" in payload["source"]

@@ -33,7 +33,7 @@ def test_seed_worked_examples():
     assert acc[("overall", "A")] == pytest.approx(2 / 5) and acc[("overall", "B")] == pytest.approx(2 / 5)
     assert acc[("intra", "A")] == 0 and acc[("intra", "B")] == 1          # A1 below A2, A3; B1 above B2, B3
     assert acc[("inter", "A")] == pytest.approx(2 / 3) and acc[("inter", "B")] == 0   # all B below all A
-    summary = res.summary.set_index("kind")
+    summary = res.summary().set_index("kind")
     assert summary.ratio["overall"] == 1.0 and summary.gap["inter"] == pytest.approx(2 / 3)
 
 
@@ -57,7 +57,7 @@ def test_summary_averages_levels_both_groups_have():
     pairs = pairs[~((pairs.z == 3) & (pairs.s_j == "b"))]                  # level 3 only for group a
     res = pairwise_accuracy(pairs, n_resamples=0)
     c = res.cells[res.cells.kind == "overall"].set_index(["group", "z"]).accuracy
-    s = res.summary.set_index("kind")
+    s = res.summary().set_index("kind")
     assert s.n_levels["overall"] == 2
     assert s.accuracy_0["overall"] == pytest.approx((c[("a", 1)] + c[("a", 2)]) / 2)
     assert s.ratio["overall"] == pytest.approx(s.accuracy_0["overall"] / s.accuracy_1["overall"])

@@ -31,7 +31,7 @@ def test_bootstrap_intervals_cover_the_truth_at_their_level():
     hits = []
     for r in range(150):
         sim = simulate_pairs(w, n_requests=20_000, p_pair=0.5, n_relevant=30, rng=1000 + r, truth=False)
-        cells = pairwise_accuracy(sim.pairs, n_resamples=300, rng=r).cells
+        cells = pairwise_accuracy(sim.pairs, interval="percentile", n_resamples=300, rng=r).cells
         hits.append((cells.ci_low <= truth) & (truth <= cells.ci_high))
     coverage = np.mean(hits)
     # 150 x 12 intervals at 95%: binomial SE about 0.006 (cells correlated: allow 0.03)

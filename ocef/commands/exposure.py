@@ -1,0 +1,110 @@
+"""``ocef exposure``: position-aware exposure fairness of a top-k log, with intervals.
+
+``ocef exposure --rankings LOG --item-group COL [--user-group COL] [--browsing geometric|dcg|cascade]
+[--patience P] [--stop U] [--target equal|merit] [--k K] [--backend auto|duckdb|pandas|spark]
+[--confidence C] [--json]``
+
+LOG: a CSV or Parquet file, a folder or a glob of Parquet files, one row per (user, ranked item):
+``user, item, rank`` [, ``relevance``, ``sample``, ``n_relevant``] (docs/formats/rankings.md);
+``--item-groups FILE`` / ``--user-groups FILE`` read the groups from side tables (CSV or Parquet,
+columns ``item, COL`` / ``user, COL``). The log is reduced to sufficient statistics by the
+backend (DuckDB for files); only a few numbers reach Python.
+
+JSON (``--json``): ``{"overall": [{n_users, n_rows, n_item_groups, n_user_groups, k, browsing,
+patience, target, total_variation}], "groups": [{user_group, item_group, n_users, statistic
+(share|difference|ratio), target, estimate, ci_low, ci_high, confidence, p_value, p_adjusted,
+significant, reason}], "pairs": [{user_group, reference, item_group, statistic, estimate, ci_low,
+ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "groups", "pairs"} or null,
+browsing, patience, target, confidence}``.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+BACKENDS = ("auto", "duckdb", "pandas", "spark")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "exposure",
+        help="position-aware exposure fairness of a top-k log (item and user groups) with intervals",
+        description="Exposure shares of item groups under a browsing model, their disparity to an equal or "
+                    "merit-proportional target, and per-user metrics (precision, recall, nDCG, hit rate) by "
+                    "user group, with intervals clustered by user and Holm-adjusted tests. Reads a top-k log "
+                    "(user, item, rank [, relevance, sample, n_relevant]) of any size with DuckDB, pandas or Spark.",
+    )
+    p.add_argument("--rankings", type=Path, required=True, metavar="LOG",
+                   help="top-k log: CSV or Parquet file, folder or glob")
+    p.add_argument("--item-group", required=True, metavar="COLUMN", help="column giving each item's group")
+    p.add_argument("--user-group", default=None, metavar="COLUMN",
+                   help="column giving each user's group (consumer side; default: none)")
+    p.add_argument("--item-groups", type=Path, default=None, metavar="FILE",
+                   help="side table with columns item and the --item-group column (CSV or Parquet)")
+    p.add_argument("--user-groups", type=Path, default=None, metavar="FILE",
+                   help="side table with columns user and the --user-group column (CSV or Parquet)")
+    p.add_argument("--browsing", choices=("geometric", "dcg", "cascade"), default="geometric",
+                   help="browsing model: geometric (RBP, p^(k-1)), dcg (1/log2(k+1)) or cascade (gERR) "
+                        "(default: geometric)")
+    p.add_argument("--patience", type=float, default=0.5,
+                   help="probability of looking at the next position, geometric and cascade (default: 0.5)")
+    p.add_argument("--stop", type=float, default=0.5,
+                   help="cascade: probability of stopping after a relevant item (default: 0.5)")
+    p.add_argument("--target", choices=("equal", "merit"), default="equal",
+                   help="target exposure shares: equal (1/G) or merit (share of relevance; needs relevance)")
+    p.add_argument("--k", type=int, default=None, help="list length for precision (default: the largest rank)")
+    p.add_argument("--reference", default=None, metavar="GROUP",
+                   help="reference user group (default: the largest)")
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="counting backend: auto (DuckDB for files), duckdb, pandas or spark (default: auto)")
+    p.add_argument("--engine", dest="backend", choices=BACKENDS, help=argparse.SUPPRESS)
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_run)
+
+
+def _side(path):
+    if path is None:
+        return None
+    import pandas as pd
+
+    from ocef.metrics.rankings import read_log
+
+    return read_log(str(path)) if isinstance(path, Path) else pd.DataFrame(path)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ocef.commands._common import format_table, print_json
+    from ocef.metrics.rank_exposure import exposure_fairness
+
+    reference = args.reference
+    result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,
+                               item_groups=_side(args.item_groups), user_groups=_side(args.user_groups),
+                               browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
+                               k=args.k, reference=reference, confidence=args.confidence, backend=args.backend)
+    if args.json:
+        print_json(result.to_dict())
+        return 0
+    o = result.overall.iloc[0]
+    print(f"exposure of {o['n_item_groups']} item groups over {o['n_users']} users ({o['n_rows']} rows, k = {o['k']}), "
+          f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
+          + f", target {result.target}; total variation from the target: {o['total_variation']:.4g}")
+    g = result.groups
+    cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
+            "significant"]
+    print(format_table({c: g[c].tolist() for c in cols}))
+    if len(result.pairs):
+        print("\nuser groups vs the reference (difference of exposure shares):")
+        pc = ["user_group", "reference", "item_group", "estimate", "ci_low", "ci_high", "p_adjusted", "significant"]
+        print(format_table({c: result.pairs[c].tolist() for c in pc}))
+    if result.users is not None:
+        print("\nper-user metrics by user group:")
+        ug = result.users.groups
+        print(format_table({c: ug[c].tolist() for c in ["user_group", "metric", "n_users", "estimate", "ci_low",
+                                                         "ci_high"]}))
+        if len(result.users.pairs):
+            up = result.users.pairs
+            print(format_table({c: up[c].tolist() for c in ["user_group", "reference", "metric", "statistic",
+                                                             "estimate", "ci_low", "ci_high", "p_adjusted",
+                                                             "significant"]}))
+    return 0

@@ -1,0 +1,354 @@
+"""Any per-user metric by any combination of user attributes, with intervals clustered by user.
+
+The model is Fairlearn's ``MetricFrame`` (overall, by group, difference and ratio to a reference),
+for recommender metrics measured per user (precision, recall, nDCG, hit rate, or any column):
+every user is one independent cluster (their rows are averaged first), so a group's value is the
+mean over its users and its interval is a t interval of that mean (the Wilson interval when the
+metric is 0/1, e.g. hit rate). Each group is compared with a reference group: the difference of
+means with Welch's t interval and test, and the ratio of means with a delta-method interval on
+the log scale; the p-values of the comparisons (one per group and metric: the difference and the
+ratio test the same null, equal means) are Holm-adjusted together (:func:`ocef.inference.holm_adjust`).
+
+Everything is computed from per-group moments (users ``n``, ``Σ m``, ``Σ m²``, min, max), which a
+DuckDB or Spark query computes over 10^7 users without moving them (:mod:`ocef.metrics.rankings`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ocef.errors import DataError, ParameterError
+from ocef.results import Result
+from ocef.validation import check_in_interval
+
+__all__ = ["MetricFrameResult", "metric_frame", "metric_frame_from_moments", "moments", "mean_interval",
+           "compare_means"]
+
+MOMENT_COLUMNS = ("n", "sum", "sum_sq", "min", "max")
+
+
+def moments(values) -> dict[str, float]:
+    """The moments a group's interval needs: ``n``, ``sum``, ``sum_sq``, ``min``, ``max`` (NaN ignored).
+
+    Examples
+    --------
+    >>> moments([1.0, 0.0, 1.0])
+    {'n': 3, 'sum': 2.0, 'sum_sq': 2.0, 'min': 0.0, 'max': 1.0}
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    return {"n": int(x.size), "sum": float(x.sum()), "sum_sq": float(x @ x),
+            "min": float(x.min()) if x.size else np.nan, "max": float(x.max()) if x.size else np.nan}
+
+
+def _mean_var(n, s1, s2):
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.asarray(s1, dtype=float) / n
+        var = np.maximum(np.asarray(s2, dtype=float) - n * mean * mean, 0.0) / (n - 1.0)
+    return mean, var
+
+
+def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float = 0.95) -> dict:
+    """Mean over users and its interval from moments: Student t (``mean ± t_{n-1} s/√n``), or
+    Wilson's score interval when the values are 0/1 (``binary``).
+
+    Parameters
+    ----------
+    n : int
+        Users.
+    total, total_sq : float
+        ``Σ m`` and ``Σ m²``.
+    binary : bool, default False
+        The values are 0/1.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    dict
+        ``estimate``, ``se``, ``ci_low``, ``ci_high``, ``reason`` (None, or why there is no interval).
+
+    Examples
+    --------
+    >>> r = mean_interval(4, 2.0, 1.5)
+    >>> [round(float(r[key]), 3) for key in ("estimate", "ci_low", "ci_high")]
+    [0.5, -0.15, 1.15]
+    """
+    from scipy.stats import t as student
+
+    from ocef.inference import wilson_interval
+
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
+    mean, var = _mean_var(n, total, total_sq)
+    mean, var = float(mean), float(var)
+    se = float(np.sqrt(var / n)) if n > 1 else np.nan
+    if n < 1:
+        return {"estimate": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "reason": "undefined: no user in the group"}
+    if binary:
+        low, high = wilson_interval(round(total), n, confidence)
+        return {"estimate": mean, "se": se, "ci_low": float(low), "ci_high": float(high), "reason": None}
+    if n < 2:
+        return {"estimate": mean, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "reason": "no valid interval: fewer than 2 users"}
+    half = student.ppf(0.5 + confidence / 2, n - 1) * se
+    return {"estimate": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "reason": None}
+
+
+def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
+    """Group ``a`` vs reference ``b`` from their moments: difference of means (Welch's t interval
+    and two-sided test) and ratio of means (delta-method interval of ``log(mean_a / mean_b)``,
+    exponentiated; its p-value is Welch's: both test equal means).
+
+    Parameters
+    ----------
+    a, b : dict
+        Moments (``n``, ``sum``, ``sum_sq``) of the two groups (:func:`moments`).
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    dict
+        ``difference``, ``difference_low``, ``difference_high``, ``ratio``, ``ratio_low``,
+        ``ratio_high``, ``p_value``, ``reason``.
+
+    Examples
+    --------
+    >>> r = compare_means(moments([1, 2, 3, 4]), moments([1, 1, 2, 2]))
+    >>> round(r["difference"], 3), round(r["ratio"], 3), round(r["p_value"], 3)
+    (1.0, 1.667, 0.228)
+    """
+    from scipy.stats import norm
+    from scipy.stats import t as student
+
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
+    ma, va = (float(x) for x in _mean_var(a["n"], a["sum"], a["sum_sq"]))
+    mb, vb = (float(x) for x in _mean_var(b["n"], b["sum"], b["sum_sq"]))
+    out = {"difference": ma - mb, "difference_low": np.nan, "difference_high": np.nan,
+           "ratio": ma / mb if mb != 0 else (np.nan if ma == 0 else np.inf), "ratio_low": np.nan,
+           "ratio_high": np.nan, "p_value": np.nan, "reason": None}
+    if a["n"] < 2 or b["n"] < 2:
+        out["reason"] = "no valid interval: fewer than 2 users in a group"
+        return out
+    sa, sb = va / a["n"], vb / b["n"]
+    se = np.sqrt(sa + sb)
+    if se == 0:
+        out["reason"] = "no valid interval: the metric is constant within both groups"
+        return out
+    df = (sa + sb) ** 2 / ((sa * sa / (a["n"] - 1) if sa else 0.0) + (sb * sb / (b["n"] - 1) if sb else 0.0))
+    tq = student.ppf(0.5 + confidence / 2, df)
+    out.update(difference_low=ma - mb - tq * se, difference_high=ma - mb + tq * se,
+               p_value=float(2 * student.sf(abs(ma - mb) / se, df)))
+    if ma > 0 and mb > 0:
+        se_log = np.sqrt(sa / ma ** 2 + sb / mb ** 2)
+        z = norm.ppf(0.5 + confidence / 2)
+        out.update(ratio_low=float(np.exp(np.log(ma / mb) - z * se_log)),
+                   ratio_high=float(np.exp(np.log(ma / mb) + z * se_log)))
+    else:
+        out["reason"] = "no valid interval for the ratio: a group mean is not positive"
+    return out
+
+
+@dataclass(frozen=True)
+class MetricFrameResult(Result):
+    """Per-user metrics overall, by group and compared with a reference group.
+
+    Attributes
+    ----------
+    overall : pandas.DataFrame
+        One row per metric: ``metric, n_users, estimate, ci_low, ci_high, reason``.
+    groups : pandas.DataFrame
+        One row per group and metric (the ``by`` columns, then as ``overall``).
+    pairs : pandas.DataFrame
+        One row per (group ≠ reference, metric, statistic ∈ {difference, ratio}): ``estimate,
+        ci_low, ci_high, p_value, p_adjusted, significant, reason``.
+    by : tuple
+        The user attributes.
+    reference : tuple
+        The reference group (one value per attribute).
+    confidence : float
+    """
+
+    overall: object
+    groups: object
+    pairs: object
+    by: tuple
+    reference: tuple
+    confidence: float = 0.95
+    binary: tuple = field(default=())
+
+    def to_frame(self):
+        """``groups`` with a first row per metric for the overall value (``by`` columns = "(all)")."""
+        import pandas as pd
+
+        over = self.overall.copy()
+        for col in self.by:
+            over[col] = "(all)"
+        return pd.concat([over[self.groups.columns], self.groups], ignore_index=True)
+
+    def summary(self):
+        """The comparisons (``pairs``), most significant first."""
+        return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
+
+
+def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None, confidence: float = 0.95,
+                 binary=None) -> MetricFrameResult:
+    """Per-user metrics by any combination of user attributes (Fairlearn's ``MetricFrame`` with
+    intervals clustered by user and Holm-adjusted comparisons).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per user, or several per user (e.g. one per sampled ranking), with the metric
+        columns and the ``by`` attribute columns; a user's rows are averaged first.
+    metrics : str or sequence of str
+        Metric columns (e.g. ``precision``, ``ndcg``, ``hit_rate`` or any per-user number).
+    by : str or sequence of str
+        User attribute columns; several = intersectional groups.
+    user : str or None, default "user"
+        User id column (None: one row per user).
+    reference : scalar or tuple, optional
+        The group every other group is compared with (default: the largest).
+    confidence : float, default 0.95
+    binary : sequence of str, optional
+        Metrics that are 0/1 per user (Wilson intervals); default: those whose values are all 0 or 1.
+
+    Returns
+    -------
+    MetricFrameResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"),
+    ...                    "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+    >>> res.groups[["gender", "estimate"]].round(2).values.tolist()
+    [['F', 0.4], ['M', 0.7]]
+    >>> res.pairs[["statistic", "estimate"]].round(2).values.tolist()
+    [['difference', 0.3], ['ratio', 1.75]]
+    """
+    import pandas as pd
+
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    by = [by] if isinstance(by, str) else list(by)
+    if not metrics or not by:
+        raise ParameterError(f"give at least one metric and one attribute, got metrics={metrics!r}, by={by!r}")
+    need = metrics + by + ([user] if user is not None else [])
+    missing = [c for c in need if c not in data.columns]
+    if missing:
+        raise DataError(f"data is missing column(s) {missing}; it has {list(data.columns)}")
+    frame = data[need]
+    for col in by:
+        if frame[col].isna().any():
+            raise DataError(f"attribute column {col!r} has missing values")
+    for m in metrics:
+        if not pd.api.types.is_numeric_dtype(frame[m]):
+            raise DataError(f"metric column {m!r} must be numeric, got dtype {frame[m].dtype}")
+    if user is not None:
+        if (frame.groupby(user)[by].nunique() > 1).any().any():
+            raise DataError(f"a user has several values of {by}: user attributes must be constant per user")
+        frame = frame.groupby(user, sort=False).agg({**{m: "mean" for m in metrics}, **{c: "first" for c in by}})
+    rows = []
+    for m in metrics:
+        vals = frame[m].astype(float)
+        ok = vals.notna()
+        g = frame.loc[ok].assign(_v=vals[ok], _v2=vals[ok] ** 2)
+        agg = g.groupby(by, sort=True).agg(n=("_v", "size"), sum=("_v", "sum"), sum_sq=("_v2", "sum"),
+                                           min=("_v", "min"), max=("_v", "max")).reset_index()
+        agg.insert(len(by), "metric", m)
+        rows.append(agg)
+    table = pd.concat(rows, ignore_index=True)
+    if binary is None:
+        binary = [m for m in metrics if frame[m].dropna().isin((0.0, 1.0)).all()]
+    return metric_frame_from_moments(table, by=by, reference=reference, confidence=confidence, binary=binary)
+
+
+def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=()) -> MetricFrameResult:
+    """:func:`metric_frame` from per-group moments (one row per group and metric: the ``by``
+    columns, ``metric``, ``n``, ``sum``, ``sum_sq``, ``min``, ``max``), e.g. as computed by a
+    DuckDB or Spark query over millions of users.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    by : sequence of str
+    reference : scalar or tuple, optional
+        Default: the group with the most users.
+    confidence : float, default 0.95
+    binary : sequence of str
+        Metrics that are 0/1 per user.
+
+    Returns
+    -------
+    MetricFrameResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"g": ["a", "b"], "metric": "hit_rate", "n": [100, 100], "sum": [50.0, 30.0],
+    ...                   "sum_sq": [50.0, 30.0], "min": 0.0, "max": 1.0})
+    >>> res = metric_frame_from_moments(t, by=["g"], binary=["hit_rate"])
+    >>> res.pairs[["g", "statistic", "estimate"]].round(2).values.tolist()
+    [['b', 'difference', -0.2], ['b', 'ratio', 0.6]]
+    """
+    import pandas as pd
+
+    from ocef.inference import holm_adjust
+
+    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
+    by = [by] if isinstance(by, str) else list(by)
+    binary = set(binary)
+    table = table.sort_values(by + ["metric"], kind="stable").reset_index(drop=True)
+    sizes = table.groupby(by, sort=True)["n"].max()
+    if sizes.empty:
+        raise DataError("no group has any user")
+    if reference is None:
+        ref = sizes.idxmax()
+    else:
+        ref = reference
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    keys = [tuple(k) if isinstance(k, tuple) else (k,) for k in sizes.index]
+    if ref not in keys:
+        raise ParameterError(f"reference must be one of the groups {keys if len(by) > 1 else [k[0] for k in keys]}, "
+                             f"got {reference!r}")
+    grows, prow = [], []
+    cells = {}
+    for rec in table.to_dict("records"):
+        key = tuple(rec[c] for c in by)
+        cells[(key, rec["metric"])] = rec
+        mi = mean_interval(rec["n"], rec["sum"], rec["sum_sq"], binary=rec["metric"] in binary, confidence=confidence)
+        grows.append({**{c: rec[c] for c in by}, "metric": rec["metric"], "n_users": int(rec["n"]),
+                      "estimate": mi["estimate"], "ci_low": mi["ci_low"], "ci_high": mi["ci_high"],
+                      "reason": mi["reason"]})
+    metrics = list(dict.fromkeys(table["metric"]))
+    overall = []
+    for m in metrics:
+        sub = table[table["metric"] == m]
+        n, s1, s2 = int(sub["n"].sum()), float(sub["sum"].sum()), float(sub["sum_sq"].sum())
+        mi = mean_interval(n, s1, s2, binary=m in binary, confidence=confidence)
+        overall.append({"metric": m, "n_users": n, "estimate": mi["estimate"], "ci_low": mi["ci_low"],
+                        "ci_high": mi["ci_high"], "reason": mi["reason"]})
+    for (key, m), rec in cells.items():
+        if key == ref or (ref, m) not in cells:
+            continue
+        c = compare_means(rec, cells[(ref, m)], confidence=confidence)
+        base = {**dict(zip(by, key)), "reference": ref[0] if len(ref) == 1 else ref, "metric": m}
+        prow.append({**base, "statistic": "difference", "estimate": c["difference"], "ci_low": c["difference_low"],
+                     "ci_high": c["difference_high"], "p_value": c["p_value"], "reason": c["reason"]})
+        prow.append({**base, "statistic": "ratio", "estimate": c["ratio"], "ci_low": c["ratio_low"],
+                     "ci_high": c["ratio_high"], "p_value": c["p_value"], "reason": c["reason"]})
+    cols = by + ["reference", "metric", "statistic", "estimate", "ci_low", "ci_high", "p_value", "p_adjusted",
+                 "significant", "reason"]
+    pairs = pd.DataFrame(prow, columns=[c for c in cols if c not in ("p_adjusted", "significant")])
+    if len(pairs):
+        diff = pairs["statistic"] == "difference"
+        adj = holm_adjust(pairs.loc[diff, "p_value"].to_numpy(dtype=float))
+        pairs["p_adjusted"] = np.repeat(adj, 2)             # each difference row is followed by its ratio row
+    else:
+        pairs["p_adjusted"] = pd.Series(dtype=float)
+    pairs["significant"] = pairs["p_adjusted"] <= 1 - confidence
+    pairs = pairs[cols]
+    return MetricFrameResult(overall=pd.DataFrame(overall), groups=pd.DataFrame(grows), pairs=pairs,
+                             by=tuple(by), reference=ref, confidence=confidence, binary=tuple(sorted(binary)))

@@ -1,0 +1,68 @@
+"""``ocef exposure``: JSON equal to the library call, --engine alias, side tables, errors."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef import cli
+from ocef.metrics.rank_exposure import exposure_fairness
+
+
+def make_log(tmp_path):
+    rng = np.random.default_rng(5)
+    rows = []
+    for u in range(80):
+        items = rng.choice(40, size=6, replace=False)
+        for r, i in enumerate(items):
+            rows.append((u, int(i), r + 1, int(rng.random() < 0.3 + 0.01 * i), "gen" if i < 25 else "niche",
+                         "f" if u % 3 == 0 else "m"))
+    log = pd.DataFrame(rows, columns=["user", "item", "rank", "relevance", "genre", "gender"])
+    path = tmp_path / "log.parquet"
+    log.to_parquet(path)
+    return log, path
+
+
+def test_json_equals_the_library(tmp_path, capsys):
+    log, path = make_log(tmp_path)
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--user-group", "gender",
+                     "--browsing", "cascade", "--patience", "0.7", "--target", "merit", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    res = exposure_fairness(log, item_group="genre", user_group="gender", browsing="cascade", patience=0.7,
+                            target="merit")
+    got = pd.DataFrame(out["groups"])
+    np.testing.assert_allclose(got["estimate"], res.groups["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(got["ci_low"], res.groups["ci_low"], rtol=1e-10)
+    assert out["pairs"][0]["reference"] == "m" and out["users"]["pairs"]
+    assert out["overall"][0]["n_users"] == 80
+
+
+def test_engine_alias_side_table_and_text(tmp_path, capsys):
+    log, path = make_log(tmp_path)
+    items = tmp_path / "items.csv"
+    log[["item", "genre"]].drop_duplicates().to_csv(items, index=False)
+    bare = tmp_path / "bare.csv"
+    log.drop(columns=["genre"]).to_csv(bare, index=False)
+    assert cli.main(["exposure", "--rankings", str(bare), "--item-group", "genre", "--item-groups", str(items),
+                     "--engine", "pandas", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--json"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose([r["estimate"] for r in a["groups"]], [r["estimate"] for r in b["groups"]])
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--browsing", "dcg"]) == 0
+    text = capsys.readouterr().out
+    assert "browsing dcg" in text and "niche" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--item-group", "nope"], "missing column"),
+    (["--item-group", "genre", "--patience", "1.5"], "patience"),
+    (["--item-group", "genre", "--target", "merit", "--confidence", "2"], "confidence"),
+])
+def test_errors_are_one_line(tmp_path, capsys, argv, message):
+    _, path = make_log(tmp_path)
+    assert cli.main(["exposure", "--rankings", str(path)] + argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
