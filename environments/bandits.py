@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ocef.validation import as_generator, check_positive_int, check_unit_array
+from ocef.errors import ParameterError
 
 #: Names of the four instances of App. D.1 (paper numbering 1-4).
 INSTANCES = {
@@ -30,6 +31,8 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
     versions of Fig. 10, whose prefixes μ_{0:K'} are used for K' ≤ K_max.
     """
     k = check_positive_int("n_arms", n_arms)
+    if k > 10**7:
+        raise ParameterError(f"n_arms must be at most 10**7 (one OCEF auditor's limit), got {k}")
     if number == 1:
         return np.r_[0.6, np.full(k, 0.3)]
     if number == 2:
@@ -39,7 +42,7 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
         if number == 4:
             mu[[0, 1]] = mu[[1, 0]]
         return mu
-    raise ValueError(f"number must be one of 1, 2, 3, 4 (App. D.1 instances), got {number!r}")
+    raise ParameterError(f"number must be one of 1, 2, 3, 4 (App. D.1 instances), got {number!r}")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class BernoulliBandit:
     def __post_init__(self):
         means = check_unit_array("means", self.means, ndim=1)
         if means.size < 2:
-            raise ValueError(f"means must hold the baseline and at least one other arm, got {means.size} value(s)")
+            raise ParameterError(f"means must hold the baseline and at least one other arm, got {means.size} value(s)")
         object.__setattr__(self, "means", means)
         object.__setattr__(self, "group_size", check_positive_int("group_size", self.group_size))
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.validation import as_generator, check_positive_int
+from ocef.errors import ParameterError
 
 __all__ = ["FairRecSplit", "fairrec_split", "leave_last_out", "item_popularity"]
 
@@ -63,7 +64,7 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
     """Eq. (6): ``RP_j = φ(j) / |T| · 100%`` (``φ(j)`` = interactions with ``j`` in the training set ``T``)."""
     items = np.asarray(items, dtype=np.int64)
     if items.size == 0:
-        raise ValueError("the training set must not be empty")
+        raise ParameterError("the training set must not be empty")
     return np.bincount(items, minlength=n_items) / items.size * 100.0
 
 
@@ -72,12 +73,12 @@ def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     index) in ``last``, the others in ``history``. Users with a single interaction are refused."""
     missing = {"user", "item", "timestamp"} - set(ratings.columns)
     if missing:
-        raise ValueError(f"ratings lack column(s) {sorted(missing)}")
+        raise ParameterError(f"ratings lack column(s) {sorted(missing)}")
     r = ratings.sort_values(["user", "timestamp", "item"], kind="stable")
     is_last = ~r["user"].duplicated(keep="last")
     counts = r["user"].value_counts()
     if (counts < 2).any():
-        raise ValueError(f"users need >= 2 interactions for a leave-last-out split; "
+        raise ParameterError(f"users need >= 2 interactions for a leave-last-out split; "
                          f"users {counts[counts < 2].index[:5].tolist()} have 1")
     return r[~is_last].reset_index(drop=True), r[is_last].reset_index(drop=True)
 
@@ -109,14 +110,14 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     u_all = ratings["user"].to_numpy(dtype=np.int64)
     i_all = ratings["item"].to_numpy(dtype=np.int64)
     if u_all.min() < 0 or u_all.max() >= n_users or i_all.min() < 0 or i_all.max() >= n_items:
-        raise ValueError(f"ratings must index users in [0, {n_users}) and items in [0, {n_items})")
+        raise ParameterError(f"ratings must index users in [0, {n_users}) and items in [0, {n_items})")
     rated = np.zeros((n_users, n_items), dtype=bool)
     rated[u_all, i_all] = True
     n_rated = rated.sum(axis=1)
     if (n_rated == 0).any():
-        raise ValueError(f"users {np.flatnonzero(n_rated == 0)[:5].tolist()} have no interaction")
+        raise ParameterError(f"users {np.flatnonzero(n_rated == 0)[:5].tolist()} have no interaction")
     if (n_items - n_rated < n_neg_test).any():
-        raise ValueError(f"n_neg_test={n_neg_test} exceeds the unrated items of some user "
+        raise ParameterError(f"n_neg_test={n_neg_test} exceeds the unrated items of some user "
                          f"(min {int((n_items - n_rated).min())})")
     history, last = leave_last_out(ratings)        # >= 2 interactions per user: one ``last`` row each
     last = last.sort_values("user").reset_index(drop=True)

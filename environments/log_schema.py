@@ -6,13 +6,16 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 from typing import Sequence
+from ocef.errors import ParameterError, ParameterTypeError
 
 
 def label_columns(label: str | Sequence[str]) -> list[str]:
     """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
+    if not isinstance(label, (str, list, tuple)):
+        raise ParameterTypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
     labels = [label] if isinstance(label, str) else list(label)
     if not labels or not all(isinstance(c, str) for c in labels):
-        raise TypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
+        raise ParameterTypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
     return labels
 
 
@@ -32,10 +35,10 @@ def check_csv_header(path: Path) -> None:
     try:
         first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"log file {path} is empty") from None
+        raise ParameterError(f"log file {path} is empty") from None
     except read_errors() as exc:
-        raise ValueError(f"cannot read log file {path}: {exc}") from None
+        raise ParameterError(f"cannot read log file {path}: {exc}") from None
     names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise ValueError(f"log file {path} has duplicate column name(s) {dupes}")
+        raise ParameterError(f"log file {path} has duplicate column name(s) {dupes}")

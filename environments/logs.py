@@ -47,6 +47,7 @@ import pandas as pd
 
 from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
 from ocef.environments.paths import dataset_dir
+from ocef.errors import ParameterError
 
 __all__ = [
     "SOURCE_DEFAULT", "SOURCE_RANDOM", "PUBLISHED_SIGNALS", "PUBLISHED_GROUP",
@@ -66,7 +67,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
     checked with a clear error naming the missing ones and the file."""
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"log {path} is a directory, not a file")
+        raise ParameterError(f"log {path} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"log file not found: {path}")
     try:
@@ -76,26 +77,26 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
             check_csv_header(path)          # duplicate column names, unreadable or empty file
             log = pd.read_csv(path)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"log {path} is empty") from None
+        raise ParameterError(f"log {path} is empty") from None
     except read_errors() as exc:
         if isinstance(exc, FileNotFoundError):
             raise
-        raise ValueError(f"cannot read log {path}: {exc}") from None
+        raise ParameterError(f"cannot read log {path}: {exc}") from None
     if columns is not None:
         missing = [c for c in columns if c not in log.columns]
         if missing:
-            raise ValueError(f"log {path} is missing column(s) {missing}; it has {list(log.columns)}")
+            raise ParameterError(f"log {path} is missing column(s) {missing}; it has {list(log.columns)}")
     return log
 
 
 def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(default, random)`` rows of a log holding both traffics in a ``source`` column."""
     if source not in log.columns:
-        raise ValueError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
+        raise ParameterError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
     values = set(pd.unique(log[source]))
     unknown = values - {SOURCE_DEFAULT, SOURCE_RANDOM}
     if unknown:
-        raise ValueError(f"column {source!r} must hold {SOURCE_DEFAULT!r} or {SOURCE_RANDOM!r}, "
+        raise ParameterError(f"column {source!r} must hold {SOURCE_DEFAULT!r} or {SOURCE_RANDOM!r}, "
                          f"found {sorted(map(str, unknown))}")
     is_default = (log[source] == SOURCE_DEFAULT).to_numpy()
     return log[is_default].reset_index(drop=True), log[~is_default].reset_index(drop=True)
@@ -110,10 +111,10 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
     need = label_columns(label) + [group]
     if combined is not None:
         if default is not None or random is not None:
-            raise ValueError("give either combined or default and random, not both")
+            raise ParameterError("give either combined or default and random, not both")
         return split_by_source(read_log(combined, columns=need + [source]), source=source)
     if default is None or random is None:
-        raise ValueError("give both default and random log files (or combined)")
+        raise ParameterError("give both default and random log files (or combined)")
     return read_log(default, columns=need), read_log(random, columns=need)
 
 
@@ -129,7 +130,7 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
         for col in need:
             bad = ~log[col].isin([0, 1])
             if bad.any():
-                raise ValueError(f"{src} log {path}: column {col!r} must hold only 0/1, "
+                raise ParameterError(f"{src} log {path}: column {col!r} must hold only 0/1, "
                                  f"found {pd.unique(log[col][bad])[:5].tolist()}")
         y = log[list(PUBLISHED_SIGNALS)].astype(bool).any(axis=1)
         out.append(log.assign(Y=y.astype(np.int8), S=log[PUBLISHED_GROUP].astype(np.int8), source=src))
@@ -156,7 +157,7 @@ def load_coat(data_dir: str | Path | None = None, *, threshold: int = 4) -> tupl
     test = _coat_matrix(root / "test.ascii")
     feats = _coat_matrix(root / "user_item_features" / "item_features.ascii")
     if train.shape != test.shape or feats.shape[0] != train.shape[1]:
-        raise ValueError(f"Coat files disagree: train {train.shape}, test {test.shape}, "
+        raise ParameterError(f"Coat files disagree: train {train.shape}, test {test.shape}, "
                          f"item features {feats.shape}")
     gender = np.where(feats[:, 0] == 1, "men", "women")  # columns 0/1 = gender:men/gender:women
     out = []
@@ -190,7 +191,7 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
         if first is None:
             first = tier
         elif not tier.sort_index().equals(first.sort_index()):
-            raise ValueError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
+            raise ParameterError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
         out.append(pd.DataFrame({
             "request": np.arange(len(log)), "day": log["timestamp"].astype(str).str[:10],
             "item": log["item_id"].to_numpy(), "position": log["position"].to_numpy(),
@@ -207,7 +208,7 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
         "item_feature_0"]
     tier = pd.Series(np.where(price > price.median(), "high", "low"), index=price.index)
     if not log["item_id"].isin(tier.index).all():
-        raise ValueError(f"OBD log in {folder} has items without item_context")
+        raise ParameterError(f"OBD log in {folder} has items without item_context")
     return tier
 
 
@@ -218,5 +219,5 @@ def load_dataset(name: str, data_dir: str | Path | None = None) -> tuple[pd.Data
     """``(default, random)`` logs of a bundled-loader data set: ``"coat"`` or ``"obd"``
     (label column ``Y``, group column ``S``)."""
     if name not in DATASETS:
-        raise ValueError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
+        raise ParameterError(f"dataset must be one of {sorted(DATASETS)}, got {name!r}")
     return DATASETS[name](data_dir)

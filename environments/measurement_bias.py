@@ -64,6 +64,7 @@ from threadpoolctl import threadpool_limits
 
 from ocef.environments.synthetic import unit_vectors
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import ParameterError
 
 TAU2_GRID: tuple[float, ...] = (0.1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 50)
 BETA_GRID: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 1)
@@ -78,7 +79,7 @@ def split_items(n_users: int, n_items: int, fractions=SPLIT, rng=None) -> np.nda
     rng = as_generator(rng)
     f = np.asarray(fractions, dtype=float)
     if f.shape != (3,) or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
-        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions}")
+        raise ParameterError(f"fractions must be three non-negative numbers summing to 1, got {fractions}")
     n_train, n_valid = (int(round(x * n_items)) for x in f[:2])
     part = np.full(n_items, 2)
     part[:n_train] = 0
@@ -130,7 +131,7 @@ def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> 
     beta = check_in_interval("beta", beta, 0.0, np.inf, high_open=True)
     allowed = np.asarray(allowed, dtype=bool)
     if not allowed.any(axis=1).all():
-        raise ValueError("every user needs at least one allowed item")
+        raise ParameterError("every user needs at least one allowed item")
     return softmax(np.where(allowed, beta * np.asarray(scores, dtype=float), -np.inf), axis=1)
 
 
@@ -158,7 +159,7 @@ class MeasurementBiasEnvironment:
         self.tau1 = check_in_interval("tau1", tau1, 0.0, np.inf, high_open=True)
         self.seed = check_positive_int("seed", seed, minimum=0)
         if reading not in READINGS:
-            raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+            raise ParameterError(f"reading must be one of {READINGS}, got {reading!r}")
         self.reading = reading
         rng = as_generator(self.seed)
         positive = reading != "sphere"
@@ -193,7 +194,7 @@ class MeasurementBiasEnvironment:
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
         """Labels (0: advantaged g_1, 1: disadvantaged g_2) and names."""
         if partition_name not in self.partitions:
-            raise ValueError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
+            raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(), ["g1 (advantaged)", "g2 (disadvantaged)"]
 
     def history(self, tau2: float, rng=None) -> np.ndarray:

@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.paths import dataset_dir
+from ocef.errors import ParameterError
 
 GENRES: tuple[str, ...] = (
     "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
@@ -174,7 +175,7 @@ def bucket_age(age) -> np.ndarray:
     """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56)."""
     a = np.asarray(age)
     if a.size and (not np.all(np.isfinite(a.astype(float))) or a.min() < 0):
-        raise ValueError(f"age must be non-negative years, got {a[a < 0][:3].tolist()}")
+        raise ParameterError(f"age must be non-negative years, got {a[a < 0][:3].tolist()}")
     return _AGE_CODES[np.searchsorted(_AGE_EDGES, a, side="right")]
 
 
@@ -183,7 +184,7 @@ def occupation_code_100k(names, ages) -> np.ndarray:
     s = pd.Series(np.asarray(names, dtype=object)).str.strip().str.lower()
     unknown = sorted(set(s) - set(OCCUPATION_100K_TO_1M))
     if unknown:
-        raise ValueError(f"unknown ML-100K occupation(s) {unknown}; known: {sorted(OCCUPATION_100K_TO_1M)}")
+        raise ParameterError(f"unknown ML-100K occupation(s) {unknown}; known: {sorted(OCCUPATION_100K_TO_1M)}")
     codes = s.map(OCCUPATION_100K_TO_1M).to_numpy(dtype=int, copy=True)
     codes[(codes == 4) & (np.asarray(ages) < 18)] = 10
     return codes
@@ -210,7 +211,7 @@ def _load_1m(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     bad_age = sorted(set(users["age"]) - set(AGE_BRACKETS))
     bad_occ = sorted(set(users["occupation"]) - set(OCCUPATIONS))
     if bad_age or bad_occ:
-        raise ValueError(f"{u_file}: age codes {bad_age} / occupation codes {bad_occ} are not ML-1M codes")
+        raise ParameterError(f"{u_file}: age codes {bad_age} / occupation codes {bad_occ} are not ML-1M codes")
     genre_lists = movies["genres"].str.split("|")
     # "first genre" = first listed in the file among the 18 genres.
     pos = {g: i for i, g in enumerate(GENRES)}
@@ -236,7 +237,7 @@ def _index(raw: pd.Series, known: pd.Series, what: str, where: Path) -> np.ndarr
     idx = pd.Index(known).get_indexer(raw)
     if (idx < 0).any():
         missing = pd.unique(raw[idx < 0])[:5].tolist()
-        raise ValueError(f"ratings in {where} refer to {what} ids absent from the {what} file: {missing}")
+        raise ParameterError(f"ratings in {where} refer to {what} ids absent from the {what} file: {missing}")
     return idx
 
 
@@ -255,7 +256,7 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
     items = items.assign(item_id=items["item_id"].astype(int)).sort_values("item_id", kind="stable")
     for df, what in ((users, "user"), (items, "item")):
         if df[f"{what}_id"].duplicated().any():
-            raise ValueError(f"duplicate {what} ids in {path}")
+            raise ParameterError(f"duplicate {what} ids in {path}")
     rated = pd.DataFrame({
         "user": _index(ratings["user_id"].astype(int), users["user_id"], "user", path),
         "item": _index(ratings["item_id"].astype(int), items["item_id"], "item", path),
@@ -270,7 +271,7 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
     })
     bad_gender = sorted(set(users_out["gender"]) - {"F", "M"})
     if bad_gender:
-        raise ValueError(f"gender must be 'F' or 'M' in {path}, got {bad_gender}")
+        raise ParameterError(f"gender must be 'F' or 'M' in {path}, got {bad_gender}")
     codes = items["category_code"].to_numpy(dtype=int)
     items_out = pd.DataFrame({
         "item_id": items["item_id"].to_numpy(),
@@ -318,11 +319,11 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
     ``"M & 25-34"``. Groups are intersections of the attributes (App. B.1).
     """
     if name not in PARTITIONS:
-        raise ValueError(f"partition must be one of {list(PARTITIONS)}, got {name!r}")
+        raise ParameterError(f"partition must be one of {list(PARTITIONS)}, got {name!r}")
     cols = list(PARTITIONS[name])
     missing = [c for c in cols if c not in users.columns]
     if missing:
-        raise ValueError(f"users lacks column(s) {missing} needed by partition {name!r}")
+        raise ParameterError(f"users lacks column(s) {missing} needed by partition {name!r}")
     keys = users[cols].drop_duplicates().sort_values(cols).reset_index(drop=True)
     labels = pd.MultiIndex.from_frame(keys).get_indexer(pd.MultiIndex.from_frame(users[cols]))
     names = [" & ".join(_attribute_name(c, v) for c, v in zip(cols, row))
@@ -358,7 +359,7 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
         flags[flags[:, 1:].sum(axis=1) == 0, 0] = 1
     row = pd.Index(ids).get_indexer(data.items["item_id"].to_numpy())
     if (row < 0).any():
-        raise ValueError(f"items of {path} lack genre rows: {data.items['item_id'][row < 0].tolist()[:5]}")
+        raise ParameterError(f"items of {path} lack genre rows: {data.items['item_id'][row < 0].tolist()[:5]}")
     return flags[row].astype(np.int8)
 
 
@@ -368,10 +369,10 @@ def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
     One row per user, in the order of ``users``."""
     gender = users["gender"].map(GENDER_CODES)
     if gender.isna().any():
-        raise ValueError(f"gender must be 'F' or 'M', got {sorted(set(users['gender']) - set(GENDER_CODES))}")
+        raise ParameterError(f"gender must be 'F' or 'M', got {sorted(set(users['gender']) - set(GENDER_CODES))}")
     ages = users["age"].to_numpy(dtype=int)
     if not np.isin(ages, _AGE_CODES).all():
-        raise ValueError("age must hold ML-1M bracket codes (1, 18, 25, 35, 45, 50, 56)")
+        raise ParameterError("age must hold ML-1M bracket codes (1, 18, 25, 35, 45, 50, 56)")
     age = np.searchsorted(_AGE_CODES, ages)
     return pd.DataFrame({"gender": gender.to_numpy(dtype=int), "age": age.astype(int),
                          "occupation": users["occupation"].to_numpy(dtype=int)})

@@ -35,6 +35,7 @@ from ocef.environments.cache import array_fingerprint, cached_arrays
 from ocef.environments.movielens import GENRES, PARTITIONS, MovieLensData, load_movielens, partition
 from ocef.environments.recommender import fit_funk_svd
 from ocef.validation import check_positive_int, seed_from_rng
+from ocef.errors import ParameterError
 
 DEFAULT_SIZE_1M = 2000
 DEFAULT_ITEMS_100K = 1000
@@ -53,7 +54,7 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     if n is not None:
         n = check_positive_int(f"n_{column}s", n)
         if n > len(order):
-            raise ValueError(f"n_{column}s must be at most {len(order)} (those with ratings), got {n}")
+            raise ParameterError(f"n_{column}s must be at most {len(order)} (those with ratings), got {n}")
         order = order[:n]
     return np.sort(order)
 

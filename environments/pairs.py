@@ -23,6 +23,7 @@ import pandas as pd
 from ocef.environments.logs import load_coat, obd_price_tier, read_log
 from ocef.environments.paths import dataset_dir
 from ocef.validation import as_generator
+from ocef.errors import ParameterError
 
 __all__ = ["pairs_from_ratings", "pairs_from_impressions", "coat_pairs", "obd_pairs", "OBD_USER_FEATURES"]
 
@@ -33,7 +34,7 @@ MODES = ("all", "one-per-query")
 def _need(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
     missing = [c for c in columns if c not in log.columns]
     if missing:
-        raise ValueError(f"{name} is missing column(s) {missing}; it has {list(log.columns)}")
+        raise ParameterError(f"{name} is missing column(s) {missing}; it has {list(log.columns)}")
 
 
 def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str, item: str, group: str,
@@ -70,12 +71,12 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     keeps one uniformly drawn pair per query (``rng``). Returns a DataFrame sorted by query, j, jp.
     """
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise ParameterError(f"mode must be one of {MODES}, got {mode!r}")
     cols = [query, item, label, group] + ([engagement] if engagement is not None else [])
     _need(random_log, cols, "random_log")
     lab = random_log[label]
     if not lab.isin([0, 1]).all():
-        raise ValueError(f"random_log column {label!r} must hold only 0/1")
+        raise ParameterError(f"random_log column {label!r} must hold only 0/1")
     out = _pair_frame(random_log[lab == 1][cols], random_log[lab == 0], [query], query, item, group, engagement)
     if mode == "one-per-query":
         return _one_per_query(out, rng)

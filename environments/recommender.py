@@ -38,7 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.validation import as_generator, check_in_interval, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_in_interval, check_positive_int, check_resources, check_unit_array
+from ocef.errors import ParameterError
 
 REGULARIZATIONS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
 
@@ -88,10 +89,10 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
     items = np.asarray(items, dtype=np.int64)
     ratings = np.asarray(ratings, dtype=float)
     if not (users.shape == items.shape == ratings.shape) or users.ndim != 1 or users.size == 0:
-        raise ValueError(f"users, items, ratings must be non-empty 1-d arrays of one length, "
+        raise ParameterError(f"users, items, ratings must be non-empty 1-d arrays of one length, "
                          f"got shapes {users.shape}, {items.shape}, {ratings.shape}")
     if users.min() < 0 or users.max() >= n_users or items.min() < 0 or items.max() >= n_items:
-        raise ValueError(f"user indices must be in [0, {n_users}) and item indices in [0, {n_items})")
+        raise ParameterError(f"user indices must be in [0, {n_users}) and item indices in [0, {n_items})")
     seed = int(as_generator(rng).integers(2**31 - 1))
     df = pd.DataFrame({"u": users, "i": items, "r": ratings})
     trainset = Dataset.load_from_df(df, Reader(rating_scale=rating_scale)).build_full_trainset()
@@ -155,10 +156,14 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
     """
     rho = check_unit_array("rho", rho, ndim=2)
     factors = check_positive_int("factors", factors)
+    n_u, n_i = rho.shape
+    # the factor matrices, and Funk SVD's work: epochs x observed ratings x factors per fit
+    check_resources("factors", memory=8.0 * 2 * factors * (n_u + n_i),
+                    work=float(n_epochs) * (len(regs) + 1) * train_fraction * n_u * n_i * factors, what="operations")
     validation_fraction = check_in_interval("validation_fraction", validation_fraction, 0.0, 1.0,
                                             high_open=True)
     if len(regs) == 0:
-        raise ValueError("regs must hold at least one regularization value")
+        raise ParameterError("regs must hold at least one regularization value")
     rng = as_generator(rng)
     n_users, n_items = rho.shape
     seen = observe_entries(n_users, n_items, train_fraction, rng)

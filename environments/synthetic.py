@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.base import Environment
-from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng
+from ocef.validation import as_generator, check_in_interval, check_positive_int, seed_from_rng, check_resources
+from ocef.errors import ParameterError
 
 
 def unit_vectors(n: int, dim: int, rng=None, *, positive: bool = False) -> np.ndarray:
@@ -52,11 +53,17 @@ class SyntheticEnvironment(Environment):
         n_groups = check_positive_int("n_groups", n_groups)
         n_categories = check_positive_int("n_categories", n_categories)
         if n_groups > n_users:
-            raise ValueError(f"n_groups must be at most n_users={n_users}, got {n_groups}")
+            raise ParameterError(f"n_groups must be at most n_users={n_users}, got {n_groups}")
         if n_categories > n_items:
-            raise ValueError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
+            raise ParameterError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
         group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
                                          high_open=True)
+        # rho, the scores and the policies are n_users x n_items tables: refuse before drawing them
+        for name, v in (("n_users", n_users), ("n_items", n_items), ("rank", rank)):
+            if v > 10**9:
+                raise ParameterError(f"{name} must be at most 10**9, got {v}")
+        check_resources("n_users, n_items", memory=8.0 * 8 * n_users * n_items + 8.0 * rank * (n_users + n_items),
+                        work=float(n_users) * n_items * rank, what="operations")
         seed = seed_from_rng(rng)
         rng = as_generator(seed)
         labels = balanced_labels(n_users, n_groups, rng)
@@ -75,5 +82,5 @@ class SyntheticEnvironment(Environment):
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
         """Labels and names of the ``"group"`` partition."""
         if partition_name not in self.partitions:
-            raise ValueError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
+            raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(dtype=int), [f"group {g}" for g in range(self.n_groups)]

@@ -3,7 +3,7 @@
 Every log-based estimator of the project (REO, and the pairwise and bias-metric audits) depends
 on a log only through counts per cell: ``n`` = rows and ``positives`` = rows whose label is 1,
 grouped by a few key columns (item group, day, arm, ...). :func:`group_counts` computes exactly
-that table with one of three engines and nothing else leaves the engine:
+that table with one of three backends and nothing else leaves the backend:
 
 * ``"duckdb"`` (embedded; the default for files): CSV (compression from the suffix), Parquet,
   a directory of Parquet partitions (``dir/**/*.parquet``, hive partitions such as ``day=3/``
@@ -14,8 +14,8 @@ that table with one of three engines and nothing else leaves the engine:
 * ``"spark"`` (``pip install -e '.[spark]'`` in a checkout, Java 17): a Spark DataFrame, or files read by
   Spark; :func:`spark_session` makes a session for ``master`` (default ``local[*]``).
 
-``engine="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
-Spark DataFrames. Every engine applies the same checks and returns the same table: the label is
+``backend="auto"`` picks DuckDB for files, relations and SQL, pandas for DataFrames and Spark for
+Spark DataFrames. Every backend applies the same checks and returns the same table: the label is
 the OR of one or more 0/1 (or boolean) columns, any other value (NULL included) is refused with a
 message naming the column and the values; NULL keys are refused; missing columns are named with
 the file.
@@ -31,10 +31,29 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
-__all__ = ["ENGINES", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_engine", "duckdb_cursor"]
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
-ENGINES = ("auto", "duckdb", "pandas", "spark")
+BACKENDS = ("auto", "duckdb", "pandas", "spark")
+#: The former name of :data:`BACKENDS` (counting backends were called engines).
+ENGINES = BACKENDS
+
+
+def backend_alias(backend: str, engine: str | None) -> str:
+    """The counting backend from ``backend`` and its former name ``engine`` (a hidden alias kept so that
+    old calls work): ``engine`` wins when ``backend`` is left at "auto"; two different values are refused.
+
+    Examples
+    --------
+    >>> backend_alias("auto", "pandas")
+    'pandas'
+    """
+    if engine is None:
+        return backend
+    if backend != "auto" and backend != engine:
+        raise ParameterError(f"backend={backend!r} and its former name engine={engine!r} disagree: give backend only")
+    return engine
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                    "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -97,79 +116,119 @@ def source_kind(source) -> str:
         return "duckdb"
     if mod.startswith("pyspark") and type(source).__name__ == "DataFrame":
         return "spark"
-    raise TypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.backends.Sql "
+    raise ParameterTypeError(f"a log must be a file path, a pandas DataFrame, a DuckDB relation, an ocef.backends.Sql "
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 
 def resolve_engine(engine: str, source) -> str:
-    """The engine that ``engine="auto"`` picks for ``source`` (or ``engine`` checked)."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    """Former name of :func:`resolve_backend`."""
+    return resolve_backend(engine, source)
+
+
+def resolve_backend(backend: str, source) -> str:
+    """The backend that ``backend="auto"`` picks for ``source`` (or ``backend`` checked)."""
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     kind = source_kind(source)
     if kind == "counted":
         return "counted"
-    if engine == "auto":
+    if backend == "auto":
         return {"file": "duckdb", "pandas": "pandas", "duckdb": "duckdb", "spark": "spark"}[kind]
-    if kind == "spark" and engine != "spark":
-        raise ValueError(f"a Spark DataFrame needs engine='spark', got engine={engine!r}")
-    if kind == "duckdb" and engine == "spark":
-        raise ValueError("a DuckDB relation or Sql query needs engine='duckdb' or 'pandas', got engine='spark'")
-    return engine
+    if kind == "spark" and backend != "spark":
+        raise ParameterError(f"a Spark DataFrame needs backend='spark', got backend={backend!r}")
+    if kind == "duckdb" and backend == "spark":
+        raise ParameterError("a DuckDB relation or Sql query needs backend='duckdb' or 'pandas', got backend='spark'")
+    return backend
 
 
-def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
                  name: str = "log", spark=None):
     """Counts per key: a DataFrame with the columns ``by`` then ``n`` (rows) and ``positives``
     (rows with Y = 1, Y = OR of the ``label`` columns), one row per distinct key, sorted.
 
     ``source``: a file path (CSV, Parquet, a directory or glob of Parquet files), a pandas
-    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``engine``: see
-    the module docstring. ``spark``: a SparkSession for ``engine="spark"`` (default
+    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``backend``: see
+    the module docstring. ``spark``: a SparkSession for ``backend="spark"`` (default
     :func:`spark_session`). ``name`` names the log in error messages.
     """
-    return count_keys(source, by=by, label=label, engine=engine, name=name, spark=spark).to_frame()
+    backend = backend_alias(backend, engine)
+    return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto",
+def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as :class:`KeyCounts` (plain Python rows). DuckDB's results are
     fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
+    backend = backend_alias(backend, engine)
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
-        raise TypeError(f"by must be a non-empty list of column names, got {by!r}")
+        raise ParameterTypeError(f"by must be a non-empty list of column names, got {by!r}")
     labels = label_columns(label)
-    engine = resolve_engine(engine, source)
-    if engine == "counted":
+    backend = resolve_backend(backend, source)
+    if backend == "counted":
         if not isinstance(source.table, KeyCounts):
-            raise TypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
+            raise ParameterTypeError(f"Counted.table must be KeyCounts, got {type(source.table).__name__}")
         if tuple(source.by) != tuple(keys) or tuple(source.label) != tuple(labels):
-            raise ValueError(f"{name} log: counts were computed by {list(source.by)} with label "
+            raise ParameterError(f"{name} log: counts were computed by {list(source.by)} with label "
                              f"{list(source.label)}, not by {keys} with label {labels}")
         return source.table
+    before = None
     if isinstance(source, (str, os.PathLike)):
         source = _check_path(source)
+        before = file_state(source)
     dup = sorted({c for c in keys + labels if (keys + labels).count(c) > 1})
     if dup:
-        raise ValueError(f"column(s) {dup} used both as key and label (or twice)")
-    if engine == "duckdb":
+        raise ParameterError(f"column(s) {dup} used both as key and label (or twice)")
+    if backend == "duckdb":
         rows = _duckdb_counts(source, keys, labels, name)
-    elif engine == "pandas":
+    elif backend == "pandas":
         rows = _frame_rows(_pandas_counts(source, keys, labels, name), keys)
     else:
         rows = _spark_counts(source, keys, labels, name, spark)
+    if before is not None and file_state(source) != before:
+        # a log appended (or rewritten) while it was read was counted as far as seen
+        raise DataError(f"{name} log {source} changed while it was read; count it once it is complete "
+                        f"(or a copy)")
     return _finish(rows, keys, name)
 
 
-def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", engine: str = "auto"):
+def file_state(path) -> tuple:
+    """``(file, size, mtime_ns)`` of every file a log path stands for (a file, a folder of Parquet
+    files, a glob), to notice a log that changes while it is read.
+
+    Examples
+    --------
+    >>> file_state("/nonexistent/x.csv")
+    ()
+    """
+    text = os.fspath(path)
+    if _is_glob(text):
+        files = sorted(_glob.glob(text, recursive=True))
+    elif os.path.isdir(text):
+        files = sorted(str(f) for f in Path(text).rglob("*") if f.is_file())
+    else:
+        files = [text]
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        out.append((f, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None):
     """Start :func:`count_keys` of each source in a background thread (DuckDB releases the
     GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
     :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
     estimator (numpy, ...) while the logs are being counted."""
+    backend = backend_alias(backend, engine)
     from concurrent.futures import ThreadPoolExecutor
 
     keys, labels = tuple(by), tuple(label_columns(label))
     pool = ThreadPoolExecutor(max_workers=len(sources))
-    futures = {name: pool.submit(count_keys, src, by=keys, label=list(labels), engine=engine, name=name)
+    futures = {name: pool.submit(count_keys, src, by=keys, label=list(labels), backend=backend, name=name)
                for name, src in sources.items()}
     pool.shutdown(wait=False)
 
@@ -194,7 +253,7 @@ def _check_path(path) -> str:
     if p.is_dir() and not any(p.rglob("*.parquet")):
         raise FileNotFoundError(f"log directory {p} holds no .parquet file")
     if p.is_file() and p.stat().st_size == 0:
-        raise ValueError(f"log file {p} is empty")
+        raise ParameterError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
     return text
@@ -214,7 +273,7 @@ def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> N
     missing = [c for c in columns if c not in have]
     if missing:
         src = f" {where}" if where is not None else ""
-        raise ValueError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
+        raise ParameterError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
 
 
 def _bad_labels(name: str, col: str, values) -> ValueError:
@@ -223,14 +282,14 @@ def _bad_labels(name: str, col: str, values) -> ValueError:
 
 
 def _finish(rows, keys: list[str], name: str) -> KeyCounts:
-    """Common output of every engine from ``rows`` = iterable of ``(key values..., n,
+    """Common output of every backend from ``rows`` = iterable of ``(key values..., n,
     positives)``: keys as plain Python values, int counts, NULL keys refused, sorted by key."""
     out = []
     for row in rows:
         key = tuple(_plain(v) for v in row[:len(keys)])
         for k, v in zip(keys, key):
             if is_missing(v):
-                raise ValueError(f"{name} log: column {k!r} has missing values")
+                raise ParameterError(f"{name} log: column {k!r} has missing values")
         out.append(key + (int(row[-2]), int(row[-1])))
     out.sort(key=lambda r: tuple((str(type(v)), v) for v in r[:len(keys)]))
     return KeyCounts(tuple(keys), tuple(out))
@@ -271,7 +330,7 @@ def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
             y |= series.to_numpy()
             continue
         if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got dtype {series.dtype}")
         values = series.to_numpy(dtype=float, na_value=np.nan)            # nullable Int/boolean too
         bad = ~np.isin(values, (0.0, 1.0))
         if bad.any():
@@ -301,7 +360,7 @@ def _pandas_counts(source, keys, labels, name):
         source = rel.select(", ".join(_q(c) for c in need)).df()
     elif len(set(source.columns)) != len(source.columns):
         dups = sorted({str(c) for c in source.columns if list(source.columns).count(c) > 1})
-        raise ValueError(f"{name} log has duplicate column names {dups}")
+        raise ParameterError(f"{name} log has duplicate column names {dups}")
     return _frame_counts(source, keys, labels, name, None)
 
 
@@ -346,8 +405,13 @@ def _pandas_chunks(path: str, need, name):
             files = sorted(str(f) for f in Path(path).rglob("*.parquet"))
         else:
             files = [path]
+        import pyarrow as pa
+
         for f, hive in zip(files, _hive_partitions(files)):
-            pf = pq.ParquetFile(f)
+            try:
+                pf = pq.ParquetFile(f)
+            except (pa.ArrowInvalid, OSError) as exc:    # e.g. a half-written file (no footer yet)
+                raise DataError(f"{name} log {f} cannot be read as Parquet: {exc}") from None
             have = pf.schema_arrow.names
             hive = {k: v for k, v in hive.items() if k in need and k not in have}
             _missing(need, have + list(hive), name, f)
@@ -357,7 +421,7 @@ def _pandas_chunks(path: str, need, name):
     try:
         head = pd.read_csv(path, nrows=0)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"log file {path} is empty") from None
+        raise ParameterError(f"log file {path} is empty") from None
     _missing(need, head.columns, name, path)
     yield from pd.read_csv(path, usecols=need, chunksize=_BATCH_ROWS)
 
@@ -477,7 +541,7 @@ def _duckdb_counts(source, keys, labels, name):
         rel, where = _duckdb_relation(source)
         columns, types = rel.columns, [str(t).upper() for t in rel.types]
     except duckdb.Error as exc:
-        raise ValueError(f"{name} log {source if isinstance(source, (str, os.PathLike)) else ''}"
+        raise ParameterError(f"{name} log {source if isinstance(source, (str, os.PathLike)) else ''}"
                          f" cannot be read by DuckDB: {str(exc).splitlines()[0]}") from None
     _missing(keys + labels, columns, name, where)
     for col in labels:
@@ -485,9 +549,18 @@ def _duckdb_counts(source, keys, labels, name):
         if not t.startswith(_NUMERIC_DUCKDB):
             if rel.query("_ocef_log", "SELECT count(*) FROM _ocef_log").fetchall()[0][0] == 0:
                 return []                               # an empty CSV has untyped (VARCHAR) columns
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got type {t}")
     # count_if(l = 1) and count_if(l = 0) per label: every other value (NULL included) is
     # n - ones - zeros. Plain comparisons, no casts: about as fast as a bare count_if.
+    for col in labels:
+        if types[columns.index(col)].startswith("BOOLEAN") and isinstance(where, str) and not _is_parquet(where):
+            # DuckDB's CSV sniffer reads yes/no, y/n, t/f as booleans; the pandas backend refuses them:
+            # accept only true/false (which pandas reads as booleans too)
+            raw = duckdb_cursor().sql(f"SELECT DISTINCT lower(trim({_q(col)})) FROM read_csv({_lit(where)}, "
+                                      f"header = true, all_varchar = true) LIMIT 10").fetchall()
+            odd = sorted(str(v[0]) for v in raw if v[0] is not None and v[0] not in ("true", "false"))
+            if odd:
+                raise DataError(f"{name} label column {col!r} must hold 0/1 values, found {odd[:3]}")
     one, zero = {}, {}
     for col in labels:
         boolean = types[columns.index(col)].startswith("BOOLEAN")
@@ -504,7 +577,7 @@ def _duckdb_counts(source, keys, labels, name):
     try:
         rows = rel.query("_ocef_log", sql).fetchall()       # a few rows: tuples, no pandas/pyarrow
     except duckdb.Error as exc:
-        raise ValueError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
+        raise ParameterError(f"{name} log{' ' + where if where else ''} cannot be aggregated by DuckDB: "
                          f"{str(exc).splitlines()[0]}") from None
     width = len(keys) + 2                                   # keys, n, positives, then (one, zero) per label
     for i, col in enumerate(labels if not proven else ()):
@@ -524,9 +597,9 @@ def spark_session(master: str = "local[*]"):
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise ValueError("engine='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
+        raise ParameterError("backend='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        raise ValueError("engine='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
+        raise ParameterError("backend='spark' needs Java (17): no java on PATH and JAVA_HOME is not set")
     session = (SparkSession.builder.master(master).appName("ocef")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")      # no progress bars in CLI output
@@ -537,8 +610,11 @@ def spark_session(master: str = "local[*]"):
 
 
 def _spark_counts(source, keys, labels, name, spark):
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    try:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ImportError:              # was a bare ModuleNotFoundError traceback
+        raise ParameterError("backend='spark' needs pyspark: pip install -e '.[spark]' in a checkout") from None
 
     where = None
     if type(source).__module__.startswith("pyspark"):
@@ -556,7 +632,7 @@ def _spark_counts(source, keys, labels, name, spark):
     for col in labels:
         dtype = frame.schema[col].dataType
         if not isinstance(dtype, numeric):
-            raise ValueError(f"{name} label column {col!r} must hold 0/1 values, got type {dtype.simpleString()}")
+            raise ParameterError(f"{name} label column {col!r} must hold 0/1 values, got type {dtype.simpleString()}")
     ys = [F.col(c).cast("double") for c in labels]
     pos = ys[0] == 1
     for y in ys[1:]:

@@ -5,10 +5,14 @@ Start-up is kept short: ``ocef --help`` imports no command module (the table bel
 one-line help of each command), and ``ocef CMD ...`` imports only the module of ``CMD``; a
 command's heavy imports happen inside its handler.
 
-Errors never leak: bad input (``ValueError``/``TypeError``), unreadable or unwritable files
-(``OSError``), corrupt compressed files and undecodable text become one line
-``ocef CMD: error: ...`` and exit status 2; Ctrl-C is one line and exit status 130, even when it
-lands where Python swallows exceptions (see :func:`keep_interrupts`).
+Errors are sorted (see :func:`is_user_error`): bad input — the package's own exceptions
+(:mod:`ocef.errors`), a ``ValueError``/``TypeError`` raised on purpose by OCEF's own code,
+unreadable or unwritable files (``OSError``), corrupt compressed files, undecodable text, a log
+that pandas, pyarrow or DuckDB cannot parse — becomes one line ``ocef CMD: error: ...`` and exit
+status 2. Anything else is a bug: its traceback, a "please report" line and exit status 1 (a
+``KeyError`` from a bug used to print ``error: 'a_key'`` as if the user had erred). Ctrl-C is one
+line and exit status 130, even when it lands where Python swallows exceptions (see
+:func:`keep_interrupts`).
 """
 from __future__ import annotations
 
@@ -113,7 +117,57 @@ def _input_errors() -> tuple[type[BaseException], ...]:
     import zlib
     from gzip import BadGzipFile
 
-    return (ValueError, TypeError, OSError, EOFError, BadGzipFile, zlib.error, UnicodeError, LookupError)
+    from ocef.errors import OcefError
+
+    return (OcefError, OSError, EOFError, BadGzipFile, zlib.error, UnicodeError)
+
+
+#: Exceptions of the readers that mean "this file is not a valid log/table", by module and name.
+_READER_ERRORS = {("pandas.errors", "ParserError"), ("pandas.errors", "EmptyDataError"),
+                  ("pyarrow.lib", "ArrowInvalid"), ("pyarrow.lib", "ArrowIOError"),
+                  ("duckdb", "IOException"), ("duckdb", "InvalidInputException"),
+                  ("duckdb", "ConversionException"), ("_duckdb", "IOException"),
+                  ("_duckdb", "InvalidInputException"), ("_duckdb", "ConversionException")}
+_OWN_PACKAGES = ("ocef", "environments", "policies")
+
+
+def _raised_by_own_code(exc: BaseException) -> bool:
+    """True when the innermost frame of ``exc``'s traceback is in OCEF's own code (a deliberate
+    ``raise ValueError(...)`` naming an argument), not inside numpy, pandas, ... (a bug)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "")
+    return module.split(".")[0] in _OWN_PACKAGES and module != "ocef.cli"
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the user's (one line, exit 2) rather than a bug (traceback, exit 1).
+
+    User errors: :class:`ocef.errors.OcefError`, file errors (``OSError``, corrupt gzip/zlib,
+    undecodable text, ``EOFError``), a reader's refusal of a malformed file (pandas, pyarrow,
+    DuckDB), and a plain ``ValueError``/``TypeError`` raised by OCEF's own code (the innermost
+    frame is in ``ocef``, ``environments`` or ``policies``). ``KeyError``, ``IndexError``,
+    ``AttributeError``, a ``ValueError`` raised inside numpy, ... are bugs.
+
+    Examples
+    --------
+    >>> from ocef.errors import ParameterError
+    >>> is_user_error(ParameterError("delta must be in (0, 1)"))
+    True
+    >>> is_user_error(KeyError("a_key"))
+    False
+    """
+    if isinstance(exc, _input_errors()):
+        return True
+    if (type(exc).__module__, type(exc).__name__) in _READER_ERRORS:
+        return True
+    return type(exc) in (ValueError, TypeError) and _raised_by_own_code(exc)
+
+
+REPORT_WHERE = "to the OCEF maintainers (the project's issue tracker)"
 
 
 class _Interrupts:
@@ -220,10 +274,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"ocef {args.command}: interrupted", file=sys.stderr)
         return 130
-    except _input_errors() as exc:
-        # Bad input is reported as one clear line, not a traceback.
-        print(error_line(args.command, exc), file=sys.stderr)
-        return 2
+    except Exception as exc:              # noqa: BLE001 (sorted below: the user's or a bug)
+        if is_user_error(exc):
+            # Bad input is reported as one clear line, not a traceback.
+            print(error_line(args.command, exc), file=sys.stderr)
+            return 2
+        import traceback
+
+        traceback.print_exc()
+        print(f"ocef {args.command}: internal error ({type(exc).__name__}): this is a bug in OCEF, not in your "
+              f"input; please report it with the command line and the traceback above, {REPORT_WHERE}",
+              file=sys.stderr)
+        return 1
     return int(code or 0)
 
 

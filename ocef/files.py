@@ -32,6 +32,11 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> Path
         write(Path(tmp))
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except OSError as exc:
+        if exc.filename == tmp or exc.filename == Path(tmp):
+            # name the file the user asked for, not the hidden temporary one
+            raise type(exc)(exc.errno, exc.strerror, str(path.resolve())) from None
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

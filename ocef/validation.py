@@ -1,13 +1,47 @@
 """Argument checks shared by the public boundary of every module.
 
-Every check raises ``ValueError`` (or ``TypeError``) naming the argument, the value
-and the allowed range, so that bad input never fails deep inside the math.
+Every check raises :class:`ocef.errors.ParameterError` (a ``ValueError``) or
+:class:`ocef.errors.ParameterTypeError` (a ``TypeError``) naming the argument, the value and the
+allowed range, so that bad input never fails deep inside the math.
+
+Two tools, after scikit-learn's ``sklearn/utils/_param_validation.py``:
+
+- **Declared constraints** (:class:`Real`, :class:`Integer`, :class:`Options`, :class:`Unit`, ...)
+  and the decorator :func:`validate_params`: each public front door declares each parameter once;
+  the same declaration checks the Python call and the command line (which calls the front door), and
+  ``tests/test_parameter_checks.py`` generates its invalid values from :data:`DECLARED`.
+- **Resource limits** (:func:`check_resources`, :func:`resource_limits`): a front door estimates
+  from its arguments the memory and the work it will need and refuses, before allocating, what
+  exceeds :data:`LIMITS` with :class:`ocef.errors.ResourceLimitError`, naming the argument, the
+  estimate, the limit and how to raise it (environment variables ``OCEF_MAX_MEMORY`` and
+  ``OCEF_MAX_WORK``, or the context manager :func:`resource_limits`).
+
+Examples
+--------
+>>> from ocef.validation import Real, validate_params
+>>> @validate_params(delta=Real(0, 1, closed="neither"))
+... def f(delta):
+...     return delta
+>>> f(0.5)
+0.5
+>>> try:
+...     f(1.5)
+... except ValueError as e:
+...     print(e)
+delta must be a real number in (0, 1), got 1.5
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
+import math
 import numbers
+import os
 
 import numpy as np
+
+from ocef.errors import ParameterError, ParameterTypeError, ResourceLimitError
 
 
 def check_in_interval(name: str, value, low: float, high: float, *,
@@ -17,14 +51,17 @@ def check_in_interval(name: str, value, low: float, high: float, *,
     ``low_open``/``high_open`` choose between ``(`` and ``[`` at each end.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
+        raise ParameterTypeError(f"{name} must be a real number, got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:                               # an int of 400 digits
+        v = math.inf if value > 0 else -math.inf
     ok_low = v > low if low_open else v >= low
     ok_high = v < high if high_open else v <= high
     if not (ok_low and ok_high) or np.isnan(v):
         lb = "(" if low_open else "["
         hb = ")" if high_open else "]"
-        raise ValueError(f"{name} must be in {lb}{low}, {high}{hb}, got {value!r}")
+        raise ParameterError(f"{name} must be in {lb}{low}, {high}{hb}, got {value!r}")
     return v
 
 
@@ -46,22 +83,60 @@ def check_epsilon(epsilon) -> float:
 def check_positive_int(name: str, value, minimum: int = 1) -> int:
     """An integer ``>= minimum`` (numpy integers accepted, bools and floats refused)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ParameterTypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def as_real_array(name: str, values) -> np.ndarray:
+    """``values`` as a float array, refusing what ``np.asarray(values, dtype=float)`` would silently
+    change or fail on deep inside: complex numbers (the imaginary part dropped), strings and bytes
+    (parsed), booleans, objects, ragged lists.
+
+    Examples
+    --------
+    >>> as_real_array("means", [0.5, 1]).tolist()
+    [0.5, 1.0]
+    """
+    if isinstance(values, (str, bytes)):
+        raise ParameterTypeError(f"{name} must be an array of real numbers, got {values!r}")
+    if isinstance(values, (list, tuple)) and len(values) < 10**6:
+        flat = list(values)
+        while flat and any(isinstance(v, (list, tuple)) for v in flat):
+            flat = [w for v in flat for w in (v if isinstance(v, (list, tuple)) else [v])]
+        odd = [v for v in flat if isinstance(v, (bool, np.bool_, str, bytes, complex))]
+        if odd:                                         # np.asarray([0.6, True]) is silently [0.6, 1.0]
+            raise ParameterTypeError(f"{name} must hold real numbers only, found {odd[0]!r}")
+    try:
+        raw = np.asarray(values)
+    except ValueError as exc:                       # ragged nested lists
+        raise ParameterError(f"{name} must be a rectangular array of real numbers ({exc})") from None
+    if raw.dtype.kind == "O":
+        kinds = {type(v).__name__ for v in raw.ravel()[:1000] if not _is_real(v)}
+        if kinds:
+            raise ParameterTypeError(f"{name} must hold real numbers only, found {', '.join(sorted(kinds))}")
+        try:
+            raw = raw.astype(float)
+        except OverflowError:
+            raise ParameterError(f"{name} holds an integer too large for a float") from None
+    if raw.dtype.kind not in "iuf":
+        what = {"c": "complex numbers", "b": "booleans", "U": "strings", "S": "bytes", "M": "dates",
+                "m": "time deltas", "V": "records"}.get(raw.dtype.kind, str(raw.dtype))
+        raise ParameterTypeError(f"{name} must hold real numbers, got {what} (dtype {raw.dtype})")
+    return raw.astype(float, copy=False)
 
 
 def check_unit_array(name: str, values, *, ndim: int | None = None) -> np.ndarray:
     """A float array with every entry in [0, 1] (rewards, means, preferences)."""
-    arr = np.asarray(values, dtype=float)
+    arr = as_real_array(name, values)
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+        raise ParameterError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
+        raise ParameterError(f"{name} must not be empty")
     if not np.all(np.isfinite(arr)) or arr.min() < 0.0 or arr.max() > 1.0:
         bad = arr[~((arr >= 0) & (arr <= 1))].ravel()[:3]
-        raise ValueError(f"{name} must have every entry in [0, 1], found {bad.tolist()}")
+        raise ParameterError(f"{name} must have every entry in [0, 1], found {bad.tolist()}")
     return arr
 
 
@@ -72,12 +147,12 @@ def as_generator(rng) -> np.random.Generator:
     if isinstance(rng, numbers.Integral) and rng < 0 or (
             isinstance(rng, (list, tuple)) and any(isinstance(v, numbers.Integral) and v < 0 for v in rng)):
         # numpy's own message ("expected non-negative integer") names nothing
-        raise ValueError(f"rng must be a non-negative int seed (or a list of them), got {rng!r}")
+        raise ParameterError(f"rng must be a non-negative int seed (or a list of them), got {rng!r}")
     if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(rng)
     if isinstance(rng, (list, tuple)) and rng and all(isinstance(v, numbers.Integral) for v in rng):
         return np.random.default_rng(list(rng))          # entropy of a SeedSequence
-    raise TypeError(f"rng must be None, an int seed, a list of int seeds, a SeedSequence or a "
+    raise ParameterTypeError(f"rng must be None, an int seed, a list of int seeds, a SeedSequence or a "
                     f"numpy.random.Generator, got {type(rng).__name__}")
 
 
@@ -88,9 +163,403 @@ def seed_from_rng(rng) -> int:
     or a Generator yields a seed drawn from it (same input state, same seed).
     """
     if isinstance(rng, bool):
-        raise TypeError(f"rng must be None, an int seed, a SeedSequence or a Generator, got {rng!r}")
+        raise ParameterTypeError(f"rng must be None, an int seed, a SeedSequence or a Generator, got {rng!r}")
     if isinstance(rng, numbers.Integral):
         if rng < 0:
-            raise ValueError(f"rng must be a non-negative int seed, got {rng}")
+            raise ParameterError(f"rng must be a non-negative int seed, got {rng}")
         return int(rng)
     return int(as_generator(rng).integers(2**31 - 1))
+
+
+# --------------------------------------------------------------------------- declared constraints
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+class Constraint:
+    """A declared constraint on one parameter: :meth:`check` returns the value (converted to a
+    plain Python type) or raises an :mod:`ocef.errors` exception naming the parameter;
+    :meth:`invalid_values` lists values the generated test feeds to prove the check exists."""
+
+    def check(self, name: str, value):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def invalid_values(self) -> list:
+        return []
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+
+class Real(Constraint):
+    """A real number in an interval; ``closed`` in "both", "left", "right", "neither" (as
+    scikit-learn's ``Interval``). NaN, strings, bytes, bools and complex numbers are refused."""
+
+    def __init__(self, low=-math.inf, high=math.inf, *, closed: str = "both"):
+        if closed not in ("both", "left", "right", "neither"):
+            raise ParameterError(f"closed must be 'both', 'left', 'right' or 'neither', got {closed!r}")
+        self.low, self.high, self.closed = low, high, closed
+
+    def _bounds(self) -> str:
+        lb = "[" if self.closed in ("both", "left") else "("
+        hb = "]" if self.closed in ("both", "right") else ")"
+        return f"{lb}{self.low:g}, {self.high:g}{hb}"
+
+    def describe(self) -> str:
+        return f"a real number in {self._bounds()}"
+
+    def contains(self, v: float) -> bool:
+        if math.isnan(v):
+            return False
+        ok_low = v >= self.low if self.closed in ("both", "left") else v > self.low
+        ok_high = v <= self.high if self.closed in ("both", "right") else v < self.high
+        return ok_low and ok_high
+
+    def check(self, name, value):
+        if not _is_real(value):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
+        try:
+            v = float(value)
+        except OverflowError:                           # an int of 400 digits: beyond every bound
+            raise ParameterError(f"{name} must be {self.describe()}, got an integer of {len(str(abs(value)))} "
+                                 f"digits") from None
+        if not self.contains(v):
+            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+        return v
+
+    def invalid_values(self) -> list:
+        out = [math.nan, "0.5", b"0.5", True, 0.5 + 0.5j, [0.5]]
+        for edge, kind in ((self.low, "low"), (self.high, "high")):
+            if math.isfinite(edge):
+                shifted = edge - 1e-3 * max(1.0, abs(edge)) if kind == "low" else edge + 1e-3 * max(1.0, abs(edge))
+                out.append(shifted)
+                if not self.contains(float(edge)):
+                    out.append(edge)
+            elif not self.contains(edge):
+                out.append(edge)
+        return out
+
+
+class Integer(Real):
+    """An integer in ``[low, high]`` (numpy integers accepted; floats, bools and strings refused)."""
+
+    def __init__(self, low=-math.inf, high=math.inf):
+        super().__init__(low, high, closed="both")
+
+    def describe(self) -> str:
+        if math.isinf(self.high):
+            return f"an integer >= {self.low:g}"
+        return f"an integer in [{self.low:g}, {self.high:g}]"
+
+    def check(self, name, value):
+        if not _is_int(value):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
+        v = int(value)
+        if not (self.low <= v <= self.high):
+            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+        return v
+
+    def invalid_values(self) -> list:
+        out = [1.5, "3", True, None]
+        if math.isfinite(self.low):
+            out.append(int(self.low) - 1)
+        if math.isfinite(self.high):
+            out.append(int(self.high) + 1)
+        return out
+
+
+class Options(Constraint):
+    """One of a fixed set of values (strings are compared exactly, case included)."""
+
+    def __init__(self, *values):
+        self.values = tuple(values)
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(map(repr, self.values))
+
+    def check(self, name, value):
+        try:
+            ok = any(type(value) is type(v) and value == v for v in self.values) or (
+                value is None and None in self.values)
+        except Exception:                                   # noqa: BLE001 (arrays compare elementwise)
+            ok = False
+        if not ok:
+            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+        return value
+
+    def invalid_values(self) -> list:
+        return ["bogus-value", 3.5] + ([] if None in self.values else [None])
+
+
+class Boolean(Constraint):
+    """True or False (numpy bools accepted, 0/1 and strings refused)."""
+
+    def describe(self) -> str:
+        return "True or False"
+
+    def check(self, name, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ParameterTypeError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+
+    def invalid_values(self) -> list:
+        return ["yes", 2]
+
+
+class Rng(Constraint):
+    """Anything :func:`as_generator` accepts."""
+
+    def describe(self) -> str:
+        return "None, an int seed >= 0, a list of them, a SeedSequence or a numpy Generator"
+
+    def check(self, name, value):
+        if isinstance(value, (bool, np.bool_)):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
+        try:
+            as_generator(value)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(str(exc).replace("rng ", f"{name} ", 1)) from None
+        return value
+
+    def invalid_values(self) -> list:
+        return ["seed", 1.5, -1, [3, -1], True]
+
+
+class OneOrMore(Constraint):
+    """A scalar or a non-empty 1-d sequence, each entry satisfying ``inner`` (a grid of values)."""
+
+    def __init__(self, inner: Constraint, max_size: int = 10_000):
+        self.inner, self.max_size = inner, max_size
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()}, or a non-empty sequence of them"
+
+    def check(self, name, value):
+        if isinstance(value, (str, bytes, dict, set)):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
+        if isinstance(value, (list, tuple, np.ndarray)):
+            arr = np.asarray(value, dtype=object)
+            if arr.ndim != 1 or arr.size == 0:
+                raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+            if arr.size > self.max_size:
+                raise ResourceLimitError(f"{name} has {arr.size} values, above the limit {self.max_size}")
+            return [self.inner.check(f"{name}[{i}]", v) for i, v in enumerate(arr.tolist())]
+        return self.inner.check(name, value)
+
+    def invalid_values(self) -> list:
+        return [[], "0.1"] + [v for v in self.inner.invalid_values() if not isinstance(v, (list, str, bytes))][:4]
+
+
+class Instance(Constraint):
+    """An instance of one of ``types`` (e.g. a pandas DataFrame)."""
+
+    def __init__(self, *types, none: bool = False):
+        self.types, self.none = types, none
+
+    def describe(self) -> str:
+        names = " or ".join(t.__name__ for t in self.types)
+        return f"a {names}" + (" or None" if self.none else "")
+
+    def check(self, name, value):
+        if value is None and self.none:
+            return value
+        if not isinstance(value, self.types):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {type(value).__name__}")
+        return value
+
+    def invalid_values(self) -> list:
+        return [3.5, "text"]
+
+
+class Either(Constraint):
+    """Any one of several constraints (the first that accepts the value decides the conversion)."""
+
+    def __init__(self, *options: Constraint):
+        self.options = options
+
+    def describe(self) -> str:
+        return " or ".join(o.describe() for o in self.options)
+
+    def check(self, name, value):
+        for option in self.options:
+            try:
+                return option.check(name, value)
+            except (ParameterError, ParameterTypeError):
+                continue
+        cls = ParameterTypeError if not _is_real(value) and not isinstance(value, str) else ParameterError
+        raise cls(f"{name} must be {self.describe()}, got {value!r}")
+
+    def invalid_values(self) -> list:
+        def rejected(v):
+            try:
+                self.check("x", v)
+            except (ParameterError, ParameterTypeError):
+                return True
+            return False
+        return [v for o in self.options for v in o.invalid_values() if rejected(v)]
+
+
+#: Shorthands for the parameters every audit shares (OCEF's α, δ, ε; a confidence level; ...).
+UNIT_OPEN = Real(0, 1, closed="neither")
+UNIT_HALF_OPEN = Real(0, 1, closed="right")
+CONFIDENCE = Real(0, 1, closed="neither")
+
+#: Every front door decorated with :func:`validate_params`: qualified name -> (function, declarations).
+DECLARED: dict[str, tuple] = {}
+
+
+def validate_params(**declarations: Constraint):
+    """Decorator: check the declared parameters of a front door before its body runs.
+
+    One declaration per parameter; the Python API and the command line (which calls the API) share
+    it, and ``tests/test_parameter_checks.py`` generates its invalid values from :data:`DECLARED`.
+    Checked values are passed on converted to plain Python types (``np.float64(0.1)`` → ``0.1``).
+
+    Parameters
+    ----------
+    **declarations : Constraint
+        ``name=constraint`` for each parameter to check (a parameter left undeclared is the
+        function's own business, e.g. a data array checked by a dedicated function).
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Examples
+    --------
+    >>> @validate_params(k=Integer(1))
+    ... def top(k=10):
+    ...     return k
+    >>> top(k=3)
+    3
+    """
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = set(declarations) - set(signature.parameters)
+        if unknown:
+            raise ParameterError(f"{func.__qualname__}: declared parameter(s) {sorted(unknown)} not in its signature")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ParameterTypeError(f"{func.__qualname__.replace('.__init__', '')}: {exc}") from None
+            for name, constraint in declarations.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = constraint.check(name, bound.arguments[name])
+            return func(*bound.args, **bound.kwargs)
+
+        wrapper.__declared_params__ = dict(declarations)
+        DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
+        return wrapper
+    return decorate
+
+
+# --------------------------------------------------------------------------- resource limits
+def _parse_size(text: str, name: str) -> float:
+    units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in units and t[-1:] else ""
+    try:
+        value = float(t[: len(t) - len(unit)]) * units[unit]
+    except ValueError:
+        raise ParameterError(f"{name} must be a number of bytes (e.g. 8G), got {text!r}") from None
+    if not value > 0:
+        raise ParameterError(f"{name} must be positive, got {text!r}")
+    return value
+
+
+#: Documented default limits: ``memory`` in bytes (4 GiB) that one call may allocate for its own
+#: arrays, ``work`` in elementary steps (arm pulls, resampled cells, served items, ...): 10**11, about a
+#: quarter of an hour for the fastest engine (numba, ~10**8 arm pulls per second), more for the others.
+DEFAULT_LIMITS = {"memory": 4 * 2**30, "work": 10**11}
+_OVERRIDE: dict[str, float] = {}
+
+
+def limit(kind: str) -> float:
+    """The limit in force for ``kind`` ("memory" or "work"): :func:`resource_limits` if active, else the
+    environment variable ``OCEF_MAX_MEMORY`` / ``OCEF_MAX_WORK``, else :data:`DEFAULT_LIMITS`."""
+    if kind in _OVERRIDE:
+        return _OVERRIDE[kind]
+    env = os.environ.get(f"OCEF_MAX_{kind.upper()}")
+    if env:
+        return _parse_size(env, f"OCEF_MAX_{kind.upper()}")
+    return DEFAULT_LIMITS[kind]
+
+
+@contextlib.contextmanager
+def resource_limits(*, memory: float | None = None, work: float | None = None):
+    """Within the block, allow ``memory`` bytes and ``work`` steps per call (``math.inf``: no limit).
+
+    Examples
+    --------
+    >>> from ocef.validation import resource_limits, limit
+    >>> with resource_limits(memory=2**20):
+    ...     limit("memory")
+    1048576.0
+    """
+    saved = dict(_OVERRIDE)
+    for kind, value in (("memory", memory), ("work", work)):
+        if value is not None:
+            _OVERRIDE[kind] = Real(0, math.inf, closed="right").check(kind, value)
+    try:
+        yield
+    finally:
+        _OVERRIDE.clear()
+        _OVERRIDE.update(saved)
+
+
+def _human(n: float, unit: str) -> str:
+    if unit == "B":
+        for suffix, size in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if n >= size:
+                return f"{n / size:.3g} {suffix}"
+        return f"{n:.0f} B"
+    return f"{n:.3g} {unit}"
+
+
+def check_resources(argument: str, *, memory: float = 0.0, work: float = 0.0, what: str = "") -> None:
+    """Refuse, before allocating, a call estimated to need more than the limits in force.
+
+    Parameters
+    ----------
+    argument : str
+        The argument(s) the estimate grows with, named in the message (e.g. ``"trials"``).
+    memory : float
+        Estimated bytes the call allocates.
+    work : float
+        Estimated elementary steps.
+    what : str
+        What the steps are, for the message (e.g. ``"arm pulls"``).
+
+    Raises
+    ------
+    ResourceLimitError
+        Naming the argument, the estimate, the limit and how to raise it.
+
+    Examples
+    --------
+    >>> check_resources("trials", memory=8 * 1000)
+    >>> try:
+    ...     check_resources("n_items", memory=2.0**60)
+    ... except ValueError as e:
+    ...     print(str(e)[:59])
+    n_items: needs about 1 EiB of memory, above the limit 4 GiB
+    """
+    for kind, amount, unit in (("memory", memory, "B"), ("work", work, what or "steps")):
+        cap = limit(kind)
+        if not math.isfinite(amount) or amount > cap:
+            shown = "an unbounded amount" if not math.isfinite(amount) else (
+                "about 1 EiB" if unit == "B" and amount >= 2**60 else f"about {_human(amount, unit)}")
+            raise ResourceLimitError(
+                f"{argument}: needs {shown} of {kind}, above the limit {_human(cap, unit)} "
+                f"(set OCEF_MAX_{kind.upper()} or use ocef.validation.resource_limits({kind}=...) to allow more)")

@@ -20,6 +20,7 @@ import numpy as np
 from ocef.policies.base import ArrayPolicy, check_scores
 from ocef.policies.builders import build_policy
 from ocef.validation import check_positive_int
+from ocef.errors import ParameterError, ParameterTypeError
 
 #: Policies that need nothing but the scores (``ocef envy|audit --scores``).
 SCORE_POLICIES = ("softmax", "argmax", "ranking", "uniform")
@@ -38,7 +39,7 @@ class IdMap:
         self._pos = {}
         for p, raw in enumerate(ids):
             if raw in self._pos:
-                raise ValueError(f"{what} ids must be unique, {raw!r} appears twice")
+                raise ParameterError(f"{what} ids must be unique, {raw!r} appears twice")
             self._pos[raw] = p
         self.raw_ids = ids
 
@@ -49,7 +50,7 @@ class IdMap:
         ids = [None] * n
         for raw, p in mapping.items():
             if not isinstance(p, (int, np.integer)) or not 0 <= p < n or ids[p] is not None:
-                raise ValueError(f"{what} positions must be 0..{n - 1}, each once; got {p!r} for {raw!r}")
+                raise ParameterError(f"{what} positions must be 0..{n - 1}, each once; got {p!r} for {raw!r}")
             ids[p] = raw
         return cls(ids, what)
 
@@ -70,7 +71,7 @@ class IdMap:
             if known is not None and type(missing[0]) is not type(known):
                 hint = (f"; the model's {self.what} ids are {type(known).__name__} (e.g. {known!r}), "
                         f"these are {type(missing[0]).__name__}")
-            raise ValueError(f"{len(missing)} unknown {self.what} id(s), e.g. {missing[:5]!r}: not known to the "
+            raise ParameterError(f"{len(missing)} unknown {self.what} id(s), e.g. {missing[:5]!r}: not known to the "
                              f"model ({len(self)} {self.what}s){hint}")
         return np.asarray(pos, dtype=np.intp)
 
@@ -84,10 +85,10 @@ def _hashable(raw):
 
 def _id_list(ids, what: str) -> list:
     if isinstance(ids, (str, bytes)) or np.ndim(ids) == 0:
-        raise TypeError(f"{what} ids must be a sequence of raw ids, got {ids!r:.60}")
+        raise ParameterTypeError(f"{what} ids must be a sequence of raw ids, got {ids!r:.60}")
     out = [_hashable(v) for v in (ids.tolist() if isinstance(ids, np.ndarray) else list(ids))]
     if not out:
-        raise ValueError(f"{what} ids must not be empty")
+        raise ParameterError(f"{what} ids must not be empty")
     return out
 
 
@@ -95,7 +96,7 @@ def _unique(ids, what: str) -> list:
     out = _id_list(ids, what)
     if len(set(out)) != len(out):
         dup = next(v for v in out if out.count(v) > 1)
-        raise ValueError(f"{what} ids to audit must be unique, {dup!r} appears twice")
+        raise ParameterError(f"{what} ids to audit must be unique, {dup!r} appears twice")
     return out
 
 
@@ -123,7 +124,7 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     """
     trainset = getattr(algo, "trainset", None)
     if trainset is None or not hasattr(algo, "estimate"):
-        raise TypeError(f"algo must be a fitted scikit-surprise algorithm (call algo.fit(trainset)), "
+        raise ParameterTypeError(f"algo must be a fitted scikit-surprise algorithm (call algo.fit(trainset)), "
                         f"got {type(algo).__name__}")
     u = IdMap.from_dict(trainset._raw2inner_id_users, "user").index(_unique(users, "user"))
     i = IdMap.from_dict(trainset._raw2inner_id_items, "item").index(_unique(items, "item"))
@@ -171,18 +172,18 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
     GPU models are copied to the CPU first.
     """
     if not hasattr(model, "user_factors") or not hasattr(model, "item_factors"):
-        raise TypeError(f"model must be a fitted implicit model with user_factors and item_factors, "
+        raise ParameterTypeError(f"model must be a fitted implicit model with user_factors and item_factors, "
                         f"got {type(model).__name__}")
     if hasattr(model, "to_cpu") and not isinstance(model.user_factors, np.ndarray):
         model = model.to_cpu()
     uf, itf = np.asarray(model.user_factors), np.asarray(model.item_factors)
     if uf.ndim != 2 or itf.ndim != 2 or uf.shape[0] == 0:
-        raise ValueError("model is not fitted (empty factor matrices): call model.fit(user_items) first")
+        raise ParameterError("model is not fitted (empty factor matrices): call model.fit(user_items) first")
     umap = user_ids if isinstance(user_ids, IdMap) else IdMap(user_ids, "user")
     imap = item_ids if isinstance(item_ids, IdMap) else IdMap(item_ids, "item")
     for m, f, what in ((umap, uf, "user"), (imap, itf, "item")):
         if len(m) != f.shape[0]:
-            raise ValueError(f"{what}_ids has {len(m)} ids but the model has {f.shape[0]} {what} rows")
+            raise ParameterError(f"{what}_ids has {len(m)} ids but the model has {f.shape[0]} {what} rows")
     u = umap.index(_unique(users, "user"))
     i = imap.index(_unique(items, "item"))
     return (uf[u].astype(float) @ itf[i].astype(float).T)
@@ -202,7 +203,7 @@ def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) ->
     ``len(user_ids) × len(item_ids)`` matrix of scores (finite numbers). The scorer maps raw
     ids itself and must raise on an id it does not know."""
     if not callable(score):
-        raise TypeError(f"score must be callable as score(user_ids, item_ids), got {type(score).__name__}")
+        raise ParameterTypeError(f"score must be callable as score(user_ids, item_ids), got {type(score).__name__}")
     users_arr = np.asarray(_unique(users, "user"), dtype=object if not _numeric(users) else None)
     items_arr = np.asarray(_unique(items, "item"), dtype=object if not _numeric(items) else None)
     batch_size = check_positive_int("batch_size", batch_size)
@@ -211,7 +212,7 @@ def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) ->
         batch = users_arr[start:start + batch_size]
         out = np.asarray(score(batch, items_arr), dtype=float)
         if out.shape != (batch.size, items_arr.size):
-            raise ValueError(f"score(user_ids, item_ids) must return a {batch.size} x {items_arr.size} matrix "
+            raise ParameterError(f"score(user_ids, item_ids) must return a {batch.size} x {items_arr.size} matrix "
                              f"for {batch.size} users and {items_arr.size} items, got shape {out.shape}")
         blocks.append(out)
     return check_scores(np.concatenate(blocks, axis=0), "score(user_ids, item_ids)")

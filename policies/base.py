@@ -12,7 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from ocef.validation import as_generator, check_positive_int
+from ocef.validation import as_generator, as_real_array, check_positive_int
+from ocef.errors import ParameterError, ParameterTypeError
 
 #: Tolerance on ``|sum_a π(a|x) - 1|`` accepted for a policy row.
 ROW_SUM_ATOL = 1e-6
@@ -20,15 +21,15 @@ ROW_SUM_ATOL = 1e-6
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
     """A finite float array of shape (users, items) or (users, contexts, items)."""
-    arr = np.asarray(scores, dtype=float)
+    arr = as_real_array(name, scores)      # complex, strings, booleans refused, not cast
     if arr.ndim not in (2, 3):
-        raise ValueError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
+        raise ParameterError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
                          f"array, got shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+        raise ParameterError(f"{name} must not be empty, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite, found {arr[tuple(bad)]!r} in row {tuple(bad[:-1].tolist())}")
+        raise ParameterError(f"{name} must be finite, found {arr[tuple(bad)]!r} in row {tuple(bad[:-1].tolist())}")
     return arr
 
 
@@ -43,13 +44,14 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
     neg = arr < 0
     if neg.any():
         bad = np.argwhere(neg)[0]
-        raise ValueError(f"{name} must be non-negative probabilities, found {arr[tuple(bad)]!r} "
+        raise ParameterError(f"{name} must be non-negative probabilities, found {arr[tuple(bad)]!r} "
                          f"in row {tuple(bad[:-1].tolist())} (item {int(bad[-1])})")
-    sums = arr.sum(axis=-1)
-    off = np.abs(sums - 1.0) > atol
+    with np.errstate(over="ignore"):                 # entries of 1e308 sum to inf: refused below, quietly
+        sums = arr.sum(axis=-1)
+    off = ~(np.abs(sums - 1.0) <= atol)
     if off.any():
         bad = tuple(np.argwhere(off)[0].tolist())
-        raise ValueError(f"{name} rows must sum to 1 (tolerance {atol}), row {bad} sums to {sums[bad]!r}")
+        raise ParameterError(f"{name} rows must sum to 1 (tolerance {atol}), row {bad} sums to {sums[bad]!r}")
     return arr
 
 
@@ -58,13 +60,13 @@ def _check_users(users, n_users: int) -> np.ndarray:
     if idx.ndim == 0:
         idx = idx.reshape(1)
     if idx.ndim != 1:
-        raise ValueError(f"users must be a 1-d array of user indices, got shape {idx.shape}")
+        raise ParameterError(f"users must be a 1-d array of user indices, got shape {idx.shape}")
     if idx.size and not np.issubdtype(idx.dtype, np.integer):
-        raise TypeError(f"users must be integer indices, got dtype {idx.dtype}")
+        raise ParameterTypeError(f"users must be integer indices, got dtype {idx.dtype}")
     idx = idx.astype(np.intp, copy=False)
     if idx.size and (idx.min() < 0 or idx.max() >= n_users):
         bad = idx[(idx < 0) | (idx >= n_users)][:3]
-        raise ValueError(f"users must be in [0, {n_users - 1}], got {bad.tolist()}")
+        raise ParameterError(f"users must be in [0, {n_users - 1}], got {bad.tolist()}")
     return idx
 
 
@@ -138,15 +140,15 @@ class Policy:
         probs = self.probabilities(idx)
         if self._contextual:
             if contexts is None:
-                raise ValueError("contexts must be given (one context index per user) for a contextual policy")
+                raise ParameterError("contexts must be given (one context index per user) for a contextual policy")
             ctx = np.asarray(contexts)
             if ctx.shape != idx.shape or (ctx.size and not np.issubdtype(ctx.dtype, np.integer)):
-                raise ValueError(f"contexts must be {idx.shape[0]} integer indices, got {ctx.shape} {ctx.dtype}")
+                raise ParameterError(f"contexts must be {idx.shape[0]} integer indices, got {ctx.shape} {ctx.dtype}")
             if ctx.size and (ctx.min() < 0 or ctx.max() >= self._n_contexts):
-                raise ValueError(f"contexts must be in [0, {self._n_contexts - 1}], got {ctx[(ctx < 0) | (ctx >= self._n_contexts)][:3].tolist()}")
+                raise ParameterError(f"contexts must be in [0, {self._n_contexts - 1}], got {ctx[(ctx < 0) | (ctx >= self._n_contexts)][:3].tolist()}")
             probs = probs[np.arange(idx.size), ctx]
         elif contexts is not None:
-            raise ValueError("contexts given to a context-free policy")
+            raise ParameterError("contexts given to a context-free policy")
         if idx.size == 0:
             return np.empty(0, dtype=np.intp)
         return sample_rows(probs, gen)
@@ -195,7 +197,7 @@ class CallablePolicy(Policy):
     def __init__(self, fn: Callable[[np.ndarray], np.ndarray], n_users: int, n_items: int,
                  n_contexts: int = 1):
         if not callable(fn):
-            raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+            raise ParameterTypeError(f"fn must be callable, got {type(fn).__name__}")
         self._fn = fn
         super().__init__(n_users, n_items, n_contexts)
 
@@ -203,7 +205,7 @@ class CallablePolicy(Policy):
         out = check_policy_probs(self._fn(users), "fn(users)")
         expected = (users.size,) + self.shape[1:]
         if out.shape != expected:
-            raise ValueError(f"fn(users) must return shape {expected} for {users.size} users, got {out.shape}")
+            raise ParameterError(f"fn(users) must return shape {expected} for {users.size} users, got {out.shape}")
         return out
 
 
@@ -212,7 +214,7 @@ def as_policy(policy) -> Policy:
     if isinstance(policy, Policy):
         return policy
     if callable(policy):
-        raise TypeError("wrap a callable in CallablePolicy(fn, n_users, n_items) to say its shape")
+        raise ParameterTypeError("wrap a callable in CallablePolicy(fn, n_users, n_items) to say its shape")
     return ArrayPolicy(policy)
 
 

@@ -7,6 +7,7 @@ from ocef.policies.base import ArrayPolicy
 from ocef.policies.exposure import equity_of_exposure_policy, parity_of_exposure_policy
 from ocef.policies.ranking import topk_ranking_policy
 from ocef.policies.standard import argmax_policy, check_scores, softmax_policy, uniform_policy
+from ocef.errors import ParameterError
 
 #: Policy names accepted by :func:`build_policy` (and ``ocef envy --policy``).
 POLICY_NAMES = ("softmax", "argmax", "uniform", "parity", "equity", "ranking")
@@ -20,10 +21,10 @@ def build_policy(name: str, scores, *, beta: float = 1.0, k: int = 10, categorie
     equity needs non-negative scores), ``ranking`` (top-``k``, DCG utility).
     """
     if name not in POLICY_NAMES:
-        raise ValueError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {name!r}")
+        raise ParameterError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {name!r}")
     s = check_scores(scores)
     if name in ("parity", "equity") and categories is None:
-        raise ValueError(f"the {name} policy needs the item categories")
+        raise ParameterError(f"the {name} policy needs the item categories")
     if name == "softmax":
         return softmax_policy(s, beta)
     if name == "argmax":

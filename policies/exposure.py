@@ -19,20 +19,21 @@ import numpy as np
 
 from ocef.policies.base import ArrayPolicy
 from ocef.policies.standard import argmax_probabilities, check_scores
+from ocef.errors import ParameterError, ParameterTypeError
 
 
 def check_categories(categories, n_items: int) -> np.ndarray:
     """Item categories: 1-d integer labels 0..S-1, one per item (empty categories allowed)."""
     cats = np.asarray(categories)
     if cats.ndim != 1 or cats.shape[0] != n_items:
-        raise ValueError(f"categories must be a 1-d array with one label per item ({n_items}), got shape {cats.shape}")
+        raise ParameterError(f"categories must be a 1-d array with one label per item ({n_items}), got shape {cats.shape}")
     if not np.issubdtype(cats.dtype, np.integer):
         if np.issubdtype(cats.dtype, np.floating) and np.all(cats == np.round(cats)):
             cats = cats.astype(np.intp)
         else:
-            raise TypeError(f"categories must be integer labels, got dtype {cats.dtype}")
+            raise ParameterTypeError(f"categories must be integer labels, got dtype {cats.dtype}")
     if cats.min() < 0:
-        raise ValueError(f"categories must be labels >= 0, found {int(cats.min())}")
+        raise ParameterError(f"categories must be labels >= 0, found {int(cats.min())}")
     return cats.astype(np.intp, copy=False)
 
 
@@ -102,7 +103,7 @@ def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     s = check_scores(scores)
     if s.min() < 0:
         bad = np.argwhere(s < 0)[0]
-        raise ValueError(f"scores must be non-negative relevances for equity of exposure, "
+        raise ParameterError(f"scores must be non-negative relevances for equity of exposure, "
                          f"found {s[tuple(bad)]!r} at {tuple(bad.tolist())}")
     cats = check_categories(categories, s.shape[-1])
     mass = equity_exposure_mass(s, cats)

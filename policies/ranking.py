@@ -25,6 +25,7 @@ import numpy as np
 from ocef.validation import check_positive_int
 from ocef.policies.base import ArrayPolicy
 from ocef.policies.standard import check_scores
+from ocef.errors import ParameterError, ParameterTypeError
 
 
 def dcg_weights(k: int) -> np.ndarray:
@@ -55,16 +56,16 @@ class RankingPolicy(ArrayPolicy):
         ranks = np.asarray(rankings)
         n_items = check_positive_int("n_items", n_items)
         if ranks.ndim not in (2, 3) or ranks.shape[-1] < 1:
-            raise ValueError(f"rankings must be users x k (or users x contexts x k), got shape {ranks.shape}")
+            raise ParameterError(f"rankings must be users x k (or users x contexts x k), got shape {ranks.shape}")
         if not np.issubdtype(ranks.dtype, np.integer):
-            raise TypeError(f"rankings must hold integer item indices, got dtype {ranks.dtype}")
+            raise ParameterTypeError(f"rankings must hold integer item indices, got dtype {ranks.dtype}")
         if ranks.min() < 0 or ranks.max() >= n_items:
-            raise ValueError(f"rankings must hold item indices in [0, {n_items - 1}]")
+            raise ParameterError(f"rankings must hold item indices in [0, {n_items - 1}]")
         k = ranks.shape[-1]
         if k > n_items:
-            raise ValueError(f"ranking length k={k} exceeds the number of items {n_items}")
+            raise ParameterError(f"ranking length k={k} exceeds the number of items {n_items}")
         if np.any(np.diff(np.sort(ranks, axis=-1), axis=-1) == 0):
-            raise ValueError("each ranking must list distinct items")
+            raise ParameterError("each ranking must list distinct items")
         weights = dcg_weights(k)
         probs = np.zeros(ranks.shape[:-1] + (n_items,))
         np.put_along_axis(probs, ranks, np.broadcast_to(weights / weights.sum(), ranks.shape), axis=-1)

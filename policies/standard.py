@@ -10,6 +10,7 @@ import numpy as np
 
 from ocef.validation import check_in_interval, check_positive_int
 from ocef.policies.base import ArrayPolicy, check_scores  # noqa: F401  (re-exported)
+from ocef.errors import ParameterError
 
 
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
@@ -20,7 +21,7 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     are optimal for the scores; "first" is deterministic and the paper's *argmax*.
     """
     if ties not in ("first", "uniform"):
-        raise ValueError(f"ties must be 'first' or 'uniform', got {ties!r}")
+        raise ParameterError(f"ties must be 'first' or 'uniform', got {ties!r}")
     if ties == "uniform":
         is_max = scores == scores.max(axis=-1, keepdims=True)
         return is_max / is_max.sum(axis=-1, keepdims=True)
@@ -46,7 +47,14 @@ def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
     beta = check_in_interval("beta", beta, 0.0, np.inf, low_open=True, high_open=True)
     from scipy.special import softmax   # imported here: scipy.special costs start-up time
 
-    return ArrayPolicy(softmax(beta * check_scores(scores), axis=-1))
+    arr = check_scores(scores)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.max(arr) - np.min(arr)) * beta
+    if not np.isfinite(spread):
+        # beta * scores overflows: the message named the scores, which are fine (--beta 1e308)
+        raise ParameterError(f"beta={beta:g} times the score range ({float(np.max(arr) - np.min(arr)):g}) overflows; "
+                             f"give a smaller beta (beta -> inf is the argmax policy)")
+    return ArrayPolicy(softmax(beta * arr, axis=-1))
 
 
 def uniform_policy(n_users: int, n_items: int, n_contexts: int = 1) -> ArrayPolicy:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from ocef.errors import ParameterError
 
 
 def print_json(payload) -> None:
@@ -28,10 +29,56 @@ def parse_float_list(text: str, name: str) -> list[float]:
     """Parse ``"0.6,0.3,0.3"`` into floats, naming the option on failure (an empty item is an error)."""
     items = [v.strip() for v in text.split(",")]
     if not text.strip():
-        raise ValueError(f"{name} must not be empty")
+        raise ParameterError(f"{name} must not be empty")
     if any(v == "" for v in items):
-        raise ValueError(f"{name} has an empty item in {text!r}: give comma-separated numbers such as 0.6,0.3")
+        raise ParameterError(f"{name} has an empty item in {text!r}: give comma-separated numbers such as 0.6,0.3")
     try:
         return [float(v) for v in items]
     except ValueError:
-        raise ValueError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
+        raise ParameterError(f"{name} must be a comma-separated list of numbers, got {text!r}") from None
+
+
+def check_output_file(path, option: str = "--out"):
+    """The real path of an output file, checked writable before any work is done.
+
+    An empty name, a folder, a folder that cannot be created or written into are refused with
+    :class:`ocef.errors.ParameterError` naming the option and the real (absolute, resolved) path,
+    so that an unwritable ``--out`` fails at once instead of after the whole audit, and never names
+    a hidden temporary file. ``None`` (the option not given) is returned as is.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_file(d / "table.csv") == (d / "table.csv").resolve()
+    True
+    """
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from ocef.errors import ParameterError
+
+    if path is None:
+        return None
+    if str(path).strip() == "":
+        raise ParameterError(f"{option} must name a file, got an empty name")
+    real = Path(os.path.abspath(os.path.expanduser(str(path)))).resolve()
+    if real.is_dir():
+        raise ParameterError(f"{option} {real} is a folder; give a file name")
+    parent = real.parent
+    existing = parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ParameterError(f"{option} {real}: {existing} is not a folder")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)      # the folder the file will be written to
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{real.name}.check.")
+        os.close(fd)
+        os.unlink(tmp)
+        if real.exists() and not os.access(real, os.W_OK):
+            raise PermissionError(13, "Permission denied", str(real))
+    except OSError as exc:
+        raise ParameterError(f"{option} {real} is not writable: {exc.strerror or exc}") from None
+    return real

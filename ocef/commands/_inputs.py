@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import ParameterError
 
 DATASETS = ("movielens", "synthetic")
 DEFAULT_PARTITION = {"movielens": "age-occupation", "synthetic": "group"}
@@ -89,7 +90,7 @@ def load_array(path: Path, option: str):
 
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"{option}: {path} is a directory, not a file")
+        raise ParameterError(f"{option}: {path} is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
     suffix = path.suffix.lower()
@@ -97,25 +98,25 @@ def load_array(path: Path, option: str):
         try:
             arr = np.load(path, allow_pickle=False)
         except (ValueError, EOFError) as exc:
-            raise ValueError(f"{option}: cannot read {path} as a numeric .npy array ({exc})") from None
+            raise ParameterError(f"{option}: cannot read {path} as a numeric .npy array ({exc})") from None
         if np.iscomplexobj(arr):
-            raise ValueError(f"{option}: {path} holds complex numbers; give real numbers")
+            raise ParameterError(f"{option}: {path} holds complex numbers; give real numbers")
         if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise ValueError(f"{option}: {path} must hold numbers, got dtype {arr.dtype}")
+            raise ParameterError(f"{option}: {path} must hold numbers, got dtype {arr.dtype}")
     elif suffix == ".csv":
         import pandas as pd
 
         try:
             numeric = _numeric_frame(path)
         except pd.errors.EmptyDataError:
-            raise ValueError(f"{option}: {path} is empty") from None
+            raise ParameterError(f"{option}: {path} is empty") from None
         if numeric.isna().any().any():
-            raise ValueError(f"{option}: {path} holds non-numeric or missing values")
+            raise ParameterError(f"{option}: {path} holds non-numeric or missing values")
         arr = numeric.to_numpy(dtype=float)
     else:
-        raise ValueError(f"{option} must be a .npy or .csv file, got {path.name}")
+        raise ParameterError(f"{option} must be a .npy or .csv file, got {path.name}")
     if arr.size == 0:
-        raise ValueError(f"{option}: {path} is empty (shape {arr.shape})")
+        raise ParameterError(f"{option}: {path} is empty (shape {arr.shape})")
     return arr
 
 
@@ -127,9 +128,12 @@ def load_groups(path: Path, n_users: int):
 
     path = Path(path)
     if path.suffix.lower() == ".csv" and path.is_file():
-        frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+        try:
+            frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+        except pd.errors.EmptyDataError:
+            raise ParameterError(f"--groups: {path} is empty") from None
         if frame.shape[1] != 1:
-            raise ValueError(f"--groups: {path} must have a single column (one label per user), got {frame.shape[1]}")
+            raise ParameterError(f"--groups: {path} must have a single column (one label per user), got {frame.shape[1]}")
         column = frame.iloc[:, 0].str.strip()
         if len(column) == n_users + 1:
             column = column.iloc[1:]
@@ -137,14 +141,14 @@ def load_groups(path: Path, n_users: int):
         if numeric.notna().all():
             return numeric.to_numpy(), None
         if (column == "").any():
-            raise ValueError(f"--groups: {path} has empty labels")
+            raise ParameterError(f"--groups: {path} has empty labels")
         codes, uniques = pd.factorize(column, sort=True)
         return codes, [str(u) for u in uniques]
     arr = np.asarray(load_array(path, "--groups"))
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"--groups must hold one label per user (a single column), got shape {arr.shape}")
+        raise ParameterError(f"--groups must hold one label per user (a single column), got shape {arr.shape}")
     return arr, None
 
 
@@ -162,7 +166,7 @@ def load_environment(args: argparse.Namespace):
         else:
             from ocef.environments.synthetic import SyntheticEnvironment as env_class
     except ImportError as exc:  # part of the environments package missing
-        raise ValueError(f"--dataset {args.dataset} is unavailable in this installation ({exc}); "
+        raise ParameterError(f"--dataset {args.dataset} is unavailable in this installation ({exc}); "
                          f"give arrays with --rho/--policy-probs/--groups instead") from None
     if args.dataset == "movielens":
         env = env_class(args.data_dir, n_users=args.n_users, n_items=args.n_items)
@@ -183,7 +187,7 @@ def environment_partition(env, args: argparse.Namespace, partition: str | None =
     """``(labels, names, partition)`` of ``partition`` (default: --partition, else the dataset's default)."""
     partition = partition or args.partition or DEFAULT_PARTITION[args.dataset]
     if partition not in env.partitions:
-        raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for {args.dataset}, got {partition!r}")
+        raise ParameterError(f"--partition must be one of {', '.join(env.partitions)} for {args.dataset}, got {partition!r}")
     labels, names = env.groups(partition)
     return labels, names, partition
 
@@ -199,7 +203,7 @@ def check_one_source(args: argparse.Namespace) -> None:
     """``ValueError`` when both ``--dataset`` and array files are given."""
     file_opts = [o for o in ("rho", "policy_probs", "scores", "groups", "context_probs") if getattr(args, o) is not None]
     if args.dataset is not None and file_opts:
-        raise ValueError("give either --dataset or arrays (--rho/--policy-probs/--scores/--groups), not both")
+        raise ParameterError("give either --dataset or arrays (--rho/--policy-probs/--scores/--groups), not both")
 
 
 def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
@@ -209,19 +213,19 @@ def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
         rho, policy, labels, names, description = environment_inputs(args)
         return rho, policy, labels, names, None, description
     if args.policy_probs is not None and args.scores is not None:
-        raise ValueError("give either --policy-probs or --scores (turned into --policy), not both")
+        raise ParameterError("give either --policy-probs or --scores (turned into --policy), not both")
     if args.rho is None or (args.policy_probs is None and args.scores is None) \
             or (require_groups and args.groups is None):
         need = "--rho, --policy-probs (or --scores) and --groups" if require_groups else \
             "--rho and --policy-probs or --scores (and optionally --groups)"
-        raise ValueError(f"give {need}, or --dataset")
+        raise ParameterError(f"give {need}, or --dataset")
     rho = load_array(args.rho, "--rho")
     if args.scores is not None:
         probs, source = scores_policy(args, rho.shape), f"{args.policy} policy on the scores of {args.scores}"
     else:
         probs, source = load_array(args.policy_probs, "--policy-probs"), str(args.policy_probs)
         if rho.shape != probs.shape:
-            raise ValueError(f"--rho and --policy-probs must have the same shape, got {rho.shape} and {probs.shape}")
+            raise ParameterError(f"--rho and --policy-probs must have the same shape, got {rho.shape} and {probs.shape}")
     labels, names = (None, None) if args.groups is None else load_groups(args.groups, rho.shape[0])
     context_probs = None
     if args.context_probs is not None:
@@ -238,11 +242,11 @@ def scores_policy(args: argparse.Namespace, shape):
 
     scores = load_array(args.scores, "--scores")
     if scores.shape != tuple(shape):
-        raise ValueError(f"--scores must have the shape of --rho {tuple(shape)}, got {scores.shape}")
+        raise ParameterError(f"--scores must have the shape of --rho {tuple(shape)}, got {scores.shape}")
     if args.policy not in SCORE_POLICIES:
-        raise ValueError(f"--policy must be one of {', '.join(SCORE_POLICIES)} with --scores "
+        raise ParameterError(f"--policy must be one of {', '.join(SCORE_POLICIES)} with --scores "
                          f"(parity and equity need item categories: use --dataset or --policy-probs), got {args.policy!r}")
     try:
         return policy_from_scores(scores, args.policy, beta=args.beta, top_k=args.k)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"--scores {args.scores}: {exc}") from None
+        raise ParameterError(f"--scores {args.scores}: {exc}") from None

@@ -30,13 +30,16 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=ENGINES, default="auto",
                    help=ENGINE_HELP + "; numba/numpy draw group rewards from their exact law (fast PULL-ARM), "
                         "ask-tell runs the literal PULL-ARM of Alg. 2")
-    p.add_argument("--out", type=Path, default=None, help="also write the per-group table as CSV here")
+    p.add_argument("--out", type=str, default=None, help="also write the per-group table as CSV here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ocef.commands._common import check_output_file
+
+    args.out = check_output_file(args.out)              # before any work, with its real path
     from ocef.validation import check_in_interval, check_positive_int
     from ocef.envy.audit import AuditProblem, run_audit
     from ocef.commands._common import print_json

@@ -24,14 +24,14 @@ def register(sub) -> None:
                    help="seed of the auditors' draws (default: the service's seed, so that the audit equals "
                         "ocef audit --engine ask-tell with that seed)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; undecided groups are 'timeout'")
-    p.add_argument("--checkpoint", type=Path, default=None, metavar="FILE",
+    p.add_argument("--checkpoint", type=str, default=None, metavar="FILE",
                    help="JSON checkpoint, written atomically; resumed from if it exists")
     p.add_argument("--every", type=int, default=1000, help="checkpoint every N steps (default 1000)")
     p.add_argument("--retries", type=int, default=8, help="retries of a failing request (default 8)")
     p.add_argument("--backoff", type=float, default=0.05,
                    help="first retry wait in seconds, doubled at each retry, at most 5 s (default 0.05)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for one answer (default 30)")
-    p.add_argument("--out", type=Path, default=None, help="also write the per-group table as CSV here")
+    p.add_argument("--out", type=str, default=None, help="also write the per-group table as CSV here")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (version, seed, checkpoint steps, wall time, groups)")
@@ -39,11 +39,16 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ocef.commands._common import check_output_file
+
+    args.out = check_output_file(args.out)              # before any work, with its real path
+    args.checkpoint = check_output_file(args.checkpoint, "--checkpoint")
     import sys
 
     from ocef.commands._common import print_json
     from ocef.envy.live import audit_live
     from ocef.envy.service import ServiceClient, ServiceError
+    from ocef.errors import DataError
     from ocef.validation import check_in_interval, check_positive_int
 
     check_audit_arguments(args)
@@ -55,12 +60,16 @@ def _run(args: argparse.Namespace) -> int:
     try:
         info = client.info()
         seed = info["seed"] if args.seed is None else args.seed
+        fingerprint = client.fingerprint()      # every pull carries it: a restarted service is refused
         groups = client.groups(args.partition)
         try:
             truth = client.truth(args.partition)["arm_means"]
-        except ValueError:              # a real service has no ground truth: no cost column
+        except DataError as exc:        # a real service has no ground truth (404): no cost column
+            if getattr(exc, "status", None) != 404:
+                raise
             truth = None
-        result = audit_live(client.puller(args.partition), groups["n_groups"], groups["sizes"], alpha=args.alpha,
+        result = audit_live(client.puller(args.partition, fingerprint), groups["n_groups"], groups["sizes"],
+                            fingerprint=fingerprint, alpha=args.alpha,
                             delta=args.delta, epsilon=args.epsilon, rng=seed, max_steps=args.max_steps,
                             checkpoint=args.checkpoint, every=args.every, group_names=groups["names"],
                             true_means=truth, progress=not (args.no_progress or args.json))

@@ -19,7 +19,8 @@ def register(sub) -> None:
     src.add_argument("--means", help="comma-separated arm means, baseline first, e.g. 0.6,0.3,0.3")
     src.add_argument("--instance", type=int, choices=[1, 2, 3, 4],
                      help="one of the four instances of the paper's App. D.1")
-    p.add_argument("--n-arms", type=int, default=9, help="K for --instance (default 9; 100 for Fig. 10)")
+    p.add_argument("--n-arms", type=int, default=None,
+                   help="K for --instance (default 9; 100 for Fig. 10); with --means, K is the number of means - 1")
     p.add_argument("--alpha", type=float, default=0.05, help="conservative exploration α in (0, 1] (default 0.05)")
     p.add_argument("--delta", type=float, default=0.05, help="confidence δ in (0, 1) (default 0.05)")
     p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance ε in (0, 1] (default 0.05)")
@@ -40,7 +41,15 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.envy import bounds
     from ocef.envy.runner import run_bandits
 
-    means = paper_instance(args.instance, args.n_arms) if args.instance else np.array(parse_float_list(args.means, "--means"))
+    if args.means is not None and args.n_arms is not None:
+        from ocef.errors import ParameterError
+
+        raise ParameterError(f"--n-arms applies to --instance only; with --means the arms are the means given "
+                             f"({len(parse_float_list(args.means, '--means')) - 1} arms + baseline): drop --n-arms")
+    if args.instance:
+        means = paper_instance(args.instance, 9 if args.n_arms is None else args.n_arms)
+    else:
+        means = np.array(parse_float_list(args.means, "--means"))
     BernoulliBandit(means, args.group_size)            # validates the means and group size
     cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
                         "epsilon": [args.epsilon], "group_size": [args.group_size]})

@@ -109,7 +109,10 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
 
         if not args.user_metrics.is_file():
             raise FileNotFoundError(f"--user-metrics file not found: {args.user_metrics}")
-        table = pd.read_csv(args.user_metrics)
+        try:
+            table = pd.read_csv(args.user_metrics)
+        except pd.errors.EmptyDataError:                  # issue 23: was "No columns to parse from file"
+            raise ValueError(f"--user-metrics file {args.user_metrics} is empty") from None
         bounds = "auto"
         if args.bounds is not None:
             from ocef.commands._common import parse_float_list

@@ -3,32 +3,34 @@
 ``ocef reo --default D --random R --label COL --group COL [--confidence 0.95] [--json]``
 (CSV, Parquet, a directory or glob of Parquet partitions; ``--label`` may list several columns,
 Y = any of them), or ``ocef reo --dataset coat|obd [--data-dir DIR]``. The logs are reduced to
-per-group counts first: ``--engine duckdb`` (the default for files; reads only the label and
+per-group counts first: ``--backend duckdb`` (the default for files; reads only the label and
 group columns), ``pandas`` or ``spark`` (``--spark-master URL``, default ``local[*]``).
 
 JSON keys: ``groups`` (list of ``{group, P, Q, U, delta_U, se, ci_low, ci_high}``), ``penalty``,
 ``penalty_se``, ``penalty_ci``, ``n_default``, ``n_random``, ``confidence``, ``method``,
-``delta_method_reliable``, ``notes``, ``interval``, ``engine``, ``threshold_80`` (undefined
+``delta_method_reliable``, ``notes``, ``interval``, ``backend``, ``threshold_80`` (undefined
 numbers are JSON null); with ``--plan-epsilon EPS`` also ``plan``: ``{epsilon, n_default,
 n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--n-show``). With ``--by
 day``: ``{by, groups, confidence, method, threshold, days: [{day, n_default, n_random,
-penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}], engine,
+penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}], backend,
 interval}``. ``--fail-above T`` exits with status 3 when the penalty (of any day with
 ``--by``) is significantly above T: the lower end of its interval is above T.
 
 ``ocef reo-ab --control C --treatment T --random R ... --method delta|delta-shared|partition|
-bootstrap [--engine ...]``. JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
+bootstrap [--backend ...]``. ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
 D, se, ci_low, ci_high, p_value}``), ``D_reo``, ``D_reo_se``, ``D_reo_ci``, ``D_reo_p_value``,
 ``penalty_control``, ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``,
-``method``, ``confidence``, ``engine``.
+``method``, ``confidence``, ``backend``.
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
-ENGINES = ("auto", "duckdb", "pandas", "spark")
+BACKENDS = ("auto", "duckdb", "pandas", "spark")
+ENGINES = BACKENDS               # former name
 #: exit status of ``--fail-above`` when the penalty is significantly above the threshold
 EXIT_ABOVE = 3
 
@@ -36,7 +38,7 @@ EXIT_ABOVE = 3
 def _labels(text: str) -> str | list[str]:
     cols = [c.strip() for c in text.split(",") if c.strip()]
     if not cols:
-        raise ValueError(f"--label must name at least one column, got {text!r}")
+        raise ParameterError(f"--label must name at least one column, got {text!r}")
     return cols[0] if len(cols) == 1 else cols
 
 
@@ -46,12 +48,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--group", default="S", help="item-group column S (default: S)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed for bootstrap/partition (default: 0)")
-    p.add_argument("--engine", choices=ENGINES, default="auto",
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="where the per-group counts are computed: duckdb (embedded; what auto picks for "
                         "files, reading only the needed columns), pandas (what auto picks for --dataset) "
                         "or spark (pip install -e '.[spark]' in a checkout, Java 17)")
+    p.add_argument("--engine", dest="backend", choices=BACKENDS, default=argparse.SUPPRESS,
+                   help=argparse.SUPPRESS)        # former name of --backend, kept working
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
-                   help="Spark master for --engine spark (default: local[*]; e.g. spark://host:7077, yarn)")
+                   help="Spark master for --backend spark (default: local[*]; e.g. spark://host:7077, yarn)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -110,56 +114,58 @@ def register(sub) -> None:
     q.set_defaults(func=_run_ab)
 
 
-def _engine(args):
-    """``(engine, spark session or None)``; the session only for ``--engine spark``."""
-    if args.spark_master != "local[*]" and args.engine != "spark":
-        raise ValueError(f"--spark-master {args.spark_master} needs --engine spark")
-    if args.engine == "spark":
+def _backend(args):
+    """``(backend, spark session or None)``; the session only for ``--backend spark``."""
+    if args.spark_master != "local[*]" and args.backend != "spark":
+        raise ParameterError(f"--spark-master {args.spark_master} needs --backend spark")
+    if args.backend == "spark":
         from ocef.backends import spark_session
 
         return "spark", spark_session(args.spark_master)
-    return args.engine, None
+    return args.backend, None
 
 
 def _load(args):
     """``(default, random, label, group)``: file paths (reduced to counts by the engine) or the
     DataFrames of a bundled data set."""
     label = _labels(args.label)
+    if not args.group.strip():
+        raise ParameterError("--group must name the item-group column, got an empty name")
     if args.dataset is not None:
         if args.default is not None or args.random is not None:
-            raise ValueError("give either --dataset or --default/--random, not both")
+            raise ParameterError("give either --dataset or --default/--random, not both")
         if args.label != "Y" or args.group != "S":
-            raise ValueError("--dataset logs use the columns Y and S; drop --label/--group")
+            raise ParameterError("--dataset logs use the columns Y and S; drop --label/--group")
         from ocef.environments import logs
 
         default, random = logs.load_dataset(args.dataset, args.data_dir)
         return default, random, "Y", "S"
     if args.default is None or args.random is None:
-        raise ValueError("give --default and --random log files (or --dataset)")
+        raise ParameterError("give --default and --random log files (or --dataset)")
     return args.default, args.random, label, args.group
 
 
 def _check_options(args) -> None:
     if args.plan_epsilon is None and (args.requests is not None or args.n_show is not None):
-        raise ValueError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
+        raise ParameterError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
     if args.by is not None and args.plan_epsilon is not None:
-        raise ValueError("--plan-epsilon plans from one estimate; drop --by")
+        raise ParameterError("--plan-epsilon plans from one estimate; drop --by")
     if args.by is not None and args.interval not in ("delta-full", "delta"):
-        raise ValueError(f"--by gives delta-method intervals (delta-full or delta), got --interval {args.interval}")
+        raise ParameterError(f"--by gives delta-method intervals (delta-full or delta), got --interval {args.interval}")
     if args.fail_above is not None and not args.fail_above >= 0:
-        raise ValueError(f"--fail-above must be a number >= 0, got {args.fail_above}")
+        raise ParameterError(f"--fail-above must be a number >= 0, got {args.fail_above}")
 
 
 def _run_reo(args: argparse.Namespace) -> int:
     _check_options(args)
     default, random, label, group = _load(args)
-    engine, spark = _engine(args)
-    if args.dataset is None and engine in ("auto", "duckdb"):
+    backend, spark = _backend(args)
+    if args.dataset is None and backend in ("auto", "duckdb"):
         # count the files with DuckDB in the background while the estimator (numpy) is imported
         from ocef.backends import start_counts
 
         keys = [args.by, group] if args.by is not None else [group]
-        finish = start_counts({"default": default, "random": random}, by=keys, label=label, engine="duckdb")
+        finish = start_counts({"default": default, "random": random}, by=keys, label=label, backend="duckdb")
     else:
         finish = None
     from ocef import reo
@@ -169,18 +175,15 @@ def _run_reo(args: argparse.Namespace) -> int:
     if finish is not None:
         counted = finish()
         default, random = counted["default"], counted["random"]
-    kw = dict(label=label, group=group, confidence=args.confidence, engine=engine, spark=spark)
+    kw = dict(label=label, group=group, confidence=args.confidence, backend=backend, spark=spark)
     if args.by is not None:
         return _run_by(args, default, random, kw)
-    if args.interval in ("delta-full", "delta"):
-        result = reo.estimate_reo(default, random, interval=args.interval, **kw)
-    else:
-        result, _ = reo.bootstrap_reo_ci(default, random, n_resamples=args.resamples, method=args.interval,
-                                         rng=args.seed, **kw)
+    result = reo.estimate_reo(default, random, interval=args.interval, n_resamples=args.resamples, rng=args.seed,
+                              **kw)
     threshold = reo.eighty_percent_rule_threshold(len(result.columns["group"]))
     above = args.fail_above is not None and result.penalty_ci[0] > args.fail_above
     payload = result.to_dict()
-    payload.update(interval=args.interval, engine=engine, threshold_80=threshold)
+    payload.update(interval=args.interval, backend=backend, threshold_80=threshold)
     if args.fail_above is not None:
         payload.update(fail_above=args.fail_above, significantly_above=bool(above))
     if args.plan_epsilon is not None:
@@ -221,7 +224,7 @@ def _run_by(args, default, random, kw) -> int:
     above = args.fail_above is not None and daily.any_above
     if args.json:
         payload = daily.to_dict()
-        payload.update(interval=args.interval, engine=kw["engine"])
+        payload.update(interval=args.interval, backend=kw["backend"])
         print_json(payload)
         return EXIT_ABOVE if above else 0
     print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.groups)}, "
@@ -242,7 +245,7 @@ def _plan(args: argparse.Namespace, result) -> dict:
     from ocef import reo
 
     if (args.requests is None) != (args.n_show is None):
-        raise ValueError("give both --requests and --n-show to compute p_act")
+        raise ParameterError("give both --requests and --n-show to compute p_act")
     g = result.columns
     interval = args.interval if args.interval in ("delta-full", "delta") else "delta-full"
     plan = reo.delta_method_sample_size(g["P"], g["Q"], epsilon=args.plan_epsilon,
@@ -259,12 +262,12 @@ def _run_ab(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
 
     label = _labels(args.label)
-    engine, spark = _engine(args)
+    backend, spark = _backend(args)
     result = reo.ab_test(args.control, args.treatment, args.random, method=args.method, label=label,
                          group=args.group, confidence=args.confidence, rng=args.seed, n_resamples=args.resamples,
-                         bootstrap_interval=args.interval, n_folds=args.folds, engine=engine, spark=spark)
+                         bootstrap_interval=args.interval, n_folds=args.folds, backend=backend, spark=spark)
     if args.json:
-        print_json({**result.to_dict(), "engine": engine})
+        print_json({**result.to_dict(), "backend": backend})
         return 0
     print(f"REO A/B ({result.method}): |D_rec^C| = {result.n_control}, |D_rec^T| = {result.n_treatment}, "
           f"|D_rand| = {result.n_random}, {args.confidence:.0%} intervals")
@@ -272,6 +275,8 @@ def _run_ab(args: argparse.Namespace) -> int:
     lo, hi = result.D_reo_ci
     print(f"penalty control {result.penalty_control:.4g}, treatment {result.penalty_treatment:.4g}; "
           f"D_REO = {result.D_reo:.4g}  SE {result.D_reo_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  p = {result.D_reo_p_value:.3g}")
+    for note in result.notes:
+        print(f"note: {note}")
     return 0
 
 

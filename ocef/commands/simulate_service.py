@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ocef.commands._inputs import add_input_arguments, add_matching_argument
+from ocef.errors import ParameterError
 
 
 def register(sub) -> None:
@@ -67,14 +68,14 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.validation import check_positive_int
 
     if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be in [0, 65535], got {args.port}")
+        raise ParameterError(f"--port must be in [0, 65535], got {args.port}")
     if args.fail_every is not None:
         check_positive_int("--fail-every", args.fail_every, minimum=2)
     service = build_service(args)
     try:
         server = make_server(service, args.port, quiet=not args.verbose)
     except OSError as exc:
-        raise ValueError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc.strerror or exc})") from None
+        raise ParameterError(f"--port {args.port}: cannot listen on 127.0.0.1 ({exc.strerror or exc})") from None
     host, port = server.server_address[:2]
     print(f"serving {service.description} on http://{host}:{port} (seed {service.seed}, partitions "
           f"{', '.join(service.partitions)})", flush=True)

@@ -43,6 +43,11 @@ from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
+from ocef.errors import DataError, ParameterError
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Instance, Integer, OneOrMore, Options, Real, Rng,
+                             check_resources, validate_params)
+from ocef.envy.engines import ENGINES
+from ocef.envy.runner import MAX_STEPS, MAX_TRIALS, check_run_resources, estimated_work
 
 RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Generator], np.ndarray]
 
@@ -72,34 +77,40 @@ class AuditProblem:
     group_names : names of the groups, optional
     """
 
+    @validate_params(matching=Options(*MATCHINGS))
     def __init__(self, rho, policy, labels, *, matching: str = "transport", context_probs=None,
                  multiplicity=None, group_names=None):
         self.rho = check_rho(rho)
         self.policy: Policy = as_policy(policy)
         self.probs = as_probabilities(self.policy)
         if self.probs.shape != self.rho.shape:
-            raise ValueError(f"rho and the policy must have the same shape (users x [contexts x] items), "
+            raise ParameterError(f"rho and the policy must have the same shape (users x [contexts x] items), "
                              f"got {self.rho.shape} and {self.probs.shape}")
         if matching not in MATCHINGS:
-            raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
+            raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")
         self.matching = matching
         n_users = self.rho.shape[0]
         self.labels = check_partition(labels, n_users)
         self.n_groups = int(self.labels.max()) + 1
         if self.n_groups < 2:
-            raise ValueError("labels must define at least 2 groups: a group is audited against other groups")
+            raise ParameterError("labels must define at least 2 groups: a group is audited against other groups")
+        # before the G x G transport plans and the n_users x G utilities are built
+        G = self.n_groups
+        check_resources(f"labels ({G} groups of {n_users} users)",
+                        memory=8.0 * (4 * n_users * G + 4 * G * G), work=float(n_users) * n_users + float(G) ** 3,
+                        what="operations")
         if multiplicity is None:
             self.multiplicity = np.ones(n_users, dtype=np.int64)
         else:
             mult = np.asarray(multiplicity)
             if mult.shape != (n_users,) or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
-                raise ValueError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
+                raise ParameterError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
             self.multiplicity = mult.astype(np.int64)
         self.context_probs = None
         if self.rho.ndim == 3:
             self.context_probs = check_context_probs(context_probs, n_users, self.rho.shape[1])
         elif context_probs is not None:
-            raise ValueError("context_probs given for a context-free problem (rho is users x items)")
+            raise ParameterError("context_probs given for a context-free problem (rho is users x items)")
         self.members = group_members(self.labels)
         self.group_names = check_group_names(group_names, self.n_groups)
         self.sizes = np.bincount(self.labels, weights=self.multiplicity).astype(np.int64)   # |g_i| (copies)
@@ -139,9 +150,9 @@ class AuditProblem:
     # ------------------------------------------------------------------ PULL-ARM
     def _check_arm(self, group: int, arm: int) -> None:
         if not 0 <= group < self.n_groups:
-            raise ValueError(f"group must be in [0, {self.n_groups - 1}], got {group}")
+            raise ParameterError(f"group must be in [0, {self.n_groups - 1}], got {group}")
         if not 0 <= arm < self.n_groups:
-            raise ValueError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
+            raise ParameterError(f"arm must be in [0, {self.n_groups - 1}] (K = G - 1 = {self.n_groups - 1}), got {arm}")
 
     def pull_literal(self, group: int, arm: int, rng=None, reward: RewardFn | None = None) -> float:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
@@ -216,10 +227,15 @@ class AuditProblem:
         # a finite number (inf used to end in an OverflowError, NaN in "cannot convert float NaN")
         avg_group_size = check_in_interval("avg_group_size", avg_group_size, 0.0, np.inf, high_open=True)
         rng = as_generator(rng)
-        total = int(round(avg_group_size * self.n_groups))
         current = int(self.multiplicity.sum())
+        total_float = avg_group_size * self.n_groups
+        # the draws of the copies: refuse, before drawing, what exceeds the limits (1e12 tried 22 TiB)
+        check_resources("group_size (average group size of the duplicated problem)",
+                        memory=16.0 * max(total_float - current, 0.0), work=max(total_float - current, 0.0),
+                        what="copies")
+        total = int(round(total_float))
         if total < current:
-            raise ValueError(f"avg_group_size must be >= the current average group size "
+            raise ParameterError(f"avg_group_size must be >= the current average group size "
                              f"{current / self.n_groups:.2f}, got {avg_group_size}")
         extra = np.bincount(rng.integers(0, self.labels.size, total - current), minlength=self.labels.size)
         return AuditProblem(self.rho, self.policy, self.labels, matching=self.matching,
@@ -280,6 +296,10 @@ class AuditReport(Result):
 
 
 # ====================================================================== drivers
+@validate_params(problem=Instance(AuditProblem), alpha=OneOrMore(UNIT_HALF_OPEN), delta=OneOrMore(UNIT_OPEN),
+                 epsilon=OneOrMore(UNIT_HALF_OPEN), trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS),
+                 engine=Options(*ENGINES), progress=Boolean(), sigma=Real(0, 1e6, closed="right"),
+                 omega=UNIT_OPEN, rng=Rng())
 def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
               max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
               sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA) -> AuditReport:
@@ -300,6 +320,15 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     seed = rng                    # ask-tell: keyed draws (ocef.envy.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups
+    n_settings = len(alphas) * len(deltas) * len(epsilons)
+    # before building the grid: memory of every (setting, trial, group) run, work from Theorem 6's bound
+    per_group = [estimated_work(problem.arm_means, d / G, a, e, int(problem.sizes.min()), max_steps)
+                 for a, d, e in itertools.product(alphas, deltas, epsilons)]
+    work = [trials * float(np.sum(w)) for w in per_group]
+    check_run_resources(n_settings * trials * G, G - 1, work,
+                        argument=f"trials, max_steps, the grid of alpha/delta/epsilon and the {G} groups",
+                        engine=resolve_engine(engine, discrete=True, n_runs=n_settings * trials * G),
+                        longest=max(float(np.max(w)) for w in per_group))
     settings = list(itertools.product(alphas, deltas, epsilons, range(trials)))
     engine = resolve_engine(engine, discrete=True, n_runs=len(settings) * G)
     grid = pd.DataFrame([(a, d, e, t, g) for a, d, e, t in settings for g in range(G)],

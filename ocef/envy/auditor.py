@@ -31,10 +31,17 @@ import numpy as np
 
 from ocef.envy import bounds
 from ocef.results import Result
-from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_in_interval
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, as_generator, check_alpha, check_delta,
+                             check_epsilon, check_in_interval, validate_params)
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Largest ``group_size`` accepted: |g| must be exact as a float in Lemma 3's width.
 MAX_GROUP_SIZE = 2 ** 53
+#: Largest K one auditor takes (its state is a few lists of K + 1 numbers).
+MAX_ARMS = 10**7
+#: The sub-gaussian parameter σ is at most this (σ = 1/2 covers every reward in [0, 1]; a larger σ
+#: only widens the intervals, and σ = 1e308 overflowed in β).
+MAX_SIGMA = 1e6
 #: Identifies the layout of :meth:`OCEF.to_dict`; :meth:`OCEF.from_dict` refuses others.
 STATE_FORMAT = "ocef.OCEF/1"
 
@@ -114,14 +121,17 @@ class OCEF:
 
     _BUFFER = 4096
 
+    @validate_params(n_arms=Integer(1, MAX_ARMS), delta=UNIT_OPEN, alpha=UNIT_HALF_OPEN, epsilon=UNIT_HALF_OPEN,
+                     group_size=Integer(1, MAX_GROUP_SIZE), sigma=Real(0, MAX_SIGMA, closed="right"),
+                     omega=UNIT_OPEN, rng=Rng())
     def __init__(self, n_arms: int, delta: float, alpha: float, epsilon: float,
                  group_size: int = 1, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
                  rng=None):
         if isinstance(n_arms, bool) or not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ValueError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
+            raise ParameterError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
         if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) \
                 or not 1 <= group_size <= MAX_GROUP_SIZE:
-            raise ValueError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
+            raise ParameterError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
         self.delta = check_delta(delta)
         self.alpha = check_alpha(alpha)
         self.epsilon = check_epsilon(epsilon)
@@ -195,12 +205,12 @@ class OCEF:
             raise AuditStateError("observe() called without a pending arm: call next_arm() first")
         # Every check comes before the first change of state: a refused call changes nothing.
         if isinstance(arm, bool) or not isinstance(arm, numbers.Integral):
-            raise TypeError(f"arm must be the integer returned by next_arm() ({self._pending}), "
+            raise ParameterTypeError(f"arm must be the integer returned by next_arm() ({self._pending}), "
                             f"got {arm!r} ({type(arm).__name__})")
         if arm != self._pending:
-            raise ValueError(f"arm must be the arm returned by next_arm() ({self._pending}), got {arm!r}")
+            raise ParameterError(f"arm must be the arm returned by next_arm() ({self._pending}), got {arm!r}")
         if isinstance(reward, bool) or not isinstance(reward, numbers.Real) or not (0.0 <= reward <= 1.0):
-            raise ValueError(f"reward must be a number in [0, 1], got {reward!r}")
+            raise ParameterError(f"reward must be a number in [0, 1], got {reward!r}")
         r = float(reward)
         arm = int(arm)
         self._pending = None
@@ -314,7 +324,7 @@ class OCEF:
         """
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             found = state.get("format") if isinstance(state, dict) else type(state).__name__
-            raise ValueError(f"state must be a dict written by OCEF.to_dict() (format {STATE_FORMAT!r}), got {found!r}")
+            raise ParameterError(f"state must be a dict written by OCEF.to_dict() (format {STATE_FORMAT!r}), got {found!r}")
         try:
             rng_state = _decode_big_ints(state["rng"]["buffer_state"])
             bit_generator = getattr(np.random, rng_state["bit_generator"])()
@@ -326,17 +336,29 @@ class OCEF:
             active = [int(j) for j in state["active"]]
             if len(counts) != k + 1 or len(sums) != k + 1 or any(c < 0 for c in counts) \
                     or not set(active) <= set(range(1, k + 1)) or len(set(active)) != len(active):
-                raise ValueError("counts, sums and active do not fit n_arms")
+                raise ParameterError("counts, sums and active do not fit n_arms")
             t = int(state["t"])
             if t != sum(counts):
-                raise ValueError(f"t={t} differs from the sum of the counts {sum(counts)}")
+                raise ParameterError(f"t={t} differs from the sum of the counts {sum(counts)}")
+            # a reward is in [0, 1]: a sum is in [0, count]; NaN or inf state would run on silently
+            bad = [j for j, (c, v) in enumerate(zip(counts, sums)) if not (0.0 <= v <= c)]
+            if bad:
+                raise DataError(f"state is not a valid OCEF state: sums[{bad[0]}] = {sums[bad[0]]!r} is not in "
+                                f"[0, counts[{bad[0]}] = {counts[bad[0]]}]")
+            for key in ("sum_explore", "sum_beta_n"):
+                if not math.isfinite(float(state[key])) or float(state[key]) < 0:
+                    raise DataError(f"state is not a valid OCEF state: {key} = {state[key]!r}")
+            if state["last_xi"] is not None and not math.isfinite(float(state["last_xi"])):
+                raise DataError(f"state is not a valid OCEF state: last_xi = {state['last_xi']!r}")
             position = int(state["rng"]["position"])
             if not 0 <= position <= cls._BUFFER:
-                raise ValueError(f"rng position must be in [0, {cls._BUFFER}], got {position}")
+                raise ParameterError(f"rng position must be in [0, {cls._BUFFER}], got {position}")
             pending = state["pending"]
             verdict = Verdict(state["verdict"])
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"state is not a valid OCEF state: {type(exc).__name__}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, OverflowError) as exc:
+            if isinstance(exc, (ParameterError, ParameterTypeError)):
+                raise
+            raise DataError(f"state is not a valid OCEF state: {type(exc).__name__}: {exc}") from None
         self._t, self._n, self._sum, self._active = t, counts, sums, active
         self._sum_explore = float(state["sum_explore"])
         self._sum_beta_n = float(state["sum_beta_n"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ocef.errors import ParameterError
 
 #: Default sub-gaussian parameter: rewards in [0, 1] are 1/2-subgaussian (Hoeffding).
 SIGMA = 0.5
@@ -84,7 +85,7 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     """
     n = np.asarray(n, dtype=float)
     if np.any(n < 0):
-        raise ValueError("n (pull counts) must be >= 0")
+        raise ParameterError("n (pull counts) must be >= 0")
     out = beta_from_constants(n, *beta_constants(delta, n_arms, group_size, sigma, omega), omega)
     return out[()] if np.ndim(out) == 0 else out
 
@@ -177,7 +178,7 @@ def duration_terms(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
         h0 = np.maximum(hk.max(axis=-1), (6 * k + 2) / amu0) + np.sum(
             32.0 * gam * np.log(2.0 * (k + 1) * np.log((1.0 + omega) * hk) / th) / (amu0[..., None] * eta), axis=-1)
     else:
-        raise ValueError(f"form must be 'lemmas' or 'theorem6', got {form!r}")
+        raise ParameterError(f"form must be 'lemmas' or 'theorem6', got {form!r}")
     return np.concatenate([np.asarray(h0)[..., None], hk], axis=-1)
 
 

@@ -12,6 +12,7 @@ the benchmarks and every ``--engine`` of the command line).
   kernel takes about a second: more than a few runs take with numpy).
 """
 from __future__ import annotations
+from ocef.errors import ParameterError
 
 ENGINES = ("auto", "numba", "numpy", "ask-tell")
 #: ``"auto"`` uses the compiled engine from this many runs on.
@@ -26,7 +27,7 @@ ENGINE_HELP = ("simulation engine: numba (compiled, the fastest on many runs), n
 def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
     """``engine`` if it is one of ``allowed``, else a ValueError naming the choices."""
     if not isinstance(engine, str) or engine not in allowed:
-        raise ValueError(f"engine must be one of {', '.join(map(repr, allowed))}, got {engine!r}")
+        raise ParameterError(f"engine must be one of {', '.join(map(repr, allowed))}, got {engine!r}")
     return engine
 
 

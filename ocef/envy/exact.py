@@ -22,6 +22,8 @@ from ocef.envy.groups import check_group_names, check_partition
 from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
+from ocef.validation import Options, Real, validate_params
+from ocef.errors import ParameterError, ParameterTypeError
 
 
 #: Policies with at most this fraction of non-zero probabilities use a sparse product.
@@ -38,9 +40,9 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
     """
     r, p, q = check_rho_probs(rho, probs, context_probs)
     if r.shape[0] != p.shape[0]:
-        raise ValueError(f"rho and probs must have the same number of users, got {r.shape[0]} and {p.shape[0]}")
+        raise ParameterError(f"rho and probs must have the same number of users, got {r.shape[0]} and {p.shape[0]}")
     if np.dtype(dtype) not in (np.dtype(np.float64), np.dtype(np.float32)):
-        raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
+        raise ParameterError(f"dtype must be float64 or float32, got {dtype!r}")
     m = r.shape[0]
     left = r if q is None else (q[:, :, None] * r)
     left = left.reshape(m, -1).astype(dtype, copy=False)
@@ -56,9 +58,9 @@ def check_utility_matrix(U) -> np.ndarray:
     """A finite square M x M matrix U[m, n] = u^m(π^n)."""
     arr = np.asarray(U, dtype=float)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"U must be a square users x users matrix, got shape {arr.shape}")
+        raise ParameterError(f"U must be a square users x users matrix, got shape {arr.shape}")
     if arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError("U must be non-empty and finite")
+        raise ParameterError("U must be non-empty and finite")
     return arr
 
 
@@ -77,10 +79,10 @@ def own_group_utilities(U, labels) -> np.ndarray:
 
 def _check_weights(weights: MixtureWeights, labels: np.ndarray) -> None:
     if not isinstance(weights, MixtureWeights):
-        raise TypeError(f"weights must be a MixtureWeights (see ocef.envy.matching.mixture_weights), "
+        raise ParameterTypeError(f"weights must be a MixtureWeights (see ocef.envy.matching.mixture_weights), "
                         f"got {type(weights).__name__}")
     if weights.labels.shape != labels.shape or not np.array_equal(weights.labels, labels):
-        raise ValueError("weights were computed for a different partition than labels")
+        raise ParameterError("weights were computed for a different partition than labels")
 
 
 def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
@@ -117,7 +119,7 @@ def group_envy(mu) -> np.ndarray:
     """Δ^i = max(max_k μ_k^i − μ_i^i, 0) (Sec. 6) from the G x G matrix mu[i, k] = μ_k^i."""
     arr = np.asarray(mu, dtype=float)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
-        raise ValueError(f"mu must be a square groups x groups matrix, got shape {arr.shape}")
+        raise ParameterError(f"mu must be a square groups x groups matrix, got shape {arr.shape}")
     return np.maximum(arr.max(axis=1) - np.diag(arr), 0.0)
 
 
@@ -187,10 +189,10 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                       individual_prop_envious=proportion_envious(ind, eps))
     if labels is None:
         if weights is not None:
-            raise ValueError("weights given without labels")
+            raise ParameterError("weights given without labels")
         return EnvySummary(**individual)
     if weights is None:
-        raise ValueError("labels given without weights: compute them with ocef.envy.matching.mixture_weights")
+        raise ParameterError("labels given without weights: compute them with ocef.envy.matching.mixture_weights")
     lab = check_partition(labels, ind.size)
     mu = group_utilities(U, lab, weights)
     delta = group_envy(mu)
@@ -213,6 +215,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                        groups=groups)
 
 
+@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1))
 def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
                 context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.
@@ -223,6 +226,10 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
     weights = None
     if labels is not None:
         weights = mixture_weights(probs, labels, matching)
+        if weights.n_groups < 2:
+            # group envy compares a group with the others: with one group it was reported as 0
+            raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
+                                 "(give labels=None for individual envy only)")
     return envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from ocef.errors import ParameterError
 
 
 def _members_to_labels(groups, n_users: int) -> np.ndarray:
@@ -15,18 +16,18 @@ def _members_to_labels(groups, n_users: int) -> np.ndarray:
     for i, members in enumerate(groups):
         idx = np.asarray(members)
         if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-            raise ValueError(f"group {i} must be a 1-d array of integer user indices")
+            raise ParameterError(f"group {i} must be a 1-d array of integer user indices")
         if idx.size == 0:
-            raise ValueError(f"group {i} is empty; every group must have at least one user")
+            raise ParameterError(f"group {i} is empty; every group must have at least one user")
         if idx.min() < 0 or idx.max() >= n_users:
-            raise ValueError(f"group {i} holds user indices outside [0, {n_users - 1}]")
+            raise ParameterError(f"group {i} holds user indices outside [0, {n_users - 1}]")
         if np.unique(idx).size != idx.size or np.any(labels[idx] >= 0):
             dup = idx[labels[idx] >= 0][:3].tolist() or idx[np.unique(idx, return_counts=True)[1] > 1][:3].tolist()
-            raise ValueError(f"groups do not partition the users: user(s) {dup} appear in more than one group")
+            raise ParameterError(f"groups do not partition the users: user(s) {dup} appear in more than one group")
         labels[idx] = i
     missing = np.flatnonzero(labels < 0)
     if missing.size:
-        raise ValueError(f"groups do not partition the users: {missing.size} user(s) in no group, "
+        raise ParameterError(f"groups do not partition the users: {missing.size} user(s) in no group, "
                          f"e.g. {missing[:3].tolist()}")
     return labels
 
@@ -41,14 +42,14 @@ def check_partition(groups, n_users: int) -> np.ndarray:
     (a label in 0..G-1 that no user has), or member lists that overlap or miss users.
     """
     if isinstance(n_users, bool) or not isinstance(n_users, numbers.Integral) or n_users < 1:
-        raise ValueError(f"n_users must be a positive integer, got {n_users!r}")
+        raise ParameterError(f"n_users must be a positive integer, got {n_users!r}")
     if isinstance(groups, (list, tuple)) and len(groups) > 0 and all(np.ndim(g) == 1 for g in groups):
         return _members_to_labels(groups, int(n_users))
     labels = np.asarray(groups)
     if labels.ndim != 1:
-        raise ValueError(f"groups must be a 1-d label array (one label per user), got shape {labels.shape}")
+        raise ParameterError(f"groups must be a 1-d label array (one label per user), got shape {labels.shape}")
     if labels.shape[0] != n_users:
-        raise ValueError(f"groups must have one label per user: expected length {n_users}, got {labels.shape[0]}")
+        raise ParameterError(f"groups must have one label per user: expected length {n_users}, got {labels.shape[0]}")
     if labels.dtype == bool or labels.dtype.kind in "USO":
         # names (or booleans) label the groups: group g is the g-th distinct name in sorted order
         values = labels.astype(str) if labels.dtype.kind == "O" else labels
@@ -58,13 +59,18 @@ def check_partition(groups, n_users: int) -> np.ndarray:
                 and np.all(labels == np.round(labels)):
             labels = labels.astype(np.intp)
         else:
-            raise ValueError(f"group labels must be integers 0..G-1, got dtype {labels.dtype}")
+            raise ParameterError(f"group labels must be integers 0..G-1, got dtype {labels.dtype}")
     if labels.min() < 0:
-        raise ValueError(f"group labels must be integers 0..G-1, found {int(labels.min())}")
+        raise ParameterError(f"group labels must be integers 0..G-1, found {int(labels.min())}")
+    if labels.max() >= n_users:
+        # labels 0..G-1 with every group non-empty need G <= n_users; np.bincount of a label of
+        # 10**12 allocated TiB before the empty-group error
+        raise ParameterError(f"group labels must be integers 0..G-1 with every group non-empty, found label "
+                             f"{int(labels.max())} among {n_users} users (so some group is empty)")
     counts = np.bincount(labels)
     empty = np.flatnonzero(counts == 0)
     if empty.size:
-        raise ValueError(f"group(s) {empty[:5].tolist()} are empty: labels must be 0..G-1 with every "
+        raise ParameterError(f"group(s) {empty[:5].tolist()} are empty: labels must be 0..G-1 with every "
                          f"group non-empty (G = {counts.size})")
     return labels.astype(np.intp, copy=False)
 
@@ -82,5 +88,5 @@ def check_group_names(group_names, n_groups: int) -> list[str]:
     else one per group (ValueError otherwise)."""
     names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
     if len(names) != n_groups:
-        raise ValueError(f"group_names must have {n_groups} names, got {len(names)}")
+        raise ParameterError(f"group_names must have {n_groups} names, got {len(names)}")
     return names

@@ -38,7 +38,9 @@ from ocef.files import atomic_write_text
 from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from ocef.validation import as_generator, check_delta, check_positive_int
+from ocef.validation import as_generator, check_delta, check_positive_int, check_unit_array
+from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Identifies the layout of a live-audit checkpoint file.
 CHECKPOINT_FORMAT = "ocef.audit_live/1"
@@ -157,10 +159,14 @@ class LiveAuditResult(Result):
 
 
 # ====================================================================== the audit
+@validate_params(n_groups=Integer(2, 10**6), alpha=UNIT_HALF_OPEN, delta=UNIT_OPEN, epsilon=UNIT_HALF_OPEN,
+                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=Boolean(),
+                 sigma=Real(0, 1e6, closed="right"), omega=UNIT_OPEN)
 def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha: float, delta: float,
                epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
                omega: float = bounds.OMEGA, checkpoint: str | Path | None = None, every: int = 1000,
-               group_names=None, true_means=None, progress: bool = False) -> LiveAuditResult:
+               group_names=None, true_means=None, progress: bool = False,
+               fingerprint: dict | None = None) -> LiveAuditResult:
     """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
 
     ``pull(group, arm)`` — or ``pull(group, arm, step)`` if it takes a third argument, the
@@ -188,15 +194,19 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     names = check_group_names(group_names, n_groups)
     truth = None
     if true_means is not None:
-        truth = np.asarray(true_means, dtype=float)
+        truth = check_unit_array("true_means", true_means)
         if truth.shape != (n_groups, n_groups):
-            raise ValueError(f"true_means must have shape ({n_groups}, {n_groups}), got {truth.shape}")
+            raise DataError(f"true_means must have shape ({n_groups}, {n_groups}), got {truth.shape}")
+    if fingerprint is not None and not isinstance(fingerprint, dict):
+        raise ParameterTypeError(f"fingerprint must be a dict (version, seed, configuration), got {fingerprint!r}")
     explicit_root = rng is not None and not isinstance(rng, np.random.Generator)
     root = _as_root(rng)
     auditors = [OCEF(n_groups - 1, delta / n_groups, alpha, epsilon, int(sizes[i]), sigma, omega,
                      rng=auditor_seed(root, i)) for i in range(n_groups)]
     params = {"n_groups": n_groups, "group_sizes": sizes.tolist(), "alpha": auditors[0].alpha, "delta": delta,
               "epsilon": auditors[0].epsilon, "sigma": auditors[0].sigma, "omega": auditors[0].omega}
+    if fingerprint is not None:       # the system audited: a checkpoint resumes only against the same one
+        params["fingerprint"] = jsonable(fingerprint)
     cum = [0.0] * n_groups                     # Σ_s μ_{k_s} per group (true means)
     min_budget = [math.inf] * n_groups          # min_t Z_t of constraint (7)
     step, checkpoint_steps, wall_before, resumed_from = 0, [], 0.0, None
@@ -206,14 +216,14 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
         state = _read_checkpoint(path)
         saved_root = _seed_from_record(state["seed"])
         if explicit_root and (saved_root.entropy, tuple(saved_root.spawn_key)) != (root.entropy, tuple(root.spawn_key)):
-            raise ValueError(f"checkpoint {path} was written by an audit with another seed "
+            raise DataError(f"checkpoint {path} was written by an audit with another seed "
                              f"({state['seed']}); use the same seed or another checkpoint file")
         for key, value in params.items():
             if jsonable(value) != state["params"].get(key):
-                raise ValueError(f"checkpoint {path} was written for another audit: {key} is "
+                raise DataError(f"checkpoint {path} was written for another audit: {key} is "
                                  f"{state['params'].get(key)!r} there, {jsonable(value)!r} here")
         if (truth is not None) != ("truth" in state):
-            raise ValueError(f"checkpoint {path}: resume with true_means given iff the first run had them")
+            raise DataError(f"checkpoint {path}: resume with true_means given iff the first run had them")
         root = saved_root
         auditors = [OCEF.from_dict(s) for s in state["auditors"]]
         step = int(state["step"])
@@ -250,7 +260,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
             if batch is not None:
                 rewards = list(batch(keys))
                 if len(rewards) != len(keys):
-                    raise ValueError(f"pull_many returned {len(rewards)} rewards for {len(keys)} pulls")
+                    raise ParameterError(f"pull_many returned {len(rewards)} rewards for {len(keys)} pulls")
             elif with_step:
                 rewards = [pull(i, arm, t) for i, arm, t in keys]
             else:
@@ -296,9 +306,9 @@ def _check_group_sizes(group_sizes, n_groups: int) -> np.ndarray:
     1.5 is refused: truncated to 1, it used to give the auditor a wrong |g| in Lemma 3's width)."""
     arr = np.asarray(group_sizes)
     if arr.ndim > 1 or arr.size not in (1, n_groups):
-        raise ValueError(f"group_sizes must hold one size per group ({n_groups}), got shape {arr.shape}")
+        raise ParameterError(f"group_sizes must hold one size per group ({n_groups}), got shape {arr.shape}")
     if arr.dtype.kind not in "iuf":
-        raise TypeError(f"group_sizes must be integers >= 1, got {group_sizes!r}")
+        raise ParameterTypeError(f"group_sizes must be integers >= 1, got {group_sizes!r}")
     for v in np.unique(arr):
         check_positive_int("group_sizes", int(v) if float(v).is_integer() else v)
     return np.broadcast_to(arr, (n_groups,)).astype(np.int64)
@@ -314,9 +324,9 @@ def _read_checkpoint(path: Path) -> dict:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ValueError(f"checkpoint {path} cannot be read as JSON ({exc})") from None
+        raise DataError(f"checkpoint {path} cannot be read as JSON ({exc})") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"checkpoint {path} is not a live-audit checkpoint (format {CHECKPOINT_FORMAT!r})")
+        raise DataError(f"checkpoint {path} is not a live-audit checkpoint (format {CHECKPOINT_FORMAT!r})")
     return state
 
 

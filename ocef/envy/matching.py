@@ -34,6 +34,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 
 from ocef.envy.groups import check_partition, group_members
 from ocef.policies.base import as_probabilities, sample_rows
+from ocef.errors import ParameterError
 
 MATCHINGS = ("transport", "average")
 #: Policies with at most this fraction of non-zero probabilities use the sparse L1 path.
@@ -54,7 +55,7 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     a = _as_probs(probs_a, "probs_a")
     b = None if probs_b is None else _as_probs(probs_b, "probs_b")
     if b is not None and (a.ndim != b.ndim or a.shape[1:] != b.shape[1:]):
-        raise ValueError(f"probs_a and probs_b must have the same items (and contexts), "
+        raise ParameterError(f"probs_a and probs_b must have the same items (and contexts), "
                          f"got shapes {a.shape} and {b.shape}")
     a3 = a[:, None, :] if a.ndim == 2 else a
     b3 = None if b is None else (b[:, None, :] if b.ndim == 2 else b)
@@ -96,7 +97,7 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def average_weights(n_i: int, n_k: int) -> np.ndarray:
     """γ_{m,n} = 1/|g_k| for the average group policy of g_k (Sec. 4), shape (n_i, n_k)."""
     if n_i < 1 or n_k < 1:
-        raise ValueError(f"group sizes must be >= 1, got {n_i} and {n_k}")
+        raise ParameterError(f"group sizes must be >= 1, got {n_i} and {n_k}")
     return np.full((int(n_i), int(n_k)), 1.0 / n_k)
 
 
@@ -125,7 +126,7 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     a = np.full(n_i, 1.0 / n_i) if mult_i is None else np.asarray(mult_i, float) / np.sum(mult_i)
     b = np.full(n_k, 1.0 / n_k) if mult_k is None else np.asarray(mult_k, float) / np.sum(mult_k)
     if a.shape != (n_i,) or b.shape != (n_k,) or a.min() <= 0 or b.min() <= 0:
-        raise ValueError("mult_i and mult_k must be positive, one per user of each group")
+        raise ParameterError("mult_i and mult_k must be positive, one per user of each group")
     gamma = _class_plan(cost, a, b) / a[:, None]
     gamma /= gamma.sum(axis=1, keepdims=True)
     return gamma
@@ -244,7 +245,7 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     ∝ multiplicity.
     """
     if matching not in MATCHINGS:
-        raise ValueError(f"matching must be one of {MATCHINGS}, got {matching!r}")
+        raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")
     p = _as_probs(probs, "probs")
     lab = check_partition(labels, p.shape[0])
     members = group_members(lab)
@@ -252,7 +253,7 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     if multiplicity is not None:
         mult = np.asarray(multiplicity)
         if mult.shape != lab.shape or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
-            raise ValueError(f"multiplicity must hold one integer >= 1 per user ({lab.size}), got shape {mult.shape}")
+            raise ParameterError(f"multiplicity must hold one integer >= 1 per user ({lab.size}), got shape {mult.shape}")
     weights = MixtureWeights(labels=lab, members=members, matching=matching)
     if matching == "average":
         if mult is not None:

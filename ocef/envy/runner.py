@@ -30,7 +30,58 @@ from ocef.envy.auditor import Verdict
 from ocef.envy.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from ocef.validation import as_generator, check_alpha, check_delta, check_epsilon, check_positive_int
+from ocef.validation import (Boolean, Integer, Options, Real, Rng, as_generator, check_alpha, check_delta,
+                             check_epsilon, check_positive_int, check_resources, check_unit_array, validate_params)
+from ocef.envy.engines import ENGINES
+from ocef.errors import DataError, ParameterError, ParameterTypeError
+
+#: Bytes per run and arm held by the simulation engines (counts, sums, bounds, rewards, ...).
+BYTES_PER_RUN_ARM = 12 * 8
+#: Largest step cap (``max_steps``): 10**15 pulls exceed any audit (the work limit refuses far less).
+MAX_STEPS = 10**15
+#: Largest number of trials of one call.
+MAX_TRIALS = 10**8
+
+
+def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.ndarray:
+    """Steps each run may take: ``min(max_steps, Theorem 6's bound on the duration)`` per run (the
+    bound holds with probability 1 − δ; runs that stop earlier cost less). Used to refuse, before
+    running, a call whose work exceeds the limit (:func:`ocef.validation.check_resources`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(estimated_work(np.array([[0.5, 0.3]]), 0.05, 0.05, 0.05, 1, 100)[0])
+    100.0
+    """
+    with np.errstate(all="ignore"):
+        tau = np.asarray(bounds.duration_bound(means, delta, alpha, epsilon, group_size), dtype=float)
+    tau = np.where(np.isfinite(tau), tau, np.inf)
+    return np.minimum(tau, float(max_steps))
+
+
+#: Cost of one step in arm-pull equivalents for the engines that run Python per step: the numpy
+#: engine's lock-step (about 10**4 steps per second measured, all runs together, vs about 10**8 pulls per
+#: second compiled) and the ask-tell engine (Python per pull).
+PYTHON_STEP_COST = 10**4
+#: The ask-tell engine's cost of one pull in compiled-pull equivalents (Python per pull, a few µs).
+ASK_TELL_PULL_COST = 100
+
+
+def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, engine: str = "numba",
+                        longest=None) -> None:
+    """Refuse a simulation of ``n_runs`` runs with up to ``n_arms_max`` arms whose memory or
+    work exceeds the limits; the message names ``argument``. ``work``: the steps of each
+    configuration (summed); ``longest``: the most steps of one run (the numpy engine's lock-step
+    lasts as long as its longest run); both weighted by :data:`PYTHON_STEP_COST` for the engines
+    that run Python per step."""
+    total = float(np.sum(work))
+    if engine == "numpy":
+        total += PYTHON_STEP_COST * float(total if longest is None else longest)
+    elif engine == "ask-tell":
+        total *= ASK_TELL_PULL_COST
+    check_resources(argument, memory=float(n_runs) * (n_arms_max + 1) * BYTES_PER_RUN_ARM,
+                    work=total, what="arm pulls")
 
 _ENVY, _NO_ENVY, _TIMEOUT = Verdict.ENVY.code, Verdict.NO_ENVY.code, Verdict.TIMEOUT.code
 
@@ -140,7 +191,7 @@ class _Lockstep:
 
     def __init__(self, **fields: np.ndarray):
         if set(fields) != set(self.FIELDS):
-            raise TypeError(f"_Lockstep needs exactly the fields {self.FIELDS}")
+            raise ParameterTypeError(f"_Lockstep needs exactly the fields {self.FIELDS}")
         for name, value in fields.items():
             setattr(self, name, value)
 
@@ -185,7 +236,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
-        raise ValueError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
+        raise ParameterError("n_arms must be a 1-d array of integers >= 1 (K of each run)")
     r_total = n_arms.size
     k_max = int(n_arms.max())
     delta = _broadcast(delta, r_total, check_delta)
@@ -199,11 +250,11 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     if true_means is not None:
         true_means = np.asarray(true_means, dtype=float)
         if true_means.shape != (r_total, k_max + 1):
-            raise ValueError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
+            raise ParameterError(f"true_means must have shape {(r_total, k_max + 1)}, got {true_means.shape}")
     engine = resolve_engine(check_engine(engine, ("auto", "numba", "numpy")), isinstance(sample, DiscreteRewards),
                             r_total)
     if engine == "numba" and not isinstance(sample, DiscreteRewards):
-        raise ValueError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
+        raise ParameterError("engine='numba' needs rewards given as a DiscreteRewards, not a callback")
     if engine == "numba":
         return _run_compiled(n_arms, delta, alpha, epsilon, gsize, sample, true_means, rng, max_steps, sigma,
                              omega, progress, desc)
@@ -340,7 +391,7 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
 
     r_total, k1 = n_arms.size, int(n_arms.max()) + 1
     if rewards.blocks.shape != (r_total, k1):
-        raise ValueError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
+        raise ParameterError(f"rewards.blocks must have shape {(r_total, k1)}, got {rewards.blocks.shape}")
     scale, factor = (np.broadcast_to(c, (r_total,)).astype(float)
                      for c in bounds.beta_constants(delta, n_arms, gsize, sigma, omega))
     runs = _kernel.Runs(seed=rng.integers(0, 2**32, size=r_total, dtype=np.int64), n_arms=n_arms.astype(np.int64),
@@ -407,6 +458,8 @@ class BanditRuns(Result):
         return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
 
 
+@validate_params(trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS), sigma=Real(0, 1e6, closed="right"),
+                 omega=Real(0, 1, closed="neither"), progress=Boolean(), engine=Options(*ENGINES), rng=Rng())
 def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
                 sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
                 engine: str = "auto") -> BanditRuns:
@@ -419,24 +472,67 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     (``"auto"`` picks one); ``"ask-tell"`` runs the :class:`ocef.OCEF` class step by step.
     Returns :class:`BanditRuns`, one row per run.
     """
-    trials = check_positive_int("trials", trials)
-    engine = check_engine(engine)
     if not isinstance(configs, pd.DataFrame):
-        raise TypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
+        raise ParameterTypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
     missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
     if missing:
-        raise ValueError(f"configs is missing column(s) {sorted(missing)}")
+        raise ParameterError(f"configs is missing column(s) {sorted(missing)}")
+    if len(configs) == 0:
+        raise DataError("configs has no row: give at least one configuration")
+    if not isinstance(means, dict) or not means:
+        raise ParameterTypeError(f"means must be a non-empty dict instance -> arm means, got {type(means).__name__}")
+    checked_means = {}
+    for key, mu in means.items():
+        mu = check_unit_array(f"means[{key!r}]", mu, ndim=1)
+        if mu.size < 2:
+            raise DataError(f"means[{key!r}] must hold the baseline and at least one arm, got {mu.size} value(s)")
+        checked_means[key] = mu
+    # every cell is checked as given: a string "0.05" or bytes b"0.05" is refused, not parsed
+    per_row = {"alpha": check_alpha, "delta": check_delta, "epsilon": check_epsilon}
+    rows = []
+    for i, row in enumerate(configs.to_dict("records")):
+        inst = row["instance"]
+        try:
+            known = inst in checked_means
+        except TypeError:                    # unhashable
+            known = False
+        if not known:
+            raise ParameterError(f"configs row {i}: unknown instance {inst!r}; known: {list(checked_means)}")
+        mu = checked_means[inst]
+        for col, check in per_row.items():
+            try:
+                row[col] = check(row[col])
+            except (ParameterError, ParameterTypeError) as exc:
+                raise type(exc)(f"configs row {i}: {exc}") from None
+        k = row.get("n_arms")
+        if k is None or (isinstance(k, float) and math.isnan(k)):
+            row["n_arms"] = mu.size - 1
+        else:
+            row["n_arms"] = Integer(1, mu.size - 1).check(f"configs row {i}: n_arms (arms of instance {inst!r})",
+                                                          k.item() if isinstance(k, np.generic) else k)
+        g = row.get("group_size", 1)
+        if isinstance(g, float) and g.is_integer():
+            g = int(g)
+        row["group_size"] = Integer(1, 2**53).check(f"configs row {i}: group_size",
+                                                    g.item() if isinstance(g, np.generic) else g)
+        rows.append(row)
+    checked = pd.DataFrame(rows, index=configs.index)
+    n_runs = len(checked) * trials
+    k_max = int(checked["n_arms"].max())
+    steps = [float(estimated_work(checked_means[r["instance"]][: r["n_arms"] + 1][None, :], r["delta"], r["alpha"],
+                                  r["epsilon"], r["group_size"], max_steps)[0]) for r in rows]
+    work = [trials * v for v in steps]
+    # the exact reward law of a group of |g| users is a table of |g| + 1 probabilities per arm
+    check_resources("group_size", memory=8.0 * 3 * sum((r["group_size"] + 1) * (r["n_arms"] + 1) for r in rows))
+    check_run_resources(n_runs, k_max, work, argument="trials, max_steps (and alpha, delta, epsilon)",
+                        engine=resolve_engine(engine, True, n_runs), longest=max(steps))
     rng = as_generator(rng)
+    configs = checked
     grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
     grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
-    mu_list = []
-    for inst, k in zip(grid["instance"], grid.get("n_arms", [None] * len(grid))):
-        if inst not in means:
-            raise ValueError(f"unknown instance {inst!r}; known: {list(means)}")
-        mu = np.asarray(means[inst], dtype=float)
-        mu_list.append(mu if k is None or pd.isna(k) else mu[: int(k) + 1])
+    mu_list = [checked_means[inst][: int(k) + 1] for inst, k in zip(grid["instance"], grid["n_arms"])]
     n_arms = np.array([m.size - 1 for m in mu_list])
-    gsize = grid["group_size"].to_numpy() if "group_size" in grid else np.ones(len(grid), dtype=np.int64)
+    gsize = grid["group_size"].to_numpy().astype(np.int64)
     if engine == "ask-tell":
         verdict, duration, cost, held = _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega,
                                                           progress)

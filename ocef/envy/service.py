@@ -3,7 +3,11 @@
 The server (:func:`make_server`, standard-library ``ThreadingHTTPServer``, HTTP/1.1 keep-alive,
 bound to 127.0.0.1 only) answers with JSON:
 
-* ``GET /info`` — version, seed, description, partitions and the default one.
+* ``GET /info`` — version, seed, description, partitions and the default one, and the
+  ``fingerprint`` (version, seed and a digest of the configuration: environment, policy, matching);
+  ``audit-live`` sends it with every pull and the service refuses (HTTP 409) a pull made for
+  another fingerprint, so that an audit never continues against a service restarted with another
+  seed or configuration.
 * ``GET /groups?partition=P`` — ``n_groups``, ``sizes``, ``names`` of the partition.
 * ``GET /truth?partition=P`` — ``arm_means`` (G × G), the simulator's ground truth, so that a
   client can report costs (eq. 10) and constraint (7); a real system would not offer it.
@@ -34,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 
 from ocef.envy.live import audit_root, keyed_pull
+from ocef.errors import DataError, ParameterError
 from ocef.validation import check_positive_int
 
 LOOPBACK = "127.0.0.1"
@@ -42,6 +47,38 @@ TRANSIENT_STATUS = (429, 502, 503, 504)
 
 class ServiceError(RuntimeError):
     """The service could not be reached or kept failing after every retry."""
+
+
+class FingerprintError(DataError):
+    """The service answering is not the one the audit started with (another version, seed or
+    configuration): continuing would mix two systems' rewards in one verdict."""
+
+
+def configuration_digest(description: str, partitions, arrays=()) -> str:
+    """A short digest of a service's configuration: its description, partitions and the bytes of
+    its arrays (ground truth, policy). Same configuration, same digest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> configuration_digest("x", ["g"], [np.zeros(2)]) == configuration_digest("x", ["g"], [np.zeros(2)])
+    True
+    """
+    import hashlib
+
+    h = hashlib.sha256(json.dumps({"description": description, "partitions": list(partitions)}).encode())
+    for a in arrays:
+        if a is None:
+            continue
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:16]
+
+
+def fingerprint_id(fingerprint: dict) -> str:
+    """The fingerprint as one string ``version/seed/configuration``, as pulls carry it."""
+    return f"{fingerprint['version']}/{fingerprint['seed']}/{fingerprint['configuration']}"
 
 
 #: First spawn key of the /feedback draws, apart from the audits' keys (0, 1, 2, ...).
@@ -72,11 +109,15 @@ class SimulatedService:
         self._lock = threading.Lock()
         self._n_pull_requests = 0
         self._feedback_rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_FEEDBACK_KEY,)))
+        import ocef
+
+        self.fingerprint = {"version": ocef.__version__, "seed": self.seed,
+                            "configuration": configuration_digest(description, self.partitions, (rho, probs))}
 
     def problem(self, partition):
         partition = self.partitions[0] if partition in (None, "") else partition
         if partition not in self.partitions:
-            raise ValueError(f"partition must be one of {', '.join(self.partitions)}, got {partition!r}")
+            raise ParameterError(f"partition must be one of {', '.join(self.partitions)}, got {partition!r}")
         with self._lock:
             if partition not in self._problems:
                 self._problems[partition] = self._problem_for(partition)
@@ -89,7 +130,7 @@ class SimulatedService:
 
         return {"service": "ocef simulate-service", "version": ocef.__version__, "seed": self.seed,
                 "description": self.description, "partitions": self.partitions,
-                "default_partition": self.partitions[0]}
+                "default_partition": self.partitions[0], "fingerprint": self.fingerprint}
 
     def groups(self, partition=None) -> dict:
         problem, _ = self.problem(partition)
@@ -99,14 +140,17 @@ class SimulatedService:
         problem, _ = self.problem(partition)
         return {"arm_means": problem.arm_means.tolist(), "true_envy": problem.true_envy.tolist()}
 
-    def pull(self, partition, pulls) -> dict:
+    def pull(self, partition, pulls, fingerprint=None) -> dict:
+        if fingerprint is not None and fingerprint != fingerprint_id(self.fingerprint):
+            raise FingerprintError(f"this service is {fingerprint_id(self.fingerprint)}, the audit started against "
+                                   f"{fingerprint}; refusing to mix the two (another version, seed or configuration)")
         problem, pull = self.problem(partition)
         if not isinstance(pulls, list) or not all(isinstance(p, list) and len(p) == 3 for p in pulls):
-            raise ValueError("pulls must be a list of [group, arm, step] triples")
+            raise ParameterError("pulls must be a list of [group, arm, step] triples")
         out = []
         for g, arm, step in pulls:
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in (g, arm, step)) or step < 0:
-                raise ValueError(f"group, arm and step must be integers (step >= 0), got {[g, arm, step]}")
+                raise ParameterError(f"group, arm and step must be integers (step >= 0), got {[g, arm, step]}")
             out.append(pull(g, arm, step))
         return {"rewards": out}
 
@@ -115,28 +159,28 @@ class SimulatedService:
         try:
             u = int(user)
         except (TypeError, ValueError):
-            raise ValueError(f"user must be an integer in [0, {n - 1}], got {user!r}") from None
+            raise ParameterError(f"user must be an integer in [0, {n - 1}], got {user!r}") from None
         if not 0 <= u < n:
-            raise ValueError(f"user must be an integer in [0, {n - 1}], got {user!r}")
+            raise ParameterError(f"user must be an integer in [0, {n - 1}], got {user!r}")
         return u
 
     def recommend(self, user, k=10) -> dict:
         if self.probs.ndim != 2:
-            raise ValueError("/recommend serves context-free policies only")
+            raise ParameterError("/recommend serves context-free policies only")
         u, k = self._user(user), int(k)
         if not 1 <= k <= self.probs.shape[1]:
-            raise ValueError(f"k must be in [1, {self.probs.shape[1]}], got {k}")
+            raise ParameterError(f"k must be in [1, {self.probs.shape[1]}], got {k}")
         order = np.argsort(-self.probs[u], kind="stable")[:k]
         return {"user": u, "items": order.tolist(), "probs": self.probs[u, order].tolist()}
 
     def feedback(self, user, items, key=None) -> dict:
         if self.rho.ndim != 2:
-            raise ValueError("/feedback serves context-free environments only")
+            raise ParameterError("/feedback serves context-free environments only")
         u = self._user(user)
         a = np.asarray(items)
         if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer) \
                 or a.min() < 0 or a.max() >= self.rho.shape[1]:
-            raise ValueError(f"items must be a non-empty list of item indices in [0, {self.rho.shape[1] - 1}]")
+            raise ParameterError(f"items must be a non-empty list of item indices in [0, {self.rho.shape[1] - 1}]")
         if key is None:
             with self._lock:
                 draws = self._feedback_rng.random(a.size)
@@ -174,6 +218,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self, fn, *args, **kwargs) -> None:
         try:
             self._send(200, fn(*args, **kwargs))
+        except FingerprintError as exc:
+            self._send(409, {"error": str(exc), "fingerprint": self.service.fingerprint})
         except (ValueError, TypeError, KeyError) as exc:
             self._send(400, {"error": str(exc)})
 
@@ -197,12 +243,15 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, {"error": "the body must be JSON"})
             return
+        if not isinstance(body, dict):
+            self._send(400, {"error": "the body must be a JSON object"})
+            return
         s = self.service
         if url.path == "/pull":
             if s.should_fail():
                 self._send(503, {"error": "injected fault (fail_every)"})
                 return
-            self._dispatch(s.pull, body.get("partition"), body.get("pulls"))
+            self._dispatch(s.pull, body.get("partition"), body.get("pulls"), body.get("fingerprint"))
         elif url.path == "/feedback":
             self._dispatch(s.feedback, body.get("user"), body.get("items"), body.get("key"))
         else:
@@ -236,7 +285,7 @@ class ServiceClient:
                  max_wait: float = 5.0):
         parts = urllib.parse.urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"--url must look like http://127.0.0.1:PORT, got {url!r}")
+            raise ParameterError(f"--url must look like http://127.0.0.1:PORT, got {url!r}")
         self.url = url
         self.host, self.port = parts.hostname, parts.port or 80
         self.timeout, self.retries, self.backoff, self.max_wait = timeout, int(retries), backoff, max_wait
@@ -276,21 +325,80 @@ class ServiceClient:
                 raise ServiceError(f"{method} {self.url}{path}: HTTP {status}, not JSON: {data[:80]!r}") from None
             if status != 200:       # another server may answer any JSON: only ours is a dict with "error"
                 message = answer.get("error", answer) if isinstance(answer, dict) else answer
-                raise ValueError(f"{method} {self.url}{path}: HTTP {status}: {message}")
+                cls = FingerprintError if status == 409 else DataError
+                error = cls(f"{method} {self.url}{path}: HTTP {status}: {message}")
+                error.status = status
+                raise error
+            if not isinstance(answer, dict):
+                raise DataError(f"{method} {self.url}{path}: the service answered {type(answer).__name__} "
+                                f"{str(answer)[:80]!r}, not a JSON object")
             return answer
         raise ServiceError(f"{method} {self.url}{path} failed after {self.retries + 1} attempts ({last})")
 
     def info(self) -> dict:
-        return self.request("GET", "/info")
+        """``GET /info``, checked: ``seed`` (an int >= 0) and ``version`` must be there."""
+        info = _require(self.request("GET", "/info"), ("seed", "version"), f"GET {self.url}/info")
+        seed = info["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise DataError(f"GET {self.url}/info: seed must be an integer >= 0, got {seed!r}")
+        return info
+
+    def fingerprint(self) -> dict | None:
+        """The service's fingerprint (version, seed, configuration), None if it publishes none."""
+        fp = self.info().get("fingerprint")
+        if fp is None:
+            return None
+        return _require(fp, ("version", "seed", "configuration"), f"GET {self.url}/info: fingerprint")
 
     def groups(self, partition=None) -> dict:
-        return self.request("GET", "/groups" + _query(partition))
+        answer = _require(self.request("GET", "/groups" + _query(partition)), ("n_groups", "sizes"),
+                          f"GET {self.url}/groups")
+        n = answer["n_groups"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise DataError(f"GET {self.url}/groups: n_groups must be an integer >= 2, got {n!r}")
+        sizes = answer["sizes"]
+        if not isinstance(sizes, list) or len(sizes) != n or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in sizes):
+            raise DataError(f"GET {self.url}/groups: sizes must be {n} integers >= 1, got {str(sizes)[:80]}")
+        names = answer.get("names")
+        if names is not None and (not isinstance(names, list) or len(names) != n):
+            raise DataError(f"GET {self.url}/groups: names must be a list of {n} names, got {str(names)[:80]}")
+        return answer
 
     def truth(self, partition=None) -> dict:
-        return self.request("GET", "/truth" + _query(partition))
+        """``GET /truth`` with ``arm_means`` checked: a G × G table of numbers in [0, 1] (a null, NaN or
+        out-of-range mean is refused, never turned into a cost)."""
+        answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
+        means = answer["arm_means"]
+        ok = isinstance(means, list) and all(isinstance(row, list) for row in means) and all(
+            _is_unit(v) for row in means for v in row)
+        if not ok:
+            raise DataError(f"GET {self.url}/truth: arm_means must be a table of numbers in [0, 1] "
+                            f"(no null or NaN), got {str(means)[:80]}")
+        return answer
 
-    def puller(self, partition=None) -> "RemotePull":
-        return RemotePull(self, partition)
+    def puller(self, partition=None, fingerprint: dict | None = None) -> "RemotePull":
+        return RemotePull(self, partition, fingerprint)
+
+
+def _require(answer: dict, keys, where: str) -> dict:
+    """``answer`` if it is a dict holding every one of ``keys``, else a DataError naming what lacks."""
+    if not isinstance(answer, dict):
+        raise DataError(f"{where}: expected a JSON object, got {type(answer).__name__}")
+    missing = [k for k in keys if k not in answer]
+    if missing:
+        raise DataError(f"{where}: the answer lacks {', '.join(map(repr, missing))} "
+                        f"(it has {', '.join(map(repr, list(answer)[:8])) or 'no key'}); is this an OCEF service?")
+    return answer
+
+
+def _is_unit(v) -> bool:
+    """A JSON reward or mean: an int or float in [0, 1] (no bool, null, NaN, huge integer)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    if isinstance(v, int):
+        return v in (0, 1)
+    return 0.0 <= v <= 1.0
 
 
 def _query(partition) -> str:
@@ -300,12 +408,22 @@ def _query(partition) -> str:
 class RemotePull:
     """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.envy.live.audit_live`."""
 
-    def __init__(self, client: ServiceClient, partition=None):
+    def __init__(self, client: ServiceClient, partition=None, fingerprint: dict | None = None):
         self.client, self.partition = client, partition
+        self.fingerprint = None if fingerprint is None else fingerprint_id(fingerprint)
 
     def pull_many(self, keys) -> list[float]:
         pulls = [[int(g), int(a), int(t)] for g, a, t in keys]
-        rewards = self.client.request("POST", "/pull", {"partition": self.partition, "pulls": pulls})["rewards"]
+        payload = {"partition": self.partition, "pulls": pulls}
+        if self.fingerprint is not None:
+            payload["fingerprint"] = self.fingerprint
+        where = f"POST {self.client.url}/pull"
+        rewards = _require(self.client.request("POST", "/pull", payload), ("rewards",), where)["rewards"]
+        if not isinstance(rewards, list) or len(rewards) != len(pulls):
+            raise DataError(f"{where}: expected {len(pulls)} rewards, got {str(rewards)[:80]}")
+        bad = [r for r in rewards if not _is_unit(r)]
+        if bad:
+            raise DataError(f"{where}: rewards must be numbers in [0, 1], got {str(bad[0])[:40]}")
         return [float(r) for r in rewards]
 
     def __call__(self, group: int, arm: int, step: int) -> float:

@@ -13,6 +13,7 @@ from ocef.environments.bandits import BernoulliBandit
 from ocef.validation import as_generator, check_positive_int
 from ocef.envy.auditor import OCEF, Verdict
 from ocef.results import Result
+from ocef.errors import ParameterError
 
 #: Slack for floating-point round-off when checking constraint (7).
 CONSTRAINT_TOL = 1e-9
@@ -54,7 +55,7 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, rng=None, max_steps: int = 
     ``bandit.group_size`` users.
     """
     if bandit.n_arms != auditor.n_arms:
-        raise ValueError(f"bandit has {bandit.n_arms} non-baseline arms but the auditor expects {auditor.n_arms}")
+        raise ParameterError(f"bandit has {bandit.n_arms} non-baseline arms but the auditor expects {auditor.n_arms}")
     max_steps = check_positive_int("max_steps", max_steps)
     rng = as_generator(rng)
     means = bandit.means.tolist()

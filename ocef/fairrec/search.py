@@ -394,6 +394,7 @@ class GroupOracle:
         """
         if metric not in table.columns:
             raise ValueError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
+        _check_metric_column(table, metric)          # issue 23: empty table, text or NaN-only metric
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
         if bounds == "auto":
             bounds = METRIC_BOUNDS.get(metric)
@@ -648,6 +649,9 @@ def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evalua
     if not (isinstance(n_iter, str) and n_iter == "auto"):
         if isinstance(n_iter, str):
             raise ValueError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
+        if isinstance(n_iter, (int, np.integer)) and not isinstance(n_iter, bool) and n_iter > MAX_ITERATIONS:
+            from ocef.errors import ResourceLimitError   # issue 23: n_iter = 10**9 ran for minutes without a word
+            raise ResourceLimitError(f"n_iter must be at most {MAX_ITERATIONS} (documented limit), got {n_iter}")
         check_positive_int("n_iter", n_iter)
     check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
     check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
@@ -748,6 +752,26 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
         return None
     idx = np.flatnonzero(ok)
     return int(kept[idx[np.argmax(gaps[ok])]]), int(kept[idx[np.argmin(gaps[ok])]])
+
+
+#: Most DPSO iterations one search runs (issue 23: 10**9 ran for minutes without a word).
+MAX_ITERATIONS = 10**5
+
+
+def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
+    """Issue 23: an empty table, a metric column of text or of NaN only gave ``uf: null`` or a
+    zero-size-array error; they are refused naming the table and the column."""
+    from ocef.errors import DataError
+
+    if len(table) == 0:
+        raise DataError(f"the user-metrics table has no row (metric {metric!r})")
+    if isinstance(table[metric], pd.DataFrame):
+        raise DataError(f"the user-metrics table has the column {metric!r} more than once")
+    col = table[metric]
+    if not (pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)):
+        raise DataError(f"metric column {metric!r} must hold numbers, got dtype {col.dtype}")
+    if not np.isfinite(col.to_numpy(dtype=float)).any():
+        raise DataError(f"metric column {metric!r} has no finite value")
 
 
 #: ``test="auto"``: the permutation test's extra query may cost at most this multiple of the search's own cost.

@@ -59,6 +59,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from ocef.validation import Integer, validate_params
 import pandas as pd
 
 from ocef.errors import ParameterError
@@ -468,6 +469,7 @@ def pairs_of(table: pd.DataFrame, metric: str) -> pd.Series:
 
 # ------------------------------------------------------------------ public function
 
+@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 146 TiB
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,

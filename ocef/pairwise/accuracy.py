@@ -50,6 +50,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from ocef.validation import Integer, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import KINDS, PairCounts, grid_frame, pair_counts
@@ -398,6 +399,7 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
+@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 87 TiB
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
                       n_resamples: int = 200, confidence: float = 0.95, rng=None, engine: str = "auto",
                       z_levels=None) -> PairwiseAccuracy:

@@ -412,6 +412,8 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
                              + (" (items missing from scores)" if scores is not None else ""))
         if found[5]:
             raise ValueError(f"{found[5]} pair(s) have a missing query, group or engagement value")
+        if found[0] is None:                 # issue 23: an empty pairs file said "'NoneType' object is not iterable"
+            raise ValueError("pairs has no row: give at least one randomized pair")
         names, mapping = group_mapping(list(found[0]) + list(found[1]), subgroup)
         zl, pos = _z_levels(list(found[2]), z_levels)
         # pass 2: integer codes only (groups and levels mapped in SQL), no grouping by cluster

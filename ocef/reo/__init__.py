@@ -69,15 +69,15 @@ Pure array functions (any leading batch shape ``(..., K)``, vectorized over repl
 Logs, counts first (columns ``request, day, user, item, R, Y, S, source``; only the label and
 group columns, and ``day`` for per-day estimates, are read). Every log argument may be a pandas
 DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a DuckDB relation,
-an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``engine="auto"|"duckdb"|"pandas"|
+an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duckdb"|"pandas"|
 "spark"`` chooses where the per-group counts are computed (:mod:`ocef.backends`).
 
-* ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, engine) -> ReoCounts``
+* ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, backend) -> ReoCounts``
   (tidy ``table``; ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
 * ``reo_result_from_counts(groups, pos_default, n_default, pos_random, n_random, *, confidence,
   interval) -> ReoResult``: the one estimator every data path ends in.
 * ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None,
-  interval="delta-full"|"delta", engine="auto", spark=None) -> ReoResult`` with ``.groups``
+  interval="delta-full"|"delta", backend="auto", spark=None) -> ReoResult`` with ``.groups``
   (group, P, Q, U, delta_U, se, ci_low, ci_high), ``.penalty``, ``.penalty_se``,
   ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``, ``.method``,
   ``.delta_method_reliable``, ``.notes``; ``to_frame/to_dict/to_csv`` (:mod:`ocef.results`).
@@ -88,13 +88,13 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``engine="auto"|"duckd
 * ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the
   estimator that treats every missing label as negative (Sec. 1), for comparison.
 * ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
-  n_resamples=100, confidence, rng, resample="counts"|"rows", engine) -> BootstrapReo(result,
+  n_resamples=100, confidence, rng, resample="counts"|"rows", backend) -> BootstrapReo(result,
   bootstrap)`` (``BootstrapSummary``: replicates, se, bias, intervals; ``bca_interval`` is the BCa
   formula of scipy.stats.bootstrap computed with an exact count-level jackknife);
   ``category_counts(log, ...)``.
 * A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
   "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, bootstrap_interval,
-  n_folds=10, engine) -> AbResult`` with ``.groups`` (group, D, se, ci_low, ci_high, p_value),
+  n_folds=10, backend) -> AbResult`` with ``.groups`` (group, D, se, ci_low, ci_high, p_value),
   ``.D_reo``, ``.D_reo_se``, ``.D_reo_ci``, ``.D_reo_p_value``; ``shared_random_ab_variance(P,
   Q_control, Q_treatment, n_control, n_treatment, n_random, covariance="full")``.
 * Other metrics (App. H): ``ranking_statistical_parity(n_recommended, n_candidates) ->
@@ -116,9 +116,10 @@ _HOME = {
     "bootstrap": ("BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
                   "bootstrap_reo_ci", "category_counts"),
     "counts": ("ReoCounts", "reo_counts"),
+    "estimate": ("ALL_INTERVALS", "estimate_reo"),
     "daily": ("ReoDaily", "estimate_reo_by"),
     "estimators": ("COVARIANCES", "INTERVALS", "PositiveCounts", "ReoArrays", "ReoJacobians", "ReoPoint",
-                   "ReoResult", "reo_result_from_counts", "utility_covariance", "delta_method_reo", "estimate_reo",
+                   "ReoResult", "reo_result_from_counts", "utility_covariance", "delta_method_reo",
                    "label_indicator", "naive_reo", "normal_quantile", "positive_counts",
                    "relative_group_utilities", "reo_from_counts", "reo_jacobians", "reo_penalty",
                    "reo_point_estimates", "rtpr_utilities", "utility_covariance_diagonal"),

@@ -24,6 +24,10 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
+from ocef.backends import backend_alias
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.backends import BACKENDS
+from ocef.errors import DataError, ParameterError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -69,7 +73,7 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
     from ocef.reo.estimators import COVARIANCES
 
     if covariance not in COVARIANCES:
-        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
+        raise ParameterError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
     P = np.asarray(P, dtype=float)
     total = 0.0
     grads = []
@@ -106,6 +110,9 @@ class AbResult(Result):
     n_random: int
     method: str
     confidence: float
+    #: Warnings on the validity of the intervals (e.g. a group without positive in an arm: Q_k = 0,
+    #: where the delta-method variance vanishes and intervals and p-values are too narrow).
+    notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group (the ``groups`` table) with ``D_reo`` and its interval, p-value,
@@ -126,7 +133,7 @@ class AbResult(Result):
             "D_reo_ci": list(self.D_reo_ci), "D_reo_p_value": self.D_reo_p_value,
             "penalty_control": self.penalty_control, "penalty_treatment": self.penalty_treatment,
             "n_control": self.n_control, "n_treatment": self.n_treatment, "n_random": self.n_random,
-            "method": self.method, "confidence": self.confidence,
+            "method": self.method, "confidence": self.confidence, "notes": list(self.notes),
         })
 
 
@@ -144,11 +151,14 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
+@validate_params(method=Options(*AB_METHODS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
+                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS))
 def ab_test(control, treatment, random, *,
             method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100, bootstrap_interval: str = "standard",
-            n_folds: int | tuple[int, int] = 10, engine: str = "auto", spark=None) -> AbResult:
+            n_folds: int | tuple[int, int] = 10, backend: str = "auto", engine: str | None = None, spark=None) -> AbResult:
     """Compare REO metrics of a treatment arm with a control arm that share one random
     traffic log (orthogonal assignment, App. I.2).
 
@@ -173,10 +183,11 @@ def ab_test(control, treatment, random, *,
       ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
       or ``"bca"`` (checked whatever the method). p-values use the normal approximation D / SE_boot.
 
-    The three logs are reduced to per-group counts first with ``engine`` (``"auto"``,
+    The three logs are reduced to per-group counts first with ``backend`` (``"auto"``,
     ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
     DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
+    backend = backend_alias(backend, engine)
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
     from ocef.validation import as_generator, check_positive_int
@@ -184,12 +195,30 @@ def ab_test(control, treatment, random, *,
     from ocef.reo.counts import reo_counts
 
     if method not in AB_METHODS:
-        raise ValueError(f"method must be one of {AB_METHODS}, got {method!r}")
+        raise ParameterError(f"method must be one of {AB_METHODS}, got {method!r}")
     check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
-                        group=group, groups=groups, engine=engine, spark=spark)
+                        group=group, groups=groups, backend=backend, spark=spark)
     names = list(counts.groups)
+    for arm in ("control", "treatment"):
+        # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
+        # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data
+        rows = counts.group_rows(arm)
+        if int(np.sum(counts.positives(arm))) == 0:
+            raise DataError(f"the {arm} log has no positive label in any group: mean(U) = 0, so delta_U and the "
+                            f"REO penalty of the {arm} arm are undefined")
+        missing = [g for g, n in zip(names, rows) if n == 0]
+        if missing:
+            raise DataError(f"the {arm} log has no row of group(s) {missing[:5]} (column {group!r}) that the other "
+                            f"logs have: an A/B comparison needs every group in both arms")
+    notes = []
+    for arm in ("control", "treatment"):
+        no_pos = [g for g, n in zip(names, counts.positives(arm)) if n == 0]
+        if no_pos:
+            notes.append(f"the {arm} log has no positive label for group(s) {no_pos[:5]}: Q_k = 0, where the "
+                         f"delta-method variance vanishes; intervals and p-values involving them are too narrow "
+                         f"(collect more traffic, or read the bootstrap with care)")
     cc, ct, cr = (counts.category_counts(n) for n in ("control", "treatment", "random"))
     _check_estimable(names, cc[:-1], cr[:-1])
     _check_estimable(names, ct[:-1], cr[:-1])
@@ -207,14 +236,24 @@ def ab_test(control, treatment, random, *,
         se = np.sqrt(shared_random_ab_variance(cr[:-1] / n_r, cc[:-1] / n_c, ct[:-1] / n_t, n_c, n_t, n_r))
         low, high, p = D - z * se, D + z * se, _normal_p_value(D, se)
     elif method == "partition":                                             # Algorithm 3
-        m_c, m_t = (n_folds, n_folds) if np.ndim(n_folds) == 0 else n_folds
+        if np.ndim(n_folds) == 0:
+            m_c = m_t = n_folds
+        elif isinstance(n_folds, (tuple, list)) and len(n_folds) == 2:
+            m_c, m_t = n_folds
+        else:
+            raise ParameterError(f"n_folds must be an integer >= 2 or a pair (control, treatment) of them, "
+                                 f"got {n_folds!r}")
         m_c = check_positive_int("n_folds (control)", m_c, minimum=2)
         m_t = check_positive_int("n_folds (treatment)", m_t, minimum=2)
+        for m, n, arm in ((m_c, min(n_c, n_r), "control"), (m_t, min(n_t, n_r), "treatment")):
+            if m > n:
+                raise ParameterError(f"n_folds ({arm}) = {m} exceeds the rows of the smaller log ({n}): "
+                                     f"every fold needs rows; use fewer folds")
         gen = as_generator(rng)
         v_c = _reo_stat_from_counts(_fold_counts(gen, cc, m_c), _fold_counts(gen, cr, m_c))
         v_t = _reo_stat_from_counts(_fold_counts(gen, ct, m_t), _fold_counts(gen, cr, m_t))
         if not (np.isfinite(v_c).all() and np.isfinite(v_t).all()):
-            raise ValueError(f"with n_folds={n_folds} some fold has a group without positive label in "
+            raise ParameterError(f"with n_folds={n_folds} some fold has a group without positive label in "
                              f"its share of the random traffic (U_k undefined); use fewer folds")
         test = stats.ttest_ind(v_t, v_c, axis=0, equal_var=False)
         ci = test.confidence_interval(confidence_level=confidence)
@@ -233,4 +272,4 @@ def ab_test(control, treatment, random, *,
         "D": D[:-1], "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1], "p_value": p[:-1],
     })
     return AbResult(table, float(D[-1]), float(se[-1]), (float(low[-1]), float(high[-1])), float(p[-1]),
-                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence)
+                    float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence, tuple(notes))

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.reo.estimators import (
+    INTERVALS,
     ReoResult,
     check_interval,
     normal_quantile,
@@ -19,6 +20,10 @@ from ocef.reo.estimators import (
     reo_result_from_counts,
 )
 from ocef.results import Result
+from ocef.backends import backend_alias
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.backends import BACKENDS
+from ocef.errors import ParameterError
 
 # --------------------------------------------------------------------------------------------
 # Bootstrap (App. G.2, Sec. 4.3) on category counts
@@ -129,7 +134,7 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
 def check_bootstrap_method(method: str, name: str = "method") -> str:
     """A bootstrap interval name: ``"standard"``, ``"percentile"`` or ``"bca"``."""
     if method not in BOOTSTRAP_METHODS:
-        raise ValueError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+        raise ParameterError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     return method
 
 
@@ -182,8 +187,13 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
 
     check_bootstrap_method(method)
     if resample not in ("counts", "rows"):
-        raise ValueError(f"resample must be 'counts' or 'rows', got {resample!r}")
+        raise ParameterError(f"resample must be 'counts' or 'rows', got {resample!r}")
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=2)
+    from ocef.validation import check_resources
+
+    width = sum(int(np.sum(c)) if resample == "rows" else int(np.size(c)) for c in samples)
+    check_resources("n_resamples", memory=8.0 * 3 * n_resamples * max(width, 1),
+                    work=float(n_resamples) * max(width, 1), what="resampled cells")
     z = normal_quantile(confidence)
     rng = as_generator(rng)
     draw = _multinomial_resamples if resample == "counts" else _row_resamples
@@ -209,10 +219,13 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
+@validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), method=Options(*BOOTSTRAP_METHODS), rng=Rng(),
+                 resample=Options("counts", "rows"), backend=Options(*BACKENDS), engine=Options(None, *BACKENDS),
+                 delta_interval=Options(*INTERVALS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      method: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts", engine: str = "auto", spark=None,
+                     resample: str = "counts", backend: str = "auto", engine: str | None = None, spark=None,
                      delta_interval: str = "delta-full") -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
 
@@ -223,15 +236,16 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the bootstrap ones
     (``method`` records which), and the :class:`BootstrapSummary` (replicates, bias = the
     bootstrap estimate of the estimator's bias, Fig. 8). Statistic order:
-    ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts first with ``engine``
+    ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts first with ``backend``
     (see :func:`ocef.reo.estimate_reo`).
     """
+    backend = backend_alias(backend, engine)
     from ocef.reo.counts import reo_counts
 
     check_bootstrap_method(method)
     check_interval(delta_interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
-                   engine=engine, spark=spark)
+                   backend=backend, spark=spark)
     result = reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
                                     confidence=confidence, interval=delta_interval)

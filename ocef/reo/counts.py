@@ -16,6 +16,8 @@ import numpy as np
 from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
+from ocef.backends import backend_alias
+from ocef.errors import ParameterError, ParameterTypeError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,23 +85,26 @@ class ReoCounts(Result):
 
 
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
-               groups: Sequence | None = None, by: str | None = None, engine: str = "auto",
+               groups: Sequence | None = None, by: str | None = None, backend: str = "auto", engine: str | None = None,
                spark=None) -> ReoCounts:
     """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
     :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
-    (e.g. ``"day"``), with one engine (:func:`ocef.backends.group_counts`).
+    (e.g. ``"day"``), with one backend (:func:`ocef.backends.group_counts`).
 
     ``groups``: the groups and their order (default: the sorted values found in the logs; at
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
     """
+    backend = backend_alias(backend, engine)
+    if not isinstance(group, str) or not group:
+        raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")
     if by is not None and (not isinstance(by, str) or by == group):
-        raise ValueError(f"by must be a column name other than the group column {group!r}, got {by!r}")
+        raise ParameterError(f"by must be a column name other than the group column {group!r}, got {by!r}")
     keys = [by, group] if by is not None else [group]
     tables = {}
     for name, source in logs.items():
-        t = count_keys(source, by=keys, label=label, engine=engine, name=name, spark=spark)
+        t = count_keys(source, by=keys, label=label, backend=backend, name=name, spark=spark)
         if sum(r[-2] for r in t.rows) == 0:
-            raise ValueError(f"{name} log is empty: REO needs at least one row")
+            raise ParameterError(f"{name} log is empty: REO needs at least one row")
         tables[name] = t.rows
     names = resolve_groups([[r[-3] for r in rows] for rows in tables.values()], group, groups)
     col = {g: i for i, g in enumerate(names)}

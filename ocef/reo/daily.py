@@ -12,6 +12,7 @@ import pandas as pd
 
 from ocef.reo.counts import reo_counts
 from ocef.reo.estimators import (
+    INTERVALS,
     _COVARIANCE_OF,
     _result_from_arrays,
     check_interval,
@@ -20,7 +21,8 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
+from ocef.backends import BACKENDS, backend_alias
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,23 +61,26 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
+@validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS), threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
-                    threshold: float | None = None, engine: str = "auto", spark=None) -> ReoDaily:
+                    threshold: float | None = None, backend: str = "auto", engine: str | None = None, spark=None) -> ReoDaily:
     """One REO estimate per value of ``by`` (the paper's daily monitoring, Fig. 6), vectorized
-    over the days from one aggregation of each log (``engine``: see :func:`ocef.reo.estimate_reo`).
+    over the days from one aggregation of each log (``backend``: see :func:`ocef.reo.estimate_reo`).
 
     A day where the estimate is undefined (no row in a log, a group without positives in the
     random traffic, no positive in the default traffic) gets NaN and a note instead of failing
     the whole run. ``threshold`` (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`) adds
     ``significantly_above`` / ``significantly_below`` per day.
     """
+    backend = backend_alias(backend, engine)
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
     if threshold is not None:
         threshold = check_in_interval("threshold", threshold, 0.0, np.inf, low_open=False, high_open=True)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups, by=by,
-                   engine=engine, spark=spark)
+                   backend=backend, spark=spark)
     names = list(c.groups)
     pos_d, pos_r = c.positives("default"), c.positives("random")          # (D, K)
     n_d, n_r = c.rows("default"), c.rows("random")                         # (D,)

@@ -13,6 +13,7 @@ from ocef.backends import _missing, frame_label_indicator, is_missing, label_col
 from ocef.reo.groups import _plain_key, resolve_groups
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
+from ocef.errors import ParameterError, ParameterTypeError
 
 if TYPE_CHECKING:                      # pandas is imported where a DataFrame is made or read
     import pandas as pd
@@ -59,7 +60,9 @@ def normal_quantile(confidence: float) -> float:
     c = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     from statistics import NormalDist     # the standard library's quantile: no scipy import at start-up
 
-    return float(NormalDist().inv_cdf(0.5 + c / 2.0))
+    # the lower tail (1 - c)/2 keeps its precision up to c = 1 - 1e-16, where 0.5 + c/2 rounds to 1
+    # and inv_cdf(1) raised StatisticsError
+    return float(-NormalDist().inv_cdf((1.0 - c) / 2.0))
 
 
 class ReoPoint(NamedTuple):
@@ -191,7 +194,7 @@ def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95,
     docstring on the delta method near 0).
     """
     if covariance not in COVARIANCES:
-        raise ValueError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
+        raise ParameterError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
     z = normal_quantile(confidence)
     U, dU, pen = reo_point_estimates(P, Q)
     gamma = utility_covariance_diagonal(P, Q, n_default, n_random)
@@ -226,7 +229,7 @@ def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None
     import pandas as pd
 
     if not isinstance(log, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(log).__name__}")
+        raise ParameterTypeError(f"{name} must be a pandas DataFrame, got {type(log).__name__}")
     _missing(columns, log.columns, name, None)
 
 
@@ -268,7 +271,7 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 def _check_log(log, label, group: str, name: str) -> None:
     _check_columns(log, label_columns(label) + [group], name)
     if len(log) == 0:
-        raise ValueError(f"{name} log is empty: REO needs at least one row")
+        raise ParameterError(f"{name} log is empty: REO needs at least one row")
 
 
 #: Interval methods of :func:`estimate_reo`: ``"delta-full"`` (full multinomial covariance, the
@@ -309,7 +312,7 @@ class ReoResult(Result):
 
     def __post_init__(self):
         if set(self.columns) != set(GROUP_COLUMNS):
-            raise ValueError(f"columns must be {list(GROUP_COLUMNS)}, got {list(self.columns)}")
+            raise ParameterError(f"columns must be {list(GROUP_COLUMNS)}, got {list(self.columns)}")
         cols = {"group": tuple(_plain_key(g) for g in self.columns["group"])}
         cols.update({c: np.asarray(self.columns[c], dtype=float) for c in GROUP_COLUMNS[1:]})
         object.__setattr__(self, "columns", cols)
@@ -374,7 +377,7 @@ def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str
 def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarray) -> None:
     problems = estimability_problems(groups, pos_default, pos_random)
     if problems:
-        raise ValueError(problems[0])
+        raise ParameterError(problems[0])
 
 
 def zero_default_notes(groups: Sequence, pos_default) -> list[str]:
@@ -388,7 +391,7 @@ def zero_default_notes(groups: Sequence, pos_default) -> list[str]:
 def check_interval(interval: str) -> str:
     """``interval`` checked against :data:`INTERVALS`."""
     if interval not in INTERVALS:
-        raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
+        raise ParameterError(f"interval must be one of {INTERVALS}, got {interval!r}")
     return interval
 
 
@@ -406,43 +409,13 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     pos_d, pos_r = np.asarray(pos_default, dtype=np.int64), np.asarray(pos_random, dtype=np.int64)
     for n, name in ((n_default, "default"), (n_random, "random")):
         if n == 0:
-            raise ValueError(f"{name} log is empty: REO needs at least one row")
+            raise ParameterError(f"{name} log is empty: REO needs at least one row")
     _check_estimable(groups, pos_d, pos_r)
     Q = pos_d / n_default
     P = pos_r / n_random
     arr = delta_method_reo(P, Q, n_default, n_random, confidence, covariance)
     return _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval,
                                zero_default_notes(groups, pos_d))
-
-
-def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
-                 confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
-                 engine: str = "auto", spark=None) -> ReoResult:
-    """Estimate ``U_k``, ``delta_U_k`` and ``Delta_REO`` with delta-method intervals
-    (eq. 5-7, Algorithm 1) from the default traffic log D_rec and the random traffic log D_rand.
-
-    The logs are reduced to per-group counts first (:func:`ocef.reo.reo_counts`): each is a
-    pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a
-    DuckDB relation or :class:`ocef.backends.Sql` query, or a Spark DataFrame; ``engine`` =
-    ``"auto"`` (DuckDB for files, pandas for frames), ``"duckdb"``, ``"pandas"`` or ``"spark"``.
-
-    ``interval``: ``"delta-full"`` (default; the delta method with the full multinomial
-    covariance of the Q_k and of the P_k, :func:`utility_covariance`) or ``"delta"``
-    (Algorithm 1 as printed, diagonal Gamma: it under-covers when positive labels are common).
-    ``label``: a 0/1 column, or a list of them (Y = any of them); ``group``: the item-group
-    column S; ``groups``: optional list fixing the groups and their order (default: the sorted
-    values found in both logs). Raises ``ValueError`` naming the problem for missing columns,
-    empty logs, labels outside {0, 1}, and groups without positives in the random traffic.
-    """
-    from ocef.reo.counts import reo_counts
-
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    check_interval(interval)
-    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
-                   engine=engine, spark=spark)
-    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
-                                  c.positives("random"), int(c.rows("random")),
-                                  confidence=confidence, interval=interval)
 
 
 def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
@@ -484,7 +457,7 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
         pos_rec = pos_rec + np.bincount(codes[y & r], minlength=len(groups))
     if (pos_all == 0).any():
         empty = [g for g, c in zip(groups, pos_all) if c == 0]
-        raise ValueError(f"group(s) {empty} have no logged positive label: the naive U_k is undefined")
+        raise ParameterError(f"group(s) {empty} have no logged positive label: the naive U_k is undefined")
     U = pos_rec / pos_all
     nan = np.full(len(groups), np.nan)
     table = {"group": groups, "P": pos_all / (n_d + n_r), "Q": pos_rec / (n_d + n_r),

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ocef.backends import is_missing
+from ocef.errors import ParameterError
 
 
 def resolve_groups(found_values: Sequence, group: str, groups) -> list:
@@ -16,19 +17,19 @@ def resolve_groups(found_values: Sequence, group: str, groups) -> list:
     if groups is not None:
         groups = list(groups)
         if len(groups) < 2 or len(set(groups)) != len(groups):
-            raise ValueError(f"groups must list at least 2 distinct values, got {groups!r}")
+            raise ParameterError(f"groups must list at least 2 distinct values, got {groups!r}")
         for values in found_values:
             unknown = set(values) - set(groups)
             if unknown:
-                raise ValueError(f"group column {group!r} has values {sorted(map(str, unknown))} "
+                raise ParameterError(f"group column {group!r} has values {sorted(map(str, unknown))} "
                                  f"not in groups={groups!r}")
         return groups
     values = {_plain_key(v) for found in found_values for v in found}
     if any(is_missing(v) for v in values):
-        raise ValueError(f"group column {group!r} has missing values")
+        raise ParameterError(f"group column {group!r} has missing values")
     found = sorted(values, key=lambda v: (str(type(v)), v))
     if len(found) < 2:
-        raise ValueError(f"REO needs at least 2 groups in column {group!r}, found {found!r}")
+        raise ParameterError(f"REO needs at least 2 groups in column {group!r}, found {found!r}")
     return found
 
 

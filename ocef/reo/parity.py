@@ -15,6 +15,7 @@ from ocef.reo.estimators import (
     relative_group_utilities,
     reo_penalty,
 )
+from ocef.errors import ParameterError
 
 # --------------------------------------------------------------------------------------------
 # Other metrics (App. H)
@@ -46,10 +47,10 @@ def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
     rec = np.asarray(n_recommended, dtype=float)
     cand = np.asarray(n_candidates, dtype=float)
     if rec.shape != cand.shape or rec.ndim == 0 or rec.shape[-1] < 2:
-        raise ValueError(f"n_recommended and n_candidates must have the same shape (..., K>=2), "
+        raise ParameterError(f"n_recommended and n_candidates must have the same shape (..., K>=2), "
                          f"got {rec.shape} and {cand.shape}")
     if np.any(cand <= 0) or np.any(rec < 0) or np.any(rec > cand):
-        raise ValueError("need 0 <= n_recommended <= n_candidates and n_candidates > 0 for every group")
+        raise ParameterError("need 0 <= n_recommended <= n_candidates and n_candidates > 0 for every group")
     U = rec / cand
     return RspResult(U, U - U.mean(axis=-1, keepdims=True), reo_penalty(U))
 

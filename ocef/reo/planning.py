@@ -10,6 +10,7 @@ import numpy as np
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
 from ocef.validation import check_delta, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError
 
 
 class _OneRow(Result):
@@ -69,10 +70,10 @@ def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
     """Planning values of P_k, Q_k: same shape, every entry in (0, 1] (U_k = Q_k / P_k)."""
     P, Q = np.asarray(P, dtype=float), np.asarray(Q, dtype=float)
     if P.shape != Q.shape or P.ndim != 1 or P.size < 2:
-        raise ValueError(f"P and Q must be 1-d arrays of the same length K >= 2, got shapes {P.shape} and {Q.shape}")
+        raise ParameterError(f"P and Q must be 1-d arrays of the same length K >= 2, got shapes {P.shape} and {Q.shape}")
     for name, v in (("P", P), ("Q", Q)):
         if not np.all((v > 0) & (v <= 1)):
-            raise ValueError(f"{name} must have every entry in (0, 1], got {v.tolist()}")
+            raise ParameterError(f"{name} must have every entry in (0, 1], got {v.tolist()}")
     return P, Q
 
 
@@ -84,6 +85,19 @@ def _variance_coefficients(P, Q, covariance: str = "diagonal") -> tuple[np.ndarr
     b = delta_method_reo(P, Q, np.inf, 1.0, covariance=covariance)
     diag = lambda s: np.diagonal(s, axis1=-2, axis2=-1)  # noqa: E731
     return a.xi, b.xi, diag(a.sigma), diag(b.sigma)
+
+
+#: Plans above this many rows are refused (no log of 10**15 rows exists to plan for).
+MAX_PLANNED_ROWS = 10**15
+
+
+def _rows(name: str, value, epsilon: float) -> int:
+    """A planned number of rows: at least 1, at most :data:`MAX_PLANNED_ROWS` (else DataError)."""
+    v = float(value)
+    if not v <= MAX_PLANNED_ROWS:
+        raise DataError(f"epsilon={epsilon:g} needs {name} above {MAX_PLANNED_ROWS:.0e} rows "
+                        f"(got {v:.3g}): choose a larger epsilon")
+    return max(1, int(np.ceil(v)))
 
 
 def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
@@ -104,26 +118,29 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
         pass
     elif target == "penalty":
         if not np.isfinite(A) or not np.isfinite(B):
-            raise ValueError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
+            raise ParameterError("the penalty's delta-method variance is undefined at Delta_REO = 0; "
                              "plan with target='delta_U'")
         Ak, Bk = np.atleast_1d(A), np.atleast_1d(B)
     else:
-        raise ValueError(f"target must be 'penalty' or 'delta_U', got {target!r}")
-    budget = (eps / z) ** 2
+        raise ParameterError(f"target must be 'penalty' or 'delta_U', got {target!r}")
+    with np.errstate(over="ignore"):
+        budget = float(np.float64(eps / z) ** 2)          # epsilon = 1e308: inf, not OverflowError
     if (n_default is None) == (random_to_default is None):
-        raise ValueError("give exactly one of n_default and random_to_default")
+        raise ParameterError("give exactly one of n_default and random_to_default")
     if n_default is not None:
         nd = check_positive_int("n_default", n_default)
-        room = budget - Ak / nd
+        room = budget - Ak / nd                        # <= 0 for a tiny epsilon: refused below
         if np.any(room <= 0):
             best = float(z * np.sqrt(np.max(Ak) / nd))
-            raise ValueError(f"n_default={nd} is too small: even unlimited random traffic gives a "
+            raise ParameterError(f"n_default={nd} is too small: even unlimited random traffic gives a "
                              f"half-width of {best:.4g} > epsilon={eps}")
-        nr = int(np.ceil(np.max(Bk / room)))
+        nr = _rows("n_random", np.max(Bk / room), eps)
     else:
         r = check_in_interval("random_to_default", random_to_default, 0.0, np.inf, low_open=True, high_open=True)
-        nd = int(np.ceil(np.max((Ak + Bk / r) / budget)))
-        nr = int(np.ceil(r * nd))
+        with np.errstate(divide="ignore", over="ignore"):      # budget underflows to 0 for a tiny epsilon
+            need = np.max((Ak + Bk / r) / budget) if budget > 0 else np.inf
+        nd = _rows("n_default", need, eps)
+        nr = _rows("n_random", r * nd, eps)
     half = float(z * np.sqrt(np.max(Ak / nd + Bk / nr)))
     return SamplePlan(nd, nr, half, eps, float(confidence), target, interval)
 
@@ -144,9 +161,10 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     d = check_delta(delta)
     U = rtpr_utilities(P, Q)
     K = U.shape[-1]
-    n = 4.0 * K ** 2 / U.sum() ** 2 / eps ** 2 * np.log(1.0 / d)
-    return TheoremSampleSize(float(n), int(np.ceil(n * np.max(U ** 2 * (1 - Q) / Q))),
-                             int(np.ceil(n * np.max(U ** 2 * (1 - P) / P))), eps, d)
+    with np.errstate(over="ignore", divide="ignore"):
+        n = 4.0 * K ** 2 / np.float64(U.sum()) ** 2 / np.float64(eps) ** 2 * np.log(1.0 / d)
+        nd, nr = n * np.max(U ** 2 * (1 - Q) / Q), n * np.max(U ** 2 * (1 - P) / P)
+    return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
 def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float:
@@ -164,6 +182,6 @@ def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
     full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)
     p = nr / full
     if p > 1.0:
-        raise ValueError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
+        raise ParameterError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
                          f"come from {n_requests} requests x {n_show} items")
     return float(p)

@@ -51,12 +51,14 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from ocef.results import Result
-from ocef.validation import (
+from ocef.validation import (check_resources,
     as_generator,
     check_in_interval,
     check_positive_int,
     check_unit_array,
 )
+from ocef.validation import Integer, Options, Real, Rng, validate_params
+from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
 LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
@@ -104,29 +106,32 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
     n_users, n_items = pref.shape
     groups = np.asarray(item_groups)
     if groups.shape != (n_items,):
-        raise ValueError(f"item_groups must have one entry per item (shape ({n_items},)), got shape {groups.shape}")
+        raise ParameterError(f"item_groups must have one entry per item (shape ({n_items},)), got shape {groups.shape}")
     if not np.issubdtype(groups.dtype, np.integer):
-        raise TypeError(f"item_groups must hold integer group labels, got dtype {groups.dtype}")
+        raise ParameterTypeError(f"item_groups must hold integer group labels, got dtype {groups.dtype}")
     if np.unique(groups).size < 2:
-        raise ValueError(f"item_groups must contain at least 2 groups, got {np.unique(groups).tolist()}")
+        raise ParameterError(f"item_groups must contain at least 2 groups, got {np.unique(groups).tolist()}")
     sc = np.asarray(scores, dtype=float)
     if sc.shape != pref.shape:
-        raise ValueError(f"scores must have the shape of preferences {pref.shape}, got {sc.shape}")
+        raise ParameterError(f"scores must have the shape of preferences {pref.shape}, got {sc.shape}")
     if not np.all(np.isfinite(sc)) or sc.min() < 0:
-        raise ValueError("scores must be finite and >= 0 (multiplicative boosts rescale them), "
+        raise ParameterError("scores must be finite and >= 0 (multiplicative boosts rescale them), "
                          f"found min {np.nanmin(sc)!r}")
     if user_weights is None:
         w = np.full(n_users, 1.0 / n_users)
     else:
         w = np.asarray(user_weights, dtype=float)
         if w.shape != (n_users,):
-            raise ValueError(f"user_weights must have shape ({n_users},), got {w.shape}")
+            raise ParameterError(f"user_weights must have shape ({n_users},), got {w.shape}")
         if not np.all(np.isfinite(w)) or w.min() < 0 or w.sum() <= 0:
-            raise ValueError("user_weights must be finite, >= 0 and not all 0")
+            raise ParameterError("user_weights must be finite, >= 0 and not all 0")
         w = w / w.sum()
     return TrafficWorld(pref, groups.astype(np.int64), sc, w)
 
 
+@validate_params(n_users=Integer(1, 10**9), n_items=Integer(2, 10**9), n_groups=Integer(2, 10**6), rank=Integer(1, 10**5),
+                 positive_rate=Real(1e-9, 1 - 1e-9), preference_scale=Real(-1e6, 1e6),
+                 score_noise=Real(0, 1e6), user_activity=Real(0, 1e3), rng=Rng())
 def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2, *,
                        rank: int = 8, group_shares=None, positive_rate: float = 0.1,
                        preference_scale: float = 1.5, group_preference_shift=None,
@@ -148,19 +153,23 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items, minimum=2)
     n_groups = check_positive_int("n_groups", n_groups, minimum=2)
+    if n_groups > n_items:
+        raise ParameterError(f"n_groups ({n_groups}) must be at most n_items ({n_items}): every group needs an item")
     rank = check_positive_int("rank", rank)
+    check_resources("n_users, n_items, rank", memory=8.0 * (4 * n_users * n_items + rank * (n_users + n_items)),
+                    work=float(n_users) * n_items * rank, what="operations")
     positive_rate = check_in_interval("positive_rate", positive_rate, 0.0, 1.0, high_open=True)
     check_in_interval("score_noise", score_noise, 0.0, np.inf, low_open=False, high_open=True)
     check_in_interval("user_activity", user_activity, 0.0, np.inf, low_open=False, high_open=True)
     gen = as_generator(rng)
     shares = np.full(n_groups, 1.0 / n_groups) if group_shares is None else np.asarray(group_shares, float)
     if shares.shape != (n_groups,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
-        raise ValueError(f"group_shares must be {n_groups} positive numbers summing to 1, got {group_shares!r}")
+        raise ParameterError(f"group_shares must be {n_groups} positive numbers summing to 1, got {group_shares!r}")
     shift = np.zeros(n_groups) if group_preference_shift is None else np.asarray(group_preference_shift, float)
     bias = np.zeros(n_groups) if score_bias is None else np.asarray(score_bias, float)
     for name, arr in (("group_preference_shift", shift), ("score_bias", bias)):
         if arr.shape != (n_groups,) or not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must hold {n_groups} finite numbers, got {arr.tolist()}")
+            raise ParameterError(f"{name} must hold {n_groups} finite numbers, got {arr.tolist()}")
     # every group gets at least one item, the rest by the shares
     groups = np.concatenate([np.arange(n_groups), gen.choice(n_groups, size=n_items - n_groups, p=shares)])
     groups = gen.permutation(groups) if n_items > n_groups else groups
@@ -186,7 +195,7 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     known = set(np.unique(groups).tolist())
     for g, b in dict(boosts).items():
         if g not in known:
-            raise ValueError(f"{name} names group {g!r}, which no item has; groups are {sorted(known)}")
+            raise ParameterError(f"{name} names group {g!r}, which no item has; groups are {sorted(known)}")
         check_in_interval(f"{name}[{g!r}]", b, 0.0, np.inf, low_open=True, high_open=True)
         factor[groups == g] = float(b)
     return factor
@@ -214,17 +223,23 @@ def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
 def _check_n_show(n_show, n_items: int) -> int:
     n_show = check_positive_int("n_show", n_show)
     if n_show > n_items:
-        raise ValueError(f"n_show must be <= the number of items {n_items}, got {n_show}")
+        raise ParameterError(f"n_show must be <= the number of items {n_items}, got {n_show}")
     return n_show
 
 
 def _check_serving(world: TrafficWorld, n_days, requests_per_day, n_show, p_act, log_rate) -> tuple:
     """The serving arguments of :func:`simulate_ab` and :func:`stream_traffic`, checked:
     ``(n_days, requests_per_day, n_show, p_act, log_rate)``."""
-    return (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
-            _check_n_show(n_show, world.n_items),
-            check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
-            check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
+    out = (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
+           _check_n_show(n_show, world.n_items),
+           check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
+           check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
+    # every request draws n_show served items (and a random list with prob. p_act): refuse, before the
+    # first day, a simulation of n_days * requests_per_day requests above the limits
+    shown = float(out[0]) * out[1] * out[2]
+    check_resources("n_days, requests_per_day, n_show", work=shown, what="served items",
+                    memory=8.0 * 8 * float(out[1]) * out[2] * max(out[4], out[3]))
+    return out
 
 
 # --------------------------------------------------------------------------- ground truth
@@ -275,7 +290,7 @@ def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None
     p = (w @ world.preferences @ onehot) / world.n_items              # P(Y=1, S=k)
     q = (w @ (world.preferences * rec) @ onehot) / n_show              # P(Y=1, S=k | R=1)
     if np.any(p <= 0):
-        raise ValueError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
+        raise ParameterError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
     p_rec = n_show / world.n_items
     u_scaled, delta_u, penalty = _reo_point(p, q)
     u = u_scaled * p_rec                                                # eq. (1) by Bayes, Sec. 3.3
@@ -339,6 +354,8 @@ class TrafficLogs:
     served: pd.DataFrame = field(repr=False)
 
 
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng())
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
                      n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
@@ -355,6 +372,8 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
 
 
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng(), assignment=Options("user", "request"))
 def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
                 requests_per_day: int = 10_000, n_show: int = 10, p_act: float = 0.01,
                 log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
@@ -376,16 +395,16 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     Returns :class:`AbTrafficLogs`.
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
-        raise ValueError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
+        raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
     n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
                                                                        p_act, log_rate)
     if assignment not in ("user", "request"):
-        raise ValueError(f"assignment must be 'user' or 'request', got {assignment!r}")
+        raise ParameterError(f"assignment must be 'user' or 'request', got {assignment!r}")
     names = [str(a) for a in arms]
     n_arms = len(names)
     shares = np.full(n_arms, 1.0 / n_arms) if arm_shares is None else np.asarray(arm_shares, float)
     if shares.shape != (n_arms,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
-        raise ValueError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
+        raise ParameterError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
     gen = as_generator(rng)
 
     tops = np.stack([default_recommendations(world, n_show, b) for b in arms.values()])  # A x users x n_show
@@ -550,7 +569,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     dirs = {"default": out / "default", "random": out / "random"}
     for d in dirs.values():
         if d.exists() and any(d.glob("*.parquet")):
-            raise ValueError(f"out_dir {d} already holds Parquet files; choose an empty directory")
+            raise ParameterError(f"out_dir {d} already holds Parquet files; choose an empty directory")
         d.mkdir(parents=True, exist_ok=True)
     tops = default_recommendations(world, n_show, boosts)[None]
     single_arm = np.zeros(world.n_users, dtype=np.int64)
@@ -595,10 +614,10 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     p = check_unit_array("p", p, ndim=1)
     q = check_unit_array("q", q, ndim=1)
     if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+        raise ParameterError(f"p and q must have the same length, got {p.size} and {q.size}")
     for name, v in (("p", p), ("q", q)):
         if v.sum() > 1 + 1e-12:
-            raise ValueError(f"{name} must sum to at most 1 (joint probabilities), got {v.sum()!r}")
+            raise ParameterError(f"{name} must sum to at most 1 (joint probabilities), got {v.sum()!r}")
     n_random = check_positive_int("n_random", n_random)
     n_default = check_positive_int("n_default", n_default)
     gen = as_generator(rng)

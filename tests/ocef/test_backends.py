@@ -54,7 +54,7 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
 def test_auto_engine_and_bad_engine(frame, tmp_path):
     assert le.resolve_engine("auto", frame) == "pandas"
     assert le.resolve_engine("auto", tmp_path / "x.parquet") == "duckdb"
-    with pytest.raises(ValueError, match=r"engine must be one of .*got 'numba'"):
+    with pytest.raises(ValueError, match=r"backend must be one of .*got 'numba'"):
         le.group_counts(frame, by=["S"], engine="numba")
     with pytest.raises(TypeError, match="pandas DataFrame, a DuckDB relation"):
         le.group_counts(np.zeros(3), by=["S"])
@@ -95,7 +95,7 @@ def test_spark_without_java_is_a_clear_error(monkeypatch):
     pytest.importorskip("pyspark", reason="pyspark is not installed")
     monkeypatch.setattr(le.shutil, "which", lambda name: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    with pytest.raises(ValueError, match="engine='spark' needs Java"):
+    with pytest.raises(ValueError, match="backend='spark' needs Java"):
         le.spark_session()
 
 

@@ -170,7 +170,7 @@ def test_cli_bad_input(tmp_path, capsys):
                                              "--random", str(paths["random"]))
     assert "give --default and --random" in run_error(capsys, "reo", "--default", str(paths["default"]))
     assert "either --dataset" in run_error(capsys, "reo", "--dataset", "coat", "--default", str(paths["default"]))
-    assert "confidence must be in" in run_error(capsys, *base, "--label", "click", "--confidence", "1.5")
+    assert "confidence must be a real number in" in run_error(capsys, *base, "--label", "click", "--confidence", "1.5")
 
 
 @pytest.mark.data
@@ -209,11 +209,11 @@ def test_cli_engines_agree_and_record_the_method(tmp_path, capsys):
     for engine in ("auto", "duckdb", "pandas"):
         assert cli.main(base + ["--engine", engine]) == 0
         outs[engine] = strict(capsys.readouterr().out)
-    assert outs["auto"]["engine"] == "auto" and outs["auto"]["method"] == "delta-full"
+    assert outs["auto"]["backend"] == "auto" and outs["auto"]["method"] == "delta-full"
     for engine in ("duckdb", "pandas"):
-        assert {k: v for k, v in outs[engine].items() if k != "engine"} == \
-               {k: v for k, v in outs["auto"].items() if k != "engine"}
-    assert "needs --engine spark" in run_error(capsys, *base, "--spark-master", "spark://x:7077")
+        assert {k: v for k, v in outs[engine].items() if k != "backend"} == \
+               {k: v for k, v in outs["auto"].items() if k != "backend"}
+    assert "needs --backend spark" in run_error(capsys, *base, "--spark-master", "spark://x:7077")
 
 
 def test_cli_by_day_and_fail_above(tmp_path, capsys):
@@ -257,9 +257,9 @@ def test_cli_reo_ab_engines(tmp_path, capsys):
             "--json"]
     outs = {}
     for engine in ("duckdb", "pandas"):
-        assert cli.main(args + ["--engine", engine]) == 0
+        assert cli.main(args + ["--backend", engine]) == 0
         outs[engine] = strict(capsys.readouterr().out)
-    assert outs["duckdb"]["groups"] == outs["pandas"]["groups"] and outs["duckdb"]["engine"] == "duckdb"
+    assert outs["duckdb"]["groups"] == outs["pandas"]["groups"] and outs["duckdb"]["backend"] == "duckdb"
 
 
 def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys):
@@ -285,7 +285,7 @@ def test_cli_choices_are_the_librarys():
     choices = {name: {a.dest: a.choices for a in parser._actions if a.choices}
                for name, parser in sub.choices.items()}
     assert command.ENGINES == logs_engine.ENGINES
-    assert tuple(choices["reo"]["engine"]) == tuple(choices["reo-ab"]["engine"]) == logs_engine.ENGINES
+    assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.ENGINES
     assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_METHODS
     assert tuple(choices["reo-ab"]["interval"]) == reo.BOOTSTRAP_METHODS
     assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS

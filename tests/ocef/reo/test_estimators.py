@@ -316,7 +316,7 @@ def test_no_positive_in_default(logs):
 
 def test_bad_confidence_and_single_group(logs):
     default, random = logs
-    with pytest.raises(ValueError, match=r"confidence must be in \(0.0, 1.0\)"):
+    with pytest.raises(ValueError, match=r"confidence must be a real number in \(0, 1\)"):
         reo.estimate_reo(default, random, confidence=1.0)
     with pytest.raises(ValueError, match="at least 2 groups"):
         reo.estimate_reo(default[default.S == "a"], random[random.S == "a"])
@@ -420,7 +420,7 @@ def test_bootstrap_bad_method():
     default = log_from_counts({("a", 1): 3, ("a", 0): 7, ("b", 1): 2, ("b", 0): 8})
     with pytest.raises(ValueError, match="method must be one of"):
         reo.bootstrap_reo_ci(default, default, method="bc")
-    with pytest.raises(ValueError, match="n_resamples must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer in \[2, "):
         reo.bootstrap_reo_ci(default, default, n_resamples=1)
 
 

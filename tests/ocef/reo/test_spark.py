@@ -57,7 +57,7 @@ def test_spark_errors_match_the_other_engines(spark):
         reo.reo_counts({"default": spark.createDataFrame(frame)}, engine="spark")
     with pytest.raises(ValueError, match=r"missing column\(s\) \['click'\]"):
         reo.reo_counts({"default": spark.createDataFrame(frame)}, label="click", engine="spark")
-    with pytest.raises(ValueError, match="a Spark DataFrame needs engine='spark'"):
+    with pytest.raises(ValueError, match="a Spark DataFrame needs backend='spark'"):
         reo.reo_counts({"default": spark.createDataFrame(frame)}, engine="duckdb")
 
 
@@ -77,7 +77,7 @@ def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
             assert cli.main(command + [str(tmp_path / "d.parquet"), "--random", str(tmp_path / "r.parquet"),
                                        "--engine", engine, "--json"]) == 0
             out = json.loads(capsys.readouterr().out)
-            assert out.pop("engine") == engine
+            assert out.pop("backend") == engine
             outs[(engine, command[0])] = out
     assert outs[("duckdb", "reo")] == outs[("spark", "reo")]
     assert outs[("duckdb", "reo-ab")] == outs[("spark", "reo-ab")]

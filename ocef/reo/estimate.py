@@ -1,0 +1,92 @@
+"""``estimate_reo``: the one door to REO estimates with intervals — the delta method
+(:mod:`ocef.reo.estimators`) or the bootstrap (:mod:`ocef.reo.bootstrap`, imported only when a
+bootstrap interval is asked for, so that ``ocef reo`` on a file stays light)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ocef.backends import BACKENDS, backend_alias
+from ocef.reo.estimators import INTERVALS, ReoResult, reo_result_from_counts
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+
+#: Every interval :func:`estimate_reo` offers: the delta method (:data:`INTERVALS`) and the bootstrap
+#: (:data:`ocef.reo.bootstrap.BOOTSTRAP_METHODS`, by :func:`ocef.reo.bootstrap_reo_ci`).
+ALL_INTERVALS = INTERVALS + ("standard", "percentile", "bca")
+#: Most bootstrap resamples one call takes.
+MAX_RESAMPLES = 10**7
+
+
+@validate_params(confidence=CONFIDENCE, interval=Options(*ALL_INTERVALS), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS), n_resamples=Integer(2, MAX_RESAMPLES), rng=Rng(),
+                 resample=Options("counts", "rows"))
+def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
+                 confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
+                 n_resamples: int = 100, rng=None, resample: str = "counts",
+                 backend: str = "auto", engine: str | None = None, spark=None) -> ReoResult:
+    """Estimate ``U_k``, ``delta_U_k`` and ``Delta_REO`` with intervals (eq. 5-7, Algorithm 1)
+    from the default traffic log D_rec and the random traffic log D_rand.
+
+    Parameters
+    ----------
+    default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The two logs. They are reduced to per-group counts first (:func:`ocef.reo.reo_counts`):
+        a file is CSV, Parquet, a directory or glob of Parquet partitions.
+    label : str or list of str
+        A 0/1 column, or a list of them (Y = any of them).
+    group : str
+        The item-group column S.
+    confidence : float in (0, 1)
+        Two-sided level of the intervals.
+    groups : list, optional
+        Fixes the groups and their order (default: the sorted values found in both logs).
+    interval : str
+        ``"delta-full"`` (default; the delta method with the full multinomial covariance of the
+        Q_k and of the P_k, :func:`utility_covariance`), ``"delta"`` (Algorithm 1 as printed,
+        diagonal Gamma: it under-covers when positive labels are common), or a bootstrap interval
+        of Sec. 4.3 — ``"standard"`` (eq. 23), ``"percentile"``, ``"bca"`` — computed by
+        :func:`ocef.reo.bootstrap_reo_ci` (one door: its options are the next three).
+    n_resamples : int >= 2
+        Bootstrap resamples (bootstrap intervals only).
+    rng : None, int, SeedSequence or Generator
+        Randomness of the bootstrap.
+    resample : "counts" or "rows"
+        How the bootstrap resamples (see :func:`ocef.reo.bootstrap_reo_ci`).
+    backend : "auto", "duckdb", "pandas" or "spark"
+        Where the counts are computed ("auto": DuckDB for files, pandas for frames). ``engine`` is
+        its former name, kept as an alias.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    ReoResult
+        ``groups`` (one row per group), ``penalty`` and its interval; ``method`` names the interval.
+
+    Raises ``ocef.errors.DataError`` naming the problem for missing columns, empty logs, labels
+    outside {0, 1}, and groups without positives in the random traffic.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": [0, 0, 1, 1, 0, 1]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": [0, 1, 0, 1, 0, 1]})
+    >>> res = estimate_reo(d, r)
+    >>> res.groups["U"].round(4).tolist()      # U_k = Q_k / P_k: (1/6)/(2/6), (3/6)/(2/6)
+    [0.5, 1.5]
+    >>> round(res.penalty, 4)                  # std/mean of U
+    0.5
+    """
+    backend = backend_alias(backend, engine)
+    if interval not in INTERVALS:
+        from ocef.reo.bootstrap import bootstrap_reo_ci
+
+        return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
+                                n_resamples=n_resamples, method=interval, rng=rng, groups=groups,
+                                resample=resample, backend=backend, spark=spark).result
+    from ocef.reo.counts import reo_counts
+
+    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
+                   backend=backend, spark=spark)
+    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+                                  c.positives("random"), int(c.rows("random")),
+                                  confidence=confidence, interval=interval)

@@ -1,0 +1,104 @@
+"""The shared parameter check generated from the declarations (as scikit-learn's
+``check_param_validation``): every front door decorated with :func:`ocef.validation.validate_params`
+is listed in :data:`ocef.validation.DECLARED`; for each declared parameter, every invalid value its
+constraint generates must raise ``ValueError``/``TypeError`` (ocef.errors) naming the parameter —
+and the call with valid arguments must work. A new declared front door without an entry in VALID
+fails ``test_every_declared_front_door_has_valid_arguments``."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import ocef.envy.audit
+import ocef.envy.auditor
+import ocef.envy.exact
+import ocef.envy.live
+import ocef.envy.runner
+import ocef.metrics.bias
+import ocef.pairwise.accuracy
+import ocef.reo.ab
+import ocef.reo.bootstrap
+import ocef.reo.daily
+import ocef.reo.estimate
+import ocef.reo.estimators
+import ocef.reo.simulate  # noqa: F401  (registers its front doors)
+from ocef.environments.bandits import paper_instance
+from ocef.errors import OcefError
+from ocef.validation import DECLARED
+
+RNG = np.random.default_rng(0)
+RHO = RNG.uniform(size=(6, 3))
+PROBS = RNG.dirichlet(np.ones(3), size=6)
+LABELS = np.array([0, 0, 1, 1, 2, 2])
+N = 400
+LOG_D = pd.DataFrame({"Y": np.tile([1, 0, 1, 1], N // 4), "S": np.repeat([0, 1], N // 2), "day": np.tile([1, 2], N // 2)})
+LOG_R = pd.DataFrame({"Y": np.tile([1, 1, 0, 0], N // 4), "S": np.tile([0, 1], N // 2), "day": np.tile([1, 2], N // 2)})
+PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
+                      "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
+                      "score_jp": RNG.normal(size=40)})
+CONFIGS = pd.DataFrame({"instance": [1], "alpha": [0.1], "delta": [0.05], "epsilon": [0.05]})
+
+
+def _world():
+    return ocef.reo.simulate.make_traffic_world(n_users=20, n_items=10, rng=0)
+
+
+def _problem():
+    return ocef.envy.audit.AuditProblem(RHO, PROBS, LABELS)
+
+
+# qualified name -> (callable taking the keyword arguments, valid keyword arguments)
+VALID = {
+    "ocef.envy.auditor.OCEF.__init__": (ocef.envy.auditor.OCEF, lambda: dict(n_arms=3, delta=0.05, alpha=0.05,
+                                                                            epsilon=0.05)),
+    "ocef.envy.live.audit_live": (ocef.envy.live.audit_live, lambda: dict(
+        pull=lambda g, a: 0.5, n_groups=2, group_sizes=[1, 1], alpha=0.5, delta=0.5, epsilon=0.5, max_steps=3)),
+    "ocef.reo.simulate.make_traffic_world": (ocef.reo.simulate.make_traffic_world,
+                                             lambda: dict(n_users=20, n_items=10, rng=0)),
+    "ocef.reo.simulate.simulate_traffic": (ocef.reo.simulate.simulate_traffic, lambda: dict(
+        world=_world(), requests_per_day=50, n_show=2, rng=0)),
+    "ocef.reo.simulate.simulate_ab": (ocef.reo.simulate.simulate_ab, lambda: dict(
+        world=_world(), arms={"a": None, "b": None}, requests_per_day=50, n_show=2, rng=0)),
+    "ocef.envy.exact.envy_report": (ocef.envy.exact.envy_report, lambda: dict(rho=RHO, probs=PROBS, labels=LABELS)),
+    "ocef.envy.runner.run_bandits": (ocef.envy.runner.run_bandits, lambda: dict(
+        configs=CONFIGS, means={1: paper_instance(1)}, trials=1, max_steps=5, rng=0)),
+    "ocef.envy.audit.AuditProblem.__init__": (ocef.envy.audit.AuditProblem,
+                                              lambda: dict(rho=RHO, policy=PROBS, labels=LABELS)),
+    "ocef.envy.audit.run_audit": (ocef.envy.audit.run_audit, lambda: dict(problem=_problem(), max_steps=5, rng=0)),
+    "ocef.reo.estimate.estimate_reo": (ocef.reo.estimate.estimate_reo,
+                                         lambda: dict(default=LOG_D, random=LOG_R)),
+    "ocef.reo.bootstrap.bootstrap_reo_ci": (ocef.reo.bootstrap.bootstrap_reo_ci,
+                                            lambda: dict(default=LOG_D, random=LOG_R, n_resamples=10, rng=0)),
+    "ocef.reo.ab.ab_test": (ocef.reo.ab.ab_test, lambda: dict(control=LOG_D, treatment=LOG_D, random=LOG_R,
+                                                              n_resamples=10, rng=0)),
+    "ocef.reo.daily.estimate_reo_by": (ocef.reo.daily.estimate_reo_by,
+                                       lambda: dict(default=LOG_D, random=LOG_R, by="day")),
+    "ocef.metrics.bias.recommender_bias": (ocef.metrics.bias.recommender_bias, lambda: dict(
+        scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
+    "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
+        pairs=PAIRS, n_resamples=5, rng=0)),
+}
+
+CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()
+         for value in constraint.invalid_values()]
+
+
+def test_every_declared_front_door_has_valid_arguments():
+    assert len(DECLARED) >= 15
+    assert sorted(set(DECLARED) - set(VALID)) == []
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_arguments_work(name):
+    make, valid = VALID[name]
+    make(**valid())
+
+
+@pytest.mark.parametrize("name, param, value", CASES, ids=[f"{n.rsplit('.', 2)[-2:]}-{p}={v!r}"[:80]
+                                                           for n, p, v in CASES])
+def test_declared_invalid_values_raise_a_clear_error(name, param, value):
+    make, valid = VALID[name]
+    with pytest.raises((ValueError, TypeError)) as info:
+        make(**{**valid(), param: value})
+    assert isinstance(info.value, OcefError), f"{name}({param}={value!r}) raised {type(info.value).__name__}"
+    # (the declarations of i19/i20's doors raise OcefError too: the check runs before their own)
+    assert param in str(info.value), f"{name}({param}={value!r}): {info.value} does not name {param}"
