@@ -66,7 +66,7 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "reo-unidentifiability": (2.0, 4.0),
     "reo-real-data": (3.0, 6.0),
     "envy-misspecification": (142.0, 3557.0),
-    "measurement-bias": (40.0, None),
+    "measurement-bias": (40.0, 729.0),
     "bias-metrics-movielens": (87.0, None),
     "pairwise-lemmas": (12.0, 5.0),
     "pairwise-regularization": (64.0, 171.0),
