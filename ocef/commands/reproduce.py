@@ -20,7 +20,7 @@ def register(sub) -> None:
     p.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--quick", action="store_true", help="small variants that finish in under a minute each")
-    p.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
+    p.add_argument("--out", type=str, default="results", help="output folder (default: results)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="folder holding the data sets (ml-1m/, ml-100k/, coat/, obd/); "
@@ -43,6 +43,11 @@ def _run(args: argparse.Namespace) -> int:
             quick_s, full_s = registry.RUN_SECONDS.get(name, (None, None))
             print(f"{name:32s} {_duration(quick_s):>7s} {_duration(full_s):>7s}  {description}")
         return 0
+    if not args.out.strip():                           # Path('') would be the current folder
+        from ocef.errors import ParameterError
+
+        raise ParameterError("--out must name a folder, got an empty name")
+    args.out = Path(args.out)
     names = args.names or registry.names()
     unknown = [n for n in names if n not in registry.names()]
     if unknown:
