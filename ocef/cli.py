@@ -102,6 +102,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    """The installed package's version."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("ocef")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 _NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")
 
 
