@@ -69,18 +69,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
-def _version() -> str:
-    """The installed distribution's version (importlib.metadata), else the package's own."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ocef")
-    except PackageNotFoundError:
-        import ocef
-
-        return ocef.__version__
-
-
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
     parser = _Parser(prog="ocef", description=DESCRIPTION)
