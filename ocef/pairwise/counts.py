@@ -348,6 +348,8 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     from ocef.backends import backend_alias
     from ocef.errors import ParameterError
 
+    if engine is not None and (not isinstance(engine, str) or engine not in BACKENDS):
+        raise ParameterError(f"engine (former name of backend) must be one of {BACKENDS}, got {engine!r}")
     backend = backend_alias(backend, engine)
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")

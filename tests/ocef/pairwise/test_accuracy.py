@@ -166,7 +166,7 @@ def test_both_engines_name_the_same_missing_columns(tmp_path):
             pair_counts(source, engine=engine)
         messages.append(str(err.value).split(";")[0])
     assert messages[0] == messages[1]
-    with pytest.raises(ValueError, match=r"missing column\(s\) \['session'\]"):
+    with pytest.raises(ValueError, match=r"cluster='session': pairs has no column 'session'"):
         pair_counts(tmp_path / "p.csv", scores=pd.DataFrame({"item": [0], "score": [1.0]}), cluster="session",
                     engine="duckdb")
 
