@@ -533,3 +533,13 @@ def test_pairwise_nan_scores_and_empty_pairs_files_name_the_file(run, tmp_path):
         pairwise_accuracy(_pairs().iloc[:0], backend="pandas")
     with pytest.raises(DataError, match="has no row"):
         pairwise_accuracy(_pairs().iloc[:0], backend="duckdb")
+
+
+@pytest.mark.parametrize("code", [np.inf, -np.inf, 1e308, 10**400, 2.5, "x"])
+def test_fairrec_attribute_codes_beyond_int64_or_not_integral_name_the_attribute(code):
+    # inf, 1e308 and 10**400 raised OverflowError inside numpy/pandas (found by the i23b fuzz round)
+    from ocef.fairrec.search import GroupOracle
+    t = _users().astype({"age": object})
+    t.loc[3, "age"] = code
+    with pytest.raises(DataError, match="attribute 'age' must hold integer codes"):
+        GroupOracle.from_user_metrics(t, ["gender", "age"], "mrr")

@@ -240,7 +240,9 @@ class GroupOracle:
         self.labels = {a: dict(labels[a]) for a in self.attributes if labels and a in labels}
         self.interval_reason = "" if self.bounds is not None else \
             "no valid interval: the metric's range is unknown (give bounds)"
-        codes = users[self.attributes].to_numpy().astype(np.int64)
+        codes = np.column_stack([col.to_numpy() if pd.api.types.is_integer_dtype(col) else
+                                 pd.to_numeric(col).to_numpy(dtype=float)          # checked: integral, finite
+                                 for col in (users[a] for a in self.attributes)]).astype(np.int64)
         n_all = codes.shape[0]
         if defined is None:
             defined = np.ones(n_all, dtype=bool)
