@@ -15,7 +15,7 @@ count vectors ("profiles") are exchangeable, so the data are reduced to the dist
 their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two aggregation engines give the same counts (a test checks it):
+Two counting backends (``backend=``; ``engine=`` is its former name) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -34,7 +34,7 @@ import pandas as pd
 
 from ocef.results import Result
 
-__all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "PairCounts", "check_pairs", "attach_scores",
+__all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
