@@ -246,18 +246,24 @@ CLAIMS: list[Claim] = [
     Claim("bias-metrics-movielens (ours)",
           "With one latent factor the argmax policy shows every user the same item: the Gini index of item "
           "exposure is 1, the exposure total variation between any two groups is 0, and no group is envious.",
-          _check_one_factor_argmax),
+          _check_one_factor_argmax, test="exact values (deterministic policy)", if_false="contradicted",
+          reason_if_false="a value differs from the exact one"),
     Claim("bias-metrics-movielens (ours)",
           "Exposure disparity without envy: at 64 factors the top-10 ranking shows the groups of every partition "
           "different items (some group's ETV with the reference is significant after Holm's adjustment over the "
           "partition's groups) while no group is 0.05-envious.",
-          _check_disparity_without_envy),
+          _check_disparity_without_envy,
+          test="ETV vs the reference group significant after Holm over the partition's groups (5%), and no group "
+               "0.05-envious",
+          reason_if_false="no ETV is significant after Holm in some partition, or some group is envious"),
     Claim("bias-metrics-movielens (ours)",
           "More latent factors spread exposure over more items: the Gini index at 64 factors is below that at "
           "1 factor for the softmax, argmax and top-10 policies.",
-          _check_gini_falls),
+          _check_gini_falls, test="Gini at 64 factors < at 1 factor, per policy (point comparison)",
+          reason_if_false="the Gini index does not fall for some policy (no interval tested)"),
     Claim("bias-metrics-movielens (ours)",
           "ETV of sampled recommendations (one softmax draw per user) is large between genders even with one "
           "factor (> 0.1), where group envy is below 0.001: the plug-in ETV measures sampling noise too.",
-          _check_softmax_noise),
+          _check_softmax_noise, test="ETV > 0.1 and group envy < 0.001 (point comparison)",
+          reason_if_false="the ETV is not large or the envy not small (no interval tested)"),
 ]

@@ -234,10 +234,13 @@ CLAIMS: list[Claim] = [
     Claim("exposure-position (ours)",
           "With a one-item list (argmax) every browsing model gives position 1 all the attention: the "
           "position-aware exposure share of popular items equals seed 004's position-blind share exactly.",
-          _check_argmax_identity),
+          _check_argmax_identity, test="exact identity (|difference| < 1e-12)", if_false="contradicted",
+          reason_if_false="a position-aware share differs from the blind one for a one-item list"),
     Claim("exposure-position (ours)",
           "Position matters for top-10 lists: in at least half of the (data set, factors) settings the "
           "position-blind share of popular items lies outside the 95% interval of their geometric (p = 0.5) "
           "exposure share.",
-          _check_position_matters),
+          _check_position_matters,
+          test="blind share outside the geometric share's 95% interval in >= half the settings",
+          reason_if_false="the blind share lies inside the geometric share's interval in most settings"),
 ]

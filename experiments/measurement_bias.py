@@ -88,14 +88,18 @@ def _beta_effect(d: pd.DataFrame) -> tuple[bool, str]:
 
 CLAIMS = [
     Claim("Fig. 7", "The proportion of ε-envious users of the disadvantaged group decreases when a larger "
-                    "proportion of the listening history is available", _per_reading(_individuals_decrease)),
+                    "proportion of the listening history is available", _per_reading(_individuals_decrease),
+          test="exact envy of the simulated population: share at the most history < at the least, every β "
+               "(point comparison)"),
     Claim("Fig. 7", "When no history is observed for the disadvantaged group, there is no group envy",
-          _per_reading(_no_envy_without_history)),
+          _per_reading(_no_envy_without_history), test="exact group envy <= ε at τ2 = 0, every β"),
     Claim("Fig. 7", "Group envy is highest when some history is observed but in small proportion, and decreases "
-                    "as more is revealed", _per_reading(_peak_at_small_history)),
+                    "as more is revealed", _per_reading(_peak_at_small_history),
+          test="argmax over τ2 of the exact group envy is interior, above ε, at τ2/τ1 <= 0.5 (point comparison)"),
     Claim("Fig. 7", "β effect: group envy decreases as β increases (closer to argmax, uninformative transport "
                     "cost); no envy at β = 1 (largest group envy over τ2: slope on log β < 0, above ε for some "
-                    "β < 1, below ε at β = 1)", _per_reading(_beta_effect)),
+                    "β < 1, below ε at β = 1)", _per_reading(_beta_effect),
+          test="least-squares slope on log β < 0 and the ε comparisons (point comparison)"),
 ]
 
 

@@ -98,8 +98,10 @@ def _check_lemma2(df: pd.DataFrame):
 
 
 CLAIMS = [
-    Claim("Lemma 1", "A calibrated model is insufficient for pairwise ranking fairness", _check_lemma1),
-    Claim("Lemma 2", "Equal MSE across groups is insufficient for pairwise ranking fairness", _check_lemma2),
+    Claim("Lemma 1", "A calibrated model is insufficient for pairwise ranking fairness", _check_lemma1, test="exact construction",
+          if_false="contradicted", reason_if_false="the constructed model is fair: the lemma's example fails"),
+    Claim("Lemma 2", "Equal MSE across groups is insufficient for pairwise ranking fairness", _check_lemma2, test="exact construction",
+          if_false="contradicted", reason_if_false="the constructed model is fair: the lemma's example fails"),
 ]
 
 

@@ -110,3 +110,22 @@ def save(fig, path: Path | str, dpi: int = 130) -> Path:
     out = atomic_write(Path(path), lambda p: fig.savefig(p, dpi=dpi, bbox_inches="tight", format="png"))
     plt.close(fig)
     return out
+
+
+def bounded_yerr(mean, half_width, low: float = 0.0, high: float = 1.0):
+    """Asymmetric error bars of ``mean ± half_width`` intersected with ``[low, high]``: for a
+    quantity known to lie there (a proportion), the intersection of a confidence interval with the
+    parameter space covers at least as often, and no bar is drawn below 0 or above 1.
+
+    Examples
+    --------
+    >>> [[round(float(x), 3) for x in v] for v in bounded_yerr([0.02, 0.5], [0.05, 0.1])]
+    [[0.02, 0.1], [0.05, 0.1]]
+    """
+    import numpy as np
+
+    mean = np.asarray(mean, dtype=float)
+    half = np.asarray(half_width, dtype=float)
+    lower = np.clip(mean - half, low, high)
+    upper = np.clip(mean + half, low, high)
+    return np.vstack([mean - lower, upper - mean])

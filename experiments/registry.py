@@ -43,6 +43,43 @@ EXPERIMENTS: dict[str, str] = {
     "exposure-position": "ocef.experiments.exposure_position",
 }
 
+#: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
+#: cache on the project's 2-core machine shared with other jobs (None: not measured);
+#: ``ocef reproduce --list`` prints them.
+RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
+    # `ocef reproduce [--quick]` of 2026-11-25, cold cache, beside other runs and sessions (load 10-16 on
+    # 2 cores: full times are several times what a dedicated machine takes); fairrec-accuracy/-attributes
+    # full: after i19's permutation tests; movielens-audit-group-size quick: its 3-size grid
+    "bandit-alpha": (13.0, 16.0),
+    "bandit-delta": (4.0, 9.0),
+    "bandit-arms": (4.0, 153.0),
+    "movielens-audit-alpha": (25.0, 872.0),
+    "movielens-audit-group-size": (46.0, 99.0),
+    "movielens-audit-delta": (12.0, 743.0),
+    "movielens-audit-sparsity": (28.0, 2725.0),
+    "reo-synthetic-mse": (10.0, 14.0),
+    "reo-sample-size": (9.0, 8.0),
+    "reo-monitoring": (3.0, 20.0),
+    "reo-ci-methods": (13.0, 28.0),
+    "reo-ab-boost": (9.0, 43.0),
+    "reo-random-traffic-value": (11.0, 98.0),
+    "reo-unidentifiability": (2.0, 4.0),
+    "reo-real-data": (3.0, 6.0),
+    "envy-misspecification": (142.0, 3557.0),
+    "measurement-bias": (40.0, 729.0),
+    "bias-metrics-movielens": (87.0, None),
+    "pairwise-lemmas": (12.0, 5.0),
+    "pairwise-regularization": (64.0, 171.0),
+    "pairwise-coat": (4.0, 10.0),
+    "fairrec-accuracy": (5.0, 332.0),
+    "fairrec-attributes": (1.0, 42.0),
+    "fairrec-budget": (56.0, 1892.0),
+    "fairrec-hyper": (5.0, 148.0),
+    "fairrec-vanilla": (8.0, 116.0),
+    "fairrec-efficiency": (13.0, 80.0),
+    "exposure-position": (72.0, None),
+}
+
 
 def names() -> list[str]:
     return list(EXPERIMENTS)

@@ -22,7 +22,7 @@ from ocef.experiments._reo_common import N_DAYS, daily_traffic
 from ocef.experiments.reo_monitoring import daily_boosts
 from ocef import reo
 from ocef.reo.simulate import make_traffic_world, simulate_traffic
-from ocef.experiments.claims import Claim
+from ocef.experiments.claims import Claim, Verdict
 
 NAME = "reo-ci-methods"
 DESCRIPTION = "Fig. 7-8 (seed 000): delta vs standard-bootstrap vs BCa intervals of ΔREO per day, bootstrap bias"
@@ -44,15 +44,25 @@ def _consistent_widths(df: pd.DataFrame) -> tuple[bool, str]:
 def _bias(df: pd.DataFrame) -> tuple[bool, str]:
     b = df[df["method"] == "standard bootstrap"]["relative_bias"]
     pos, neg = int((b > 0).sum()), int((b < 0).sum())
-    return bool((b.abs() < 0.03).all() and pos > 0 and neg > 0), (
-        f"largest |bias| / estimate {b.abs().max():.1%}; {pos} positive, {neg} negative days")
+    ok = bool((b.abs() < 0.03).all() and pos > 0 and neg > 0)
+    ev = f"largest |bias| / estimate {b.abs().max():.1%}; {pos} positive, {neg} negative days"
+    return Verdict("holds", ev, None, float(b.abs().max())) if ok else Verdict(
+        "inconclusive", ev, "a narrow miss: the largest |bias| / estimate exceeds the paper's 3% on a simulated day "
+        "(the bootstrap bias is itself noisy; no test of the excess)" if b.abs().max() < 0.05 else
+        "the largest |bias| / estimate is well above 3%, or the sign does not oscillate", float(b.abs().max()))
 
 
 CLAIMS = [
     Claim("REO Fig. 7", "Delta-method, standard-bootstrap and BCa intervals are consistent (widths within "
-                        "-20%/+25% of the delta method's, every day)", _consistent_widths),
+                        "-20%/+25% of the delta method's, every day)", _consistent_widths,
+          test="width ratio to the delta method in (0.8, 1.25) every day (point comparison)",
+          reason_if_false="a width ratio leaves (0.8, 1.25) on some day"),
     Claim("REO Fig. 8", "The bootstrap estimate of the bias is below 3% of the estimate, with oscillating sign "
-                        "(no systematic bias)", _bias),
+                        "(no systematic bias)", _bias,
+          test="largest |bootstrap bias| / estimate < 3% and both signs occur (point comparison)",
+          paper_value=0.03, paper_source="REO Fig. 8: bias below 3% of the estimate",
+          reason_if_false="a narrow miss: the largest |bias| / estimate exceeds the paper's 3% on a simulated "
+                          "day (the bootstrap bias is itself noisy; no test of the excess)"),
 ]
 
 

@@ -23,7 +23,7 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments._reo_common import loglog_slope
 from ocef import reo
 from ocef.reo.simulate import make_traffic_world, simulate_traffic
-from ocef.experiments.claims import Claim, fit_slope, trend
+from ocef.experiments.claims import Claim, fit_slope, trend, slope_near
 
 NAME = "reo-sample-size"
 DESCRIPTION = "Fig. 4-5 (seed 000): relative error and variance of ΔREO vs sample size on a simulated day"
@@ -35,10 +35,12 @@ DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item 
 
 CLAIMS = [
     Claim("REO Fig. 5", "The variance of ΔREO(n) scales as 1/n (log-log slope in [-1.15, -0.85])",
-          lambda df: (lambda s: (bool(-1.15 <= s.slope <= -0.85), str(s)))(
-              fit_slope(df["n"], df["variance"], logx=True, logy=True))),
+          lambda df: slope_near(fit_slope(df["n"], df["variance"], logx=True, logy=True), -1.0, 0.15),
+          test="95% t interval of the log-log slope contains -1 and the slope is within ±0.15 of it",
+          paper_value=-1.0, paper_source="REO Fig. 5: variance ∝ 1/n"),
     Claim("REO Fig. 4", "The relative error decreases with the sample size (log-log slope < 0)",
-          lambda df: trend(df, "n", "rel_error_mean", sign=-1, logx=True, logy=True)),
+          lambda df: trend(df, "n", "rel_error_mean", sign=-1, logx=True, logy=True),
+          test="95% t interval of the log-log slope"),
 ]
 
 

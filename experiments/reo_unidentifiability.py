@@ -66,9 +66,12 @@ def _separates(df: pd.DataFrame) -> tuple[bool, str]:
 
 CLAIMS = [
     Claim("REO Table 1", "A and B agree on the recommended subset yet ΔREO = 0 vs 1/3; the naive estimator and any "
-                         "model fitted on the recommended subset give A and B the same answer", _same_answer),
+                         "model fitted on the recommended subset give A and B the same answer", _same_answer,
+          test="exact computation", if_false="contradicted", reason_if_false="the estimators tell A and B apart",
+          paper_value="ΔREO 0 vs 1/3", paper_source="REO Table 1"),
     Claim("REO Sec. 3.2", "Random traffic identifies REO: B's penalty is significantly > 0 and above A's",
-          _separates),
+          _separates, test="95% interval of B's penalty above 0 and above A's",
+          reason_if_false="the intervals do not separate B from A (more random traffic would settle it)"),
 ]
 
 

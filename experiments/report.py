@@ -7,7 +7,13 @@ writes (``OUT/NAME/NAME.csv``, ``OUT/NAME/NAME.png``); nothing here is specific 
 
 Statuses: ``ok``; ``skipped`` when the experiment raised :class:`FileNotFoundError` (a data set is
 missing: the reason is reported, the run does not fail); ``failed`` for any other exception (the
-run exits non-zero). Claims are checked on ``NAME.csv`` after an ``ok`` run and never fail it.
+run exits non-zero). Claims are checked on ``NAME.csv`` after an ``ok`` run and never fail it; each
+gets one of four verdicts (``holds``, ``contradicted``, ``inconclusive``, ``unchecked``, see
+:mod:`ocef.experiments.claims`) with a reason, and the paper's own number where it prints one. An
+experiment's shown outcome reflects its claims (:func:`outcome`), not only whether it ran.
+
+Running some experiments into a folder that already holds a report updates their sections and
+keeps the others (:func:`merge`).
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ from typing import Callable
 import pandas as pd
 
 from ocef.experiments import _io, registry
-from ocef.experiments.claims import check_claims
+from ocef.experiments.claims import VERDICTS, check_claims, verdict_counts
 from ocef.files import atomic_write_text
 from ocef.results import dumps
 
@@ -97,54 +103,112 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
     if entry["status"] == "ok" and png.exists():
         entry["figure"] = f"{name}/{name}.png"
     claims = list(getattr(mod, "CLAIMS", []))
+    entry["dataset"] = "; ".join(datasets) or getattr(mod, "DATASET", "") or "not stated"
+    entry["quick"] = bool(quick)
+    describe = getattr(mod, "describe", None)
+    if callable(describe):                                # the configuration actually run
+        entry["description"] = describe(quick)
     if entry["status"] == "ok" and claims:
         try:
             results = pd.read_csv(out_dir / f"{name}.csv")
         except Exception as exc:                          # no CSV: every claim is unchecked
             entry["claims"] = _unchecked(claims, f"results not readable: {type(exc).__name__}: {exc}")
         else:
-            entry["claims"] = check_claims(claims, results)
             if not datasets and not getattr(mod, "DATASET", "") and "dataset" in results:
-                datasets = [str(d) for d in results["dataset"].dropna().unique()]
+                entry["dataset"] = "; ".join(str(d) for d in results["dataset"].dropna().unique()) or "not stated"
+            entry["claims"] = check_claims(claims, results, quick=quick, dataset=entry["dataset"])
     elif claims:
         entry["claims"] = _unchecked(claims, f"not checked: experiment {entry['status']}")
-    entry["dataset"] = "; ".join(datasets) or getattr(mod, "DATASET", "") or "not stated"
     return entry
 
 
 def _unchecked(claims, evidence: str) -> list[dict]:
     """Summary rows of ``claims`` that were not checked, each with ``evidence`` (the reason)."""
-    return [{"figure": c.figure, "claim": c.text, "holds": None, "evidence": evidence} for c in claims]
+    return [{"figure": c.figure, "claim": c.text, "test": c.test or None, "verdict": "unchecked",
+             "reason": evidence, "evidence": evidence, "holds": None, "paper_value": c.paper_value,
+             "paper_source": c.paper_source or None, "ours": None, "difference": None} for c in claims]
 
 
 def claim_counts(entry: dict) -> tuple[int, int]:
-    """(claims held, claims checked) of one summary entry (unchecked claims are not counted)."""
-    checked = [c for c in entry["claims"] if c["holds"] is not None]
-    return sum(bool(c["holds"]) for c in checked), len(checked)
+    """(claims that hold, claims checked) of one summary entry (``unchecked`` claims are not counted)."""
+    counts = verdict_counts(entry["claims"])
+    return counts["holds"], sum(counts.values()) - counts["unchecked"]
+
+
+def outcome(entry: dict) -> str:
+    """What an experiment's row shows.
+
+    Its run status unless ``ok``; then its claims' verdicts: ``"ok"`` only when every checked
+    claim holds, otherwise the worst verdict among its claims (``contradicted`` before
+    ``inconclusive`` before ``unchecked``), so no green "ok" stands beside claims that do not hold.
+
+    Parameters
+    ----------
+    entry : dict
+        One experiment of ``summary.json`` (``status`` and ``claims``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> outcome({"status": "ok", "claims": [{"verdict": "holds"}, {"verdict": "inconclusive"}]})
+    'inconclusive'
+    >>> outcome({"status": "skipped", "claims": []})
+    'skipped'
+    """
+    if entry["status"] != "ok":
+        return entry["status"]
+    counts = verdict_counts(entry["claims"])
+    for word in ("contradicted", "inconclusive", "unchecked"):
+        if counts[word]:
+            return word
+    return "ok"
+
+
+def claims_cell(entry: dict) -> str:
+    """The verdict counts of one experiment in words.
+
+    Parameters
+    ----------
+    entry : dict
+        One experiment of ``summary.json``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> claims_cell({"claims": [{"verdict": "holds"}, {"verdict": "holds"}, {"verdict": "unchecked"}]})
+    '2 holds, 1 unchecked'
+    """
+    counts = verdict_counts(entry["claims"])
+    return ", ".join(f"{n} {w}" for w, n in counts.items() if n) or "no claims"
 
 
 def summary_table(entries: list[dict]) -> str:
-    """The console summary: one line per experiment, then every claim with its verdict."""
-    rows = [("experiment", "status", "seconds", "parts reused", "claims held", "data set")]
+    """The console summary: one line per experiment, then every claim with its verdict and reason."""
+    rows = [("experiment", "outcome", "seconds", "parts reused", "claims", "data set")]
     for e in entries:
-        held, checked = claim_counts(e)
-        rows.append((e["name"], e["status"], f"{e['seconds']:.1f}",
-                     f"{e['parts']['reused']}/{e['parts']['total']}",
-                     f"{held}/{checked}" + (f" (+{len(e['claims']) - checked} unchecked)"
-                                            if len(e["claims"]) > checked else ""),
-                     _short(e["dataset"], 60)))
+        rows.append((e["name"], outcome(e), f"{e['seconds']:.1f}", f"{e['parts']['reused']}/{e['parts']['total']}",
+                     claims_cell(e), _short(e["dataset"], 60)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "  " + r[-1] for r in rows]
     lines.insert(1, "-" * min(120, max(len(x) for x in lines)))
     claim_lines = []
     for e in entries:
         for c in e["claims"]:
-            mark = {True: "HOLDS ", False: "FAILS ", None: "UNCHECKED"}[c["holds"]]
-            claim_lines.append(f"  [{mark:<9}] {e['name']} {c['figure']}: {c['claim']} -- {c['evidence']}")
+            paper = "" if c.get("paper_value") is None else f" [paper: {c['paper_value']}]"
+            reason = "" if c["verdict"] == "holds" else f" -- because: {c['reason']}"
+            claim_lines.append(f"  [{c['verdict'].upper():<12}] {e['name']} {c['figure']}: {c['claim']} -- "
+                               f"{c['evidence']}{paper}{reason}")
         if e["status"] != "ok" and e.get("reason"):
-            claim_lines.append(f"  [{e['status'].upper():<9}] {e['name']}: {e['reason']}")
+            claim_lines.append(f"  [{e['status'].upper():<12}] {e['name']}: {e['reason']}")
     if claim_lines:
-        lines += ["", "claims:"] + claim_lines
+        totals = verdict_counts([c for e in entries for c in e["claims"]])
+        lines += ["", "claims: " + ", ".join(f"{n} {w}" for w, n in totals.items())] + claim_lines
     return "\n".join(lines)
 
 
@@ -153,9 +217,79 @@ def _short(text: str, n: int) -> str:
 
 
 def summary(entries: list[dict], *, started: str, seed: int, quick: bool) -> dict:
-    """The ``summary.json`` document."""
+    """The ``summary.json`` document: the experiments (each with its claims: ``verdict``,
+    ``reason``, ``evidence``, ``paper_value``, ...), the counts per verdict and the versions."""
     return {"experiments": entries, "version": _io.package_version(), "started": started, "seed": seed,
-            "quick": quick, "versions": versions()}
+            "quick": quick, "verdicts": verdict_counts([c for e in entries for c in e["claims"]]),
+            "versions": versions()}
+
+
+def merge(out: Path | str, entries: list[dict]) -> list[dict]:
+    """``entries`` merged into the report already in ``out`` (its ``summary.json``): the
+    experiments run now replace their old sections, the others are kept; registry order. Without
+    a readable earlier report, ``entries`` as they are.
+
+    Examples
+    --------
+    >>> merge("/nonexistent-folder", [{"name": "bandit-alpha"}])
+    [{'name': 'bandit-alpha'}]
+    """
+    import json
+
+    try:
+        old = json.loads((Path(out) / SUMMARY_FILE).read_text())["experiments"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return entries
+    new = {e["name"]: e for e in entries}
+    kept = {e["name"]: e for e in old if isinstance(e, dict) and "name" in e and e["name"] not in new}
+    for e in kept.values():                              # reports written before verdicts existed
+        for c in e.get("claims", []):
+            if "verdict" not in c:
+                c["verdict"] = {True: "holds", None: "unchecked"}.get(c.get("holds"), "inconclusive")
+                c.setdefault("reason", None if c["verdict"] == "holds" else "checked by an older version")
+    both = {**kept, **new}
+    order = {name: i for i, name in enumerate(registry.names())}
+    return sorted(both.values(), key=lambda e: order.get(e["name"], len(order)))
+
+
+def recheck(out: Path | str, names: list[str] | None = None) -> dict:
+    """Check the claims again on the CSVs already in ``out`` (no experiment runs) and rewrite
+    ``summary.json`` and ``index.html``: for claims or checks changed after a long run. Each
+    experiment keeps its run facts (quick or full, data set, seconds); ``names`` limits the
+    re-check (default: every ``ok`` experiment). Returns the new document.
+
+    Examples
+    --------
+    >>> recheck("/nonexistent-folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no report to re-check: /nonexistent-folder/summary.json does not exist
+    """
+    import json
+
+    path = Path(out) / SUMMARY_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no report to re-check: {path} does not exist")
+    doc = json.loads(path.read_text())
+    for entry in doc["experiments"]:
+        if entry.get("status") != "ok" or (names and entry["name"] not in names):
+            continue
+        mod = registry.module(entry["name"])
+        quick = bool(entry.get("quick", doc.get("quick")))
+        entry["quick"] = quick
+        if callable(getattr(mod, "describe", None)):
+            entry["description"] = mod.describe(quick)
+        claims = list(getattr(mod, "CLAIMS", []))
+        try:
+            results = pd.read_csv(Path(out) / entry["name"] / f"{entry['name']}.csv")
+        except Exception as exc:
+            entry["claims"] = _unchecked(claims, f"results not readable: {type(exc).__name__}: {exc}")
+        else:
+            entry["claims"] = check_claims(claims, results, quick=quick, dataset=entry.get("dataset", ""))
+    doc["verdicts"] = verdict_counts([c for e in doc["experiments"] for c in e["claims"]])
+    write_summary(out, doc)
+    write_index(out, doc)
+    return doc
 
 
 def write_summary(out: Path, doc: dict) -> Path:
@@ -163,48 +297,98 @@ def write_summary(out: Path, doc: dict) -> Path:
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;margin:1.5em auto;
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1280px;margin:1.5em auto;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.6em 0;font-size:.92em} td,th{border:1px solid #ddd;padding:.25em .5em;
+h3{font-size:1em;margin:.8em 0 .3em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em} td,th{border:1px solid #ddd;padding:.25em .5em;
 vertical-align:top;text-align:left} th{background:#f4f4f4}
-.ok{color:#11651a;font-weight:600}.skipped{color:#8a6100;font-weight:600}.failed{color:#b00020;font-weight:600}
-.holds{background:#e6f4e6}.fails{background:#fde8e8}.unchecked{background:#f3f3f3}
+.ok,.holds-word{color:#11651a;font-weight:600}.skipped,.unchecked-word{color:#666;font-weight:600}
+.failed,.contradicted-word{color:#b00020;font-weight:600}.inconclusive-word{color:#8a6100;font-weight:600}
+.contradicted{background:#fde8e8}.holds{background:#eef7ee}.inconclusive{background:#fff6dc}.unchecked{background:#f3f3f3}
 .verdict{font-weight:600;white-space:nowrap} .meta{color:#555;font-size:.9em}
+.counts a{margin-right:1.2em;font-weight:600;text-decoration:none} .num{white-space:nowrap}
 img{max-width:100%;border:1px solid #eee;margin:.5em 0} code{background:#f4f4f4;padding:0 .2em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.85em;white-space:pre-wrap}
 details{margin:.4em 0} summary{cursor:pointer;color:#555;font-size:.9em}
 """
 
+_MEANING = {
+    "holds": "the data support the claim at its test's level",
+    "contradicted": "the data support the opposite",
+    "inconclusive": "neither: too little data (the reason says what would settle it)",
+    "unchecked": "this run cannot compute it (e.g. a quick grid without the needed points)",
+}
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _run_kind(doc: dict) -> str:
+    exps = doc["experiments"]
+    kinds = {bool(x.get("quick", doc.get("quick"))) for x in exps}
+    if kinds == {True}:
+        return "quick run (small grids: see docs/guide/reproduction.md)"
+    if kinds == {False}:
+        return "full run"
+    quick = [x["name"] for x in exps if x.get("quick", doc.get("quick"))]
+    return f"mixed report: quick runs of {len(quick)} experiment(s), full runs of the others"
+
 
 def render_html(doc: dict) -> str:
-    """One self-contained page (figures linked relatively): summary table, then every experiment
-    with its figure, paper reference, claims (verdict and evidence), data set and run facts."""
+    """One self-contained page (figures linked relatively): the counts per verdict (each linking to
+    the list of its claims), a summary table, then every experiment with its figure, paper
+    reference, claims (test, verdict, reason, evidence, the paper's number beside ours), data set
+    and run facts."""
     e = html.escape
     exps = doc["experiments"]
-    n_claims = sum(claim_counts(x)[1] for x in exps)
-    n_held = sum(claim_counts(x)[0] for x in exps)
+    rows = [(x, i, c) for x in exps for i, c in enumerate(x["claims"])]
+    counts = verdict_counts([c for _, _, c in rows])
     vers = ", ".join(f"{k} {v}" for k, v in doc.get("versions", {}).items())
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>OCEF reproduction report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>OCEF reproduction report</h1>",
            f'<p class="meta">ocef {e(str(doc["version"]))} · started {e(str(doc["started"]))} · seed {doc["seed"]}'
-           f' · {"quick" if doc.get("quick") else "full"} run · {len(exps)} experiments · '
-           f"{n_held} of {n_claims} checked claims hold</p>",
+           f" · {e(_run_kind(doc))} · {len(exps)} experiments · {len(rows)} claims</p>",
+           '<p class="counts" id="verdicts">' + "".join(
+               f'<a href="#list-{w}" class="{w}-word" title="{e(_MEANING[w])}">{n} {w}</a>'
+               for w, n in counts.items()) + "</p>",
            f'<p class="meta">versions: {e(vers)}</p>',
-           '<table id="summary"><thead><tr><th>experiment</th><th>status</th><th>seconds</th>'
-           "<th>claims held / checked</th><th>data set</th></tr></thead><tbody>"]
+           '<table id="summary"><thead><tr><th>experiment</th><th>outcome</th><th>seconds</th>'
+           "<th>claims</th><th>run</th><th>data set</th></tr></thead><tbody>"]
     for x in exps:
-        held, checked = claim_counts(x)
+        o = outcome(x)
         out.append(f'<tr><td><a href="#{e(x["name"])}">{e(x["name"])}</a></td>'
-                   f'<td class="{e(x["status"])}">{e(x["status"])}</td><td>{x["seconds"]:.1f}</td>'
-                   f"<td>{held} / {checked}</td><td>{e(x['dataset'])}</td></tr>")
+                   f'<td class="{e(o)}{"" if o in ("ok", "skipped", "failed") else "-word"}">{e(o)}</td>'
+                   f'<td class="num">{x["seconds"]:.1f}</td><td>{e(claims_cell(x))}</td>'
+                   f'<td>{"quick" if x.get("quick", doc.get("quick")) else "full"}</td><td>{e(x["dataset"])}</td></tr>')
     out.append("</tbody></table>")
+    # one list per verdict: the header counts link here, each row links to the claim's row
+    for w in VERDICTS:
+        mine = [(x, i, c) for x, i, c in rows if c["verdict"] == w]
+        out.append(f'<h3 id="list-{w}"><span class="{w}-word">{w}</span>: {len(mine)} claim(s) — {e(_MEANING[w])}</h3>')
+        if not mine:
+            continue
+        out.append(f'<details{" open" if w in ("contradicted", "inconclusive") else ""}><summary>the {len(mine)} '
+                   f"claim(s)</summary><ul>")
+        for x, i, c in mine:
+            why = "" if w == "holds" else f" — {e(str(c.get('reason') or ''))}"
+            out.append(f'<li><a href="#{e(x["name"])}-claim-{i + 1}">{e(x["name"])} {e(c["figure"])}</a>: '
+                       f"{e(c['claim'])}{why}</li>")
+        out.append("</ul></details>")
     for x in exps:
+        o = outcome(x)
         out.append(f'<section class="experiment" id="{e(x["name"])}" data-status="{e(x["status"])}">')
-        out.append(f'<h2>{e(x["name"])} <span class="{e(x["status"])}">({e(x["status"])})</span></h2>')
+        out.append(f'<h2>{e(x["name"])} <span class="{e(o)}{"" if o in ("ok", "skipped", "failed") else "-word"}">'
+                   f'({e(o)}; {e(claims_cell(x))})</span></h2>')
         out.append(f'<p>{e(x["description"])}</p>')
-        out.append(f'<p class="meta">data set: {e(x["dataset"])} · {x["seconds"]:.1f} s · cached parts reused: '
+        out.append(f'<p class="meta">{"quick" if x.get("quick", doc.get("quick")) else "full"} run · data set: '
+                   f'{e(x["dataset"])} · {x["seconds"]:.1f} s · cached parts reused: '
                    f'{x["parts"]["reused"]} of {x["parts"]["total"]}</p>')
         if x.get("notes"):
             out.append(f"<details><summary>how this experiment works (module notes)</summary><pre>{e(x['notes'])}</pre>"
@@ -214,13 +398,22 @@ def render_html(doc: dict) -> str:
         if x.get("traceback"):
             out.append(f"<pre>{e(x['traceback'])}</pre>")
         if x["claims"]:
-            out.append('<table class="claims"><thead><tr><th>paper</th><th>claim</th><th>verdict</th>'
-                       "<th>evidence (computed from the experiment's CSV)</th></tr></thead><tbody>")
-            for c in x["claims"]:
-                cls, word = {True: ("holds", "holds"), False: ("fails", "does not hold"),
-                             None: ("unchecked", "not checked")}[c["holds"]]
-                out.append(f'<tr class="claim {cls}"><td>{e(c["figure"])}</td><td>{e(c["claim"])}</td>'
-                           f'<td class="verdict">{word}</td><td>{e(c["evidence"])}</td></tr>')
+            numbers = any(c.get("paper_value") is not None for c in x["claims"])
+            out.append('<table class="claims"><thead><tr><th>paper</th><th>claim</th><th>verdict</th><th>reason</th>'
+                       "<th>evidence (computed from the experiment's CSV)</th><th>test</th>"
+                       + ("<th>paper's number</th><th>ours</th><th>ours − paper</th>" if numbers else "")
+                       + "</tr></thead><tbody>")
+            for i, c in enumerate(x["claims"]):
+                w = c["verdict"]
+                src = f' <span class="meta">({e(c["paper_source"])})</span>' if c.get("paper_source") else ""
+                out.append(f'<tr class="claim {w}" id="{e(x["name"])}-claim-{i + 1}"><td>{e(c["figure"])}</td>'
+                           f'<td>{e(c["claim"])}</td><td class="verdict {w}-word">{w}</td>'
+                           f'<td>{e(str(c.get("reason") or ""))}</td><td>{e(c["evidence"])}</td>'
+                           f'<td>{e(str(c.get("test") or ""))}</td>'
+                           + (f'<td>{e(_fmt(c.get("paper_value")))}{src if c.get("paper_value") is not None else ""}</td>'
+                              f'<td class="num">{e(_fmt(c.get("ours")))}</td>'
+                              f'<td class="num">{e(_fmt(c.get("difference")))}</td>' if numbers else "")
+                           + "</tr>")
             out.append("</tbody></table>")
         else:
             out.append('<p class="meta">This experiment declares no claims.</p>')

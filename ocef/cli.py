@@ -72,6 +72,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
     parser = _Parser(prog="ocef", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"ocef {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
     modules = {COMMANDS[name][0] for name in wanted if name is not None}
@@ -87,6 +88,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help=help_text)
             registered.add(name)
     return parser
+
+
+def _version() -> str:
+    """The installed package's version."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("ocef")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 _NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")

@@ -389,6 +389,14 @@ def test_service_answers_missing_keys_nan_truth_and_huge_rewards_are_clear(monke
         RemotePull(client).pull_many([(0, 1, 0)])
 
 
+def test_reproduce_out_empty_is_refused_before_any_work(run, tmp_path, monkeypatch):
+    # Path('') is the current folder: `reproduce --out ''` used to write the report there
+    monkeypatch.chdir(tmp_path)
+    one_line(run("reproduce", "--quick", "--out", "", "bandit-alpha"), "--out", "empty")
+    one_line(run("reproduce", "--quick", "--out", "  ", "bandit-alpha"), "--out", "empty")
+    assert list(tmp_path.iterdir()) == []
+
+
 # ------------------------------------------------------------------ FairRec leftovers (i23b)
 def _users(n=300, seed=0):
     gen = np.random.default_rng(seed)

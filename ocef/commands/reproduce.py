@@ -20,11 +20,14 @@ def register(sub) -> None:
     p.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--quick", action="store_true", help="small variants that finish in under a minute each")
-    p.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
+    p.add_argument("--out", type=str, default="results", help="output folder (default: results)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="folder holding the data sets (ml-1m/, ml-100k/, coat/, obd/); "
                         "default: $OCEF_DATA_DIR or ../shared/data")
+    p.add_argument("--recheck", action="store_true",
+                   help="check the claims again on the results already in --out (no experiment runs) and "
+                        "rewrite the report")
     p.add_argument("--fresh", action="store_true", help="ignore cached parts and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(func=_run)
@@ -34,13 +37,26 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.experiments import registry, report
 
     if args.list:
+        print(f"{'experiment':32s} {'quick':>7s} {'full':>7s}  description  (run times measured on a 2-core machine "
+              "shared with other jobs; - = not measured)")
         for name, description in registry.describe():
-            print(f"{name:32s} {description}")
+            quick_s, full_s = registry.RUN_SECONDS.get(name, (None, None))
+            print(f"{name:32s} {_duration(quick_s):>7s} {_duration(full_s):>7s}  {description}")
         return 0
+    if not args.out.strip():                           # Path('') would be the current folder
+        from ocef.errors import ParameterError
+
+        raise ParameterError("--out must name a folder, got an empty name")
+    args.out = Path(args.out)
     names = args.names or registry.names()
     unknown = [n for n in names if n not in registry.names()]
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; run `ocef reproduce --list`")
+    if args.recheck:
+        doc = report.recheck(args.out, names)
+        print(report.summary_table(doc["experiments"]))
+        print(f"\nreport: {Path(args.out) / report.INDEX_FILE}")
+        return 0
     out = report.check_writable(args.out)              # before any work
     started = report.now()
     entries: list[dict] = []
@@ -52,14 +68,15 @@ def _run(args: argparse.Namespace) -> int:
                                    log=lambda s: print(s, flush=True))
             entries.append(entry)
             if entry["status"] == "ok":
-                held, checked = report.claim_counts(entry)
-                print(f"   ok in {entry['seconds']:.1f} s; claims held: {held}/{checked}", flush=True)
+                print(f"   ok in {entry['seconds']:.1f} s; claims: {report.claims_cell(entry)}", flush=True)
             else:
                 print(f"   {entry['status']}: {entry['reason']}", flush=True)
     except KeyboardInterrupt:
         saved = _parts_on_disk(out, names)
         print(f"\ninterrupted; {saved} parts saved; run the same command to resume", flush=True)
         return 130
+    if args.names:                                     # update these sections, keep the others
+        entries = report.merge(out, entries)
     doc = report.summary(entries, started=started, seed=args.seed, quick=args.quick)
     report.write_summary(out, doc)
     index = report.write_index(out, doc)
@@ -74,6 +91,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"failed: {', '.join(failed)}")
         return 1
     return 0
+
+
+def _duration(seconds) -> str:
+    """``95`` -> ``"1.6 min"``, ``None`` -> ``"-"``."""
+    if seconds is None:
+        return "-"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _parts_on_disk(out: Path, names: list[str]) -> int:

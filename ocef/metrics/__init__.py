@@ -5,19 +5,22 @@ position-aware exposure fairness of top-k logs (:mod:`ocef.metrics.rank_exposure
 Two groups, with the numbers of ``holisticai`` 1.0.14 (:mod:`ocef.metrics.recommender`), and
 any number of groups with bootstrap intervals (:func:`recommender_bias`, :mod:`ocef.metrics.bias`).
 """
-from ocef.metrics.by_group import MetricFrameResult, metric_frame, metric_frame_from_moments
-from ocef.metrics.rank_exposure import (
-    awrf, cascade_weights, expected_exposure, expected_exposure_metrics, exposure_fairness, exposure_merit_ratios,
-    exposure_shares, group_exposure, ndkl, position_weights, share_disparity, target_exposure,
-)
-from ocef.metrics.rankings import ExposureResult, RankingStats, ranking_statistics, seed004_from_log
-from ocef.metrics.bias import RecommenderBiasResult, bootstrap_interval, bootstrap_weights, recommender_bias
-from ocef.metrics.recommender import (
-    aggregate_diversity, avg_f1_ratio, avg_precision_ratio, avg_recall_ratio, avg_recommendation_popularity,
-    entropy, exposure, exposure_distribution, exposure_entropy, exposure_kl, exposure_l1,
-    exposure_total_variation, gini, gini_index, kl_divergence, mad_score, min_max_normalize,
-    recommender_bias_metrics, recommender_mae_ratio, recommender_rmse_ratio, total_variation,
-)
+from __future__ import annotations
+
+import importlib
+
+#: where each public name lives; modules are imported on first use (PEP 562), so that
+#: ``ocef exposure`` on a log loads only the log reduction, not pandas' and scipy's bootstrap
+#: machinery of seed 004 (about 80 MB of peak memory at 10^8 rows).
+_HOME = {
+    'by_group': ('MetricFrameResult', 'metric_frame', 'metric_frame_from_moments'),
+    'rank_exposure': ('awrf', 'cascade_weights', 'expected_exposure', 'expected_exposure_metrics', 'exposure_fairness', 'exposure_merit_ratios', 'exposure_shares', 'group_exposure', 'ndkl', 'position_weights', 'share_disparity', 'target_exposure'),
+    'rankings': ('ExposureResult', 'RankingStats', 'ranking_statistics', 'seed004_from_log'),
+    'bias': ('RecommenderBiasResult', 'bootstrap_interval', 'bootstrap_weights', 'recommender_bias'),
+    'recommender': ('aggregate_diversity', 'avg_f1_ratio', 'avg_precision_ratio', 'avg_recall_ratio', 'avg_recommendation_popularity', 'entropy', 'exposure', 'exposure_distribution', 'exposure_entropy', 'exposure_kl', 'exposure_l1', 'exposure_total_variation', 'gini', 'gini_index', 'kl_divergence', 'mad_score', 'min_max_normalize', 'recommender_bias_metrics', 'recommender_mae_ratio', 'recommender_rmse_ratio', 'total_variation'),
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+_MODULES = ("recommender", "bias", "rank_exposure", "rankings", "by_group")
 
 __all__ = [
     "recommender_bias", "RecommenderBiasResult", "bootstrap_weights", "bootstrap_interval",
@@ -32,3 +35,18 @@ __all__ = [
     "group_exposure", "exposure_shares", "share_disparity", "awrf", "ndkl", "exposure_merit_ratios",
     "metric_frame", "metric_frame_from_moments", "MetricFrameResult",
 ]
+
+
+def __getattr__(name: str):
+    if name in _MODULES:                       # a submodule, e.g. ocef.metrics.bias
+        return importlib.import_module(f"ocef.metrics.{name}")
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ocef.metrics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"ocef.metrics.{module}"), name)
+    globals()[name] = value                   # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))

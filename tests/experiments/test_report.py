@@ -39,7 +39,8 @@ def _toy_module(name: str, *, fail: bool = False, missing: bool = False, calls: 
     mod.run = run
     mod.CLAIMS = [
         Claim("Fig. 0", "y increases with x", lambda df: trend(df, "x", "y", sign=+1)),
-        Claim("Fig. 0", "y is negative", lambda df: (bool((df.y < 0).all()), f"max y {df.y.max()}")),
+        Claim("Fig. 0", "y is negative", lambda df: (bool((df.y < 0).all()), f"max y {df.y.max()}"),
+              if_false="contradicted", reason_if_false="y is positive somewhere", paper_value=-1.0),
         Claim("Fig. 0", "about a partition absent here", lambda df: (_ for _ in ()).throw(NotCheckable("no z"))),
     ]
     sys.modules[mod.__name__] = mod
@@ -60,7 +61,7 @@ def toy(monkeypatch):
 class _Collect(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.sections, self.imgs, self.claim_rows, self.text = [], [], [], []
+        self.sections, self.imgs, self.claim_rows, self.text, self.links, self.ids = [], [], [], [], [], set()
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -68,6 +69,10 @@ class _Collect(HTMLParser):
             self.sections.append((a.get("id"), a.get("data-status")))
         if tag == "img":
             self.imgs.append(a["src"])
+        if tag == "a" and a.get("href", "").startswith("#"):
+            self.links.append(a["href"])
+        if a.get("id"):
+            self.ids.add(a["id"])
         if tag == "tr" and "claim" in (a.get("class") or ""):
             self.claim_rows.append(a["class"])
 
@@ -82,9 +87,11 @@ def test_report_summary_json_and_html(toy, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "reusing 0 of 3 parts" in out
     # console table: experiment, status, seconds, claims held/checked, data set; then every claim
-    assert "toy-ok" in out and "skipped" in out and "1/2 (+1 unchecked)" in out and "toy numbers" in out
-    assert "[HOLDS    ] toy-ok Fig. 0: y increases with x -- common slope 2 [2, 2] (n=3)" in out
-    assert "[FAILS    ] toy-ok Fig. 0: y is negative -- max y 5" in out
+    assert "toy-ok" in out and "skipped" in out and "1 holds, 1 contradicted, 1 unchecked" in out
+    assert "toy numbers" in out and "claims: 1 holds, 1 contradicted, 0 inconclusive, 4 unchecked" in out
+    assert "[HOLDS       ] toy-ok Fig. 0: y increases with x -- common slope 2 [2, 2] (n=3)" in out
+    assert ("[CONTRADICTED] toy-ok Fig. 0: y is negative -- max y 5 [paper: -1.0] -- because: y is positive "
+            "somewhere") in out
     assert "toy data not found under /nowhere" in out
     doc = json.loads((tmp_path / "summary.json").read_text())
     assert set(doc) >= {"experiments", "version", "started", "seed"} and doc["seed"] == 4
@@ -92,15 +99,24 @@ def test_report_summary_json_and_html(toy, tmp_path, capsys):
     assert set(ok) >= {"name", "status", "seconds", "dataset", "claims"}
     assert ok["status"] == "ok" and ok["dataset"] == "toy numbers"
     assert [c["holds"] for c in ok["claims"]] == [True, False, None]
-    assert set(ok["claims"][0]) >= {"claim", "holds", "evidence"}
+    assert [c["verdict"] for c in ok["claims"]] == ["holds", "contradicted", "unchecked"]
+    assert set(ok["claims"][0]) >= {"claim", "verdict", "reason", "evidence", "paper_value"}
+    assert ok["claims"][0]["reason"] is None and ok["claims"][0]["paper_value"] is None
+    assert ok["claims"][1]["paper_value"] == -1.0 and ok["claims"][1]["reason"] == "y is positive somewhere"
+    assert doc["verdicts"] == {"holds": 1, "contradicted": 1, "inconclusive": 0, "unchecked": 1 + 3}
     assert "not checkable in this run: no z" in ok["claims"][2]["evidence"]
     assert skipped["status"] == "skipped" and "toy data not found" in skipped["reason"]
     page = _Collect()
     page.feed((tmp_path / "index.html").read_text())
     assert page.sections == [("toy-ok", "ok"), ("toy-missing", "skipped")]
-    assert page.claim_rows == ["claim holds", "claim fails", "claim unchecked"] + ["claim unchecked"] * 3
+    assert page.claim_rows == ["claim holds", "claim contradicted", "claim unchecked"] + ["claim unchecked"] * 3
     text = " ".join(page.text)
     assert "y increases with x" in text and "toy numbers" in text and "numpy" in text
+    # the header counts link to the per-verdict lists, whose items link to the claim rows
+    assert page.links[:4] == ["#list-holds", "#list-contradicted", "#list-inconclusive", "#list-unchecked"]
+    assert "#toy-ok-claim-2" in page.links and {"list-contradicted", "toy-ok-claim-2"} <= page.ids
+    # the experiment's outcome reflects its claims: not "ok" beside a contradicted claim
+    assert "contradicted; 1 holds, 1 contradicted, 1 unchecked" in text
 
 
 def test_failed_experiment_exits_non_zero_and_others_still_run(toy, tmp_path, capsys):
@@ -186,8 +202,10 @@ def test_fallback_to_synthetic_says_so_in_one_line(tmp_path, capsys):
 def test_check_claims_never_raises():
     claims = [Claim("F", "broken", lambda df: 1 / 0), Claim("F", "fine", lambda df: (True, "ok"))]
     out = check_claims(claims, pd.DataFrame())
-    assert out[0]["holds"] is None and "ZeroDivisionError" in out[0]["evidence"]
-    assert out[1] == {"figure": "F", "claim": "fine", "holds": True, "evidence": "ok"}
+    assert out[0]["verdict"] == "unchecked" and out[0]["holds"] is None
+    assert "ZeroDivisionError" in out[0]["evidence"] and "ZeroDivisionError" in out[0]["reason"]
+    assert {k: out[1][k] for k in ("figure", "claim", "verdict", "reason", "holds", "evidence")} == {
+        "figure": "F", "claim": "fine", "verdict": "holds", "reason": None, "holds": True, "evidence": "ok"}
 
 
 def test_fit_slope_exact_and_interval():
@@ -229,3 +247,151 @@ def test_editing_the_source_changes_the_code_hash(tmp_path, monkeypatch):
     src.write_text("X = 2\n")
     assert _io.code_hash("tests_toy_edited_exp") != after
     _io.code_hash.cache_clear()
+
+
+# --------------------------------------------------------------------------- the four verdicts
+from ocef.experiments.claims import (ML_1M, ML_NOTE, OCEF_ML_1M, Verdict, plain, plain_text,  # noqa: E402
+                                     rate_at_least, require, slope_near, verdict_counts)
+
+
+def _one(check, df, **kw):
+    (row,) = check_claims([Claim("F", "c", check, **{k: v for k, v in kw.items() if k not in ("quick_run", "data")})],
+                          df, quick=kw.get("quick_run", False), dataset=kw.get("data", ""))
+    return row
+
+
+def test_significant_opposite_trend_is_contradicted():
+    df = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6], "y": [1.0, 2.1, 2.9, 4.2, 5.0, 6.1]})
+    row = _one(lambda d: trend(d, "x", "y", sign=-1), df)
+    assert row["verdict"] == "contradicted" and "wholly above 0" in row["reason"] and row["holds"] is False
+    assert _one(lambda d: trend(d, "x", "y", sign=+1), df)["verdict"] == "holds"
+
+
+def test_interval_containing_zero_is_inconclusive_not_a_refutation():
+    df = pd.DataFrame({"x": [1, 2, 3, 4, 5], "y": [1.0, 3.0, 0.5, 2.5, 1.2]})
+    s = fit_slope(df.x, df.y)
+    assert s.low < 0 < s.high                                    # hand-checked premise
+    for sign in (+1, -1):
+        row = _one(lambda d: trend(d, "x", "y", sign=sign), df)
+        assert row["verdict"] == "inconclusive" and "contains 0" in row["reason"]
+
+
+def test_three_points_without_an_interval_are_inconclusive():
+    # three points in two groups (one intercept each): 3 - 1 - 2 = 0 degrees of freedom, no interval
+    df = pd.DataFrame({"x": [1, 2, 3], "y": [3.0, 2.0, 5.0], "g": ["a", "a", "b"]})
+    assert not pd.notna(fit_slope(df.x, df.y, groups=df.g).low)
+    row = _one(lambda d: trend(d, "x", "y", sign=-1, by="g"), df)
+    assert row["verdict"] == "inconclusive" and "no interval" in row["reason"] and "[nan" not in row["evidence"]
+
+
+def test_missing_grid_point_is_unchecked():
+    df = pd.DataFrame({"x": [1, 2, 1, 2], "y": [1.0, 2.0, 1.1, 2.2], "p": ["a", "a", "b", "b"]})
+    row = _one(lambda d: trend(d, "x", "y", sign=+1), df)               # 2 values of x: no trend test
+    assert row["verdict"] == "unchecked" and "needs at least 3" in row["reason"]
+    row = _one(lambda d: (True, str(len(require(d, "p", ["c"])))), df)    # a partition absent from this run
+    assert row["verdict"] == "unchecked" and "no rows with p in ['c']" in row["reason"]
+
+
+def test_a_trend_against_one_group_is_inconclusive():
+    df = pd.DataFrame({"x": [1, 2, 3] * 3, "y": [1, 2, 3, 2, 4, 6, 3.0, 2.99, 2.98], "g": list("aaabbbccc")})
+    row = _one(lambda d: trend(d, "x", "y", sign=+1, by="g"), df)
+    assert row["verdict"] == "inconclusive" and "g c" in row["reason"]
+
+
+def test_quick_grid_claims_are_unchecked_in_quick_runs_only():
+    df = pd.DataFrame({"x": [1, 2, 3, 4], "y": [4.0, 3.0, 2.0, 1.1]})
+    kw = dict(quick="the quick grid stops at 16 factors")
+    row = _one(lambda d: trend(d, "x", "y", sign=+1), df, quick_run=True, **kw)
+    assert row["verdict"] == "unchecked" and row["reason"].startswith("quick grid: the quick grid stops at 16")
+    assert "would be contradicted" in row["reason"] and "slope" in row["evidence"]
+    assert _one(lambda d: trend(d, "x", "y", sign=+1), df, **kw)["verdict"] == "contradicted"
+
+
+def test_a_bare_false_is_inconclusive_unless_declared_a_contradiction():
+    df = pd.DataFrame({"y": [1]})
+    row = _one(lambda d: (False, "no"), df)
+    assert row["verdict"] == "inconclusive" and row["reason"].startswith("the check's criterion is not met")
+    row = _one(lambda d: (False, "no"), df, if_false="contradicted", reason_if_false="violated")
+    assert (row["verdict"], row["reason"]) == ("contradicted", "violated")
+    with pytest.raises(ValueError, match="if_false"):
+        Claim("F", "c", lambda d: (True, ""), if_false="holds")
+    with pytest.raises(ValueError, match="needs a reason"):
+        Verdict("inconclusive", "x")
+
+
+def test_data_set_difference_is_named_in_the_reason():
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-100K (943 users)")
+    assert row["reason"].endswith(ML_NOTE) and "6,040 users" in row["reason"] and "943 users" in row["reason"]
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=OCEF_ML_1M, data="MovieLens-100K (943 users)")
+    assert "9 envious" in row["reason"] and "61 of them ε-envious" in row["reason"]
+    row = _one(lambda d: (False, "no"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-1M (ml-1m)")
+    assert "data set" not in row["reason"]
+    row = _one(lambda d: (True, "ok"), pd.DataFrame(), paper_data=ML_1M, data="MovieLens-100K")
+    assert row["reason"] is None                           # a claim that holds needs no excuse
+
+
+def test_paper_value_and_difference():
+    row = _one(lambda d: Verdict("holds", "mean 0.91", None, 0.91), pd.DataFrame(), paper_value=0.95,
+               paper_source="Table 2")
+    assert row["paper_value"] == 0.95 and row["ours"] == 0.91 and row["difference"] == pytest.approx(-0.04)
+    row = _one(lambda d: (True, "ok"), pd.DataFrame())
+    assert row["paper_value"] is None and row["ours"] is None and row["difference"] is None
+
+
+def test_rate_and_slope_near_tests():
+    # 1 - binom.cdf: P(X <= 80 | n=100, p=0.95) ~ 1e-6 < 0.05
+    v = rate_at_least(80, 100, 0.95)
+    assert v.verdict == "contradicted" and "[" in v.evidence and v.value == 0.8
+    v = rate_at_least(10, 10, 0.95)
+    assert v.verdict == "holds" and "100.0% [72.2%, 100.0%]" in v.evidence      # Wilson, inside [0, 1]
+    assert slope_near(fit_slope([1, 10, 100, 1000], [1, 0.11, 0.0098, 0.001], logx=True, logy=True),
+                      -1, 0.15).verdict == "holds"
+    import numpy as np
+    assert plain(np.int64(1)) == "1" and plain(np.float64(0.5)) == "0.5"
+    assert plain_text("factors: [np.int64(1), np.int64(4)]") == "factors: [1, 4]"
+    row = _one(lambda d: (_ for _ in ()).throw(NotCheckable(f"factors {[np.int64(1)]}")), pd.DataFrame(),
+               quick_run=True)
+    assert "np." not in row["evidence"] + row["reason"] and row["reason"].startswith("quick grid lacks it")
+    assert verdict_counts([{"verdict": "holds"}] * 2) == {"holds": 2, "contradicted": 0, "inconclusive": 0,
+                                                         "unchecked": 0}
+
+
+def test_reproducing_some_experiments_keeps_the_others(toy, tmp_path):
+    toy("toy-ok")
+    toy("toy-two")
+    assert main(["reproduce", "toy-ok", "toy-two", "--out", str(tmp_path), "--no-progress"]) == 0
+    first = json.loads((tmp_path / "summary.json").read_text())["experiments"]
+    assert main(["reproduce", "toy-two", "--out", str(tmp_path), "--no-progress", "--quick"]) == 0
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    assert [e["name"] for e in doc["experiments"]] == ["toy-ok", "toy-two"]
+    assert doc["experiments"][0] == first[0]                          # kept as it was
+    assert [e["quick"] for e in doc["experiments"]] == [False, True]
+    assert "mixed report" in (tmp_path / "index.html").read_text()
+
+
+def test_recheck_rewrites_verdicts_without_running(toy, tmp_path, monkeypatch):
+    calls = []
+    mod = toy("toy-ok", calls=calls)
+    assert main(["reproduce", "toy-ok", "--out", str(tmp_path), "--no-progress"]) == 0
+    monkeypatch.setattr(mod, "CLAIMS", [Claim("F", "y falls", lambda df: trend(df, "x", "y", sign=-1))])
+    assert main(["reproduce", "--recheck", "--out", str(tmp_path)]) == 0 and calls == [1, 2, 3]
+    (entry,) = json.loads((tmp_path / "summary.json").read_text())["experiments"]
+    assert [c["verdict"] for c in entry["claims"]] == ["contradicted"]
+
+
+def test_version_and_list_with_run_times(capsys, monkeypatch):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"ocef {metadata.version('ocef')}"
+    monkeypatch.setitem(registry.RUN_SECONDS, "bandit-alpha", (12.0, 600.0))
+    assert main(["reproduce", "--list"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("bandit-alpha"))
+    assert "12 s" in line and "10 min" in line
+
+
+def test_every_claim_declares_its_test():
+    missing = [(name, c.text[:40]) for name in registry.names() for c in registry.module(name).CLAIMS
+               if not c.test]
+    assert missing == []
