@@ -127,7 +127,10 @@ def make_inputs(root: Path) -> dict:
     users.assign(mrr=np.nan).to_csv(root / "users_nan.csv", index=False)
     users.iloc[:0].to_csv(root / "users_empty.csv", index=False)
     users.assign(gender=rng.integers(0, 6 * 10**9, u)).to_csv(root / "users_codes.csv", index=False)
-    for name in ("users.csv", "users_str.csv", "users_nan.csv", "users_empty.csv", "users_codes.csv"):
+    users.assign(mrr2=1 - users.mrr).set_axis(["gender", "age", "occupation", "mrr", "mrr"], axis=1).to_csv(
+        root / "users_dup.csv", index=False)                  # a repeated metric column (pandas: mrr, mrr.1)
+    for name in ("users.csv", "users_str.csv", "users_nan.csv", "users_empty.csv", "users_codes.csv",
+                 "users_dup.csv"):
         f[name] = root / name
     # recmetrics
     np.save(root / "rm_scores.npy", rng.normal(size=(40, 20)))
@@ -277,7 +280,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     pw = ["--pairs", f["pairs.csv"], "--resamples", "20", "--json"]
     add("pairwise", pw, "--resamples", NUMBERS, anything)
     add("pairwise", pw, "--confidence", NUMBERS, unit_open)
-    add("pairwise", pw, "--cluster", ["query", "nope", ""], anything)
+    add("pairwise", pw, "--cluster", ["query", "nope", ""], lambda v: v == "query")
     add("pairwise", pw, "--subgroup", ["0", "1", "7", "x"], anything)
     add_file("pairwise", ["--resamples", "20", "--json"], "--pairs",
              ["pairs_missing.csv", "pairs_empty.csv", "pairs_nan.csv", "empty.csv", "missing.npy"])
@@ -296,10 +299,14 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("fairrec", fr, "--min-users", NUMBERS, anything)
     add("fairrec", fr, "--top-n", NUMBERS, anything)
     add("fairrec", fr, "--max-cost", NUMBERS, anything)
-    add("fairrec", fr, "--metric", ["mrr", "gender", "nope", ""], anything)
+    add("fairrec", fr, "--metric", ["mrr", "gender", "nope", ""], lambda v: v == "mrr")
+    add("fairrec", fr, "--model", ["logmf", "fm", "x"], lambda v: False)        # applies to --dataset only
+    add("fairrec", fr, "--k", ["3"], lambda v: False)
+    add("fairrec", fr, "--split-seed", ["1"], lambda v: False)
     add("fairrec", fr, "--attributes", ["gender", "gender,gender", "nope", "", "mrr"], anything)
     add_file("fairrec", ["--metric", "mrr", "--json"], "--user-metrics",
-             ["users_str.csv", "users_nan.csv", "users_empty.csv", "empty.csv", "missing.npy"])
+             ["users_str.csv", "users_nan.csv", "users_empty.csv", "empty.csv", "missing.npy", "users_codes.csv",
+              "users_dup.csv"], names=("--user-metrics", "metric", "attribute", "column"))
 
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
     add("simulate-service", svc, "--port", ["-1", "70000", "abc", "1e3"], lambda v: False)
@@ -326,6 +333,10 @@ EVIL = {
     "dict": {"a": 1}, "array": np.array([0.1, 0.2]), "np_float": np.float64(0.3), "np_int": np.int64(3),
     "object": object(),
 }
+
+
+BACKENDS = ("auto", "pandas", "duckdb")
+METHODS = ("dpso", "exhaustive", "testsgd", "vanilla")
 
 
 def python_cases(f: dict) -> list[Case]:
@@ -381,8 +392,15 @@ def python_cases(f: dict) -> list[Case]:
                                                           "n_groups": anything})
     door("delta_method_sample_size", "plan", {"epsilon": anything})
     door("recommender_bias", "recommender_bias", {"k": anything, "n_resamples": anything, "confidence": anything})
-    door("pairwise_accuracy", "pairwise_accuracy", {"n_resamples": anything, "confidence": anything})
-    door("fairrec.search", "search", {"n_iter": anything, "epsilon": anything, "top_n": anything})
+    door("pairwise_accuracy", "pairwise_accuracy", {"n_resamples": anything, "confidence": anything,
+                                                    "backend": lambda v: isinstance(v, str) and v in BACKENDS,
+                                                    "engine": lambda v: v is None or (isinstance(v, str) and v in BACKENDS),
+                                                    "cluster": lambda v: isinstance(v, str) and v == "query",
+                                                    "rng": anything})
+    door("fairrec.search", "search", {"n_iter": anything, "epsilon": anything, "top_n": anything,
+                                      "confidence": anything, "n_resamples": anything, "rng": anything,
+                                      "method": lambda v: isinstance(v, str) and v in METHODS})
+    door("fairrec.grid", "grid", {"code": anything})     # one user's attribute code (10^4 x 10^4 grids, 6e9)
     return cases
 
 
@@ -460,7 +478,20 @@ def build_call(spec, f):
         from ocef.fairrec.search import GroupOracle, search
         users = pd.read_csv(f["users.csv"])
         oracle = GroupOracle.from_user_metrics(users, ["gender", "age", "occupation"], "mrr")
-        return lambda: search(oracle, **{"method": "dpso", p: value})
+        return lambda: search(oracle, **{"method": "dpso", "n_resamples": 20, p: value})
+    if make == "grid":
+        from ocef.fairrec.search import GroupOracle, search
+        users = pd.read_csv(f["users.csv"])
+
+        def grid():
+            codes = np.empty(len(users), dtype=object)
+            codes[:] = users["gender"].tolist()
+            codes[0] = value
+            t = users.assign(gender=codes)
+            t.loc[1, "age"] = 10**4                       # with value 10^4: a 10^4 x 10^4 x 4 grid
+            oracle = GroupOracle.from_user_metrics(t, ["gender", "age", "occupation"], "mrr", min_users=5)
+            return search(oracle, n_resamples=20, rng=0)
+        return grid
     raise KeyError(make)
 
 

@@ -35,7 +35,7 @@ def main() -> None:
     args = ap.parse_args()
     pairs = make_pairs(args.pairs, args.pairs_per_query, np.random.default_rng(0))
     t, c = time.perf_counter(), time.process_time()
-    res = pairwise_accuracy(pairs, interval="percentile", n_resamples=args.resamples, rng=0, engine="pandas")
+    res = pairwise_accuracy(pairs, interval="percentile", n_resamples=args.resamples, rng=0, backend="pandas")
     t_mem, c_mem = time.perf_counter() - t, time.process_time() - c
     print(f"in memory (pandas engine): {args.pairs:,} pairs, {res.n_queries:,} queries, "
           f"{res.counts.profiles.shape[0]} distinct query profiles, B = {args.resamples}: {t_mem:.2f} s "
@@ -44,7 +44,7 @@ def main() -> None:
         path = Path(tmp) / "pairs.parquet"
         pairs.to_parquet(path, index=False)
         t, c = time.perf_counter(), time.process_time()
-        res2 = pairwise_accuracy(path, interval="percentile", n_resamples=args.resamples, rng=0, engine="duckdb")
+        res2 = pairwise_accuracy(path, interval="percentile", n_resamples=args.resamples, rng=0, backend="duckdb")
         t_file, c_file = time.perf_counter() - t, time.process_time() - c
     same = np.allclose(res.cells.accuracy, res2.cells.accuracy, equal_nan=True)
     print(f"Parquet file (DuckDB engine): {t_file:.2f} s (CPU, all threads: {c_file:.2f} s); same accuracies as in memory: {same}")

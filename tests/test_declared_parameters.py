@@ -13,6 +13,7 @@ import ocef.envy.auditor
 import ocef.envy.exact
 import ocef.envy.live
 import ocef.envy.runner
+import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.pairwise.accuracy
 import ocef.reo.ab
@@ -47,7 +48,14 @@ def _problem():
 
 
 # qualified name -> (callable taking the keyword arguments, valid keyword arguments)
+def _oracle():
+    users = pd.DataFrame({"g": np.repeat([0, 1], 20), "mrr": np.linspace(0, 1, 40)})
+    return ocef.fairrec.search.GroupOracle.from_user_metrics(users, ["g"], "mrr", min_users=5)
+
+
 VALID = {
+    "ocef.fairrec.search.search": (ocef.fairrec.search.search, lambda: dict(
+        oracle=_oracle(), method="exhaustive", n_resamples=5, rng=0)),
     "ocef.envy.auditor.OCEF.__init__": (ocef.envy.auditor.OCEF, lambda: dict(n_arms=3, delta=0.05, alpha=0.05,
                                                                             epsilon=0.05)),
     "ocef.envy.live.audit_live": (ocef.envy.live.audit_live, lambda: dict(

@@ -395,3 +395,159 @@ def test_reproduce_out_empty_is_refused_before_any_work(run, tmp_path, monkeypat
     one_line(run("reproduce", "--quick", "--out", "", "bandit-alpha"), "--out", "empty")
     one_line(run("reproduce", "--quick", "--out", "  ", "bandit-alpha"), "--out", "empty")
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------ FairRec leftovers (i23b)
+def _users(n=300, seed=0):
+    gen = np.random.default_rng(seed)
+    return pd.DataFrame({"gender": gen.integers(0, 2, n), "age": gen.integers(0, 3, n),
+                         "occupation": gen.integers(0, 4, n), "mrr": gen.uniform(size=n)})
+
+
+@pytest.fixture
+def users_csv(tmp_path):
+    path = tmp_path / "users.csv"
+    _users().to_csv(path, index=False)
+    return path
+
+
+def test_fairrec_metric_naming_an_attribute_is_refused(run, users_csv):
+    # was UF 0 (a group's "metric" is its own constant code), exit 0
+    one_line(run("fairrec", "--user-metrics", users_csv, "--metric", "gender"), "gender", "attribute")
+    from ocef.fairrec.search import GroupOracle
+    with pytest.raises(ParameterError, match="'age' is one of the attributes"):
+        GroupOracle.from_user_metrics(_users(), ["gender", "age"], "age")
+
+
+@pytest.mark.parametrize("option", [["--model", "fm"], ["--k", "3"], ["--auc", "pooled"], ["--split-seed", "1"],
+                                    ["--data-dir", "."]])
+def test_fairrec_dataset_options_with_user_metrics_are_refused(run, users_csv, option):
+    # --model used to be ignored silently: the table's values come from whatever model made them
+    one_line(run("fairrec", "--user-metrics", users_csv, *option), option[0], "--dataset only")
+
+
+def test_fairrec_user_metrics_with_a_repeated_column_is_refused(run, tmp_path):
+    path = tmp_path / "dup.csv"
+    t = _users()
+    rows = [",".join(["gender", "age", "occupation", "mrr", "mrr"])]
+    rows += [f"{g},{a},{o},{m},{1 - m}" for g, a, o, m in t.itertuples(index=False)]
+    path.write_text("\n".join(rows) + "\n")       # pandas would read mrr and mrr.1 and use the first
+    one_line(run("fairrec", "--user-metrics", path, "--metric", "mrr"), "'mrr'", "more than once")
+
+
+def test_fairrec_attribute_codes_of_six_billion_are_refused_before_allocating(run, tmp_path):
+    from ocef.fairrec.search import GroupOracle
+    t = _users().assign(gender=np.random.default_rng(1).integers(0, 6 * 10**9, 300))
+    with pytest.raises(ResourceLimitError, match="attribute 'gender'"):      # was MemoryError (48 GB bincount)
+        GroupOracle.from_user_metrics(t, ["gender", "age"], "mrr")
+    path = tmp_path / "codes.csv"
+    t.to_csv(path, index=False)
+    one_line(run("fairrec", "--user-metrics", path), "attribute 'gender'", "recode")
+    # a grid whose cell ids overflow int64: many attributes of 10^6 codes each
+    wide = pd.DataFrame({f"a{i}": [0, 10**6] * 5 for i in range(4)}).assign(mrr=np.linspace(0, 1, 10))
+    with pytest.raises(ResourceLimitError, match="int64 cell ids"):
+        GroupOracle.from_user_metrics(wide, [f"a{i}" for i in range(4)], "mrr")
+
+
+def _sparse_grid_oracle(n=2000):
+    """10^4 x 10^4 cells (two attributes of 10^4 codes), two valid groups."""
+    from ocef.fairrec.search import GroupOracle
+    gen = np.random.default_rng(0)
+    t = pd.DataFrame({"g": gen.integers(0, 10**4, n), "a": gen.integers(0, 10**4, n), "mrr": gen.random(n)})
+    t.loc[:9, ["g", "a"]] = 0
+    t.loc[10:19, ["g", "a"]] = 1
+    t.loc[20, ["g", "a"]] = 9999
+    return GroupOracle.from_user_metrics(t, ["g", "a"], "mrr", min_users=5)
+
+
+def test_fairrec_search_on_a_ten_thousand_squared_grid_is_refused_with_an_override():
+    from ocef.fairrec.search import search
+    oracle = _sparse_grid_oracle()
+    assert oracle.n_cells == 10**8
+    # DPSO at epsilon 0.1: 10^7 particles per swarm, 2.2e8 group visits (minutes, without a word)
+    with pytest.raises(ResourceLimitError, match=r"epsilon=0.1 on 100000000 cells.*OCEF_MAX_WORK"):
+        search(oracle, rng=0)
+    # what the work actually is decides, not the grid: a small swarm runs; the limit can be raised
+    assert search(oracle, epsilon=1e-6, n_iter=2, test=None, rng=0).params["n_particles"] == 100
+    with resource_limits(work=1e8):                       # 3 groups x 1e3 steps x (1 + 10^6) permutations
+        with pytest.raises(ResourceLimitError, match="permutation test"):
+            search(oracle, "exhaustive", test="permutation", n_resamples=10**6, rng=0)
+    with resource_limits(work=1e20, memory=2**40), pytest.raises(ValueError, match="epsilon must be"):
+        search(oracle, epsilon=2.0, rng=0)                # the override lifts the limit only
+
+
+def test_fairrec_iters_and_n_iter_of_a_billion_are_refused(run, users_csv):
+    from ocef.fairrec.search import search
+    one_line(run("fairrec", "--user-metrics", users_csv, "--iters", 10**9), "--iters", "100000")
+    from ocef.fairrec.search import GroupOracle
+    oracle = GroupOracle.from_user_metrics(_users(), ["gender"], "mrr", min_users=5)
+    with pytest.raises(ParameterError, match="n_iter"):
+        search(oracle, n_iter=10**9)
+    assert search(oracle, "exhaustive", n_resamples=9, rng=0).uf > 0
+
+
+def test_fairrec_search_declares_its_parameters():
+    from ocef.fairrec.search import search
+    from ocef.validation import DECLARED
+    declared = DECLARED["ocef.fairrec.search.search"][1]
+    assert {"method", "epsilon", "n_iter", "confidence", "test", "n_resamples", "rng"} <= set(declared)
+    with pytest.raises(ParameterTypeError, match="confidence"):
+        search(_sparse_grid_oracle(), confidence="0.95")
+
+
+# ------------------------------------------------------------------ pairwise leftovers (i23b)
+def _pairs(m=60, seed=0):
+    gen = np.random.default_rng(seed)
+    return pd.DataFrame({"query": np.arange(m), "j": gen.integers(0, 50, m), "jp": gen.integers(50, 100, m),
+                         "s_j": gen.integers(0, 2, m), "s_jp": gen.integers(0, 2, m),
+                         "score_j": gen.normal(size=m), "score_jp": gen.normal(size=m)})
+
+
+def test_pairwise_counting_parameter_is_backend_with_engine_as_alias():
+    from ocef.pairwise import pair_counts, pairwise_accuracy
+    pairs = _pairs()
+    a = pair_counts(pairs, backend="pandas")
+    b = pair_counts(pairs, engine="pandas")                       # the former name still works
+    c = pair_counts(pairs, backend="duckdb")
+    assert np.array_equal(a.total, b.total) and np.array_equal(a.total, c.total)
+    with pytest.raises(ParameterError, match="disagree"):
+        pair_counts(pairs, backend="duckdb", engine="pandas")
+    with pytest.raises(ParameterError, match="backend"):
+        pairwise_accuracy(pairs, backend="spark")
+    assert pairwise_accuracy(pairs, engine="duckdb").cells.equals(pairwise_accuracy(pairs, backend="duckdb").cells)
+
+
+def test_pairwise_cluster_empty_or_absent_is_a_clear_error(run, tmp_path):
+    path = tmp_path / "pairs.csv"
+    _pairs().to_csv(path, index=False)
+    # was "pairs is missing column(s) ['']"
+    one_line(run("pairwise", "--pairs", path, "--cluster", ""), "cluster", "empty name")
+    one_line(run("pairwise", "--pairs", path, "--cluster", "user"), "cluster='user'", "no column 'user'")
+    from ocef.pairwise import pairwise_accuracy
+    with pytest.raises(ParameterError, match="cluster"):
+        pairwise_accuracy(_pairs(), cluster="")
+
+
+def test_pairwise_nan_scores_and_empty_pairs_files_name_the_file(run, tmp_path):
+    nan, empty = tmp_path / "nan.csv", tmp_path / "empty.csv"
+    _pairs().assign(score_j=np.nan).to_csv(nan, index=False)
+    _pairs().iloc[:0].to_csv(empty, index=False)
+    # was "400 pair(s) lack a finite score_j/score_jp" (no input named)
+    one_line(run("pairwise", "--pairs", nan), str(nan), "60 of 60 pair(s)", "score_j")
+    # was "'NoneType' object is not iterable"
+    one_line(run("pairwise", "--pairs", empty), str(empty), "has no row")
+    from ocef.pairwise import pairwise_accuracy
+    with pytest.raises(DataError, match="has no row"):
+        pairwise_accuracy(_pairs().iloc[:0], backend="pandas")
+    with pytest.raises(DataError, match="has no row"):
+        pairwise_accuracy(_pairs().iloc[:0], backend="duckdb")
+
+
+@pytest.mark.parametrize("code", [np.inf, -np.inf, 1e308, 10**400, 2.5, "x"])
+def test_fairrec_attribute_codes_beyond_int64_or_not_integral_name_the_attribute(code):
+    # inf, 1e308 and 10**400 raised OverflowError inside numpy/pandas (found by the i23b fuzz round)
+    from ocef.fairrec.search import GroupOracle
+    t = _users().astype({"age": object})
+    t.loc[3, "age"] = code
+    with pytest.raises(DataError, match="attribute 'age' must hold integer codes"):
+        GroupOracle.from_user_metrics(t, ["gender", "age"], "mrr")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ocef.errors import DataError, ParameterError, ResourceLimitError
 from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS, TESTS
 
 
@@ -45,7 +46,7 @@ def register(sub) -> None:
                      help="train a model on this data set's leave-last-out split and test it")
     src.add_argument("--data-dir", type=Path, default=None,
                      help="folder holding ml-100k/ or ml-1m/ (default: $OCEF_DATA_DIR or ../shared/data)")
-    src.add_argument("--model", default="logmf",
+    src.add_argument("--model", default=None,
                      help="recommender to test: logmf or fm (numpy), wdl, deepfm or dcn (torch, extra deep) "
                           "(default: logmf)")
     src.add_argument("--user-metrics", type=Path, default=None, metavar="M.csv",
@@ -74,8 +75,9 @@ def register(sub) -> None:
                         "(default: no budget)")
     p.add_argument("--group-cost", type=float, default=1.0,
                    help="fixed cost of one black-box query, in users (default: 1)")
-    p.add_argument("--k", type=int, default=5, help="length of the recommendation list (default: 5)")
-    p.add_argument("--auc", choices=AUC_MODES, default="mean",
+    p.add_argument("--k", type=int, default=None,
+                   help="length of the recommendation list, with --dataset (default: 5)")
+    p.add_argument("--auc", choices=AUC_MODES, default=None,
                    help="group AUC: the mean of its users' AUCs (Def. 2.2) or the AUC of its pooled candidates "
                         "(the authors' code; no interval or permutation test) (default: mean)")
     p.add_argument("--confidence", type=float, default=0.95,
@@ -92,7 +94,7 @@ def register(sub) -> None:
                         "metric is not auc/mrr/ndcg/urd/hit (in [0, 1])")
     p.add_argument("--top-n", type=int, default=5, help="groups listed at each end (default: 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")
-    p.add_argument("--split-seed", type=int, default=0,
+    p.add_argument("--split-seed", type=int, default=None,
                    help="random seed of the split's negatives and of the model's training (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
@@ -105,10 +107,18 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
     if args.user_metrics is not None:
         if args.dataset is not None:
             raise ValueError("give either --dataset or --user-metrics, not both")
+        # issue 23: --model was ignored with --user-metrics (the table's metrics come from another model)
+        ignored = [opt for opt, value in (("--model", args.model), ("--data-dir", args.data_dir),
+                                          ("--split-seed", args.split_seed), ("--k", args.k), ("--auc", args.auc))
+                   if value is not None]
+        if ignored:
+            raise ParameterError(f"{', '.join(ignored)} appl{'y' if len(ignored) > 1 else 'ies'} to --dataset only: "
+                                 f"--user-metrics {args.user_metrics} already holds the metric values")
         import pandas as pd
 
         if not args.user_metrics.is_file():
             raise FileNotFoundError(f"--user-metrics file not found: {args.user_metrics}")
+        _check_header(args.user_metrics)
         try:
             table = pd.read_csv(args.user_metrics)
         except pd.errors.EmptyDataError:                  # issue 23: was "No columns to parse from file"
@@ -128,8 +138,24 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
         raise ValueError(f"--metric must be one of {list(METRICS)}, got {args.metric!r}")
     from ocef.fairrec.pipeline import fit_movielens
 
-    fitted = fit_movielens(args.model, args.data_dir, split_seed=args.split_seed, model_seed=args.split_seed)
-    return fitted.oracle(args.metric, attributes, min_users=args.min_users, k=args.k, auc=args.auc, lazy=True)
+    seed = 0 if args.split_seed is None else args.split_seed
+    fitted = fit_movielens(args.model or "logmf", args.data_dir, split_seed=seed, model_seed=seed)
+    return fitted.oracle(args.metric, attributes, min_users=args.min_users, k=5 if args.k is None else args.k,
+                         auc=args.auc or "mean", lazy=True)
+
+
+def _check_header(path: Path) -> None:
+    """Issue 23: pandas renames a repeated column (``mrr``, ``mrr.1``) and the first one was used; a
+    header naming a column more than once is refused, naming it."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        header = next(csv.reader(fh), [])
+    names = [h.strip() for h in header]
+    repeated = sorted({h for h in names if h and names.count(h) > 1})
+    if repeated:
+        raise DataError(f"--user-metrics {path}: column(s) {repeated} appear more than once in the header; "
+                        f"give each attribute and metric one column")
 
 
 def _labels_of(table, attributes) -> dict | None:
@@ -146,7 +172,7 @@ def _labels_of(table, attributes) -> dict | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.fairrec.search import search
+    from ocef.fairrec.search import MAX_ITERATIONS, search
     from ocef.validation import check_in_interval, check_positive_int
 
     if args.epsilon != "auto":
@@ -158,7 +184,10 @@ def _run(args: argparse.Namespace) -> int:
     check_in_interval("--group-cost", args.group_cost, 0.0, float("inf"), low_open=False, high_open=True)
     # What the oracle and the search would refuse, refused before a model is trained (a deep one: minutes).
     check_positive_int("min_users", args.min_users)
-    check_positive_int("k", args.k)
+    if args.k is not None:
+        check_positive_int("--k", args.k)
+    if args.iters != "auto" and args.iters > MAX_ITERATIONS:   # before a model is trained
+        raise ResourceLimitError(f"--iters must be at most {MAX_ITERATIONS} (documented limit), got {args.iters}")
     check_positive_int("top_n", args.top_n)
     check_in_interval("theta", args.theta, 0.0, 1.0, low_open=False)
     if args.max_evaluations is not None:

@@ -62,10 +62,12 @@ from ocef.fairrec.inference import (TESTS, bound_p_value, permutation_p_value, s
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import (CONFIDENCE, Either, Instance, Integer, Options, Real, Rng, as_generator, check_in_interval,
+                             check_positive_int, validate_params)
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES",
-           "METRIC_BOUNDS", "metric_bounds", "defined_users"]
+           "METRIC_BOUNDS", "metric_bounds", "defined_users", "search_work", "MAX_ITERATIONS",
+           "MAX_ATTRIBUTE_RANGE", "MAX_CELLS"]
 
 
 class BudgetExhausted(Exception):
@@ -128,6 +130,66 @@ def _n_particles(epsilon: float, n: int) -> int:
     return max(2, int(epsilon * n))
 
 
+#: Most values one attribute's codes may span (``max − min + 1``): Alg. 2 draws each coordinate from
+#: the attribute's empirical distribution over its whole range, a dense array of that many entries.
+MAX_ATTRIBUTE_RANGE = 10**7
+#: Most cells (product of the attributes' ranges) a grid may have: cell ids are int64 (Alg. 1's positions).
+MAX_CELLS = 2**62
+#: Work units of one group visit of the search (a Python-level step: InfoBase look-up, query, bookkeeping),
+#: in the compiled steps of :data:`ocef.validation.DEFAULT_LIMITS`: measured 7-15 µs a visit (DPSO and
+#: exhaustive, 600 groups, 20 permutations) vs ~1e8 compiled steps/s.
+VISIT_WORK = 10**3
+
+
+def _check_grid(attributes, low, high) -> None:
+    """Refuse, before allocating, attribute codes whose range cannot be searched (issue 23): each
+    attribute spans at most :data:`MAX_ATTRIBUTE_RANGE` codes (the marginal of Alg. 2 is dense over
+    it, 8 bytes a code; the limit in force via :func:`ocef.validation.check_resources` applies too)
+    and the grid has at most :data:`MAX_CELLS` cells (int64 cell ids)."""
+    from ocef.errors import ResourceLimitError
+    from ocef.validation import check_resources
+
+    spans = [int(h) - int(lo) + 1 for lo, h in zip(low.tolist(), high.tolist())]
+    for a, lo, h, span in zip(attributes, low.tolist(), high.tolist(), spans):
+        if span > MAX_ATTRIBUTE_RANGE:
+            raise ResourceLimitError(
+                f"attribute {a!r}: its codes span {lo} .. {h} ({span:.3g} values), above the limit "
+                f"{MAX_ATTRIBUTE_RANGE:.0e} (the search draws from a dense distribution over the range): "
+                f"recode the attribute as small integer codes 0, 1, 2, ...")
+    worst = attributes[int(np.argmax(spans))]
+    check_resources(f"attribute {worst!r} (codes spanning {max(spans)} values)", memory=24.0 * sum(spans))
+    cells = 1
+    for span in spans:
+        cells *= span
+    if cells > MAX_CELLS:
+        raise ResourceLimitError(
+            f"attributes {list(attributes)}: the grid has {cells:.3g} cells (product of the ranges "
+            f"{spans}), above the limit {MAX_CELLS:.3g} of int64 cell ids; recode the attributes as small "
+            f"integer codes or search fewer attributes")
+
+
+def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_users: int,
+                n_resamples: int = 0) -> float:
+    """Estimated work of :func:`search` in :data:`ocef.validation.DEFAULT_LIMITS`'s steps: group visits
+    (each :data:`VISIT_WORK` steps) of one search — DPSO/vanilla ``2 · n_pt · (n_iter + 1)`` (two
+    swarms, the initial positions and ``n_iter`` moves, Alg. 1-3), exhaustive ``n_groups``, TestSGD
+    ``n_groups`` visits plus one complement of ``n_users`` rows each — times ``1 + n_resamples`` (the
+    permutation test re-runs the search).
+
+    Examples
+    --------
+    >>> search_work("dpso", n_pt=10, n_iter=10, n_groups=50, n_users=500)
+    220000.0
+    """
+    if method in ("dpso", "vanilla"):
+        visits = 2.0 * n_pt * (n_iter + 1)
+    elif method == "testsgd":
+        visits = n_groups * (1.0 + n_users / VISIT_WORK)
+    else:
+        visits = float(n_groups)
+    return visits * VISIT_WORK * (1 + n_resamples)
+
+
 class GroupOracle:
     """Black-box group evaluation with a cache (the InfoBase) and counters.
 
@@ -178,7 +240,9 @@ class GroupOracle:
         self.labels = {a: dict(labels[a]) for a in self.attributes if labels and a in labels}
         self.interval_reason = "" if self.bounds is not None else \
             "no valid interval: the metric's range is unknown (give bounds)"
-        codes = users[self.attributes].to_numpy().astype(np.int64)
+        codes = np.column_stack([col.to_numpy() if pd.api.types.is_integer_dtype(col) else
+                                 pd.to_numeric(col).to_numpy(dtype=float)          # checked: integral, finite
+                                 for col in (users[a] for a in self.attributes)]).astype(np.int64)
         n_all = codes.shape[0]
         if defined is None:
             defined = np.ones(n_all, dtype=bool)
@@ -192,6 +256,7 @@ class GroupOracle:
             raise ValueError("no user has a defined metric")
         self.low = codes.min(axis=0)
         self.high = codes.max(axis=0)
+        _check_grid(self.attributes, self.low, self.high)      # issue 23: codes of 6e9 allocated 48 GB
         self.cards = self.high - self.low + 1
         self.n_cells = int(np.prod(self.cards.astype(object)))
         self._radix = np.concatenate([np.cumprod(self.cards[::-1])[::-1][1:], [1]]).astype(np.int64)
@@ -392,8 +457,16 @@ class GroupOracle:
         >>> o.values([0, 1]).tolist(), o.size([0, 1]).tolist()
         ([0.75, 0.0], [2, 1])
         """
+        from ocef.errors import ParameterError
+
+        if not isinstance(metric, str):
+            raise ParameterError(f"metric must be the name of a column of the table, got {metric!r}")
+        attrs = [attributes] if isinstance(attributes, str) else list(attributes)
+        if metric in attrs:         # issue 23: --metric gender returned UF 0 (each group's value constant)
+            raise ParameterError(f"metric {metric!r} is one of the attributes {attrs}: give a metric column "
+                                 f"(a per-user value such as mrr), not an attribute")
         if metric not in table.columns:
-            raise ValueError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
+            raise ParameterError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
         _check_metric_column(table, metric)          # issue 23: empty table, text or NaN-only metric
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
         if bounds == "auto":
@@ -754,10 +827,6 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
     return int(kept[idx[np.argmax(gaps[ok])]]), int(kept[idx[np.argmin(gaps[ok])]])
 
 
-#: Most DPSO iterations one search runs (issue 23: 10**9 ran for minutes without a word).
-MAX_ITERATIONS = 10**5
-
-
 def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
     """Issue 23: an empty table, a metric column of text or of NaN only gave ``uf: null`` or a
     zero-size-array error; they are refused naming the table and the column."""
@@ -772,6 +841,27 @@ def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
         raise DataError(f"metric column {metric!r} must hold numbers, got dtype {col.dtype}")
     if not np.isfinite(col.to_numpy(dtype=float)).any():
         raise DataError(f"metric column {metric!r} has no finite value")
+
+
+def _check_search_resources(oracle: "GroupOracle", method: str, *, n_pt, n_iter: int, epsilon: float, test,
+                            n_resamples: int) -> None:
+    """Issue 23: a GroupOracle of 10⁴ × 10⁴ cells gave DPSO 10⁷ particles per swarm at ε = 0.1 and ran
+    for minutes without a word. The search's work (:func:`search_work`) and its particles' memory are
+    checked against :mod:`ocef.validation`'s limits (override: ``resource_limits(work=...)`` or
+    ``OCEF_MAX_WORK``) before anything runs; the permutation test is checked again where it starts."""
+    from ocef.validation import check_resources
+
+    work = search_work(method, n_pt=n_pt, n_iter=n_iter, n_groups=oracle.n_groups, n_users=oracle.n_users_total)
+    grid = f"{oracle.n_cells} cells of {oracle.attributes}"
+    if n_pt is not None:
+        check_resources(f"epsilon={epsilon:g} on {grid} ({n_pt} particles per swarm), n_iter={n_iter}",
+                        memory=2.0 * n_pt * len(oracle.attributes) * 8 * 12, work=work, what="steps of group visits")
+    else:
+        check_resources(f"method={method!r} on {oracle.n_groups} valid groups", work=work,
+                        what="steps of group visits")
+    if test == "permutation":
+        check_resources(f"n_resamples={n_resamples} (the permutation test re-runs the search each time)",
+                        work=work * (1 + n_resamples), what="steps of group visits")
 
 
 #: ``test="auto"``: the permutation test's extra query may cost at most this multiple of the search's own cost.
@@ -815,6 +905,19 @@ def _uf(oracle: GroupOracle, method: str, pair) -> float:
     return oracle.infobase[hi][0] - oracle.infobase[lo][0]
 
 
+#: Most DPSO iterations one search runs (issue 23: 10**9 ran for minutes without a word).
+MAX_ITERATIONS = 10**5
+_NONNEG = Real(0, np.inf, closed="left")
+
+
+@validate_params(oracle=Instance(GroupOracle), method=Options(*METHODS),
+                 epsilon=Either(Options("auto"), Real(0, 1, closed="right")),
+                 n_iter=Either(Options("auto"), Integer(1, MAX_ITERATIONS)),
+                 alpha=_NONNEG, c1=_NONNEG, c2=_NONNEG, vmax=Real(0, np.inf, closed="right"),
+                 theta=Real(0, 1), top_n=Integer(1), max_evaluations=Either(Options(None), Integer(1)),
+                 max_cost=Either(Options(None), Real(0, np.inf, closed="neither")), group_cost=_NONNEG,
+                 epsilon_base=Options(*EPSILON_BASES), confidence=CONFIDENCE,
+                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng())
 def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
            alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
            top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
@@ -885,6 +988,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
     iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)
     n_pt = _n_particles(eps, n_base) if method in ("dpso", "vanilla") else None
+    _check_search_resources(oracle, method, n_pt=n_pt, n_iter=iters, epsilon=eps, test=test,
+                            n_resamples=n_resamples)
     gen = as_generator(rng)
     perm_gen = gen.spawn(1)[0]                       # spawning draws nothing: the search is the same whatever the test
     search_gen = gen
@@ -945,6 +1050,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
             reasons.append("permutation test needs per-user metric values: " +
                            ("p-value from the simultaneous bound" if can_bound else "no p-value"))
         if used == "permutation":
+            from ocef.validation import check_resources
+
+            check_resources(f"n_resamples={n_resamples} (the permutation test re-runs the search each time; "
+                            f"test='bound' needs none)",
+                            work=search_work(method, n_pt=n_pt, n_iter=iters, n_groups=oracle.n_groups,
+                                             n_users=oracle.n_users_total, n_resamples=n_resamples),
+                            what="steps of group visits")
             null = np.empty(n_resamples)
             for b, child in enumerate(perm_gen.spawn(n_resamples)):
                 perm = values.copy()

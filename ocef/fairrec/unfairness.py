@@ -190,13 +190,40 @@ def _check_attributes(table: pd.DataFrame, attributes) -> list[str]:
     if repeated:      # a repeated axis of the search space: name it, not a numpy broadcast error
         raise ValueError(f"attribute(s) listed more than once: {repeated}")
     for a in attributes:
-        col = table[a]
-        if not pd.api.types.is_integer_dtype(col):
-            values = pd.to_numeric(col, errors="coerce")
-            if values.isna().any() or not np.all(values == np.round(values)):
-                raise ValueError(f"attribute {a!r} must hold integer codes, got e.g. "
-                                 f"{col[values.isna() | (values != np.round(values))].head(3).tolist()}")
+        _check_codes(a, table[a])
     return attributes
+
+
+#: Largest magnitude of an attribute code (int64 cell ids, issue 23: 1e308 or 10**400 raised OverflowError).
+MAX_CODE = 2**62
+
+
+def _check_codes(name: str, col: pd.Series) -> None:
+    """An attribute column must hold integer codes of magnitude at most :data:`MAX_CODE`: text, missing,
+    fractional, infinite and huge values are refused naming the attribute and a few offending values."""
+    from ocef.errors import DataError
+
+    if isinstance(col, pd.DataFrame):
+        raise DataError(f"attribute {name!r} is a column of the table more than once")
+    if pd.api.types.is_integer_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        big = col.abs() > MAX_CODE if col.dtype.kind == "i" else col > MAX_CODE
+        bad = big.to_numpy()
+    else:
+        def as_code(v):
+            if isinstance(v, (bool, np.bool_)):
+                return float(v)
+            if isinstance(v, (int, np.integer)):
+                return float(v) if abs(int(v)) <= MAX_CODE else np.nan
+            try:
+                return float(v)
+            except (TypeError, ValueError, OverflowError):
+                return np.nan
+        values = np.array([as_code(v) for v in col.tolist()], dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) > MAX_CODE)
+    if bad.any():
+        raise DataError(f"attribute {name!r} must hold integer codes in [-2**62, 2**62], got e.g. "
+                        f"{[repr(v)[:40] for v in col[bad].head(3).tolist()]} ({int(bad.sum())} value(s))")
 
 
 def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.DataFrame | None = None,

@@ -50,10 +50,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 import pandas as pd
 
-from ocef.pairwise.counts import KINDS, PairCounts, grid_frame, pair_counts
+from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
 from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 
@@ -399,10 +399,12 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
-@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 87 TiB
+@validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
+                 engine=Options(None, *BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, engine: str = "auto",
-                      z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto",
+                      engine: str | None = None, z_levels=None) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -423,8 +425,10 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         most 1 − ``confidence``.
     rng : None, int, SeedSequence or Generator
         Seeds the bootstrap.
-    engine : {"auto", "pandas", "duckdb"}
-        How the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
+    backend : {"auto", "pandas", "duckdb"}
+        The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
+    engine : {"auto", "pandas", "duckdb"}, optional
+        Former name of ``backend``, still accepted (two disagreeing values are refused).
 
     Returns
     -------
@@ -452,7 +456,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 
         raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
-                        engine=engine, z_levels=z_levels)
+                        backend=backend, engine=engine, z_levels=z_levels)
     N = counts.total
     n, acc = cell_statistics(N)
     # levels averaged: those where both groups have pairs, per kind (Sec. 6.1), stated in the summary

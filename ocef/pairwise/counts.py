@@ -15,7 +15,7 @@ count vectors ("profiles") are exchangeable, so the data are reduced to the dist
 their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two aggregation engines give the same counts (a test checks it):
+Two counting backends (``backend=``; ``engine=`` is its former name) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -34,7 +34,7 @@ import pandas as pd
 
 from ocef.results import Result
 
-__all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "PairCounts", "check_pairs", "attach_scores",
+__all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
@@ -43,7 +43,9 @@ PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
 SCORE_COLUMNS = ["score_j", "score_jp"]
 #: Kinds of comparisons, in the order of the count arrays' metric axis.
 KINDS = ("overall", "intra", "inter")
-ENGINES = ("auto", "pandas", "duckdb")
+BACKENDS = ("auto", "pandas", "duckdb")
+#: Former name of :data:`BACKENDS` (the glossary keeps ``engine`` for simulation engines).
+ENGINES = BACKENDS
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,10 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     if not isinstance(pairs, pd.DataFrame):
         raise TypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
     _check_columns(list(pairs.columns), cluster, need_scores)
+    if len(pairs) == 0:
+        from ocef.errors import DataError
+
+        raise DataError("pairs has no row (only a header): give at least one randomized pair")
     if "z" not in pairs.columns:
         pairs = pairs.assign(z=0)
     same = (pairs["j"].to_numpy() == pairs["jp"].to_numpy())
@@ -132,12 +138,27 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     return pairs
 
 
+def _check_cluster(cluster) -> None:
+    """``cluster`` must be a non-empty column name (issue 23: ``--cluster ''`` said "pairs is missing column(s) ['']")."""
+    from ocef.errors import ParameterError, ParameterTypeError
+
+    if not isinstance(cluster, str):
+        raise ParameterTypeError(f"cluster must be the name of a column of pairs (e.g. 'query'), got {cluster!r}")
+    if not cluster.strip():
+        raise ParameterError(f"cluster must name a column of pairs (the bootstrap's independent units, e.g. "
+                             f"'query'), got the empty name {cluster!r}")
+
+
 def _check_columns(columns: list, cluster: str, need_scores: bool) -> None:
     """ValueError naming the required columns of a pairs table missing from ``columns`` (both engines)."""
     need = [c for c in PAIR_COLUMNS if c != "z"] + ([cluster] if cluster not in PAIR_COLUMNS else [])
     if need_scores:
         need += SCORE_COLUMNS
     missing = [c for c in need if c not in columns]
+    if cluster in missing and cluster not in PAIR_COLUMNS:
+        from ocef.errors import DataError
+
+        raise DataError(f"cluster={cluster!r}: pairs has no column {cluster!r} to cluster by; it has {columns}")
     if missing:
         hint = (" (give scores: a table with columns item, score, or query, item, score)"
                 if set(missing) <= set(SCORE_COLUMNS) else "")
@@ -313,19 +334,27 @@ def _is_path(obj) -> bool:
 
 
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
-                engine: str = "auto") -> PairCounts:
+                backend: str = "auto", engine: str | None = None) -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
 
     ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
     ``score_j``/``score_jp`` unless ``scores`` is given). ``scores``: a DataFrame or file with
     columns ``item, score`` or ``query, item, score``. ``subgroup``: the group value compared
     against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
-    whose values are the bootstrap's clusters (default: ``query``). ``engine``: ``"pandas"``
-    (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB for paths).
+    whose values are the bootstrap's clusters (default: ``query``). ``backend``: the counting
+    backend, ``"pandas"`` (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB
+    for paths); ``engine``: its former name, still accepted (two disagreeing values are refused).
     """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "duckdb" or (engine == "auto" and (_is_path(pairs) or _is_path(scores))):
+    from ocef.backends import backend_alias
+    from ocef.errors import ParameterError
+
+    if engine is not None and (not isinstance(engine, str) or engine not in BACKENDS):
+        raise ParameterError(f"engine (former name of backend) must be one of {BACKENDS}, got {engine!r}")
+    backend = backend_alias(backend, engine)
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    _check_cluster(cluster)
+    if backend == "duckdb" or (backend == "auto" and (_is_path(pairs) or _is_path(scores))):
         return _duckdb_counts(pairs, scores, subgroup=subgroup, cluster=cluster, z_levels=z_levels)
     if _is_path(pairs):
         pairs = read_table(pairs)
@@ -407,13 +436,21 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         if found[3]:
             raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
                              "each pair needs two items")
+        where = (" in " + ", ".join(str(o) for o in (pairs, scores) if _is_path(o))
+                 if _is_path(pairs) or _is_path(scores) else "")
+        if found[0] is None:                 # issue 23: an empty pairs file said "'NoneType' object is not iterable"
+            from ocef.errors import DataError
+
+            raise DataError(f"pairs{where} has no row (only a header): give at least one randomized pair")
         if found[4]:
-            raise ValueError(f"{found[4]} pair(s) lack a finite score_j/score_jp"
-                             + (" (items missing from scores)" if scores is not None else ""))
+            from ocef.errors import DataError
+
+            raise DataError(
+                f"pairs{where}: {found[4]} of {found[6]} pair(s) have a missing or non-finite score "
+                + ("(their items j/jp have no score in scores, or a non-finite one)" if scores is not None
+                   else "in column score_j or score_jp (NaN, inf or empty)"))
         if found[5]:
             raise ValueError(f"{found[5]} pair(s) have a missing query, group or engagement value")
-        if found[0] is None:                 # issue 23: an empty pairs file said "'NoneType' object is not iterable"
-            raise ValueError("pairs has no row: give at least one randomized pair")
         names, mapping = group_mapping(list(found[0]) + list(found[1]), subgroup)
         zl, pos = _z_levels(list(found[2]), z_levels)
         # pass 2: integer codes only (groups and levels mapped in SQL), no grouping by cluster

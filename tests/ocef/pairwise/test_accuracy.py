@@ -68,7 +68,7 @@ def test_duckdb_and_pandas_engines_agree(tmp_path):
     scores = pd.DataFrame({"item": np.arange(6000), "score": np.random.default_rng(1).integers(0, 5, 6000)})
     pairs.drop(columns=["score_j", "score_jp"]).to_csv(tmp_path / "p.csv", index=False)
     scores.to_csv(tmp_path / "s.csv", index=False)
-    a = pair_counts(pairs.drop(columns=["score_j", "score_jp"]), scores=scores, engine="pandas")
+    a = pair_counts(pairs.drop(columns=["score_j", "score_jp"]), scores=scores, backend="pandas")
     b = pair_counts(tmp_path / "p.csv", scores=tmp_path / "s.csv")
     assert a.groups == b.groups and a.z_levels == b.z_levels
     np.testing.assert_array_equal(a.total, b.total)
@@ -163,12 +163,12 @@ def test_both_engines_name_the_same_missing_columns(tmp_path):
     messages = []
     for source, engine in ((pairs, "pandas"), (tmp_path / "p.csv", "duckdb")):
         with pytest.raises(ValueError, match=r"missing column\(s\) \['score_j', 'score_jp'\] \(give scores") as err:
-            pair_counts(source, engine=engine)
+            pair_counts(source, backend=engine)
         messages.append(str(err.value).split(";")[0])
     assert messages[0] == messages[1]
-    with pytest.raises(ValueError, match=r"missing column\(s\) \['session'\]"):
+    with pytest.raises(ValueError, match=r"cluster='session': pairs has no column 'session'"):
         pair_counts(tmp_path / "p.csv", scores=pd.DataFrame({"item": [0], "score": [1.0]}), cluster="session",
-                    engine="duckdb")
+                    backend="duckdb")
 
 
 @pytest.mark.parametrize("per_query", [1, 3, "mixed"])
@@ -215,9 +215,9 @@ def test_both_engines_refuse_an_item_scored_twice(scores, engine):
     pairs = pd.DataFrame({"query": [0, 1, 2], "j": [1, 2, 3], "jp": [4, 5, 6], "s_j": ["a", "b", "a"],
                           "s_jp": ["b", "a", "a"]})
     with pytest.raises(ValueError, match="scores has several rows for the same"):
-        pair_counts(pairs, scores=scores, engine=engine)
+        pair_counts(pairs, scores=scores, backend=engine)
     once = scores.drop_duplicates(["query", "item"] if "query" in scores else ["item"])
-    assert pair_counts(pairs, scores=once, engine=engine).n_pairs == 3
+    assert pair_counts(pairs, scores=once, backend=engine).n_pairs == 3
 
 
 def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pairs(monkeypatch):
@@ -230,13 +230,13 @@ def test_duckdb_counts_run_on_the_process_database_and_threads_keep_their_own_pa
     logs_engine.duckdb_cursor().close()          # the process's database exists
     monkeypatch.setattr(duckdb, "connect", lambda *a, **k: pytest.fail("a second DuckDB database was opened"))
     frames = [random_pairs(n=300 + 50 * k, n_queries=40, seed=k) for k in range(4)]
-    expected = [pair_counts(f, engine="pandas").total for f in frames]
+    expected = [pair_counts(f, backend="pandas").total for f in frames]
     got, errors = {}, []
 
     def count(k):
         try:
             for _ in range(3):                             # every thread registers its own pairs_df
-                got.setdefault(k, []).append(pair_counts(frames[k], engine="duckdb").total)
+                got.setdefault(k, []).append(pair_counts(frames[k], backend="duckdb").total)
         except BaseException as exc:                       # reported below, with the thread's frame
             errors.append((k, exc))
 
@@ -258,6 +258,6 @@ def test_both_engines_name_the_missing_columns_of_scores(tmp_path):
     messages = []
     for engine in ("pandas", "duckdb"):
         with pytest.raises(ValueError, match=r"scores is missing column\(s\) \['score'\]; it has \['item', 'value'\]") as err:
-            pair_counts(pairs, scores=bad, engine=engine)
+            pair_counts(pairs, scores=bad, backend=engine)
         messages.append(str(err.value))
     assert messages[0] == messages[1]
