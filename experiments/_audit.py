@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.experiments._io import fallback, note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import OCEF_ML_1M, Claim, NotCheckable, require, trend
 
@@ -36,7 +37,7 @@ def environment(data_dir: Path | None, quick: bool):
 
     try:
         env = MovieLensEnvironment(data_dir)
-    except FileNotFoundError:
+    except DatasetNotFoundError:
         if not quick:
             raise
     else:

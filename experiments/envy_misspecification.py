@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.experiments._audit import synthetic_fallback
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import OCEF_ML_1M, Claim
@@ -71,7 +72,7 @@ def make_environment(data_dir: Path | None, quick: bool):
                                        n_users=None if data.source == "ml-100k" else 600)
         else:
             env = MovieLensEnvironment(data_dir)
-    except FileNotFoundError:
+    except DatasetNotFoundError:
         if not quick:
             raise
     else:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim, NotCheckable
 
@@ -112,7 +113,7 @@ def _movielens(data_dir, quick):
 
     env, _ = make_environment(data_dir, quick)
     if not isinstance(env, MovieLensEnvironment):
-        raise FileNotFoundError("MovieLens files not found")
+        raise DatasetNotFoundError("MovieLens files not found")
     keep = most_rated(env.data.ratings, "item", env.n_items)
     counts = env.data.ratings["item"].value_counts().reindex(keep, fill_value=0).to_numpy()
     return env, counts
@@ -145,15 +146,15 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
     try:
         env, counts = _movielens(data_dir, quick)
         sources["MovieLens-100K" if env.source == "ml-100k" else env.description] = ("ml", env, popular_items(counts))
-    except FileNotFoundError:
+    except DatasetNotFoundError:
         pass
     try:
         train = _coat(data_dir)
         sources["Coat"] = ("coat", train, popular_items((train > 0).sum(axis=0)))
-    except FileNotFoundError:
+    except DatasetNotFoundError:
         pass
     if not sources:
-        raise FileNotFoundError("neither MovieLens nor Coat was found (see --data-dir)")
+        raise DatasetNotFoundError("neither MovieLens nor Coat was found (see --data-dir)")
     config = {"factors": factors, "policies": POLICIES, "k": K, "samples": SAMPLES, "beta": BETA,
               "popular_fraction": POPULAR_FRACTION, "seed": seed, "datasets": sorted(sources)}
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.datasets.coat import coat_pairs, load_coat
 from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import save_figure, write_csv
@@ -32,7 +33,7 @@ LAM = 0.1
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     if not dataset_dir("coat", data_dir).exists():
-        raise FileNotFoundError(f"Coat not found under {dataset_dir('coat', data_dir)} (use --data-dir)")
+        raise DatasetNotFoundError(f"Coat not found under {dataset_dir('coat', data_dir)} (use --data-dir)")
     n_boot = 200 if quick else 1000
     default, random = load_coat(data_dir)
     n_users, n_items = coat_sizes(default, random)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.datasets import load_logs
 from ocef.environments.paths import dataset_dir
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
@@ -86,7 +87,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
     n_resamples = 200 if quick else 2000
     present = [n for n in DATASETS if dataset_dir(n, data_dir).exists()]
     if not present:
-        raise FileNotFoundError(f"none of the data sets {list(DATASETS)} found under "
+        raise DatasetNotFoundError(f"none of the data sets {list(DATASETS)} found under "
                                 f"{dataset_dir('coat', data_dir).parent} (use --data-dir)")
     config = {"n_resamples": n_resamples, "seed": seed, "datasets": present}
     for name in present:

@@ -5,7 +5,7 @@ Works for any registered experiment: everything it needs comes from the module's
 ``DESCRIPTION``, ``CLAIMS`` (optional, :class:`ocef.experiments.claims.Claim`) and the files it
 writes (``OUT/NAME/NAME.csv``, ``OUT/NAME/NAME.png``); nothing here is specific to one experiment.
 
-Statuses: ``ok``; ``skipped`` when the experiment raised :class:`FileNotFoundError` (a data set is
+Statuses: ``ok``; ``skipped`` when the experiment raised :class:`ocef.errors.DatasetNotFoundError` (a data set is
 missing: the reason is reported, the run does not fail); ``failed`` for any other exception (the
 run exits non-zero). Claims are checked on ``NAME.csv`` after an ``ok`` run and never fail it; each
 gets one of four verdicts (``holds``, ``contradicted``, ``inconclusive``, ``unchecked``, see
@@ -30,6 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
+from ocef.errors import DatasetNotFoundError
 from ocef.experiments import _io, registry
 from ocef.experiments.claims import VERDICTS, check_claims, verdict_counts
 from ocef.files import atomic_write_text
@@ -86,7 +87,7 @@ def run_one(name: str, *, out: Path, quick: bool, seed: int, data_dir: Path | No
     with _io.session(code=_io.code_hash(mod.__name__), fresh=fresh, log=lambda s: log(f"   {s}")) as s:
         try:
             paths = mod.run(out_dir, quick=quick, seed=seed, data_dir=data_dir, progress=progress)
-        except FileNotFoundError as exc:                 # a data set is missing
+        except DatasetNotFoundError as exc:              # a data set is missing (any other file: failed)
             entry.update(status="skipped", reason=str(exc))
             paths = []
         except KeyboardInterrupt:

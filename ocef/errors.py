@@ -16,7 +16,8 @@ delta must be in (0, 1), got 2
 """
 from __future__ import annotations
 
-__all__ = ["OcefError", "ParameterError", "ParameterTypeError", "DataError", "ResourceLimitError"]
+__all__ = ["OcefError", "ParameterError", "ParameterTypeError", "DataError", "ResourceLimitError",
+           "DatasetNotFoundError"]
 
 
 class OcefError(Exception):
@@ -39,3 +40,12 @@ class DataError(OcefError, ValueError):
 class ResourceLimitError(OcefError, ValueError):
     """Work or memory estimated from the arguments exceeds a documented limit; the message names
     the argument, the estimate, the limit and how to raise it."""
+
+
+class DatasetNotFoundError(OcefError, FileNotFoundError):
+    """A real data set (MovieLens, Coat, the Open Bandit Dataset) is not where OCEF looked.
+
+    Distinct from any other missing file: ``ocef reproduce`` skips an experiment whose data set is
+    absent (with this message as the reason) but reports any other missing file as a failure.
+    :mod:`ocef.datasets` documents where the data sets are looked for.
+    """

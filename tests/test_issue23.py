@@ -551,3 +551,28 @@ def test_fairrec_attribute_codes_beyond_int64_or_not_integral_name_the_attribute
     t.loc[3, "age"] = code
     with pytest.raises(DataError, match="attribute 'age' must hold integer codes"):
         GroupOracle.from_user_metrics(t, ["gender", "age"], "mrr")
+
+
+def test_report_skips_only_for_a_missing_data_set(tmp_path, monkeypatch):
+    # "skipped: data missing" was given for any FileNotFoundError, hiding a bug's missing file
+    from ocef.errors import DatasetNotFoundError
+    from ocef.experiments import registry, report
+
+    class Missing:
+        DESCRIPTION, CLAIMS = "d", []
+
+        @staticmethod
+        def run(out_dir, **kw):
+            raise DatasetNotFoundError("Coat not found in /nowhere/coat")
+
+    class Bug(Missing):
+        @staticmethod
+        def run(out_dir, **kw):
+            open(tmp_path / "no-such-internal-file.csv")
+
+    for mod, status in ((Missing, "skipped"), (Bug, "failed")):
+        monkeypatch.setattr(registry, "module", lambda name, mod=mod: mod)
+        entry = report.run_one("pairwise-coat", out=tmp_path, quick=True, seed=0, data_dir=None,
+                               progress=False, log=lambda s: None)
+        assert entry["status"] == status, entry
+    assert "no-such-internal-file" in entry["reason"] and "traceback" in entry

@@ -4,26 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ocef.environments.paths import data_root, dataset_dir
+from ocef.errors import DatasetNotFoundError
 
 __all__ = ["DatasetNotFoundError", "find_dataset"]
-
-
-class DatasetNotFoundError(FileNotFoundError):
-    """A real data set's files are not where OCEF looked.
-
-    The message names the data set, the folder searched, the files missing, where to download
-    them and the three ways to point OCEF at them (``data_dir``, ``$OCEF_DATA_DIR``,
-    ``../shared/data``). A :class:`FileNotFoundError`, so the command line reports it in one line.
-
-    Examples
-    --------
-    >>> from ocef.datasets import Coat
-    >>> try:
-    ...     Coat("/nonexistent")
-    ... except DatasetNotFoundError as exc:
-    ...     print(str(exc).splitlines()[0])
-    Coat not found in /nonexistent/coat: missing train.ascii, test.ascii, user_item_features/item_features.ascii
-    """
 
 
 def find_dataset(title: str, folder_name: str, files: tuple[str, ...], url: str,
@@ -59,7 +42,7 @@ def find_dataset(title: str, folder_name: str, files: tuple[str, ...], url: str,
     >>> find_dataset("Coat", "coat", ("train.ascii",), "https://example.org", "/nowhere")
     Traceback (most recent call last):
     ...
-    ocef.datasets.base.DatasetNotFoundError: Coat not found in /nowhere/coat: missing train.ascii
+    ocef.errors.DatasetNotFoundError: Coat not found in /nowhere/coat: missing train.ascii
     ...
     """
     folder = dataset_dir(folder_name, data_dir)

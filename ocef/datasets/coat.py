@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.datasets.base import find_dataset
+from ocef.errors import DatasetNotFoundError
 
 __all__ = ["Coat", "COAT_URL", "COAT_USER_ATTRIBUTES", "read_ascii_matrix", "load_coat", "coat_pairs"]
 
@@ -47,7 +48,7 @@ def read_ascii_matrix(path: str | Path) -> np.ndarray:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"Coat file not found: {path}")
+        raise DatasetNotFoundError(f"Coat file not found: {path}")
     return np.loadtxt(path, dtype=np.int64, ndmin=2)
 
 
@@ -205,7 +206,7 @@ class Coat:
         """
         map_path = self.path / _FEATURES / "user_features_map.txt"
         if not map_path.is_file():
-            raise FileNotFoundError(f"Coat file not found: {map_path}")
+            raise DatasetNotFoundError(f"Coat file not found: {map_path}")
         columns = [line.strip() for line in map_path.read_text().splitlines() if line.strip()]
         feats = read_ascii_matrix(self.path / _FEATURES / "user_features.ascii")
         if feats.shape[1] != len(columns):

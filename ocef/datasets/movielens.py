@@ -72,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.paths import dataset_dir
-from ocef.errors import ParameterError
+from ocef.errors import DatasetNotFoundError, ParameterError
 
 GENRES: tuple[str, ...] = (
     "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
@@ -159,7 +159,7 @@ def detect_format(path: Path | str) -> str:
     for fmt, files in FORMAT_FILES.items():
         if (path / files[0]).is_file():
             return fmt
-    raise FileNotFoundError(
+    raise DatasetNotFoundError(
         f"no MovieLens ratings file found in {path.resolve()}: looked for "
         f"'ratings.dat' (ML-1M format) and 'u.data' (ML-100K format)")
 
@@ -167,7 +167,7 @@ def detect_format(path: Path | str) -> str:
 def _require(path: Path, name: str) -> Path:
     f = path / name
     if not f.is_file():
-        raise FileNotFoundError(f"MovieLens file {name!r} not found in {path.resolve()}")
+        raise DatasetNotFoundError(f"MovieLens file {name!r} not found in {path.resolve()}")
     return f
 
 
@@ -314,7 +314,7 @@ def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
         if cand.is_dir() and (cand / FORMAT_FILES[name][0]).is_file():
             return cand
     where = ", ".join(str(p.resolve()) for p in dict.fromkeys(searched))
-    raise FileNotFoundError(
+    raise DatasetNotFoundError(
         "MovieLens ratings file ('ratings.dat' for ML-1M or 'u.data' for ML-100K) not found; "
         f"searched: {where}. Pass --data-dir or set $OCEF_DATA_DIR.")
 

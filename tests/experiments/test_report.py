@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ocef.cli import main
+from ocef.errors import DatasetNotFoundError
 from ocef.experiments import _io, registry, report
 from ocef.experiments.claims import Claim, NotCheckable, check_claims, fit_slope, trend
 
@@ -24,7 +25,7 @@ def _toy_module(name: str, *, fail: bool = False, missing: bool = False, calls: 
 
     def run(out_dir, *, quick, seed, data_dir, progress):
         if missing:
-            raise FileNotFoundError("toy data not found under /nowhere")
+            raise DatasetNotFoundError("toy data not found under /nowhere")
         if fail:
             raise RuntimeError("boom")
 
