@@ -849,11 +849,15 @@ def _z_rows(ug, ig, n, r, z, level):
     rows = []
     est, se = r["share"], r["share_se"]
     rows.append({"user_group": ug, "item_group": ig, "n_users": n, "statistic": "share", "target": r["target"],
-                 "estimate": est, "ci_low": est - z * se, "ci_high": est + z * se, "p_value": np.nan, "reason": reason})
+                 # a share lies in [0, 1]: the interval is cut to it (the cut keeps its coverage)
+                 "estimate": est, "ci_low": max(est - z * se, 0.0), "ci_high": min(est + z * se, 1.0),
+                 "p_value": np.nan, "reason": reason})
     d, dse = r["difference"], r["difference_se"]
     p = float(2 * norm.sf(abs(d) / dse)) if dse > 0 and n >= 2 else np.nan
     rows.append({"user_group": ug, "item_group": ig, "n_users": n, "statistic": "difference", "target": r["target"],
-                 "estimate": d, "ci_low": d - z * dse, "ci_high": d + z * dse, "p_value": p,
+                 # share - target lies in [-target, 1 - target]
+                 "estimate": d, "ci_low": max(d - z * dse, -r["target"]), "ci_high": min(d + z * dse, 1.0 - r["target"]),
+                 "p_value": p,
                  "reason": reason if dse > 0 or n < 2 else "no valid interval: the share does not vary across users"})
     lr, lse = r["ratio"], r["log_ratio_se"]
     ok = lr > 0 and np.isfinite(lr) and lse == lse
