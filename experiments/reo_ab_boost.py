@@ -9,6 +9,18 @@ orthogonal random traffic (:func:`ocef.reo.simulate.simulate_ab`): users are spl
 arms and all arms share one random log (App. I.2). Expected picture (paper): the mild deboost
 reduces the penalty (D_REO < 0), the 2x deboost over-corrects and reverses the advantage
 (D_REO > 0), the 2x boost increases it (D_REO > 0). The simulator's exact D_REO is drawn too.
+
+Which truth, which interval (measured, /work/notes/reo-ab-cover.md). Users are assigned to arms, so
+an arm's default log only holds its own ~250 users' requests: the logs estimate the strategy on
+those users (``AbTrafficLogs.truth_served``: q_k of the arm's users, p_k of everyone through the
+shared random log), which differs from the whole-population truth by a user-split sampling error
+(sd ~0.02-0.03 in D_REO here, as large as the interval's SE) that no log-based interval includes.
+Intervals are therefore checked against ``truth_served`` (column ``truth_D_reo``); the population
+truth is kept as ``truth_population_D_reo``. The intervals are the joint delta method
+(``method="delta-shared"``), which keeps the covariance the shared random log induces between the
+arms; Algorithm 2 as printed (``"delta"``, columns ``*_alg2``) neglects it and covers ~88% at
+these settings (300 Monte-Carlo days with request assignment: 82% for the 1.25x deboost), which
+the last claim reports.
 """
 from __future__ import annotations
 
@@ -23,7 +35,7 @@ from ocef.reo.simulate import make_traffic_world, simulate_ab
 from ocef.experiments.claims import Claim, consistent_rate
 
 NAME = "reo-ab-boost"
-DESCRIPTION = "Fig. 9 (seed 000): D_REO with delta-method CIs for 1.25x deboost, 2x deboost, 2x boost vs control"
+DESCRIPTION = "Fig. 9 (seed 000): D_REO with joint delta-method CIs for 1.25x deboost, 2x deboost, 2x boost vs control"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.8], group_shares=[0.6, 0.4])
 STRATEGIES = {"1.25x deboost": {0: 1.25, 1: 1.0}, "2x deboost": {0: 2.0, 1: 1.0}, "2x boost": {0: 1.0, 1: 2.0}}
@@ -31,6 +43,11 @@ STRATEGIES = {"1.25x deboost": {0: 1.25, 1: 1.0}, "2x deboost": {0: 2.0, 1: 1.0}
 DATASET = 'simulated A/B test (ocef.reo.simulate: 1000 users x 300 items, 2 item groups, shared random traffic)'
 
 EXPECTED_SIGN = {"1.25x deboost": -1, "2x deboost": +1, "2x boost": +1}
+
+
+def _covers(df: pd.DataFrame, low: str = "ci_low", high: str = "ci_high") -> tuple[int, int]:
+    inside = (df[low] <= df["truth_D_reo"]) & (df["truth_D_reo"] <= df[high])
+    return int(inside.sum()), len(df)
 
 
 def _signs(df: pd.DataFrame) -> tuple[bool, str]:
@@ -49,10 +66,16 @@ CLAIMS = [
                         "advantage (D_REO > 0); 2x boost increases it (D_REO > 0), significantly every day", _signs,
           test="each day's 95% interval of D_REO on the claimed side of 0",
           reason_if_false="some day's interval reaches 0 or lies on the other side"),
-    Claim("REO Alg. 2", "The 95% intervals of D_REO cover the simulator's exact D_REO at the nominal rate",
-          lambda df: consistent_rate(int(((df["ci_low"] <= df["truth_D_reo"]) & (df["truth_D_reo"] <= df["ci_high"])).sum()),
-                                     len(df), 0.95),
+    Claim("REO App. D", "The 95% joint delta-method intervals of D_REO (shared random log) cover the exact D_REO "
+                        "of the users each arm served at the nominal rate",
+          lambda df: consistent_rate(*_covers(df), 0.95),
           test="one-sided exact binomial test of the coverage against 95%, level 0.05"),
+    Claim("REO Alg. 2", "Algorithm 2's 95% intervals of D_REO (arms' variances added, shared random log's covariance "
+                        "neglected) cover the exact D_REO of the users each arm served at the nominal rate",
+          lambda df: consistent_rate(*_covers(df, "ci_low_alg2", "ci_high_alg2"), 0.95),
+          test="one-sided exact binomial test of the coverage against 95%, level 0.05",
+          reason_if_false="Algorithm 2 neglects the covariance of the shared random log (the seed says so); "
+                          "Monte Carlo at these settings: ~88% coverage"),
 ]
 
 
@@ -68,15 +91,19 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         ab = simulate_ab(world, arms, n_days=1, rng=np.random.default_rng([seed, day]), **day_cfg)
         rows = []
         for name in STRATEGIES:
-            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta",
+            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta-shared",
                               groups=world.groups.tolist())
+            alg2 = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta",
+                               groups=world.groups.tolist())
             rows.append({
                 "day": day, "strategy": name, "D_reo": res.D_reo, "se": res.D_reo_se,
                 "ci_low": res.D_reo_ci[0], "ci_high": res.D_reo_ci[1], "p_value": res.D_reo_p_value,
                 "penalty_control": res.penalty_control, "penalty_treatment": res.penalty_treatment,
-                "truth_D_reo": ab.truth[name].penalty - ab.truth["control"].penalty,
-                "truth_penalty_control": ab.truth["control"].penalty,
-                "truth_penalty_treatment": ab.truth[name].penalty,
+                "se_alg2": alg2.D_reo_se, "ci_low_alg2": alg2.D_reo_ci[0], "ci_high_alg2": alg2.D_reo_ci[1],
+                "truth_D_reo": ab.truth_served[name].penalty - ab.truth_served["control"].penalty,
+                "truth_penalty_control": ab.truth_served["control"].penalty,
+                "truth_penalty_treatment": ab.truth_served[name].penalty,
+                "truth_population_D_reo": ab.truth[name].penalty - ab.truth["control"].penalty,
                 "n_control": res.n_control, "n_treatment": res.n_treatment, "n_random": res.n_random,
             })
         return pd.DataFrame(rows)

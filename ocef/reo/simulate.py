@@ -335,12 +335,18 @@ class AbTrafficLogs:
 
     ``served`` has one row per (day, arm): requests, activated requests, impressions (distinct
     shown items), relevant impressions, overlapping pairs (App. I.1) and their relevance share.
+    ``truth`` is each arm's strategy on the whole user population; ``truth_served`` is the
+    quantity the logs estimate: q_k of the arm's own users (its default log only holds their
+    requests) with p_k of the whole population (the shared random log). With
+    ``assignment="request"`` the two are equal; with ``"user"`` they differ by the sampling error
+    of the user split, which no interval computed from the logs includes.
     """
 
     default: dict[str, pd.DataFrame]
     random: pd.DataFrame
     truth: dict[str, TrafficTruth]
     served: pd.DataFrame
+    truth_served: dict[str, TrafficTruth] | None = None
 
 
 @dataclass
@@ -433,7 +439,26 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
         part["arm"] = name
         default[name] = part
     random_all["arm"] = arm_names[random_all["arm"].to_numpy()] if len(random_all) else pd.Series(dtype=object)
-    return AbTrafficLogs(default, random_all, truth, pd.concat(served_parts, ignore_index=True))
+    truth_served = dict(truth) if user_arm is None else {
+        name: _served_truth(world, n_show, b, user_arm == a, truth[name])
+        for a, (name, b) in enumerate(zip(names, arms.values()))}
+    return AbTrafficLogs(default, random_all, truth, pd.concat(served_parts, ignore_index=True), truth_served)
+
+
+def _served_truth(world: TrafficWorld, n_show: int, boosts, in_arm: np.ndarray,
+                  population: TrafficTruth) -> TrafficTruth:
+    """Exact REO quantities an arm's logs estimate under user assignment: q_k over the arm's users
+    (request weights w_u renormalised within the arm) and p_k of the whole population."""
+    if not in_arm.any():
+        return population
+    w = np.where(in_arm, world.user_weights, 0.0)
+    sub = as_world(world.preferences, world.item_groups, world.scores, w / w.sum())
+    q = ground_truth(sub, n_show, boosts).q
+    p = population.p
+    u_scaled, delta_u, penalty = _reo_point(p, q)
+    table = pd.DataFrame({"group": population.groups["group"].to_numpy(), "p": p, "q": q,
+                          "U": u_scaled * population.p_recommended, "delta_U": delta_u})
+    return TrafficTruth(table, float(penalty), population.p_recommended, float(q.sum()), population.relevance_random)
 
 
 def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
