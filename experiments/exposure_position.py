@@ -120,11 +120,11 @@ def _movielens(data_dir, quick):
 
 
 def _coat(data_dir):
-    from ocef.environments.logs import _coat_matrix
+    from ocef.datasets.coat import read_ascii_matrix
     from ocef.environments.paths import dataset_dir
 
     root = dataset_dir("coat", data_dir)
-    train = _coat_matrix(root / "train.ascii")
+    train = read_ascii_matrix(root / "train.ascii")
     return train
 
 
