@@ -110,10 +110,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "method: an interval method is chosen by 'interval' (REO module being changed by issue 23)",
     'reo.default_recommendations: n_show':
         "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.delta_method_reo: confidence':
-        'keyword-only: options after the data are keyword-only (REO module being changed by issue 23)',
-    'reo.draw_log_counts: rng':
-        'keyword-only: options after the data are keyword-only (REO module being changed by issue 23)',
     'reo.estimate_reo: engine':
         "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
     'reo.estimate_reo_by: engine':
@@ -128,8 +124,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
     'reo.reo_counts: engine':
         "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.reo_from_counts: confidence':
-        'keyword-only: options after the data are keyword-only (REO module being changed by issue 23)',
     'reo.simulate_ab: n_show':
         "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
     'reo.simulate_traffic: n_show':

@@ -224,8 +224,8 @@ def ab_test(control, treatment, random, *,
     _check_estimable(names, ct[:-1], cr[:-1])
     z = normal_quantile(confidence)
     n_c, n_t, n_r = int(cc.sum()), int(ct.sum()), int(cr.sum())
-    arr_c = reo_from_counts(cc[:-1], n_c, cr[:-1], n_r, confidence)
-    arr_t = reo_from_counts(ct[:-1], n_t, cr[:-1], n_r, confidence)
+    arr_c = reo_from_counts(cc[:-1], n_c, cr[:-1], n_r, confidence=confidence)
+    arr_t = reo_from_counts(ct[:-1], n_t, cr[:-1], n_r, confidence=confidence)
     D = np.append(arr_t.delta_U - arr_c.delta_U, arr_t.penalty - arr_c.penalty)
 
     if method == "delta":                                                   # Algorithm 2

@@ -91,7 +91,8 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
         Q = pos_d / n_d[:, None]
         P = pos_r / n_r[:, None]
     arr = delta_method_reo(np.where(ok[:, None], P, 1.0), np.where(ok[:, None], Q, 1.0),
-                           np.where(ok, n_d, 1), np.where(ok, n_r, 1), confidence, covariance)
+                           np.where(ok, n_d, 1), np.where(ok, n_r, 1), confidence=confidence,
+                           covariance=covariance)
     days = []
     for i in range(len(c.index)):
         if not ok[i]:

@@ -173,7 +173,7 @@ def reo_jacobians(U) -> ReoJacobians:
     return ReoJacobians(G, H)
 
 
-def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95,
+def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
                      covariance: str = "diagonal") -> ReoArrays:
     """Algorithm 1 (App. D; App. F): estimates, standard errors of ``delta_U_k`` and of
     ``Delta_REO`` by the delta method.
@@ -209,7 +209,7 @@ def delta_method_reo(P, Q, n_default, n_random, confidence: float = 0.95,
     return ReoArrays(U, dU, pen, gamma, sigma, xi, se_dU, se_pen, z, covariance)
 
 
-def reo_from_counts(pos_default, n_default, pos_random, n_random,
+def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
                     confidence: float = 0.95, covariance: str = "diagonal") -> ReoArrays:
     """Algorithm 1 from counts: ``pos_default[..., k] = #{Y=1, S=s_k}`` in D_rec (size
     ``n_default``), ``pos_random[..., k]`` likewise in D_rand (size ``n_random``); eq. (5)."""
@@ -218,7 +218,7 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random,
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = np.asarray(pos_default, dtype=float) / nd[..., None]
         P = np.asarray(pos_random, dtype=float) / nr[..., None]
-    return delta_method_reo(P, Q, nd, nr, confidence, covariance)
+    return delta_method_reo(P, Q, nd, nr, confidence=confidence, covariance=covariance)
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,7 +413,8 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     _check_estimable(groups, pos_d, pos_r)
     Q = pos_d / n_default
     P = pos_r / n_random
-    arr = delta_method_reo(P, Q, n_default, n_random, confidence, covariance)
+    arr = delta_method_reo(P, Q, n_default, n_random, confidence=confidence,
+                           covariance=covariance)
     return _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval,
                                zero_default_notes(groups, pos_d))
 

@@ -627,7 +627,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
 
 
 def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
-                    rng=None) -> tuple[np.ndarray, np.ndarray]:
+                    *, rng=None) -> tuple[np.ndarray, np.ndarray]:
     """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
 
     The random log of ``n_random`` rows draws
