@@ -32,7 +32,7 @@ print(f"verdict: {auditor.verdict} after {auditor.t} steps; pulls per arm: {audi
 # arm 1's lower bound passes the baseline's upper bound (ENVY).
 h = np.array(history)
 k = means.size
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 for arm, color in ((0, "C0"), (1, "C3")):
     ax.fill_between(h[:, 0], h[:, 1 + arm], h[:, 1 + k + arm], color=color, alpha=0.3,
                     label=f"arm {arm} (true mean {means[arm]:.1f})")

@@ -25,7 +25,7 @@ print(report.summary().T)
 # %%
 # Duration of each audit by group: the verdict is reached faster when the true envy is far
 # from the decision boundaries.
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 for name, df in report.groups.groupby("name"):
     ax.scatter(df["true_envy"], df["duration"], label=f"{name} ({df['verdict'].iloc[0]})")
 ax.axvline(0.05, color="k", ls="--", lw=1)

@@ -33,7 +33,7 @@ print(report.groups[["trial", "name", "verdict", "duration", "cost"]].to_string(
 # %%
 # The policy's probability mass on each user's top item, by group.
 top = policy.probs.max(axis=1)
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 ax.hist([top[labels == g] for g in range(len(names))], bins=30, label=names, density=True)
 ax.set(xlabel="probability of the most likely item", ylabel="density", title="softmax(beta=5) over SVD scores")
 ax.legend()

@@ -49,7 +49,7 @@ print(f"{result.steps} steps over HTTP, {result.wall_time:.2f} s; checkpoints at
 print(result.groups.to_string(index=False))
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 g = result.groups
 ax.bar(g["name"].astype(str), g["duration"], color=["C3" if v == "envy" else "C0" for v in g["verdict"]])
 ax.set(xlabel="group", ylabel="steps to the verdict", title="live audit of the gender groups (blue: no envy)")

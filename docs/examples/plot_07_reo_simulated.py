@@ -26,7 +26,7 @@ print(res.groups.round(3).to_string(index=False))
 # The relative utilities Delta U_k with their intervals, against the truth.
 g = res.groups
 truth = logs.truth.groups.set_index("group").loc[g["group"], "delta_U"].to_numpy()
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 x = np.arange(len(g))
 ax.errorbar(x, g["delta_U"], yerr=[g["delta_U"] - g["ci_low"], g["ci_high"] - g["delta_U"]], fmt="o",
             capsize=4, label="estimate, 95% interval")

@@ -29,7 +29,7 @@ for name in arms:
 
 # %%
 r = np.array([row[1:] for row in rows], dtype=float)
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 ax.errorbar(boosts, r[:, 0], yerr=[r[:, 0] - r[:, 1], r[:, 2] - r[:, 0]], fmt="o", capsize=4,
             label="estimated difference, 95% interval")
 ax.plot(boosts, r[:, 4], "kx", label="true difference")

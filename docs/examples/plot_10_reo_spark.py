@@ -43,7 +43,7 @@ spark.stop()
 assert abs(results["spark"].penalty - results["duckdb"].penalty) < 1e-12
 
 # %%
-fig, ax = plt.subplots(figsize=(5, 3))
+fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
 ax.bar(list(timings), list(timings.values()), color=["C0", "C1"])
 ax.set(ylabel="seconds (including Spark's start)", title=f"{len(logs.default):,} + {len(logs.random):,} rows")
 plt.show()

@@ -27,7 +27,7 @@ print(res.pairs.T.to_string(header=False))
 # Accuracy of the top-10 lists by group, with 95% bootstrap intervals.
 g = res.groups
 metrics = ["avg_precision", "avg_recall", "avg_f1"]
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 for k, row in g.reset_index(drop=True).iterrows():
     x = np.arange(len(metrics)) + (k - 0.5) * 0.25
     est = row[metrics].to_numpy(float)

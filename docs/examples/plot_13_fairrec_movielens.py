@@ -30,7 +30,7 @@ for r in (dpso, exhaustive):
 # the best and the worst of 55 small groups (5 to 76 users) is what chance gives. The groups the
 # swarm visited, by iteration (marker size: users), and the extremes it kept:
 visits = dpso.to_frame()
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 ax.scatter(visits["iteration"], visits["value"], s=visits["n_users"], alpha=0.5)
 for role, color in (("advantaged", "C2"), ("disadvantaged", "C3")):
     v = visits[visits["role"] == role]
