@@ -17,7 +17,7 @@ one light module does not load POT or numba.
 """
 from __future__ import annotations
 
-import importlib
+from ocef._lazy import lazy_exports
 
 _HOME = {
     "auditor": ("OCEF", "Verdict", "AuditStateError", "AuditorState"),
@@ -35,21 +35,8 @@ _HOME = {
 }
 _MODULES = ("auditor", "bounds", "matching", "exact", "audit", "live", "service", "simulation", "runner",
             "engines", "groups")
-_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 
 __all__ = [name for names in _HOME.values() for name in names]
 
 
-def __getattr__(name: str):
-    if name in _MODULES:                       # a submodule, e.g. ocef.envy.bounds
-        return importlib.import_module(f"ocef.envy.{name}")
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ocef.envy' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ocef.envy.{module}"), name)
-    globals()[name] = value                   # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, _MODULES)

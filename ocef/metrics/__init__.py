@@ -7,7 +7,7 @@ any number of groups with bootstrap intervals (:func:`recommender_bias`, :mod:`o
 """
 from __future__ import annotations
 
-import importlib
+from ocef._lazy import lazy_exports
 
 #: where each public name lives; modules are imported on first use (PEP 562), so that
 #: ``ocef exposure`` on a log loads only the log reduction, not pandas' and scipy's bootstrap
@@ -19,7 +19,6 @@ _HOME = {
     'bias': ('RecommenderBiasResult', 'bootstrap_interval', 'bootstrap_weights', 'recommender_bias'),
     'recommender': ('aggregate_diversity', 'avg_f1_ratio', 'avg_precision_ratio', 'avg_recall_ratio', 'avg_recommendation_popularity', 'entropy', 'exposure', 'exposure_distribution', 'exposure_entropy', 'exposure_kl', 'exposure_l1', 'exposure_total_variation', 'gini', 'gini_index', 'kl_divergence', 'mad_score', 'min_max_normalize', 'recommender_bias_metrics', 'recommender_mae_ratio', 'recommender_rmse_ratio', 'total_variation'),
 }
-_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 _MODULES = ("recommender", "bias", "rank_exposure", "rankings", "by_group")
 
 __all__ = [
@@ -37,16 +36,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _MODULES:                       # a submodule, e.g. ocef.metrics.bias
-        return importlib.import_module(f"ocef.metrics.{name}")
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ocef.metrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ocef.metrics.{module}"), name)
-    globals()[name] = value                   # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, _MODULES)

@@ -107,7 +107,7 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
 """
 from __future__ import annotations
 
-import importlib
+from ocef._lazy import lazy_exports
 
 #: where each public name lives; modules are imported on first use (PEP 562), so ``ocef reo``
 #: on a file needs only the counts and the estimator, not pandas and the bootstrap machinery.
@@ -130,7 +130,6 @@ _HOME = {
     "planning": ("SamplePlan", "TheoremSampleSize", "delta_method_sample_size", "eighty_percent_rule_threshold",
                  "expected_random_rows", "p_act_for", "theorem_sample_size"),
 }
-_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 
 __all__ = [
     "rtpr_utilities", "relative_group_utilities", "reo_penalty", "reo_point_estimates",
@@ -149,16 +148,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _HOME:                          # a submodule, e.g. ocef.reo.counts
-        return importlib.import_module(f"ocef.reo.{name}")
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ocef.reo' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"ocef.reo.{module}"), name)
-    globals()[name] = value                   # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
