@@ -25,6 +25,53 @@ def format_table(columns, digits: int = 4) -> str:
     return "\n".join(" ".join(col[i].rjust(w) for col, w in zip(cols, widths)) for i in range(len(cols[0])))
 
 
+class ConsoleTable:
+    """Fixed-width console tables sharing one list of numbered notes (the reasons behind nulls).
+
+    ``mark(reason)`` returns `` [i]`` for a reason (numbered on first sight, ``""`` for none);
+    ``rows(rows, header, widths)`` lays out rows, the first column left-aligned and cut to its
+    width, the others right-aligned; ``notes(width)`` lists the reasons at the end.
+
+    Examples
+    --------
+    >>> t = ConsoleTable()
+    >>> for line in t.rows([("a", "1" + t.mark("too few"))], ["name", "value"], [6, 8]) + t.notes():
+    ...     print(line)
+      name     value
+      a     1 [1]
+    <BLANKLINE>
+    notes
+      [1] too few
+    """
+
+    def __init__(self) -> None:
+        self._notes: dict[str, int] = {}
+
+    def mark(self, reason) -> str:
+        if not isinstance(reason, str) or not reason:
+            return ""
+        self._notes.setdefault(reason, len(self._notes) + 1)
+        return f" [{self._notes[reason]}]"
+
+    @staticmethod
+    def rows(rows, header, widths) -> list[str]:
+        def line(cells) -> str:
+            return "  " + "".join(str(c).rjust(w) if i else str(c)[:w - 1].ljust(w)
+                                  for i, (c, w) in enumerate(zip(cells, widths)))
+
+        return [line(header)] + [line(row) for row in rows]
+
+    def notes(self, width: int = 98) -> list[str]:
+        import textwrap
+
+        if not self._notes:
+            return []
+        out = ["", "notes"]
+        for reason, i in self._notes.items():
+            out += textwrap.wrap(f"[{i}] {reason}", width, initial_indent="  ", subsequent_indent="      ")
+        return out
+
+
 def parse_float_list(text: str, name: str) -> list[float]:
     """Parse ``"0.6,0.3,0.3"`` into floats, naming the option on failure (an empty item is an error)."""
     items = [v.strip() for v in text.split(",")]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-BACKENDS = ("auto", "duckdb", "pandas", "spark")
+from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
 
 def register(sub) -> None:

@@ -84,21 +84,11 @@ def console_report(result, name: str, cluster: str) -> list[str]:
     per-kind comparisons as tables at most 100 columns wide (4 significant digits), reasons as notes."""
     import textwrap
 
+    from ocef.commands._common import ConsoleTable
     from ocef.commands.recmetrics import fmt, verdict
 
-    notes: dict[str, int] = {}
-
-    def mark(reason) -> str:
-        if not isinstance(reason, str) or not reason:
-            return ""
-        notes.setdefault(reason, len(notes) + 1)
-        return f" [{notes[reason]}]"
-
-    def table(rows, header, widths) -> list[str]:
-        out = ["  " + "".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
-        out += ["  " + "".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                for row in rows]
-        return out
+    console = ConsoleTable()
+    mark, table = console.mark, console.rows
 
     g0, g1 = result.group_names
     method = ("cluster-robust Wilson" if result.interval == "cluster-wilson"
@@ -127,8 +117,5 @@ def console_report(result, name: str, cluster: str) -> list[str]:
             for r in summary.itertuples(index=False)]
     lines += table(rows, ["kind", "gap", "interval", "ratio", "interval", "p (Holm)", "signif."],
                    [9, 9, 22, 9, 20, 10, 9])
-    if notes:
-        lines += ["", "notes"]
-        for reason, i in notes.items():
-            lines += textwrap.wrap(f"[{i}] {reason}", 98, initial_indent="  ", subsequent_indent="      ")
+    lines += console.notes()
     return lines

@@ -268,20 +268,10 @@ def console_report(result, description: str, shape) -> list[str]:
     note = coincide_note(t)
     if note:
         lines += textwrap.wrap("note: " + note, 98, initial_indent="  ", subsequent_indent="  ")
-    notes: dict[str, int] = {}
+    from ocef.commands._common import ConsoleTable
 
-    def mark(reason) -> str:
-        if not isinstance(reason, str) or not reason:
-            return ""
-        notes.setdefault(reason, len(notes) + 1)
-        return f" [{notes[reason]}]"
-
-    def table(rows, header, widths) -> list[str]:
-        out = ["  " + "".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths)))]
-        for row in rows:
-            out.append("  " + "".join(str(c).rjust(w) if i else str(c)[:w - 1].ljust(w)
-                                      for i, (c, w) in enumerate(zip(row, widths))))
-        return out
+    console = ConsoleTable()
+    mark, table = console.mark, console.rows
 
     for level, title in (("overall", "overall (all users)"), ("group", "groups"),
                          ("pair", f"pairs: each group relative to the reference {result.reference!r}")):
@@ -303,8 +293,5 @@ def console_report(result, description: str, shape) -> list[str]:
                          fmt(r.p_adjusted), verdict(r.significant) + mark(r.reason)) for r in sub.itertuples(index=False)]
                 lines += table(rows, ["group", "users", "value", "estimate", "interval", "p (Holm)", "signif."],
                                [22, 7, 10, 10, 24, 10, 12])
-    if notes:
-        lines += ["", "notes"]
-        for reason, i in notes.items():
-            lines += textwrap.wrap(f"[{i}] {reason}", 98, initial_indent="  ", subsequent_indent="      ")
+    lines += console.notes()
     return lines
