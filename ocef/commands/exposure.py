@@ -11,7 +11,7 @@ columns ``item, COL`` / ``user, COL``). The log is reduced to sufficient statist
 backend (DuckDB for files); only a few numbers reach Python.
 
 JSON (``--json``): ``{"overall": [{n_users, n_rows, n_item_groups, n_user_groups, k, browsing,
-patience, target, total_variation}], "groups": [{user_group, item_group, n_users, statistic
+patience, target, total_variation, total_variation_reason}], "groups": [{user_group, item_group, n_users, statistic
 (share|difference|ratio), target, estimate, ci_low, ci_high, confidence, p_value, p_adjusted,
 significant, reason}], "pairs": [{user_group, reference, item_group, statistic, estimate, ci_low,
 ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "groups", "pairs"} or null,
@@ -88,7 +88,8 @@ def _run(args: argparse.Namespace) -> int:
     o = result.overall.iloc[0]
     print(f"exposure of {o['n_item_groups']} item groups over {o['n_users']} users ({o['n_rows']} rows, k = {o['k']}), "
           f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
-          + f", target {result.target}; total variation from the target: {o['total_variation']:.4g}")
+          + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
+          "(no interval: a plug-in summary; the group differences below carry the intervals and tests)")
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]

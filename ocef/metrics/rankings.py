@@ -958,7 +958,11 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
     overall = pd.DataFrame([{"n_users": int(st.n_users.sum()), "n_rows": st.n_rows, "n_item_groups": G,
                              "n_user_groups": len(ugs) if user_group is not None else 0, "k": st.k,
                              "browsing": browsing, "patience": patience if browsing != "dcg" else None,
-                             "target": target, "total_variation": tv}])
+                             "target": target, "total_variation": tv,
+                             # a plug-in summary, biased upwards like seed 004's ETV: no interval is printed
+                             "total_variation_reason": "no valid interval: a plug-in summary of the group "
+                                                       "differences; read each group's difference, its interval "
+                                                       "and its Holm-adjusted test"}])
     return ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
                           patience=patience, target=target, confidence=confidence)
 

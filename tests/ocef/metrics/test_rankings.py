@@ -15,3 +15,15 @@ def test_share_intervals_stay_inside_the_unit_interval_with_few_users():
     assert share.ci_low.min() == 0.0 and share.ci_high.max() == 1.0      # the cut is active here
     diff = g[g.statistic == "difference"]
     assert ((diff.ci_low >= -diff.target) & (diff.ci_high <= 1 - diff.target)).all()
+
+
+def test_total_variation_says_it_has_no_interval():
+    # the headline total variation is a plug-in without an interval: the result says so
+    import pandas as pd
+
+    from ocef.metrics import exposure_fairness
+
+    log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 20, 20, 30], "rank": [1, 2, 1, 2],
+                        "genre": ["pop", "niche", "niche", "pop"]})
+    o = exposure_fairness(log, item_group="genre").overall.iloc[0]
+    assert o["total_variation"] >= 0 and o["total_variation_reason"].startswith("no valid interval")
