@@ -95,15 +95,9 @@ KNOWN_GAPS: set[str] = {
     "ocef.reo.reo_counts: PRE",
     "ocef.reo.ReoDaily: PE",
     "ocef.reo.estimate_reo_by: PRE",
-    "ocef.reo.BootstrapReo: PE",
     "ocef.reo.estimate_reo: P",
-    "ocef.reo.category_counts: PRE",
-    "ocef.reo.bca_interval: PRE",
-    "ocef.reo.BootstrapSummary: PE",
     "ocef.reo.bootstrap_reo_ci: PRE",
-    "ocef.reo.AbResult: PE",
     "ocef.reo.ab_test: PRE",
-    "ocef.reo.shared_random_ab_variance: PRE",
     "ocef.reo.expected_random_rows: PRE",
     "ocef.reo.p_act_for: PRE",
     "ocef.reo.TrafficWorld: PE",
@@ -120,7 +114,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.reo.simulate_ab: PRE",
     "ocef.reo.stream_traffic: PRE",
     "ocef.reo.draw_log_counts: PRE",
-    "ocef.reo.bootstrap.check_bootstrap_method: PRE",
 
     # --- ocef.backends (helper vocab) ---
     "ocef.backends.Sql: PE",

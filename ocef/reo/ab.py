@@ -53,22 +53,51 @@ def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
 
 def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random, *,
                               covariance: str = "full") -> np.ndarray:
-    """Delta-method variances of ``(D_1..D_K, D_REO)`` that keep the covariance the shared
-    random traffic induces between the arms (an extension of Algorithm 2; not in the seed).
+    """Delta-method variances of ``(D_1..D_K, D_REO)`` for two arms sharing one random log (an extension of Algorithm 2; not in the seed).
 
-    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` w.r.t. U (App. F) and
-    ``U = Q / P``, the first-order expansion in the independent estimates Q^T, Q^C, P gives
+    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` with respect to U (App. F,
+    :func:`ocef.reo.reo_jacobians`) and ``U = Q / P``, the first-order expansion in the
+    independent estimates ``Q^T``, ``Q^C`` and ``P`` gives::
 
-        ``Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v``,
-        ``a_j = J_jm / P_j`` (per arm), ``v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j``,
+        Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v,
+        a_j = J_jm / P_j (per arm),  v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j,
 
     with the multinomial covariances ``Cov(Q) = (diag(Q) - Q Q^T) / |D_rec|`` and
-    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``, the default). With
-    ``covariance="diagonal"`` only their diagonals are kept, as Algorithm 1's Gamma does:
-    that under-states the variance when positive labels are common (A/A rejection 8-9% at
-    level 5% in that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the
-    two arms' full variances, counting the P part twice with the wrong sign of its cross term;
-    in an A/A test the P part cancels exactly.
+    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``). With
+    ``covariance="diagonal"`` only their diagonals are kept, as Algorithm 1's Gamma does: that
+    under-states the variance when positive labels are common (A/A rejection 8-9% at level 5% in
+    that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the two arms' full
+    variances, counting the P part twice with the wrong sign of its cross term; in an A/A test the
+    P part cancels exactly. This is the variance of ``ab_test(method="delta-shared")``.
+
+    Parameters
+    ----------
+    P : array_like, shape (..., K)
+        ``P_k`` of the shared random log.
+    Q_control, Q_treatment : array_like, shape (..., K)
+        ``Q_k`` of each arm's default log.
+    n_control, n_treatment : int or array_like, shape (...)
+        ``|D_rec|`` of each arm, > 0.
+    n_random : int or array_like, shape (...)
+        ``|D_rand|``, > 0.
+    covariance : {"full", "diagonal"}, default "full"
+        The multinomial covariances, or only their diagonals.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K + 1)
+        Variances of ``D_1..D_K`` and of ``D_REO``; NaN for ``D_REO`` where an arm's penalty is 0.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``covariance``.
+
+    Examples
+    --------
+    >>> v = shared_random_ab_variance([0.15, 0.15], [0.1, 0.2], [0.12, 0.18], 200, 200, 200)
+    >>> np.sqrt(v).round(4).tolist()                    # SE of D_a, D_b, D_REO
+    [0.1758, 0.1758, 0.1758]
     """
     from ocef.reo.estimators import COVARIANCES
 
@@ -91,11 +120,47 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
 
 @dataclass(frozen=True, eq=False)
 class AbResult(Result):
-    """Treatment minus control: ``D_k = delta_U_k^T - delta_U_k^C`` and
-    ``D_REO = Delta_REO^T - Delta_REO^C`` with standard errors, intervals and two-sided
-    p-values of H0: no difference.
+    """Treatment minus control REO metrics with standard errors, intervals and p-values (App. D, Algorithms 2-4).
 
-    ``groups``: group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value.
+    ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``, each with a
+    two-sided p-value of H0: no difference; the output of :func:`ab_test`. ``to_frame()`` is the
+    ``groups`` table with the ``D_reo`` fields repeated on every row.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high,
+        p_value``.
+    D_reo : float
+        ``D_REO``, the difference of the penalties.
+    D_reo_se : float
+        Its standard error (NaN where undefined, e.g. an arm's penalty exactly 0).
+    D_reo_ci : tuple of float
+        ``(low, high)`` of its interval.
+    D_reo_p_value : float
+        Two-sided p-value of ``D_REO = 0``.
+    penalty_control, penalty_treatment : float
+        Each arm's ``Delta_REO``.
+    n_control, n_treatment, n_random : int
+        Rows of the three logs.
+    method : str
+        The method used (``"delta"``, ``"delta-shared"``, ``"partition"`` or
+        ``"bootstrap-<interval>"``).
+    confidence : float
+        Two-sided level of the intervals.
+    notes : tuple of str, default ()
+        Warnings on the validity of the intervals (e.g. a group without positive in an arm:
+        ``Q_k = 0``, where the delta-method variance vanishes and intervals are too narrow).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
+    ...                          "S": ["a"] * 100 + ["b"] * 100})
+    >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))
+    >>> round(ab.D_reo, 4), round(ab.D_reo_se, 4), round(ab.D_reo_p_value, 3)
+    (-0.1333, 0.1758, 0.448)
     """
 
     groups: pd.DataFrame
