@@ -69,12 +69,28 @@ LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
 
 @dataclass(frozen=True)
 class TrafficWorld:
-    """An environment for the simulator.
+    """An environment for the random-traffic simulator (Sec. 3.2, App. I): users, items, preferences and the default strategy's scores.
 
-    ``preferences`` (users x items, in [0, 1]) is the probability that a shown pair is
-    relevant (``Y = 1``); ``item_groups`` (items) the sensitive attribute ``S(i)``;
-    ``scores`` (users x items, >= 0) the default strategy's ranking scores;
-    ``user_weights`` (users, sums to 1) the probability that a request comes from each user.
+    Build one with :func:`as_world` (validated arrays) or :func:`make_traffic_world` (a
+    low-rank synthetic world). ``n_users``, ``n_items`` and ``groups`` (the distinct item groups,
+    sorted) are derived properties.
+
+    Parameters
+    ----------
+    preferences : numpy.ndarray, shape (n_users, n_items)
+        ``rho_ui = P(Y=1)`` for a shown pair, in [0, 1].
+    item_groups : numpy.ndarray of int64, shape (n_items,)
+        The sensitive attribute ``S(i)`` of each item; at least 2 groups.
+    scores : numpy.ndarray, shape (n_users, n_items)
+        The default strategy's ranking scores, finite and >= 0.
+    user_weights : numpy.ndarray, shape (n_users,)
+        ``w_u``, the probability that a request comes from user u (sums to 1).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+    >>> world.n_users, world.n_items, world.groups.tolist()
+    (50, 40, [0, 1])
     """
 
     preferences: np.ndarray
@@ -99,8 +115,34 @@ class TrafficWorld:
 def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorld:
     """Validate arrays and bundle them into a :class:`TrafficWorld`.
 
-    Raises ``ValueError`` for preferences outside [0, 1], shapes that disagree, negative or
-    non-finite scores, fewer than two item groups, or bad user weights.
+    Parameters
+    ----------
+    preferences : array_like, shape (n_users, n_items)
+        ``P(Y=1)`` of each pair, in [0, 1].
+    item_groups : array_like of int, shape (n_items,)
+        Integer group label of each item; at least 2 groups.
+    scores : array_like, shape (n_users, n_items)
+        The default strategy's ranking scores, finite and >= 0 (boosts multiply them).
+    user_weights : array_like, shape (n_users,), optional
+        Request rates, finite, >= 0, not all 0; normalized to sum to 1 (default: uniform).
+
+    Returns
+    -------
+    TrafficWorld
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For preferences outside [0, 1], shapes that disagree, negative or non-finite scores,
+        fewer than two item groups, or bad user weights.
+    ocef.errors.ParameterTypeError
+        For non-integer item groups.
+
+    Examples
+    --------
+    >>> world = as_world([[0.1, 0.5, 0.2], [0.3, 0.1, 0.4]], [0, 1, 1], [[1, 2, 3], [3, 2, 1]])
+    >>> world.n_users, world.n_items, world.user_weights.tolist()
+    (2, 3, [0.5, 0.5])
     """
     pref = check_unit_array("preferences", preferences, ndim=2)
     n_users, n_items = pref.shape
@@ -137,18 +179,59 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
                        preference_scale: float = 1.5, group_preference_shift=None,
                        score_noise: float = 1.0, score_bias=None, user_activity: float = 0.0,
                        rng=None) -> TrafficWorld:
-    """A small low-rank preference world for experiments and tests.
+    """A small low-rank preference world for experiments and tests (App. I.3), no download needed.
 
-    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (default equal);
+    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (every group gets at
+      least one item);
     * user and item factors are standard normal of dimension ``rank``; the preference logit is
-      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that
-      the mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
+      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that the
+      mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
     * the default strategy's ``scores = sigmoid(logit + N(0, score_noise^2) + score_bias[S(i)])``:
       a noisy estimate of the preferences (the model is not perfect, App. I.3) that may favour
-      some groups (``score_bias``, in logits) — the source of REO unfairness;
-    * ``user_activity`` > 0 makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
+      some groups (``score_bias``, in logits), the source of REO unfairness;
+    * ``user_activity > 0`` makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
 
-    Returns a :class:`TrafficWorld`. Same ``rng`` seed, same world.
+    Parameters
+    ----------
+    n_users : int, default 500
+        Number of users, >= 1.
+    n_items : int, default 200
+        Number of items, >= 2 and >= ``n_groups``.
+    n_groups : int, default 2
+        Number of item groups K, >= 2.
+    rank : int, default 8
+        Dimension of the latent factors, >= 1.
+    group_shares : array_like, shape (n_groups,), optional
+        Probabilities of the item groups, positive, summing to 1 (default: equal).
+    positive_rate : float, default 0.1
+        Mean preference, in (0, 1).
+    preference_scale : float, default 1.5
+        Scale of the factor term of the logit.
+    group_preference_shift : array_like, shape (n_groups,), optional
+        Per-group shift of the preference logit (default: 0).
+    score_noise : float, default 1.0
+        Standard deviation of the logit noise of the scores, >= 0.
+    score_bias : array_like, shape (n_groups,), optional
+        Per-group shift of the score logit (default: 0): the default strategy's unfairness.
+    user_activity : float, default 0.0
+        Spread of the log request rates, >= 0 (0: every user equally active).
+    rng : None, int, SeedSequence or Generator
+        Randomness; the same seed gives the same world.
+
+    Returns
+    -------
+    TrafficWorld
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For arguments out of range or of the wrong length.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> round(float(world.preferences.mean()), 3), np.bincount(world.item_groups).tolist()
+    (0.1, [16, 24])
     """
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items, minimum=2)
@@ -247,12 +330,33 @@ def _check_serving(world: TrafficWorld, n_days, requests_per_day, n_show, p_act,
 
 @dataclass(frozen=True)
 class TrafficTruth:
-    """Exact REO quantities of the pair space the simulator samples from.
+    """Exact REO quantities of the pair space the simulator samples from (App. D, eq. 1-3), the output of :func:`ground_truth`.
 
-    ``groups``: DataFrame with ``group, p, q, U, delta_U`` (p_k = P(Y=1,S=s_k),
-    q_k = P(Y=1,S=s_k|R=1), U_k = P(R=1|Y=1,S=s_k), ΔU_k eq. 3); ``penalty`` = ΔREO (eq. 2);
-    ``p_recommended`` = P(R=1); ``relevance_default`` / ``relevance_random`` = expected share of
-    relevant items among the default / uniformly random items (App. I.2 trade-off).
+    ``p``, ``q`` and ``delta_u`` are the columns of ``groups`` as arrays.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        One row per item group: ``group``, ``p`` (``P(Y=1, S=s_k)``), ``q``
+        (``P(Y=1, S=s_k | R=1)``), ``U`` (``P(R=1 | Y=1, S=s_k)``, eq. 1) and ``delta_U`` (eq. 3).
+    penalty : float
+        ``Delta_REO`` (eq. 2).
+    p_recommended : float
+        ``P(R=1)``: the share of the item pool a list shows.
+    relevance_default, relevance_random : float
+        Expected share of relevant items among the default / uniformly random items
+        (``sum_k q_k`` and ``sum_k p_k``; the App. I.2 trade-off).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> truth = ground_truth(world, 5)
+    >>> truth.groups.round(4)
+       group       p       q       U  delta_U
+    0      0  0.0353  0.1224  0.4340   0.0966
+    1      1  0.0647  0.1852  0.3575  -0.0966
+    >>> round(truth.penalty, 4), truth.p_recommended
+    (0.0966, 0.125)
     """
 
     groups: pd.DataFrame
@@ -331,7 +435,7 @@ def expected_relevance(world: TrafficWorld, n_show: int, p_act: float, boosts: M
 
 @dataclass
 class AbTrafficLogs:
-    """Output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
+    """Simulated A/B logs, the output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
 
     ``served`` has one row per (day, arm): requests, activated requests, impressions (distinct
     shown items), relevant impressions, overlapping pairs (App. I.1) and their relevance share.
@@ -340,6 +444,30 @@ class AbTrafficLogs:
     requests) with p_k of the whole population (the shared random log). With
     ``assignment="request"`` the two are equal; with ``"user"`` they differ by the sampling error
     of the user split, which no interval computed from the logs includes.
+
+    Parameters
+    ----------
+    default : dict of str to pandas.DataFrame
+        Each arm's default log D_rec (columns :data:`LOG_COLUMNS` plus ``arm``).
+    random : pandas.DataFrame
+        The shared random log D_rand; ``R`` says whether the request's arm shows the pair and
+        ``arm`` names that arm.
+    truth : dict of str to TrafficTruth
+        Each arm's strategy on the whole population.
+    served : pandas.DataFrame
+        Per (day, arm) impressions and relevance.
+    truth_served : dict of str to TrafficTruth, optional
+        The truth each arm's logs estimate (see above).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, requests_per_day=500,
+    ...                  p_act=0.2, rng=0)
+    >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}   # boosting group 1 lowers it
+    {'control': 0.1078, 'treatment': 0.0239}
+    >>> len(ab.random)
+    1000
     """
 
     default: dict[str, pd.DataFrame]
@@ -351,8 +479,26 @@ class AbTrafficLogs:
 
 @dataclass
 class TrafficLogs:
-    """Output of :func:`simulate_traffic`: ``default`` = D_rec, ``random`` = D_rand, ``truth``,
-    ``served`` (per-day impressions and relevance, see :class:`AbTrafficLogs`)."""
+    """Simulated logs of one default strategy, the output of :func:`simulate_traffic` (Sec. 3.2, App. I.1).
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The default log D_rec (columns :data:`LOG_COLUMNS`).
+    random : pandas.DataFrame
+        The random log D_rand (same columns).
+    truth : TrafficTruth
+        The exact REO quantities the logs estimate.
+    served : pandas.DataFrame
+        Per-day requests, impressions and relevance (see :class:`AbTrafficLogs`).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> logs = simulate_traffic(world, requests_per_day=500, p_act=0.2, rng=0)
+    >>> len(logs.default), len(logs.random), round(logs.truth.penalty, 4)
+    (5000, 1000, 0.1078)
+    """
 
     default: pd.DataFrame
     random: pd.DataFrame
@@ -529,12 +675,33 @@ def _log_columns(request, day, user, item, r, y, item_groups, source, arm) -> di
 
 @dataclass(frozen=True)
 class StreamedTraffic(Result):
-    """Output of :func:`stream_traffic`: where the logs are and how many rows each day holds.
+    """Where :func:`stream_traffic` wrote the logs, and how many rows each day holds.
 
-    ``default_dir`` / ``random_dir``: directories of Parquet files (one or more per day, named
+    The directories hold Parquet files (one or more per day, named
     ``day-DDDDD-part-PPPP.parquet``, columns :data:`LOG_COLUMNS`), readable as one log by
-    ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or Spark). ``days``: one row per
-    day with ``day, default_rows, random_rows``. ``truth``: the exact REO quantities.
+    :func:`ocef.reo.estimate_reo` or ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or
+    Spark). ``default_rows`` and ``random_rows`` are the totals.
+
+    Parameters
+    ----------
+    default_dir, random_dir : pathlib.Path
+        The directories of the default and the random log.
+    days : pandas.DataFrame
+        One row per day: ``day, default_rows, random_rows``.
+    truth : TrafficTruth
+        The exact REO quantities of the simulated strategy.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+    >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
+    >>> streamed.days
+       day  default_rows  random_rows
+    0    0          3000          710
+    1    1          3000          580
+    >>> streamed.random_rows
+    1290
     """
 
     default_dir: Path
@@ -631,10 +798,41 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
 
     The random log of ``n_random`` rows draws
-    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))``
-    and the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient
-    statistics of P̂_k and Q̂_k (eq. 5). Returns ``(random_counts, default_counts)``, each of
-    shape ``size + (K,)``.
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))`` and
+    the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient statistics of
+    ``P_hat_k`` and ``Q_hat_k`` (eq. 5), enough for every REO estimator
+    (:func:`ocef.reo.reo_from_counts`).
+
+    Parameters
+    ----------
+    p : array_like, shape (K,)
+        ``p_k = P(Y=1, S=s_k)`` of the random traffic, in [0, 1], summing to at most 1.
+    q : array_like, shape (K,)
+        ``q_k = P(Y=1, S=s_k | R=1)`` of the default traffic, likewise.
+    n_random, n_default : int
+        Rows of the random and of the default log, >= 1.
+    size : int or tuple of int, default 1
+        Replicate shape.
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(random_counts, default_counts)``, each of shape ``size + (K,)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For rates outside [0, 1], summing above 1, of different lengths, or sizes < 1.
+
+    Examples
+    --------
+    >>> pos_random, pos_default = draw_log_counts([0.05, 0.03], [0.12, 0.05], 1000, 2000, size=3, rng=0)
+    >>> pos_random.tolist()
+    [[51, 35], [63, 33], [60, 35]]
+    >>> pos_default.shape
+    (3, 2)
     """
     p = check_unit_array("p", p, ndim=1)
     q = check_unit_array("q", q, ndim=1)
