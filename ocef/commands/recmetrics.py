@@ -94,11 +94,11 @@ def load_matrix(path: Path, option: str):
     import numpy as np
     import pandas as pd
 
-    from ocef.commands._inputs import load_array
+    from ocef.environments.inputs import load_array
 
     path = Path(path)
     if path.suffix.lower() != ".csv":
-        return np.asarray(load_array(path, option), dtype=float)
+        return np.asarray(load_array(path, name=option), dtype=float)
     if not path.is_file():
         raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
     frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
@@ -117,7 +117,7 @@ def load_matrix(path: Path, option: str):
 def _file_inputs(args):
     import numpy as np
 
-    from ocef.commands._inputs import load_groups
+    from ocef.environments.inputs import load_groups
 
     if args.scores is None or args.groups is None:
         raise ParameterError("give --scores and --groups (and optionally --truth), or --dataset")
@@ -125,7 +125,7 @@ def _file_inputs(args):
     truth = None if args.truth is None else load_matrix(args.truth, "--truth")
     if scores.ndim != 2:
         raise ParameterError(f"--scores must be a 2-d matrix (users x items), got shape {scores.shape}")
-    labels, names = load_groups(args.groups, scores.shape[0])
+    labels, names = load_groups(args.groups, n_users=scores.shape[0], name="--groups")
     if names is not None:
         labels = np.asarray(names, dtype=object)[labels]
     return scores, truth, labels, f"scores from {args.scores}"
