@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ocef.errors import ParameterError
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["AuditInputs", "load_array", "load_groups", "inputs_from_files", "environment_policy",
            "inputs_from_environment", "load_environment", "ENVIRONMENTS", "DEFAULT_PARTITION",
@@ -530,7 +530,6 @@ def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
     """
     import pandas as pd
 
-    from ocef.errors import DataError
 
     path = Path(path)
     if path.suffix.lower() != ".csv":
