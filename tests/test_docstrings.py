@@ -93,20 +93,9 @@ KNOWN_GAPS: set[str] = {
 
     # --- ocef.reo (helper reo-docs) ---
     "ocef.reo.ReoCounts: PE",
-    "ocef.reo.reo_counts: PRE",
     "ocef.reo.ReoDaily: PE",
-    "ocef.reo.estimate_reo_by: PRE",
-    "ocef.reo.estimate_reo: P",
     "ocef.reo.bootstrap_reo_ci: PRE",
     "ocef.reo.ab_test: PRE",
-    "ocef.reo.expected_random_rows: PRE",
-    "ocef.reo.p_act_for: PRE",
-    "ocef.reo.default_recommendations: PRE",
-    "ocef.reo.ground_truth: PRE",
-    "ocef.reo.expected_relevance: PRE",
-    "ocef.reo.simulate_traffic: PRE",
-    "ocef.reo.simulate_ab: PRE",
-    "ocef.reo.stream_traffic: PRE",
 
     # --- ocef.backends (helper vocab) ---
     "ocef.backends.Sql: PE",

@@ -16,8 +16,8 @@ import numpy as np
 from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
-from ocef.backends import backend_alias
 from ocef.errors import ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,17 +84,61 @@ class ReoCounts(Result):
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
+@renamed_keywords(engine="backend")
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
-               groups: Sequence | None = None, by: str | None = None, backend: str = "auto", engine: str | None = None,
+               groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
-    """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
-    :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
-    (e.g. ``"day"``), with one backend (:func:`ocef.backends.group_counts`).
+    """Per-group counts of named logs, computed where the logs live: REO's sufficient statistics (eq. 5, App. G.2).
 
-    ``groups``: the groups and their order (default: the sorted values found in the logs; at
-    least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
+    Every REO quantity depends on a log only through ``#{Y=1, S=s_k}`` and its number of rows
+    (optionally per day, Fig. 6). Each log is reduced to those counts by one backend
+    (:func:`ocef.backends.group_counts`): DuckDB for files, pandas for DataFrames, or Spark.
+
+    Parameters
+    ----------
+    logs : mapping of str to log
+        Name -> a pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet
+        partitions), a DuckDB relation, an :class:`ocef.backends.Sql` query or a Spark DataFrame.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s); with several, ``Y`` is their OR.
+    group : str, default "S"
+        The item-group column.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found in the logs; at least 2).
+    by : str, optional
+        An extra key column (e.g. ``"day"``): counts per value of it.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    ReoCounts
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an empty log, missing columns, labels other than 0/1, ``by`` equal to ``group``, or
+        bad ``groups``.
+    ocef.errors.ParameterTypeError
+        For a ``group`` that is not a non-empty string, or a log of an unknown type.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> counts = reo_counts({"default": d, "random": r})
+    >>> counts.table
+           log group  n  positives
+    0  default     a  3          1
+    1  default     b  3          3
+    2   random     a  3          2
+    3   random     b  3          2
+    >>> counts.positives("default").tolist(), int(counts.rows("random"))
+    ([1, 3], 6)
     """
-    backend = backend_alias(backend, engine)
     if not isinstance(group, str) or not group:
         raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")
     if by is not None and (not isinstance(by, str) or by == group):

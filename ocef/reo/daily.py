@@ -21,8 +21,8 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
-from ocef.backends import BACKENDS, backend_alias
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, renamed_keywords, validate_params
+from ocef.backends import BACKENDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,20 +61,69 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
+@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS), threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
+                 threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
-                    threshold: float | None = None, backend: str = "auto", engine: str | None = None, spark=None) -> ReoDaily:
-    """One REO estimate per value of ``by`` (the paper's daily monitoring, Fig. 6), vectorized
-    over the days from one aggregation of each log (``backend``: see :func:`ocef.reo.estimate_reo`).
+                    threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:
+    """One REO estimate with its interval per value of ``by``: the paper's daily monitoring (Sec. 4.3, Fig. 6).
 
-    A day where the estimate is undefined (no row in a log, a group without positives in the
-    random traffic, no positive in the default traffic) gets NaN and a note instead of failing
-    the whole run. ``threshold`` (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`) adds
-    ``significantly_above`` / ``significantly_below`` per day.
+    The two logs are counted once per (``by``, group) (:func:`ocef.reo.reo_counts`) and
+    Algorithm 1 runs vectorized over the days. A day where the estimate is undefined (no row in a
+    log, a group without positives in the random traffic, no positive in the default traffic)
+    gets NaN and a ``note`` instead of failing the whole run. ``threshold`` (e.g.
+    :func:`ocef.reo.eighty_percent_rule_threshold`) adds ``significantly_above`` (interval above
+    it) and ``significantly_below`` (interval below it) per day; these are per-day comparisons,
+    not adjusted for the number of days.
+
+    Parameters
+    ----------
+    default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The default log D_rec and the random log D_rand (as :func:`ocef.reo.estimate_reo`).
+    by : str, default "day"
+        The key column.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s).
+    group : str, default "S"
+        The item-group column.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+    interval : {"delta-full", "delta"}, default "delta-full"
+        The delta-method covariance (:func:`ocef.reo.estimate_reo`).
+    threshold : float, optional
+        A penalty threshold >= 0 to test each day against.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    ReoDaily
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For bad arguments, missing columns or bad labels (as :func:`ocef.reo.reo_counts`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b, day, n=1000):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+    >>> default = pd.concat([log(200, 400, 1), log(300, 320, 2)])
+    >>> random = pd.concat([log(300, 300, 1), log(300, 300, 2)])
+    >>> from ocef.reo import eighty_percent_rule_threshold
+    >>> daily = estimate_reo_by(default, random, threshold=eighty_percent_rule_threshold(2))
+    >>> daily.table[["day", "penalty", "ci_low", "ci_high", "significantly_above"]].round(3)
+       day  penalty  ci_low  ci_high  significantly_above
+    0    1    0.333    0.23    0.437                 True
+    1    2    0.032   -0.08    0.144                False
     """
-    backend = backend_alias(backend, engine)
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
     if threshold is not None:
