@@ -66,8 +66,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_recommendation_popularity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.bootstrap_interval: method':
-        "method: an interval method is chosen by 'interval'",
     'metrics.exposure: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.exposure_entropy: k':
@@ -88,12 +86,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
     'reo.ReoDaily.groups':
         'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ab_test: bootstrap_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.bootstrap_reo_ci: delta_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.bootstrap_reo_ci: method':
-        "method: an interval method is chosen by 'interval' (REO module being changed by issue 23)",
 }
 
 

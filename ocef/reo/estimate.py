@@ -80,7 +80,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
         from ocef.reo.bootstrap import bootstrap_reo_ci
 
         return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
-                                n_resamples=n_resamples, method=interval, rng=rng, groups=groups,
+                                n_resamples=n_resamples, interval=interval, rng=rng, groups=groups,
                                 resample=resample, backend=backend, spark=spark).result
     from ocef.reo.counts import reo_counts
 
