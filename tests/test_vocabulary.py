@@ -80,12 +80,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.recommender_bias_metrics: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'pairwise.PairCounts.groups':
-        'view: a field of type tuple, not a DataFrame',
-    'reo.ReoCounts.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ReoDaily.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
 }
 
 

@@ -232,7 +232,7 @@ def _run_by(args, default, random, kw) -> int:
         payload.update(interval=args.interval, backend=kw["backend"])
         print_json(payload)
         return EXIT_ABOVE if above else 0
-    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.groups)}, "
+    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.group_names)}, "
           f"{args.confidence:.0%} {args.interval} intervals")
     table = daily.table.copy()
     table[args.by] = table[args.by].astype(str)

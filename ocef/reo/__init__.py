@@ -73,7 +73,8 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
 "spark"`` chooses where the per-group counts are computed (:mod:`ocef.backends`).
 
 * ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, backend) -> ReoCounts``
-  (tidy ``table``; ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
+  (tidy ``table``; ``group_names``; ``groups``: one row per group with its counts;
+  ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
 * ``reo_result_from_counts(groups, pos_default, n_default, pos_random, n_random, *, confidence,
   interval) -> ReoResult``: the one estimator every data path ends in.
 * ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None,
@@ -82,7 +83,8 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
   ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``, ``.method``,
   ``.delta_method_reliable``, ``.notes``; ``to_frame/to_dict/to_csv`` (:mod:`ocef.results`).
 * ``estimate_reo_by(default, random, *, by="day", threshold=None, ...) -> ReoDaily``: one
-  estimate per day (Fig. 6), ``significantly_above`` the threshold per day.
+  estimate per day (Fig. 6), ``significantly_above`` the threshold per day; ``groups``: one row
+  per day and group with its estimates.
 * ``positive_counts(log, *, label, group, groups) -> PositiveCounts(positives, n)``;
   ``label_indicator(log, label)`` (Y = any of several 0/1 columns).
 * ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the

@@ -231,7 +231,7 @@ def ab_test(control, treatment, random, *,
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
                         group=group, groups=groups, backend=backend, spark=spark)
-    names = list(counts.groups)
+    names = list(counts.group_names)
     for arm in ("control", "treatment"):
         # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
         # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data

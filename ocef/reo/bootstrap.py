@@ -268,10 +268,10 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     check_bootstrap_method(interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
-    result = reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+    result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
                                     confidence=confidence, interval="delta-full")
-    names = [f"delta_U[{g}]" for g in c.groups] + ["penalty"]
+    names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,
                              resample=resample, names=names)

@@ -86,6 +86,6 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
 
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
-    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+    return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
                                   confidence=confidence, interval=interval)
