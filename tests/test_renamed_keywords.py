@@ -211,3 +211,28 @@ def test_metrics_bootstrap_interval_method_is_now_interval():
     for a, b in zip(old, new):
         np.testing.assert_array_equal(a, b)
     assert new[0][0] == pytest.approx(-15.05)
+
+
+# ----------------------------------------------------------------------------- seed -> rng
+
+
+def test_registry_run_seed_is_now_rng(tmp_path, monkeypatch):
+    from ocef.experiments import registry
+
+    seen = []
+
+    class Fake:
+        @staticmethod
+        def run(out_dir, *, quick, seed, data_dir, progress):
+            seen.append(seed)
+            return [out_dir]
+
+    monkeypatch.setattr(registry, "module", lambda name: Fake)
+    registry.run("fake", out=tmp_path, rng=7)
+    with pytest.warns(FutureWarning, match="run: the keyword 'seed' is now 'rng'"):
+        registry.run("fake", out=tmp_path, seed=7)
+    registry.run("fake", out=tmp_path, rng=np.random.SeedSequence(7))
+    registry.run("fake", out=tmp_path, rng=np.random.SeedSequence(7))
+    assert seen[0] == seen[1] == 7 and seen[2] == seen[3]          # a SeedSequence stands for one int seed
+    with pytest.raises(ValueError, match="non-negative"):
+        registry.run("fake", out=tmp_path, rng=-1)

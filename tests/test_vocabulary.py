@@ -52,10 +52,6 @@ VIEWS = ("overall", "groups", "pairs")
 
 #: "rule: qualified name[: parameter]" -> why it is still there. Keep short; remove when fixed.
 KNOWN_EXCEPTIONS: dict[str, str] = {
-    'experiments.registry.run: seed':
-        'the experiment protocol run(out_dir, *, quick, seed, ...) of every experiment module (ocef reproduce --seed)',
-    'fairrec.deep.DeepCTR.fit: rng':
-        "keyword-only: options after the data are keyword-only (needs the 'deep' extra; not changed without torch to test it)",
     'metrics.aggregate_diversity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_f1_ratio: k':
