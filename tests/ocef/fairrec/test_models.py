@@ -109,6 +109,8 @@ def test_fit_options_are_keyword_only():
     # the vocabulary (docs/glossary.md): data first, options keyword-only; DeepCTR needs no torch to check
     import inspect
 
+    from ocef.fairrec.deep import DCN, WideDeep
+
     for cls in (LogisticMF, FactorizationMachine, WideDeep, DCN):
         params = inspect.signature(cls.fit).parameters
         assert params["rng"].kind is inspect.Parameter.KEYWORD_ONLY, cls
