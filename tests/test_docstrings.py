@@ -154,22 +154,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.reo.estimators.check_interval: PRE",
     "ocef.reo.groups.resolve_groups: PRE",
 
-    # --- ocef.backends (helper vocab) ---
-    "ocef.backends.Sql: PE",
-    "ocef.backends.KeyCounts: PE",
-    "ocef.backends.Counted: PE",
-    "ocef.backends.start_counts: PRE",
-    "ocef.backends.count_keys: PRE",
-    "ocef.backends.group_counts: PRE",
-    "ocef.backends.is_missing: PRE",
-    "ocef.backends.label_columns: PRE",
-    "ocef.backends.check_csv_header: PE",
-    "ocef.backends.frame_label_indicator: PRE",
-    "ocef.backends.spark_session: PRE",
-    "ocef.backends.source_kind: PRE",
-    "ocef.backends.resolve_backend: PRE",
-    "ocef.backends.duckdb_cursor: RE",
-
     # --- ocef.pairwise and ocef.metrics (helper pairwise-metrics) ---
     "ocef.pairwise.MFModel: PE",
     "ocef.pairwise.RegularizerValue: PE",
