@@ -27,10 +27,6 @@ import apigen  # noqa: E402
 KNOWN_GAPS: set[str] = {
     # --- ocef.envy (helper envy) ---
     "ocef.envy.AuditorState: PE",
-    "ocef.envy.MixtureWeights: PE",
-    "ocef.envy.mixture_weights: PRE",
-    "ocef.envy.transport_weights: PRE",
-    "ocef.envy.policy_distance: PRE",
     "ocef.envy.individual_envy: PRE",
     "ocef.envy.group_utilities: PRE",
     "ocef.envy.EnvySummary: PE",
@@ -56,8 +52,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.envy.live.auditor_seed: PRE",
     "ocef.envy.live.pull_generator: PRE",
     "ocef.envy.live.keyed_pull: PRE",
-    "ocef.envy.matching.average_weights: PRE",
-    "ocef.envy.matching.canonical_plan: PRE",
     "ocef.envy.runner.estimated_work: PR",
     "ocef.envy.runner.check_run_resources: PE",
     "ocef.envy.runner.binomial_pmf: PRE",
