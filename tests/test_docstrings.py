@@ -27,10 +27,6 @@ import apigen  # noqa: E402
 KNOWN_GAPS: set[str] = {
     # --- ocef.envy (helper envy) ---
     "ocef.envy.AuditorState: PE",
-    "ocef.envy.individual_envy: PRE",
-    "ocef.envy.group_utilities: PRE",
-    "ocef.envy.EnvySummary: PE",
-    "ocef.envy.envy_summary: PRE",
     "ocef.envy.AuditReport: PE",
     "ocef.envy.LiveAuditResult: PE",
     "ocef.envy.audit_live: P",
@@ -43,10 +39,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.envy.BanditRuns: PE",
     "ocef.envy.run_batch: PRE",
     "ocef.envy.audit.other_groups: PRE",
-    "ocef.envy.exact.own_group_utilities: PRE",
-    "ocef.envy.exact.transported_user_utilities: PRE",
-    "ocef.envy.exact.average_envy: PRE",
-    "ocef.envy.exact.proportion_envious: PRE",
     "ocef.envy.live.base_seed_sequence: PRE",
     "ocef.envy.live.audit_root: PRE",
     "ocef.envy.live.auditor_seed: PRE",
