@@ -26,14 +26,6 @@ import apigen  # noqa: E402
 #: "module.name: codes" -- P parameters, R returns, E examples, S summary; grouped by package.
 KNOWN_GAPS: set[str] = {
     # --- ocef.envy (helper envy) ---
-    "ocef.envy.SimulatedService: PE",
-    "ocef.envy.ServiceClient: PE",
-    "ocef.envy.ServiceError: E",
-    "ocef.envy.RemotePull: PE",
-    "ocef.envy.make_server: PRE",
-    "ocef.envy.service.FingerprintError: E",
-    "ocef.envy.service.configuration_digest: PR",
-    "ocef.envy.service.fingerprint_id: PRE",
 
     # --- ocef.reo (helper reo-docs) ---
     "ocef.reo.rtpr_utilities: PRE",
