@@ -23,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from ocef.errors import ParameterError
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["AuditInputs", "load_array", "load_groups", "inputs_from_files", "environment_policy",
-           "inputs_from_environment", "load_environment", "ENVIRONMENTS", "DEFAULT_PARTITION"]
+           "inputs_from_environment", "load_environment", "ENVIRONMENTS", "DEFAULT_PARTITION",
+           "BiasInputs", "load_matrix", "bias_inputs_from_files", "bias_inputs_from_dataset", "COAT_PARTITIONS"]
 
 #: Named environments of :func:`inputs_from_environment`.
 ENVIRONMENTS = ("movielens", "synthetic")
@@ -460,3 +461,205 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     description = (f"{env.description}; {policy} policy on a {factors}-factor recommender "
                    f"({train_fraction:g} of entries observed); partition {partition}")
     return AuditInputs(env.rho, recommender, labels, group_names, None, description, partition)
+
+
+# ------------------------------------------------------------------ the bias metrics' inputs
+
+#: User attributes of Coat that partition its users (``Coat.user_attribute``).
+COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")
+
+
+@dataclasses.dataclass(frozen=True)
+class BiasInputs:
+    """What the recommender bias metrics read: scores, truth, one group per user, a description.
+
+    Attributes
+    ----------
+    scores : numpy.ndarray
+        A recommender's scores, users x items (NaN: not scored).
+    truth : numpy.ndarray or None
+        True relevance of the same shape (NaN: unknown), for the opportunity metrics.
+    groups : numpy.ndarray
+        One group label per user (names where the data has them).
+    description : str
+        Where the inputs came from, for reports.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> BiasInputs(np.zeros((2, 3)), None, np.array(["a", "b"]), "two users").groups.tolist()
+    ['a', 'b']
+    """
+
+    scores: Any
+    truth: Any
+    groups: Any
+    description: str
+
+
+def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
+    """A 2-d float matrix from ``.npy`` or ``.csv`` (rows are users), where a cell may be unscored.
+
+    In a ``.csv`` an empty cell, ``nan``, ``NaN`` or ``NA`` is NaN (not scored); any other
+    non-numeric cell is an error; a first line of names is a header.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    name : str, default "matrix"
+        How error messages name the input.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float`` matrix with NaN where a cell is unscored.
+
+    Raises
+    ------
+    DataError
+        A non-numeric cell (its row and column are named).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> _ = Path("scores.csv").write_text("i0,i1,i2\\n0.9,,0.1\\n0.2,0.8,NA\\n")
+    >>> load_matrix("scores.csv")
+    array([[0.9, nan, 0.1],
+           [0.2, 0.8, nan]])
+    """
+    import pandas as pd
+
+
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        return np.asarray(load_array(path, name=name), dtype=float)
+    if not path.is_file():
+        raise FileNotFoundError(f"{name}: file not found: {path.resolve()}")
+    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+    cells = frame.apply(lambda col: col.str.strip())
+    missing = cells.isin(["", "nan", "NaN", "NA"])
+    numeric = cells.apply(pd.to_numeric, errors="coerce")
+    bad = numeric.isna() & ~missing
+    if len(frame) > 1 and bad.iloc[0].all() and not bad.iloc[1:].any().any():
+        numeric, bad = numeric.iloc[1:], bad.iloc[1:]              # a header line
+    if bad.any().any():
+        r, c = np.argwhere(bad.to_numpy())[0]
+        raise DataError(f"{name}: {path} holds a non-numeric value {cells.iloc[r, c]!r} (row {r + 1}, column {c + 1})")
+    return numeric.to_numpy(dtype=float)
+
+
+def bias_inputs_from_files(scores, groups, *, truth=None, names: dict | None = None) -> BiasInputs:
+    """The bias metrics' inputs from files: a score matrix, group labels and an optional truth.
+
+    Parameters
+    ----------
+    scores : str or os.PathLike
+        Scores, users x items (:func:`load_matrix`; NaN or an empty cell: not scored).
+    groups : str or os.PathLike
+        One group label per user (:func:`load_groups`; names are kept as names).
+    truth : str or os.PathLike, optional
+        True relevance, users x items, for the opportunity metrics.
+    names : dict, optional
+        How messages name each input (``{"scores": "--scores", ...}``).
+
+    Returns
+    -------
+    BiasInputs
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> _ = Path("s.csv").write_text("0.9,0.1\\n0.2,0.8\\n")
+    >>> _ = Path("g.csv").write_text("F\\nM\\n")
+    >>> bias_inputs_from_files("s.csv", "g.csv").groups.tolist()
+    ['F', 'M']
+    """
+    score_matrix = load_matrix(scores, name=_name(names, "scores"))
+    truth_matrix = None if truth is None else load_matrix(truth, name=_name(names, "truth"))
+    if score_matrix.ndim != 2:
+        raise ParameterError(f"{_name(names, 'scores')} must be a 2-d matrix (users x items), "
+                             f"got shape {score_matrix.shape}")
+    labels, group_names = load_groups(groups, n_users=score_matrix.shape[0], name=_name(names, "groups"))
+    if group_names is not None:
+        labels = np.asarray(group_names, dtype=object)[labels]
+    return BiasInputs(score_matrix, truth_matrix, labels, f"scores from {scores}")
+
+
+def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_dir=None, factors: int = 8,
+                             train_fraction: float = 0.2, n_users=None, n_items=None, rng=0,
+                             names: dict | None = None) -> BiasInputs:
+    """The bias metrics' inputs from a real data set and a fitted recommender.
+
+    - ``movielens``: the scores of a ``factors``-factor recommender fitted on ``train_fraction``
+      of each user's entries of the MovieLens ground truth (seed 001, Sec. 6.1); the truth is the
+      ground truth ``rho``.
+    - ``coat``: a ``factors``-factor Funk SVD fitted on Coat's self-selected ratings, mapped to
+      [0, 1]; the truth is the ratings of the randomly assigned items (``test.ascii``), NaN
+      elsewhere.
+
+    Parameters
+    ----------
+    dataset : {"movielens", "coat"}
+        The data set (looked for in ``data_dir``; see :mod:`ocef.datasets`).
+    partition : str, default "gender"
+        The user attribute whose values are the groups (MovieLens: ``env.partitions``; Coat:
+        :data:`COAT_PARTITIONS`).
+    data_dir : str or os.PathLike, optional
+        Folder of the data sets (default: ``$OCEF_DATA_DIR`` or ``../shared/data``).
+    factors : int, default 8
+        Latent factors of the recommender.
+    train_fraction : float, default 0.2
+        MovieLens only: fraction of each user's entries the recommender observes.
+    n_users, n_items : int, optional
+        MovieLens only: users and items kept (those with most ratings).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Randomness of the fit.
+    names : dict, optional
+        How messages name each input.
+
+    Returns
+    -------
+    BiasInputs
+
+    Raises
+    ------
+    ocef.errors.DatasetNotFoundError
+        The data set is not in ``data_dir``.
+    ParameterError
+        An unknown data set or partition, or a MovieLens-only option given for Coat.
+
+    Examples
+    --------
+    >>> try:
+    ...     bias_inputs_from_dataset("coat", data_dir="no-such-folder")
+    ... except FileNotFoundError as e:
+    ...     print(type(e).__name__)
+    DatasetNotFoundError
+    """
+    if dataset == "movielens":
+        from ocef.environments.movielens_env import MovieLensEnvironment
+
+        env = MovieLensEnvironment(data_dir, n_users=n_users, n_items=n_items)
+        if partition not in env.partitions:
+            raise ParameterError(f"{_name(names, 'partition')} must be one of {', '.join(env.partitions)} for "
+                                 f"movielens, got {partition!r}")
+        labels, group_names = env.groups(partition)
+        scores = env.estimated_scores(factors, train_fraction, rng=rng)
+        description = (f"{env.description}; {factors}-factor recommender ({train_fraction:g} of entries "
+                       f"observed), truth = ground truth rho; groups: {partition}")
+        return BiasInputs(scores, env.rho, np.asarray(group_names, dtype=object)[labels], description)
+    if dataset != "coat":
+        raise ParameterError(f"{_name(names, 'dataset')} must be 'movielens' or 'coat', got {dataset!r}")
+    from ocef.datasets import Coat
+    from ocef.environments.movielens_env import stars_to_unit
+
+    if partition not in COAT_PARTITIONS:
+        raise ParameterError(f"{_name(names, 'partition')} must be one of {', '.join(COAT_PARTITIONS)} for coat, "
+                             f"got {partition!r}")
+    coat = Coat(data_dir)
+    scores = stars_to_unit(coat.funk_svd(factors=factors, rng=rng).scores())
+    truth = np.where(coat.test > 0, stars_to_unit(coat.test), np.nan)
+    description = (f"Coat, {coat.n_users} users x {coat.n_items} items; {factors}-factor Funk SVD on the "
+                   f"self-selected ratings, truth = ratings of random items (test.ascii); groups: {partition}")
+    return BiasInputs(scores, truth, coat.user_attribute(partition), description)

@@ -50,7 +50,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -400,12 +400,11 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
+@renamed_keywords(engine="backend")
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
-                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS))
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto",
-                      engine: str | None = None, z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -428,8 +427,6 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
-    engine : {"auto", "pandas", "duckdb"}, optional
-        Former name of ``backend``, still accepted (two disagreeing values are refused).
 
     Returns
     -------
@@ -456,7 +453,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 
         raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
-                        backend=backend, engine=engine, z_levels=z_levels)
+                        backend=backend, z_levels=z_levels)
     N = counts.total
     n, acc = cell_statistics(N)
     # levels averaged: those where both groups have pairs, per kind (Sec. 6.1), stated in the summary

@@ -15,7 +15,7 @@ count vectors ("profiles") are exchangeable, so the data are reduced to the dist
 their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two counting backends (``backend=``; ``engine=`` is its former name) give the same counts (a test checks it):
+Two counting backends (``backend=``; ``engine=`` is its former name, deprecated) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -34,6 +34,7 @@ import pandas as pd
 
 from ocef.results import Result
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
@@ -331,8 +332,9 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, Path))
 
 
+@renamed_keywords(engine="backend")
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
-                backend: str = "auto", engine: str | None = None) -> PairCounts:
+                backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
 
     ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
@@ -341,13 +343,9 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
     whose values are the bootstrap's clusters (default: ``query``). ``backend``: the counting
     backend, ``"pandas"`` (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB
-    for paths); ``engine``: its former name, still accepted (two disagreeing values are refused).
+    for paths); ``engine=``: its former name, still accepted for one release with a FutureWarning.
     """
-    from ocef.backends import backend_alias
 
-    if engine is not None and (not isinstance(engine, str) or engine not in BACKENDS):
-        raise ParameterError(f"engine (former name of backend) must be one of {BACKENDS}, got {engine!r}")
-    backend = backend_alias(backend, engine)
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     _check_cluster(cluster)
