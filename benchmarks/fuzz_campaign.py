@@ -236,7 +236,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("envy", syn, "--n-items", NUMBERS, int_in(2, 10**5))
     add("envy", syn, "--factors", NUMBERS, int_in(1, 10**4))
     add("envy", syn, "--beta", NUMBERS, lambda v: (_num(v) is not None and 0 < _num(v) < 1e6) or None)
-    add("envy", syn, "--top-k", NUMBERS, anything)
+    add("envy", syn, "--k", NUMBERS, anything)
     add("envy", syn, "--train-fraction", NUMBERS, anything)
 
     audit = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"], "--max-steps", "300",

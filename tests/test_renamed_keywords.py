@@ -57,6 +57,11 @@ def test_every_renamed_function_shows_only_the_new_names():
     for qualname, renames in RENAMED.items():
         if qualname.startswith("tests.") or "<locals>" in qualname:
             continue
+        module, _, name = qualname.rpartition(".")
+        if not hasattr(importlib.import_module(module), name):
+            # defined by a doctest run earlier in this process (its globals are the module's, e.g.
+            # ocef.validation's example ``shown``), not a public function of the module
+            continue
         params = inspect.signature(_resolve(qualname)).parameters
         for old, new in renames.items():
             assert new in params and old not in params, (qualname, old, new)
