@@ -3,6 +3,7 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.reo.bootstrap import (
+    BOOTSTRAP_INTERVALS,
     _ab_stat_from_counts,
     _bootstrap_counts,
     _reo_stat_from_counts,
@@ -24,15 +26,42 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params, warn_renamed
 from ocef.backends import BACKENDS
-from ocef.errors import DataError, ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
 # --------------------------------------------------------------------------------------------
 
+#: The intervals (and tests) of :func:`ab_test`: Algorithm 2 (``"delta"``), the joint delta method
+#: (``"delta-shared"``), Algorithm 3 (``"partition"``) and Algorithm 4 with a bootstrap interval.
+AB_INTERVALS = ("delta", "delta-shared", "partition") + BOOTSTRAP_INTERVALS
+#: The former ``method=`` values of :func:`ab_test` (``"bootstrap"`` took ``bootstrap_interval``).
 AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
+
+
+def _former_ab_keywords(func):
+    """Accept ``ab_test``'s former ``method=`` (+ ``bootstrap_interval=``) for one release, with a
+    FutureWarning: ``method="bootstrap", bootstrap_interval=b`` is ``interval=b``, any other method
+    ``m`` is ``interval=m``."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        given = [k for k in ("method", "bootstrap_interval") if k in kwargs]
+        if given:
+            if "interval" in kwargs:
+                raise ParameterTypeError(f"ab_test: got both 'interval' and its former name(s) {given}; "
+                                         f"give 'interval' only")
+            for old in given:
+                warn_renamed("ab_test", old, "interval")
+            method = kwargs.pop("method", "delta-shared")
+            boot = kwargs.pop("bootstrap_interval", "standard")
+            if method not in AB_METHODS:
+                raise ParameterError(f"method (former name of interval) must be one of {AB_METHODS}, got {method!r}")
+            check_bootstrap_method(boot, "bootstrap_interval")
+            kwargs["interval"] = boot if method == "bootstrap" else method
+        return func(*args, **kwargs)
+    return wrapper
 
 
 def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -215,41 +244,97 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
+@_former_ab_keywords
 @renamed_keywords(engine="backend")
-@validate_params(method=Options(*AB_METHODS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
-                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS))
+@validate_params(interval=Options(*AB_INTERVALS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
+                 backend=Options(*BACKENDS))
 def ab_test(control, treatment, random, *,
-            method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
+            interval: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
-            n_resamples: int = 100, bootstrap_interval: str = "standard",
+            n_resamples: int = 100,
             n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None) -> AbResult:
-    """Compare REO metrics of a treatment arm with a control arm that share one random
-    traffic log (orthogonal assignment, App. I.2).
+    """Compare the REO metrics of a treatment arm with a control arm that share one random traffic log (App. D, Algorithms 2-4; App. I.2).
 
-    ``method``:
+    The differences ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``
+    get a standard error, an interval and a two-sided p-value of H0: no difference. ``interval``
+    (one set of names with :func:`ocef.reo.estimate_reo`) chooses the method:
 
-    * ``"delta"`` — Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
+    * ``"delta"`` -- Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
       normal interval and p-value. As the seed says, it neglects the covariance the shared
       D_rand induces between the arms. That covariance has no fixed sign: for the per-group
       D_k the test is conservative, but for D_REO it can be too liberal (e.g. P = (.05, .03,
       .04), Q_C = (.12, .05, .08), Q_T = (.10, .07, .08), |D_rand| = 20k, |D_rec| = 50k per arm:
       95% intervals cover 86.7% in Monte-Carlo). Prefer ``"delta-shared"`` when the arms share
       one random log.
-    * ``"delta-shared"`` (the default) — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
-      the covariance of the shared D_rand and the multinomial covariances within each log
-      (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is and
-      however common positive labels are. An extension, not in the seed.
-    * ``"partition"`` — Algorithm 3: each arm's D_rec and (separately) D_rand are split into
+    * ``"delta-shared"`` (the default) -- the same delta method applied jointly to (Q^T, Q^C, P),
+      which keeps the covariance of the shared D_rand and the multinomial covariances within each
+      log (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is
+      and however common positive labels are. An extension, not in the seed.
+    * ``"partition"`` -- Algorithm 3: each arm's D_rec and (separately) D_rand are split into
       ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
       compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
-      unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
-    * ``"bootstrap"`` — Algorithm 4: D_rec^T, D_rec^C and D_rand are resampled independently
-      ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
-      or ``"bca"`` (checked whatever the method). p-values use the normal approximation D / SE_boot.
+      unrounded Welch-Satterthwaite degrees of freedom where eq. 22 floors them). The estimate is
+      mu_T - mu_C, the difference of the fold means.
+    * ``"standard"`` (eq. 23), ``"percentile"`` or ``"bca"`` -- Algorithm 4 with that bootstrap
+      interval: D_rec^T, D_rec^C and D_rand are resampled independently ``n_resamples`` times;
+      p-values use the normal approximation D / SE_boot. The result's ``method`` records
+      ``"bootstrap-<interval>"``.
 
-    The three logs are reduced to per-group counts first with ``backend`` (``"auto"``,
-    ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
-    DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
+    Parameters
+    ----------
+    control, treatment, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The two arms' default logs and the shared random log, reduced to per-group counts first
+        with ``backend`` (:func:`ocef.reo.reo_counts`).
+    interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}, default "delta-shared"
+        The comparison (see above, :data:`AB_INTERVALS`). ``method=`` and ``bootstrap_interval=``
+        are its former names, accepted for one release with a FutureWarning
+        (``method="bootstrap", bootstrap_interval="bca"`` is ``interval="bca"``).
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s).
+    group : str, default "S"
+        The item-group column.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    rng : None, int, SeedSequence or Generator
+        Randomness of the folds or the resamples.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+    n_resamples : int, default 100
+        Bootstrap resamples (bootstrap intervals), 2 <= n_resamples <= 10**7.
+    n_folds : int or tuple of (int, int), default 10
+        Folds per arm for ``interval="partition"``, >= 2 and at most the rows of the smaller log;
+        a pair gives (control, treatment).
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    AbResult
+        ``groups`` (group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value),
+        ``D_reo`` with its SE, interval and p-value, and ``notes`` on unreliable intervals.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        If an arm has no positive label at all, or lacks a group the other logs have.
+    ocef.errors.ParameterError
+        For bad arguments, a group without positives in the random log, or folds that leave a
+        group without positives.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b, n=100):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n})
+    >>> control, treatment, random = log(20, 40), log(24, 36), log(30, 30)
+    >>> res = ab_test(control, treatment, random)
+    >>> round(res.D_reo, 4), [round(v, 3) for v in res.D_reo_ci], round(res.D_reo_p_value, 3)
+    (-0.1333, [-0.478, 0.211], 0.448)
+    >>> round(ab_test(control, treatment, random, interval="delta").D_reo_se, 4)   # Algorithm 2
+    0.2254
     """
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
@@ -257,13 +342,13 @@ def ab_test(control, treatment, random, *,
 
     from ocef.reo.counts import reo_counts
 
-    if method not in AB_METHODS:
-        raise ParameterError(f"method must be one of {AB_METHODS}, got {method!r}")
-    check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
+    if interval not in AB_INTERVALS:
+        raise ParameterError(f"interval must be one of {AB_INTERVALS}, got {interval!r}")
+    method = interval
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
                         group=group, groups=groups, backend=backend, spark=spark)
-    names = list(counts.groups)
+    names = list(counts.group_names)
     for arm in ("control", "treatment"):
         # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
         # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data
@@ -324,11 +409,11 @@ def ab_test(control, treatment, random, *,
         se = np.sqrt(v_t.var(axis=0, ddof=1) / m_t + v_c.var(axis=0, ddof=1) / m_c)
         low, high, p = np.asarray(ci.low), np.asarray(ci.high), np.asarray(test.pvalue)
     else:                                                                   # Algorithm 4
-        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=bootstrap_interval,
+        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=interval,
                                  n_resamples=n_resamples, confidence=confidence, rng=rng)
         se, low, high = boot.se, boot.ci_low, boot.ci_high
         p = _normal_p_value(D, se)
-        method = f"bootstrap-{bootstrap_interval}"
+        method = f"bootstrap-{interval}"
 
     table = pd.DataFrame({
         "group": names, "delta_U_control": arr_c.delta_U, "delta_U_treatment": arr_t.delta_U,

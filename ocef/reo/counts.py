@@ -25,20 +25,62 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class ReoCounts(Result):
-    """Per-group counts of named logs.
+    """Per-group counts of named logs, the output of :func:`reo_counts`: the sufficient statistics of every REO estimate (eq. 5, App. G.2).
 
-    ``cube``: int64 array ``(log, [key,] group, 2)`` holding rows and positives (rows with
-    Y = 1) of every log, key and group (zeros included); ``groups``: the K groups in order;
-    ``logs``: the log names in order; ``by``: the name of the extra key (e.g. ``"day"``) or
-    None, and ``index`` its values in order. ``table`` is the same as a tidy DataFrame ``log,
-    [by], group, n, positives``, made on first access.
+    ``table`` is the same counts as a tidy DataFrame ``log, [by], group, n, positives``, made on
+    first access (``to_frame()`` returns a copy); ``groups`` has one row per group: ``group``,
+    then ``n_<log>`` and ``positives_<log>`` for each log (summed over ``by``). The methods read one log: ``positives(log)``
+    (``#{Y=1, S=s_k}``), ``group_rows(log)`` (rows per group), ``rows(log)`` (rows of the log)
+    and ``category_counts(log)`` (the K positives and the rows with Y = 0, App. G.2); each
+    has a leading key axis when ``by`` is set.
+
+    Parameters
+    ----------
+    cube : numpy.ndarray of int64, shape (n_logs, [n_keys,] K, 2)
+        Rows and positives (rows with Y = 1) of every log, key and group, zeros included.
+    group_names : tuple
+        The K groups, in order.
+    logs : tuple of str
+        The log names, in order.
+    by : str, optional
+        The name of the extra key (e.g. ``"day"``), or None.
+    index : tuple, optional
+        The key values in order (when ``by`` is set).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> counts = reo_counts({"default": d, "random": r})
+    >>> counts.cube.shape, counts.logs
+    ((2, 2, 2), ('default', 'random'))
+    >>> counts.groups
+      group  n_default  positives_default  n_random  positives_random
+    0     a          3                  1         3                 2
+    1     b          3                  3         3                 2
+    >>> counts.category_counts("random").tolist()          # positives of a, b; rows with Y = 0
+    [2, 2, 2]
     """
 
     cube: np.ndarray
-    groups: tuple
+    group_names: tuple
     logs: tuple
     by: str | None = None
     index: tuple | None = None
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group: ``group`` (name), then ``n_<log>`` (rows) and ``positives_<log>``
+        (rows with Y = 1) for each log in order, summed over the values of ``by`` when it is set."""
+        import pandas as pd
+
+        per_group = self.cube.sum(axis=1) if self.by is not None else self.cube     # (log, group, 2)
+        columns = {"group": list(self.group_names)}
+        for li, log in enumerate(self.logs):
+            columns[f"n_{log}"] = per_group[li, :, 0].astype(np.int64)
+            columns[f"positives_{log}"] = per_group[li, :, 1].astype(np.int64)
+        return pd.DataFrame(columns)
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -49,7 +91,7 @@ class ReoCounts(Result):
         for li, log in enumerate(self.logs):
             keys = [(None, self.cube[li])] if self.by is None else zip(self.index, self.cube[li])
             for key, per_group in keys:
-                for g, (n, pos) in zip(self.groups, per_group):
+                for g, (n, pos) in zip(self.group_names, per_group):
                     rows.append((log,) + (() if self.by is None else (key,)) + (g, int(n), int(pos)))
         columns = ["log"] + ([] if self.by is None else [self.by]) + ["group", "n", "positives"]
         table = pd.DataFrame(rows, columns=columns)

@@ -27,16 +27,56 @@ from ocef.backends import BACKENDS
 
 @dataclass(frozen=True, eq=False)
 class ReoDaily(Result):
-    """REO per value of a key column (a day): ``table`` has one row per key with ``<by>,
-    n_default, n_random, penalty, penalty_se, ci_low, ci_high, delta_method_reliable`` and, when
-    a ``threshold`` is given, ``significantly_above`` (lower bound > threshold) and
-    ``significantly_below`` (upper bound < threshold); ``note`` says why a day has no estimate
-    or an unreliable one. ``days`` holds each day's full :class:`ReoResult` (None when undefined).
+    """REO per value of a key column (a day), the output of :func:`estimate_reo_by` (Sec. 4.3, Fig. 6).
+
+    ``table`` has one row per key with ``<by>, n_default, n_random, penalty, penalty_se, ci_low,
+    ci_high, delta_method_reliable``, with ``significantly_above`` (lower bound > threshold) and
+    ``significantly_below`` (upper bound < threshold) when a threshold is given, and ``note``
+    (why a day has no estimate or an unreliable one). ``groups`` has one row per (key, group):
+    ``<by>`` and the columns of :attr:`ReoResult.groups` (null numbers for a key without an
+    estimate). ``any_above`` says whether some day is significantly above the threshold.
+    ``to_dict()`` nests each day's per-group estimates.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per key (see above).
+    by : str
+        The key column.
+    group_names : tuple
+        The K groups, in order.
+    confidence : float
+        Two-sided level of the intervals.
+    method : str
+        The interval (``"delta-full"`` or ``"delta"``).
+    threshold : float, optional
+        The penalty threshold tested, or None.
+    days : tuple, default ()
+        Each day's full :class:`ReoResult` (None where undefined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ocef.reo import eighty_percent_rule_threshold
+    >>> def log(pos_a, pos_b, day, n=1000):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+    >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
+    ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
+    ...                         threshold=eighty_percent_rule_threshold(2))
+    >>> daily.any_above, daily.table["significantly_above"].tolist()
+    (True, [True, False])
+    >>> daily.groups[["day", "group", "delta_U", "ci_low", "ci_high"]].round(3)
+       day group  delta_U  ci_low  ci_high
+    0    1     a   -0.333  -0.437   -0.230
+    1    1     b    0.333   0.230    0.437
+    2    2     a   -0.032  -0.144    0.080
+    3    2     b    0.032  -0.080    0.144
     """
 
     table: pd.DataFrame
     by: str
-    groups: tuple
+    group_names: tuple
     confidence: float
     method: str
     threshold: float | None = None
@@ -45,6 +85,23 @@ class ReoDaily(Result):
     def to_frame(self) -> pd.DataFrame:
         return self.table.assign(method=self.method, confidence=self.confidence)
 
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per value of ``by`` and group: ``<by>``, then the columns of
+        :attr:`ReoResult.groups` (``group, P, Q, U, delta_U, se, ci_low, ci_high``); a key without
+        an estimate (see ``table["note"]``) has its groups with null numbers."""
+        from ocef.reo.estimators import GROUP_COLUMNS
+
+        parts = []
+        for key, res in zip(self.table[self.by], self.days):
+            part = (res.groups.copy() if res is not None else
+                    pd.DataFrame({"group": list(self.group_names), **{c: np.nan for c in GROUP_COLUMNS[1:]}}))
+            part.insert(0, self.by, key)
+            parts.append(part)
+        if not parts:
+            return pd.DataFrame(columns=[self.by, *GROUP_COLUMNS])
+        return pd.concat(parts, ignore_index=True)
+
     def to_dict(self) -> dict:
         """``by``, ``groups``, ``confidence``, ``method``, ``threshold`` and ``days``: the rows of
         the table, each with its per-group estimates under ``groups`` (strict JSON)."""
@@ -52,7 +109,7 @@ class ReoDaily(Result):
         for rec, res in zip(jsonable(self.table), self.days):
             rec["groups"] = res.group_records() if res is not None else None
             rows.append(rec)
-        return jsonable({"by": self.by, "groups": list(self.groups), "confidence": self.confidence,
+        return jsonable({"by": self.by, "groups": list(self.group_names), "confidence": self.confidence,
                          "method": self.method, "threshold": self.threshold, "days": rows})
 
     @property
@@ -130,7 +187,7 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
         threshold = check_in_interval("threshold", threshold, 0.0, np.inf, low_open=False, high_open=True)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups, by=by,
                    backend=backend, spark=spark)
-    names = list(c.groups)
+    names = list(c.group_names)
     pos_d, pos_r = c.positives("default"), c.positives("random")          # (D, K)
     n_d, n_r = c.rows("default"), c.rows("random")                         # (D,)
     notes = [[f"no {'default' if n_d[i] == 0 else 'random'} traffic on this {by}"] if n_d[i] == 0 or n_r[i] == 0
