@@ -96,7 +96,7 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
     under-states the variance when positive labels are common (A/A rejection 8-9% at level 5% in
     that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the two arms' full
     variances, counting the P part twice with the wrong sign of its cross term; in an A/A test the
-    P part cancels exactly. This is the variance of ``ab_test(method="delta-shared")``.
+    P part cancels exactly. This is the variance of ``ab_test(interval="delta-shared")``.
 
     Parameters
     ----------
