@@ -61,7 +61,8 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     group : str, default "S"
         The item-group column.
     groups : sequence
-        The K groups, in order; rows of other groups count in the last cell only when Y = 0.
+        The K groups, in order; the last cell counts every other row (Y = 0, or a group not
+    listed).
     name : str, default "log"
         The log's name in error messages.
 

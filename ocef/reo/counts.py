@@ -161,8 +161,9 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     Raises
     ------
     ocef.errors.ParameterError
-        For an empty log, missing columns, labels other than 0/1, ``by`` equal to ``group``, or
-        bad ``groups``.
+        For an empty log, missing columns, ``by`` equal to ``group``, or bad ``groups``.
+    ValueError
+        For labels other than 0 and 1 (:class:`ocef.errors.DataError` from DuckDB and Spark).
     ocef.errors.ParameterTypeError
         For a ``group`` that is not a non-empty string, or a log of an unknown type.
 
