@@ -350,24 +350,6 @@ KNOWN_METHOD_GAPS: set[str] = {
     "ocef.results.Result.to_csv: PRE",
 
     # --- ocef.reo (helper reo-docs) ---
-    "ocef.reo.ReoArrays.ci_delta_U: RE",
-    "ocef.reo.ReoArrays.ci_penalty: RE",
-    "ocef.reo.ReoCounts.to_frame: RE",
-    "ocef.reo.ReoCounts.positives: PRE",
-    "ocef.reo.ReoCounts.group_rows: PRE",
-    "ocef.reo.ReoCounts.rows: PRE",
-    "ocef.reo.ReoCounts.category_counts: PRE",
-    "ocef.reo.ReoDaily.to_frame: RE",
-    "ocef.reo.ReoDaily.to_dict: RE",
-    "ocef.reo.ReoResult.group_records: RE",
-    "ocef.reo.ReoResult.to_frame: RE",
-    "ocef.reo.ReoResult.to_dict: RE",
-    "ocef.reo.BootstrapSummary.to_frame: RE",
-    "ocef.reo.BootstrapSummary.to_dict: RE",
-    "ocef.reo.AbResult.to_frame: RE",
-    "ocef.reo.AbResult.to_dict: RE",
-    "ocef.reo.StreamedTraffic.to_frame: RE",
-    "ocef.reo.StreamedTraffic.to_dict: RE",
 
     # --- ocef.pairwise and ocef.metrics (helper pairwise-metrics) ---
     "ocef.pairwise.MFModel.scores: RE",
