@@ -62,32 +62,8 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         'the experiment protocol run(out_dir, *, quick, seed, ...) of every experiment module (ocef reproduce --seed)',
     'fairrec.deep.DeepCTR.fit: rng':
         "keyword-only: options after the data are keyword-only (needs the 'deep' extra; not changed without torch to test it)",
-    'metrics.aggregate_diversity: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_f1_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_precision_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_recall_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_recommendation_popularity: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.bootstrap_interval: method':
         "method: an interval method is chosen by 'interval'",
-    'metrics.exposure: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_entropy: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_kl: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_total_variation: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.gini_index: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.recommender.user_stats: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.recommender_bias_metrics: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'pairwise.PairCounts.groups':
         'view: a field of type tuple, not a DataFrame',
     'pairwise.pair_counts: engine':

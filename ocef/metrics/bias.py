@@ -544,7 +544,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")
     order = np.argsort(codes, kind="stable")                     # users of each group contiguous
-    stats = user_stats(arr, truth, k, thresh, normalize, order=order)
+    stats = user_stats(arr, truth, k=k, thresh=thresh, normalize=normalize, order=order)
     bounds = np.concatenate(([0], np.cumsum(sizes)))
     parts = [_slice(stats, bounds[g], bounds[g + 1]) for g in range(len(names))]
     has_truth = stats.has_truth

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ocef.validation import deprecated_positional
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -191,7 +192,8 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def exposure(scores, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
     A matrix whose scored entries are only 0 and 1 (after ``normalize``; NaN cells become 0) is
@@ -312,7 +314,8 @@ class UserStats:
         return self.precision is not None
 
 
-def user_stats(scores, truth=None, k=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
+@deprecated_positional("k", "thresh", "normalize")
+def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """:class:`UserStats` of a score matrix (and a truth matrix), with holisticai's choices:
     the exposure and MAD use the scores normalised alone; precision/recall/F1 compare the
     exposure of the jointly normalised scores with the truth binarised the same way; RMSE/MAE
@@ -436,10 +439,11 @@ def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndar
 
 def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
     _check_choice("convention", convention, GINI_CONVENTIONS)
-    return _system_item_metrics(user_stats(scores, None, k, thresh, normalize), convention)
+    return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
-def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (seed 004).
 
     Parameters
@@ -469,7 +473,8 @@ def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
+@deprecated_positional("k", "thresh", "normalize", "convention")
+def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`).
 
     Parameters
@@ -501,7 +506,8 @@ def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "h
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (seed 004 EDE): −Σ d ln d.
 
     Parameters
@@ -531,7 +537,8 @@ def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-def avg_recommendation_popularity(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes).
 
     Parameters
@@ -572,7 +579,7 @@ def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
 
 def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
     _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
-    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k, thresh, normalize))
+    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize))
     first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
     return float(pair_metrics(first, second)[key])
 
@@ -608,7 +615,8 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n).
 
     Parameters
@@ -644,7 +652,8 @@ def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, norma
 exposure_l1 = exposure_total_variation
 
 
-def exposure_kl(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004).
 
     Parameters
@@ -683,7 +692,8 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -722,7 +732,8 @@ def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, nor
                               orientation)
 
 
-def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -761,7 +772,8 @@ def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normal
                               orientation)
 
 
-def avg_f1_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -882,7 +894,8 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, k=None, thresh=0.5,
+@deprecated_positional("k", "thresh", "normalize", "metric_type", "gini_convention")
+def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
     """holisticai's batch table: DataFrame indexed by ``Metric`` (holisticai's names) with columns
@@ -899,7 +912,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     if truth is not None and group_a is None:
         raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
-    stats = user_stats(scores, truth, k, thresh, normalize)
+    stats = user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize)
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))
