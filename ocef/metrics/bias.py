@@ -100,17 +100,59 @@ MIN_EXPOSURES_PER_ITEM = 5.0
 
 @dataclass(frozen=True)
 class RecommenderBiasResult(Result):
-    """Seed 004's metrics of one recommender for many groups (see :func:`recommender_bias`).
+    """Seed 004's bias metrics of one recommender for any number of user groups, with intervals.
 
-    ``table`` (also ``to_frame()``) is tidy: one row per (level, group, metric) with ``level``
-    (``overall``/``group``/``pair``), ``group``, ``reference`` (pairs), ``n_users``, ``metric``,
-    ``value`` (the seed's sample statistic), ``estimate`` (of the population quantity),
-    ``ci_low``/``ci_high`` (around ``estimate``), ``confidence``, ``interval`` (the method),
-    ``p_value``/``p_adjusted``/``significant`` (pairs), ``reason`` (why something is null or
+    Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
+    group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
+    (pairs), ``n_users``, ``metric``, ``value`` (the seed's sample statistic, holisticai's number),
+    ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
+    ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
+    ``significant`` (pairs; Holm over the pairs, per metric), ``reason`` (why something is null or
     infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
-    which the value was defined). ``overall`` (one row), ``groups`` (one row per group) and
-    ``pairs`` (one row per group vs the reference) are wide views; ``replicates`` holds the
-    bootstrap values of ``value``.
+    which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
+    system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
+    ETV, EKL and the ratios, oriented group relative to reference) and ``summary()`` (the pairs in
+    long form).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The tidy table described above.
+    group_names : tuple of str
+        The groups, sorted.
+    reference : str
+        The group every other one is compared with.
+    k : int or None
+        List length used to read the recommendations (None: ``thresh``).
+    thresh : float or None
+        Score threshold used without ``k``.
+    normalize : bool
+        Whether the scores were min-max scaled first.
+    gini_convention : {"holisticai", "formula"}
+        Denominator of the Gini index (:func:`ocef.metrics.gini`).
+    n_resamples : int
+        Bootstrap resamples of users (0: no intervals).
+    confidence : float
+        Two-sided level of the intervals.
+    has_truth : bool
+        Whether a truth matrix was given (the opportunity metrics are present).
+    interval : {"auto", "percentile", "basic"}
+        The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
+    simultaneous : bool
+        Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+    replicates : numpy.ndarray or None
+        Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+    >>> res.group_names, res.reference, res.replicates.shape
+    (('a', 'b'), 'a', (50, 17))
+    >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
+      group_a group_b    mad  mad_ci_low  mad_ci_high
+    0       b       a -0.016      -0.084        0.052
     """
 
     table: pd.DataFrame
@@ -237,8 +279,33 @@ def _find_group(name, names: list[str], option: str) -> int:
 # ------------------------------------------------------------------ bootstrap
 
 def bootstrap_weights(n_users: int, n_resamples: int, rng) -> np.ndarray:
-    """Multiplicities of ``n_resamples`` resamples of ``n_users`` users drawn with replacement:
-    an (n_resamples, n_users) integer array whose rows sum to ``n_users``."""
+    """Multiplicities of the users in ``n_resamples`` bootstrap resamples (with replacement).
+
+    Row b counts how many times each of the ``n_users`` users is drawn in resample b; a group's
+    bootstrap metrics are then weighted sums of per-user statistics with these weights
+    (:func:`ocef.metrics.recommender.aggregate`), so no resample is materialised.
+    :func:`recommender_bias` draws them within each group (a stratified bootstrap).
+
+    Parameters
+    ----------
+    n_users : int
+        Users to resample (>= 1).
+    n_resamples : int
+        Number of resamples.
+    rng : None, int, SeedSequence or Generator
+        Seeds the draws (:func:`ocef.validation.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_resamples, n_users)
+        Each row sums to ``n_users``.
+
+    Examples
+    --------
+    >>> w = bootstrap_weights(5, 3, rng=0)
+    >>> w.tolist(), w.sum(axis=1).tolist()
+    ([[0, 2, 1, 1, 1], [4, 0, 0, 0, 1], [0, 0, 1, 2, 2]], [5, 5, 5])
+    """
     gen = as_generator(rng)
     idx = gen.integers(0, n_users, size=(n_resamples, n_users))
     flat = (idx + n_users * np.arange(n_resamples)[:, None]).ravel()

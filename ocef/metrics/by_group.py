@@ -35,10 +35,24 @@ MOMENT_COLUMNS = ("n", "sum", "sum_sq", "min", "max")
 def moments(values) -> dict[str, float]:
     """The moments a group's interval needs: ``n``, ``sum``, ``sum_sq``, ``min``, ``max`` (NaN ignored).
 
+    :func:`mean_interval` and :func:`metric_frame_from_moments` compute a group's mean, its
+    interval and its comparison with the reference from these five numbers only, which a DuckDB or
+    Spark query can return for millions of users.
+
+    Parameters
+    ----------
+    values : array_like of float
+        One value per user (NaN: undefined for that user, left out).
+
+    Returns
+    -------
+    dict
+        ``n`` (int, defined values), ``sum``, ``sum_sq`` (Σ x²), ``min``, ``max`` (NaN when ``n`` is 0).
+
     Examples
     --------
-    >>> moments([1.0, 0.0, 1.0])
-    {'n': 3, 'sum': 2.0, 'sum_sq': 2.0, 'min': 0.0, 'max': 1.0}
+    >>> moments([1.0, float("nan"), 0.5])
+    {'n': 2, 'sum': 1.5, 'sum_sq': 1.25, 'min': 0.5, 'max': 1.0}
     """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -158,6 +172,10 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
 class MetricFrameResult(Result):
     """Per-user metrics overall, by group and compared with a reference group.
 
+    Made by :func:`metric_frame` or :func:`metric_frame_from_moments`. ``to_frame()`` stacks the
+    overall rows (attributes ``"(all)"``) over ``groups``; ``summary()`` is ``pairs`` sorted by
+    adjusted p-value.
+
     Attributes
     ----------
     overall : pandas.DataFrame
@@ -172,6 +190,20 @@ class MetricFrameResult(Result):
     reference : tuple
         The reference group (one value per attribute).
     confidence : float
+        Two-sided level of the intervals.
+    binary : tuple of str
+        The metrics treated as 0/1 per user (Wilson intervals).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+    >>> res.by, res.reference, res.binary
+    (('gender',), ('F',), ())
+    >>> res.overall.round(3)
+      metric  n_users  estimate  ci_low  ci_high reason
+    0   ndcg        6      0.55   0.295    0.805   None
     """
 
     overall: pd.DataFrame

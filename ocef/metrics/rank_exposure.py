@@ -306,7 +306,21 @@ def group_exposure(exposure, groups) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exposure_shares(group_totals) -> np.ndarray:
-    """Shares ``E_g / Σ_h E_h`` of the total exposure (NaN when there is no exposure at all).
+    """Shares ``E_g / Σ_h E_h`` of the total exposure received by each item group.
+
+    The provider-side quantity compared with a target distribution by :func:`share_disparity` and
+    :func:`exposure_fairness` (exposure-metrics spec, §4 and §6: pooled over users, a ratio of
+    sums).
+
+    Parameters
+    ----------
+    group_totals : array_like of float
+        Exposure of each group, e.g. from :func:`group_exposure`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The shares, summing to 1 (NaN everywhere when there is no exposure at all).
 
     Examples
     --------
@@ -349,8 +363,20 @@ def share_disparity(shares, target) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------ AWRF, NDKL, Singh & Joachims
 
 def attention_weights_trec(n: int) -> np.ndarray:
-    """TREC Fair Ranking 2022 position weights ``1 / log2(max(k, 2))``, k = 1..n (float32, as
-    wptrec ``discount``; positions 1 and 2 both get 1).
+    """TREC Fair Ranking 2022 position weights ``w(k) = 1 / log2(max(k, 2))``, k = 1..n.
+
+    As wptrec's ``discount`` (exposure-metrics spec, §1 "T22 variant" and §2): computed in float32
+    and returned as float64, positions 1 and 2 both get 1. Used by :func:`awrf`.
+
+    Parameters
+    ----------
+    n : int
+        Length of the ranking.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        The weight of each position.
 
     Examples
     --------

@@ -118,7 +118,13 @@ def _resolve_backend(backend, source) -> str:
 
 @dataclass(frozen=True)
 class RankingStats(Result):
-    """Sufficient statistics of a top-k log (see the module docstring).
+    """Sufficient statistics of a top-k log (see the module docstring), made by :func:`ranking_statistics`.
+
+    Every provider-side exposure metric of :func:`audit_exposure` and its interval is a function of
+    ``n_users``, ``sums`` and ``cross`` per user group; the per-user metrics' intervals need only
+    ``metrics``. The exposure ``X_ug`` of item group g for user u uses the browsing model of
+    :func:`ocef.metrics.rank_exposure.position_weights`; the merit ``M_ug`` is the relevance of g's
+    items in the user's list.
 
     Attributes
     ----------
@@ -127,6 +133,7 @@ class RankingStats(Result):
     item_groups : tuple
         Item-group labels, sorted.
     n_users : numpy.ndarray, shape (U,)
+        Users per user group.
     sums : numpy.ndarray, shape (U, V)
         ``Σ_u V_u`` per user group, ``V = (X_1..X_G, M_1..M_G)`` (M only with relevance).
     cross : numpy.ndarray, shape (U, V, V)
@@ -138,6 +145,16 @@ class RankingStats(Result):
     n_rows : int
         Rows of the log.
     has_relevance : bool
+        Whether the log has a relevance column (merit and per-user metrics present).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+    ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+    >>> st = ranking_statistics(log, item_group="genre")            # geometric browsing, patience 0.5
+    >>> st.item_groups, st.n_users.tolist(), st.sums.tolist(), st.k
+    (('a', 'b'), [3], [[2.5, 2.0]], 2)
     """
 
     user_groups: tuple
@@ -196,15 +213,50 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
                            stop: float, dialect: str = "duckdb", metrics=USER_METRICS) -> str:
     """The one SQL query (DuckDB or Spark dialect) computing :class:`RankingStats` from ``table``.
 
-    ``cols`` maps the roles ``user, rank, item_group`` (and optionally ``relevance, sample,
-    n_relevant, user_group``) to columns of ``table``. Returns one row per user group.
+    The query weights each row by the browsing model (``e_k = patience^(k−1)`` geometric,
+    ``1/log2(k+1)`` DCG, or the cascade ``patience^(k−1) (1 − stop)^(relevant items above)``),
+    sums the weights (and relevances) per item group within each ranking, averages a user's sampled
+    rankings, and returns per user group the number of users, ``Σ V_u`` (columns ``s__x<j>``,
+    ``s__m<j>``), ``Σ V_u V_uᵀ`` (``c_<a>_<b>``, upper triangle), the moments of each per-user
+    metric (``<metric>__n``, ``__sum``, ``__sum_sq``, ``__min``, ``__max``) and the checks of the
+    log (``null_user``, ``bad_rank``: ranks not exactly 1..n, ``bad_ug``, ``bad_nrel``).
+
+    Parameters
+    ----------
+    table : str
+        The relation to read (a table name, or a ``read_parquet(...)`` expression).
+    cols : dict
+        Maps the roles ``user``, ``rank``, ``item_group`` (and optionally ``relevance``, ``sample``,
+        ``n_relevant``, ``user_group``) to columns of ``table``.
+    item_groups : sequence
+        The item-group labels, in the order of the output columns.
+    k : int
+        List length of precision and of the nDCG ideal.
+    browsing : {"geometric", "dcg", "cascade"}
+        Browsing model (checked by :func:`check_browsing`).
+    patience, stop : float
+        Its parameters.
+    dialect : {"duckdb", "spark"}, default "duckdb"
+        SQL dialect (identifier quoting, ``VALUES`` syntax).
+    metrics : sequence of str, default USER_METRICS
+        Per-user metrics to compute (those needing relevance or ``n_relevant`` are left out without
+        them).
+
+    Returns
+    -------
+    str
+        The SQL text; its result has one row per user group.
 
     Examples
     --------
+    >>> import duckdb, pandas as pd
     >>> sql = ranking_statistics_sql("log", cols={"user": "user", "rank": "rank", "item_group": "g"},
-    ...                              item_groups=["a", "b"], k=10, browsing="geometric", patience=0.5, stop=0.5)
-    >>> "GROUP BY _u" in sql and "sum(CASE WHEN _ig = 'b' THEN _e ELSE CAST(0 AS DOUBLE) END)" in sql
-    True
+    ...                              item_groups=["a", "b"], k=2, browsing="geometric", patience=0.5, stop=0.5)
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": ["a", "b", "b", "a"]})
+    >>> con = duckdb.connect()
+    >>> _ = con.register("log", log)
+    >>> con.execute(sql).df()[["n_users", "s__x0", "s__x1", "c__x0__x1"]].values.tolist()
+    [[2.0, 1.5, 1.5, 1.0]]
     """
     q = lambda c: _q(c, dialect)  # noqa: E731
     has_rel = "relevance" in cols
@@ -796,20 +848,47 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
 class ExposureResult(Result):
     """Exposure fairness of a top-k log (:func:`ocef.metrics.rank_exposure.exposure_fairness`).
 
+    Provider side: the share of the users' attention (browsing-model exposure) each item group
+    receives, compared with a target share (equal, or merit-proportional), with intervals clustered
+    by user and Holm-adjusted tests. Consumer side (with a user-group column): each user group vs
+    the reference. ``to_frame()`` is ``groups``; ``summary()`` the differences from the target,
+    most significant first.
+
     Attributes
     ----------
     overall : pandas.DataFrame
-        One row: users, rows, item groups, browsing model, the total variation between shares and target.
+        One row: users, rows, item groups, browsing model, the total variation between shares and
+        target (a plug-in without an interval: ``total_variation_reason`` says so).
     groups : pandas.DataFrame
         One row per (user group, item group, statistic ∈ {share, difference, ratio}); user group
         ``"(all)"`` pools every user: ``estimate, ci_low, ci_high, p_value, p_adjusted, significant,
         reason`` (difference and ratio vs the target share; Holm over the differences).
     pairs : pandas.DataFrame
         Consumer side: each user group vs the reference, per item group, the difference of exposure
-        shares (Welch-free z interval, independent groups), Holm-adjusted.
+        shares (z interval, independent groups), Holm-adjusted.
     users : MetricFrameResult or None
-        Per-user metrics (precision, recall, nDCG, hit rate) by user group.
+        Per-user metrics (precision, recall, nDCG, hit rate) by user group (needs relevance).
     stats : RankingStats
+        The sufficient statistics the result was computed from.
+    browsing : str
+        Browsing model (``"geometric"``, ``"dcg"`` or ``"cascade"``).
+    patience : float
+        Its patience parameter.
+    target : {"equal", "merit"}
+        The target shares.
+    confidence : float
+        Two-sided level of the intervals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+    ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+    >>> res = audit_exposure(log, item_group="genre")
+    >>> res.groups[res.groups.statistic == "share"][["item_group", "estimate", "ci_low", "ci_high"]].round(3)
+      item_group  estimate  ci_low  ci_high
+    0          a     0.556   0.338    0.773
+    3          b     0.444   0.227    0.662
     """
 
     overall: pd.DataFrame
@@ -875,14 +954,69 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
                    browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5, target: str = "equal",
                    k=None, metrics=("precision", "ndcg", "hit_rate"), reference=None, confidence: float = 0.95,
                    backend: str = "auto", columns=None, spark=None, memory_limit=None) -> ExposureResult:
-    """:func:`ocef.metrics.rank_exposure.exposure_fairness` (its documentation).
+    """Exposure fairness of a top-k log with intervals: the implementation of :func:`ocef.metrics.exposure_fairness`.
+
+    Reduces the log to :class:`RankingStats` with ``backend`` (:func:`ranking_statistics`), then
+    per user group (and ``"(all)"``) computes each item group's exposure share, its difference and
+    ratio to the target share with delta-method intervals clustered by user
+    (:func:`share_intervals`), Holm-adjusted over the differences; with ``user_group``, the
+    differences of shares between each user group and the reference, and the per-user metrics by
+    user group (:func:`ocef.metrics.by_group.metric_frame_from_moments`).
+
+    Parameters
+    ----------
+    source : str, path, pandas.DataFrame or Spark DataFrame
+        The log ``user, item, rank [, score, relevance, sample, n_relevant]`` (docs/formats/rankings.md).
+    item_group : str
+        Column of the log (or of ``item_groups``) giving each item's group.
+    user_group : str, optional
+        Column of the log (or of ``user_groups``) giving each user's group (consumer side).
+    item_groups, user_groups : pandas.DataFrame, optional
+        Side tables ``item, <item_group>`` and ``user, <user_group>``.
+    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
+        Browsing model (:func:`ocef.metrics.rank_exposure.position_weights`).
+    patience, stop : float, default 0.5
+        Browsing-model parameters (``stop``: the cascade's stop probability).
+    target : {"equal", "merit"}, default "equal"
+        Target shares: ``1/G`` per item group, or the share of relevance (needs ``relevance``).
+    k : int, optional
+        List length for precision (default: the largest rank of the log).
+    metrics : sequence of str, default ("precision", "ndcg", "hit_rate")
+        Per-user metrics compared across user groups (need ``relevance``; ``recall`` also
+        ``n_relevant``).
+    reference : optional
+        Reference user group (default: the largest).
+    confidence : float, default 0.95
+        Two-sided level; a test is ``significant`` when its Holm-adjusted p-value is at most
+        1 − ``confidence``.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Counting backend (DuckDB for files, pandas for DataFrames).
+    columns : dict, optional
+        Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+    memory_limit : str, optional
+        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
+
+    Returns
+    -------
+    ExposureResult
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``target``, ``browsing``, metric or ``reference``, or a bad ``confidence``.
+    ocef.errors.DataError
+        For a malformed log, or ``target="merit"`` without a relevance column.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 2, 1], "rank": [1, 2, 1, 2], "g": ["a", "b", "b", "a"]})
-    >>> audit_exposure(log, item_group="g").overall["n_users"].tolist()
-    [2]
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+    ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+    >>> res = audit_exposure(log, item_group="genre")
+    >>> int(res.overall["n_users"].iloc[0]), round(float(res.overall["total_variation"].iloc[0]), 4)
+    (3, 0.0556)
     """
     import pandas as pd
     from scipy.stats import norm
