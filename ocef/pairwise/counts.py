@@ -91,10 +91,34 @@ class PairCounts(Result):
 
 
 def grid_frame(labels: dict, **columns) -> pd.DataFrame:
-    """One row per cell of the grid whose axes are ``labels`` (column name -> the labels along
-    that axis, in order; rows in C order), with ``columns`` (arrays of the grid's shape) beside
-    them. Labels given as a numpy array keep its dtype; others become objects (names may mix
-    types, e.g. ``("not 2", 2)``)."""
+    """A tidy DataFrame of arrays over a labelled grid: one row per cell, in C order.
+
+    Used for every per-cell table of the pairwise audit (counts per group, kind, level and
+    outcome; accuracies per kind, group and level).
+
+    Parameters
+    ----------
+    labels : dict
+        Column name -> the labels along that axis, in order. Labels given as a numpy array keep
+        its dtype; others become objects (names may mix types, e.g. ``("not 2", 2)``).
+    **columns : array_like
+        Value columns, each of the grid's shape (``len`` of each label axis).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The label columns, then the value columns, one row per cell.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
+        kind  z  n_pairs
+    0  intra  1        3
+    1  intra  2        1
+    2  inter  1        0
+    3  inter  2        2
+    """
     shape = tuple(len(v) for v in labels.values())
     idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
     out = {name: (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object))[i]
@@ -107,10 +131,47 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
 
 def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str = "query") -> pd.DataFrame:
-    """Validate a pairs table; add ``z`` = 0 (one level) when absent. Returns the frame.
+    """Validate a pairs table (seed 003, Sec. 3.4: one row per recorded randomized pair).
 
-    Raises ``ValueError`` for missing columns, pairs whose clicked item is the unclicked one
-    (``j == jp`` in the same row), missing group values, and non-finite scores.
+    Checks the columns of :data:`PAIR_COLUMNS` (and the cluster column, and the score columns
+    unless ``need_scores`` is False), that there is at least one row, that no pair compares an item
+    with itself (``j == jp``), that groups, engagement and clusters have no missing value, and that
+    the scores are finite. Adds ``z = 0`` (one engagement level) when there is no ``z`` column.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pairs table.
+    need_scores : bool, default True
+        Require ``score_j`` and ``score_jp`` (False when a scores table is attached later).
+    cluster : str, default "query"
+        The column whose values are the bootstrap's clusters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pairs``, with ``z`` added if it was absent.
+
+    Raises
+    ------
+    TypeError
+        If ``pairs`` is not a DataFrame.
+    ValueError
+        For a missing column, ``j == jp``, missing group, engagement or cluster values, or
+        non-finite scores (:class:`ocef.errors.DataError` for an empty table or a missing cluster
+        column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> check_pairs(pairs, need_scores=False)["z"].tolist()         # one engagement level added
+    [0, 0, 0]
+    >>> check_pairs(pairs)
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs is missing column(s) ['score_j', 'score_jp'] (give scores: a table with columns item, score, or query, item, score); it has ['query', 'j', 'jp', 's_j', 's_jp']
     """
     if not isinstance(pairs, pd.DataFrame):
         raise TypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
@@ -173,8 +234,42 @@ def _check_score_columns(columns: list) -> None:
 
 
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
-    item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
+    """Add ``score_j``, ``score_jp`` to a pairs table from a separate scores table.
+
+    The model's scores g(f(q, v)) may come as one score per item (columns ``item, score``) or per
+    query (``query, item, score``); existing score columns of ``pairs`` are replaced.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pairs table (``query``, ``j``, ``jp``, ...).
+    scores : pandas.DataFrame
+        Columns ``item, score`` or ``query, item, score``, one row per key.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``pairs`` with ``score_j`` and ``score_jp``.
+
+    Raises
+    ------
+    TypeError
+        If ``scores`` is not a DataFrame.
+    ValueError
+        For missing columns, several rows for one key, or a pair item without a score.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})
+    >>> attach_scores(pairs, scores)[["j", "jp", "score_j", "score_jp"]]
+       j  jp  score_j  score_jp
+    0  0   1      0.9       0.5
+    1  1   2      0.5       0.1
+    2  2   0      0.1       0.9
+    """
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
     _check_score_columns(list(scores.columns))
@@ -195,11 +290,40 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
-    """Group names ``(name_0, name_1)`` and the map from raw values to 0/1.
+    """The two group names and the map from the raw group values to 0/1.
 
-    Two distinct values: sorted, the first is group 0 — unless ``subgroup`` names one of them,
-    which becomes group 1 (the paper's ratio is "not subgroup" / subgroup). More than two values
-    need ``subgroup``: it is group 1 and every other value is group 0, named ``"not <subgroup>"``.
+    Seed 003 compares a subgroup with the rest and reports ratios "not subgroup" / subgroup, so
+    the subgroup is group 1. Two distinct values: sorted, the first is group 0, unless
+    ``subgroup`` names one of them (it becomes group 1). More than two values need ``subgroup``: it
+    is group 1 and every other value is group 0, named ``"not <subgroup>"``. A string ``subgroup``
+    matches a numeric value with that spelling (the command line's ``--subgroup 2``).
+
+    Parameters
+    ----------
+    values : sequence
+        The group values found in ``s_j`` and ``s_jp``.
+    subgroup : optional
+        The group compared with the rest.
+
+    Returns
+    -------
+    names : tuple
+        ``(name_0, name_1)``.
+    mapping : dict
+        Raw value -> 0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If ``subgroup`` is not a value, or without ``subgroup`` when there are not exactly two
+        values.
+
+    Examples
+    --------
+    >>> group_mapping(["a", "b", "a"])
+    (('a', 'b'), {'a': 0, 'b': 1})
+    >>> group_mapping(["x", "y", "z"], subgroup="y")
+    (('not y', 'y'), {'x': 0, 'y': 1, 'z': 0})
     """
     vals = sorted(set(values), key=lambda v: (str(type(v)), v))
     if subgroup is not None:
@@ -231,10 +355,49 @@ def _outcome(score_j: np.ndarray, score_jp: np.ndarray) -> np.ndarray:
 
 def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=None,
                        z_levels=None, cluster: str = "query") -> PairCounts:
-    """:class:`PairCounts` from per-row arrays (a row = ``weight`` identical pairs, default 1).
+    """Counts of randomized pairs (:class:`PairCounts`) from per-row arrays.
 
-    ``outcome`` is coded 0/1/2 (loss/tie/win). Vectorized: one factorization per column and one
-    sort of the (query, cell) codes; distinct query profiles are found exactly.
+    Each row is ``weight`` identical pairs (default 1) of cluster ``query`` with clicked-item group
+    ``s_j``, unclicked-item group ``s_jp``, engagement level ``z`` and outcome of the comparison
+    c_q(j, j′) coded 0 (loss), 1 (tie), 2 (win). Vectorized: one factorization per column and one
+    sort of the (cluster, cell) codes; clusters with identical count vectors are merged into
+    profiles with multiplicities, exactly.
+
+    Parameters
+    ----------
+    query : array_like
+        Cluster of each row (the bootstrap's independent unit).
+    s_j, s_jp : array_like
+        Groups of the clicked and of the unclicked item.
+    z : array_like
+        Engagement level of each pair.
+    outcome : array_like of int
+        0 loss (score_j < score_jp), 1 tie, 2 win.
+    weight : array_like of int, optional
+        Pairs per row (default 1).
+    subgroup : optional
+        The group compared with the rest (:func:`group_mapping`).
+    z_levels : sequence, optional
+        The engagement levels in order (default: the sorted values found; a level without pairs
+        is kept).
+    cluster : str, default "query"
+        Name of the cluster column (recorded in the counts).
+
+    Returns
+    -------
+    PairCounts
+
+    Raises
+    ------
+    ValueError
+        As :func:`group_mapping`, and for a level not in ``z_levels``.
+
+    Examples
+    --------
+    >>> counts = counts_from_arrays(query=[0, 0, 1, 2], s_j=["a", "a", "b", "b"], s_jp=["a", "b", "a", "a"],
+    ...                             z=[1, 1, 1, 2], outcome=[2, 0, 1, 2])
+    >>> counts.n_pairs, counts.n_queries, counts.z_levels
+    (4, 3, (1, 2))
     """
     codes_j, uj = _factorize(s_j)
     codes_jp, ujp = _factorize(s_jp)
@@ -371,7 +534,28 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
 
 
 def read_table(path) -> pd.DataFrame:
-    """A CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`)."""
+    """Read a CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`).
+
+    Parameters
+    ----------
+    path : str or path
+        A ``.csv`` or ``.parquet`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairs.csv")
+    >>> pairs.to_csv(path, index=False)
+    >>> read_table(path).equals(pairs)
+    True
+    """
     from ocef.environments.logs import read_log
 
     return read_log(path)
