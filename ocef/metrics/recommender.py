@@ -39,6 +39,10 @@ NaN score is never shown (holisticai's ``top``, our ``k``, would show NaN items 
 fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (holisticai's order is unspecified);
 the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
 normalising a constant matrix is an error (holisticai returns NaN everywhere).
+
+Options after the data are keyword-only (``f(scores, k=10)``); holisticai's positional call
+``f(scores, top, thresh, normalize)`` still works for one release, with a ``FutureWarning``
+(:func:`ocef.validation.deprecated_positional`).
 """
 from __future__ import annotations
 
