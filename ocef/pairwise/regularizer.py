@@ -226,6 +226,7 @@ class MFModel(Result):
         return self.mu + self.user_bias[:, None] + self.item_bias[None, :] + self.user_factors @ self.item_factors.T
 
     def predict(self, users, items) -> np.ndarray:
+        """Predicted scores r̂_ui of the (user, item) pairs ``zip(users, items)`` (integer indices)."""
         u = np.asarray(users, dtype=np.int64)
         i = np.asarray(items, dtype=np.int64)
         return (self.mu + self.user_bias[u] + self.item_bias[i]
