@@ -217,7 +217,7 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, brows
     ``1/log2(k+1)`` DCG, or the cascade ``patience^(k−1) (1 − stop)^(relevant items above)``),
     sums the weights (and relevances) per item group within each ranking, averages a user's sampled
     rankings, and returns per user group the number of users, ``Σ V_u`` (columns ``s__x<j>``,
-    ``s__m<j>``), ``Σ V_u V_uᵀ`` (``c_<a>_<b>``, upper triangle), the moments of each per-user
+    ``s__m<j>``), ``Σ V_u V_uᵀ`` (``c__x<a>__x<b>`` etc., upper triangle), the moments of each per-user
     metric (``<metric>__n``, ``__sum``, ``__sum_sq``, ``__min``, ``__max``) and the checks of the
     log (``null_user``, ``bad_rank``: ranks not exactly 1..n, ``bad_ug``, ``bad_nrel``).
 
