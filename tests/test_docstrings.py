@@ -119,7 +119,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.reo.label_indicator: PRE",
     "ocef.reo.positive_counts: PRE",
     "ocef.reo.ReoResult: PE",
-    "ocef.reo.estimate_reo: P",
     "ocef.reo.naive_reo: PRE",
     "ocef.reo.category_counts: PRE",
     "ocef.reo.bca_interval: PRE",

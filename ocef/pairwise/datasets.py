@@ -16,6 +16,7 @@ from ocef.datasets import load_logs
 from ocef.datasets.coat import coat_pairs
 from ocef.datasets.obd import obd_pairs
 from ocef.pairwise.regularizer import MFModel, fit_mf_pairwise
+from ocef.errors import ParameterError
 
 __all__ = ["MODELS", "DEFAULT_MODELS", "coat_sizes", "coat_ratings", "coat_mf", "dataset_pairs", "score_pairs"]
 
@@ -167,25 +168,26 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
 
     Raises
     ------
-    ValueError
-        For an unknown data set or model, or ``model="mf"`` on OBD; the loaders' errors when the
-        data are missing.
+    ocef.errors.ParameterError
+        For an unknown data set or model, or ``model="mf"`` on OBD.
+    ocef.errors.DatasetNotFoundError
+        When the data set is not found (:mod:`ocef.datasets`).
 
     Examples
     --------
     >>> dataset_pairs("netflix")
     Traceback (most recent call last):
     ...
-    ValueError: dataset must be 'coat' or 'obd', got 'netflix'
+    ocef.errors.ParameterError: dataset must be 'coat' or 'obd', got 'netflix'
     >>> pairs = dataset_pairs("coat", "popularity")            # doctest: +SKIP
     >>> len(pairs), sorted(pairs.s_j.unique()), sorted(pairs.z.unique().tolist())   # doctest: +SKIP
     (8770, ['men', 'women'], [4, 5])
     """
     if name not in DEFAULT_MODELS:
-        raise ValueError(f"dataset must be 'coat' or 'obd', got {name!r}")
+        raise ParameterError(f"dataset must be 'coat' or 'obd', got {name!r}")
     model = model or DEFAULT_MODELS[name]
     if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+        raise ParameterError(f"model must be one of {MODELS}, got {model!r}")
     default, random = load_logs(name, data_dir)
     if name == "coat":
         pairs = coat_pairs(data_dir)
@@ -194,7 +196,7 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
             return score_pairs(pairs, coat_mf(default, n_users, n_items, rng=rng).scores())
         return score_pairs(pairs, np.bincount(default["item"], weights=default.Y, minlength=n_items))
     if model == "mf":
-        raise ValueError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
+        raise ParameterError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
     pairs = obd_pairs(data_dir)
     n_items = int(max(default["item"].max(), pairs.j.max(), pairs.jp.max())) + 1
     shown = np.bincount(default["item"], minlength=n_items)

@@ -30,6 +30,7 @@ from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summar
 from ocef.results import Result, jsonable, records
 from ocef.reo.simulate import TrafficWorld
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
 
@@ -155,7 +156,7 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
 
     Raises
     ------
-    ValueError
+    ocef.errors.ParameterError
         If ``n_relevant`` is below 2 or above the number of items.
 
     Examples
@@ -170,22 +171,22 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
         return np.broadcast_to(np.arange(world.n_items), (world.n_users, world.n_items))
     n_relevant = check_positive_int("n_relevant", n_relevant, minimum=2)
     if n_relevant > world.n_items:
-        raise ValueError(f"n_relevant must be <= the number of items {world.n_items}, got {n_relevant}")
+        raise ParameterError(f"n_relevant must be <= the number of items {world.n_items}, got {n_relevant}")
     return np.argsort(-world.scores, axis=1, kind="stable")[:, :n_relevant]
 
 
 def _check(world, model_scores, position_bias, n_levels):
     if not isinstance(world, TrafficWorld):
-        raise TypeError(f"world must be an ocef.reo.simulate.TrafficWorld, got {type(world).__name__}")
+        raise ParameterTypeError(f"world must be an ocef.reo.simulate.TrafficWorld, got {type(world).__name__}")
     groups = np.unique(world.item_groups)
     if groups.tolist() != [0, 1]:
-        raise ValueError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")
+        raise DataError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")
     scores = world.scores if model_scores is None else np.asarray(model_scores, dtype=float)
     if scores.shape != world.preferences.shape or not np.all(np.isfinite(scores)):
-        raise ValueError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
+        raise ParameterError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
     theta = np.asarray(position_bias, dtype=float)
     if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
-        raise ValueError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
+        raise ParameterError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
     n_levels = check_positive_int("n_levels", n_levels)
     return scores, theta, n_levels
 
@@ -221,9 +222,12 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 
     Raises
     ------
-    TypeError, ValueError
-        If ``world`` is not a TrafficWorld with groups 0 and 1, or for bad scores, position bias or
-        levels.
+    ocef.errors.ParameterTypeError
+        If ``world`` is not a TrafficWorld.
+    ocef.errors.DataError
+        If its item groups are not exactly 0 and 1.
+    ocef.errors.ParameterError
+        For bad ``model_scores``, ``position_bias``, ``n_levels`` or ``n_relevant``.
 
     Examples
     --------
@@ -314,8 +318,9 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`pairs_truth`, and for ``n_requests`` < 1 or ``p_pair`` outside (0, 1].
+    ocef.errors.ParameterTypeError, ocef.errors.DataError, ocef.errors.ParameterError
+        As :func:`pairs_truth`; ParameterError also for ``n_requests`` < 1 or ``p_pair`` outside
+        (0, 1].
 
     Examples
     --------
