@@ -52,20 +52,74 @@ ENGINES = BACKENDS
 
 @dataclass(frozen=True)
 class PairCounts(Result):
-    """Counts of a pairs table, reduced to distinct per-query profiles.
+    """Counts of a pairs table, reduced to distinct per-cluster profiles (seed 003, Sec. 3.4).
 
-    ``profiles`` (P, 2, 2, Z, 3): for each distinct profile, N[s, t, z, o] (s = clicked group
-    index, t = 0 intra / 1 inter, z level index, o = 0 loss / 1 tie / 2 win); ``multiplicity``
-    (P,) the number of queries with that profile; ``groups`` the two group names (index 0 and 1,
-    ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
-    ``total`` = Σ multiplicity × profiles, the counts of the whole table.
+    Every pairwise metric of :mod:`ocef.pairwise.accuracy` (eq. 1-7, Sec. 6.1, 6.4) is a function
+    of the counts N[s, t, z, o] = #pairs with clicked group s, kind t (0 intra: s_j = s_j′, 1
+    inter), engagement level z and outcome o (0 loss: score_j < score_jp, 1 tie, 2 win); the
+    bootstrap clustered by query needs the same counts per query. Queries with identical count
+    vectors ("profiles") are exchangeable, so only the distinct profiles and their multiplicities
+    are kept: with one pair per query (the seed's experiment) there are at most 2·2·Z·3 of them,
+    whatever the number of pairs. ``total`` is Σ multiplicity × profiles, the counts of the whole
+    table; ``to_frame()`` lists it per (group, kind, z, outcome) and the view ``groups`` (a
+    DataFrame property) has one row per group: ``group``, ``index``, ``n_pairs``, ``n_intra``,
+    ``n_inter``, ``wins``, ``ties``, ``losses`` (as the clicked item's group).
+
+    Attributes
+    ----------
+    profiles : numpy.ndarray of int, shape (P, 2, 2, Z, 3)
+        N[s, t, z, o] of each distinct profile.
+    multiplicity : numpy.ndarray of int, shape (P,)
+        The number of clusters with that profile.
+    group_names : tuple
+        The two group names, index 0 and 1 (the clicked item's group s; ratios are group 0 /
+        group 1, the paper's "not subgroup" / subgroup).
+    z_levels : tuple
+        The engagement levels, in order.
+    cluster : str, default "query"
+        The column whose values are the clusters (the bootstrap's independent units).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+    ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+    >>> counts = pair_counts(pairs)
+    >>> counts.n_pairs, counts.n_queries, counts.z_levels, counts.profiles.shape
+    (4, 3, (1, 2), (3, 2, 2, 2, 3))
+    >>> counts.groups
+      group  index  n_pairs  n_intra  n_inter  wins  ties  losses
+    0     a      0        2        1        1     1     0       1
+    1     b      1        2        1        1     1     1       0
+    >>> counts.to_frame().query("n_pairs > 0")
+       group   kind  z outcome  n_pairs
+    2      a  intra  1     win        1
+    6      a  inter  1    loss        1
+    13     b  intra  1     tie        1
+    23     b  inter  2     win        1
     """
 
     profiles: np.ndarray = dataclasses.field(repr=False)
     multiplicity: np.ndarray = dataclasses.field(repr=False)
-    groups: tuple
+    group_names: tuple
     z_levels: tuple
     cluster: str = "query"
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group (as the clicked item's group): ``group`` (name), ``index`` (0 or 1),
+        ``n_pairs``, ``n_intra``, ``n_inter`` (pairs whose other item is of the same / the other
+        group) and ``wins``, ``ties``, ``losses`` (the clicked item's score above, equal to, below
+        the other's)."""
+        t = self.total                                       # (group, kind, z, outcome)
+        return pd.DataFrame({"group": list(self.group_names), "index": [0, 1],
+                             "n_pairs": t.sum(axis=(1, 2, 3)).astype(np.int64),
+                             "n_intra": t[:, 0].sum(axis=(1, 2)).astype(np.int64),
+                             "n_inter": t[:, 1].sum(axis=(1, 2)).astype(np.int64),
+                             "wins": t[..., 2].sum(axis=(1, 2)).astype(np.int64),
+                             "ties": t[..., 1].sum(axis=(1, 2)).astype(np.int64),
+                             "losses": t[..., 0].sum(axis=(1, 2)).astype(np.int64)})
 
     @property
     def total(self) -> np.ndarray:
@@ -81,13 +135,13 @@ class PairCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
-        return grid_frame({"group": self.groups, "kind": ("intra", "inter"), "z": self.z_levels,
+        return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
         from ocef.results import jsonable
 
-        return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
+        return jsonable({"groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
                          "counts": self.to_frame()})
 
@@ -499,15 +553,62 @@ def _is_path(obj) -> bool:
 @renamed_keywords(engine="backend")
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
                 backend: str = "auto") -> PairCounts:
-    """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
+    """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
 
-    ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
-    ``score_j``/``score_jp`` unless ``scores`` is given). ``scores``: a DataFrame or file with
-    columns ``item, score`` or ``query, item, score``. ``subgroup``: the group value compared
-    against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
-    whose values are the bootstrap's clusters (default: ``query``). ``backend``: the counting
-    backend, ``"pandas"`` (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB
-    for paths); ``engine=``: its former name, still accepted for one release with a FutureWarning.
+    A pairs table has one row per recorded randomized pair (Sec. 3.4): ``query``, ``j`` (the clicked
+    item), ``jp`` (the unclicked item j′), ``s_j``, ``s_jp`` (the items' groups), ``z`` (engagement
+    bucket; one level when absent) and the model's scores ``score_j``, ``score_jp`` =
+    g(f(q, v)) (or a separate ``scores`` table). Each pair's outcome is c_q(j, j′) (eq. 1; a tie is
+    kept apart and counts ½ in the accuracies). Two counting backends give the same counts:
+    ``"pandas"`` (in memory, vectorized numpy) and ``"duckdb"`` (CSV or Parquet files read, joined
+    and checked by DuckDB, which returns integer codes only).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame, str or path
+        The pairs table, or a CSV/Parquet file of it (:data:`PAIR_COLUMNS`, plus ``score_j`` /
+        ``score_jp`` unless ``scores`` is given).
+    scores : pandas.DataFrame, str or path, optional
+        A scores table with columns ``item, score`` or ``query, item, score`` (:func:`attach_scores`).
+    subgroup : optional
+        The group value compared with the rest; required when s_j/s_jp hold more than two values
+        (:func:`group_mapping`).
+    cluster : str, default "query"
+        The column whose values are the bootstrap's clusters (users, when one user makes many
+        queries).
+    z_levels : sequence, optional
+        The engagement levels in order (default: the sorted values found).
+    backend : {"auto", "pandas", "duckdb"}, default "auto"
+        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames); its former
+        name ``engine=`` is still accepted for one release, with a ``FutureWarning``.
+
+    Returns
+    -------
+    PairCounts
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``backend`` or an empty ``cluster`` name.
+    ocef.errors.ParameterTypeError
+        For ``pairs`` or ``scores`` of another type, or a ``cluster`` that is not a string.
+    ocef.errors.DataError
+        For a malformed table (:func:`check_pairs`, :func:`attach_scores`), unknown groups or
+        levels (:func:`group_mapping`), or a file DuckDB cannot read.
+    FileNotFoundError
+        For a missing file (DuckDB backend).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+    ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+    >>> counts = pair_counts(pairs)
+    >>> counts.n_pairs, counts.n_queries, counts.multiplicity.tolist()
+    (4, 3, [1, 1, 1])
+    >>> bool((pair_counts(pairs, backend="duckdb").total == counts.total).all())
+    True
     """
 
     if not isinstance(backend, str) or backend not in BACKENDS:
