@@ -171,6 +171,20 @@ class RecommenderBiasResult(Result):
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The tidy table (a copy of ``table``): one row per (level, group, metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> res.to_frame().level.value_counts().to_dict()
+        {'group': 10, 'overall': 4, 'pair': 3}
+        """
         return self.table.copy()
 
     def _wide(self, level: str, keys: list[str]) -> pd.DataFrame:
@@ -208,9 +222,25 @@ class RecommenderBiasResult(Result):
         return wide.rename(columns={"group": "group_a", "reference": "group_b"})
 
     def summary(self) -> pd.DataFrame:
-        """The pair comparisons in long form: one row per (group, metric) with ``value``,
-        ``estimate``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``, ``significant``,
-        ``reason``."""
+        """The pair comparisons in long form: one row per (group, metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``group``, ``reference``, ``n_users``, ``metric``, ``value``, ``estimate``, ``ci_low``,
+            ``ci_high``, ``p_value``, ``p_adjusted``, ``significant``, ``reason``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
+          group reference                    metric  value  p_adjusted
+        0     b         a                       mad -0.016       0.623
+        1     b         a  exposure_total_variation  0.175       0.471
+        2     b         a               exposure_kl  0.128       0.471
+        """
         part = self.table[self.table.level == "pair"]
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "reason"]].reset_index(drop=True)
@@ -229,10 +259,25 @@ class RecommenderBiasResult(Result):
         return out
 
     def to_dict(self) -> dict:
-        """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``; each metric is an
-        object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted, significant,] interval,
-        reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason`` says which
-        ("infinite: ..." or "undefined: ...")."""
+        """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``, JSON-ready.
+
+        Each metric is an object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted,
+        significant,] interval, reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason``
+        says which ("infinite: ..." or "undefined: ...").
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> mad = res.to_dict()["pairs"][0]["mad"]
+        >>> round(mad["estimate"], 3), mad["interval"], mad["significant"]
+        (-0.016, 't', False)
+        """
         overall = self._records("overall", ["n_users"])[0]
         groups = self._records("group", ["group", "n_users"])
         pairs = [{"group_a": r.pop("group"), "group_b": r.pop("reference"), **r}

@@ -215,7 +215,23 @@ class MetricFrameResult(Result):
     binary: tuple = field(default=())
 
     def to_frame(self):
-        """``groups`` with a first row per metric for the overall value (``by`` columns = "(all)")."""
+        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)").
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+        >>> res.to_frame()[["gender", "metric", "n_users", "estimate"]].round(3)
+          gender metric  n_users  estimate
+        0  (all)   ndcg        6      0.55
+        1      F   ndcg        3      0.40
+        2      M   ndcg        3      0.70
+        """
         import pandas as pd
 
         over = self.overall.copy()
@@ -224,7 +240,22 @@ class MetricFrameResult(Result):
         return pd.concat([over[self.groups.columns], self.groups], ignore_index=True)
 
     def summary(self):
-        """The comparisons (``pairs``), most significant first."""
+        """The comparisons with the reference (``pairs``), most significant first.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)
+          gender   statistic  estimate  p_adjusted
+        0      M  difference      0.30        0.14
+        1      M       ratio      1.75        0.14
+        """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
 

@@ -169,7 +169,22 @@ class RankingStats(Result):
 
     def to_frame(self):
         """One row per user group and item group: ``user_group, item_group, n_users, exposure, merit``
-        (sums over users)."""
+        (sums over users; merit NaN without relevance).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> ranking_statistics(log, item_group="genre").to_frame()
+          user_group item_group  n_users  exposure  merit
+        0      (all)          a        3       2.5    NaN
+        1      (all)          b        3       2.0    NaN
+        """
         import pandas as pd
 
         G = len(self.item_groups)
@@ -902,15 +917,58 @@ class ExposureResult(Result):
     confidence: float = 0.95
 
     def to_frame(self):
-        """``groups``."""
+        """The per-group table ``groups`` (share, difference and ratio rows per user group and item group).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> audit_exposure(log, item_group="genre").to_frame().shape
+        (6, 13)
+        """
         return self.groups
 
     def summary(self):
-        """Differences from the target share, most significant first."""
+        """The differences from the target share, most significant (smallest adjusted p-value) first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The ``difference`` rows of ``groups``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> audit_exposure(log, item_group="genre").summary()[["item_group", "estimate", "p_adjusted"]].round(3)
+          item_group  estimate  p_adjusted
+        0          a     0.056         1.0
+        1          b    -0.056         1.0
+        """
         g = self.groups
         return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)
 
     def to_dict(self) -> dict:
+        """``overall``, ``groups``, ``pairs``, ``users`` (its views) and the settings, JSON-ready.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> sorted(audit_exposure(log, item_group="genre").to_dict())
+        ['browsing', 'confidence', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
+        """
         from ocef.results import jsonable
 
         return {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),

@@ -545,10 +545,50 @@ class PairwiseAccuracy(Result):
     interval: str = "cluster-wilson"
 
     def to_frame(self) -> pd.DataFrame:
+        """The per-cell accuracies with their intervals (a copy of ``cells``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
+              kind group  n_pairs  accuracy
+        0  overall     a        4     0.500
+        1  overall     b        4     0.625
+        """
         return self.cells.copy()
 
     def summary(self) -> pd.DataFrame:
-        """Per kind: accuracies of both groups, gap, ratio, intervals, adjusted p-values, levels."""
+        """Per kind: both groups' accuracies, gap, ratio, intervals, adjusted p-values and levels (Sec. 6.1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per kind (overall, intra, inter); columns as ``summary_table``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
+              kind    gap  gap_ci_low  gap_ci_high  p_adjusted
+        0  overall -0.125      -0.621        0.472         1.0
+        1    intra -0.250      -0.774        0.555         1.0
+        2    inter  0.000      -0.660        0.660         1.0
+        """
         return self.summary_table.copy()
 
     @property
@@ -578,6 +618,26 @@ class PairwiseAccuracy(Result):
         return out
 
     def to_dict(self) -> dict:
+        """The cells, the summary and the settings as JSON-ready values (strict JSON: NaN becomes null).
+
+        Returns
+        -------
+        dict
+            ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
+            ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> out = res.to_dict()
+        >>> out["groups"], out["n_pairs"], out["p_adjustment"]
+        (['a', 'b'], 8, 'holm over the three kinds')
+        """
         return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
                          "groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries,

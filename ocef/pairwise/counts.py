@@ -134,11 +134,48 @@ class PairCounts(Result):
         return int(self.multiplicity.sum())
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
+        """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs (``total``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+        ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+        >>> counts = pair_counts(pairs)
+        >>> counts.to_frame().query("n_pairs > 0")[["group", "kind", "outcome", "n_pairs"]]
+           group   kind outcome  n_pairs
+        2      a  intra     win        1
+        6      a  inter    loss        1
+        13     b  intra     tie        1
+        23     b  inter     win        1
+        """
         return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
+        """The group names, levels, sizes and the counts (:meth:`to_frame` as records), JSON-ready.
+
+        Returns
+        -------
+        dict
+            ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+        ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+        >>> counts = pair_counts(pairs)
+        >>> {key: v for key, v in counts.to_dict().items() if key != "counts"}
+        {'groups': ['a', 'b'], 'z_levels': [1, 2], 'n_pairs': 4, 'n_queries': 3, 'cluster': 'query'}
+        """
         from ocef.results import jsonable
 
         return jsonable({"groups": list(self.group_names), "z_levels": list(self.z_levels),

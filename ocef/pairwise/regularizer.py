@@ -71,10 +71,39 @@ class RegularizerValue(Result):
     weights: np.ndarray = dataclasses.field(repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per pair: its ``weight`` and the gradients ``grad_score_j``, ``grad_score_jp``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> r = pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0])
+        >>> r.to_frame().round(4)
+           weight  grad_score_j  grad_score_jp
+        0    0.25        0.3192        -0.3192
+        1    0.25        0.6073        -0.6073
+        2    0.25       -0.5473         0.5473
+        3    0.25       -0.3792         0.3792
+        """
         return pd.DataFrame({"weight": self.weights, "grad_score_j": self.grad_score_j,
                              "grad_score_jp": self.grad_score_jp})
 
     def to_dict(self) -> dict:
+        """The regularizer's value, its signed correlation and the number of regularized pairs.
+
+        Returns
+        -------
+        dict
+            ``value`` (|Corr(A, B)|), ``corr`` (Corr(A, B)), ``n_pairs`` (pairs with a positive weight).
+
+        Examples
+        --------
+        >>> r = pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0])
+        >>> {key: round(v, 4) for key, v in r.to_dict().items()}
+        {'value': 0.2466, 'corr': -0.2466, 'n_pairs': 4}
+        """
         return {"value": float(self.value), "corr": float(self.corr), "n_pairs": int((self.weights > 0).sum())}
 
 
@@ -225,20 +254,85 @@ class MFModel(Result):
     history: pd.DataFrame = dataclasses.field(repr=False, default=None)
 
     def scores(self) -> np.ndarray:
-        """Predicted scores, users × items."""
+        """Predicted scores r̂_ui = μ + b_u + c_i + ⟨p_u, q_i⟩ of every user and item.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_users, n_items)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
+        >>> model.scores().round(1).tolist()
+        [[5.0, 3.0, 4.1], [2.9, 4.0, 2.0], [1.0, 2.6, 4.0]]
+        """
         return self.mu + self.user_bias[:, None] + self.item_bias[None, :] + self.user_factors @ self.item_factors.T
 
     def predict(self, users, items) -> np.ndarray:
-        """Predicted scores r̂_ui of the (user, item) pairs ``zip(users, items)`` (integer indices)."""
+        """Predicted scores r̂_ui of the (user, item) pairs ``zip(users, items)``.
+
+        Parameters
+        ----------
+        users, items : array_like of int
+            User and item indices, of one length.
+
+        Returns
+        -------
+        numpy.ndarray of float
+            One score per pair.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
+        >>> model.predict([0, 2], [0, 2]).round(1).tolist()
+        [5.0, 4.0]
+        """
         u = np.asarray(users, dtype=np.int64)
         i = np.asarray(items, dtype=np.int64)
         return (self.mu + self.user_bias[u] + self.item_bias[i]
                 + np.einsum("nk,nk->n", self.user_factors[u], self.item_factors[i]))
 
     def to_frame(self) -> pd.DataFrame:
+        """The training history: one row per epoch with ``epoch, mse, corr, objective``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
+        >>> model.to_frame().columns.tolist(), len(model.to_frame())
+        (['epoch', 'mse', 'corr', 'objective'], 200)
+        """
         return self.history.copy()
 
     def to_dict(self) -> dict:
+        """The model's sizes, μ, λ and history (not the factors), as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            ``mu``, ``lam``, ``rank``, ``n_users``, ``n_items``, ``history`` (a list of records).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
+        >>> {key: model.to_dict()[key] for key in ("rank", "n_users", "n_items", "lam")}
+        {'rank': 2, 'n_users': 3, 'n_items': 3, 'lam': 0.0}
+        """
         from ocef.results import jsonable
 
         return jsonable({"mu": self.mu, "lam": self.lam, "rank": self.user_factors.shape[1],
