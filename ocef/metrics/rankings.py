@@ -1353,7 +1353,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         ``groups`` (``{g: {"n_users", "mean_score", "avg_precision", "avg_recall", "avg_f1"}}``,
         ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
         "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
-        the last four a ``<name>_reason``, None when the value is finite).
+        the last five a ``<name>_reason``, None when the value is finite).
 
     Raises
     ------
@@ -1454,6 +1454,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
                 m = rec.pair_metrics(filled[a], filled[b])
                 pair = {"exposure_total_variation": float(m["exposure_total_variation"]),
                         "exposure_kl": float(m["exposure_kl"])}
+                pair["exposure_kl_reason"] = (None if math.isfinite(pair["exposure_kl"]) else
+                                              f"infinite: group {b!r} is never shown an item that group {a!r} is shown")
                 for key, group_key in keys.items():
                     if key in reasons:
                         pair[key], pair[f"{key}_reason"] = None, reasons[key]

@@ -133,6 +133,9 @@ def test_hand_computed_values(backend):
     norm = seed004_from_log(hand_log(), n_items=5, user_group="ug", backend=backend, normalize=True,
                             score_bounds=(0, 2))
     assert norm["pairs"][("a", "b")]["mad"] == pytest.approx((0.55 - 1.9 / 3) / 2)
+    # EKL(a || b): a is shown item 3, b never is
+    assert ab["exposure_kl"] == math.inf and ab["exposure_kl_reason"].startswith("infinite:")
+    assert out["pairs"][("b", "a")]["exposure_kl_reason"] is None
     # item metrics: counts (2, 2, 2, 1, 0) over 7 recommendations
     assert out["aggregate_diversity"] == pytest.approx(4 / 5)
 
