@@ -1120,8 +1120,9 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
     return groups, items
 
 
-def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[dict], list[dict]]:
-    """The rows of :func:`seed004_sql`'s two queries, computed by pandas (an independent check)."""
+def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[dict], dict]:
+    """The rows of :func:`seed004_sql`'s two queries, computed by pandas (an independent check):
+    the per-group rows as dicts, the per-item rows as ``{column: array}``."""
     import pandas as pd
 
     has_s, has_ug = "score" in cols, "user_group" in cols
@@ -1178,27 +1179,27 @@ def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[di
     items = (f.assign(_inv=inv.to_numpy(dtype=float)).dropna(subset=["_u"])
              .groupby(["_ug", "_i"], dropna=False, sort=False).agg(c=("_u", "size"), pop=("_inv", "sum"))
              .reset_index())
-    return groups, items[["_ug", "_i", "c", "pop"]].to_dict("records")
+    return groups, {c: items[c].to_numpy() for c in ("_ug", "_i", "c", "pop")}
 
 
 def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, item: str, relevance: str,
-                  spark=None):
+                  spark=None, memory_limit=None):
     """Run :func:`seed004_sql`'s two queries with ``backend`` (or their pandas twin): ``(groups,
-    items, cols)``. ``cols_of(have)`` maps the log's columns to the roles."""
-    import pandas as pd
-
+    items, cols)``. ``cols_of(have)`` maps the log's columns to the roles. A file read by DuckDB
+    or Spark does not import pandas (about 70 MB of memory)."""
     from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
 
+    is_frame = type(source).__module__.startswith("pandas")     # a pandas DataFrame (checked by the caller)
     side = None if relevant_items is None else _relevant_tables(relevant_items, user, item, relevance)
     if backend == "pandas":
-        frame = source if isinstance(source, pd.DataFrame) else _duckdb_relation(_check_path(source))[0].df()
+        frame = source if is_frame else _duckdb_relation(_check_path(source))[0].df()
         cols = cols_of(frame.columns)
         groups, items = _seed004_pandas(frame, cols, *(side or (None, None)))
         _check_seed004_groups(groups, cols)
         return groups, items, cols
     if backend == "duckdb":
         con = duckdb_cursor()
-        if isinstance(source, pd.DataFrame):
+        if is_frame:
             con.register("_ocef_s004_log", source)
             base, have = "_ocef_s004_log", list(source.columns)
         else:
@@ -1210,7 +1211,10 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
             con.register("_ocef_rel_pairs", side[0])
             con.register("_ocef_rel_n", side[1])
         run = lambda sql: _duck_rows(con, sql)  # noqa: E731
+        run_arrays = lambda sql: _duck_arrays(con, sql)  # noqa: E731
         dialect = "duckdb"
+        if memory_limit is not None:
+            con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
     else:
         from ocef.backends import spark_session
 
@@ -1229,12 +1233,32 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
             spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
             spark.createDataFrame(side[1]).createOrReplaceTempView("_ocef_rel_n")
         run = lambda sql: [r.asDict() for r in spark.sql(sql).collect()]  # noqa: E731
+
+        def run_arrays(sql):
+            rows = spark.sql(sql).collect()
+            return {c: np.array([r[c] for r in rows], dtype=object if c == "_ug" else None)
+                    for c in ("_ug", "_i", "c", "pop")}
         dialect = "spark"
     cols = cols_of(have)
     q_groups, q_items = seed004_sql(base, cols=cols, dialect=dialect, relevant=side is not None)
-    groups = run(q_groups)
-    _check_seed004_groups(groups, cols)          # before the join of the second query
-    return groups, run(q_items), cols
+    try:
+        groups = run(q_groups)
+        _check_seed004_groups(groups, cols)          # before the join of the second query
+        items = run_arrays(q_items)                  # up to n_items x groups rows: arrays, not dicts
+    finally:
+        if dialect == "duckdb" and memory_limit is not None:
+            con.execute("RESET memory_limit")
+    return groups, items, cols
+
+
+def _duck_arrays(con, sql) -> dict:
+    """A DuckDB query's columns as numpy arrays (errors as :func:`_duck_rows`)."""
+    import duckdb
+
+    try:
+        return con.sql(sql).fetchnumpy()
+    except duckdb.Error as exc:
+        raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
 
 
 def _check_seed004_groups(groups: list[dict], cols: dict) -> None:
@@ -1284,7 +1308,8 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
-                     convention: str = "holisticai", backend: str = "auto", spark=None):
+                     convention: str = "holisticai", backend: str = "auto", spark=None,
+                     memory_limit: str | None = None):
     """Every seed 004 metric computed from a top-k log instead of a score matrix.
 
     The backend reduces the log to a few numbers: the exposure count of each item (and per user
@@ -1345,6 +1370,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         for a Spark DataFrame).
     spark : SparkSession, optional
         For ``backend="spark"`` (default :func:`ocef.backends.spark_session`).
+    memory_limit : str, optional
+        DuckDB ``memory_limit`` for these queries (e.g. ``"200MB"``; DuckDB spills to disk beyond it).
 
     Returns
     -------
@@ -1393,13 +1420,13 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     groups, items, cols = _seed004_rows(
         source, backend,
         lambda have: _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items),
-        relevant_items=relevant_items, user=user, item=item, relevance=relevance, spark=spark)
+        relevant_items=relevant_items, user=user, item=item, relevance=relevance, spark=spark,
+        memory_limit=memory_limit)
     relevant = relevant_items is not None
     has_s = "score" in cols
     has_y, has_nr = relevant or "relevance" in cols, relevant or "n_relevant" in cols
-    item_ids = [_plain(r["_i"]) for r in items]
-    if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in item_ids) \
-            or min(item_ids) < 0 or max(item_ids) >= n_items:
+    ids = np.asarray(items["_i"])
+    if not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= n_items:
         raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the seed 004 metrics")
     if has_s and score_bounds is not None:
         s_min = min(float(r["s_min"]) for r in groups if r.get("s_min") is not None)
@@ -1407,10 +1434,9 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         if s_min < lo or s_max > hi:
             raise DataError(f"the log's scores span [{s_min:g}, {s_max:g}], outside score_bounds {score_bounds!r} "
                             "(the bounds must be the min and max of the whole matrix)")
-    ids = np.array(item_ids, dtype=np.int64)
-    c = np.array([float(r["c"]) for r in items])
-    pop = np.array([float(r["pop"]) for r in items])
-    ugs = [_plain(r["_ug"]) for r in items]
+    ids = ids.astype(np.int64)
+    c, pop = np.asarray(items["c"], dtype=float), np.asarray(items["pop"], dtype=float)
+    ugs = np.asarray(items["_ug"])
     c_all = np.bincount(ids, weights=c, minlength=n_items)
     pop_all = np.bincount(ids, weights=pop, minlength=n_items)
     n_active = sum(int(r["n_users"]) for r in groups)
@@ -1430,7 +1456,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     per_group = {}
     for r in sorted(groups, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
         g, n = _plain(r["_ug"]), float(r["n_users"])
-        sel = np.array([u == g for u in ugs], dtype=bool)
+        sel = np.asarray(ugs == g, dtype=bool)
         vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = float(r["s_sum"]) / float(r["s_n"]) if has_s and r["s_n"] else (math.nan if has_s else None)
