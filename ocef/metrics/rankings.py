@@ -1033,19 +1033,22 @@ def _relevant_tables(table, user: str, item: str, relevance: str):
     return pairs, counts
 
 
-def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bool = False) -> tuple[str, str]:
-    """The two queries of :func:`seed004_from_log` (DuckDB or Spark dialect): per user group, and per
-    user group and item.
+def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bool = False) -> tuple[str, str, str]:
+    """The three queries of :func:`seed004_from_log` (DuckDB or Spark dialect): per user group, the
+    duplicate check, and per user group and item.
 
     The first returns one row per user group: ``n_users``, the checks (``null_user``, ``null_item``,
-    ``dup`` items listed twice for a user, ``bad_ug``, ``null_score``, ``null_rel``, ``ymin``,
-    ``bad_nrel``, ``null_nrel``, ``nrel_min``, ``tp_over`` users with more relevant shown items than
-    ``n_relevant``), the sums of MAD (``s_sum, s_n, s_min, s_max`` over the shown items' scores) and
+    ``bad_ug``, ``null_score``, ``null_rel``, ``ymin``, ``bad_nrel``, ``null_nrel``, ``nrel_min``,
+    ``tp_over`` users with more relevant shown items than ``n_relevant``), ``arp_sum`` = Σ over
+    users of the mean exposure count (over all users) of the items they are shown (ARP's
+    numerator), the sums of MAD (``s_sum, s_n, s_min, s_max`` over the shown items' scores) and
     the sums over users of precision ``tp/n_shown``, recall ``tp/n_relevant`` (0 when
-    ``n_relevant = 0``) and F1 ``2 tp/(n_shown + n_relevant)`` (``p_sum, r_sum, f_sum``). The second
-    returns ``_ug, _i, c, pop``: the exposure count of each item and ``Σ 1/n_shown`` over the users
-    shown it. With ``relevant=True`` the relevance and ``n_relevant`` come from the registered
-    tables ``_ocef_rel_pairs(_ru, _ri, _rel)`` and ``_ocef_rel_n(_ru, _rn)``.
+    ``n_relevant = 0``) and F1 ``2 tp/(n_shown + n_relevant)`` (``p_sum, r_sum, f_sum``). The
+    second returns ``dup``, the rows that repeat an item of their user (a sort within users, which
+    DuckDB spills to disk; a distinct count per user does not fit a small ``memory_limit`` at 10^8
+    rows). The third returns ``_ug, _i, c``: the exposure count of each item per user group. With
+    ``relevant=True`` the relevance and ``n_relevant`` come from the registered tables
+    ``_ocef_rel_pairs(_ru, _ri, _rel)`` and ``_ocef_rel_n(_ru, _rn)``.
 
     Parameters
     ----------
@@ -1060,12 +1063,12 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
     Returns
     -------
     tuple of str
-        The per-group query and the per-item query.
+        The per-group query, the duplicate query and the per-item query.
 
     Examples
     --------
-    >>> groups, items = seed004_sql("log", cols={"user": "u", "item": "i", "score": "s"})
-    >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items
+    >>> groups, dups, items = seed004_sql("log", cols={"user": "u", "item": "i", "score": "s"})
+    >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items and "lag(_i)" in dups
     True
     """
     q = lambda c: _q(c, dialect)  # noqa: E731
@@ -1087,7 +1090,7 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
             sel.append(f"CAST(l.{q(cols['relevance'])} AS DOUBLE) AS _y")
         if has_nr:
             sel.append(f"CAST(l.{q(cols['n_relevant'])} AS DOUBLE) AS _nr")
-    per_user = ["_u", "count(*) AS _n", "count(DISTINCT _i) AS _nd", "count(_i) AS _ni",
+    per_user = ["_u", "count(*) AS _n", "count(_i) AS _ni", "sum(_c) AS _cs",
                 "min(_ug) AS _ug", "max(_ug) AS _ug2", "count(_ug) AS _ugn"]
     if has_s:
         per_user += ["sum(_s) AS _ss", "count(_s) AS _sn", "min(_s) AS _smin", "max(_s) AS _smax"]
@@ -1098,7 +1101,7 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
         per_user += ["min(_nr) AS _nr", "max(_nr) AS _nr2", "count(_nr) AS _nrn"]
     final = ["_ug", "count(*) AS n_users", "sum(_n) AS n_rows",
              "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user", "sum(_n - _ni) AS null_item",
-             "sum(_ni - _nd) AS dup", "sum(CASE WHEN _ug <> _ug2 OR _ugn < _n THEN 1 ELSE 0 END) AS bad_ug"]
+             "sum(_cs / _n) AS arp_sum", "sum(CASE WHEN _ug <> _ug2 OR _ugn < _n THEN 1 ELSE 0 END) AS bad_ug"]
     if has_s:
         final += ["sum(_ss) AS s_sum", "sum(_sn) AS s_n", "sum(_n - _sn) AS null_score", "min(_smin) AS s_min",
                   "max(_smax) AS s_max"]
@@ -1112,12 +1115,15 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
                   f"sum(CASE WHEN _nr > 0 THEN _tp / _nr ELSE {zero} END) AS r_sum",
                   "sum(2 * _tp / (_n + _nr)) AS f_sum"]          # _n >= 1: F1 is always defined
     rows = f"WITH _l AS (SELECT {', '.join(sel)} FROM {src})"
-    groups = (f"{rows}, _pu AS (SELECT {', '.join(per_user)} FROM _l GROUP BY _u) "
+    # each row carries its item's exposure count over all users (a join with a table of n_items rows)
+    counted = ("_ic AS (SELECT _i AS _ci, CAST(count(*) AS DOUBLE) AS _c FROM _l GROUP BY _i), "
+               "_lc AS (SELECT _l.*, _ic._c FROM _l LEFT JOIN _ic ON _l._i = _ic._ci)")
+    groups = (f"{rows}, {counted}, _pu AS (SELECT {', '.join(per_user)} FROM _lc GROUP BY _u) "
               f"SELECT {', '.join(final)} FROM _pu GROUP BY _ug")
-    items = (f"{rows}, _pn AS (SELECT _u, count(*) AS _n FROM _l GROUP BY _u) "
-             f"SELECT _l._ug AS _ug, _l._i AS _i, count(*) AS c, sum({one} / _pn._n) AS pop "
-             f"FROM _l JOIN _pn ON _l._u = _pn._u GROUP BY _ug, _i")
-    return groups, items
+    dups = (f"SELECT count(*) AS dup FROM (SELECT _i, lag(_i) OVER (PARTITION BY _u ORDER BY _i) AS _p "
+            f"FROM (SELECT {q(cols['user'])} AS _u, {q(cols['item'])} AS _i FROM {table}) _ui) _w WHERE _i = _p")
+    items = f"{rows} SELECT _ug, _i, count(*) AS c FROM _l GROUP BY _ug, _i"
+    return groups, dups, items
 
 
 def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[dict], dict]:
@@ -1142,8 +1148,9 @@ def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[di
     has_y, has_nr = "_y" in f, "_nr" in f
     if has_y:
         f["_hit"] = (f["_y"] > 0).astype(float)
+    f["_c"] = f["_i"].map(f["_i"].value_counts()).astype(float)      # the item's exposure count, all users
     g = f.groupby("_u", dropna=False, sort=False)
-    pu = pd.DataFrame({"_n": g.size(), "_nd": g["_i"].nunique(), "_ni": g["_i"].count(),
+    pu = pd.DataFrame({"_n": g.size(), "_nd": g["_i"].nunique(), "_ni": g["_i"].count(), "_cs": g["_c"].sum(),
                        "_ug": g["_ug"].first(), "_ugk": g["_ug"].nunique(dropna=False)})
     if has_s:
         pu["_ss"], pu["_sn"], pu["_smin"], pu["_smax"] = g["_s"].sum(), g["_s"].count(), g["_s"].min(), g["_s"].max()
@@ -1152,13 +1159,13 @@ def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[di
     if has_nr:
         pu["_nr"], pu["_nrk"], pu["_nrn"] = g["_nr"].min(), g["_nr"].nunique(), g["_nr"].count()
     pu = pu.reset_index()
-    n = pu["_n"].astype(float)
     groups = []
     for ug, sub in pu.groupby("_ug", dropna=False, sort=False):
         n_sub = sub["_n"].astype(float)
         row = {"_ug": ug, "n_users": len(sub), "n_rows": int(sub["_n"].sum()),
                "null_user": int(sub["_u"].isna().sum()), "null_item": int((sub["_n"] - sub["_ni"]).sum()),
-               "dup": int((sub["_ni"] - sub["_nd"]).sum()), "bad_ug": int((sub["_ugk"] > 1).sum())}
+               "dup": int((sub["_ni"] - sub["_nd"]).sum()), "bad_ug": int((sub["_ugk"] > 1).sum()),
+               "arp_sum": float((sub["_cs"] / n_sub).sum())}
         if has_s:
             row.update(s_sum=float(sub["_ss"].sum()), s_n=int(sub["_sn"].sum()),
                        null_score=int((sub["_n"] - sub["_sn"]).sum()), s_min=sub["_smin"].min(),
@@ -1175,11 +1182,8 @@ def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[di
                 row.update(tp_over=int((tp > nr).sum()), r_sum=float(np.where(nr > 0, tp / nr, 0.0).sum()),
                            f_sum=float((2 * tp / (n_sub.to_numpy() + nr)).sum()))
         groups.append(row)
-    inv = f["_u"].map(pd.Series(1.0 / n.to_numpy(), index=pu["_u"])) if len(pu) else f["_u"]
-    items = (f.assign(_inv=inv.to_numpy(dtype=float)).dropna(subset=["_u"])
-             .groupby(["_ug", "_i"], dropna=False, sort=False).agg(c=("_u", "size"), pop=("_inv", "sum"))
-             .reset_index())
-    return groups, {c: items[c].to_numpy() for c in ("_ug", "_i", "c", "pop")}
+    items = f.groupby(["_ug", "_i"], dropna=False, sort=False).size().rename("c").reset_index()
+    return groups, {c: items[c].to_numpy() for c in ("_ug", "_i", "c")}
 
 
 def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, item: str, relevance: str,
@@ -1237,13 +1241,13 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
         def run_arrays(sql):
             rows = spark.sql(sql).collect()
             return {c: np.array([r[c] for r in rows], dtype=object if c == "_ug" else None)
-                    for c in ("_ug", "_i", "c", "pop")}
+                    for c in ("_ug", "_i", "c")}
         dialect = "spark"
     cols = cols_of(have)
-    q_groups, q_items = seed004_sql(base, cols=cols, dialect=dialect, relevant=side is not None)
+    q_groups, q_dups, q_items = seed004_sql(base, cols=cols, dialect=dialect, relevant=side is not None)
     try:
         groups = run(q_groups)
-        _check_seed004_groups(groups, cols)          # before the join of the second query
+        _check_seed004_groups(groups, cols, dup=int(run(q_dups)[0]["dup"]))
         items = run_arrays(q_items)                  # up to n_items x groups rows: arrays, not dicts
     finally:
         if dialect == "duckdb" and memory_limit is not None:
@@ -1261,8 +1265,9 @@ def _duck_arrays(con, sql) -> dict:
         raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
 
 
-def _check_seed004_groups(groups: list[dict], cols: dict) -> None:
-    """The errors of a log for :func:`seed004_from_log` (from the per-group rows)."""
+def _check_seed004_groups(groups: list[dict], cols: dict, dup: int | None = None) -> None:
+    """The errors of a log for :func:`seed004_from_log` (from the per-group rows; ``dup`` the
+    duplicate rows when not in them)."""
     if not groups or sum(r["n_rows"] for r in groups) == 0:
         raise DataError("the log is empty: no recommended item")
     tot = lambda key: sum(int(r.get(key) or 0) for r in groups)  # noqa: E731
@@ -1270,7 +1275,7 @@ def _check_seed004_groups(groups: list[dict], cols: dict) -> None:
         raise DataError(f"the log: column {cols['user']!r} has missing values")
     if tot("null_item"):
         raise DataError(f"the log: column {cols['item']!r} has {tot('null_item')} missing value(s)")
-    if tot("dup"):
+    if tot("dup") if dup is None else dup:
         raise DataError("the log lists an item twice for a user (seed 004's exposure is 0/1 per user and item)")
     if "user_group" in cols:
         if tot("bad_ug"):
@@ -1313,9 +1318,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     """Every seed 004 metric computed from a top-k log instead of a score matrix.
 
     The backend reduces the log to a few numbers: the exposure count of each item (and per user
-    group) with ``Σ 1/n_shown`` over the users shown it, and per user group the number of users,
-    the sum and count of the shown items' scores, and the sums over users of precision, recall and
-    F1. The metrics are then :mod:`ocef.metrics.recommender`'s functions of those numbers, equal
+    group), and per user group the number of users, ARP's sum over users, the sum and count of the
+    shown items' scores, and the sums over users of precision, recall and F1. The metrics are then :mod:`ocef.metrics.recommender`'s functions of those numbers, equal
     to the score-matrix path with ``k`` on the same recommendations:
 
     * item metrics (all users): aggregate diversity, the Gini index, the entropy of the exposure
@@ -1435,12 +1439,14 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
             raise DataError(f"the log's scores span [{s_min:g}, {s_max:g}], outside score_bounds {score_bounds!r} "
                             "(the bounds must be the min and max of the whole matrix)")
     ids = ids.astype(np.int64)
-    c, pop = np.asarray(items["c"], dtype=float), np.asarray(items["pop"], dtype=float)
+    c = np.asarray(items["c"], dtype=float)
     ugs = np.asarray(items["_ug"])
     c_all = np.bincount(ids, weights=c, minlength=n_items)
-    pop_all = np.bincount(ids, weights=pop, minlength=n_items)
     n_active = sum(int(r["n_users"]) for r in groups)
-    out = {k: float(v) for k, v in rec.item_metrics(c_all, pop_all, n_active, convention=convention).items()}
+    out = {k: float(v) for k, v in rec.item_metrics(c_all, np.zeros(n_items), n_active, convention=convention).items()}
+    # ARP: rec.avg_popularity's Σ_i pop_i c_i (pop_i = Σ_{u shown i} 1/n_shown_u) summed by user instead of by
+    # item, Σ_u Σ_{i shown to u} c_i / n_shown_u, which the backend adds up without a per-item join
+    out["avg_recommendation_popularity"] = sum(float(r["arp_sum"]) for r in groups) / n_active
     # group values (aggregate()'s keys), None where the log cannot give them
     reasons = {}
     if not has_s:
