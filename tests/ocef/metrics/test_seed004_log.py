@@ -138,6 +138,8 @@ def test_hand_computed_values(backend):
     assert out["pairs"][("b", "a")]["exposure_kl_reason"] is None
     # item metrics: counts (2, 2, 2, 1, 0) over 7 recommendations
     assert out["aggregate_diversity"] == pytest.approx(4 / 5)
+    # ARP: per user the mean count of its items: u0 (2+2)/2, u1 (2+1)/2, u2 (2+2)/2, u3 2/1 -> 7.5/4
+    assert out["avg_recommendation_popularity"] == pytest.approx(7.5 / 4)
 
 
 @pytest.mark.parametrize("backend", ["pandas", "duckdb"])
