@@ -550,10 +550,20 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     >>> shares[["item_group", "estimate"]].round(3).to_dict("list")
     {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5]}
     """
+    import dataclasses
+
     from ocef.metrics.rankings import audit_exposure
 
-    return audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                          user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
-                          target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
-                          backend=backend, columns=columns, spark=spark, ranking_metrics=ranking_metrics,
-                          judgments=judgments)
+    res = audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                         user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
+                         target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
+                         backend=backend, columns=columns, spark=spark)
+    if not ranking_metrics:
+        return res
+    from ocef.metrics.ranking_fairness import ranking_fairness   # opt-in: a second pass over the log
+
+    ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                               user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
+                               browsing=browsing, patience=patience, stop=stop, reference=reference,
+                               confidence=confidence, backend=backend, columns=columns, spark=spark)
+    return dataclasses.replace(res, ranking=ranking)

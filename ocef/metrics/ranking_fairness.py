@@ -815,6 +815,17 @@ class RankingFairnessResult(Result):
         AWRF position weights.
     confidence : float
         Level of the intervals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
+    ...                     "g": ["a", "b", "a", "a", "b", "a", "b", "b"], "ug": list("xxxxyyyy")})
+    >>> res = ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"])
+    >>> res.groups[["user_group", "n_users", "estimate"]].round(4).to_dict("records")
+    [{'user_group': 'x', 'n_users': 2, 'estimate': 0.2125}, {'user_group': 'y', 'n_users': 2, 'estimate': 0.2125}]
+    >>> res.pairs[["statistic", "estimate", "p_adjusted"]].round(4).values.tolist()
+    [['difference', 0.0, 1.0], ['ratio', 1.0, 1.0]]
     """
 
     overall: pd.DataFrame
@@ -963,7 +974,7 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     ...                     "g": ["a", "b", "b", "a", "a", "a"]})
     >>> res = ranking_fairness(log, item_group="g", metrics=["awrf"])
     >>> res.overall[["metric", "n_users", "estimate"]].round(4).to_dict("records")
-    [{'metric': 'awrf', 'n_users': 3, 'estimate': 0.8727}]
+    [{'metric': 'awrf', 'n_users': 3, 'estimate': 0.9281}]
     """
     from ocef.validation import check_in_interval
 

@@ -811,8 +811,9 @@ class ExposureResult(Result):
         Per-user metrics (precision, recall, nDCG, hit rate) by user group.
     stats : RankingStats
     ranking : RankingFairnessResult or None
-        Per-user AWRF, NDKL and expected exposure by user group (only when ``ranking_metrics`` is
-        given: a second pass over the log; :func:`ocef.metrics.ranking_fairness.ranking_fairness`).
+        Per-user AWRF, NDKL and expected exposure by user group (only when
+        :func:`ocef.metrics.rank_exposure.exposure_fairness` is given ``ranking_metrics``: a second
+        pass over the log; :func:`ocef.metrics.ranking_fairness.ranking_fairness`).
     """
 
     overall: pd.DataFrame
@@ -881,8 +882,7 @@ def _z_rows(ug, ig, n, r, z, level):
 def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None, user_groups=None,
                    browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5, target: str = "equal",
                    k=None, metrics=("precision", "ndcg", "hit_rate"), reference=None, confidence: float = 0.95,
-                   backend: str = "auto", columns=None, spark=None, memory_limit=None, ranking_metrics=None,
-                   judgments=None) -> ExposureResult:
+                   backend: str = "auto", columns=None, spark=None, memory_limit=None) -> ExposureResult:
     """:func:`ocef.metrics.rank_exposure.exposure_fairness` (its documentation).
 
     Examples
@@ -971,17 +971,8 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
                              "total_variation_reason": "no valid interval: a plug-in summary of the group "
                                                        "differences; read each group's difference, its interval "
                                                        "and its Holm-adjusted test"}])
-    ranking = None
-    if ranking_metrics:                           # opt-in: a second pass over the log
-        from ocef.metrics.ranking_fairness import ranking_fairness
-
-        ranking = ranking_fairness(source, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                                   user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
-                                   browsing=browsing, patience=patience, stop=stop, reference=reference,
-                                   confidence=confidence, backend=backend, columns=columns, spark=spark,
-                                   memory_limit=memory_limit)
     return ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
-                          patience=patience, target=target, confidence=confidence, ranking=ranking)
+                          patience=patience, target=target, confidence=confidence)
 
 
 # ------------------------------------------------------------------ seed 004 from the log

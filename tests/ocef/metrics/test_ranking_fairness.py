@@ -351,12 +351,12 @@ def test_interval_coverage_of_the_mean_over_users(regime):
     assert any_sig / R <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / R), any_sig / R
 
 
-def test_audit_exposure_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
-    from ocef.metrics.rankings import audit_exposure
+def test_front_door_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
+    from ocef.metrics.rank_exposure import exposure_fairness
 
     log, judg, _ = random_log(seed=4, n_users=30, samples=2)
-    plain = audit_exposure(log, item_group="g", user_group="ug")
-    both = audit_exposure(log, item_group="g", user_group="ug", ranking_metrics=["awrf", "ee_difference"],
+    plain = exposure_fairness(log, item_group="g", user_group="ug")
+    both = exposure_fairness(log, item_group="g", user_group="ug", ranking_metrics=["awrf", "ee_difference"],
                           judgments=judg)
     assert plain.ranking is None and "ranking" not in plain.to_dict()
     pd.testing.assert_frame_equal(plain.groups, both.groups)
