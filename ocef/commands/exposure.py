@@ -19,7 +19,7 @@ ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "group
 browsing, patience, target, confidence}``; with ``--ranking-metrics`` also ``"ranking": {"overall",
 "groups", "pairs", "moments", "metrics", "reference", "target_source", ...}`` (per-user AWRF, NDKL,
 expected exposure: means over users with Hall's intervals, user groups compared with Welch's test,
-Holm-adjusted; :func:`ocef.metrics.ranking_fairness.ranking_fairness`). The ranking metrics are a
+Holm-adjusted; :func:`ocef.metrics.rank_metrics.ranking_fairness`). The ranking metrics are a
 second pass over the log, so they are computed only when asked for.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
-#: a light copy of ocef.metrics.ranking_fairness.RANKING_METRICS (tested equal)
+#: a light copy of ocef.metrics.rank_metrics.RANKING_METRICS (tested equal)
 RANKING_METRICS = ("awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference")
 
 

@@ -529,7 +529,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     spark : SparkSession, optional
     ranking_metrics : sequence of str, optional
         Per-user ranking metrics among ``"awrf", "ndkl", "ee_disparity", "ee_relevance",
-        "ee_difference"`` (:func:`ocef.metrics.ranking_fairness.ranking_fairness`): means over
+        "ee_difference"`` (:func:`ocef.metrics.rank_metrics.ranking_fairness`): means over
         users with intervals, by user group, in the result's ``ranking`` view. Opt-in: a second
         pass over the log (a window per ranking and a group-by per user and item). Default: none.
     judgments : pandas.DataFrame, optional
@@ -560,7 +560,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                          backend=backend, columns=columns, spark=spark)
     if not ranking_metrics:
         return res
-    from ocef.metrics.ranking_fairness import ranking_fairness   # opt-in: a second pass over the log
+    from ocef.metrics.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
 
     ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
                                user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,

@@ -813,7 +813,7 @@ class ExposureResult(Result):
     ranking : RankingFairnessResult or None
         Per-user AWRF, NDKL and expected exposure by user group (only when
         :func:`ocef.metrics.rank_exposure.exposure_fairness` is given ``ranking_metrics``: a second
-        pass over the log; :func:`ocef.metrics.ranking_fairness.ranking_fairness`).
+        pass over the log; :func:`ocef.metrics.rank_metrics.ranking_fairness`).
     """
 
     overall: pd.DataFrame

@@ -1,4 +1,4 @@
-"""AWRF, NDKL and expected exposure over a whole top-k log (ocef.metrics.ranking_fairness):
+"""AWRF, NDKL and expected exposure over a whole top-k log (ocef.metrics.rank_metrics):
 per-user values equal to the in-memory functions of ocef.metrics.rank_exposure on random logs
 (every backend), hand-computed cases, engines equal to 1e-12, bad inputs, the front doors."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ocef.errors import DataError, ParameterError
 from ocef.metrics.rank_exposure import (
     awrf, cascade_weights, expected_exposure, expected_exposure_metrics, ndkl, position_weights, target_exposure,
 )
-from ocef.metrics.ranking_fairness import RANKING_METRICS, per_user_fairness, ranking_fairness
+from ocef.metrics.rank_metrics import RANKING_METRICS, per_user_fairness, ranking_fairness
 
 GROUPS = ("x", "y", "z")
 
@@ -219,7 +219,7 @@ def test_result_protocol_groups_pairs_holm():
     assert set(res.pairs["user_group"]) == {"a"} and set(res.pairs["reference"]) == {"b"}
     # the overall mean is the mean of the per-user values; its interval is Hall's on them
     pu = per_user_fairness(log, item_group="g", user_group="ug", judgments=judg)
-    from ocef.metrics.ranking_fairness import hall_interval
+    from ocef.metrics.rank_metrics import hall_interval
 
     row = res.overall.set_index("metric").loc["ndkl"]
     x = pu["ndkl"].to_numpy()
@@ -319,7 +319,7 @@ def test_interval_coverage_of_the_mean_over_users(regime):
     random (the null holds for every metric)."""
     from ocef.inference import holm_adjust
     from ocef.metrics.by_group import compare_means, moments
-    from ocef.metrics.ranking_fairness import hall_interval
+    from ocef.metrics.rank_metrics import hall_interval
 
     cfg = REGIMES[regime]
     log, judg = simulate_log(20000, rng=7, skew=cfg["skew"], samples=cfg["samples"])
