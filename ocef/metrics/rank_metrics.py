@@ -30,7 +30,8 @@ Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` co
 
 Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
 NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.metrics.rankings.audit_exposure` runs it only when asked).
+opt-in (``metrics=``; :func:`ocef.metrics.rank_exposure.exposure_fairness` and ``ocef exposure`` run it only
+when given ``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
 
