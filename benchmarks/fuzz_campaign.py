@@ -384,7 +384,7 @@ def python_cases(f: dict) -> list[Case]:
     door("ab_test", "ab_test", {"confidence": real_in(0, 1, hi_open=True), "n_resamples": anything,
                                 "n_folds": anything, "method": lambda v: False})
     door("simulate_traffic", "simulate_traffic", {"n_days": integer(1, 100), "requests_per_day": anything,
-                                                  "n_show": anything, "p_act": anything})
+                                                  "k": anything, "p_act": anything})
     door("make_traffic_world", "make_traffic_world", {"n_users": anything, "n_items": anything,
                                                       "n_groups": anything, "positive_rate": anything})
     door("softmax_policy", "softmax_policy", {"beta": anything})
@@ -456,7 +456,7 @@ def build_call(spec, f):
         if make == "make_traffic_world":
             return lambda: make_traffic_world(**{"n_users": 50, "n_items": 20, "rng": 0, p: value})
         w = make_traffic_world(n_users=50, n_items=20, rng=0)
-        return lambda: simulate_traffic(w, **{"requests_per_day": 100, "n_show": 3, "rng": 0, p: value})
+        return lambda: simulate_traffic(w, **{"requests_per_day": 100, "k": 3, "rng": 0, p: value})
     if make == "softmax_policy":
         from ocef.policies import softmax_policy
         return lambda: softmax_policy(rng.normal(size=(4, 5)), beta=value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from ocef.errors import ParameterError
 
 # name -> module, in the order `ocef reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
@@ -87,7 +88,7 @@ def names() -> list[str]:
 
 def module(name: str):
     if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
+        raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     return importlib.import_module(EXPERIMENTS[name])
 
 

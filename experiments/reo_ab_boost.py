@@ -81,8 +81,8 @@ CLAIMS = [
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     n_days = 4 if quick else 14
-    day_cfg = (dict(requests_per_day=8000, n_show=10, p_act=0.1, log_rate=0.5) if quick
-               else dict(requests_per_day=40_000, n_show=10, p_act=0.05, log_rate=0.5))
+    day_cfg = (dict(requests_per_day=8000, k=10, p_act=0.1, log_rate=0.5) if quick
+               else dict(requests_per_day=40_000, k=10, p_act=0.05, log_rate=0.5))
     world = make_traffic_world(**WORLD, rng=seed)
     arms = {"control": None, **STRATEGIES}
     config = {"world": WORLD, "day": day_cfg, "seed": seed, "arms": {k: str(v) for k, v in arms.items()}}

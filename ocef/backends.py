@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
@@ -40,20 +41,6 @@ BACKENDS = ("auto", "duckdb", "pandas", "spark")
 ENGINES = BACKENDS
 
 
-def backend_alias(backend: str, engine: str | None) -> str:
-    """The counting backend from ``backend`` and its former name ``engine`` (a hidden alias kept so that
-    old calls work): ``engine`` wins when ``backend`` is left at "auto"; two different values are refused.
-
-    Examples
-    --------
-    >>> backend_alias("auto", "pandas")
-    'pandas'
-    """
-    if engine is None:
-        return backend
-    if backend != "auto" and backend != engine:
-        raise ParameterError(f"backend={backend!r} and its former name engine={engine!r} disagree: give backend only")
-    return engine
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                    "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -141,7 +128,8 @@ def resolve_backend(backend: str, source) -> str:
     return backend
 
 
-def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
+@renamed_keywords(engine="backend")
+def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                  name: str = "log", spark=None):
     """Counts per key: a DataFrame with the columns ``by`` then ``n`` (rows) and ``positives``
     (rows with Y = 1, Y = OR of the ``label`` columns), one row per distinct key, sorted.
@@ -151,15 +139,14 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     the module docstring. ``spark``: a SparkSession for ``backend="spark"`` (default
     :func:`spark_session`). ``name`` names the log in error messages.
     """
-    backend = backend_alias(backend, engine)
     return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
+@renamed_keywords(engine="backend")
+def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as :class:`KeyCounts` (plain Python rows). DuckDB's results are
     fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
-    backend = backend_alias(backend, engine)
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
         raise ParameterTypeError(f"by must be a non-empty list of column names, got {by!r}")
@@ -218,12 +205,12 @@ def file_state(path) -> tuple:
     return tuple(out)
 
 
-def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None):
+@renamed_keywords(engine="backend")
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start :func:`count_keys` of each source in a background thread (DuckDB releases the
     GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
     :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
     estimator (numpy, ...) while the logs are being counted."""
-    backend = backend_alias(backend, engine)
     from concurrent.futures import ThreadPoolExecutor
 
     keys, labels = tuple(by), tuple(label_columns(label))

@@ -10,7 +10,7 @@ JSON keys: ``groups`` (list of ``{group, P, Q, U, delta_U, se, ci_low, ci_high}`
 ``penalty_se``, ``penalty_ci``, ``n_default``, ``n_random``, ``confidence``, ``method``,
 ``delta_method_reliable``, ``notes``, ``interval``, ``backend``, ``threshold_80`` (undefined
 numbers are JSON null); with ``--plan-epsilon EPS`` also ``plan``: ``{epsilon, n_default,
-n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--n-show``). With ``--by
+n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--k``, the list length; ``--n-show`` is its hidden former name). With ``--by
 day``: ``{by, groups, confidence, method, threshold, days: [{day, n_default, n_random,
 penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}], backend,
 interval}``. ``--fail-above T`` exits with status 3 when the penalty (of any day with
@@ -89,9 +89,11 @@ def register(sub) -> None:
                       help="report the random-traffic size giving a penalty interval of half-width EPS "
                            "with the current default log")
     plan.add_argument("--requests", type=int, default=None,
-                      help="requests per period, to turn that size into p_act (with --plan-epsilon and --n-show)")
-    plan.add_argument("--n-show", type=int, default=None,
-                      help="items shown per activated request (with --plan-epsilon and --requests)")
+                      help="requests per period, to turn that size into p_act (with --plan-epsilon and --k)")
+    plan.add_argument("--k", type=int, default=None,
+                      help="list length: items shown per activated request (with --plan-epsilon and --requests)")
+    plan.add_argument("--n-show", dest="k", type=int, default=argparse.SUPPRESS,
+                      help=argparse.SUPPRESS)        # former name of --k, kept working
     p.set_defaults(func=_run_reo)
 
     q = sub.add_parser(
@@ -146,8 +148,8 @@ def _load(args):
 
 
 def _check_options(args) -> None:
-    if args.plan_epsilon is None and (args.requests is not None or args.n_show is not None):
-        raise ParameterError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
+    if args.plan_epsilon is None and (args.requests is not None or args.k is not None):
+        raise ParameterError("--requests and --k turn a --plan-epsilon plan into p_act; give --plan-epsilon")
     if args.by is not None and args.plan_epsilon is not None:
         raise ParameterError("--plan-epsilon plans from one estimate; drop --by")
     if args.by is not None and args.interval not in ("delta-full", "delta"):
@@ -203,7 +205,7 @@ def _run_reo(args: argparse.Namespace) -> int:
         line = (f"plan: |D_rand| = {plan['n_random']:,} random rows give a penalty half-width of "
                 f"{plan['half_width']:.4g} <= {plan['epsilon']} with |D_rec| = {plan['n_default']:,}")
         if plan.get("p_act") is not None:
-            line += f"; p_act = {plan['p_act']:.3g} for {args.requests:,} requests x {args.n_show} items"
+            line += f"; p_act = {plan['p_act']:.3g} for {args.requests:,} requests x {args.k} items"
         print(line)
     for note in result.notes:
         print(f"note: {note}")
@@ -244,8 +246,8 @@ def _plan(args: argparse.Namespace, result) -> dict:
     of the estimate, delta-full for bootstrap intervals)."""
     from ocef import reo
 
-    if (args.requests is None) != (args.n_show is None):
-        raise ParameterError("give both --requests and --n-show to compute p_act")
+    if (args.requests is None) != (args.k is None):
+        raise ParameterError("give both --requests and --k to compute p_act")
     g = result.columns
     interval = args.interval if args.interval in ("delta-full", "delta") else "delta-full"
     plan = reo.delta_method_sample_size(g["P"], g["Q"], epsilon=args.plan_epsilon,
@@ -253,7 +255,7 @@ def _plan(args: argparse.Namespace, result) -> dict:
                                         interval=interval).to_dict()
     plan["p_act"] = None
     if args.requests is not None:
-        plan["p_act"] = reo.p_act_for(plan["n_random"], n_requests=args.requests, n_show=args.n_show)
+        plan["p_act"] = reo.p_act_for(plan["n_random"], n_requests=args.requests, k=args.k)
     return plan
 
 

@@ -50,12 +50,13 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
 from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["PairwiseAccuracy", "pairwise_accuracy", "cell_statistics", "summary_statistics", "cell_intervals",
            "summary_intervals", "wilson_bounds", "INTERVALS",
@@ -390,7 +391,7 @@ def _as_counts(pairs, **kwargs) -> PairCounts:
     if isinstance(pairs, PairCounts):
         extra = [k for k, v in kwargs.items() if v is not None and k in ("scores", "subgroup", "z_levels")]
         if extra:
-            raise ValueError(f"{extra} apply to a pairs table, not to PairCounts")
+            raise ParameterError(f"{extra} apply to a pairs table, not to PairCounts")
         return pairs
     return pair_counts(pairs, **kwargs)
 
@@ -399,12 +400,11 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
+@renamed_keywords(engine="backend")
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
-                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS))
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto",
-                      engine: str | None = None, z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -427,8 +427,6 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
-    engine : {"auto", "pandas", "duckdb"}, optional
-        Former name of ``backend``, still accepted (two disagreeing values are refused).
 
     Returns
     -------
@@ -452,11 +450,10 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)
     rng = as_generator(rng)                              # checked even when the interval draws nothing
     if interval not in INTERVALS:
-        from ocef.errors import ParameterError
 
         raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
-                        backend=backend, engine=engine, z_levels=z_levels)
+                        backend=backend, z_levels=z_levels)
     N = counts.total
     n, acc = cell_statistics(N)
     # levels averaged: those where both groups have pairs, per kind (Sec. 6.1), stated in the summary
@@ -572,11 +569,11 @@ def rank_positions(scores) -> np.ndarray:
     one = g.ndim == 1
     g = np.atleast_2d(g)
     if g.ndim != 2:
-        raise ValueError(f"scores must be a 1-d or 2-d array, got shape {np.shape(scores)}")
+        raise ParameterError(f"scores must be a 1-d or 2-d array, got shape {np.shape(scores)}")
     from scipy.stats import rankdata           # lazily: scipy.stats is slow to import
 
     if np.isinf(g).any():
-        raise ValueError("scores must be finite (NaN marks an item outside R_q)")
+        raise DataError("scores must be finite (NaN marks an item outside R_q)")
     valid = ~np.isnan(g)
     size = valid.sum(axis=1, keepdims=True)
     # 1 + #items strictly below = the 'min' rank; items outside R_q sort last (+inf)
@@ -595,7 +592,7 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     g = np.atleast_2d(np.asarray(scores, dtype=float))
     groups = np.asarray(item_groups)
     if groups.shape != (g.shape[1],):
-        raise ValueError(f"item_groups must have one entry per item ({g.shape[1]}), got shape {groups.shape}")
+        raise ParameterError(f"item_groups must have one entry per item ({g.shape[1]}), got shape {groups.shape}")
     valid = ~np.isnan(g)
     pos = np.atleast_2d(rank_positions(g))
     same = groups[:, None] == groups[None, :]

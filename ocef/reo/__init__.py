@@ -102,7 +102,7 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
 * Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
   ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ..., interval)
   -> SamplePlan``, ``theorem_sample_size(P, Q, *, epsilon, delta) -> TheoremSampleSize``,
-  ``expected_random_rows(p_act, *, n_requests, n_show)`` (refuses p_act outside [0, 1]; every
+  ``expected_random_rows(p_act, *, n_requests, k)`` (refuses p_act outside [0, 1]; every
   random pair is logged), ``p_act_for(n_random, ...)``.
 """
 from __future__ import annotations

@@ -24,8 +24,7 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
-from ocef.backends import backend_alias
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import DataError, ParameterError
 
@@ -151,14 +150,14 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
+@renamed_keywords(engine="backend")
 @validate_params(method=Options(*AB_METHODS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
-                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS))
+                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS))
 def ab_test(control, treatment, random, *,
             method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100, bootstrap_interval: str = "standard",
-            n_folds: int | tuple[int, int] = 10, backend: str = "auto", engine: str | None = None, spark=None) -> AbResult:
+            n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None) -> AbResult:
     """Compare REO metrics of a treatment arm with a control arm that share one random
     traffic log (orthogonal assignment, App. I.2).
 
@@ -187,7 +186,6 @@ def ab_test(control, treatment, random, *,
     ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
     DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
-    backend = backend_alias(backend, engine)
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
     from ocef.validation import as_generator, check_positive_int

@@ -20,8 +20,7 @@ from ocef.reo.estimators import (
     reo_result_from_counts,
 )
 from ocef.results import Result
-from ocef.backends import backend_alias
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -219,13 +218,14 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
+@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), method=Options(*BOOTSTRAP_METHODS), rng=Rng(),
-                 resample=Options("counts", "rows"), backend=Options(*BACKENDS), engine=Options(None, *BACKENDS),
+                 resample=Options("counts", "rows"), backend=Options(*BACKENDS),
                  delta_interval=Options(*INTERVALS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      method: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts", backend: str = "auto", engine: str | None = None, spark=None,
+                     resample: str = "counts", backend: str = "auto", spark=None,
                      delta_interval: str = "delta-full") -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
 
@@ -239,7 +239,6 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts first with ``backend``
     (see :func:`ocef.reo.estimate_reo`).
     """
-    backend = backend_alias(backend, engine)
     from ocef.reo.counts import reo_counts
 
     check_bootstrap_method(method)

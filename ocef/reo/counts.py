@@ -16,8 +16,8 @@ import numpy as np
 from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
-from ocef.backends import backend_alias
 from ocef.errors import ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,8 +84,9 @@ class ReoCounts(Result):
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
+@renamed_keywords(engine="backend")
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
-               groups: Sequence | None = None, by: str | None = None, backend: str = "auto", engine: str | None = None,
+               groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
     """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
     :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
@@ -94,7 +95,6 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     ``groups``: the groups and their order (default: the sorted values found in the logs; at
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
     """
-    backend = backend_alias(backend, engine)
     if not isinstance(group, str) or not group:
         raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")
     if by is not None and (not isinstance(by, str) or by == group):

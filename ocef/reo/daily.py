@@ -21,8 +21,8 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
-from ocef.backends import BACKENDS, backend_alias
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, renamed_keywords, validate_params
+from ocef.backends import BACKENDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,11 +61,12 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
+@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS), threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
+                 threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
-                    threshold: float | None = None, backend: str = "auto", engine: str | None = None, spark=None) -> ReoDaily:
+                    threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:
     """One REO estimate per value of ``by`` (the paper's daily monitoring, Fig. 6), vectorized
     over the days from one aggregation of each log (``backend``: see :func:`ocef.reo.estimate_reo`).
 
@@ -74,7 +75,6 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     the whole run. ``threshold`` (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`) adds
     ``significantly_above`` / ``significantly_below`` per day.
     """
-    backend = backend_alias(backend, engine)
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
     if threshold is not None:

@@ -177,7 +177,7 @@ def test_cli_bad_input(tmp_path, capsys):
 def test_cli_plan_random_traffic(capsys):
     require_data("coat")
     out = run_json(capsys, "reo", "--dataset", "coat", "--plan-epsilon", "0.05",
-                   "--requests", "1000000", "--n-show", "10")
+                   "--requests", "1000000", "--k", "10")
     plan = out["plan"]
     from ocef import reo
     P = np.array([g["P"] for g in out["groups"]])
@@ -220,7 +220,7 @@ def test_cli_by_day_and_fail_above(tmp_path, capsys):
     from ocef.reo.simulate import make_traffic_world, stream_traffic
 
     world = make_traffic_world(300, 80, 2, score_bias=[1.0, 0.0], rng=0)
-    logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, n_show=5, p_act=0.5, rng=1)
+    logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, k=5, p_act=0.5, rng=1)
     base = ["reo", "--default", str(logs.default_dir), "--random", str(logs.random_dir)]
     assert logs.truth.penalty > 0.2
     assert cli.main(base + ["--by", "day", "--json"]) == 0
@@ -245,8 +245,9 @@ def test_cli_requests_without_plan_epsilon_is_an_error(tmp_path, capsys):
     base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
             "--group", "tier"]
     assert "give --plan-epsilon" in run_error(capsys, *base, "--requests", "1000")
-    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")
-    assert "give both --requests and --n-show" in run_error(capsys, *base, "--plan-epsilon", "0.1",
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--k", "10")
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")    # the former name
+    assert "give both --requests and --k" in run_error(capsys, *base, "--plan-epsilon", "0.1",
                                                             "--requests", "1000")
 
 

@@ -151,8 +151,8 @@ def test_bad_inputs():
         pair_counts(pairs, subgroup="c")
     three = pair_counts(pairs.assign(s_j=np.arange(20) % 3), subgroup=2)
     assert three.groups == ("not 2", 2)
-    with pytest.raises(ValueError, match="engine"):
-        pair_counts(pairs, engine="spark")
+    with pytest.raises(ValueError, match="backend"):
+        pair_counts(pairs, backend="spark")
     with pytest.raises(FileNotFoundError):
         pair_counts("/nonexistent/pairs.csv")
 

@@ -607,14 +607,14 @@ def test_theorem_sample_size_formula():
 
 def test_p_act_validation_and_roundtrip():
     with pytest.raises(ValueError, match=r"p_act must be in \[0.0, 1.0\], got 1.5"):
-        reo.expected_random_rows(1.5, n_requests=100, n_show=10)
+        reo.expected_random_rows(1.5, n_requests=100, k=10)
     with pytest.raises(ValueError, match="p_act must be in"):
-        reo.expected_random_rows(-0.1, n_requests=100, n_show=10)
+        reo.expected_random_rows(-0.1, n_requests=100, k=10)
     # every random pair is logged (only D_rec is subsampled): 0.01 x 1000 requests x 6 items
-    assert reo.expected_random_rows(0.01, n_requests=1000, n_show=6) == pytest.approx(60)
-    assert reo.p_act_for(60, n_requests=1000, n_show=6) == pytest.approx(0.01)
+    assert reo.expected_random_rows(0.01, n_requests=1000, k=6) == pytest.approx(60)
+    assert reo.p_act_for(60, n_requests=1000, k=6) == pytest.approx(0.01)
     with pytest.raises(ValueError, match="needs p_act="):
-        reo.p_act_for(10_000, n_requests=1000, n_show=6)
+        reo.p_act_for(10_000, n_requests=1000, k=6)
 
 
 
