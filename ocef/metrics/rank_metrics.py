@@ -893,10 +893,14 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
                               float(sub["sum_cu"].sum()), confidence=confidence)
             frame.loc[i, ["ci_low", "ci_high"]] = [h["ci_low"], h["ci_high"]]
             frame.loc[i, "reason"] = h["reason"]
+    order = {m: i for i, m in enumerate(RANKING_METRICS)}
     overall = finish(mf.overall, False)
+    overall = overall.sort_values("metric", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
     groups = finish(mf.groups, False) if user_group is not None else overall.iloc[0:0].assign(user_group=[])
     if user_group is not None:
         groups = groups[["user_group"] + [c for c in groups.columns if c != "user_group"]]
+        groups = groups.sort_values(["user_group", "metric"], key=lambda c: c.map(order) if c.name == "metric" else c,
+                                    kind="stable").reset_index(drop=True)
     pairs = finish(mf.pairs, True) if user_group is not None and len(ugs) > 1 else pd.DataFrame(
         columns=["user_group", "reference", "metric", "statistic"] + _PROTOCOL)
     ref = mf.reference[0] if user_group is not None and len(ugs) > 1 else None
