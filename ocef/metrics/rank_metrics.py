@@ -59,7 +59,7 @@ ATTENTION = ("trec", "browsing")
 #: FairRankTune's smoothing of NDKL's KL divergence.
 NDKL_EPS = 1e-7
 _TARGET_NOTE_LOG = ("target exposure from the log's relevance column: only the items shown have a "
-                    "judgment, so relevant items never shown get no target (pass judgments= for the "
+                    "judgment, so relevant items never shown get no target (pass judgments= or --judgments for the "
                     "full target)")
 
 
