@@ -91,9 +91,9 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         ab = simulate_ab(world, arms, n_days=1, rng=np.random.default_rng([seed, day]), **day_cfg)
         rows = []
         for name in STRATEGIES:
-            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta-shared",
+            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, interval="delta-shared",
                               groups=world.groups.tolist())
-            alg2 = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta",
+            alg2 = reo.ab_test(ab.default["control"], ab.default[name], ab.random, interval="delta",
                                groups=world.groups.tolist())
             rows.append({
                 "day": day, "strategy": name, "D_reo": res.D_reo, "se": res.D_reo_se,

@@ -469,6 +469,37 @@ def validate_params(**declarations: Constraint):
 RENAMED: dict[str, dict[str, str]] = {}
 
 
+def warn_renamed(where: str, old: str, new: str) -> None:
+    """Warn (:class:`FutureWarning`) that the keyword ``old`` of ``where`` is now spelled ``new``.
+
+    The one message of every renamed keyword (:func:`renamed_keywords`, and the front doors whose
+    former keywords need more than a rename, e.g. :func:`ocef.reo.ab_test`'s ``method`` and
+    ``bootstrap_interval``, now one ``interval``).
+
+    Parameters
+    ----------
+    where : str
+        The function's name, as the message shows it.
+    old, new : str
+        The former and the new keyword.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_renamed("ab_test", "bootstrap_interval", "interval")
+    >>> print(caught[0].message)
+    ab_test: the keyword 'bootstrap_interval' is now 'interval'; 'bootstrap_interval' will be removed in the next release
+    """
+    warnings.warn(f"{where}: the keyword {old!r} is now {new!r}; {old!r} will be removed in the next release",
+                  FutureWarning, stacklevel=3)
+
+
 def renamed_keywords(**renames: str):
     """Decorator: accept the former name of a renamed keyword argument for one release, with a warning.
 
@@ -520,8 +551,7 @@ def renamed_keywords(**renames: str):
                 if old in kwargs:
                     if new in kwargs:
                         raise ParameterTypeError(f"{name}: got both {new!r} and its former name {old!r}; give {new!r} only")
-                    warnings.warn(f"{name}: the keyword {old!r} is now {new!r}; {old!r} will be removed in the next "
-                                  f"release", FutureWarning, stacklevel=2)
+                    warn_renamed(name, old, new)
                     kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 

@@ -140,7 +140,7 @@ def test_resamples_and_folds_are_bounded():
         with pytest.raises(ResourceLimitError, match="n_resamples"):
             estimate_reo(d, r, interval="percentile", n_resamples=10**6, resample="rows")
     with pytest.raises(ParameterError, match="n_folds"):
-        ab_test(d, d, r, method="partition", n_folds=10**9)
+        ab_test(d, d, r, interval="partition", n_folds=10**9)
 
 
 # ------------------------------------------------------------------ unbounded work

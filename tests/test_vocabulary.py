@@ -52,10 +52,6 @@ VIEWS = ("overall", "groups", "pairs")
 
 #: "rule: qualified name[: parameter]" -> why it is still there. Keep short; remove when fixed.
 KNOWN_EXCEPTIONS: dict[str, str] = {
-    'experiments.registry.run: seed':
-        'the experiment protocol run(out_dir, *, quick, seed, ...) of every experiment module (ocef reproduce --seed)',
-    'fairrec.deep.DeepCTR.fit: rng':
-        "keyword-only: options after the data are keyword-only (needs the 'deep' extra; not changed without torch to test it)",
     'metrics.aggregate_diversity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_f1_ratio: k':
@@ -66,8 +62,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_recommendation_popularity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.bootstrap_interval: method':
-        "method: an interval method is chosen by 'interval'",
     'metrics.exposure: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.exposure_entropy: k':
@@ -82,18 +76,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.recommender_bias_metrics: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'pairwise.PairCounts.groups':
-        'view: a field of type tuple, not a DataFrame',
-    'reo.ReoCounts.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ReoDaily.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ab_test: bootstrap_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.bootstrap_reo_ci: delta_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.bootstrap_reo_ci: method':
-        "method: an interval method is chosen by 'interval' (REO module being changed by issue 23)",
 }
 
 

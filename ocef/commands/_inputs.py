@@ -21,7 +21,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "so
     files.add_argument("--policy-probs", type=Path, metavar="FILE", help="policy probabilities, same shape as --rho, rows summing to 1")
     files.add_argument("--scores", type=Path, metavar="FILE",
                        help="a recommender's scores, same shape as --rho, turned into --policy (softmax with --beta, "
-                            "argmax, ranking with --top-k, uniform); instead of --policy-probs")
+                            "argmax, ranking with --k, uniform); instead of --policy-probs")
     files.add_argument("--groups", type=Path, metavar="FILE", help="group label of each user (integers 0..G-1, or names in a .csv)")
     files.add_argument("--context-probs", type=Path, metavar="FILE",
                        help="context distribution q(x): X values, or users x X (default: uniform)")
@@ -35,8 +35,10 @@ def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "so
                      help=f"latent factors of the simulated recommender (default: {default_factors})")
     env.add_argument("--beta", type=float, default=30.0,
                      help="softmax inverse temperature (default: 30, as the envy-misspecification experiment)")
-    env.add_argument("--top-k", "--k", dest="k", type=int, default=10,
+    env.add_argument("--k", dest="k", type=int, default=10,
                      help="length of the ranking policy, DCG position weights (default: 10)")
+    env.add_argument("--top-k", dest="k", type=int, default=argparse.SUPPRESS,
+                     help=argparse.SUPPRESS)          # former name of --k, kept working
     env.add_argument("--partition", default=None,
                      help="user partition: gender, age, occupation, gender-age, gender-occupation, "
                           "age-occupation (movielens, default age-occupation) or group (synthetic)")

@@ -16,8 +16,9 @@ penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}]
 interval}``. ``--fail-above T`` exits with status 3 when the penalty (of any day with
 ``--by``) is significantly above T: the lower end of its interval is above T.
 
-``ocef reo-ab --control C --treatment T --random R ... --method delta|delta-shared|partition|
-bootstrap [--backend ...]``. ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
+``ocef reo-ab --control C --treatment T --random R ... --interval delta-shared|delta|partition|
+standard|percentile|bca [--backend ...]`` (``--method M`` is its hidden former spelling, with
+``--method bootstrap --interval standard|percentile|bca``). ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
 D, se, ci_low, ci_high, p_value}``), ``D_reo``, ``D_reo_se``, ``D_reo_ci``, ``D_reo_p_value``,
 ``penalty_control``, ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``,
 ``method``, ``confidence``, ``backend``.
@@ -29,6 +30,8 @@ from pathlib import Path
 from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
+#: ``ocef reo-ab --interval`` (a light copy of :data:`ocef.reo.AB_INTERVALS`, tested equal)
+AB_INTERVALS = ("delta", "delta-shared", "partition", "standard", "percentile", "bca")
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 ENGINES = BACKENDS               # former name
 #: exit status of ``--fail-above`` when the penalty is significantly above the threshold
@@ -104,15 +107,15 @@ def register(sub) -> None:
     q.add_argument("--treatment", type=Path, required=True, help="treatment default-traffic log")
     q.add_argument("--random", type=Path, required=True, help="shared random-traffic log")
     _common(q)
-    q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default="delta-shared",
+    q.add_argument("--interval", choices=AB_INTERVALS, default=None,
                    help="delta-shared (default: joint delta method with full covariances, for the random log "
                         "both arms share), delta (Alg. 2 as printed: treats the arms as independent and "
                         "under-covers, 87%% instead of 95%% in a measured regime), partition (Alg. 3, Welch), "
-                        "bootstrap (Alg. 4)")
+                        "or a bootstrap interval of Alg. 4: standard, percentile, bca")
+    q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default=None,
+                   help=argparse.SUPPRESS)   # former spelling: --method bootstrap [--interval standard|...]
     q.add_argument("--folds", type=int, default=10, help="partition folds per arm (default: 10)")
     q.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
-    q.add_argument("--interval", choices=INTERVALS[2:], default="standard",
-                   help="bootstrap interval (default: standard)")
     q.set_defaults(func=_run_ab)
 
 
@@ -229,7 +232,7 @@ def _run_by(args, default, random, kw) -> int:
         payload.update(interval=args.interval, backend=kw["backend"])
         print_json(payload)
         return EXIT_ABOVE if above else 0
-    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.groups)}, "
+    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.group_names)}, "
           f"{args.confidence:.0%} {args.interval} intervals")
     table = daily.table.copy()
     table[args.by] = table[args.by].astype(str)
@@ -264,10 +267,11 @@ def _run_ab(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
 
     label = _labels(args.label)
+    interval = _ab_interval(args)
     backend, spark = _backend(args)
-    result = reo.ab_test(args.control, args.treatment, args.random, method=args.method, label=label,
+    result = reo.ab_test(args.control, args.treatment, args.random, interval=interval, label=label,
                          group=args.group, confidence=args.confidence, rng=args.seed, n_resamples=args.resamples,
-                         bootstrap_interval=args.interval, n_folds=args.folds, backend=backend, spark=spark)
+                         n_folds=args.folds, backend=backend, spark=spark)
     if args.json:
         print_json({**result.to_dict(), "backend": backend})
         return 0
@@ -280,6 +284,21 @@ def _run_ab(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}")
     return 0
+
+
+def _ab_interval(args) -> str:
+    """``--interval``, or its former spelling ``--method M`` (``--method bootstrap --interval B``)."""
+    if args.method is None:
+        return args.interval or "delta-shared"
+    boot = INTERVALS[2:]
+    if args.method == "bootstrap":
+        if args.interval is not None and args.interval not in boot:
+            raise ParameterError(f"--method bootstrap takes a bootstrap --interval {'|'.join(boot)}, "
+                                 f"got --interval {args.interval}")
+        return args.interval or "standard"
+    if args.interval is not None and args.interval not in boot and args.interval != args.method:
+        raise ParameterError(f"--method {args.method} and --interval {args.interval} disagree: give --interval only")
+    return args.method
 
 
 def _print_groups(columns) -> None:

@@ -481,7 +481,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         slo = shi = np.full(summ.shape, np.nan)
         cell_reason[:] = "no interval: n_resamples = 0"
     cell_reason[n == 0] = "undefined: no pairs in the cell"
-    cells = grid_frame({"kind": KINDS, "group": counts.groups, "z": counts.z_levels},
+    cells = grid_frame({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
                        n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
                        ci_low=lo, ci_high=hi, reason=cell_reason)
     from ocef.inference import holm_adjust
@@ -495,7 +495,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         if not common[kk].any():
             notes.append("undefined: no z level has pairs of both groups")
         if dropped.any():
-            missing = [counts.groups[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
+            missing = [counts.group_names[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
             notes.append(f"z levels {_level_names(counts.z_levels, dropped)} dropped: no pairs of group "
                          f"{', '.join(map(str, missing))} there; the average is over the other levels only")
         reasons.append("; ".join(notes) or None)
@@ -513,7 +513,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         "z_levels_dropped": [_level_names(counts.z_levels, present[kk] & ~common[kk]) for kk in range(3)],
         "reason": reasons,
     })
-    return PairwiseAccuracy(cells, summary, counts.groups, counts.z_levels, counts.n_pairs, counts.n_queries,
+    return PairwiseAccuracy(cells, summary, counts.group_names, counts.z_levels, counts.n_pairs, counts.n_queries,
                             confidence, n_resamples if interval == "percentile" else 0, counts, interval)
 
 
@@ -532,7 +532,7 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     recomposed = (np.where(n[1] > 0, w_intra * np.nan_to_num(acc[1]), 0.0)
                   + np.where(n[2] > 0, w_inter * np.nan_to_num(acc[2]), 0.0))
     recomposed = np.where(n[0] > 0, recomposed, np.nan)
-    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=n[0].astype(np.int64),
+    return grid_frame({"group": counts.group_names, "z": counts.z_levels}, n_pairs=n[0].astype(np.int64),
                       weight_intra=w_intra, accuracy_intra=acc[1], weight_inter=w_inter, accuracy_inter=acc[2],
                       overall=acc[0], recomposed=recomposed)
 
@@ -550,7 +550,7 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
         lo, hi = _percentile(rep, confidence)
     else:
         lo = hi = np.full(stats.shape, np.nan)
-    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=stats[..., 0].astype(np.int64),
+    return grid_frame({"group": counts.group_names, "z": counts.z_levels}, n_pairs=stats[..., 0].astype(np.int64),
                       click_share=stats[..., 1], click_share_ci_low=lo[..., 1], click_share_ci_high=hi[..., 1],
                       exposure=stats[..., 2], exposure_ci_low=lo[..., 2], exposure_ci_high=hi[..., 2])
 

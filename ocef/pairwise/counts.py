@@ -56,16 +56,32 @@ class PairCounts(Result):
 
     ``profiles`` (P, 2, 2, Z, 3): for each distinct profile, N[s, t, z, o] (s = clicked group
     index, t = 0 intra / 1 inter, z level index, o = 0 loss / 1 tie / 2 win); ``multiplicity``
-    (P,) the number of queries with that profile; ``groups`` the two group names (index 0 and 1,
-    ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
-    ``total`` = Σ multiplicity × profiles, the counts of the whole table.
+    (P,) the number of queries with that profile; ``group_names`` the two group names (index 0
+    and 1, ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
+    ``total`` = Σ multiplicity × profiles, the counts of the whole table; ``groups`` one row per
+    group with its counts.
     """
 
     profiles: np.ndarray = dataclasses.field(repr=False)
     multiplicity: np.ndarray = dataclasses.field(repr=False)
-    groups: tuple
+    group_names: tuple
     z_levels: tuple
     cluster: str = "query"
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group (as the clicked item's group): ``group`` (name), ``index`` (0 or 1),
+        ``n_pairs``, ``n_intra``, ``n_inter`` (pairs whose other item is of the same / the other
+        group) and ``wins``, ``ties``, ``losses`` (the clicked item's score above, equal to, below
+        the other's)."""
+        t = self.total                                       # (group, kind, z, outcome)
+        return pd.DataFrame({"group": list(self.group_names), "index": [0, 1],
+                             "n_pairs": t.sum(axis=(1, 2, 3)).astype(np.int64),
+                             "n_intra": t[:, 0].sum(axis=(1, 2)).astype(np.int64),
+                             "n_inter": t[:, 1].sum(axis=(1, 2)).astype(np.int64),
+                             "wins": t[..., 2].sum(axis=(1, 2)).astype(np.int64),
+                             "ties": t[..., 1].sum(axis=(1, 2)).astype(np.int64),
+                             "losses": t[..., 0].sum(axis=(1, 2)).astype(np.int64)})
 
     @property
     def total(self) -> np.ndarray:
@@ -81,13 +97,13 @@ class PairCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
-        return grid_frame({"group": self.groups, "kind": ("intra", "inter"), "z": self.z_levels,
+        return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
         from ocef.results import jsonable
 
-        return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
+        return jsonable({"groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
                          "counts": self.to_frame()})
 

@@ -28,17 +28,30 @@ class ReoCounts(Result):
     """Per-group counts of named logs.
 
     ``cube``: int64 array ``(log, [key,] group, 2)`` holding rows and positives (rows with
-    Y = 1) of every log, key and group (zeros included); ``groups``: the K groups in order;
+    Y = 1) of every log, key and group (zeros included); ``group_names``: the K groups in order;
     ``logs``: the log names in order; ``by``: the name of the extra key (e.g. ``"day"``) or
     None, and ``index`` its values in order. ``table`` is the same as a tidy DataFrame ``log,
-    [by], group, n, positives``, made on first access.
+    [by], group, n, positives``, made on first access; ``groups`` has one row per group.
     """
 
     cube: np.ndarray
-    groups: tuple
+    group_names: tuple
     logs: tuple
     by: str | None = None
     index: tuple | None = None
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group: ``group`` (name), then ``n_<log>`` (rows) and ``positives_<log>``
+        (rows with Y = 1) for each log in order, summed over the values of ``by`` when it is set."""
+        import pandas as pd
+
+        per_group = self.cube.sum(axis=1) if self.by is not None else self.cube     # (log, group, 2)
+        columns = {"group": list(self.group_names)}
+        for li, log in enumerate(self.logs):
+            columns[f"n_{log}"] = per_group[li, :, 0].astype(np.int64)
+            columns[f"positives_{log}"] = per_group[li, :, 1].astype(np.int64)
+        return pd.DataFrame(columns)
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -49,7 +62,7 @@ class ReoCounts(Result):
         for li, log in enumerate(self.logs):
             keys = [(None, self.cube[li])] if self.by is None else zip(self.index, self.cube[li])
             for key, per_group in keys:
-                for g, (n, pos) in zip(self.groups, per_group):
+                for g, (n, pos) in zip(self.group_names, per_group):
                     rows.append((log,) + (() if self.by is None else (key,)) + (g, int(n), int(pos)))
         columns = ["log"] + ([] if self.by is None else [self.by]) + ["group", "n", "positives"]
         table = pd.DataFrame(rows, columns=columns)

@@ -80,12 +80,12 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
         from ocef.reo.bootstrap import bootstrap_reo_ci
 
         return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
-                                n_resamples=n_resamples, method=interval, rng=rng, groups=groups,
+                                n_resamples=n_resamples, interval=interval, rng=rng, groups=groups,
                                 resample=resample, backend=backend, spark=spark).result
     from ocef.reo.counts import reo_counts
 
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
-    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+    return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
                                   confidence=confidence, interval=interval)

@@ -135,10 +135,10 @@ def test_cli_reo_bootstrap_interval(tmp_path, capsys):
 def test_cli_reo_ab(tmp_path, capsys):
     frames, paths = write_logs(tmp_path)
     frames["default"].sample(frac=1.0, random_state=1).to_csv(tmp_path / "t.csv", index=False)
-    for method in ("delta", "delta-shared", "partition", "bootstrap"):
+    for method in ("delta", "delta-shared", "partition", "standard"):
         out = run_json(capsys, "reo-ab", "--control", str(paths["default"]), "--treatment", str(tmp_path / "t.csv"),
                        "--random", str(paths["random"]), "--label", "click", "--group", "tier",
-                       "--method", method, "--folds", "3")
+                       "--interval", method, "--folds", "3")
         assert {"groups", "D_reo", "D_reo_se", "D_reo_ci", "D_reo_p_value", "n_control", "n_random"} <= set(out)
         assert len(out["groups"]) == 3
         if method != "partition":   # identical arms (rows shuffled): zero difference
@@ -146,6 +146,19 @@ def test_cli_reo_ab(tmp_path, capsys):
     assert cli.main(["reo-ab", "--control", str(paths["default"]), "--treatment", str(tmp_path / "t.csv"),
                      "--random", str(paths["random"]), "--label", "click", "--group", "tier"]) == 0
     assert "D_REO" in capsys.readouterr().out
+
+
+def test_cli_reo_ab_former_method_spelling(tmp_path, capsys):
+    _, paths = write_logs(tmp_path)
+    base = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
+            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--seed", "3"]
+    new = run_json(capsys, *base, "--interval", "bca")
+    assert new["method"] == "bootstrap-bca"
+    assert run_json(capsys, *base, "--method", "bootstrap", "--interval", "bca") == new
+    assert run_json(capsys, *base, "--method", "bootstrap")["method"] == "bootstrap-standard"
+    assert run_json(capsys, *base, "--method", "delta") == run_json(capsys, *base, "--interval", "delta")
+    assert "disagree" in run_error(capsys, *base, "--method", "delta", "--interval", "partition")
+    assert "bootstrap --interval" in run_error(capsys, *base, "--method", "bootstrap", "--interval", "delta")
 
 
 def test_cli_bad_input(tmp_path, capsys):
@@ -254,7 +267,7 @@ def test_cli_requests_without_plan_epsilon_is_an_error(tmp_path, capsys):
 def test_cli_reo_ab_engines(tmp_path, capsys):
     frames, paths = write_logs(tmp_path, "parquet")
     args = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
-            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--method", "delta-shared",
+            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--interval", "delta-shared",
             "--json"]
     outs = {}
     for engine in ("duckdb", "pandas"):
@@ -288,5 +301,5 @@ def test_cli_choices_are_the_librarys():
     assert command.ENGINES == logs_engine.ENGINES
     assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.ENGINES
     assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_METHODS
-    assert tuple(choices["reo-ab"]["interval"]) == reo.BOOTSTRAP_METHODS
-    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS
+    assert tuple(choices["reo-ab"]["interval"]) == reo.AB_INTERVALS
+    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS        # the hidden former spelling

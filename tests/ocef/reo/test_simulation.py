@@ -211,20 +211,20 @@ def test_aa_rejection_rates_end_to_end(world):
     n_days, n_req, p_act = 300, 4000, 0.5
     ab = simulate_ab(world, {"A": None, "B": None}, n_days=n_days, requests_per_day=n_req, k=1,
                      p_act=p_act, log_rate=1.0, assignment="request", rng=23)
-    methods = ["delta", "delta-shared", "partition", "bootstrap"]
+    methods = ["delta", "delta-shared", "partition", "standard"]
     reject = dict.fromkeys(methods, 0)
     by_day = [{k: g for k, g in log.groupby("day")} for log in (ab.default["A"], ab.default["B"], ab.random)]
     for day in range(n_days):
         control, treatment, random = (d[day] for d in by_day)
         for m in methods:
-            res = reo.ab_test(control, treatment, random, method=m, groups=GROUPS, rng=day,
+            res = reo.ab_test(control, treatment, random, interval=m, groups=GROUPS, rng=day,
                               n_folds=4, n_resamples=100)
             reject[m] += res.D_reo_p_value < 0.05
 
     def band(rate):
         return 3.5 * np.sqrt(rate * (1 - rate) / n_days)
 
-    for m in ("delta-shared", "bootstrap"):
+    for m in ("delta-shared", "standard"):
         assert abs(reject[m] / n_days - 0.05) <= band(0.05), (m, reject[m] / n_days)
     t = ab.truth["A"]
     n_arm, n_rand = n_req / 2, n_req * p_act

@@ -47,8 +47,8 @@ def test_spark_identical_on_simulated_coat_and_obd(spark, tmp_path):
     d, r = tmp_path / "simulated-d.parquet", tmp_path / "simulated-r.parquet"
     assert (reo.estimate_reo_by(d, r, backend="spark", spark=spark).to_dict()
             == reo.estimate_reo_by(d, r, backend="duckdb").to_dict())
-    assert (reo.ab_test(d, d, r, method="delta-shared", backend="spark", spark=spark).to_dict()
-            == reo.ab_test(d, d, r, method="delta-shared", backend="duckdb").to_dict())
+    assert (reo.ab_test(d, d, r, interval="delta-shared", backend="spark", spark=spark).to_dict()
+            == reo.ab_test(d, d, r, interval="delta-shared", backend="duckdb").to_dict())
 
 
 def test_spark_errors_match_the_other_engines(spark):
@@ -72,7 +72,7 @@ def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
     lg.random.to_parquet(tmp_path / "r.parquet")
     outs = {}
     for engine in ("duckdb", "spark"):
-        for command in (["reo", "--default"], ["reo-ab", "--method", "delta-shared", "--treatment",
+        for command in (["reo", "--default"], ["reo-ab", "--interval", "delta-shared", "--treatment",
                                                str(tmp_path / "d.parquet"), "--control"]):
             assert cli.main(command + [str(tmp_path / "d.parquet"), "--random", str(tmp_path / "r.parquet"),
                                        "--engine", engine, "--json"]) == 0
