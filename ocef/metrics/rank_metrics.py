@@ -842,11 +842,39 @@ class RankingFairnessResult(Result):
     confidence: float = 0.95
 
     def to_frame(self):
-        """``groups``."""
+        """The per-user-group table (``groups``; empty without user groups, then read ``overall``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``groups``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": ["a", "b", "a", "a"],
+        ...                     "ug": ["x", "x", "y", "y"]})
+        >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["awrf"]).to_frame()["user_group"].tolist()
+        ['x', 'y']
+        """
         return self.groups
 
     def summary(self):
-        """The comparisons of user groups (``pairs``), most significant first."""
+        """The comparisons of user groups (``pairs``), most significant first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``pairs`` sorted by ``p_adjusted`` (rows without a test last).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
+        ...                     "g": ["a", "b", "a", "a", "b", "b", "a", "b"], "ug": list("xxxxyyyy")})
+        >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"]).summary()["statistic"].tolist()
+        ['difference', 'ratio']
+        """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
 
