@@ -811,6 +811,10 @@ class ExposureResult(Result):
     users : MetricFrameResult or None
         Per-user metrics (precision, recall, nDCG, hit rate) by user group.
     stats : RankingStats
+    ranking : RankingFairnessResult or None
+        Per-user AWRF, NDKL and expected exposure by user group (only when
+        :func:`ocef.metrics.rank_exposure.exposure_fairness` is given ``ranking_metrics``: a second
+        pass over the log; :func:`ocef.metrics.rank_metrics.ranking_fairness`).
     """
 
     overall: pd.DataFrame
@@ -822,6 +826,7 @@ class ExposureResult(Result):
     patience: float = 0.5
     target: str = "equal"
     confidence: float = 0.95
+    ranking: object = None
 
     def to_frame(self):
         """``groups``."""
@@ -835,12 +840,15 @@ class ExposureResult(Result):
     def to_dict(self) -> dict:
         from ocef.results import jsonable
 
-        return {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),
-                "users": None if self.users is None else {"groups": jsonable(self.users.groups),
-                                                           "pairs": jsonable(self.users.pairs),
-                                                           "overall": jsonable(self.users.overall)},
-                "browsing": self.browsing, "patience": self.patience, "target": self.target,
-                "confidence": self.confidence}
+        out = {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),
+               "users": None if self.users is None else {"groups": jsonable(self.users.groups),
+                                                          "pairs": jsonable(self.users.pairs),
+                                                          "overall": jsonable(self.users.overall)},
+               "browsing": self.browsing, "patience": self.patience, "target": self.target,
+               "confidence": self.confidence}
+        if self.ranking is not None:              # only when asked for (ranking_metrics=)
+            out["ranking"] = self.ranking.to_dict()
+        return out
 
 
 def _z_rows(ug, ig, n, r, z, level):
