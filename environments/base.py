@@ -18,9 +18,61 @@ from ocef.validation import check_in_interval, check_positive_int, seed_from_rng
 class Environment:
     """Ground truth, users, item categories and a simulated Funk-SVD recommender.
 
-    Subclasses set ``rho``, ``item_categories``, ``category_names``, ``users`` and
-    ``description``, and implement :meth:`groups`. :meth:`estimated_scores` is shared:
-    the recommender of Sec. 6.1 / App. D.2 fitted on Bernoulli(ρ) samples, cached on disk.
+    The base of the environments of seed 001 (Sec. 6.1, App. B.1): a ground truth ρ^m(a) in
+    [0, 1] of every user m and item a (the expected reward of recommending a to m, Sec. 3.1),
+    the users' attributes defining groups, item categories (for the exposure-constrained
+    policies of eq. (2) and App. A), and the recommender whose *estimated* preferences the
+    audited policies are built from. Subclasses (:class:`~ocef.environments.synthetic.SyntheticEnvironment`,
+    :class:`~ocef.environments.movielens_env.MovieLensEnvironment`) set the attributes below and
+    implement :meth:`groups`. :meth:`estimated_scores` is shared: the recommender of Sec. 6.1 /
+    App. D.2, Funk SVD fitted on Bernoulli(ρ) ratings of a random ``train_fraction`` of each
+    user's entries (:func:`~ocef.environments.recommender.simulate_recommender`), cached on disk
+    (:func:`~ocef.environments.cache.cached_arrays`) under a key holding the fingerprint of ρ and
+    every training setting.
+
+    Attributes
+    ----------
+    rho : numpy.ndarray
+        Ground truth, shape (n_users, n_items), entries in [0, 1].
+    item_categories : numpy.ndarray
+        Integer category of each item, shape (n_items,).
+    category_names : list of str
+        Name of each category code.
+    users : pandas.DataFrame
+        One row per user (row m = user m), with the attribute columns of the partitions.
+    description : str
+        One line naming the environment and its size (its ``repr``).
+    partitions : tuple of str
+        The partition names :meth:`groups` accepts.
+    regularizations : tuple of float, default (0.01, 0.1, 1.0, 10.0)
+        Grid of the recommender's regularization, chosen on held-out ratings (App. D.2).
+    n_epochs : int, default 20
+        SGD epochs of the recommender's Funk SVD.
+    lr : float, default 0.005
+        SGD learning rate of the recommender's Funk SVD.
+    biased : bool, default False
+        Whether the recommender's Funk SVD has user and item biases.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from ocef.environments.synthetic import SyntheticEnvironment
+    >>> from ocef.policies import argmax_policy, utility
+    >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, n_groups=2, rng=0)
+    >>> env
+    SyntheticEnvironment(synthetic rank 2, 20 users x 10 items, 2 groups, seed 0)
+    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+    ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
+    ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
+    >>> scores.shape, reg
+    ((20, 10), 1.0)
+
+    The mean utility (eq. (1)) of the argmax policy on the estimated scores, and the best
+    achievable one:
+
+    >>> float(utility(env.rho, argmax_policy(scores)).mean().round(3)), float(env.rho.max(axis=1).mean().round(3))
+    (0.57, 0.991)
     """
 
     rho: np.ndarray

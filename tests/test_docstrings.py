@@ -233,15 +233,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.metrics.recommender.UserStats: PE",
 
     # --- ocef.environments and ocef.policies (helper environments-policies) ---
-    "ocef.environments.base.Environment: E",
-    "ocef.environments.cache.cache_dir: RE",
-    "ocef.environments.cache.array_fingerprint: RE",
-    "ocef.environments.cache.cache_key: PRE",
-    "ocef.environments.cache.cached_arrays: PRE",
-    "ocef.environments.fairrec_split.FairRecSplit: PE",
-    "ocef.environments.fairrec_split.fairrec_split: PRE",
-    "ocef.environments.fairrec_split.leave_last_out: PRE",
-    "ocef.environments.fairrec_split.item_popularity: PRE",
     "ocef.environments.log_schema.read_errors: RE",
     "ocef.environments.logs.read_log: PRE",
     "ocef.environments.logs.split_by_source: PRE",
