@@ -233,16 +233,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.metrics.recommender.UserStats: PE",
 
     # --- ocef.environments and ocef.policies (helper environments-policies) ---
-    "ocef.environments.log_schema.read_errors: RE",
-    "ocef.environments.logs.read_log: PRE",
-    "ocef.environments.logs.split_by_source: PRE",
-    "ocef.environments.logs.load_logs: PRE",
-    "ocef.environments.logs.load_published: PRE",
-    "ocef.environments.measurement_bias.split_items: PRE",
-    "ocef.environments.measurement_bias.normalized_history: PRE",
-    "ocef.environments.measurement_bias.ridge_item_embeddings: PRE",
-    "ocef.environments.measurement_bias.restricted_softmax: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment: PE",
     "ocef.environments.movielens_env.stars_to_unit: PRE",
     "ocef.environments.movielens_env.most_rated: PRE",
     "ocef.environments.pairs.pairs_from_ratings: PRE",
