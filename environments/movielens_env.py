@@ -42,13 +42,68 @@ DEFAULT_ITEMS_100K = 1000
 
 
 def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.ndarray:
-    """Map star ratings on ``[low, high]`` to [0, 1]: ``clip((r - low) / (high - low), 0, 1)``."""
+    """Map star ratings to the [0, 1] scale of OCEF's expected rewards (seed 001, Sec. 6.1).
+
+    ``clip((r - low) / (high - low), 0, 1)``: the ends of the star scale go to 0 and 1, the
+    order and relative gaps of the ratings are kept, and completed ratings outside the scale
+    are clipped (ρ is the probability of a positive binary rating, so it must lie in [0, 1]).
+
+    Parameters
+    ----------
+    stars : array_like
+        Star ratings (observed or completed), any shape.
+    low, high : float, default 1.0 and 5.0
+        The ends of the star scale (MovieLens: 1 to 5 stars).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the shape of ``stars``, in [0, 1].
+
+    Examples
+    --------
+    >>> stars_to_unit(np.array([1, 3, 5, 5.4]))
+    array([0. , 0.5, 1. , 1. ])
+    """
     return np.clip((np.asarray(stars, dtype=float) - low) / (high - low), 0.0, 1.0)
 
 
 def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
-    """Indices of the ``n`` users (or items) with the most ratings, sorted by index;
-    ties broken by the smaller index. ``None`` keeps all that have ratings."""
+    """The users (or items) with the most ratings, as kept by the MovieLens environment.
+
+    Sec. 6.1 of seed 001 keeps "users and items with the most ratings". Ties in the number of
+    ratings are broken by the smaller index; the kept indices are returned sorted.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating.
+    column : str
+        The column to count, e.g. ``"user"`` or ``"item"`` (also names the error:
+        ``n_users``/``n_items``).
+    n : int or None
+        How many to keep (>= 1, at most the number with ratings); None keeps all that have
+        ratings.
+
+    Returns
+    -------
+    numpy.ndarray
+        The kept values of ``column``, sorted ascending.
+
+    Raises
+    ------
+    ParameterError
+        If ``n`` exceeds the number of distinct values with ratings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"user": [0, 0, 1, 2, 2, 2], "item": [5, 3, 3, 5, 4, 3]})
+    >>> most_rated(ratings, "item", 2)             # item 3: 3 ratings, item 5: 2
+    array([3, 5])
+    >>> most_rated(ratings, "user", None)
+    array([0, 1, 2])
+    """
     counts = ratings[column].value_counts()
     order = counts.index.to_numpy()[np.lexsort((counts.index.to_numpy(), -counts.to_numpy()))]
     if n is not None:
