@@ -22,6 +22,7 @@ import pandas as pd
 
 from ocef.fairrec.training import check_training, fitted_params
 from ocef.validation import as_generator
+from ocef.errors import ParameterError
 
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
 
@@ -42,7 +43,7 @@ def _require_torch():
     try:
         import torch
     except ImportError:
-        raise ValueError("the deep models (wdl, deepfm, dcn) need torch: pip install -e '.[deep]' in a checkout") from None
+        raise ParameterError("the deep models (wdl, deepfm, dcn) need torch: pip install -e '.[deep]' in a checkout") from None
     return torch
 
 
@@ -122,7 +123,7 @@ class DeepCTR:
 
         return Net()
 
-    def fit(self, split, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
         seed; :func:`ocef.fairrec.training.fitted_params`)."""
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
@@ -160,7 +161,7 @@ class DeepCTR:
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
         """Click probability of every ``(user, item)`` row of ``candidates``."""
         if not self.params:
-            raise ValueError(f"{type(self).__name__} is not fitted: call fit(split) first")
+            raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")
         torch = _require_torch()
         cat, genres = self._fields(candidates["user"].to_numpy(dtype=np.int64),
                                    candidates["item"].to_numpy(dtype=np.int64))
