@@ -97,11 +97,48 @@ class Environment:
         return self.rho.shape[1]
 
     def groups(self, partition: str) -> tuple[np.ndarray, list[str]]:
-        """``(labels, names)``: 0-based group label of each user, names of the groups."""
+        """The user groups of a partition (e.g. ``"gender"``, ``"group"``), for group envy.
+
+        Parameters
+        ----------
+        partition : str
+            One of :attr:`partitions`.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0-based group label of each user, shape (n_users,).
+        names : list of str
+            The name of each label.
+
+        Raises
+        ------
+        ParameterError
+            If ``partition`` is not one of :attr:`partitions` (in subclasses).
+
+        Examples
+        --------
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> SyntheticEnvironment(n_users=6, n_items=5, rank=2, n_groups=3, rng=0).groups("group")
+        (array([0, 2, 2, 1, 0, 1]), ['group 0', 'group 1', 'group 2'])
+        """
         raise NotImplementedError
 
     def fingerprint(self) -> str:
-        """Hash of ρ, identifying the environment in cache keys."""
+        """The SHA-256 of ρ, identifying the environment in cache keys (computed once).
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits (:func:`~ocef.environments.cache.array_fingerprint` of ``rho``).
+
+        Examples
+        --------
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> fp = SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
+        >>> len(fp), fp == SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
+        (64, True)
+        """
         if getattr(self, "_fingerprint", None) is None:
             self._fingerprint = array_fingerprint(self.rho)
         return self._fingerprint
@@ -123,18 +160,97 @@ class Environment:
         return cached_arrays("recommender", params, compute)
 
     def recommender_model(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> FunkSVDModel:
-        """The Funk-SVD model of the simulated recommender (cached on disk)."""
+        """The Funk-SVD model of the simulated recommender (Sec. 6.1, App. D.2; cached on disk).
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Seed of the simulation (converted to an int, which keys the cache entry).
+
+        Returns
+        -------
+        FunkSVDModel
+            The fitted model (:func:`~ocef.environments.recommender.simulate_recommender`).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     model = env.recommender_model(3, train_fraction=0.5, rng=0)
+        >>> model.P.shape, model.Q.shape
+        ((20, 3), (10, 3))
+        """
         return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, rng))
 
     def recommender_regularization(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> float:
-        """The regularization chosen on held-out data for that recommender (App. D.2)."""
+        """The regularization chosen on held-out ratings for that recommender (App. D.2).
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Seed of the simulation.
+
+        Returns
+        -------
+        float
+            One of :attr:`regularizations`.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
+        >>> reg in env.regularizations
+        True
+        """
         return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
     def estimated_scores(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> np.ndarray:
-        """Estimated preferences (users x items) of the recommender with ``factors`` latent
-        factors trained on ``train_fraction`` of each user's entries (seed 001, Sec. 6.1).
-        ``rng`` (an int seed by default, so that the fit is cached on disk) draws the training
-        entries and the initialisation."""
+        """Estimated preferences of the simulated recommender (seed 001, Sec. 6.1, App. D.2).
+
+        The scores of Funk SVD with ``factors`` latent factors trained on Bernoulli(ρ) ratings of
+        ``train_fraction`` of each user's entries; the audited policies are built from them.
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1); few factors misspecify the model (Fig. 2).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Draws the training entries and the initialisation (an int seed by default, so that
+            the fit is cached on disk).
+
+        Returns
+        -------
+        numpy.ndarray
+            Scores, shape (n_users, n_items) (raw estimates, not clipped).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
+        >>> scores.shape
+        (20, 10)
+        """
         return self.recommender_model(factors, train_fraction, rng=rng).scores()
 
     def __repr__(self) -> str:

@@ -381,13 +381,68 @@ class MeasurementBiasEnvironment:
         return self.rho.shape[1]
 
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
-        """Labels (0: advantaged g_1, 1: disadvantaged g_2) and names."""
+        """The two groups of App. B.2: advantaged g_1 and disadvantaged g_2.
+
+        Parameters
+        ----------
+        partition_name : str, default "group"
+            The only partition, ``"group"``.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0 (g_1) or 1 (g_2) per user.
+        names : list of str
+            ``["g1 (advantaged)", "g2 (disadvantaged)"]``.
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is not ``"group"``.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=2, n_items=4, n_documents=4, dim=3)
+        >>> env.groups()
+        (array([0, 0, 1, 1]), ['g1 (advantaged)', 'g2 (disadvantaged)'])
+        """
         if partition_name not in self.partitions:
             raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(), ["g1 (advantaged)", "g2 (disadvantaged)"]
 
     def history(self, tau2: float, *, rng=None) -> np.ndarray:
-        """Listening counts ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` (users x documents)."""
+        """Draw the listening history of App. B.2: ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}``.
+
+        Users of g_1 listen at rate ``tau1``, those of g_2 at ``tau2``, each group only to its own
+        half of the documents H_i (the rate uses ``max(<v, e>, 0)``, which is ``<v, e>`` with
+        positive embeddings).
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group (0: no history).
+        rng : None, int, SeedSequence or Generator, optional
+            Draws the counts.
+
+        Returns
+        -------
+        numpy.ndarray
+            Counts (float), users x documents.
+
+        Raises
+        ------
+        ParameterError
+            If ``tau2`` is negative or infinite.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=2, n_items=4, n_documents=4, dim=3)
+        >>> env.history(0.0, rng=0)                 # g_2 (rows 2-3) has no history at τ_2 = 0
+        array([[41., 11.,  0.,  0.],
+               [29., 31.,  0.,  0.],
+               [ 0.,  0.,  0.,  0.],
+               [ 0.,  0.,  0.,  0.]])
+        """
         tau2 = check_in_interval("tau2", tau2, 0.0, np.inf, low_open=False, high_open=True)
         rng = as_generator(rng)
         labels = self.users["group"].to_numpy()
@@ -401,8 +456,41 @@ class MeasurementBiasEnvironment:
 
     def estimated_ratings(self, tau2: float, *, rng=0, split=SPLIT,
                           ridge_grid=RIDGE_GRID) -> tuple[np.ndarray, np.ndarray, float]:
-        """``(r̂, test_mask, λ)``: the recommender's estimates (users x items), the mask of
-        each user's test items, and the chosen ridge parameter, for history level ``tau2``."""
+        """The recommender of App. B.2 at history level ``tau2``: estimates, test items, ridge λ.
+
+        Draws the history (:meth:`history`), splits each user's items into train/valid/test
+        (:func:`split_items`), and regresses the ratings (Bernoulli(ρ) draws in the literal
+        reading, the noiseless logits otherwise) on the normalized history by ridge
+        (:func:`ridge_item_embeddings`): ``r̂^m(a) = (X^m / ||X^m||) Ê_aᵀ``.
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group.
+        rng : None, int, SeedSequence or Generator, default 0
+            Draws the history, the split and the ratings (an int gives the same recommender at
+            every call).
+        split : sequence of 3 float, default (0.2, 0.2, 0.6)
+            Train/valid/test shares of each user's items.
+        ridge_grid : sequence of float, default (0.01, 0.1, 1.0, 10.0)
+            Candidate ridge parameters.
+
+        Returns
+        -------
+        scores : numpy.ndarray
+            Estimates r̂, users x items (0 for users without history).
+        test : numpy.ndarray
+            Mask of each user's test items, users x items.
+        lam : float
+            The chosen ridge parameter.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=3, n_items=5, n_documents=4, dim=3)
+        >>> scores, test, lam = env.estimated_ratings(0.0, rng=0)
+        >>> scores.shape, test.sum(axis=1), bool((scores[3:] == 0).all())   # g_2: no history
+        ((6, 5), array([3, 3, 3, 3, 3, 3]), True)
+        """
         rng = as_generator(rng)         # an int (the default) gives the same recommender every call
         X = self.history(tau2, rng=rng)
         part = split_items(self.n_users, self.n_items, split, rng=rng)
@@ -415,11 +503,57 @@ class MeasurementBiasEnvironment:
         return feats @ E.T, part == 2, lam
 
     def policy(self, tau2: float, beta: float, *, rng=0) -> np.ndarray:
-        """``π^{m,softmax}`` of App. B.2 on the test items (users x items probabilities)."""
+        """The softmax policy ``π^{m,softmax}`` of App. B.2 at history level ``tau2``.
+
+        :func:`restricted_softmax` of :meth:`estimated_ratings` on :meth:`policy_support`
+        (each user's test items, or all items in the ``sphere`` reading).
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group.
+        beta : float
+            Inverse temperature β > 0 (App. B.2: 0.01 to 1).
+        rng : None, int, SeedSequence or Generator, default 0
+            As in :meth:`estimated_ratings`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities, users x items, rows summing to 1.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=3, n_items=5, n_documents=4, dim=3)
+        >>> pi = env.policy(1.0, beta=0.1, rng=0)
+        >>> pi.sum(axis=1), (pi > 0).sum(axis=1)             # support: the 3 test items
+        (array([1., 1., 1., 1., 1., 1.]), array([3, 3, 3, 3, 3, 3]))
+        """
         scores, test, _ = self.estimated_ratings(tau2, rng=rng)
         return restricted_softmax(scores, self.policy_support(test), beta)
 
     def policy_support(self, test: np.ndarray) -> np.ndarray:
         """The items each user's softmax ranges over: the test items (App. B.2), or every item in
-        the ``sphere`` reading."""
+        the ``sphere`` reading.
+
+        Parameters
+        ----------
+        test : numpy.ndarray
+            Mask of each user's test items, users x items.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean mask, users x items.
+
+        Examples
+        --------
+        >>> test = np.array([[True, False], [False, True]])
+        >>> MeasurementBiasEnvironment(2, 2, 2, 2).policy_support(test)
+        array([[ True, False],
+               [False,  True]])
+        >>> MeasurementBiasEnvironment(2, 2, 2, 2, reading="sphere").policy_support(test)
+        array([[ True,  True],
+               [ True,  True]])
+        """
         return test if self.policy_on_test_items else np.ones_like(test, dtype=bool)

@@ -146,11 +146,35 @@ class MovieLensEnvironment(Environment):
 
     Examples
     --------
+    On MovieLens-100K (needs the data set, found as ``../shared/data`` or ``$OCEF_DATA_DIR``):
+
     >>> from ocef.datasets import MovieLens100K
     >>> env = MovieLensEnvironment(data=MovieLens100K().data)        # doctest: +SKIP
     >>> env.rho.shape                                                # doctest: +SKIP
     (943, 1000)
     >>> labels, names = env.groups("gender")                         # doctest: +SKIP
+
+    The same on a tiny stand-in for the data (6 users rating 4 items):
+
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> from ocef.datasets.movielens import MovieLensData
+    >>> rng = np.random.default_rng(0)
+    >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+    ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
+    >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+    ...                       "age": [18, 25, 35] * 2, "occupation": 0})
+    >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+    ...                       "category": "Drama", "category_code": 8})
+    >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+    ...     env = MovieLensEnvironment(data=data, completion_factors=2)
+    >>> env
+    MovieLensEnvironment(MovieLens-100K, 6 users x 4 items)
+    >>> env.rho.round(2)[:2]
+    array([[0.53, 0.63, 0.59, 0.55],
+           [0.35, 0.44, 0.41, 0.37]])
     """
 
     partitions = tuple(PARTITIONS)
@@ -196,6 +220,48 @@ class MovieLensEnvironment(Environment):
         self.description = f"{name}, {self.n_users} users x {self.n_items} items"
 
     def groups(self, partition_name: str) -> tuple[np.ndarray, list[str]]:
-        """Labels and names of the non-empty groups of ``partition_name`` (one of
-        ``gender, age, occupation, gender-age, gender-occupation, age-occupation``)."""
+        """Labels and names of the non-empty groups of a partition of the MovieLens users.
+
+        Parameters
+        ----------
+        partition_name : str
+            One of ``gender, age, occupation, gender-age, gender-occupation, age-occupation``
+            (:func:`ocef.datasets.movielens.partition`).
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0-based group label of each user.
+        names : list of str
+            The name of each label (only non-empty groups).
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is unknown.
+
+        Examples
+        --------
+        A tiny stand-in for the MovieLens data (6 users, 4 items; ``MovieLens100K().data`` on the
+        real set):
+
+        >>> import os, tempfile
+        >>> from pathlib import Path
+        >>> from unittest import mock
+        >>> from ocef.datasets.movielens import MovieLensData
+        >>> rng = np.random.default_rng(0)
+        >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+        ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
+        >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+        ...                       "age": [18, 25, 35] * 2, "occupation": 0})
+        >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+        ...                       "category": "Drama", "category_code": 8})
+        >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     env = MovieLensEnvironment(data=data, completion_factors=2)
+        >>> env.groups("gender")
+        (array([0, 1, 0, 1, 0, 1]), ['F', 'M'])
+        >>> env.groups("gender-age")[1][:3]
+        ['F & 18-24', 'F & 25-34', 'F & 35-44']
+        """
         return partition(self.users, partition_name)

@@ -86,14 +86,59 @@ class FunkSVDModel:
     Q: np.ndarray
 
     def scores(self) -> np.ndarray:
+        """The full matrix of estimates, ``mu + bu[:, None] + bi[None, :] + P @ Q.T``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n_users, n_items).
+
+        Examples
+        --------
+        >>> FunkSVDModel(1.0, np.zeros(2), np.zeros(2), np.eye(2), np.array([[2.0, 0.0], [0.0, 3.0]])).scores()
+        array([[3., 1.],
+               [1., 4.]])
+        """
         return self.mu + self.bu[:, None] + self.bi[None, :] + self.P @ self.Q.T
 
     def predict(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        """Estimates at the (user, item) pairs, without building the full matrix."""
+        """Estimates at given (user, item) pairs, without building the full matrix.
+
+        Parameters
+        ----------
+        users, items : numpy.ndarray of int
+            Indices of the pairs, arrays of one length.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``mu + bu[u] + bi[i] + P[u] · Q[i]`` per pair.
+
+        Examples
+        --------
+        >>> model = FunkSVDModel(1.0, np.zeros(2), np.zeros(2), np.eye(2), np.array([[2.0, 0.0], [0.0, 3.0]]))
+        >>> model.predict(np.array([1, 0]), np.array([1, 1]))
+        array([4., 1.])
+        """
         return (self.mu + self.bu[users] + self.bi[items]
                 + np.einsum("nk,nk->n", self.P[users], self.Q[items]))
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The parameters as named arrays, for the disk cache (:meth:`from_arrays` inverts it).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``mu`` (0-d), ``bu``, ``bi``, ``P``, ``Q``.
+
+        Examples
+        --------
+        >>> model = FunkSVDModel(1.0, np.zeros(2), np.zeros(3), np.ones((2, 1)), np.ones((3, 1)))
+        >>> sorted(model.to_arrays())
+        ['P', 'Q', 'bi', 'bu', 'mu']
+        >>> FunkSVDModel.from_arrays(model.to_arrays()).scores().shape
+        (2, 3)
+        """
         return {"mu": np.array(self.mu), "bu": self.bu, "bi": self.bi, "P": self.P, "Q": self.Q}
 
     @classmethod

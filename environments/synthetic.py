@@ -200,7 +200,30 @@ class SyntheticEnvironment(Environment):
                             f"{n_groups} groups, seed {seed}")
 
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
-        """Labels and names of the ``"group"`` partition."""
+        """Labels and names of the ``"group"`` partition (the only one).
+
+        Parameters
+        ----------
+        partition_name : str, default "group"
+            Must be ``"group"``.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            Group of each user, in ``0..n_groups-1``.
+        names : list of str
+            ``"group 0"``, ``"group 1"``, ...
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is not ``"group"``.
+
+        Examples
+        --------
+        >>> SyntheticEnvironment(n_users=4, n_items=3, rank=2, n_groups=2, n_categories=1, rng=0).groups()
+        (array([0, 0, 1, 1]), ['group 0', 'group 1'])
+        """
         if partition_name not in self.partitions:
             raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(dtype=int), [f"group {g}" for g in range(self.n_groups)]

@@ -98,7 +98,36 @@ class IdMap:
         return _hashable(raw) in self._pos
 
     def index(self, ids) -> np.ndarray:
-        """Positions of the raw ``ids`` (unknown id → ValueError)."""
+        """The positions of raw ids (unknown id → ValueError naming it).
+
+        Parameters
+        ----------
+        ids : sequence
+            Raw ids (repeats allowed), compared with their type.
+
+        Returns
+        -------
+        numpy.ndarray
+            Positions (dtype ``intp``), one per id.
+
+        Raises
+        ------
+        ParameterError
+            If an id is unknown (at most 5 named, with a hint when the types differ) or ``ids``
+            is empty.
+        ParameterTypeError
+            If ``ids`` is a string or a scalar.
+
+        Examples
+        --------
+        >>> items = IdMap([196, 242, 302], what="item")
+        >>> items.index([302, 196])
+        array([2, 0])
+        >>> items.index(["196"])
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: 1 unknown item id(s), e.g. ['196']: ... these are str
+        """
         wanted = _id_list(ids, self.what)
         pos = [self._pos.get(raw, -1) for raw in wanted]
         missing = [raw for raw, p in zip(wanted, pos) if p < 0]

@@ -242,15 +242,67 @@ class Policy:
         raise NotImplementedError
 
     def probabilities(self, users=None) -> np.ndarray:
-        """π^m(a|x) for ``users`` (default: all users), shape (n, A) or (n, X, A)."""
+        """The probabilities π^m(a|x) of some users (default: all users).
+
+        Parameters
+        ----------
+        users : array_like of int, optional
+            User indices in ``[0, n_users)`` (a scalar is one user); None for all users.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, A), or (n, X, A) for a contextual policy.
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range or ``users`` is not 1-d.
+        ParameterTypeError
+            If the indices are not integers.
+
+        Examples
+        --------
+        >>> uniform = CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4)
+        >>> uniform.probabilities([2])
+        array([[0.25, 0.25, 0.25, 0.25]])
+        """
         idx = np.arange(self._n_users) if users is None else _check_users(users, self._n_users)
         return self._probabilities(idx)
 
     def sample(self, users, *, rng=None, contexts=None) -> np.ndarray:
         """Draw one item a ~ π^m(·|x) for each user in ``users`` (vectorized inverse CDF).
 
-        ``contexts`` (one context index per user) is required for a contextual policy.
-        ``rng`` is a seed or a ``numpy.random.Generator``.
+        This is how an audit observes a user's reaction to another user's recommendations
+        (:func:`sample_rows`).
+
+        Parameters
+        ----------
+        users : array_like of int
+            User indices (repeats allowed).
+        rng : None, int, SeedSequence or Generator, optional
+            Draws the items.
+        contexts : array_like of int, optional
+            One context index per user; required for a contextual policy, refused otherwise.
+
+        Returns
+        -------
+        numpy.ndarray
+            One item index per user.
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range, or ``contexts`` is missing, misshapen or not expected.
+
+        Examples
+        --------
+        >>> p = ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+        >>> p.sample([0, 1, 1], rng=0)
+        array([1, 2, 2])
+        >>> contextual = ArrayPolicy([[[1.0, 0.0], [0.0, 1.0]]])       # 1 user, 2 contexts
+        >>> contextual.sample([0, 0], contexts=[0, 1], rng=0)
+        array([0, 1])
         """
         idx = _check_users(users, self._n_users)
         gen = as_generator(rng)
@@ -314,6 +366,29 @@ class ArrayPolicy(Policy):
         return self._probs
 
     def probabilities(self, users=None) -> np.ndarray:
+        """Rows of the probability table (the read-only table itself when ``users`` is None).
+
+        Parameters
+        ----------
+        users : array_like of int, optional
+            User indices in ``[0, n_users)``; None for all users.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, A) or (n, X, A).
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range.
+
+        Examples
+        --------
+        >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1, 0])
+        array([[0. , 0. , 1. ],
+               [0.5, 0.5, 0. ]])
+        """
         if users is None:
             return self._probs
         return self._probs[_check_users(users, self._n_users)]

@@ -399,26 +399,6 @@ KNOWN_METHOD_GAPS: set[str] = {
     "ocef.metrics.MetricFrameResult.summary: RE",
 
     # --- ocef.environments and ocef.policies (helper environments-policies) ---
-    "ocef.environments.bandits.BernoulliBandit.sample: PRE",
-    "ocef.environments.base.Environment.groups: PRE",
-    "ocef.environments.base.Environment.fingerprint: RE",
-    "ocef.environments.base.Environment.recommender_model: PRE",
-    "ocef.environments.base.Environment.recommender_regularization: PRE",
-    "ocef.environments.base.Environment.estimated_scores: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment.groups: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment.history: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment.estimated_ratings: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment.policy: PRE",
-    "ocef.environments.measurement_bias.MeasurementBiasEnvironment.policy_support: PRE",
-    "ocef.environments.movielens_env.MovieLensEnvironment.groups: PRE",
-    "ocef.environments.recommender.FunkSVDModel.scores: SRE",
-    "ocef.environments.recommender.FunkSVDModel.predict: PRE",
-    "ocef.environments.recommender.FunkSVDModel.to_arrays: SRE",
-    "ocef.environments.synthetic.SyntheticEnvironment.groups: PRE",
-    "ocef.policies.Policy.probabilities: PRE",
-    "ocef.policies.Policy.sample: PRE",
-    "ocef.policies.ArrayPolicy.probabilities: PRE",
-    "ocef.policies.IdMap.index: PRE",
 
     # --- ocef.fairrec, ocef.datasets, ocef.validation (helper fairrec-datasets) ---
     "ocef.fairrec.deep.DeepCTR.hyper: SRE",
