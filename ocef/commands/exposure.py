@@ -88,7 +88,16 @@ def _side(path):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.commands._common import format_table, print_json
+    from ocef.commands._common import ConsoleTable, format_table, print_json
+
+    marks = ConsoleTable()
+
+    def table(frame, cols):
+        """``cols`` of ``frame``; a row whose value or interval is null points to its reason."""
+        data = {c: frame[c].tolist() for c in cols}
+        if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
+            data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
+        return format_table(data)
     from ocef.metrics.rank_exposure import exposure_fairness
 
     reference = args.reference
@@ -108,33 +117,31 @@ def _run(args: argparse.Namespace) -> int:
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]
-    print(format_table({c: g[c].tolist() for c in cols}))
+    print(table(g, cols))
     if len(result.pairs):
         print("\nuser groups vs the reference (difference of exposure shares):")
         pc = ["user_group", "reference", "item_group", "estimate", "ci_low", "ci_high", "p_adjusted", "significant"]
-        print(format_table({c: result.pairs[c].tolist() for c in pc}))
+        print(table(result.pairs, pc))
     if result.users is not None:
         print("\nper-user metrics by user group:")
         ug = result.users.groups
-        print(format_table({c: ug[c].tolist() for c in ["user_group", "metric", "n_users", "estimate", "ci_low",
-                                                         "ci_high"]}))
+        print(table(ug, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
         if len(result.users.pairs):
             up = result.users.pairs
-            print(format_table({c: up[c].tolist() for c in ["user_group", "reference", "metric", "statistic",
-                                                             "estimate", "ci_low", "ci_high", "p_adjusted",
-                                                             "significant"]}))
+            print(table(up, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low", "ci_high",
+                             "p_adjusted", "significant"]))
     r = result.ranking
     if r is not None:
         print(f"\nper-user ranking metrics (mean over users, Hall's interval; attention {r.attention}; "
               f"expected-exposure target from {r.target_source}):")
         frame = r.groups if len(r.groups) else r.overall.assign(user_group="(all)")
-        print(format_table({c: frame[c].tolist() for c in ["user_group", "metric", "n_users", "estimate", "ci_low",
-                                                            "ci_high"]}))
+        print(table(frame, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
         notes = sorted({n for n in r.overall["note"].dropna()})
         for n in notes:
             print(f"note: {n}")
         if len(r.pairs):
-            print(format_table({c: r.pairs[c].tolist() for c in ["user_group", "reference", "metric", "statistic",
-                                                                  "estimate", "ci_low", "ci_high", "p_adjusted",
-                                                                  "significant"]}))
+            print(table(r.pairs, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low",
+                                  "ci_high", "p_adjusted", "significant"]))
+    for line in marks.notes():
+        print(line)
     return 0
