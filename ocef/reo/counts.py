@@ -126,7 +126,7 @@ class ReoCounts(Result):
 
     def _cube(self, log: str, column: int) -> np.ndarray:
         if log not in self.logs:
-            raise KeyError(f"no log named {log!r}; logs are {list(self.logs)}")
+            raise ParameterError(f"log must be one of {list(self.logs)}, got {log!r}")
         return self.cube[self.logs.index(log), ..., column].copy()
 
     def positives(self, log: str) -> np.ndarray:
@@ -145,7 +145,7 @@ class ReoCounts(Result):
 
         Raises
         ------
-        KeyError
+        ParameterError
             If ``log`` is not one of ``logs``.
 
         Examples
@@ -175,7 +175,7 @@ class ReoCounts(Result):
 
         Raises
         ------
-        KeyError
+        ParameterError
             If ``log`` is not one of ``logs``.
 
         Examples
@@ -204,7 +204,7 @@ class ReoCounts(Result):
 
         Raises
         ------
-        KeyError
+        ParameterError
             If ``log`` is not one of ``logs``.
 
         Examples
@@ -238,7 +238,7 @@ class ReoCounts(Result):
 
         Raises
         ------
-        KeyError
+        ParameterError
             If ``log`` is not one of ``logs``.
 
         Examples
