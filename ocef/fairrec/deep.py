@@ -31,6 +31,21 @@ DEEP_CODE_VERSION = 2
 
 
 def torch_available() -> bool:
+    """Whether torch can be imported, i.e. whether the deep models can be fitted here.
+
+    The deep models are an optional extra (``pip install -e '.[deep]'``, about 750 MB of CPU
+    wheels), never installed in CI; commands and experiments ask this before offering them.
+
+    Returns
+    -------
+    bool
+        True if ``import torch`` succeeds.
+
+    Examples
+    --------
+    >>> isinstance(torch_available(), bool)
+    True
+    """
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -48,7 +63,48 @@ def _require_torch():
 
 @dataclass
 class DeepCTR:
-    """Base of the deep models: fields, embeddings, training loop, cache and scoring."""
+    """Base of the deep models (seed 002, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
+
+    The fields are the split's user id, item id and each user attribute of ``split.users``
+    (gender, age, occupation: one embedding table each) and the item's genres (a bag: the mean of
+    the item's genre embeddings). Trained with binary cross-entropy and Adam on ``split.train``
+    (positives and sampled negatives); ``fit(split, rng=0, cache=True)`` caches the weights on
+    disk for an int ``rng`` (:func:`ocef.fairrec.training.fitted_params`), ``score(candidates)``
+    (also the call) returns click probabilities, like the numpy models of
+    :mod:`ocef.fairrec.models`. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`.
+    Measured on ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC
+    0.65-0.73 (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF`
+    reaches 0.838 in 5 s.
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DeepCTR(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('deep', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     embedding_dim: int = 8
     hidden: tuple = (256, 128)
@@ -172,21 +228,129 @@ class DeepCTR:
 
 @dataclass
 class WideDeep(DeepCTR):
-    """Wide&Deep (Cheng et al. 2016)."""
+    """Wide&Deep (Cheng et al. 2016), one of the paper's recommenders under test (Sec. 4.1).
+
+    ``logit = w·x + MLP([e_1, ..., e_F])``: a linear (wide) part over the one-hot fields and the
+    genre flags, plus an MLP (deep) over the concatenated field embeddings (:class:`DeepCTR`).
+
+    H.-T. Cheng et al., "Wide & Deep Learning for Recommender Systems", DLRS 2016.
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = WideDeep(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('wdl', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "wdl"
 
 
 @dataclass
 class DeepFM(DeepCTR):
-    """DeepFM (Guo et al. 2017)."""
+    """DeepFM (Guo et al. 2017), one of the paper's recommenders under test (Sec. 4.1).
+
+    ``logit = w·x + ½ Σ_f [(Σ_j e_jf)² − Σ_j e_jf²] + MLP([e_1, ..., e_F])``: first-order terms,
+    the factorization machine's pairwise interactions of the field embeddings, and the MLP over
+    the same (shared) embeddings (:class:`DeepCTR`).
+
+    H. Guo et al., "DeepFM: A Factorization-Machine based Neural Network for CTR Prediction",
+    IJCAI 2017.
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DeepFM(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('deepfm', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "deepfm"
 
 
 @dataclass
 class DCN(DeepCTR):
-    """Deep & Cross Network (Wang et al. 2017), 3 cross layers."""
+    """Deep & Cross Network (Wang et al. 2017), 3 cross layers; one of the paper's recommenders (Sec. 4.1).
+
+    The cross network ``x_{l+1} = x_0 (x_l · w_l) + b_l + x_l`` (three layers, from the
+    concatenated field embeddings ``x_0``) runs beside the MLP; their outputs are concatenated
+    into the final logit (:class:`DeepCTR`).
+
+    R. Wang et al., "Deep & Cross Network for Ad Click Predictions", ADKDD 2017.
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DCN(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('dcn', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "dcn"
 

@@ -97,7 +97,25 @@ def auto_epsilon(n_groups: int) -> float:
     authors' LFM360K setting) and geometric interpolation between,
     ``log ε = log 0.1 + t · log(0.005 / 0.1)`` with ``t = log(N / 1,000) / log(53,058 / 1,000)``.
     The particles per swarm ``ε · N`` then grow as ``N^0.25`` between the anchors (100 at 1,000 groups,
-    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``."""
+    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``.
+
+    Parameters
+    ----------
+    n_groups : int
+        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+
+    Returns
+    -------
+    float
+        ε in [0.005, 0.1].
+
+    Examples
+    --------
+    >>> auto_epsilon(294)                       # MovieLens' 2 x 7 x 21 grid: a simple case
+    0.1
+    >>> round(auto_epsilon(10_000), 4), int(auto_epsilon(10_000) * 10_000)
+    (0.0176, 176)
+    """
     t = _auto_position(n_groups)
     if t in (0.0, 1.0):                                  # the anchors exactly (no exp/log round-off)
         return AUTO_SIMPLE[1] if t == 0.0 else AUTO_COMPLEX[1]
@@ -106,7 +124,23 @@ def auto_epsilon(n_groups: int) -> float:
 
 def auto_n_iter(n_groups: int) -> int:
     """n_it for ``N`` groups by Sec. 4.2's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
-    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded)."""
+    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
+
+    Parameters
+    ----------
+    n_groups : int
+        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+
+    Returns
+    -------
+    int
+        The number of DPSO iterations, in [10, 20].
+
+    Examples
+    --------
+    >>> auto_n_iter(294), auto_n_iter(10_000), auto_n_iter(100_000)
+    (10, 16, 20)
+    """
     t = _auto_position(n_groups)
     return int(round(AUTO_SIMPLE[2] + t * (AUTO_COMPLEX[2] - AUTO_SIMPLE[2])))
 
@@ -175,6 +209,29 @@ def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_
     swarms, the initial positions and ``n_iter`` moves, Alg. 1-3), exhaustive ``n_groups``, TestSGD
     ``n_groups`` visits plus one complement of ``n_users`` rows each — times ``1 + n_resamples`` (the
     permutation test re-runs the search).
+
+    :func:`search` compares it with the work limit in force (:func:`ocef.validation.limit`) before
+    anything runs.
+
+    Parameters
+    ----------
+    method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search.
+    n_pt : int or None
+        Particles per swarm (DPSO and vanilla; ignored otherwise).
+    n_iter : int
+        Iterations (DPSO and vanilla).
+    n_groups : int
+        Valid groups of the oracle.
+    n_users : int
+        Users with a defined metric (TestSGD's complements).
+    n_resamples : int, default 0
+        Permutations of the permutation test (0: none).
+
+    Returns
+    -------
+    float
+        Estimated steps.
 
     Examples
     --------
@@ -547,7 +604,38 @@ METRIC_BOUNDS: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in ("auc", 
 def metric_bounds(split, metric: str) -> tuple[float, float]:
     """Range of one user's ``metric`` on ``split`` whatever the model ranks: [0, 1] for AUC, MRR,
     NDCG, URD; for URP (eq. 7, ``mean RP(top k) − mean RP(history)``) ``[min RP − max user_pop,
-    max RP − min user_pop]`` over the split's items and users (data, not model output)."""
+    max RP − min user_pop]`` over the split's items and users (data, not model output).
+
+    The range feeds the simultaneous intervals of :mod:`ocef.fairrec.inference`, which are valid
+    for any distribution on it; it must not depend on the model, or the bound would be fitted to
+    the data it judges.
+
+    Parameters
+    ----------
+    split : FairRecSplit
+        The split (:class:`ocef.environments.fairrec_split.FairRecSplit`); only ``rp`` and
+        ``user_pop`` are read, for URP.
+    metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
+
+    Returns
+    -------
+    (float, float)
+        ``(low, high)``.
+
+    Raises
+    ------
+    KeyError
+        For a metric outside the list above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> split = SimpleNamespace(rp=np.array([0.5, 2.0, 4.0]), user_pop=np.array([1.0, 3.0]))
+    >>> metric_bounds(split, "mrr"), metric_bounds(split, "urp")
+    ((0.0, 1.0), (-2.5, 3.0))
+    """
     if metric == "urp":
         rp, pop = np.asarray(split.rp, dtype=float), np.asarray(split.user_pop, dtype=float)
         return float(rp.min() - pop.max()), float(rp.max() - pop.min())
@@ -556,7 +644,34 @@ def metric_bounds(split, metric: str) -> tuple[float, float]:
 
 def defined_users(split, metric: str) -> np.ndarray:
     """Which users of ``split`` have a defined ``metric`` whatever the model: AUC needs a positive and
-    a negative candidate, NDCG a positive; MRR, URD and URP are always defined."""
+    a negative candidate, NDCG a positive; MRR, URD and URP are always defined.
+
+    Known from the candidates' labels without querying the model, so a search's valid groups
+    (``min_users`` users *with a defined metric*) are fixed before any evaluation. In a
+    leave-last-out split every user has one positive and ``n_neg_test`` negatives, so every user
+    is defined; a hand-made candidate table may differ.
+
+    Parameters
+    ----------
+    split : FairRecSplit
+        The split; ``candidates`` (``user, item, label``) and ``n_users`` are read.
+    metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_users,)
+        True where the user's metric is defined.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> cand = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "label": [1, 0, 1, 1, 0, 0]})
+    >>> split = SimpleNamespace(candidates=cand, n_users=3)
+    >>> defined_users(split, "auc").tolist(), defined_users(split, "ndcg").tolist()
+    ([True, False, False], [True, True, False])
+    """
     cand = split.candidates
     n_pos = np.bincount(cand["user"], weights=cand["label"].to_numpy(dtype=float), minlength=split.n_users)
     n = np.bincount(cand["user"], minlength=split.n_users)
@@ -583,11 +698,19 @@ def _check_bounds(bounds):
 class FairRecResult(Result):
     """Outcome of a search (Alg. 1's output) with selection-adjusted inference.
 
+    Returned by :func:`search`. A :class:`ocef.results.Result`: ``to_dict``, ``to_json`` (strict
+    JSON; the InfoBase is left out, it is the frame), ``to_frame`` and ``to_csv``.
+
     Attributes
     ----------
+    method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search that ran.
+    metric : str
+        The metric's name (the oracle's ``name``).
     uf : float
         UF of eq. (1): value of ``advantaged`` minus value of ``disadvantaged`` (the paper's
-        statistic; biased upwards by the search's maximum over noisy groups).
+        statistic; biased upwards by the search's maximum over noisy groups). NaN if the search
+        evaluated no valid group.
     uf_lower : float
         Lower confidence bound, at ``confidence``, of the population UF over the valid groups, valid
         whatever groups the search looked at (:mod:`ocef.fairrec.inference`); NaN with a ``reason``
@@ -596,18 +719,61 @@ class FairRecResult(Result):
         p-value of the null "the metric's distribution does not depend on the attributes"
         (``test``: ``"permutation"`` with ``n_resamples`` re-runs of the search, or ``"bound"``);
         ``significant`` = ``p_value <= 1 − confidence``.
-    advantaged, disadvantaged : Group
+    advantaged, disadvantaged : Group or None
         The reported groups, each with ``n_users`` (users with a defined metric), ``value`` and a
-        simultaneous interval ``ci_low``, ``ci_high``; ``top_advantaged`` / ``top_disadvantaged``:
-        the ``top_n`` best and worst evaluated groups, likewise.
+        simultaneous interval ``ci_low``, ``ci_high``; None if the search evaluated no valid group.
+    top_advantaged, top_disadvantaged : list of Group
+        The ``top_n`` best and worst evaluated groups, likewise.
     infobase : pandas.DataFrame
-        Every group evaluated: ``attrs…, n_users, value, iteration``.
+        Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (module docstring); ``inference_users_queried`` and
-        ``inference_queries`` the extra queries of the inference (the permutation test's users not
-        queried by the search), ``inference_seconds`` its time.
+        The search's own cost (module docstring): distinct groups queried, users whose
+        recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
+        n_queries``.
+    n_invalid_visits : int
+        Visits of groups with fewer than ``min_users`` users (never queried, cost nothing).
+    n_groups, n_cells : int
+        Valid groups and cells of the attribute grid (``Π`` of the attributes' ranges).
+    min_users : int
+        Smallest size of a valid group (users with a defined metric).
+    seconds : float
+        Wall time of the search itself.
+    params : dict
+        The settings used (``epsilon`` and ``n_iter`` after ``"auto"``, ``n_particles``, eq. (8)'s
+        constants, budgets, ``bounds``).
+    confidence : float
+        Level of the intervals and of ``uf_lower``.
+    test : {"permutation", "bound"} or None
+        The test that gave ``p_value`` (``"auto"`` resolved), None if none.
+    n_resamples : int
+        Permutations run (0 unless ``test == "permutation"``).
+    reason : str
+        Why a bound, interval or p-value is missing or was replaced ("" when nothing is).
+    inference_users_queried, inference_queries : int
+        Extra black-box cost of the inference: the permutation test's users not queried by the
+        search, and the one query that fetched them (0 or 1).
+    inference_seconds : float
+        Wall time of the inference.
+    labels : dict
+        ``{attribute: {code: label}}`` the groups are printed with.
 
-    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()``.
+    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()`` and
+    ``verdict()`` (one sentence).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> gen = np.random.default_rng(0)
+    >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+    >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+    >>> oracle = GroupOracle.from_user_metrics(users, ["g"], "mrr", labels={"g": {0: "F", 1: "M"}})
+    >>> res = search(oracle, "exhaustive", n_resamples=99, rng=0)
+    >>> res.summary()[["role", "labels", "n_users", "value", "ci_low", "ci_high"]].round(3)
+                role labels  n_users  value  ci_low  ci_high
+    0     advantaged    g=M      111  0.575   0.435    0.707
+    1  disadvantaged    g=F       89  0.260   0.140    0.410
+    >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
+    (0.315, 0.025, 0.01, 'permutation')
     """
 
     method: str
@@ -942,8 +1108,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
         TestSGD: smallest group share of the users.
     top_n : int
         Groups listed at each end.
-    max_evaluations, max_cost, group_cost : optional
-        Budgets (Table 3, module docstring).
+    max_evaluations, max_cost, group_cost : int or None, float or None, float
+        Budgets (Table 3, module docstring): at most ``max_evaluations`` distinct groups, or
+        queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
+        ``n + group_cost`` (default 1.0). None: no budget (the default).
+    epsilon_base : {"cells", "groups"}, default "cells"
+        What ``epsilon`` is a share of: every cell of the attribute grid (the paper's group
+        counts) or the valid groups (smaller swarms on a sparse grid).
     confidence : float
         Level of the simultaneous group intervals and of ``uf_lower``; ``significant`` means
         ``p_value <= 1 − confidence``.
@@ -963,6 +1134,16 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     Returns
     -------
     FairRecResult
+        UF, the groups, the InfoBase, the cost and the inference (``uf_lower``, ``p_value``,
+        ``significant``, ``reason``).
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        A parameter outside its declared range (each names the argument, value and range).
+    ocef.errors.ResourceLimitError
+        When the estimated work (:func:`search_work`) or the particles' memory exceeds the limits
+        in force (:func:`ocef.validation.resource_limits`), before anything runs.
 
     Examples
     --------
