@@ -294,16 +294,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.policies.utility.check_rho_probs: PRE",
 
     # --- ocef.fairrec, ocef.datasets, ocef.experiments, ocef.validation (helper fairrec-datasets) ---
-    "ocef.datasets.DatasetNotFoundError: E",
-    "ocef.datasets.movielens.MovieLensData: PE",
-    "ocef.datasets.movielens.detect_format: PRE",
-    "ocef.datasets.movielens.bucket_age: PRE",
-    "ocef.datasets.movielens.occupation_code_100k: PRE",
-    "ocef.datasets.movielens.resolve_movielens_dir: PRE",
-    "ocef.datasets.movielens.genre_flags: PRE",
-    "ocef.datasets.movielens.user_attribute_codes: PRE",
-    "ocef.datasets.obd.obd_price_tier: E",
-    "ocef.datasets.obd.obd_pairs: E",
     "ocef.validation.check_in_interval: PRE",
     "ocef.validation.check_delta: PRE",
     "ocef.validation.check_alpha: PRE",
