@@ -21,25 +21,78 @@ __all__ = ["OcefError", "ParameterError", "ParameterTypeError", "DataError", "Re
 
 
 class OcefError(Exception):
-    """Base class of every error OCEF raises on purpose."""
+    """Base class of every error OCEF raises on purpose.
+
+    Catch it to handle any user error of the package at once; the command line prints its message
+    on one line and exits with status 2.
+
+    Examples
+    --------
+    >>> from ocef.errors import OcefError, DataError
+    >>> issubclass(DataError, OcefError)
+    True
+    """
 
 
 class ParameterError(OcefError, ValueError):
-    """A parameter outside its declared range or set of values."""
+    """A parameter outside its declared range or set of values.
+
+    Raised by the declared parameter checks of :mod:`ocef.validation`; the message names the
+    parameter, the value given and what is allowed.
+
+    Examples
+    --------
+    >>> from ocef.envy import OCEF
+    >>> try:
+    ...     OCEF(n_arms=3, delta=2.0, alpha=0.1, epsilon=0.05)
+    ... except ValueError as e:
+    ...     print(type(e).__name__, "-", e)
+    ParameterError - delta must be a real number in (0, 1), got 2.0
+    """
 
 
 class ParameterTypeError(OcefError, TypeError):
-    """A parameter of the wrong type (a string for a number, a float for a count, ...)."""
+    """A parameter of the wrong type (a string for a number, a float for a count, ...).
+
+    Examples
+    --------
+    >>> from ocef.errors import ParameterTypeError
+    >>> try:
+    ...     raise ParameterTypeError("k must be an integer, got 2.5")
+    ... except TypeError as e:
+    ...     print(e)
+    k must be an integer, got 2.5
+    """
 
 
 class DataError(OcefError, ValueError):
     """Input data (a log, a table, an array, a service's answer) that cannot support the answer
-    asked for: missing columns, a group absent from a log, values out of range, ..."""
+    asked for: missing columns, a group absent from a log, values out of range, ...
+
+    Examples
+    --------
+    >>> from ocef.metrics.rankings import read_log
+    >>> try:
+    ...     read_log([1, 2, 3])
+    ... except ValueError as e:
+    ...     print(type(e).__name__, "-", e)
+    DataError - a log must be a file path or a pandas DataFrame here, got list
+    """
 
 
 class ResourceLimitError(OcefError, ValueError):
     """Work or memory estimated from the arguments exceeds a documented limit; the message names
-    the argument, the estimate, the limit and how to raise it."""
+    the argument, the estimate, the limit and how to raise it.
+
+    The limits are checked before any allocation (:func:`ocef.validation.check_resources`) and can
+    be raised with the environment variables ``OCEF_MAX_MEMORY`` and ``OCEF_MAX_WORK``.
+
+    Examples
+    --------
+    >>> from ocef.errors import ResourceLimitError
+    >>> issubclass(ResourceLimitError, ValueError)
+    True
+    """
 
 
 class DatasetNotFoundError(OcefError, FileNotFoundError):

@@ -22,7 +22,28 @@ def _umask() -> int:
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then move it onto ``path``.
 
-    The parent folder is created if needed. Returns ``path`` as a :class:`~pathlib.Path`.
+    The parent folder is created if needed. If ``write`` raises, ``path`` is left as it was and
+    the temporary file is removed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write.
+    write : callable
+        ``write(tmp)`` writes the whole content to the :class:`~pathlib.Path` ``tmp``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> atomic_write("out/table.csv", lambda p: p.write_text("a,b\\n1,2\\n"))
+    PosixPath('out/table.csv')
+    >>> Path("out/table.csv").read_text().splitlines()
+    ['a,b', '1,2']
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,5 +65,23 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None]) -> Path
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write; its folder is created if needed.
+    text : str
+        The whole content.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> atomic_write_text("notes.txt", "resumable\\n").read_text()
+    'resumable\\n'
+    """
     return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))

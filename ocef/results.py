@@ -37,7 +37,29 @@ def jsonable(obj: Any) -> Any:
 
     Handles results (through their ``to_dict``), dataclasses, mappings, sequences, numpy
     arrays and scalars, pandas DataFrames (records) and Series (lists), enums, paths, dates and
-    times (ISO 8601).
+    times (ISO 8601). A non-finite number becomes ``None`` (strict JSON has no NaN or Infinity);
+    a result that must tell an infinite value from an undefined one carries a ``reason`` field.
+
+    Parameters
+    ----------
+    obj : object
+        The value to convert.
+
+    Returns
+    -------
+    object
+        ``None``, ``bool``, ``int``, ``float``, ``str``, or lists and dicts of these.
+
+    Raises
+    ------
+    TypeError
+        For a value with no JSON form (a complex number, an arbitrary object).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> jsonable({"n": np.int64(3), "x": np.array([0.5, np.nan, np.inf])})
+    {'n': 3, 'x': [0.5, None, None]}
     """
     if obj is None or isinstance(obj, (bool, str)):
         return obj
@@ -85,17 +107,71 @@ def jsonable(obj: Any) -> Any:
 
 
 def records(frame) -> list[dict]:
-    """The rows of a DataFrame as strict-JSON dicts."""
+    """The rows of a DataFrame as strict-JSON dicts.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Any table; its column names become the keys.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, values converted by :func:`jsonable`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> records(pd.DataFrame({"group": ["a", "b"], "estimate": [0.25, float("nan")]}))
+    [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
+    """
     return [{str(k): jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
-    """Strict JSON text of ``obj`` (never ``NaN`` or ``Infinity``)."""
+    """Strict JSON text of ``obj`` (never ``NaN`` or ``Infinity``).
+
+    Parameters
+    ----------
+    obj : object
+        Anything :func:`jsonable` converts: a result, a dict, arrays, a DataFrame, ...
+    indent : int, optional
+        Indentation of nested levels; ``None`` (default) writes one line.
+
+    Returns
+    -------
+    str
+        JSON text that every strict parser reads.
+
+    Examples
+    --------
+    >>> dumps({"estimate": float("inf"), "reason": "infinite: no exposure in group b"})
+    '{"estimate": null, "reason": "infinite: no exposure in group b"}'
+    """
     return json.dumps(jsonable(obj), indent=indent, allow_nan=False)
 
 
 class Result:
-    """Base of every public result (frozen dataclasses): ``to_frame``, ``to_dict``, ``to_csv``."""
+    """Base of every public result (frozen dataclasses): ``to_frame``, ``to_dict``, ``to_csv``.
+
+    Each audit's result is a frozen dataclass deriving from this class. It defines ``to_frame()``
+    (a tidy DataFrame) and inherits the strict-JSON ``to_dict()``/``to_json()`` and the atomic
+    ``to_csv()``; the views ``overall``, ``groups`` and ``pairs`` and the method ``summary()`` have
+    one meaning across results (see the glossary).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> import pandas as pd
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Share(Result):
+    ...     group: str
+    ...     estimate: float
+    ...     def to_frame(self):
+    ...         return pd.DataFrame([self.to_dict()])
+    >>> Share("a", float("nan")).to_json(indent=None)
+    '{"group": "a", "estimate": null}'
+    """
 
     def to_frame(self):
         """A tidy DataFrame; defined by each result class."""

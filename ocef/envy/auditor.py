@@ -80,7 +80,21 @@ _VERDICT_CODES = (Verdict.RUNNING, Verdict.ENVY, Verdict.NO_ENVY, Verdict.TIMEOU
 
 
 class AuditStateError(RuntimeError):
-    """``next_arm``/``observe`` called out of order, or after the verdict."""
+    """``next_arm``/``observe`` called out of order, or after the verdict.
+
+    A misuse of the ask-tell protocol of :class:`OCEF`: each ``next_arm()`` is answered by exactly
+    one ``observe(...)``, and nothing is asked once the verdict is reached.
+
+    Examples
+    --------
+    >>> from ocef.envy import OCEF, AuditStateError
+    >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+    >>> try:
+    ...     auditor.observe(0, 0.5)
+    ... except AuditStateError as e:
+    ...     print(e)
+    observe() called without a pending arm: call next_arm() first
+    """
 
 
 class _Table:
