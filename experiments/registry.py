@@ -82,16 +82,78 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
 
 
 def names() -> list[str]:
+    """The names of the experiments, in the order ``ocef reproduce`` runs them.
+
+    Each reproduces one figure or table of the five papers (OCEF's bandit and MovieLens figures,
+    REO, pairwise fairness, the bias metrics and FairRec's Tables 2-5 and Figs. 4-6).
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`EXPERIMENTS` (e.g. ``"fairrec-attributes"``).
+
+    Examples
+    --------
+    >>> names()[0], "fairrec-attributes" in names()
+    ('bandit-alpha', True)
+    """
     return list(EXPERIMENTS)
 
 
 def module(name: str):
+    """The module of experiment ``name``, imported on demand.
+
+    An experiment module defines ``NAME``, ``DESCRIPTION``, ``run(out_dir, *, quick, ...)`` and
+    optionally ``CLAIMS`` (checked on its CSV by :mod:`ocef.experiments.report`) and ``DATASET``
+    (module docstring).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    module
+        The imported experiment module.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, listing the known ones.
+
+    Examples
+    --------
+    >>> mod = module("fairrec-attributes")
+    >>> mod.__name__, mod.NAME
+    ('ocef.experiments.fairrec_attributes', 'fairrec-attributes')
+    >>> module("fig-99")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown experiment 'fig-99'; known: bandit-alpha, bandit-delta, ...
+    """
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     return importlib.import_module(EXPERIMENTS[name])
 
 
 def describe() -> list[tuple[str, str]]:
+    """Every experiment's name and one-line description (what ``ocef reproduce --list`` prints).
+
+    Imports every experiment module (about a second the first time, most of it scipy and
+    pandas).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(name, DESCRIPTION)`` in the order of :func:`names`; the description names the paper's
+        figure or table it reproduces.
+
+    Examples
+    --------
+    >>> dict(describe())["fairrec-attributes"]
+    'Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation, ...'
+    """
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 
 

@@ -295,9 +295,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.policies.utility.check_rho_probs: PRE",
 
     # --- ocef.fairrec, ocef.datasets, ocef.experiments, ocef.validation (helper fairrec-datasets) ---
-    "ocef.experiments.registry.names: SRE",
-    "ocef.experiments.registry.module: SPRE",
-    "ocef.experiments.registry.describe: SRE",
     "ocef.experiments.registry.run: PRE",
 
     # --- ocef plumbing (lead) ---
