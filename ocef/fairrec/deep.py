@@ -75,6 +75,7 @@ class DeepCTR:
     Measured on ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC
     0.65-0.73 (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF`
     reaches 0.838 in 5 s.
+
     Parameters
     ----------
     embedding_dim : int, default 8
@@ -234,6 +235,7 @@ class WideDeep(DeepCTR):
     genre flags, plus an MLP (deep) over the concatenated field embeddings (:class:`DeepCTR`).
 
     H.-T. Cheng et al., "Wide & Deep Learning for Recommender Systems", DLRS 2016.
+
     Parameters
     ----------
     embedding_dim : int, default 8
@@ -278,6 +280,7 @@ class DeepFM(DeepCTR):
 
     H. Guo et al., "DeepFM: A Factorization-Machine based Neural Network for CTR Prediction",
     IJCAI 2017.
+
     Parameters
     ----------
     embedding_dim : int, default 8
@@ -321,6 +324,7 @@ class DCN(DeepCTR):
     into the final logit (:class:`DeepCTR`).
 
     R. Wang et al., "Deep & Cross Network for Ad Click Predictions", ADKDD 2017.
+
     Parameters
     ----------
     embedding_dim : int, default 8
