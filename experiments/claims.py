@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Callable, Union
+from ocef.errors import ParameterError
 
 import numpy as np
 import pandas as pd
@@ -86,9 +87,9 @@ class Verdict:
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+            raise ParameterError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
         if self.verdict != "holds" and not self.reason:
-            raise ValueError(f"a {self.verdict!r} verdict needs a reason")
+            raise ParameterError(f"a {self.verdict!r} verdict needs a reason")
 
     @property
     def holds(self) -> bool | None:
@@ -157,7 +158,7 @@ class Claim:
 
     def __post_init__(self):
         if self.if_false not in ("contradicted", "inconclusive"):
-            raise ValueError(f"if_false must be 'contradicted' or 'inconclusive', got {self.if_false!r}")
+            raise ParameterError(f"if_false must be 'contradicted' or 'inconclusive', got {self.if_false!r}")
 
 
 def plain(x) -> str:
@@ -351,7 +352,7 @@ def fit_slope(x, y, *, logx: bool = False, logy: bool = False, groups=None) -> S
     n = len(xc)
     sxx = float(np.sum(xc ** 2))
     if n < 2 or sxx == 0:
-        raise ValueError(f"cannot fit a slope on {n} point(s) with distinct x")
+        raise ParameterError(f"cannot fit a slope on {n} point(s) with distinct x")
     b = float(np.sum(xc * yc) / sxx)
     dof = n - 1 - n_groups
     if dof < 1:

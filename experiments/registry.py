@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from ocef.errors import ParameterError
 
 # name -> module, in the order `ocef reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
@@ -133,7 +134,7 @@ def module(name: str):
     ValueError: unknown experiment 'fig-99'; known: bandit-alpha, bandit-delta, ...
     """
     if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
+        raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     return importlib.import_module(EXPERIMENTS[name])
 
 

@@ -30,7 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
-from ocef.errors import DatasetNotFoundError
+from ocef.errors import DatasetNotFoundError, ParameterError
 from ocef.experiments import _io, registry
 from ocef.experiments.claims import VERDICTS, check_claims, verdict_counts
 from ocef.files import atomic_write_text
@@ -52,7 +52,7 @@ def check_writable(out: Path | str) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise ValueError(f"--out {str(out)!r} is not a writable folder ({exc.strerror or exc})") from None
+        raise ParameterError(f"--out {str(out)!r} is not a writable folder ({exc.strerror or exc})") from None
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ocef.validation import check_in_interval
+from ocef.errors import ParameterError
 
 __all__ = ["holm_adjust", "wilson_interval"]
 
@@ -48,7 +49,7 @@ def holm_adjust(p_values) -> np.ndarray:
     out = np.full(flat.shape, np.nan)
     ok = ~np.isnan(flat)
     if np.any((flat[ok] < 0) | (flat[ok] > 1)):
-        raise ValueError(f"p-values must lie in [0, 1], got {flat[ok].min()!r}..{flat[ok].max()!r}")
+        raise ParameterError(f"p-values must lie in [0, 1], got {flat[ok].min()!r}..{flat[ok].max()!r}")
     vals = flat[ok]
     m = vals.size
     if m:
@@ -91,7 +92,7 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):
-        raise ValueError("successes must lie in [0, n]")
+        raise ParameterError("successes must lie in [0, n]")
     z = norm.ppf(0.5 + confidence / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ocef.files import atomic_write, atomic_write_text
+from ocef.errors import ParameterTypeError
 
 __all__ = ["Result", "jsonable", "dumps", "records"]
 
@@ -75,7 +76,7 @@ def jsonable(obj: Any) -> Any:
     if isinstance(obj, np.bool_):
         return bool(obj)
     if isinstance(obj, complex):
-        raise TypeError(f"cannot convert a complex number to JSON: {obj}")
+        raise ParameterTypeError(f"cannot convert a complex number to JSON: {obj}")
     if isinstance(obj, dict):
         return {str(jsonable(k)) if not isinstance(k, str) else k: jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
@@ -103,7 +104,7 @@ def jsonable(obj: Any) -> Any:
         return obj.isoformat()
     if isinstance(obj, np.generic):
         return jsonable(obj.item())
-    raise TypeError(f"cannot convert {type(obj).__name__} to JSON")
+    raise ParameterTypeError(f"cannot convert {type(obj).__name__} to JSON")
 
 
 def records(frame) -> list[dict]:

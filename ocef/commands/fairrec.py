@@ -106,7 +106,7 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
 
     if args.user_metrics is not None:
         if args.dataset is not None:
-            raise ValueError("give either --dataset or --user-metrics, not both")
+            raise ParameterError("give either --dataset or --user-metrics, not both")
         # issue 23: --model was ignored with --user-metrics (the table's metrics come from another model)
         ignored = [opt for opt, value in (("--model", args.model), ("--data-dir", args.data_dir),
                                           ("--split-seed", args.split_seed), ("--k", args.k), ("--auc", args.auc))
@@ -122,20 +122,20 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
         try:
             table = pd.read_csv(args.user_metrics)
         except pd.errors.EmptyDataError:                  # issue 23: was "No columns to parse from file"
-            raise ValueError(f"--user-metrics file {args.user_metrics} is empty") from None
+            raise DataError(f"--user-metrics file {args.user_metrics} is empty") from None
         bounds = "auto"
         if args.bounds is not None:
             from ocef.commands._common import parse_float_list
 
             bounds = parse_float_list(args.bounds, "--bounds")
             if len(bounds) != 2 or not bounds[0] < bounds[1]:
-                raise ValueError(f"--bounds must be LOW,HIGH with LOW < HIGH, got {args.bounds!r}")
+                raise ParameterError(f"--bounds must be LOW,HIGH with LOW < HIGH, got {args.bounds!r}")
         return GroupOracle.from_user_metrics(table, attributes, args.metric, args.min_users, bounds=bounds,
                                              labels=_labels_of(table, attributes))
     if args.dataset is None:
-        raise ValueError("give --dataset movielens or --user-metrics M.csv")
+        raise ParameterError("give --dataset movielens or --user-metrics M.csv")
     if args.metric not in METRICS:
-        raise ValueError(f"--metric must be one of {list(METRICS)}, got {args.metric!r}")
+        raise ParameterError(f"--metric must be one of {list(METRICS)}, got {args.metric!r}")
     from ocef.fairrec.pipeline import fit_movielens
 
     seed = 0 if args.split_seed is None else args.split_seed
@@ -166,7 +166,7 @@ def _labels_of(table, attributes) -> dict | None:
         if col in table.columns:
             pairs = table[[a, col]].drop_duplicates()
             if pairs[a].duplicated().any():
-                raise ValueError(f"column {col!r} gives more than one label to a code of {a!r}")
+                raise DataError(f"column {col!r} gives more than one label to a code of {a!r}")
             out[a] = dict(zip(pairs[a].astype(int), pairs[col].astype(str)))
     return out or None
 
@@ -196,7 +196,7 @@ def _run(args: argparse.Namespace) -> int:
     check_positive_int("--n-resamples", args.n_resamples)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     if not attributes:
-        raise ValueError(f"--attributes must name at least one column, got {args.attributes!r}")
+        raise ParameterError(f"--attributes must name at least one column, got {args.attributes!r}")
     oracle = _oracle(args, attributes)
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
                  top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import ParameterError
 
 
 def register(sub) -> None:
@@ -54,19 +55,19 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.pairwise import pairwise_accuracy
 
     if args.resamples < 0:
-        raise ValueError(f"--resamples must be >= 0, got {args.resamples}")
+        raise ParameterError(f"--resamples must be >= 0, got {args.resamples}")
     if args.dataset is not None:
         if args.pairs is not None or args.scores is not None:
-            raise ValueError("give either --dataset or --pairs/--scores, not both")
+            raise ParameterError("give either --dataset or --pairs/--scores, not both")
         from ocef.pairwise.datasets import DEFAULT_MODELS, dataset_pairs
 
         pairs, scores = dataset_pairs(args.dataset, args.model, data_dir=args.data_dir, rng=args.seed), None
         name = f"{args.dataset} ({args.model or DEFAULT_MODELS[args.dataset]})"
     else:
         if args.pairs is None:
-            raise ValueError("give --pairs FILE (or --dataset coat|obd)")
+            raise ParameterError("give --pairs FILE (or --dataset coat|obd)")
         if args.model is not None:
-            raise ValueError("--model applies to --dataset only; give --scores for a pairs file")
+            raise ParameterError("--model applies to --dataset only; give --scores for a pairs file")
         pairs, scores, name = args.pairs, args.scores, str(args.pairs)
     result = pairwise_accuracy(pairs, scores=scores, subgroup=args.subgroup, cluster=args.cluster,
                                interval=args.interval, n_resamples=args.resamples, confidence=args.confidence,

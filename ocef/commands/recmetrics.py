@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import DataError, ParameterError
 
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")
@@ -109,7 +110,7 @@ def load_matrix(path: Path, option: str):
         numeric, bad = numeric.iloc[1:], bad.iloc[1:]              # a header line
     if bad.any().any():
         r, c = np.argwhere(bad.to_numpy())[0]
-        raise ValueError(f"{option}: {path} holds a non-numeric value {cells.iloc[r, c]!r} (row {r + 1}, column {c + 1})")
+        raise DataError(f"{option}: {path} holds a non-numeric value {cells.iloc[r, c]!r} (row {r + 1}, column {c + 1})")
     return numeric.to_numpy(dtype=float)
 
 
@@ -119,11 +120,11 @@ def _file_inputs(args):
     from ocef.commands._inputs import load_groups
 
     if args.scores is None or args.groups is None:
-        raise ValueError("give --scores and --groups (and optionally --truth), or --dataset")
+        raise ParameterError("give --scores and --groups (and optionally --truth), or --dataset")
     scores = load_matrix(args.scores, "--scores")
     truth = None if args.truth is None else load_matrix(args.truth, "--truth")
     if scores.ndim != 2:
-        raise ValueError(f"--scores must be a 2-d matrix (users x items), got shape {scores.shape}")
+        raise ParameterError(f"--scores must be a 2-d matrix (users x items), got shape {scores.shape}")
     labels, names = load_groups(args.groups, scores.shape[0])
     if names is not None:
         labels = np.asarray(names, dtype=object)[labels]
@@ -138,7 +139,7 @@ def _movielens_inputs(args):
     train_fraction = 0.2 if args.train_fraction is None else args.train_fraction
     env = MovieLensEnvironment(args.data_dir, n_users=args.n_users, n_items=args.n_items)
     if args.partition not in env.partitions:
-        raise ValueError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
+        raise ParameterError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
     labels, names = env.groups(args.partition)
     scores = env.estimated_scores(args.factors, train_fraction, rng=args.seed)
     description = (f"{env.description}; {args.factors}-factor recommender ({train_fraction:g} of entries "
@@ -154,7 +155,7 @@ def _coat_inputs(args):
 
     coat = Coat(args.data_dir)
     if args.partition not in COAT_PARTITIONS:
-        raise ValueError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {args.partition!r}")
+        raise ParameterError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {args.partition!r}")
     scores = stars_to_unit(coat.funk_svd(factors=args.factors, rng=args.seed).scores())
     truth = np.where(coat.test > 0, stars_to_unit(coat.test), np.nan)
     labels = coat.user_attribute(args.partition)
@@ -176,12 +177,12 @@ def _run(args: argparse.Namespace) -> int:
     check_positive_int("--factors", args.factors)
     files = [o for o in ("scores", "groups", "truth") if getattr(args, o) is not None]
     if args.dataset is not None and files:
-        raise ValueError("give either --dataset or files (--scores/--groups/--truth), not both")
+        raise ParameterError("give either --dataset or files (--scores/--groups/--truth), not both")
     if args.dataset != "movielens":                 # never silently ignored
         for option, value in (("--n-users", args.n_users), ("--n-items", args.n_items),
                               ("--train-fraction", args.train_fraction)):
             if value is not None:
-                raise ValueError(f"{option} applies to --dataset movielens only")
+                raise ParameterError(f"{option} applies to --dataset movielens only")
     if args.dataset == "movielens":
         scores, truth, labels, description = _movielens_inputs(args)
     elif args.dataset == "coat":
@@ -192,16 +193,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.group_a is not None:
         names = sorted({str(v) for v in np.asarray(labels).tolist()})
         if len(names) != 2:
-            raise ValueError(f"--group-a needs exactly two groups, got {len(names)}; use --reference to compare "
+            raise ParameterError(f"--group-a needs exactly two groups, got {len(names)}; use --reference to compare "
                              f"every group with one")
         if str(args.group_a) not in names:
-            raise ValueError(f"--group-a {args.group_a!r} is not a group; groups: {', '.join(names)}")
+            raise ParameterError(f"--group-a {args.group_a!r} is not a group; groups: {', '.join(names)}")
         other = names[1 - names.index(str(args.group_a))]
         if reference is not None and str(reference) != other:
-            raise ValueError(f"--reference {reference!r} must be the other group {other!r} when --group-a is given")
+            raise ParameterError(f"--reference {reference!r} must be the other group {other!r} when --group-a is given")
         reference = other
     if args.resamples < 0:
-        raise ValueError(f"--resamples must be an integer >= 0, got {args.resamples}")
+        raise ParameterError(f"--resamples must be an integer >= 0, got {args.resamples}")
     result = recommender_bias(scores, truth, groups=labels, reference=reference, k=args.k,
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
                               n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.errors import ParameterError
 
 
 def register(sub) -> None:
@@ -44,14 +45,13 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{name:32s} {_duration(quick_s):>7s} {_duration(full_s):>7s}  {description}")
         return 0
     if not args.out.strip():                           # Path('') would be the current folder
-        from ocef.errors import ParameterError
 
         raise ParameterError("--out must name a folder, got an empty name")
     args.out = Path(args.out)
     names = args.names or registry.names()
     unknown = [n for n in names if n not in registry.names()]
     if unknown:
-        raise ValueError(f"unknown experiment(s) {unknown}; run `ocef reproduce --list`")
+        raise ParameterError(f"unknown experiment(s) {unknown}; run `ocef reproduce --list`")
     if args.recheck:
         doc = report.recheck(args.out, names)
         print(report.summary_table(doc["experiments"]))

@@ -21,6 +21,7 @@ from ocef.datasets.base import DatasetNotFoundError, find_dataset
 from ocef.datasets.coat import Coat, load_coat
 from ocef.datasets.movielens import MovieLens100K, load_movielens
 from ocef.datasets.obd import OpenBanditDataset, load_obd
+from ocef.errors import ParameterError
 
 __all__ = ["MovieLens100K", "Coat", "OpenBanditDataset", "DatasetNotFoundError", "DATASETS", "load_logs",
            "find_dataset", "load_movielens", "load_coat", "load_obd"]
@@ -50,8 +51,8 @@ def load_logs(name: str, data_dir=None):
     >>> load_logs("movielens")
     Traceback (most recent call last):
     ...
-    ValueError: dataset must be one of 'coat', 'obd' (the data sets with random traffic), got 'movielens'
+    ocef.errors.ParameterError: dataset must be one of 'coat', 'obd' (the data sets with random traffic), got 'movielens'
     """
     if name not in _LOGS:
-        raise ValueError(f"dataset must be one of 'coat', 'obd' (the data sets with random traffic), got {name!r}")
+        raise ParameterError(f"dataset must be one of 'coat', 'obd' (the data sets with random traffic), got {name!r}")
     return _LOGS[name](data_dir)

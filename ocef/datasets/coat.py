@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.datasets.base import find_dataset
-from ocef.errors import DatasetNotFoundError
+from ocef.errors import DataError, DatasetNotFoundError, ParameterError
 
 __all__ = ["Coat", "COAT_URL", "COAT_USER_ATTRIBUTES", "read_ascii_matrix", "load_coat", "coat_pairs"]
 
@@ -84,7 +84,7 @@ def load_coat(data_dir: str | Path | None = None, *, threshold: int = 4) -> tupl
     test = read_ascii_matrix(root / "test.ascii")
     feats = read_ascii_matrix(root / _FEATURES / "item_features.ascii")
     if train.shape != test.shape or feats.shape[0] != train.shape[1]:
-        raise ValueError(f"Coat files disagree: train {train.shape}, test {test.shape}, "
+        raise DataError(f"Coat files disagree: train {train.shape}, test {test.shape}, "
                          f"item features {feats.shape}")
     gender = np.where(feats[:, 0] == 1, "men", "women")  # columns 0/1 = gender:men/gender:women
     out = []
@@ -210,14 +210,14 @@ class Coat:
         columns = [line.strip() for line in map_path.read_text().splitlines() if line.strip()]
         feats = read_ascii_matrix(self.path / _FEATURES / "user_features.ascii")
         if feats.shape[1] != len(columns):
-            raise ValueError(f"Coat user features: {feats.shape[1]} columns but {len(columns)} names in {map_path}")
+            raise DataError(f"Coat user features: {feats.shape[1]} columns but {len(columns)} names in {map_path}")
         cols = [j for j, c in enumerate(columns) if c.split(":", 1)[0] == attribute]
         if not cols:
             known = sorted({c.split(":", 1)[0] for c in columns})
-            raise ValueError(f"attribute must be one of {', '.join(known)} for Coat, got {attribute!r}")
+            raise ParameterError(f"attribute must be one of {', '.join(known)} for Coat, got {attribute!r}")
         block = feats[:, cols]
         if not (block.sum(axis=1) == 1).all():
-            raise ValueError(f"Coat user features: attribute {attribute!r} is not one-hot for every user")
+            raise DataError(f"Coat user features: attribute {attribute!r} is not one-hot for every user")
         values = np.array([columns[j].split(":", 1)[1] for j in cols], dtype=object)
         return values[block.argmax(axis=1)]
 
@@ -247,7 +247,7 @@ class Coat:
             One row per rating.
         """
         if which not in ("train", "test"):
-            raise ValueError(f"which must be 'train' or 'test', got {which!r}")
+            raise ParameterError(f"which must be 'train' or 'test', got {which!r}")
         matrix = self.train if which == "train" else self.test
         user, item = np.nonzero(matrix)
         return pd.DataFrame({"user": user, "item": item, "rating": matrix[user, item].astype(float)})

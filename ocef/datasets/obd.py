@@ -20,6 +20,7 @@ import pandas as pd
 
 from ocef.datasets.base import find_dataset
 from ocef.environments.logs import read_log
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["OpenBanditDataset", "OBD_URL", "OBD_POLICIES", "OBD_USER_FEATURES", "load_obd", "obd_price_tier",
            "obd_pairs"]
@@ -71,7 +72,7 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
         "item_id")["item_feature_0"]
     tier = pd.Series(np.where(price > price.median(), "high", "low"), index=price.index)
     if not log["item_id"].isin(tier.index).all():
-        raise ValueError(f"OBD log in {folder} has items without item_context")
+        raise DataError(f"OBD log in {folder} has items without item_context")
     return tier
 
 
@@ -107,7 +108,7 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
         if first is None:
             first = tier
         elif not tier.sort_index().equals(first.sort_index()):
-            raise ValueError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
+            raise DataError("OBD item_feature_0 differs between the bts and random folders: the price tiers disagree")
         out.append(pd.DataFrame({
             "request": np.arange(len(log)), "day": log["timestamp"].astype(str).str[:10],
             "item": log["item_id"].to_numpy(), "position": log["position"].to_numpy(),
@@ -207,7 +208,7 @@ class OpenBanditDataset:
 
     def __init__(self, data_dir: str | Path | None = None, *, campaign: str = "all"):
         if not isinstance(campaign, str) or not campaign:
-            raise ValueError(f"campaign must be a folder name such as 'all', got {campaign!r}")
+            raise ParameterError(f"campaign must be a folder name such as 'all', got {campaign!r}")
         self.campaign = campaign
         self.path = find_dataset("The Open Bandit Dataset", "obd", _files(campaign), OBD_URL, data_dir)
 
@@ -228,7 +229,7 @@ class OpenBanditDataset:
             One row per impression.
         """
         if policy not in OBD_POLICIES:
-            raise ValueError(f"policy must be one of {OBD_POLICIES}, got {policy!r}")
+            raise ParameterError(f"policy must be one of {OBD_POLICIES}, got {policy!r}")
         return read_log(self.path / policy / self.campaign / f"{self.campaign}.csv")
 
     @property

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ocef.fairrec.training import check_training, fitted_params
 from ocef.validation import as_generator
+from ocef.errors import ParameterError
 
 __all__ = ["DeepCTR", "WideDeep", "DeepFM", "DCN", "DEEP_MODELS", "torch_available"]
 
@@ -57,7 +58,7 @@ def _require_torch():
     try:
         import torch
     except ImportError:
-        raise ValueError("the deep models (wdl, deepfm, dcn) need torch: pip install -e '.[deep]' in a checkout") from None
+        raise ParameterError("the deep models (wdl, deepfm, dcn) need torch: pip install -e '.[deep]' in a checkout") from None
     return torch
 
 
@@ -217,7 +218,7 @@ class DeepCTR:
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
         """Click probability of every ``(user, item)`` row of ``candidates``."""
         if not self.params:
-            raise ValueError(f"{type(self).__name__} is not fitted: call fit(split) first")
+            raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")
         torch = _require_torch()
         cat, genres = self._fields(candidates["user"].to_numpy(dtype=np.int64),
                                    candidates["item"].to_numpy(dtype=np.int64))

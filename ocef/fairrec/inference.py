@@ -37,6 +37,7 @@ import numpy as np
 
 from ocef.fairrec import TESTS
 from ocef.validation import check_in_interval
+from ocef.errors import ParameterError
 
 __all__ = ["kl_bernoulli", "kl_interval", "simultaneous_intervals", "uf_lower_bound", "bound_p_value",
            "permutation_p_value", "TESTS"]
@@ -105,7 +106,7 @@ def kl_interval(mean, n, delta, low: float = 0.0, high: float = 1.0) -> tuple[np
     mean = np.asarray(mean, dtype=float)
     n = np.asarray(n, dtype=float)
     if not high > low:
-        raise ValueError(f"high must exceed low, got low={low}, high={high}")
+        raise ParameterError(f"high must exceed low, got low={low}, high={high}")
     m = np.clip((mean - low) / (high - low), 0.0, 1.0)       # guards round-off only; inputs are means
     level = np.log(1.0 / np.asarray(delta, dtype=float)) / n
     lo_a, lo_b = np.zeros_like(m), m.copy()                    # kl(m, q) decreases on [0, m]
@@ -150,7 +151,7 @@ def simultaneous_intervals(mean, n, n_groups: int, *, confidence: float = 0.95, 
     """
     check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     if int(n_groups) < 1:
-        raise ValueError(f"n_groups must be >= 1, got {n_groups}")
+        raise ParameterError(f"n_groups must be >= 1, got {n_groups}")
     return kl_interval(mean, n, (1.0 - confidence) / (2 * int(n_groups)), *bounds)
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ocef.fairrec.training import check_training, fitted_params
 from ocef.validation import as_generator
+from ocef.errors import ParameterError
 
 __all__ = ["LogisticMF", "FactorizationMachine", "MODELS", "DEEP_MODEL_NAMES", "make_model"]
 
@@ -90,7 +91,7 @@ class _Base:
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
         """Click probability of every ``(user, item)`` row of ``candidates``."""
         if not self.params:
-            raise ValueError(f"{type(self).__name__} is not fitted: call fit(split) first")
+            raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")
         logit, _ = self._forward(self.params, candidates["user"].to_numpy(dtype=np.int64),
                                  candidates["item"].to_numpy(dtype=np.int64))
         return _sigmoid(logit)
@@ -296,5 +297,5 @@ def make_model(name: str, **hyper):
         _require_torch()
         return DEEP_MODELS[name](**hyper)
     if name not in MODELS:
-        raise ValueError(f"model must be one of {sorted(MODELS) + list(DEEP_MODEL_NAMES)}, got {name!r}")
+        raise ParameterError(f"model must be one of {sorted(MODELS) + list(DEEP_MODEL_NAMES)}, got {name!r}")
     return MODELS[name](**hyper)

@@ -62,6 +62,7 @@ from ocef.fairrec.inference import (TESTS, bound_p_value, permutation_p_value, s
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
+from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
 from ocef.validation import (CONFIDENCE, Either, Instance, Integer, Options, Real, Rng, as_generator, check_in_interval,
                              check_positive_int, validate_params)
 
@@ -155,7 +156,7 @@ def _check_every_user(users: np.ndarray, n_users: int) -> None:
     """The users with candidates (sorted, unique) must be the split's users ``0 .. n_users − 1``: a group's
     rows are user indices, so a user without candidates would shift every user after it."""
     if not np.array_equal(users, np.arange(n_users)):
-        raise ValueError(f"every user of the split needs candidates: {users.size} users have candidates, "
+        raise DataError(f"every user of the split needs candidates: {users.size} users have candidates, "
                          f"the split has {n_users}")
 
 
@@ -180,7 +181,6 @@ def _check_grid(attributes, low, high) -> None:
     attribute spans at most :data:`MAX_ATTRIBUTE_RANGE` codes (the marginal of Alg. 2 is dense over
     it, 8 bytes a code; the limit in force via :func:`ocef.validation.check_resources` applies too)
     and the grid has at most :data:`MAX_CELLS` cells (int64 cell ids)."""
-    from ocef.errors import ResourceLimitError
     from ocef.validation import check_resources
 
     spans = [int(h) - int(lo) + 1 for lo, h in zip(low.tolist(), high.tolist())]
@@ -290,7 +290,7 @@ class GroupOracle:
         self.attributes = _check_attributes(users, attributes)
         self.min_users = check_positive_int("min_users", min_users)
         if not callable(evaluate):
-            raise TypeError(f"evaluate must be callable, got {type(evaluate).__name__}")
+            raise ParameterTypeError(f"evaluate must be callable, got {type(evaluate).__name__}")
         self.evaluate_users = evaluate
         self.name = name
         self.bounds = _check_bounds(bounds)
@@ -305,12 +305,12 @@ class GroupOracle:
             defined = np.ones(n_all, dtype=bool)
         defined = np.asarray(defined, dtype=bool)
         if defined.shape != (n_all,):
-            raise ValueError(f"defined must have one entry per user ({n_all}), got shape {defined.shape}")
+            raise ParameterError(f"defined must have one entry per user ({n_all}), got shape {defined.shape}")
         self.defined = defined
         self.n_users_all = n_all
         self.n_users_total = int(defined.sum())
         if self.n_users_total == 0:
-            raise ValueError("no user has a defined metric")
+            raise DataError("no user has a defined metric")
         self.low = codes.min(axis=0)
         self.high = codes.max(axis=0)
         _check_grid(self.attributes, self.low, self.high)      # issue 23: codes of 6e9 allocated 48 GB
@@ -329,7 +329,7 @@ class GroupOracle:
         valid = self._count >= self.min_users
         self.n_groups = int(valid.sum())
         if self.n_groups < 2:
-            raise ValueError(f"fewer than two valid groups: {self.n_groups} group(s) with >= min_users="
+            raise DataError(f"fewer than two valid groups: {self.n_groups} group(s) with >= min_users="
                              f"{self.min_users} users with a defined metric over attributes {self.attributes}")
         self.valid_cells = self._cells[valid]
         self.per_user = None                              # set by the first query: per-user values or not
@@ -396,7 +396,7 @@ class GroupOracle:
             self.per_user = False
             return float(out)
         if out.shape != (rows.size,):
-            raise ValueError(f"evaluate must return one float or one value per user row ({rows.size}), "
+            raise DataError(f"evaluate must return one float or one value per user row ({rows.size}), "
                              f"got shape {out.shape}")
         if self.per_user is None:
             self.per_user = True
@@ -415,13 +415,13 @@ class GroupOracle:
         ``(values of every user, NaN outside rows, n_users_queried)``; raises ValueError if
         ``evaluate`` returns group values only."""
         if self.per_user is False:
-            raise ValueError("evaluate returns group values only; per-user values are needed")
+            raise DataError("evaluate returns group values only; per-user values are needed")
         want = self.defined.copy() if rows is None else np.isin(np.arange(self.n_users_all), rows)
         missing = np.flatnonzero(want & ~self._known)
         if missing.size:
             self._record(missing, self.evaluate_users(missing))
         if self.per_user is False:
-            raise ValueError("evaluate returns group values only; per-user values are needed")
+            raise DataError("evaluate returns group values only; per-user values are needed")
         return np.where(want, self._user_values, np.nan), int(missing.size)
 
     def permuted(self, values: np.ndarray) -> "GroupOracle":
@@ -514,7 +514,6 @@ class GroupOracle:
         >>> o.values([0, 1]).tolist(), o.size([0, 1]).tolist()
         ([0.75, 0.0], [2, 1])
         """
-        from ocef.errors import ParameterError
 
         if not isinstance(metric, str):
             raise ParameterError(f"metric must be the name of a column of the table, got {metric!r}")
@@ -688,9 +687,9 @@ def _check_bounds(bounds):
     try:
         low, high = (float(b) for b in bounds)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be None or (low, high), got {bounds!r}") from None
+        raise ParameterError(f"bounds must be None or (low, high), got {bounds!r}") from None
     if not (np.isfinite(low) and np.isfinite(high) and high > low):
-        raise ValueError(f"bounds must be finite with low < high, got {bounds!r}")
+        raise ParameterError(f"bounds must be finite with low < high, got {bounds!r}")
     return low, high
 
 
@@ -883,13 +882,12 @@ def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evalua
                   epsilon_base):
     if not (isinstance(epsilon, str) and epsilon == "auto"):
         if isinstance(epsilon, str):
-            raise ValueError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
+            raise ParameterError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
         check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.2): a ratio in (0, 1]
     if not (isinstance(n_iter, str) and n_iter == "auto"):
         if isinstance(n_iter, str):
-            raise ValueError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
+            raise ParameterError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
         if isinstance(n_iter, (int, np.integer)) and not isinstance(n_iter, bool) and n_iter > MAX_ITERATIONS:
-            from ocef.errors import ResourceLimitError   # issue 23: n_iter = 10**9 ran for minutes without a word
             raise ResourceLimitError(f"n_iter must be at most {MAX_ITERATIONS} (documented limit), got {n_iter}")
         check_positive_int("n_iter", n_iter)
     check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
@@ -904,7 +902,7 @@ def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evalua
         check_in_interval("max_cost", max_cost, 0.0, np.inf, high_open=True)
     check_in_interval("group_cost", group_cost, 0.0, np.inf, low_open=False, high_open=True)
     if epsilon_base not in EPSILON_BASES:
-        raise ValueError(f"epsilon_base must be one of {list(EPSILON_BASES)}, got {epsilon_base!r}")
+        raise ParameterError(f"epsilon_base must be one of {list(EPSILON_BASES)}, got {epsilon_base!r}")
 
 
 def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uniform: bool) -> np.ndarray:
@@ -977,7 +975,7 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
     sizes = oracle.size(oracle.valid_cells)
     kept = oracle.valid_cells[sizes >= theta * oracle.n_users_total]
     if kept.size < 2:
-        raise ValueError(f"testsgd: fewer than two groups with >= theta*N = {theta * oracle.n_users_total:g} "
+        raise DataError(f"testsgd: fewer than two groups with >= theta*N = {theta * oracle.n_users_total:g} "
                          f"users (theta={theta}); lower theta")
     everyone = np.arange(oracle.n_users_total)
     gaps = []
@@ -996,7 +994,6 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
 def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
     """Issue 23: an empty table, a metric column of text or of NaN only gave ``uf: null`` or a
     zero-size-array error; they are refused naming the table and the column."""
-    from ocef.errors import DataError
 
     if len(table) == 0:
         raise DataError(f"the user-metrics table has no row (metric {metric!r})")
@@ -1157,12 +1154,12 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     (1, 0, True, True)
     """
     if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+        raise ParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
     _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
                   epsilon_base)
     check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     if test is not None and test not in TESTS + ("auto",):
-        raise ValueError(f"test must be one of {list(TESTS)} or None, got {test!r}")
+        raise ParameterError(f"test must be one of {list(TESTS)} or None, got {test!r}")
     if test in ("permutation", "auto"):
         check_positive_int("n_resamples", n_resamples)
     n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups

@@ -28,6 +28,7 @@ import pandas as pd
 from ocef.fairrec import AUC_MODES
 from ocef.results import Result
 from ocef.validation import check_positive_int
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairness", "Unfairness",
            "Group", "pooled_auc"]
@@ -39,19 +40,19 @@ NDCG_MODES = ("standard", "repo")
 
 def check_metric(metric: str) -> str:
     if metric not in METRICS:
-        raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+        raise ParameterError(f"metric must be one of {list(METRICS)}, got {metric!r}")
     return metric
 
 
 def check_auc(auc: str) -> str:
     if auc not in AUC_MODES:
-        raise ValueError(f"auc must be one of {list(AUC_MODES)}, got {auc!r}")
+        raise ParameterError(f"auc must be one of {list(AUC_MODES)}, got {auc!r}")
     return auc
 
 
 def check_ndcg(ndcg: str) -> str:
     if ndcg not in NDCG_MODES:
-        raise ValueError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
+        raise ParameterError(f"ndcg must be one of {list(NDCG_MODES)}, got {ndcg!r}")
     return ndcg
 
 
@@ -60,7 +61,7 @@ def check_k(k: int, n_candidates) -> int:
     k = check_positive_int("k", k)
     fewest = int(np.min(n_candidates))
     if k >= fewest:
-        raise ValueError(f"k must be smaller than the number of candidates per user ({fewest}), got k={k}")
+        raise ParameterError(f"k must be smaller than the number of candidates per user ({fewest}), got k={k}")
     return k
 
 
@@ -104,12 +105,12 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
     """
     missing = {"user", "item", "label"} - set(candidates.columns)
     if missing:
-        raise ValueError(f"candidates lack column(s) {sorted(missing)}")
+        raise DataError(f"candidates lack column(s) {sorted(missing)}")
     scores = np.asarray(scores, dtype=float).ravel()
     if scores.size != len(candidates):
-        raise ValueError(f"scores must have one value per candidate row ({len(candidates)}), got {scores.size}")
+        raise DataError(f"scores must have one value per candidate row ({len(candidates)}), got {scores.size}")
     if not np.all(np.isfinite(scores)):
-        raise ValueError("scores must be finite")
+        raise DataError("scores must be finite")
     user = candidates["user"].to_numpy()
     order = np.argsort(user, kind="stable")
     users, start, counts = np.unique(user[order], return_index=True, return_counts=True)
@@ -125,7 +126,7 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
     sc[row, pos] = scores[order]
     valid[row, pos] = True
     if not np.isin(labels[valid], (0.0, 1.0)).all():
-        raise ValueError("candidate labels must be 0 or 1")
+        raise DataError("candidate labels must be 0 or 1")
     return users, items, labels, sc, valid
 
 
@@ -187,7 +188,7 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
     g = np.asarray(genre_sets, dtype=float)
     k = g.shape[1]
     if k < 2:
-        raise ValueError(f"URD needs k >= 2 recommended items, got k={k}")
+        raise ParameterError(f"URD needs k >= 2 recommended items, got k={k}")
     inter = np.einsum("uag,ubg->uab", g, g)
     size = g.sum(axis=2)
     union = size[:, :, None] + size[:, None, :] - inter
@@ -279,7 +280,7 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     if genres is not None:
         genres = np.asarray(genres)
         if genres.ndim != 2:
-            raise ValueError(f"genres must be a 2-d (items x genres) array, got shape {genres.shape}")
+            raise ParameterError(f"genres must be a 2-d (items x genres) array, got shape {genres.shape}")
         out["urd"] = jaccard_diversity(genres[top_items])
     else:
         out["urd"] = np.full(users.size, np.nan)
@@ -296,13 +297,13 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
 def _check_attributes(table: pd.DataFrame, attributes) -> list[str]:
     attributes = [attributes] if isinstance(attributes, str) else list(attributes)
     if not attributes:
-        raise ValueError("attributes must name at least one column")
+        raise ParameterError("attributes must name at least one column")
     unknown = [a for a in attributes if a not in table.columns]
     if unknown:
-        raise ValueError(f"unknown attribute(s) {unknown}; available: {[c for c in table.columns]}")
+        raise ParameterError(f"unknown attribute(s) {unknown}; available: {[c for c in table.columns]}")
     repeated = sorted({a for a in attributes if attributes.count(a) > 1})
     if repeated:      # a repeated axis of the search space: name it, not a numpy broadcast error
-        raise ValueError(f"attribute(s) listed more than once: {repeated}")
+        raise ParameterError(f"attribute(s) listed more than once: {repeated}")
     for a in attributes:
         _check_codes(a, table[a])
     return attributes
@@ -315,7 +316,6 @@ MAX_CODE = 2**62
 def _check_codes(name: str, col: pd.Series) -> None:
     """An attribute column must hold integer codes of magnitude at most :data:`MAX_CODE`: text, missing,
     fractional, infinite and huge values are refused naming the attribute and a few offending values."""
-    from ocef.errors import DataError
 
     if isinstance(col, pd.DataFrame):
         raise DataError(f"attribute {name!r} is a column of the table more than once")
@@ -393,12 +393,12 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
     metric = check_metric(metric)
     attributes = _check_attributes(table, attributes)
     if metric not in table.columns and not (metric == "auc" and auc == "pooled"):
-        raise ValueError(f"table lacks the metric column {metric!r}")
+        raise DataError(f"table lacks the metric column {metric!r}")
     check_auc(auc)
     codes = table[attributes].astype(np.int64)
     if metric == "auc" and auc == "pooled":
         if candidates is None or scores is None or "user" not in table.columns:
-            raise ValueError("pooled AUC needs candidates, scores and a 'user' column in table")
+            raise ParameterError("pooled AUC needs candidates, scores and a 'user' column in table")
         cand = candidates[["user", "label"]].assign(score=np.asarray(scores, dtype=float))
         cand = cand.merge(pd.concat([table[["user"]], codes], axis=1), on="user", how="inner")
         # Within-group ranks (ties averaged) give every group's Mann-Whitney AUC at once.
@@ -535,7 +535,7 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration")]
     ok = values[(values["n_users"] >= min_users) & values["value"].notna()]
     if len(ok) < 2:
-        raise ValueError(f"fewer than two valid groups (n_users >= min_users={min_users} and a defined "
+        raise DataError(f"fewer than two valid groups (n_users >= min_users={min_users} and a defined "
                          f"value): {len(ok)} of {len(values)}")
     hi, lo = ok["value"].idxmax(), ok["value"].idxmin()
     adv, dis = ok.loc[hi], ok.loc[lo]

@@ -62,7 +62,7 @@ import numpy as np
 from ocef.validation import Integer, validate_params
 import pandas as pd
 
-from ocef.errors import ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
 from ocef.metrics.recommender import (
     GINI_CONVENTIONS, TRUTH_METRICS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution,
@@ -206,23 +206,23 @@ class RecommenderBiasResult(Result):
 
 def _group_codes(groups, n_users: int) -> tuple[np.ndarray, list[str]]:
     if groups is None:
-        raise ValueError("groups is required: one label per user (any number of groups >= 2)")
+        raise ParameterError("groups is required: one label per user (any number of groups >= 2)")
     labels = np.asarray(groups)
     if labels.ndim != 1 or labels.shape[0] != n_users:
-        raise ValueError(f"groups must hold one label per user: expected a 1-d array of length {n_users} "
+        raise ParameterError(f"groups must hold one label per user: expected a 1-d array of length {n_users} "
                          f"(the rows of scores), got shape {labels.shape}")
     missing = pd.isna(labels)
     if missing.any():
-        raise ValueError(f"groups holds {int(missing.sum())} missing label(s), e.g. at user {int(np.flatnonzero(missing)[0])}")
+        raise DataError(f"groups holds {int(missing.sum())} missing label(s), e.g. at user {int(np.flatnonzero(missing)[0])}")
     try:
         uniques, codes = np.unique(labels, return_inverse=True)
     except TypeError:
-        raise TypeError("groups labels must be all numbers or all strings") from None
+        raise ParameterTypeError("groups labels must be all numbers or all strings") from None
     names = [str(u) for u in uniques]
     if len(set(names)) != len(names):
-        raise ValueError(f"groups labels must have distinct names, got {names}")
+        raise ParameterError(f"groups labels must have distinct names, got {names}")
     if len(names) < 2:
-        raise ValueError(f"groups must hold at least 2 distinct labels, got {names}")
+        raise ParameterError(f"groups must hold at least 2 distinct labels, got {names}")
     return codes.astype(np.intp).ravel(), names
 
 
@@ -230,7 +230,7 @@ def _find_group(name, names: list[str], option: str) -> int:
     key = str(name)
     if key not in names:
         shown = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
-        raise ValueError(f"{option} {name!r} is not a group; groups: {shown}")
+        raise ParameterError(f"{option} {name!r} is not a group; groups: {shown}")
     return names.index(key)
 
 

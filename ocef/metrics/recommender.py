@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 import numpy as np
 
@@ -76,16 +77,16 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     try:
         arr = np.asarray(scores, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a numeric users x items matrix, got {type(scores).__name__}") from None
+        raise ParameterTypeError(f"{name} must be a numeric users x items matrix, got {type(scores).__name__}") from None
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (users x items), got shape {arr.shape}")
+        raise ParameterError(f"{name} must be a 2-d array (users x items), got shape {arr.shape}")
     if arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(f"{name} must have at least one user and one item, got shape {arr.shape}")
+        raise ParameterError(f"{name} must have at least one user and one item, got shape {arr.shape}")
     nan = np.isnan(arr)
     if nan.all():
-        raise ValueError(f"{name} holds no score: every entry is NaN")
+        raise DataError(f"{name} holds no score: every entry is NaN")
     if np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite or NaN (not scored), found ±inf")
+        raise DataError(f"{name} must be finite or NaN (not scored), found ±inf")
     return arr
 
 
@@ -93,7 +94,7 @@ def check_truth(truth, shape: tuple[int, int]) -> np.ndarray:
     """The truth matrix: the same shape as the scores."""
     arr = check_scores(truth, "truth")
     if arr.shape != shape:
-        raise ValueError(f"truth must have the shape of scores {shape}, got {arr.shape}")
+        raise ParameterError(f"truth must have the shape of scores {shape}, got {arr.shape}")
     return arr
 
 
@@ -101,14 +102,14 @@ def check_selection(k, thresh, n_items: int) -> tuple[int | None, float | None]:
     """``k`` an integer in [1, n_items] (it takes precedence), else a finite ``thresh``."""
     if k is not None:
         if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise TypeError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
+            raise ParameterTypeError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
         if not 1 <= k <= n_items:
-            raise ValueError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
+            raise ParameterError(f"k must be an integer in [1, {n_items}] (the number of items), got {k!r}")
         return int(k), None
     if thresh is None:
-        raise ValueError("give k (items shown per user) or thresh (score at which an item is shown)")
+        raise ParameterError("give k (items shown per user) or thresh (score at which an item is shown)")
     if isinstance(thresh, bool) or not isinstance(thresh, numbers.Real) or not np.isfinite(thresh):
-        raise ValueError(f"thresh must be a finite number, got {thresh!r}")
+        raise ParameterError(f"thresh must be a finite number, got {thresh!r}")
     return None, float(thresh)
 
 
@@ -116,20 +117,20 @@ def check_membership(group, n_users: int, name: str) -> np.ndarray:
     """A 0/1 (or boolean) membership vector over the users, with at least one member."""
     arr = np.asarray(group)
     if arr.ndim != 1 or arr.shape[0] != n_users:
-        raise ValueError(f"{name} must be a 0/1 vector with one entry per user (length {n_users}), "
+        raise ParameterError(f"{name} must be a 0/1 vector with one entry per user (length {n_users}), "
                          f"got shape {arr.shape}")
     if arr.dtype != bool:
         if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
-            raise ValueError(f"{name} must hold only 0 and 1 (membership of each user)")
+            raise ParameterError(f"{name} must hold only 0 and 1 (membership of each user)")
         arr = arr == 1
     if not arr.any():
-        raise ValueError(f"{name} is empty: it must contain at least one user")
+        raise ParameterError(f"{name} is empty: it must contain at least one user")
     return arr
 
 
 def _check_choice(name: str, value, choices) -> str:
     if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise ParameterError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 
 
@@ -140,7 +141,7 @@ def _min_max(*arrays, name: str) -> tuple[float, float]:
     low = min(float(np.nanmin(a)) for a in arrays)
     high = max(float(np.nanmax(a)) for a in arrays)
     if not high > low:
-        raise ValueError(f"normalize: cannot min-max normalise a constant matrix ({name}): every scored entry equals {low:g}")
+        raise ParameterError(f"normalize: cannot min-max normalise a constant matrix ({name}): every scored entry equals {low:g}")
     return low, high - low
 
 
@@ -679,7 +680,7 @@ def exposure_kl(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -
 def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
     _check_choice("orientation", orientation, RATIO_ORIENTATIONS)
     if truth is None:
-        raise ValueError(f"truth is required for {key}")
+        raise ParameterError(f"truth is required for {key}")
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
@@ -893,11 +894,11 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
 
     _check_choice("metric_type", metric_type, METRIC_TYPES)
     if scores is None:
-        raise ValueError("scores is required")
+        raise ParameterError("scores is required")
     if (group_a is None) != (group_b is None):
-        raise ValueError("give both group_a and group_b, or neither")
+        raise ParameterError("give both group_a and group_b, or neither")
     if truth is not None and group_a is None:
-        raise ValueError("the opportunity ratios (truth given) need group_a and group_b")
+        raise ParameterError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
     stats = user_stats(scores, truth, k, thresh, normalize)
     computed = _system_item_metrics(stats, gini_convention)

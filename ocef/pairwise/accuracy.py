@@ -56,6 +56,7 @@ import pandas as pd
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
 from ocef.results import Result, jsonable, records
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["PairwiseAccuracy", "pairwise_accuracy", "cell_statistics", "summary_statistics", "cell_intervals",
            "summary_intervals", "wilson_bounds", "INTERVALS",
@@ -390,7 +391,7 @@ def _as_counts(pairs, **kwargs) -> PairCounts:
     if isinstance(pairs, PairCounts):
         extra = [k for k, v in kwargs.items() if v is not None and k in ("scores", "subgroup", "z_levels")]
         if extra:
-            raise ValueError(f"{extra} apply to a pairs table, not to PairCounts")
+            raise ParameterError(f"{extra} apply to a pairs table, not to PairCounts")
         return pairs
     return pair_counts(pairs, **kwargs)
 
@@ -452,7 +453,6 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)
     rng = as_generator(rng)                              # checked even when the interval draws nothing
     if interval not in INTERVALS:
-        from ocef.errors import ParameterError
 
         raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
@@ -572,11 +572,11 @@ def rank_positions(scores) -> np.ndarray:
     one = g.ndim == 1
     g = np.atleast_2d(g)
     if g.ndim != 2:
-        raise ValueError(f"scores must be a 1-d or 2-d array, got shape {np.shape(scores)}")
+        raise ParameterError(f"scores must be a 1-d or 2-d array, got shape {np.shape(scores)}")
     from scipy.stats import rankdata           # lazily: scipy.stats is slow to import
 
     if np.isinf(g).any():
-        raise ValueError("scores must be finite (NaN marks an item outside R_q)")
+        raise DataError("scores must be finite (NaN marks an item outside R_q)")
     valid = ~np.isnan(g)
     size = valid.sum(axis=1, keepdims=True)
     # 1 + #items strictly below = the 'min' rank; items outside R_q sort last (+inf)
@@ -595,7 +595,7 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     g = np.atleast_2d(np.asarray(scores, dtype=float))
     groups = np.asarray(item_groups)
     if groups.shape != (g.shape[1],):
-        raise ValueError(f"item_groups must have one entry per item ({g.shape[1]}), got shape {groups.shape}")
+        raise ParameterError(f"item_groups must have one entry per item ({g.shape[1]}), got shape {groups.shape}")
     valid = ~np.isnan(g)
     pos = np.atleast_2d(rank_positions(g))
     same = groups[:, None] == groups[None, :]

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.results import Result
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
@@ -113,10 +114,9 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     (``j == jp`` in the same row), missing group values, and non-finite scores.
     """
     if not isinstance(pairs, pd.DataFrame):
-        raise TypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
+        raise ParameterTypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
     _check_columns(list(pairs.columns), cluster, need_scores)
     if len(pairs) == 0:
-        from ocef.errors import DataError
 
         raise DataError("pairs has no row (only a header): give at least one randomized pair")
     if "z" not in pairs.columns:
@@ -124,23 +124,22 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     same = (pairs["j"].to_numpy() == pairs["jp"].to_numpy())
     if same.any():
         first = int(np.flatnonzero(same)[0])
-        raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {int(same.sum())} row(s) "
+        raise DataError(f"pairs: the clicked item j is also the unclicked item jp in {int(same.sum())} row(s) "
                          f"(first: row {first}, item {pairs['j'].iloc[first]!r}); each pair needs two items")
     for col in ("s_j", "s_jp", "z", cluster):
         if pairs[col].isna().any():
-            raise ValueError(f"pairs column {col!r} has {int(pairs[col].isna().sum())} missing value(s)")
+            raise DataError(f"pairs column {col!r} has {int(pairs[col].isna().sum())} missing value(s)")
     if need_scores:
         for col in SCORE_COLUMNS:
             v = pd.to_numeric(pairs[col], errors="coerce").to_numpy(dtype=float)
             if not np.all(np.isfinite(v)):
-                raise ValueError(f"pairs column {col!r} must hold finite numbers, found "
+                raise DataError(f"pairs column {col!r} must hold finite numbers, found "
                                  f"{int((~np.isfinite(v)).sum())} missing or non-finite value(s)")
     return pairs
 
 
 def _check_cluster(cluster) -> None:
     """``cluster`` must be a non-empty column name (issue 23: ``--cluster ''`` said "pairs is missing column(s) ['']")."""
-    from ocef.errors import ParameterError, ParameterTypeError
 
     if not isinstance(cluster, str):
         raise ParameterTypeError(f"cluster must be the name of a column of pairs (e.g. 'query'), got {cluster!r}")
@@ -156,31 +155,30 @@ def _check_columns(columns: list, cluster: str, need_scores: bool) -> None:
         need += SCORE_COLUMNS
     missing = [c for c in need if c not in columns]
     if cluster in missing and cluster not in PAIR_COLUMNS:
-        from ocef.errors import DataError
 
         raise DataError(f"cluster={cluster!r}: pairs has no column {cluster!r} to cluster by; it has {columns}")
     if missing:
         hint = (" (give scores: a table with columns item, score, or query, item, score)"
                 if set(missing) <= set(SCORE_COLUMNS) else "")
-        raise ValueError(f"pairs is missing column(s) {missing}{hint}; it has {columns}")
+        raise DataError(f"pairs is missing column(s) {missing}{hint}; it has {columns}")
 
 
 def _check_score_columns(columns: list) -> None:
     """ValueError naming the columns ``item, score`` of a scores table missing from ``columns`` (both engines)."""
     missing = [c for c in ("item", "score") if c not in columns]
     if missing:
-        raise ValueError(f"scores is missing column(s) {missing}; it has {columns}")
+        raise DataError(f"scores is missing column(s) {missing}; it has {columns}")
 
 
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
     item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
     if not isinstance(scores, pd.DataFrame):
-        raise TypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
+        raise ParameterTypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
     _check_score_columns(list(scores.columns))
     keys = ["query", "item"] if "query" in scores.columns else ["item"]
     if scores.duplicated(keys).any():
-        raise ValueError(f"scores has several rows for the same {'/'.join(keys)}")
+        raise DataError(f"scores has several rows for the same {'/'.join(keys)}")
     table = scores.set_index(keys)["score"]
     out = pairs.drop(columns=[c for c in SCORE_COLUMNS if c in pairs.columns])
     for col, item in (("score_j", "j"), ("score_jp", "jp")):
@@ -189,7 +187,7 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
         vals = table.reindex(idx).to_numpy(dtype=float)
         if np.isnan(vals).any():
             bad = out[item].to_numpy()[np.isnan(vals)][:3]
-            raise ValueError(f"scores has no score for item(s) {bad.tolist()} (column {item!r} of pairs)")
+            raise DataError(f"scores has no score for item(s) {bad.tolist()} (column {item!r} of pairs)")
         out[col] = vals
     return out
 
@@ -207,16 +205,16 @@ def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
             # tolerate the CLI's string spelling of a numeric group value
             match = [v for v in vals if str(v) == str(subgroup)]
             if not match:
-                raise ValueError(f"subgroup {subgroup!r} is not a group of the pairs; groups are {vals}")
+                raise DataError(f"subgroup {subgroup!r} is not a group of the pairs; groups are {vals}")
             subgroup = match[0]
         others = [v for v in vals if v != subgroup]
         name0 = others[0] if len(others) == 1 else f"not {subgroup}"
         return (name0, subgroup), {v: (1 if v == subgroup else 0) for v in vals}
     if len(vals) > 2:
-        raise ValueError(f"the group columns s_j/s_jp hold {len(vals)} values {vals[:6]}; "
+        raise DataError(f"the group columns s_j/s_jp hold {len(vals)} values {vals[:6]}; "
                          "choose the subgroup to compare against the rest (subgroup=... / --subgroup)")
     if len(vals) < 2:
-        raise ValueError(f"the group columns s_j/s_jp hold one value {vals}: two item groups are needed "
+        raise DataError(f"the group columns s_j/s_jp hold one value {vals}: two item groups are needed "
                          "(or name the missing subgroup with subgroup=...)")
     return tuple(vals), {v: i for i, v in enumerate(vals)}
 
@@ -253,7 +251,7 @@ def _z_levels(found: list, z_levels=None) -> tuple[list, dict]:
     pos = {v: i for i, v in enumerate(levels)}
     unknown = [v for v in found if v not in pos]
     if unknown:
-        raise ValueError(f"engagement values {unknown} are not in z_levels {levels}")
+        raise DataError(f"engagement values {unknown} are not in z_levels {levels}")
     return (levels if levels else [0]), pos
 
 
@@ -346,7 +344,6 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     for paths); ``engine``: its former name, still accepted (two disagreeing values are refused).
     """
     from ocef.backends import backend_alias
-    from ocef.errors import ParameterError
 
     if engine is not None and (not isinstance(engine, str) or engine not in BACKENDS):
         raise ParameterError(f"engine (former name of backend) must be one of {BACKENDS}, got {engine!r}")
@@ -390,7 +387,7 @@ def _duckdb_source(obj, name: str, con) -> str:
     if isinstance(obj, pd.DataFrame):
         con.register(f"{name}_df", obj)
         return f"{name}_df"
-    raise TypeError(f"{name} must be a DataFrame or a file path, got {type(obj).__name__}")
+    raise ParameterTypeError(f"{name} must be a DataFrame or a file path, got {type(obj).__name__}")
 
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
@@ -432,25 +429,23 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
         # pairs' own count is free for Parquet and DataFrames, a GROUP BY of the scores is not
         if scores is not None and found[6] > con.execute(f"SELECT count(*) FROM {src}").fetchone()[0]:
             keys = "query/item" if "query" in scols else "item"
-            raise ValueError(f"scores has several rows for the same {keys} (the pairs would count twice)")
+            raise DataError(f"scores has several rows for the same {keys} (the pairs would count twice)")
         if found[3]:
-            raise ValueError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
+            raise DataError(f"pairs: the clicked item j is also the unclicked item jp in {found[3]} row(s); "
                              "each pair needs two items")
         where = (" in " + ", ".join(str(o) for o in (pairs, scores) if _is_path(o))
                  if _is_path(pairs) or _is_path(scores) else "")
         if found[0] is None:                 # issue 23: an empty pairs file said "'NoneType' object is not iterable"
-            from ocef.errors import DataError
 
             raise DataError(f"pairs{where} has no row (only a header): give at least one randomized pair")
         if found[4]:
-            from ocef.errors import DataError
 
             raise DataError(
                 f"pairs{where}: {found[4]} of {found[6]} pair(s) have a missing or non-finite score "
                 + ("(their items j/jp have no score in scores, or a non-finite one)" if scores is not None
                    else "in column score_j or score_jp (NaN, inf or empty)"))
         if found[5]:
-            raise ValueError(f"{found[5]} pair(s) have a missing query, group or engagement value")
+            raise DataError(f"{found[5]} pair(s) have a missing query, group or engagement value")
         names, mapping = group_mapping(list(found[0]) + list(found[1]), subgroup)
         zl, pos = _z_levels(list(found[2]), z_levels)
         # pass 2: integer codes only (groups and levels mapped in SQL), no grouping by cluster
@@ -462,7 +457,7 @@ def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCo
             f"(CASE WHEN a > b THEN 2 WHEN a = b THEN 1 ELSE 0 END) AS o FROM ({body})", params).fetchnumpy()
     except duckdb.Error as exc:            # e.g. a score that is not a number: one clear ValueError
         files = ", ".join(str(o) for o in (pairs, scores) if _is_path(o))
-        raise ValueError(f"DuckDB cannot read the pairs{' (' + files + ')' if files else ''}: "
+        raise DataError(f"DuckDB cannot read the pairs{' (' + files + ')' if files else ''}: "
                          f"{str(exc).splitlines()[0]}") from None
     finally:
         con.close()

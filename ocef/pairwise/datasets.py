@@ -16,6 +16,7 @@ from ocef.datasets import load_logs
 from ocef.datasets.coat import coat_pairs
 from ocef.datasets.obd import obd_pairs
 from ocef.pairwise.regularizer import MFModel, fit_mf_pairwise
+from ocef.errors import ParameterError
 
 __all__ = ["MODELS", "DEFAULT_MODELS", "coat_sizes", "coat_ratings", "coat_mf", "dataset_pairs", "score_pairs"]
 
@@ -51,10 +52,10 @@ def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") ->
 def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=None) -> pd.DataFrame:
     """Scored pairs of ``"coat"`` (default model ``"mf"``) or ``"obd"`` (``"popularity"``)."""
     if name not in DEFAULT_MODELS:
-        raise ValueError(f"dataset must be 'coat' or 'obd', got {name!r}")
+        raise ParameterError(f"dataset must be 'coat' or 'obd', got {name!r}")
     model = model or DEFAULT_MODELS[name]
     if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+        raise ParameterError(f"model must be one of {MODELS}, got {model!r}")
     default, random = load_logs(name, data_dir)
     if name == "coat":
         pairs = coat_pairs(data_dir)
@@ -63,7 +64,7 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
             return score_pairs(pairs, coat_mf(default, n_users, n_items, rng=rng).scores())
         return score_pairs(pairs, np.bincount(default["item"], weights=default.Y, minlength=n_items))
     if model == "mf":
-        raise ValueError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
+        raise ParameterError("model 'mf' needs users; the OBD random log has none: use 'popularity'")
     pairs = obd_pairs(data_dir)
     n_items = int(max(default["item"].max(), pairs.j.max(), pairs.jp.max())) + 1
     shown = np.bincount(default["item"], minlength=n_items)

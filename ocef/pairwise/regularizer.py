@@ -30,6 +30,7 @@ import pandas as pd
 
 from ocef.results import Result
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError
 
 __all__ = ["RegularizerValue", "pairwise_regularizer", "MFModel", "fit_mf_pairwise", "mf_loss_and_gradient",
            "pairs_to_indices"]
@@ -60,7 +61,7 @@ class RegularizerValue(Result):
 def _binary(name: str, values, n: int) -> np.ndarray:
     arr = np.broadcast_to(np.asarray(values), (n,))
     if not np.isin(arr, (0, 1)).all():
-        raise ValueError(f"{name} must hold 0/1 group indicators (1 = subgroup), got values "
+        raise DataError(f"{name} must hold 0/1 group indicators (1 = subgroup), got values "
                          f"{np.unique(arr)[:5].tolist()}")
     return arr.astype(float)
 
@@ -75,13 +76,13 @@ def pairwise_regularizer(score_j, score_jp, s_j, s_jp, *, y_j=1.0, y_jp=0.0, kin
     weights ½/n_s by the clicked item's group (Sec. 5), else uniform.
     """
     if kind not in REG_KINDS:
-        raise ValueError(f"kind must be one of {REG_KINDS}, got {kind!r}")
+        raise ParameterError(f"kind must be one of {REG_KINDS}, got {kind!r}")
     a = np.asarray(score_j, dtype=float)
     b = np.asarray(score_jp, dtype=float)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"score_j and score_jp must be 1-d arrays of one length, got {a.shape} and {b.shape}")
+        raise ParameterError(f"score_j and score_jp must be 1-d arrays of one length, got {a.shape} and {b.shape}")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("score_j and score_jp must be finite")
+        raise DataError("score_j and score_jp must be finite")
     n = a.size
     sj, sjp = _binary("s_j", s_j, n), _binary("s_jp", s_jp, n)
     yj = np.broadcast_to(np.asarray(y_j, dtype=float), (n,))
@@ -160,7 +161,7 @@ def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) ->
     (1 where the group equals ``subgroup``)."""
     missing = [c for c in (user, "j", "jp", "s_j", "s_jp") if c not in pairs.columns]
     if missing:
-        raise ValueError(f"pairs is missing column(s) {missing}; it has {list(pairs.columns)}")
+        raise DataError(f"pairs is missing column(s) {missing}; it has {list(pairs.columns)}")
     return {"u": pairs[user].to_numpy(np.int64), "j": pairs["j"].to_numpy(np.int64),
             "jp": pairs["jp"].to_numpy(np.int64),
             "s_j": (pairs["s_j"].to_numpy() == subgroup).astype(float),
@@ -241,30 +242,30 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     """
     lam = check_in_interval("lam", lam, 0.0, np.inf, low_open=False, high_open=True)
     if kind not in REG_KINDS:
-        raise ValueError(f"kind must be one of {REG_KINDS}, got {kind!r}")
+        raise ParameterError(f"kind must be one of {REG_KINDS}, got {kind!r}")
     rank = check_positive_int("rank", rank)
     epochs = check_positive_int("epochs", epochs)
     check_in_interval("lr", lr, 0.0, np.inf, low_open=True, high_open=True)
     check_in_interval("l2", l2, 0.0, np.inf, low_open=False, high_open=True)
     missing = [c for c in ("user", "item", "rating") if c not in ratings.columns]
     if missing:
-        raise ValueError(f"ratings is missing column(s) {missing}; it has {list(ratings.columns)}")
+        raise DataError(f"ratings is missing column(s) {missing}; it has {list(ratings.columns)}")
     data = {"u": ratings["user"].to_numpy(np.int64), "i": ratings["item"].to_numpy(np.int64),
             "r": ratings["rating"].to_numpy(float)}
     pdata = pairs_to_indices(pairs, user=pair_user, subgroup=subgroup) if pairs is not None else None
     if init is not None:                 # fine-tuning: the sizes are the model's
         sizes = (init.user_factors.shape[0], init.item_factors.shape[0])
         if any(given is not None and given != size for given, size in zip((n_users, n_items), sizes)):
-            raise ValueError(f"init has {sizes[0]} users and {sizes[1]} items, got n_users={n_users}, "
+            raise ParameterError(f"init has {sizes[0]} users and {sizes[1]} items, got n_users={n_users}, "
                              f"n_items={n_items}")
         n_users, n_items = sizes
     n_users = int(n_users if n_users is not None else data["u"].max() + 1)
     n_items = int(n_items if n_items is not None else data["i"].max() + 1)
     if data["u"].size and (data["u"].max() >= n_users or data["i"].max() >= n_items):
-        raise ValueError(f"ratings reference users or items beyond n_users={n_users} / n_items={n_items}")
+        raise DataError(f"ratings reference users or items beyond n_users={n_users} / n_items={n_items}")
     if pdata is not None and pdata["u"].size:
         if pdata["u"].max() >= n_users or max(pdata["j"].max(), pdata["jp"].max()) >= n_items:
-            raise ValueError("pairs reference users or items beyond n_users / n_items")
+            raise DataError("pairs reference users or items beyond n_users / n_items")
     gen = as_generator(rng)
     if init is not None:
         theta = np.concatenate([[init.mu], init.user_bias, init.item_bias, init.user_factors.ravel(),

@@ -30,6 +30,7 @@ from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summar
 from ocef.results import Result, jsonable, records
 from ocef.reo.simulate import TrafficWorld
 from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
 
@@ -87,22 +88,22 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
         return np.broadcast_to(np.arange(world.n_items), (world.n_users, world.n_items))
     n_relevant = check_positive_int("n_relevant", n_relevant, minimum=2)
     if n_relevant > world.n_items:
-        raise ValueError(f"n_relevant must be <= the number of items {world.n_items}, got {n_relevant}")
+        raise ParameterError(f"n_relevant must be <= the number of items {world.n_items}, got {n_relevant}")
     return np.argsort(-world.scores, axis=1, kind="stable")[:, :n_relevant]
 
 
 def _check(world, model_scores, position_bias, n_levels):
     if not isinstance(world, TrafficWorld):
-        raise TypeError(f"world must be an ocef.reo.simulate.TrafficWorld, got {type(world).__name__}")
+        raise ParameterTypeError(f"world must be an ocef.reo.simulate.TrafficWorld, got {type(world).__name__}")
     groups = np.unique(world.item_groups)
     if groups.tolist() != [0, 1]:
-        raise ValueError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")
+        raise DataError(f"pairwise fairness compares two item groups 0 and 1; the world has {groups.tolist()}")
     scores = world.scores if model_scores is None else np.asarray(model_scores, dtype=float)
     if scores.shape != world.preferences.shape or not np.all(np.isfinite(scores)):
-        raise ValueError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
+        raise ParameterError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
     theta = np.asarray(position_bias, dtype=float)
     if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
-        raise ValueError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
+        raise ParameterError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
     n_levels = check_positive_int("n_levels", n_levels)
     return scores, theta, n_levels
 
