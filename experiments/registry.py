@@ -120,7 +120,7 @@ def module(name: str):
 
     Raises
     ------
-    ValueError
+    ocef.errors.ParameterError
         An unknown name, listing the known ones.
 
     Examples
@@ -131,7 +131,7 @@ def module(name: str):
     >>> module("fig-99")
     Traceback (most recent call last):
     ...
-    ValueError: unknown experiment 'fig-99'; known: bandit-alpha, bandit-delta, ...
+    ocef.errors.ParameterError: unknown experiment 'fig-99'; known: bandit-alpha, bandit-delta, ...
     """
     if name not in EXPERIMENTS:
         raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")

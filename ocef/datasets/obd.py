@@ -53,7 +53,7 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
 
     Raises
     ------
-    ValueError
+    ocef.errors.DataError
         When an item of ``log`` has no row in ``item_context.csv``.
 
     Examples

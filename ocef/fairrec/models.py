@@ -277,7 +277,7 @@ def make_model(name: str, **hyper):
 
     Raises
     ------
-    ValueError
+    ocef.errors.ParameterError
         An unknown ``name``, or a deep model when torch is not installed.
     TypeError
         A hyper-parameter the class does not have.
@@ -289,7 +289,7 @@ def make_model(name: str, **hyper):
     >>> make_model("svd")
     Traceback (most recent call last):
     ...
-    ValueError: model must be one of ['fm', 'logmf', 'wdl', 'deepfm', 'dcn'], got 'svd'
+    ocef.errors.ParameterError: model must be one of ['fm', 'logmf', 'wdl', 'deepfm', 'dcn'], got 'svd'
     """
     if name in DEEP_MODEL_NAMES:
         from ocef.fairrec.deep import DEEP_MODELS, _require_torch

@@ -1141,6 +1141,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     ocef.errors.ResourceLimitError
         When the estimated work (:func:`search_work`) or the particles' memory exceeds the limits
         in force (:func:`ocef.validation.resource_limits`), before anything runs.
+    ocef.errors.DataError
+        ``method="testsgd"`` with fewer than two groups of at least ``theta · N`` users.
 
     Examples
     --------

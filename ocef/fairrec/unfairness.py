@@ -90,7 +90,7 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
     Raises
     ------
-    ValueError
+    ocef.errors.DataError
         A missing column, ``scores`` of another length than ``candidates``, a non-finite score
         or a label other than 0 and 1.
 
@@ -243,9 +243,10 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
 
     Raises
     ------
-    ValueError
-        Bad candidates or scores (:func:`ranked_table`), ``k`` out of range, ``genres`` not 2-d,
-        or an unknown ``ndcg``.
+    ocef.errors.DataError
+        Bad candidates or scores (:func:`ranked_table`).
+    ocef.errors.ParameterError
+        ``k`` out of range (``k < 2`` with ``genres``), ``genres`` not 2-d, or an unknown ``ndcg``.
 
     Examples
     --------
@@ -375,11 +376,11 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
     Raises
     ------
-    ValueError
-        An unknown metric, attribute or ``auc`` mode, a missing metric column, or pooled AUC
-        without ``candidates``, ``scores`` and a ``user`` column.
+    ocef.errors.ParameterError
+        An unknown metric, attribute or ``auc`` mode, or pooled AUC without ``candidates``,
+        ``scores`` and a ``user`` column.
     ocef.errors.DataError
-        An attribute column that does not hold integer codes.
+        A missing metric column, or an attribute column that does not hold integer codes.
 
     Examples
     --------
@@ -520,8 +521,10 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
 
     Raises
     ------
-    ValueError
-        When fewer than two groups are valid, or ``min_users < 1``.
+    ocef.errors.DataError
+        When fewer than two groups are valid.
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        ``min_users`` not an integer >= 1.
 
     Examples
     --------
