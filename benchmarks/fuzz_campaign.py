@@ -236,7 +236,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("envy", syn, "--n-items", NUMBERS, int_in(2, 10**5))
     add("envy", syn, "--factors", NUMBERS, int_in(1, 10**4))
     add("envy", syn, "--beta", NUMBERS, lambda v: (_num(v) is not None and 0 < _num(v) < 1e6) or None)
-    add("envy", syn, "--top-k", NUMBERS, anything)
+    add("envy", syn, "--k", NUMBERS, anything)
     add("envy", syn, "--train-fraction", NUMBERS, anything)
 
     audit = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"], "--max-steps", "300",
@@ -382,9 +382,9 @@ def python_cases(f: dict) -> list[Case]:
                                           "backend": lambda v: False, "n_resamples": anything, "label": anything,
                                           "group": anything})
     door("ab_test", "ab_test", {"confidence": real_in(0, 1, hi_open=True), "n_resamples": anything,
-                                "n_folds": anything, "method": lambda v: False})
+                                "n_folds": anything, "interval": lambda v: False})
     door("simulate_traffic", "simulate_traffic", {"n_days": integer(1, 100), "requests_per_day": anything,
-                                                  "n_show": anything, "p_act": anything})
+                                                  "k": anything, "p_act": anything})
     door("make_traffic_world", "make_traffic_world", {"n_users": anything, "n_items": anything,
                                                       "n_groups": anything, "positive_rate": anything})
     door("softmax_policy", "softmax_policy", {"beta": anything})
@@ -447,7 +447,7 @@ def build_call(spec, f):
         from ocef.reo import ab_test, estimate_reo
         d, r = pd.read_csv(f["default.csv"]), pd.read_csv(f["random.csv"])
         if make == "ab_test":
-            kw = {"method": "partition"} if p == "n_folds" else ({"method": "bootstrap"} if p == "n_resamples" else {})
+            kw = {"interval": "partition"} if p == "n_folds" else ({"interval": "standard"} if p == "n_resamples" else {})
             return lambda: ab_test(d, d, r, **{**kw, p: value})
         kw = {"interval": "percentile"} if p == "n_resamples" else {}
         return lambda: estimate_reo(d, r, **{**kw, p: value})
@@ -456,7 +456,7 @@ def build_call(spec, f):
         if make == "make_traffic_world":
             return lambda: make_traffic_world(**{"n_users": 50, "n_items": 20, "rng": 0, p: value})
         w = make_traffic_world(n_users=50, n_items=20, rng=0)
-        return lambda: simulate_traffic(w, **{"requests_per_day": 100, "n_show": 3, "rng": 0, p: value})
+        return lambda: simulate_traffic(w, **{"requests_per_day": 100, "k": 3, "rng": 0, p: value})
     if make == "softmax_policy":
         from ocef.policies import softmax_policy
         return lambda: softmax_policy(rng.normal(size=(4, 5)), beta=value)

@@ -96,12 +96,12 @@ def main(argv=None) -> int:
     if out is None:
         tmp = tempfile.TemporaryDirectory(prefix="reo_scale_")
         out = Path(tmp.name)
-    n_show = 10
-    per_day = max(1, args.rows // (args.days * n_show))
+    k = 10
+    per_day = max(1, args.rows // (args.days * k))
     world = make_traffic_world(2000, 500, 2, score_bias=[0.5, 0.0], rng=0)
     if not (out / "default").exists():
         t = time.perf_counter()
-        logs = stream_traffic(world, out, n_days=args.days, requests_per_day=per_day, n_show=n_show,
+        logs = stream_traffic(world, out, n_days=args.days, requests_per_day=per_day, k=k,
                               p_act=0.01, rng=1)
         dt = time.perf_counter() - t
         rows = logs.default_rows + logs.random_rows

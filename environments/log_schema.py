@@ -10,7 +10,28 @@ from ocef.errors import ParameterError, ParameterTypeError
 
 
 def label_columns(label: str | Sequence[str]) -> list[str]:
-    """``label`` as a non-empty list of column names (Y = 1 when any of them is 1)."""
+    """The label columns of a log as a list: Y = 1 when any of them is 1.
+
+    Parameters
+    ----------
+    label : str or list of str
+        One column name, or several (a non-empty list or tuple of names).
+
+    Returns
+    -------
+    list of str
+        The column names, in order.
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        For anything but a name or a non-empty sequence of names.
+
+    Examples
+    --------
+    >>> label_columns("Y"), label_columns(("click", "buy"))
+    (['Y'], ['click', 'buy'])
+    """
     if not isinstance(label, (str, list, tuple)):
         raise ParameterTypeError(f"label must be a column name or a non-empty list of column names, got {label!r}")
     labels = [label] if isinstance(label, str) else list(label)
@@ -28,8 +49,31 @@ def read_errors() -> tuple:
 
 
 def check_csv_header(path: Path) -> None:
-    """A CSV log's header names each column once (every engine would silently keep one of
-    duplicates), and the file can be read (a corrupt .gz is named here, not deep in an engine)."""
+    """Check that a CSV log can be read and that its header names each column once.
+
+    Every counting backend would silently keep one of two columns of the same name, and a corrupt
+    ``.gz`` is better named here than deep in a backend.
+
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        The CSV file (compression from the suffix).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an empty or unreadable file, or duplicate column names (naming them).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("S,Y,Y\\n0,1,1\\n")
+    >>> check_csv_header(path)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: log file ... has duplicate column name(s) ['Y']
+    """
     import pandas as pd
 
     try:

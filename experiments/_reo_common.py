@@ -19,8 +19,8 @@ N_DAYS = 14
 def daily_traffic(quick: bool) -> dict:
     """Per-day traffic settings of the monitoring figures (Fig. 6-8), quick or full."""
     if quick:
-        return dict(requests_per_day=4000, n_show=10, p_act=0.25, log_rate=1.0)
-    return dict(requests_per_day=15_000, n_show=10, p_act=0.15, log_rate=1.0)
+        return dict(requests_per_day=4000, k=10, p_act=0.25, log_rate=1.0)
+    return dict(requests_per_day=15_000, k=10, p_act=0.15, log_rate=1.0)
 
 
 def loglog_slope(x, y) -> float:

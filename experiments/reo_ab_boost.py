@@ -81,8 +81,8 @@ CLAIMS = [
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     n_days = 4 if quick else 14
-    day_cfg = (dict(requests_per_day=8000, n_show=10, p_act=0.1, log_rate=0.5) if quick
-               else dict(requests_per_day=40_000, n_show=10, p_act=0.05, log_rate=0.5))
+    day_cfg = (dict(requests_per_day=8000, k=10, p_act=0.1, log_rate=0.5) if quick
+               else dict(requests_per_day=40_000, k=10, p_act=0.05, log_rate=0.5))
     world = make_traffic_world(**WORLD, rng=seed)
     arms = {"control": None, **STRATEGIES}
     config = {"world": WORLD, "day": day_cfg, "seed": seed, "arms": {k: str(v) for k, v in arms.items()}}
@@ -91,9 +91,9 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         ab = simulate_ab(world, arms, n_days=1, rng=np.random.default_rng([seed, day]), **day_cfg)
         rows = []
         for name in STRATEGIES:
-            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta-shared",
+            res = reo.ab_test(ab.default["control"], ab.default[name], ab.random, interval="delta-shared",
                               groups=world.groups.tolist())
-            alg2 = reo.ab_test(ab.default["control"], ab.default[name], ab.random, method="delta",
+            alg2 = reo.ab_test(ab.default["control"], ab.default[name], ab.random, interval="delta",
                                groups=world.groups.tolist())
             rows.append({
                 "day": day, "strategy": name, "D_reo": res.D_reo, "se": res.D_reo_se,

@@ -84,7 +84,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         rows.append(("delta", delta.penalty_se, *delta.penalty_ci, np.nan, seconds))
         for method in ("standard", "bca"):
             tic = time.perf_counter()
-            res, boot = reo.bootstrap_reo_ci(logs.default, logs.random, groups=groups, method=method,
+            res, boot = reo.bootstrap_reo_ci(logs.default, logs.random, groups=groups, interval=method,
                                              n_resamples=N_RESAMPLES, rng=np.random.default_rng([seed, 3, day]))
             seconds = time.perf_counter() - tic
             rows.append((f"{method} bootstrap" if method == "standard" else "BCa bootstrap",

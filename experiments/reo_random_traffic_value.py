@@ -54,8 +54,8 @@ CLAIMS = [
 
 def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, progress: bool = True) -> list[Path]:
     reps = 5 if quick else 20
-    day_cfg = (dict(requests_per_day=6000, n_show=10, log_rate=0.2) if quick
-               else dict(requests_per_day=30_000, n_show=10, log_rate=0.2))
+    day_cfg = (dict(requests_per_day=6000, k=10, log_rate=0.2) if quick
+               else dict(requests_per_day=30_000, k=10, log_rate=0.2))
     world = make_traffic_world(**WORLD, rng=seed)
     groups = world.groups.tolist()
     config = {"world": WORLD, "day": day_cfg, "seed": seed, "reps": reps, "p_act": P_ACT}
@@ -95,7 +95,7 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir=None, pro
         relevance_default_truth=("relevance_default_truth", "first"),
         relevance_random_truth=("relevance_random_truth", "first")).reset_index()
     agg["reps"] = reps
-    agg["relevance_expected"] = [expected_relevance(world, day_cfg["n_show"], p) for p in agg["p_act"]]
+    agg["relevance_expected"] = [expected_relevance(world, day_cfg["k"], p) for p in agg["p_act"]]
     agg["naive_rmse"] = raw.assign(e=(raw["naive"] - raw["truth"]) ** 2).groupby("p_act")["e"].mean().to_numpy() ** 0.5
     agg["rt_rmse"] = raw.assign(e=(raw["random_traffic"] - raw["truth"]) ** 2).groupby("p_act")["e"].mean().to_numpy() ** 0.5
     base = agg.loc[agg["p_act"] == 0, "relevance_mean"]
@@ -142,5 +142,5 @@ def _plot(agg: pd.DataFrame, day_cfg: dict, path: Path) -> Path:
     plotting.legend_below(a2)
     a2.grid(True, alpha=0.3)
     fig.suptitle(f"Random traffic value: 2 item groups, {day_cfg['requests_per_day']:,} requests/day, "
-                 f"n_show={day_cfg['n_show']}, default log rate {day_cfg['log_rate']}", fontsize=10)
+                 f"k={day_cfg['k']}, default log rate {day_cfg['log_rate']}", fontsize=10)
     return save_figure(fig, path)

@@ -67,7 +67,7 @@ def analyse(name: str, default: pd.DataFrame, random: pd.DataFrame, *, n_resampl
     delta = reo.estimate_reo(default, random)
     rows = _rows(name, delta, "delta")
     for k, method in enumerate(("standard", "bca")):
-        res, boot = reo.bootstrap_reo_ci(default, random, method=method, n_resamples=n_resamples,
+        res, boot = reo.bootstrap_reo_ci(default, random, interval=method, n_resamples=n_resamples,
                                          rng=np.random.default_rng([seed, k]))
         part = _rows(name, res, f"bootstrap-{method}")
         for row, bias in zip(part, boot.bias):

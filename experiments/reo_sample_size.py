@@ -29,7 +29,7 @@ NAME = "reo-sample-size"
 DESCRIPTION = "Fig. 4-5 (seed 000): relative error and variance of ΔREO vs sample size on a simulated day"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
-DAY = dict(requests_per_day=13_000, n_show=10, p_act=0.15, log_rate=1.0)   # ≈ 130k + 20k rows
+DAY = dict(requests_per_day=13_000, k=10, p_act=0.15, log_rate=1.0)   # ≈ 130k + 20k rows
 
 DATASET = 'simulated traffic (ocef.reo.simulate: 1000 users x 300 items, 2 item groups)'
 

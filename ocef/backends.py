@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
@@ -40,28 +41,34 @@ BACKENDS = ("auto", "duckdb", "pandas", "spark")
 ENGINES = BACKENDS
 
 
-def backend_alias(backend: str, engine: str | None) -> str:
-    """The counting backend from ``backend`` and its former name ``engine`` (a hidden alias kept so that
-    old calls work): ``engine`` wins when ``backend`` is left at "auto"; two different values are refused.
-
-    Examples
-    --------
-    >>> backend_alias("auto", "pandas")
-    'pandas'
-    """
-    if engine is None:
-        return backend
-    if backend != "auto" and backend != engine:
-        raise ParameterError(f"backend={backend!r} and its former name engine={engine!r} disagree: give backend only")
-    return engine
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                    "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 
 
 @dataclass(frozen=True)
 class Sql:
-    """A SQL query whose result is a log, run by DuckDB (on ``connection``, default a cursor on
-    the process's in-memory database), e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``."""
+    """A SQL query whose result is a log, run by DuckDB.
+
+    A log source like a file or a DataFrame: :func:`group_counts` (``backend="duckdb"`` or
+    ``"pandas"``) runs the query and counts its result, so a log can be filtered or joined in SQL
+    before it is counted, e.g. ``Sql("SELECT * FROM 'logs/*.parquet' WHERE day >= 3")``.
+
+    Attributes
+    ----------
+    query : str
+        The SELECT statement whose rows are the log.
+    connection : duckdb.DuckDBPyConnection, optional
+        Where it runs (default: a cursor on the process's in-memory database,
+        :func:`duckdb_cursor`), e.g. a connection holding registered tables.
+
+    Examples
+    --------
+    >>> q = Sql("SELECT * FROM (VALUES (0, 1), (0, 0), (1, 1)) AS t(S, Y)")
+    >>> group_counts(q, by=["S"])
+       S  n  positives
+    0  0  2          1
+    1  1  1          1
+    """
 
     query: str
     connection: Any = None
@@ -69,9 +76,27 @@ class Sql:
 
 @dataclass(frozen=True)
 class KeyCounts:
-    """Counts per key as plain Python values (no pandas: a command that only needs a few numbers
-    from a 10^8-row log does not pay pandas' import). ``keys``: the key column names; ``rows``:
-    one tuple ``(key values..., n, positives)`` per distinct key, sorted by key."""
+    """Counts per key as plain Python values: what :func:`count_keys` returns.
+
+    No pandas: a command that only needs a few numbers from a 10^8-row log does not pay pandas'
+    import. :meth:`to_frame` gives the table of :func:`group_counts`.
+
+    Attributes
+    ----------
+    keys : tuple of str
+        The key column names.
+    rows : tuple of tuple
+        One tuple ``(key values..., n, positives)`` per distinct key, sorted by key: ``n`` rows,
+        ``positives`` rows whose label is 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"S": ["a", "b", "a"], "Y": [1, 0, 0]})
+    >>> counts = count_keys(log, by=["S"])
+    >>> counts.keys, counts.rows
+    (('S',), (('a', 2, 1), ('b', 1, 0)))
+    """
 
     keys: tuple
     rows: tuple
@@ -91,10 +116,29 @@ class KeyCounts:
 
 @dataclass(frozen=True)
 class Counted:
-    """Counts already computed by :func:`count_keys` (``table``, :class:`KeyCounts`) for the key
-    columns ``by`` and the ``label`` columns: a valid log source, returned as is when the same keys
-    and labels are asked for (e.g. counts started in a background thread while the estimator is
-    imported)."""
+    """Counts already computed by :func:`count_keys`, usable as a log source.
+
+    Returned as is when the same keys and labels are asked for (e.g. counts started in a
+    background thread by :func:`start_counts` while the estimator is imported); other keys or
+    labels are refused with a ``ParameterError``.
+
+    Attributes
+    ----------
+    table : KeyCounts
+        The counts.
+    by : tuple of str
+        The key columns they were computed by.
+    label : tuple of str
+        The label columns (Y = any of them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"S": ["a", "b", "a"], "Y": [1, 0, 0]})
+    >>> done = Counted(count_keys(log, by=["S"]), ("S",), ("Y",))
+    >>> count_keys(done, by=["S"]).rows
+    (('a', 2, 1), ('b', 1, 0))
+    """
 
     table: KeyCounts
     by: tuple
@@ -102,7 +146,30 @@ class Counted:
 
 
 def source_kind(source) -> str:
-    """``"file"``, ``"pandas"``, ``"duckdb"`` (relation or :class:`Sql`) or ``"spark"``."""
+    """The kind of a log source, which decides the backend ``"auto"`` picks.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql, Spark DataFrame or Counted
+        A log.
+
+    Returns
+    -------
+    str
+        ``"file"`` (a path), ``"pandas"``, ``"duckdb"`` (a relation or an :class:`Sql` query),
+        ``"spark"``, or ``"counted"`` (a :class:`Counted`).
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        For anything else, naming its type.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> source_kind("logs/default.parquet"), source_kind(pd.DataFrame()), source_kind(Sql("SELECT 1"))
+    ('file', 'pandas', 'duckdb')
+    """
     if isinstance(source, (str, os.PathLike)):
         return "file"
     if isinstance(source, Sql):
@@ -126,7 +193,37 @@ def resolve_engine(engine: str, source) -> str:
 
 
 def resolve_backend(backend: str, source) -> str:
-    """The backend that ``backend="auto"`` picks for ``source`` (or ``backend`` checked)."""
+    """The backend that counts ``source``: the one ``"auto"`` picks, or ``backend`` checked.
+
+    ``"auto"`` picks DuckDB for files, relations and :class:`Sql` queries, pandas for DataFrames
+    and Spark for Spark DataFrames.
+
+    Parameters
+    ----------
+    backend : {"auto", "duckdb", "pandas", "spark"}
+        The counting backend asked for.
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql, Spark DataFrame or Counted
+        The log.
+
+    Returns
+    -------
+    str
+        ``"duckdb"``, ``"pandas"`` or ``"spark"``; ``"counted"`` for a :class:`Counted` source.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For a backend outside :data:`BACKENDS`, or one that cannot read the source (a Spark
+        DataFrame needs ``"spark"``; a DuckDB relation or query cannot go to Spark).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> resolve_backend("auto", "log.csv"), resolve_backend("auto", pd.DataFrame())
+    ('duckdb', 'pandas')
+    >>> resolve_backend("pandas", "log.csv")
+    'pandas'
+    """
     if backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     kind = source_kind(source)
@@ -141,25 +238,96 @@ def resolve_backend(backend: str, source) -> str:
     return backend
 
 
-def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
+@renamed_keywords(engine="backend")
+def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                  name: str = "log", spark=None):
-    """Counts per key: a DataFrame with the columns ``by`` then ``n`` (rows) and ``positives``
-    (rows with Y = 1, Y = OR of the ``label`` columns), one row per distinct key, sorted.
+    """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
 
-    ``source``: a file path (CSV, Parquet, a directory or glob of Parquet files), a pandas
-    DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame. ``backend``: see
-    the module docstring. ``spark``: a SparkSession for ``backend="spark"`` (default
-    :func:`spark_session`). ``name`` names the log in error messages.
+    The sufficient statistics of every log-based estimate (REO's P_k, Q_k are ``positives / n``
+    of the random and default logs per item group). Every backend applies the same checks and
+    returns the same table (see the module docstring).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql or Spark DataFrame
+        The log: a file path (CSV, Parquet, a directory or glob of Parquet files), a pandas
+        DataFrame, a DuckDB relation, an :class:`Sql` query or a Spark DataFrame.
+    by : list of str
+        The key columns (e.g. ``["day", "S"]``); a NULL key is refused.
+    label : str or list of str, default "Y"
+        A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        The counting backend (:func:`resolve_backend`). ``engine=`` is its former name, accepted
+        for one release with a FutureWarning.
+    name : str, default "log"
+        Names the log in error messages.
+    spark : SparkSession, optional
+        For ``backend="spark"`` (default: :func:`spark_session`).
+
+    Returns
+    -------
+    DataFrame
+        The columns ``by``, then ``n`` and ``positives`` (int64), one row per distinct key,
+        sorted by key.
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.DataError
+        Naming the column or file: missing columns, labels outside {0, 1}, NULL keys, an
+        unknown backend, a file that changed while it was read.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"day": [0, 0, 1, 1], "S": ["a", "b", "a", "a"], "Y": [1, 0, 0, 1]})
+    >>> group_counts(log, by=["day", "S"])
+       day  S  n  positives
+    0    0  a  1          1
+    1    0  b  1          0
+    2    1  a  2          1
+    >>> group_counts(log, by=["S"], backend="duckdb")
+       S  n  positives
+    0  a  3          2
+    1  b  1          0
     """
-    backend = backend_alias(backend, engine)
     return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None,
+@renamed_keywords(engine="backend")
+def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                name: str = "log", spark=None) -> KeyCounts:
-    """:func:`group_counts` as :class:`KeyCounts` (plain Python rows). DuckDB's results are
-    fetched as tuples, so counting a file imports neither pandas nor pyarrow."""
-    backend = backend_alias(backend, engine)
+    """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
+
+    DuckDB's results are fetched as tuples, so counting a file imports neither pandas nor pyarrow.
+    A :class:`Counted` source is returned as is when its keys and labels are the ones asked for.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql, Spark DataFrame or Counted
+        The log (see :func:`group_counts`).
+    by : list of str
+        The key columns.
+    label : str or list of str, default "Y"
+        The 0/1 label column(s) (Y = their OR).
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        The counting backend (``engine=``: former name, FutureWarning).
+    name : str, default "log"
+        Names the log in error messages.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    KeyCounts
+        One ``(key values..., n, positives)`` tuple per distinct key, sorted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"S": [1, 0, 1], "click": [1, 1, 0], "buy": [0, 0, 1]})
+    >>> count_keys(log, by=["S"], label=["click", "buy"]).rows       # Y = click OR buy
+    ((0, 1, 1), (1, 2, 2))
+    """
     keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
         raise ParameterTypeError(f"by must be a non-empty list of column names, got {by!r}")
@@ -218,12 +386,37 @@ def file_state(path) -> tuple:
     return tuple(out)
 
 
-def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto", engine: str | None = None):
-    """Start :func:`count_keys` of each source in a background thread (DuckDB releases the
-    GIL while it scans) and return ``finish()``, which waits and returns ``{name:``
-    :class:`Counted` ``}``; errors are raised by ``finish()``. Lets a command import its
-    estimator (numpy, ...) while the logs are being counted."""
-    backend = backend_alias(backend, engine)
+@renamed_keywords(engine="backend")
+def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
+    """Start counting several logs in background threads; collect the counts later.
+
+    Each source is counted by :func:`count_keys` in its own thread (DuckDB releases the GIL
+    while it scans), so a command can import its estimator (numpy, ...) meanwhile.
+
+    Parameters
+    ----------
+    sources : dict
+        Log name -> log source (see :func:`group_counts`); the name is used in error messages.
+    by : list of str
+        The key columns.
+    label : str or list of str, default "Y"
+        The 0/1 label column(s) (Y = their OR).
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        The counting backend (``engine=``: former name, FutureWarning).
+
+    Returns
+    -------
+    callable
+        ``finish()``: waits for the threads and returns ``{name: Counted}``; a counting error is
+        raised there.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> finish = start_counts({"default": pd.DataFrame({"S": [0, 1, 1], "Y": [1, 1, 0]})}, by=["S"])
+    >>> finish()["default"].table.rows
+    ((0, 1, 1), (1, 2, 1))
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     keys, labels = tuple(by), tuple(label_columns(label))
@@ -296,7 +489,24 @@ def _finish(rows, keys: list[str], name: str) -> KeyCounts:
 
 
 def is_missing(v) -> bool:
-    """Whether a key value is missing: None (SQL NULL), a float NaN, pandas' NA or NaT."""
+    """Whether a key value is missing (the backends refuse missing keys).
+
+    Parameters
+    ----------
+    v : object
+        A key value as a backend returns it.
+
+    Returns
+    -------
+    bool
+        True for None (SQL NULL), a float NaN, pandas' ``NA`` or ``NaT``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [is_missing(v) for v in (None, float("nan"), pd.NA, pd.NaT, 0, "a")]
+    [True, True, True, True, False, False]
+    """
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
 
 
@@ -318,8 +528,35 @@ def _plain(v):
 
 
 def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
-    """Boolean ``Y`` per row of a DataFrame: the OR of the 0/1 (or boolean) ``labels`` columns.
-    Any other value, NaN included, is refused naming the column and the values found."""
+    """The label Y of each row of a DataFrame: the OR of its 0/1 (or boolean) label columns.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The log.
+    labels : list of str
+        The label columns; nullable integer and boolean dtypes are accepted.
+    name : str, default "log"
+        Names the log in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape ``(len(frame),)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For a non-numeric column or a value other than 0/1 (NaN included), naming the column and
+        the values found.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"click": [1, 0, 0], "buy": [False, False, True]})
+    >>> frame_label_indicator(frame, ["click", "buy"]).tolist()
+    [True, False, True]
+    """
     import numpy as np
     import pandas as pd
 
@@ -464,10 +701,23 @@ _DATABASE_LOCK = threading.Lock()
 
 
 def duckdb_cursor():
-    """A connection to the process's one in-memory DuckDB database, without the progress bar (it
-    would write to the terminal). Opening a database costs about 22 ms of CPU, a cursor on it
-    nothing; each cursor is its own connection, so threads count in parallel. Keyed by process
-    id: a forked worker opens its own database."""
+    """A connection to the process's one in-memory DuckDB database, without the progress bar.
+
+    Opening a database costs about 22 ms of CPU, a cursor on it nothing; each cursor is its own
+    connection, so threads count in parallel. Keyed by process id: a forked worker opens its own
+    database. The progress bar is off because it would write to the terminal.
+
+    Returns
+    -------
+    duckdb.DuckDBPyConnection
+        A new cursor on the shared database.
+
+    Examples
+    --------
+    >>> con = duckdb_cursor()
+    >>> con.execute("SELECT 40 + 2").fetchall()
+    [(42,)]
+    """
     import duckdb
 
     with _DATABASE_LOCK:
@@ -592,8 +842,33 @@ def _duckdb_counts(source, keys, labels, name):
 
 
 def spark_session(master: str = "local[*]"):
-    """A SparkSession for ``master`` (``local[*]``: all local cores; ``spark://host:7077``,
-    ``yarn``, ... on a cluster). Raises ``ValueError`` when pyspark or Java is missing."""
+    """A SparkSession for counting logs with ``backend="spark"``.
+
+    The Spark UI and console progress bars are off and shuffles use 8 partitions (the counts are
+    small); the log level is ERROR.
+
+    Parameters
+    ----------
+    master : str, default "local[*]"
+        The Spark master: ``local[*]`` (all local cores), ``spark://host:7077``, ``yarn``, ...
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
+        The (possibly existing) session.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        When pyspark (``pip install -e '.[spark]'``) or Java (17) is missing.
+
+    Examples
+    --------
+    >>> spark = spark_session("local[2]")                       # doctest: +SKIP
+    >>> group_counts(spark.createDataFrame([(0, 1)], ["S", "Y"]), by=["S"])   # doctest: +SKIP
+       S  n  positives
+    0  0  1          1
+    """
     try:
         from pyspark.sql import SparkSession
     except ImportError:

@@ -38,6 +38,7 @@ import inspect
 import math
 import numbers
 import os
+import warnings
 
 import numpy as np
 
@@ -924,6 +925,102 @@ def validate_params(**declarations: Constraint):
 
         wrapper.__declared_params__ = dict(declarations)
         DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
+        return wrapper
+    return decorate
+
+
+#: Every function decorated with :func:`renamed_keywords`: qualified name -> {former name: new name}.
+RENAMED: dict[str, dict[str, str]] = {}
+
+
+def warn_renamed(where: str, old: str, new: str) -> None:
+    """Warn (:class:`FutureWarning`) that the keyword ``old`` of ``where`` is now spelled ``new``.
+
+    The one message of every renamed keyword (:func:`renamed_keywords`, and the front doors whose
+    former keywords need more than a rename, e.g. :func:`ocef.reo.ab_test`'s ``method`` and
+    ``bootstrap_interval``, now one ``interval``).
+
+    Parameters
+    ----------
+    where : str
+        The function's name, as the message shows it.
+    old, new : str
+        The former and the new keyword.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_renamed("ab_test", "bootstrap_interval", "interval")
+    >>> print(caught[0].message)
+    ab_test: the keyword 'bootstrap_interval' is now 'interval'; 'bootstrap_interval' will be removed in the next release
+    """
+    warnings.warn(f"{where}: the keyword {old!r} is now {new!r}; {old!r} will be removed in the next release",
+                  FutureWarning, stacklevel=3)
+
+
+def renamed_keywords(**renames: str):
+    """Decorator: accept the former name of a renamed keyword argument for one release, with a warning.
+
+    A call that passes ``old=value`` is forwarded as ``new=value`` after a :class:`FutureWarning`
+    naming both spellings; passing both is refused. The decorated function's signature (what
+    :func:`inspect.signature`, the API reference and ``tests/test_vocabulary.py`` see) holds only the
+    new names. Put it above :func:`validate_params`, so that the declared checks see the new name.
+
+    Parameters
+    ----------
+    **renames : str
+        ``old="new"`` for each renamed keyword; ``new`` must be a parameter of the function.
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        At decoration, when a new name is not a parameter of the function (or an old one still is).
+    ocef.errors.ParameterTypeError
+        At a call, when both the former and the new name are given.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_keywords(n_show="k")
+    ... def shown(*, k=10):
+    ...     return k
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     shown(n_show=5)
+    5
+    >>> print(caught[0].category.__name__, caught[0].message)
+    FutureWarning shown: the keyword 'n_show' is now 'k'; 'n_show' will be removed in the next release
+    """
+    def decorate(func):
+        params = inspect.signature(func).parameters
+        name = func.__qualname__.replace(".__init__", "")
+        for old, new in renames.items():
+            if new not in params or old in params:
+                raise ParameterError(f"{name}: renamed keyword {old!r} -> {new!r} does not match its signature")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise ParameterTypeError(f"{name}: got both {new!r} and its former name {old!r}; give {new!r} only")
+                    warn_renamed(name, old, new)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        wrapper.__renamed_keywords__ = dict(renames)
+        RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
         return wrapper
     return decorate
 

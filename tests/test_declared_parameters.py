@@ -63,9 +63,9 @@ VALID = {
     "ocef.reo.simulate.make_traffic_world": (ocef.reo.simulate.make_traffic_world,
                                              lambda: dict(n_users=20, n_items=10, rng=0)),
     "ocef.reo.simulate.simulate_traffic": (ocef.reo.simulate.simulate_traffic, lambda: dict(
-        world=_world(), requests_per_day=50, n_show=2, rng=0)),
+        world=_world(), requests_per_day=50, k=2, rng=0)),
     "ocef.reo.simulate.simulate_ab": (ocef.reo.simulate.simulate_ab, lambda: dict(
-        world=_world(), arms={"a": None, "b": None}, requests_per_day=50, n_show=2, rng=0)),
+        world=_world(), arms={"a": None, "b": None}, requests_per_day=50, k=2, rng=0)),
     "ocef.envy.exact.envy_report": (ocef.envy.exact.envy_report, lambda: dict(rho=RHO, probs=PROBS, labels=LABELS)),
     "ocef.envy.runner.run_bandits": (ocef.envy.runner.run_bandits, lambda: dict(
         configs=CONFIGS, means={1: paper_instance(1)}, trials=1, max_steps=5, rng=0)),

@@ -140,7 +140,7 @@ def test_resamples_and_folds_are_bounded():
         with pytest.raises(ResourceLimitError, match="n_resamples"):
             estimate_reo(d, r, interval="percentile", n_resamples=10**6, resample="rows")
     with pytest.raises(ParameterError, match="n_folds"):
-        ab_test(d, d, r, method="partition", n_folds=10**9)
+        ab_test(d, d, r, interval="partition", n_folds=10**9)
 
 
 # ------------------------------------------------------------------ unbounded work
@@ -262,7 +262,8 @@ def test_spark_backend_without_pyspark_is_a_clear_error(monkeypatch):
         monkeypatch.setitem(sys.modules, mod, None)
     with pytest.raises(ParameterError, match="backend='spark' needs pyspark"):
         estimate_reo(d, r, backend="spark", spark=object())
-    with pytest.raises(ParameterError, match="backend='spark' needs pyspark"):
+    with pytest.raises(ParameterError, match="backend='spark' needs pyspark"), \
+            pytest.warns(FutureWarning, match="'engine' is now 'backend'"):
         estimate_reo(d, r, engine="spark", spark=object())       # the former name still works
 
 
@@ -507,14 +508,17 @@ def test_pairwise_counting_parameter_is_backend_with_engine_as_alias():
     from ocef.pairwise import pair_counts, pairwise_accuracy
     pairs = _pairs()
     a = pair_counts(pairs, backend="pandas")
-    b = pair_counts(pairs, engine="pandas")                       # the former name still works
+    with pytest.warns(FutureWarning, match="'engine' is now 'backend'"):
+        b = pair_counts(pairs, engine="pandas")                   # the former name still works, for one release
     c = pair_counts(pairs, backend="duckdb")
     assert np.array_equal(a.total, b.total) and np.array_equal(a.total, c.total)
-    with pytest.raises(ParameterError, match="disagree"):
+    with pytest.raises(TypeError, match="got both 'backend' and its former name 'engine'"):
         pair_counts(pairs, backend="duckdb", engine="pandas")
     with pytest.raises(ParameterError, match="backend"):
         pairwise_accuracy(pairs, backend="spark")
-    assert pairwise_accuracy(pairs, engine="duckdb").cells.equals(pairwise_accuracy(pairs, backend="duckdb").cells)
+    with pytest.warns(FutureWarning, match="'engine' is now 'backend'"):
+        old = pairwise_accuracy(pairs, engine="duckdb")
+    assert old.cells.equals(pairwise_accuracy(pairs, backend="duckdb").cells)
 
 
 def test_pairwise_cluster_empty_or_absent_is_a_clear_error(run, tmp_path):

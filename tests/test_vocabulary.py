@@ -52,16 +52,6 @@ VIEWS = ("overall", "groups", "pairs")
 
 #: "rule: qualified name[: parameter]" -> why it is still there. Keep short; remove when fixed.
 KNOWN_EXCEPTIONS: dict[str, str] = {
-    'backends.count_keys: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'backends.group_counts: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'backends.start_counts: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'experiments.registry.run: seed':
-        'the experiment protocol run(out_dir, *, quick, seed, ...) of every experiment module (ocef reproduce --seed)',
-    'fairrec.deep.DeepCTR.fit: rng':
-        "keyword-only: options after the data are keyword-only (needs the 'deep' extra; not changed without torch to test it)",
     'metrics.aggregate_diversity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_f1_ratio: k':
@@ -72,8 +62,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.avg_recommendation_popularity: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.bootstrap_interval: method':
-        "method: an interval method is chosen by 'interval'",
     'metrics.exposure: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.exposure_entropy: k':
@@ -88,48 +76,6 @@ KNOWN_EXCEPTIONS: dict[str, str] = {
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
     'metrics.recommender_bias_metrics: k':
         "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'pairwise.PairCounts.groups':
-        'view: a field of type tuple, not a DataFrame',
-    'pairwise.pair_counts: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'pairwise.pairwise_accuracy: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.ReoCounts.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ReoDaily.groups':
-        'view: a field of type tuple, not a DataFrame (REO module being changed by issue 23)',
-    'reo.ab_test: bootstrap_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.ab_test: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.bootstrap_reo_ci: delta_interval':
-        "name: use 'interval' (REO module being changed by issue 23)",
-    'reo.bootstrap_reo_ci: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.bootstrap_reo_ci: method':
-        "method: an interval method is chosen by 'interval' (REO module being changed by issue 23)",
-    'reo.default_recommendations: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.estimate_reo: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.estimate_reo_by: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.expected_random_rows: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.expected_relevance: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.ground_truth: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.p_act_for: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.reo_counts: engine':
-        "engine: 'engine' is the simulation engine; counting is 'backend' (issue 23 renames the counting 'engine' to 'backend')",
-    'reo.simulate_ab: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.simulate_traffic: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
-    'reo.stream_traffic: n_show':
-        "name: use 'k' (the REO simulator's list length; ~110 uses, left to the REO owners)",
 }
 
 

@@ -15,7 +15,7 @@ from ocef import reo
 from ocef.reo import simulate as traffic
 
 world = traffic.make_traffic_world(1000, 300, n_groups=3, score_bias=[0.0, 0.3, 0.6], rng=0)
-logs = traffic.simulate_traffic(world, n_days=1, requests_per_day=10_000, n_show=10, p_act=0.05,
+logs = traffic.simulate_traffic(world, n_days=1, requests_per_day=10_000, k=10, p_act=0.05,
                                 log_rate=0.5, rng=1)
 res = reo.estimate_reo(logs.default, logs.random, interval="delta-full", confidence=0.95)
 print(f"penalty {res.penalty:.3f}, 95% interval ({res.penalty_ci[0]:.3f}, {res.penalty_ci[1]:.3f}); "

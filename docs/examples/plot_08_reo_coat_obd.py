@@ -28,7 +28,7 @@ for data in (Coat(), OpenBanditDataset()):
 # where the delta method is not valid (the result says so). A bootstrap interval respects the
 # boundary:
 default, random = OpenBanditDataset().logs()
-boot = reo.bootstrap_reo_ci(default, random, method="percentile", n_resamples=300, rng=0)
+boot = reo.bootstrap_reo_ci(default, random, interval="percentile", n_resamples=300, rng=0)
 print("bootstrap percentile interval of the penalty:", np.round(boot.result.penalty_ci, 3))
 
 # %%

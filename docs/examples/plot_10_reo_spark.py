@@ -19,26 +19,26 @@ from ocef.backends import spark_session
 from ocef.reo import simulate as traffic
 
 world = traffic.make_traffic_world(2000, 300, n_groups=3, score_bias=[0.0, 0.2, 0.4], rng=0)
-logs = traffic.simulate_traffic(world, n_days=2, requests_per_day=20_000, n_show=10, p_act=0.05,
+logs = traffic.simulate_traffic(world, n_days=2, requests_per_day=20_000, k=10, p_act=0.05,
                                 log_rate=0.5, rng=1)
 folder = Path(tempfile.mkdtemp())
 logs.default.to_parquet(folder / "default.parquet")
 logs.random.to_parquet(folder / "random.parquet")
 
 timings, results = {}, {}
-for engine in ("duckdb", "spark"):          # the counting backend
+for backend in ("duckdb", "spark"):          # the counting backend
     start = time.perf_counter()
-    if engine == "spark":
+    if backend == "spark":
         spark = spark_session("local[2]")
         default = spark.read.parquet(str(folder / "default.parquet"))
         random = spark.read.parquet(str(folder / "random.parquet"))
-        results[engine] = reo.estimate_reo(default, random, backend="spark", spark=spark)
+        results[backend] = reo.estimate_reo(default, random, backend="spark", spark=spark)
     else:
-        results[engine] = reo.estimate_reo(folder / "default.parquet", folder / "random.parquet", backend=engine)
-    timings[engine] = time.perf_counter() - start
-    res = results[engine]
-    print(f"{engine:>6}: penalty {res.penalty:.4f} ({res.penalty_ci[0]:.4f}, {res.penalty_ci[1]:.4f}) "
-          f"in {timings[engine]:.2f} s")
+        results[backend] = reo.estimate_reo(folder / "default.parquet", folder / "random.parquet", backend=backend)
+    timings[backend] = time.perf_counter() - start
+    res = results[backend]
+    print(f"{backend:>6}: penalty {res.penalty:.4f} ({res.penalty_ci[0]:.4f}, {res.penalty_ci[1]:.4f}) "
+          f"in {timings[backend]:.2f} s")
 spark.stop()
 assert abs(results["spark"].penalty - results["duckdb"].penalty) < 1e-12
 

@@ -104,7 +104,6 @@ def check_output_file(path, option: str = "--out"):
     import tempfile
     from pathlib import Path
 
-    from ocef.errors import ParameterError
 
     if path is None:
         return None

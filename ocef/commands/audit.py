@@ -48,9 +48,10 @@ def _run(args: argparse.Namespace) -> int:
     check_positive_int("--trials", args.trials)
     if args.group_size is not None:
         check_in_interval("--group-size", args.group_size, 0.0, float("inf"), high_open=True)
-    rho, policy, labels, names, context_probs, description = load_inputs(args, require_groups=True)
-    problem = AuditProblem(rho, policy, labels, matching=args.matching, context_probs=context_probs,
-                           group_names=names)
+    inputs = load_inputs(args, require_groups=True)
+    description = inputs.description
+    problem = AuditProblem(inputs.rho, inputs.policy, inputs.labels, matching=args.matching,
+                           context_probs=inputs.context_probs, group_names=inputs.names)
     if args.group_size is not None:
         problem = problem.duplicated(args.group_size, rng=args.seed)
     report = run_audit(problem, alpha=args.alpha, delta=args.delta, epsilon=args.epsilon, trials=args.trials,

@@ -40,11 +40,11 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.envy.exact import envy_report
 
     epsilon = check_in_interval("--epsilon", args.epsilon, 0.0, 1.0, low_open=False)
-    rho, probs, labels, names, context_probs, description = load_inputs(args)
-    summary = envy_report(rho, probs, labels, matching=args.matching, epsilon=epsilon,
-                          context_probs=context_probs, group_names=names)
+    inputs = load_inputs(args)
+    summary = envy_report(inputs.rho, inputs.policy, inputs.labels, matching=args.matching, epsilon=epsilon,
+                          context_probs=inputs.context_probs, group_names=inputs.names)
     payload = summary.to_dict()
-    payload["source"] = description
+    payload["source"] = description = inputs.description
     if args.json:
         print_json(payload)
         return 0
@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  users: {payload['n_users']}, epsilon = {epsilon:g}")
     print(f"  individuals: average envy {summary.individual_average_envy:.6f}, "
           f"proportion envious {summary.individual_prop_envious:.4f}")
-    if labels is None:
+    if inputs.labels is None:
         print("  no groups given (--groups): group envy not computed")
         return 0
     print(f"  groups ({args.matching} matching, {payload['n_groups']} groups): average envy "

@@ -30,7 +30,9 @@ from pathlib import Path
 from ocef.errors import DataError, ParameterError
 
 DATASETS = ("movielens", "coat")
-COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")
+COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
+OPTION_NAMES = {"scores": "--scores", "truth": "--truth", "groups": "--groups", "partition": "--partition",
+                "dataset": "--dataset"}
 
 
 def register(sub) -> None:
@@ -88,82 +90,6 @@ def register(sub) -> None:
 
 # ------------------------------------------------------------------ inputs
 
-def load_matrix(path: Path, option: str):
-    """A 2-d float matrix from .npy or .csv (rows are users); in a .csv an empty cell or NaN is
-    'not scored', any other non-numeric cell is an error; a first line of names is a header."""
-    import numpy as np
-    import pandas as pd
-
-    from ocef.commands._inputs import load_array
-
-    path = Path(path)
-    if path.suffix.lower() != ".csv":
-        return np.asarray(load_array(path, option), dtype=float)
-    if not path.is_file():
-        raise FileNotFoundError(f"{option}: file not found: {path.resolve()}")
-    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
-    cells = frame.apply(lambda col: col.str.strip())
-    missing = cells.isin(["", "nan", "NaN", "NA"])
-    numeric = cells.apply(pd.to_numeric, errors="coerce")
-    bad = numeric.isna() & ~missing
-    if len(frame) > 1 and bad.iloc[0].all() and not bad.iloc[1:].any().any():
-        numeric, bad = numeric.iloc[1:], bad.iloc[1:]              # a header line
-    if bad.any().any():
-        r, c = np.argwhere(bad.to_numpy())[0]
-        raise DataError(f"{option}: {path} holds a non-numeric value {cells.iloc[r, c]!r} (row {r + 1}, column {c + 1})")
-    return numeric.to_numpy(dtype=float)
-
-
-def _file_inputs(args):
-    import numpy as np
-
-    from ocef.commands._inputs import load_groups
-
-    if args.scores is None or args.groups is None:
-        raise ParameterError("give --scores and --groups (and optionally --truth), or --dataset")
-    scores = load_matrix(args.scores, "--scores")
-    truth = None if args.truth is None else load_matrix(args.truth, "--truth")
-    if scores.ndim != 2:
-        raise ParameterError(f"--scores must be a 2-d matrix (users x items), got shape {scores.shape}")
-    labels, names = load_groups(args.groups, scores.shape[0])
-    if names is not None:
-        labels = np.asarray(names, dtype=object)[labels]
-    return scores, truth, labels, f"scores from {args.scores}"
-
-
-def _movielens_inputs(args):
-    import numpy as np
-
-    from ocef.environments.movielens_env import MovieLensEnvironment
-
-    train_fraction = 0.2 if args.train_fraction is None else args.train_fraction
-    env = MovieLensEnvironment(args.data_dir, n_users=args.n_users, n_items=args.n_items)
-    if args.partition not in env.partitions:
-        raise ParameterError(f"--partition must be one of {', '.join(env.partitions)} for movielens, got {args.partition!r}")
-    labels, names = env.groups(args.partition)
-    scores = env.estimated_scores(args.factors, train_fraction, rng=args.seed)
-    description = (f"{env.description}; {args.factors}-factor recommender ({train_fraction:g} of entries "
-                   f"observed), truth = ground truth rho; groups: {args.partition}")
-    return scores, env.rho, np.asarray(names, dtype=object)[labels], description
-
-
-def _coat_inputs(args):
-    import numpy as np
-
-    from ocef.datasets import Coat
-    from ocef.environments.movielens_env import stars_to_unit
-
-    coat = Coat(args.data_dir)
-    if args.partition not in COAT_PARTITIONS:
-        raise ParameterError(f"--partition must be one of {', '.join(COAT_PARTITIONS)} for coat, got {args.partition!r}")
-    scores = stars_to_unit(coat.funk_svd(factors=args.factors, rng=args.seed).scores())
-    truth = np.where(coat.test > 0, stars_to_unit(coat.test), np.nan)
-    labels = coat.user_attribute(args.partition)
-    description = (f"Coat, {coat.n_users} users x {coat.n_items} items; {args.factors}-factor Funk SVD on the "
-                   f"self-selected ratings, truth = ratings of random items (test.ascii); groups: {args.partition}")
-    return scores, truth, labels, description
-
-
 # ------------------------------------------------------------------ command
 
 def _run(args: argparse.Namespace) -> int:
@@ -171,6 +97,7 @@ def _run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from ocef.commands._common import print_json
+    from ocef.environments.inputs import bias_inputs_from_dataset, bias_inputs_from_files
     from ocef.metrics import recommender_bias
     from ocef.validation import check_positive_int
 
@@ -183,12 +110,16 @@ def _run(args: argparse.Namespace) -> int:
                               ("--train-fraction", args.train_fraction)):
             if value is not None:
                 raise ParameterError(f"{option} applies to --dataset movielens only")
-    if args.dataset == "movielens":
-        scores, truth, labels, description = _movielens_inputs(args)
-    elif args.dataset == "coat":
-        scores, truth, labels, description = _coat_inputs(args)
+    if args.dataset is not None:
+        inputs = bias_inputs_from_dataset(
+            args.dataset, partition=args.partition, data_dir=args.data_dir, factors=args.factors,
+            train_fraction=0.2 if args.train_fraction is None else args.train_fraction, n_users=args.n_users,
+            n_items=args.n_items, rng=args.seed, names=OPTION_NAMES)
+    elif args.scores is None or args.groups is None:
+        raise ParameterError("give --scores and --groups (and optionally --truth), or --dataset")
     else:
-        scores, truth, labels, description = _file_inputs(args)
+        inputs = bias_inputs_from_files(args.scores, args.groups, truth=args.truth, names=OPTION_NAMES)
+    scores, truth, labels, description = inputs.scores, inputs.truth, inputs.groups, inputs.description
     reference = args.reference
     if args.group_a is not None:
         names = sorted({str(v) for v in np.asarray(labels).tolist()})

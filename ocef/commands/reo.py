@@ -10,14 +10,15 @@ JSON keys: ``groups`` (list of ``{group, P, Q, U, delta_U, se, ci_low, ci_high}`
 ``penalty_se``, ``penalty_ci``, ``n_default``, ``n_random``, ``confidence``, ``method``,
 ``delta_method_reliable``, ``notes``, ``interval``, ``backend``, ``threshold_80`` (undefined
 numbers are JSON null); with ``--plan-epsilon EPS`` also ``plan``: ``{epsilon, n_default,
-n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--n-show``). With ``--by
+n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--k``, the list length; ``--n-show`` is its hidden former name). With ``--by
 day``: ``{by, groups, confidence, method, threshold, days: [{day, n_default, n_random,
 penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}], backend,
 interval}``. ``--fail-above T`` exits with status 3 when the penalty (of any day with
 ``--by``) is significantly above T: the lower end of its interval is above T.
 
-``ocef reo-ab --control C --treatment T --random R ... --method delta|delta-shared|partition|
-bootstrap [--backend ...]``. ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
+``ocef reo-ab --control C --treatment T --random R ... --interval delta-shared|delta|partition|
+standard|percentile|bca [--backend ...]`` (``--method M`` is its hidden former spelling, with
+``--method bootstrap --interval standard|percentile|bca``). ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
 D, se, ci_low, ci_high, p_value}``), ``D_reo``, ``D_reo_se``, ``D_reo_ci``, ``D_reo_p_value``,
 ``penalty_control``, ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``,
 ``method``, ``confidence``, ``backend``.
@@ -29,6 +30,8 @@ from pathlib import Path
 from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
+#: ``ocef reo-ab --interval`` (a light copy of :data:`ocef.reo.AB_INTERVALS`, tested equal)
+AB_INTERVALS = ("delta", "delta-shared", "partition", "standard", "percentile", "bca")
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 ENGINES = BACKENDS               # former name
 #: exit status of ``--fail-above`` when the penalty is significantly above the threshold
@@ -89,9 +92,11 @@ def register(sub) -> None:
                       help="report the random-traffic size giving a penalty interval of half-width EPS "
                            "with the current default log")
     plan.add_argument("--requests", type=int, default=None,
-                      help="requests per period, to turn that size into p_act (with --plan-epsilon and --n-show)")
-    plan.add_argument("--n-show", type=int, default=None,
-                      help="items shown per activated request (with --plan-epsilon and --requests)")
+                      help="requests per period, to turn that size into p_act (with --plan-epsilon and --k)")
+    plan.add_argument("--k", type=int, default=None,
+                      help="list length: items shown per activated request (with --plan-epsilon and --requests)")
+    plan.add_argument("--n-show", dest="k", type=int, default=argparse.SUPPRESS,
+                      help=argparse.SUPPRESS)        # former name of --k, kept working
     p.set_defaults(func=_run_reo)
 
     q = sub.add_parser(
@@ -102,15 +107,15 @@ def register(sub) -> None:
     q.add_argument("--treatment", type=Path, required=True, help="treatment default-traffic log")
     q.add_argument("--random", type=Path, required=True, help="shared random-traffic log")
     _common(q)
-    q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default="delta-shared",
+    q.add_argument("--interval", choices=AB_INTERVALS, default=None,
                    help="delta-shared (default: joint delta method with full covariances, for the random log "
                         "both arms share), delta (Alg. 2 as printed: treats the arms as independent and "
                         "under-covers, 87%% instead of 95%% in a measured regime), partition (Alg. 3, Welch), "
-                        "bootstrap (Alg. 4)")
+                        "or a bootstrap interval of Alg. 4: standard, percentile, bca")
+    q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default=None,
+                   help=argparse.SUPPRESS)   # former spelling: --method bootstrap [--interval standard|...]
     q.add_argument("--folds", type=int, default=10, help="partition folds per arm (default: 10)")
     q.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
-    q.add_argument("--interval", choices=INTERVALS[2:], default="standard",
-                   help="bootstrap interval (default: standard)")
     q.set_defaults(func=_run_ab)
 
 
@@ -146,8 +151,8 @@ def _load(args):
 
 
 def _check_options(args) -> None:
-    if args.plan_epsilon is None and (args.requests is not None or args.n_show is not None):
-        raise ParameterError("--requests and --n-show turn a --plan-epsilon plan into p_act; give --plan-epsilon")
+    if args.plan_epsilon is None and (args.requests is not None or args.k is not None):
+        raise ParameterError("--requests and --k turn a --plan-epsilon plan into p_act; give --plan-epsilon")
     if args.by is not None and args.plan_epsilon is not None:
         raise ParameterError("--plan-epsilon plans from one estimate; drop --by")
     if args.by is not None and args.interval not in ("delta-full", "delta"):
@@ -203,7 +208,7 @@ def _run_reo(args: argparse.Namespace) -> int:
         line = (f"plan: |D_rand| = {plan['n_random']:,} random rows give a penalty half-width of "
                 f"{plan['half_width']:.4g} <= {plan['epsilon']} with |D_rec| = {plan['n_default']:,}")
         if plan.get("p_act") is not None:
-            line += f"; p_act = {plan['p_act']:.3g} for {args.requests:,} requests x {args.n_show} items"
+            line += f"; p_act = {plan['p_act']:.3g} for {args.requests:,} requests x {args.k} items"
         print(line)
     for note in result.notes:
         print(f"note: {note}")
@@ -227,7 +232,7 @@ def _run_by(args, default, random, kw) -> int:
         payload.update(interval=args.interval, backend=kw["backend"])
         print_json(payload)
         return EXIT_ABOVE if above else 0
-    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.groups)}, "
+    print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.group_names)}, "
           f"{args.confidence:.0%} {args.interval} intervals")
     table = daily.table.copy()
     table[args.by] = table[args.by].astype(str)
@@ -244,8 +249,8 @@ def _plan(args: argparse.Namespace, result) -> dict:
     of the estimate, delta-full for bootstrap intervals)."""
     from ocef import reo
 
-    if (args.requests is None) != (args.n_show is None):
-        raise ParameterError("give both --requests and --n-show to compute p_act")
+    if (args.requests is None) != (args.k is None):
+        raise ParameterError("give both --requests and --k to compute p_act")
     g = result.columns
     interval = args.interval if args.interval in ("delta-full", "delta") else "delta-full"
     plan = reo.delta_method_sample_size(g["P"], g["Q"], epsilon=args.plan_epsilon,
@@ -253,7 +258,7 @@ def _plan(args: argparse.Namespace, result) -> dict:
                                         interval=interval).to_dict()
     plan["p_act"] = None
     if args.requests is not None:
-        plan["p_act"] = reo.p_act_for(plan["n_random"], n_requests=args.requests, n_show=args.n_show)
+        plan["p_act"] = reo.p_act_for(plan["n_random"], n_requests=args.requests, k=args.k)
     return plan
 
 
@@ -262,10 +267,11 @@ def _run_ab(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
 
     label = _labels(args.label)
+    interval = _ab_interval(args)
     backend, spark = _backend(args)
-    result = reo.ab_test(args.control, args.treatment, args.random, method=args.method, label=label,
+    result = reo.ab_test(args.control, args.treatment, args.random, interval=interval, label=label,
                          group=args.group, confidence=args.confidence, rng=args.seed, n_resamples=args.resamples,
-                         bootstrap_interval=args.interval, n_folds=args.folds, backend=backend, spark=spark)
+                         n_folds=args.folds, backend=backend, spark=spark)
     if args.json:
         print_json({**result.to_dict(), "backend": backend})
         return 0
@@ -278,6 +284,21 @@ def _run_ab(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}")
     return 0
+
+
+def _ab_interval(args) -> str:
+    """``--interval``, or its former spelling ``--method M`` (``--method bootstrap --interval B``)."""
+    if args.method is None:
+        return args.interval or "delta-shared"
+    boot = INTERVALS[2:]
+    if args.method == "bootstrap":
+        if args.interval is not None and args.interval not in boot:
+            raise ParameterError(f"--method bootstrap takes a bootstrap --interval {'|'.join(boot)}, "
+                                 f"got --interval {args.interval}")
+        return args.interval or "standard"
+    if args.interval is not None and args.interval not in boot and args.interval != args.method:
+        raise ParameterError(f"--method {args.method} and --interval {args.interval} disagree: give --interval only")
+    return args.method
 
 
 def _print_groups(columns) -> None:

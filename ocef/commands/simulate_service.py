@@ -31,29 +31,31 @@ def register(sub) -> None:
 def build_service(args: argparse.Namespace):
     """The :class:`ocef.envy.service.SimulatedService` described by the parsed options."""
     from ocef.envy.audit import AuditProblem
-    from ocef.commands._inputs import (DEFAULT_PARTITION, check_one_source, environment_partition, load_environment,
-                                       load_inputs)
+    from ocef.commands._inputs import OPTION_NAMES, check_one_source, environment_options, load_inputs
+    from ocef.environments.inputs import inputs_from_environment, load_environment
     from ocef.policies.base import as_probabilities
     from ocef.envy.service import SimulatedService
 
     check_one_source(args)
     if args.dataset is not None:
-        env, policy, description = load_environment(args)
-        default = args.partition or DEFAULT_PARTITION[args.dataset]    # checked by service.problem below
-        partitions = [default] + [p for p in env.partitions if p != default]
+        options = environment_options(args)
+        env = load_environment(args.dataset, data_dir=args.data_dir, n_users=args.n_users, n_items=args.n_items,
+                               rng=args.seed, names=OPTION_NAMES)
+        inputs = inputs_from_environment(args.dataset, partition=args.partition, env=env, **options)
+        partitions = [inputs.partition] + [p for p in env.partitions if p != inputs.partition]
 
         def problem_for(partition):
-            labels, names, _ = environment_partition(env, args, partition)
-            return AuditProblem(env.rho, policy, labels, matching=args.matching, group_names=names)
-
-        rho = env.rho
+            labels, names = env.groups(partition)
+            return AuditProblem(env.rho, inputs.policy, labels, matching=args.matching, group_names=names)
     else:
-        rho, policy, labels, names, context_probs, description = load_inputs(args, require_groups=True)
+        inputs = load_inputs(args, require_groups=True)
         partitions = ["groups"]
 
         def problem_for(partition):
-            return AuditProblem(rho, policy, labels, matching=args.matching, context_probs=context_probs,
-                                group_names=names)
+            return AuditProblem(inputs.rho, inputs.policy, inputs.labels, matching=args.matching,
+                                context_probs=inputs.context_probs, group_names=inputs.names)
+
+    rho, policy, description = inputs.rho, inputs.policy, inputs.description
 
     service = SimulatedService(problem_for, partitions, rng=args.seed, description=description, rho=rho,
                                probs=as_probabilities(policy), fail_every=args.fail_every)

@@ -53,7 +53,28 @@ RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Genera
 
 
 def other_groups(n_groups: int) -> np.ndarray:
-    """``others[i, j-1]`` = the group audited as arm j ≥ 1 of target group i (all groups but i, in order)."""
+    """Which group each arm of each group's audit stands for (Cor. 7.1, Algorithm 2).
+
+    Group i's OCEF has K = G − 1 arms: arm 0 is its own recommendations and arm j ≥ 1 the
+    transported policies of ``others[i, j-1]``, the j-th of the other groups in increasing order.
+
+    Parameters
+    ----------
+    n_groups : int
+        G ≥ 1.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (G, G−1)
+        ``others[i, j-1]``, the group audited as arm j of target group i.
+
+    Examples
+    --------
+    >>> other_groups(3)
+    array([[1, 2],
+           [0, 2],
+           [0, 1]])
+    """
     g = np.arange(n_groups)
     return np.array([np.delete(g, i) for i in g]).reshape(n_groups, n_groups - 1)
 
@@ -258,8 +279,37 @@ class AuditProblem:
 # ====================================================================== report
 @dataclass(frozen=True)
 class AuditReport(Result):
-    """Result of a full audit: one row per (parameter setting, trial, group) in ``groups``
-    (group ``name`` included), and the audit's ``params`` (groups, users, matching, engine)."""
+    """Result of a simulated full audit (:func:`run_audit`, Cor. 7.1).
+
+    One row per (parameter setting, trial, group) in ``groups``: ``alpha``, ``delta``,
+    ``epsilon``, ``trial``, ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or
+    ``timeout``), ``duration`` (steps), ``cost`` (eq. 10), ``true_envy`` (Δ^i from the ground
+    truth), ``envious`` (Δ^i > ε), ``correct`` (1/0, NaN for a timeout) and ``constraint_held``
+    (constraint (7) at every step). ``summary()`` aggregates per setting, with
+    ``all_correct_rate`` the share of audits whose G verdicts were all right, the event that
+    Corollary 7.1 guarantees with probability ≥ 1 − δ; ``to_dict()`` is the JSON of
+    ``ocef audit --json``.
+
+    Attributes
+    ----------
+    groups : pandas.DataFrame
+        One row per (setting, trial, group), columns above.
+    params : dict
+        ``n_groups``, ``n_users``, ``matching`` and ``engine``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> report = run_audit(problem, trials=3, rng=0)
+    >>> report.params
+    {'n_groups': 2, 'n_users': 4, 'matching': 'transport', 'engine': 'numpy'}
+    >>> report.summary()[["n_audits", "share_envy", "all_correct_rate", "constraint_held"]]
+       n_audits  share_envy  all_correct_rate  constraint_held
+    0         3         1.0               1.0             True
+    """
 
     groups: pd.DataFrame
     params: dict = field(default_factory=dict)

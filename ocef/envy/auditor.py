@@ -462,6 +462,36 @@ class AuditorState(Result):
 
     Arrays are indexed by arm k = 0..K: ``counts`` N_k(t), ``means`` μ̂_k(t), ``lower`` /
     ``upper`` the bounds μ̂_k ∓ β_k of Lemma 3, ``active`` whether k ∈ S_t (arm 0: False).
+    ``to_frame()`` gives one row per arm. An unpulled arm has μ̂_k = 0 and the wide interval of
+    the N_k = 0 convention (:func:`ocef.envy.bounds.beta_unpulled`).
+
+    Attributes
+    ----------
+    verdict : Verdict
+        ``RUNNING``, ``ENVY`` or ``NO_ENVY``.
+    t : int
+        The step.
+    counts : numpy.ndarray of int, shape (K+1,)
+        N_k(t).
+    means : numpy.ndarray, shape (K+1,)
+        μ̂_k(t), the mean observed reward (0 when unpulled).
+    lower, upper : numpy.ndarray, shape (K+1,)
+        μ̲_k(t) = μ̂_k − β_k and μ̄_k(t) = μ̂_k + β_k (Lemma 3).
+    active : numpy.ndarray of bool, shape (K+1,)
+        k ∈ S_t, the arms not yet eliminated (line 7 of Algorithm 1).
+
+    Examples
+    --------
+    After four pulls of the baseline (the conservative test ξ_t of eq. (8) forbids exploring):
+
+    >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+    >>> for reward in [1.0, 0.0, 1.0, 1.0]:
+    ...     _ = auditor.observe(auditor.next_arm(), reward)
+    >>> auditor.snapshot().to_frame().round(3)
+       arm  count  mean  lower  upper  active
+    0    0      4  0.75 -0.796  2.296   False
+    1    1      0  0.00 -3.556  3.556    True
+    2    2      0  0.00 -3.556  3.556    True
     """
 
     verdict: Verdict

@@ -25,15 +25,68 @@ ENGINE_HELP = ("simulation engine: numba (compiled, the fastest on many runs), n
 
 
 def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
-    """``engine`` if it is one of ``allowed``, else a ValueError naming the choices."""
+    """Check a simulation engine name against the vocabulary of :data:`ENGINES`.
+
+    Parameters
+    ----------
+    engine : str
+        The engine asked for: ``"auto"``, ``"numba"``, ``"numpy"`` or ``"ask-tell"``.
+    allowed : tuple of str, default ENGINES
+        The engines the caller supports (``run_batch`` has no ``"ask-tell"``).
+
+    Returns
+    -------
+    str
+        ``engine``, unchanged.
+
+    Raises
+    ------
+    ParameterError
+        If ``engine`` is not a string in ``allowed``; the message lists the choices.
+
+    Examples
+    --------
+    >>> check_engine("numpy")
+    'numpy'
+    >>> check_engine("ask-tell", ("auto", "numba", "numpy"))
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: engine must be one of 'auto', 'numba', 'numpy', got 'ask-tell'
+    """
     if not isinstance(engine, str) or engine not in allowed:
         raise ParameterError(f"engine must be one of {', '.join(map(repr, allowed))}, got {engine!r}")
     return engine
 
 
 def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> str:
-    """The engine ``"auto"`` stands for: ``"numba"`` for finite reward distributions and at least
-    :data:`AUTO_NUMBA_MIN_RUNS` runs (or an unknown number), else ``"numpy"``."""
+    """The engine ``"auto"`` stands for; any other engine is returned as is.
+
+    ``"auto"`` means ``"numba"`` for rewards given as finite distributions
+    (:class:`ocef.envy.runner.DiscreteRewards`) and at least :data:`AUTO_NUMBA_MIN_RUNS` runs (or
+    an unknown number), else ``"numpy"``: loading the compiled kernel takes about a second,
+    more than a few runs take with numpy.
+
+    Parameters
+    ----------
+    engine : str
+        A checked engine name (:func:`check_engine`).
+    discrete : bool
+        Whether the rewards are a finite distribution (the compiled engine needs one).
+    n_runs : int, optional
+        Number of simulated runs; None when not known in advance.
+
+    Returns
+    -------
+    str
+        ``"numba"``, ``"numpy"`` or ``"ask-tell"``.
+
+    Examples
+    --------
+    >>> resolve_engine("auto", discrete=True, n_runs=1000), resolve_engine("auto", discrete=True, n_runs=10)
+    ('numba', 'numpy')
+    >>> resolve_engine("auto", discrete=False), resolve_engine("ask-tell", discrete=True)
+    ('numpy', 'ask-tell')
+    """
     if engine == "auto":
         many = n_runs is None or n_runs >= AUTO_NUMBA_MIN_RUNS
         return "numba" if discrete and many else "numpy"

@@ -88,13 +88,68 @@ def check_utility_matrix(U) -> np.ndarray:
 
 
 def individual_envy(U) -> np.ndarray:
-    """Envy of each user: max(max_n u^m(π^n) − u^m(π^m), 0) (Def. 3.1, Sec. 6)."""
+    """Envy of each user: max(max_n u^m(π^n) − u^m(π^m), 0) (Def. 3.1, Sec. 6).
+
+    How much more user m would get from the best other user's recommendations than from
+    their own; the system is ε-envy-free (Def. 3.1) iff every entry is ≤ ε.
+
+    Parameters
+    ----------
+    U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n) (eq. (1), :func:`utility_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M,)
+        The envy of each user, ≥ 0.
+
+    Raises
+    ------
+    ParameterError
+        If ``U`` is not a finite, non-empty square matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> individual_envy(U)
+    array([0.8, 0.6, 0.8, 0.5])
+    """
     arr = check_utility_matrix(U)
     return np.maximum(arr.max(axis=1) - np.diag(arr), 0.0)
 
 
 def own_group_utilities(U, labels) -> np.ndarray:
-    """μ^i = (1/|g_i|) Σ_{m∈g_i} u^m(π^m) (eq. (3)), shape (G,)."""
+    """Utility of each group under its own recommendations, μ^i = (1/|g_i|) Σ_{m∈g_i} u^m(π^m) (eq. (3)).
+
+    Parameters
+    ----------
+    U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
+    labels : array_like, shape (M,)
+        The partition into G groups (:func:`ocef.envy.groups.check_partition`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (G,)
+        μ^i for each group.
+
+    Raises
+    ------
+    ParameterError
+        For a bad utility matrix or partition.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> own_group_utilities(U, np.array([0, 0, 1, 1]))
+    array([0.15, 0.15])
+    """
     arr = check_utility_matrix(U)
     lab = check_partition(labels, arr.shape[0])
     return np.bincount(lab, weights=np.diag(arr)) / np.bincount(lab)
@@ -109,9 +164,45 @@ def _check_weights(weights: MixtureWeights, labels: np.ndarray) -> None:
 
 
 def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
-    """T[m, k] = u^m(π_k^m) = Σ_{n∈g_k} γ_{m,n} u^m(π^n) (eq. (4) and linearity of eq. (1)).
+    """Each user's utility under each group's matching policy, T[m, k] = u^m(π_k^m) (eq. (4)).
 
-    Shape (M, G); with transported weights T[m, label(m)] = u^m(π^m) (Prop. 4).
+    By linearity of u^m (eq. (1)), u^m(π_k^m) = Σ_{n∈g_k} γ_{m,n} u^m(π^n), so T is U averaged
+    with the mixture weights; no policy is evaluated again. With transported weights
+    T[m, label(m)] = u^m(π^m) (Prop. 4).
+
+    Parameters
+    ----------
+    U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
+    labels : array_like, shape (M,)
+        The partition into G groups.
+    weights : MixtureWeights
+        γ for this partition (:func:`ocef.envy.matching.mixture_weights`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, G)
+        T[m, k] = u^m(π_k^m).
+
+    Raises
+    ------
+    ParameterError
+        If ``weights`` was computed for another partition.
+    ParameterTypeError
+        If ``weights`` is not a :class:`~ocef.envy.matching.MixtureWeights`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> transported_user_utilities(U, labels, mixture_weights(probs, labels))
+    array([[0.1, 0.9],
+           [0.2, 0.8],
+           [0.9, 0.1],
+           [0.7, 0.2]])
     """
     arr = check_utility_matrix(U)
     lab = check_partition(labels, arr.shape[0])
@@ -130,7 +221,41 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
 
 
 def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
-    """mu[i, k] = μ_k^i = (1/|g_i|) Σ_{m∈g_i} u^m(π_k^m) (eq. (5)), a G x G matrix."""
+    """Utility of group g_i under g_k's matching policies, mu[i, k] = μ_k^i (eq. (5)).
+
+    μ_k^i = (1/|g_i|) Σ_{m∈g_i} u^m(π_k^m) (Def. 4.1). A system is ε-group envy-free (eq. (6))
+    iff μ_k^i ≤ μ_i^i + ε for all i, k; :func:`group_envy` reads the envy off this matrix.
+
+    Parameters
+    ----------
+    U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
+    labels : array_like, shape (M,)
+        The partition into G groups.
+    weights : MixtureWeights
+        γ for this partition (:func:`ocef.envy.matching.mixture_weights`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (G, G)
+        mu[i, k] = μ_k^i; the diagonal is μ_i^i.
+
+    Raises
+    ------
+    ParameterError, ParameterTypeError
+        For a bad matrix, partition or weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> group_utilities(U, labels, mixture_weights(probs, labels))
+    array([[0.15, 0.85],
+           [0.8 , 0.15]])
+    """
     lab = check_partition(labels, np.shape(U)[0])
     T = transported_user_utilities(U, lab, weights)
     onehot = np.zeros((lab.size, T.shape[1]))
@@ -164,12 +289,51 @@ def group_envy(mu) -> np.ndarray:
 
 
 def average_envy(envy) -> float:
-    """Average envy (1/G) Σ_i Δ^i (Sec. 6; same for individuals)."""
+    """Average envy (1/G) Σ_i Δ^i, one of the two envy measures of Sec. 6.
+
+    Parameters
+    ----------
+    envy : array_like, shape (G,)
+        The envy of each group (:func:`group_envy`) or user (:func:`individual_envy`).
+
+    Returns
+    -------
+    float
+        The mean envy.
+
+    Examples
+    --------
+    >>> average_envy([0.5, 0.25, 0.0, 0.25])
+    0.25
+    """
     return float(np.mean(envy))
 
 
 def proportion_envious(envy, epsilon: float) -> float:
-    """Proportion of ε-envious (1/G) Σ_i 1{Δ^i > ε} (Sec. 6; same for individuals)."""
+    """Proportion of ε-envious groups (or users), (1/G) Σ_i 1{Δ^i > ε} (Sec. 6).
+
+    Parameters
+    ----------
+    envy : array_like, shape (G,)
+        The envy of each group or user.
+    epsilon : float
+        The tolerance ε in [0, 1]; envy equal to ε is not counted.
+
+    Returns
+    -------
+    float
+        The share in [0, 1].
+
+    Raises
+    ------
+    ParameterError
+        If ``epsilon`` is outside [0, 1].
+
+    Examples
+    --------
+    >>> proportion_envious([0.7, 0.65, 0.0, 0.05], epsilon=0.05)
+    0.5
+    """
     eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
     return float(np.mean(np.asarray(envy) > eps))
 
@@ -180,7 +344,43 @@ class EnvySummary(Result):
 
     ``groups`` has one row per group: ``group`` (index), ``name``, ``size``, ``envy`` (Δ^i),
     ``envious`` (Δ^i > ε), ``utility`` (μ_i^i), ``best_group`` (argmax_k μ_k^i) with its
-    ``best_name``, and ``best_utility`` (max_k μ_k^i); ``to_frame()`` returns it.
+    ``best_name``, and ``best_utility`` (max_k μ_k^i); ``to_frame()`` returns it. These are
+    exact values from the ground truth (no sampling, so no interval). The group fields are None
+    (and ``groups`` empty) when only individual envy was computed.
+
+    Attributes
+    ----------
+    epsilon : float
+        The tolerance ε.
+    individual_envy : numpy.ndarray, shape (M,)
+        Envy of each user (Def. 3.1).
+    individual_average_envy, individual_prop_envious : float
+        Average envy and share of ε-envious users (Sec. 6).
+    matching : {"transport", "average"} or None
+        How groups were compared.
+    mu : numpy.ndarray, shape (G, G), optional
+        mu[i, k] = μ_k^i (eq. (5)).
+    group_envy : numpy.ndarray, shape (G,), optional
+        Δ^i of each group.
+    group_average_envy, group_prop_envious : float, optional
+        Average envy and share of ε-envious groups.
+    groups : pandas.DataFrame
+        One row per group (columns above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> summary = envy_summary(U, labels, mixture_weights(probs, labels), group_names=["A", "B"])
+    >>> summary.individual_average_envy, summary.group_prop_envious
+    (0.675, 1.0)
+    >>> summary.to_frame()[["name", "utility", "envy", "envious", "best_name"]]
+      name  utility  envy  envious best_name
+    0    A     0.15  0.70     True         B
+    1    B     0.15  0.65     True         A
     """
 
     epsilon: float
@@ -221,7 +421,42 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
 
     ``U`` is the utility matrix; with ``labels`` (a partition) the group measures use
     ``weights`` (from :func:`ocef.envy.matching.mixture_weights`) and ``group_names`` (default
-    "0", "1", ...). See :class:`EnvySummary` for the per-group table.
+    "0", "1", ...). See :class:`EnvySummary` for the per-group table; :func:`envy_report`
+    computes U and the weights from ρ and the policies.
+
+    Parameters
+    ----------
+    U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n) (eq. (1)).
+    labels : array_like, shape (M,), optional
+        The partition; without it only individual envy is computed.
+    weights : MixtureWeights, optional
+        γ for ``labels`` (required with ``labels``, refused without).
+    epsilon : float, default 0.05
+        The tolerance ε in [0, 1] of the proportion of envious.
+    group_names : sequence of str, optional
+        One name per group.
+
+    Returns
+    -------
+    EnvySummary
+        Individual and group envy measures, and the per-group table.
+
+    Raises
+    ------
+    ParameterError
+        For ``labels`` without ``weights`` (or the reverse), ε outside [0, 1], or a bad matrix,
+        partition or names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> U = utility_matrix(rho, probs)
+    >>> summary = envy_summary(U, epsilon=0.7)
+    >>> summary.individual_envy, summary.individual_prop_envious
+    (array([0.8, 0.6, 0.8, 0.5]), 0.5)
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
     ind = individual_envy(U)

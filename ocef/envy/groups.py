@@ -33,13 +33,42 @@ def _members_to_labels(groups, n_users: int) -> np.ndarray:
 
 
 def check_partition(groups, n_users: int) -> np.ndarray:
-    """Validate a partition of ``n_users`` users and return its 1-d label array.
+    """Validate a partition g_1, ..., g_G of the users (Sec. 4) and return its label array.
 
-    ``groups`` is either a 1-d array of integer labels 0..G-1 (one per user), a 1-d array of
-    group names or booleans (group g = the g-th distinct value in sorted order), or a list of
-    1-d arrays of user indices (one per group, disjoint, covering every user). Raises
-    ValueError for a wrong length, labels that are not integers >= 0, an empty group
-    (a label in 0..G-1 that no user has), or member lists that overlap or miss users.
+    Group envy-freeness (eq. (6)) is defined for a partition: every user in exactly one group,
+    every group non-empty.
+
+    Parameters
+    ----------
+    groups : array_like or list of array_like
+        Either a 1-d array of integer labels 0..G-1 (one per user), a 1-d array of group names
+        or booleans (group g = the g-th distinct value in sorted order), or a list of 1-d
+        arrays of user indices (one per group, disjoint, covering every user).
+    n_users : int
+        M ≥ 1, the number of users.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (n_users,)
+        ``labels[m] = i`` iff user m ∈ g_i.
+
+    Raises
+    ------
+    ParameterError
+        For a wrong length, labels that are not integers ≥ 0, an empty group (a label in
+        0..G-1 that no user has), or member lists that overlap or miss users.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_partition(np.array(["b", "a", "b"]), 3)
+    array([1, 0, 1])
+    >>> check_partition([np.array([0, 2]), np.array([1])], 3)
+    array([0, 1, 0])
+    >>> check_partition(np.array([0, 2, 2]), 3)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: group(s) [1] are empty: labels must be 0..G-1 with every group non-empty (G = 3)
     """
     if isinstance(n_users, bool) or not isinstance(n_users, numbers.Integral) or n_users < 1:
         raise ParameterError(f"n_users must be a positive integer, got {n_users!r}")
@@ -76,7 +105,24 @@ def check_partition(groups, n_users: int) -> np.ndarray:
 
 
 def group_members(labels) -> list[np.ndarray]:
-    """User indices of each group, ``[g_0, ..., g_{G-1}]`` (sorted), for a valid label array."""
+    """User indices of each group, ``[g_0, ..., g_{G-1}]``, from a valid label array.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (M,)
+        A partition as returned by :func:`check_partition` (not checked again).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        G arrays; the i-th holds the users of g_i in increasing order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [g.tolist() for g in group_members(np.array([1, 0, 1, 0]))]
+    [[1, 3], [0, 2]]
+    """
     lab = np.asarray(labels)
     order = np.argsort(lab, kind="stable")
     counts = np.bincount(lab)
@@ -84,8 +130,30 @@ def group_members(labels) -> list[np.ndarray]:
 
 
 def check_group_names(group_names, n_groups: int) -> list[str]:
-    """The names of ``n_groups`` groups as strings: ``"0", "1", ...`` when ``group_names`` is None,
-    else one per group (ValueError otherwise)."""
+    """The names of ``n_groups`` groups as strings, one per group.
+
+    Parameters
+    ----------
+    group_names : sequence or None
+        One name per group (converted with ``str``); None names them ``"0", "1", ...``.
+    n_groups : int
+        G, the number of groups.
+
+    Returns
+    -------
+    list of str
+        G names.
+
+    Raises
+    ------
+    ParameterError
+        If ``group_names`` does not hold exactly ``n_groups`` names.
+
+    Examples
+    --------
+    >>> check_group_names(None, 2), check_group_names(["F", "M"], 2)
+    (['0', '1'], ['F', 'M'])
+    """
     names = [str(g) for g in range(n_groups)] if group_names is None else [str(n) for n in group_names]
     if len(names) != n_groups:
         raise ParameterError(f"group_names must have {n_groups} names, got {len(names)}")

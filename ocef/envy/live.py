@@ -49,8 +49,29 @@ _AUDITOR_KEY, _PULL_KEY = 0, 1
 
 # ====================================================================== keyed randomness
 def base_seed_sequence(rng) -> np.random.SeedSequence:
-    """A SeedSequence from ``rng``: an int (or list of ints) seeds it, a SeedSequence is kept,
-    ``None`` takes fresh OS entropy and a Generator gives 128 bits of entropy (one draw)."""
+    """The base SeedSequence of keyed audit randomness, from any accepted ``rng``.
+
+    Parameters
+    ----------
+    rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
+        An int (or list of ints) seeds it; a SeedSequence is kept as is; None takes fresh OS
+        entropy; a Generator gives 128 bits of entropy (one draw, so it advances).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The base of :func:`audit_root`.
+
+    Raises
+    ------
+    ParameterError, ParameterTypeError
+        For anything :func:`ocef.validation.as_generator` refuses (a negative or float seed...).
+
+    Examples
+    --------
+    >>> base_seed_sequence(7).entropy, base_seed_sequence([1, 2]).entropy
+    (7, [1, 2])
+    """
     if isinstance(rng, np.random.SeedSequence):
         return rng
     if isinstance(rng, np.random.Generator):
@@ -66,7 +87,30 @@ def _child(seq: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
 
 
 def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
-    """The root of the ``index``-th audit seeded by ``rng`` (see the module docstring)."""
+    """The root SeedSequence of the ``index``-th audit seeded by ``rng``.
+
+    Seed S gives ``SeedSequence(S, spawn_key=(index,))``: audit 0 is what ``ocef audit-live``
+    and ``ocef simulate-service --seed S`` use, audit j the j-th audit of
+    ``run_audit(engine="ask-tell")``.
+
+    Parameters
+    ----------
+    rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
+        The seed (:func:`base_seed_sequence`).
+    index : int, default 0
+        Which audit.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The audit's root.
+
+    Examples
+    --------
+    >>> root = audit_root(7, 2)
+    >>> root.entropy, root.spawn_key
+    (7, (2,))
+    """
     return _child(base_seed_sequence(rng), index)
 
 
@@ -76,12 +120,57 @@ def _as_root(rng) -> np.random.SeedSequence:
 
 
 def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequence:
-    """Seed of the ℓ_t draws of group ``group``'s auditor."""
+    """Seed of the ℓ_t draws (line 3 of Algorithm 1) of group ``group``'s auditor.
+
+    Child ``(…, 0, group)`` of the audit's root, so each auditor has its own stream, recorded in
+    its checkpoint.
+
+    Parameters
+    ----------
+    root : numpy.random.SeedSequence
+        The audit's root (:func:`audit_root`).
+    group : int
+        The audited group i.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The seed of that auditor's generator.
+
+    Examples
+    --------
+    >>> auditor_seed(audit_root(7), 1).spawn_key
+    (0, 0, 1)
+    """
     return _child(root, _AUDITOR_KEY, group)
 
 
 def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.random.Generator:
-    """The generator of the PULL-ARM of ``group`` at its step ``step`` (0-based)."""
+    """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its step ``step``.
+
+    Child ``(…, 1, group, step)`` of the root: a pull is a pure function of (seed, group, arm,
+    step), so an HTTP retry or a replay after a crash draws the same reward.
+
+    Parameters
+    ----------
+    root : numpy.random.SeedSequence
+        The audit's root (:func:`audit_root`).
+    group : int
+        The audited group.
+    step : int
+        The 0-based step of that group's auditor.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A fresh PCG64 generator; the same arguments give the same draws.
+
+    Examples
+    --------
+    >>> root = audit_root(7)
+    >>> pull_generator(root, 0, 5).random() == pull_generator(root, 0, 5).random()
+    True
+    """
     return np.random.Generator(np.random.PCG64(_child(root, _PULL_KEY, group, step)))
 
 
@@ -91,6 +180,31 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
 
     ``rng`` is an int/SeedSequence as in :func:`audit_live` (an int S means the root
     :func:`audit_root` (S)); the same function serves ``ocef simulate-service``.
+
+    Parameters
+    ----------
+    problem : ocef.envy.audit.AuditProblem
+        The simulated recommender (ground truth, policies, partition, matching).
+    rng : None, int, SeedSequence or numpy.random.Generator
+        The audit's seed; a SeedSequence is used as the root as is.
+
+    Returns
+    -------
+    callable
+        ``pull(group, arm, step) -> float``, the group-average reward in [0, 1].
+
+    Examples
+    --------
+    The same (group, arm, step) always draws the same reward:
+
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> pull = keyed_pull(problem, 7)
+    >>> pull(0, 1, 3) == pull(0, 1, 3), [pull(0, 1, step) for step in range(5)]
+    (True, [0.5, 1.0, 1.0, 1.0, 0.5])
     """
     root = _as_root(rng)
 
@@ -137,6 +251,43 @@ class LiveAuditResult(Result):
     ``wall_time`` the seconds spent auditing (all sessions, up to the last checkpoint of
     interrupted ones, plus this one); ``resumed_from`` the step restored from the
     checkpoint (None for a fresh run). ``auditors`` (not serialised) are the final OCEFs.
+
+    Attributes
+    ----------
+    groups : pandas.DataFrame
+        One row per group (columns above).
+    params : dict
+        The audit's parameters (``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``,
+        ``sigma``, ``omega``, ``max_steps``).
+    seed : dict
+        The root SeedSequence as strict JSON (``entropy`` as strings, ``spawn_key``).
+    steps : int
+        Synchronous steps taken (the longest group's duration).
+    checkpoint_steps : tuple of int
+        Steps at which the checkpoint was written.
+    wall_time : float
+        Seconds spent auditing, over all sessions.
+    resumed_from : int or None
+        The step restored from the checkpoint.
+    version : str
+        The ``ocef`` version that ran the audit.
+    auditors : tuple of OCEF
+        The final auditors (not compared, not serialised).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
+    >>> result.groups[["name", "verdict", "duration", "true_envy"]]
+      name verdict  duration  true_envy
+    0    A    envy       300       0.70
+    1    B    envy       385       0.65
+    >>> result.steps, result.seed
+    (385, {'entropy': '7', 'spawn_key': [0]})
     """
 
     groups: pd.DataFrame
@@ -212,12 +363,24 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
         A simulator's ground truth (G × G).
     progress : bool, default False
         Show a progress bar.
+    fingerprint : dict, optional
+        The audited system's identity (``version``, ``seed``, ``configuration`` of
+        :meth:`ocef.envy.ServiceClient.fingerprint`); stored in ``params`` so that a checkpoint
+        resumes only against the same system.
 
     Returns
     -------
     LiveAuditResult
         ``groups``: verdict, duration (and cost, constraint_held, true_envy with
         ``true_means``) per group; ``steps``, ``seed``, ``checkpoint_steps``, ``wall_time``.
+
+    Raises
+    ------
+    DataError
+        If the checkpoint is unreadable or belongs to another audit (parameters, groups, seed or
+        fingerprint), or ``true_means`` has the wrong shape.
+    ParameterError
+        For parameters out of range, or ``pull_many`` returning the wrong number of rewards.
 
     Examples
     --------
@@ -385,7 +548,65 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
                    progress: bool = False) -> LiveAuditResult:
     """:func:`audit_live` of an :class:`ocef.envy.audit.AuditProblem` with its literal PULL-ARM
     (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
-    against ``ocef simulate-service`` over HTTP, in process."""
+    against ``ocef simulate-service`` over HTTP, in process.
+
+    One OCEF per group with K = G − 1 arms and δ/G (Cor. 7.1); every reward is drawn by the
+    literal PULL-ARM of Algorithm 2 (each user shown an item of their own or of a transported
+    policy, Def. 4.2) with the keyed generator of (group, step), so an interrupted audit resumed
+    from its checkpoint ends exactly as an uninterrupted one.
+
+    Parameters
+    ----------
+    problem : ocef.envy.audit.AuditProblem
+        The simulated recommender.
+    alpha, delta, epsilon : float
+        The OCEF parameters (Algorithm 1): α, ε in (0, 1], δ in (0, 1) for the whole audit.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        The audit's seed (an int S is the root :func:`audit_root` (S)).
+    max_steps : int, default 10**6
+        Step cap; undecided groups are ``timeout``.
+    sigma, omega : float, default 0.5 and 0.01
+        Sub-gaussian parameter and ω of Lemma 3.
+    checkpoint : str or Path, optional
+        JSON checkpoint to write every ``every`` steps and resume from.
+    every : int, default 1000
+        Steps between checkpoints.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    LiveAuditResult
+        Per group: verdict, duration, cost (eq. 10), constraint (7) and true envy.
+
+    Raises
+    ------
+    DataError
+        If ``checkpoint`` belongs to another audit.
+
+    Examples
+    --------
+    Interrupted at step 100 (both groups still undecided), then resumed to the verdicts an
+    uninterrupted run reaches (300 and 385 steps):
+
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> first = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
+    ...                        checkpoint="audit.json", every=50)
+    >>> first.groups["verdict"].tolist(), first.checkpoint_steps
+    (['timeout', 'timeout'], (50, 100))
+    >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7,
+    ...                         checkpoint="audit.json", every=50)
+    >>> result.resumed_from
+    100
+    >>> result.groups[["name", "verdict", "duration"]]
+      name verdict  duration
+    0    A    envy       300
+    1    B    envy       385
+    """
     root = _as_root(rng)
     return audit_live(keyed_pull(problem, root), problem.n_groups, problem.sizes, alpha=alpha, delta=delta,
                       epsilon=epsilon, rng=root, max_steps=max_steps, sigma=sigma, omega=omega,

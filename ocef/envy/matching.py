@@ -46,11 +46,36 @@ def _as_probs(probs, name: str) -> np.ndarray:
 
 
 def policy_distance(probs_a, probs_b=None) -> np.ndarray:
-    """c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 for m in ``probs_a``, n in ``probs_b`` (Sec. 4).
+    """Transport cost c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 between users' policies (Def. 4.2).
 
-    Inputs are users x items or users x contexts x items (arrays or Policies); returns the
-    (M_a, M_b) cost matrix. ``probs_b=None`` means ``probs_b = probs_a`` (symmetric,
-    computed on half the pairs). Loops over contexts only.
+    The cost of Definition 4.2: the largest L1 distance, over contexts, between two users'
+    recommendation distributions; in [0, 2], 0 iff the policies are identical. Policies with
+    few non-zeros (argmax, top-k) use a sparse path; the loop is over contexts only.
+
+    Parameters
+    ----------
+    probs_a : array_like or Policy, shape (M_a, I) or (M_a, X, I)
+        Policies π^m(a|x) of the first users (rows sum to 1).
+    probs_b : array_like or Policy, optional
+        Policies of the second users, same items (and contexts); None means ``probs_a``
+        (a symmetric matrix, computed on half the pairs).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M_a, M_b)
+        c_{m,n}.
+
+    Raises
+    ------
+    ParameterError
+        If the policies are not probability rows, or the two sets differ in items or contexts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> policy_distance(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
+    array([[2. , 0.2],
+           [1. , 0.8]])
     """
     a = _as_probs(probs_a, "probs_a")
     b = None if probs_b is None else _as_probs(probs_b, "probs_b")
@@ -95,7 +120,35 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def average_weights(n_i: int, n_k: int) -> np.ndarray:
-    """γ_{m,n} = 1/|g_k| for the average group policy of g_k (Sec. 4), shape (n_i, n_k)."""
+    """Mixture weights γ_{m,n} = 1/|g_k| of the average group policy of g_k (Sec. 4).
+
+    The average group policy π_k^m = (1/|g_k|) Σ_{n∈g_k} π^n (eq. (4) with uniform weights) is
+    the same for every m ∈ g_i; Proposition 3 shows it can make an envy-free system look
+    group-envious, which the transported policies (:func:`transport_weights`) avoid.
+
+    Parameters
+    ----------
+    n_i : int
+        |g_i| ≥ 1, the size of the audited group (rows).
+    n_k : int
+        |g_k| ≥ 1, the size of the group whose policies are mixed (columns).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_i, n_k)
+        Every entry 1/n_k; rows sum to 1.
+
+    Raises
+    ------
+    ParameterError
+        If a size is below 1.
+
+    Examples
+    --------
+    >>> average_weights(2, 4)
+    array([[0.25, 0.25, 0.25, 0.25],
+           [0.25, 0.25, 0.25, 0.25]])
+    """
     if n_i < 1 or n_k < 1:
         raise ParameterError(f"group sizes must be >= 1, got {n_i} and {n_k}")
     return np.full((int(n_i), int(n_k)), 1.0 / n_k)
@@ -118,6 +171,43 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     users, and γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum() is the transported policy of every copy of
     m under the optimal plan that splits γ̃ evenly among copies (an optimal plan of the
     duplicated problem, since copies have identical costs).
+
+    Parameters
+    ----------
+    probs_i : array_like or Policy, shape (|g_i|, I) or (|g_i|, X, I)
+        Policies of the users of g_i.
+    probs_k : array_like or Policy, shape (|g_k|, I) or (|g_k|, X, I)
+        Policies of the users of g_k.
+    cost : numpy.ndarray, shape (|g_i|, |g_k|), optional
+        Precomputed c_{m,n} (:func:`policy_distance`); the policies are then not read.
+    mult_i, mult_k : array_like of int, optional
+        Multiplicity ≥ 1 of each user of g_i and g_k (default 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (|g_i|, |g_k|)
+        γ_{m,n}, each row a probability distribution on g_k.
+
+    Raises
+    ------
+    ParameterError
+        If a multiplicity is not positive or does not match its group.
+    RuntimeError
+        If ``ot.emd`` does not reach the optimum.
+
+    Examples
+    --------
+    User 0 of g_i (always item 0) is matched with the user of g_k closest to it (mostly item 0):
+
+    >>> import numpy as np
+    >>> probs_i = np.array([[1.0, 0.0], [0.5, 0.5]])
+    >>> probs_k = np.array([[0.0, 1.0], [0.9, 0.1]])
+    >>> transport_weights(probs_i, probs_k)
+    array([[0., 1.],
+           [1., 0.]])
+    >>> transport_weights(probs_i, probs_k, mult_k=[3, 1])
+    array([[0.5, 0.5],
+           [1. , 0. ]])
     """
     if cost is None:
         cost = policy_distance(probs_i, probs_k)
@@ -137,7 +227,34 @@ class MixtureWeights:
     """Mixture weights γ (eq. (4)) for every ordered pair of groups (i, k).
 
     ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (m ∈ g_i in the order of
-    ``members[i]``, n ∈ g_k in the order of ``members[k]``), rows summing to 1.
+    ``members[i]``, n ∈ g_k in the order of ``members[k]``), rows summing to 1: the matching
+    policy of g_k for user m is π_k^m = Σ_n γ_{m,n} π^n. Built by :func:`mixture_weights`;
+    ``n_groups`` and ``sizes`` give G and the |g_i|, :meth:`sample_partners` draws the matched
+    users of Algorithm 2 (line 4).
+
+    Attributes
+    ----------
+    labels : numpy.ndarray of int, shape (M,)
+        The partition (:func:`ocef.envy.groups.check_partition`).
+    members : list of numpy.ndarray
+        The users of each group (:func:`ocef.envy.groups.group_members`).
+    matching : {"transport", "average"}
+        Transported policies (Def. 4.2) or average group policies.
+    blocks : dict
+        ``(i, k) -> γ``; empty for plain average matching (computed on access).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
+    >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
+    >>> weights.n_groups, weights.sizes.tolist()
+    (2, [2, 2])
+    >>> weights[0, 1]
+    array([[0., 1.],
+           [1., 0.]])
+    >>> weights.sample_partners(0, 1, rng=0)
+    array([3, 2])
     """
     labels: np.ndarray
     members: list
@@ -192,13 +309,45 @@ def _policy_classes(probs: np.ndarray, mult: np.ndarray) -> _Classes:
 
 
 def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
-    """γ̃: an optimal plan of Def. 4.2 between g_i and g_k chosen canonically (module docstring).
+    """γ̃: an optimal transport plan of Def. 4.2 between g_i and g_k, chosen canonically.
 
-    ``probs_*`` are the groups' policies (users x items or users x contexts x items),
-    ``mult_*`` positive integer multiplicities (1 = a plain user). The transport is between the
-    distributions ∝ multiplicity; the result (|g_i| x |g_k|, summing to 1) depends only on the
-    multiset of (policy, multiplicity) of each group: not on the order of users, nor on which
-    group is called i.
+    The transport is between the distributions ∝ multiplicity on the two groups, for the cost
+    of :func:`policy_distance`. Optimal plans often tie (see the module docstring); this one
+    depends only on the multiset of (policy, multiplicity) of each group: not on the order of
+    the users, nor on which group is called i. Users with identical policies are pooled, the
+    pooled problem is solved exactly by ``ot.emd``, and each class's mass is spread over its
+    members ∝ multiplicity.
+
+    Parameters
+    ----------
+    probs_i, probs_k : array_like, shape (|g|, I) or (|g|, X, I)
+        The two groups' policies.
+    mult_i, mult_k : array_like of int
+        Positive multiplicity of each user (1 = a plain user).
+
+    Returns
+    -------
+    numpy.ndarray, shape (|g_i|, |g_k|)
+        γ̃ ≥ 0, summing to 1 (rows sum to the users' masses); γ = γ̃ / row sums.
+
+    Raises
+    ------
+    RuntimeError
+        If ``ot.emd`` does not reach the optimum.
+
+    Examples
+    --------
+    The users of g_k listed in reverse give the same plan, with its columns reversed:
+
+    >>> import numpy as np
+    >>> probs_i = np.array([[1.0, 0.0], [0.5, 0.5]])
+    >>> probs_k = np.array([[0.0, 1.0], [0.9, 0.1]])
+    >>> canonical_plan(probs_i, [1, 1], probs_k, [1, 1])
+    array([[0. , 0.5],
+           [0.5, 0. ]])
+    >>> canonical_plan(probs_i, [1, 1], probs_k[::-1], [1, 1])
+    array([[0.5, 0. ],
+           [0. , 0.5]])
     """
     mult_i, mult_k = np.asarray(mult_i), np.asarray(mult_k)
     ci = _policy_classes(np.asarray(probs_i, dtype=float), mult_i)
@@ -243,6 +392,38 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     ``multiplicity`` (optional, positive integers per user) makes each user stand for that
     many identical copies (see :func:`transport_weights`); average weights are then
     ∝ multiplicity.
+
+    Parameters
+    ----------
+    probs : array_like or Policy, shape (M, I) or (M, X, I)
+        Every user's policy π^m.
+    labels : array_like, shape (M,)
+        The partition into G groups (any form :func:`ocef.envy.groups.check_partition` accepts).
+    matching : {"transport", "average"}, default "transport"
+        Transported policies (Def. 4.2) or average group policies (Sec. 4).
+    multiplicity : array_like of int, shape (M,), optional
+        Copies ≥ 1 of each user (groups grown by duplication, Sec. 6.2).
+
+    Returns
+    -------
+    MixtureWeights
+        ``weights[i, k]`` is γ for the users of g_i and the policies of g_k.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown ``matching``, a bad partition or bad multiplicities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
+    >>> mixture_weights(probs, np.array([0, 0, 1, 1]))[1, 0]
+    array([[0., 1.],
+           [1., 0.]])
+    >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0]
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
     """
     if matching not in MATCHINGS:
         raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")

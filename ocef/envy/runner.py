@@ -48,9 +48,29 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
     bound holds with probability 1 − δ; runs that stop earlier cost less). Used to refuse, before
     running, a call whose work exceeds the limit (:func:`ocef.validation.check_resources`).
 
+    Parameters
+    ----------
+    means : array_like, shape (R, K+1)
+        True arm means of each run (``means[:, 0]`` the baseline).
+    delta, alpha, epsilon : float or array_like
+        The OCEF parameters of each run.
+    group_size : int or array_like
+        |g| of each run.
+    max_steps : int
+        The step cap of the simulation.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R,)
+        min(max_steps, :func:`ocef.envy.bounds.duration_bound`); a zero gap (infinite bound)
+        gives ``max_steps``.
+
     Examples
     --------
     >>> import numpy as np
+    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
+    >>> estimated_work(means, 0.05, 0.05, 0.05, 20, 10**6).round(0)
+    array([ 4800., 45601.])
     >>> float(estimated_work(np.array([[0.5, 0.3]]), 0.05, 0.05, 0.05, 1, 100)[0])
     100.0
     """
@@ -74,7 +94,36 @@ def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, en
     work exceeds the limits; the message names ``argument``. ``work``: the steps of each
     configuration (summed); ``longest``: the most steps of one run (the numpy engine's lock-step
     lasts as long as its longest run); both weighted by :data:`PYTHON_STEP_COST` for the engines
-    that run Python per step."""
+    that run Python per step.
+
+    Parameters
+    ----------
+    n_runs : int
+        Runs simulated at once.
+    n_arms_max : int
+        The largest K among them (state arrays are (R, K_max+1)).
+    work : float or array_like
+        Steps of each configuration (summed), e.g. from :func:`estimated_work` times the trials.
+    argument : str
+        The arguments to name in the error (what the user should lower).
+    engine : {"numba", "numpy", "ask-tell"}, default "numba"
+        The resolved engine, which weighs the work.
+    longest : float, optional
+        Most steps of one run (the numpy engine's lock-step length); default the total work.
+
+    Raises
+    ------
+    ResourceLimitError
+        If the memory or the work exceeds the limits of :func:`ocef.validation.check_resources`.
+
+    Examples
+    --------
+    >>> check_run_resources(10, 2, [1e3], argument="trials")
+    >>> check_run_resources(10**9, 100, [1e6], argument="trials")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ResourceLimitError: trials: needs about 8.82 TiB of memory, above the limit ...
+    """
     total = float(np.sum(work))
     if engine == "numpy":
         total += PYTHON_STEP_COST * float(total if longest is None else longest)
@@ -91,8 +140,29 @@ Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 def binomial_pmf(n: int, p: float) -> np.ndarray:
     """P(X = k), k = 0..n, for X ~ Binomial(n, p), from log-factorials (exact to rounding).
 
-    Equal to ``scipy.stats.binom.pmf(range(n + 1), n, p)`` (tested); written here because
-    importing scipy.stats costs more start-up time than a short simulation takes.
+    The law of |g| times a group-average Bernoulli reward (a group of |g| users, each clicking
+    with probability p). Equal to ``scipy.stats.binom.pmf(range(n + 1), n, p)`` (tested);
+    written here because importing scipy.stats costs more start-up time than a short simulation
+    takes.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials n ≥ 0.
+    p : float
+        Success probability in [0, 1] (0 and 1 give point masses).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n+1,)
+        The probabilities of 0..n successes.
+
+    Examples
+    --------
+    >>> binomial_pmf(3, 0.5)
+    array([0.125, 0.375, 0.375, 0.125])
+    >>> binomial_pmf(2, 0.0)
+    array([1., 0., 0.])
     """
     k = np.arange(n + 1)
     if p <= 0.0 or p >= 1.0:
@@ -111,7 +181,29 @@ class DiscreteRewards:
     Poisson-binomial group rewards of the full audit. Stored as one increasing array
     ``flat`` = concatenation of b + cdf_b, so one binary search inverts any block's cdf.
     Callable as a sampler ``(runs, arms, rng)`` for the numpy engine; the numba engine
-    reads the arrays.
+    reads the arrays. Build it with :meth:`from_pmfs` or :meth:`binomial`.
+
+    Attributes
+    ----------
+    flat : numpy.ndarray
+        Concatenation of b + cdf_b over the blocks b (increasing).
+    starts : numpy.ndarray of int
+        Start of each block's cdf in ``flat``.
+    denom : numpy.ndarray
+        d_b, the denominator of block b's support {0, 1/d_b, ..., 1}.
+    blocks : numpy.ndarray of int, shape (R, K+1)
+        The block of each (run, arm).
+
+    Examples
+    --------
+    Groups of 4 users, arm 0 with mean 0.5 and arm 1 with mean 0.9:
+
+    >>> import numpy as np
+    >>> rewards = DiscreteRewards.binomial(np.array([[0.5, 0.9]]), group_size=4)
+    >>> rewards.denom, rewards.blocks
+    (array([4., 4.]), array([[0, 1]]))
+    >>> rewards(np.array([0, 0, 0]), np.array([0, 1, 1]), np.random.default_rng(0))
+    array([0.5 , 0.75, 0.5 ])
     """
 
     flat: np.ndarray
@@ -150,7 +242,36 @@ class DiscreteRewards:
 
 @dataclass
 class BatchResult:
-    """Per-run outcome arrays of :func:`run_batch` (index = run)."""
+    """Per-run outcome arrays of :func:`run_batch` (index = run r).
+
+    ``verdict_names()`` gives the verdicts as strings (``envy``, ``no_envy``, ``timeout``).
+
+    Attributes
+    ----------
+    verdict : numpy.ndarray of int8, shape (R,)
+        Verdict codes (:attr:`ocef.envy.Verdict.code`: 1 envy, 2 no envy, 3 timeout).
+    duration : numpy.ndarray of int, shape (R,)
+        τ, the steps until the verdict (or the cap).
+    counts : numpy.ndarray of int, shape (R, K_max+1)
+        N_k(τ).
+    means : numpy.ndarray, shape (R, K_max+1)
+        μ̂_k(τ).
+    cost : numpy.ndarray or None
+        C_τ of eq. (10), when the true means were given.
+    constraint_held : numpy.ndarray of bool or None
+        Whether constraint (7) held at every step, when the true means were given.
+    min_budget : numpy.ndarray or None
+        min_t Z_t (:func:`ocef.envy.simulation.safety_budget`), when the true means were given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
+    >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
+    ...                 group_size=20, true_means=means, rng=0, engine="numpy")
+    >>> res.verdict_names(), res.duration, res.constraint_held
+    (array(['envy', 'no_envy'], dtype='<U7'), array([ 221, 5255]), array([ True,  True]))
+    """
 
     verdict: np.ndarray          # Verdict codes (Verdict.code)
     duration: np.ndarray         # τ, steps until the verdict (or the cap)
@@ -222,7 +343,8 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     n_arms : int array (R,)
         K of each run (arms 1..K are audited; padding arms beyond K are never active).
     delta, alpha, epsilon, group_size : scalars or arrays (R,)
-    sample : callable(runs, arms, rng) -> rewards in [0, 1]
+        The OCEF parameters δ in (0, 1), α and ε in (0, 1], and |g| ≥ 1 of each run.
+    sample : callable(runs, arms, rng) -> rewards in [0, 1], or DiscreteRewards
         Group-average rewards for original run indices ``runs`` pulling ``arms``.
     true_means : array (R, K_max+1), optional
         Used only to measure the cost (10) and check constraint (7) at every step.
@@ -233,6 +355,37 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         with its own seed; "numpy" advances all runs in lock-step with array operations and
         accepts any sampler callback; "auto" picks numba for a :class:`DiscreteRewards` and
         enough runs (see :mod:`ocef.envy.engines`), numpy otherwise.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Randomness of the runs (line 3 of Algorithm 1 and the rewards).
+    sigma, omega : float, default 0.5 and 0.01
+        Sub-gaussian parameter and ω of Lemma 3.
+    progress : bool, default False
+        Show a progress bar of the runs decided.
+    desc : str, default "audits"
+        Label of the progress bar.
+
+    Returns
+    -------
+    BatchResult
+        Verdict, duration, counts and means of every run; cost and constraint with ``true_means``.
+
+    Raises
+    ------
+    ParameterError
+        For bad K, δ, α, ε, group sizes or ``max_steps``, ``true_means`` of the wrong shape, or
+        ``engine="numba"`` with a callback instead of a :class:`DiscreteRewards`.
+
+    Examples
+    --------
+    Two groups of 20 users: one envious (arm 1 at 0.8 against 0.5), one 0.05-envy-free (its best
+    arm, 0.52, is within ε of the baseline), which takes much longer to certify:
+
+    >>> import numpy as np
+    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
+    >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
+    ...                 group_size=20, true_means=means, rng=0, engine="numpy")
+    >>> res.verdict_names().tolist(), res.duration.tolist(), res.counts.tolist()
+    (['envy', 'no_envy'], [221, 5255], [[208, 7, 6], [2621, 2622, 12]])
     """
     n_arms = np.atleast_1d(np.asarray(n_arms))
     if not np.issubdtype(n_arms.dtype, np.integer) or n_arms.ndim != 1 or np.any(n_arms < 1):
@@ -423,7 +576,30 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
 
 
 def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
-    """Group-average Bernoulli rewards: Binomial(|g|, μ_{run, arm}) / |g|."""
+    """A reward callback of group-average Bernoulli rewards, Binomial(|g|, μ_{run, arm}) / |g|.
+
+    For :func:`run_batch` with ``engine="numpy"`` (the compiled engine takes
+    :meth:`DiscreteRewards.binomial` instead, the same law).
+
+    Parameters
+    ----------
+    means : array_like, shape (R, K+1)
+        True arm means of each run.
+    group_size : int or array_like, default 1
+        |g| of each run.
+
+    Returns
+    -------
+    callable
+        ``sample(runs, arms, rng) -> rewards`` in {0, 1/|g|, ..., 1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sample = bernoulli_sampler(np.array([[0.5, 0.9]]), group_size=10)
+    >>> sample(np.array([0, 0]), np.array([0, 1]), np.random.default_rng(0))
+    array([0.6, 1. ])
+    """
     means = np.asarray(means, dtype=float)
     g = np.broadcast_to(np.asarray(group_size), (means.shape[0],))
     if np.all(g == 1):
@@ -433,9 +609,27 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
 
 @dataclass(frozen=True)
 class BanditRuns(Result):
-    """Simulated OCEF audits of Bernoulli bandits (:func:`run_bandits`): one row per run in
-    ``runs`` — the configuration columns, ``trial``, ``n_arms``, ``verdict``, ``duration``,
-    ``cost`` (eq. 10) and ``constraint_held`` (constraint (7) at every step)."""
+    """Simulated OCEF audits of Bernoulli bandits (:func:`run_bandits`, Sec. 6.1 of the paper).
+
+    One row per run in ``runs`` — the configuration columns, ``trial``, ``n_arms``,
+    ``verdict``, ``duration``, ``cost`` (eq. 10) and ``constraint_held`` (constraint (7) at every
+    step); ``summary()`` has one row per configuration (verdict shares, mean duration and cost).
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        One row per run.
+    engine : str
+        The simulation engine that ran them (``"numba"``, ``"numpy"`` or ``"ask-tell"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> configs = pd.DataFrame({"instance": ["a"], "alpha": 0.05, "delta": 0.05, "epsilon": 0.05})
+    >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+    >>> runs.engine, runs.runs["verdict"].tolist()
+    ('numpy', ['envy', 'envy', 'envy'])
+    """
 
     runs: pd.DataFrame
     engine: str

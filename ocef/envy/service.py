@@ -46,17 +46,71 @@ TRANSIENT_STATUS = (429, 502, 503, 504)
 
 
 class ServiceError(RuntimeError):
-    """The service could not be reached or kept failing after every retry."""
+    """The service could not be reached or kept failing after every retry.
+
+    Raised by :class:`ServiceClient` once its retries of a transient failure (connection
+    refused or reset, timeout, HTTP 429/502/503/504) are exhausted; ``ocef audit-live`` then
+    stops, and its checkpoint lets the audit resume later.
+
+    Examples
+    --------
+    A port where nothing listens any more:
+
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> server = make_server(service, 0)
+    >>> port = server.server_address[1]
+    >>> server.server_close()
+    >>> ServiceClient(f"http://127.0.0.1:{port}", retries=1, backoff=0.01).info()
+    Traceback (most recent call last):
+    ...
+    ocef.envy.service.ServiceError: GET http://127.0.0.1:.../info failed after 2 attempts (ConnectionRefusedError: ...)
+    """
 
 
 class FingerprintError(DataError):
     """The service answering is not the one the audit started with (another version, seed or
-    configuration): continuing would mix two systems' rewards in one verdict."""
+    configuration): continuing would mix two systems' rewards in one verdict.
+
+    Raised by :meth:`SimulatedService.pull` (HTTP 409 over the wire) and by the client on a 409
+    answer; a :class:`~ocef.errors.DataError`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> service.pull("groups", [[0, 1, 3]], fingerprint="0.0.0/1/abc")
+    Traceback (most recent call last):
+    ...
+    ocef.envy.service.FingerprintError: this service is .../7/..., the audit started against 0.0.0/1/abc; refusing to mix the two (another version, seed or configuration)
+    """
 
 
 def configuration_digest(description: str, partitions, arrays=()) -> str:
     """A short digest of a service's configuration: its description, partitions and the bytes of
     its arrays (ground truth, policy). Same configuration, same digest.
+
+    Parameters
+    ----------
+    description : str
+        The service's description.
+    partitions : sequence of str
+        The partitions it serves.
+    arrays : sequence of numpy.ndarray or None, default ()
+        Arrays whose dtype, shape and bytes enter the digest (None entries are skipped).
+
+    Returns
+    -------
+    str
+        The first 16 hexadecimal digits of a SHA-256.
 
     Examples
     --------
@@ -77,7 +131,28 @@ def configuration_digest(description: str, partitions, arrays=()) -> str:
 
 
 def fingerprint_id(fingerprint: dict) -> str:
-    """The fingerprint as one string ``version/seed/configuration``, as pulls carry it."""
+    """The fingerprint as one string ``version/seed/configuration``, as pulls carry it.
+
+    Parameters
+    ----------
+    fingerprint : dict
+        With keys ``version``, ``seed`` and ``configuration`` (``GET /info``).
+
+    Returns
+    -------
+    str
+        ``"version/seed/configuration"``.
+
+    Raises
+    ------
+    KeyError
+        If a key is missing.
+
+    Examples
+    --------
+    >>> fingerprint_id({"version": "0.1.0", "seed": 7, "configuration": "4337950466eba03c"})
+    '0.1.0/7/4337950466eba03c'
+    """
     return f"{fingerprint['version']}/{fingerprint['seed']}/{fingerprint['configuration']}"
 
 
@@ -91,6 +166,46 @@ class SimulatedService:
     ``problem_for(partition)`` returns the :class:`ocef.envy.audit.AuditProblem` of a partition
     (built once, on first use). ``rng`` is an int seed (None: drawn from OS entropy); it is
     published by ``/info`` so that a client can reproduce the audit, and keys every draw.
+
+    Its methods are the endpoints (``info``, ``groups``, ``truth``, ``pull``, ``recommend``,
+    ``feedback``), callable in process; :func:`make_server` serves them over HTTP.
+
+    Parameters
+    ----------
+    problem_for : callable
+        ``problem_for(partition) -> AuditProblem``, called once per partition, on first use.
+    partitions : sequence of str
+        The partitions served; the first is the default.
+    rng : int or None, default 0
+        The seed S ≥ 0 (audits are keyed by :func:`ocef.envy.live.audit_root` (S)).
+    description : str, default ""
+        Free text published by ``/info`` (and part of the fingerprint).
+    rho : numpy.ndarray, shape (M, I), optional
+        Ground truth for ``/feedback`` (and the fingerprint).
+    probs : numpy.ndarray, shape (M, I), optional
+        The policy, for ``/recommend`` (and the fingerprint).
+    fail_every : int, optional
+        Answer every N-th ``/pull`` with HTTP 503 (fault injection).
+
+    Raises
+    ------
+    ParameterError
+        If ``rng`` is not an integer ≥ 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> service.groups()
+    {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
+    >>> service.pull("groups", [[0, 1, 3], [1, 0, 0]])
+    {'rewards': [1.0, 0.5]}
+    >>> service.recommend(0, k=1)
+    {'user': 0, 'items': [1], 'probs': [1.0]}
     """
 
     def __init__(self, problem_for, partitions, *, rng: int | None = 0, description: str = "", rho=None,
@@ -263,8 +378,47 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
-    """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (0: a free port);
-    ``server.server_address[1]`` is the port. Call ``serve_forever()``."""
+    """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (the loopback address only).
+
+    The routes are described in the module docstring (``/info``, ``/groups``, ``/truth``,
+    ``/pull``, ``/recommend``, ``/feedback``). Call ``serve_forever()`` (e.g. in a thread) and
+    ``shutdown()`` then ``server_close()`` to stop.
+
+    Parameters
+    ----------
+    service : SimulatedService
+        What to serve.
+    port : int, default 0
+        TCP port; 0 takes a free one (``server.server_address[1]``).
+    quiet : bool, default True
+        Do not log each request to stderr.
+
+    Returns
+    -------
+    http.server.ThreadingHTTPServer
+        The bound server, not yet serving.
+
+    Raises
+    ------
+    OSError
+        If the port is taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> import threading
+    >>> server = make_server(service, 0)
+    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
+    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> client.info()["seed"], client.groups()["sizes"]
+    (7, [2, 2])
+    >>> client.close(); server.shutdown(); server.server_close()
+    """
     handler = type("ServiceHandler", (_Handler,), {"service": service, "quiet": quiet})
     server = ThreadingHTTPServer((LOOPBACK, int(port)), handler)
     server.daemon_threads = True
@@ -278,7 +432,45 @@ class ServiceClient:
     A request that fails transiently (connection refused or reset, timeout, HTTP 429/502/503/504)
     is retried up to ``retries`` times, waiting ``backoff · 2^attempt`` seconds (at most
     ``max_wait``); a 4xx answer is a ``ValueError`` carrying the service's message.
-    ``n_retries`` counts the retries made.
+    ``n_retries`` counts the retries made. ``info``, ``fingerprint``, ``groups`` and ``truth``
+    check the answers (a DataError names what is missing or out of range); ``puller`` returns
+    the :class:`RemotePull` that :func:`ocef.envy.audit_live` calls.
+
+    Parameters
+    ----------
+    url : str
+        ``http://host:port`` of the service.
+    timeout : float, default 30.0
+        Seconds to wait for one answer.
+    retries : int, default 8
+        Retries of a transient failure.
+    backoff : float, default 0.05
+        First wait in seconds, doubled at each retry.
+    max_wait : float, default 5.0
+        Longest wait between two attempts.
+
+    Raises
+    ------
+    ParameterError
+        If ``url`` is not an ``http://`` URL with a host.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> import threading
+    >>> server = make_server(service, 0)
+    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
+    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> client.truth()["true_envy"]
+    [0.7000000000000001, 0.65]
+    >>> client.fingerprint()["seed"], client.n_retries
+    (7, 0)
+    >>> client.close(); server.shutdown(); server.server_close()
     """
 
     def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 8, backoff: float = 0.05,
@@ -406,7 +598,40 @@ def _query(partition) -> str:
 
 
 class RemotePull:
-    """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.envy.live.audit_live`."""
+    """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.envy.live.audit_live`.
+
+    ``pull_many`` sends all the pulls of one synchronous step in one ``POST /pull`` (the
+    PULL-ARM of Algorithm 2 for each (group, arm, step)) and checks that the rewards are numbers
+    in [0, 1]; with a fingerprint the service refuses pulls meant for another system.
+
+    Parameters
+    ----------
+    client : ServiceClient
+        The connection to the service.
+    partition : str, optional
+        The partition audited (None: the service's default).
+    fingerprint : dict, optional
+        The service's fingerprint at the start of the audit (:meth:`ServiceClient.fingerprint`).
+
+    Examples
+    --------
+    The rewards are keyed by (group, arm, step): the same as the in-process service's.
+
+    >>> import numpy as np
+    >>> from ocef.envy.audit import AuditProblem
+    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> import threading
+    >>> server = make_server(service, 0)
+    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
+    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> pull = client.puller("groups", client.fingerprint())
+    >>> pull(0, 1, 3), pull.pull_many([(0, 1, 3), (1, 0, 0)])
+    (1.0, [1.0, 0.5])
+    >>> client.close(); server.shutdown(); server.server_close()
+    """
 
     def __init__(self, client: ServiceClient, partition=None, fingerprint: dict | None = None):
         self.client, self.partition = client, partition

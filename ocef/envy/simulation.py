@@ -21,7 +21,35 @@ CONSTRAINT_TOL = 1e-9
 
 @dataclass(frozen=True)
 class RunResult(Result):
-    """Outcome of one simulated audit."""
+    """Outcome of one simulated audit of a Bernoulli bandit (:func:`simulate`).
+
+    Attributes
+    ----------
+    verdict : Verdict
+        ``ENVY``, ``NO_ENVY``, or ``TIMEOUT`` when ``max_steps`` was reached first.
+    duration : int
+        τ, the steps taken.
+    cost : float
+        C_τ = τ μ_0 − Σ_{s≤τ} μ_{k_s} of eq. (10), from the true means (negative when the
+        explored arms were better than the baseline).
+    constraint_held : bool
+        Whether the conservative constraint (7) held at every step (Z_t ≥ 0, up to 1e-9).
+    min_budget : float
+        min_t Z_t, the smallest safety budget (:func:`safety_budget`).
+    counts : numpy.ndarray of int, shape (K+1,)
+        N_k(τ), the pulls of each arm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ocef.envy.auditor import OCEF
+    >>> from ocef.environments.bandits import BernoulliBandit
+    >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
+    >>> result = simulate(auditor, BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50), rng=1)
+    >>> result.to_frame()
+      verdict  duration  cost  constraint_held
+    0    envy        54  -1.2             True
+    """
 
     verdict: Verdict
     duration: int
@@ -39,20 +67,106 @@ class RunResult(Result):
 
 
 def safety_budget(cum_mean_reward, t, alpha, mu0):
-    """Z_t = Σ_{s≤t} μ_{k_s} − (1−α) μ_0 t; constraint (7) is Z_t ≥ 0 (App. G.2)."""
+    """Safety budget Z_t = Σ_{s≤t} μ_{k_s} − (1−α) μ_0 t of App. G.2.
+
+    The conservative constraint (7), (1/t) Σ_{s≤t} μ_{k_s} ≥ (1−α) μ_0, is Z_t ≥ 0 at every t.
+    It needs the true means, so only a simulator computes it.
+
+    Parameters
+    ----------
+    cum_mean_reward : float or array_like
+        Σ_{s≤t} μ_{k_s}, the true means of the arms pulled so far.
+    t : int or array_like
+        The step t.
+    alpha : float or array_like
+        α in (0, 1] of constraint (7).
+    mu0 : float or array_like
+        μ_0, the true mean of the baseline arm.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Z_t.
+
+    Examples
+    --------
+    20 steps whose arms average 0.45 against a baseline of 0.5 spend the whole 10% budget:
+
+    >>> safety_budget(9.0, 20, alpha=0.1, mu0=0.5)
+    0.0
+    """
     return cum_mean_reward - (1.0 - alpha) * mu0 * t
 
 
 def audit_cost(cum_mean_reward, t, mu0):
-    """C_t = t μ_0 − Σ_{s≤t} μ_{k_s} — eq. (10)."""
+    """Cost of exploration C_t = t μ_0 − Σ_{s≤t} μ_{k_s} of eq. (10).
+
+    The reward lost by the audit against showing the group its own recommendations at every
+    step (negative when the explored arms are better). Theorem 7 bounds it at the stopping time
+    (:func:`ocef.envy.cost_bound`).
+
+    Parameters
+    ----------
+    cum_mean_reward : float or array_like
+        Σ_{s≤t} μ_{k_s}, the true means of the arms pulled so far.
+    t : int or array_like
+        The step t.
+    mu0 : float or array_like
+        μ_0, the true mean of the baseline arm.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        C_t.
+
+    Examples
+    --------
+    >>> audit_cost(9.0, 20, mu0=0.5)
+    1.0
+    """
     return t * mu0 - cum_mean_reward
 
 
 def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int = 10**7) -> RunResult:
-    """Run ``auditor`` on ``bandit`` until a verdict or ``max_steps`` (then TIMEOUT).
+    """Run an ask/tell auditor (Algorithm 1) on a Bernoulli bandit until a verdict.
 
-    ``bandit.n_arms`` must equal ``auditor.n_arms``; the rewards are group averages over
-    ``bandit.group_size`` users.
+    At each step the arm the auditor asks for is pulled: a group-average reward, Binomial(|g|,
+    μ_k)/|g| with |g| = ``bandit.group_size`` (Bernoulli for |g| = 1). Alongside, the true means
+    give the cost of eq. (10) and the safety budget of constraint (7), which the auditor never
+    sees.
+
+    Parameters
+    ----------
+    auditor : OCEF
+        A fresh (or restored) auditor; it is advanced in place.
+    bandit : ocef.environments.bandits.BernoulliBandit
+        The arm means μ_0..μ_K and group size; ``bandit.n_arms`` must equal ``auditor.n_arms``.
+    rng : None, int, SeedSequence or numpy.random.Generator
+        Randomness of the rewards (the auditor has its own).
+    max_steps : int, default 10**7
+        Step cap; an audit still running then gets the ``TIMEOUT`` verdict.
+
+    Returns
+    -------
+    RunResult
+        Verdict, duration, cost (eq. 10), whether (7) held, the smallest budget and the counts.
+
+    Raises
+    ------
+    ParameterError
+        If the bandit and the auditor have different numbers of arms, or ``max_steps`` < 1.
+
+    Examples
+    --------
+    Arm 1 (mean 0.6) beats the baseline (0.3): ENVY after 54 steps, 47 of them on the baseline.
+
+    >>> import numpy as np
+    >>> from ocef.envy.auditor import OCEF
+    >>> from ocef.environments.bandits import BernoulliBandit
+    >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
+    >>> result = simulate(auditor, BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50), rng=1)
+    >>> str(result.verdict), result.duration, result.counts.tolist(), result.constraint_held
+    ('envy', 54, [47, 4, 3], True)
     """
     if bandit.n_arms != auditor.n_arms:
         raise ParameterError(f"bandit has {bandit.n_arms} non-baseline arms but the auditor expects {auditor.n_arms}")

@@ -180,7 +180,7 @@ class DeepCTR:
 
         return Net()
 
-    def fit(self, split, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
         seed; :func:`ocef.fairrec.training.fitted_params`)."""
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0

@@ -61,7 +61,7 @@ class _Base:
         return {"n_factors": self.n_factors, "epochs": self.epochs, "lr": self.lr, "reg": self.reg,
                 "batch_size": self.batch_size}
 
-    def fit(self, split, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True):
         """Fit on ``split.train`` (a :class:`ocef.environments.fairrec_split.FairRecSplit`).
 
         Cached on disk when ``cache`` is on and ``rng`` is an int seed (the cache key includes it);

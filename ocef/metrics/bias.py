@@ -59,7 +59,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, validate_params
+from ocef.validation import Integer, renamed_keywords, validate_params
 import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
@@ -281,7 +281,8 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     return {"overall": overall, "group": group, "pair": pair, "extra": extra}
 
 
-def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, method: str = "percentile"):
+@renamed_keywords(method="interval")
+def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, *, interval: str = "percentile"):
     """Percentile or basic bootstrap interval over axis 0 of replicates.
 
     Undefined (NaN) replicates are ignored; ±inf replicates count (interpolation falls back to
@@ -297,7 +298,9 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
         The sample values θ̂, shape (...).
     confidence : float
         Two-sided level in (0, 1).
-    method : {"percentile", "basic"}
+    interval : {"percentile", "basic"}, default "percentile"
+        The interval method (keyword-only; ``method=`` is its former name, accepted for one release
+        with a FutureWarning).
 
     Returns
     -------
@@ -309,12 +312,12 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     --------
     >>> import numpy as np
     >>> reps = np.arange(1.0, 101.0)[:, None]          # replicates 1..100 of a statistic
-    >>> low, high, bias, n = bootstrap_interval(reps, np.array([40.0]), 0.9, "basic")
+    >>> low, high, bias, n = bootstrap_interval(reps, np.array([40.0]), 0.9, interval="basic")
     >>> round(float(low[0]), 2), round(float(high[0]), 2), float(bias[0]), int(n[0])
     (-15.05, 74.05, 10.5, 100)
     """
-    if method not in ("percentile", "basic"):
-        raise ParameterError(f"method must be 'percentile' or 'basic', got {method!r}")
+    if interval not in ("percentile", "basic"):
+        raise ParameterError(f"interval must be 'percentile' or 'basic', got {interval!r}")
     s = np.asarray(samples, dtype=float)
     point = np.asarray(point, dtype=float)
     defined = (~np.isnan(s)).sum(axis=0)
@@ -339,7 +342,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
                     linear = np.nanquantile(sub[:, j], q)
                     nearest = np.nanquantile(sub[:, j], q, method="nearest")
                     bounds[:, j] = np.where(np.isfinite(linear), linear, nearest)
-            if method == "basic":
+            if interval == "basic":
                 bounds = 2.0 * point[ok] - bounds[::-1]
             bias[ok] = np.nanmean(sub, axis=0) - point[ok]
         low[ok], high[ok] = bounds[0], bounds[1]
@@ -418,7 +421,7 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
         estimate, low, high, p = _triangle_interval(value, point_extra["diff"], reps, extra["diff"], conf)
     elif method == "basic-smoothed":
         kl = point_extra["kl_smoothed"]
-        low, high, bias, _ = bootstrap_interval(extra["kl_smoothed"], kl, conf, "basic")
+        low, high, bias, _ = bootstrap_interval(extra["kl_smoothed"], kl, conf, interval="basic")
         estimate = np.maximum(kl - bias, 0.0)
         low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
         reason[:] = (f"estimate and interval from the exposure counts plus {KL_SMOOTHING:g} per item "
@@ -429,7 +432,7 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
             reason[j] = (f"no valid interval: {point_extra['per_item'][j]:.2g} exposures per item shown, fewer "
                          f"than {MIN_EXPOSURES_PER_ITEM:g}: the smoothing would dominate the estimate")
     else:                                                 # basic
-        low, high, bias, _ = bootstrap_interval(reps, value, conf, "basic")
+        low, high, bias, _ = bootstrap_interval(reps, value, conf, interval="basic")
         lo_range, hi_range = RANGES.get(metric, (-np.inf, np.inf))
         estimate = np.clip(value - bias, lo_range, hi_range)
         low, high = np.clip(low, lo_range, hi_range), np.clip(high, lo_range, hi_range)
@@ -581,7 +584,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                 samples = boot[level][metric].reshape(n_resamples, -1)
                 replicates.append(samples)
                 extra = boot["extra"]
-                _, _, bias, defined = bootstrap_interval(samples, values, confidence, "percentile")
+                _, _, bias, defined = bootstrap_interval(samples, values, confidence, interval="percentile")
             else:
                 bias = np.full(m, np.nan)
                 defined = np.zeros(m, dtype=int)
@@ -594,7 +597,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                 p, method = np.full(m, np.nan), np.full(m, "none", dtype=object)
                 reason = np.full(m, "no interval: n_resamples = 0", dtype=object)
             else:
-                low, high, bias_, _ = bootstrap_interval(samples, values, conf, interval)
+                low, high, bias_, _ = bootstrap_interval(samples, values, conf, interval=interval)
                 estimate = values - bias_ if interval == "basic" else values.copy()
                 p, method = np.full(m, np.nan), np.full(m, interval, dtype=object)
                 reason = np.full(m, None, dtype=object)

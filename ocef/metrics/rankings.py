@@ -1022,7 +1022,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         from ocef.backends import Sql, _check_path, _duckdb_relation
         rel = _duckdb_relation(_check_path(source))[0]
         src = rel.project(", ".join(f'"{c}"' for c in keys) + ", 1 AS _one")
-    counts = count_keys(src, by=keys, label="_one", engine=backend if backend != "auto" else "auto").to_frame()
+    counts = count_keys(src, by=keys, label="_one", backend=backend).to_frame()
     if (counts["n"] > 1).any():
         raise DataError("the log lists an item twice for a user (seed 004's exposure is 0/1 per user and item)")
     items = counts[item].to_numpy()

@@ -50,7 +50,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -400,12 +400,11 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
+@renamed_keywords(engine="backend")
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
-                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS))
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto",
-                      engine: str | None = None, z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -428,8 +427,6 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
-    engine : {"auto", "pandas", "duckdb"}, optional
-        Former name of ``backend``, still accepted (two disagreeing values are refused).
 
     Returns
     -------
@@ -456,7 +453,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 
         raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
-                        backend=backend, engine=engine, z_levels=z_levels)
+                        backend=backend, z_levels=z_levels)
     N = counts.total
     n, acc = cell_statistics(N)
     # levels averaged: those where both groups have pairs, per kind (Sec. 6.1), stated in the summary
@@ -484,7 +481,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         slo = shi = np.full(summ.shape, np.nan)
         cell_reason[:] = "no interval: n_resamples = 0"
     cell_reason[n == 0] = "undefined: no pairs in the cell"
-    cells = grid_frame({"kind": KINDS, "group": counts.groups, "z": counts.z_levels},
+    cells = grid_frame({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
                        n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
                        ci_low=lo, ci_high=hi, reason=cell_reason)
     from ocef.inference import holm_adjust
@@ -498,7 +495,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         if not common[kk].any():
             notes.append("undefined: no z level has pairs of both groups")
         if dropped.any():
-            missing = [counts.groups[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
+            missing = [counts.group_names[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
             notes.append(f"z levels {_level_names(counts.z_levels, dropped)} dropped: no pairs of group "
                          f"{', '.join(map(str, missing))} there; the average is over the other levels only")
         reasons.append("; ".join(notes) or None)
@@ -516,7 +513,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         "z_levels_dropped": [_level_names(counts.z_levels, present[kk] & ~common[kk]) for kk in range(3)],
         "reason": reasons,
     })
-    return PairwiseAccuracy(cells, summary, counts.groups, counts.z_levels, counts.n_pairs, counts.n_queries,
+    return PairwiseAccuracy(cells, summary, counts.group_names, counts.z_levels, counts.n_pairs, counts.n_queries,
                             confidence, n_resamples if interval == "percentile" else 0, counts, interval)
 
 
@@ -535,7 +532,7 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     recomposed = (np.where(n[1] > 0, w_intra * np.nan_to_num(acc[1]), 0.0)
                   + np.where(n[2] > 0, w_inter * np.nan_to_num(acc[2]), 0.0))
     recomposed = np.where(n[0] > 0, recomposed, np.nan)
-    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=n[0].astype(np.int64),
+    return grid_frame({"group": counts.group_names, "z": counts.z_levels}, n_pairs=n[0].astype(np.int64),
                       weight_intra=w_intra, accuracy_intra=acc[1], weight_inter=w_inter, accuracy_inter=acc[2],
                       overall=acc[0], recomposed=recomposed)
 
@@ -553,7 +550,7 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
         lo, hi = _percentile(rep, confidence)
     else:
         lo = hi = np.full(stats.shape, np.nan)
-    return grid_frame({"group": counts.groups, "z": counts.z_levels}, n_pairs=stats[..., 0].astype(np.int64),
+    return grid_frame({"group": counts.group_names, "z": counts.z_levels}, n_pairs=stats[..., 0].astype(np.int64),
                       click_share=stats[..., 1], click_share_ci_low=lo[..., 1], click_share_ci_high=hi[..., 1],
                       exposure=stats[..., 2], exposure_ci_low=lo[..., 2], exposure_ci_high=hi[..., 2])
 

@@ -15,7 +15,7 @@ count vectors ("profiles") are exchangeable, so the data are reduced to the dist
 their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two counting backends (``backend=``; ``engine=`` is its former name) give the same counts (a test checks it):
+Two counting backends (``backend=``; ``engine=`` is its former name, deprecated) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -34,6 +34,7 @@ import pandas as pd
 
 from ocef.results import Result
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
@@ -55,16 +56,32 @@ class PairCounts(Result):
 
     ``profiles`` (P, 2, 2, Z, 3): for each distinct profile, N[s, t, z, o] (s = clicked group
     index, t = 0 intra / 1 inter, z level index, o = 0 loss / 1 tie / 2 win); ``multiplicity``
-    (P,) the number of queries with that profile; ``groups`` the two group names (index 0 and 1,
-    ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
-    ``total`` = Σ multiplicity × profiles, the counts of the whole table.
+    (P,) the number of queries with that profile; ``group_names`` the two group names (index 0
+    and 1, ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
+    ``total`` = Σ multiplicity × profiles, the counts of the whole table; ``groups`` one row per
+    group with its counts.
     """
 
     profiles: np.ndarray = dataclasses.field(repr=False)
     multiplicity: np.ndarray = dataclasses.field(repr=False)
-    groups: tuple
+    group_names: tuple
     z_levels: tuple
     cluster: str = "query"
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group (as the clicked item's group): ``group`` (name), ``index`` (0 or 1),
+        ``n_pairs``, ``n_intra``, ``n_inter`` (pairs whose other item is of the same / the other
+        group) and ``wins``, ``ties``, ``losses`` (the clicked item's score above, equal to, below
+        the other's)."""
+        t = self.total                                       # (group, kind, z, outcome)
+        return pd.DataFrame({"group": list(self.group_names), "index": [0, 1],
+                             "n_pairs": t.sum(axis=(1, 2, 3)).astype(np.int64),
+                             "n_intra": t[:, 0].sum(axis=(1, 2)).astype(np.int64),
+                             "n_inter": t[:, 1].sum(axis=(1, 2)).astype(np.int64),
+                             "wins": t[..., 2].sum(axis=(1, 2)).astype(np.int64),
+                             "ties": t[..., 1].sum(axis=(1, 2)).astype(np.int64),
+                             "losses": t[..., 0].sum(axis=(1, 2)).astype(np.int64)})
 
     @property
     def total(self) -> np.ndarray:
@@ -80,13 +97,13 @@ class PairCounts(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
-        return grid_frame({"group": self.groups, "kind": ("intra", "inter"), "z": self.z_levels,
+        return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
         from ocef.results import jsonable
 
-        return jsonable({"groups": list(self.groups), "z_levels": list(self.z_levels),
+        return jsonable({"groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries, "cluster": self.cluster,
                          "counts": self.to_frame()})
 
@@ -331,8 +348,9 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, Path))
 
 
+@renamed_keywords(engine="backend")
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
-                backend: str = "auto", engine: str | None = None) -> PairCounts:
+                backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
 
     ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
@@ -341,13 +359,9 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
     whose values are the bootstrap's clusters (default: ``query``). ``backend``: the counting
     backend, ``"pandas"`` (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB
-    for paths); ``engine``: its former name, still accepted (two disagreeing values are refused).
+    for paths); ``engine=``: its former name, still accepted for one release with a FutureWarning.
     """
-    from ocef.backends import backend_alias
 
-    if engine is not None and (not isinstance(engine, str) or engine not in BACKENDS):
-        raise ParameterError(f"engine (former name of backend) must be one of {BACKENDS}, got {engine!r}")
-    backend = backend_alias(backend, engine)
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     _check_cluster(cluster)

@@ -48,7 +48,7 @@ in ~95% of logs for K = 2 (a folded normal) but ~70% for K = 4 and ~20% for K = 
 :class:`ReoResult` flags this (``delta_method_reliable`` is False when the lower end of the
 penalty interval is <= 0, and the SE is NaN when the estimate is exactly 0). Then:
 (1) read the per-group ``delta_U_k`` intervals, which stay valid (``delta_U`` is smooth at 0);
-(2) use a bootstrap interval for the penalty (``bootstrap_reo_ci(..., method="bca")`` or
+(2) use a bootstrap interval for the penalty (``estimate_reo(..., interval="bca")`` or
 ``"percentile"``), which respects the boundary; (3) for a decision, test the penalty against
 a threshold (e.g. :func:`eighty_percent_rule_threshold`) instead of against 0; (4) collect more
 random traffic (:func:`delta_method_sample_size`).
@@ -73,7 +73,8 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
 "spark"`` chooses where the per-group counts are computed (:mod:`ocef.backends`).
 
 * ``reo_counts({name: log, ...}, *, label, group, groups=None, by=None, backend) -> ReoCounts``
-  (tidy ``table``; ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
+  (tidy ``table``; ``group_names``; ``groups``: one row per group with its counts;
+  ``positives(log)``, ``rows(log)``, ``category_counts(log)``).
 * ``reo_result_from_counts(groups, pos_default, n_default, pos_random, n_random, *, confidence,
   interval) -> ReoResult``: the one estimator every data path ends in.
 * ``estimate_reo(default, random, *, label="Y", group="S", confidence=0.95, groups=None,
@@ -82,18 +83,19 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
   ``.penalty_ci``, ``.n_default``, ``.n_random``, ``.sigma``, ``.method``,
   ``.delta_method_reliable``, ``.notes``; ``to_frame/to_dict/to_csv`` (:mod:`ocef.results`).
 * ``estimate_reo_by(default, random, *, by="day", threshold=None, ...) -> ReoDaily``: one
-  estimate per day (Fig. 6), ``significantly_above`` the threshold per day.
+  estimate per day (Fig. 6), ``significantly_above`` the threshold per day; ``groups``: one row
+  per day and group with its estimates.
 * ``positive_counts(log, *, label, group, groups) -> PositiveCounts(positives, n)``;
   ``label_indicator(log, label)`` (Y = any of several 0/1 columns).
 * ``naive_reo(default, random=None, *, label, group, recommended="R", groups=None)``: the
   estimator that treats every missing label as negative (Sec. 1), for comparison.
-* ``bootstrap_reo_ci(default, random, *, method="standard"|"percentile"|"bca",
+* ``bootstrap_reo_ci(default, random, *, interval="standard"|"percentile"|"bca",
   n_resamples=100, confidence, rng, resample="counts"|"rows", backend) -> BootstrapReo(result,
   bootstrap)`` (``BootstrapSummary``: replicates, se, bias, intervals; ``bca_interval`` is the BCa
   formula of scipy.stats.bootstrap computed with an exact count-level jackknife);
   ``category_counts(log, ...)``.
-* A/B (App. D, G): ``ab_test(control, treatment, random, *, method="delta"|"delta-shared"|
-  "partition"|"bootstrap", label, group, confidence, rng, n_resamples=100, bootstrap_interval,
+* A/B (App. D, G): ``ab_test(control, treatment, random, *, interval="delta"|"delta-shared"|
+  "partition"|"standard"|"percentile"|"bca", label, group, confidence, rng, n_resamples=100,
   n_folds=10, backend) -> AbResult`` with ``.groups`` (group, D, se, ci_low, ci_high, p_value),
   ``.D_reo``, ``.D_reo_se``, ``.D_reo_ci``, ``.D_reo_p_value``; ``shared_random_ab_variance(P,
   Q_control, Q_treatment, n_control, n_treatment, n_random, covariance="full")``.
@@ -102,7 +104,7 @@ an :class:`ocef.backends.Sql` query or a Spark DataFrame; ``backend="auto"|"duck
 * Planning: ``eighty_percent_rule_threshold(K, ratio=0.8)``,
   ``delta_method_sample_size(P, Q, *, epsilon, confidence, n_default=None, ..., interval)
   -> SamplePlan``, ``theorem_sample_size(P, Q, *, epsilon, delta) -> TheoremSampleSize``,
-  ``expected_random_rows(p_act, *, n_requests, n_show)`` (refuses p_act outside [0, 1]; every
+  ``expected_random_rows(p_act, *, n_requests, k)`` (refuses p_act outside [0, 1]; every
   random pair is logged), ``p_act_for(n_random, ...)``.
 """
 from __future__ import annotations
@@ -112,8 +114,8 @@ from ocef._lazy import lazy_exports
 #: where each public name lives; modules are imported on first use (PEP 562), so ``ocef reo``
 #: on a file needs only the counts and the estimator, not pandas and the bootstrap machinery.
 _HOME = {
-    "ab": ("AB_METHODS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
-    "bootstrap": ("BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
+    "ab": ("AB_INTERVALS", "AB_METHODS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
+    "bootstrap": ("BOOTSTRAP_INTERVALS", "BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
                   "bootstrap_reo_ci", "category_counts"),
     "counts": ("ReoCounts", "reo_counts"),
     "estimate": ("ALL_INTERVALS", "estimate_reo"),

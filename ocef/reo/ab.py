@@ -3,6 +3,7 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.reo.bootstrap import (
+    BOOTSTRAP_INTERVALS,
     _ab_stat_from_counts,
     _bootstrap_counts,
     _reo_stat_from_counts,
@@ -24,16 +26,42 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
-from ocef.backends import backend_alias
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params, warn_renamed
 from ocef.backends import BACKENDS
-from ocef.errors import DataError, ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
 # --------------------------------------------------------------------------------------------
 
+#: The intervals (and tests) of :func:`ab_test`: Algorithm 2 (``"delta"``), the joint delta method
+#: (``"delta-shared"``), Algorithm 3 (``"partition"``) and Algorithm 4 with a bootstrap interval.
+AB_INTERVALS = ("delta", "delta-shared", "partition") + BOOTSTRAP_INTERVALS
+#: The former ``method=`` values of :func:`ab_test` (``"bootstrap"`` took ``bootstrap_interval``).
 AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
+
+
+def _former_ab_keywords(func):
+    """Accept ``ab_test``'s former ``method=`` (+ ``bootstrap_interval=``) for one release, with a
+    FutureWarning: ``method="bootstrap", bootstrap_interval=b`` is ``interval=b``, any other method
+    ``m`` is ``interval=m``."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        given = [k for k in ("method", "bootstrap_interval") if k in kwargs]
+        if given:
+            if "interval" in kwargs:
+                raise ParameterTypeError(f"ab_test: got both 'interval' and its former name(s) {given}; "
+                                         f"give 'interval' only")
+            for old in given:
+                warn_renamed("ab_test", old, "interval")
+            method = kwargs.pop("method", "delta-shared")
+            boot = kwargs.pop("bootstrap_interval", "standard")
+            if method not in AB_METHODS:
+                raise ParameterError(f"method (former name of interval) must be one of {AB_METHODS}, got {method!r}")
+            check_bootstrap_method(boot, "bootstrap_interval")
+            kwargs["interval"] = boot if method == "bootstrap" else method
+        return func(*args, **kwargs)
+    return wrapper
 
 
 def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -151,18 +179,21 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
-@validate_params(method=Options(*AB_METHODS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
-                 bootstrap_interval=Options("standard", "percentile", "bca"), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS))
+@_former_ab_keywords
+@renamed_keywords(engine="backend")
+@validate_params(interval=Options(*AB_INTERVALS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
+                 backend=Options(*BACKENDS))
 def ab_test(control, treatment, random, *,
-            method: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
+            interval: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
-            n_resamples: int = 100, bootstrap_interval: str = "standard",
-            n_folds: int | tuple[int, int] = 10, backend: str = "auto", engine: str | None = None, spark=None) -> AbResult:
+            n_resamples: int = 100,
+            n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None) -> AbResult:
     """Compare REO metrics of a treatment arm with a control arm that share one random
     traffic log (orthogonal assignment, App. I.2).
 
-    ``method``:
+    ``interval`` (one set of names with :func:`ocef.reo.estimate_reo`; ``method=`` and
+    ``bootstrap_interval=`` are its former names, accepted for one release with a FutureWarning:
+    ``method="bootstrap", bootstrap_interval="bca"`` is ``interval="bca"``):
 
     * ``"delta"`` — Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
       normal interval and p-value. As the seed says, it neglects the covariance the shared
@@ -179,28 +210,28 @@ def ab_test(control, treatment, random, *,
       ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
       compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
       unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
-    * ``"bootstrap"`` — Algorithm 4: D_rec^T, D_rec^C and D_rand are resampled independently
-      ``n_resamples`` times; ``bootstrap_interval`` = ``"standard"`` (eq. 23), ``"percentile"``
-      or ``"bca"`` (checked whatever the method). p-values use the normal approximation D / SE_boot.
+    * ``"standard"`` (eq. 23), ``"percentile"`` or ``"bca"`` — Algorithm 4 with that bootstrap
+      interval: D_rec^T, D_rec^C and D_rand are resampled independently ``n_resamples`` times.
+      p-values use the normal approximation D / SE_boot. The result's ``method`` records
+      ``"bootstrap-<interval>"``.
 
     The three logs are reduced to per-group counts first with ``backend`` (``"auto"``,
     ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
     DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
     """
-    backend = backend_alias(backend, engine)
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
     from ocef.validation import as_generator, check_positive_int
 
     from ocef.reo.counts import reo_counts
 
-    if method not in AB_METHODS:
-        raise ParameterError(f"method must be one of {AB_METHODS}, got {method!r}")
-    check_bootstrap_method(bootstrap_interval, "bootstrap_interval")
+    if interval not in AB_INTERVALS:
+        raise ParameterError(f"interval must be one of {AB_INTERVALS}, got {interval!r}")
+    method = interval
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
                         group=group, groups=groups, backend=backend, spark=spark)
-    names = list(counts.groups)
+    names = list(counts.group_names)
     for arm in ("control", "treatment"):
         # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference
         # looked hugely significant (D_REO = -0.99 at p = 6e-35) when it is only missing data
@@ -261,11 +292,11 @@ def ab_test(control, treatment, random, *,
         se = np.sqrt(v_t.var(axis=0, ddof=1) / m_t + v_c.var(axis=0, ddof=1) / m_c)
         low, high, p = np.asarray(ci.low), np.asarray(ci.high), np.asarray(test.pvalue)
     else:                                                                   # Algorithm 4
-        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=bootstrap_interval,
+        boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=interval,
                                  n_resamples=n_resamples, confidence=confidence, rng=rng)
         se, low, high = boot.se, boot.ci_low, boot.ci_high
         p = _normal_p_value(D, se)
-        method = f"bootstrap-{bootstrap_interval}"
+        method = f"bootstrap-{interval}"
 
     table = pd.DataFrame({
         "group": names, "delta_U_control": arr_c.delta_U, "delta_U_treatment": arr_t.delta_U,

@@ -3,6 +3,7 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
@@ -20,8 +21,7 @@ from ocef.reo.estimators import (
     reo_result_from_counts,
 )
 from ocef.results import Result
-from ocef.backends import backend_alias
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -37,7 +37,11 @@ from ocef.errors import ParameterError
 # on the rows would need n^2 operations: 2e10 for one day of the seed's logs). ``resample=
 # "rows"`` runs the literal Algorithm 4 (index resampling and a full recount) for comparison.
 
-BOOTSTRAP_METHODS = ("standard", "percentile", "bca")
+#: The bootstrap interval names (``interval=`` of :func:`bootstrap_reo_ci`, :func:`ocef.reo.estimate_reo`
+#: and :func:`ocef.reo.ab_test`).
+BOOTSTRAP_INTERVALS = ("standard", "percentile", "bca")
+#: Former name of :data:`BOOTSTRAP_INTERVALS`.
+BOOTSTRAP_METHODS = BOOTSTRAP_INTERVALS
 
 
 def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
@@ -131,10 +135,10 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     return low, high
 
 
-def check_bootstrap_method(method: str, name: str = "method") -> str:
+def check_bootstrap_method(method: str, name: str = "interval") -> str:
     """A bootstrap interval name: ``"standard"``, ``"percentile"`` or ``"bca"``."""
-    if method not in BOOTSTRAP_METHODS:
-        raise ParameterError(f"{name} must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+    if method not in BOOTSTRAP_INTERVALS:
+        raise ParameterError(f"{name} must be one of {BOOTSTRAP_INTERVALS}, got {method!r}")
     return method
 
 
@@ -219,42 +223,60 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
-@validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), method=Options(*BOOTSTRAP_METHODS), rng=Rng(),
-                 resample=Options("counts", "rows"), backend=Options(*BACKENDS), engine=Options(None, *BACKENDS),
-                 delta_interval=Options(*INTERVALS))
+def _retired_delta_interval(func):
+    """Accept ``delta_interval=`` for one release (FutureWarning): the delta-method part of a
+    bootstrap result (its ``delta_method_reliable`` flag) is always the ``"delta-full"`` one now,
+    so that one ``interval`` argument chooses the interval."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if "delta_interval" in kwargs:
+            value = kwargs.pop("delta_interval")
+            warnings.warn("bootstrap_reo_ci: the keyword 'delta_interval' is retired (one 'interval' argument "
+                          "chooses the interval; the delta-method diagnostics of a bootstrap result use "
+                          "'delta-full'); it is ignored and will be removed in the next release",
+                          FutureWarning, stacklevel=2)
+            check_interval(value)
+        return func(*args, **kwargs)
+    return wrapper
+
+
+@_retired_delta_interval
+@renamed_keywords(engine="backend", method="interval")
+@validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), interval=Options(*BOOTSTRAP_INTERVALS),
+                 rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
-                     method: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts", backend: str = "auto", engine: str | None = None, spark=None,
-                     delta_interval: str = "delta-full") -> BootstrapReo:
+                     interval: str = "standard", rng=None, groups: Sequence | None = None,
+                     resample: str = "counts", backend: str = "auto", spark=None) -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
 
+    :func:`ocef.reo.estimate_reo` with a bootstrap ``interval`` is the door to the estimate (it
+    returns this function's ``result``); this function also returns the bootstrap itself.
     Resamples D_rec and D_rand independently with replacement (same sizes), ``n_resamples``
-    times. ``method``: ``"standard"`` (estimate +- z SE_boot, the normal bootstrap of eq. 23),
-    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated). Returns
-    ``BootstrapReo(result, bootstrap)``: the delta-method :class:`ReoResult` (``delta_interval``)
-    with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the bootstrap ones
-    (``method`` records which), and the :class:`BootstrapSummary` (replicates, bias = the
-    bootstrap estimate of the estimator's bias, Fig. 8). Statistic order:
-    ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts first with ``backend``
-    (see :func:`ocef.reo.estimate_reo`).
+    times. ``interval``: ``"standard"`` (estimate +- z SE_boot, the normal bootstrap of eq. 23),
+    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated); ``method=`` is its former
+    name (FutureWarning for one release), ``delta_interval=`` is retired (ignored, FutureWarning).
+    Returns ``BootstrapReo(result, bootstrap)``: the delta-method :class:`ReoResult`
+    (``"delta-full"``) with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the
+    bootstrap ones (its ``method`` field records ``"bootstrap-<interval>"``), and the
+    :class:`BootstrapSummary` (replicates, bias = the bootstrap estimate of the estimator's bias,
+    Fig. 8). Statistic order: ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts
+    first with ``backend`` (see :func:`ocef.reo.estimate_reo`).
     """
-    backend = backend_alias(backend, engine)
     from ocef.reo.counts import reo_counts
 
-    check_bootstrap_method(method)
-    check_interval(delta_interval)
+    check_bootstrap_method(interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
-    result = reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+    result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
-                                    confidence=confidence, interval=delta_interval)
-    names = [f"delta_U[{g}]" for g in c.groups] + ["penalty"]
+                                    confidence=confidence, interval="delta-full")
+    names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
-                             method=method, n_resamples=n_resamples, confidence=confidence, rng=rng,
+                             method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,
                              resample=resample, names=names)
     table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
-                    result.n_default, result.n_random, result.confidence, None, f"bootstrap-{method}",
+                    result.n_default, result.n_random, result.confidence, None, f"bootstrap-{interval}",
                     result.delta_method_reliable, result.notes)
     return BootstrapReo(out, boot)

@@ -16,8 +16,8 @@ import numpy as np
 from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
-from ocef.backends import backend_alias
 from ocef.errors import ParameterError, ParameterTypeError
+from ocef.validation import renamed_keywords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,17 +28,30 @@ class ReoCounts(Result):
     """Per-group counts of named logs.
 
     ``cube``: int64 array ``(log, [key,] group, 2)`` holding rows and positives (rows with
-    Y = 1) of every log, key and group (zeros included); ``groups``: the K groups in order;
+    Y = 1) of every log, key and group (zeros included); ``group_names``: the K groups in order;
     ``logs``: the log names in order; ``by``: the name of the extra key (e.g. ``"day"``) or
     None, and ``index`` its values in order. ``table`` is the same as a tidy DataFrame ``log,
-    [by], group, n, positives``, made on first access.
+    [by], group, n, positives``, made on first access; ``groups`` has one row per group.
     """
 
     cube: np.ndarray
-    groups: tuple
+    group_names: tuple
     logs: tuple
     by: str | None = None
     index: tuple | None = None
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per group: ``group`` (name), then ``n_<log>`` (rows) and ``positives_<log>``
+        (rows with Y = 1) for each log in order, summed over the values of ``by`` when it is set."""
+        import pandas as pd
+
+        per_group = self.cube.sum(axis=1) if self.by is not None else self.cube     # (log, group, 2)
+        columns = {"group": list(self.group_names)}
+        for li, log in enumerate(self.logs):
+            columns[f"n_{log}"] = per_group[li, :, 0].astype(np.int64)
+            columns[f"positives_{log}"] = per_group[li, :, 1].astype(np.int64)
+        return pd.DataFrame(columns)
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -49,7 +62,7 @@ class ReoCounts(Result):
         for li, log in enumerate(self.logs):
             keys = [(None, self.cube[li])] if self.by is None else zip(self.index, self.cube[li])
             for key, per_group in keys:
-                for g, (n, pos) in zip(self.groups, per_group):
+                for g, (n, pos) in zip(self.group_names, per_group):
                     rows.append((log,) + (() if self.by is None else (key,)) + (g, int(n), int(pos)))
         columns = ["log"] + ([] if self.by is None else [self.by]) + ["group", "n", "positives"]
         table = pd.DataFrame(rows, columns=columns)
@@ -84,8 +97,9 @@ class ReoCounts(Result):
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
+@renamed_keywords(engine="backend")
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
-               groups: Sequence | None = None, by: str | None = None, backend: str = "auto", engine: str | None = None,
+               groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
     """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
     :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
@@ -94,7 +108,6 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     ``groups``: the groups and their order (default: the sorted values found in the logs; at
     least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
     """
-    backend = backend_alias(backend, engine)
     if not isinstance(group, str) or not group:
         raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")
     if by is not None and (not isinstance(by, str) or by == group):

@@ -21,8 +21,8 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
-from ocef.backends import BACKENDS, backend_alias
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, renamed_keywords, validate_params
+from ocef.backends import BACKENDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,11 +32,12 @@ class ReoDaily(Result):
     a ``threshold`` is given, ``significantly_above`` (lower bound > threshold) and
     ``significantly_below`` (upper bound < threshold); ``note`` says why a day has no estimate
     or an unreliable one. ``days`` holds each day's full :class:`ReoResult` (None when undefined).
+    ``group_names``: the K groups in order; ``groups``: one row per (key, group) with its estimates.
     """
 
     table: pd.DataFrame
     by: str
-    groups: tuple
+    group_names: tuple
     confidence: float
     method: str
     threshold: float | None = None
@@ -45,6 +46,23 @@ class ReoDaily(Result):
     def to_frame(self) -> pd.DataFrame:
         return self.table.assign(method=self.method, confidence=self.confidence)
 
+    @property
+    def groups(self) -> pd.DataFrame:
+        """One row per value of ``by`` and group: ``<by>``, then the columns of
+        :attr:`ReoResult.groups` (``group, P, Q, U, delta_U, se, ci_low, ci_high``); a key without
+        an estimate (see ``table["note"]``) has its groups with null numbers."""
+        from ocef.reo.estimators import GROUP_COLUMNS
+
+        parts = []
+        for key, res in zip(self.table[self.by], self.days):
+            part = (res.groups.copy() if res is not None else
+                    pd.DataFrame({"group": list(self.group_names), **{c: np.nan for c in GROUP_COLUMNS[1:]}}))
+            part.insert(0, self.by, key)
+            parts.append(part)
+        if not parts:
+            return pd.DataFrame(columns=[self.by, *GROUP_COLUMNS])
+        return pd.concat(parts, ignore_index=True)
+
     def to_dict(self) -> dict:
         """``by``, ``groups``, ``confidence``, ``method``, ``threshold`` and ``days``: the rows of
         the table, each with its per-group estimates under ``groups`` (strict JSON)."""
@@ -52,7 +70,7 @@ class ReoDaily(Result):
         for rec, res in zip(jsonable(self.table), self.days):
             rec["groups"] = res.group_records() if res is not None else None
             rows.append(rec)
-        return jsonable({"by": self.by, "groups": list(self.groups), "confidence": self.confidence,
+        return jsonable({"by": self.by, "groups": list(self.group_names), "confidence": self.confidence,
                          "method": self.method, "threshold": self.threshold, "days": rows})
 
     @property
@@ -61,11 +79,12 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
+@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS), threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
+                 threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
-                    threshold: float | None = None, backend: str = "auto", engine: str | None = None, spark=None) -> ReoDaily:
+                    threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:
     """One REO estimate per value of ``by`` (the paper's daily monitoring, Fig. 6), vectorized
     over the days from one aggregation of each log (``backend``: see :func:`ocef.reo.estimate_reo`).
 
@@ -74,14 +93,13 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     the whole run. ``threshold`` (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`) adds
     ``significantly_above`` / ``significantly_below`` per day.
     """
-    backend = backend_alias(backend, engine)
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
     if threshold is not None:
         threshold = check_in_interval("threshold", threshold, 0.0, np.inf, low_open=False, high_open=True)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups, by=by,
                    backend=backend, spark=spark)
-    names = list(c.groups)
+    names = list(c.group_names)
     pos_d, pos_r = c.positives("default"), c.positives("random")          # (D, K)
     n_d, n_r = c.rows("default"), c.rows("random")                         # (D,)
     notes = [[f"no {'default' if n_d[i] == 0 else 'random'} traffic on this {by}"] if n_d[i] == 0 or n_r[i] == 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ocef.backends import BACKENDS, backend_alias
+from ocef.backends import BACKENDS
 from ocef.reo.estimators import INTERVALS, ReoResult, reo_result_from_counts
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
 
 #: Every interval :func:`estimate_reo` offers: the delta method (:data:`INTERVALS`) and the bootstrap
 #: (:data:`ocef.reo.bootstrap.BOOTSTRAP_METHODS`, by :func:`ocef.reo.bootstrap_reo_ci`).
@@ -16,13 +16,13 @@ ALL_INTERVALS = INTERVALS + ("standard", "percentile", "bca")
 MAX_RESAMPLES = 10**7
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*ALL_INTERVALS), backend=Options(*BACKENDS),
-                 engine=Options(None, *BACKENDS), n_resamples=Integer(2, MAX_RESAMPLES), rng=Rng(),
+@renamed_keywords(engine="backend")
+@validate_params(confidence=CONFIDENCE, interval=Options(*ALL_INTERVALS), backend=Options(*BACKENDS), n_resamples=Integer(2, MAX_RESAMPLES), rng=Rng(),
                  resample=Options("counts", "rows"))
 def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
                  confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
                  n_resamples: int = 100, rng=None, resample: str = "counts",
-                 backend: str = "auto", engine: str | None = None, spark=None) -> ReoResult:
+                 backend: str = "auto", spark=None) -> ReoResult:
     """Estimate ``U_k``, ``delta_U_k`` and ``Delta_REO`` with intervals (eq. 5-7, Algorithm 1)
     from the default traffic log D_rec and the random traffic log D_rand.
 
@@ -52,8 +52,8 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     resample : "counts" or "rows"
         How the bootstrap resamples (see :func:`ocef.reo.bootstrap_reo_ci`).
     backend : "auto", "duckdb", "pandas" or "spark"
-        Where the counts are computed ("auto": DuckDB for files, pandas for frames). ``engine`` is
-        its former name, kept as an alias.
+        Where the counts are computed ("auto": DuckDB for files, pandas for frames). ``engine=`` is
+        its former name, accepted for one release with a FutureWarning.
     spark : SparkSession, optional
         For ``backend="spark"``.
 
@@ -76,17 +76,16 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     >>> round(res.penalty, 4)                  # std/mean of U
     0.5
     """
-    backend = backend_alias(backend, engine)
     if interval not in INTERVALS:
         from ocef.reo.bootstrap import bootstrap_reo_ci
 
         return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
-                                n_resamples=n_resamples, method=interval, rng=rng, groups=groups,
+                                n_resamples=n_resamples, interval=interval, rng=rng, groups=groups,
                                 resample=resample, backend=backend, spark=spark).result
     from ocef.reo.counts import reo_counts
 
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
-    return reo_result_from_counts(c.groups, c.positives("default"), int(c.rows("default")),
+    return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
                                   confidence=confidence, interval=interval)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
-from ocef.validation import check_delta, check_in_interval, check_positive_int
+from ocef.validation import check_delta, check_in_interval, check_positive_int, renamed_keywords
 from ocef.errors import DataError, ParameterError
 
 
@@ -167,21 +167,23 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
-def expected_random_rows(p_act: float, *, n_requests: int, n_show: int) -> float:
+@renamed_keywords(n_show="k")
+def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
-    ``p_act`` and then shows ``n_show`` random items (Sec. 3.2, App. I). Every random pair is
+    ``p_act`` and then shows ``k`` random items (the list length) (Sec. 3.2, App. I). Every random pair is
     logged: only D_rec is a uniform sample of the recommended pairs."""
     p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    return p * check_positive_int("n_requests", n_requests) * check_positive_int("n_show", n_show)
+    return p * check_positive_int("n_requests", n_requests) * check_positive_int("k", k)
 
 
-def p_act_for(n_random: int, *, n_requests: int, n_show: int) -> float:
+@renamed_keywords(n_show="k")
+def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     """The activation probability p_act that yields ``n_random`` random rows in expectation
     (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
     nr = check_positive_int("n_random", n_random)
-    full = expected_random_rows(1.0, n_requests=n_requests, n_show=n_show)
+    full = expected_random_rows(1.0, n_requests=n_requests, k=k)
     p = nr / full
     if p > 1.0:
         raise ParameterError(f"n_random={nr} needs p_act={p:.3g} > 1: at most {full:.0f} random rows "
-                         f"come from {n_requests} requests x {n_show} items")
+                         f"come from {n_requests} requests x {k} items")
     return float(p)

@@ -2,11 +2,11 @@
 
 A recommender serves *requests* of users over days. For every request
 
-1. the **default strategy** shows ``n_show`` items: the top ``n_show`` items of the user's
+1. the **default strategy** shows ``k`` items: the top ``k`` items of the user's
    ranking scores, the scores of each item group optionally multiplied by a boost as in the
    boosting strategies of Sec. 4.4 (``{0: 1.25, 1: 1}`` = "1.25x deboost" of group 1);
 2. with probability ``p_act`` the request is **activated** for random traffic (Sec. 3.2) and
-   also gets ``n_show`` items drawn uniformly without replacement from the whole candidate pool;
+   also gets ``k`` items drawn uniformly without replacement from the whole candidate pool;
 3. an item shown by both is shown once and its row is dumped to both logs (App. I.1);
 4. the label of every shown pair is ``Y ~ Bernoulli(preferences[user, item])`` (one draw per
    impression, so a de-duplicated pair has the same ``Y`` in both logs), ``S`` is the item's
@@ -23,14 +23,14 @@ shares one random log (:func:`simulate_ab`).
 
 The simulator also returns the ground truth of the pair space it samples from
 (:func:`ground_truth`): with user ``u`` drawing a request with probability ``w_u`` and items
-uniform over the pool,
+uniform over the pool (``k`` items shown per list, ``N`` items, group index ``g``),
 
-* ``p_k = P(Y=1, S=s_k)      = sum_u w_u sum_{i in k} rho_ui / N``          (App. D, p_k)
-* ``q_k = P(Y=1, S=s_k | R=1) = sum_u w_u sum_{i in k} R_ui rho_ui / n_show`` (App. D, q_k)
-* ``U_k = P(R=1 | Y=1, S=s_k) = q_k P(R=1) / p_k`` with ``P(R=1) = n_show / N`` (eq. 1, Sec. 3.3)
+* ``p_g = P(Y=1, S=s_g)      = sum_u w_u sum_{i in g} rho_ui / N``          (App. D, p_k)
+* ``q_g = P(Y=1, S=s_g | R=1) = sum_u w_u sum_{i in g} R_ui rho_ui / k``     (App. D, q_k)
+* ``U_g = P(R=1 | Y=1, S=s_g) = q_g P(R=1) / p_g`` with ``P(R=1) = k / N`` (eq. 1, Sec. 3.3)
 
-and ``ΔU_k``, ``ΔREO`` from :mod:`ocef.reo`'s point-estimate functions applied to these exact
-``p_k, q_k`` (eq. 2-3 are invariant to the common factor ``P(R=1)``), so estimates from the
+and ``ΔU_g``, ``ΔREO`` from :mod:`ocef.reo`'s point-estimate functions applied to these exact
+``p_g, q_g`` (eq. 2-3 are invariant to the common factor ``P(R=1)``), so estimates from the
 logs can be checked against them.
 
 :func:`draw_log_counts` draws the sufficient statistics of i.i.d. logs (the multinomial counts
@@ -57,7 +57,7 @@ from ocef.validation import (check_resources,
     check_positive_int,
     check_unit_array,
 )
-from ocef.validation import Integer, Options, Real, Rng, validate_params
+from ocef.validation import Integer, Options, Real, Rng, renamed_keywords, validate_params
 from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
@@ -201,17 +201,18 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     return factor
 
 
-def default_recommendations(world: TrafficWorld, n_show: int, boosts: Mapping | None = None) -> np.ndarray:
-    """Items shown by the default strategy to each user (users x n_show, best first).
+@renamed_keywords(n_show="k")
+def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
+    """Items shown by the default strategy to each user (users x k, best first).
 
     The strategy ranks items by ``scores[u, i] * boosts[S(i)]`` in descending order (Sec. 4.4:
-    a boost raises an item's ranking score) and shows the top ``n_show``; ties go to the lower
+    a boost raises an item's ranking score) and shows the top ``k``; ties go to the lower
     item index, so the strategy is deterministic and its truth exact.
     """
-    n_show = _check_n_show(n_show, world.n_items)
+    k = _check_k(k, world.n_items)
     boosted = world.scores * _boost_vector(boosts, world.item_groups)[None, :]
     order = np.argsort(-boosted, axis=1, kind="stable")
-    return order[:, :n_show]
+    return order[:, :k]
 
 
 def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
@@ -220,24 +221,24 @@ def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
     return mask
 
 
-def _check_n_show(n_show, n_items: int) -> int:
-    n_show = check_positive_int("n_show", n_show)
-    if n_show > n_items:
-        raise ParameterError(f"n_show must be <= the number of items {n_items}, got {n_show}")
-    return n_show
+def _check_k(k, n_items: int) -> int:
+    k = check_positive_int("k", k)
+    if k > n_items:
+        raise ParameterError(f"k must be <= the number of items {n_items}, got {k}")
+    return k
 
 
-def _check_serving(world: TrafficWorld, n_days, requests_per_day, n_show, p_act, log_rate) -> tuple:
+def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_rate) -> tuple:
     """The serving arguments of :func:`simulate_ab` and :func:`stream_traffic`, checked:
-    ``(n_days, requests_per_day, n_show, p_act, log_rate)``."""
+    ``(n_days, requests_per_day, k, p_act, log_rate)``."""
     out = (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
-           _check_n_show(n_show, world.n_items),
+           _check_k(k, world.n_items),
            check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
            check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
-    # every request draws n_show served items (and a random list with prob. p_act): refuse, before the
+    # every request draws k served items (and a random list with prob. p_act): refuse, before the
     # first day, a simulation of n_days * requests_per_day requests above the limits
     shown = float(out[0]) * out[1] * out[2]
-    check_resources("n_days, requests_per_day, n_show", work=shown, what="served items",
+    check_resources("n_days, requests_per_day, k", work=shown, what="served items",
                     memory=8.0 * 8 * float(out[1]) * out[2] * max(out[4], out[3]))
     return out
 
@@ -274,24 +275,25 @@ class TrafficTruth:
         return self.groups["delta_U"].to_numpy()
 
 
-def ground_truth(world: TrafficWorld, n_show: int, boosts: Mapping | None = None) -> TrafficTruth:
+@renamed_keywords(n_show="k")
+def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact p_k, q_k, U_k, ΔU_k and ΔREO of the default strategy on ``world`` (see module doc).
 
     U_k, ΔU_k and ΔREO come from :func:`ocef.reo.reo_point_estimates` applied to the exact
     p_k, q_k (eq. 4 with P̂ = p, Q̂ = q; U_k = P(R=1) q_k / p_k), so the truth and the estimates
     share one definition.
     """
-    n_show = _check_n_show(n_show, world.n_items)
-    top = default_recommendations(world, n_show, boosts)
+    k = _check_k(k, world.n_items)
+    top = default_recommendations(world, k, boosts)
     rec = _recommended_mask(top, world.n_items)
     labels = world.groups
     onehot = world.item_groups[:, None] == labels[None, :]            # items x K
     w = world.user_weights
-    p = (w @ world.preferences @ onehot) / world.n_items              # P(Y=1, S=k)
-    q = (w @ (world.preferences * rec) @ onehot) / n_show              # P(Y=1, S=k | R=1)
+    p = (w @ world.preferences @ onehot) / world.n_items              # P(Y=1, S=s_g) per group g
+    q = (w @ (world.preferences * rec) @ onehot) / k                          # P(Y=1, S=s_g | R=1), k = list length
     if np.any(p <= 0):
         raise ParameterError(f"group(s) {labels[p <= 0].tolist()} have no relevant pair: U_k is undefined")
-    p_rec = n_show / world.n_items
+    p_rec = k / world.n_items
     u_scaled, delta_u, penalty = _reo_point(p, q)
     u = u_scaled * p_rec                                                # eq. (1) by Bayes, Sec. 3.3
     table = pd.DataFrame({"group": labels, "p": p, "q": q, "U": u, "delta_U": delta_u})
@@ -306,22 +308,23 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
-def expected_relevance(world: TrafficWorld, n_show: int, p_act: float, boosts: Mapping | None = None) -> float:
+@renamed_keywords(n_show="k")
+def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
     """Expected share of relevant items among the items users are shown (App. I.1-I.2).
 
-    Per request the default strategy shows ``n_show`` items, relevant with probability
-    ``P(Y=1|R=1) = sum_k q_k``; with probability ``p_act`` it also gets ``n_show`` uniform items,
-    of which on average ``n_show^2 / N`` duplicate default items (shown once, App. I.1) and
-    ``n_show (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with
-    ``P(Y=1) = sum_k p_k`` and ``P(Y=1, R=1) = P(R=1) sum_k q_k``. The ratio
+    Per request the default strategy shows ``k`` items, relevant with probability
+    ``P(Y=1|R=1) = sum_g q_g``; with probability ``p_act`` it also gets ``k`` uniform items,
+    of which on average ``k^2 / N`` duplicate default items (shown once, App. I.1) and
+    ``k (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with
+    ``P(Y=1) = sum_g p_g`` and ``P(Y=1, R=1) = P(R=1) sum_g q_g``. The ratio
 
-        ``(n_show Q + p_act n_show (P - P(R=1) Q)) / (n_show + p_act n_show (1 - P(R=1)))``
+        ``(k Q + p_act k (P - P(R=1) Q)) / (k + p_act k (1 - P(R=1)))``
 
     is the relevance the platform keeps; it decreases in ``p_act`` whenever random items are
     less relevant than default ones (the trade-off of eq. 28).
     """
     p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    truth = ground_truth(world, n_show, boosts)
+    truth = ground_truth(world, k, boosts)
     Q, P, p_rec = truth.relevance_default, truth.relevance_random, truth.p_recommended
     return float((Q + p_act * (P - p_rec * Q)) / (1.0 + p_act * (1.0 - p_rec)))
 
@@ -360,10 +363,11 @@ class TrafficLogs:
     served: pd.DataFrame = field(repr=False)
 
 
-@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+@renamed_keywords(n_show="k")
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
                  p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng())
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
-                     n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
+                     k: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
     """Simulate ``n_days`` of traffic of one default strategy (Sec. 3.2, App. I.1).
 
@@ -372,16 +376,17 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     ``p_act = 0`` gives an empty random log. Returns :class:`TrafficLogs`.
     """
     out = simulate_ab(world, {"default": boosts}, n_days=n_days, requests_per_day=requests_per_day,
-                      n_show=n_show, p_act=p_act, log_rate=log_rate, rng=rng)
+                      k=k, p_act=p_act, log_rate=log_rate, rng=rng)
     random = out.random.drop(columns="arm")
     default = out.default["default"].drop(columns="arm")
     return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
 
 
-@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), n_show=Integer(1),
+@renamed_keywords(n_show="k")
+@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
                  p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng(), assignment=Options("user", "request"))
 def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
-                requests_per_day: int = 10_000, n_show: int = 10, p_act: float = 0.01,
+                requests_per_day: int = 10_000, k: int = 10, p_act: float = 0.01,
                 log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
                 rng=None) -> AbTrafficLogs:
     """Simulate an A/B test whose arms differ by their boosts, sharing one random traffic.
@@ -402,7 +407,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
-    n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
+    n_days, requests_per_day, k, p_act, log_rate = _check_serving(world, n_days, requests_per_day, k,
                                                                        p_act, log_rate)
     if assignment not in ("user", "request"):
         raise ParameterError(f"assignment must be 'user' or 'request', got {assignment!r}")
@@ -413,8 +418,8 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
         raise ParameterError(f"arm_shares must be {n_arms} positive numbers summing to 1, got {arm_shares!r}")
     gen = as_generator(rng)
 
-    tops = np.stack([default_recommendations(world, n_show, b) for b in arms.values()])  # A x users x n_show
-    truth = {name: ground_truth(world, n_show, b) for name, b in zip(names, arms.values())}
+    tops = np.stack([default_recommendations(world, k, b) for b in arms.values()])  # A x users x k
+    truth = {name: ground_truth(world, k, b) for name, b in zip(names, arms.values())}
     user_arm = gen.choice(n_arms, size=world.n_users, p=shares) if assignment == "user" else None
 
     default_parts: list[pd.DataFrame] = []
@@ -423,7 +428,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     first_request = 0
     for day in range(n_days):
         cols_def, cols_rand, served = _simulate_requests(world, tops, user_arm, shares, first_request,
-                                                         requests_per_day, day, n_show, p_act, log_rate, gen)
+                                                         requests_per_day, day, k, p_act, log_rate, gen)
         first_request += requests_per_day
         default_parts.append(pd.DataFrame(cols_def))
         random_parts.append(pd.DataFrame(cols_rand))
@@ -440,12 +445,12 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
         default[name] = part
     random_all["arm"] = arm_names[random_all["arm"].to_numpy()] if len(random_all) else pd.Series(dtype=object)
     truth_served = dict(truth) if user_arm is None else {
-        name: _served_truth(world, n_show, b, user_arm == a, truth[name])
+        name: _served_truth(world, k, b, user_arm == a, truth[name])
         for a, (name, b) in enumerate(zip(names, arms.values()))}
     return AbTrafficLogs(default, random_all, truth, pd.concat(served_parts, ignore_index=True), truth_served)
 
 
-def _served_truth(world: TrafficWorld, n_show: int, boosts, in_arm: np.ndarray,
+def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
                   population: TrafficTruth) -> TrafficTruth:
     """Exact REO quantities an arm's logs estimate under user assignment: q_k over the arm's users
     (request weights w_u renormalised within the arm) and p_k of the whole population."""
@@ -453,7 +458,7 @@ def _served_truth(world: TrafficWorld, n_show: int, boosts, in_arm: np.ndarray,
         return population
     w = np.where(in_arm, world.user_weights, 0.0)
     sub = as_world(world.preferences, world.item_groups, world.scores, w / w.sum())
-    q = ground_truth(sub, n_show, boosts).q
+    q = ground_truth(sub, k, boosts).q
     p = population.p
     u_scaled, delta_u, penalty = _reo_point(p, q)
     table = pd.DataFrame({"group": population.groups["group"].to_numpy(), "p": p, "q": q,
@@ -462,25 +467,25 @@ def _served_truth(world: TrafficWorld, n_show: int, boosts, in_arm: np.ndarray,
 
 
 def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
-                       day: int, n_show: int, p_act: float, log_rate: float, gen: np.random.Generator):
+                       day: int, k: int, p_act: float, log_rate: float, gen: np.random.Generator):
     """Serve ``n`` requests of one day (module docstring): ``(default columns, random columns,
     served)``; the columns are dicts of arrays in :data:`LOG_COLUMNS` order plus ``arm`` (index)."""
     n_arms = tops.shape[0]
     request = np.arange(first_request, first_request + n)
     user = gen.choice(world.n_users, size=n, p=world.user_weights)
     arm = user_arm[user] if user_arm is not None else gen.choice(n_arms, size=n, p=shares)
-    # default strategy: n_show items per request, one Bernoulli label per impression
-    shown = tops[arm, user]                                                   # n x n_show
+    # default strategy: k items per request, one Bernoulli label per impression
+    shown = tops[arm, user]                                                   # n x k
     y_def = gen.random(shown.shape) < world.preferences[user[:, None], shown]
     logged = gen.random(shown.shape) < log_rate                               # uniform sample of R=1 pairs
     rows, cols = np.nonzero(logged)
     default = _log_columns(request[rows], day, user[rows], shown[rows, cols], np.ones(rows.size, dtype=np.int8),
                            y_def[rows, cols], world.item_groups, "default", arm[rows])
-    # random traffic: Bernoulli(p_act) activation, n_show uniform items without replacement
+    # random traffic: Bernoulli(p_act) activation, k uniform items without replacement
     act = np.flatnonzero(gen.random(n) < p_act)
     if act.size:
         draws = gen.random((act.size, world.n_items))
-        items = np.argpartition(draws, n_show - 1, axis=1)[:, :n_show]        # uniform n_show-subsets
+        items = np.argpartition(draws, k - 1, axis=1)[:, :k]        # uniform k-subsets
         match = items[:, :, None] == shown[act][:, None, :]                   # App. I.1 overlap
         overlap = match.any(axis=2)
         y_fresh = gen.random(items.shape) < world.preferences[user[act][:, None], items]
@@ -488,9 +493,9 @@ def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, 
         y_rand = np.where(overlap, y_same, y_fresh)
         r_rand = overlap                    # R = 1 iff the request's default list has the item
     else:
-        items = np.empty((0, n_show), dtype=np.int64)
-        overlap = y_rand = r_rand = np.empty((0, n_show), dtype=bool)
-    req = np.repeat(act, n_show)                                              # row -> request index
+        items = np.empty((0, k), dtype=np.int64)
+        overlap = y_rand = r_rand = np.empty((0, k), dtype=bool)
+    req = np.repeat(act, k)                                              # row -> request index
     random = _log_columns(request[req], day, user[req], items.ravel(), r_rand.ravel(), y_rand.ravel(),
                           world.item_groups, "random", arm[req])
     # what users saw: default items plus the non-duplicated random items
@@ -499,7 +504,7 @@ def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, 
         "day": day,
         "requests": np.bincount(arm, minlength=n_arms),
         "activated": np.bincount(arm[act], minlength=n_arms),
-        "impressions": np.bincount(arm, minlength=n_arms) * n_show
+        "impressions": np.bincount(arm, minlength=n_arms) * k
                        + np.bincount(arm[act], weights=extra.sum(axis=1), minlength=n_arms).astype(int),
         "relevant": np.bincount(arm, weights=y_def.sum(axis=1), minlength=n_arms).astype(int)
                     + np.bincount(arm[act], weights=(y_rand & extra).sum(axis=1), minlength=n_arms).astype(int),
@@ -571,12 +576,13 @@ def _arrow_table(cols: dict):
     return pa.table({c: data[c] for c in LOG_COLUMNS})
 
 
+@renamed_keywords(n_show="k")
 def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_per_day: int = 10_000,
-                   n_show: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
+                   k: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
                    chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
     """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, in
     chunks of ``chunk_requests`` requests, so memory stays bounded whatever the number of rows
-    (about ``chunk_requests * n_show`` rows in memory at a time).
+    (about ``chunk_requests * k`` rows in memory at a time).
 
     Writes ``out_dir/default/`` and ``out_dir/random/`` (see :class:`StreamedTraffic`); existing
     ``*.parquet`` files there are refused rather than mixed in. The draws follow the same
@@ -586,7 +592,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     """
     import pyarrow.parquet as pq
 
-    n_days, requests_per_day, n_show, p_act, log_rate = _check_serving(world, n_days, requests_per_day, n_show,
+    n_days, requests_per_day, k, p_act, log_rate = _check_serving(world, n_days, requests_per_day, k,
                                                                        p_act, log_rate)
     chunk_requests = check_positive_int("chunk_requests", chunk_requests)
     gen = as_generator(rng)
@@ -596,9 +602,9 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
         if d.exists() and any(d.glob("*.parquet")):
             raise ParameterError(f"out_dir {d} already holds Parquet files; choose an empty directory")
         d.mkdir(parents=True, exist_ok=True)
-    tops = default_recommendations(world, n_show, boosts)[None]
+    tops = default_recommendations(world, k, boosts)[None]
     single_arm = np.zeros(world.n_users, dtype=np.int64)
-    truth = ground_truth(world, n_show, boosts)
+    truth = ground_truth(world, k, boosts)
     counts = []
     first = 0
     written = 0
@@ -606,7 +612,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
         rows = {"default": 0, "random": 0}
         for part, start in enumerate(range(0, requests_per_day, chunk_requests)):
             n = min(chunk_requests, requests_per_day - start)
-            cols_def, cols_rand, _ = _simulate_requests(world, tops, single_arm, np.ones(1), first, n, day, n_show,
+            cols_def, cols_rand, _ = _simulate_requests(world, tops, single_arm, np.ones(1), first, n, day, k,
                                                         p_act, log_rate, gen)
             first += n
             for name, cols in (("default", cols_def), ("random", cols_rand)):

@@ -19,7 +19,7 @@ def test_reproduce_unknown_name_is_an_error(capsys):
 
 @pytest.mark.slow
 def test_bandit_delta_quick_writes_results_and_resumes(tmp_path):
-    paths = registry.run("bandit-delta", out=tmp_path, quick=True, seed=3, progress=False)
+    paths = registry.run("bandit-delta", out=tmp_path, quick=True, rng=3, progress=False)
     csv = tmp_path / "bandit-delta" / "bandit-delta.csv"
     png = tmp_path / "bandit-delta" / "bandit-delta.png"
     assert csv in paths and png in paths and png.stat().st_size > 10_000
@@ -31,7 +31,7 @@ def test_bandit_delta_quick_writes_results_and_resumes(tmp_path):
     # Resume: parts on disk are reused, so a rerun gives identical numbers without recomputing.
     parts = sorted((tmp_path / "bandit-delta" / "parts").glob("*.csv"))
     mtimes = [p.stat().st_mtime_ns for p in parts]
-    registry.run("bandit-delta", out=tmp_path, quick=True, seed=3, progress=False)
+    registry.run("bandit-delta", out=tmp_path, quick=True, rng=3, progress=False)
     assert [p.stat().st_mtime_ns for p in parts] == mtimes
     pd.testing.assert_frame_equal(pd.read_csv(csv), summary)
 

@@ -38,7 +38,7 @@ def test_sec41_levels():
 
 def test_subsample_of_whole_day_is_the_day():
     world = make_traffic_world(100, 40, 2, score_bias=[0.0, 0.5], rng=0)
-    logs = simulate_traffic(world, requests_per_day=3000, n_show=5, p_act=0.3, rng=1)
+    logs = simulate_traffic(world, requests_per_day=3000, k=5, p_act=0.3, rng=1)
     colors = day_category_counts(logs.default, logs.random, [0, 1])
     assert colors.sum() == len(logs.default) + len(logs.random)
     full = reo.estimate_reo(logs.default, logs.random, groups=[0, 1]).penalty

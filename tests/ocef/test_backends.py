@@ -33,7 +33,7 @@ def test_hand_computed_counts_from_frames_and_files(tmp_path, frame, engine):
     frame.iloc[3:].to_parquet(tmp_path / "parts" / "b.parquet")
     for source in (frame, tmp_path / "log.csv", str(tmp_path / "log.parquet"), tmp_path / "parts",
                    str(tmp_path / "parts" / "*.parquet")):
-        table = le.group_counts(source, by=["day", "S"], label=["Y", "L2"], engine=engine)
+        table = le.group_counts(source, by=["day", "S"], label=["Y", "L2"], backend=engine)
         assert_same(table, expected())
 
 
@@ -47,7 +47,7 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
     assert_same(le.group_counts(rel, by=["day", "S"], label=["Y", "L2"]), expected())
     q = le.Sql(f"SELECT * FROM read_parquet('{tmp_path / 'log.parquet'}') WHERE day = 1")
     assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"]), expected().iloc[2:].reset_index(drop=True))
-    assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"], engine="pandas"),
+    assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"], backend="pandas"),
                 expected().iloc[2:].reset_index(drop=True))
 
 
@@ -55,7 +55,7 @@ def test_auto_engine_and_bad_engine(frame, tmp_path):
     assert le.resolve_engine("auto", frame) == "pandas"
     assert le.resolve_engine("auto", tmp_path / "x.parquet") == "duckdb"
     with pytest.raises(ValueError, match=r"backend must be one of .*got 'numba'"):
-        le.group_counts(frame, by=["S"], engine="numba")
+        le.group_counts(frame, by=["S"], backend="numba")
     with pytest.raises(TypeError, match="pandas DataFrame, a DuckDB relation"):
         le.group_counts(np.zeros(3), by=["S"])
 
@@ -63,31 +63,31 @@ def test_auto_engine_and_bad_engine(frame, tmp_path):
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 def test_same_errors_in_every_engine(tmp_path, frame, engine):
     with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2"):
-        le.group_counts(frame.assign(Y=frame.Y * 2), by=["S"], engine=engine)
+        le.group_counts(frame.assign(Y=frame.Y * 2), by=["S"], backend=engine)
     with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[(nan|None)\]"):
-        le.group_counts(frame.assign(Y=np.where(frame.Y == 1, np.nan, 0.0)), by=["S"], engine=engine)
+        le.group_counts(frame.assign(Y=np.where(frame.Y == 1, np.nan, 0.0)), by=["S"], backend=engine)
     with pytest.raises(ValueError, match="label column 'Y' must hold 0/1 values"):
-        le.group_counts(frame.assign(Y="yes"), by=["S"], engine=engine)
+        le.group_counts(frame.assign(Y="yes"), by=["S"], backend=engine)
     with pytest.raises(ValueError, match="column 'S' has missing values"):
-        le.group_counts(frame.assign(S=[None, "a", "a", "b", "b", "b"]), by=["S"], engine=engine)
+        le.group_counts(frame.assign(S=[None, "a", "a", "b", "b", "b"]), by=["S"], backend=engine)
     frame.to_csv(tmp_path / "log.csv", index=False)
     with pytest.raises(ValueError, match=r"log .*log.csv is missing column\(s\) \['click'\]"):
-        le.group_counts(tmp_path / "log.csv", by=["S"], label="click", engine=engine)
+        le.group_counts(tmp_path / "log.csv", by=["S"], label="click", backend=engine)
     with pytest.raises(FileNotFoundError, match="log file not found"):
-        le.group_counts(tmp_path / "nope.parquet", by=["S"], engine=engine)
+        le.group_counts(tmp_path / "nope.parquet", by=["S"], backend=engine)
     with pytest.raises(FileNotFoundError, match="no log file matches"):
-        le.group_counts(str(tmp_path / "*.parquet"), by=["S"], engine=engine)
+        le.group_counts(str(tmp_path / "*.parquet"), by=["S"], backend=engine)
     (tmp_path / "empty.csv").write_text("")
     with pytest.raises(ValueError, match="empty"):
-        le.group_counts(tmp_path / "empty.csv", by=["S"], engine=engine)
+        le.group_counts(tmp_path / "empty.csv", by=["S"], backend=engine)
     frame.iloc[:0].to_csv(tmp_path / "header.csv", index=False)
-    assert len(le.group_counts(tmp_path / "header.csv", by=["S"], engine=engine)) == 0
+    assert len(le.group_counts(tmp_path / "header.csv", by=["S"], backend=engine)) == 0
 
 
 def test_only_the_needed_columns_are_read(tmp_path, frame):
     # a column that pandas could not parse as anything useful is never touched
     frame.assign(junk=["x"] * 6).to_parquet(tmp_path / "log.parquet")
-    assert_same(le.group_counts(tmp_path / "log.parquet", by=["day", "S"], label=["Y", "L2"], engine="pandas"),
+    assert_same(le.group_counts(tmp_path / "log.parquet", by=["day", "S"], label=["Y", "L2"], backend="pandas"),
                 expected())
 
 
@@ -168,7 +168,7 @@ def test_counts_share_one_duckdb_database_and_count_in_parallel_threads(tmp_path
 
     assert list(le._DATABASE) == [os.getpid()]          # one database per process, cursors on it
     finish = le.start_counts({"a": tmp_path / "a.parquet", "b": tmp_path / "b.parquet"}, by=["day", "S"],
-                             label=["Y", "L2"], engine="duckdb")
+                             label=["Y", "L2"], backend="duckdb")
     for counted in finish().values():
         assert_same(counted.table.to_frame(), expected())
 
@@ -188,6 +188,6 @@ def test_hive_partition_columns_in_every_engine(tmp_path, frame):
         ref = expected().rename(columns={"day": key}).assign(**{key: lambda d: [values[v] for v in d[key]]})
         for engine in ("duckdb", "pandas"):
             for source in (tmp_path / root, str(tmp_path / root / "*" / "*.parquet")):
-                table = le.group_counts(source, by=[key, "S"], label=["Y", "L2"], engine=engine)
+                table = le.group_counts(source, by=[key, "S"], label=["Y", "L2"], backend=engine)
                 assert_same(table, ref)
                 assert [type(v) for v in table[key]] == [type(v) for v in ref[key]], (engine, root)

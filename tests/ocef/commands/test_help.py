@@ -43,3 +43,12 @@ def test_matching_choices_are_the_library_matchings(name):
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     opt = next(a for a in sub.choices[name]._actions if "--matching" in a.option_strings)
     assert tuple(opt.choices) == MATCHINGS and opt.default == "transport"
+
+
+def test_constants_written_out_for_help_are_the_library_ones():
+    # the commands spell these out so that --help imports nothing heavy; they must not drift
+    from ocef.commands import _inputs, recmetrics
+    from ocef.environments import inputs
+
+    assert recmetrics.COAT_PARTITIONS == inputs.COAT_PARTITIONS
+    assert _inputs.DATASETS == inputs.ENVIRONMENTS

@@ -1,4 +1,4 @@
-"""CLI: --scores/--policy/--top-k inputs of envy and audit; audit-live and simulate-service errors."""
+"""CLI: --scores/--policy/--k inputs of envy and audit; audit-live and simulate-service errors."""
 import json
 import socket
 
@@ -28,7 +28,8 @@ def _json(capsys, argv):
 
 @pytest.mark.parametrize("policy, extra, build", [
     ("softmax", ["--beta", "2.5"], lambda s: softmax_policy(s, 2.5).probs),
-    ("ranking", ["--top-k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),
+    ("ranking", ["--k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),
+    ("ranking", ["--top-k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),   # the former name, hidden
 ])
 def test_envy_from_scores_equals_envy_from_the_policy_built_by_hand(arrays, capsys, policy, extra, build):
     d, rho, scores, _ = arrays
@@ -94,3 +95,13 @@ def test_simulate_service_errors(arrays, capsys):
     assert "--groups" in capsys.readouterr().err
     assert main(["simulate-service", "--dataset", "synthetic", "--rho", str(d / "rho.npy"), "--port", "0"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["envy", "audit"])
+def test_the_list_length_is_spelled_k_in_help_and_top_k_is_a_hidden_alias(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())      # help lines are wrapped
+    assert "--k K length of the ranking policy" in text and "ranking with --k" in text
+    assert "--top-k" not in text

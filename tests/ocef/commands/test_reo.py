@@ -135,10 +135,10 @@ def test_cli_reo_bootstrap_interval(tmp_path, capsys):
 def test_cli_reo_ab(tmp_path, capsys):
     frames, paths = write_logs(tmp_path)
     frames["default"].sample(frac=1.0, random_state=1).to_csv(tmp_path / "t.csv", index=False)
-    for method in ("delta", "delta-shared", "partition", "bootstrap"):
+    for method in ("delta", "delta-shared", "partition", "standard"):
         out = run_json(capsys, "reo-ab", "--control", str(paths["default"]), "--treatment", str(tmp_path / "t.csv"),
                        "--random", str(paths["random"]), "--label", "click", "--group", "tier",
-                       "--method", method, "--folds", "3")
+                       "--interval", method, "--folds", "3")
         assert {"groups", "D_reo", "D_reo_se", "D_reo_ci", "D_reo_p_value", "n_control", "n_random"} <= set(out)
         assert len(out["groups"]) == 3
         if method != "partition":   # identical arms (rows shuffled): zero difference
@@ -146,6 +146,19 @@ def test_cli_reo_ab(tmp_path, capsys):
     assert cli.main(["reo-ab", "--control", str(paths["default"]), "--treatment", str(tmp_path / "t.csv"),
                      "--random", str(paths["random"]), "--label", "click", "--group", "tier"]) == 0
     assert "D_REO" in capsys.readouterr().out
+
+
+def test_cli_reo_ab_former_method_spelling(tmp_path, capsys):
+    _, paths = write_logs(tmp_path)
+    base = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
+            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--seed", "3"]
+    new = run_json(capsys, *base, "--interval", "bca")
+    assert new["method"] == "bootstrap-bca"
+    assert run_json(capsys, *base, "--method", "bootstrap", "--interval", "bca") == new
+    assert run_json(capsys, *base, "--method", "bootstrap")["method"] == "bootstrap-standard"
+    assert run_json(capsys, *base, "--method", "delta") == run_json(capsys, *base, "--interval", "delta")
+    assert "disagree" in run_error(capsys, *base, "--method", "delta", "--interval", "partition")
+    assert "bootstrap --interval" in run_error(capsys, *base, "--method", "bootstrap", "--interval", "delta")
 
 
 def test_cli_bad_input(tmp_path, capsys):
@@ -177,7 +190,7 @@ def test_cli_bad_input(tmp_path, capsys):
 def test_cli_plan_random_traffic(capsys):
     require_data("coat")
     out = run_json(capsys, "reo", "--dataset", "coat", "--plan-epsilon", "0.05",
-                   "--requests", "1000000", "--n-show", "10")
+                   "--requests", "1000000", "--k", "10")
     plan = out["plan"]
     from ocef import reo
     P = np.array([g["P"] for g in out["groups"]])
@@ -220,7 +233,7 @@ def test_cli_by_day_and_fail_above(tmp_path, capsys):
     from ocef.reo.simulate import make_traffic_world, stream_traffic
 
     world = make_traffic_world(300, 80, 2, score_bias=[1.0, 0.0], rng=0)
-    logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, n_show=5, p_act=0.5, rng=1)
+    logs = stream_traffic(world, tmp_path, n_days=3, requests_per_day=4000, k=5, p_act=0.5, rng=1)
     base = ["reo", "--default", str(logs.default_dir), "--random", str(logs.random_dir)]
     assert logs.truth.penalty > 0.2
     assert cli.main(base + ["--by", "day", "--json"]) == 0
@@ -245,15 +258,16 @@ def test_cli_requests_without_plan_epsilon_is_an_error(tmp_path, capsys):
     base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
             "--group", "tier"]
     assert "give --plan-epsilon" in run_error(capsys, *base, "--requests", "1000")
-    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")
-    assert "give both --requests and --n-show" in run_error(capsys, *base, "--plan-epsilon", "0.1",
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--k", "10")
+    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")    # the former name
+    assert "give both --requests and --k" in run_error(capsys, *base, "--plan-epsilon", "0.1",
                                                             "--requests", "1000")
 
 
 def test_cli_reo_ab_engines(tmp_path, capsys):
     frames, paths = write_logs(tmp_path, "parquet")
     args = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
-            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--method", "delta-shared",
+            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--interval", "delta-shared",
             "--json"]
     outs = {}
     for engine in ("duckdb", "pandas"):
@@ -287,5 +301,5 @@ def test_cli_choices_are_the_librarys():
     assert command.ENGINES == logs_engine.ENGINES
     assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.ENGINES
     assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_METHODS
-    assert tuple(choices["reo-ab"]["interval"]) == reo.BOOTSTRAP_METHODS
-    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS
+    assert tuple(choices["reo-ab"]["interval"]) == reo.AB_INTERVALS
+    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS        # the hidden former spelling

@@ -103,3 +103,15 @@ def test_fitted_recommender_lazy_oracle_equals_precomputed(split):
         pre = search(fit.oracle(metric, ["gender", "age"], min_users=2), "exhaustive")
         assert lazy.n_users_queried == split.n_users == pre.n_users_queried
         pd.testing.assert_frame_equal(lazy.infobase, pre.infobase)
+
+
+def test_fit_options_are_keyword_only():
+    # the vocabulary (docs/glossary.md): data first, options keyword-only; DeepCTR needs no torch to check
+    import inspect
+
+    from ocef.fairrec.deep import DCN, WideDeep
+
+    for cls in (LogisticMF, FactorizationMachine, WideDeep, DCN):
+        params = inspect.signature(cls.fit).parameters
+        assert params["rng"].kind is inspect.Parameter.KEYWORD_ONLY, cls
+        assert params["cache"].kind is inspect.Parameter.KEYWORD_ONLY, cls

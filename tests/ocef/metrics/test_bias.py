@@ -177,7 +177,7 @@ def test_percentile_intervals_of_the_biased_etv_miss_and_basic_intervals_correct
         k = res.table.index[(res.table.level == "pair") & (res.table.metric == "exposure_total_variation")][0]
         value = res.table.value.to_numpy()[[k]]
         for method in hits:
-            low, high, bias, _ = M.bootstrap_interval(res.replicates[:, [k]], value, 0.95, method)
+            low, high, bias, _ = M.bootstrap_interval(res.replicates[:, [k]], value, 0.95, interval=method)
             hits[method] += bool(low[0] <= true <= high[0])
         assert bias[0] > 0                                        # the bootstrap sees the upward bias
     assert hits["percentile"] / n_sets <= 0.55

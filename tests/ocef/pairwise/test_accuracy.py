@@ -70,7 +70,8 @@ def test_duckdb_and_pandas_engines_agree(tmp_path):
     scores.to_csv(tmp_path / "s.csv", index=False)
     a = pair_counts(pairs.drop(columns=["score_j", "score_jp"]), scores=scores, backend="pandas")
     b = pair_counts(tmp_path / "p.csv", scores=tmp_path / "s.csv")
-    assert a.groups == b.groups and a.z_levels == b.z_levels
+    assert a.group_names == b.group_names and a.z_levels == b.z_levels
+    pd.testing.assert_frame_equal(a.groups, b.groups)
     np.testing.assert_array_equal(a.total, b.total)
     key = lambda c: sorted(zip(c.multiplicity.tolist(), c.profiles.reshape(len(c.multiplicity), -1).tolist()))
     assert key(a) == key(b)
@@ -150,9 +151,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="subgroup 'c' is not a group"):
         pair_counts(pairs, subgroup="c")
     three = pair_counts(pairs.assign(s_j=np.arange(20) % 3), subgroup=2)
-    assert three.groups == ("not 2", 2)
-    with pytest.raises(ValueError, match="engine"):
-        pair_counts(pairs, engine="spark")
+    assert three.group_names == ("not 2", 2)
+    with pytest.raises(ValueError, match="backend"):
+        pair_counts(pairs, backend="spark")
     with pytest.raises(FileNotFoundError):
         pair_counts("/nonexistent/pairs.csv")
 
@@ -261,3 +262,18 @@ def test_both_engines_name_the_missing_columns_of_scores(tmp_path):
             pair_counts(pairs, scores=bad, backend=engine)
         messages.append(str(err.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_pair_counts_groups_view_by_hand(backend):
+    # group 0 clicked: one intra win (2 > 1), one inter tie; group 1 clicked: inter loss, inter win
+    pairs = pd.DataFrame({"query": [0, 1, 2, 3], "j": [0, 1, 2, 3], "jp": [4, 5, 6, 7], "s_j": ["a", "a", "b", "b"],
+                          "s_jp": ["a", "b", "a", "a"], "z": [1, 1, 1, 1], "score_j": [2.0, 1.0, 0.0, 3.0],
+                          "score_jp": [1.0, 1.0, 1.0, 1.0]})
+    counts = pair_counts(pairs, backend=backend)
+    assert counts.group_names == ("a", "b")
+    g = counts.groups
+    assert g["group"].tolist() == ["a", "b"] and g["index"].tolist() == [0, 1]
+    assert g["n_pairs"].tolist() == [2, 2] and g["n_intra"].tolist() == [1, 0] and g["n_inter"].tolist() == [1, 2]
+    assert g["wins"].tolist() == [1, 1] and g["ties"].tolist() == [1, 0] and g["losses"].tolist() == [0, 1]
+    assert counts.to_dict()["groups"] == ["a", "b"]          # the JSON keeps the names under "groups"

@@ -19,7 +19,7 @@ NAN = math.nan
 CASES = [
     ("pairwise_accuracy", lambda **kw: pairwise_accuracy(PAIRS, **kw), dict(n_resamples=5, rng=0),
      {"n_resamples": [-1, 1.5, True, "5"], "confidence": [0.0, 1.0, NAN, "0.9"], "rng": ["seed", 1.5],
-      "engine": ["spark"], "backend": ["spark", None], "subgroup": [7]}),
+      "backend": ["spark", None], "subgroup": [7]}),
     ("simulate_pairs", lambda **kw: simulate_pairs(WORLD, **kw), dict(n_requests=100, rng=0),
      {"n_requests": [0, 2.5], "p_pair": [0.0, 1.5, NAN], "n_relevant": [1, 100, 2.5], "n_levels": [0, 1.5],
       "position_bias": [(0.0, 1.0), (1.0,), (1.0, 2.0)], "model_scores": [np.zeros((2, 2))], "rng": ["seed"]}),

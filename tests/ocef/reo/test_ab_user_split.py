@@ -53,7 +53,7 @@ def test_joint_delta_covers_the_served_truth_not_the_population_truth(world):
     truth_pop = ground_truth(world, 10, ARMS["treatment"]).penalty - ground_truth(world, 10, None).penalty
     for r in range(n_rep):
         ab = simulate_ab(world, ARMS, requests_per_day=3000, p_act=0.2, log_rate=0.5, rng=[7, r])
-        res = reo.ab_test(ab.default["control"], ab.default["treatment"], ab.random, method="delta-shared",
+        res = reo.ab_test(ab.default["control"], ab.default["treatment"], ab.random, interval="delta-shared",
                           groups=[0, 1], backend="pandas")
         lo, hi = res.D_reo_ci
         served = ab.truth_served["treatment"].penalty - ab.truth_served["control"].penalty

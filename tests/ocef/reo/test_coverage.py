@@ -97,7 +97,7 @@ def test_ab_test_delta_shared_uses_the_full_variance():
         s = rng.integers(0, 2, n)
         return pd.DataFrame({"S": s, "Y": (rng.random(n) < np.take(rate, s)).astype(int)})
     control, treatment, random = log([0.4, 0.2]), log([0.35, 0.2]), log([0.3, 0.2])
-    ab = reo.ab_test(control, treatment, random, method="delta-shared")
+    ab = reo.ab_test(control, treatment, random, interval="delta-shared")
     cc = [control[(control.S == g) & (control.Y == 1)].shape[0] / n for g in (0, 1)]
     ct = [treatment[(treatment.S == g) & (treatment.Y == 1)].shape[0] / n for g in (0, 1)]
     P = [random[(random.S == g) & (random.Y == 1)].shape[0] / n for g in (0, 1)]
@@ -108,8 +108,11 @@ def test_ab_test_delta_shared_uses_the_full_variance():
 
 def test_ab_test_refuses_a_bogus_bootstrap_interval():
     df = pd.DataFrame({"S": [0, 0, 1, 1], "Y": [1, 0, 1, 0]})
-    for method in reo.AB_METHODS:
-        with pytest.raises(ValueError, match=r"bootstrap_interval must be one of .*got 'bogus'"):
+    with pytest.raises(ValueError, match=r"interval must be one of .*got 'bogus'"):
+        reo.ab_test(df, df, df, interval="bogus")
+    for method in reo.AB_METHODS:          # the former spelling: checked whatever the method, as before
+        with pytest.raises(ValueError, match=r"bootstrap_interval must be one of .*got 'bogus'"), \
+                pytest.warns(FutureWarning):
             reo.ab_test(df, df, df, method=method, bootstrap_interval="bogus")
 
 
@@ -141,7 +144,7 @@ def test_results_follow_the_protocol(tmp_path):
     import json
     d = json.loads(naive.to_json(), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert d["penalty_se"] is None and d["method"] == "naive"
-    ab = reo.ab_test(default, default, random, method="bootstrap", n_resamples=20, rng=1)
+    ab = reo.ab_test(default, default, random, interval="standard", n_resamples=20, rng=1)
     assert isinstance(ab, reo.AbResult) and ab.to_frame().shape[0] == 2
     out = reo.bootstrap_reo_ci(default, random, n_resamples=20, rng=1)
     assert isinstance(out, reo.BootstrapReo) and out.result.method == "bootstrap-standard"

@@ -14,8 +14,8 @@ from tests.conftest import require_data
 def all_results(default, random, engines=("pandas", "duckdb"), **kw) -> dict:
     out = {}
     for engine in engines:
-        counts = reo.reo_counts({"default": default, "random": random}, engine=engine, **kw)
-        res = reo.estimate_reo(default, random, engine=engine, **kw)
+        counts = reo.reo_counts({"default": default, "random": random}, backend=engine, **kw)
+        res = reo.estimate_reo(default, random, backend=engine, **kw)
         out[engine] = (counts.to_frame().astype(object).values.tolist(), res.to_dict())
     return out
 
@@ -35,7 +35,7 @@ def test_engines_identical_on_real_data(tmp_path, name):
     default.to_parquet(tmp_path / "d.parquet")
     random.to_csv(tmp_path / "r.csv", index=False)
     for engine in ("pandas", "duckdb"):
-        res = reo.estimate_reo(tmp_path / "d.parquet", tmp_path / "r.csv", engine=engine)
+        res = reo.estimate_reo(tmp_path / "d.parquet", tmp_path / "r.csv", backend=engine)
         assert res.to_dict() == out["pandas"][1], engine
     assert_identical(out)
 
@@ -46,7 +46,7 @@ def test_engines_identical_on_a_simulated_log_and_per_day(tmp_path):
     assert_identical(all_results(lg.default, lg.random))
     lg.default.to_parquet(tmp_path / "d.parquet")
     lg.random.to_parquet(tmp_path / "r.parquet")
-    by = {e: reo.estimate_reo_by(tmp_path / "d.parquet", tmp_path / "r.parquet", engine=e, threshold=0.111)
+    by = {e: reo.estimate_reo_by(tmp_path / "d.parquet", tmp_path / "r.parquet", backend=e, threshold=0.111)
           for e in ("pandas", "duckdb")}
     assert by["pandas"].to_dict() == by["duckdb"].to_dict()
     t = by["duckdb"].table
@@ -76,19 +76,19 @@ def test_a_day_without_estimate_gets_a_note_not_an_error():
 
 def test_streamed_parquet_partitions_read_by_every_engine(tmp_path):
     world = make_traffic_world(200, 60, 2, score_bias=[0.5, 0.0], rng=0)
-    out = stream_traffic(world, tmp_path / "logs", n_days=2, requests_per_day=3000, n_show=5, p_act=0.1,
+    out = stream_traffic(world, tmp_path / "logs", n_days=2, requests_per_day=3000, k=5, p_act=0.1,
                          chunk_requests=1000, rng=2)
     files = sorted(p.name for p in out.default_dir.glob("*.parquet"))
     assert files == [f"day-{d:05d}-part-{p:04d}.parquet" for d in range(2) for p in range(3)]
     assert out.default_rows == 2 * 3000 * 5 and out.days.default_rows.tolist() == [15_000, 15_000]
-    results = {e: reo.estimate_reo(out.default_dir, out.random_dir, engine=e).to_dict() for e in ("pandas", "duckdb")}
+    results = {e: reo.estimate_reo(out.default_dir, out.random_dir, backend=e).to_dict() for e in ("pandas", "duckdb")}
     assert results["pandas"] == results["duckdb"]
     assert results["duckdb"]["n_random"] == out.random_rows
     frame = pd.read_parquet(out.default_dir)
     assert list(frame.columns) == ["request", "day", "user", "item", "R", "Y", "S", "source"]
     assert frame.request.is_unique is False and frame.request.max() == 2 * 3000 - 1
     # same seed, same logs
-    again = stream_traffic(world, tmp_path / "again", n_days=2, requests_per_day=3000, n_show=5, p_act=0.1,
+    again = stream_traffic(world, tmp_path / "again", n_days=2, requests_per_day=3000, k=5, p_act=0.1,
                            chunk_requests=1000, rng=2)
     pd.testing.assert_frame_equal(pd.read_parquet(again.default_dir), frame)
     with pytest.raises(ValueError, match="already holds Parquet files"):

@@ -369,7 +369,7 @@ def test_bca_matches_scipy_bootstrap_on_rows():
     rng = np.random.default_rng(3)
     default = random_log(rng, np.array([0.2, 0.1, 0.15]), np.array([0.2, 0.2, 0.15]), 300)
     random = random_log(rng, np.array([0.1, 0.12, 0.08]), np.array([0.25, 0.25, 0.2]), 400)
-    res, boot = reo.bootstrap_reo_ci(default, random, method="bca", n_resamples=500, rng=1)
+    res, boot = reo.bootstrap_reo_ci(default, random, interval="bca", n_resamples=500, rng=1)
     assert boot.n_undefined == 0
     groups = res.groups.group.tolist()
 
@@ -408,7 +408,7 @@ def test_bootstrap_se_agrees_with_delta_method():
     random = random_log(rng, np.array([0.05, 0.03, 0.04]), np.array([0.3, 0.3, 0.28]), 30_000)
     delta = reo.estimate_reo(default, random)
     for method in ("standard", "percentile", "bca"):
-        res, boot = reo.bootstrap_reo_ci(default, random, method=method, n_resamples=400, rng=7)
+        res, boot = reo.bootstrap_reo_ci(default, random, interval=method, n_resamples=400, rng=7)
         assert res.method == f"bootstrap-{method}"
         assert boot.se[-1] == pytest.approx(delta.penalty_se, rel=0.15)  # 400 draws: ~3.5% SD
         width = res.penalty_ci[1] - res.penalty_ci[0]
@@ -418,8 +418,8 @@ def test_bootstrap_se_agrees_with_delta_method():
 
 def test_bootstrap_bad_method():
     default = log_from_counts({("a", 1): 3, ("a", 0): 7, ("b", 1): 2, ("b", 0): 8})
-    with pytest.raises(ValueError, match="method must be one of"):
-        reo.bootstrap_reo_ci(default, default, method="bc")
+    with pytest.raises(ValueError, match="interval must be one of"):
+        reo.bootstrap_reo_ci(default, default, interval="bc")
     with pytest.raises(ValueError, match=r"n_resamples must be an integer in \[2, "):
         reo.bootstrap_reo_ci(default, default, n_resamples=1)
 
@@ -430,7 +430,7 @@ def test_ab_delta_is_algorithm_2():
     rng = np.random.default_rng(0)
     control, treatment, random = aa_logs(rng, 5000, 20_000)
     treatment = treatment.assign(Y=np.where((treatment.S == 1) & (rng.random(len(treatment)) < 0.3), 1, treatment.Y))
-    ab = reo.ab_test(control, treatment, random, method="delta")
+    ab = reo.ab_test(control, treatment, random, interval="delta")
     c, t = reo.estimate_reo(control, random, interval="delta"), reo.estimate_reo(treatment, random, interval="delta")
     np.testing.assert_allclose(ab.groups.D, t.groups.delta_U - c.groups.delta_U)
     np.testing.assert_allclose(ab.groups.se, np.hypot(t.groups.se, c.groups.se))
@@ -448,7 +448,7 @@ def test_ab_partition_is_algorithm_3():
 
     rng = np.random.default_rng(1)
     control, treatment, random = aa_logs(rng, 20_000, 20_000)
-    ab = reo.ab_test(control, treatment, random, method="partition", n_folds=(4, 6), rng=3)
+    ab = reo.ab_test(control, treatment, random, interval="partition", n_folds=(4, 6), rng=3)
     # reproduce the folds with the same generator sequence
     gen = np.random.default_rng(3)
     groups = [0, 1]
@@ -474,12 +474,12 @@ def test_ab_partition_is_algorithm_3():
 def test_ab_bad_input():
     rng = np.random.default_rng(2)
     control, treatment, random = aa_logs(rng, 500, 500)
-    with pytest.raises(ValueError, match="method must be one of"):
-        reo.ab_test(control, treatment, random, method="permutation")
+    with pytest.raises(ValueError, match="interval must be one of"):
+        reo.ab_test(control, treatment, random, interval="permutation")
     with pytest.raises(ValueError, match="treatment log is missing"):
         reo.ab_test(control, treatment.drop(columns="Y"), random)
     with pytest.raises(ValueError, match="use fewer folds"):
-        reo.ab_test(control, treatment, random.iloc[:40], method="partition", n_folds=20, rng=0)
+        reo.ab_test(control, treatment, random.iloc[:40], interval="partition", n_folds=20, rng=0)
 
 
 
@@ -490,12 +490,12 @@ def test_ab_partition_with_empty_folds_is_one_error_without_numpy_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="use fewer folds"):
-            reo.ab_test(log, log, log, method="partition", n_folds=5, rng=0)
+            reo.ab_test(log, log, log, interval="partition", n_folds=5, rng=0)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method,sims", [("delta", 400), ("delta-shared", 400), ("partition", 300),
-                                         ("bootstrap", 300)])
+                                         ("standard", 300)])
 def test_aa_rejection_rate_near_level(method, sims):
     # A/A: both arms from the same multinomial, one shared random traffic 10x larger than an
     # arm (so the shared-D_rand correlation Algorithm 2 neglects is small: its predicted level
@@ -504,7 +504,7 @@ def test_aa_rejection_rate_near_level(method, sims):
     reject = np.zeros(3)
     for s in range(sims):
         control, treatment, random = aa_logs(rng, 2000, 20_000)
-        ab = reo.ab_test(control, treatment, random, method=method, rng=s, n_folds=5, n_resamples=100)
+        ab = reo.ab_test(control, treatment, random, interval=method, rng=s, n_folds=5, n_resamples=100)
         reject += np.append(ab.groups.p_value.to_numpy(), ab.D_reo_p_value) < 0.05
     rate = reject / sims
     # binomial SD at 5% with 300-400 runs is ~1.2%
@@ -520,7 +520,7 @@ def test_aa_algorithm_2_conservative_with_small_random_traffic_and_shared_fix():
     for _ in range(300):
         control, treatment, random = aa_logs(rng, 5000, 5000)
         for m in rej:
-            rej[m] += reo.ab_test(control, treatment, random, method=m).D_reo_p_value < 0.05
+            rej[m] += reo.ab_test(control, treatment, random, interval=m).D_reo_p_value < 0.05
     assert rej["delta"] / 300 < 0.015
     assert 0.015 <= rej["delta-shared"] / 300 <= 0.09
 
@@ -607,14 +607,14 @@ def test_theorem_sample_size_formula():
 
 def test_p_act_validation_and_roundtrip():
     with pytest.raises(ValueError, match=r"p_act must be in \[0.0, 1.0\], got 1.5"):
-        reo.expected_random_rows(1.5, n_requests=100, n_show=10)
+        reo.expected_random_rows(1.5, n_requests=100, k=10)
     with pytest.raises(ValueError, match="p_act must be in"):
-        reo.expected_random_rows(-0.1, n_requests=100, n_show=10)
+        reo.expected_random_rows(-0.1, n_requests=100, k=10)
     # every random pair is logged (only D_rec is subsampled): 0.01 x 1000 requests x 6 items
-    assert reo.expected_random_rows(0.01, n_requests=1000, n_show=6) == pytest.approx(60)
-    assert reo.p_act_for(60, n_requests=1000, n_show=6) == pytest.approx(0.01)
+    assert reo.expected_random_rows(0.01, n_requests=1000, k=6) == pytest.approx(60)
+    assert reo.p_act_for(60, n_requests=1000, k=6) == pytest.approx(0.01)
     with pytest.raises(ValueError, match="needs p_act="):
-        reo.p_act_for(10_000, n_requests=1000, n_show=6)
+        reo.p_act_for(10_000, n_requests=1000, k=6)
 
 
 

@@ -37,7 +37,7 @@ def tiny_world():
 
 def test_truth_hand_computed():
     w = tiny_world()
-    truth = ground_truth(w, n_show=1)
+    truth = ground_truth(w, k=1)
     # top-1: user 0 -> item 0 (group 0), user 1 -> item 3 (group 1)
     np.testing.assert_array_equal(default_recommendations(w, 1).ravel(), [0, 3])
     wu = np.array([2 / 3, 1 / 3])
@@ -72,7 +72,7 @@ def test_boost_raises_ranking():
 
 
 def test_schema_and_counts(world):
-    logs = simulate_traffic(world, n_days=3, requests_per_day=400, n_show=5, p_act=0.2,
+    logs = simulate_traffic(world, n_days=3, requests_per_day=400, k=5, p_act=0.2,
                             log_rate=1.0, rng=1)
     for log, source in ((logs.default, "default"), (logs.random, "random")):
         assert list(log.columns) == LOG_COLUMNS
@@ -82,7 +82,7 @@ def test_schema_and_counts(world):
         assert set(np.unique(log["Y"])) <= {0, 1} and set(np.unique(log["R"])) <= {0, 1}
         assert log["request"].between(0, 3 * 400 - 1).all()
     assert (logs.default["R"] == 1).all()
-    # log_rate = 1: every request has its n_show default items, each once
+    # log_rate = 1: every request has its k default items, each once
     assert len(logs.default) == 3 * 400 * 5
     assert (logs.default.groupby("request")["item"].nunique() == 5).all()
     # random items of a request are distinct (uniform without replacement)
@@ -102,7 +102,7 @@ def test_schema_and_counts(world):
 
 def test_overlap_shown_once_logged_to_both(world):
     """App. I.1: a pair shown by both strategies is one impression, logged to both with one Y."""
-    logs = simulate_traffic(world, n_days=2, requests_per_day=600, n_show=8, p_act=0.5,
+    logs = simulate_traffic(world, n_days=2, requests_per_day=600, k=8, p_act=0.5,
                             log_rate=1.0, rng=3)
     both = logs.random[logs.random["R"] == 1].merge(
         logs.default, on=["request", "item"], suffixes=("_rand", "_rec"), how="left", indicator=True)
@@ -117,18 +117,18 @@ def test_overlap_shown_once_logged_to_both(world):
 
 
 def test_logging_rate_and_activation_are_binomial(world):
-    n_req, n_show, rate, p_act = 3000, 6, 0.3, 0.05
-    logs = simulate_traffic(world, requests_per_day=n_req, n_show=n_show, p_act=p_act,
+    n_req, k, rate, p_act = 3000, 6, 0.3, 0.05
+    logs = simulate_traffic(world, requests_per_day=n_req, k=k, p_act=p_act,
                             log_rate=rate, rng=11)
-    n_pairs = n_req * n_show
+    n_pairs = n_req * k
     assert abs(len(logs.default) - rate * n_pairs) < 4 * np.sqrt(n_pairs * rate * (1 - rate))
     n_act = logs.random["request"].nunique()
     assert abs(n_act - p_act * n_req) < 4 * np.sqrt(n_req * p_act * (1 - p_act))
-    assert len(logs.random) == n_act * n_show
+    assert len(logs.random) == n_act * k
 
 
 def test_random_items_uniform(world):
-    logs = simulate_traffic(world, requests_per_day=4000, n_show=5, p_act=1.0, log_rate=0.01, rng=5)
+    logs = simulate_traffic(world, requests_per_day=4000, k=5, p_act=1.0, log_rate=0.01, rng=5)
     counts = np.bincount(logs.random["item"], minlength=world.n_items)
     # each item appears in a request's uniform 5-subset with probability 5/60
     assert stats.chisquare(counts).pvalue > 1e-3
@@ -138,7 +138,7 @@ def test_p_act_zero_gives_empty_random_log(world):
     logs = simulate_traffic(world, requests_per_day=200, p_act=0.0, rng=0)
     assert logs.random.empty and list(logs.random.columns) == LOG_COLUMNS
     assert (logs.served["activated"] == 0).all()
-    full = simulate_traffic(world, requests_per_day=50, n_show=3, p_act=1.0, rng=0)
+    full = simulate_traffic(world, requests_per_day=50, k=3, p_act=1.0, rng=0)
     assert full.random["request"].nunique() == 50
 
 
@@ -153,7 +153,7 @@ def test_same_seed_same_logs(world):
 
 def test_ab_arms_share_one_random_traffic(world):
     arms = {"control": None, "treatment": {0: 2.0, 1: 1.0}}
-    ab = simulate_ab(world, arms, n_days=2, requests_per_day=3000, n_show=5, p_act=0.2,
+    ab = simulate_ab(world, arms, n_days=2, requests_per_day=3000, k=5, p_act=0.2,
                      log_rate=1.0, rng=9)
     assert set(ab.default) == {"control", "treatment"}
     assert set(ab.random["arm"]) == {"control", "treatment"}
@@ -186,7 +186,7 @@ def test_ab_request_assignment(world):
 
 def test_estimates_converge_to_truth(world):
     """P̂_k, Q̂_k (eq. 5) from the simulated logs estimate the simulator's p_k, q_k."""
-    logs = simulate_traffic(world, n_days=2, requests_per_day=20_000, n_show=5, p_act=0.2,
+    logs = simulate_traffic(world, n_days=2, requests_per_day=20_000, k=5, p_act=0.2,
                             log_rate=0.5, rng=21)
     truth = logs.truth
     for log, expected in ((logs.random, truth.p), (logs.default, truth.q)):
@@ -230,8 +230,8 @@ def test_draw_log_counts():
     ({"p_act": -0.1}, "p_act"),
     ({"p_act": 1.5}, "p_act"),
     ({"log_rate": 0.0}, "log_rate"),
-    ({"n_show": 0}, "n_show"),
-    ({"n_show": 61}, "n_show"),
+    ({"k": 0}, "k"),
+    ({"k": 61}, "k"),
     ({"requests_per_day": 0}, "requests_per_day"),
     ({"boosts": {5: 2.0}}, "boosts"),
     ({"boosts": {0: -1.0}}, "boosts"),
@@ -268,9 +268,9 @@ def test_bad_world_arguments():
     with pytest.raises(ValueError, match="arms"):
         simulate_ab(w, {}, requests_per_day=5)
     with pytest.raises(ValueError, match="assignment"):
-        simulate_ab(w, {"a": None}, requests_per_day=5, n_show=2, assignment="cookie")
+        simulate_ab(w, {"a": None}, requests_per_day=5, k=2, assignment="cookie")
     with pytest.raises(ValueError, match="arm_shares"):
-        simulate_ab(w, {"a": None, "b": None}, requests_per_day=5, n_show=2, arm_shares=[1.0, 0.0])
+        simulate_ab(w, {"a": None, "b": None}, requests_per_day=5, k=2, arm_shares=[1.0, 0.0])
     with pytest.raises(ValueError, match="p must sum"):
         draw_log_counts([0.7, 0.6], [0.1, 0.1], 10, 10)
     with pytest.raises(ValueError, match="n_random"):
@@ -282,7 +282,7 @@ def test_served_relevance_matches_expectation(world):
     rates = [expected_relevance(world, 5, p) for p in (0.0, 0.1, 0.5, 1.0)]
     assert rates[0] == pytest.approx(ground_truth(world, 5).relevance_default)
     assert all(a > b for a, b in zip(rates, rates[1:]))
-    logs = simulate_traffic(world, n_days=20, requests_per_day=2000, n_show=5, p_act=0.5, log_rate=0.05, rng=4)
+    logs = simulate_traffic(world, n_days=20, requests_per_day=2000, k=5, p_act=0.5, log_rate=0.05, rng=4)
     s = logs.served.sum(numeric_only=True)
     measured = s["relevant"] / s["impressions"]
     # days are i.i.d.: 4 standard errors of the mean of 20 daily relevances

@@ -23,7 +23,7 @@ GROUPS = [0, 1, 2]
 
 @pytest.fixture(scope="module")
 def world():
-    # three item groups, the model over-scores groups 1 and 2: ΔREO ≈ 0.36 (n_show = 5)
+    # three item groups, the model over-scores groups 1 and 2: ΔREO ≈ 0.36 (k = 5)
     return make_traffic_world(200, 60, 3, rank=4, score_bias=[0.0, 0.4, 0.9], rng=1)
 
 
@@ -94,7 +94,7 @@ def test_mse_slope_end_to_end(world):
     """Estimates from the row-level simulator's logs converge to its ground truth at rate 1/n."""
     n_days, sizes, mse = 100, np.array([600, 2400, 9600]), []
     for i, n_req in enumerate(sizes):
-        logs = simulate_traffic(world, n_days=n_days, requests_per_day=int(n_req), n_show=5,
+        logs = simulate_traffic(world, n_days=n_days, requests_per_day=int(n_req), k=5,
                                 p_act=0.5, log_rate=0.2, rng=300 + i)
         pd_, nd = daily_counts(logs.default, n_days)
         pr, nr = daily_counts(logs.random, n_days)
@@ -147,7 +147,7 @@ def test_delta_coverage_end_to_end(world):
     """500 simulated days (row-level logs, one item per request so rows are i.i.d.):
     coverage of every ΔU_k and of ΔREO in 92-98%, SE within 10% of the SD across days."""
     n_days = 500
-    logs = simulate_traffic(world, n_days=n_days, requests_per_day=3000, n_show=1, p_act=0.5,
+    logs = simulate_traffic(world, n_days=n_days, requests_per_day=3000, k=1, p_act=0.5,
                             log_rate=0.66, rng=17)
     t = logs.truth
     assert t.penalty > 0.3
@@ -209,22 +209,22 @@ def test_aa_rejection_rates_end_to_end(world):
     from ocef.reo.simulate import simulate_ab
 
     n_days, n_req, p_act = 300, 4000, 0.5
-    ab = simulate_ab(world, {"A": None, "B": None}, n_days=n_days, requests_per_day=n_req, n_show=1,
+    ab = simulate_ab(world, {"A": None, "B": None}, n_days=n_days, requests_per_day=n_req, k=1,
                      p_act=p_act, log_rate=1.0, assignment="request", rng=23)
-    methods = ["delta", "delta-shared", "partition", "bootstrap"]
+    methods = ["delta", "delta-shared", "partition", "standard"]
     reject = dict.fromkeys(methods, 0)
     by_day = [{k: g for k, g in log.groupby("day")} for log in (ab.default["A"], ab.default["B"], ab.random)]
     for day in range(n_days):
         control, treatment, random = (d[day] for d in by_day)
         for m in methods:
-            res = reo.ab_test(control, treatment, random, method=m, groups=GROUPS, rng=day,
+            res = reo.ab_test(control, treatment, random, interval=m, groups=GROUPS, rng=day,
                               n_folds=4, n_resamples=100)
             reject[m] += res.D_reo_p_value < 0.05
 
     def band(rate):
         return 3.5 * np.sqrt(rate * (1 - rate) / n_days)
 
-    for m in ("delta-shared", "bootstrap"):
+    for m in ("delta-shared", "standard"):
         assert abs(reject[m] / n_days - 0.05) <= band(0.05), (m, reject[m] / n_days)
     t = ab.truth["A"]
     n_arm, n_rand = n_req / 2, n_req * p_act

@@ -38,27 +38,27 @@ def test_spark_identical_on_simulated_coat_and_obd(spark, tmp_path):
         if (DATA / name).exists():
             cases[name] = load_logs(name)
     for name, (default, random) in cases.items():
-        ref = reo.estimate_reo(default, random, engine="pandas").to_dict()
+        ref = reo.estimate_reo(default, random, backend="pandas").to_dict()
         sdf, srf = (spark.createDataFrame(f[["Y", "S"]]) for f in (default, random))
-        assert reo.estimate_reo(sdf, srf, engine="spark", spark=spark).to_dict() == ref, name
+        assert reo.estimate_reo(sdf, srf, backend="spark", spark=spark).to_dict() == ref, name
     lg.default.to_parquet(tmp_path / "simulated-d.parquet")
     lg.random.to_parquet(tmp_path / "simulated-r.parquet")
     # per day and A/B through Spark
     d, r = tmp_path / "simulated-d.parquet", tmp_path / "simulated-r.parquet"
-    assert (reo.estimate_reo_by(d, r, engine="spark", spark=spark).to_dict()
-            == reo.estimate_reo_by(d, r, engine="duckdb").to_dict())
-    assert (reo.ab_test(d, d, r, method="delta-shared", engine="spark", spark=spark).to_dict()
-            == reo.ab_test(d, d, r, method="delta-shared", engine="duckdb").to_dict())
+    assert (reo.estimate_reo_by(d, r, backend="spark", spark=spark).to_dict()
+            == reo.estimate_reo_by(d, r, backend="duckdb").to_dict())
+    assert (reo.ab_test(d, d, r, interval="delta-shared", backend="spark", spark=spark).to_dict()
+            == reo.ab_test(d, d, r, interval="delta-shared", backend="duckdb").to_dict())
 
 
 def test_spark_errors_match_the_other_engines(spark):
     frame = pd.DataFrame({"Y": [1, 2, 0], "S": ["a", "b", "b"]})
     with pytest.raises(ValueError, match=r"label column 'Y' must hold only 0 and 1, found \[2\]"):
-        reo.reo_counts({"default": spark.createDataFrame(frame)}, engine="spark")
+        reo.reo_counts({"default": spark.createDataFrame(frame)}, backend="spark")
     with pytest.raises(ValueError, match=r"missing column\(s\) \['click'\]"):
-        reo.reo_counts({"default": spark.createDataFrame(frame)}, label="click", engine="spark")
+        reo.reo_counts({"default": spark.createDataFrame(frame)}, label="click", backend="spark")
     with pytest.raises(ValueError, match="a Spark DataFrame needs backend='spark'"):
-        reo.reo_counts({"default": spark.createDataFrame(frame)}, engine="duckdb")
+        reo.reo_counts({"default": spark.createDataFrame(frame)}, backend="duckdb")
 
 
 def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
@@ -72,7 +72,7 @@ def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
     lg.random.to_parquet(tmp_path / "r.parquet")
     outs = {}
     for engine in ("duckdb", "spark"):
-        for command in (["reo", "--default"], ["reo-ab", "--method", "delta-shared", "--treatment",
+        for command in (["reo", "--default"], ["reo-ab", "--interval", "delta-shared", "--treatment",
                                                str(tmp_path / "d.parquet"), "--control"]):
             assert cli.main(command + [str(tmp_path / "d.parquet"), "--random", str(tmp_path / "r.parquet"),
                                        "--engine", engine, "--json"]) == 0
