@@ -479,12 +479,69 @@ class Constraint:
     """
 
     def check(self, name: str, value):
+        """Return ``value`` (converted to a plain Python type) if it satisfies the constraint, else raise.
+
+        Every constraint implements it (the subclasses below inherit this description):
+        :func:`validate_params` calls it on each declared argument before the function's body runs.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message (``alpha[1]`` for an entry of a sequence).
+        value : object
+            The argument as given.
+
+        Returns
+        -------
+        object
+            The value, converted (:class:`Real` gives a ``float``, :class:`Integer` an ``int``,
+            :class:`Boolean` a ``bool``, :class:`OneOrMore` a list for a sequence; the others return
+            it unchanged).
+
+        Raises
+        ------
+        ocef.errors.ParameterTypeError
+            A value of the wrong type (a string where a number is due).
+        ocef.errors.ParameterError
+            A value of the right type outside the allowed set, naming the parameter, the value and
+            :meth:`describe`.
+
+        Examples
+        --------
+        >>> Integer(1).check("k", 5), Real(0, 1).check("confidence", 1)
+        (5, 1.0)
+        """
         raise NotImplementedError
 
     def describe(self) -> str:
+        """The allowed values in words: the end of every message (``"k must be " + describe()``) and the ``repr``.
+
+        Returns
+        -------
+        str
+            E.g. ``"an integer >= 1"``.
+
+        Examples
+        --------
+        >>> Integer(1).describe(), Options("auto", "numba").describe()
+        ('an integer >= 1', "one of 'auto', 'numba'")
+        """
         raise NotImplementedError
 
     def invalid_values(self) -> list:
+        """Values the constraint must refuse: ``tests/test_parameter_checks.py`` feeds each to every
+        front door declaring it and expects an :mod:`ocef.errors` exception naming the parameter.
+
+        Returns
+        -------
+        list
+            Values of the wrong type and values just outside the range (the base class: none).
+
+        Examples
+        --------
+        >>> Integer(1, 10).invalid_values()
+        [1.5, '3', True, None, 0, 11]
+        """
         return []
 
     def __repr__(self) -> str:
@@ -540,6 +597,22 @@ class Real(Constraint):
         return f"a real number in {self._bounds()}"
 
     def contains(self, v: float) -> bool:
+        """Whether the float ``v`` lies in the interval (ends included as ``closed`` says); NaN never does.
+
+        Parameters
+        ----------
+        v : float
+            The value, already a float (no type check: that is :meth:`check`'s).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Real(0, 1, closed="right").contains(0.0), Real(0, 1, closed="right").contains(1.0)
+        (False, True)
+        """
         if math.isnan(v):
             return False
         ok_low = v >= self.low if self.closed in ("both", "left") else v > self.low
