@@ -337,22 +337,99 @@ class GroupOracle:
 
     # -- cells and positions ------------------------------------------------------------------
     def cell_of(self, positions: np.ndarray) -> np.ndarray:
-        """Mixed-radix cell id of positions (rows of attribute codes)."""
+        """Mixed-radix cell id of positions (rows of attribute codes).
+
+        A position (Alg. 1's particle) is one code per attribute; its cell id is
+        ``Σ_j (code_j − low_j) · Π_{l>j} cards_l``, the int64 key of the InfoBase.
+
+        Parameters
+        ----------
+        positions : array_like of int, shape (n, n_attributes)
+            Codes within each attribute's bounds ``[low, high]``.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.cell_of([[1, 0], [0, 1]]).tolist()
+        [2, 1]
+        """
         return (np.asarray(positions, dtype=np.int64) - self.low) @ self._radix
 
     def position_of(self, cells: np.ndarray) -> np.ndarray:
+        """The positions (attribute codes) of cell ids: the inverse of :meth:`cell_of`.
+
+        Parameters
+        ----------
+        cells : array_like of int, shape (n,)
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, n_attributes)
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.position_of([2, 1]).tolist()
+        [[1, 0], [0, 1]]
+        """
         cells = np.asarray(cells, dtype=np.int64)
         return (cells[:, None] // self._radix) % self.cards + self.low
 
     def size(self, cells) -> np.ndarray:
-        """Number of users of each cell id."""
+        """Number of users of each cell id (users with a defined metric; 0 for an empty cell).
+
+        Parameters
+        ----------
+        cells : int or array_like of int
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.size([0, 1, 2, 3]).tolist()
+        [1, 1, 2, 0]
+        """
         cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
         i = np.searchsorted(self._cells, cells)
         i = np.minimum(i, self._cells.size - 1)
         return np.where(self._cells[i] == cells, self._count[i], 0)
 
     def members(self, cell: int) -> np.ndarray:
-        """User rows of one cell."""
+        """User rows of one cell (the rows of ``users`` passed to ``evaluate`` for that group).
+
+        Parameters
+        ----------
+        cell : int
+            A cell id.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The rows (users without a defined metric excluded); empty for an empty cell.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.members(2).tolist(), oracle.members(3).tolist()
+        ([2, 3], [])
+        """
         i = int(np.searchsorted(self._cells, cell))
         if i >= self._cells.size or self._cells[i] != cell:
             return np.empty(0, dtype=np.int64)
@@ -361,7 +438,29 @@ class GroupOracle:
     # -- evaluation (InfoBase) ------------------------------------------------------------------
     def reset(self, max_evaluations: int | None = None, max_cost: float | None = None,
               group_cost: float = 1.0) -> None:
-        """Empty the InfoBase and the counters (each search starts afresh) and set the budgets."""
+        """Empty the InfoBase and the counters (each search starts afresh) and set the budgets.
+
+        Parameters
+        ----------
+        max_evaluations : int, optional
+            Most distinct groups to query; None: no limit.
+        max_cost : float, optional
+            Most ``cost`` (``n_users_queried + group_cost · n_queries``); None: no limit.
+        group_cost : float, default 1.0
+            Fixed cost of one query, in users.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([0, 2])
+        >>> oracle.n_evaluations, oracle.cost
+        (2, 5.0)
+        >>> oracle.reset(max_evaluations=10)
+        >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
+        (0, 0.0, 0)
+        """
         self.infobase: dict[int, tuple[float, int, int]] = {}   # cell -> (value, n_users, iteration)
         self._user_values = np.full(self.n_users_all, np.nan)   # per-user values queried in this search
         self._known = np.zeros(self.n_users_all, dtype=bool)
@@ -383,7 +482,32 @@ class GroupOracle:
     def query(self, rows: np.ndarray) -> float:
         """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
         ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``.
-        Returns the group value (the mean of the defined per-user values, or the black box's float)."""
+
+        Not cached (TestSGD's complements go through here); :meth:`value` is the cached door.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            User rows.
+
+        Returns
+        -------
+        float
+            The group value: the mean of the defined per-user values, or the black box's float.
+
+        Raises
+        ------
+        BudgetExhausted
+            When the query would take ``cost`` above ``max_cost`` (caught by :func:`search`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.query(np.array([0, 3])), oracle.n_queries, oracle.cost
+        (0.6, 1, 3.0)
+        """
         if self.max_cost is not None and self.cost + rows.size + self.group_cost > self.max_cost:
             raise BudgetExhausted
         self.n_users_queried += int(rows.size)
@@ -405,15 +529,56 @@ class GroupOracle:
         return _mean_defined(out)
 
     def valid_rows(self) -> np.ndarray:
-        """User rows of the valid groups (sorted)."""
+        """User rows of the valid groups (sorted): the users the permutation test permutes.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1, 2]})
+        >>> oracle = GroupOracle(users, ["g"], lambda rows: np.zeros(rows.size), min_users=2)
+        >>> oracle.valid_rows().tolist()                     # group g=2 has one user
+        [0, 1, 2, 3]
+        """
         i = np.searchsorted(self._cells, self.valid_cells)
         return np.sort(np.concatenate([self._order[a:a + n] for a, n in zip(self._start[i], self._count[i])]))
 
     def user_values(self, rows=None) -> tuple[np.ndarray, int]:
         """Metric values of the users ``rows`` (default: every defined user): the ones queried in this
         search plus one query of the others (the extra cost of a permutation test). Returns
-        ``(values of every user, NaN outside rows, n_users_queried)``; raises ValueError if
-        ``evaluate`` returns group values only."""
+        ``(values of every user, NaN outside rows, n_users_queried)``; raises an error if
+        ``evaluate`` returns group values only.
+
+        Parameters
+        ----------
+        rows : array_like of int, optional
+            User rows wanted; None: every user with a defined metric.
+
+        Returns
+        -------
+        values : numpy.ndarray of float, shape (n_users,)
+            The metric value of each wanted user, NaN elsewhere.
+        n_users_queried : int
+            Users queried now (not already known from the search).
+
+        Raises
+        ------
+        ocef.errors.DataError
+            When ``evaluate`` returns one value per group, not per user.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.value(2)                              # the search queried users 2 and 3
+        >>> values, extra = oracle.user_values()
+        >>> values.tolist(), extra
+        ([0.2, 0.4, 0.6, 1.0], 2)
+        """
         if self.per_user is False:
             raise DataError("evaluate returns group values only; per-user values are needed")
         want = self.defined.copy() if rows is None else np.isin(np.arange(self.n_users_all), rows)
@@ -426,7 +591,27 @@ class GroupOracle:
 
     def permuted(self, values: np.ndarray) -> "GroupOracle":
         """A copy of this oracle (same groups, settings and labels, empty InfoBase) whose black box
-        returns ``values`` (one per user, e.g. the metric values permuted across the defined users)."""
+        returns ``values`` (one per user, e.g. the metric values permuted across the defined users).
+
+        Parameters
+        ----------
+        values : array_like of float, shape (n_users,)
+            The per-user values the copy's black box returns.
+
+        Returns
+        -------
+        GroupOracle
+            The copy (the original is untouched).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> other = oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0]))
+        >>> other.values([0, 2]).tolist(), oracle.values([0, 2]).tolist()
+        ([1.0, 0.0], [0.2, 0.8])
+        """
         import copy
 
         other = copy.copy(self)
@@ -437,7 +622,37 @@ class GroupOracle:
         return other
 
     def value(self, cell: int) -> float:
-        """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid."""
+        """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid.
+
+        A cell with fewer than ``min_users`` users is never queried (counted in
+        ``n_invalid_visits``). A new valid cell is counted in ``n_evaluations`` and stored in the
+        InfoBase with the current ``iteration``.
+
+        Parameters
+        ----------
+        cell : int
+            A cell id.
+
+        Returns
+        -------
+        float
+            The group's value, or NaN.
+
+        Raises
+        ------
+        BudgetExhausted
+            When ``max_evaluations`` or ``max_cost`` is spent (caught by :func:`search`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.value(2), oracle.value(2), oracle.n_evaluations        # the second is cached
+        (0.8, 0.8, 1)
+        >>> oracle.value(3)                                               # an empty cell
+        nan
+        """
         cell = int(cell)
         hit = self.infobase.get(cell)
         if hit is not None:
@@ -459,7 +674,25 @@ class GroupOracle:
         return v
 
     def values(self, cells: np.ndarray) -> np.ndarray:
-        """:meth:`value` of each cell, in order (cached cells cost nothing)."""
+        """:meth:`value` of each cell, in order (cached cells cost nothing).
+
+        Parameters
+        ----------
+        cells : array_like of int
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of float
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.values([0, 2, 3]).tolist()
+        [0.2, 0.8, nan]
+        """
         cells = np.asarray(cells, dtype=np.int64)
         out = np.empty(cells.size)
         infobase = self.infobase
@@ -469,14 +702,46 @@ class GroupOracle:
         return out
 
     def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
-        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order."""
+        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order.
+
+        Returns
+        -------
+        cells : numpy.ndarray of int64
+        values : numpy.ndarray of float
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([2, 0])
+        >>> [a.tolist() for a in oracle.evaluated()]
+        [[2, 0], [0.8, 0.2]]
+        """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         vals = np.fromiter((v[0] for v in self.infobase.values()), dtype=float, count=len(self.infobase))
         keep = ~np.isnan(vals)
         return cells[keep], vals[keep]
 
     def infobase_frame(self) -> pd.DataFrame:
-        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups)."""
+        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per evaluated group, in evaluation order (``FairRecResult.infobase``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([2, 0])
+        >>> oracle.infobase_frame()
+           g  a  n_users  value  iteration
+        0  1  0        2    0.8          0
+        1  0  0        1    0.2          0
+        """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         pos = self.position_of(cells) if cells.size else np.empty((0, len(self.attributes)), dtype=np.int64)
         vals = list(self.infobase.values())
@@ -487,13 +752,59 @@ class GroupOracle:
         return df
 
     def group(self, cell: int, ci_low: float = float("nan"), ci_high: float = float("nan")) -> Group:
+        """The :class:`~ocef.fairrec.unfairness.Group` of an evaluated cell, with its labels.
+
+        Parameters
+        ----------
+        cell : int
+            A cell id in the InfoBase.
+        ci_low, ci_high : float, default NaN
+            Its simultaneous interval, if any.
+
+        Returns
+        -------
+        Group
+
+        Raises
+        ------
+        KeyError
+            For a cell not evaluated.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.value(2)
+        >>> g = oracle.group(2)
+        >>> g.group, g.n_users, g.value
+        ({'g': 1, 'a': 0}, 2, 0.8)
+        """
         v, n, _ = self.infobase[int(cell)]
         pos = self.position_of(np.array([cell]))[0]
         codes = {a: int(c) for a, c in zip(self.attributes, pos)}
         return Group(codes, n, v, float(ci_low), float(ci_high), self.label_of(codes))
 
     def label_of(self, codes: dict) -> dict:
-        """``{attribute: label}`` of a group's codes (the code itself where no label is known)."""
+        """``{attribute: label}`` of a group's codes (the code itself where no label is known).
+
+        Parameters
+        ----------
+        codes : dict
+            ``{attribute: code}``.
+
+        Returns
+        -------
+        dict of str to str
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1], "a": [0, 1]}), ["g", "a"],
+        ...                      lambda rows: np.zeros(rows.size), labels={"g": {0: "F", 1: "M"}})
+        >>> oracle.label_of({"g": 1, "a": 1})
+        {'g': 'M', 'a': '1'}
+        """
         return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}
 
     # -- constructors ---------------------------------------------------------------------------
@@ -833,14 +1144,51 @@ class FairRecResult(Result):
                                            "ci_high"])
 
     def summary(self) -> pd.DataFrame:
-        """The advantaged and disadvantaged groups with the overall finding on each row."""
+        """The advantaged and disadvantaged groups with the overall finding on each row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Two rows: ``role, group, labels, n_users, value, ci_low, ci_high, uf, uf_lower,
+            p_value, significant, confidence``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
+        >>> res.summary()[["role", "group", "value", "uf", "p_value"]].round(3)
+                    role group  value     uf  p_value
+        0     advantaged   g=1  0.575  0.315     0.01
+        1  disadvantaged   g=0  0.260  0.315     0.01
+        """
         g = self.groups
         g = g[g.role.isin(["advantaged", "disadvantaged"])].drop(columns="rank")
         return g.assign(uf=self.uf, uf_lower=self.uf_lower, p_value=self.p_value, significant=self.significant,
                         confidence=self.confidence).reset_index(drop=True)
 
     def verdict(self) -> str:
-        """One sentence: is the gap distinguishable from noise?"""
+        """One sentence: is the gap distinguishable from noise?
+
+        Names the test, the p-value against ``1 − confidence`` and ``uf_lower``, or why there is
+        no test (``reason``).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
+        >>> res.verdict()
+        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.02506.'
+        """
         level = f"{self.confidence:.0%}"
         if self.p_value != self.p_value:                  # NaN
             test = "no test of the gap against noise was made" + (f" ({self.reason})" if self.reason else "")
@@ -860,7 +1208,30 @@ class FairRecResult(Result):
         return test[0].upper() + test[1:] + bound + "."
 
     def to_frame(self) -> pd.DataFrame:
-        """The InfoBase with a readable ``group`` name and the role of the two reported groups."""
+        """The InfoBase with a readable ``group`` name and the role of the two reported groups.
+
+        The tidy form of the result (``to_csv`` writes it): every evaluated group, not only the two
+        reported ones.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
+            ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
+            ``method``, ``metric``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", test=None)
+        >>> res.to_frame()[["group", "n_users", "value", "role"]].round(3)
+          group  n_users  value           role
+        0   g=0       89  0.260  disadvantaged
+        1   g=1      111  0.575     advantaged
+        """
         df = self.infobase.copy()
         attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]
         df.insert(0, "group", [" & ".join(f"{a}={int(v)}" for a, v in zip(attrs, row))

@@ -449,7 +449,24 @@ class Group:
     labels: dict | None = None
 
     def name(self, labels: bool = True) -> str:
-        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``)."""
+        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``).
+
+        Parameters
+        ----------
+        labels : bool, default True
+            Show the labels when the group has them; False: always the codes.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> Group({"gender": 0}, 5, 0.3, labels={"gender": "F"}).name()
+        'gender=F'
+        >>> Group({"gender": 0}, 5, 0.3).name()
+        'gender=0'
+        """
         shown = self.labels if labels and self.labels else self.group
         return ", ".join(f"{a}={v}" for a, v in shown.items())
 
@@ -491,6 +508,23 @@ class Unfairness(Result):
     min_users: int
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per role: ``role, group, n_users, value, uf``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Two rows, the advantaged group then the disadvantaged one; ``group`` as
+            ``"gender=0 & age=1"``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> values = pd.DataFrame({"g": [0, 1], "n_users": [4, 6], "value": [0.5, 0.25]})
+        >>> unfairness(values).to_frame()
+                    role group  n_users  value    uf
+        0     advantaged   g=0        4   0.50  0.25
+        1  disadvantaged   g=1        6   0.25  0.25
+        """
         rows = []
         for role, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
             rows.append({"role": role, "group": " & ".join(f"{a}={v}" for a, v in g.group.items()),
