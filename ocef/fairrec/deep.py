@@ -119,6 +119,18 @@ class DeepCTR:
     kind = "deep"
 
     def hyper(self) -> dict:
+        """The hyper-parameters, JSON-ready (the cache key and the experiments' CSV columns).
+
+        Returns
+        -------
+        dict
+            ``embedding_dim, hidden (a list), epochs, lr, batch_size, reg``.
+
+        Examples
+        --------
+        >>> DeepFM(embedding_dim=4).hyper()
+        {'embedding_dim': 4, 'hidden': [256, 128], 'epochs': 3, 'lr': 0.001, 'batch_size': 1024, 'reg': 1e-06}
+        """
         return {"embedding_dim": self.embedding_dim, "hidden": list(self.hidden), "epochs": self.epochs,
                 "lr": self.lr, "batch_size": self.batch_size, "reg": self.reg}
 
@@ -216,7 +228,38 @@ class DeepCTR:
         return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
 
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
-        """Click probability of every ``(user, item)`` row of ``candidates``."""
+        """Click probability of every ``(user, item)`` row of ``candidates``: the black box FairRec queries.
+
+        Parameters
+        ----------
+        candidates : pandas.DataFrame
+            Columns ``user`` and ``item``: indices of the split the model was fitted on.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (len(candidates),)
+            ``sigmoid(logit)`` in (0, 1).
+
+        Raises
+        ------
+        ocef.errors.ParameterError
+            Before ``fit``, or without torch.
+
+        Examples
+        --------
+        An unfitted model refuses (the fitted call needs torch, the optional ``deep`` extra, so
+        it is skipped in the doctests):
+
+        >>> import pandas as pd
+        >>> WideDeep().score(pd.DataFrame({"user": [0], "item": [0]}))
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: WideDeep is not fitted: call fit(split) first
+        >>> from ocef.environments.fairrec_split import movielens_fairrec_split              # doctest: +SKIP
+        >>> split = movielens_fairrec_split(rng=0)        # ML-100K: 943 users x 50 candidates  # doctest: +SKIP
+        >>> WideDeep().fit(split, rng=0).score(split.candidates).shape                        # doctest: +SKIP
+        (47150,)
+        """
         if not self.params:
             raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")
         torch = _require_torch()

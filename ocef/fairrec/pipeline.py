@@ -64,7 +64,46 @@ class FittedRecommender:
         """A :class:`GroupOracle` for ``metric`` with MovieLens' attribute labels; ``lazy`` queries the
         model per group (black box), otherwise the precomputed scores are used (the same values).
         ``auc="mean"``: a group's AUC is the mean of its users' AUCs (Def. 2.2); ``"pooled"``: the
-        AUC of its pooled candidates (the authors' code; no interval, no permutation test)."""
+        AUC of its pooled candidates (the authors' code; no interval, no permutation test).
+
+        Parameters
+        ----------
+        metric : {"auc", "mrr", "ndcg", "urd", "urp"}
+            The metric of Sec. 3.2 whose group gap is searched.
+        attributes : sequence of str, default ("gender", "age", "occupation")
+            The sensitive attributes (columns of ``split.users``).
+        min_users : int, default 5
+            Smallest number of users with a defined metric in a valid group.
+        k : int, default 5
+            Length of the recommendation list.
+        auc : {"mean", "pooled"}, default "mean"
+            How a group's AUC is computed.
+        ndcg : {"standard", "repo"}, default "standard"
+            The ideal DCG of NDCG (:func:`ocef.fairrec.unfairness.user_metrics`).
+        lazy : bool, default False
+            Query ``model.score`` group by group (the black-box cost is then counted) instead of
+            reading the precomputed ``scores``.
+
+        Returns
+        -------
+        GroupOracle
+            With MovieLens' labels, the metric's range (for intervals) and its defined users.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from ocef.environments.fairrec_split import fairrec_split
+        >>> gen = np.random.default_rng(0)
+        >>> items = [gen.choice(30, 6, replace=False) for _ in range(20)]
+        >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(20), 6), "item": np.concatenate(items),
+        ...                         "timestamp": np.tile(np.arange(6), 20)})
+        >>> split = fairrec_split(ratings, pd.DataFrame({"gender": np.arange(20) % 2}), np.eye(30, 3, dtype=int),
+        ...                       n_neg_test=9, rng=0)
+        >>> fitted = FittedRecommender("random", split, None, gen.random(len(split.candidates)))
+        >>> oracle = fitted.oracle("mrr", ["gender"], k=3)
+        >>> oracle.n_groups, oracle.bounds, oracle.label_of({"gender": 1})
+        (2, (0.0, 1.0), {'gender': 'M'})
+        """
         make, scores = (GroupOracle.from_model, self.model.score) if lazy else (GroupOracle.from_scores, self.scores)
         return make(self.split, scores, list(attributes), metric, k=k, min_users=min_users, auc=auc, ndcg=ndcg,
                     labels=movielens_labels())
