@@ -707,6 +707,20 @@ class MovieLens100K:
         -------
         numpy.ndarray
             ``(n_users, n_items)`` floats.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
+        >>> folder.mkdir()
+        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
+        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
+        >>> ml = MovieLens100K(folder)
+        >>> ml.rating_matrix()
+        array([[ 5., nan],
+               [nan,  3.]])
         """
         out = np.full((self.n_users, self.n_items), np.nan)
         r = self.data.ratings
@@ -737,5 +751,26 @@ class MovieLens100K:
         return partition(self.data.users, name)
 
     def attribute_codes(self) -> pd.DataFrame:
-        """Integer codes of the sensitive attributes for FairRec (:func:`user_attribute_codes`)."""
+        """Integer codes of the sensitive attributes for FairRec (:func:`user_attribute_codes`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``gender`` (F 0, M 1), ``age`` (bracket index 0-6), ``occupation`` (ML-1M code).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
+        >>> folder.mkdir()
+        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
+        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
+        >>> ml = MovieLens100K(folder)
+        >>> ml.attribute_codes()
+           gender  age  occupation
+        0       1    1          17
+        1       0    5           0
+        """
         return user_attribute_codes(self.data.users)
