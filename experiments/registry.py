@@ -169,6 +169,55 @@ def run(name: str, *, out: Path | str = "results", quick: bool = False, rng=0,
     FutureWarning): an int seed, or a SeedSequence or Generator from which one int seed is drawn
     (:func:`ocef.validation.seed_from_rng`); the experiment keys all its randomness on that int
     (the module protocol's ``seed``, as ``ocef reproduce --seed``), so the same int reproduces a run.
+
+    What ``ocef reproduce NAME`` calls. The experiment writes ``out/NAME/NAME.csv`` and
+    ``out/NAME/NAME.png`` (and may keep finished parts there, so an interrupted run resumes);
+    :mod:`ocef.experiments.report` checks its ``CLAIMS`` on the CSV. :data:`RUN_SECONDS` lists
+    measured run times.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+    out : str or Path, default "results"
+        The output root; the experiment writes into ``out/name/`` (created).
+    quick : bool, default False
+        The reduced grid (fewer replicates and settings; seconds to a few minutes instead of up
+        to an hour).
+    rng : None, int, SeedSequence or Generator, default 0
+        The randomness (above).
+    data_dir : str or Path, optional
+        The data root for experiments on real data (MovieLens, Coat, OBD); default
+        ``$OCEF_DATA_DIR``, then ``../shared/data``.
+    progress : bool, default True
+        Print a progress bar on stderr.
+
+    Returns
+    -------
+    list of Path
+        The files written (the CSV and the figure).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An unknown name (before anything is written).
+    ocef.errors.DatasetNotFoundError
+        When the experiment's data set is absent (``ocef reproduce`` reports it as skipped).
+
+    Examples
+    --------
+    >>> run("fig-99")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: unknown experiment 'fig-99'; known: bandit-alpha, ...
+
+    A real run takes seconds even with ``quick=True`` (4 s for this one on a loaded 2-core
+    machine), too long for a doctest:
+
+    >>> import tempfile
+    >>> paths = run("reo-unidentifiability", out=tempfile.mkdtemp(), quick=True, progress=False)  # doctest: +SKIP
+    >>> [p.name for p in paths]                                                                     # doctest: +SKIP
+    ['reo-unidentifiability.csv', 'reo-unidentifiability.png']
     """
     seed = seed_from_rng(rng)
     mod = module(name)

@@ -154,7 +154,6 @@ KNOWN_GAPS: set[str] = {
     "ocef.policies.utility.check_rho_probs: PRE",
 
     # --- ocef.fairrec, ocef.datasets, ocef.experiments, ocef.validation (helper fairrec-datasets) ---
-    "ocef.experiments.registry.run: PRE",
 
     # --- ocef plumbing (lead) ---
 
@@ -356,7 +355,6 @@ KNOWN_METHOD_GAPS: set[str] = {
     "ocef.policies.IdMap.index: PRE",
 
     # --- ocef.fairrec, ocef.datasets, ocef.validation (helper fairrec-datasets) ---
-    "ocef.fairrec.deep.DeepCTR.fit: PRE",
 
 }
 

@@ -194,7 +194,49 @@ class DeepCTR:
 
     def fit(self, split, *, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
-        seed; :func:`ocef.fairrec.training.fitted_params`)."""
+        seed; :func:`ocef.fairrec.training.fitted_params`).
+
+        Binary cross-entropy and Adam (``lr``, ``weight_decay=reg``) over ``epochs`` shuffled passes
+        of mini-batches; torch's seed is drawn from ``rng``. The cache key also holds torch's
+        version and the networks' code version, so weights of other code are never reused.
+
+        Parameters
+        ----------
+        split : FairRecSplit
+            The leave-last-out split (:class:`ocef.environments.fairrec_split.FairRecSplit`):
+            ``train`` (``user, item, label``), ``users`` (attribute codes), ``genres``.
+        rng : None, int, SeedSequence or Generator, default 0
+            Training randomness (initialisation, batch order); only an int seed is cached.
+        cache : bool, default True
+            Read and write the on-disk cache (``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``).
+
+        Returns
+        -------
+        DeepCTR
+            The model itself, fitted (``params`` set), so calls chain:
+            ``model.fit(split).score(candidates)``.
+
+        Raises
+        ------
+        ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+            A hyper-parameter out of range (:func:`ocef.fairrec.training.check_training`), or
+            torch not installed.
+
+        Examples
+        --------
+        A bad hyper-parameter is refused before any work (with or without torch); the fitted call
+        needs torch (the optional ``deep`` extra, never installed in CI), so it is skipped in the
+        doctests:
+
+        >>> DCN(lr=2.0).fit(None)
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: lr must be in (0.0, 1.0], got 2.0
+        >>> from ocef.environments.fairrec_split import movielens_fairrec_split      # doctest: +SKIP
+        >>> model = DCN(embedding_dim=4).fit(movielens_fairrec_split(rng=0), rng=0)  # doctest: +SKIP
+        >>> sorted(model.params)[:2]                                                  # doctest: +SKIP
+        ['cross_b.0', 'cross_b.1']
+        """
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
         self._setup(split)
