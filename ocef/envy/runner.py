@@ -656,28 +656,29 @@ class BanditRuns(Result):
         Returns
         -------
         pandas.DataFrame
-            ``trial``, the configuration columns (``instance``, ``alpha``, ``delta``,
-            ``epsilon``, ``n_arms``, ``group_size``), then ``verdict`` (``envy``, ``no_envy`` or
+            ``trial``, the configuration columns (those of ``configs`` in their order, then
+            ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
             ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
             (constraint (7) at every step).
 
         Examples
         --------
         >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
-        >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
         >>> frame = runs.to_frame()
         >>> list(frame.columns)  # doctest: +NORMALIZE_WHITESPACE
-        ['trial', 'instance', 'alpha', 'delta', 'epsilon', 'n_arms', 'group_size', 'verdict',
+        ['trial', 'instance', 'alpha', 'delta', 'epsilon', 'group_size', 'n_arms', 'verdict',
          'duration', 'cost', 'constraint_held']
-        >>> frame[["alpha", "trial", "verdict", "duration"]]
-           alpha  trial verdict  duration
-        0   0.05      0    envy      2846
-        1   0.05      1    envy      1520
-        2   0.05      2    envy      1070
-        3   0.20      0    envy      1356
-        4   0.20      1    envy       939
-        5   0.20      2    envy      1214
+        >>> frame[["alpha", "trial", "verdict", "duration", "cost"]]
+           alpha  trial verdict  duration  cost
+        0   0.05      0    envy       104  -1.5
+        1   0.05      1    envy       105  -1.0
+        2   0.05      2    envy       103  -1.0
+        3   0.20      0    envy        27  -1.9
+        4   0.20      1    envy       203   2.4
+        5   0.20      2    envy        29  -2.3
         """
         return self.runs.copy()
 
@@ -695,16 +696,17 @@ class BanditRuns(Result):
         Examples
         --------
         >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
-        >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
         >>> summary = runs.summary()
         >>> list(summary.columns)  # doctest: +NORMALIZE_WHITESPACE
         ['instance', 'n_arms', 'alpha', 'delta', 'epsilon', 'group_size', 'trials', 'share_envy',
          'share_no_envy', 'share_timeout', 'duration_mean', 'cost_mean', 'constraint_held']
-        >>> summary[["alpha", "trials", "share_envy", "duration_mean", "constraint_held"]].round(1)
+        >>> summary[["alpha", "trials", "share_envy", "duration_mean", "constraint_held"]].round(2)
            alpha  trials  share_envy  duration_mean  constraint_held
-        0   0.05       3         1.0         1812.0             True
-        1   0.20       3         1.0         1169.7             True
+        0   0.05       3         1.0         104.00             True
+        1   0.20       3         1.0          86.33             True
         """
         keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
         g = self.runs.groupby(keys, sort=False)
@@ -727,15 +729,16 @@ class BanditRuns(Result):
         Examples
         --------
         >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
-        >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
         >>> record = runs.to_dict()
         >>> list(record), len(record["summary"]), len(record["runs"])
         (['engine', 'summary', 'runs'], 2, 6)
         >>> {key: record["summary"][0][key] for key in ("alpha", "trials", "share_envy", "duration_mean")}
-        {'alpha': 0.05, 'trials': 3, 'share_envy': 1.0, 'duration_mean': 1812.0}
+        {'alpha': 0.05, 'trials': 3, 'share_envy': 1.0, 'duration_mean': 104.0}
         >>> record["runs"][0]["verdict"], record["runs"][0]["duration"]
-        ('envy', 2846)
+        ('envy', 104)
         """
         return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
 
