@@ -455,8 +455,8 @@ class OCEF:
         >>> sorted(state)[:6], state["t"], state["counts"], state["verdict"]
         (['active', 'counts', 'format', 'last_xi', 'params', 'pending'], 1, [1, 0, 0], 'running')
         >>> copy = OCEF.from_dict(json.loads(json.dumps(state)))
-        >>> [copy.next_arm() for _ in range(1)] == [auditor.next_arm()]
-        True
+        >>> copy.next_arm() == auditor.next_arm(), copy.t == auditor.t
+        (True, True)
         """
         return {
             "format": STATE_FORMAT,
