@@ -575,7 +575,7 @@ class AuditReport(Result):
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
         summary fields (flat for a single setting, else a ``summary`` list).
 
-        This is the record of ``ocef audit --json``.
+        This is the record of ``ocef audit --json`` (which adds ``source``).
 
         Returns
         -------

@@ -422,7 +422,7 @@ class EnvySummary(Result):
         return self.groups.copy()
 
     def to_dict(self) -> dict:
-        """The JSON record of ``ocef envy --json`` (strict JSON); ``as_dict`` is the same method.
+        """The strict-JSON record of ``ocef envy --json`` (which adds ``source``); ``as_dict`` is the same method.
 
         Returns
         -------

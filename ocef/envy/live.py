@@ -326,7 +326,8 @@ class LiveAuditResult(Result):
         return self.groups.copy()
 
     def to_dict(self) -> dict:
-        """The audit as a strict-JSON record (what ``ocef audit-live --json`` prints).
+        """The audit as a strict-JSON record (``ocef audit-live --json`` prints it with the service's
+        ``source``, ``service``, ``partition`` and ``retries`` added).
 
         ``auditors`` is left out; a non-finite value is ``None``.
 

@@ -718,7 +718,7 @@ class BanditRuns(Result):
                      constraint_held=("constraint_held", "all")).reset_index()
 
     def to_dict(self) -> dict:
-        """The runs as a strict-JSON record (what ``ocef bandits --json`` prints).
+        """The runs and their per-configuration summary as a strict-JSON record.
 
         Returns
         -------
