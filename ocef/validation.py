@@ -416,6 +416,13 @@ CONFIDENCE = Real(0, 1, closed="neither")
 DECLARED: dict[str, tuple] = {}
 
 
+def _registrable(func) -> bool:
+    """Whether ``func`` belongs in the registries: defined in a source file, not in a doctest or
+    ``exec`` (a docstring's example runs with its module's globals, so its functions would otherwise
+    be registered under that module's name, and the registry would depend on test order)."""
+    return not func.__code__.co_filename.startswith("<")
+
+
 def validate_params(**declarations: Constraint):
     """Decorator: check the declared parameters of a front door before its body runs.
 
@@ -460,7 +467,8 @@ def validate_params(**declarations: Constraint):
             return func(*bound.args, **bound.kwargs)
 
         wrapper.__declared_params__ = dict(declarations)
-        DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
+        if _registrable(func):
+            DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
         return wrapper
     return decorate
 
@@ -556,7 +564,8 @@ def renamed_keywords(**renames: str):
             return func(*args, **kwargs)
 
         wrapper.__renamed_keywords__ = dict(renames)
-        RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
+        if _registrable(func):
+            RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
         return wrapper
     return decorate
 

@@ -490,7 +490,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                       browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5,
                       target: str = "equal", k: int | None = None, metrics=("precision", "ndcg", "hit_rate"),
                       reference=None, confidence: float = 0.95, backend: str = "auto",
-                      columns=None, spark=None):
+                      columns=None, spark=None, ranking_metrics=None, judgments=None):
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
     Reads the log (:func:`ocef.metrics.rankings.read_log` formats), reduces it to sufficient
@@ -527,6 +527,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     columns : dict, optional
         Renames: ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
     spark : SparkSession, optional
+    ranking_metrics : sequence of str, optional
+        Per-user ranking metrics among ``"awrf", "ndkl", "ee_disparity", "ee_relevance",
+        "ee_difference"`` (:func:`ocef.metrics.rank_metrics.ranking_fairness`): means over
+        users with intervals, by user group, in the result's ``ranking`` view. Opt-in: a second
+        pass over the log (a window per ranking and a group-by per user and item). Default: none.
+    judgments : pandas.DataFrame, optional
+        ``user, item, relevance`` of every judged item (the target of expected exposure; default:
+        the log's relevance of the items shown).
 
     Returns
     -------
@@ -542,9 +550,20 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     >>> shares[["item_group", "estimate"]].round(3).to_dict("list")
     {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5]}
     """
+    import dataclasses
+
     from ocef.metrics.rankings import audit_exposure
 
-    return audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                          user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
-                          target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
-                          backend=backend, columns=columns, spark=spark)
+    res = audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                         user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
+                         target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
+                         backend=backend, columns=columns, spark=spark)
+    if not ranking_metrics:
+        return res
+    from ocef.metrics.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
+
+    ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                               user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
+                               browsing=browsing, patience=patience, stop=stop, reference=reference,
+                               confidence=confidence, backend=backend, columns=columns, spark=spark)
+    return dataclasses.replace(res, ranking=ranking)
