@@ -102,7 +102,25 @@ class KeyCounts:
     rows: tuple
 
     def to_frame(self):
-        """The table of :func:`group_counts`: columns ``keys``, ``n``, ``positives`` (int64)."""
+        """The table of :func:`group_counts`: columns ``keys``, ``n``, ``positives`` (int64).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per distinct key, sorted by key: the key columns (named by ``keys``), ``n``
+            (rows with that key) and ``positives`` (those whose label is 1). No rows (with the
+            same columns) for an empty log.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"S": ["a", "b", "a"], "G": [0, 0, 1], "Y": [1, 0, 0]})
+        >>> count_keys(log, by=["S", "G"]).to_frame()
+           S  G  n  positives
+        0  a  0  1          1
+        1  a  1  1          0
+        2  b  0  1          0
+        """
         import numpy as np
         import pandas as pd
 

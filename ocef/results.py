@@ -175,22 +175,143 @@ class Result:
     """
 
     def to_frame(self):
-        """A tidy DataFrame; defined by each result class."""
+        """The result as a tidy DataFrame; each result class defines it.
+
+        One row per group, cell, arm or setting (whatever the result is a table of), with the
+        group *names* as a column and the uncertainty columns of the glossary (``estimate``,
+        ``ci_low``, ``ci_high``, ``confidence``, ``p_value``, ...) where the result has them.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns are listed by each result class's ``to_frame``.
+
+        Raises
+        ------
+        NotImplementedError
+            On a subclass that does not define it.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> import pandas as pd
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Share(Result):
+        ...     group: str
+        ...     estimate: float
+        ...     def to_frame(self):
+        ...         return pd.DataFrame({"group": [self.group], "estimate": [self.estimate]})
+        >>> Share("a", 0.25).to_frame()
+          group  estimate
+        0     a      0.25
+        """
         raise NotImplementedError(f"{type(self).__name__} must define to_frame()")
 
     def to_dict(self) -> dict:
-        """Strict-JSON dict of the result's public fields (see :func:`jsonable`)."""
+        """The result as a strict-JSON dict: one key per public dataclass field.
+
+        Every field shown in the ``repr`` whose name does not start with ``_`` becomes a key,
+        in field order, its value converted by :func:`jsonable` (NaN and ±inf become ``None``,
+        arrays lists, DataFrames lists of records, enums their value). A class may override it to
+        choose its keys.
+
+        Returns
+        -------
+        dict
+            ``{field name: JSON value}``; ``json.dumps(..., allow_nan=False)`` accepts it.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> import numpy as np
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Share(Result):
+        ...     group: str
+        ...     estimate: float
+        ...     counts: np.ndarray
+        >>> Share("a", float("inf"), np.array([3, 4])).to_dict()
+        {'group': 'a', 'estimate': None, 'counts': [3, 4]}
+        """
         return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)
                 if f.repr and not f.name.startswith("_")}
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        """``to_dict()`` as strict JSON text; also written atomically to ``path`` if given."""
+        """The result as strict JSON text (``to_dict()``), written atomically to ``path`` if given.
+
+        The text never holds ``NaN`` or ``Infinity`` (strict parsers refuse them): a non-finite
+        number is ``null``, and a result that must tell an infinite value from an undefined one
+        carries a ``reason`` field.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            File to write (its parent folder is created if needed), through a temporary file and a
+            rename, with a final newline. ``None`` (default) writes nothing.
+        indent : int or None, default 2
+            Indentation of nested levels; ``None`` writes one line.
+
+        Returns
+        -------
+        str
+            The JSON text (without the final newline written to ``path``).
+
+        Raises
+        ------
+        OSError
+            When ``path`` cannot be written.
+
+        Examples
+        --------
+        >>> import dataclasses, json
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Share(Result):
+        ...     group: str
+        ...     estimate: float
+        >>> print(Share("a", float("nan")).to_json("share.json", indent=None))
+        {"group": "a", "estimate": null}
+        >>> json.load(open("share.json"))
+        {'group': 'a', 'estimate': None}
+        """
         text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
         if path is not None:
             atomic_write_text(path, text + "\n")
         return text
 
     def to_csv(self, path: str | os.PathLike) -> Path:
-        """``to_frame()`` written atomically to ``path`` (no index column)."""
+        """Write ``to_frame()`` to a CSV file atomically (no index column).
+
+        The columns are those of ``to_frame()``; a missing value is an empty field.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            File to write (its parent folder is created if needed), through a temporary file and a
+            rename, so a reader never sees half a file.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+
+        Raises
+        ------
+        OSError
+            When ``path`` cannot be written.
+
+        Examples
+        --------
+        >>> import dataclasses
+        >>> import pandas as pd
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Share(Result):
+        ...     group: str
+        ...     estimate: float
+        ...     def to_frame(self):
+        ...         return pd.DataFrame({"group": [self.group], "estimate": [self.estimate]})
+        >>> path = Share("a", 0.25).to_csv("share.csv")
+        >>> print(path.read_text(), end="")
+        group,estimate
+        a,0.25
+        """
         frame = self.to_frame()
         return atomic_write(path, lambda p: frame.to_csv(p, index=False))

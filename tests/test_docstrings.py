@@ -60,6 +60,10 @@ def documented_names(section: str) -> set[str]:
 def gaps(obj) -> str:
     """The missing parts of one object's docstring, as codes (see ``KNOWN_GAPS``)."""
     doc = inspect.getdoc(obj) or ""
+    if inspect.isfunction(obj) and not obj.__doc__:
+        # an override without a docstring borrows its base method's (inspect.getdoc): its summary
+        # may stand, but the base's sections (e.g. Result.to_frame's) do not document the override
+        doc = doc.split("\n\n")[0] if doc.strip() else ""
     codes = ""
     if not doc.strip() or doc.lstrip().startswith(("Parameters\n", "Examples\n")):
         codes += "S"
@@ -105,53 +109,6 @@ METHODS = _methods()
 #: Public methods still without numpydoc sections ("module.Class.method: codes"); can only shrink.
 KNOWN_METHOD_GAPS: set[str] = {
     # --- ocef.envy and ocef.OCEF (helper methods-envy) ---
-    "ocef.OCEF.next_arm: RE",
-    "ocef.OCEF.observe: PRE",
-    "ocef.OCEF.snapshot: RE",
-    "ocef.OCEF.to_dict: RE",
-    "ocef.envy.AuditorState.to_frame: RE",
-    "ocef.envy.MixtureWeights.sample_partners: PRE",
-    "ocef.envy.EnvySummary.to_frame: RE",
-    "ocef.envy.EnvySummary.to_dict: RE",
-    "ocef.envy.EnvySummary.as_dict: RE",
-    "ocef.envy.AuditProblem.correct: PRE",
-    "ocef.envy.AuditProblem.pull_literal: PRE",
-    "ocef.envy.AuditProblem.pull_fast: PRE",
-    "ocef.envy.AuditProblem.reward_distribution: PRE",
-    "ocef.envy.AuditProblem.rewards: PRE",
-    "ocef.envy.AuditProblem.duplicated: PRE",
-    "ocef.envy.AuditReport.summary: PRE",
-    "ocef.envy.AuditReport.to_frame: RE",
-    "ocef.envy.AuditReport.to_dict: RE",
-    "ocef.envy.LiveAuditResult.to_frame: RE",
-    "ocef.envy.LiveAuditResult.to_dict: RE",
-    "ocef.envy.SimulatedService.problem: SPRE",
-    "ocef.envy.SimulatedService.info: SRE",
-    "ocef.envy.SimulatedService.groups: SPRE",
-    "ocef.envy.SimulatedService.truth: SPRE",
-    "ocef.envy.SimulatedService.pull: SPRE",
-    "ocef.envy.SimulatedService.recommend: SPRE",
-    "ocef.envy.SimulatedService.feedback: SPRE",
-    "ocef.envy.SimulatedService.should_fail: SRE",
-    "ocef.envy.ServiceClient.close: SE",
-    "ocef.envy.ServiceClient.request: SPRE",
-    "ocef.envy.ServiceClient.info: RE",
-    "ocef.envy.ServiceClient.fingerprint: RE",
-    "ocef.envy.ServiceClient.groups: SPRE",
-    "ocef.envy.ServiceClient.truth: PRE",
-    "ocef.envy.ServiceClient.puller: SPRE",
-    "ocef.envy.RemotePull.pull_many: SPRE",
-    "ocef.envy.RunResult.as_row: SRE",
-    "ocef.envy.RunResult.to_frame: RE",
-    "ocef.envy.BanditRuns.to_frame: RE",
-    "ocef.envy.BanditRuns.summary: RE",
-    "ocef.envy.BanditRuns.to_dict: RE",
-    "ocef.envy.runner.BatchResult.verdict_names: SRE",
-    "ocef.backends.KeyCounts.to_frame: RE",
-    "ocef.results.Result.to_frame: RE",
-    "ocef.results.Result.to_dict: RE",
-    "ocef.results.Result.to_json: PRE",
-    "ocef.results.Result.to_csv: PRE",
 
     # --- ocef.reo (helper reo-docs) ---
 
@@ -182,6 +139,27 @@ def test_every_public_method_has_numpydoc_sections():
     mended = sorted(set(KNOWN_METHOD_GAPS) - found)
     assert not new, "methods without numpydoc sections:\n" + "\n".join(new)
     assert not mended, "mended: remove from KNOWN_METHOD_GAPS:\n" + "\n".join(mended)
+
+
+class _Base:
+    def view(self) -> int:
+        """Summary.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> _Base().view()
+        1
+        """
+        return 1
+
+
+class _Override(_Base):         # inspect.getdoc finds the base of a module-level class only
+    def view(self) -> int:
+        return 2
 
 
 def test_the_check_finds_each_gap():
@@ -219,6 +197,7 @@ def test_the_check_finds_each_gap():
         Prose only.
         """
 
+    assert gaps(_Base.view) == "" and gaps(_Override.view) == "RE"   # the base lends its summary only
     assert gaps(bare) == "PRE"
     assert gaps(full) == ""
     assert gaps(half) == "PE"

@@ -168,7 +168,36 @@ class AuditProblem:
 
     def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
         """Whether each verdict is right (Sec. 5): ENVY iff ∃k μ_k > μ_0; ε-NO-ENVY iff
-        max_k μ_k ≤ μ_0 + ε. Timeouts are not verdicts: NaN."""
+        max_k μ_k ≤ μ_0 + ε. Timeouts are not verdicts: NaN.
+
+        The true arm means μ_k of each audited group are those of the ground truth
+        (``arm_means``, eq. (6)); an ε-NO-ENVY verdict is checked with a tolerance of 1e-12.
+
+        Parameters
+        ----------
+        groups : numpy.ndarray of int, shape (n,)
+            The audited group of each verdict, in 0..G-1.
+        verdicts : numpy.ndarray of str, shape (n,)
+            ``"envy"``, ``"no_envy"`` or ``"timeout"`` (the values of :class:`Verdict`).
+        epsilon : float or numpy.ndarray, shape (n,)
+            The tolerance ε of each audit.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n,)
+            1.0 for a right verdict, 0.0 for a wrong one, NaN for a timeout.
+
+        Examples
+        --------
+        Both groups envy the other one (Δ = 0.70 and 0.65), so only ``envy`` is right:
+
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
+        array([ 1.,  0., nan])
+        """
         gap = self.arm_means[groups, 1:].max(axis=1) - self.arm_means[groups, 0]
         eps = np.broadcast_to(np.asarray(epsilon, dtype=float), gap.shape)
         out = np.full(gap.shape, np.nan)
@@ -192,6 +221,44 @@ class AuditProblem:
         a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x), Bernoulli(ρ^m(a|x))
         unless ``reward(users, items, contexts, rng)`` is given.
         Returns r_t = (1/|g|) Σ_m r^m.
+
+        Parameters
+        ----------
+        group : int
+            The audited group g, in 0..G-1.
+        arm : int
+            0 (the group's own recommendations) or k in 1..G-1, the k-th other group of
+            ``others[group]``.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of contexts, partners, recommendations and rewards.
+        reward : callable, optional
+            ``reward(users, items, contexts, rng) -> array`` of each user's reward in [0, 1]
+            (``contexts`` None for a context-free problem); default Bernoulli(ρ^m(a|x)).
+
+        Returns
+        -------
+        float
+            r_t in [0, 1], the group-average reward.
+
+        Raises
+        ------
+        ParameterError
+            When ``group`` or ``arm`` is out of range.
+
+        Examples
+        --------
+        Group 0's users receive item 1 (rewards 0.1 and 0.2 on average); arm 1 shows them
+        group 1's recommendations, item 0 (0.9 and 0.8):
+
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> rng = np.random.default_rng(0)
+        >>> round(np.mean([problem.pull_literal(0, 0, rng=rng) for _ in range(200)]), 3)
+        0.132
+        >>> round(np.mean([problem.pull_literal(0, 1, rng=rng) for _ in range(200)]), 3)
+        0.858
         """
         self._check_arm(group, arm)
         rng = as_generator(rng)
@@ -218,7 +285,41 @@ class AuditProblem:
         return float(r.mean())
 
     def pull_fast(self, group: int, arm: int, *, rng=None) -> float:
-        """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group."""
+        """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group.
+
+        The same law of r_t as :meth:`pull_literal` (Algorithm 2) without drawing contexts,
+        partners and items: |g|·r_t is drawn from the Poisson-binomial law of
+        :meth:`reward_distribution`.
+
+        Parameters
+        ----------
+        group : int
+            The audited group g, in 0..G-1.
+        arm : int
+            0 (the group's own recommendations) or k in 1..G-1.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of the draw.
+
+        Returns
+        -------
+        float
+            r_t in [0, 1], a multiple of 1/|g|.
+
+        Raises
+        ------
+        ParameterError
+            When ``group`` or ``arm`` is out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> rng = np.random.default_rng(0)
+        >>> [problem.pull_fast(0, 1, rng=rng) for _ in range(5)]
+        [1.0, 0.5, 0.5, 0.0, 1.0]
+        """
         self._check_arm(group, arm)
         return float(self.rewards(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
 
@@ -228,6 +329,29 @@ class AuditProblem:
         Row j is the Poisson-binomial pmf of Σ_{m∈g} Bernoulli(u^m(arm j)) (each copy of a
         duplicated user a separate Bernoulli), over 0..|g|: r_t = successes / |g|.
         Computed by the usual dynamic program, one Bernoulli at a time.
+
+        Parameters
+        ----------
+        group : int
+            The audited group g, in 0..G-1.
+
+        Returns
+        -------
+        numpy.ndarray, shape (G, |g| + 1)
+            Row j (arm j: 0 the group's own recommendations, j ≥ 1 the j-th other group) is
+            P(successes = s) for s = 0..|g|, |g| counting copies; each row sums to 1.
+
+        Examples
+        --------
+        Group 0: utilities 0.1 and 0.2 under arm 0, 0.9 and 0.8 under arm 1:
+
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> problem.reward_distribution(0).round(2)
+        array([[0.72, 0.26, 0.02],
+               [0.02, 0.26, 0.72]])
         """
         users = np.repeat(self.members[group], self.multiplicity[self.members[group]])
         probs = self.arm_utilities[users]                          # (|g| copies, G arms)
@@ -241,7 +365,29 @@ class AuditProblem:
     def rewards(self, run_groups) -> DiscreteRewards:
         """Exact fast PULL-ARM for :func:`ocef.envy.runner.run_batch`, run r auditing group
         ``run_groups[r]``: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy) m,
-        so |g|·r_t follows :meth:`reward_distribution`, drawn by inverting its exact cdf."""
+        so |g|·r_t follows :meth:`reward_distribution`, drawn by inverting its exact cdf.
+
+        Parameters
+        ----------
+        run_groups : array-like of int, shape (R,)
+            The audited group of each run, in 0..G-1.
+
+        Returns
+        -------
+        DiscreteRewards
+            Callable as ``rewards(runs, arms, rng)``: the reward r_t in [0, 1] of arm ``arms[j]``
+            for run ``runs[j]``, one draw each (arrays of equal length).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> draw = problem.rewards([0, 1])
+        >>> draw(np.array([0, 0, 1]), np.array([0, 1, 1]), np.random.default_rng(0))
+        array([0. , 0.5, 0.5])
+        """
         if getattr(self, "_pmfs", None) is None:
             self._pmfs = [pmf for i in range(self.n_groups) for pmf in self.reward_distribution(i)]
         run_groups = np.asarray(run_groups)
@@ -252,7 +398,38 @@ class AuditProblem:
     def duplicated(self, avg_group_size: float, *, rng=None) -> "AuditProblem":
         """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2)
         until the average group size reaches ``avg_group_size``; duplicates share preferences
-        and policies (they are kept as multiplicities, see the class docstring)."""
+        and policies (they are kept as multiplicities, see the class docstring).
+
+        Parameters
+        ----------
+        avg_group_size : float
+            The target average number of users (copies) per group, at least the current one;
+            the total is rounded to an integer.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of which users are copied.
+
+        Returns
+        -------
+        AuditProblem
+            A new problem with the same users, policies and groups and larger ``multiplicity``.
+
+        Raises
+        ------
+        ParameterError
+            When ``avg_group_size`` is not a finite number at least the current average size.
+        ResourceLimitError
+            When the copies would exceed the memory or work limits.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> bigger = problem.duplicated(10, rng=0)
+        >>> bigger.sizes.tolist(), bigger.multiplicity.tolist()
+        ([8, 12], [5, 3, 7, 5])
+        """
         # a finite number (inf used to end in an OverflowError, NaN in "cannot convert float NaN")
         avg_group_size = check_in_interval("avg_group_size", avg_group_size, 0.0, np.inf, high_open=True)
         rng = as_generator(rng)
@@ -317,7 +494,38 @@ class AuditReport(Result):
     SUMMARY_KEYS = ("alpha", "delta", "epsilon")
 
     def summary(self, by=("alpha", "delta", "epsilon")) -> pd.DataFrame:
-        """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7)."""
+        """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7).
+
+        One row per parameter setting. ``all_correct_rate`` is the share of audits (trials) in
+        which no group got a wrong verdict: the event Corollary 7.1 guarantees with probability
+        ≥ 1 − δ (a timeout is no verdict, so it does not count against it).
+
+        Parameters
+        ----------
+        by : sequence of str, default ("alpha", "delta", "epsilon")
+            The columns of ``groups`` that define a setting; none: one row for everything.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: the ``by`` keys, ``n_audits`` (trials), ``share_envy``, ``share_no_envy``,
+            ``share_timeout`` (shares of the verdicts over groups and trials), ``duration_mean``
+            (steps), ``cost_mean`` (eq. 10), ``correct_rate`` (share of right verdicts, timeouts
+            excluded), ``constraint_held`` (constraint (7) held at every step of every audit)
+            and ``all_correct_rate``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> report = run_audit(problem, epsilon=[0.05, 0.1], trials=2, rng=0)
+        >>> report.summary()[["epsilon", "n_audits", "share_envy", "correct_rate", "all_correct_rate"]]
+           epsilon  n_audits  share_envy  correct_rate  all_correct_rate
+        0     0.05         2         1.0           1.0               1.0
+        1     0.10         2         1.0           1.0               1.0
+        """
         df = self.groups
         keys = [k for k in by if k in df]
         grouped = df.groupby(keys) if keys else df.groupby(lambda _: 0)
@@ -337,11 +545,64 @@ class AuditReport(Result):
         return out
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per (parameter setting, trial, group): a copy of ``groups``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``alpha``, ``delta``, ``epsilon``, ``trial``, ``group``, ``name``, ``size``,
+            ``verdict``, ``duration``, ``cost``, ``true_envy``, ``envious``, ``correct`` and
+            ``constraint_held`` (see the class docstring).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> frame = run_audit(problem, trials=1, rng=0).to_frame()
+        >>> list(frame.columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['alpha', 'delta', 'epsilon', 'trial', 'group', 'name', 'size', 'verdict', 'duration',
+         'cost', 'true_envy', 'envious', 'correct', 'constraint_held']
+        >>> frame[["group", "verdict", "duration", "true_envy", "correct"]]
+           group verdict  duration  true_envy  correct
+        0      0    envy       240       0.70      1.0
+        1      1    envy       294       0.65      1.0
+        """
         return self.groups.copy()
 
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
-        summary fields (flat for a single setting, else a ``summary`` list)."""
+        summary fields (flat for a single setting, else a ``summary`` list).
+
+        This is the record of ``ocef audit --json`` (which adds ``source``).
+
+        Returns
+        -------
+        dict
+            ``groups`` (records with ``group``, ``name``, ``size``, ``verdict``, ``duration``,
+            ``cost``, ``true_envy``, preceded by ``trial``/``alpha``/``delta``/``epsilon`` when
+            they vary), then the ``params`` keys (``n_groups``, ``n_users``, ``matching``,
+            ``engine``), then for a single setting the :meth:`summary` columns as flat keys
+            (``n_audits``, ``share_envy``, ..., ``all_correct_rate``), else ``summary``: a list of
+            its rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> record = run_audit(problem, trials=1, rng=0).to_dict()
+        >>> list(record)  # doctest: +NORMALIZE_WHITESPACE
+        ['groups', 'n_groups', 'n_users', 'matching', 'engine', 'n_audits', 'share_envy',
+         'share_no_envy', 'share_timeout', 'duration_mean', 'cost_mean', 'correct_rate',
+         'constraint_held', 'all_correct_rate']
+        >>> {key: record["groups"][0][key] for key in ("group", "size", "verdict", "duration")}
+        {'group': 0, 'size': 2, 'verdict': 'envy', 'duration': 240}
+        >>> record["share_envy"], record["all_correct_rate"]
+        (1.0, 1.0)
+        """
         varying = [k for k in ("trial", *self.SUMMARY_KEYS) if self.groups[k].nunique() > 1]
         cols = [*varying, "group", "name", "size", "verdict", "duration", "cost", "true_envy"]
         out = {"groups": self.groups[cols].to_dict("records"), **self.params}

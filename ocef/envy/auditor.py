@@ -217,7 +217,36 @@ class OCEF:
 
     # ------------------------------------------------------------------ ask / tell
     def next_arm(self) -> int:
-        """Lines 3-5: choose ℓ_t ∈ S_{t-1} uniformly, return k_t (0 = baseline, or ℓ_t)."""
+        """Ask which arm to pull at step t: lines 3-5 of Algorithm 1.
+
+        Draws ℓ_t uniformly from the active set S_{t-1} (line 3). If the baseline's width β_0
+        exceeds the smallest width of the active arms (line 4), or the conservative test ξ_t of
+        eq. (8) is negative (constraint (7) could break), it returns the baseline 0; otherwise it
+        returns ℓ_t (line 5). The value of ξ_t is kept in ``last_xi`` (NaN when line 4 decided).
+        Each call must be answered by one :meth:`observe` of the returned arm.
+
+        Returns
+        -------
+        int
+            k_t in 0..K: 0 is the baseline (the group's own recommendations), k ≥ 1 another group.
+
+        Raises
+        ------
+        AuditStateError
+            When the previous arm was not observed yet, or the verdict is already reached.
+
+        Examples
+        --------
+        A fresh auditor pulls the baseline first (its width β_0 is not yet below the others'):
+
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+        >>> auditor.next_arm()
+        0
+        >>> auditor.next_arm()
+        Traceback (most recent call last):
+        ...
+        ocef.envy.auditor.AuditStateError: observe() the reward of arm 0 before asking for the next arm
+        """
         if self._verdict is not Verdict.RUNNING:
             raise AuditStateError(f"the audit is over (verdict {self._verdict.value}); next_arm() is not allowed")
         if self._pending is not None:
@@ -249,7 +278,46 @@ class OCEF:
         return arm
 
     def observe(self, arm: int, reward: float) -> Verdict:
-        """Lines 6-9: record the group reward of ``arm``, update S_t and the verdict."""
+        """Tell the group-average reward of the pulled arm: lines 6-9 of Algorithm 1.
+
+        Records r_t and updates N_k, μ̂_k and β_k (Lemma 3), removes from S_t every arm whose
+        upper bound μ̄_k is at most μ̲_0 + ε (line 7), declares ``ENVY`` when an active arm's lower
+        bound exceeds the baseline's upper bound μ̄_0 (line 8) and ``NO_ENVY`` when S_t is empty
+        (line 9). A refused call changes nothing.
+
+        Parameters
+        ----------
+        arm : int
+            The arm returned by the last :meth:`next_arm`.
+        reward : float in [0, 1]
+            The reward of that arm averaged over the group's |g| users (``group_size``).
+
+        Returns
+        -------
+        Verdict
+            ``RUNNING``, ``ENVY`` or ``NO_ENVY`` after this step.
+
+        Raises
+        ------
+        AuditStateError
+            When no arm is pending (call :meth:`next_arm` first).
+        ParameterError
+            When ``arm`` is not the pending arm or ``reward`` is not a number in [0, 1].
+        ParameterTypeError
+            When ``arm`` is not an integer.
+
+        Examples
+        --------
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+        >>> arm = auditor.next_arm()
+        >>> auditor.observe(arm, 0.75), auditor.t, auditor.means.tolist()
+        (<Verdict.RUNNING: 'running'>, 1, [0.75, 0.0, 0.0])
+        >>> _ = auditor.next_arm()
+        >>> auditor.observe(0, 1.5)
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: reward must be a number in [0, 1], got 1.5
+        """
         if self._pending is None:
             raise AuditStateError("observe() called without a pending arm: call next_arm() first")
         # Every check comes before the first change of state: a refused call changes nothing.
@@ -336,7 +404,25 @@ class OCEF:
         return list(self._active)
 
     def snapshot(self) -> "AuditorState":
-        """The auditor's current verdict, step and per-arm statistics as a result."""
+        """The auditor's current verdict, step and per-arm statistics, as a result.
+
+        Copies N_k(t), μ̂_k(t) and the bounds μ̲_k, μ̄_k of Lemma 3 for arms k = 0..K and whether
+        each is in S_t; the auditor can go on afterwards.
+
+        Returns
+        -------
+        AuditorState
+            ``verdict``, ``t`` and per-arm arrays; ``to_frame()`` has one row per arm.
+
+        Examples
+        --------
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+        >>> for reward in [1.0, 0.0]:
+        ...     _ = auditor.observe(auditor.next_arm(), reward)
+        >>> state = auditor.snapshot()
+        >>> state.verdict, state.t, state.counts.tolist(), state.active.tolist()
+        (<Verdict.RUNNING: 'running'>, 2, [2, 0, 0], [False, True, True])
+        """
         return AuditorState(verdict=self._verdict, t=self._t, counts=self.counts, means=self.means,
                             lower=self.lower, upper=self.upper,
                             active=np.isin(np.arange(self.n_arms + 1), self._active))
@@ -350,6 +436,27 @@ class OCEF:
         the sizes of the bound tables, and the generator: the bit-generator state the current
         block of uniforms was drawn from and the position in it. 128-bit integers of the
         generator state are written as decimal strings (JSON readers without big integers).
+
+        Returns
+        -------
+        dict
+            Keys ``format`` (``"ocef.OCEF/1"``), ``params`` (the constructor's arguments),
+            ``t``, ``counts``, ``sums``, ``active``, ``sum_explore``, ``sum_beta_n``, ``pending``,
+            ``verdict``, ``last_xi``, ``tables`` and ``rng``; ``json.dumps`` writes it as is.
+
+        Examples
+        --------
+        A checkpoint taken mid-audit restores an auditor that asks for the same arms:
+
+        >>> import json
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+        >>> _ = auditor.observe(auditor.next_arm(), 1.0)
+        >>> state = auditor.to_dict()
+        >>> sorted(state)[:6], state["t"], state["counts"], state["verdict"]
+        (['active', 'counts', 'format', 'last_xi', 'params', 'pending'], 1, [1, 0, 0], 'running')
+        >>> copy = OCEF.from_dict(json.loads(json.dumps(state)))
+        >>> copy.next_arm() == auditor.next_arm(), copy.t == auditor.t
+        (True, True)
         """
         return {
             "format": STATE_FORMAT,
@@ -503,6 +610,23 @@ class AuditorState(Result):
     active: np.ndarray
 
     def to_frame(self):
+        """One row per arm k = 0..K: its count, mean and Lemma 3 bounds, and whether it is active.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``arm`` (0 = baseline), ``count`` N_k(t), ``mean`` μ̂_k(t), ``lower`` μ̲_k(t),
+            ``upper`` μ̄_k(t) and ``active`` (k ∈ S_t; always False for arm 0).
+
+        Examples
+        --------
+        >>> auditor = OCEF(n_arms=1, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
+        >>> _ = auditor.observe(auditor.next_arm(), 0.5)
+        >>> auditor.snapshot().to_frame().round(3)
+           arm  count  mean  lower  upper  active
+        0    0      1   0.5 -2.007  3.007   False
+        1    1      0   0.0 -3.507  3.507    True
+        """
         import pandas as pd
 
         return pd.DataFrame({"arm": np.arange(self.counts.size), "count": self.counts, "mean": self.means,

@@ -396,10 +396,53 @@ class EnvySummary(Result):
         columns=["group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility"]), repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per group (a copy of ``groups``): its size, envy Δ^i and best other group.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
+            (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
+            μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows when only individual envy was
+            computed. Exact values: no interval columns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> labels = np.array([0, 0, 1, 1])
+        >>> summary = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels),
+        ...                        group_names=["A", "B"])
+        >>> summary.to_frame()
+           group name  size  envy  envious  utility  best_group best_name  best_utility
+        0      0    A     2  0.70     True     0.15           1         B          0.85
+        1      1    B     2  0.65     True     0.15           0         A          0.80
+        """
         return self.groups.copy()
 
     def to_dict(self) -> dict:
-        """The JSON schema of ``ocef envy --json`` (strict JSON)."""
+        """The strict-JSON record of ``ocef envy --json`` (which adds ``source``); ``as_dict`` is the same method.
+
+        Returns
+        -------
+        dict
+            Keys ``epsilon``, ``matching``, ``n_users``, ``n_groups``, ``individual`` (a dict with
+            ``average_envy`` and ``prop_envious``), ``group_average_envy``,
+            ``group_prop_envious`` and ``groups`` (the rows of :meth:`to_frame` as records).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> labels = np.array([0, 0, 1, 1])
+        >>> record = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels)).to_dict()
+        >>> list(record)
+        ['epsilon', 'matching', 'n_users', 'n_groups', 'individual', 'group_average_envy', 'group_prop_envious', 'groups']
+        >>> record["individual"], round(record["groups"][0]["envy"], 3)
+        ({'average_envy': 0.675, 'prop_envious': 1.0}, 0.7)
+        """
         return jsonable({
             "epsilon": self.epsilon,
             "matching": self.matching,

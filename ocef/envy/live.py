@@ -301,9 +301,57 @@ class LiveAuditResult(Result):
     auditors: tuple = field(default=(), repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per group: its verdict and duration (a copy of ``groups``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or
+            ``timeout``) and ``duration`` (steps), then ``cost`` (eq. 10), ``constraint_held``
+            and ``true_envy`` when the ground truth was given.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
+        >>> result.to_frame()
+           group name  size verdict  duration   cost  constraint_held  true_envy
+        0      0    A     2    envy       300 -16.10             True       0.70
+        1      1    B     2    envy       385 -12.35             True       0.65
+        """
         return self.groups.copy()
 
     def to_dict(self) -> dict:
+        """The audit as a strict-JSON record (``ocef audit-live --json`` prints it with the service's
+        ``source``, ``service``, ``partition`` and ``retries`` added).
+
+        ``auditors`` is left out; a non-finite value is ``None``.
+
+        Returns
+        -------
+        dict
+            Keys ``version``, ``seed`` (``entropy`` as strings, ``spawn_key``), ``params``,
+            ``steps``, ``checkpoint_steps`` (list), ``wall_time`` (seconds), ``resumed_from``
+            and ``groups`` (the rows of :meth:`to_frame` as records).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
+        >>> record = result.to_dict()
+        >>> list(record)
+        ['version', 'seed', 'params', 'steps', 'checkpoint_steps', 'wall_time', 'resumed_from', 'groups']
+        >>> record["steps"], record["resumed_from"], record["groups"][1]["verdict"]
+        (385, None, 'envy')
+        """
         return jsonable({"version": self.version, "seed": self.seed, "params": self.params, "steps": self.steps,
                          "checkpoint_steps": list(self.checkpoint_steps), "wall_time": self.wall_time,
                          "resumed_from": self.resumed_from, "groups": self.groups})

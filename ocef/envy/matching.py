@@ -280,7 +280,40 @@ class MixtureWeights:
     def sample_partners(self, i: int, k: int, *, rng=None) -> np.ndarray:
         """For every m ∈ g_i (in ``members[i]`` order) draw n ~ γ_{m,·} on g_k (Alg. 2, line 4).
 
-        Returns user indices (into all users), one per member of g_i; vectorized.
+        The matched user n of g_k whose recommendations m receives when the auditor explores
+        arm k: a draw from row m of the mixture weights γ of eq. (4), for all m at once.
+
+        Parameters
+        ----------
+        i : int
+            The audited group g_i, in 0..G-1.
+        k : int
+            The other group g_k whose recommendations are shown, in 0..G-1.
+        rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of the draws.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (|g_i|,)
+            User indices (into all M users, members of g_k), one per member of g_i.
+
+        Raises
+        ------
+        IndexError
+            When i or k is not a group index.
+
+        Examples
+        --------
+        With transport matching user 0 of group 0 is matched with user 3 of group 1 and user 1
+        with user 2 (the plan is deterministic here, so every draw gives the same partners):
+
+        >>> import numpy as np
+        >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
+        >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
+        >>> weights.sample_partners(0, 1, rng=0)
+        array([3, 2])
+        >>> weights.sample_partners(1, 0, rng=0)
+        array([1, 0])
         """
         return self.members[k][sample_rows(self[i, k], rng)]
 

@@ -282,6 +282,22 @@ class BatchResult:
     min_budget: np.ndarray | None
 
     def verdict_names(self) -> np.ndarray:
+        """The verdict codes as strings: ``running``, ``envy``, ``no_envy`` or ``timeout``.
+
+        Returns
+        -------
+        numpy.ndarray of str, shape (R,)
+            The :class:`~ocef.envy.Verdict` value of each run's code.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.2, 0.2]])
+        >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
+        ...                 group_size=20, rng=0, engine="numpy")
+        >>> res.verdict, res.verdict_names()
+        (array([1, 2], dtype=int8), array(['envy', 'no_envy'], dtype='<U7'))
+        """
         names = np.array([Verdict.from_code(c).value for c in range(4)])
         return names[self.verdict]
 
@@ -635,10 +651,63 @@ class BanditRuns(Result):
     engine: str
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per run (a copy of ``runs``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``trial``, the configuration columns (those of ``configs`` in their order, then
+            ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
+            ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
+            (constraint (7) at every step).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> frame = runs.to_frame()
+        >>> list(frame.columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['trial', 'instance', 'alpha', 'delta', 'epsilon', 'group_size', 'n_arms', 'verdict',
+         'duration', 'cost', 'constraint_held']
+        >>> frame[["alpha", "trial", "verdict", "duration", "cost"]]
+           alpha  trial verdict  duration  cost
+        0   0.05      0    envy       104  -1.5
+        1   0.05      1    envy       105  -1.0
+        2   0.05      2    envy       103  -1.0
+        3   0.20      0    envy        27  -1.9
+        4   0.20      1    envy       203   2.4
+        5   0.20      2    envy        29  -2.3
+        """
         return self.runs.copy()
 
     def summary(self) -> pd.DataFrame:
-        """Per configuration: verdict shares, mean duration and cost, whether (7) always held."""
+        """Per configuration: verdict shares, mean duration and cost, whether (7) always held.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per configuration, in the order of ``configs``: the configuration columns
+            present in ``runs``, ``trials`` (runs), ``share_envy``, ``share_no_envy``,
+            ``share_timeout``, ``duration_mean`` (steps), ``cost_mean`` (eq. (10)) and
+            ``constraint_held`` (constraint (7) held at every step of every run).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> summary = runs.summary()
+        >>> list(summary.columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['instance', 'n_arms', 'alpha', 'delta', 'epsilon', 'group_size', 'trials', 'share_envy',
+         'share_no_envy', 'share_timeout', 'duration_mean', 'cost_mean', 'constraint_held']
+        >>> summary[["alpha", "trials", "share_envy", "duration_mean", "constraint_held"]].round(2)
+           alpha  trials  share_envy  duration_mean  constraint_held
+        0   0.05       3         1.0         104.00             True
+        1   0.20       3         1.0          86.33             True
+        """
         keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
         g = self.runs.groupby(keys, sort=False)
         return g.agg(trials=("trial", "size"),
@@ -649,6 +718,28 @@ class BanditRuns(Result):
                      constraint_held=("constraint_held", "all")).reset_index()
 
     def to_dict(self) -> dict:
+        """The runs and their per-configuration summary as a strict-JSON record.
+
+        Returns
+        -------
+        dict
+            ``engine``, ``summary`` (the rows of :meth:`summary` as records) and ``runs`` (the
+            rows of :meth:`to_frame` as records).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
+        ...                         "group_size": 20})
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> record = runs.to_dict()
+        >>> list(record), len(record["summary"]), len(record["runs"])
+        (['engine', 'summary', 'runs'], 2, 6)
+        >>> {key: record["summary"][0][key] for key in ("alpha", "trials", "share_envy", "duration_mean")}
+        {'alpha': 0.05, 'trials': 3, 'share_envy': 1.0, 'duration_mean': 104.0}
+        >>> record["runs"][0]["verdict"], record["runs"][0]["duration"]
+        ('envy', 104)
+        """
         return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
 
 

@@ -230,6 +230,36 @@ class SimulatedService:
                             "configuration": configuration_digest(description, self.partitions, (rho, probs))}
 
     def problem(self, partition):
+        """The audit problem of ``partition`` and its keyed PULL-ARM, built on first use.
+
+        Parameters
+        ----------
+        partition : str or None
+            One of ``partitions``; None or ``""`` is the first (the default partition).
+
+        Returns
+        -------
+        tuple of (AuditProblem, callable)
+            The problem and ``pull(group, arm, step) -> float``, the PULL-ARM of Algorithm 2
+            whose draws are keyed by (seed, group, step) (:func:`ocef.envy.live.keyed_pull`).
+
+        Raises
+        ------
+        ParameterError
+            When ``partition`` is not one of ``partitions``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> problem_, pull = service.problem(None)
+        >>> problem_ is problem, pull(0, 1, 3), pull(0, 1, 3)
+        (True, 1.0, 1.0)
+        """
         partition = self.partitions[0] if partition in (None, "") else partition
         if partition not in self.partitions:
             raise ParameterError(f"partition must be one of {', '.join(self.partitions)}, got {partition!r}")
@@ -241,6 +271,29 @@ class SimulatedService:
 
     # ------------------------------------------------------------------ endpoints
     def info(self) -> dict:
+        """The answer of ``GET /info``: what the service is and its fingerprint.
+
+        Returns
+        -------
+        dict
+            Keys ``service``, ``version`` (of ``ocef``), ``seed``, ``description``,
+            ``partitions``, ``default_partition`` and ``fingerprint`` (a dict of ``version``,
+            ``seed`` and ``configuration``, the digest of description, partitions, ρ and policy).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> info = service.info()
+        >>> list(info)
+        ['service', 'version', 'seed', 'description', 'partitions', 'default_partition', 'fingerprint']
+        >>> info["seed"], info["partitions"], sorted(info["fingerprint"])
+        (7, ['groups'], ['configuration', 'seed', 'version'])
+        """
         import ocef
 
         return {"service": "ocef simulate-service", "version": ocef.__version__, "seed": self.seed,
@@ -248,14 +301,111 @@ class SimulatedService:
                 "default_partition": self.partitions[0], "fingerprint": self.fingerprint}
 
     def groups(self, partition=None) -> dict:
+        """The answer of ``GET /groups``: the number, sizes and names of a partition's groups.
+
+        Parameters
+        ----------
+        partition : str, optional
+            One of ``partitions``; None is the default (the first).
+
+        Returns
+        -------
+        dict
+            ``n_groups`` (G), ``sizes`` (|g_i|, copies counted) and ``names``.
+
+        Raises
+        ------
+        ParameterError
+            When ``partition`` is unknown.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service.groups("groups")
+        {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
+        """
         problem, _ = self.problem(partition)
         return {"n_groups": problem.n_groups, "sizes": problem.sizes.tolist(), "names": list(problem.group_names)}
 
     def truth(self, partition=None) -> dict:
+        """The answer of ``GET /truth``: the simulator's ground truth (a real system has none).
+
+        Parameters
+        ----------
+        partition : str, optional
+            One of ``partitions``; None is the default (the first).
+
+        Returns
+        -------
+        dict
+            ``arm_means`` (G × G: row i holds μ_0..μ_{G-1} of group i's audit, eq. (6)) and
+            ``true_envy`` (Δ^i of each group).
+
+        Raises
+        ------
+        ParameterError
+            When ``partition`` is unknown.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> truth = service.truth()
+        >>> np.round(truth["arm_means"], 2).tolist(), np.round(truth["true_envy"], 2).tolist()
+        ([[0.15, 0.85], [0.15, 0.8]], [0.7, 0.65])
+        """
         problem, _ = self.problem(partition)
         return {"arm_means": problem.arm_means.tolist(), "true_envy": problem.true_envy.tolist()}
 
     def pull(self, partition, pulls, fingerprint=None) -> dict:
+        """The answer of ``POST /pull``: PULL-ARM of Algorithm 2 for each (group, arm, step).
+
+        Each reward is the group-average reward of a keyed draw (seed, group, step): asking
+        again for the same triple gives the same reward, so a retried request is harmless.
+
+        Parameters
+        ----------
+        partition : str or None
+            One of ``partitions``; None is the default (the first).
+        pulls : list of [int, int, int]
+            ``[group, arm, step]`` triples: arm 0 the group's own recommendations, arm j ≥ 1
+            the j-th other group's; step ≥ 0 the step of that group's auditor.
+        fingerprint : str, optional
+            :func:`fingerprint_id` of the service the audit started with; refused if it is not
+            this one's.
+
+        Returns
+        -------
+        dict
+            ``{"rewards": [...]}``, one group-average reward in [0, 1] per triple.
+
+        Raises
+        ------
+        FingerprintError
+            When ``fingerprint`` is another service's (HTTP 409 over the wire).
+        ParameterError
+            When ``partition`` is unknown or ``pulls`` is not a list of integer triples.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service.pull("groups", [[0, 1, 3], [1, 0, 0], [0, 1, 3]])
+        {'rewards': [1.0, 0.5, 1.0]}
+        """
         if fingerprint is not None and fingerprint != fingerprint_id(self.fingerprint):
             raise FingerprintError(f"this service is {fingerprint_id(self.fingerprint)}, the audit started against "
                                    f"{fingerprint}; refusing to mix the two (another version, seed or configuration)")
@@ -280,6 +430,37 @@ class SimulatedService:
         return u
 
     def recommend(self, user, *, k=10) -> dict:
+        """The answer of ``GET /recommend``: the user's ``k`` most probable items under the policy.
+
+        Parameters
+        ----------
+        user : int
+            The user, in 0..M-1.
+        k : int, default 10
+            The length of the list, in 1..I.
+
+        Returns
+        -------
+        dict
+            ``user``, ``items`` (by decreasing probability, ties by item index) and ``probs``
+            (their probabilities π^user(a)).
+
+        Raises
+        ------
+        ParameterError
+            When ``user`` or ``k`` is out of range, or the policy has contexts.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service.recommend(2, k=2)
+        {'user': 2, 'items': [0, 1], 'probs': [1.0, 0.0]}
+        """
         if self.probs.ndim != 2:
             raise ParameterError("/recommend serves context-free policies only")
         u, k = self._user(user), int(k)
@@ -289,6 +470,41 @@ class SimulatedService:
         return {"user": u, "items": order.tolist(), "probs": self.probs[u, order].tolist()}
 
     def feedback(self, user, items, key=None) -> dict:
+        """The answer of ``POST /feedback``: a click (Bernoulli(ρ^user(a))) for each shown item.
+
+        Parameters
+        ----------
+        user : int
+            The user, in 0..M-1.
+        items : list of int
+            The items shown, indices in 0..I-1.
+        key : int, optional
+            Keys the draws (seed, user, key): the same key gives the same clicks. None draws
+            from the service's own feedback stream.
+
+        Returns
+        -------
+        dict
+            ``user``, ``items`` and ``rewards`` (0 or 1 per item).
+
+        Raises
+        ------
+        ParameterError
+            When ``user`` or an item is out of range, or the environment has contexts.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service.feedback(0, [0, 1], key=5)
+        {'user': 0, 'items': [0, 1], 'rewards': [1, 0]}
+        >>> service.feedback(0, [0, 1], key=5) == service.feedback(0, [0, 1], key=5)
+        True
+        """
         if self.rho.ndim != 2:
             raise ParameterError("/feedback serves context-free environments only")
         u = self._user(user)
@@ -306,6 +522,27 @@ class SimulatedService:
         return {"user": u, "items": a.tolist(), "rewards": clicks.tolist()}
 
     def should_fail(self) -> bool:
+        """Whether this ``/pull`` request is answered with HTTP 503 (fault injection).
+
+        Counts the ``/pull`` requests; with ``fail_every=N`` every N-th one fails, so that the
+        client's retries can be tested. Never fails without ``fail_every``.
+
+        Returns
+        -------
+        bool
+            True for every ``fail_every``-th call.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=3)
+        >>> [service.should_fail() for _ in range(6)]
+        [False, False, True, False, False, True]
+        """
         if not self.fail_every:
             return False
         with self._lock:
@@ -485,11 +722,83 @@ class ServiceClient:
         self.n_retries = 0
 
     def close(self) -> None:
+        """Close the connection kept open between requests; the next request opens a new one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> client.groups()["n_groups"]
+        2
+        >>> client.close(); client.groups()["n_groups"]
+        2
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
     def request(self, method: str, path: str, payload=None) -> dict:
+        """Send one request and return the JSON object answered, retrying transient failures.
+
+        A connection error, a timeout or HTTP 429/502/503/504 is retried up to ``retries`` times
+        with a wait of ``backoff · 2^(attempt-1)`` seconds (at most ``max_wait``); each retry adds
+        one to ``n_retries``.
+
+        Parameters
+        ----------
+        method : {"GET", "POST"}
+            The HTTP method.
+        path : str
+            The path with its query, e.g. ``"/groups?partition=P"``.
+        payload : object, optional
+            JSON body of a POST.
+
+        Returns
+        -------
+        dict
+            The service's answer.
+
+        Raises
+        ------
+        ServiceError
+            When every attempt failed transiently, or the answer is not JSON.
+        FingerprintError
+            On HTTP 409 (the service is not the one the audit started with).
+        DataError
+            On another error status (the service's message is included) or an answer that is
+            not a JSON object.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=2)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> client.request("POST", "/pull", {"pulls": [[0, 1, 3]]})
+        {'rewards': [1.0]}
+        >>> client.request("POST", "/pull", {"pulls": [[0, 1, 3]]}), client.n_retries
+        ({'rewards': [1.0]}, 1)
+        >>> client.request("GET", "/groups?partition=other")
+        Traceback (most recent call last):
+        ...
+        ocef.errors.DataError: GET http://127.0.0.1:.../groups?partition=other: HTTP 400: partition must be one of groups, got 'other'
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         body = None if payload is None else json.dumps(payload).encode()
         headers = {"Content-Type": "application/json"} if body is not None else {}
         last = None
@@ -528,7 +837,38 @@ class ServiceClient:
         raise ServiceError(f"{method} {self.url}{path} failed after {self.retries + 1} attempts ({last})")
 
     def info(self) -> dict:
-        """``GET /info``, checked: ``seed`` (an int >= 0) and ``version`` must be there."""
+        """``GET /info``, checked: ``seed`` (an int >= 0) and ``version`` must be there.
+
+        Returns
+        -------
+        dict
+            The service's answer (see :meth:`SimulatedService.info`): at least ``seed`` and
+            ``version``.
+
+        Raises
+        ------
+        DataError
+            When ``seed`` or ``version`` is missing, or ``seed`` is not an integer ≥ 0.
+        ServiceError
+            When the service cannot be reached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> info = client.info()
+        >>> info["seed"], info["default_partition"]
+        (7, 'groups')
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         info = _require(self.request("GET", "/info"), ("seed", "version"), f"GET {self.url}/info")
         seed = info["seed"]
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -536,13 +876,83 @@ class ServiceClient:
         return info
 
     def fingerprint(self) -> dict | None:
-        """The service's fingerprint (version, seed, configuration), None if it publishes none."""
+        """The service's fingerprint (version, seed, configuration), None if it publishes none.
+
+        ``ocef audit-live`` records it at the start and sends it with every pull, so that a
+        resumed audit never continues against a service restarted with another seed or
+        configuration.
+
+        Returns
+        -------
+        dict or None
+            ``version``, ``seed`` and ``configuration`` (a digest) from ``GET /info``.
+
+        Raises
+        ------
+        DataError
+            When the fingerprint lacks one of the three keys.
+        ServiceError
+            When the service cannot be reached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> fingerprint = client.fingerprint()
+        >>> sorted(fingerprint), fingerprint["seed"]
+        (['configuration', 'seed', 'version'], 7)
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         fp = self.info().get("fingerprint")
         if fp is None:
             return None
         return _require(fp, ("version", "seed", "configuration"), f"GET {self.url}/info: fingerprint")
 
     def groups(self, partition=None) -> dict:
+        """``GET /groups``, checked: G ≥ 2 and one size ≥ 1 (and name, if any) per group.
+
+        Parameters
+        ----------
+        partition : str, optional
+            The partition; None is the service's default.
+
+        Returns
+        -------
+        dict
+            ``n_groups``, ``sizes`` and, if the service gives them, ``names``.
+
+        Raises
+        ------
+        DataError
+            When ``n_groups`` or ``sizes`` is missing or invalid, or the service refuses the
+            partition.
+        ServiceError
+            When the service cannot be reached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> client.groups("groups")
+        {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         answer = _require(self.request("GET", "/groups" + _query(partition)), ("n_groups", "sizes"),
                           f"GET {self.url}/groups")
         n = answer["n_groups"]
@@ -559,7 +969,42 @@ class ServiceClient:
 
     def truth(self, partition=None) -> dict:
         """``GET /truth`` with ``arm_means`` checked: a G × G table of numbers in [0, 1] (a null, NaN or
-        out-of-range mean is refused, never turned into a cost)."""
+        out-of-range mean is refused, never turned into a cost).
+
+        Parameters
+        ----------
+        partition : str, optional
+            The partition; None is the service's default.
+
+        Returns
+        -------
+        dict
+            ``arm_means`` (G × G, row i the arm means μ_0..μ_{G-1} of group i's audit) and
+            whatever else the service sends (the simulator adds ``true_envy``).
+
+        Raises
+        ------
+        DataError
+            When ``arm_means`` is missing or holds a value outside [0, 1].
+        ServiceError
+            When the service cannot be reached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> np.round(client.truth()["arm_means"], 2).tolist()
+        [[0.15, 0.85], [0.15, 0.8]]
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
         means = answer["arm_means"]
         ok = isinstance(means, list) and all(isinstance(row, list) for row in means) and all(
@@ -570,6 +1015,38 @@ class ServiceClient:
         return answer
 
     def puller(self, partition=None, fingerprint: dict | None = None) -> "RemotePull":
+        """The PULL-ARM of this service as a callable for :func:`ocef.envy.live.audit_live`.
+
+        Parameters
+        ----------
+        partition : str, optional
+            The partition audited; None is the service's default.
+        fingerprint : dict, optional
+            :meth:`fingerprint` at the start of the audit; pulls carry it and the service
+            refuses them if it has changed.
+
+        Returns
+        -------
+        RemotePull
+            ``pull(group, arm, step) -> float`` and ``pull_many(keys) -> list of float``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> pull = client.puller("groups", client.fingerprint())
+        >>> pull(0, 1, 3), pull(1, 0, 0)
+        (1.0, 0.5)
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         return RemotePull(self, partition, fingerprint)
 
 
@@ -638,6 +1115,43 @@ class RemotePull:
         self.fingerprint = None if fingerprint is None else fingerprint_id(fingerprint)
 
     def pull_many(self, keys) -> list[float]:
+        """All the pulls of one synchronous step in one ``POST /pull`` (PULL-ARM, Algorithm 2).
+
+        Parameters
+        ----------
+        keys : iterable of (int, int, int)
+            ``(group, arm, step)`` triples: arm 0 the group's own recommendations, arm j ≥ 1
+            the j-th other group's, step the step of that group's auditor.
+
+        Returns
+        -------
+        list of float
+            One group-average reward in [0, 1] per triple, in order.
+
+        Raises
+        ------
+        DataError
+            When the service answers another number of rewards or a reward outside [0, 1],
+            refuses the pulls, or has changed fingerprint (:class:`FingerprintError`).
+        ServiceError
+            When the service cannot be reached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.audit import AuditProblem
+        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
+        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> import threading
+        >>> server = make_server(service, 0)
+        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
+        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> client.puller("groups").pull_many([(0, 0, 0), (0, 1, 1), (1, 1, 0)])
+        [0.0, 1.0, 0.5]
+        >>> client.close(); server.shutdown(); server.server_close()
+        """
         pulls = [[int(g), int(a), int(t)] for g, a, t in keys]
         payload = {"partition": self.partition, "pulls": pulls}
         if self.fingerprint is not None:

@@ -59,10 +59,50 @@ class RunResult(Result):
     counts: np.ndarray
 
     def as_row(self) -> dict:
+        """The run's scalar outcome as one table row (the arrays ``counts`` and ``min_budget`` left out).
+
+        Returns
+        -------
+        dict
+            ``verdict`` (its string value), ``duration`` (τ), ``cost`` (C_τ, eq. (10)) and
+            ``constraint_held`` (constraint (7) at every step).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.auditor import OCEF
+        >>> from ocef.environments.bandits import BernoulliBandit
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
+        >>> result = simulate(auditor, BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50), rng=1)
+        >>> row = result.as_row()
+        >>> row["verdict"], row["duration"], round(row["cost"], 3), row["constraint_held"]
+        ('envy', 54, -1.2, True)
+        >>> list(row)
+        ['verdict', 'duration', 'cost', 'constraint_held']
+        """
         return {"verdict": self.verdict.value, "duration": self.duration, "cost": self.cost,
                 "constraint_held": self.constraint_held}
 
     def to_frame(self) -> pd.DataFrame:
+        """The run as a one-row DataFrame (:meth:`as_row`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row; columns ``verdict``, ``duration``, ``cost`` (eq. (10)) and
+            ``constraint_held``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ocef.envy.auditor import OCEF
+        >>> from ocef.environments.bandits import BernoulliBandit
+        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
+        >>> result = simulate(auditor, BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50), rng=1)
+        >>> result.to_frame()
+          verdict  duration  cost  constraint_held
+        0    envy        54  -1.2             True
+        """
         return pd.DataFrame([self.as_row()])
 
 
