@@ -95,6 +95,16 @@ MIN_DEFINED = 0.9
 #: top-10 of 40 items); in sparser counts the pseudo-counts dominate the estimate
 MIN_EXPOSURES_PER_ITEM = 5.0
 
+#: Gini index / exposure entropy intervals are null above this Good-Turing estimate of the exposure
+#: mass on items no sampled user was shown (share of exposures on items shown exactly once): the
+#: bootstrap cannot see those items. Measured (40 / 400 items, top-10, 500 replicates): coverage
+#: 0.57-0.82 where it was 0.03-0.07, 0.89-0.95 where it was <= 0.02.
+MAX_UNSEEN_MASS = 0.025
+
+#: measured coverage of the Gini index's basic interval where it is printed (stated in its reason)
+GINI_WARNING = ("approximate interval: the basic bootstrap interval of the Gini index covered 0.89-0.92 "
+                "at 95% in simulation (20-300 users per group, 40 items)")
+
 
 # ------------------------------------------------------------------ result
 
@@ -276,7 +286,11 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     shown = (counts[:, others] + counts[:, [ref]]) > 0                                  # (R, G - 1, I)
     per_item = np.minimum(counts[:, others].sum(axis=-1), counts[:, [ref]].sum(axis=-1)) / np.maximum(
         shown.sum(axis=-1), 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unseen_total = (total == 1).sum(axis=-1) / total.sum(axis=-1)                        # (R,)
+        unseen_group = (counts == 1).sum(axis=-1) / counts.sum(axis=-1)                      # (R, G)
     extra = {"diff": dist[:, others] - dist[:, [ref]],
+             "unseen_overall": unseen_total[:, None], "unseen_group": unseen_group,
              "kl_smoothed": kl_divergence(smoothed[:, others], smoothed[:, [ref]]), "per_item": per_item}
     return {"overall": overall, "group": group, "pair": pair, "extra": extra}
 
@@ -436,6 +450,17 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
         lo_range, hi_range = RANGES.get(metric, (-np.inf, np.inf))
         estimate = np.clip(value - bias, lo_range, hi_range)
         low, high = np.clip(low, lo_range, hi_range), np.clip(high, lo_range, hi_range)
+        if level in ("overall", "group") and metric in ("gini_index", "exposure_entropy"):
+            unseen = np.asarray(point_extra[f"unseen_{level}"], dtype=float)
+            sparse = ~(unseen <= MAX_UNSEEN_MASS)
+            low, high = np.where(sparse, np.nan, low), np.where(sparse, np.nan, high)
+            for j in range(m):
+                if sparse[j]:
+                    reason[j] = (f"no valid interval: {unseen[j]:.2g} of the exposures are on items shown once "
+                                 f"(Good-Turing unseen mass > {MAX_UNSEEN_MASS:g}); the bootstrap cannot see "
+                                 "items no sampled user was shown")
+                elif metric == "gini_index":
+                    reason[j] = GINI_WARNING
     if level != "pair" or metric == "exposure_kl":
         p = np.full(m, np.nan) if metric != "exposure_kl" else p
     return estimate, low, high, p, np.full(m, method, dtype=object), reason
