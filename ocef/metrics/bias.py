@@ -43,7 +43,9 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
   plug-in (possibly +inf, with ``reason``). Its p-value is the ETV test's (same null hypothesis:
   equal exposure distributions).
 - ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
-  basic interval 2·θ̂ − q*.
+  basic interval 2·θ̂ − q*; null (with ``reason``) where the Good-Turing share of exposures on
+  items shown once exceeds :data:`MAX_UNSEEN_MASS` (coverage 0.57-0.82 there); the Gini interval
+  is labelled approximate in ``reason`` (measured 0.89-0.92).
 - aggregate diversity (a count of distinct items shown to a sample) has no interval: a bootstrap
   cannot see items no sampled user was shown; its row says so in ``reason``.
 
