@@ -81,22 +81,51 @@ def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
 
 def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random, *,
                               covariance: str = "full") -> np.ndarray:
-    """Delta-method variances of ``(D_1..D_K, D_REO)`` that keep the covariance the shared
-    random traffic induces between the arms (an extension of Algorithm 2; not in the seed).
+    """Delta-method variances of ``(D_1..D_K, D_REO)`` for two arms sharing one random log (an extension of Algorithm 2; not in the seed).
 
-    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` w.r.t. U (App. F) and
-    ``U = Q / P``, the first-order expansion in the independent estimates Q^T, Q^C, P gives
+    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` with respect to U (App. F,
+    :func:`ocef.reo.reo_jacobians`) and ``U = Q / P``, the first-order expansion in the
+    independent estimates ``Q^T``, ``Q^C`` and ``P`` gives::
 
-        ``Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v``,
-        ``a_j = J_jm / P_j`` (per arm), ``v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j``,
+        Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v,
+        a_j = J_jm / P_j (per arm),  v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j,
 
     with the multinomial covariances ``Cov(Q) = (diag(Q) - Q Q^T) / |D_rec|`` and
-    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``, the default). With
-    ``covariance="diagonal"`` only their diagonals are kept, as Algorithm 1's Gamma does:
-    that under-states the variance when positive labels are common (A/A rejection 8-9% at
-    level 5% in that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the
-    two arms' full variances, counting the P part twice with the wrong sign of its cross term;
-    in an A/A test the P part cancels exactly.
+    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``). With
+    ``covariance="diagonal"`` only their diagonals are kept, as Algorithm 1's Gamma does: that
+    under-states the variance when positive labels are common (A/A rejection 8-9% at level 5% in
+    that regime; the full covariance keeps it at 5%). Algorithm 2 instead adds the two arms' full
+    variances, counting the P part twice with the wrong sign of its cross term; in an A/A test the
+    P part cancels exactly. This is the variance of ``ab_test(interval="delta-shared")``.
+
+    Parameters
+    ----------
+    P : array_like, shape (..., K)
+        ``P_k`` of the shared random log.
+    Q_control, Q_treatment : array_like, shape (..., K)
+        ``Q_k`` of each arm's default log.
+    n_control, n_treatment : int or array_like, shape (...)
+        ``|D_rec|`` of each arm, > 0.
+    n_random : int or array_like, shape (...)
+        ``|D_rand|``, > 0.
+    covariance : {"full", "diagonal"}, default "full"
+        The multinomial covariances, or only their diagonals.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K + 1)
+        Variances of ``D_1..D_K`` and of ``D_REO``; NaN for ``D_REO`` where an arm's penalty is 0.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``covariance``.
+
+    Examples
+    --------
+    >>> v = shared_random_ab_variance([0.15, 0.15], [0.1, 0.2], [0.12, 0.18], 200, 200, 200)
+    >>> np.sqrt(v).round(4).tolist()                    # SE of D_a, D_b, D_REO
+    [0.1758, 0.1758, 0.1758]
     """
     from ocef.reo.estimators import COVARIANCES
 
@@ -119,11 +148,47 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
 
 @dataclass(frozen=True, eq=False)
 class AbResult(Result):
-    """Treatment minus control: ``D_k = delta_U_k^T - delta_U_k^C`` and
-    ``D_REO = Delta_REO^T - Delta_REO^C`` with standard errors, intervals and two-sided
-    p-values of H0: no difference.
+    """Treatment minus control REO metrics with standard errors, intervals and p-values (App. D, Algorithms 2-4).
 
-    ``groups``: group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value.
+    ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``, each with a
+    two-sided p-value of H0: no difference; the output of :func:`ab_test`. ``to_frame()`` is the
+    ``groups`` table with the ``D_reo`` fields repeated on every row.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high,
+        p_value``.
+    D_reo : float
+        ``D_REO``, the difference of the penalties.
+    D_reo_se : float
+        Its standard error (NaN where undefined, e.g. an arm's penalty exactly 0).
+    D_reo_ci : tuple of float
+        ``(low, high)`` of its interval.
+    D_reo_p_value : float
+        Two-sided p-value of ``D_REO = 0``.
+    penalty_control, penalty_treatment : float
+        Each arm's ``Delta_REO``.
+    n_control, n_treatment, n_random : int
+        Rows of the three logs.
+    method : str
+        The method used (``"delta"``, ``"delta-shared"``, ``"partition"`` or
+        ``"bootstrap-<interval>"``).
+    confidence : float
+        Two-sided level of the intervals.
+    notes : tuple of str, default ()
+        Warnings on the validity of the intervals (e.g. a group without positive in an arm:
+        ``Q_k = 0``, where the delta-method variance vanishes and intervals are too narrow).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
+    ...                          "S": ["a"] * 100 + ["b"] * 100})
+    >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))
+    >>> round(ab.D_reo, 4), round(ab.D_reo_se, 4), round(ab.D_reo_p_value, 3)
+    (-0.1333, 0.1758, 0.448)
     """
 
     groups: pd.DataFrame
@@ -188,36 +253,88 @@ def ab_test(control, treatment, random, *,
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100,
             n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None) -> AbResult:
-    """Compare REO metrics of a treatment arm with a control arm that share one random
-    traffic log (orthogonal assignment, App. I.2).
+    """Compare the REO metrics of a treatment arm with a control arm that share one random traffic log (App. D, Algorithms 2-4; App. I.2).
 
-    ``interval`` (one set of names with :func:`ocef.reo.estimate_reo`; ``method=`` and
-    ``bootstrap_interval=`` are its former names, accepted for one release with a FutureWarning:
-    ``method="bootstrap", bootstrap_interval="bca"`` is ``interval="bca"``):
+    The differences ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``
+    get a standard error, an interval and a two-sided p-value of H0: no difference. ``interval``
+    (one set of names with :func:`ocef.reo.estimate_reo`) chooses the method:
 
-    * ``"delta"`` — Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
+    * ``"delta"`` -- Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
       normal interval and p-value. As the seed says, it neglects the covariance the shared
       D_rand induces between the arms. That covariance has no fixed sign: for the per-group
       D_k the test is conservative, but for D_REO it can be too liberal (e.g. P = (.05, .03,
       .04), Q_C = (.12, .05, .08), Q_T = (.10, .07, .08), |D_rand| = 20k, |D_rec| = 50k per arm:
       95% intervals cover 86.7% in Monte-Carlo). Prefer ``"delta-shared"`` when the arms share
       one random log.
-    * ``"delta-shared"`` (the default) — the same delta method applied jointly to (Q^T, Q^C, P), which keeps
-      the covariance of the shared D_rand and the multinomial covariances within each log
-      (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is and
-      however common positive labels are. An extension, not in the seed.
-    * ``"partition"`` — Algorithm 3: each arm's D_rec and (separately) D_rand are split into
+    * ``"delta-shared"`` (the default) -- the same delta method applied jointly to (Q^T, Q^C, P),
+      which keeps the covariance of the shared D_rand and the multinomial covariances within each
+      log (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is
+      and however common positive labels are. An extension, not in the seed.
+    * ``"partition"`` -- Algorithm 3: each arm's D_rec and (separately) D_rand are split into
       ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
       compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the
-      unrounded Welch-Satterthwaite ν where eq. 22 floors it). The estimate is mu_T - mu_C.
-    * ``"standard"`` (eq. 23), ``"percentile"`` or ``"bca"`` — Algorithm 4 with that bootstrap
-      interval: D_rec^T, D_rec^C and D_rand are resampled independently ``n_resamples`` times.
+      unrounded Welch-Satterthwaite degrees of freedom where eq. 22 floors them). The estimate is
+      mu_T - mu_C, the difference of the fold means.
+    * ``"standard"`` (eq. 23), ``"percentile"`` or ``"bca"`` -- Algorithm 4 with that bootstrap
+      interval: D_rec^T, D_rec^C and D_rand are resampled independently ``n_resamples`` times;
       p-values use the normal approximation D / SE_boot. The result's ``method`` records
       ``"bootstrap-<interval>"``.
 
-    The three logs are reduced to per-group counts first with ``backend`` (``"auto"``,
-    ``"duckdb"``, ``"pandas"``, ``"spark"``; see :func:`ocef.reo.estimate_reo`): each may be a
-    DataFrame, a file, a DuckDB relation or query, or a Spark DataFrame.
+    Parameters
+    ----------
+    control, treatment, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The two arms' default logs and the shared random log, reduced to per-group counts first
+        with ``backend`` (:func:`ocef.reo.reo_counts`).
+    interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}, default "delta-shared"
+        The comparison (see above, :data:`AB_INTERVALS`). ``method=`` and ``bootstrap_interval=``
+        are its former names, accepted for one release with a FutureWarning
+        (``method="bootstrap", bootstrap_interval="bca"`` is ``interval="bca"``).
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s).
+    group : str, default "S"
+        The item-group column.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    rng : None, int, SeedSequence or Generator
+        Randomness of the folds or the resamples.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+    n_resamples : int, default 100
+        Bootstrap resamples (bootstrap intervals), 2 <= n_resamples <= 10**7.
+    n_folds : int or tuple of (int, int), default 10
+        Folds per arm for ``interval="partition"``, >= 2 and at most the rows of the smaller log;
+        a pair gives (control, treatment).
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    AbResult
+        ``groups`` (group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value),
+        ``D_reo`` with its SE, interval and p-value, and ``notes`` on unreliable intervals.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        If an arm has no positive label at all, or lacks a group the other logs have.
+    ocef.errors.ParameterError
+        For bad arguments, a group without positives in the random log, or folds that leave a
+        group without positives.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b, n=100):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n})
+    >>> control, treatment, random = log(20, 40), log(24, 36), log(30, 30)
+    >>> res = ab_test(control, treatment, random)
+    >>> round(res.D_reo, 4), [round(v, 3) for v in res.D_reo_ci], round(res.D_reo_p_value, 3)
+    (-0.1333, [-0.478, 0.211], 0.448)
+    >>> round(ab_test(control, treatment, random, interval="delta").D_reo_se, 4)   # Algorithm 2
+    0.2254
     """
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 

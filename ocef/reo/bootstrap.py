@@ -46,7 +46,42 @@ BOOTSTRAP_METHODS = BOOTSTRAP_INTERVALS
 
 def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
                     groups: Sequence, name: str = "log") -> np.ndarray:
-    """``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``: the sufficient statistic of a log."""
+    """The multinomial sufficient statistic of a log: positives per group and the rows without a positive (App. G.2).
+
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``. Every REO statistic depends on a log
+    only through these K + 1 counts, so resampling rows with replacement is a
+    ``Multinomial(n, c / n)`` draw of them (the bootstrap of Sec. 4.3 at O(K) per resample).
+
+    Parameters
+    ----------
+    log : pandas.DataFrame
+        The log, with the label and group columns.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s) (:func:`ocef.reo.label_indicator`).
+    group : str, default "S"
+        The item-group column.
+    groups : sequence
+        The K groups, in order; the last cell counts every other row (Y = 0, or a group not
+    listed).
+    name : str, default "log"
+        The log's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (K + 1,)
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ValueError
+        For missing columns or labels other than 0/1 (:func:`ocef.reo.label_indicator`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> category_counts(d, groups=["a", "b"]).tolist()
+    [1, 3, 2]
+    """
     pos, n = positive_counts(log, label=label, group=group, groups=groups, name=name)
     return np.append(pos, n - pos.sum())
 
@@ -96,12 +131,45 @@ def _jackknife_values(statistic, samples: list[np.ndarray]) -> tuple[list[np.nda
 
 def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: list[np.ndarray],
                  jack_weights: list[np.ndarray], confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Bias-corrected and accelerated interval (Efron & Tibshirani 14.3, 15.4), the algorithm of
-    ``scipy.stats.bootstrap(method="BCa")`` computed from a weighted jackknife.
+    """Bias-corrected and accelerated (BCa) bootstrap interval from a weighted jackknife (Efron and Tibshirani 14.3, 15.4).
 
-    ``theta_hat`` (d,), ``theta_boot`` (B, d); ``jack_values[j]`` (m_j, d) with row weights
-    ``jack_weights[j]`` (m_j,) summing to the size n_j of sample j. Returns ``(low, high)``.
-    A test checks equality with scipy.stats.bootstrap on row-level data.
+    The algorithm of ``scipy.stats.bootstrap(method="BCa")``: the bias correction
+    ``z0 = Phi^-1(share of replicates below theta_hat)`` (ties counted half) and the acceleration
+    ``a = sum u^3 / (6 (sum u^2)^(3/2))`` from the jackknife values ``u``, summed over the
+    samples. The jackknife is given per sample as distinct leave-one-row-out values with their
+    multiplicities, so a statistic of category counts needs K + 1 values instead of n (App. G.2,
+    BCa of Sec. 4.3). Non-finite replicates are dropped per statistic; a tested equality with
+    scipy holds on row-level data.
+
+    Parameters
+    ----------
+    theta_hat : numpy.ndarray, shape (d,)
+        The statistic on the original data.
+    theta_boot : numpy.ndarray, shape (B, d)
+        Its bootstrap replicates (NaN allowed, dropped).
+    jack_values : list of numpy.ndarray, each shape (m_j, d)
+        Per sample j, the distinct leave-one-row-out values of the statistic.
+    jack_weights : list of numpy.ndarray, each shape (m_j,)
+        Their multiplicities, summing to the size n_j of sample j.
+    confidence : float
+        Two-sided level, in (0, 1).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(low, high)``, each shape (d,); NaN where no finite replicate exists or the adjusted
+        levels are not finite.
+
+    Examples
+    --------
+    The mean of five numbers; the jackknife has one value per row (weights 1):
+
+    >>> x = np.array([1.0, 2.0, 3.0, 4.0, 10.0])
+    >>> boot = np.random.default_rng(0).choice(x, size=(2000, 5)).mean(axis=1)[:, None]
+    >>> jack = np.array([[np.delete(x, i).mean()] for i in range(5)])
+    >>> low, high = bca_interval(np.array([x.mean()]), boot, [jack], [np.ones(5)], 0.9)
+    >>> float(low[0]), float(high[0])
+    (2.2, 7.2)
     """
     from scipy import stats  # lazy: keeps `ocef reo` start-up light
 
@@ -136,7 +204,30 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
 
 
 def check_bootstrap_method(method: str, name: str = "interval") -> str:
-    """A bootstrap interval name: ``"standard"``, ``"percentile"`` or ``"bca"``."""
+    """A bootstrap interval name checked against :data:`BOOTSTRAP_INTERVALS`.
+
+    Parameters
+    ----------
+    method : str
+        ``"standard"`` (estimate +- z SE_boot, eq. 23), ``"percentile"`` or ``"bca"``.
+    name : str, default "interval"
+        The argument's name in the error message.
+
+    Returns
+    -------
+    str
+        ``method`` unchanged.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For any other value.
+
+    Examples
+    --------
+    >>> check_bootstrap_method("bca")
+    'bca'
+    """
     if method not in BOOTSTRAP_INTERVALS:
         raise ParameterError(f"{name} must be one of {BOOTSTRAP_INTERVALS}, got {method!r}")
     return method
@@ -144,10 +235,42 @@ def check_bootstrap_method(method: str, name: str = "interval") -> str:
 
 @dataclass(frozen=True, eq=False)
 class BootstrapSummary(Result):
-    """Bootstrap of a vector statistic: estimate, replicates, SE, bias and interval.
+    """Bootstrap of a vector statistic: estimate, replicates, standard error, bias and interval (Sec. 4.3, App. G.2).
 
-    For REO the statistics are ``delta_U_1..delta_U_K, penalty`` (:func:`bootstrap_reo_ci`)
-    or ``D_1..D_K, D_REO`` (:func:`ocef.reo.ab_test`); ``names`` labels them.
+    For REO the statistics are ``delta_U_1..delta_U_K, penalty`` (:func:`bootstrap_reo_ci`) or
+    ``D_1..D_K, D_REO`` (:func:`ocef.reo.ab_test`, Algorithm 4); ``names`` labels them.
+    ``to_frame()`` has one row per statistic (the replicates stay in ``replicates``).
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray, shape (d,)
+        The statistic on the original data.
+    replicates : numpy.ndarray, shape (B, d)
+        Bootstrap replicates; NaN where a replicate has a group without positives.
+    se : numpy.ndarray, shape (d,)
+        Standard deviation of the finite replicates (ddof=1), the SE of eq. (23).
+    bias : numpy.ndarray, shape (d,)
+        ``mean(replicates) - estimate``: the bootstrap estimate of the estimator's bias (Fig. 8).
+    ci_low, ci_high : numpy.ndarray, shape (d,)
+        The interval.
+    method : str
+        ``"standard"``, ``"percentile"`` or ``"bca"``.
+    n_undefined : int
+        Replicates where the statistic is undefined (dropped).
+    names : tuple, default ()
+        One name per statistic (default: 0..d-1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
+    >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+    >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
+    >>> summary.to_frame()[["statistic", "estimate", "se", "ci_low", "ci_high"]].round(3)
+        statistic  estimate     se  ci_low  ci_high
+    0  delta_U[a]    -0.333  0.163  -0.654   -0.013
+    1  delta_U[b]     0.333  0.163   0.013    0.654
+    2     penalty     0.333  0.154   0.032    0.634
     """
 
     estimate: np.ndarray          # (d,) on the original data
@@ -178,8 +301,25 @@ class BootstrapSummary(Result):
 
 
 class BootstrapReo(NamedTuple):
-    """:func:`bootstrap_reo_ci`'s output: the :class:`ReoResult` with bootstrap intervals and
-    the :class:`BootstrapSummary`."""
+    """The output of :func:`bootstrap_reo_ci`: the estimate with bootstrap intervals and the bootstrap itself.
+
+    Parameters
+    ----------
+    result : ReoResult
+        The REO estimate whose ``groups`` columns ``se, ci_low, ci_high`` and penalty interval are
+        the bootstrap ones (``method="bootstrap-<interval>"``).
+    bootstrap : BootstrapSummary
+        Replicates, standard errors, bias and intervals of ``delta_U_1..delta_U_K, penalty``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
+    >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+    >>> result, boot = bootstrap_reo_ci(d, r, n_resamples=200, rng=0)
+    >>> result.method, round(result.penalty, 4), [round(v, 3) for v in result.penalty_ci]
+    ('bootstrap-standard', 0.3333, [0.032, 0.634])
+    """
 
     result: ReoResult
     bootstrap: BootstrapSummary
@@ -248,20 +388,72 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      interval: str = "standard", rng=None, groups: Sequence | None = None,
                      resample: str = "counts", backend: str = "auto", spark=None) -> BootstrapReo:
-    """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, Fig. 7-8).
+    """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, App. G.2, Fig. 7-8).
 
-    :func:`ocef.reo.estimate_reo` with a bootstrap ``interval`` is the door to the estimate (it
-    returns this function's ``result``); this function also returns the bootstrap itself.
-    Resamples D_rec and D_rand independently with replacement (same sizes), ``n_resamples``
-    times. ``interval``: ``"standard"`` (estimate +- z SE_boot, the normal bootstrap of eq. 23),
-    ``"percentile"``, or ``"bca"`` (bias-corrected and accelerated); ``method=`` is its former
-    name (FutureWarning for one release), ``delta_interval=`` is retired (ignored, FutureWarning).
-    Returns ``BootstrapReo(result, bootstrap)``: the delta-method :class:`ReoResult`
-    (``"delta-full"``) with its ``groups`` columns ``se, ci_low, ci_high`` replaced by the
-    bootstrap ones (its ``method`` field records ``"bootstrap-<interval>"``), and the
-    :class:`BootstrapSummary` (replicates, bias = the bootstrap estimate of the estimator's bias,
-    Fig. 8). Statistic order: ``delta_U_1..delta_U_K, penalty``. The logs are reduced to counts
-    first with ``backend`` (see :func:`ocef.reo.estimate_reo`).
+    D_rec and D_rand are resampled independently with replacement (same sizes), ``n_resamples``
+    times. A log enters REO only through its category counts (:func:`category_counts`), so a
+    resample is a multinomial draw of those K + 1 counts (``resample="counts"``, O(K) per
+    resample) -- the same distribution as resampling rows (``resample="rows"``, the literal
+    Algorithm 4 with a full recount, for comparison). The BCa acceleration uses an exact
+    count-level jackknife (:func:`bca_interval`). Statistic order: ``delta_U_1..delta_U_K,
+    penalty``. The bootstrap interval respects the boundary at 0 that the delta-method penalty
+    interval ignores (see :mod:`ocef.reo`); :func:`ocef.reo.estimate_reo` with a bootstrap
+    ``interval`` is the same estimate through the one door.
+
+    Parameters
+    ----------
+    default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The default log D_rec and the random log D_rand, reduced to counts first with
+        ``backend`` (:func:`ocef.reo.reo_counts`).
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s).
+    group : str, default "S"
+        The item-group column.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    n_resamples : int, default 100
+        Bootstrap resamples, 2 <= n_resamples <= 10**7.
+    interval : {"standard", "percentile", "bca"}, default "standard"
+        ``"standard"``: estimate +- z SE_boot, the normal bootstrap of eq. (23);
+        ``"percentile"``; ``"bca"``: bias-corrected and accelerated. ``method=`` is its former
+        name, accepted for one release with a FutureWarning.
+    rng : None, int, SeedSequence or Generator
+        Randomness of the resamples.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+    resample : {"counts", "rows"}, default "counts"
+        Multinomial draws of the counts, or literal row resampling.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``. (``delta_interval=`` is retired: it is ignored with a
+        FutureWarning; the delta-method diagnostics of the result use ``"delta-full"``.)
+
+    Returns
+    -------
+    BootstrapReo
+        ``result``: the ``"delta-full"`` :class:`ReoResult` (its ``delta_method_reliable`` flag and
+        notes) with its ``groups`` columns ``se, ci_low, ci_high`` and its penalty interval replaced
+        by the bootstrap ones (``method="bootstrap-<interval>"``);
+        ``bootstrap``: the :class:`BootstrapSummary` (replicates; ``bias``, the bootstrap estimate
+        of the estimator's bias, Fig. 8).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For bad arguments, missing columns, empty logs or groups without positives in the random
+        traffic (as :func:`ocef.reo.reo_result_from_counts`);
+        :class:`ocef.errors.ResourceLimitError` for resamples above the resource limits.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b, n=100):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n})
+    >>> result, boot = bootstrap_reo_ci(log(20, 40), log(30, 30), interval="bca", n_resamples=500, rng=0)
+    >>> result.method, round(result.penalty, 4), [round(v, 3) for v in result.penalty_ci]
+    ('bootstrap-bca', 0.3333, [0.022, 0.612])
     """
     from ocef.reo.counts import reo_counts
 

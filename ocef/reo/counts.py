@@ -25,13 +25,42 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class ReoCounts(Result):
-    """Per-group counts of named logs.
+    """Per-group counts of named logs, the output of :func:`reo_counts`: the sufficient statistics of every REO estimate (eq. 5, App. G.2).
 
-    ``cube``: int64 array ``(log, [key,] group, 2)`` holding rows and positives (rows with
-    Y = 1) of every log, key and group (zeros included); ``group_names``: the K groups in order;
-    ``logs``: the log names in order; ``by``: the name of the extra key (e.g. ``"day"``) or
-    None, and ``index`` its values in order. ``table`` is the same as a tidy DataFrame ``log,
-    [by], group, n, positives``, made on first access; ``groups`` has one row per group.
+    ``table`` is the same counts as a tidy DataFrame ``log, [by], group, n, positives``, made on
+    first access (``to_frame()`` returns a copy); ``groups`` has one row per group: ``group``,
+    then ``n_<log>`` and ``positives_<log>`` for each log (summed over ``by``). The methods read one log: ``positives(log)``
+    (``#{Y=1, S=s_k}``), ``group_rows(log)`` (rows per group), ``rows(log)`` (rows of the log)
+    and ``category_counts(log)`` (the K positives and the rows with Y = 0, App. G.2); each
+    has a leading key axis when ``by`` is set.
+
+    Parameters
+    ----------
+    cube : numpy.ndarray of int64, shape (n_logs, [n_keys,] K, 2)
+        Rows and positives (rows with Y = 1) of every log, key and group, zeros included.
+    group_names : tuple
+        The K groups, in order.
+    logs : tuple of str
+        The log names, in order.
+    by : str, optional
+        The name of the extra key (e.g. ``"day"``), or None.
+    index : tuple, optional
+        The key values in order (when ``by`` is set).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> counts = reo_counts({"default": d, "random": r})
+    >>> counts.cube.shape, counts.logs
+    ((2, 2, 2), ('default', 'random'))
+    >>> counts.groups
+      group  n_default  positives_default  n_random  positives_random
+    0     a          3                  1         3                 2
+    1     b          3                  3         3                 2
+    >>> counts.category_counts("random").tolist()          # positives of a, b; rows with Y = 0
+    [2, 2, 2]
     """
 
     cube: np.ndarray
@@ -101,12 +130,57 @@ class ReoCounts(Result):
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
                groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
-    """Per-group counts of each log in ``logs`` (name -> a DataFrame, a file, a DuckDB relation or
-    :class:`~ocef.backends.Sql` query, or a Spark DataFrame), optionally per value of ``by``
-    (e.g. ``"day"``), with one backend (:func:`ocef.backends.group_counts`).
+    """Per-group counts of named logs, computed where the logs live: REO's sufficient statistics (eq. 5, App. G.2).
 
-    ``groups``: the groups and their order (default: the sorted values found in the logs; at
-    least 2). Every log needs at least one row (``ValueError`` "<name> log is empty").
+    Every REO quantity depends on a log only through ``#{Y=1, S=s_k}`` and its number of rows
+    (optionally per day, Fig. 6). Each log is reduced to those counts by one backend
+    (:func:`ocef.backends.group_counts`): DuckDB for files, pandas for DataFrames, or Spark.
+
+    Parameters
+    ----------
+    logs : mapping of str to log
+        Name -> a pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet
+        partitions), a DuckDB relation, an :class:`ocef.backends.Sql` query or a Spark DataFrame.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s); with several, ``Y`` is their OR.
+    group : str, default "S"
+        The item-group column.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found in the logs; at least 2).
+    by : str, optional
+        An extra key column (e.g. ``"day"``): counts per value of it.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    ReoCounts
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an empty log, missing columns, ``by`` equal to ``group``, or bad ``groups``.
+    ValueError
+        For labels other than 0 and 1 (:class:`ocef.errors.DataError` from DuckDB and Spark).
+    ocef.errors.ParameterTypeError
+        For a ``group`` that is not a non-empty string, or a log of an unknown type.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> counts = reo_counts({"default": d, "random": r})
+    >>> counts.table
+           log group  n  positives
+    0  default     a  3          1
+    1  default     b  3          3
+    2   random     a  3          2
+    3   random     b  3          2
+    >>> counts.positives("default").tolist(), int(counts.rows("random"))
+    ([1, 3], 6)
     """
     if not isinstance(group, str) or not group:
         raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")

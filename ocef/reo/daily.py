@@ -27,12 +27,51 @@ from ocef.backends import BACKENDS
 
 @dataclass(frozen=True, eq=False)
 class ReoDaily(Result):
-    """REO per value of a key column (a day): ``table`` has one row per key with ``<by>,
-    n_default, n_random, penalty, penalty_se, ci_low, ci_high, delta_method_reliable`` and, when
-    a ``threshold`` is given, ``significantly_above`` (lower bound > threshold) and
-    ``significantly_below`` (upper bound < threshold); ``note`` says why a day has no estimate
-    or an unreliable one. ``days`` holds each day's full :class:`ReoResult` (None when undefined).
-    ``group_names``: the K groups in order; ``groups``: one row per (key, group) with its estimates.
+    """REO per value of a key column (a day), the output of :func:`estimate_reo_by` (Sec. 4.3, Fig. 6).
+
+    ``table`` has one row per key with ``<by>, n_default, n_random, penalty, penalty_se, ci_low,
+    ci_high, delta_method_reliable``, with ``significantly_above`` (lower bound > threshold) and
+    ``significantly_below`` (upper bound < threshold) when a threshold is given, and ``note``
+    (why a day has no estimate or an unreliable one). ``groups`` has one row per (key, group):
+    ``<by>`` and the columns of :attr:`ReoResult.groups` (null numbers for a key without an
+    estimate). ``any_above`` says whether some day is significantly above the threshold.
+    ``to_dict()`` nests each day's per-group estimates.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per key (see above).
+    by : str
+        The key column.
+    group_names : tuple
+        The K groups, in order.
+    confidence : float
+        Two-sided level of the intervals.
+    method : str
+        The interval (``"delta-full"`` or ``"delta"``).
+    threshold : float, optional
+        The penalty threshold tested, or None.
+    days : tuple, default ()
+        Each day's full :class:`ReoResult` (None where undefined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ocef.reo import eighty_percent_rule_threshold
+    >>> def log(pos_a, pos_b, day, n=1000):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+    >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
+    ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
+    ...                         threshold=eighty_percent_rule_threshold(2))
+    >>> daily.any_above, daily.table["significantly_above"].tolist()
+    (True, [True, False])
+    >>> daily.groups[["day", "group", "delta_U", "ci_low", "ci_high"]].round(3)
+       day group  delta_U  ci_low  ci_high
+    0    1     a   -0.333  -0.437   -0.230
+    1    1     b    0.333   0.230    0.437
+    2    2     a   -0.032  -0.144    0.080
+    3    2     b    0.032  -0.080    0.144
     """
 
     table: pd.DataFrame
@@ -85,13 +124,62 @@ class ReoDaily(Result):
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
                     threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:
-    """One REO estimate per value of ``by`` (the paper's daily monitoring, Fig. 6), vectorized
-    over the days from one aggregation of each log (``backend``: see :func:`ocef.reo.estimate_reo`).
+    """One REO estimate with its interval per value of ``by``: the paper's daily monitoring (Sec. 4.3, Fig. 6).
 
-    A day where the estimate is undefined (no row in a log, a group without positives in the
-    random traffic, no positive in the default traffic) gets NaN and a note instead of failing
-    the whole run. ``threshold`` (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`) adds
-    ``significantly_above`` / ``significantly_below`` per day.
+    The two logs are counted once per (``by``, group) (:func:`ocef.reo.reo_counts`) and
+    Algorithm 1 runs vectorized over the days. A day where the estimate is undefined (no row in a
+    log, a group without positives in the random traffic, no positive in the default traffic)
+    gets NaN and a ``note`` instead of failing the whole run. ``threshold`` (e.g.
+    :func:`ocef.reo.eighty_percent_rule_threshold`) adds ``significantly_above`` (interval above
+    it) and ``significantly_below`` (interval below it) per day; these are per-day comparisons,
+    not adjusted for the number of days.
+
+    Parameters
+    ----------
+    default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
+        The default log D_rec and the random log D_rand (as :func:`ocef.reo.estimate_reo`).
+    by : str, default "day"
+        The key column.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s).
+    group : str, default "S"
+        The item-group column.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+    interval : {"delta-full", "delta"}, default "delta-full"
+        The delta-method covariance (:func:`ocef.reo.estimate_reo`).
+    threshold : float, optional
+        A penalty threshold >= 0 to test each day against.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Where the counts are computed.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+
+    Returns
+    -------
+    ReoDaily
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For bad arguments, missing columns or bad labels (as :func:`ocef.reo.reo_counts`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> def log(pos_a, pos_b, day, n=1000):
+    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+    >>> default = pd.concat([log(200, 400, 1), log(300, 320, 2)])
+    >>> random = pd.concat([log(300, 300, 1), log(300, 300, 2)])
+    >>> from ocef.reo import eighty_percent_rule_threshold
+    >>> daily = estimate_reo_by(default, random, threshold=eighty_percent_rule_threshold(2))
+    >>> daily.table[["day", "penalty", "ci_low", "ci_high", "significantly_above"]].round(3)
+       day  penalty  ci_low  ci_high  significantly_above
+    0    1    0.333    0.23    0.437                 True
+    1    2    0.032   -0.08    0.144                False
     """
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]

@@ -23,10 +23,33 @@ if TYPE_CHECKING:                      # pandas is imported where a DataFrame is
 # --------------------------------------------------------------------------------------------
 
 def rtpr_utilities(P, Q) -> np.ndarray:
-    """``U_k = Q_k / P_k`` (eq. 4/6): the RTPR utility up to the common factor P(R=1).
+    """RTPR utilities ``U_k = Q_k / P_k`` of the K item groups (eq. 4 and 6).
 
-    ``P``, ``Q`` have shape ``(..., K)``. ``P_k = 0`` gives ``inf``/``nan`` (no warning);
-    the DataFrame entry points refuse such input with a named error.
+    ``U_k = P(R=1 | Y=1, S=s_k)`` (eq. 1) is, by Bayes' rule, ``P(R=1) Q_k / P_k`` with
+    ``P_k = P(Y=1, S=s_k)`` and ``Q_k = P(Y=1, S=s_k | R=1)`` (eq. 5). The common factor
+    ``P(R=1)`` is dropped: ``delta_U_k`` and ``Delta_REO`` (eq. 2, 3) do not depend on it.
+
+    Parameters
+    ----------
+    P : array_like, shape (..., K)
+        ``P_k``, joint rates of a positive label and group k in the random traffic, in [0, 1].
+    Q : array_like, shape (..., K)
+        ``Q_k``, the same rates in the default traffic, in [0, 1]; broadcast against ``P``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K)
+        ``Q / P``. A ``P_k = 0`` gives ``inf`` or ``nan`` without a warning; the log entry points
+        (:func:`estimate_reo`, :func:`reo_result_from_counts`) refuse such input with a named error.
+
+    See Also
+    --------
+    reo_point_estimates : ``U``, ``delta_U`` and the penalty in one call.
+
+    Examples
+    --------
+    >>> rtpr_utilities([0.2, 0.1], [0.1, 0.15]).round(4).tolist()
+    [0.5, 1.5]
     """
     P = np.asarray(P, dtype=float)
     Q = np.asarray(Q, dtype=float)
@@ -35,28 +58,114 @@ def rtpr_utilities(P, Q) -> np.ndarray:
 
 
 def relative_group_utilities(U) -> np.ndarray:
-    """``delta_U_k = U_k / mean(U_1..U_K) - 1`` (eq. 3, 7), over the last axis."""
+    """Relative utilities ``delta_U_k = U_k / mean(U_1..U_K) - 1`` (eq. 3 and 7).
+
+    Positive for a group the default strategy favours among relevant items, negative for one it
+    disfavours; they sum to 0 over the groups and are invariant to rescaling ``U``.
+
+    Parameters
+    ----------
+    U : array_like, shape (..., K)
+        Utilities of the K groups (:func:`rtpr_utilities`), >= 0, over the last axis.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K)
+        ``delta_U``; ``nan`` (no warning) where ``mean(U) = 0``.
+
+    Examples
+    --------
+    >>> relative_group_utilities([0.5, 1.5]).tolist()
+    [-0.5, 0.5]
+    """
     U = np.asarray(U, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return U / U.mean(axis=-1, keepdims=True) - 1.0
 
 
 def reo_penalty(U) -> np.ndarray:
-    """``Delta_REO = std(U) / mean(U)`` (eq. 2, 6), population std over the last axis (K groups)."""
+    """The REO penalty ``Delta_REO = std(U) / mean(U)`` (eq. 2 and 6).
+
+    The standard deviation is the *population* one (divisor K), as the gradient
+    ``H_j = delta_U_j / (K Delta_REO)`` of App. F and the 11.1% threshold of Sec. 4.3
+    (``U_1 = 0.8 U_2`` gives 1/9) require. It equals ``sqrt(mean(delta_U_k^2))`` (eq. 19): 0 when
+    every group has the same utility.
+
+    Parameters
+    ----------
+    U : array_like, shape (..., K)
+        Utilities of the K groups, >= 0; the statistic is taken over the last axis.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The penalty (a 0-d array for one vector of utilities); ``nan`` where ``mean(U) = 0``.
+
+    Examples
+    --------
+    >>> float(reo_penalty([0.5, 1.5]))
+    0.5
+    >>> reo_penalty([[1.0, 1.0], [0.8, 1.0]]).round(4).tolist()   # equal; the 80% rule's 1/9
+    [0.0, 0.1111]
+    """
     U = np.asarray(U, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return U.std(axis=-1) / U.mean(axis=-1)
 
 
 def reo_point_estimates(P, Q) -> "ReoPoint":
-    """``(U, delta_U, penalty)`` from ``P_k``, ``Q_k`` (eq. 4, 6, 7); shapes ``(..., K)``,
-    ``(..., K)``, ``(...)``."""
+    """Point estimates ``(U_k, delta_U_k, Delta_REO)`` from ``P_k``, ``Q_k`` (eq. 4, 6 and 7).
+
+    Parameters
+    ----------
+    P : array_like, shape (..., K)
+        ``P_k = P(Y=1, S=s_k)`` estimated on the random traffic (eq. 5), in [0, 1].
+    Q : array_like, shape (..., K)
+        ``Q_k = P(Y=1, S=s_k | R=1)`` estimated on the default traffic (eq. 5), in [0, 1].
+
+    Returns
+    -------
+    ReoPoint
+        ``U`` (..., K) from :func:`rtpr_utilities`, ``delta_U`` (..., K) from
+        :func:`relative_group_utilities` and ``penalty`` (...) from :func:`reo_penalty`.
+
+    Examples
+    --------
+    >>> pt = reo_point_estimates([0.2, 0.1], [0.1, 0.15])
+    >>> pt.U.round(4).tolist(), pt.delta_U.round(4).tolist(), round(float(pt.penalty), 4)
+    ([0.5, 1.5], [-0.5, 0.5], 0.5)
+    """
     U = rtpr_utilities(P, Q)
     return ReoPoint(U, relative_group_utilities(U), reo_penalty(U))
 
 
 def normal_quantile(confidence: float) -> float:
-    """``z(delta/2)``: the upper ``(1 - confidence)/2`` quantile of N(0, 1) (Alg. 1)."""
+    """The normal quantile ``z(delta/2)`` of the intervals of Algorithm 1 (App. D).
+
+    The upper ``(1 - confidence)/2`` quantile of N(0, 1), so that ``estimate +- z SE`` has
+    two-sided level ``confidence``. Computed from the lower tail, which keeps its precision up
+    to ``confidence = 1 - 1e-16``.
+
+    Parameters
+    ----------
+    confidence : float
+        Two-sided level, in the open interval (0, 1).
+
+    Returns
+    -------
+    float
+        ``z > 0``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``confidence`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> round(normal_quantile(0.95), 4)
+    1.96
+    """
     c = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     from statistics import NormalDist     # the standard library's quantile: no scipy import at start-up
 
@@ -66,7 +175,22 @@ def normal_quantile(confidence: float) -> float:
 
 
 class ReoPoint(NamedTuple):
-    """Point estimates (eq. 4, 6, 7): ``U (..., K)``, ``delta_U (..., K)``, ``penalty (...)``."""
+    """Point estimates of REO (eq. 4, 6 and 7), the output of :func:`reo_point_estimates`.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (..., K)
+        Utilities ``U_k = Q_k / P_k``.
+    delta_U : numpy.ndarray, shape (..., K)
+        Relative utilities ``U_k / mean(U) - 1`` (eq. 3).
+    penalty : numpy.ndarray, shape (...)
+        ``Delta_REO = std(U) / mean(U)`` (eq. 2).
+
+    Examples
+    --------
+    >>> ReoPoint(*reo_point_estimates([0.2, 0.1], [0.1, 0.15])).delta_U.round(4).tolist()
+    [-0.5, 0.5]
+    """
 
     U: np.ndarray
     delta_U: np.ndarray
@@ -74,7 +198,21 @@ class ReoPoint(NamedTuple):
 
 
 class ReoJacobians(NamedTuple):
-    """``G[..., j, k] = d delta_U_k / d U_j`` and ``H[..., j] = d Delta_REO / d delta_U_j`` (App. F)."""
+    """Jacobians of the delta method of Algorithm 1 (App. F), the output of :func:`reo_jacobians`.
+
+    Parameters
+    ----------
+    G : numpy.ndarray, shape (..., K, K)
+        ``G[..., j, k] = d delta_U_k / d U_j``.
+    H : numpy.ndarray, shape (..., K)
+        ``H[..., j] = d Delta_REO / d delta_U_j`` (NaN where the penalty is 0).
+
+    Examples
+    --------
+    >>> J = reo_jacobians([0.5, 1.5])
+    >>> isinstance(J, ReoJacobians), J.H.tolist()
+    (True, [-0.5, 0.5])
+    """
 
     G: np.ndarray
     H: np.ndarray
@@ -86,8 +224,40 @@ COVARIANCES = ("full", "diagonal")
 
 
 class ReoArrays(NamedTuple):
-    """Algorithm 1 on arrays. Shapes: K-vectors ``(..., K)``, matrices ``(..., K, K)``,
-    scalars ``(...)``."""
+    """Algorithm 1 on arrays (App. D, App. F), the output of :func:`delta_method_reo`.
+
+    Every field keeps the leading batch shape ``(...)`` of the input, so one call processes many
+    replicates or days. :meth:`ci_delta_U` and :meth:`ci_penalty` give the intervals
+    ``estimate +- z SE``.
+
+    Parameters
+    ----------
+    U, delta_U : numpy.ndarray, shape (..., K)
+        Utilities ``U_k = Q_k / P_k`` (eq. 6) and relative utilities (eq. 7).
+    penalty : numpy.ndarray, shape (...)
+        ``Delta_REO`` (eq. 6).
+    gamma : numpy.ndarray, shape (..., K)
+        Diagonal of ``Gamma = Cov(U_hat)`` (the same for both covariances).
+    sigma : numpy.ndarray, shape (..., K, K)
+        ``Sigma = G^T Gamma G``, the covariance of ``delta_U``.
+    xi : numpy.ndarray, shape (...)
+        ``Xi = H^T Sigma H``, the variance of the penalty.
+    se_delta_U : numpy.ndarray, shape (..., K)
+        ``sqrt(diag Sigma)``.
+    se_penalty : numpy.ndarray, shape (...)
+        ``sqrt(Xi)``; NaN where the penalty is 0 (not differentiable there).
+    z : float
+        ``z(delta/2)`` of the requested confidence (:func:`normal_quantile`).
+    covariance : {"diagonal", "full"}
+        ``"diagonal"``: Algorithm 1 as printed; ``"full"``: the multinomial covariances kept
+        (:func:`utility_covariance`). Default ``"diagonal"``.
+
+    Examples
+    --------
+    >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
+    >>> [round(float(v), 4) for v in arr.ci_penalty()]
+    [0.3777, 0.6223]
+    """
 
     U: np.ndarray
     delta_U: np.ndarray
@@ -110,12 +280,29 @@ class ReoArrays(NamedTuple):
 
 
 def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
-    """Diagonal of ``Gamma`` (Alg. 1, App. F):
-    ``U_k^2 ((1-Q_k)/Q_k / n_default + (1-P_k)/P_k / n_random)``.
+    """Diagonal of ``Gamma = Cov(U_hat)`` as Algorithm 1 prints it (App. D, App. F).
 
-    Computed in the algebraically identical form
-    ``(Q_k (1-Q_k)/n_default + Q_k^2 (1-P_k)/(P_k n_random)) / P_k^2`` which stays finite
-    when ``Q_k = 0`` (a group never liked among the recommendations: U_k = 0, Gamma_kk = 0).
+    ``Gamma_kk = U_k^2 ((1-Q_k) / (Q_k n_default) + (1-P_k) / (P_k n_random))``, the delta-method
+    variance of ``U_hat_k = Q_hat_k / P_hat_k`` with independent binomial ``Q_hat_k`` and
+    ``P_hat_k``. It is computed as ``(Q_k (1-Q_k)/n_default + Q_k^2 (1-P_k)/(P_k n_random)) / P_k^2``,
+    algebraically identical and finite when ``Q_k = 0`` (then ``U_k = 0`` and ``Gamma_kk = 0``).
+
+    Parameters
+    ----------
+    P, Q : array_like, shape (..., K)
+        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5).
+    n_default, n_random : int or array_like, shape (...)
+        Sizes ``|D_rec|`` and ``|D_rand|`` of the two logs (> 0; ``inf`` drops that log's term).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K)
+        ``Gamma_kk``; ``inf``/``nan`` where ``P_k = 0``.
+
+    Examples
+    --------
+    >>> utility_covariance_diagonal([0.2, 0.1], [0.1, 0.15], 1000, 1000).round(5).tolist()
+    [0.00325, 0.033]
     """
     P = np.asarray(P, dtype=float)
     Q = np.asarray(Q, dtype=float)
@@ -126,21 +313,39 @@ def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
 
 
 def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
-    """Full delta-method ``Gamma = Cov(U_hat)`` (..., K, K) from the multinomial logs.
+    """Full delta-method covariance ``Gamma = Cov(U_hat)`` from the multinomial logs (App. F, corrected).
 
-    The Q_hat_k are the cell shares of one multinomial default log, ``Cov(Q_hat_j, Q_hat_k) =
-    (delta_jk Q_k - Q_j Q_k) / n_default``, and likewise the P_hat_k of the random log; with
-    ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k`` the delta method gives
+    The ``Q_hat_k`` are the cell shares of one multinomial default log,
+    ``Cov(Q_hat_j, Q_hat_k) = (delta_jk Q_k - Q_j Q_k) / n_default``, and likewise the
+    ``P_hat_k`` of the random log; with ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k`` the
+    delta method gives::
 
         Gamma_jk = delta_jk (Q_k / (P_k^2 n_default) + Q_k^2 / (P_k^3 n_random))
                    - U_j U_k (1/n_default + 1/n_random).
 
     Its diagonal is Algorithm 1's Gamma (:func:`utility_covariance_diagonal`); Algorithm 1 drops
-    the off-diagonal terms. Since delta_U and Delta_REO are invariant to rescaling U,
-    ``G^T U = 0`` and the rank-one term cancels in ``G^T Gamma G``: the full Sigma is
-    ``G^T diag(Q_k/(P_k^2 n_d) + Q_k^2/(P_k^3 n_r)) G``, larger than Algorithm 1's by
-    ``(1/n_d + 1/n_r) G^T diag(U^2) G`` -- a relative ``~ (Q_k + P_k)/2`` that matters when
-    positive labels are common.
+    the off-diagonal terms. Since ``delta_U`` and ``Delta_REO`` are invariant to rescaling U,
+    ``G^T U = 0`` and the rank-one term cancels in ``G^T Gamma G``: the full Sigma is larger than
+    Algorithm 1's by ``(1/n_d + 1/n_r) G^T diag(U^2) G``, a relative ``~ (Q_k + P_k)/2`` that
+    matters when positive labels are common. This is the covariance of ``interval="delta-full"``,
+    the default of :func:`estimate_reo`.
+
+    Parameters
+    ----------
+    P, Q : array_like, shape (..., K)
+        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5).
+    n_default, n_random : int or array_like, shape (...)
+        Sizes ``|D_rec|`` and ``|D_rand|`` of the two logs (> 0; ``inf`` drops that log's term).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K, K)
+        ``Gamma``, symmetric.
+
+    Examples
+    --------
+    >>> utility_covariance([0.2, 0.1], [0.1, 0.15], 1000, 1000).round(5).tolist()
+    [[0.00325, -0.0015], [-0.0015, 0.033]]
     """
     P = np.asarray(P, dtype=float)
     Q = np.asarray(Q, dtype=float)
@@ -155,12 +360,28 @@ def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
 
 
 def reo_jacobians(U) -> ReoJacobians:
-    """``(G, H)`` of Algorithm 1 / App. F at utilities ``U`` (..., K):
+    """Jacobians ``(G, H)`` of the delta method of Algorithm 1 at utilities ``U`` (App. F).
 
-    ``G[..., j, k] = d delta_U_k / d U_j = K (delta_{jk} sum_i U_i - U_k) / (sum_i U_i)^2`` and
-    ``H[..., j] = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)`` (NaN where the
-    penalty is 0, where Delta_REO is not differentiable). ``G @ H`` is the gradient of the
-    penalty with respect to U.
+    ``G[..., j, k] = d delta_U_k / d U_j = K (delta_jk sum_i U_i - U_k) / (sum_i U_i)^2`` (the
+    gradient of eq. 10) and ``H[..., j] = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)``
+    (the gradient of eq. 19). ``G @ H`` is the gradient of the penalty with respect to U.
+
+    Parameters
+    ----------
+    U : array_like, shape (..., K)
+        Utilities of the K groups, with a positive sum.
+
+    Returns
+    -------
+    ReoJacobians
+        ``G`` (..., K, K) and ``H`` (..., K); ``H`` is NaN where the penalty is 0, where
+        ``Delta_REO`` is not differentiable.
+
+    Examples
+    --------
+    >>> G, H = reo_jacobians([0.5, 1.5])
+    >>> G.tolist(), H.tolist()
+    ([[0.75, -0.75], [-0.25, 0.25]], [-0.5, 0.5])
     """
     U = np.asarray(U, dtype=float)
     K = U.shape[-1]
@@ -175,23 +396,49 @@ def reo_jacobians(U) -> ReoJacobians:
 
 def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
                      covariance: str = "diagonal") -> ReoArrays:
-    """Algorithm 1 (App. D; App. F): estimates, standard errors of ``delta_U_k`` and of
-    ``Delta_REO`` by the delta method.
+    """Standard errors of ``delta_U_k`` and ``Delta_REO`` by the delta method: Algorithm 1 (App. D, App. F).
 
-    ``P``, ``Q``: shape ``(..., K)``; ``n_default = |D_rec|``, ``n_random = |D_rand|``:
-    shape ``(...)`` (or scalars). Vectorized over the leading axes, so many replicates
-    (simulations, days) are processed in one call.
+    With ``U = Q / P`` (eq. 6) and the Jacobians of :func:`reo_jacobians`:
 
     * ``Gamma = diag(U_k^2 ((1-Q_k)/(Q_k |D_rec|) + (1-P_k)/(P_k |D_rand|)))`` (Algorithm 1,
       ``covariance="diagonal"``, the default here) or the full multinomial covariance
-      (``covariance="full"``, :func:`utility_covariance`; the default of :func:`estimate_reo`)
-    * ``G_{j,k} = d delta_U_k / d U_j = K (delta_{jk} sum_i U_i - U_k) / (sum_i U_i)^2``
-    * ``H_j = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)``
-    * ``Sigma = G^T Gamma G``, ``Xi = H^T Sigma H``; ``SE(delta_U_k) = sqrt(Sigma_kk)``,
-      ``SE(Delta_REO) = sqrt(Xi)``.
+      (``covariance="full"``, :func:`utility_covariance`; the default of :func:`estimate_reo`);
+    * ``Sigma = G^T Gamma G`` (eq. 11), ``Xi = H^T Sigma H`` (eq. 20);
+      ``SE(delta_U_k) = sqrt(Sigma_kk)``, ``SE(Delta_REO) = sqrt(Xi)``.
 
-    ``H`` is undefined where ``Delta_REO = 0``: ``se_penalty`` is NaN there (see the module
-    docstring on the delta method near 0).
+    Vectorized over the leading axes, so many replicates (simulations, days) are processed in one
+    call. ``H`` is undefined where ``Delta_REO = 0``: ``se_penalty`` is NaN there, and near 0 the
+    symmetric interval is unreliable (see :mod:`ocef.reo`).
+
+    Parameters
+    ----------
+    P, Q : array_like, shape (..., K)
+        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5), in [0, 1].
+    n_default, n_random : int or array_like, shape (...)
+        ``|D_rec|`` and ``|D_rand|``, > 0.
+    confidence : float, default 0.95
+        Two-sided level of the intervals, in (0, 1).
+    covariance : {"diagonal", "full"}, default "diagonal"
+        ``Gamma`` of Algorithm 1 as printed, or the full multinomial one (:data:`COVARIANCES`).
+
+    Returns
+    -------
+    ReoArrays
+        Estimates, ``gamma``, ``sigma``, ``xi``, standard errors and ``z``; intervals by
+        :meth:`ReoArrays.ci_delta_U` and :meth:`ReoArrays.ci_penalty`.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``covariance`` or ``confidence`` outside (0, 1).
+
+    Examples
+    --------
+    >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
+    >>> round(float(arr.penalty), 4), round(float(arr.se_penalty), 4)
+    (0.5, 0.0624)
+    >>> round(float(delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000, covariance="full").se_penalty), 4)
+    0.0667
     """
     if covariance not in COVARIANCES:
         raise ParameterError(f"covariance must be one of {COVARIANCES}, got {covariance!r}")
@@ -211,8 +458,38 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
 
 def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
                     confidence: float = 0.95, covariance: str = "diagonal") -> ReoArrays:
-    """Algorithm 1 from counts: ``pos_default[..., k] = #{Y=1, S=s_k}`` in D_rec (size
-    ``n_default``), ``pos_random[..., k]`` likewise in D_rand (size ``n_random``); eq. (5)."""
+    """Algorithm 1 from per-group positive counts and log sizes (eq. 5, App. D).
+
+    ``Q_k = pos_default[..., k] / n_default`` and ``P_k = pos_random[..., k] / n_random``
+    (eq. 5), then :func:`delta_method_reo`.
+
+    Parameters
+    ----------
+    pos_default : array_like of int, shape (..., K)
+        ``#{Y=1, S=s_k}`` in the default log D_rec.
+    n_default : int or array_like, shape (...)
+        ``|D_rec|``, > 0.
+    pos_random : array_like of int, shape (..., K)
+        ``#{Y=1, S=s_k}`` in the random log D_rand.
+    n_random : int or array_like, shape (...)
+        ``|D_rand|``, > 0.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    covariance : {"diagonal", "full"}, default "diagonal"
+        As in :func:`delta_method_reo`.
+
+    Returns
+    -------
+    ReoArrays
+
+    Examples
+    --------
+    Two days at once:
+
+    >>> arr = reo_from_counts([[100, 150], [90, 160]], [1000, 1000], [[200, 100], [190, 110]], [1000, 1000])
+    >>> arr.penalty.round(4).tolist()
+    [0.5, 0.5087]
+    """
     nd = np.asarray(n_default, dtype=float)
     nr = np.asarray(n_random, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -234,10 +511,40 @@ def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None
 
 
 def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name: str = "log") -> np.ndarray:
-    """Boolean ``Y`` per row: the label column, or the OR of several 0/1 columns
-    (the seed's published data: Y = 1 when any engagement signal is 1, Sec. 4.2).
+    """Boolean label ``Y`` per row of a log: one 0/1 column, or the OR of several.
 
-    Every label value must be 0 or 1 (bools accepted); anything else, NaN included, is refused.
+    The seed's published data sets ``Y = 1`` when any engagement signal is 1 (Sec. 4.2): pass
+    the list of those columns.
+
+    Parameters
+    ----------
+    log : pandas.DataFrame
+        The log.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s). Values must be 0 or 1 (bools accepted); anything else, NaN
+        included, is refused.
+    name : str, default "log"
+        The log's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (len(log),)
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        If ``log`` is not a DataFrame.
+    ocef.errors.ParameterError
+        For a missing column or a non-0/1 label dtype.
+    ValueError
+        For label values other than 0 and 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"click": [0, 1, 0], "like": [0, 0, 1]})
+    >>> label_indicator(log, ["click", "like"]).tolist()
+    [False, True, True]
     """
     labels = label_columns(label)
     _check_columns(log, labels, name)
@@ -251,7 +558,21 @@ def _resolve_groups(logs: Sequence[pd.DataFrame], group: str, groups) -> list:
 
 
 class PositiveCounts(NamedTuple):
-    """``positives[k] = #{Y=1, S=s_k}`` and ``n = |log|``: the numerators and denominator of eq. (5)."""
+    """Numerators and denominator of eq. (5) for one log, the output of :func:`positive_counts`.
+
+    Parameters
+    ----------
+    positives : numpy.ndarray of int64, shape (K,)
+        ``#{Y=1, S=s_k}`` per group, in the order of the groups asked for.
+    n : int
+        Number of rows of the log.
+
+    Examples
+    --------
+    >>> pc = PositiveCounts(positives=np.array([1, 3]), n=6)
+    >>> (pc.positives / pc.n).round(4).tolist()          # P_k or Q_k of eq. (5)
+    [0.1667, 0.5]
+    """
 
     positives: np.ndarray
     n: int
@@ -259,7 +580,38 @@ class PositiveCounts(NamedTuple):
 
 def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
                     groups: Sequence, name: str = "log") -> PositiveCounts:
-    """``(#{Y=1, S=s_k} for k in groups, |log|)``: the numerators and denominator of eq. (5)."""
+    """Per-group positive counts and the size of one log: the numerators and denominator of eq. (5).
+
+    Parameters
+    ----------
+    log : pandas.DataFrame
+        A log with the label and group columns.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s) (:func:`label_indicator`).
+    group : str, default "S"
+        The item-group column.
+    groups : sequence
+        The K groups, in the order of the output; rows of other groups are not counted.
+    name : str, default "log"
+        The log's name in error messages.
+
+    Returns
+    -------
+    PositiveCounts
+        ``positives`` (K,) = ``#{Y=1, S=s_k}`` and ``n = len(log)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ValueError
+        As :func:`label_indicator`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> positive_counts(d, groups=["a", "b"])
+    PositiveCounts(positives=array([1, 3]), n=6)
+    """
     import pandas as pd
 
     y = label_indicator(log, label, name=name)
@@ -284,14 +636,57 @@ GROUP_COLUMNS = ("group", "P", "Q", "U", "delta_U", "se", "ci_low", "ci_high")
 
 @dataclass(frozen=True, eq=False)
 class ReoResult(Result):
-    """REO estimates with delta-method standard errors and intervals (Algorithm 1).
+    """REO estimates with standard errors and intervals (eq. 5-7, Algorithm 1 or the bootstrap).
 
-    ``groups``: tidy DataFrame with one row per group: ``group, P, Q, U, delta_U, se,
-    ci_low, ci_high`` (se and interval are those of ``delta_U``), made on first access from
-    ``columns`` (the same table as a dict of columns: JSON output needs no pandas). ``method``
-    records the interval: ``"delta-full"``, ``"delta"`` (Algorithm 1),
-    ``"bootstrap-<interval>"`` or ``"naive"``. ``notes``: why an interval is unreliable (a group
-    without positives, ...).
+    The output of :func:`estimate_reo` and :func:`reo_result_from_counts`. ``groups`` is a tidy
+    DataFrame with one row per group: ``group, P, Q, U, delta_U, se, ci_low, ci_high`` (``se``
+    and the interval are those of ``delta_U``), made on first access from ``columns`` (the same
+    table as a dict of columns, so JSON output needs no pandas). Read the penalty interval only
+    when ``delta_method_reliable`` is True; otherwise read the per-group intervals or use a
+    bootstrap interval (see :mod:`ocef.reo`). ``to_frame``, ``to_dict``, ``to_json`` and
+    ``to_csv`` follow :class:`ocef.results.Result`; NaN becomes JSON null.
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        The per-group table as columns, keys exactly ``group, P, Q, U, delta_U, se, ci_low,
+        ci_high``, each of length K.
+    penalty : float
+        ``Delta_REO`` (eq. 6).
+    penalty_se : float
+        Its standard error (NaN where undefined: a penalty of exactly 0, or the naive estimator).
+    penalty_ci : tuple of float
+        ``(low, high)`` of its interval.
+    n_default, n_random : int
+        ``|D_rec|`` and ``|D_rand|``.
+    confidence : float, default 0.95
+        Two-sided level of the intervals.
+    sigma : numpy.ndarray, shape (K, K), optional
+        Covariance of ``delta_U`` (delta method only).
+    method : str, default "delta-full"
+        The interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
+        ``"naive"``.
+    delta_method_reliable : bool, default False
+        False when the delta-method penalty interval reaches 0 or below, its SE is undefined, or
+        a group has no positive label in the default log. Bootstrap results carry the flag of
+        the delta interval too.
+    notes : tuple of str, default ()
+        Why an interval is unreliable (a group without positives, ...).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``columns`` does not have exactly the columns above.
+
+    Examples
+    --------
+    >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+    >>> res.groups[["group", "U", "delta_U"]]
+      group    U  delta_U
+    0     a  0.5     -0.5
+    1     b  1.5      0.5
+    >>> res.penalty, res.delta_method_reliable       # 6 rows per log: the interval reaches below 0
+    (0.5, False)
     """
 
     columns: Mapping[str, Any] = field(repr=False)
@@ -361,8 +756,31 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
 
 
 def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str]:
-    """Why REO is undefined for these positive counts (empty when it is defined): groups
-    without positives in the random traffic (P_k = 0), no positive in the default traffic."""
+    """Why REO is undefined for these positive counts; empty when it is defined.
+
+    ``U_k = Q_k / P_k`` needs ``P_k > 0`` for every group (a positive label of each group in the
+    random traffic), and ``delta_U`` and the penalty need ``mean(U) > 0`` (a positive label in
+    the default traffic), eq. (2), (3) and (6).
+
+    Parameters
+    ----------
+    groups : sequence
+        The K group names, used in the messages.
+    pos_default, pos_random : array_like of int, shape (K,)
+        ``#{Y=1, S=s_k}`` in the default and in the random log.
+
+    Returns
+    -------
+    list of str
+        One message per problem, naming the groups.
+
+    Examples
+    --------
+    >>> estimability_problems(["a", "b"], [3, 1], [2, 2])
+    []
+    >>> len(estimability_problems(["a", "b"], [3, 0], [2, 0]))
+    1
+    """
     problems = []
     no_pos = [g for g, c in zip(groups, np.asarray(pos_random)) if c == 0]
     if no_pos:
@@ -381,15 +799,56 @@ def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarr
 
 
 def zero_default_notes(groups: Sequence, pos_default) -> list[str]:
-    """Notes for groups without a positive label in the default log: ``Q_k = 0`` gives
-    ``U_k = 0`` with delta-method SE 0 (the delta method is unreliable at the boundary)."""
+    """Notes for groups without a positive label in the default log.
+
+    ``Q_k = 0`` gives ``U_k = 0`` with a delta-method SE of 0 (Algorithm 1's ``Gamma_kk`` vanishes
+    at the boundary), so the group's interval is degenerate and unreliable.
+
+    Parameters
+    ----------
+    groups : sequence
+        The K group names.
+    pos_default : array_like of int, shape (K,)
+        ``#{Y=1, S=s_k}`` in the default log.
+
+    Returns
+    -------
+    list of str
+        One note per such group (empty when every group has a positive).
+
+    Examples
+    --------
+    >>> zero_default_notes(["a", "b"], [3, 0])[0][:46]
+    "group 'b' has no positive label in the default"
+    """
     return [f"group {g!r} has no positive label in the default log (Q_k = 0): U_k = 0 with delta-method "
             f"SE 0, an unreliable interval; collect more default traffic or use a bootstrap interval"
             for g, c in zip(groups, np.asarray(pos_default)) if c == 0]
 
 
 def check_interval(interval: str) -> str:
-    """``interval`` checked against :data:`INTERVALS`."""
+    """``interval`` checked against the delta-method interval names :data:`INTERVALS`.
+
+    Parameters
+    ----------
+    interval : str
+        ``"delta-full"`` (full multinomial covariance) or ``"delta"`` (Algorithm 1 as printed).
+
+    Returns
+    -------
+    str
+        ``interval`` unchanged.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For any other value.
+
+    Examples
+    --------
+    >>> check_interval("delta")
+    'delta'
+    """
     if interval not in INTERVALS:
         raise ParameterError(f"interval must be one of {INTERVALS}, got {interval!r}")
     return interval
@@ -397,11 +856,48 @@ def check_interval(interval: str) -> str:
 
 def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
                            confidence: float = 0.95, interval: str = "delta-full") -> ReoResult:
-    """The full :class:`ReoResult` from per-group positive counts and log sizes (eq. 5-7 and the
-    delta method ``interval``): the one estimator every data path (pandas, DuckDB, Spark) ends in.
+    """The full :class:`ReoResult` from per-group positive counts and log sizes.
 
-    Refuses empty logs and groups without positives in the random log (U_k undefined), naming
-    them; a group without positives in the default log gets a note and an unreliable flag.
+    ``Q_k`` and ``P_k`` by eq. (5), ``U_k``, ``delta_U_k`` and ``Delta_REO`` by eq. (6)-(7), and
+    standard errors by the delta method (Algorithm 1; ``interval`` chooses its covariance). The
+    one estimator every data path (pandas, DuckDB, Spark, per day) ends in.
+
+    Parameters
+    ----------
+    groups : sequence
+        The K group names, in the order of the counts.
+    pos_default : array_like of int, shape (K,)
+        ``#{Y=1, S=s_k}`` in the default log D_rec.
+    n_default : int
+        ``|D_rec|``, > 0.
+    pos_random : array_like of int, shape (K,)
+        ``#{Y=1, S=s_k}`` in the random log D_rand.
+    n_random : int
+        ``|D_rand|``, > 0.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    interval : {"delta-full", "delta"}, default "delta-full"
+        Full multinomial covariance, or Algorithm 1's diagonal ``Gamma``.
+
+    Returns
+    -------
+    ReoResult
+        ``method`` is ``interval``. A group without positives in the default log gets a note and
+        ``delta_method_reliable=False``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an empty log, a group without positives in the random log (``U_k`` undefined), no
+        positive at all in the default log, or a bad ``confidence``/``interval``.
+
+    Examples
+    --------
+    >>> res = reo_result_from_counts(["a", "b"], [100, 150], 1000, [200, 100], 1000)
+    >>> res.groups["U"].round(4).tolist(), round(res.penalty, 4)
+    ([0.5, 1.5], 0.5)
+    >>> [round(v, 4) for v in res.penalty_ci]
+    [0.3692, 0.6308]
     """
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
@@ -422,19 +918,54 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
 def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
               label: str | Sequence[str] = "Y", group: str = "S", recommended: str = "R",
               groups: Sequence | None = None) -> ReoResult:
-    """The estimator that treats every missing label as negative (the practice Sec. 1 warns
-    about), for comparison. Point estimates only (se and intervals are NaN).
+    """REO by the estimator that treats every missing label as negative, for comparison (Sec. 1, Table 1).
 
-    Every pair of the pair space whose label was not logged counts as ``Y = 0``; only logged
-    rows can then be positive, and
+    Every pair of the pair space whose label was not logged counts as ``Y = 0``; only logged rows
+    can then be positive, and eq. (1) on that data gives::
 
-        ``U_k^naive = #{logged, R=1, Y=1, S=s_k} / #{logged, Y=1, S=s_k}``  (eq. 1 on that data)
+        U_k^naive = #{logged, R=1, Y=1, S=s_k} / #{logged, Y=1, S=s_k}
 
     where default-traffic rows have ``R = 1`` and random-traffic rows take ``R`` from the
-    ``recommended`` column when present (else 0: not recommended by the default strategy).
-    Without random traffic every ``U_k`` is 1 and the penalty is 0 whatever the system does
-    (Table 1: datasets A and B look the same); with some random traffic the result depends on
-    the logging volumes, not on the system, so it is inconsistent.
+    ``recommended`` column when present (else 0). Without random traffic every ``U_k`` is 1 and
+    the penalty is 0 whatever the system does (Table 1: data sets A and B look the same); with
+    some random traffic the result depends on the logging volumes, not on the system, so the
+    estimator is inconsistent. Point estimates only.
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The default log D_rec.
+    random : pandas.DataFrame, optional
+        The random log D_rand (default: none).
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s) (:func:`label_indicator`).
+    group : str, default "S"
+        The item-group column.
+    recommended : str, default "R"
+        The 0/1 column of the random log saying whether the default strategy recommends the pair.
+    groups : sequence, optional
+        The groups and their order (default: the sorted values found).
+
+    Returns
+    -------
+    ReoResult
+        ``method="naive"``; ``se``, the intervals, ``penalty_se`` and ``confidence`` are NaN.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For missing columns, an empty log, bad labels, or a group without any logged positive.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"],
+    ...                   "R": [0, 1, 0, 0, 0, 1]})
+    >>> naive_reo(d).penalty                       # no random traffic: always 0
+    0.0
+    >>> round(naive_reo(d, r).penalty, 4)
+    0.4118
     """
     import pandas as pd
 

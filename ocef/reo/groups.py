@@ -12,8 +12,36 @@ from ocef.errors import ParameterError
 
 
 def resolve_groups(found_values: Sequence, group: str, groups) -> list:
-    """The groups of an estimate: ``groups`` checked against the values found in the logs
-    (``found_values``: one array of distinct values per log), or the sorted values found."""
+    """The K groups of a REO estimate (Sec. 2): ``groups`` checked, or the sorted values found in the logs.
+
+    Parameters
+    ----------
+    found_values : sequence of array_like
+        The distinct values of the group column, one array per log.
+    group : str
+        The group column's name, used in the messages.
+    groups : sequence or None
+        The groups asked for and their order: at least 2 distinct values that cover every value
+        found. None: the sorted values found (numpy scalars as plain Python values).
+
+    Returns
+    -------
+    list
+        The K groups, in order.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For fewer than 2 (distinct) groups, a value found that ``groups`` does not list, or a
+        missing value in the group column.
+
+    Examples
+    --------
+    >>> resolve_groups([["b", "a"], ["a"]], "S", None)
+    ['a', 'b']
+    >>> resolve_groups([["b", "a"], ["a"]], "S", ["b", "a"])
+    ['b', 'a']
+    """
     if groups is not None:
         groups = list(groups)
         if len(groups) < 2 or len(set(groups)) != len(groups):

@@ -22,7 +22,23 @@ from ocef.errors import ParameterError
 # --------------------------------------------------------------------------------------------
 
 class RspResult(NamedTuple):
-    """Ranking statistical parity (App. H.1): ``U (..., K)``, ``delta_U (..., K)``, ``penalty (...)``."""
+    """Ranking statistical parity of App. H.1, the output of :func:`ranking_statistical_parity`.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (..., K)
+        ``U_k = #{R=1, S=s_k} / #{S=s_k}`` over the pair space (eq. 24).
+    delta_U : numpy.ndarray, shape (..., K)
+        ``U_k - mean(U)``, absolute rather than relative (eq. 25).
+    penalty : numpy.ndarray, shape (...)
+        ``Delta_RSP = std(U) / mean(U)`` (eq. 26), population std.
+
+    Examples
+    --------
+    >>> rsp = ranking_statistical_parity([30, 10], [100, 100])
+    >>> isinstance(rsp, RspResult), rsp.U.tolist()
+    (True, [0.3, 0.1])
+    """
 
     U: np.ndarray
     delta_U: np.ndarray
@@ -30,19 +46,60 @@ class RspResult(NamedTuple):
 
 
 class UserPrecision(NamedTuple):
-    """User-side precision utility (App. H.2): per-group ``table`` and the ``disparity`` std/mean."""
+    """User-side precision utility of App. H.2, the output of :func:`user_precision_utility`.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per user group: ``group, n`` (rows of the default log), ``U`` (precision, eq. 27)
+        and ``delta_U`` (eq. 3).
+    disparity : float
+        ``std(U) / mean(U)`` over the user groups (population std, as eq. 2).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "A": ["f", "f", "f", "m", "m", "m"]})
+    >>> up = user_precision_utility(d, user_group="A")
+    >>> isinstance(up, UserPrecision), round(up.disparity, 4)
+    (True, 0.3333)
+    """
 
     table: pd.DataFrame
     disparity: float
 
 
 def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
-    """RSP (App. H.1, eq. 24-26): ``U_k = #{R=1, S=s_k} / #{S=s_k}`` over the pair space,
-    ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25), ``Delta_RSP = std(U) / mean(U)``.
+    """Ranking statistical parity RSP over the pair space (App. H.1, eq. 24-26).
 
-    No labels, hence no random traffic needed: ``n_candidates[k]`` is the number of
-    (request, item) pairs with an item of group k (requests x items of the group).
-    Returns ``(U, delta_U, Delta_RSP)``; vectorized over leading axes.
+    ``U_k = #{R=1, S=s_k} / #{S=s_k}`` (eq. 24), ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25)
+    and ``Delta_RSP = std(U) / mean(U)`` (eq. 26, population std). RSP uses no label, so it needs
+    no random traffic: ``n_candidates[k]`` is the number of (request, item) pairs with an item of
+    group k (requests x items of the group). Vectorized over leading axes.
+
+    Parameters
+    ----------
+    n_recommended : array_like, shape (..., K)
+        ``#{R=1, S=s_k}``: recommended pairs per item group, ``0 <= n_recommended <= n_candidates``.
+    n_candidates : array_like, shape (..., K)
+        ``#{S=s_k}``: candidate pairs per group, > 0; same shape, ``K >= 2``.
+
+    Returns
+    -------
+    RspResult
+        ``U``, ``delta_U`` and ``penalty`` (``Delta_RSP``).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For shapes that differ or have fewer than 2 groups, or counts outside
+        ``0 <= n_recommended <= n_candidates``, ``n_candidates > 0``.
+
+    Examples
+    --------
+    >>> rsp = ranking_statistical_parity([30, 10], [100, 100])
+    >>> rsp.U.tolist(), rsp.delta_U.round(4).tolist(), round(float(rsp.penalty), 4)
+    ([0.3, 0.1], [0.1, -0.1], 0.5)
     """
     rec = np.asarray(n_recommended, dtype=float)
     cand = np.asarray(n_candidates, dtype=float)
@@ -57,10 +114,40 @@ def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
 
 def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] = "Y",
                            user_group: str) -> UserPrecision:
-    """User-side constrained RTPR = precision@N_show (App. H.2, eq. 27), from D_rec alone:
-    ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over the default traffic.
+    """User-side constrained RTPR, precision@k per user group, from the default log alone (App. H.2, eq. 27).
 
-    Returns a table (group, n, U, delta_U with eq. 3) and the disparity std(U)/mean(U).
+    ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over the default traffic D_rec, where ``S(u)`` is
+    the user's group: every recommended pair is labelled, so no random traffic is needed.
+    ``delta_U_k`` follows eq. (3) and the disparity is ``std(U) / mean(U)`` (eq. 2's form).
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The default log D_rec, with the label and user-group columns.
+    label : str or sequence of str, default "Y"
+        The 0/1 label column(s) (:func:`label_indicator`).
+    user_group : str
+        The user-group column ``S(u)``; at least 2 groups, no missing values.
+
+    Returns
+    -------
+    UserPrecision
+        ``table`` (group, n, U, delta_U) and ``disparity``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For missing columns, an empty log, bad labels, missing or fewer than 2 user groups.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "A": ["f", "f", "f", "m", "m", "m"]})
+    >>> up = user_precision_utility(d, user_group="A")
+    >>> up.table[["group", "n", "U"]].round(4)
+      group  n       U
+    0     f  3  0.6667
+    1     m  3  0.3333
     """
     _check_log(default, label, user_group, "default")
     y = label_indicator(default, label, name="default")

@@ -24,8 +24,31 @@ class _OneRow(Result):
 
 @dataclass(frozen=True)
 class SamplePlan(_OneRow):
-    """Log sizes from :func:`delta_method_sample_size`: ``n_default``, ``n_random`` and the
-    ``half_width`` they give (<= ``epsilon``) for ``target`` with the ``interval`` method."""
+    """Log sizes planned by :func:`delta_method_sample_size` (Algorithm 1's delta method).
+
+    One-row result: ``to_frame()`` is a one-row DataFrame of the fields.
+
+    Parameters
+    ----------
+    n_default, n_random : int
+        Planned ``|D_rec|`` and ``|D_rand|``.
+    half_width : float
+        The half-width of the delta-method interval those sizes give, ``<= epsilon``.
+    epsilon : float
+        The half-width asked for.
+    confidence : float
+        Two-sided level of the interval.
+    target : {"penalty", "delta_U"}
+        The quantity planned for (``"delta_U"``: the widest group).
+    interval : {"delta-full", "delta"}
+        The delta-method covariance planned with.
+
+    Examples
+    --------
+    >>> plan = delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, random_to_default=0.5)
+    >>> plan.n_default, plan.n_random
+    (48542, 24271)
+    """
 
     n_default: int
     n_random: int
@@ -38,8 +61,25 @@ class SamplePlan(_OneRow):
 
 @dataclass(frozen=True)
 class TheoremSampleSize(_OneRow):
-    """Sizes from :func:`theorem_sample_size` (Theorem E.4, eq. 21 and 8): ``n``, ``n_default``,
-    ``n_random``."""
+    """Sizes from Theorem E.4 (eq. 21) and eq. (8), the output of :func:`theorem_sample_size`.
+
+    Parameters
+    ----------
+    n : float
+        The theorem's ``n = 4 K^2 / ((sum_k U_k)^2 epsilon^2) log(1/delta)`` (eq. 21).
+    n_default, n_random : int
+        ``|D_rec|`` and ``|D_rand|`` of eq. (8), rounded up.
+    epsilon : float
+        The error bound asked for.
+    delta : float
+        The failure probability asked for.
+
+    Examples
+    --------
+    >>> th = theorem_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, delta=0.05)
+    >>> th.n_default, th.n_random
+    (61187, 126877)
+    """
 
     n: float
     n_default: int
@@ -54,10 +94,35 @@ class TheoremSampleSize(_OneRow):
 def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     """Largest ``Delta_REO`` compatible with the 80% rule among K groups (Sec. 4.3).
 
-    The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation is convex,
-    so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1; this
-    returns the max over m. K = 2 gives 1/9 = 11.1% (the seed's threshold). A penalty above
-    the threshold therefore proves that some pair of groups violates the rule.
+    The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation (eq. 2) is
+    convex, so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1;
+    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the seed's threshold. A penalty
+    significantly above the threshold therefore proves that some pair of groups violates the
+    rule; use it as ``threshold`` of :func:`estimate_reo_by`.
+
+    Parameters
+    ----------
+    K : int
+        Number of groups, >= 2.
+    ratio : float, default 0.8
+        The rule's ratio, in [0, 1).
+
+    Returns
+    -------
+    float
+        The threshold on ``Delta_REO``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For ``K < 2`` or ``ratio`` outside [0, 1).
+
+    Examples
+    --------
+    >>> round(eighty_percent_rule_threshold(2), 4)
+    0.1111
+    >>> round(eighty_percent_rule_threshold(3, ratio=0.5), 4)
+    0.3536
     """
     K = check_positive_int("K", K, minimum=2)
     ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
@@ -103,13 +168,50 @@ def _rows(name: str, value, epsilon: float) -> int:
 def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
                              n_default: int | None = None, random_to_default: float | None = None,
                              target: str = "penalty", interval: str = "delta-full") -> SamplePlan:
-    """Log sizes for which the delta-method interval (``interval``: ``"delta-full"``, the
-    default of :func:`ocef.reo.estimate_reo`, or ``"delta"``, Algorithm 1) has half-width <= epsilon.
+    """Log sizes for which the delta-method interval of ``target`` has half-width at most ``epsilon`` (Algorithm 1).
 
-    ``P``, ``Q``: planning values of P_k, Q_k (a pilot estimate). ``target``: ``"penalty"``
-    or ``"delta_U"`` (all groups). Give either ``n_default`` (the default log you will have;
-    returns the random log needed) or ``random_to_default`` (the ratio |D_rand| / |D_rec|;
-    returns both). Returns a :class:`SamplePlan`.
+    The delta-method variance is linear in ``1/|D_rec|`` and ``1/|D_rand|``:
+    ``Var = A / |D_rec| + B / |D_rand|`` (``Gamma`` of Algorithm 1, or the full covariance of
+    :func:`utility_covariance`), so the sizes solve ``z(delta/2) sqrt(Var) <= epsilon``. Far less
+    conservative than :func:`theorem_sample_size`, and exact for the interval
+    :func:`estimate_reo` reports when the planning values are right.
+
+    Parameters
+    ----------
+    P, Q : array_like, shape (K,)
+        Planning values of ``P_k`` and ``Q_k`` (a pilot estimate), every entry in (0, 1], K >= 2.
+    epsilon : float
+        Target half-width, > 0.
+    confidence : float, default 0.95
+        Two-sided level, in (0, 1).
+    n_default : int, optional
+        The default log you will have: the random log needed is returned. Give exactly one of
+        ``n_default`` and ``random_to_default``.
+    random_to_default : float, optional
+        The ratio ``|D_rand| / |D_rec|``, > 0: both sizes are returned.
+    target : {"penalty", "delta_U"}, default "penalty"
+        Plan for the penalty, or for every group's ``delta_U_k``.
+    interval : {"delta-full", "delta"}, default "delta-full"
+        The covariance of the interval (as :func:`estimate_reo`).
+
+    Returns
+    -------
+    SamplePlan
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For bad planning values, both or neither of ``n_default`` / ``random_to_default``, an
+        ``n_default`` too small for ``epsilon`` even with unlimited random traffic, or
+        ``target="penalty"`` at a penalty of 0 (its variance is undefined there).
+    ocef.errors.DataError
+        If the plan exceeds 10**15 rows.
+
+    Examples
+    --------
+    >>> plan = delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, n_default=100_000)
+    >>> plan.n_random, round(plan.half_width, 4)
+    (21353, 0.05)
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
     z = normal_quantile(confidence)
@@ -146,15 +248,42 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
 
 
 def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleSize:
-    """Sizes that Theorem E.4 (eq. 21) and eq. (8) give for ``|Delta_REO_hat - Delta_REO| <=
-    epsilon`` with probability >= 1 - delta (the constant-explicit form of Theorem D.2):
+    """Sizes that Theorem E.4 (eq. 21) and eq. (8) give for ``|Delta_REO_hat - Delta_REO| <= epsilon`` with probability at least ``1 - delta``.
 
-    ``n = 4 K^2 / (sum_k U_k)^2 / epsilon^2 * log(1/delta)``,
-    ``|D_rec| = n max_k U_k^2 (1-q_k)/q_k``, ``|D_rand| = n max_k U_k^2 (1-p_k)/p_k``.
+    The constant-explicit form of Theorem D.2::
+
+        n = 4 K^2 / (sum_k U_k)^2 / epsilon^2 * log(1/delta),
+        |D_rec| = n max_k U_k^2 (1-q_k)/q_k,  |D_rand| = n max_k U_k^2 (1-p_k)/p_k.
 
     The product is invariant to rescaling U, so ``U = Q/P`` may be used. It bounds the
     covariance crudely (App. E) and is far more conservative than
     :func:`delta_method_sample_size`.
+
+    Parameters
+    ----------
+    P, Q : array_like, shape (K,)
+        Planning values of ``P_k`` and ``Q_k``, every entry in (0, 1], K >= 2.
+    epsilon : float
+        Error bound, > 0.
+    delta : float
+        Failure probability, in (0, 1).
+
+    Returns
+    -------
+    TheoremSampleSize
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For bad planning values, ``epsilon`` or ``delta``.
+    ocef.errors.DataError
+        If a size exceeds 10**15 rows.
+
+    Examples
+    --------
+    >>> th = theorem_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, delta=0.05)
+    >>> round(th.n, 1), th.n_default, th.n_random
+    (1159.3, 61187, 126877)
     """
     P, Q = _check_rates(P, Q)
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
@@ -169,17 +298,70 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
 
 @renamed_keywords(n_show="k")
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
-    """Expected |D_rand| when each of ``n_requests`` requests is activated with probability
-    ``p_act`` and then shows ``k`` random items (the list length) (Sec. 3.2, App. I). Every random pair is
-    logged: only D_rec is a uniform sample of the recommended pairs."""
+    """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
+
+    Each of ``n_requests`` requests is activated with probability ``p_act`` and then shows ``k``
+    uniformly random items; every random pair is logged (only D_rec is a uniform sample of the
+    recommended pairs), so ``E|D_rand| = p_act * n_requests * k``.
+
+    Parameters
+    ----------
+    p_act : float
+        Activation probability, in [0, 1].
+    n_requests : int
+        Number of requests, >= 1.
+    k : int
+        Length of a random list, >= 1.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For ``p_act`` outside [0, 1] or non-positive counts.
+
+    Examples
+    --------
+    >>> expected_random_rows(0.01, n_requests=1_000_000, k=10)
+    100000.0
+    """
     p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     return p * check_positive_int("n_requests", n_requests) * check_positive_int("k", k)
 
 
 @renamed_keywords(n_show="k")
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
-    """The activation probability p_act that yields ``n_random`` random rows in expectation
-    (inverse of :func:`expected_random_rows`); refuses targets needing p_act > 1."""
+    """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
+
+    Plan the random traffic with :func:`delta_method_sample_size` (which gives ``n_random``),
+    then turn it into the platform's activation rate here.
+
+    Parameters
+    ----------
+    n_random : int
+        Target ``|D_rand|``, >= 1.
+    n_requests : int
+        Number of requests over the collection period, >= 1.
+    k : int
+        Length of a random list, >= 1.
+
+    Returns
+    -------
+    float
+        ``n_random / (n_requests * k)``, in (0, 1].
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If the target needs ``p_act > 1`` (more random rows than ``n_requests * k``).
+
+    Examples
+    --------
+    >>> p_act_for(50_000, n_requests=1_000_000, k=10)
+    0.005
+    """
     nr = check_positive_int("n_random", n_random)
     full = expected_random_rows(1.0, n_requests=n_requests, k=k)
     p = nr / full

@@ -69,12 +69,28 @@ LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
 
 @dataclass(frozen=True)
 class TrafficWorld:
-    """An environment for the simulator.
+    """An environment for the random-traffic simulator (Sec. 3.2, App. I): users, items, preferences and the default strategy's scores.
 
-    ``preferences`` (users x items, in [0, 1]) is the probability that a shown pair is
-    relevant (``Y = 1``); ``item_groups`` (items) the sensitive attribute ``S(i)``;
-    ``scores`` (users x items, >= 0) the default strategy's ranking scores;
-    ``user_weights`` (users, sums to 1) the probability that a request comes from each user.
+    Build one with :func:`as_world` (validated arrays) or :func:`make_traffic_world` (a
+    low-rank synthetic world). ``n_users``, ``n_items`` and ``groups`` (the distinct item groups,
+    sorted) are derived properties.
+
+    Parameters
+    ----------
+    preferences : numpy.ndarray, shape (n_users, n_items)
+        ``rho_ui = P(Y=1)`` for a shown pair, in [0, 1].
+    item_groups : numpy.ndarray of int64, shape (n_items,)
+        The sensitive attribute ``S(i)`` of each item; at least 2 groups.
+    scores : numpy.ndarray, shape (n_users, n_items)
+        The default strategy's ranking scores, finite and >= 0.
+    user_weights : numpy.ndarray, shape (n_users,)
+        ``w_u``, the probability that a request comes from user u (sums to 1).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+    >>> world.n_users, world.n_items, world.groups.tolist()
+    (50, 40, [0, 1])
     """
 
     preferences: np.ndarray
@@ -99,8 +115,34 @@ class TrafficWorld:
 def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorld:
     """Validate arrays and bundle them into a :class:`TrafficWorld`.
 
-    Raises ``ValueError`` for preferences outside [0, 1], shapes that disagree, negative or
-    non-finite scores, fewer than two item groups, or bad user weights.
+    Parameters
+    ----------
+    preferences : array_like, shape (n_users, n_items)
+        ``P(Y=1)`` of each pair, in [0, 1].
+    item_groups : array_like of int, shape (n_items,)
+        Integer group label of each item; at least 2 groups.
+    scores : array_like, shape (n_users, n_items)
+        The default strategy's ranking scores, finite and >= 0 (boosts multiply them).
+    user_weights : array_like, shape (n_users,), optional
+        Request rates, finite, >= 0, not all 0; normalized to sum to 1 (default: uniform).
+
+    Returns
+    -------
+    TrafficWorld
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For preferences outside [0, 1], shapes that disagree, negative or non-finite scores,
+        fewer than two item groups, or bad user weights.
+    ocef.errors.ParameterTypeError
+        For non-integer item groups.
+
+    Examples
+    --------
+    >>> world = as_world([[0.1, 0.5, 0.2], [0.3, 0.1, 0.4]], [0, 1, 1], [[1, 2, 3], [3, 2, 1]])
+    >>> world.n_users, world.n_items, world.user_weights.tolist()
+    (2, 3, [0.5, 0.5])
     """
     pref = check_unit_array("preferences", preferences, ndim=2)
     n_users, n_items = pref.shape
@@ -137,18 +179,59 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
                        preference_scale: float = 1.5, group_preference_shift=None,
                        score_noise: float = 1.0, score_bias=None, user_activity: float = 0.0,
                        rng=None) -> TrafficWorld:
-    """A small low-rank preference world for experiments and tests.
+    """A small low-rank preference world for experiments and tests (App. I.3), no download needed.
 
-    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (default equal);
+    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (every group gets at
+      least one item);
     * user and item factors are standard normal of dimension ``rank``; the preference logit is
-      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that
-      the mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
+      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that the
+      mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
     * the default strategy's ``scores = sigmoid(logit + N(0, score_noise^2) + score_bias[S(i)])``:
       a noisy estimate of the preferences (the model is not perfect, App. I.3) that may favour
-      some groups (``score_bias``, in logits) — the source of REO unfairness;
-    * ``user_activity`` > 0 makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
+      some groups (``score_bias``, in logits), the source of REO unfairness;
+    * ``user_activity > 0`` makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
 
-    Returns a :class:`TrafficWorld`. Same ``rng`` seed, same world.
+    Parameters
+    ----------
+    n_users : int, default 500
+        Number of users, >= 1.
+    n_items : int, default 200
+        Number of items, >= 2 and >= ``n_groups``.
+    n_groups : int, default 2
+        Number of item groups K, >= 2.
+    rank : int, default 8
+        Dimension of the latent factors, >= 1.
+    group_shares : array_like, shape (n_groups,), optional
+        Probabilities of the item groups, positive, summing to 1 (default: equal).
+    positive_rate : float, default 0.1
+        Mean preference, in (0, 1).
+    preference_scale : float, default 1.5
+        Scale of the factor term of the logit.
+    group_preference_shift : array_like, shape (n_groups,), optional
+        Per-group shift of the preference logit (default: 0).
+    score_noise : float, default 1.0
+        Standard deviation of the logit noise of the scores, >= 0.
+    score_bias : array_like, shape (n_groups,), optional
+        Per-group shift of the score logit (default: 0): the default strategy's unfairness.
+    user_activity : float, default 0.0
+        Spread of the log request rates, >= 0 (0: every user equally active).
+    rng : None, int, SeedSequence or Generator
+        Randomness; the same seed gives the same world.
+
+    Returns
+    -------
+    TrafficWorld
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For arguments out of range or of the wrong length.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> round(float(world.preferences.mean()), 3), np.bincount(world.item_groups).tolist()
+    (0.1, [16, 24])
     """
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items, minimum=2)
@@ -203,11 +286,40 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
 
 @renamed_keywords(n_show="k")
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
-    """Items shown by the default strategy to each user (users x k, best first).
+    """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
 
     The strategy ranks items by ``scores[u, i] * boosts[S(i)]`` in descending order (Sec. 4.4:
-    a boost raises an item's ranking score) and shows the top ``k``; ties go to the lower
-    item index, so the strategy is deterministic and its truth exact.
+    a boost raises an item's ranking score) and shows the top ``k``; ties go to the lower item
+    index, so the strategy is deterministic and its truth (:func:`ground_truth`) exact.
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
+    boosts : mapping of int to float, optional
+        Multiplicative score factor per item group, > 0 (e.g. ``{1: 1.25}``); groups not named
+        keep factor 1. Default: no boost.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_users, k)
+        Item indices, best first.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For ``k`` out of range, a boost <= 0, or a boost of a group no item has.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> default_recommendations(world, 3)[:2].tolist()
+    [[27, 11, 19], [36, 31, 20]]
+    >>> shown = default_recommendations(world, 3, {1: 2.0})        # boosting group 1
+    >>> round(float(world.item_groups[shown].mean()), 3)          # share of group-1 items shown
+    0.707
     """
     k = _check_k(k, world.n_items)
     boosted = world.scores * _boost_vector(boosts, world.item_groups)[None, :]
@@ -248,12 +360,33 @@ def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_
 
 @dataclass(frozen=True)
 class TrafficTruth:
-    """Exact REO quantities of the pair space the simulator samples from.
+    """Exact REO quantities of the pair space the simulator samples from (App. D, eq. 1-3), the output of :func:`ground_truth`.
 
-    ``groups``: DataFrame with ``group, p, q, U, delta_U`` (p_k = P(Y=1,S=s_k),
-    q_k = P(Y=1,S=s_k|R=1), U_k = P(R=1|Y=1,S=s_k), ΔU_k eq. 3); ``penalty`` = ΔREO (eq. 2);
-    ``p_recommended`` = P(R=1); ``relevance_default`` / ``relevance_random`` = expected share of
-    relevant items among the default / uniformly random items (App. I.2 trade-off).
+    ``p``, ``q`` and ``delta_u`` are the columns of ``groups`` as arrays.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        One row per item group: ``group``, ``p`` (``P(Y=1, S=s_k)``), ``q``
+        (``P(Y=1, S=s_k | R=1)``), ``U`` (``P(R=1 | Y=1, S=s_k)``, eq. 1) and ``delta_U`` (eq. 3).
+    penalty : float
+        ``Delta_REO`` (eq. 2).
+    p_recommended : float
+        ``P(R=1)``: the share of the item pool a list shows.
+    relevance_default, relevance_random : float
+        Expected share of relevant items among the default / uniformly random items
+        (``sum_k q_k`` and ``sum_k p_k``; the App. I.2 trade-off).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> truth = ground_truth(world, 5)
+    >>> truth.groups.round(4)
+       group       p       q       U  delta_U
+    0      0  0.0353  0.1224  0.4340   0.0966
+    1      1  0.0647  0.1852  0.3575  -0.0966
+    >>> round(truth.penalty, 4), truth.p_recommended
+    (0.0966, 0.125)
     """
 
     groups: pd.DataFrame
@@ -277,11 +410,45 @@ class TrafficTruth:
 
 @renamed_keywords(n_show="k")
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
-    """Exact p_k, q_k, U_k, ΔU_k and ΔREO of the default strategy on ``world`` (see module doc).
+    """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
-    U_k, ΔU_k and ΔREO come from :func:`ocef.reo.reo_point_estimates` applied to the exact
-    p_k, q_k (eq. 4 with P̂ = p, Q̂ = q; U_k = P(R=1) q_k / p_k), so the truth and the estimates
-    share one definition.
+    With user u drawing a request with probability ``w_u`` and items uniform over the pool of N
+    items: ``p_k = P(Y=1, S=s_k) = sum_u w_u sum_{i in group k} rho_ui / N``,
+    ``q_k = P(Y=1, S=s_k | R=1) = sum_u w_u sum_{i in group k} R_ui rho_ui / k`` and
+    ``U_k = P(R=1 | Y=1, S=s_k) = P(R=1) q_k / p_k`` with ``P(R=1) = k / N`` (eq. 1 by Bayes,
+    Sec. 3.3). ``U_k``, ``delta_U_k`` and ``Delta_REO`` come from
+    :func:`ocef.reo.reo_point_estimates` applied to the exact ``p_k``, ``q_k`` (eq. 4 with
+    ``P_hat = p``, ``Q_hat = q``), so the truth and the estimates share one definition.
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
+    boosts : mapping of int to float, optional
+        Score factors per item group (:func:`default_recommendations`).
+
+    Returns
+    -------
+    TrafficTruth
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For ``k`` out of range, bad boosts, or a group without any relevant pair (``U_k``
+        undefined).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> truth = ground_truth(world, 5)
+    >>> truth.groups[["group", "U", "delta_U"]].round(4)
+       group       U  delta_U
+    0      0  0.4340   0.0966
+    1      1  0.3575  -0.0966
+    >>> round(truth.penalty, 4)
+    0.0966
     """
     k = _check_k(k, world.n_items)
     top = default_recommendations(world, k, boosts)
@@ -310,18 +477,45 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
 
 @renamed_keywords(n_show="k")
 def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
-    """Expected share of relevant items among the items users are shown (App. I.1-I.2).
+    """Expected share of relevant items among the items users are shown, as a function of ``p_act`` (App. I.1-I.2).
 
     Per request the default strategy shows ``k`` items, relevant with probability
-    ``P(Y=1|R=1) = sum_g q_g``; with probability ``p_act`` it also gets ``k`` uniform items,
-    of which on average ``k^2 / N`` duplicate default items (shown once, App. I.1) and
-    ``k (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with
-    ``P(Y=1) = sum_g p_g`` and ``P(Y=1, R=1) = P(R=1) sum_g q_g``. The ratio
+    ``P(Y=1|R=1) = sum_g q_g``; with probability ``p_act`` it also gets ``k`` uniform items, of
+    which on average ``k^2 / N`` duplicate default items (shown once, App. I.1) and
+    ``k (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with ``P(Y=1) = sum_g p_g`` and
+    ``P(Y=1, R=1) = P(R=1) sum_g q_g``. The ratio::
 
-        ``(k Q + p_act k (P - P(R=1) Q)) / (k + p_act k (1 - P(R=1)))``
+        (k Q + p_act k (P - P(R=1) Q)) / (k + p_act k (1 - P(R=1)))
 
     is the relevance the platform keeps; it decreases in ``p_act`` whenever random items are
     less relevant than default ones (the trade-off of eq. 28).
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
+    p_act : float
+        Activation probability of the random traffic, in [0, 1].
+    boosts : mapping of int to float, optional
+        Score factors per item group (:func:`default_recommendations`).
+
+    Returns
+    -------
+    float
+        Expected share of relevant impressions, in [0, 1].
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For ``p_act`` outside [0, 1] or as :func:`ground_truth`.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> [round(expected_relevance(world, 5, p), 4) for p in (0.0, 0.1, 1.0)]
+    [0.3076, 0.2885, 0.1969]
     """
     p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     truth = ground_truth(world, k, boosts)
@@ -334,7 +528,7 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
 
 @dataclass
 class AbTrafficLogs:
-    """Output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
+    """Simulated A/B logs, the output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
 
     ``served`` has one row per (day, arm): requests, activated requests, impressions (distinct
     shown items), relevant impressions, overlapping pairs (App. I.1) and their relevance share.
@@ -343,6 +537,30 @@ class AbTrafficLogs:
     requests) with p_k of the whole population (the shared random log). With
     ``assignment="request"`` the two are equal; with ``"user"`` they differ by the sampling error
     of the user split, which no interval computed from the logs includes.
+
+    Parameters
+    ----------
+    default : dict of str to pandas.DataFrame
+        Each arm's default log D_rec (columns :data:`LOG_COLUMNS` plus ``arm``).
+    random : pandas.DataFrame
+        The shared random log D_rand; ``R`` says whether the request's arm shows the pair and
+        ``arm`` names that arm.
+    truth : dict of str to TrafficTruth
+        Each arm's strategy on the whole population.
+    served : pandas.DataFrame
+        Per (day, arm) impressions and relevance.
+    truth_served : dict of str to TrafficTruth, optional
+        The truth each arm's logs estimate (see above).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, requests_per_day=500,
+    ...                  p_act=0.2, rng=0)
+    >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}   # boosting group 1 lowers it
+    {'control': 0.1078, 'treatment': 0.0239}
+    >>> len(ab.random)
+    1000
     """
 
     default: dict[str, pd.DataFrame]
@@ -354,8 +572,26 @@ class AbTrafficLogs:
 
 @dataclass
 class TrafficLogs:
-    """Output of :func:`simulate_traffic`: ``default`` = D_rec, ``random`` = D_rand, ``truth``,
-    ``served`` (per-day impressions and relevance, see :class:`AbTrafficLogs`)."""
+    """Simulated logs of one default strategy, the output of :func:`simulate_traffic` (Sec. 3.2, App. I.1).
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The default log D_rec (columns :data:`LOG_COLUMNS`).
+    random : pandas.DataFrame
+        The random log D_rand (same columns).
+    truth : TrafficTruth
+        The exact REO quantities the logs estimate.
+    served : pandas.DataFrame
+        Per-day requests, impressions and relevance (see :class:`AbTrafficLogs`).
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> logs = simulate_traffic(world, requests_per_day=500, p_act=0.2, rng=0)
+    >>> len(logs.default), len(logs.random), round(logs.truth.penalty, 4)
+    (5000, 1000, 0.1078)
+    """
 
     default: pd.DataFrame
     random: pd.DataFrame
@@ -369,11 +605,54 @@ class TrafficLogs:
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
                      k: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
-    """Simulate ``n_days`` of traffic of one default strategy (Sec. 3.2, App. I.1).
+    """Simulate ``n_days`` of traffic of one default strategy with random traffic (Sec. 3.2, App. I.1).
 
     Each day ``requests_per_day`` requests arrive, the user of each drawn with
-    ``world.user_weights``. See the module docstring for the serving and logging rules.
-    ``p_act = 0`` gives an empty random log. Returns :class:`TrafficLogs`.
+    ``world.user_weights``. Every request is shown the default strategy's top ``k``
+    (:func:`default_recommendations`); with probability ``p_act`` it is also activated for random
+    traffic and shown ``k`` items drawn uniformly without replacement; an item in both lists is
+    shown once and logged in both logs (App. I.1). Every shown pair gets
+    ``Y ~ Bernoulli(preferences[u, i])``. The default log D_rec keeps a uniform sample of the
+    recommended pairs at rate ``log_rate``; the random log D_rand keeps every random pair.
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    n_days : int, default 1
+        Number of days, >= 1.
+    requests_per_day : int, default 10000
+        Requests per day, >= 1.
+    k : int, default 10
+        Length of each list, 1 <= k <= ``world.n_items``.
+    p_act : float, default 0.01
+        Activation probability of random traffic, in [0, 1]; 0 gives an empty random log.
+    log_rate : float, default 1.0
+        Share of recommended pairs logged in D_rec, in (0, 1].
+    boosts : mapping of int to float, optional
+        Score factors per item group (:func:`default_recommendations`).
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+
+    Returns
+    -------
+    TrafficLogs
+        ``default``, ``random`` (columns :data:`LOG_COLUMNS`), ``truth`` and ``served``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For arguments out of range; :class:`ocef.errors.ResourceLimitError` for a simulation
+        above the resource limits.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> logs = simulate_traffic(world, k=5, requests_per_day=500, p_act=0.2, rng=0)
+    >>> len(logs.default), len(logs.random)
+    (2500, 550)
+    >>> logs.default.columns.tolist()
+    ['request', 'day', 'user', 'item', 'R', 'Y', 'S', 'source']
     """
     out = simulate_ab(world, {"default": boosts}, n_days=n_days, requests_per_day=requests_per_day,
                       k=k, p_act=p_act, log_rate=log_rate, rng=rng)
@@ -389,21 +668,66 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
                 requests_per_day: int = 10_000, k: int = 10, p_act: float = 0.01,
                 log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
                 rng=None) -> AbTrafficLogs:
-    """Simulate an A/B test whose arms differ by their boosts, sharing one random traffic.
+    """Simulate an A/B test whose arms differ by their boosts and share one random traffic (App. D, App. I.2, Fig. 11-12).
 
     ``arms`` maps an arm name to its boosts (``None`` = unboosted scores), e.g.
-    ``{"control": None, "treatment": {0: 1.25, 1: 1}}``. With ``assignment="user"`` each user
-    is assigned to one arm (shares ``arm_shares``, default equal) for the whole experiment
-    (Fig. 11); with ``"request"`` every request is assigned afresh. Activation for random traffic
-    is independent of the arm (orthogonal layers, App. I.2), so one random log serves every arm;
-    its ``R`` says whether the request's arm shows the pair, its ``arm`` column names that arm.
+    ``{"control": None, "treatment": {0: 1.25, 1: 1}}``. With ``assignment="user"`` each user is
+    assigned to one arm (shares ``arm_shares``) for the whole experiment (Fig. 11); with
+    ``"request"`` every request is assigned afresh. Activation for random traffic is independent
+    of the arm (orthogonal layers, App. I.2), so one random log serves every arm; its ``R`` says
+    whether the request's arm shows the pair, its ``arm`` column names that arm. Serving and
+    logging follow :func:`simulate_traffic`.
 
     The truth of an arm is its strategy applied to the whole user population (the quantity the
-    A/B comparison estimates). With ``assignment="user"`` an arm only sees its own users for the
-    whole test, so its logs estimate the strategy on that user sample: the difference from the
-    population truth is a sampling error of the user split that the delta method does not
-    model (negligible with many users; ``"request"`` assignment removes it).
-    Returns :class:`AbTrafficLogs`.
+    A/B comparison estimates). With ``assignment="user"`` an arm only sees its own users, so its
+    logs estimate the strategy on that user sample (``truth_served``): the difference is a
+    sampling error of the user split that the delta method does not model (negligible with many
+    users; ``"request"`` assignment removes it).
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    arms : mapping of str to (mapping or None)
+        Arm name -> boosts; at least one arm.
+    n_days : int, default 1
+        Number of days, >= 1.
+    requests_per_day : int, default 10000
+        Requests per day (all arms together), >= 1.
+    k : int, default 10
+        Length of each list, 1 <= k <= ``world.n_items``.
+    p_act : float, default 0.01
+        Activation probability of random traffic, in [0, 1].
+    log_rate : float, default 1.0
+        Share of recommended pairs logged in each D_rec, in (0, 1].
+    assignment : {"user", "request"}, default "user"
+        The unit assigned to an arm.
+    arm_shares : array_like, optional
+        Probability of each arm, positive, summing to 1 (default: equal).
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+
+    Returns
+    -------
+    AbTrafficLogs
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an empty ``arms``, a bad ``assignment`` or ``arm_shares``, or serving arguments out of
+        range.
+
+    Examples
+    --------
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, k=5, requests_per_day=500,
+    ...                  p_act=0.2, assignment="request", rng=0)
+    >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}
+    {'control': 0.0966, 'treatment': 0.0405}
+    >>> from ocef.reo import ab_test
+    >>> res = ab_test(ab.default["control"], ab.default["treatment"], ab.random)
+    >>> round(res.D_reo, 3), round(res.D_reo_se, 3)
+    (-0.183, 0.069)
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
@@ -534,12 +858,33 @@ def _log_columns(request, day, user, item, r, y, item_groups, source, arm) -> di
 
 @dataclass(frozen=True)
 class StreamedTraffic(Result):
-    """Output of :func:`stream_traffic`: where the logs are and how many rows each day holds.
+    """Where :func:`stream_traffic` wrote the logs, and how many rows each day holds.
 
-    ``default_dir`` / ``random_dir``: directories of Parquet files (one or more per day, named
+    The directories hold Parquet files (one or more per day, named
     ``day-DDDDD-part-PPPP.parquet``, columns :data:`LOG_COLUMNS`), readable as one log by
-    ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or Spark). ``days``: one row per
-    day with ``day, default_rows, random_rows``. ``truth``: the exact REO quantities.
+    :func:`ocef.reo.estimate_reo` or ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or
+    Spark). ``default_rows`` and ``random_rows`` are the totals.
+
+    Parameters
+    ----------
+    default_dir, random_dir : pathlib.Path
+        The directories of the default and the random log.
+    days : pandas.DataFrame
+        One row per day: ``day, default_rows, random_rows``.
+    truth : TrafficTruth
+        The exact REO quantities of the simulated strategy.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+    >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
+    >>> streamed.days
+       day  default_rows  random_rows
+    0    0          3000          710
+    1    1          3000          580
+    >>> streamed.random_rows
+    1290
     """
 
     default_dir: Path
@@ -580,15 +925,61 @@ def _arrow_table(cols: dict):
 def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_per_day: int = 10_000,
                    k: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
                    chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
-    """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, in
-    chunks of ``chunk_requests`` requests, so memory stays bounded whatever the number of rows
-    (about ``chunk_requests * k`` rows in memory at a time).
+    """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, with bounded memory.
 
-    Writes ``out_dir/default/`` and ``out_dir/random/`` (see :class:`StreamedTraffic`); existing
-    ``*.parquet`` files there are refused rather than mixed in. The draws follow the same
-    rules (module docstring); chunking changes the order of the random draws, so the logs
-    differ from :func:`simulate_traffic`'s for the same seed but have the same distribution.
-    ``progress``: optional callable ``progress(day, rows_written)`` after each chunk.
+    Requests are served in chunks of ``chunk_requests`` (about ``chunk_requests * k`` rows in
+    memory at a time), whatever the number of rows. Writes ``out_dir/default/`` and
+    ``out_dir/random/`` (see :class:`StreamedTraffic`); existing ``*.parquet`` files there are
+    refused rather than mixed in. The draws follow the rules of :func:`simulate_traffic`;
+    chunking changes the order of the random draws, so the logs differ from
+    :func:`simulate_traffic`'s for the same seed but have the same distribution.
+
+    Parameters
+    ----------
+    world : TrafficWorld
+        The environment.
+    out_dir : str or os.PathLike
+        Directory to write into (created if needed).
+    n_days : int, default 1
+        Number of days, >= 1.
+    requests_per_day : int, default 10000
+        Requests per day, >= 1.
+    k : int, default 10
+        Length of each list, 1 <= k <= ``world.n_items``.
+    p_act : float, default 0.01
+        Activation probability of random traffic, in [0, 1].
+    log_rate : float, default 1.0
+        Share of recommended pairs logged in D_rec, in (0, 1].
+    boosts : mapping of int to float, optional
+        Score factors per item group (:func:`default_recommendations`).
+    chunk_requests : int, default 200000
+        Requests per written chunk, >= 1.
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+    progress : callable, optional
+        Called as ``progress(day, rows_written)`` after each chunk.
+
+    Returns
+    -------
+    StreamedTraffic
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For arguments out of range, or an output directory that already holds Parquet files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
+    >>> out = stream_traffic(world, tempfile.mkdtemp(), k=5, n_days=2, requests_per_day=400,
+    ...                      p_act=0.2, chunk_requests=250, rng=0)
+    >>> out.days
+       day  default_rows  random_rows
+    0    0          2000          380
+    1    1          2000          375
+    >>> sorted(p.name for p in out.default_dir.iterdir())[:2]
+    ['day-00000-part-0000.parquet', 'day-00000-part-0001.parquet']
     """
     import pyarrow.parquet as pq
 
@@ -637,10 +1028,41 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
 
     The random log of ``n_random`` rows draws
-    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))``
-    and the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient
-    statistics of P̂_k and Q̂_k (eq. 5). Returns ``(random_counts, default_counts)``, each of
-    shape ``size + (K,)``.
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))`` and
+    the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient statistics of
+    ``P_hat_k`` and ``Q_hat_k`` (eq. 5), enough for every REO estimator
+    (:func:`ocef.reo.reo_from_counts`).
+
+    Parameters
+    ----------
+    p : array_like, shape (K,)
+        ``p_k = P(Y=1, S=s_k)`` of the random traffic, in [0, 1], summing to at most 1.
+    q : array_like, shape (K,)
+        ``q_k = P(Y=1, S=s_k | R=1)`` of the default traffic, likewise.
+    n_random, n_default : int
+        Rows of the random and of the default log, >= 1.
+    size : int or tuple of int, default 1
+        Replicate shape.
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(random_counts, default_counts)``, each of shape ``size + (K,)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For rates outside [0, 1], summing above 1, of different lengths, or sizes < 1.
+
+    Examples
+    --------
+    >>> pos_random, pos_default = draw_log_counts([0.05, 0.03], [0.12, 0.05], 1000, 2000, size=3, rng=0)
+    >>> pos_random.tolist()
+    [[51, 35], [63, 33], [60, 35]]
+    >>> pos_default.shape
+    (3, 2)
     """
     p = check_unit_array("p", p, ndim=1)
     q = check_unit_array("q", q, ndim=1)
