@@ -25,7 +25,8 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
 30/100/400 users per group; numbers in ``docs/guide/metrics.md``):
 
 - ``"t"`` (MAD, group means, ARP, precision/recall/F1, RMSE/MAE): ``estimate`` = ``value``,
-  ``estimate ± t_{n-1} · SE*`` with SE* the bootstrap standard deviation and n the smaller group;
+  ``estimate ± t_{n-1} · SE*`` with SE* the bootstrap standard deviation times √(n/(n−1))
+  (``T_SMALL_SAMPLE_CORRECTION``) and n the smaller group;
   ``"t-log"`` (the ratios): the same on log scale (a ratio is positive; its log is closer to
   normal). p-value of "no difference" (MAD 0, ratio 1) from the same t statistic.
 - ``"triangle"`` (ETV): ETV is ½‖d‖₁ of the difference d of the two exposure distributions. The
@@ -44,7 +45,7 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
   equal exposure distributions).
 - ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
   basic interval 2·θ̂ − q*; null (with ``reason``) where the Good-Turing share of exposures on
-  items shown once exceeds :data:`MAX_UNSEEN_MASS` (coverage 0.57-0.82 there); the Gini interval
+  items shown once exceeds ``MAX_UNSEEN_MASS`` (coverage 0.57-0.82 there); the Gini interval
   is labelled approximate in ``reason`` (measured 0.89-0.92).
 - aggregate diversity (a count of distinct items shown to a sample) has no interval: a bootstrap
   cannot see items no sampled user was shown; its row says so in ``reason``.
@@ -102,6 +103,10 @@ MIN_EXPOSURES_PER_ITEM = 5.0
 #: bootstrap cannot see those items. Measured (40 / 400 items, top-10, 500 replicates): coverage
 #: 0.57-0.82 where it was 0.03-0.07, 0.89-0.95 where it was <= 0.02.
 MAX_UNSEEN_MASS = 0.025
+
+#: "t"/"t-log": multiply the bootstrap SD by sqrt(n / (n - 1)) (n = df + 1, the smaller group), so
+#: that for a mean it equals the usual s / sqrt(n) that Student's t assumes
+T_SMALL_SAMPLE_CORRECTION = True
 
 #: measured coverage of the Gini index's basic interval where it is printed (stated in its reason)
 GINI_WARNING = ("approximate interval: the basic bootstrap interval of the Gini index covered 0.89-0.92 "
@@ -379,6 +384,8 @@ def _t_interval(point, reps, df, confidence, log=False):
         finite = np.isfinite(reps)
         reps = np.where(finite, reps, np.nan)
         se = np.nanstd(reps, axis=0, ddof=1)
+        if T_SMALL_SAMPLE_CORRECTION:      # bootstrap SD of a mean is sqrt((n - 1) / n) times s / sqrt(n)
+            se = se * np.sqrt((np.asarray(df, dtype=float) + 1.0) / np.asarray(df, dtype=float))
         crit = stats.t.ppf(0.5 + np.asarray(confidence) / 2, df)
         low, high = point - crit * se, point + crit * se
         p = 2.0 * stats.t.sf(np.abs(point) / se, df)
