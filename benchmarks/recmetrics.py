@@ -59,7 +59,8 @@ def main() -> None:
         theirs = holistic(a, b, scores, truth, args.top, None, False, metric_type="all")
         t_h = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ours = recommender_bias_metrics(a, b, scores, truth, args.top, None, False, metric_type="all")
+    ours = recommender_bias_metrics(a, b, scores, truth, k=args.top, thresh=None, normalize=False,
+                                    metric_type="all")
     t_o = time.perf_counter() - t0
     with np.errstate(invalid="ignore"):            # inf - inf (EKL) is nan, left out of the maximum
         diff = np.nanmax(np.abs(theirs.Value.astype(float).to_numpy() - ours.Value.astype(float).to_numpy()))

@@ -98,7 +98,27 @@ class BernoulliBandit:
         return self.means.size - 1
 
     def sample(self, arms, *, rng=None) -> np.ndarray:
-        """Group-average rewards for an array of arms: Binomial(|g|, μ_k) / |g|."""
+        """Draw one group-average reward per pulled arm: Binomial(|g|, μ_k) / |g|.
+
+        Parameters
+        ----------
+        arms : array_like of int
+            Arm indices in ``0..K`` (0 the baseline), any shape.
+        rng : None, int, SeedSequence or Generator, optional
+            Draws the rewards.
+
+        Returns
+        -------
+        numpy.ndarray
+            Rewards in [0, 1] (multiples of 1/|g|), of the shape of ``arms``.
+
+        Examples
+        --------
+        >>> bandit = BernoulliBandit(np.array([0.2, 0.9]))
+        >>> rewards = bandit.sample(np.ones(1000, dtype=int), rng=0)
+        >>> float(rewards.mean())                      # close to μ_1 = 0.9
+        0.904
+        """
         rng = as_generator(rng)
         arms = np.asarray(arms)
         return rng.binomial(self.group_size, self.means[arms]) / self.group_size

@@ -18,9 +18,61 @@ from ocef.validation import check_in_interval, check_positive_int, seed_from_rng
 class Environment:
     """Ground truth, users, item categories and a simulated Funk-SVD recommender.
 
-    Subclasses set ``rho``, ``item_categories``, ``category_names``, ``users`` and
-    ``description``, and implement :meth:`groups`. :meth:`estimated_scores` is shared:
-    the recommender of Sec. 6.1 / App. D.2 fitted on Bernoulli(ρ) samples, cached on disk.
+    The base of the environments of seed 001 (Sec. 6.1, App. B.1): a ground truth ρ^m(a) in
+    [0, 1] of every user m and item a (the expected reward of recommending a to m, Sec. 3.1),
+    the users' attributes defining groups, item categories (for the exposure-constrained
+    policies of eq. (2) and App. A), and the recommender whose *estimated* preferences the
+    audited policies are built from. Subclasses (:class:`~ocef.environments.synthetic.SyntheticEnvironment`,
+    :class:`~ocef.environments.movielens_env.MovieLensEnvironment`) set the attributes below and
+    implement :meth:`groups`. :meth:`estimated_scores` is shared: the recommender of Sec. 6.1 /
+    App. D.2, Funk SVD fitted on Bernoulli(ρ) ratings of a random ``train_fraction`` of each
+    user's entries (:func:`~ocef.environments.recommender.simulate_recommender`), cached on disk
+    (:func:`~ocef.environments.cache.cached_arrays`) under a key holding the fingerprint of ρ and
+    every training setting.
+
+    Attributes
+    ----------
+    rho : numpy.ndarray
+        Ground truth, shape (n_users, n_items), entries in [0, 1].
+    item_categories : numpy.ndarray
+        Integer category of each item, shape (n_items,).
+    category_names : list of str
+        Name of each category code.
+    users : pandas.DataFrame
+        One row per user (row m = user m), with the attribute columns of the partitions.
+    description : str
+        One line naming the environment and its size (its ``repr``).
+    partitions : tuple of str
+        The partition names :meth:`groups` accepts.
+    regularizations : tuple of float, default (0.01, 0.1, 1.0, 10.0)
+        Grid of the recommender's regularization, chosen on held-out ratings (App. D.2).
+    n_epochs : int, default 20
+        SGD epochs of the recommender's Funk SVD.
+    lr : float, default 0.005
+        SGD learning rate of the recommender's Funk SVD.
+    biased : bool, default False
+        Whether the recommender's Funk SVD has user and item biases.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from ocef.environments.synthetic import SyntheticEnvironment
+    >>> from ocef.policies import argmax_policy, utility
+    >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, n_groups=2, rng=0)
+    >>> env
+    SyntheticEnvironment(synthetic rank 2, 20 users x 10 items, 2 groups, seed 0)
+    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+    ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
+    ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
+    >>> scores.shape, reg
+    ((20, 10), 1.0)
+
+    The mean utility (eq. (1)) of the argmax policy on the estimated scores, and the best
+    achievable one:
+
+    >>> float(utility(env.rho, argmax_policy(scores)).mean().round(3)), float(env.rho.max(axis=1).mean().round(3))
+    (0.57, 0.991)
     """
 
     rho: np.ndarray
@@ -45,11 +97,48 @@ class Environment:
         return self.rho.shape[1]
 
     def groups(self, partition: str) -> tuple[np.ndarray, list[str]]:
-        """``(labels, names)``: 0-based group label of each user, names of the groups."""
+        """The user groups of a partition (e.g. ``"gender"``, ``"group"``), for group envy.
+
+        Parameters
+        ----------
+        partition : str
+            One of :attr:`partitions`.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0-based group label of each user, shape (n_users,).
+        names : list of str
+            The name of each label.
+
+        Raises
+        ------
+        ParameterError
+            If ``partition`` is not one of :attr:`partitions` (in subclasses).
+
+        Examples
+        --------
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> SyntheticEnvironment(n_users=6, n_items=5, rank=2, n_groups=3, rng=0).groups("group")
+        (array([0, 2, 2, 1, 0, 1]), ['group 0', 'group 1', 'group 2'])
+        """
         raise NotImplementedError
 
     def fingerprint(self) -> str:
-        """Hash of ρ, identifying the environment in cache keys."""
+        """The SHA-256 of ρ, identifying the environment in cache keys (computed once).
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits (:func:`~ocef.environments.cache.array_fingerprint` of ``rho``).
+
+        Examples
+        --------
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> fp = SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
+        >>> len(fp), fp == SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
+        (64, True)
+        """
         if getattr(self, "_fingerprint", None) is None:
             self._fingerprint = array_fingerprint(self.rho)
         return self._fingerprint
@@ -71,18 +160,97 @@ class Environment:
         return cached_arrays("recommender", params, compute)
 
     def recommender_model(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> FunkSVDModel:
-        """The Funk-SVD model of the simulated recommender (cached on disk)."""
+        """The Funk-SVD model of the simulated recommender (Sec. 6.1, App. D.2; cached on disk).
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Seed of the simulation (converted to an int, which keys the cache entry).
+
+        Returns
+        -------
+        FunkSVDModel
+            The fitted model (:func:`~ocef.environments.recommender.simulate_recommender`).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     model = env.recommender_model(3, train_fraction=0.5, rng=0)
+        >>> model.P.shape, model.Q.shape
+        ((20, 3), (10, 3))
+        """
         return FunkSVDModel.from_arrays(self._recommender_arrays(factors, train_fraction, rng))
 
     def recommender_regularization(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> float:
-        """The regularization chosen on held-out data for that recommender (App. D.2)."""
+        """The regularization chosen on held-out ratings for that recommender (App. D.2).
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Seed of the simulation.
+
+        Returns
+        -------
+        float
+            One of :attr:`regularizations`.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
+        >>> reg in env.regularizations
+        True
+        """
         return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
     def estimated_scores(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> np.ndarray:
-        """Estimated preferences (users x items) of the recommender with ``factors`` latent
-        factors trained on ``train_fraction`` of each user's entries (seed 001, Sec. 6.1).
-        ``rng`` (an int seed by default, so that the fit is cached on disk) draws the training
-        entries and the initialisation."""
+        """Estimated preferences of the simulated recommender (seed 001, Sec. 6.1, App. D.2).
+
+        The scores of Funk SVD with ``factors`` latent factors trained on Bernoulli(ρ) ratings of
+        ``train_fraction`` of each user's entries; the audited policies are built from them.
+
+        Parameters
+        ----------
+        factors : int
+            Latent factors d (>= 1); few factors misspecify the model (Fig. 2).
+        train_fraction : float, default 0.2
+            Share of each user's entries observed, in (0, 1].
+        rng : None, int, SeedSequence or Generator, default 0
+            Draws the training entries and the initialisation (an int seed by default, so that
+            the fit is cached on disk).
+
+        Returns
+        -------
+        numpy.ndarray
+            Scores, shape (n_users, n_items) (raw estimates, not clipped).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from unittest import mock
+        >>> from ocef.environments.synthetic import SyntheticEnvironment
+        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
+        >>> scores.shape
+        (20, 10)
+        """
         return self.recommender_model(factors, train_fraction, rng=rng).scores()
 
     def __repr__(self) -> str:

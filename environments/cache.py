@@ -19,13 +19,60 @@ CACHE_VERSION = 1
 
 
 def cache_dir() -> Path:
-    """``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``."""
+    """The folder of the on-disk cache of fitted models.
+
+    Read at every call, so that setting the environment variable ``OCEF_CACHE_DIR`` takes
+    effect at once; the folder is created by :func:`cached_arrays` on its first write.
+
+    Returns
+    -------
+    pathlib.Path
+        ``$OCEF_CACHE_DIR`` if that variable is set and non-empty, else ``~/.cache/ocef``.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": "/tmp/ocef-cache"}):
+    ...     print(cache_dir().as_posix())
+    /tmp/ocef-cache
+    >>> with mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": ""}):
+    ...     print(cache_dir().relative_to(Path.home()).as_posix())
+    .cache/ocef
+    """
     env = os.environ.get("OCEF_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "ocef"
 
 
 def array_fingerprint(*arrays: np.ndarray) -> str:
-    """SHA-256 of the arrays' dtypes, shapes and bytes (identifies a data set or ρ)."""
+    """SHA-256 hash identifying one or more arrays by their dtypes, shapes and bytes.
+
+    Used in cache keys to name a data set (the observed ratings of a MovieLens environment) or a
+    ground truth ρ (:meth:`ocef.environments.base.Environment.fingerprint`): two arrays with the
+    same values but another dtype or shape get different fingerprints, and the order of the
+    arrays matters.
+
+    Parameters
+    ----------
+    *arrays : numpy.ndarray
+        Any number of arrays (any dtype and shape); each is hashed in C order.
+
+    Returns
+    -------
+    str
+        The 64 hexadecimal digits of the SHA-256 digest.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(6).reshape(2, 3)
+    >>> len(array_fingerprint(a))
+    64
+    >>> array_fingerprint(a) == array_fingerprint(a.copy())
+    True
+    >>> array_fingerprint(a) == array_fingerprint(a.reshape(3, 2))       # same bytes, another shape
+    False
+    """
     h = hashlib.sha256()
     for a in arrays:
         a = np.ascontiguousarray(a)
@@ -35,14 +82,77 @@ def array_fingerprint(*arrays: np.ndarray) -> str:
 
 
 def cache_key(kind: str, params: dict) -> str:
-    """``kind-<sha256 of the JSON of params>`` (parameters sorted, version included)."""
+    """The file stem of a cache entry: ``kind`` and a hash of every parameter of the computation.
+
+    The hash is the SHA-256 of the JSON text of ``params`` with sorted keys, the entry's ``kind``
+    and :data:`CACHE_VERSION` (bumped when a cached computation changes), truncated to 32
+    hexadecimal digits. Values JSON cannot encode are hashed through ``str``.
+
+    Parameters
+    ----------
+    kind : str
+        What is cached, e.g. ``"recommender"`` or ``"movielens-truth"``; the prefix of the key.
+    params : dict
+        Every parameter the cached arrays depend on (seeds, sizes, fingerprints of the inputs);
+        the order of the keys does not matter.
+
+    Returns
+    -------
+    str
+        ``"<kind>-<32 hex digits>"``.
+
+    Examples
+    --------
+    >>> key = cache_key("recommender", {"factors": 4, "seed": 0})
+    >>> key.startswith("recommender-"), len(key)
+    (True, 44)
+    >>> key == cache_key("recommender", {"seed": 0, "factors": 4})
+    True
+    >>> key == cache_key("recommender", {"factors": 8, "seed": 0})
+    False
+    """
     text = json.dumps({"version": CACHE_VERSION, "kind": kind, **params}, sort_keys=True, default=str)
     return f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.ndarray]]
                   ) -> dict[str, np.ndarray]:
-    """Arrays stored under ``cache_key(kind, params)``, computed by ``compute()`` on a miss."""
+    """Named arrays read from the on-disk cache, or computed and stored there on a miss.
+
+    The entry is ``cache_dir() / (cache_key(kind, params) + ".npz")``. On a hit its arrays are
+    returned without calling ``compute``; a corrupt or unreadable entry counts as a miss. On a
+    miss ``compute()`` runs and its arrays are written atomically (:func:`ocef.files.atomic_write`),
+    so an interrupted run never leaves a truncated entry.
+
+    Parameters
+    ----------
+    kind : str
+        What is cached (the prefix of the key, see :func:`cache_key`).
+    params : dict
+        Every parameter the arrays depend on (see :func:`cache_key`).
+    compute : callable
+        ``compute() -> dict[str, numpy.ndarray]``, called only on a miss.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The arrays of ``compute()`` (on a miss) or as read back from the entry (on a hit).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> calls = []
+    >>> def compute():
+    ...     calls.append(1)
+    ...     return {"rho": np.full((2, 2), 0.5)}
+    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+    ...     first = cached_arrays("demo", {"seed": 0}, compute)
+    ...     again = cached_arrays("demo", {"seed": 0}, compute)       # read from disk
+    >>> again["rho"], len(calls)
+    (array([[0.5, 0.5],
+           [0.5, 0.5]]), 1)
+    """
     path = cache_dir() / f"{cache_key(kind, params)}.npz"
     if path.is_file():
         try:

@@ -29,14 +29,44 @@ __all__ = ["FairRecSplit", "fairrec_split", "leave_last_out", "item_popularity"]
 
 @dataclass(frozen=True)
 class FairRecSplit:
-    """A leave-last-out split with what the metrics of seed 002 need.
+    """A leave-last-out split with what the metrics of seed 002 need (Sec. 4.1).
 
-    ``train``: ``user, item, label`` (positives 1 and sampled negatives 0).
-    ``candidates``: ``user, item, label`` sorted by user, ``1 + n_neg_test`` rows per user, the
-    target (label 1) at a random position among them.
-    ``users``: integer attribute codes per user (``gender``, ``age``, ``occupation``), row = user index.
-    ``genres``: ``(n_items, 19)`` genre flags. ``rp``: eq. (6) per item, in %.
-    ``user_pop``: mean ``rp`` of each user's training positives.
+    Made by :func:`fairrec_split`; the training set fits a recommender, the candidate lists are
+    ranked by it, and the unfairness metrics of seed 002 (Sec. 3) are computed per user group.
+    ``n_users``, ``n_items`` and ``n_candidates`` (rows of ``candidates`` per user) are
+    read-only properties.
+
+    Attributes
+    ----------
+    train : pandas.DataFrame
+        Columns ``user, item, label``: every training positive (label 1) followed by the sampled
+        negatives (label 0), ``n_neg_train`` per positive.
+    candidates : pandas.DataFrame
+        Columns ``user, item, label`` sorted by user, ``1 + n_neg_test`` rows per user: the
+        held-out target (label 1) at a random position among the sampled negatives.
+    users : pandas.DataFrame
+        Integer attribute codes per user (e.g. ``gender``, ``age``, ``occupation``), row = user index.
+    genres : numpy.ndarray
+        Item genre flags, shape (n_items, G) (G = 19 on MovieLens).
+    rp : numpy.ndarray
+        Item popularity ``RP_j`` of eq. (6) over the training positives, in %, shape (n_items,).
+    user_pop : numpy.ndarray
+        Mean ``rp`` of each user's training positives (the history term of eq. (7)), shape (n_users,).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1, 2, 2, 2],
+    ...                         "item": [0, 1, 2, 1, 3, 0, 4, 5],
+    ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})
+    >>> split = fairrec_split(ratings, pd.DataFrame({"gender": [0, 1, 0]}), np.eye(8, 3),
+    ...                       n_neg_test=3, rng=0)
+    >>> split.n_users, split.n_items, split.n_candidates
+    (3, 8, 4)
+    >>> split.candidates.query("label == 1")["item"].tolist()      # each user's latest item
+    [1, 3, 5]
+    >>> split.user_pop
+    array([30., 20., 30.])
     """
 
     train: pd.DataFrame
@@ -61,7 +91,33 @@ class FairRecSplit:
 
 
 def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
-    """Eq. (6): ``RP_j = φ(j) / |T| · 100%`` (``φ(j)`` = interactions with ``j`` in the training set ``T``)."""
+    """Item popularity of seed 002, eq. (6): ``RP_j = φ(j) / |T| · 100%``.
+
+    ``φ(j)`` is the number of interactions with item ``j`` in the training set ``T`` and ``|T|``
+    the number of interactions in it; the popularities of all items sum to 100.
+
+    Parameters
+    ----------
+    items : array_like of int
+        The item index of every training interaction, each in ``[0, n_items)``.
+    n_items : int
+        Number of items (items without interaction get 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``RP_j`` in %, shape (n_items,).
+
+    Raises
+    ------
+    ParameterError
+        If ``items`` is empty.
+
+    Examples
+    --------
+    >>> item_popularity(np.array([0, 0, 1, 3]), 5)
+    array([50., 25.,  0., 25.,  0.])
+    """
     items = np.asarray(items, dtype=np.int64)
     if items.size == 0:
         raise ParameterError("the training set must not be empty")
@@ -69,8 +125,37 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
 
 
 def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(history, last)``: each user's latest interaction by ``timestamp`` (ties: larger item
-    index) in ``last``, the others in ``history``. Users with a single interaction are refused."""
+    """Split each user's interactions into the latest one and the others (seed 002, Sec. 4.1).
+
+    The latest interaction is the one with the largest ``timestamp``; among interactions at the
+    same time, the one with the larger item index (a deterministic rule; the paper does not say).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per interaction, with columns ``user``, ``item`` and ``timestamp`` (others kept).
+
+    Returns
+    -------
+    history : pandas.DataFrame
+        Every interaction but the latest of each user, sorted by user, timestamp and item.
+    last : pandas.DataFrame
+        One row per user: their latest interaction, sorted by user.
+
+    Raises
+    ------
+    ParameterError
+        If a column is missing, or a user has a single interaction (no history would be left).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [0, 1, 2, 1, 3],
+    ...                         "timestamp": [10, 30, 20, 6, 6]})
+    >>> history, last = leave_last_out(ratings)
+    >>> last["item"].tolist(), history["item"].tolist()       # user 1: a tie, the larger item is last
+    ([1, 3], [0, 2, 1])
+    """
     missing = {"user", "item", "timestamp"} - set(ratings.columns)
     if missing:
         raise ParameterError(f"ratings lack column(s) {sorted(missing)}")
@@ -96,11 +181,63 @@ def _sample_unrated(rated: np.ndarray, users: np.ndarray, rng: np.random.Generat
 
 def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray, *,
                   n_neg_test: int = 49, n_neg_train: int = 1, rng=None) -> FairRecSplit:
-    """Leave-last-out split of seed 002, Sec. 4.1 (module docstring).
+    """Leave-last-out split of seed 002, Sec. 4.1 (He et al., 2017), with sampled negatives.
 
-    ``ratings``: ``user, item, timestamp`` with 0-based contiguous indices; ``users``: integer
-    attribute codes, one row per user (e.g. :func:`ocef.datasets.movielens.user_attribute_codes`);
-    ``genres``: ``(n_items, G)`` flags. Draws with ``rng``.
+    Each user's latest interaction (:func:`leave_last_out`) is the test target; the
+    ``n_neg_test`` test negatives are drawn uniformly *without* replacement among the items the
+    user never rated and shuffled with the target into a candidate list; every other interaction
+    is a training positive, each with ``n_neg_train`` negatives drawn uniformly among the user's
+    unrated items (independently, so a negative may repeat). The paper's 49 test negatives and
+    one training negative are the defaults; the departures from the authors' code are listed in
+    the module docstring.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Columns ``user``, ``item``, ``timestamp``; 0-based indices, users in ``[0, len(users))``
+        and items in ``[0, len(genres))``; every user has at least two interactions.
+    users : pandas.DataFrame
+        Integer attribute codes, one row per user (e.g.
+        :func:`ocef.datasets.movielens.user_attribute_codes`).
+    genres : array_like
+        Item genre flags, shape (n_items, G).
+    n_neg_test : int, default 49
+        Test negatives per user (>= 1; at most the number of items the user never rated).
+    n_neg_train : int, default 1
+        Training negatives per training positive (>= 0).
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the negatives and the target's position.
+
+    Returns
+    -------
+    FairRecSplit
+        ``train``, ``candidates``, ``users``, ``genres`` and the popularities ``rp`` (eq. (6))
+        and ``user_pop``.
+
+    Raises
+    ------
+    ParameterError
+        If an index is out of range, a user has fewer than two interactions, or
+        ``n_neg_test`` exceeds some user's unrated items.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1, 2, 2, 2],
+    ...                         "item": [0, 1, 2, 1, 3, 0, 4, 5],
+    ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})
+    >>> split = fairrec_split(ratings, pd.DataFrame({"gender": [0, 1, 0]}), np.eye(8, 3),
+    ...                       n_neg_test=3, rng=0)
+    >>> split.train["label"].value_counts().sort_index().tolist()     # 5 negatives, 5 positives
+    [5, 5]
+    >>> split.candidates.head(4)
+       user  item  label
+    0     0     3      0
+    1     0     1      1
+    2     0     7      0
+    3     0     6      0
+    >>> split.rp                                       # eq. (6) over the 5 training positives
+    array([40., 20., 20.,  0., 20.,  0.,  0.,  0.])
     """
     gen = as_generator(rng)
     n_neg_test = check_positive_int("n_neg_test", n_neg_test)

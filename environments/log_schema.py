@@ -41,8 +41,33 @@ def label_columns(label: str | Sequence[str]) -> list[str]:
 
 
 def read_errors() -> tuple:
-    """The exceptions pandas raises on a corrupt or unreadable log file (a bad .gz, bad bytes, a
-    malformed CSV), turned into one-line ``ValueError`` exceptions by the readers."""
+    """The exceptions pandas raises on a corrupt or unreadable log file.
+
+    A truncated or fake ``.gz`` (``OSError``, ``EOFError``, ``zlib.error``), bytes that are not
+    text in the file's encoding (``UnicodeError``) and a malformed CSV (``ParserError``). The log
+    readers (:func:`check_csv_header`, :func:`ocef.environments.logs.read_log`) catch exactly
+    these and raise a one-line :class:`~ocef.errors.ParameterError` naming the file, instead of a
+    traceback from deep inside pandas. A function, not a constant, so that pandas is imported
+    only when a log is read.
+
+    Returns
+    -------
+    tuple of type
+        The exception classes, for an ``except`` clause.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [e.__name__ for e in read_errors()]
+    ['OSError', 'EOFError', 'UnicodeError', 'error', 'ParserError']
+    >>> with open("log.csv.gz", "wb") as f:
+    ...     _ = f.write(b"not gzip at all")
+    >>> try:
+    ...     pd.read_csv("log.csv.gz")
+    ... except read_errors() as exc:
+    ...     print(type(exc).__name__)
+    BadGzipFile
+    """
     import pandas as pd
 
     return (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError)

@@ -53,9 +53,48 @@ PUBLISHED_GROUP = "young_adult"
 
 
 def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """Read one log file: ``.parquet``/``.pq`` with pyarrow, anything else as CSV (pandas
-    infers compression from the suffix, e.g. ``.csv.gz``). ``columns``: required columns,
-    checked with a clear error naming the missing ones and the file."""
+    """Read one log file of the generic schema (module docstring) into a DataFrame.
+
+    ``.parquet``/``.pq`` files are read with pyarrow, anything else as CSV (pandas infers the
+    compression from the suffix, e.g. ``.csv.gz``). A CSV's header is checked first
+    (:func:`~ocef.environments.log_schema.check_csv_header`): duplicate column names, an empty
+    or an unreadable file are refused with an error naming the file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The log file.
+    columns : sequence of str, optional
+        Columns the log must have; the error names the missing ones and the file. None checks
+        nothing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The whole log, every column as read.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ParameterError
+        If ``path`` is a directory, the file is empty, corrupt or has duplicate column names,
+        or a required column is missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pd.DataFrame({"Y": [1, 0, 1], "S": ["a", "b", "b"]}).to_csv("log.csv", index=False)
+    >>> read_log("log.csv", columns=["Y", "S"])
+       Y  S
+    0  1  a
+    1  0  b
+    2  1  b
+    >>> read_log("log.csv", columns=["Y", "day"])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: log log.csv is missing column(s) ['day']; it has ['Y', 'S']
+    """
     path = Path(path)
     if path.is_dir():
         raise ParameterError(f"log {path} is a directory, not a file")
@@ -81,7 +120,40 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
 
 
 def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(default, random)`` rows of a log holding both traffics in a ``source`` column."""
+    """Split a log holding both traffics into its default and its random rows (seed 000, Sec. 3.2).
+
+    The default traffic D_rec is served by the recommender under audit, the random traffic
+    D_rand by uniformly random items; the REO estimators of seed 000 need both. Row order is
+    kept within each part.
+
+    Parameters
+    ----------
+    log : pandas.DataFrame
+        A log with a traffic-source column holding only ``"default"`` and ``"random"``.
+    source : str, default "source"
+        The name of that column.
+
+    Returns
+    -------
+    default : pandas.DataFrame
+        The rows with ``"default"``, re-indexed from 0.
+    random : pandas.DataFrame
+        The rows with ``"random"``, re-indexed from 0.
+
+    Raises
+    ------
+    ParameterError
+        If the column is missing or holds another value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"Y": [1, 0, 0, 1], "S": ["a", "b", "a", "b"],
+    ...                     "source": ["default", "random", "default", "random"]})
+    >>> default, random = split_by_source(log)
+    >>> len(default), len(random), random["Y"].tolist()
+    (2, 2, [0, 1])
+    """
     if source not in log.columns:
         raise ParameterError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
     values = set(pd.unique(log[source]))
@@ -96,9 +168,51 @@ def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.Da
 def load_logs(default: str | Path | None = None, random: str | Path | None = None, *,
               combined: str | Path | None = None, label: str | Sequence[str] = "Y",
               group: str = "S", source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Load the default and random traffic in the generic schema: either two files
-    (``default``, ``random``) or one ``combined`` file split by its ``source`` column.
-    The label and group columns are checked in every file."""
+    """Load the default and the random traffic of a REO audit (seed 000, Sec. 3.2, 4.2).
+
+    Either two files (``default`` and ``random``) or one ``combined`` file split by its
+    ``source`` column (:func:`split_by_source`); each file is read by :func:`read_log` and must
+    have the label and group columns of the generic schema (module docstring).
+
+    Parameters
+    ----------
+    default, random : str or Path, optional
+        The files of the default traffic D_rec and of the uniformly random traffic D_rand.
+    combined : str or Path, optional
+        One file with both traffics, instead of ``default`` and ``random``.
+    label : str or sequence of str, default "Y"
+        The 0/1 preference column(s) (Y = 1 when any of them is 1).
+    group : str, default "S"
+        The item-group column.
+    source : str, default "source"
+        The traffic-source column of ``combined``.
+
+    Returns
+    -------
+    default : pandas.DataFrame
+        The default traffic.
+    random : pandas.DataFrame
+        The random traffic.
+
+    Raises
+    ------
+    ParameterError
+        If both or neither of ``combined`` and (``default``, ``random``) are given, or a file
+        cannot be read or lacks a column (see :func:`read_log`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"Y": [1, 0, 0, 1, 1], "S": ["a", "b", "a", "b", "a"],
+    ...                     "source": ["default", "default", "random", "random", "random"]})
+    >>> log.to_csv("traffic.csv.gz", index=False)
+    >>> default, random = load_logs(combined="traffic.csv.gz")
+    >>> default.shape, random.shape
+    ((2, 3), (3, 3))
+    >>> default.to_parquet("default.parquet"); random.to_csv("random.csv", index=False)
+    >>> [len(part) for part in load_logs("default.parquet", "random.csv")]
+    [2, 3]
+    """
     need = label_columns(label) + [group]
     if combined is not None:
         if default is not None or random is not None:
@@ -110,10 +224,48 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
 
 
 def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The seed's published data (Sec. 1, 4.2): two files with the seven boolean columns
-    ``like_video, share, follow, finish, download, long_view, young_adult`` (and any others,
-    e.g. a day). Adds ``Y`` = any of the six signals (0/1), ``S`` = ``young_adult`` (0/1) and
-    ``source``."""
+    """Load the TikTok logs published with seed 000 (Sec. 1, 4.2) in the generic schema.
+
+    Each file has the seven 0/1 columns ``like_video, share, follow, finish, download,
+    long_view, young_adult`` (and any others, e.g. a day, kept). The label is Y = 1 when the
+    user gave any of the six engagement signals (:data:`PUBLISHED_SIGNALS`); the item group is
+    S = ``young_adult`` (the creator is aged 18-24, :data:`PUBLISHED_GROUP`).
+
+    Parameters
+    ----------
+    default : str or Path
+        The file of the default traffic (recommended videos).
+    random : str or Path
+        The file of the random traffic (uniformly random videos).
+
+    Returns
+    -------
+    default : pandas.DataFrame
+        The default traffic with added columns ``Y`` and ``S`` (int8) and ``source``
+        (``"default"``).
+    random : pandas.DataFrame
+        The random traffic, likewise with ``source`` = ``"random"``.
+
+    Raises
+    ------
+    ParameterError
+        If a file lacks one of the seven columns or one holds a value other than 0/1 (or a
+        file cannot be read, see :func:`read_log`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> columns = list(PUBLISHED_SIGNALS) + [PUBLISHED_GROUP]
+    >>> rows = [[1, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 1, 0]]
+    >>> pd.DataFrame(rows, columns=columns).to_csv("default.csv", index=False)
+    >>> pd.DataFrame(rows[:2], columns=columns).to_csv("random.csv", index=False)
+    >>> default, random = load_published("default.csv", "random.csv")
+    >>> default[["Y", "S", "source"]]
+       Y  S   source
+    0  1  1  default
+    1  0  0  default
+    2  1  0  default
+    """
     need = list(PUBLISHED_SIGNALS) + [PUBLISHED_GROUP]
     out = []
     for path, src in ((default, SOURCE_DEFAULT), (random, SOURCE_RANDOM)):

@@ -74,8 +74,37 @@ READINGS: tuple[str, ...] = ("literal", "logit", "sphere")
 
 
 def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.ndarray:
-    """Per-user random split of the items: 0 = train, 1 = valid, 2 = test (App. B.2);
-    ``round(f * n_items)`` items in train and valid, the rest in test. Shape users x items."""
+    """Split each user's items at random into train, valid and test (seed 001, App. B.2).
+
+    App. B.2: "each user's items are split uniformly at random 20%/20%/60%". Every user gets
+    exactly ``round(fractions[0] * n_items)`` train and ``round(fractions[1] * n_items)``
+    valid items, the rest are test items; the split is drawn independently per user.
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Shape of the split.
+    fractions : sequence of 3 float, default (0.2, 0.2, 0.6)
+        Shares of train, valid and test items: non-negative, summing to 1.
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the split.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_users, n_items): 0 = train, 1 = valid, 2 = test.
+
+    Raises
+    ------
+    ParameterError
+        If ``fractions`` is not three non-negative numbers summing to 1.
+
+    Examples
+    --------
+    >>> split_items(2, 5, rng=0)                    # 1 train, 1 valid, 3 test items per user
+    array([[2, 2, 1, 0, 2],
+           [2, 1, 2, 0, 2]])
+    """
     rng = as_generator(rng)
     f = np.asarray(fractions, dtype=float)
     if f.shape != (3,) or np.any(f < 0) or not np.isclose(f.sum(), 1.0):
@@ -89,7 +118,27 @@ def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.
 
 
 def normalized_history(X: np.ndarray) -> np.ndarray:
-    """``X^m / ||X^m||_2`` row-wise, 0 for users with no history (App. B.2)."""
+    """The recommender's features of App. B.2: each user's history divided by its norm.
+
+    ``X^m / ||X^m||_2`` row-wise (Euclidean norm); a user with no history (``X^m = 0``) gets
+    the zero vector, so the recommender's estimates ``r̂^m`` are 0 for them.
+
+    Parameters
+    ----------
+    X : array_like
+        Listening counts, users x documents (:meth:`MeasurementBiasEnvironment.history`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the shape of ``X``, rows of norm 1 or 0.
+
+    Examples
+    --------
+    >>> normalized_history(np.array([[3, 4, 0], [0, 0, 0]]))
+    array([[0.6, 0.8, 0. ],
+           [0. , 0. , 0. ]])
+    """
     X = np.asarray(X, dtype=float)
     norm = np.linalg.norm(X, axis=1, keepdims=True)
     return np.divide(X, norm, out=np.zeros_like(X), where=norm > 0)
@@ -97,13 +146,49 @@ def normalized_history(X: np.ndarray) -> np.ndarray:
 
 def ridge_item_embeddings(features: np.ndarray, ratings: np.ndarray, train: np.ndarray,
                           valid: np.ndarray, grid=RIDGE_GRID) -> tuple[np.ndarray, float]:
-    """Ê (items x D): per item ``a``, ridge regression of ``ratings[m, a]`` on
-    ``features[m]`` over the users with ``train[m, a]``; the ridge parameter in ``grid``
-    minimizing the squared error on the ``valid`` entries. Returns ``(Ê, λ)``.
+    """The item embeddings Ê of App. B.2's recommender, by ridge regression per item.
+
+    For each item ``a``, ``Ê_a`` minimises ``Σ_m train[m, a] (features[m] · Ê_a - ratings[m, a])²
+    + λ ||Ê_a||²`` (the ratings of the users whose train split holds ``a``, regressed on their
+    normalized histories); the recommender's estimate is then ``r̂^m(a) = features[m] · Ê_a``.
+    One λ for all items is chosen in ``grid`` by the squared error summed over the ``valid``
+    entries (App. D.2's regularization grid by default).
 
     One batched linear solve per value of the grid, with BLAS limited to one thread: the
     200 small systems are solved 10-30 times faster so than by a multi-threaded OpenBLAS
     (measured on 2 cores: 0.06 s against 1.9 s per grid value).
+
+    Parameters
+    ----------
+    features : array_like
+        Regressors, users x D (:func:`normalized_history`).
+    ratings : array_like
+        Targets, users x items.
+    train, valid : array_like of bool
+        Masks, users x items, of the entries fitted on and of those λ is chosen on.
+    grid : sequence of float, default (0.01, 0.1, 1.0, 10.0)
+        Candidate ridge parameters, all > 0 (then every system is solvable, even for an item
+        no user with history has in train).
+
+    Returns
+    -------
+    E : numpy.ndarray
+        Item embeddings, items x D.
+    lam : float
+        The chosen ridge parameter.
+
+    Examples
+    --------
+    Ratings that are an exact linear function of the features are recovered with the
+    smallest ridge penalty:
+
+    >>> rng = np.random.default_rng(0)
+    >>> features = normalized_history(rng.poisson(2.0, (40, 3)))
+    >>> E_true = rng.normal(size=(5, 3))
+    >>> part = split_items(40, 5, rng=1)
+    >>> E, lam = ridge_item_embeddings(features, features @ E_true.T, part == 0, part == 1)
+    >>> E.shape, lam, bool(np.abs(E - E_true).max() < 0.05)
+    ((5, 3), 0.01, True)
     """
     with threadpool_limits(limits=1, user_api="blas"):
         return _ridge_item_embeddings(features, ratings, train, valid, grid)
@@ -125,9 +210,40 @@ def _ridge_item_embeddings(features, ratings, train, valid, grid) -> tuple[np.nd
 
 
 def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> np.ndarray:
-    """``π^m(a) ∝ exp(β r̂^m(a))`` on the items with ``allowed[m, a]``, 0 elsewhere (App. B.2:
+    """The softmax policy of App. B.2, restricted to each user's allowed items.
+
+    ``π^m(a) ∝ exp(β r̂^m(a))`` on the items with ``allowed[m, a]``, 0 elsewhere (App. B.2:
     "the softmax policy is restricted to items in the test subset"). With every item
-    allowed this is :func:`ocef.policies.softmax_policy`."""
+    allowed this is :func:`ocef.policies.softmax_policy`.
+
+    Parameters
+    ----------
+    scores : array_like
+        Estimated ratings r̂, users x items.
+    allowed : array_like of bool
+        Users x items; every user needs at least one allowed item.
+    beta : float
+        Inverse temperature β > 0 (App. B.2's grid: 0.01 to 1); small β is close to uniform on
+        the allowed items, large β to their argmax.
+
+    Returns
+    -------
+    numpy.ndarray
+        Policy probabilities, users x items, rows summing to 1.
+
+    Raises
+    ------
+    ParameterError
+        If ``beta`` is not positive and finite, or a user has no allowed item.
+
+    Examples
+    --------
+    >>> scores = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]])
+    >>> allowed = np.array([[True, True, False], [True, True, True]])
+    >>> restricted_softmax(scores, allowed, beta=1.0).round(3)
+    array([[0.269, 0.731, 0.   ],
+           [0.333, 0.333, 0.333]])
+    """
     beta = check_in_interval("beta", beta, 0.0, np.inf, high_open=True)
     allowed = np.asarray(allowed, dtype=bool)
     if not allowed.any(axis=1).all():
@@ -136,13 +252,86 @@ def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> 
 
 
 class MeasurementBiasEnvironment:
-    """App. B.2's streaming platform with measurement bias (see the module docstring).
+    """App. B.2's streaming platform whose inventory misses one group's listening history.
 
-    Attributes: ``rho`` (users x items), ``users`` (``group``: 0 advantaged, 1
-    disadvantaged), ``item_categories`` (all 0: no categories in this model),
-    ``user_embeddings``, ``item_embeddings``, ``document_embeddings``, ``documents_of``
-    (group -> document indices H_i). Methods: :meth:`groups`, :meth:`history`,
-    :meth:`estimated_ratings`, :meth:`policy`.
+    Group envy from measurement bias (seed 001, App. B.2, Fig. 7): users of group g_1 have a
+    listening history observed at rate τ_1, those of g_2 at rate τ_2 (the history level varied
+    on the x-axis of Fig. 7), on disjoint halves of the documents; a recommender regresses
+    ratings of new items on the normalized history, so a little-observed group gets noisier
+    recommendations. The embeddings and ρ are drawn at construction from ``rng``; the history,
+    the item split and the recommender at each :meth:`history` / :meth:`estimated_ratings` /
+    :meth:`policy` call. The module docstring gives the formal model and the three
+    ``reading`` values (the paper's literal parameters make ρ = 1 everywhere).
+
+    Parameters
+    ----------
+    n_users_per_group : int, default 1000
+        Users in each of the two groups (App. B.2: 1000).
+    n_items : int, default 200
+        New items |A| (>= 2).
+    n_documents : int, default 200
+        Inventory documents |D| (>= 2); group i's history is on half of them.
+    dim : int, default 10
+        Embedding dimension d.
+    alpha : float, optional
+        Scale α > 0 of the logits ``α <v, e> - t``; default ``30 d``.
+    threshold : float, optional
+        Offset t of the logits; default ``1 / d``.
+    tau1 : float, default 50.0
+        Listening rate τ_1 > 0 of the advantaged group g_1.
+    reading : {"literal", "logit", "sphere"}, default "literal"
+        The paper's text as formalized, or one of the two documented readings that avoid its
+        degeneracy (module docstring); ``"sphere"`` reproduces the findings stated for Fig. 7.
+    rng : int, default 0
+        Seed (a non-negative int: it identifies the environment).
+
+    Attributes
+    ----------
+    rho : numpy.ndarray
+        Ground truth ρ, users x items (users ``0..n-1`` in g_1, ``n..2n-1`` in g_2).
+    users : pandas.DataFrame
+        ``user_id`` and ``group`` (0: advantaged g_1, 1: disadvantaged g_2).
+    item_categories, category_names
+        All items in one category ``"all"`` (the model has none).
+    user_embeddings, item_embeddings, document_embeddings : numpy.ndarray
+        v^m (2n x d), e_a (items x d), e_h (documents x d).
+    logits : numpy.ndarray
+        ``α <v^m, e_a> - t``, users x items.
+    documents_of : dict
+        Group label -> indices of its documents H_i.
+    policy_on_test_items : bool
+        Whether :meth:`policy` restricts the softmax to the user's test items (False in the
+        ``sphere`` reading).
+    description : str
+        One line with every parameter.
+
+    Raises
+    ------
+    ParameterError
+        If a size is below its minimum, ``alpha`` or ``tau1`` is not positive and finite, or
+        ``reading`` is unknown.
+    ParameterTypeError
+        If a size or ``rng`` is not an integer.
+
+    Examples
+    --------
+    >>> from ocef.policies import utility
+    >>> env = MeasurementBiasEnvironment(n_users_per_group=20, n_items=20, n_documents=20, dim=4,
+    ...                                  reading="sphere", rng=0)
+    >>> labels, names = env.groups()
+    >>> names
+    ['g1 (advantaged)', 'g2 (disadvantaged)']
+    >>> X = env.history(1.0, rng=0)                 # τ_2 = 1 against τ_1 = 50
+    >>> [float(X[labels == g].sum(axis=1).mean().round(1)) for g in (0, 1)]
+    [114.8, 2.4]
+    >>> u = utility(env.rho, env.policy(1.0, beta=1.0, rng=0))
+    >>> [float(u[labels == g].mean().round(3)) for g in (0, 1)]      # mean utility per group
+    [0.979, 0.851]
+
+    With the paper's literal parameters ρ is 1 to machine precision (no envy can arise):
+
+    >>> bool(MeasurementBiasEnvironment(n_users_per_group=20, n_items=20, dim=4).rho.min() > 0.9999)
+    True
     """
 
     partitions = ("group",)
@@ -192,13 +381,68 @@ class MeasurementBiasEnvironment:
         return self.rho.shape[1]
 
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
-        """Labels (0: advantaged g_1, 1: disadvantaged g_2) and names."""
+        """The two groups of App. B.2: advantaged g_1 and disadvantaged g_2.
+
+        Parameters
+        ----------
+        partition_name : str, default "group"
+            The only partition, ``"group"``.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0 (g_1) or 1 (g_2) per user.
+        names : list of str
+            ``["g1 (advantaged)", "g2 (disadvantaged)"]``.
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is not ``"group"``.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=2, n_items=4, n_documents=4, dim=3)
+        >>> env.groups()
+        (array([0, 0, 1, 1]), ['g1 (advantaged)', 'g2 (disadvantaged)'])
+        """
         if partition_name not in self.partitions:
             raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(), ["g1 (advantaged)", "g2 (disadvantaged)"]
 
     def history(self, tau2: float, *, rng=None) -> np.ndarray:
-        """Listening counts ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` (users x documents)."""
+        """Draw the listening history of App. B.2: ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}``.
+
+        Users of g_1 listen at rate ``tau1``, those of g_2 at ``tau2``, each group only to its own
+        half of the documents H_i (the rate uses ``max(<v, e>, 0)``, which is ``<v, e>`` with
+        positive embeddings).
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group (0: no history).
+        rng : None, int, SeedSequence or Generator, optional
+            Draws the counts.
+
+        Returns
+        -------
+        numpy.ndarray
+            Counts (float), users x documents.
+
+        Raises
+        ------
+        ParameterError
+            If ``tau2`` is negative or infinite.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=2, n_items=4, n_documents=4, dim=3)
+        >>> env.history(0.0, rng=0)                 # g_2 (rows 2-3) has no history at τ_2 = 0
+        array([[41., 11.,  0.,  0.],
+               [29., 31.,  0.,  0.],
+               [ 0.,  0.,  0.,  0.],
+               [ 0.,  0.,  0.,  0.]])
+        """
         tau2 = check_in_interval("tau2", tau2, 0.0, np.inf, low_open=False, high_open=True)
         rng = as_generator(rng)
         labels = self.users["group"].to_numpy()
@@ -212,8 +456,41 @@ class MeasurementBiasEnvironment:
 
     def estimated_ratings(self, tau2: float, *, rng=0, split=SPLIT,
                           ridge_grid=RIDGE_GRID) -> tuple[np.ndarray, np.ndarray, float]:
-        """``(r̂, test_mask, λ)``: the recommender's estimates (users x items), the mask of
-        each user's test items, and the chosen ridge parameter, for history level ``tau2``."""
+        """The recommender of App. B.2 at history level ``tau2``: estimates, test items, ridge λ.
+
+        Draws the history (:meth:`history`), splits each user's items into train/valid/test
+        (:func:`split_items`), and regresses the ratings (Bernoulli(ρ) draws in the literal
+        reading, the noiseless logits otherwise) on the normalized history by ridge
+        (:func:`ridge_item_embeddings`): ``r̂^m(a) = (X^m / ||X^m||) Ê_aᵀ``.
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group.
+        rng : None, int, SeedSequence or Generator, default 0
+            Draws the history, the split and the ratings (an int gives the same recommender at
+            every call).
+        split : sequence of 3 float, default (0.2, 0.2, 0.6)
+            Train/valid/test shares of each user's items.
+        ridge_grid : sequence of float, default (0.01, 0.1, 1.0, 10.0)
+            Candidate ridge parameters.
+
+        Returns
+        -------
+        scores : numpy.ndarray
+            Estimates r̂, users x items (0 for users without history).
+        test : numpy.ndarray
+            Mask of each user's test items, users x items.
+        lam : float
+            The chosen ridge parameter.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=3, n_items=5, n_documents=4, dim=3)
+        >>> scores, test, lam = env.estimated_ratings(0.0, rng=0)
+        >>> scores.shape, test.sum(axis=1), bool((scores[3:] == 0).all())   # g_2: no history
+        ((6, 5), array([3, 3, 3, 3, 3, 3]), True)
+        """
         rng = as_generator(rng)         # an int (the default) gives the same recommender every call
         X = self.history(tau2, rng=rng)
         part = split_items(self.n_users, self.n_items, split, rng=rng)
@@ -226,11 +503,57 @@ class MeasurementBiasEnvironment:
         return feats @ E.T, part == 2, lam
 
     def policy(self, tau2: float, beta: float, *, rng=0) -> np.ndarray:
-        """``π^{m,softmax}`` of App. B.2 on the test items (users x items probabilities)."""
+        """The softmax policy ``π^{m,softmax}`` of App. B.2 at history level ``tau2``.
+
+        :func:`restricted_softmax` of :meth:`estimated_ratings` on :meth:`policy_support`
+        (each user's test items, or all items in the ``sphere`` reading).
+
+        Parameters
+        ----------
+        tau2 : float
+            Listening rate τ_2 >= 0 of the disadvantaged group.
+        beta : float
+            Inverse temperature β > 0 (App. B.2: 0.01 to 1).
+        rng : None, int, SeedSequence or Generator, default 0
+            As in :meth:`estimated_ratings`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities, users x items, rows summing to 1.
+
+        Examples
+        --------
+        >>> env = MeasurementBiasEnvironment(n_users_per_group=3, n_items=5, n_documents=4, dim=3)
+        >>> pi = env.policy(1.0, beta=0.1, rng=0)
+        >>> pi.sum(axis=1), (pi > 0).sum(axis=1)             # support: the 3 test items
+        (array([1., 1., 1., 1., 1., 1.]), array([3, 3, 3, 3, 3, 3]))
+        """
         scores, test, _ = self.estimated_ratings(tau2, rng=rng)
         return restricted_softmax(scores, self.policy_support(test), beta)
 
     def policy_support(self, test: np.ndarray) -> np.ndarray:
         """The items each user's softmax ranges over: the test items (App. B.2), or every item in
-        the ``sphere`` reading."""
+        the ``sphere`` reading.
+
+        Parameters
+        ----------
+        test : numpy.ndarray
+            Mask of each user's test items, users x items.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean mask, users x items.
+
+        Examples
+        --------
+        >>> test = np.array([[True, False], [False, True]])
+        >>> MeasurementBiasEnvironment(2, 2, 2, 2).policy_support(test)
+        array([[ True, False],
+               [False,  True]])
+        >>> MeasurementBiasEnvironment(2, 2, 2, 2, reading="sphere").policy_support(test)
+        array([[ True,  True],
+               [ True,  True]])
+        """
         return test if self.policy_on_test_items else np.ones_like(test, dtype=bool)

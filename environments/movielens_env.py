@@ -42,13 +42,68 @@ DEFAULT_ITEMS_100K = 1000
 
 
 def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.ndarray:
-    """Map star ratings on ``[low, high]`` to [0, 1]: ``clip((r - low) / (high - low), 0, 1)``."""
+    """Map star ratings to the [0, 1] scale of OCEF's expected rewards (seed 001, Sec. 6.1).
+
+    ``clip((r - low) / (high - low), 0, 1)``: the ends of the star scale go to 0 and 1, the
+    order and relative gaps of the ratings are kept, and completed ratings outside the scale
+    are clipped (ρ is the probability of a positive binary rating, so it must lie in [0, 1]).
+
+    Parameters
+    ----------
+    stars : array_like
+        Star ratings (observed or completed), any shape.
+    low, high : float, default 1.0 and 5.0
+        The ends of the star scale (MovieLens: 1 to 5 stars).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the shape of ``stars``, in [0, 1].
+
+    Examples
+    --------
+    >>> stars_to_unit(np.array([1, 3, 5, 5.4]))
+    array([0. , 0.5, 1. , 1. ])
+    """
     return np.clip((np.asarray(stars, dtype=float) - low) / (high - low), 0.0, 1.0)
 
 
 def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
-    """Indices of the ``n`` users (or items) with the most ratings, sorted by index;
-    ties broken by the smaller index. ``None`` keeps all that have ratings."""
+    """The users (or items) with the most ratings, as kept by the MovieLens environment.
+
+    Sec. 6.1 of seed 001 keeps "users and items with the most ratings". Ties in the number of
+    ratings are broken by the smaller index; the kept indices are returned sorted.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating.
+    column : str
+        The column to count, e.g. ``"user"`` or ``"item"`` (also names the error:
+        ``n_users``/``n_items``).
+    n : int or None
+        How many to keep (>= 1, at most the number with ratings); None keeps all that have
+        ratings.
+
+    Returns
+    -------
+    numpy.ndarray
+        The kept values of ``column``, sorted ascending.
+
+    Raises
+    ------
+    ParameterError
+        If ``n`` exceeds the number of distinct values with ratings.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"user": [0, 0, 1, 2, 2, 2], "item": [5, 3, 3, 5, 4, 3]})
+    >>> most_rated(ratings, "item", 2)             # item 3: 3 ratings, item 5: 2
+    array([3, 5])
+    >>> most_rated(ratings, "user", None)
+    array([0, 1, 2])
+    """
     counts = ratings[column].value_counts()
     order = counts.index.to_numpy()[np.lexsort((counts.index.to_numpy(), -counts.to_numpy()))]
     if n is not None:
@@ -91,11 +146,35 @@ class MovieLensEnvironment(Environment):
 
     Examples
     --------
+    On MovieLens-100K (needs the data set, found as ``../shared/data`` or ``$OCEF_DATA_DIR``):
+
     >>> from ocef.datasets import MovieLens100K
     >>> env = MovieLensEnvironment(data=MovieLens100K().data)        # doctest: +SKIP
     >>> env.rho.shape                                                # doctest: +SKIP
     (943, 1000)
     >>> labels, names = env.groups("gender")                         # doctest: +SKIP
+
+    The same on a tiny stand-in for the data (6 users rating 4 items):
+
+    >>> import os, tempfile
+    >>> from pathlib import Path
+    >>> from unittest import mock
+    >>> from ocef.datasets.movielens import MovieLensData
+    >>> rng = np.random.default_rng(0)
+    >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+    ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
+    >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+    ...                       "age": [18, 25, 35] * 2, "occupation": 0})
+    >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+    ...                       "category": "Drama", "category_code": 8})
+    >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+    ...     env = MovieLensEnvironment(data=data, completion_factors=2)
+    >>> env
+    MovieLensEnvironment(MovieLens-100K, 6 users x 4 items)
+    >>> env.rho.round(2)[:2]
+    array([[0.53, 0.63, 0.59, 0.55],
+           [0.35, 0.44, 0.41, 0.37]])
     """
 
     partitions = tuple(PARTITIONS)
@@ -141,6 +220,48 @@ class MovieLensEnvironment(Environment):
         self.description = f"{name}, {self.n_users} users x {self.n_items} items"
 
     def groups(self, partition_name: str) -> tuple[np.ndarray, list[str]]:
-        """Labels and names of the non-empty groups of ``partition_name`` (one of
-        ``gender, age, occupation, gender-age, gender-occupation, age-occupation``)."""
+        """Labels and names of the non-empty groups of a partition of the MovieLens users.
+
+        Parameters
+        ----------
+        partition_name : str
+            One of ``gender, age, occupation, gender-age, gender-occupation, age-occupation``
+            (:func:`ocef.datasets.movielens.partition`).
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            0-based group label of each user.
+        names : list of str
+            The name of each label (only non-empty groups).
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is unknown.
+
+        Examples
+        --------
+        A tiny stand-in for the MovieLens data (6 users, 4 items; ``MovieLens100K().data`` on the
+        real set):
+
+        >>> import os, tempfile
+        >>> from pathlib import Path
+        >>> from unittest import mock
+        >>> from ocef.datasets.movielens import MovieLensData
+        >>> rng = np.random.default_rng(0)
+        >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+        ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
+        >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+        ...                       "age": [18, 25, 35] * 2, "occupation": 0})
+        >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+        ...                       "category": "Drama", "category_code": 8})
+        >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
+        ...     env = MovieLensEnvironment(data=data, completion_factors=2)
+        >>> env.groups("gender")
+        (array([0, 1, 0, 1, 0, 1]), ['F', 'M'])
+        >>> env.groups("gender-age")[1][:3]
+        ['F & 18-24', 'F & 25-34', 'F & 35-44']
+        """
         return partition(self.users, partition_name)

@@ -59,12 +59,58 @@ def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
 def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str = "S",
                        engagement: str | None = "rating", query: str = "user", item: str = "item",
                        mode: str = "all", rng=None) -> pd.DataFrame:
-    """Pairs from a log of ratings of uniformly random items.
+    """Randomized pairs (seed 003, Sec. 3.4) from a log of ratings of uniformly random items.
 
     For every query (``query`` column, e.g. the user), every ordered pair (j, j′) of its rows with
     ``label`` = 1 for j and 0 for j′; ``s_j, s_jp`` from ``group``; ``z`` = ``engagement`` of j
-    (e.g. the rating: 4 or 5 on Coat), or 0 when ``engagement`` is None. ``mode="one-per-query"``
-    keeps one uniformly drawn pair per query (``rng``). Returns a DataFrame sorted by query, j, jp.
+    (e.g. the rating: 4 or 5 on Coat), or 0 when ``engagement`` is None. Because the rated items
+    were drawn uniformly at random, the pairs are the randomized comparisons the pairwise
+    fairness metrics of seed 003 are defined on (:mod:`ocef.pairwise`).
+
+    Parameters
+    ----------
+    random_log : pandas.DataFrame
+        One row per rating of a random item, with the ``query``, ``item``, ``label``, ``group``
+        (and ``engagement``) columns.
+    label : str, default "Y"
+        The 0/1 preference column (1: liked / clicked).
+    group : str, default "S"
+        The item-group column.
+    engagement : str or None, default "rating"
+        The column giving z, the engagement bucket of the liked item; None sets z = 0.
+    query : str, default "user"
+        The column identifying a query (the comparisons are made within one query).
+    item : str, default "item"
+        The item column.
+    mode : {"all", "one-per-query"}, default "all"
+        Every pair, or one pair per query drawn uniformly (the seed's one randomized pair per
+        query).
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the pair kept per query in ``"one-per-query"`` mode.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query, j, jp, s_j, s_jp, z``, one row per pair, sorted by query, j, jp.
+
+    Raises
+    ------
+    ParameterError
+        If ``mode`` is unknown, a column is missing, or ``label`` holds values other than 0/1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [10, 11, 12, 10, 12],
+    ...                     "Y": [1, 0, 0, 0, 1], "S": ["a", "b", "a", "a", "a"],
+    ...                     "rating": [5, 2, 1, 3, 4]})
+    >>> pairs_from_ratings(log)
+       query   j  jp s_j s_jp  z
+    0      0  10  11   a    b  5
+    1      0  10  12   a    a  5
+    2      1  12  10   a    a  4
+    >>> len(pairs_from_ratings(log, mode="one-per-query", rng=0))
+    2
     """
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {MODES}, got {mode!r}")
@@ -81,12 +127,49 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
 
 def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("context", "day"), label: str = "Y",
                            group: str = "S", item: str = "item", engagement: str | None = None) -> pd.DataFrame:
-    """Pairs from single impressions of a uniform-random log.
+    """Randomized pairs (seed 003, Sec. 3.4) from single impressions of a uniform-random log.
 
     Each clicked row (``label`` = 1) is paired with every unclicked row of a *different* item
     that shares the values of ``match_on`` (e.g. the user-feature tuple and the day): the best
-    reconstruction of "the same query" when slates are not logged. ``query`` = the clicked row's
-    index in ``log``. ``z`` = ``engagement`` of the click, or 0.
+    reconstruction of "the same query" when slates are not logged (the Open Bandit Dataset's
+    ``random`` log).
+
+    Parameters
+    ----------
+    log : pandas.DataFrame
+        One row per impression of a uniformly random item.
+    match_on : sequence of str, default ("context", "day")
+        Columns whose values define "the same query".
+    label : str, default "Y"
+        The click column (1: clicked; any other value is an unclicked row).
+    group : str, default "S"
+        The item-group column.
+    item : str, default "item"
+        The item column.
+    engagement : str, optional
+        The column giving z for the clicked row; None sets z = 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query, j, jp, s_j, s_jp, z`` sorted by query, j, jp; ``query`` is the
+        clicked row's position in ``log``.
+
+    Raises
+    ------
+    ParameterError
+        If a column is missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"context": [7, 7, 7, 8, 8], "day": 0, "item": [1, 2, 3, 1, 2],
+    ...                     "Y": [1, 0, 0, 0, 1], "S": [0, 1, 0, 0, 1]})
+    >>> pairs_from_impressions(log)
+       query  j  jp  s_j  s_jp  z
+    0      0  1   2    0     1  0
+    1      0  1   3    0     0  0
+    2      4  2   1    1     0  0
     """
     match_on = list(match_on)
     _need(log, match_on + [label, item, group] + ([engagement] if engagement else []), "log")

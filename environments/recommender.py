@@ -46,10 +46,37 @@ REGULARIZATIONS: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0)
 
 @dataclass(frozen=True)
 class FunkSVDModel:
-    """Fitted biased Funk SVD: ``scores() = mu + bu[:, None] + bi[None, :] + P @ Q.T``.
+    """The parameters of a fitted Funk SVD, indexed by 0-based user and item indices.
 
-    Users/items absent from the training data have zero bias and zero factors (surprise's
-    convention for unknown users and items).
+    The estimate of user u for item i is ``mu + bu[u] + bi[i] + P[u] · Q[i]`` (surprise's
+    ``SVD.estimate``); an unbiased model has ``mu = 0`` and zero biases. Users/items absent
+    from the training data have zero bias and zero factors (surprise's convention for unknown
+    users and items). Methods: ``scores()`` (the full users x items matrix of estimates),
+    ``predict(users, items)`` (estimates at given pairs without building the matrix),
+    ``to_arrays()`` / ``from_arrays(a)`` (to and from the arrays of the disk cache).
+
+    Attributes
+    ----------
+    mu : float
+        Global mean of the training ratings (0 when unbiased).
+    bu : numpy.ndarray
+        User biases, shape (n_users,).
+    bi : numpy.ndarray
+        Item biases, shape (n_items,).
+    P : numpy.ndarray
+        User factors, shape (n_users, factors).
+    Q : numpy.ndarray
+        Item factors, shape (n_items, factors).
+
+    Examples
+    --------
+    >>> model = FunkSVDModel(mu=3.0, bu=np.array([0.5, -0.5]), bi=np.array([0.0, 1.0, -1.0]),
+    ...                      P=np.array([[1.0], [0.0]]), Q=np.array([[0.2], [0.0], [-0.2]]))
+    >>> model.scores()
+    array([[3.7, 4.5, 2.3],
+           [2.5, 3.5, 1.5]])
+    >>> model.predict(np.array([0, 1]), np.array([2, 1]))
+    array([2.3, 3.5])
     """
 
     mu: float
@@ -59,14 +86,59 @@ class FunkSVDModel:
     Q: np.ndarray
 
     def scores(self) -> np.ndarray:
+        """The full matrix of estimates, ``mu + bu[:, None] + bi[None, :] + P @ Q.T``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n_users, n_items).
+
+        Examples
+        --------
+        >>> FunkSVDModel(1.0, np.zeros(2), np.zeros(2), np.eye(2), np.array([[2.0, 0.0], [0.0, 3.0]])).scores()
+        array([[3., 1.],
+               [1., 4.]])
+        """
         return self.mu + self.bu[:, None] + self.bi[None, :] + self.P @ self.Q.T
 
     def predict(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
-        """Estimates at the (user, item) pairs, without building the full matrix."""
+        """Estimates at given (user, item) pairs, without building the full matrix.
+
+        Parameters
+        ----------
+        users, items : numpy.ndarray of int
+            Indices of the pairs, arrays of one length.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``mu + bu[u] + bi[i] + P[u] · Q[i]`` per pair.
+
+        Examples
+        --------
+        >>> model = FunkSVDModel(1.0, np.zeros(2), np.zeros(2), np.eye(2), np.array([[2.0, 0.0], [0.0, 3.0]]))
+        >>> model.predict(np.array([1, 0]), np.array([1, 1]))
+        array([4., 1.])
+        """
         return (self.mu + self.bu[users] + self.bi[items]
                 + np.einsum("nk,nk->n", self.P[users], self.Q[items]))
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The parameters as named arrays, for the disk cache (:meth:`from_arrays` inverts it).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``mu`` (0-d), ``bu``, ``bi``, ``P``, ``Q``.
+
+        Examples
+        --------
+        >>> model = FunkSVDModel(1.0, np.zeros(2), np.zeros(3), np.ones((2, 1)), np.ones((3, 1)))
+        >>> sorted(model.to_arrays())
+        ['P', 'Q', 'bi', 'bu', 'mu']
+        >>> FunkSVDModel.from_arrays(model.to_arrays()).scores().shape
+        (2, 3)
+        """
         return {"mu": np.array(self.mu), "bu": self.bu, "bi": self.bi, "P": self.P, "Q": self.Q}
 
     @classmethod
@@ -78,8 +150,62 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
                  n_items: int, *, factors: int, reg: float, rating_scale: tuple[float, float],
                  n_epochs: int = 20, lr: float = 0.005, biased: bool = True,
                  rng=None) -> FunkSVDModel:
-    """Fit surprise's ``SVD`` on (user, item, rating) triples with 0-based indices and
-    return its parameters indexed by those indices."""
+    """Fit scikit-surprise's ``SVD`` (Funk SVD) on (user, item, rating) triples.
+
+    The matrix factorization of seed 001 (Sec. 6.1, App. D.2; the paper's footnote points to
+    Funk SVD, gbolmier/funk-svd): SGD on the squared error with L2 regularization ``reg`` on
+    every parameter, ``n_epochs`` epochs at learning rate ``lr``, initial factors N(0, 0.1²).
+    Surprise's inner ids are mapped back to the 0-based indices given here.
+
+    Parameters
+    ----------
+    users, items : array_like of int
+        0-based user indices in ``[0, n_users)`` and item indices in ``[0, n_items)``, one per
+        rating (non-empty, 1-d, of one length).
+    ratings : array_like of float
+        The ratings, on ``rating_scale``.
+    n_users, n_items : int
+        Sizes of the returned model (users/items without rating get zero parameters).
+    factors : int
+        Number of latent factors (>= 1).
+    reg : float
+        L2 regularization (>= 0).
+    rating_scale : tuple of float
+        ``(low, high)`` of the ratings (surprise clips its own predictions to it; the returned
+        parameters are not clipped).
+    n_epochs : int, default 20
+        SGD epochs (surprise's default).
+    lr : float, default 0.005
+        SGD learning rate (surprise's default).
+    biased : bool, default True
+        Fit the global mean and user/item biases too.
+    rng : None, int, SeedSequence or Generator, optional
+        Draws surprise's ``random_state`` (the initialisation and the order of SGD).
+
+    Returns
+    -------
+    FunkSVDModel
+        The fitted parameters.
+
+    Raises
+    ------
+    ParameterError
+        If the arrays are empty or of different shapes, an index is out of range, or
+        ``reg`` is negative.
+    ParameterTypeError
+        If ``factors`` or ``n_epochs`` is not an integer.
+
+    Examples
+    --------
+    >>> users, items = np.array([0, 0, 1, 1, 2, 2]), np.array([0, 1, 0, 2, 1, 2])
+    >>> stars = np.array([5.0, 1.0, 4.0, 2.0, 1.0, 5.0])
+    >>> model = fit_funk_svd(users, items, stars, n_users=4, n_items=3, factors=2, reg=0.02,
+    ...                      rating_scale=(1, 5), rng=0)
+    >>> model.mu, model.P.shape
+    (3.0, (4, 2))
+    >>> float(model.bu[3]), model.P[3]           # user 3 has no rating
+    (0.0, array([0., 0.]))
+    """
     from surprise import SVD, Dataset, Reader
 
     factors = check_positive_int("factors", factors)
@@ -116,8 +242,38 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
 
 
 def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) -> np.ndarray:
-    """Items observed for each user: ``round(fraction * n_items)`` (at least 1) distinct
-    items per user, uniformly at random, in random order. Shape ``(n_users, k)``."""
+    """The entries each user rates in the simulation of seed 001 (Sec. 6.1, App. D.2).
+
+    "We sample 20% of the entries uniformly at random for each user to be observed":
+    ``k = round(fraction * n_items)`` (at least 1) distinct items per user, drawn uniformly
+    without replacement and independently per user, in random order.
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Size of the ground truth.
+    fraction : float
+        Share of each user's items observed, in (0, 1] (the paper: 0.2).
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the entries.
+
+    Returns
+    -------
+    numpy.ndarray
+        Item indices, shape (n_users, k).
+
+    Raises
+    ------
+    ParameterError
+        If ``fraction`` is not in (0, 1] (the error names it ``train_fraction``).
+
+    Examples
+    --------
+    >>> observe_entries(3, 5, 0.4, rng=0)          # 2 of the 5 items of each user
+    array([[3, 2],
+           [3, 1],
+           [1, 3]])
+    """
     fraction = check_in_interval("train_fraction", fraction, 0.0, 1.0)
     rng = as_generator(rng)
     k = max(1, int(round(fraction * n_items)))
@@ -126,18 +282,80 @@ def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) ->
 
 
 def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, rng=None) -> np.ndarray:
-    """Binary ratings ``y ~ Bernoulli(rho[u, i])`` at the given entries (Sec. 6.1)."""
+    """Binary ratings drawn from the ground truth at given entries (seed 001, Sec. 6.1).
+
+    "the observed value is drawn from a Bernoulli distribution with mean given by the ground
+    truth value": ``y = 1`` with probability ``rho[u, i]``, independently per entry.
+
+    Parameters
+    ----------
+    rho : numpy.ndarray
+        Ground truth, users x items, in [0, 1].
+    users, items : numpy.ndarray of int
+        The entries, arrays of one shape.
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the ratings.
+
+    Returns
+    -------
+    numpy.ndarray
+        Ratings 0.0 or 1.0, of the shape of ``users``.
+
+    Examples
+    --------
+    >>> rho = np.array([[1.0, 0.0], [0.5, 0.5]])
+    >>> bernoulli_ratings(rho, np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), rng=0)
+    array([1., 0., 1., 1.])
+    """
     rng = as_generator(rng)
     return (rng.random(users.shape) < rho[users, items]).astype(float)
 
 
 def rmse(pred: np.ndarray, target: np.ndarray) -> float:
+    """Root mean squared error, the validation score of the regularization (App. D.2).
+
+    ``sqrt(mean((pred - target)²))`` over all entries.
+
+    Parameters
+    ----------
+    pred, target : array_like
+        Predictions and observed values, of one shape (broadcastable).
+
+    Returns
+    -------
+    float
+        The RMSE (NaN for empty inputs).
+
+    Examples
+    --------
+    >>> rmse([1.0, 2.0, 3.0], [1.0, 2.0, 5.0])       # sqrt(4 / 3)
+    1.1547005383792515
+    """
     return float(np.sqrt(np.mean((np.asarray(pred) - np.asarray(target)) ** 2)))
 
 
 @dataclass(frozen=True)
 class RecommenderFit:
-    """The simulated recommender: fitted model, chosen regularization, validation RMSEs."""
+    """The simulated recommender of seed 001 (Sec. 6.1, App. D.2), from :func:`simulate_recommender`.
+
+    Attributes
+    ----------
+    model : FunkSVDModel
+        Funk SVD refitted with the chosen regularization on all observed entries.
+    reg : float
+        The regularization chosen on held-out ratings.
+    validation_rmse : dict of float to float
+        RMSE on the held-out ratings of each regularization tried (empty when no choice was
+        made: one candidate, or too few observed entries per user to hold any out).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> rho = np.outer(rng.random(30), rng.random(20))        # a rank-1 ground truth
+    >>> fit = simulate_recommender(rho, 1, 0.5, rng=0, regs=(0.01, 10.0))
+    >>> fit.reg, sorted(fit.validation_rmse)
+    (0.01, [0.01, 10.0])
+    """
 
     model: FunkSVDModel
     reg: float
@@ -147,12 +365,60 @@ class RecommenderFit:
 def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 0.2, *, rng=None,
                          regs: tuple[float, ...] = REGULARIZATIONS, validation_fraction: float = 0.2,
                          n_epochs: int = 20, lr: float = 0.005, biased: bool = False) -> RecommenderFit:
-    """Simulate the recommender of Sec. 6.1 / App. D.2 on ground truth ``rho``.
+    """Simulate the recommender of seed 001 (Sec. 6.1, App. D.2) on ground truth ``rho``.
 
-    Observe ``train_fraction`` of the entries of each user uniformly at random, draw
-    Bernoulli(ρ) binary ratings there, and fit Funk SVD with ``factors`` latent factors,
-    the regularization being chosen in ``regs`` by RMSE on a held-out
-    ``validation_fraction`` of each user's observed entries, then refitted on all of them.
+    Observe ``train_fraction`` of the entries of each user uniformly at random
+    (:func:`observe_entries`), draw Bernoulli(ρ) binary ratings there
+    (:func:`bernoulli_ratings`), and fit Funk SVD with ``factors`` latent factors
+    (:func:`fit_funk_svd`, on the rating scale [0, 1]), the regularization being chosen in
+    ``regs`` by RMSE on a held-out ``validation_fraction`` of each user's observed entries,
+    then refitted on all of them. The choices (no biases, surprise's training budget) are
+    discussed in the module docstring. The paper varies ``factors`` to make the recommender
+    more or less misspecified (Fig. 2, App. B.1).
+
+    Parameters
+    ----------
+    rho : array_like
+        Ground truth ρ, users x items, in [0, 1].
+    factors : int
+        Latent factors d (>= 1).
+    train_fraction : float, default 0.2
+        Share of each user's entries observed, in (0, 1].
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the observed entries, the ratings, the validation split and the SGD.
+    regs : tuple of float, default (0.01, 0.1, 1.0, 10.0)
+        Candidate regularizations (App. D.2's grid); with one, no validation is run.
+    validation_fraction : float, default 0.2
+        Share of each user's observed entries held out to choose the regularization, in (0, 1).
+    n_epochs : int, default 20
+        SGD epochs of each fit.
+    lr : float, default 0.005
+        SGD learning rate.
+    biased : bool, default False
+        Fit user/item biases too (the default is Funk's original ``r̂_ui = q_iᵀ p_u``).
+
+    Returns
+    -------
+    RecommenderFit
+        The refitted model, the chosen regularization and the validation RMSEs.
+
+    Raises
+    ------
+    ParameterError
+        If ``rho`` is not a 2-d array in [0, 1], a fraction is out of range or ``regs`` is
+        empty.
+    ResourceLimitError
+        If the fit would exceed the memory or work limits (:func:`ocef.validation.resource_limits`).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> rho = np.outer(rng.random(30), rng.random(20))        # a rank-1 ground truth
+    >>> fit = simulate_recommender(rho, 1, train_fraction=0.5, rng=0)
+    >>> fit.model.scores().shape, fit.reg
+    ((30, 20), 0.01)
+    >>> {reg: round(err, 3) for reg, err in fit.validation_rmse.items()}
+    {0.01: 0.547, 0.1: 0.551, 1.0: 0.548, 10.0: 0.548}
     """
     rho = check_unit_array("rho", rho, ndim=2)
     factors = check_positive_int("factors", factors)

@@ -22,8 +22,40 @@ from ocef.errors import ParameterError
 
 
 def unit_vectors(n: int, dim: int, *, rng=None, positive: bool = False) -> np.ndarray:
-    """``n`` vectors uniform on the unit sphere of ``R^dim`` (on its positive orthant
-    if ``positive``): normalized standard Gaussians (absolute values if ``positive``)."""
+    """Random unit vectors, uniform on the unit sphere of ``R^dim`` or on its positive orthant.
+
+    Normalized standard Gaussian vectors (uniform on the sphere by rotational symmetry); with
+    ``positive`` their absolute values, uniform on the positive orthant (seed 001, App. B.2:
+    "unit vectors with positive coordinates").
+
+    Parameters
+    ----------
+    n : int
+        Number of vectors.
+    dim : int
+        Dimension.
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the vectors.
+    positive : bool, default False
+        Restrict to the positive orthant.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n, dim), rows of Euclidean norm 1.
+
+    Examples
+    --------
+    >>> v = unit_vectors(3, 2, rng=0)
+    >>> v.round(3)
+    array([[ 0.689, -0.724],
+           [ 0.987,  0.162],
+           [-0.829,  0.559]])
+    >>> np.linalg.norm(v, axis=1)
+    array([1., 1., 1.])
+    >>> bool((unit_vectors(4, 3, rng=0, positive=True) >= 0).all())
+    True
+    """
     rng = as_generator(rng)
     x = rng.standard_normal((n, dim))
     if positive:
@@ -32,15 +64,103 @@ def unit_vectors(n: int, dim: int, *, rng=None, positive: bool = False) -> np.nd
 
 
 def balanced_labels(n: int, n_groups: int, *, rng=None) -> np.ndarray:
-    """A random assignment of ``n`` elements to ``n_groups`` labels of sizes differing by
-    at most one (every label used when ``n >= n_groups``)."""
+    """Assign ``n`` elements at random to ``n_groups`` labels of (almost) equal size.
+
+    A uniformly random permutation of ``0, 1, ..., n_groups - 1, 0, 1, ...`` (length ``n``):
+    group sizes differ by at most one, and every label is used when ``n >= n_groups``.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements (users or items).
+    n_groups : int
+        Number of labels.
+    rng : None, int, SeedSequence or Generator, optional
+        Draws the permutation.
+
+    Returns
+    -------
+    numpy.ndarray
+        Labels in ``0..n_groups-1``, shape (n,).
+
+    Examples
+    --------
+    >>> labels = balanced_labels(7, 3, rng=0)
+    >>> labels, np.bincount(labels)
+    (array([2, 1, 0, 0, 2, 0, 1]), array([3, 2, 2]))
+    """
     return as_generator(rng).permutation(np.arange(n) % n_groups)
 
 
 class SyntheticEnvironment(Environment):
-    """Low-rank ground truth with user groups and item categories (see module docstring).
+    """A synthetic environment with low-rank ground truth, user groups and item categories.
 
+    Needs no download (tests and quick runs). ``ρ^m(a) = (1 + <u_m, v_a>) / 2`` with unit
+    vectors in ``R^rank``: user ``m`` of group ``g`` has ``u_m = normalize(c_g + group_spread
+    z_m)`` (``c_g`` uniform on the sphere, ``z_m`` standard normal), items ``v_a`` uniform on the
+    sphere, so groups have distinct tastes when ``group_spread`` is small and are
+    indistinguishable when it is large (module docstring). The simulated recommender is the
+    Funk SVD of seed 001 (:meth:`~ocef.environments.base.Environment.estimated_scores`).
     ``users`` has a ``group`` column; the only partition is ``"group"``.
+
+    Parameters
+    ----------
+    n_users : int, default 200
+        Users (>= 2).
+    n_items : int, default 100
+        Items (>= 2).
+    rank : int, default 4
+        Dimension of the taste vectors; ρ has rank at most ``rank + 1``.
+    n_groups : int, default 4
+        User groups of (almost) equal size, at most ``n_users``.
+    n_categories : int, default 5
+        Item categories drawn uniformly, balanced (every one non-empty), at most ``n_items``.
+    group_spread : float, default 0.5
+        Spread (>= 0) of a user's taste around their group's center.
+    rng : None, int, SeedSequence or Generator, default 0
+        Draws everything (converted to an int seed, which names the environment).
+
+    Attributes
+    ----------
+    rho : numpy.ndarray
+        Ground truth, shape (n_users, n_items), in [0, 1].
+    users : pandas.DataFrame
+        ``user_id`` and ``group``.
+    item_categories : numpy.ndarray
+        Category of each item, shape (n_items,).
+    category_names : list of str
+        ``"category 0"``, ``"category 1"``, ...
+    n_groups : int
+        Number of groups.
+    description : str
+        One line with the sizes and the seed.
+
+    Raises
+    ------
+    ParameterError
+        If a size is below its minimum, ``n_groups > n_users``, ``n_categories > n_items``,
+        or ``group_spread`` is negative or infinite.
+    ResourceLimitError
+        If the users x items tables would exceed the memory or work limits.
+
+    Examples
+    --------
+    >>> env = SyntheticEnvironment(n_users=8, n_items=6, rank=2, n_groups=2, n_categories=3, rng=0)
+    >>> env.rho.shape, bool(0 <= env.rho.min() and env.rho.max() <= 1)
+    ((8, 6), True)
+    >>> env.groups()
+    (array([0, 0, 1, 0, 1, 0, 1, 1]), ['group 0', 'group 1'])
+    >>> env.item_categories
+    array([1, 2, 2, 0, 1, 0])
+
+    With a small spread, two users of one group have nearly the same preferences:
+
+    >>> env = SyntheticEnvironment(n_users=40, n_items=30, rank=2, n_groups=2, group_spread=0.1, rng=0)
+    >>> labels, _ = env.groups()
+    >>> corr = np.corrcoef(env.rho)
+    >>> same = labels[:, None] == labels[None, :]
+    >>> round(float(corr[same].mean()), 2), round(float(corr[~same].mean()), 2)
+    (0.99, -0.96)
     """
 
     partitions = ("group",)
@@ -80,7 +200,30 @@ class SyntheticEnvironment(Environment):
                             f"{n_groups} groups, seed {seed}")
 
     def groups(self, partition_name: str = "group") -> tuple[np.ndarray, list[str]]:
-        """Labels and names of the ``"group"`` partition."""
+        """Labels and names of the ``"group"`` partition (the only one).
+
+        Parameters
+        ----------
+        partition_name : str, default "group"
+            Must be ``"group"``.
+
+        Returns
+        -------
+        labels : numpy.ndarray
+            Group of each user, in ``0..n_groups-1``.
+        names : list of str
+            ``"group 0"``, ``"group 1"``, ...
+
+        Raises
+        ------
+        ParameterError
+            If ``partition_name`` is not ``"group"``.
+
+        Examples
+        --------
+        >>> SyntheticEnvironment(n_users=4, n_items=3, rank=2, n_groups=2, n_categories=1, rng=0).groups()
+        (array([0, 0, 1, 1]), ['group 0', 'group 1'])
+        """
         if partition_name not in self.partitions:
             raise ParameterError(f"partition must be one of {list(self.partitions)}, got {partition_name!r}")
         return self.users["group"].to_numpy(dtype=int), [f"group {g}" for g in range(self.n_groups)]

@@ -416,6 +416,13 @@ CONFIDENCE = Real(0, 1, closed="neither")
 DECLARED: dict[str, tuple] = {}
 
 
+def _registrable(func) -> bool:
+    """Whether ``func`` belongs in the registries: defined in a source file, not in a doctest or
+    ``exec`` (a docstring's example runs with its module's globals, so its functions would otherwise
+    be registered under that module's name, and the registry would depend on test order)."""
+    return not func.__code__.co_filename.startswith("<")
+
+
 def validate_params(**declarations: Constraint):
     """Decorator: check the declared parameters of a front door before its body runs.
 
@@ -460,7 +467,8 @@ def validate_params(**declarations: Constraint):
             return func(*bound.args, **bound.kwargs)
 
         wrapper.__declared_params__ = dict(declarations)
-        DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
+        if _registrable(func):
+            DECLARED[f"{func.__module__}.{func.__qualname__}"] = (wrapper, dict(declarations))
         return wrapper
     return decorate
 
@@ -556,7 +564,8 @@ def renamed_keywords(**renames: str):
             return func(*args, **kwargs)
 
         wrapper.__renamed_keywords__ = dict(renames)
-        RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
+        if _registrable(func):
+            RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
         return wrapper
     return decorate
 
@@ -660,3 +669,90 @@ def check_resources(argument: str, *, memory: float = 0.0, work: float = 0.0, wh
             raise ResourceLimitError(
                 f"{argument}: needs {shown} of {kind}, above the limit {_human(cap, unit)} "
                 f"(set OCEF_MAX_{kind.upper()} or use ocef.validation.resource_limits({kind}=...) to allow more)")
+
+
+# --------------------------------------------------------------------------- deprecations
+def deprecated_positional(*names: str, removal: str = "0.2.0"):
+    """Decorator: accept, for one release, options that became keyword-only passed positionally.
+
+    ``names`` are keyword-only parameters of the decorated function that earlier releases took
+    positionally, in their old order, right after the function's positional parameters (e.g.
+    ``f(scores, k=None, thresh=0.5)`` became ``f(scores, *, k=None, thresh=0.5)``). A call that
+    passes them positionally still works: the extra positional arguments are bound to ``names`` in
+    order and a :class:`FutureWarning` names each of them and how to pass it. A call with keywords
+    only pays one length test. The signature seen by :func:`inspect.signature` (and so by the API
+    reference and ``tests/test_vocabulary.py``) is the new, keyword-only one.
+
+    Parameters
+    ----------
+    *names : str
+        The keyword-only parameters still accepted positionally, in their former positional order.
+    removal : str, default "0.2.0"
+        The release from which passing them positionally raises ``TypeError`` (said in the warning).
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        At decoration, if a name is not a keyword-only parameter of the function.
+    ocef.errors.ParameterTypeError
+        At a call, if there are more positional arguments than the old signature took, or a
+        parameter is given both positionally and by keyword.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @deprecated_positional("k")
+    ... def top(scores, *, k=10):
+    ...     return sorted(scores)[-k:]
+    >>> top([3, 1, 2], k=2)
+    [2, 3]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     top([3, 1, 2], 2)
+    [2, 3]
+    >>> print(caught[0].category.__name__, caught[0].message)
+    FutureWarning top: passing k positionally is deprecated and raises TypeError from ocef 0.2.0; pass it by keyword: top(..., k=...)
+    """
+    def decorate(func):
+        params = inspect.signature(func).parameters
+        kinds = inspect.Parameter
+        n_positional = sum(p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD) for p in params.values())
+        if any(p.kind is kinds.VAR_POSITIONAL for p in params.values()):
+            raise ParameterError(f"{func.__qualname__}: deprecated_positional needs a signature without *args")
+        wrong = [n for n in names if n not in params or params[n].kind is not kinds.KEYWORD_ONLY]
+        if not names or wrong:
+            raise ParameterError(f"{func.__qualname__}: deprecated_positional names must be keyword-only "
+                                 f"parameters of the function, got {wrong or list(names)!r}")
+        where = func.__qualname__
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) <= n_positional:
+                return func(*args, **kwargs)
+            extra = args[n_positional:]
+            if len(extra) > len(names):
+                raise ParameterTypeError(
+                    f"{where}: takes at most {n_positional + len(names)} positional arguments "
+                    f"({n_positional} and, deprecated, {', '.join(names)}), got {len(args)}")
+            moved = names[:len(extra)]
+            twice = [n for n in moved if n in kwargs]
+            if twice:
+                raise ParameterTypeError(f"{where}: got multiple values for argument(s) {', '.join(twice)} "
+                                         f"(positionally and by keyword)")
+            import warnings
+
+            listed = ", ".join(moved)
+            warnings.warn(f"{where}: passing {listed} positionally is deprecated and raises TypeError from "
+                          f"ocef {removal}; pass {'it' if len(moved) == 1 else 'them'} by keyword: "
+                          f"{where}(..., {', '.join(f'{n}=...' for n in moved)})", FutureWarning, stacklevel=2)
+            kwargs.update(zip(moved, extra))
+            return func(*args[:n_positional], **kwargs)
+
+        wrapper.__deprecated_positional__ = tuple(names)
+        return wrapper
+    return decorate

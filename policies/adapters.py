@@ -29,8 +29,45 @@ SCORE_POLICIES = ("softmax", "argmax", "ranking", "uniform")
 class IdMap:
     """Raw ids ↔ 0-based positions (rows of a score or factor matrix), explicit and strict.
 
-    ``IdMap(raw_ids, what="user")``; ``index(ids)`` returns the positions of ``ids`` and raises
-    a ``ValueError`` naming the unknown ones (at most 5 shown, with the number missing).
+    ``index(ids)`` returns the positions of ``ids`` and raises a ``ValueError``
+    (:class:`~ocef.errors.ParameterError`) naming the unknown ones (at most 5 shown, with the
+    number missing, and a hint when the types differ: ``"196"`` is not ``196``). ``id in idmap``
+    and ``len(idmap)`` work as expected; ``IdMap.from_dict({raw: position})`` builds one from a
+    mapping such as surprise's ``trainset._raw2inner_id_users``.
+
+    Parameters
+    ----------
+    raw_ids : sequence
+        The raw id of each position 0, 1, ..., unique and non-empty (numpy scalars are
+        converted to Python scalars).
+    what : str, default "id"
+        What the ids name (``"user"``, ``"item"``), for error messages.
+
+    Attributes
+    ----------
+    raw_ids : list
+        The raw ids in position order.
+    what : str
+        As given.
+
+    Raises
+    ------
+    ParameterError
+        If ``raw_ids`` is empty or has a duplicate.
+    ParameterTypeError
+        If ``raw_ids`` is a string or a scalar rather than a sequence.
+
+    Examples
+    --------
+    >>> users = IdMap(["u7", "u3", "u9"], what="user")
+    >>> users.index(["u9", "u7"])
+    array([2, 0])
+    >>> "u3" in users, len(users)
+    (True, 3)
+    >>> users.index(["u1"])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: 1 unknown user id(s), e.g. ['u1']: not known to the model (3 users)
     """
 
     def __init__(self, raw_ids, what: str = "id"):
@@ -61,7 +98,36 @@ class IdMap:
         return _hashable(raw) in self._pos
 
     def index(self, ids) -> np.ndarray:
-        """Positions of the raw ``ids`` (unknown id → ValueError)."""
+        """The positions of raw ids (unknown id → ValueError naming it).
+
+        Parameters
+        ----------
+        ids : sequence
+            Raw ids (repeats allowed), compared with their type.
+
+        Returns
+        -------
+        numpy.ndarray
+            Positions (dtype ``intp``), one per id.
+
+        Raises
+        ------
+        ParameterError
+            If an id is unknown (at most 5 named, with a hint when the types differ) or ``ids``
+            is empty.
+        ParameterTypeError
+            If ``ids`` is a string or a scalar.
+
+        Examples
+        --------
+        >>> items = IdMap([196, 242, 302], what="item")
+        >>> items.index([302, 196])
+        array([2, 0])
+        >>> items.index(["196"])
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: 1 unknown item id(s), e.g. ['196']: ... these are str
+        """
         wanted = _id_list(ids, self.what)
         pos = [self._pos.get(raw, -1) for raw in wanted]
         missing = [raw for raw, p in zip(wanted, pos) if p < 0]
@@ -144,8 +210,47 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
 
     Entry (m, a) equals ``algo.predict(users[m], items[a]).est`` (with ``clip`` as there:
     clipped to the rating scale). Matrix factorizations (``SVD``, ``NMF``) are computed in
-    one matrix product; other algorithms call ``algo.estimate`` per pair. Every id must be
-    in the training set (unknown id → ValueError; surprise would silently predict the mean).
+    one matrix product; other algorithms call ``algo.estimate`` per pair (falling back to
+    surprise's default prediction where the algorithm itself cannot predict, as ``predict``
+    does). Every id must be in the training set (unknown id → ValueError; surprise would
+    silently predict the mean).
+
+    Parameters
+    ----------
+    algo : surprise.AlgoBase
+        A fitted scikit-surprise algorithm (``algo.fit(trainset)`` was called).
+    users, items : sequence
+        Raw ids, unique, as in the training data (with their type: surprise's
+        ``Reader("ml-100k")`` reads ids as strings).
+    clip : bool, default True
+        Clip the estimates to the training set's rating scale.
+
+    Returns
+    -------
+    numpy.ndarray
+        Scores, shape (len(users), len(items)).
+
+    Raises
+    ------
+    ParameterTypeError
+        If ``algo`` is not a fitted surprise algorithm, or the ids are not a sequence.
+    ParameterError
+        If an id is unknown or repeated.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from surprise import SVD, Dataset, Reader
+    >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob", "bob", "cy"],
+    ...                         "item": ["x", "y", "x", "z", "y"], "stars": [5, 1, 4, 2, 3]})
+    >>> trainset = Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset()
+    >>> algo = SVD(n_factors=2, random_state=0).fit(trainset)
+    >>> scores = surprise_scores(algo, ["ann", "bob"], ["x", "y", "z"])
+    >>> scores.round(3)
+    array([[3.291, 2.805, 2.9  ],
+           [3.273, 2.809, 2.915]])
+    >>> bool(np.isclose(scores[0, 2], algo.predict("ann", "z").est))
+    True
     """
     trainset = getattr(algo, "trainset", None)
     if trainset is None or not hasattr(algo, "estimate"):
@@ -182,7 +287,53 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
 
 def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: float = 1.0, k: int = 10,
                          categories=None, clip: bool = True) -> ArrayPolicy:
-    """:func:`policy_from_scores` on :func:`surprise_scores` (raw ids, rows = ``users``, columns = ``items``)."""
+    """A policy of seed 001 built from a fitted scikit-surprise model, for auditing it.
+
+    :func:`policy_from_scores` on :func:`surprise_scores`: row m of the policy is user
+    ``users[m]``, column a is item ``items[a]`` (raw ids).
+
+    Parameters
+    ----------
+    algo : surprise.AlgoBase
+        A fitted scikit-surprise algorithm.
+    users, items : sequence
+        Raw ids to audit, unique, known to the training set.
+    policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}, default "softmax"
+        As in :func:`policy_from_scores`.
+    beta : float, default 1.0
+        Inverse temperature of ``softmax``.
+    k : int, default 10
+        List length of ``ranking``.
+    categories : array_like, optional
+        Category of each of ``items``, for ``parity`` and ``equity``.
+    clip : bool, default True
+        Clip the estimates to the rating scale (as ``algo.predict``).
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
+
+    Raises
+    ------
+    ParameterError
+        If an id is unknown or repeated, or the policy's parameters are invalid.
+    ParameterTypeError
+        If ``algo`` is not a fitted surprise algorithm.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from surprise import SVD, Dataset, Reader
+    >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob", "bob", "cy"],
+    ...                         "item": ["x", "y", "x", "z", "y"], "stars": [5, 1, 4, 2, 3]})
+    >>> trainset = Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset()
+    >>> algo = SVD(n_factors=2, random_state=0).fit(trainset)
+    >>> policy = policy_from_surprise(algo, ["ann", "bob"], ["x", "y", "z"], "softmax", beta=2.0)
+    >>> policy.probs.round(3)
+    array([[0.545, 0.206, 0.249],
+           [0.531, 0.21 , 0.26 ]])
+    """
     return policy_from_scores(surprise_scores(algo, users, items, clip=clip), policy, beta=beta, k=k,
                               categories=categories)
 
@@ -194,7 +345,43 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
 
     ``implicit`` only knows row indices: ``user_ids`` / ``item_ids`` list the raw id of each
     row of the user-items matrix the model was fitted on (or are :class:`IdMap` instances).
-    GPU models are copied to the CPU first.
+    GPU models are copied to the CPU first. Only the ``user_factors`` and ``item_factors``
+    attributes are read, so the optional ``implicit`` package is not needed to call this.
+
+    Parameters
+    ----------
+    model : implicit model
+        A fitted model with ``user_factors`` (n_users x f) and ``item_factors`` (n_items x f).
+    users, items : sequence
+        Raw ids to score, unique.
+    user_ids, item_ids : sequence or IdMap
+        The raw id of each row of the model's user and item factors.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 scores, shape (len(users), len(items)).
+
+    Raises
+    ------
+    ParameterTypeError
+        If ``model`` has no factor matrices.
+    ParameterError
+        If the model is not fitted, ``user_ids``/``item_ids`` do not match its factor rows,
+        or an id is unknown or repeated.
+
+    Examples
+    --------
+    A stand-in with the two factor matrices of a fitted ``implicit`` model:
+
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(user_factors=np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32),
+    ...                         item_factors=np.array([[0.75, 0.25], [0.25, 0.75], [0.5, 0.5]],
+    ...                                               dtype=np.float32))
+    >>> implicit_scores(model, ["u2", "u1"], ["i0", "i2"], user_ids=["u1", "u2"],
+    ...                 item_ids=["i0", "i1", "i2"])
+    array([[0.25, 0.5 ],
+           [0.75, 0.5 ]])
     """
     if not hasattr(model, "user_factors") or not hasattr(model, "item_factors"):
         raise ParameterTypeError(f"model must be a fitted implicit model with user_factors and item_factors, "
@@ -216,17 +403,102 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
 
 def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_ids, item_ids, beta: float = 1.0,
                          k: int = 10, categories=None) -> ArrayPolicy:
-    """:func:`policy_from_scores` on :func:`implicit_scores`."""
+    """A policy of seed 001 built from a fitted ``implicit`` model, for auditing it.
+
+    :func:`policy_from_scores` on :func:`implicit_scores` (the dot products of the user and
+    item factors): row m is user ``users[m]``, column a is item ``items[a]`` (raw ids).
+
+    Parameters
+    ----------
+    model : implicit model
+        A fitted model with ``user_factors`` and ``item_factors``.
+    users, items : sequence
+        Raw ids to audit, unique.
+    policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}, default "softmax"
+        As in :func:`policy_from_scores`.
+    user_ids, item_ids : sequence or IdMap
+        The raw id of each row of the model's user and item factors.
+    beta : float, default 1.0
+        Inverse temperature of ``softmax``.
+    k : int, default 10
+        List length of ``ranking``.
+    categories : array_like, optional
+        Category of each of ``items``, for ``parity`` and ``equity``.
+
+    Returns
+    -------
+    ArrayPolicy
+        The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
+
+    Raises
+    ------
+    ParameterError
+        If an id is unknown or repeated, the id lists do not match the factors, or the
+        policy's parameters are invalid.
+    ParameterTypeError
+        If ``model`` has no factor matrices.
+
+    Examples
+    --------
+    A stand-in with the two factor matrices of a fitted ``implicit`` model:
+
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(user_factors=np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32),
+    ...                         item_factors=np.array([[0.75, 0.25], [0.25, 0.75], [0.5, 0.5]],
+    ...                                               dtype=np.float32))
+    >>> policy = policy_from_implicit(model, ["u1", "u2"], ["i0", "i1", "i2"], "ranking", k=2,
+    ...                               user_ids=["u1", "u2"], item_ids=["i0", "i1", "i2"])
+    >>> policy.rankings
+    array([[0, 2],
+           [1, 2]])
+    """
     return policy_from_scores(implicit_scores(model, users, items, user_ids=user_ids, item_ids=item_ids), policy,
                               beta=beta, k=k, categories=categories)
 
 
 # ====================================================================== any scorer
 def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) -> np.ndarray:
-    """Scores from ``score(user_ids, item_ids)``: called with a batch of raw user ids (a numpy
-    array of at most ``batch_size``) and all raw item ids, it returns the
-    ``len(user_ids) × len(item_ids)`` matrix of scores (finite numbers). The scorer maps raw
-    ids itself and must raise on an id it does not know."""
+    """Scores of any scoring function for raw ``users`` × raw ``items``, queried in batches.
+
+    ``score(user_ids, item_ids)`` is called with a batch of raw user ids (a numpy array of at
+    most ``batch_size``) and all raw item ids, and returns the ``len(user_ids) ×
+    len(item_ids)`` matrix of scores (finite numbers). The scorer maps raw ids itself and must
+    raise on an id it does not know.
+
+    Parameters
+    ----------
+    score : callable
+        ``score(user_ids, item_ids) -> matrix``.
+    users, items : sequence
+        Raw ids, unique (numeric ids are passed as numeric arrays, others as object arrays).
+    batch_size : int, default 1024
+        Users per call of ``score`` (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Scores, shape (len(users), len(items)).
+
+    Raises
+    ------
+    ParameterTypeError
+        If ``score`` is not callable.
+    ParameterError
+        If an id is repeated, or an answer has the wrong shape or a non-finite score.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> def score(user_ids, item_ids):
+    ...     calls.append(len(user_ids))
+    ...     return np.add.outer(user_ids, item_ids) / 10
+    >>> callable_scores(score, [1, 2, 3], [10, 20], batch_size=2)
+    array([[1.1, 2.1],
+           [1.2, 2.2],
+           [1.3, 2.3]])
+    >>> calls                                          # users per call
+    [2, 1]
+    """
     if not callable(score):
         raise ParameterTypeError(f"score must be callable as score(user_ids, item_ids), got {type(score).__name__}")
     users_arr = np.asarray(_unique(users, "user"), dtype=object if not _numeric(users) else None)

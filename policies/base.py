@@ -20,7 +20,40 @@ ROW_SUM_ATOL = 1e-6
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """A finite float array of shape (users, items) or (users, contexts, items)."""
+    """Validate a score (or probability) table: finite reals, users x items or users x contexts x items.
+
+    The last axis is always the items. Complex numbers, strings and booleans are refused, not
+    cast; the error names the first non-finite entry's row.
+
+    Parameters
+    ----------
+    scores : array_like
+        The table, 2-d (users x items) or 3-d (users x contexts x items), non-empty.
+    name : str, default "scores"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The table as a float array.
+
+    Raises
+    ------
+    ParameterError
+        If the table is not 2-d or 3-d, is empty or holds NaN or an infinity.
+    ParameterTypeError
+        If it is not an array of real numbers.
+
+    Examples
+    --------
+    >>> check_scores([[3, 1], [0, 2]])
+    array([[3., 1.],
+           [0., 2.]])
+    >>> check_scores(np.array([[0.2, np.nan]]))
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: scores must be finite, found ... in row (0,)
+    """
     arr = as_real_array(name, scores)      # complex, strings, booleans refused, not cast
     if arr.ndim not in (2, 3):
         raise ParameterError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
@@ -34,11 +67,41 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
 
 
 def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
-    """Validate a table of policy probabilities and return it as a float array.
+    """Validate a table of policy probabilities π^m(a|x) and return it as a float array.
 
     ``probs`` is users x items (2-d) or users x contexts x items (3-d); every entry must be
     finite and non-negative and every row (last axis) must sum to 1 within ``atol``.
     The error message names the first offending row, e.g. ``probs row (3,)``.
+
+    Parameters
+    ----------
+    probs : array_like
+        The probabilities.
+    name : str, default "probs"
+        The argument's name in error messages.
+    atol : float, default ROW_SUM_ATOL (1e-6)
+        Tolerance on ``|Σ_a π(a|x) - 1|``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The probabilities as a float array (not renormalised).
+
+    Raises
+    ------
+    ParameterError
+        If the table is malformed (see :func:`check_scores`), has a negative entry, or a row
+        does not sum to 1.
+
+    Examples
+    --------
+    >>> check_policy_probs([[0.5, 0.5], [1, 0]])
+    array([[0.5, 0.5],
+           [1. , 0. ]])
+    >>> check_policy_probs(np.array([[0.5, 0.4], [1.0, 0.0]]))
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: probs rows must sum to 1 (tolerance 1e-06), row (0,) sums to ...
     """
     arr = check_scores(probs, name)
     neg = arr < 0
@@ -71,11 +134,30 @@ def _check_users(users, n_users: int) -> np.ndarray:
 
 
 def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
-    """One draw from each row (last axis) of ``probs`` by inverse CDF on uniform draws.
+    """Draw one item from each row of a probability table by inverse CDF on uniform draws.
 
-    ``probs`` has shape (N, A); returns N indices in [0, A). Items of probability 0 are
-    never drawn (the CDF is renormalised by its last entry so that rounding cannot
-    fall past the last positive item).
+    Vectorized over rows: one uniform draw U per row and the index of the first item whose
+    cumulative probability exceeds U. Items of probability 0 are never drawn (the CDF is
+    renormalised by its last entry so that rounding cannot fall past the last positive item).
+    The rows are not validated (see :func:`check_policy_probs`).
+
+    Parameters
+    ----------
+    probs : numpy.ndarray
+        Shape (N, A), non-negative rows summing to 1.
+    rng : None, int, SeedSequence or Generator
+        Draws the N uniforms.
+
+    Returns
+    -------
+    numpy.ndarray
+        N item indices in ``[0, A)`` (dtype ``intp``).
+
+    Examples
+    --------
+    >>> probs = np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.5, 0.0, 0.5]])
+    >>> sample_rows(probs, rng=0)
+    array([1, 0, 0])
     """
     gen = as_generator(rng)
     cdf = np.cumsum(probs, axis=-1)
@@ -85,12 +167,33 @@ def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
 
 
 class Policy:
-    """A recommender system: one stochastic policy π^m(·|x) per user m (Sec. 3.1).
+    """A recommender system: one stochastic policy π^m(·|x) per user m (seed 001, Sec. 3.1).
 
     Subclasses implement ``_probabilities(users)`` returning an array of shape
     (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).
     Every audit accepts any Policy: :class:`ArrayPolicy` for a table, :class:`CallablePolicy`
-    for a black box that can only be queried, or your own subclass.
+    for a black box that can only be queried, or your own subclass. ``probabilities(users)``
+    returns the rows of ``users`` (all by default); ``sample(users, rng=..., contexts=...)``
+    draws one item per user (:func:`sample_rows`); ``n_users``, ``n_items``, ``n_contexts``,
+    ``contextual`` and ``shape`` are read-only properties.
+
+    Parameters
+    ----------
+    n_users : int
+        Number of users M (>= 1).
+    n_items : int
+        Number of items |A| (>= 1).
+    n_contexts : int, default 1
+        Number of contexts |X| (>= 1).
+    contextual : bool, default False
+        Whether probabilities are users x contexts x items; implied by ``n_contexts > 1``.
+
+    Raises
+    ------
+    ParameterTypeError
+        If a size is not an integer.
+    ParameterError
+        If a size is below 1.
 
     Examples
     --------
@@ -139,15 +242,67 @@ class Policy:
         raise NotImplementedError
 
     def probabilities(self, users=None) -> np.ndarray:
-        """π^m(a|x) for ``users`` (default: all users), shape (n, A) or (n, X, A)."""
+        """The probabilities π^m(a|x) of some users (default: all users).
+
+        Parameters
+        ----------
+        users : array_like of int, optional
+            User indices in ``[0, n_users)`` (a scalar is one user); None for all users.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, A), or (n, X, A) for a contextual policy.
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range or ``users`` is not 1-d.
+        ParameterTypeError
+            If the indices are not integers.
+
+        Examples
+        --------
+        >>> uniform = CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4)
+        >>> uniform.probabilities([2])
+        array([[0.25, 0.25, 0.25, 0.25]])
+        """
         idx = np.arange(self._n_users) if users is None else _check_users(users, self._n_users)
         return self._probabilities(idx)
 
     def sample(self, users, *, rng=None, contexts=None) -> np.ndarray:
         """Draw one item a ~ π^m(·|x) for each user in ``users`` (vectorized inverse CDF).
 
-        ``contexts`` (one context index per user) is required for a contextual policy.
-        ``rng`` is a seed or a ``numpy.random.Generator``.
+        This is how an audit observes a user's reaction to another user's recommendations
+        (:func:`sample_rows`).
+
+        Parameters
+        ----------
+        users : array_like of int
+            User indices (repeats allowed).
+        rng : None, int, SeedSequence or Generator, optional
+            Draws the items.
+        contexts : array_like of int, optional
+            One context index per user; required for a contextual policy, refused otherwise.
+
+        Returns
+        -------
+        numpy.ndarray
+            One item index per user.
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range, or ``contexts`` is missing, misshapen or not expected.
+
+        Examples
+        --------
+        >>> p = ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+        >>> p.sample([0, 1, 1], rng=0)
+        array([1, 2, 2])
+        >>> contextual = ArrayPolicy([[[1.0, 0.0], [0.0, 1.0]]])       # 1 user, 2 contexts
+        >>> contextual.sample([0, 0], contexts=[0, 1], rng=0)
+        array([0, 1])
         """
         idx = _check_users(users, self._n_users)
         gen = as_generator(rng)
@@ -172,13 +327,20 @@ class Policy:
 
 
 class ArrayPolicy(Policy):
-    """A policy given by its probability table (validated; stored read-only).
+    """A policy given by its probability table (validated; stored read-only as ``probs``).
 
     Parameters
     ----------
     probs : array_like
         Users x items or users x contexts x items, non-negative, rows summing to 1 within
-        ``ROW_SUM_ATOL``.
+        ``atol``.
+    atol : float, default ROW_SUM_ATOL (1e-6)
+        Tolerance on each row's sum.
+
+    Raises
+    ------
+    ParameterError
+        If ``probs`` is not a valid probability table (:func:`check_policy_probs`).
 
     Examples
     --------
@@ -204,6 +366,29 @@ class ArrayPolicy(Policy):
         return self._probs
 
     def probabilities(self, users=None) -> np.ndarray:
+        """Rows of the probability table (the read-only table itself when ``users`` is None).
+
+        Parameters
+        ----------
+        users : array_like of int, optional
+            User indices in ``[0, n_users)``; None for all users.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (n, A) or (n, X, A).
+
+        Raises
+        ------
+        ParameterError
+            If an index is out of range.
+
+        Examples
+        --------
+        >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1, 0])
+        array([[0. , 0. , 1. ],
+               [0.5, 0.5, 0. ]])
+        """
         if users is None:
             return self._probs
         return self._probs[_check_users(users, self._n_users)]
@@ -217,7 +402,23 @@ class CallablePolicy(Policy):
 
     ``fn`` receives a 1-d array of user indices and returns their probabilities, shape
     (len(users), n_items) (or (len(users), n_contexts, n_items) when ``n_contexts > 1``);
-    every answer is validated.
+    every answer is validated (:func:`check_policy_probs` and its shape), so a black box that
+    misbehaves raises at the query instead of corrupting an audit.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(users) -> probs``.
+    n_users, n_items : int
+        The shape of the policy (>= 1).
+    n_contexts : int, default 1
+        Number of contexts; the policy is contextual when it is more than 1.
+
+    Raises
+    ------
+    ParameterTypeError
+        If ``fn`` is not callable (and, at a query, :class:`~ocef.errors.ParameterError` if its
+        answer is not a probability table of the right shape).
 
     Examples
     --------
@@ -244,7 +445,33 @@ class CallablePolicy(Policy):
 
 
 def as_policy(policy) -> Policy:
-    """A :class:`Policy` from a Policy (returned as is) or a probability array."""
+    """Accept a policy in any form the audits take and return it as a :class:`Policy`.
+
+    Parameters
+    ----------
+    policy : Policy or array_like
+        A Policy (returned as is) or a probability table (wrapped in :class:`ArrayPolicy`).
+
+    Returns
+    -------
+    Policy
+        The policy.
+
+    Raises
+    ------
+    ParameterTypeError
+        If ``policy`` is a bare callable: wrap it in :class:`CallablePolicy` to give its shape.
+    ParameterError
+        If an array is not a valid probability table.
+
+    Examples
+    --------
+    >>> as_policy([[0.5, 0.5], [0.0, 1.0]])
+    ArrayPolicy(shape=(2, 2))
+    >>> p = ArrayPolicy([[1.0, 0.0]])
+    >>> as_policy(p) is p
+    True
+    """
     if isinstance(policy, Policy):
         return policy
     if callable(policy):
@@ -253,7 +480,33 @@ def as_policy(policy) -> Policy:
 
 
 def as_probabilities(policy, name: str = "probs") -> np.ndarray:
-    """The full probability table of a Policy, or a validated probability array."""
+    """The full probability table of a policy given in any form the audits take.
+
+    Parameters
+    ----------
+    policy : Policy or array_like
+        A Policy (its ``probabilities()`` of every user, which queries a
+        :class:`CallablePolicy` for all users) or a probability table (validated).
+    name : str, default "probs"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Users x items (or users x contexts x items) probabilities.
+
+    Raises
+    ------
+    ParameterError
+        If an array is not a valid probability table.
+
+    Examples
+    --------
+    >>> black_box = CallablePolicy(lambda users: np.tile([0.25, 0.75], (len(users), 1)), 2, 2)
+    >>> as_probabilities(black_box)
+    array([[0.25, 0.75],
+           [0.25, 0.75]])
+    """
     if isinstance(policy, Policy):
         return policy.probabilities()
     return check_policy_probs(policy, name)

@@ -23,7 +23,37 @@ from ocef.errors import ParameterError, ParameterTypeError
 
 
 def check_categories(categories, n_items: int) -> np.ndarray:
-    """Item categories: 1-d integer labels 0..S-1, one per item (empty categories allowed)."""
+    """Validate item categories A_s (eq. (2), seed 001): one integer label >= 0 per item.
+
+    Labels need not be contiguous (an unused label is an empty category). Floats holding whole
+    numbers are accepted and converted.
+
+    Parameters
+    ----------
+    categories : array_like
+        1-d labels, one per item.
+    n_items : int
+        Number of items.
+
+    Returns
+    -------
+    numpy.ndarray
+        The labels, dtype ``intp``.
+
+    Raises
+    ------
+    ParameterError
+        If the shape is not ``(n_items,)`` or a label is negative.
+    ParameterTypeError
+        If the labels are not integers.
+
+    Examples
+    --------
+    >>> check_categories([0, 2, 2], n_items=3)
+    array([0, 2, 2])
+    >>> check_categories(np.array([0.0, 1.0]), n_items=2)
+    array([0, 1])
+    """
     cats = np.asarray(categories)
     if cats.ndim != 1 or cats.shape[0] != n_items:
         raise ParameterError(f"categories must be a 1-d array with one label per item ({n_items}), got shape {cats.shape}")
@@ -38,10 +68,31 @@ def check_categories(categories, n_items: int) -> np.ndarray:
 
 
 def best_item_per_category(scores: np.ndarray, categories: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every row of ``scores`` (..., A) and every non-empty category s, a_s = argmax_{a∈A_s}.
+    """Each user's best item in every category, a_s = argmax_{a∈A_s} ŝ(a) (App. A, before eq. (9)).
 
-    Returns ``(present, best)``: the labels of non-empty categories (S',) and the best
-    item indices, shape (..., S'). Vectorized over users; loops over categories only.
+    Ties go to the lowest item index. Vectorized over users; loops over categories only.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Estimated preferences, shape (..., A).
+    categories : numpy.ndarray
+        Integer label of each item, shape (A,) (:func:`check_categories`).
+
+    Returns
+    -------
+    present : numpy.ndarray
+        The labels of the non-empty categories, sorted, shape (S',).
+    best : numpy.ndarray
+        The best item index of each of them, shape (..., S').
+
+    Examples
+    --------
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
+    >>> present, best = best_item_per_category(scores, np.array([0, 0, 2, 2]))
+    >>> present, best
+    (array([0, 2]), array([[0, 2],
+           [1, 3]]))
     """
     present = np.unique(categories)
     best = np.empty(scores.shape[:-1] + (present.size,), dtype=np.intp)
@@ -53,9 +104,33 @@ def best_item_per_category(scores: np.ndarray, categories: np.ndarray) -> tuple[
 
 def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarray,
                                        mass: np.ndarray) -> np.ndarray:
-    """Exact optimum of max_p Σ_a p(a) ŝ(a) s.t. Σ_{a∈A_s} p(a) = mass[..., s] (closed form above).
+    """The exact optimum of max_p Σ_a p(a) ŝ(a) s.t. Σ_{a∈A_s} p(a) = E_s (eq. (2), App. A).
 
-    ``mass`` has shape (..., S) with S > max label; each row sums to 1.
+    The linear program separates over categories, and within A_s its optimum puts the whole
+    mass E_s on the best item a_s (:func:`best_item_per_category`; closed form in the module
+    docstring).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Estimated preferences, shape (..., A).
+    categories : numpy.ndarray
+        Integer label of each item, shape (A,).
+    mass : numpy.ndarray
+        Exposure E_s of each category, shape (S,) or (..., S) with S > the largest label; the
+        masses of the non-empty categories should sum to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities of the shape of ``scores``: E_s on a_s, 0 elsewhere.
+
+    Examples
+    --------
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
+    >>> exposure_constrained_probabilities(scores, np.array([0, 0, 1, 1]), np.array([0.75, 0.25]))
+    array([[0.75, 0.  , 0.25, 0.  ],
+           [0.  , 0.75, 0.  , 0.25]])
     """
     present, best = best_item_per_category(scores, categories)
     out = np.zeros(scores.shape, dtype=float)
@@ -64,13 +139,52 @@ def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarra
 
 
 def parity_exposure_mass(categories: np.ndarray) -> np.ndarray:
-    """E_s = |A_s| / |A| (eq. (2)), shape (S,)."""
+    """Exposure of each category under parity of exposure, E_s = |A_s| / |A| (eq. (2), seed 001).
+
+    Parameters
+    ----------
+    categories : numpy.ndarray
+        Integer label of each item, shape (A,).
+
+    Returns
+    -------
+    numpy.ndarray
+        E_s for s = 0..max label (0 for an unused label), shape (S,), summing to 1.
+
+    Examples
+    --------
+    >>> parity_exposure_mass(np.array([0, 0, 0, 1]))
+    array([0.75, 0.25])
+    """
     counts = np.bincount(categories)
     return counts / categories.size
 
 
 def equity_exposure_mass(scores: np.ndarray, categories: np.ndarray) -> np.ndarray:
-    """E_s = Σ_{a∈A_s} ŝ(a) / Σ_{a∈A} ŝ(a) (App. A), shape (..., S); NaN where Σ_a ŝ(a) = 0."""
+    """Exposure of each category under equity of exposure, E_s = Σ_{a∈A_s} ŝ(a) / Σ_a ŝ(a) (App. A).
+
+    Each category's share of the user's total estimated relevance. Undefined (NaN) for a user
+    whose scores sum to 0; :func:`equity_of_exposure_policy` then drops the constraint.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Non-negative estimated relevances, shape (..., A).
+    categories : numpy.ndarray
+        Integer label of each item, shape (A,).
+
+    Returns
+    -------
+    numpy.ndarray
+        E_s, shape (..., S) with S = max label + 1; NaN rows where Σ_a ŝ(a) = 0.
+
+    Examples
+    --------
+    >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.0, 0.0, 0.0, 0.0]])
+    >>> equity_exposure_mass(scores, np.array([0, 0, 1, 1])).round(3)
+    array([[0.556, 0.444],
+           [  nan,   nan]])
+    """
     n_cat = int(categories.max()) + 1
     onehot = np.zeros((categories.size, n_cat))
     onehot[np.arange(categories.size), categories] = 1.0

@@ -51,21 +51,104 @@ def dcg_weights(k: int) -> np.ndarray:
 
 
 def dcg_normalizer(k: int) -> float:
-    """W = Σ_{j=1}^{k} 1 / log2(1 + j): DCG (App. B.1) = W · normalised utility."""
+    """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (seed 001, App. B.1).
+
+    A :class:`RankingPolicy`'s utility (eq. (1)) is the DCG of App. B.1 divided by W, so that it
+    stays in [0, 1]; multiply a utility or an envy by W to express it in the paper's DCG units.
+
+    Parameters
+    ----------
+    k : int
+        The list length (>= 1; the paper: 10).
+
+    Returns
+    -------
+    float
+        W.
+
+    Raises
+    ------
+    ParameterError
+        If ``k`` is below 1.
+
+    Examples
+    --------
+    >>> round(dcg_normalizer(10), 4)
+    4.5436
+    >>> dcg_normalizer(2) == 1 + 1 / np.log2(3)
+    True
+    """
     return float(dcg_weights(k).sum())
 
 
 def topk_rankings(scores: np.ndarray, k: int) -> np.ndarray:
-    """Item indices of the top-k ranking per row, best first (ties: lowest index first)."""
+    """The top-k items of each row of a score table, best first (App. B.1's ranking).
+
+    Sorted by decreasing score with a stable sort, so tied items keep their index order
+    (lowest index first).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Estimated preferences, items on the last axis.
+    k : int
+        List length (the first ``k`` of the order; all items if ``k`` exceeds them).
+
+    Returns
+    -------
+    numpy.ndarray
+        Item indices, shape ``scores.shape[:-1] + (k,)``.
+
+    Examples
+    --------
+    >>> topk_rankings(np.array([[0.1, 0.9, 0.5, 0.9]]), 3)
+    array([[1, 3, 2]])
+    """
     order = np.argsort(-scores, axis=-1, kind="stable")
     return order[..., :k]
 
 
 class RankingPolicy(ArrayPolicy):
-    """A deterministic top-k ranking per user, as position-weighted exposure (see module doc).
+    """A deterministic top-k ranking per user, as position-weighted exposure (App. B.1).
 
-    Attributes: ``rankings`` (users x k, or users x contexts x k, item indices best first),
-    ``k`` and ``weights`` (the DCG position weights w_j).
+    Item a_j at position j gets probability w_j / W with w_j = 1 / log2(1 + j) and
+    W = Σ_j w_j, so that the utility of eq. (1) is the DCG of App. B.1 divided by W (module
+    docstring). Built by :func:`topk_ranking_policy` from scores, or directly from rankings.
+
+    Parameters
+    ----------
+    rankings : array_like of int
+        Users x k (or users x contexts x k) item indices, best first, distinct in each list.
+    n_items : int
+        Number of items |A| (>= k).
+
+    Attributes
+    ----------
+    rankings : numpy.ndarray
+        The lists (read-only).
+    k : int
+        List length.
+    weights : numpy.ndarray
+        The DCG position weights w_1..w_k (:func:`dcg_weights`).
+    probs : numpy.ndarray
+        The position-weighted exposure, users x items.
+
+    Raises
+    ------
+    ParameterError
+        If ``rankings`` has the wrong dimension, an index out of range, a repeated item, or
+        ``k > n_items``.
+    ParameterTypeError
+        If ``rankings`` is not integer.
+
+    Examples
+    --------
+    >>> p = RankingPolicy(np.array([[2, 0], [1, 2]]), n_items=3)
+    >>> p.k, p.weights.round(3)
+    (2, array([1.   , 0.631]))
+    >>> p.probs.round(3)                          # w_j / W at each listed item
+    array([[0.387, 0.   , 0.613],
+           [0.   , 0.613, 0.387]])
     """
 
     def __init__(self, rankings, n_items: int):

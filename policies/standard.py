@@ -19,6 +19,32 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     Ties: ``"first"`` puts all mass on the lowest item index among the maxima (numpy's
     ``argmax`` rule); ``"uniform"`` spreads it evenly over all exactly-tied maxima. Both
     are optimal for the scores; "first" is deterministic and the paper's *argmax*.
+    The scores are not validated (see :func:`argmax_policy`).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        Estimated preferences, items on the last axis.
+    ties : {"first", "uniform"}, default "first"
+        The tie rule.
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities of the shape of ``scores``.
+
+    Raises
+    ------
+    ParameterError
+        If ``ties`` is unknown.
+
+    Examples
+    --------
+    >>> scores = np.array([[0.1, 0.9, 0.9]])
+    >>> argmax_probabilities(scores)
+    array([[0., 1., 0.]])
+    >>> argmax_probabilities(scores, ties="uniform")
+    array([[0. , 0.5, 0.5]])
     """
     if ties not in ("first", "uniform"):
         raise ParameterError(f"ties must be 'first' or 'uniform', got {ties!r}")

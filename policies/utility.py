@@ -9,7 +9,40 @@ from ocef.errors import ParameterError
 
 
 def check_rho(rho, name: str = "rho") -> np.ndarray:
-    """Expected rewards ρ^m(a|x) in [0, 1]: users x items or users x contexts x items."""
+    """Validate a ground truth ρ^m(a|x): expected rewards in [0, 1] (seed 001, Sec. 3.1).
+
+    OCEF's rewards are bounded in [0, 1], so the expected reward ρ^m(a|x) of recommending item
+    a to user m in context x must lie there.
+
+    Parameters
+    ----------
+    rho : array_like
+        Users x items or users x contexts x items, real, non-empty.
+    name : str, default "rho"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``rho`` as a float array.
+
+    Raises
+    ------
+    ParameterError
+        If ``rho`` is not 2-d or 3-d, is empty, or has an entry outside [0, 1] (or NaN).
+    ParameterTypeError
+        If it is not an array of real numbers.
+
+    Examples
+    --------
+    >>> check_rho([[0.2, 1], [0, 0.5]])
+    array([[0.2, 1. ],
+           [0. , 0.5]])
+    >>> check_rho(np.array([[0.2, 1.3]]))
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: rho must have every entry in [0, 1], found [1.3]
+    """
     arr = as_real_array(name, rho)
     if arr.ndim not in (2, 3):
         raise ParameterError(f"{name} must be a 2-d (users x items) or 3-d (users x contexts x items) "
@@ -18,9 +51,37 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
 
 
 def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndarray:
-    """Context distributions q^m(x): (X,) shared by all users or (M, X); rows sum to 1.
+    """Validate the context distributions q^m(x) of eq. (1) (seed 001) and give one row per user.
 
-    ``None`` means the uniform distribution over the X contexts.
+    Parameters
+    ----------
+    context_probs : array_like or None
+        Shape (X,) (one distribution shared by all users) or (M, X) (one per user): finite,
+        non-negative, rows summing to 1 within ``ROW_SUM_ATOL``. None means the uniform
+        distribution over the X contexts.
+    n_users : int
+        Number of users M.
+    n_contexts : int
+        Number of contexts X.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (M, X) (a read-only broadcast view when a shared (X,) row was given).
+
+    Raises
+    ------
+    ParameterError
+        If the shape is wrong, an entry is negative or not finite, or a row does not sum to 1.
+
+    Examples
+    --------
+    >>> check_context_probs([0.2, 0.8], n_users=3, n_contexts=2)
+    array([[0.2, 0.8],
+           [0.2, 0.8],
+           [0.2, 0.8]])
+    >>> check_context_probs(None, n_users=1, n_contexts=4)
+    array([[0.25, 0.25, 0.25, 0.25]])
     """
     if context_probs is None:
         return np.full((n_users, n_contexts), 1.0 / n_contexts)
@@ -40,10 +101,47 @@ def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndar
 
 
 def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate ρ and π together: same number of items (and contexts); returns arrays.
+    """Validate a ground truth ρ and a policy π together, as eq. (1) (seed 001) combines them.
 
-    The third value is the (M, X) context distribution for contextual inputs, else None.
-    ``probs`` may be a :class:`~ocef.policies.base.Policy` or an array.
+    Both must be context-free (2-d) or both contextual (3-d), with the same items (and
+    contexts); the number of users may differ (a policy of other users can be evaluated on the
+    rows of ρ after broadcasting, as envy does).
+
+    Parameters
+    ----------
+    rho : array_like
+        Ground truth in [0, 1] (:func:`check_rho`).
+    probs : Policy or array_like
+        The policy (:func:`~ocef.policies.base.as_probabilities`).
+    context_probs : array_like, optional
+        q^m(x) for contextual inputs (:func:`check_context_probs`; uniform if None); must be
+        None for context-free ones.
+
+    Returns
+    -------
+    rho : numpy.ndarray
+        The ground truth.
+    probs : numpy.ndarray
+        The policy's probabilities.
+    context_probs : numpy.ndarray or None
+        Shape (M, X) for contextual inputs, else None.
+
+    Raises
+    ------
+    ParameterError
+        If either input is invalid, their dimensions or item (context) axes differ, or
+        ``context_probs`` is given for context-free inputs.
+
+    Examples
+    --------
+    >>> rho, probs, q = check_rho_probs(np.full((2, 3, 4), 0.5), np.full((2, 3, 4), 0.25))
+    >>> q                                    # uniform over the 3 contexts
+    array([[0.33333333, 0.33333333, 0.33333333],
+           [0.33333333, 0.33333333, 0.33333333]])
+    >>> check_rho_probs(np.eye(2), np.full((2, 3), 1 / 3))
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: rho and probs must have the same items (and contexts): rho (2, 2), probs (2, 3)
     """
     r = check_rho(rho)
     p = as_probabilities(probs, "probs")

@@ -52,30 +52,6 @@ VIEWS = ("overall", "groups", "pairs")
 
 #: "rule: qualified name[: parameter]" -> why it is still there. Keep short; remove when fixed.
 KNOWN_EXCEPTIONS: dict[str, str] = {
-    'metrics.aggregate_diversity: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_f1_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_precision_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_recall_ratio: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.avg_recommendation_popularity: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_entropy: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_kl: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.exposure_total_variation: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.gini_index: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.recommender.user_stats: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
-    'metrics.recommender_bias_metrics: k':
-        "keyword-only: options after the data are keyword-only (the seed 004 two-group functions keep holisticai's positional top-k argument)",
 }
 
 

@@ -2,7 +2,8 @@
 
 ``ocef exposure --rankings LOG --item-group COL [--user-group COL] [--browsing geometric|dcg|cascade]
 [--patience P] [--stop U] [--target equal|merit] [--k K] [--backend auto|duckdb|pandas|spark]
-[--confidence C] [--json]``
+[--confidence C] [--ranking-metrics awrf ndkl ee_disparity ee_relevance ee_difference]
+[--judgments FILE] [--json]``
 
 LOG: a CSV or Parquet file, a folder or a glob of Parquet files, one row per (user, ranked item):
 ``user, item, rank`` [, ``relevance``, ``sample``, ``n_relevant``] (docs/formats/rankings.md);
@@ -15,7 +16,11 @@ patience, target, total_variation, total_variation_reason}], "groups": [{user_gr
 (share|difference|ratio), target, estimate, ci_low, ci_high, confidence, p_value, p_adjusted,
 significant, reason}], "pairs": [{user_group, reference, item_group, statistic, estimate, ci_low,
 ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "groups", "pairs"} or null,
-browsing, patience, target, confidence}``.
+browsing, patience, target, confidence}``; with ``--ranking-metrics`` also ``"ranking": {"overall",
+"groups", "pairs", "moments", "metrics", "reference", "target_source", ...}`` (per-user AWRF, NDKL,
+expected exposure: means over users with Hall's intervals, user groups compared with Welch's test,
+Holm-adjusted; :func:`ocef.metrics.rank_metrics.ranking_fairness`). The ranking metrics are a
+second pass over the log, so they are computed only when asked for.
 """
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ import argparse
 from pathlib import Path
 
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
+
+#: a light copy of ocef.metrics.rank_metrics.RANKING_METRICS (tested equal)
+RANKING_METRICS = ("awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference")
 
 
 def register(sub) -> None:
@@ -59,6 +67,12 @@ def register(sub) -> None:
                    help="counting backend: auto (DuckDB for files), duckdb, pandas or spark (default: auto)")
     p.add_argument("--engine", dest="backend", choices=BACKENDS, help=argparse.SUPPRESS)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
+    p.add_argument("--ranking-metrics", nargs="+", choices=RANKING_METRICS, default=None, metavar="METRIC",
+                   help="per-user ranking metrics, means over users with intervals by user group: "
+                        f"{', '.join(RANKING_METRICS)} (a second pass over the log; default: none)")
+    p.add_argument("--judgments", type=Path, default=None, metavar="FILE",
+                   help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
+                        "the target of expected exposure (default: the log's relevance of the items shown)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -74,14 +88,24 @@ def _side(path):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.commands._common import format_table, print_json
+    from ocef.commands._common import ConsoleTable, format_table, print_json
+
+    marks = ConsoleTable()
+
+    def table(frame, cols):
+        """``cols`` of ``frame``; a row whose value or interval is null points to its reason."""
+        data = {c: frame[c].tolist() for c in cols}
+        if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
+            data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
+        return format_table(data)
     from ocef.metrics.rank_exposure import exposure_fairness
 
     reference = args.reference
     result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,
                                item_groups=_side(args.item_groups), user_groups=_side(args.user_groups),
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
-                               k=args.k, reference=reference, confidence=args.confidence, backend=args.backend)
+                               k=args.k, reference=reference, confidence=args.confidence, backend=args.backend,
+                               ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments))
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -93,19 +117,31 @@ def _run(args: argparse.Namespace) -> int:
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]
-    print(format_table({c: g[c].tolist() for c in cols}))
+    print(table(g, cols))
     if len(result.pairs):
         print("\nuser groups vs the reference (difference of exposure shares):")
         pc = ["user_group", "reference", "item_group", "estimate", "ci_low", "ci_high", "p_adjusted", "significant"]
-        print(format_table({c: result.pairs[c].tolist() for c in pc}))
+        print(table(result.pairs, pc))
     if result.users is not None:
         print("\nper-user metrics by user group:")
         ug = result.users.groups
-        print(format_table({c: ug[c].tolist() for c in ["user_group", "metric", "n_users", "estimate", "ci_low",
-                                                         "ci_high"]}))
+        print(table(ug, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
         if len(result.users.pairs):
             up = result.users.pairs
-            print(format_table({c: up[c].tolist() for c in ["user_group", "reference", "metric", "statistic",
-                                                             "estimate", "ci_low", "ci_high", "p_adjusted",
-                                                             "significant"]}))
+            print(table(up, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low", "ci_high",
+                             "p_adjusted", "significant"]))
+    r = result.ranking
+    if r is not None:
+        print(f"\nper-user ranking metrics (mean over users, Hall's interval; attention {r.attention}; "
+              f"expected-exposure target from {r.target_source}):")
+        frame = r.groups if len(r.groups) else r.overall.assign(user_group="(all)")
+        print(table(frame, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
+        notes = sorted({n for n in r.overall["note"].dropna()})
+        for n in notes:
+            print(f"note: {n}")
+        if len(r.pairs):
+            print(table(r.pairs, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low",
+                                  "ci_high", "p_adjusted", "significant"]))
+    for line in marks.notes():
+        print(line)
     return 0

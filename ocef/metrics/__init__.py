@@ -15,11 +15,12 @@ from ocef._lazy import lazy_exports
 _HOME = {
     'by_group': ('MetricFrameResult', 'metric_frame', 'metric_frame_from_moments'),
     'rank_exposure': ('awrf', 'cascade_weights', 'expected_exposure', 'expected_exposure_metrics', 'exposure_fairness', 'exposure_merit_ratios', 'exposure_shares', 'group_exposure', 'ndkl', 'position_weights', 'share_disparity', 'target_exposure'),
+    'rank_metrics': ('RankingFairnessResult', 'hall_interval', 'per_user_fairness', 'ranking_fairness'),
     'rankings': ('ExposureResult', 'RankingStats', 'ranking_statistics', 'seed004_from_log'),
     'bias': ('RecommenderBiasResult', 'bootstrap_interval', 'bootstrap_weights', 'recommender_bias'),
     'recommender': ('aggregate_diversity', 'avg_f1_ratio', 'avg_precision_ratio', 'avg_recall_ratio', 'avg_recommendation_popularity', 'entropy', 'exposure', 'exposure_distribution', 'exposure_entropy', 'exposure_kl', 'exposure_l1', 'exposure_total_variation', 'gini', 'gini_index', 'kl_divergence', 'mad_score', 'min_max_normalize', 'recommender_bias_metrics', 'recommender_mae_ratio', 'recommender_rmse_ratio', 'total_variation'),
 }
-_MODULES = ("recommender", "bias", "rank_exposure", "rankings", "by_group")
+_MODULES = ("recommender", "bias", "rank_exposure", "rankings", "rank_metrics", "by_group")
 
 __all__ = [
     "recommender_bias", "RecommenderBiasResult", "bootstrap_weights", "bootstrap_interval",
@@ -33,6 +34,8 @@ __all__ = [
     "position_weights", "cascade_weights", "expected_exposure", "target_exposure", "expected_exposure_metrics",
     "group_exposure", "exposure_shares", "share_disparity", "awrf", "ndkl", "exposure_merit_ratios",
     "metric_frame", "metric_frame_from_moments", "MetricFrameResult",
+    # AWRF, NDKL and expected exposure over a whole log, with intervals
+    "ranking_fairness", "per_user_fairness", "RankingFairnessResult", "hall_interval",
 ]
 
 

@@ -117,17 +117,59 @@ GINI_WARNING = ("approximate interval: the basic bootstrap interval of the Gini 
 
 @dataclass(frozen=True)
 class RecommenderBiasResult(Result):
-    """Seed 004's metrics of one recommender for many groups (see :func:`recommender_bias`).
+    """Seed 004's bias metrics of one recommender for any number of user groups, with intervals.
 
-    ``table`` (also ``to_frame()``) is tidy: one row per (level, group, metric) with ``level``
-    (``overall``/``group``/``pair``), ``group``, ``reference`` (pairs), ``n_users``, ``metric``,
-    ``value`` (the seed's sample statistic), ``estimate`` (of the population quantity),
-    ``ci_low``/``ci_high`` (around ``estimate``), ``confidence``, ``interval`` (the method),
-    ``p_value``/``p_adjusted``/``significant`` (pairs), ``reason`` (why something is null or
+    Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
+    group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
+    (pairs), ``n_users``, ``metric``, ``value`` (the seed's sample statistic, holisticai's number),
+    ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
+    ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
+    ``significant`` (pairs; Holm over the pairs, per metric), ``reason`` (why something is null or
     infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
-    which the value was defined). ``overall`` (one row), ``groups`` (one row per group) and
-    ``pairs`` (one row per group vs the reference) are wide views; ``replicates`` holds the
-    bootstrap values of ``value``.
+    which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
+    system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
+    ETV, EKL and the ratios, oriented group relative to reference) and ``summary()`` (the pairs in
+    long form).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The tidy table described above.
+    group_names : tuple of str
+        The groups, sorted.
+    reference : str
+        The group every other one is compared with.
+    k : int or None
+        List length used to read the recommendations (None: ``thresh``).
+    thresh : float or None
+        Score threshold used without ``k``.
+    normalize : bool
+        Whether the scores were min-max scaled first.
+    gini_convention : {"holisticai", "formula"}
+        Denominator of the Gini index (:func:`ocef.metrics.gini`).
+    n_resamples : int
+        Bootstrap resamples of users (0: no intervals).
+    confidence : float
+        Two-sided level of the intervals.
+    has_truth : bool
+        Whether a truth matrix was given (the opportunity metrics are present).
+    interval : {"auto", "percentile", "basic"}
+        The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
+    simultaneous : bool
+        Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+    replicates : numpy.ndarray or None
+        Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+    >>> res.group_names, res.reference, res.replicates.shape
+    (('a', 'b'), 'a', (50, 17))
+    >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
+      group_a group_b    mad  mad_ci_low  mad_ci_high
+    0       b       a -0.016      -0.084        0.052
     """
 
     table: pd.DataFrame
@@ -146,6 +188,20 @@ class RecommenderBiasResult(Result):
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The tidy table (a copy of ``table``): one row per (level, group, metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> res.to_frame().level.value_counts().to_dict()
+        {'group': 10, 'overall': 4, 'pair': 3}
+        """
         return self.table.copy()
 
     def _wide(self, level: str, keys: list[str]) -> pd.DataFrame:
@@ -183,9 +239,25 @@ class RecommenderBiasResult(Result):
         return wide.rename(columns={"group": "group_a", "reference": "group_b"})
 
     def summary(self) -> pd.DataFrame:
-        """The pair comparisons in long form: one row per (group, metric) with ``value``,
-        ``estimate``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``, ``significant``,
-        ``reason``."""
+        """The pair comparisons in long form: one row per (group, metric).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``group``, ``reference``, ``n_users``, ``metric``, ``value``, ``estimate``, ``ci_low``,
+            ``ci_high``, ``p_value``, ``p_adjusted``, ``significant``, ``reason``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
+          group reference                    metric  value  p_adjusted
+        0     b         a                       mad -0.016       0.623
+        1     b         a  exposure_total_variation  0.175       0.471
+        2     b         a               exposure_kl  0.128       0.471
+        """
         part = self.table[self.table.level == "pair"]
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "reason"]].reset_index(drop=True)
@@ -204,10 +276,25 @@ class RecommenderBiasResult(Result):
         return out
 
     def to_dict(self) -> dict:
-        """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``; each metric is an
-        object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted, significant,] interval,
-        reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason`` says which
-        ("infinite: ..." or "undefined: ...")."""
+        """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``, JSON-ready.
+
+        Each metric is an object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted,
+        significant,] interval, reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason``
+        says which ("infinite: ..." or "undefined: ...").
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
+        >>> mad = res.to_dict()["pairs"][0]["mad"]
+        >>> round(mad["estimate"], 3), mad["interval"], mad["significant"]
+        (-0.016, 't', False)
+        """
         overall = self._records("overall", ["n_users"])[0]
         groups = self._records("group", ["group", "n_users"])
         pairs = [{"group_a": r.pop("group"), "group_b": r.pop("reference"), **r}
@@ -254,8 +341,33 @@ def _find_group(name, names: list[str], option: str) -> int:
 # ------------------------------------------------------------------ bootstrap
 
 def bootstrap_weights(n_users: int, n_resamples: int, rng) -> np.ndarray:
-    """Multiplicities of ``n_resamples`` resamples of ``n_users`` users drawn with replacement:
-    an (n_resamples, n_users) integer array whose rows sum to ``n_users``."""
+    """Multiplicities of the users in ``n_resamples`` bootstrap resamples (with replacement).
+
+    Row b counts how many times each of the ``n_users`` users is drawn in resample b; a group's
+    bootstrap metrics are then weighted sums of per-user statistics with these weights
+    (:func:`ocef.metrics.recommender.aggregate`), so no resample is materialised.
+    :func:`recommender_bias` draws them within each group (a stratified bootstrap).
+
+    Parameters
+    ----------
+    n_users : int
+        Users to resample (>= 1).
+    n_resamples : int
+        Number of resamples.
+    rng : None, int, SeedSequence or Generator
+        Seeds the draws (:func:`ocef.validation.as_generator`).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_resamples, n_users)
+        Each row sums to ``n_users``.
+
+    Examples
+    --------
+    >>> w = bootstrap_weights(5, 3, rng=0)
+    >>> w.tolist(), w.sum(axis=1).tolist()
+    ([[0, 2, 1, 1, 1], [4, 0, 0, 0, 1], [0, 0, 1, 2, 2]], [5, 5, 5])
+    """
     gen = as_generator(rng)
     idx = gen.integers(0, n_users, size=(n_resamples, n_users))
     flat = (idx + n_users * np.arange(n_resamples)[:, None]).ravel()
@@ -581,7 +693,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")
     order = np.argsort(codes, kind="stable")                     # users of each group contiguous
-    stats = user_stats(arr, truth, k, thresh, normalize, order=order)
+    stats = user_stats(arr, truth, k=k, thresh=thresh, normalize=normalize, order=order)
     bounds = np.concatenate(([0], np.cumsum(sizes)))
     parts = [_slice(stats, bounds[g], bounds[g + 1]) for g in range(len(names))]
     has_truth = stats.has_truth

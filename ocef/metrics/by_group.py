@@ -35,10 +35,24 @@ MOMENT_COLUMNS = ("n", "sum", "sum_sq", "min", "max")
 def moments(values) -> dict[str, float]:
     """The moments a group's interval needs: ``n``, ``sum``, ``sum_sq``, ``min``, ``max`` (NaN ignored).
 
+    :func:`mean_interval` and :func:`metric_frame_from_moments` compute a group's mean, its
+    interval and its comparison with the reference from these five numbers only, which a DuckDB or
+    Spark query can return for millions of users.
+
+    Parameters
+    ----------
+    values : array_like of float
+        One value per user (NaN: undefined for that user, left out).
+
+    Returns
+    -------
+    dict
+        ``n`` (int, defined values), ``sum``, ``sum_sq`` (Σ x²), ``min``, ``max`` (NaN when ``n`` is 0).
+
     Examples
     --------
-    >>> moments([1.0, 0.0, 1.0])
-    {'n': 3, 'sum': 2.0, 'sum_sq': 2.0, 'min': 0.0, 'max': 1.0}
+    >>> moments([1.0, float("nan"), 0.5])
+    {'n': 2, 'sum': 1.5, 'sum_sq': 1.25, 'min': 0.5, 'max': 1.0}
     """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -158,6 +172,10 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
 class MetricFrameResult(Result):
     """Per-user metrics overall, by group and compared with a reference group.
 
+    Made by :func:`metric_frame` or :func:`metric_frame_from_moments`. ``to_frame()`` stacks the
+    overall rows (attributes ``"(all)"``) over ``groups``; ``summary()`` is ``pairs`` sorted by
+    adjusted p-value.
+
     Attributes
     ----------
     overall : pandas.DataFrame
@@ -172,6 +190,20 @@ class MetricFrameResult(Result):
     reference : tuple
         The reference group (one value per attribute).
     confidence : float
+        Two-sided level of the intervals.
+    binary : tuple of str
+        The metrics treated as 0/1 per user (Wilson intervals).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+    >>> res.by, res.reference, res.binary
+    (('gender',), ('F',), ())
+    >>> res.overall.round(3)
+      metric  n_users  estimate  ci_low  ci_high reason
+    0   ndcg        6      0.55   0.295    0.805   None
     """
 
     overall: pd.DataFrame
@@ -183,7 +215,23 @@ class MetricFrameResult(Result):
     binary: tuple = field(default=())
 
     def to_frame(self):
-        """``groups`` with a first row per metric for the overall value (``by`` columns = "(all)")."""
+        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)").
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+        >>> res.to_frame()[["gender", "metric", "n_users", "estimate"]].round(3)
+          gender metric  n_users  estimate
+        0  (all)   ndcg        6      0.55
+        1      F   ndcg        3      0.40
+        2      M   ndcg        3      0.70
+        """
         import pandas as pd
 
         over = self.overall.copy()
@@ -192,7 +240,22 @@ class MetricFrameResult(Result):
         return pd.concat([over[self.groups.columns], self.groups], ignore_index=True)
 
     def summary(self):
-        """The comparisons (``pairs``), most significant first."""
+        """The comparisons with the reference (``pairs``), most significant first.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
+        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
+        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)
+          gender   statistic  estimate  p_adjusted
+        0      M  difference      0.30        0.14
+        1      M       ratio      1.75        0.14
+        """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
 

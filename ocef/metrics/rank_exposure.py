@@ -306,7 +306,21 @@ def group_exposure(exposure, groups) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exposure_shares(group_totals) -> np.ndarray:
-    """Shares ``E_g / Σ_h E_h`` of the total exposure (NaN when there is no exposure at all).
+    """Shares ``E_g / Σ_h E_h`` of the total exposure received by each item group.
+
+    The provider-side quantity compared with a target distribution by :func:`share_disparity` and
+    :func:`exposure_fairness` (exposure-metrics spec, §4 and §6: pooled over users, a ratio of
+    sums).
+
+    Parameters
+    ----------
+    group_totals : array_like of float
+        Exposure of each group, e.g. from :func:`group_exposure`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The shares, summing to 1 (NaN everywhere when there is no exposure at all).
 
     Examples
     --------
@@ -349,8 +363,20 @@ def share_disparity(shares, target) -> dict[str, np.ndarray]:
 # ------------------------------------------------------------------ AWRF, NDKL, Singh & Joachims
 
 def attention_weights_trec(n: int) -> np.ndarray:
-    """TREC Fair Ranking 2022 position weights ``1 / log2(max(k, 2))``, k = 1..n (float32, as
-    wptrec ``discount``; positions 1 and 2 both get 1).
+    """TREC Fair Ranking 2022 position weights ``w(k) = 1 / log2(max(k, 2))``, k = 1..n.
+
+    As wptrec's ``discount`` (exposure-metrics spec, §1 "T22 variant" and §2): computed in float32
+    and returned as float64, positions 1 and 2 both get 1. Used by :func:`awrf`.
+
+    Parameters
+    ----------
+    n : int
+        Length of the ranking.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        The weight of each position.
 
     Examples
     --------
@@ -490,7 +516,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                       browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5,
                       target: str = "equal", k: int | None = None, metrics=("precision", "ndcg", "hit_rate"),
                       reference=None, confidence: float = 0.95, backend: str = "auto",
-                      columns=None, spark=None):
+                      columns=None, spark=None, ranking_metrics=None, judgments=None):
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
     Reads the log (:func:`ocef.metrics.rankings.read_log` formats), reduces it to sufficient
@@ -527,6 +553,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     columns : dict, optional
         Renames: ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
     spark : SparkSession, optional
+    ranking_metrics : sequence of str, optional
+        Per-user ranking metrics among ``"awrf", "ndkl", "ee_disparity", "ee_relevance",
+        "ee_difference"`` (:func:`ocef.metrics.rank_metrics.ranking_fairness`): means over
+        users with intervals, by user group, in the result's ``ranking`` view. Opt-in: a second
+        pass over the log (a window per ranking and a group-by per user and item). Default: none.
+    judgments : pandas.DataFrame, optional
+        ``user, item, relevance`` of every judged item (the target of expected exposure; default:
+        the log's relevance of the items shown).
 
     Returns
     -------
@@ -542,9 +576,20 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     >>> shares[["item_group", "estimate"]].round(3).to_dict("list")
     {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5]}
     """
+    import dataclasses
+
     from ocef.metrics.rankings import audit_exposure
 
-    return audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                          user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
-                          target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
-                          backend=backend, columns=columns, spark=spark)
+    res = audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                         user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
+                         target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
+                         backend=backend, columns=columns, spark=spark)
+    if not ranking_metrics:
+        return res
+    from ocef.metrics.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
+
+    ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                               user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
+                               browsing=browsing, patience=patience, stop=stop, reference=reference,
+                               confidence=confidence, backend=backend, columns=columns, spark=spark)
+    return dataclasses.replace(res, ranking=ranking)

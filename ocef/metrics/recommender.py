@@ -39,6 +39,10 @@ NaN score is never shown (holisticai's ``top``, our ``k``, would show NaN items 
 fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (holisticai's order is unspecified);
 the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
 normalising a constant matrix is an error (holisticai returns NaN everywhere).
+
+Options after the data are keyword-only (``f(scores, k=10)``); holisticai's positional call
+``f(scores, top, thresh, normalize)`` still works for one release, with a ``FutureWarning``
+(:func:`ocef.validation.deprecated_positional`).
 """
 from __future__ import annotations
 
@@ -48,6 +52,7 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 import numpy as np
 
+from ocef.validation import deprecated_positional
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -150,8 +155,34 @@ def _scaled(block: np.ndarray, affine: tuple[float, float] | None) -> np.ndarray
 
 
 def min_max_normalize(matrix, name: str = "scores") -> np.ndarray:
-    """(x − min) / (max − min) over the whole array, NaN-aware (holisticai's ``normalize``).
-    A constant array cannot be normalised: ValueError."""
+    """Min-max scale an array over all its entries: ``(x − min) / (max − min)``, NaN-aware.
+
+    This is holisticai's ``normalize`` option of the seed 004 metrics: one affine map for the whole
+    matrix (not per user), so the order of every user's scores is kept and the scores land in
+    [0, 1]. NaN entries (not scored) stay NaN and are ignored by the minimum and the maximum.
+
+    Parameters
+    ----------
+    matrix : array_like of float
+        Any shape, usually users x items; NaN = not scored.
+    name : str, default "scores"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of ``matrix``'s shape with values in [0, 1] (NaN kept).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If every scored entry has the same value (holisticai returns NaN everywhere then).
+
+    Examples
+    --------
+    >>> min_max_normalize([[1.0, 3.0], [5.0, float("nan")]]).tolist()
+    [[0.0, 0.5], [1.0, nan]]
+    """
     arr = np.asarray(matrix, dtype=float)
     return _scaled(arr, _min_max(arr, name=name))
 
@@ -192,7 +223,8 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def exposure(scores, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
     A matrix whose scored entries are only 0 and 1 (after ``normalize``; NaN cells become 0) is
@@ -240,7 +272,28 @@ def _binarize(arr: np.ndarray, k: int | None, thresh: float | None, binary: bool
 # ------------------------------------------------------------------ distributions (last axis)
 
 def exposure_distribution(counts) -> np.ndarray:
-    """item_dist: exposure counts over the items (last axis) divided by their sum (NaN if 0)."""
+    """The exposure distribution ``item_dist`` of seed 004: exposure counts divided by their sum.
+
+    ``item_dist_i`` = (number of times item i is recommended) / (number of recommendations), the
+    distribution over the n items on which the item metrics (GINI, EDE) and the group comparisons
+    (ETV, EKL) of seed 004 are defined. Vectorized over leading axes (e.g. groups or bootstrap
+    resamples); a row with no recommendation at all is undefined (NaN).
+
+    Parameters
+    ----------
+    counts : array_like of float, shape (..., n_items)
+        Exposure counts per item (last axis), e.g. ``exposure(scores, k=k).sum(axis=0)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n_items)
+        Each row sums to 1 (NaN where its counts sum to 0).
+
+    Examples
+    --------
+    >>> exposure_distribution([[2, 1, 1], [0, 0, 0]]).tolist()
+    [[0.5, 0.25, 0.25], [nan, nan, nan]]
+    """
     c = np.asarray(counts, dtype=float)
     total = c.sum(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -248,8 +301,38 @@ def exposure_distribution(counts) -> np.ndarray:
 
 
 def gini(dist, convention: str = "holisticai") -> np.ndarray:
-    """Gini index of distributions over the last axis (seed 004):
-    Σ_i (2i − n − 1) d_(i) / (D Σ d), d ascending, D = n − 1 (holisticai) or n (``"formula"``)."""
+    """Gini index of distributions over the last axis (seed 004, GINI).
+
+    Seed 004 defines ``GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ_i item_dist_i)`` with the
+    ``item_dist`` sorted ascending (i = 1..n): 0 when every item is recommended equally often.
+    holisticai divides by ``n − 1`` instead of ``n`` (``convention="holisticai"``, the default), so
+    that one item taking every recommendation gives exactly 1 (the seed's text); with
+    ``convention="formula"`` that extreme is ``(n − 1)/n``.
+
+    Parameters
+    ----------
+    dist : array_like of float, shape (..., n_items)
+        Exposure distributions (or counts: the index is scale-free) over the last axis.
+    convention : {"holisticai", "formula"}, default "holisticai"
+        Divide by ``n − 1`` (holisticai) or by ``n`` (the seed's formula).
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The Gini index of each distribution (NaN for an all-zero one).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``convention`` is not one of :data:`GINI_CONVENTIONS`.
+
+    Examples
+    --------
+    >>> float(gini([0.5, 0.25, 0.25, 0.0])), float(gini([0.5, 0.25, 0.25, 0.0], convention="formula"))
+    (0.5, 0.375)
+    >>> float(gini([0.0, 0.0, 1.0])), float(gini([1 / 3, 1 / 3, 1 / 3]))
+    (1.0, 0.0)
+    """
     _check_choice("convention", convention, GINI_CONVENTIONS)
     d = np.sort(np.asarray(dist, dtype=float), axis=-1)
     n = d.shape[-1]
@@ -260,19 +343,81 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
 
 
 def entropy(dist) -> np.ndarray:
-    """EDE = −Σ d ln d over the last axis, 0 ln 0 = 0 (seed 004)."""
+    """Shannon entropy of distributions over the last axis (seed 004, EDE).
+
+    ``EDE = −Σ_i item_dist_i ln item_dist_i`` in nats, with ``0 ln 0 = 0`` (``scipy.special.entr``):
+    0 when one item takes every recommendation, ``ln n`` when the n items are recommended equally
+    often. Vectorized over leading axes.
+
+    Parameters
+    ----------
+    dist : array_like of float, shape (..., n_items)
+        Exposure distributions (each summing to 1) over the last axis.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The entropy of each distribution, in nats.
+
+    Examples
+    --------
+    >>> round(float(entropy([0.5, 0.25, 0.25, 0.0])), 4)        # 1.5 ln 2
+    1.0397
+    """
     from scipy.special import entr
 
     return entr(np.asarray(dist, dtype=float)).sum(axis=-1)
 
 
 def total_variation(p, q) -> np.ndarray:
-    """ETV = ½ Σ |p − q| over the last axis (seed 004 without its stray × n; as holisticai)."""
+    """Total variation distance of two distributions over the last axis (seed 004, ETV).
+
+    ``ETV = ½ Σ_i |p_i − q_i|``, in [0, 1]: 0 for equal distributions, 1 for disjoint supports.
+    Seed 004 writes an extra factor ``× n`` that contradicts its own "the maximum value is 1";
+    holisticai computes ``0.5 × mean|p − q| × n``, which is this distance, and so do we.
+
+    Parameters
+    ----------
+    p, q : array_like of float, shape (..., n_items)
+        Exposure distributions (broadcast against each other).
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The distance of each pair of distributions.
+
+    Examples
+    --------
+    >>> float(total_variation([0.5, 0.5, 0.0], [0.25, 0.25, 0.5]))
+    0.5
+    """
     return 0.5 * np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float)).sum(axis=-1)
 
 
 def kl_divergence(p, q) -> np.ndarray:
-    """EKL = Σ_{p>0} p ln(p / q) over the last axis; +inf where q = 0 < p (seed 004)."""
+    """Kullback-Leibler divergence of ``p`` from ``q`` over the last axis (seed 004, EKL).
+
+    ``EKL = Σ_{i: p_i > 0} p_i ln(p_i / q_i)`` in nats (``scipy.special.rel_entr``): 0 for equal
+    distributions, ``+inf`` when ``q_i = 0`` for an item with ``p_i > 0`` (the reference group is
+    never shown an item the first group is shown). Not symmetric.
+
+    Parameters
+    ----------
+    p, q : array_like of float, shape (..., n_items)
+        Exposure distributions of group a (``p``) and of group b (``q``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The divergence of each pair (possibly ``inf``).
+
+    Examples
+    --------
+    >>> round(float(kl_divergence([0.5, 0.5, 0.0], [0.25, 0.25, 0.5])), 4)     # ln 2
+    0.6931
+    >>> float(kl_divergence([0.25, 0.25, 0.5], [0.5, 0.5, 0.0]))
+    inf
+    """
     from scipy.special import rel_entr
 
     return rel_entr(np.asarray(p, dtype=float), np.asarray(q, dtype=float)).sum(axis=-1)
@@ -288,13 +433,34 @@ def ratio(a, b) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UserStats:
-    """Per-user sufficient statistics: every metric of a group (or of a bootstrap resample)
-    is a function of their weighted sums over users (weights = membership or multiplicity).
+    """Per-user sufficient statistics of seed 004's metrics (made by :func:`user_stats`).
 
-    ``exposure`` (users x items, float), ``n_shown``, ``score_sum``/``score_n`` (scored entries),
-    and with a truth matrix
-    ``precision``, ``recall``, ``f1`` (0 when undefined), ``sq_err``/``abs_err``/``err_n``
-    (over the cells where both scores and truth are defined).
+    Every metric of a group or of a bootstrap resample is a function of their weighted sums over
+    users (:func:`aggregate`), with weights = membership or multiplicity. Arrays have one entry per
+    user (``exposure``: one row per user); the truth statistics are None without a truth matrix
+    (``has_truth`` is then False).
+
+    Attributes
+    ----------
+    exposure : numpy.ndarray, shape (n_users, n_items)
+        1.0 where the item is shown to the user, else 0.0.
+    n_shown : numpy.ndarray
+        Items shown to each user.
+    score_sum, score_n : numpy.ndarray
+        Sum and number of the user's scored (non-NaN) entries (the MAD ingredients).
+    precision, recall, f1 : numpy.ndarray or None
+        The user's precision, recall and F1 of the shown items against the binarised truth (0 when
+        undefined, as holisticai).
+    sq_err, abs_err, err_n : numpy.ndarray or None
+        Sum of squared and of absolute errors of the scores against the truth, and the number of
+        cells where both are defined (RMSE and MAE ingredients).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = user_stats(np.array([[0.9, 0.1], [0.2, 0.8]]), k=1)
+    >>> st.n_shown.tolist(), st.score_sum.tolist(), st.has_truth
+    ([1.0, 1.0], [1.0, 1.0], False)
     """
 
     exposure: np.ndarray
@@ -313,12 +479,54 @@ class UserStats:
         return self.precision is not None
 
 
-def user_stats(scores, truth=None, k=None, thresh=0.5, normalize=False, *, order=None) -> UserStats:
-    """:class:`UserStats` of a score matrix (and a truth matrix), with holisticai's choices:
-    the exposure and MAD use the scores normalised alone; precision/recall/F1 compare the
-    exposure of the jointly normalised scores with the truth binarised the same way; RMSE/MAE
-    use the jointly normalised matrices. ``order`` (a permutation of the users) lists the
-    statistics in that order."""
+@deprecated_positional("k", "thresh", "normalize")
+def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
+    """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
+
+    Every seed 004 metric of a group, or of a bootstrap resample of users, is a function of
+    weighted sums over users of these statistics (:func:`aggregate`), so they are computed once, in
+    row blocks of bounded memory. holisticai's choices are kept: the exposure and the MAD use the
+    scores normalised alone; precision, recall and F1 compare the exposure of the scores normalised
+    jointly with the truth against the truth binarised the same way (``k`` or ``thresh``); RMSE and
+    MAE use the jointly normalised matrices, over the cells where both are defined.
+
+    Parameters
+    ----------
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
+    truth : array_like, optional
+        True relevance, the scores' shape; without it the truth statistics are None.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrices first (holisticai's ``normalize``).
+    order : array_like of int, optional
+        A permutation of the users: the statistics are listed in that order (e.g. users sorted by
+        group, so that each group is a contiguous slice).
+
+    Returns
+    -------
+    UserStats
+        One entry per user (``exposure`` one row per user).
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
+        As :func:`exposure` for bad matrices, ``k`` or ``thresh``; ParameterError if ``truth``
+        has another shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> st = user_stats(scores, scores[:, ::-1], k=1)
+    >>> st.exposure.tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    >>> st.precision.tolist()                 # only user 3's top item is relevant in the truth
+    [0.0, 0.0, 0.0, 1.0]
+    """
     s = check_scores(scores)
     k, thresh = check_selection(k, thresh, s.shape[1])
     t = None if truth is None else check_truth(truth, s.shape)
@@ -369,13 +577,38 @@ def user_stats(scores, truth=None, k=None, thresh=0.5, normalize=False, *, order
 
 
 def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
-    """Weighted sums over the users of :class:`UserStats` → group values, for every row of
-    ``weights`` (shape (..., users): 0/1 membership, or bootstrap multiplicities).
+    """Group values of seed 004 from per-user statistics: weighted sums over the users.
 
-    Returns ``n_users``, ``counts`` (exposure count per item, (..., items)), ``pop`` (Σ w ·
-    exposure / n_shown, (..., items)), ``n_active`` (users shown ≥ 1 item), ``mean_score``
-    (mean of the scored entries), and with a truth matrix ``avg_precision``, ``avg_recall``,
-    ``avg_f1`` (means over users), ``rmse``, ``mae`` (over scored cells)."""
+    For every row of ``weights`` (0/1 membership of a group, or the multiplicities of a bootstrap
+    resample) the sums of :class:`UserStats` give the group's exposure counts per item and the
+    ingredients of the item metrics (:func:`item_metrics`), of MAD (mean score) and of the
+    opportunity ratios (:func:`pair_metrics`). Averages over users count every user of the group
+    (a user without a relevant or shown item contributes 0, as holisticai); RMSE and MAE are over
+    the group's scored cells.
+
+    Parameters
+    ----------
+    stats : UserStats
+        Per-user statistics (:func:`user_stats`).
+    weights : array_like of float, shape (..., n_users)
+        One weight vector per group or resample.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``n_users`` (Σ w), ``counts`` (exposure count per item, (..., items)), ``pop`` (Σ_u w_u ·
+        exposure_u / n_shown_u, (..., items)), ``n_active`` (weighted users shown at least one
+        item), ``mean_score`` (mean of the scored entries); with a truth matrix also
+        ``avg_precision``, ``avg_recall``, ``avg_f1`` (means over users), ``rmse`` and ``mae``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> groups = aggregate(user_stats(scores, scores[:, ::-1], k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> groups["counts"].tolist(), groups["avg_precision"].tolist()
+    ([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], [0.0, 0.5])
+    """
     w = np.asarray(weights, dtype=float)
     n = w.sum(axis=-1)
     active = stats.n_shown > 0
@@ -403,10 +636,43 @@ def avg_popularity(pop, counts, n_active) -> np.ndarray:
 
 def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holisticai",
                  dist=None) -> dict[str, np.ndarray]:
-    """Seed 004's item metrics from :func:`aggregate`'s sums (vectorized over leading axes):
-    aggregate diversity |items shown| / |items|, the Gini index and entropy of item_dist, and ARP
-    with ``popularity`` = exposure counts over all users (default: ``counts``); ``dist`` is
-    ``exposure_distribution(counts)`` when already computed."""
+    """Seed 004's item metrics from :func:`aggregate`'s sums, vectorized over leading axes.
+
+    Aggregate diversity ``|items shown| / |items|``; the Gini index (:func:`gini`) and the entropy
+    (:func:`entropy`, EDE) of the exposure distribution; and the average recommendation popularity
+    (ARP) as holisticai computes it: over the users shown at least one item, the mean of the mean
+    ``popularity`` of the items they are shown (seed 004's ``(1/n) Σ item_dist`` is always ``1/n``).
+
+    Parameters
+    ----------
+    counts : array_like of float, shape (..., n_items)
+        Exposure counts per item of the users considered.
+    pop : array_like of float, shape (..., n_items)
+        :func:`aggregate`'s ``pop``: Σ over users of their exposure row divided by their list size.
+    n_active : array_like of float, shape (...)
+        Users (weighted) shown at least one item.
+    popularity : array_like of float, shape (..., n_items), optional
+        The popularity of each item for ARP: its exposure count over all users (default:
+        ``counts``, right when the users considered are all users).
+    convention : {"holisticai", "formula"}, default "holisticai"
+        Gini convention (:func:`gini`).
+    dist : array_like of float, optional
+        ``exposure_distribution(counts)`` when already computed.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``aggregate_diversity``, ``gini_index``, ``exposure_entropy``,
+        ``avg_recommendation_popularity``, each of shape (...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> s = aggregate(user_stats(scores, k=1), np.ones(4))
+    >>> {key: round(float(v), 4) for key, v in item_metrics(s["counts"], s["pop"], s["n_active"]).items()}
+    {'aggregate_diversity': 1.0, 'gini_index': 0.25, 'exposure_entropy': 1.0397, 'avg_recommendation_popularity': 1.5}
+    """
     c = np.asarray(counts, dtype=float)
     dist = exposure_distribution(c) if dist is None else dist
     return {"aggregate_diversity": (c > 0).mean(axis=-1), "gini_index": gini(dist, convention),
@@ -415,9 +681,36 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
 
 
 def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
-    """Seed 004's group comparisons of group values ``a`` relative to ``b`` (:func:`aggregate`'s
-    outputs, broadcast; their exposure distributions ``dist`` if present): MAD = mean_a − mean_b, ETV, EKL(a ‖ b), and with a truth matrix the
-    ratios a / b of average precision, recall, F1, RMSE and MAE."""
+    """Seed 004's comparisons of group a with group b from :func:`aggregate`'s group values.
+
+    MAD ``= mean_score_a − mean_score_b`` (holisticai's orientation; the seed writes b − a), ETV
+    (:func:`total_variation`) and EKL(a ‖ b) (:func:`kl_divergence`) of the two exposure
+    distributions, and with a truth matrix the ratios a / b of average precision, recall and F1
+    (APR, the average recall ratio and AFR; the seed writes b / a) and of RMSE and MAE (x/0 = inf,
+    0/0 = NaN). Broadcast over leading axes (e.g. bootstrap resamples).
+
+    Parameters
+    ----------
+    a, b : dict
+        Group values as returned by :func:`aggregate` (one group each, or stacked resamples); an
+        entry ``dist`` (the exposure distribution) is used when present instead of recomputing it
+        from ``counts``.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``mad``, ``exposure_total_variation``, ``exposure_kl`` and, with a truth matrix,
+        ``avg_precision_ratio``, ``avg_recall_ratio``, ``avg_f1_ratio``, ``rmse_ratio``, ``mae_ratio``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> s = aggregate(user_stats(scores, k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> out = pair_metrics({key: v[0] for key, v in s.items()}, {key: v[1] for key, v in s.items()})
+    >>> float(out["exposure_total_variation"]), float(out["exposure_kl"])
+    (0.5, inf)
+    """
     pa, pb = (g["dist"] if "dist" in g else exposure_distribution(g["counts"]) for g in (a, b))
     out = {"mad": np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]),
            "exposure_total_variation": total_variation(pa, pb), "exposure_kl": kl_divergence(pa, pb)}
@@ -437,10 +730,11 @@ def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndar
 
 def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
     _check_choice("convention", convention, GINI_CONVENTIONS)
-    return _system_item_metrics(user_stats(scores, None, k, thresh, normalize), convention)
+    return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
-def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (seed 004).
 
     Parameters
@@ -470,7 +764,8 @@ def aggregate_diversity(scores, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
+@deprecated_positional("k", "thresh", "normalize", "convention")
+def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`).
 
     Parameters
@@ -502,7 +797,8 @@ def gini_index(scores, k=None, thresh=0.5, normalize=False, convention: str = "h
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (seed 004 EDE): −Σ d ln d.
 
     Parameters
@@ -532,7 +828,8 @@ def exposure_entropy(scores, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-def avg_recommendation_popularity(scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes).
 
     Parameters
@@ -573,7 +870,7 @@ def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
 
 def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
     _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
-    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k, thresh, normalize))
+    a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize))
     first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
     return float(pair_metrics(first, second)[key])
 
@@ -609,7 +906,8 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n).
 
     Parameters
@@ -645,7 +943,8 @@ def exposure_total_variation(group_a, group_b, scores, k=None, thresh=0.5, norma
 exposure_l1 = exposure_total_variation
 
 
-def exposure_kl(group_a, group_b, scores, k=None, thresh=0.5, normalize=False) -> float:
+@deprecated_positional("k", "thresh", "normalize")
+def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004).
 
     Parameters
@@ -684,7 +983,8 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -723,7 +1023,8 @@ def avg_precision_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, nor
                               orientation)
 
 
-def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -762,7 +1063,8 @@ def avg_recall_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normal
                               orientation)
 
 
-def avg_f1_ratio(group_a, group_b, scores, truth, k=None, thresh=0.5, normalize=False,
+@deprecated_positional("k", "thresh", "normalize", "orientation")
+def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
 
@@ -883,13 +1185,71 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, k=None, thresh=0.5,
+@deprecated_positional("k", "thresh", "normalize", "metric_type", "gini_convention")
+def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
-    """holisticai's batch table: DataFrame indexed by ``Metric`` (holisticai's names) with columns
-    ``Value`` and ``Reference``; item metrics always, outcome metrics with groups, opportunity
-    metrics with ``truth``; ``metric_type`` selects the rows (``all``, ``item_based``,
-    ``equal_outcome``, ``equal_opportunity``)."""
+    """holisticai's batch table of seed 004's metrics for two groups (point values, no intervals).
+
+    The recommendations are read from ``scores`` as in :func:`exposure` (the ``k`` highest per user,
+    else every score ``>= thresh``). The rows are holisticai's metric names with their value and
+    the value of an unbiased system (``Reference``): the item metrics (Aggregate Diversity, GINI
+    index, Exposure Distribution Entropy, Average Recommendation Popularity) always; the
+    equality-of-outcome metrics (MAD, ETV, EKL) when both groups are given; the
+    equality-of-opportunity ratios (average precision, recall, F1, RMSE and MAE, group a / group b)
+    when ``truth`` is given too. For any number of groups, with intervals, use
+    :func:`ocef.metrics.recommender_bias`.
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of 0/1, optional
+        Membership of each user (not necessarily complementary); both or neither.
+    scores : array_like
+        Users x items; NaN = not scored, never shown. Required.
+    truth : array_like, optional
+        True relevance, the scores' shape (binarised with the same ``k``/``thresh``); adds the
+        opportunity ratios.
+    k : int, optional
+        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+    thresh : float, default 0.5
+        Without ``k``: every score ``>= thresh`` is shown.
+    normalize : bool, default False
+        Min-max scale the matrix first (holisticai's ``normalize``).
+    metric_type : {"equal_outcome", "item_based", "equal_opportunity", "all"}
+        Which rows to return (holisticai's default ``"equal_outcome"``).
+    gini_convention : {"holisticai", "formula"}, default "holisticai"
+        The GINI row divided by ``n − 1`` or by ``n`` (:func:`gini`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``Metric`` (holisticai's names), columns ``Value`` (float) and ``Reference``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        Without ``scores``; with one group only; with ``truth`` but no groups; for an unknown
+        ``metric_type`` or ``gini_convention``; for bad group vectors.
+    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
+        As :func:`exposure` for bad matrices, ``k`` or ``thresh`` (a shape, an all-NaN or
+        infinite matrix, a non-numeric one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> recommender_bias_metrics(a, b, scores, k=1, metric_type="all").round(4)
+                                        Value Reference
+    Metric
+    Aggregate Diversity                1.0000         1
+    GINI index                         0.2500         0
+    Exposure Distribution Entropy      1.0397         -
+    Average Recommendation Popularity  1.5000         -
+    Mean Absolute Deviation            0.0000         0
+    Exposure Total Variation           0.5000         0
+    Exposure KL Divergence                inf         0
+    """
     import pandas as pd
 
     _check_choice("metric_type", metric_type, METRIC_TYPES)
@@ -900,7 +1260,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     if truth is not None and group_a is None:
         raise ParameterError("the opportunity ratios (truth given) need group_a and group_b")
     _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
-    stats = user_stats(scores, truth, k, thresh, normalize)
+    stats = user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize)
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))

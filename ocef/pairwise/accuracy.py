@@ -76,10 +76,40 @@ def _kind_counts(N: np.ndarray) -> np.ndarray:
 
 
 def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(n_pairs, accuracy)`` per (kind, clicked group, z) from counts N (..., 2, 2, Z, 3).
+    """Pairs and pairwise accuracy per (kind, clicked group, engagement level) from pair counts.
 
-    accuracy = (#wins + ½ #ties) / #pairs (eq. 1-6); NaN where a cell has no pair.
-    Shapes: (..., 3, 2, Z)."""
+    The accuracy of a cell estimates P(c_q(j, j′) | y_q,j > y_q,j′, s_j = s̃, z_q,j = z̃) with
+    c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))]: over all pairs of the cell (kind ``overall``,
+    eq. 1-2, Definition 1), over the pairs with s_j = s_j′ (``intra``, eq. 3 and 5, Definition 2)
+    or with s_j ≠ s_j′ (``inter``, eq. 4 and 6, Definition 3). A tie counts ½ (Lemma 1's "ties are
+    split randomly"): accuracy = (#wins + ½ #ties) / #pairs. Vectorized over leading axes (e.g.
+    bootstrap replicates); works on expected counts (probabilities) too.
+
+    Parameters
+    ----------
+    N : array_like, shape (..., 2, 2, Z, 3)
+        Counts N[s, t, z, o]: clicked group s, kind t (0 intra, 1 inter), level z, outcome o
+        (0 loss, 1 tie, 2 win), e.g. :attr:`PairCounts.total`.
+
+    Returns
+    -------
+    n_pairs : numpy.ndarray, shape (..., 3, 2, Z)
+        Pairs per cell; the kind axis is ordered as :data:`KINDS` (overall, intra, inter).
+    accuracy : numpy.ndarray, shape (..., 3, 2, Z)
+        Pairwise accuracy per cell (NaN where a cell has no pair).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.pairwise import pair_counts
+    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> n[:, :, 0].tolist(), acc[:, :, 0].tolist()                   # rows: overall, intra, inter
+    ([[4.0, 4.0], [2.0, 2.0], [2.0, 2.0]], [[0.5, 0.625], [0.5, 0.75], [0.5, 0.5]])
+    """
     K = _kind_counts(np.asarray(N, dtype=float))
     n = K.sum(axis=-1)
     wins = K[..., 2] + 0.5 * K[..., 1]
@@ -89,8 +119,38 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
-    """Per kind: ``(accuracy_0, accuracy_1, ratio, gap)`` (..., 3, 4) from cell accuracies
-    (..., 3, 2, Z), averaged over the z levels in ``common`` (3, Z) boolean (Sec. 6.1)."""
+    """Per kind, each group's accuracy averaged over engagement levels, their ratio and their gap (Sec. 6.1).
+
+    Seed 003 "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
+    average" and reports the ratio of the "not subgroup" average to the subgroup's: here
+    accuracy_0 and accuracy_1 are the equal-weight means over the levels marked in ``common``,
+    ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup) and gap = accuracy_0 − accuracy_1.
+    A kind whose averaged cell is empty (NaN, e.g. in a bootstrap replicate) is undefined (NaN).
+
+    Parameters
+    ----------
+    acc : array_like, shape (..., 3, 2, Z)
+        Cell accuracies (:func:`cell_statistics`).
+    common : array_like of bool, shape (3, Z)
+        Per kind, the levels averaged (those where both groups have pairs).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 3, 4)
+        Per kind (overall, intra, inter): ``(accuracy_0, accuracy_1, ratio, gap)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.pairwise import pair_counts
+    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> summary_statistics(acc, (n > 0).all(axis=1)).round(4).tolist()
+    [[0.5, 0.625, 0.8, -0.125], [0.5, 0.75, 0.6667, -0.25], [0.5, 0.5, 1.0, 0.0]]
+    """
     w = common.astype(float)[:, None, :]                                  # (3, 1, Z)
     k = common.sum(axis=-1)[:, None]                                      # (3, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -128,15 +188,35 @@ def _critical(confidence: float, df):
 
 
 def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score bounds (Wilson 1927; :func:`ocef.inference.wilson_interval`) of a proportion
-    ``p`` on ``n_eff`` observations with an elementwise critical value ``crit`` (here a t quantile);
-    NaN where ``n_eff`` is 0 or NaN.
+    """Wilson score bounds of a proportion with an elementwise critical value.
+
+    The Wilson (1927) score interval of ``p`` on ``n_eff`` observations (as
+    :func:`ocef.inference.wilson_interval`), with the critical value given per element: here a
+    Student t quantile on the number of clusters minus one, and ``n_eff`` the effective number of
+    pairs of a cluster-robust variance (module docstring). The bounds stay in [0, 1].
+
+    Parameters
+    ----------
+    p : array_like of float
+        Proportions (pairwise accuracies).
+    n_eff : array_like of float
+        Effective numbers of observations (broadcast with ``p``).
+    crit : array_like of float
+        Critical values (e.g. 1.96 for 95% normal, or a t quantile).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        The bounds, NaN where ``n_eff`` is 0 or NaN.
 
     Examples
     --------
     >>> low, high = wilson_bounds(0.0, 10.0, 1.959963984540054)
     >>> float(low), round(float(high), 4)
     (0.0, 0.2775)
+    >>> low, high = wilson_bounds([0.5, 1.0], [20.0, 0.0], 1.96)
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.2993, nan], [0.7007, nan])
     """
     p, n, z = (np.asarray(x, dtype=float) for x in (p, n_eff, crit))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -198,17 +278,34 @@ def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str,
 
 
 def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
-    """Cluster-robust intervals of the per-kind summary (Sec. 6.1) over the levels ``common``
-    (3, Z): each group's accuracy averaged over the levels, the gap a₀ − a₁ and the ratio a₀/a₁.
+    """Cluster-robust intervals and tests of the per-kind summary (Sec. 6.1) over the levels ``common``.
 
-    Each cluster's influence on a group's average is (1/L) Σ_z (w_qz − â_z n_qz)/N_z; the
-    variances are Q/(Q − 1) Σ_q influence², Q the clusters with pairs in any averaged cell of the
-    kind. Accuracies: Wilson on n_eff = â(1 − â)/V (t on Q − 1 degrees of freedom); gap and
-    ratio: Newcombe's hybrid score (MOVER) intervals from the two Wilson intervals (Newcombe 1998,
+    For each kind: each group's accuracy averaged over the levels (as
+    :func:`summary_statistics`), the gap a₀ − a₁ and the ratio a₀/a₁. Each cluster's influence on a
+    group's average is (1/L) Σ_z (w_qz − â_z n_qz)/N_z; the variances are Q/(Q − 1) Σ_q influence²,
+    Q the clusters with pairs in any averaged cell of the kind. Accuracies: Wilson on
+    n_eff = â(1 − â)/V with a t critical value on Q − 1 degrees of freedom; gap and ratio:
+    Newcombe's hybrid score (MOVER) intervals from the two Wilson intervals (Newcombe 1998,
     Statistics in Medicine 17, 873-890), the ratio on log scale — a t interval on the linearised
-    variance covered only 0.69 in cells of ~3 pairs, where that variance is often 0; ``p_value``
-    of gap = 0: the level at which the gap interval starts to exclude 0. Returns arrays of shape
-    (3,) (kinds) or (3, 2) (kinds x groups).
+    variance covered only 0.69 in cells of ~3 pairs, where that variance is often 0. ``p_value``
+    of "gap = 0": the level at which the gap interval starts to exclude 0 (NaN with fewer than 2
+    clusters).
+
+    Parameters
+    ----------
+    counts : PairCounts
+        Counts per cluster profile (:func:`ocef.pairwise.pair_counts`).
+    common : array_like of bool, shape (3, Z)
+        Per kind, the levels averaged.
+    confidence : float, default 0.95
+        Two-sided level.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` (3 kinds x 2 groups); ``gap``,
+        ``gap_ci_low``, ``gap_ci_high``, ``ratio``, ``ratio_ci_low``, ``ratio_ci_high``,
+        ``p_value``, ``n_clusters`` (3 kinds).
 
     Examples
     --------
@@ -269,9 +366,42 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 
 
 def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000) -> np.ndarray:
-    """Replicate counts (B, 2, 2, Z, 3) of the bootstrap clustered by ``counts.cluster``:
-    the Q clusters are resampled with replacement, i.e. Multinomial(Q, m/Q) over the distinct
-    profiles (exact; see the module docstring)."""
+    """Replicate counts of the bootstrap clustered by ``counts.cluster`` (queries by default).
+
+    The Q clusters are resampled with replacement. Clusters with the same count profile are
+    exchangeable, so a resample is exactly a Multinomial(Q, m/Q) draw over the P distinct profiles
+    (m their multiplicities) and its counts are ``W @ profiles``; with many distinct profiles the Q
+    cluster indices are drawn instead (the same distribution, and the same draws as
+    :func:`bootstrap_counts_literal`). Memory is bounded by ``chunk``.
+
+    Parameters
+    ----------
+    counts : PairCounts
+        Counts per cluster profile (:func:`ocef.pairwise.pair_counts`).
+    n_resamples : int
+        Number of bootstrap resamples (>= 1).
+    rng : None, int, SeedSequence or Generator
+        Seeds the draws.
+    chunk : int, default 20_000_000
+        Largest number of draws held in memory at once.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_resamples, 2, 2, Z, 3)
+        Replicate counts N*[s, t, z, o], each summing to the pairs of its resampled clusters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.pairwise import pair_counts
+    >>> rep = bootstrap_counts(pair_counts(pairs), 3, rng=0)
+    >>> rep.shape, rep.sum(axis=(1, 2, 3, 4)).tolist()             # one pair per query: 8 pairs each
+    ((3, 2, 2, 1, 3), [8, 8, 8])
+    """
     n_resamples = check_positive_int("n_resamples", n_resamples)
     gen = as_generator(rng)
     prof = counts.profiles.reshape(counts.profiles.shape[0], -1)
@@ -302,8 +432,37 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
 
 
 def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) -> np.ndarray:
-    """The literal clustered bootstrap: expand to one count vector per query, draw Q query
-    indices with replacement and add their vectors (for checking :func:`bootstrap_counts`)."""
+    """The literal clustered bootstrap, for checking :func:`bootstrap_counts`.
+
+    Expands the counts to one count vector per cluster, draws Q cluster indices with replacement
+    per resample and adds their vectors (a Python loop over resamples: slow, only for tests).
+
+    Parameters
+    ----------
+    counts : PairCounts
+        Counts per cluster profile.
+    n_resamples : int
+        Number of bootstrap resamples.
+    rng : None, int, SeedSequence or Generator
+        Seeds the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_resamples, 2, 2, Z, 3)
+        Replicate counts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.pairwise import pair_counts
+    >>> counts = pair_counts(pairs)
+    >>> bool((bootstrap_counts_literal(counts, 3, rng=0) == bootstrap_counts(counts, 3, rng=0)).all())
+    True
+    """
     gen = as_generator(rng)
     prof = counts.profiles.reshape(counts.profiles.shape[0], -1)
     per_query = np.repeat(prof, counts.multiplicity, axis=0)
@@ -324,15 +483,54 @@ def _percentile(rep: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class PairwiseAccuracy(Result):
-    """Pairwise accuracies with intervals (Defs. 1-3, eq. 1-7, Sec. 6.1).
+    """Pairwise accuracies with intervals (Definitions 1-3, eq. 1-7, Sec. 6.1), made by :func:`pairwise_accuracy`.
 
-    ``cells`` (also ``to_frame()``): kind, group (the clicked item's group name), z, n_pairs,
-    n_clusters, accuracy, ci_low, ci_high, reason (why an interval is null). ``summary()``: per
-    kind, accuracy_0/accuracy_1 (averaged over the z levels listed in ``z_levels``; those dropped
-    in ``z_levels_dropped``), gap, ratio, their intervals, ``p_value``/``p_adjusted``/
-    ``significant`` (gap = 0, Holm over the kinds), ``reason``. ``groups``: one row per group;
-    ``pairs``: one row per kind comparing group 0 with group 1. ``group_names``: (group 0,
-    group 1); ratio = 0 / 1.
+    ``cells`` (also ``to_frame()``) has one row per (kind, clicked group, z): the accuracy of that
+    cell with its interval. ``summary()`` has one row per kind: both groups' accuracies averaged
+    over the z levels both have (Sec. 6.1), the gap and the ratio (group 0 / group 1, the paper's
+    "not subgroup" / subgroup) with intervals and the test of "gap = 0", Holm-adjusted over the
+    three kinds. The views ``groups`` (one row per group: its summary accuracies) and ``pairs``
+    (one row per kind: group 0 vs group 1) are DataFrame properties.
+
+    Attributes
+    ----------
+    cells : pandas.DataFrame
+        kind, group (the clicked item's group name), z, n_pairs, n_clusters, accuracy, ci_low,
+        ci_high, reason (why an interval is null).
+    summary_table : pandas.DataFrame
+        What ``summary()`` returns: kind, accuracy_0, accuracy_1, ratio, gap, their ``_ci_low`` /
+        ``_ci_high``, p_value, p_adjusted, significant, n_levels, z_levels (averaged),
+        z_levels_dropped, reason.
+    group_names : tuple
+        (group 0, group 1); ratio = group 0 / group 1.
+    z_levels : tuple
+        The engagement levels, in order.
+    n_pairs, n_queries : int
+        Pairs and clusters counted.
+    confidence : float
+        Two-sided level of the intervals.
+    n_resamples : int
+        Bootstrap resamples (0 unless ``interval="percentile"``).
+    counts : PairCounts
+        The counts the result was computed from.
+    interval : {"cluster-wilson", "percentile"}
+        The interval method.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> res = pairwise_accuracy(pairs)
+    >>> res.group_names, res.n_pairs
+    (('a', 'b'), 8)
+    >>> res.summary()[["kind", "accuracy_0", "accuracy_1", "gap"]].round(3)
+          kind  accuracy_0  accuracy_1    gap
+    0  overall         0.5       0.625 -0.125
+    1    intra         0.5       0.750 -0.250
+    2    inter         0.5       0.500  0.000
     """
 
     cells: pd.DataFrame
@@ -347,10 +545,50 @@ class PairwiseAccuracy(Result):
     interval: str = "cluster-wilson"
 
     def to_frame(self) -> pd.DataFrame:
+        """The per-cell accuracies with their intervals (a copy of ``cells``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
+              kind group  n_pairs  accuracy
+        0  overall     a        4     0.500
+        1  overall     b        4     0.625
+        """
         return self.cells.copy()
 
     def summary(self) -> pd.DataFrame:
-        """Per kind: accuracies of both groups, gap, ratio, intervals, adjusted p-values, levels."""
+        """Per kind: both groups' accuracies, gap, ratio, intervals, adjusted p-values and levels (Sec. 6.1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per kind (overall, intra, inter); columns as ``summary_table``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
+              kind    gap  gap_ci_low  gap_ci_high  p_adjusted
+        0  overall -0.125      -0.621        0.472         1.0
+        1    intra -0.250      -0.774        0.555         1.0
+        2    inter  0.000      -0.660        0.660         1.0
+        """
         return self.summary_table.copy()
 
     @property
@@ -380,6 +618,26 @@ class PairwiseAccuracy(Result):
         return out
 
     def to_dict(self) -> dict:
+        """The cells, the summary and the settings as JSON-ready values (strict JSON: NaN becomes null).
+
+        Returns
+        -------
+        dict
+            ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
+            ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> res = pairwise_accuracy(pairs)
+        >>> out = res.to_dict()
+        >>> out["groups"], out["n_pairs"], out["p_adjustment"]
+        (['a', 'b'], 8, 'holm over the three kinds')
+        """
         return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
                          "groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries,
@@ -518,12 +776,39 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 
 
 def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
-    """Eq. (7): overall accuracy of clicked group s̃ at z̃ as Σ over s̃′ ∈ {s̃, 1 − s̃} of
-    P(s_j′ = s̃′ | s_j = s̃, z̃) × accuracy(s̃, s̃′, z̃).
+    """Eq. (7): the overall accuracy of each clicked group as a weighted sum of its intra- and inter-group accuracies.
 
-    Columns: group, z, n_pairs, weight_intra, accuracy_intra, weight_inter, accuracy_inter,
-    overall, recomposed (= the weighted sum; equal to ``overall`` up to rounding). A term with
-    weight 0 contributes 0 (its accuracy is NaN)."""
+    For clicked group s̃ at level z̃: P(c | y_j > y_j′, s_j = s̃, z̃) = Σ_{s̃′ ∈ {s̃, 1 − s̃}}
+    P(s_j′ = s̃′ | s_j = s̃, z̃) · P(c | s_j = s̃, s_j′ = s̃′, z̃). The identity is exact for the
+    empirical estimates (``recomposed`` equals ``overall`` up to rounding); a term with weight 0
+    contributes 0 (its accuracy is NaN).
+
+    Parameters
+    ----------
+    pairs : DataFrame, path or PairCounts
+        A pairs table (:mod:`ocef.pairwise.counts`) or its counts.
+    **kwargs
+        How a table is read (:func:`ocef.pairwise.pair_counts`: ``scores``, ``subgroup``,
+        ``cluster``, ``z_levels``, ``backend``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, z): n_pairs, weight_intra, accuracy_intra, weight_inter,
+        accuracy_inter, overall, recomposed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> decompose_accuracy(pairs)[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
+      group  weight_intra  accuracy_intra  accuracy_inter  overall
+    0     a           0.5            0.50             0.5    0.500
+    1     b           0.5            0.75             0.5    0.625
+    """
     counts = _as_counts(pairs, **kwargs)
     n, acc = cell_statistics(counts.total)                                # (3, 2, Z)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -538,10 +823,46 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
 
 
 def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, rng=None, **kwargs) -> pd.DataFrame:
-    """Sec. 6.4 / Fig. 4 over inter-group pairs, per (group, z): ``n_pairs`` (inter pairs at z),
-    ``click_share`` (share where the user clicked the group's item: the users' preference, Fig.
-    4a), ``exposure`` (share where the model ranks the group's item first, ties ½: Exposure_{s,z}),
-    with clustered bootstrap intervals. The two groups' shares and exposures sum to 1 at each z."""
+    """Exposure of each group over inter-group pairs (Sec. 6.4, Fig. 4), with clustered bootstrap intervals.
+
+    Per (group s, level z), over the inter-group pairs at z whichever item was clicked:
+    ``click_share`` — the share where the user clicked the group's item (the users' preference,
+    Fig. 4a); ``exposure`` — Exposure_{s,z} = P(c_q(j, j′) | s_j = s, s_j′ = 1 − s, z), the share
+    where the model ranks the group's item first (ties ½). The two groups' shares and exposures
+    sum to 1 at each z. The seed writes the condition as z_{q,j′} = z̃; only the clicked item has an
+    engagement, so z is the pair's bucket, as in every other metric.
+
+    Parameters
+    ----------
+    pairs : DataFrame, path or PairCounts
+        A pairs table or its counts.
+    n_resamples : int, default 200
+        Clustered bootstrap resamples (:func:`bootstrap_counts`); 0: no intervals.
+    confidence : float, default 0.95
+        Two-sided level of the percentile intervals.
+    rng : None, int, SeedSequence or Generator
+        Seeds the bootstrap.
+    **kwargs
+        How a table is read (:func:`ocef.pairwise.pair_counts`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (group, z): n_pairs, click_share, click_share_ci_low, click_share_ci_high,
+        exposure, exposure_ci_low, exposure_ci_high.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> exposure_table(pairs, n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
+      group  n_pairs  click_share  exposure
+    0     a        4          0.5       0.5
+    1     b        4          0.5       0.5
+    """
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     counts = _as_counts(pairs, **kwargs)
     stats = _exposure_statistics(counts.total)                            # (2, Z, 3)
@@ -559,11 +880,32 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
 
 
 def rank_positions(scores) -> np.ndarray:
-    """Eq. (8): ℓ(j)_q = |R_q| − Σ_{j′ ∈ R_q \\ j} 1[g_j > g_j′] for every item of every query.
+    r"""Eq. (8): the position ℓ(j)_q = |R_q| − Σ_{j′ ∈ R_q \ j} 1[g_j > g_j′] of every item of every query.
 
-    ``scores`` (queries, items): g(f(q, v_j)); NaN marks an item not in R_q (its position is
-    NaN). 1 is the top; tied items share the worse position (strict comparison, as in eq. 8).
-    A 1-d array is one query.
+    Position 1 is the top; tied items share the worse position (the comparison of eq. 8 is
+    strict). Items outside the relevant set R_q (NaN scores) have no position.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (queries, items) or (items,)
+        g(f(q, v_j)) for each item; NaN marks an item not in R_q. A 1-d array is one query.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Positions, the shape of ``scores`` (NaN outside R_q).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``scores`` has more than 2 dimensions.
+    ocef.errors.DataError
+        If ``scores`` holds ±inf.
+
+    Examples
+    --------
+    >>> rank_positions([[0.9, 0.5, 0.5, float("nan")], [0.1, 0.2, 0.3, 0.4]]).tolist()
+    [[1.0, 3.0, 3.0, nan], [4.0, 3.0, 2.0, 1.0]]
     """
     g = np.asarray(scores, dtype=float)
     one = g.ndim == 1
@@ -583,12 +925,41 @@ def rank_positions(scores) -> np.ndarray:
 
 
 def position_decomposition(scores, item_groups) -> pd.DataFrame:
-    """Sec. 4.1: ℓ(j)_q = |R_q| − #{j′: s_j′ = s_j}·P(c | same group) − #{j′: s_j′ ≠ s_j}·P(c | other group),
-    for every item in R_q. Columns: query, item, group, position, n_same, acc_same, n_other,
-    acc_other, recomposed (equal to position). Note: Theorem 1's proof writes
+    """Sec. 4.1: each item's position as |R_q| minus its wins within its group and against the other group.
+
+    ℓ(j)_q = |R_q| − #{j′: s_j′ = s_j}·P(c | same group) − #{j′: s_j′ ≠ s_j}·P(c | other group), for
+    every item in R_q (the decomposition after Theorem 1). Note: Theorem 1's proof writes
     E[ℓ] = |R_q|(1 − PairwiseAccuracy_q(j)); with |R_q| − 1 comparisons the exact identity is
     ℓ(j)_q = |R_q| − (|R_q| − 1)·PairwiseAccuracy_q(j) (e.g. the top item: ℓ = 1, not 0); the
-    theorem's conclusion (equal accuracies give equal expected positions) holds either way."""
+    theorem's conclusion (equal accuracies give equal expected positions) holds either way.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (queries, items) or (items,)
+        g(f(q, v_j)); NaN marks an item not in R_q.
+    item_groups : array_like, shape (items,)
+        Group of each item.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (query, item in R_q): query, item, group, position, n_same, acc_same,
+        n_other, acc_other, recomposed (equal to position).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``item_groups`` does not have one entry per item.
+
+    Examples
+    --------
+    >>> position_decomposition([[0.9, 0.2, 0.5, 0.4]], ["a", "a", "b", "b"])[["item", "position", "acc_same", "acc_other"]]
+       item  position  acc_same  acc_other
+    0     0       1.0       1.0        1.0
+    1     1       4.0       0.0        0.0
+    2     2       2.0       1.0        0.5
+    3     3       3.0       0.0        0.5
+    """
     g = np.atleast_2d(np.asarray(scores, dtype=float))
     groups = np.asarray(item_groups)
     if groups.shape != (g.shape[1],):

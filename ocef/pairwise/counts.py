@@ -52,14 +52,52 @@ ENGINES = BACKENDS
 
 @dataclass(frozen=True)
 class PairCounts(Result):
-    """Counts of a pairs table, reduced to distinct per-query profiles.
+    """Counts of a pairs table, reduced to distinct per-cluster profiles (seed 003, Sec. 3.4).
 
-    ``profiles`` (P, 2, 2, Z, 3): for each distinct profile, N[s, t, z, o] (s = clicked group
-    index, t = 0 intra / 1 inter, z level index, o = 0 loss / 1 tie / 2 win); ``multiplicity``
-    (P,) the number of queries with that profile; ``group_names`` the two group names (index 0
-    and 1, ratio = group 0 / group 1); ``z_levels`` the engagement levels in order.
-    ``total`` = Σ multiplicity × profiles, the counts of the whole table; ``groups`` one row per
-    group with its counts.
+    Every pairwise metric of :mod:`ocef.pairwise.accuracy` (eq. 1-7, Sec. 6.1, 6.4) is a function
+    of the counts N[s, t, z, o] = #pairs with clicked group s, kind t (0 intra: s_j = s_j′, 1
+    inter), engagement level z and outcome o (0 loss: score_j < score_jp, 1 tie, 2 win); the
+    bootstrap clustered by query needs the same counts per query. Queries with identical count
+    vectors ("profiles") are exchangeable, so only the distinct profiles and their multiplicities
+    are kept: with one pair per query (the seed's experiment) there are at most 2·2·Z·3 of them,
+    whatever the number of pairs. ``total`` is Σ multiplicity × profiles, the counts of the whole
+    table; ``to_frame()`` lists it per (group, kind, z, outcome) and the view ``groups`` (a
+    DataFrame property) has one row per group: ``group``, ``index``, ``n_pairs``, ``n_intra``,
+    ``n_inter``, ``wins``, ``ties``, ``losses`` (as the clicked item's group).
+
+    Attributes
+    ----------
+    profiles : numpy.ndarray of int, shape (P, 2, 2, Z, 3)
+        N[s, t, z, o] of each distinct profile.
+    multiplicity : numpy.ndarray of int, shape (P,)
+        The number of clusters with that profile.
+    group_names : tuple
+        The two group names, index 0 and 1 (the clicked item's group s; ratios are group 0 /
+        group 1, the paper's "not subgroup" / subgroup).
+    z_levels : tuple
+        The engagement levels, in order.
+    cluster : str, default "query"
+        The column whose values are the clusters (the bootstrap's independent units).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+    ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+    >>> counts = pair_counts(pairs)
+    >>> counts.n_pairs, counts.n_queries, counts.z_levels, counts.profiles.shape
+    (4, 3, (1, 2), (3, 2, 2, 2, 3))
+    >>> counts.groups
+      group  index  n_pairs  n_intra  n_inter  wins  ties  losses
+    0     a      0        2        1        1     1     0       1
+    1     b      1        2        1        1     1     1       0
+    >>> counts.to_frame().query("n_pairs > 0")
+       group   kind  z outcome  n_pairs
+    2      a  intra  1     win        1
+    6      a  inter  1    loss        1
+    13     b  intra  1     tie        1
+    23     b  inter  2     win        1
     """
 
     profiles: np.ndarray = dataclasses.field(repr=False)
@@ -96,11 +134,48 @@ class PairCounts(Result):
         return int(self.multiplicity.sum())
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs."""
+        """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs (``total``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+        ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+        >>> counts = pair_counts(pairs)
+        >>> counts.to_frame().query("n_pairs > 0")[["group", "kind", "outcome", "n_pairs"]]
+           group   kind outcome  n_pairs
+        2      a  intra     win        1
+        6      a  inter    loss        1
+        13     b  intra     tie        1
+        23     b  inter     win        1
+        """
         return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
     def to_dict(self) -> dict:
+        """The group names, levels, sizes and the counts (:meth:`to_frame` as records), JSON-ready.
+
+        Returns
+        -------
+        dict
+            ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+        ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+        >>> counts = pair_counts(pairs)
+        >>> {key: v for key, v in counts.to_dict().items() if key != "counts"}
+        {'groups': ['a', 'b'], 'z_levels': [1, 2], 'n_pairs': 4, 'n_queries': 3, 'cluster': 'query'}
+        """
         from ocef.results import jsonable
 
         return jsonable({"groups": list(self.group_names), "z_levels": list(self.z_levels),
@@ -109,10 +184,34 @@ class PairCounts(Result):
 
 
 def grid_frame(labels: dict, **columns) -> pd.DataFrame:
-    """One row per cell of the grid whose axes are ``labels`` (column name -> the labels along
-    that axis, in order; rows in C order), with ``columns`` (arrays of the grid's shape) beside
-    them. Labels given as a numpy array keep its dtype; others become objects (names may mix
-    types, e.g. ``("not 2", 2)``)."""
+    """A tidy DataFrame of arrays over a labelled grid: one row per cell, in C order.
+
+    Used for every per-cell table of the pairwise audit (counts per group, kind, level and
+    outcome; accuracies per kind, group and level).
+
+    Parameters
+    ----------
+    labels : dict
+        Column name -> the labels along that axis, in order. Labels given as a numpy array keep
+        its dtype; others become objects (names may mix types, e.g. ``("not 2", 2)``).
+    **columns : array_like
+        Value columns, each of the grid's shape (``len`` of each label axis).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The label columns, then the value columns, one row per cell.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
+        kind  z  n_pairs
+    0  intra  1        3
+    1  intra  2        1
+    2  inter  1        0
+    3  inter  2        2
+    """
     shape = tuple(len(v) for v in labels.values())
     idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
     out = {name: (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object))[i]
@@ -125,10 +224,48 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
 
 def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str = "query") -> pd.DataFrame:
-    """Validate a pairs table; add ``z`` = 0 (one level) when absent. Returns the frame.
+    """Validate a pairs table (seed 003, Sec. 3.4: one row per recorded randomized pair).
 
-    Raises ``ValueError`` for missing columns, pairs whose clicked item is the unclicked one
-    (``j == jp`` in the same row), missing group values, and non-finite scores.
+    Checks the columns of :data:`PAIR_COLUMNS` (and the cluster column, and the score columns
+    unless ``need_scores`` is False), that there is at least one row, that no pair compares an item
+    with itself (``j == jp``), that groups, engagement and clusters have no missing value, and that
+    the scores are finite. Adds ``z = 0`` (one engagement level) when there is no ``z`` column.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pairs table.
+    need_scores : bool, default True
+        Require ``score_j`` and ``score_jp`` (False when a scores table is attached later).
+    cluster : str, default "query"
+        The column whose values are the bootstrap's clusters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``pairs``, with ``z`` added if it was absent.
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        If ``pairs`` is not a DataFrame, or ``cluster`` not a string.
+    ocef.errors.ParameterError
+        If ``cluster`` is an empty name.
+    ocef.errors.DataError
+        For an empty table, a missing column, ``j == jp``, missing group, engagement or cluster
+        values, or non-finite scores.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> check_pairs(pairs, need_scores=False)["z"].tolist()         # one engagement level added
+    [0, 0, 0]
+    >>> check_pairs(pairs)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DataError: pairs is missing column(s) ['score_j', 'score_jp'] (give scores: a table with columns item, score, or query, item, score); it has ['query', 'j', 'jp', 's_j', 's_jp']
     """
     if not isinstance(pairs, pd.DataFrame):
         raise ParameterTypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
@@ -188,8 +325,42 @@ def _check_score_columns(columns: list) -> None:
 
 
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Add ``score_j``, ``score_jp`` from a scores table: columns ``item, score`` (one score per
-    item) or ``query, item, score`` (per query). Every pair's two items must have a score."""
+    """Add ``score_j``, ``score_jp`` to a pairs table from a separate scores table.
+
+    The model's scores g(f(q, v)) may come as one score per item (columns ``item, score``) or per
+    query (``query, item, score``); existing score columns of ``pairs`` are replaced.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pairs table (``query``, ``j``, ``jp``, ...).
+    scores : pandas.DataFrame
+        Columns ``item, score`` or ``query, item, score``, one row per key.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``pairs`` with ``score_j`` and ``score_jp``.
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        If ``scores`` is not a DataFrame.
+    ocef.errors.DataError
+        For missing columns, several rows for one key, or a pair item without a score.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})
+    >>> attach_scores(pairs, scores)[["j", "jp", "score_j", "score_jp"]]
+       j  jp  score_j  score_jp
+    0  0   1      0.9       0.5
+    1  1   2      0.5       0.1
+    2  2   0      0.1       0.9
+    """
     if not isinstance(scores, pd.DataFrame):
         raise ParameterTypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
     _check_score_columns(list(scores.columns))
@@ -210,11 +381,40 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
-    """Group names ``(name_0, name_1)`` and the map from raw values to 0/1.
+    """The two group names and the map from the raw group values to 0/1.
 
-    Two distinct values: sorted, the first is group 0 — unless ``subgroup`` names one of them,
-    which becomes group 1 (the paper's ratio is "not subgroup" / subgroup). More than two values
-    need ``subgroup``: it is group 1 and every other value is group 0, named ``"not <subgroup>"``.
+    Seed 003 compares a subgroup with the rest and reports ratios "not subgroup" / subgroup, so
+    the subgroup is group 1. Two distinct values: sorted, the first is group 0, unless
+    ``subgroup`` names one of them (it becomes group 1). More than two values need ``subgroup``: it
+    is group 1 and every other value is group 0, named ``"not <subgroup>"``. A string ``subgroup``
+    matches a numeric value with that spelling (the command line's ``--subgroup 2``).
+
+    Parameters
+    ----------
+    values : sequence
+        The group values found in ``s_j`` and ``s_jp``.
+    subgroup : optional
+        The group compared with the rest.
+
+    Returns
+    -------
+    names : tuple
+        ``(name_0, name_1)``.
+    mapping : dict
+        Raw value -> 0 or 1.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        If ``subgroup`` is not a value, or without ``subgroup`` when there are not exactly two
+        values.
+
+    Examples
+    --------
+    >>> group_mapping(["a", "b", "a"])
+    (('a', 'b'), {'a': 0, 'b': 1})
+    >>> group_mapping(["x", "y", "z"], subgroup="y")
+    (('not y', 'y'), {'x': 0, 'y': 1, 'z': 0})
     """
     vals = sorted(set(values), key=lambda v: (str(type(v)), v))
     if subgroup is not None:
@@ -246,10 +446,49 @@ def _outcome(score_j: np.ndarray, score_jp: np.ndarray) -> np.ndarray:
 
 def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=None,
                        z_levels=None, cluster: str = "query") -> PairCounts:
-    """:class:`PairCounts` from per-row arrays (a row = ``weight`` identical pairs, default 1).
+    """Counts of randomized pairs (:class:`PairCounts`) from per-row arrays.
 
-    ``outcome`` is coded 0/1/2 (loss/tie/win). Vectorized: one factorization per column and one
-    sort of the (query, cell) codes; distinct query profiles are found exactly.
+    Each row is ``weight`` identical pairs (default 1) of cluster ``query`` with clicked-item group
+    ``s_j``, unclicked-item group ``s_jp``, engagement level ``z`` and outcome of the comparison
+    c_q(j, j′) coded 0 (loss), 1 (tie), 2 (win). Vectorized: one factorization per column and one
+    sort of the (cluster, cell) codes; clusters with identical count vectors are merged into
+    profiles with multiplicities, exactly.
+
+    Parameters
+    ----------
+    query : array_like
+        Cluster of each row (the bootstrap's independent unit).
+    s_j, s_jp : array_like
+        Groups of the clicked and of the unclicked item.
+    z : array_like
+        Engagement level of each pair.
+    outcome : array_like of int
+        0 loss (score_j < score_jp), 1 tie, 2 win.
+    weight : array_like of int, optional
+        Pairs per row (default 1).
+    subgroup : optional
+        The group compared with the rest (:func:`group_mapping`).
+    z_levels : sequence, optional
+        The engagement levels in order (default: the sorted values found; a level without pairs
+        is kept).
+    cluster : str, default "query"
+        Name of the cluster column (recorded in the counts).
+
+    Returns
+    -------
+    PairCounts
+
+    Raises
+    ------
+    ocef.errors.DataError
+        As :func:`group_mapping`, and for a level not in ``z_levels``.
+
+    Examples
+    --------
+    >>> counts = counts_from_arrays(query=[0, 0, 1, 2], s_j=["a", "a", "b", "b"], s_jp=["a", "b", "a", "a"],
+    ...                             z=[1, 1, 1, 2], outcome=[2, 0, 1, 2])
+    >>> counts.n_pairs, counts.n_queries, counts.z_levels
+    (4, 3, (1, 2))
     """
     codes_j, uj = _factorize(s_j)
     codes_jp, ujp = _factorize(s_jp)
@@ -351,15 +590,62 @@ def _is_path(obj) -> bool:
 @renamed_keywords(engine="backend")
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
                 backend: str = "auto") -> PairCounts:
-    """Reduce a pairs table to :class:`PairCounts` (the only input the metrics need).
+    """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
 
-    ``pairs``: a DataFrame or a CSV/Parquet file path (:data:`PAIR_COLUMNS`, plus
-    ``score_j``/``score_jp`` unless ``scores`` is given). ``scores``: a DataFrame or file with
-    columns ``item, score`` or ``query, item, score``. ``subgroup``: the group value compared
-    against the rest (required when s_j/s_jp hold more than two values). ``cluster``: the column
-    whose values are the bootstrap's clusters (default: ``query``). ``backend``: the counting
-    backend, ``"pandas"`` (in memory), ``"duckdb"`` (reads files with DuckDB) or ``"auto"`` (DuckDB
-    for paths); ``engine=``: its former name, still accepted for one release with a FutureWarning.
+    A pairs table has one row per recorded randomized pair (Sec. 3.4): ``query``, ``j`` (the clicked
+    item), ``jp`` (the unclicked item j′), ``s_j``, ``s_jp`` (the items' groups), ``z`` (engagement
+    bucket; one level when absent) and the model's scores ``score_j``, ``score_jp`` =
+    g(f(q, v)) (or a separate ``scores`` table). Each pair's outcome is c_q(j, j′) (eq. 1; a tie is
+    kept apart and counts ½ in the accuracies). Two counting backends give the same counts:
+    ``"pandas"`` (in memory, vectorized numpy) and ``"duckdb"`` (CSV or Parquet files read, joined
+    and checked by DuckDB, which returns integer codes only).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame, str or path
+        The pairs table, or a CSV/Parquet file of it (:data:`PAIR_COLUMNS`, plus ``score_j`` /
+        ``score_jp`` unless ``scores`` is given).
+    scores : pandas.DataFrame, str or path, optional
+        A scores table with columns ``item, score`` or ``query, item, score`` (:func:`attach_scores`).
+    subgroup : optional
+        The group value compared with the rest; required when s_j/s_jp hold more than two values
+        (:func:`group_mapping`).
+    cluster : str, default "query"
+        The column whose values are the bootstrap's clusters (users, when one user makes many
+        queries).
+    z_levels : sequence, optional
+        The engagement levels in order (default: the sorted values found).
+    backend : {"auto", "pandas", "duckdb"}, default "auto"
+        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames); its former
+        name ``engine=`` is still accepted for one release, with a ``FutureWarning``.
+
+    Returns
+    -------
+    PairCounts
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For an unknown ``backend`` or an empty ``cluster`` name.
+    ocef.errors.ParameterTypeError
+        For ``pairs`` or ``scores`` of another type, or a ``cluster`` that is not a string.
+    ocef.errors.DataError
+        For a malformed table (:func:`check_pairs`, :func:`attach_scores`), unknown groups or
+        levels (:func:`group_mapping`), or a file DuckDB cannot read.
+    FileNotFoundError
+        For a missing file (DuckDB backend).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 0, 1, 2], "j": [0, 1, 2, 3], "jp": [1, 2, 3, 0], "s_j": list("aabb"),
+    ...                       "s_jp": list("abab"), "z": [1, 1, 2, 1], "score_j": [0.9, 0.2, 0.7, 0.6],
+    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6]})
+    >>> counts = pair_counts(pairs)
+    >>> counts.n_pairs, counts.n_queries, counts.multiplicity.tolist()
+    (4, 3, [1, 1, 1])
+    >>> bool((pair_counts(pairs, backend="duckdb").total == counts.total).all())
+    True
     """
 
     if not isinstance(backend, str) or backend not in BACKENDS:
@@ -382,7 +668,28 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
 
 
 def read_table(path) -> pd.DataFrame:
-    """A CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`)."""
+    """Read a CSV or Parquet file as a DataFrame (:func:`ocef.environments.logs.read_log`).
+
+    Parameters
+    ----------
+    path : str or path
+        A ``.csv`` or ``.parquet`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
+    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairs.csv")
+    >>> pairs.to_csv(path, index=False)
+    >>> read_table(path).equals(pairs)
+    True
+    """
     from ocef.environments.logs import read_log
 
     return read_log(path)

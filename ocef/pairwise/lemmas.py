@@ -37,9 +37,34 @@ def _base_rate_model(y: np.ndarray) -> np.ndarray:
 
 
 def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
-    """|E[y | f = f_s] − f_s| per group s (eq. 9) for items of group s with probability π_s,
-    labels Bernoulli(ȳ_s) and prediction f_s; groups predicted alike are pooled, as the
-    conditioning is on the prediction."""
+    """Calibration error |E[y | f = f_s] − f_s| of each group's prediction (eq. 9).
+
+    A pCTR model is calibrated when E[y | f(x) = ỹ] = ỹ (eq. 9), evaluated within a group in the
+    context of fairness. Items of group s occur with probability π_s (π_1 = ``share_1``), have
+    labels Bernoulli(ȳ_s) and are predicted ``predictions[s]``; groups predicted alike are pooled,
+    because the condition is on the prediction.
+
+    Parameters
+    ----------
+    y_bar : array_like of float, shape (2,)
+        Average labels ȳ_0, ȳ_1.
+    share_1 : float
+        Probability π_1 that an item is in group 1.
+    predictions : array_like of float, shape (2,)
+        The prediction f_s given to every item of group s.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        |E[y | f = f_s] − f_s| for s = 0, 1 (0: calibrated).
+
+    Examples
+    --------
+    >>> calibration_errors([0.8, 0.2], 0.5, [0.8, 0.2]).tolist()        # the lemmas' base-rate model
+    [0.0, 0.0]
+    >>> calibration_errors([0.8, 0.2], 0.25, [0.5, 0.5]).round(4).tolist()
+    [0.15, 0.15]
+    """
     y, f = np.asarray(y_bar, dtype=float), np.asarray(predictions, dtype=float)
     pi = np.array([1 - share_1, share_1])
     same = f[:, None] == f[None, :]                          # items sharing group s's prediction
@@ -47,7 +72,37 @@ def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
 
 
 def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
-    """Expected counts (probabilities) N[s, t, z=0, o] of the recorded pairs (module docstring)."""
+    """Expected counts N[s, t, z = 0, o] of the recorded pairs in the setting of Lemmas 1-2 (Sec. 4.2).
+
+    Each item of a randomized pair is in group 1 with probability ``share_1``, has label
+    Bernoulli(ȳ_s) and is predicted at its group's base rate f(q, v_j) = ȳ_{s_j}; a pair is
+    recorded when exactly one item is clicked, so (clicked group s, unclicked group s′) has
+    probability ∝ π_s ȳ_s · π_s′ (1 − ȳ_s′). Same-group pairs tie, an inter-group pair is won by the
+    group with the higher base rate.
+
+    Parameters
+    ----------
+    y_bar_0, y_bar_1 : float
+        Average labels of the two groups, in (0, 1).
+    share_1 : float
+        Probability that an item is in group 1, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (2, 2, 1, 3)
+        Probabilities (summing to 1) in the layout of :attr:`ocef.pairwise.PairCounts.total`:
+        clicked group, kind (0 intra, 1 inter), level, outcome (loss, tie, win).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If a rate or ``share_1`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> lemma_mass(0.8, 0.2, 0.5)[:, :, 0, :].round(4).tolist()
+    [[[0.0, 0.16, 0.0], [0.0, 0.0, 0.64]], [[0.0, 0.16, 0.0], [0.04, 0.0, 0.0]]]
+    """
     y = _base_rates(y_bar_0, y_bar_1)
     share_1 = check_in_interval("share_1", share_1, 0.0, 1.0, low_open=True, high_open=True)
     pi = np.array([1 - share_1, share_1])
@@ -62,7 +117,41 @@ def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
 
 
 def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
-    """Every quantity of Lemmas 1-2 for the base-rate model, exactly."""
+    """Every quantity of Lemmas 1-2 (Sec. 4.2) for the base-rate model, exactly.
+
+    The model f(q, v_j) = ȳ_{s_j} is calibrated in each group (eq. 9, Lemma 1) and, when
+    ȳ_1 = 1 − ȳ_0, has equal MSE_s = ȳ_s − ȳ_s² in both groups (Lemma 2); yet same-group pairs tie
+    (accuracy ½), inter-group pairs are all won by the group with the higher base rate, and by eq.
+    (7) the overall accuracies differ whenever P(s_j ≠ s_j′ | y_j > y_j′) > 0. The accuracies are
+    computed from :func:`lemma_mass` by the same functions as the estimates.
+
+    Parameters
+    ----------
+    y_bar_0, y_bar_1 : float
+        Average labels of the two groups, in (0, 1).
+    share_1 : float, default 0.5
+        Probability that an item is in group 1, in (0, 1).
+
+    Returns
+    -------
+    dict
+        The inputs; ``calibration_error_0/1`` (eq. 9), ``mse_0/1``, ``p_inter`` (share of recorded
+        pairs that are inter-group) and, for each kind ``overall``, ``intra``, ``inter``, the keys
+        ``<kind>_accuracy_0``, ``<kind>_accuracy_1`` and ``<kind>_ratio``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If a rate or ``share_1`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> case = lemma_case(0.8, 0.2)                     # ȳ_1 = 1 − ȳ_0: equal MSE, both calibrated
+    >>> [round(float(case[key]), 4) for key in ("calibration_error_0", "calibration_error_1", "mse_0", "mse_1")]
+    [0.0, 0.0, 0.16, 0.16]
+    >>> case["overall_accuracy_0"], case["overall_accuracy_1"], case["inter_accuracy_0"], case["inter_accuracy_1"]
+    (0.9, 0.4, 1.0, 0.0)
+    """
     mass = lemma_mass(y_bar_0, y_bar_1, share_1)
     n, acc = cell_statistics(mass)
     summ = summary_statistics(acc, (n > 0).all(axis=1))

@@ -37,12 +37,37 @@ __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "rel
 
 @dataclass(frozen=True)
 class PairsTruth(Result):
-    """Exact pairwise accuracies of the randomized-pairs experiment.
+    """The exact pairwise accuracies of a randomized-pairs experiment, made by :func:`pairs_truth`.
 
-    ``mass`` (2, 2, Z, 3): probability of a recorded pair per (clicked group, intra/inter, z,
-    outcome); ``cells``: kind, group, z, probability, accuracy; ``summary()``: kind, accuracy_0,
-    accuracy_1, ratio, gap (levels averaged: those with mass for both groups); ``exposure``:
-    group, z, click_share, exposure (inter pairs)."""
+    The population values that the estimates of :func:`ocef.pairwise.pairwise_accuracy` target:
+    the probability mass of the recorded pairs goes through the same
+    :func:`ocef.pairwise.cell_statistics` and :func:`ocef.pairwise.summary_statistics` as the
+    counts. ``to_frame()`` is ``cells``; ``summary()`` the per-kind summary.
+
+    Attributes
+    ----------
+    mass : numpy.ndarray, shape (2, 2, Z, 3)
+        Probability of a recorded pair per (clicked group, intra/inter, z, outcome), summing to 1.
+    cells : pandas.DataFrame
+        kind, group, z, probability, accuracy (eq. 1-6).
+    summary_table : pandas.DataFrame
+        kind, accuracy_0, accuracy_1, ratio, gap (Sec. 6.1; levels averaged: those with mass for
+        both groups).
+    exposure : pandas.DataFrame
+        group, z, click_share, exposure over the inter-group pairs (Sec. 6.4).
+
+    Examples
+    --------
+    >>> from ocef.reo.simulate import as_world
+    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> truth = pairs_truth(world)
+    >>> truth.summary().round(4)
+          kind  accuracy_0  accuracy_1   ratio     gap
+    0  overall      0.7288      0.7794  0.9351 -0.0506
+    1    intra      0.8703      0.6806  1.2788  0.1897
+    2    inter      0.6606      0.8291  0.7968 -0.1685
+    """
 
     mass: np.ndarray = dataclasses.field(repr=False)
     cells: pd.DataFrame = dataclasses.field(repr=False)
@@ -50,22 +75,98 @@ class PairsTruth(Result):
     exposure: pd.DataFrame = dataclasses.field(repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The exact accuracy of every cell: ``kind, group, z, probability, accuracy`` (``cells``).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from ocef.reo.simulate import as_world
+        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+        >>> pairs_truth(world).to_frame().round(4).head(2)
+              kind  group  z  probability  accuracy
+        0  overall      0  1       0.1243    0.5102
+        1  overall      0  2       0.4025    0.9475
+        """
         return self.cells.copy()
 
     def summary(self) -> pd.DataFrame:
-        """Per kind: the exact accuracy_0, accuracy_1, ratio and gap."""
+        """Per kind: the exact ``accuracy_0``, ``accuracy_1``, ``ratio`` and ``gap`` (Sec. 6.1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per kind (overall, intra, inter).
+
+        Examples
+        --------
+        >>> from ocef.reo.simulate import as_world
+        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+        >>> pairs_truth(world).summary()[["kind", "gap"]].round(4)
+              kind     gap
+        0  overall -0.0506
+        1    intra  0.1897
+        2    inter -0.1685
+        """
         return self.summary_table.copy()
 
     def to_dict(self) -> dict:
+        """``cells``, ``summary`` and ``exposure`` as lists of JSON-ready records.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from ocef.reo.simulate import as_world
+        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+        >>> sorted(pairs_truth(world).to_dict())
+        ['cells', 'exposure', 'summary']
+        """
         return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
                          "exposure": records(self.exposure)})
 
 
 @dataclass(frozen=True)
 class SimulatedPairs(Result):
-    """Output of :func:`simulate_pairs`: ``pairs`` (query, user, j, jp, s_j, s_jp, z, score_j,
-    score_jp, position_j), ``truth`` (:class:`PairsTruth`), and the numbers of requests,
-    experimental requests and recorded pairs."""
+    """Randomized pairs served on a simulated world, with their exact accuracies (:func:`simulate_pairs`).
+
+    ``to_frame()`` is the pairs table (the input format of :func:`ocef.pairwise.pair_counts`, with
+    the user and the position of the clicked item beside it).
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        query, user, j (clicked), jp (unclicked), s_j, s_jp, z, score_j, score_jp, position_j
+        (2 or 3).
+    truth : PairsTruth or None
+        The exact accuracies of the audited scores (None with ``truth=False``).
+    n_requests : int
+        Requests served.
+    n_experimental : int
+        Requests in the experimental slice (shown a randomized pair).
+    n_recorded : int
+        Pairs recorded (exactly one of the two items clicked).
+
+    Examples
+    --------
+    >>> from ocef.reo.simulate import as_world
+    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> sim = simulate_pairs(world, n_requests=20_000, p_pair=0.5, rng=0)
+    >>> sim.n_requests, sim.n_experimental, sim.n_recorded
+    (20000, 9933, 5240)
+    >>> sim.pairs.head(2)
+       query  user  j  jp  s_j  s_jp  z  score_j  score_jp  position_j
+    0      3     1  1   0    0     0  2      4.0       1.0           3
+    1     11     0  0   3    0     1  2      4.0       2.0           3
+    """
 
     pairs: pd.DataFrame = dataclasses.field(repr=False)
     truth: PairsTruth = dataclasses.field(repr=False)
@@ -74,16 +175,75 @@ class SimulatedPairs(Result):
     n_recorded: int = 0
 
     def to_frame(self) -> pd.DataFrame:
+        """The recorded pairs table (a copy of ``pairs``), the input of :func:`ocef.pairwise.pair_counts`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from ocef.reo.simulate import as_world
+        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+        >>> simulate_pairs(world, n_requests=2000, p_pair=0.5, rng=0, truth=False).to_frame().shape
+        (533, 10)
+        """
         return self.pairs.copy()
 
     def to_dict(self) -> dict:
+        """The numbers of requests, experimental requests and recorded pairs, and the truth's records.
+
+        Returns
+        -------
+        dict
+            ``n_requests``, ``n_experimental``, ``n_recorded``, ``truth`` (:meth:`PairsTruth.to_dict`).
+
+        Examples
+        --------
+        >>> from ocef.reo.simulate import as_world
+        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+        >>> out = simulate_pairs(world, n_requests=2000, p_pair=0.5, rng=0).to_dict()
+        >>> out["n_requests"], out["n_recorded"], sorted(out["truth"])
+        (2000, 533, ['cells', 'exposure', 'summary'])
+        """
         return {"n_requests": self.n_requests, "n_experimental": self.n_experimental,
                 "n_recorded": self.n_recorded, "truth": self.truth.to_dict()}
 
 
 def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
-    """R_u: each user's top ``n_relevant`` items by the world's default scores (users × M), or
-    all items. Ties go to the lower item index."""
+    """The relevant set R_u of each user: the top ``n_relevant`` items by the world's default scores.
+
+    R_q of seed 003 is the set returned by the retrieval stage (Sec. 3.1) among which the
+    randomized pairs are drawn (Sec. 3.4); here, each user's ``n_relevant`` best items by
+    ``world.scores`` (ties: lower item index), or every item.
+
+    Parameters
+    ----------
+    world : ocef.reo.simulate.TrafficWorld
+        The simulated world.
+    n_relevant : int or None
+        Size of each R_u, in [2, n_items]; None: all items.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_users, n_relevant)
+        Item indices of each user's relevant set, best first (all items in order with None).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If ``n_relevant`` is below 2 or above the number of items.
+
+    Examples
+    --------
+    >>> from ocef.reo.simulate import as_world
+    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> relevant_sets(world, 2).tolist()
+    [[0, 2], [1, 3]]
+    """
     if n_relevant is None:
         return np.broadcast_to(np.arange(world.n_items), (world.n_users, world.n_items))
     n_relevant = check_positive_int("n_relevant", n_relevant, minimum=2)
@@ -110,7 +270,55 @@ def _check(world, model_scores, position_bias, n_levels):
 
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
-    """Exact accuracies of ``model_scores`` on the randomized pairs of ``world`` (module doc)."""
+    """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world``.
+
+    A recorded pair (u, j, j′, z) has probability proportional to
+    w_u · ½[θ₂ ρ_uj (1 − θ₃ ρ_uj′) + θ₃ ρ_uj (1 − θ₂ ρ_uj′)] · P(z | u, j) over the ordered pairs of
+    R_u (ρ = ``world.preferences``, θ = ``position_bias``, z = 1 + Binomial(n_levels − 1, ρ_uj)); the
+    resulting mass N[s, t, z, o] goes through the accuracy functions of eq. (1)-(7) and Sec. 6.1,
+    6.4 (module docstring). Users are processed in chunks of bounded memory (U x |R| x |R|).
+
+    Parameters
+    ----------
+    world : ocef.reo.simulate.TrafficWorld
+        Two item groups 0 and 1.
+    model_scores : array_like, shape (n_users, n_items), optional
+        The audited model's scores g(f(q, v)) (default: ``world.scores``).
+    n_relevant : int, optional
+        Size of each user's relevant set (:func:`relevant_sets`; None: all items).
+    position_bias : (float, float), default (1.0, 1.0)
+        Examination probabilities θ₂, θ₃ of positions 2 and 3, in (0, 1].
+    n_levels : int, default 2
+        Number of engagement levels z.
+    chunk : int, default 2_000_000
+        Largest U x |R| x |R| block held in memory.
+
+    Returns
+    -------
+    PairsTruth
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        If ``world`` is not a TrafficWorld.
+    ocef.errors.DataError
+        If its item groups are not exactly 0 and 1.
+    ocef.errors.ParameterError
+        For bad ``model_scores``, ``position_bias``, ``n_levels`` or ``n_relevant``.
+
+    Examples
+    --------
+    >>> from ocef.reo.simulate import as_world
+    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> truth = pairs_truth(world)
+    >>> truth.exposure.round(4)
+       group  z  click_share  exposure
+    0      0  1       0.3922    0.2572
+    1      0  2       0.5584    0.5927
+    2      1  1       0.6078    0.7428
+    3      1  2       0.4416    0.4073
+    """
     from scipy.stats import binom              # lazily: scipy.stats is slow to import
 
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
@@ -152,8 +360,56 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
-    """Serve ``n_requests`` requests; a share ``p_pair`` gets a randomized pair at positions 2-3
-    (module docstring). Returns the recorded pairs and (``truth=True``) the exact accuracies."""
+    """Serve requests on a simulated world and record the randomized pairs of seed 003's experiment (Sec. 3.4).
+
+    Each request comes from a user drawn with ``world.user_weights``; a share ``p_pair`` is in the
+    experimental slice: two distinct items drawn uniformly from R_u (:func:`relevant_sets`) are shown
+    at positions 2 and 3 in random order, each clicked independently with probability θ_pos · ρ_ui.
+    A pair is recorded when exactly one is clicked (j the clicked item, j′ the other) with its
+    engagement bucket z = 1 + Binomial(n_levels − 1, ρ_uj) and the audited scores of both items.
+
+    Parameters
+    ----------
+    world : ocef.reo.simulate.TrafficWorld
+        Two item groups 0 and 1.
+    n_requests : int, default 100_000
+        Requests served.
+    p_pair : float, default 0.05
+        Probability that a request is in the experimental slice, in (0, 1].
+    model_scores : array_like, shape (n_users, n_items), optional
+        The audited model's scores (default: ``world.scores``).
+    n_relevant : int, optional
+        Size of each user's relevant set (None: all items).
+    position_bias : (float, float), default (1.0, 1.0)
+        Examination probabilities of positions 2 and 3.
+    n_levels : int, default 2
+        Number of engagement levels.
+    rng : None, int, SeedSequence or Generator
+        Seeds the requests, pairs, clicks and engagements.
+    truth : bool, default True
+        Also compute the exact accuracies (:func:`pairs_truth`).
+
+    Returns
+    -------
+    SimulatedPairs
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError, ocef.errors.DataError, ocef.errors.ParameterError
+        As :func:`pairs_truth`; ParameterError also for ``n_requests`` < 1 or ``p_pair`` outside
+        (0, 1].
+
+    Examples
+    --------
+    >>> from ocef.reo.simulate import as_world
+    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
+    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> from ocef.pairwise import pairwise_accuracy
+    >>> sim = simulate_pairs(world, n_requests=20_000, p_pair=0.5, rng=0)
+    >>> estimate = pairwise_accuracy(sim.pairs).summary()["accuracy_0"]
+    >>> [round(float(x), 2) for x in estimate], [round(float(x), 2) for x in sim.truth.summary()["accuracy_0"]]
+    ([0.75, 0.88, 0.68], [0.73, 0.87, 0.66])
+    """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
     n_requests = check_positive_int("n_requests", n_requests)
     p_pair = check_in_interval("p_pair", p_pair, 0.0, 1.0, low_open=True, high_open=False)

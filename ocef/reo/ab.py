@@ -208,8 +208,28 @@ class AbResult(Result):
     notes: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group (the ``groups`` table) with ``D_reo`` and its interval, p-value,
-        the arms' penalties, log sizes, method and confidence repeated on every row."""
+        """The A/B comparison as one tidy table: the ``groups`` table with the ``D_REO`` fields repeated on every row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low,
+            ci_high, p_value`` (``D_k``, Algorithms 2-4), then ``D_reo, D_reo_se, D_reo_ci_low,
+            D_reo_ci_high, D_reo_p_value, penalty_control, penalty_treatment, n_control,
+            n_treatment, n_random, method, confidence``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> def log(pos_a, pos_b):
+        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
+        ...                          "S": ["a"] * 100 + ["b"] * 100})
+        >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))       # control, treatment, random
+        >>> ab.to_frame()[["group", "D", "p_value", "D_reo", "D_reo_p_value", "method"]].round(3)
+          group      D  p_value  D_reo  D_reo_p_value        method
+        0     a  0.133    0.448 -0.133          0.448  delta-shared
+        1     b -0.133    0.448 -0.133          0.448  delta-shared
+        """
         return self.groups.assign(
             D_reo=self.D_reo, D_reo_se=self.D_reo_se, D_reo_ci_low=self.D_reo_ci[0],
             D_reo_ci_high=self.D_reo_ci[1], D_reo_p_value=self.D_reo_p_value,
@@ -218,9 +238,29 @@ class AbResult(Result):
             method=self.method, confidence=self.confidence)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict with keys ``groups`` (records), ``D_reo``, ``D_reo_se``, ``D_reo_ci``,
-        ``D_reo_p_value``, ``penalty_control``, ``penalty_treatment``, ``n_control``,
-        ``n_treatment``, ``n_random``, ``method``, ``confidence``."""
+        """The A/B comparison as strict-JSON data (what ``ocef reo-ab --json`` prints).
+
+        Returns
+        -------
+        dict
+            Keys ``groups`` (the ``groups`` table as records), ``D_reo``, ``D_reo_se``,
+            ``D_reo_ci`` (``[low, high]``), ``D_reo_p_value``, ``penalty_control``,
+            ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``, ``method``,
+            ``confidence`` and ``notes`` (list of str); NaN becomes None.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> def log(pos_a, pos_b):
+        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
+        ...                          "S": ["a"] * 100 + ["b"] * 100})
+        >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))       # control, treatment, random
+        >>> out = ab.to_dict()
+        >>> list(out)[:5], out["method"]
+        (['groups', 'D_reo', 'D_reo_se', 'D_reo_ci', 'D_reo_p_value'], 'delta-shared')
+        >>> [round(v, 3) for v in out["D_reo_ci"]], round(out["groups"][0]["D"], 3)
+        ([-0.478, 0.211], 0.133)
+        """
         return jsonable({
             "groups": self.groups, "D_reo": self.D_reo, "D_reo_se": self.D_reo_se,
             "D_reo_ci": list(self.D_reo_ci), "D_reo_p_value": self.D_reo_p_value,

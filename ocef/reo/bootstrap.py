@@ -284,16 +284,54 @@ class BootstrapSummary(Result):
     names: tuple = ()             # one name per statistic (default: 0..d-1)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: ``statistic, estimate, se, bias, ci_low, ci_high, method,
-        n_resamples, n_undefined`` (the replicates stay in ``replicates``)."""
+        """The bootstrap as one tidy table, one row per statistic (the replicates stay in ``replicates``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``statistic`` (the name from ``names``, or 0..d-1), ``estimate``, ``se``
+            (the SE of eq. 23), ``bias``, ``ci_low``, ``ci_high``, ``method``, ``n_resamples``
+            (B) and ``n_undefined``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
+        >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+        >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
+        >>> summary.to_frame()[["statistic", "estimate", "bias", "method", "n_resamples", "n_undefined"]].round(3)
+            statistic  estimate   bias    method  n_resamples  n_undefined
+        0  delta_U[a]    -0.333 -0.001  standard          200            0
+        1  delta_U[b]     0.333  0.001  standard          200            0
+        2     penalty     0.333  0.005  standard          200            0
+        """
         names = list(self.names) if self.names else list(range(len(self.estimate)))
         return pd.DataFrame({"statistic": names, "estimate": self.estimate, "se": self.se, "bias": self.bias,
                              "ci_low": self.ci_low, "ci_high": self.ci_high, "method": self.method,
                              "n_resamples": len(self.replicates), "n_undefined": self.n_undefined})
 
     def to_dict(self) -> dict:
-        """The :meth:`to_frame` rows as ``statistics`` plus ``method``, ``n_resamples``,
-        ``n_undefined`` (strict JSON; the replicates are left out)."""
+        """The bootstrap as strict-JSON data, without the replicates.
+
+        Returns
+        -------
+        dict
+            Keys ``statistics`` (the rows of :meth:`to_frame` as records), ``method``,
+            ``n_resamples`` and ``n_undefined``; NaN becomes None.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
+        >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+        >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
+        >>> out = summary.to_dict()
+        >>> list(out), out["n_resamples"]
+        (['statistics', 'method', 'n_resamples', 'n_undefined'], 200)
+        >>> penalty = out["statistics"][2]
+        >>> penalty["statistic"], round(penalty["ci_low"], 3), round(penalty["ci_high"], 3)
+        ('penalty', 0.032, 0.634)
+        """
         from ocef.results import jsonable
 
         return jsonable({"statistics": self.to_frame(), "method": self.method,

@@ -100,28 +100,156 @@ class ReoCounts(Result):
         return table
 
     def to_frame(self) -> pd.DataFrame:
+        """The tidy counts: one row per log, [key] and group (a copy of ``table``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``log``, the key column ``by`` when it is set, ``group``, ``n`` (rows, int64)
+            and ``positives`` (rows with Y = 1, int64): the counts behind ``P_k`` and ``Q_k``
+            (eq. 5). Groups without rows in a log appear with zeros.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> counts = reo_counts({"default": d, "random": r})
+        >>> counts.to_frame()
+               log group  n  positives
+        0  default     a  3          1
+        1  default     b  3          3
+        2   random     a  3          2
+        3   random     b  3          2
+        """
         return self.table.copy()
 
     def _cube(self, log: str, column: int) -> np.ndarray:
         if log not in self.logs:
-            raise KeyError(f"no log named {log!r}; logs are {list(self.logs)}")
+            raise ParameterError(f"log must be one of {list(self.logs)}, got {log!r}")
         return self.cube[self.logs.index(log), ..., column].copy()
 
     def positives(self, log: str) -> np.ndarray:
-        """``#{Y=1, S=s_k}`` per group (K,), or per key and group (D, K) when ``by`` is set."""
+        """The positives ``#{Y=1, S=s_k}`` of one log per group: the numerators of ``P_k`` and ``Q_k`` (eq. 5).
+
+        Parameters
+        ----------
+        log : str
+            The name of a log, one of ``logs``.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (K,) or (D, K)
+            One count per group in the order of ``group_names``; per key and group when ``by``
+            is set (D keys, in the order of ``index``). A copy.
+
+        Raises
+        ------
+        ParameterError
+            If ``log`` is not one of ``logs``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> counts = reo_counts({"default": d, "random": r})
+        >>> counts.positives("default").tolist(), counts.positives("random").tolist()
+        ([1, 3], [2, 2])
+        """
         return self._cube(log, 1)
 
     def group_rows(self, log: str) -> np.ndarray:
-        """Rows per group (K,) or (D, K)."""
+        """The rows of one log per group ``#{S=s_k}`` (with any label).
+
+        Parameters
+        ----------
+        log : str
+            The name of a log, one of ``logs``.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (K,) or (D, K)
+            One count per group in the order of ``group_names``; per key and group when ``by``
+            is set. A copy.
+
+        Raises
+        ------
+        ParameterError
+            If ``log`` is not one of ``logs``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> counts = reo_counts({"default": d, "random": r})
+        >>> counts.group_rows("default").tolist()
+        [3, 3]
+        """
         return self._cube(log, 0)
 
     def rows(self, log: str) -> np.ndarray:
-        """Rows of the log: a scalar, or one per key (D,) when ``by`` is set."""
+        """The number of rows of one log: ``|D_rec|`` or ``|D_rand|``, the denominators of eq. (5).
+
+        Parameters
+        ----------
+        log : str
+            The name of a log, one of ``logs``.
+
+        Returns
+        -------
+        numpy.int64 or numpy.ndarray of int64, shape (D,)
+            The rows of the log (all groups), or one count per key when ``by`` is set.
+
+        Raises
+        ------
+        ParameterError
+            If ``log`` is not one of ``logs``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> counts = reo_counts({"default": d, "random": r})
+        >>> int(counts.rows("random"))
+        6
+        """
         return self.group_rows(log).sum(axis=-1)
 
     def category_counts(self, log: str) -> np.ndarray:
-        """``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``: the multinomial sufficient
-        statistic of the log (App. G.2), shape (K+1,) or (D, K+1)."""
+        """The multinomial sufficient statistic of one log (App. G.2): its positives per group, then its rows with Y = 0.
+
+        Each row of a log falls in one of K + 1 categories, "Y = 1 and S = s_k" (k = 1..K) or
+        "Y = 0"; these counts are what the parametric bootstrap of App. G.2 resamples
+        (:func:`ocef.reo.bootstrap_reo_ci`).
+
+        Parameters
+        ----------
+        log : str
+            The name of a log, one of ``logs``.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (K+1,) or (D, K+1)
+            ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #{Y=0})``, per key when ``by`` is set; each
+            row sums to the rows of the log.
+
+        Raises
+        ------
+        ParameterError
+            If ``log`` is not one of ``logs``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
+        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> counts = reo_counts({"default": d, "random": r})
+        >>> counts.category_counts("default").tolist()        # positives of a, b; rows with Y = 0
+        [1, 3, 2]
+        """
         pos = self.positives(log)
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 

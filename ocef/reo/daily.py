@@ -83,6 +83,32 @@ class ReoDaily(Result):
     days: tuple = field(default=(), repr=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """The per-day penalties as one tidy table: ``table`` with the interval method and confidence added.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per value of ``by``: ``<by>, n_default, n_random, penalty`` (``Delta_REO``,
+            eq. 6), ``penalty_se, ci_low, ci_high, delta_method_reliable``, then
+            ``significantly_above`` and ``significantly_below`` when a threshold was given,
+            ``note`` (why a day has no estimate or an unreliable one), ``method`` and
+            ``confidence``. The per-group estimates are in ``groups``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ocef.reo import eighty_percent_rule_threshold
+        >>> def log(pos_a, pos_b, day, n=1000):
+        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+        ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+        >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
+        ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
+        ...                         threshold=eighty_percent_rule_threshold(2))
+        >>> daily.to_frame()[["day", "penalty", "ci_low", "ci_high", "significantly_above", "method"]].round(3)
+           day  penalty  ci_low  ci_high  significantly_above      method
+        0    1    0.333    0.23    0.437                 True  delta-full
+        1    2    0.032   -0.08    0.144                False  delta-full
+        """
         return self.table.assign(method=self.method, confidence=self.confidence)
 
     @property
@@ -103,8 +129,33 @@ class ReoDaily(Result):
         return pd.concat(parts, ignore_index=True)
 
     def to_dict(self) -> dict:
-        """``by``, ``groups``, ``confidence``, ``method``, ``threshold`` and ``days``: the rows of
-        the table, each with its per-group estimates under ``groups`` (strict JSON)."""
+        """The per-day estimates as strict-JSON data, each day with its per-group estimates nested.
+
+        Returns
+        -------
+        dict
+            Keys ``by`` (the key column), ``groups`` (the K group names), ``confidence``,
+            ``method``, ``threshold`` (None when none was given) and ``days``: one dict per row
+            of ``table`` (its columns as keys) with the day's :meth:`ReoResult.group_records`
+            under ``groups`` (None for a day without an estimate). NaN becomes None.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from ocef.reo import eighty_percent_rule_threshold
+        >>> def log(pos_a, pos_b, day, n=1000):
+        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
+        ...                          "S": ["a"] * n + ["b"] * n, "day": day})
+        >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
+        ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
+        ...                         threshold=eighty_percent_rule_threshold(2))
+        >>> out = daily.to_dict()
+        >>> list(out), out["groups"], round(out["threshold"], 4)
+        (['by', 'groups', 'confidence', 'method', 'threshold', 'days'], ['a', 'b'], 0.1111)
+        >>> first = out["days"][0]
+        >>> first["day"], round(first["penalty"], 3), [round(g["delta_U"], 3) for g in first["groups"]]
+        (1, 0.333, [-0.333, 0.333])
+        """
         rows = []
         for rec, res in zip(jsonable(self.table), self.days):
             rec["groups"] = res.group_records() if res is not None else None

@@ -271,11 +271,46 @@ class ReoArrays(NamedTuple):
     covariance: str = "diagonal"   # "diagonal" (Algorithm 1) or "full"
 
     def ci_delta_U(self) -> tuple[np.ndarray, np.ndarray]:
-        """``delta_U_k +- z SE`` (Alg. 1)."""
+        """The normal intervals ``delta_U_k +- z SE(delta_U_k)`` of the relative utilities (eq. 7, Algorithm 1).
+
+        ``SE(delta_U_k) = sqrt(Sigma_kk)`` (``se_delta_U``) and ``z = z(delta/2)`` of the
+        confidence given to :func:`delta_method_reo`.
+
+        Returns
+        -------
+        ci_low, ci_high : numpy.ndarray, shape (..., K)
+            Lower and upper bounds per group, with the batch shape of the input.
+
+        Examples
+        --------
+        >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)      # P, Q, |D_rec|, |D_rand|
+        >>> lo, hi = arr.ci_delta_U()
+        >>> arr.delta_U.round(4).tolist(), lo.round(4).tolist(), hi.round(4).tolist()
+        ([-0.5, 0.5], [-0.6223, 0.3777], [-0.3777, 0.6223])
+        """
         return self.delta_U - self.z * self.se_delta_U, self.delta_U + self.z * self.se_delta_U
 
     def ci_penalty(self) -> tuple[np.ndarray, np.ndarray]:
-        """``penalty +- z SE`` (Alg. 1)."""
+        """The normal interval ``Delta_REO +- z sqrt(Xi)`` of the penalty (eq. 6, Algorithm 1).
+
+        Where the penalty is exactly 0 its standard error is undefined (the penalty is not
+        differentiable there) and both bounds are NaN. The interval may reach below 0 on small
+        logs; the delta method is then unreliable (see :class:`ReoResult`).
+
+        Returns
+        -------
+        ci_low, ci_high : numpy.ndarray, shape (...)
+            Lower and upper bounds, with the batch shape of the input (0-d for one estimate).
+
+        Examples
+        --------
+        Two replicates in one call; in the second the utilities are equal, so the penalty is 0:
+
+        >>> arr = delta_method_reo([[0.2, 0.1], [0.2, 0.2]], [[0.1, 0.15], [0.1, 0.1]], 1000, 1000)
+        >>> lo, hi = arr.ci_penalty()
+        >>> arr.penalty.round(4).tolist(), lo.round(4).tolist(), hi.round(4).tolist()
+        ([0.5, 0.0], [0.3777, nan], [0.6223, nan])
+        """
         return self.penalty - self.z * self.se_penalty, self.penalty + self.z * self.se_penalty
 
 
@@ -720,22 +755,71 @@ class ReoResult(Result):
         return pd.DataFrame({c: list(v) if c == "group" else v for c, v in self.columns.items()})
 
     def group_records(self) -> list[dict]:
-        """The rows of ``groups`` as strict-JSON dicts, without pandas."""
+        """The per-group table as strict-JSON records, made from ``columns`` without pandas.
+
+        Returns
+        -------
+        list of dict
+            One dict per group, in order, with keys ``group, P, Q, U, delta_U, se, ci_low,
+            ci_high`` (the columns of ``groups``); NaN becomes None (JSON null).
+
+        Examples
+        --------
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> rec = res.group_records()[0]
+        >>> list(rec)
+        ['group', 'P', 'Q', 'U', 'delta_U', 'se', 'ci_low', 'ci_high']
+        >>> rec["group"], rec["U"], rec["delta_U"], round(rec["se"], 4)
+        ('a', 0.5, -0.5, 0.5728)
+        """
         names = list(self.columns)
         return [jsonable(dict(zip(names, row))) for row in zip(*self.columns.values())]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group (the ``groups`` table) with the penalty, its interval, the log
-        sizes, the confidence and the method repeated on every row."""
+        """The estimate as one tidy table: the ``groups`` table with the penalty fields repeated on every row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per group with columns ``group, P, Q, U, delta_U, se, ci_low, ci_high``
+            (eq. 5-7; ``se`` and the interval are those of ``delta_U``), then ``penalty``
+            (``Delta_REO``, eq. 6), ``penalty_se``, ``penalty_ci_low``, ``penalty_ci_high``,
+            ``n_default``, ``n_random``, ``confidence``, ``method`` and
+            ``delta_method_reliable``.
+
+        Examples
+        --------
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res.to_frame()[["group", "delta_U", "penalty", "penalty_ci_low", "n_default", "method"]].round(3)
+          group  delta_U  penalty  penalty_ci_low  n_default      method
+        0     a     -0.5      0.5          -0.623          6  delta-full
+        1     b      0.5      0.5          -0.623          6  delta-full
+        """
         return self.groups.assign(
             penalty=self.penalty, penalty_se=self.penalty_se, penalty_ci_low=self.penalty_ci[0],
             penalty_ci_high=self.penalty_ci[1], n_default=self.n_default, n_random=self.n_random,
             confidence=self.confidence, method=self.method, delta_method_reliable=self.delta_method_reliable)
 
     def to_dict(self) -> dict:
-        """JSON-ready: ``groups`` (list of records), ``penalty``, ``penalty_se``, ``penalty_ci``,
-        ``n_default``, ``n_random``, ``confidence``, ``method``, ``delta_method_reliable``,
-        ``notes``. Undefined numbers (NaN) become ``None`` (JSON null)."""
+        """The estimate as strict-JSON data (what ``to_json`` and ``ocef reo --json`` print).
+
+        Returns
+        -------
+        dict
+            Keys ``groups`` (the records of :meth:`group_records`), ``penalty``, ``penalty_se``,
+            ``penalty_ci`` (``[low, high]``), ``n_default``, ``n_random``, ``confidence``,
+            ``method``, ``delta_method_reliable`` and ``notes`` (list of str). Undefined numbers
+            (NaN) become None (JSON null); ``sigma`` is left out.
+
+        Examples
+        --------
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> out = res.to_dict()
+        >>> list(out)
+        ['groups', 'penalty', 'penalty_se', 'penalty_ci', 'n_default', 'n_random', 'confidence', 'method', 'delta_method_reliable', 'notes']
+        >>> out["penalty"], [round(v, 4) for v in out["penalty_ci"]], out["delta_method_reliable"]
+        (0.5, [-0.6227, 1.6227], False)
+        """
         return jsonable({
             "groups": self.group_records(), "penalty": self.penalty, "penalty_se": self.penalty_se,
             "penalty_ci": list(self.penalty_ci), "n_default": self.n_default, "n_random": self.n_random,

@@ -901,9 +901,47 @@ class StreamedTraffic(Result):
         return int(self.days["random_rows"].sum())
 
     def to_frame(self) -> pd.DataFrame:
+        """The rows written per day (a copy of ``days``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per simulated day: ``day``, ``default_rows`` and ``random_rows`` (int).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+        >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
+        >>> streamed.to_frame()
+           day  default_rows  random_rows
+        0    0          3000          710
+        1    1          3000          580
+        """
         return self.days.copy()
 
     def to_dict(self) -> dict:
+        """Where the logs are and what they hold, as strict-JSON data.
+
+        Returns
+        -------
+        dict
+            Keys ``default_dir`` and ``random_dir`` (str paths), ``days`` (the rows of
+            :meth:`to_frame` as records), ``default_rows``, ``random_rows`` (totals) and
+            ``truth_penalty`` (the exact ``Delta_REO`` of the simulated strategy, eq. 2, from
+            ``truth``).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+        >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
+        >>> out = streamed.to_dict()
+        >>> list(out)
+        ['default_dir', 'random_dir', 'days', 'default_rows', 'random_rows', 'truth_penalty']
+        >>> out["days"][0], out["random_rows"], round(out["truth_penalty"], 4)
+        ({'day': 0, 'default_rows': 3000, 'random_rows': 710}, 1290, 0.0783)
+        """
         from ocef.results import jsonable
 
         return jsonable({"default_dir": self.default_dir, "random_dir": self.random_dir, "days": self.days,

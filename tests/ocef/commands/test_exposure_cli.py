@@ -66,3 +66,43 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
     assert cli.main(["exposure", "--rankings", str(path)] + argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_ranking_metrics_json_console_and_library(tmp_path, capsys):
+    from ocef.commands.exposure import RANKING_METRICS as CLI_METRICS
+    from ocef.metrics.rank_metrics import RANKING_METRICS, ranking_fairness
+
+    assert CLI_METRICS == RANKING_METRICS
+    log, path = make_log(tmp_path)
+    judg = log[log.relevance > 0][["user", "item", "relevance"]]
+    jpath = tmp_path / "qrels.csv"
+    judg.to_csv(jpath, index=False)
+    argv = ["exposure", "--rankings", str(path), "--item-group", "genre", "--user-group", "gender",
+            "--ranking-metrics", "awrf", "ndkl", "ee_relevance", "--judgments", str(jpath)]
+    assert cli.main(argv + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lib = ranking_fairness(log, item_group="genre", user_group="gender", judgments=judg,
+                           metrics=["awrf", "ndkl", "ee_relevance"])
+    got = pd.DataFrame(out["ranking"]["groups"])
+    np.testing.assert_allclose(got["estimate"], lib.groups["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(got["ci_high"], lib.groups["ci_high"], rtol=1e-10)
+    assert out["ranking"]["target_source"] == "judgments" and len(out["ranking"]["pairs"]) == 6
+    assert cli.main(argv[:-2]) == 0                              # no judgments: the log's relevance, with a note
+    text = capsys.readouterr().out
+    assert "per-user ranking metrics" in text and "note: target exposure from the log" in text
+    # without --ranking-metrics the JSON is the one of before (no "ranking" key)
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--json"]) == 0
+    assert "ranking" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_null_interval_points_to_its_reason_on_the_console(tmp_path, capsys):
+    # 80 users in two groups of 27 and 53: EE-D's mean per group has no interval (fewer than 80
+    # users); the console marks those rows and prints the reason, numbered, at the end
+    _, path = make_log(tmp_path)
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--user-group", "gender",
+                     "--ranking-metrics", "awrf", "ee_disparity"]) == 0
+    text = capsys.readouterr().out
+    rows = [line for line in text.splitlines() if " ee_disparity " in line and " nan " in line]
+    assert rows[0].rstrip().endswith("[1]") and rows[1].rstrip().endswith("[2]")
+    assert "\nnotes\n  [1] no valid interval: 27 users, fewer than 80" in text
+    assert "  [2] no valid interval: 53 users, fewer than 80" in text

@@ -28,7 +28,7 @@ def draw(n, group, rng):
 
 @pytest.fixture(scope="module")
 def population():
-    agg = {g: aggregate(user_stats(*draw(100_000, g, np.random.default_rng(i)), K, None, False), np.ones(100_000))
+    agg = {g: aggregate(user_stats(*draw(100_000, g, np.random.default_rng(i)), k=K, thresh=None), np.ones(100_000))
            for i, g in enumerate("ab")}
     pa, pb = (exposure_distribution(agg[g]["counts"]) for g in "ab")
     return {"exposure_total_variation": float(total_variation(pa, pb)), "exposure_kl": float(kl_divergence(pa, pb)),

@@ -53,3 +53,16 @@ def test_reo_daily_groups_of_a_day_without_estimate_are_null():
     assert daily.days[1] is None
     g = daily.groups
     assert g["day"].tolist() == [0, 0, 1, 1] and g.loc[g["day"] == 1, ["P", "U", "ci_low"]].isna().all().all()
+
+
+def test_an_unknown_log_name_is_a_parameter_error():
+    import pandas as pd
+
+    from ocef.errors import ParameterError
+    from ocef.reo import reo_counts
+
+    d = pd.DataFrame({"Y": [1, 0, 1, 1], "S": ["a", "a", "b", "b"]})
+    counts = reo_counts({"default": d, "random": d})
+    for method in (counts.positives, counts.group_rows, counts.rows, counts.category_counts):
+        with pytest.raises(ParameterError, match=r"log must be one of \['default', 'random'\], got 'rand'"):
+            method("rand")
