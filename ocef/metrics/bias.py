@@ -169,7 +169,7 @@ class RecommenderBiasResult(Result):
     (('a', 'b'), 'a', (50, 17))
     >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
       group_a group_b    mad  mad_ci_low  mad_ci_high
-    0       b       a -0.016      -0.084        0.052
+    0       b       a -0.016      -0.086        0.054
     """
 
     table: pd.DataFrame
@@ -254,7 +254,7 @@ class RecommenderBiasResult(Result):
         >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
         >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
           group reference                    metric  value  p_adjusted
-        0     b         a                       mad -0.016       0.623
+        0     b         a                       mad -0.016       0.631
         1     b         a  exposure_total_variation  0.175       0.471
         2     b         a               exposure_kl  0.128       0.471
         """
