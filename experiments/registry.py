@@ -85,16 +85,78 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
 
 
 def names() -> list[str]:
+    """The names of the experiments, in the order ``ocef reproduce`` runs them.
+
+    Each reproduces one figure or table of the five papers (OCEF's bandit and MovieLens figures,
+    REO, pairwise fairness, the bias metrics and FairRec's Tables 2-5 and Figs. 4-6).
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`EXPERIMENTS` (e.g. ``"fairrec-attributes"``).
+
+    Examples
+    --------
+    >>> names()[0], "fairrec-attributes" in names()
+    ('bandit-alpha', True)
+    """
     return list(EXPERIMENTS)
 
 
 def module(name: str):
+    """The module of experiment ``name``, imported on demand.
+
+    An experiment module defines ``NAME``, ``DESCRIPTION``, ``run(out_dir, *, quick, ...)`` and
+    optionally ``CLAIMS`` (checked on its CSV by :mod:`ocef.experiments.report`) and ``DATASET``
+    (module docstring).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    module
+        The imported experiment module.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An unknown name, listing the known ones.
+
+    Examples
+    --------
+    >>> mod = module("fairrec-attributes")
+    >>> mod.__name__, mod.NAME
+    ('ocef.experiments.fairrec_attributes', 'fairrec-attributes')
+    >>> module("fig-99")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: unknown experiment 'fig-99'; known: bandit-alpha, bandit-delta, ...
+    """
     if name not in EXPERIMENTS:
         raise ParameterError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     return importlib.import_module(EXPERIMENTS[name])
 
 
 def describe() -> list[tuple[str, str]]:
+    """Every experiment's name and one-line description (what ``ocef reproduce --list`` prints).
+
+    Imports every experiment module (about a second the first time, most of it scipy and
+    pandas).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(name, DESCRIPTION)`` in the order of :func:`names`; the description names the paper's
+        figure or table it reproduces.
+
+    Examples
+    --------
+    >>> dict(describe())["fairrec-attributes"]
+    'Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation, ...'
+    """
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 
 
@@ -107,6 +169,55 @@ def run(name: str, *, out: Path | str = "results", quick: bool = False, rng=0,
     FutureWarning): an int seed, or a SeedSequence or Generator from which one int seed is drawn
     (:func:`ocef.validation.seed_from_rng`); the experiment keys all its randomness on that int
     (the module protocol's ``seed``, as ``ocef reproduce --seed``), so the same int reproduces a run.
+
+    What ``ocef reproduce NAME`` calls. The experiment writes ``out/NAME/NAME.csv`` and
+    ``out/NAME/NAME.png`` (and may keep finished parts there, so an interrupted run resumes);
+    :mod:`ocef.experiments.report` checks its ``CLAIMS`` on the CSV. :data:`RUN_SECONDS` lists
+    measured run times.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+    out : str or Path, default "results"
+        The output root; the experiment writes into ``out/name/`` (created).
+    quick : bool, default False
+        The reduced grid (fewer replicates and settings; seconds to a few minutes instead of up
+        to an hour).
+    rng : None, int, SeedSequence or Generator, default 0
+        The randomness (above).
+    data_dir : str or Path, optional
+        The data root for experiments on real data (MovieLens, Coat, OBD); default
+        ``$OCEF_DATA_DIR``, then ``../shared/data``.
+    progress : bool, default True
+        Print a progress bar on stderr.
+
+    Returns
+    -------
+    list of Path
+        The files written (the CSV and the figure).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An unknown name (before anything is written).
+    ocef.errors.DatasetNotFoundError
+        When the experiment's data set is absent (``ocef reproduce`` reports it as skipped).
+
+    Examples
+    --------
+    >>> run("fig-99")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: unknown experiment 'fig-99'; known: bandit-alpha, ...
+
+    A real run takes seconds even with ``quick=True`` (4 s for this one on a loaded 2-core
+    machine), too long for a doctest:
+
+    >>> import tempfile
+    >>> paths = run("reo-unidentifiability", out=tempfile.mkdtemp(), quick=True, progress=False)  # doctest: +SKIP
+    >>> [p.name for p in paths]                                                                     # doctest: +SKIP
+    ['reo-unidentifiability.csv', 'reo-unidentifiability.png']
     """
     seed = seed_from_rng(rng)
     mod = module(name)

@@ -100,5 +100,17 @@ class DatasetNotFoundError(OcefError, FileNotFoundError):
 
     Distinct from any other missing file: ``ocef reproduce`` skips an experiment whose data set is
     absent (with this message as the reason) but reports any other missing file as a failure.
-    :mod:`ocef.datasets` documents where the data sets are looked for.
+    :mod:`ocef.datasets` documents where the data sets are looked for. A ``FileNotFoundError``
+    too, so code that catches that keeps working.
+
+    Examples
+    --------
+    >>> from ocef.datasets import Coat
+    >>> try:
+    ...     Coat("/nowhere")
+    ... except DatasetNotFoundError as e:
+    ...     print(str(e).splitlines()[0])
+    Coat not found in /nowhere/coat: missing train.ascii, test.ascii, user_item_features/item_features.ascii
+    >>> issubclass(DatasetNotFoundError, FileNotFoundError)
+    True
     """

@@ -47,9 +47,46 @@ from ocef.errors import ParameterError, ParameterTypeError, ResourceLimitError
 
 def check_in_interval(name: str, value, low: float, high: float, *,
                       low_open: bool = True, high_open: bool = False) -> float:
-    """Return ``float(value)`` if it lies in the interval, else raise ValueError.
+    """Return ``float(value)`` if it lies in the interval, else raise an error naming the argument.
 
-    ``low_open``/``high_open`` choose between ``(`` and ``[`` at each end.
+    ``low_open``/``high_open`` choose between ``(`` and ``[`` at each end. The imperative
+    counterpart of the declared :class:`Real` (used inside functions that are not decorated with
+    :func:`validate_params`). NaN is never inside; an integer too large for a float counts as
+    ``±inf``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : int or float
+        The value to check; bools, strings and other non-real types are refused.
+    low, high : float
+        The interval's ends (``±inf`` allowed).
+    low_open : bool, default True
+        Exclude ``low`` (``(``); False includes it (``[``).
+    high_open : bool, default False
+        Exclude ``high`` (``)``); False includes it (``]``).
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        (a ``TypeError``) when ``value`` is not a real number.
+    ocef.errors.ParameterError
+        (a ``ValueError``) when it is outside the interval or NaN, naming the interval.
+
+    Examples
+    --------
+    >>> check_in_interval("lr", 0.5, 0, 1)
+    0.5
+    >>> check_in_interval("confidence", 1.0, 0, 1, high_open=True)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: confidence must be in (0, 1), got 1.0
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ParameterTypeError(f"{name} must be a real number, got {value!r}")
@@ -67,22 +104,134 @@ def check_in_interval(name: str, value, low: float, high: float, *,
 
 
 def check_delta(delta) -> float:
-    """Confidence parameter δ ∈ (0, 1)."""
+    """Confidence parameter δ ∈ (0, 1).
+    OCEF's δ (seed 001): the audit's certificate holds with probability at least ``1 − δ``.
+
+    Parameters
+    ----------
+    delta : float
+        The value to check.
+
+    Returns
+    -------
+    float
+        The value as a float.
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        Outside (0, 1), or not a real number.
+
+    Examples
+    --------
+    >>> check_delta(0.05)
+    0.05
+    >>> check_delta(1)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: delta must be in (0.0, 1.0), got 1
+    """
     return check_in_interval("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def check_alpha(alpha) -> float:
-    """Conservative-exploration parameter α ∈ (0, 1]."""
+    """Conservative-exploration parameter α ∈ (0, 1].
+    OCEF's α (seed 001): the share of the baseline's reward the auditor may lose while exploring.
+
+    Parameters
+    ----------
+    alpha : float
+        The value to check.
+
+    Returns
+    -------
+    float
+        The value as a float.
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        Outside (0, 1], or not a real number.
+
+    Examples
+    --------
+    >>> check_alpha(1)
+    1.0
+    >>> check_alpha(0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: alpha must be in (0.0, 1.0], got 0
+    """
     return check_in_interval("alpha", alpha, 0.0, 1.0, low_open=True, high_open=False)
 
 
 def check_epsilon(epsilon) -> float:
-    """Envy tolerance ε ∈ (0, 1]."""
+    """Envy tolerance ε ∈ (0, 1].
+    OCEF's ε (seed 001): the envy a user may have and still count as envy-free.
+
+    Parameters
+    ----------
+    epsilon : float
+        The value to check.
+
+    Returns
+    -------
+    float
+        The value as a float.
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        Outside (0, 1], or not a real number.
+
+    Examples
+    --------
+    >>> check_epsilon(0.1)
+    0.1
+    >>> check_epsilon(1.5)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: epsilon must be in (0.0, 1.0], got 1.5
+    """
     return check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=True, high_open=False)
 
 
 def check_positive_int(name: str, value, minimum: int = 1) -> int:
-    """An integer ``>= minimum`` (numpy integers accepted, bools and floats refused)."""
+    """An integer ``>= minimum`` (numpy integers accepted, bools and floats refused).
+
+    The imperative counterpart of the declared :class:`Integer`.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : int
+        The value to check (``5.0`` and ``True`` are refused, not converted).
+    minimum : int, default 1
+        The smallest allowed value.
+
+    Returns
+    -------
+    int
+        ``int(value)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        When ``value`` is not an integer.
+    ocef.errors.ParameterError
+        When it is below ``minimum``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_positive_int("k", np.int64(5)), check_positive_int("n_neg_train", 0, minimum=0)
+    (5, 0)
+    >>> check_positive_int("k", 5.0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: k must be an integer >= 1, got 5.0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterTypeError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
@@ -95,10 +244,34 @@ def as_real_array(name: str, values) -> np.ndarray:
     change or fail on deep inside: complex numbers (the imaginary part dropped), strings and bytes
     (parsed), booleans, objects, ragged lists.
 
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    values : array_like
+        Real numbers of any shape (ints, floats, numpy real arrays; integer object arrays are
+        converted).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Same shape as ``values`` (no copy when already float).
+
+    Raises
+    ------
+    ocef.errors.ParameterTypeError
+        Strings, bytes, booleans, complex numbers, dates or other objects among the values.
+    ocef.errors.ParameterError
+        A ragged (non-rectangular) nested list, or an integer too large for a float.
+
     Examples
     --------
     >>> as_real_array("means", [0.5, 1]).tolist()
     [0.5, 1.0]
+    >>> as_real_array("means", [0.6, True])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: means must hold real numbers only, found True
     """
     if isinstance(values, (str, bytes)):
         raise ParameterTypeError(f"{name} must be an array of real numbers, got {values!r}")
@@ -129,7 +302,39 @@ def as_real_array(name: str, values) -> np.ndarray:
 
 
 def check_unit_array(name: str, values, *, ndim: int | None = None) -> np.ndarray:
-    """A float array with every entry in [0, 1] (rewards, means, preferences)."""
+    """A float array with every entry in [0, 1] (rewards, means, preferences).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    values : array_like of float
+        The values (checked by :func:`as_real_array` first).
+    ndim : int, optional
+        The required number of dimensions; None: any.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The values.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An empty array, the wrong ``ndim``, or an entry outside [0, 1] (NaN included), showing up
+        to three of them.
+    ocef.errors.ParameterTypeError
+        Values that are not real numbers.
+
+    Examples
+    --------
+    >>> check_unit_array("means", [0.2, 0.9]).tolist()
+    [0.2, 0.9]
+    >>> check_unit_array("means", [0.2, 1.5])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: means must have every entry in [0, 1], found [1.5]
+    """
     arr = as_real_array(name, values)
     if ndim is not None and arr.ndim != ndim:
         raise ParameterError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
@@ -142,7 +347,42 @@ def check_unit_array(name: str, values, *, ndim: int | None = None) -> np.ndarra
 
 
 def as_generator(rng) -> np.random.Generator:
-    """Turn ``None``, an int seed (or a list of them), a SeedSequence or a Generator into a Generator."""
+    """Turn ``None``, an int seed (or a list of them), a SeedSequence or a Generator into a Generator.
+
+    Every function of OCEF that draws takes ``rng`` and passes it here (as scikit-learn's
+    ``check_random_state``, for numpy's ``Generator``): the same int seed gives the same draws, a
+    Generator is used as it is (its state advances), None draws fresh entropy.
+
+    Parameters
+    ----------
+    rng : None, int, list of int, numpy.random.SeedSequence or numpy.random.Generator
+        The randomness; int seeds must be >= 0.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``rng`` itself if it is a Generator, else ``numpy.random.default_rng(rng)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        A negative seed.
+    ocef.errors.ParameterTypeError
+        Any other type (a float, a string, a legacy ``RandomState``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> int(as_generator(0).integers(100)) == int(as_generator(0).integers(100))
+    True
+    >>> gen = np.random.default_rng(5)
+    >>> as_generator(gen) is gen
+    True
+    >>> as_generator(-1)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: rng must be a non-negative int seed (or a list of them), got -1
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, numbers.Integral) and rng < 0 or (
@@ -162,6 +402,31 @@ def seed_from_rng(rng) -> int:
 
     An int is returned as is (it must be >= 0); ``None`` draws a fresh seed; a SeedSequence
     or a Generator yields a seed drawn from it (same input state, same seed).
+
+    Parameters
+    ----------
+    rng : None, int, list of int, numpy.random.SeedSequence or numpy.random.Generator
+        The randomness (:func:`as_generator`).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**31 − 1)`` (or the int given).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        A negative int seed.
+    ocef.errors.ParameterTypeError
+        A bool or a type :func:`as_generator` refuses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> seed_from_rng(7)
+    7
+    >>> seed_from_rng(np.random.SeedSequence(1)) == seed_from_rng(np.random.SeedSequence(1))
+    True
     """
     if isinstance(rng, bool):
         raise ParameterTypeError(f"rng must be None, an int seed, a SeedSequence or a Generator, got {rng!r}")
@@ -184,15 +449,99 @@ def _is_int(value) -> bool:
 class Constraint:
     """A declared constraint on one parameter: :meth:`check` returns the value (converted to a
     plain Python type) or raises an :mod:`ocef.errors` exception naming the parameter;
-    :meth:`invalid_values` lists values the generated test feeds to prove the check exists."""
+    :meth:`invalid_values` lists values the generated test feeds to prove the check exists.
+
+    The base class of the constraints :func:`validate_params` takes (as scikit-learn's
+    ``_Constraint``). A subclass implements ``check(name, value)`` (return the value, converted,
+    or raise :class:`~ocef.errors.ParameterError` / :class:`~ocef.errors.ParameterTypeError`
+    naming ``name``), ``describe()`` (the allowed values in words, used in messages and as the
+    ``repr``) and, so that ``tests/test_parameter_checks.py`` can prove the check exists,
+    ``invalid_values()``.
+
+    Examples
+    --------
+    >>> from ocef.errors import ParameterError
+    >>> class Even(Constraint):
+    ...     def describe(self):
+    ...         return "an even integer"
+    ...     def check(self, name, value):
+    ...         if not isinstance(value, int) or value % 2:
+    ...             raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+    ...         return value
+    ...     def invalid_values(self):
+    ...         return [3, 2.0]
+    >>> Even().check("n_slots", 4), Even()
+    (4, an even integer)
+    >>> Even().check("n_slots", 3)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: n_slots must be an even integer, got 3
+    """
 
     def check(self, name: str, value):
+        """Return ``value`` (converted to a plain Python type) if it satisfies the constraint, else raise.
+
+        Every constraint implements it (the subclasses below inherit this description):
+        :func:`validate_params` calls it on each declared argument before the function's body runs.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message (``alpha[1]`` for an entry of a sequence).
+        value : object
+            The argument as given.
+
+        Returns
+        -------
+        object
+            The value, converted (:class:`Real` gives a ``float``, :class:`Integer` an ``int``,
+            :class:`Boolean` a ``bool``, :class:`OneOrMore` a list for a sequence; the others return
+            it unchanged).
+
+        Raises
+        ------
+        ocef.errors.ParameterTypeError
+            A value of the wrong type (a string where a number is due).
+        ocef.errors.ParameterError
+            A value of the right type outside the allowed set, naming the parameter, the value and
+            :meth:`describe`.
+
+        Examples
+        --------
+        >>> Integer(1).check("k", 5), Real(0, 1).check("confidence", 1)
+        (5, 1.0)
+        """
         raise NotImplementedError
 
     def describe(self) -> str:
+        """The allowed values in words: the end of every message (``"k must be " + describe()``) and the ``repr``.
+
+        Returns
+        -------
+        str
+            E.g. ``"an integer >= 1"``.
+
+        Examples
+        --------
+        >>> Integer(1).describe(), Options("auto", "numba").describe()
+        ('an integer >= 1', "one of 'auto', 'numba'")
+        """
         raise NotImplementedError
 
     def invalid_values(self) -> list:
+        """Values the constraint must refuse: ``tests/test_parameter_checks.py`` feeds each to every
+        front door declaring it and expects an :mod:`ocef.errors` exception naming the parameter.
+
+        Returns
+        -------
+        list
+            Values of the wrong type and values just outside the range (the base class: none).
+
+        Examples
+        --------
+        >>> Integer(1, 10).invalid_values()
+        [1.5, '3', True, None, 0, 11]
+        """
         return []
 
     def __repr__(self) -> str:
@@ -201,7 +550,38 @@ class Constraint:
 
 class Real(Constraint):
     """A real number in an interval; ``closed`` in "both", "left", "right", "neither" (as
-    scikit-learn's ``Interval``). NaN, strings, bytes, bools and complex numbers are refused."""
+    scikit-learn's ``Interval``). NaN, strings, bytes, bools and complex numbers are refused.
+
+    ``check`` returns ``float(value)``; ints and numpy reals are accepted.
+
+    Parameters
+    ----------
+    low, high : float, default -inf, inf
+        The ends of the interval (an infinite end is never reached by a finite value).
+    closed : {"both", "left", "right", "neither"}, default "both"
+        Which ends belong to the interval:
+
+        - ``"both"``: ``[low, high]``;
+        - ``"left"``: ``[low, high)``;
+        - ``"right"``: ``(low, high]``;
+        - ``"neither"``: ``(low, high)``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        (at construction) an unknown ``closed``.
+
+    Examples
+    --------
+    >>> Real(0, 1, closed="left")
+    a real number in [0, 1)
+    >>> Real(0, 1, closed="left").check("confidence", 0)
+    0.0
+    >>> Real(0, 1, closed="left").check("confidence", 1)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: confidence must be a real number in [0, 1), got 1
+    """
 
     def __init__(self, low=-math.inf, high=math.inf, *, closed: str = "both"):
         if closed not in ("both", "left", "right", "neither"):
@@ -217,6 +597,22 @@ class Real(Constraint):
         return f"a real number in {self._bounds()}"
 
     def contains(self, v: float) -> bool:
+        """Whether the float ``v`` lies in the interval (ends included as ``closed`` says); NaN never does.
+
+        Parameters
+        ----------
+        v : float
+            The value, already a float (no type check: that is :meth:`check`'s).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Real(0, 1, closed="right").contains(0.0), Real(0, 1, closed="right").contains(1.0)
+        (False, True)
+        """
         if math.isnan(v):
             return False
         ok_low = v >= self.low if self.closed in ("both", "left") else v > self.low
@@ -249,7 +645,26 @@ class Real(Constraint):
 
 
 class Integer(Real):
-    """An integer in ``[low, high]`` (numpy integers accepted; floats, bools and strings refused)."""
+    """An integer in ``[low, high]`` (numpy integers accepted; floats, bools and strings refused).
+
+    ``check`` returns ``int(value)``; ``3.0`` is refused, not converted (as scikit-learn's
+    ``Interval(Integral, ...)``).
+
+    Parameters
+    ----------
+    low, high : int or float, default -inf, inf
+        The smallest and largest allowed values (both included; ``inf``: no upper end).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Integer(1), Integer(1, 10).check("k", np.int64(3))
+    (an integer >= 1, 3)
+    >>> Integer(1, 10).check("k", 3.0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: k must be an integer in [1, 10], got 3.0
+    """
 
     def __init__(self, low=-math.inf, high=math.inf):
         super().__init__(low, high, closed="both")
@@ -277,7 +692,27 @@ class Integer(Real):
 
 
 class Options(Constraint):
-    """One of a fixed set of values (strings are compared exactly, case included)."""
+    """One of a fixed set of values (strings are compared exactly, case included).
+
+    As scikit-learn's ``StrOptions``, for any hashable values: a value matches when it has the
+    same type and compares equal (so ``1`` does not match ``True``); ``None`` may be one of the
+    options. ``check`` returns the value unchanged.
+
+    Parameters
+    ----------
+    *values : object
+        The allowed values.
+
+    Examples
+    --------
+    >>> engine = Options("auto", "numba", "numpy", "ask-tell")
+    >>> engine.check("engine", "numba")
+    'numba'
+    >>> engine.check("engine", "Numba")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: engine must be one of 'auto', 'numba', 'numpy', 'ask-tell', got 'Numba'
+    """
 
     def __init__(self, *values):
         self.values = tuple(values)
@@ -300,7 +735,20 @@ class Options(Constraint):
 
 
 class Boolean(Constraint):
-    """True or False (numpy bools accepted, 0/1 and strings refused)."""
+    """True or False (numpy bools accepted, 0/1 and strings refused).
+
+    ``check`` returns a Python ``bool``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Boolean().check("lazy", np.bool_(True))
+    True
+    >>> Boolean().check("lazy", 1)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: lazy must be True or False, got 1
+    """
 
     def describe(self) -> str:
         return "True or False"
@@ -315,7 +763,20 @@ class Boolean(Constraint):
 
 
 class Rng(Constraint):
-    """Anything :func:`as_generator` accepts."""
+    """Anything :func:`as_generator` accepts: the declared form of every ``rng`` parameter.
+
+    ``check`` returns the value unchanged (the function turns it into a Generator itself, so a
+    Generator passed in keeps being advanced); bools are refused although they are ints.
+
+    Examples
+    --------
+    >>> Rng().check("rng", 3)
+    3
+    >>> Rng().check("rng", 1.5)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: rng must be None, an int seed, a list of int seeds, a SeedSequence or a numpy.random.Generator, got float
+    """
 
     def describe(self) -> str:
         return "None, an int seed >= 0, a list of them, a SeedSequence or a numpy Generator"
@@ -334,7 +795,29 @@ class Rng(Constraint):
 
 
 class OneOrMore(Constraint):
-    """A scalar or a non-empty 1-d sequence, each entry satisfying ``inner`` (a grid of values)."""
+    """A scalar or a non-empty 1-d sequence, each entry satisfying ``inner`` (a grid of values).
+
+    For parameters that take one value or a grid of them (e.g. the α values of a sweep). A
+    scalar is checked by ``inner`` and returned as it is converted; a list, tuple or 1-d array
+    becomes a list of checked values; an entry's error names it as ``name[i]``.
+
+    Parameters
+    ----------
+    inner : Constraint
+        The constraint each value satisfies.
+    max_size : int, default 10000
+        Most values in a sequence; more raise :class:`~ocef.errors.ResourceLimitError`.
+
+    Examples
+    --------
+    >>> alphas = OneOrMore(Real(0, 1, closed="right"))
+    >>> alphas.check("alpha", 0.2), alphas.check("alpha", (0.1, 0.5))
+    (0.2, [0.1, 0.5])
+    >>> alphas.check("alpha", [0.1, 2])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: alpha[1] must be a real number in (0, 1], got 2
+    """
 
     def __init__(self, inner: Constraint, max_size: int = 10_000):
         self.inner, self.max_size = inner, max_size
@@ -359,7 +842,28 @@ class OneOrMore(Constraint):
 
 
 class Instance(Constraint):
-    """An instance of one of ``types`` (e.g. a pandas DataFrame)."""
+    """An instance of one of ``types`` (e.g. a pandas DataFrame).
+
+    ``check`` returns the value unchanged.
+
+    Parameters
+    ----------
+    *types : type
+        The accepted classes (subclasses included, as ``isinstance``).
+    none : bool, default False
+        Accept None too.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = Instance(pd.DataFrame, none=True)
+    >>> table, table.check("table", None)
+    (a DataFrame or None, None)
+    >>> table.check("table", [1, 2])
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterTypeError: table must be a DataFrame or None, got list
+    """
 
     def __init__(self, *types, none: bool = False):
         self.types, self.none = types, none
@@ -380,7 +884,28 @@ class Instance(Constraint):
 
 
 class Either(Constraint):
-    """Any one of several constraints (the first that accepts the value decides the conversion)."""
+    """Any one of several constraints (the first that accepts the value decides the conversion).
+
+    For parameters with a keyword and a range, such as FairRec's ``epsilon="auto"`` or a number
+    in (0, 1]. When no option accepts the value the message lists them all; the error is a
+    :class:`~ocef.errors.ParameterTypeError` for a value that is neither a number nor a string,
+    else a :class:`~ocef.errors.ParameterError`.
+
+    Parameters
+    ----------
+    *options : Constraint
+        The alternatives, tried in order.
+
+    Examples
+    --------
+    >>> epsilon = Either(Options("auto"), Real(0, 1, closed="right"))
+    >>> epsilon.check("epsilon", "auto"), epsilon.check("epsilon", 0.1)
+    ('auto', 0.1)
+    >>> epsilon.check("epsilon", 0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: epsilon must be one of 'auto' or a real number in (0, 1], got 0
+    """
 
     def __init__(self, *options: Constraint):
         self.options = options
@@ -439,7 +964,15 @@ def validate_params(**declarations: Constraint):
     Returns
     -------
     callable
-        The decorator.
+        The decorator. The decorated function keeps its name, docstring and signature, carries
+        its declarations as ``__declared_params__`` and is registered in :data:`DECLARED`.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        (when decorating) a declared name that is not a parameter of the function.
+    ocef.errors.ParameterTypeError
+        (when called) arguments that do not bind to the signature (a missing or unknown one).
 
     Examples
     --------
@@ -448,6 +981,10 @@ def validate_params(**declarations: Constraint):
     ...     return k
     >>> top(k=3)
     3
+    >>> top(k=0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: k must be an integer >= 1, got 0
     """
     def decorate(func):
         signature = inspect.signature(func)
@@ -593,7 +1130,36 @@ _OVERRIDE: dict[str, float] = {}
 
 def limit(kind: str) -> float:
     """The limit in force for ``kind`` ("memory" or "work"): :func:`resource_limits` if active, else the
-    environment variable ``OCEF_MAX_MEMORY`` / ``OCEF_MAX_WORK``, else :data:`DEFAULT_LIMITS`."""
+    environment variable ``OCEF_MAX_MEMORY`` / ``OCEF_MAX_WORK``, else :data:`DEFAULT_LIMITS`.
+
+    The environment variables take a number of bytes or steps with an optional binary suffix
+    (``8G``, ``512M``, ``1e12``).
+
+    Parameters
+    ----------
+    kind : {"memory", "work"}
+        Bytes one call may allocate, or elementary steps it may take.
+
+    Returns
+    -------
+    float
+        The limit (``math.inf``: none).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An environment variable that is not a positive size.
+    KeyError
+        An unknown ``kind``.
+
+    Examples
+    --------
+    >>> with resource_limits(work=1e6):
+    ...     limit("work")
+    1000000.0
+    >>> DEFAULT_LIMITS["memory"] == 4 * 2**30
+    True
+    """
     if kind in _OVERRIDE:
         return _OVERRIDE[kind]
     env = os.environ.get(f"OCEF_MAX_{kind.upper()}")
@@ -606,12 +1172,37 @@ def limit(kind: str) -> float:
 def resource_limits(*, memory: float | None = None, work: float | None = None):
     """Within the block, allow ``memory`` bytes and ``work`` steps per call (``math.inf``: no limit).
 
+    Overrides the environment variables and :data:`DEFAULT_LIMITS` for every
+    :func:`check_resources` while the block runs (a module-level setting: it applies to other
+    threads too); the previous limits come back when it ends, even on an error. Blocks nest.
+
+    Parameters
+    ----------
+    memory : float, optional
+        Bytes allowed (> 0); None keeps the limit in force.
+    work : float, optional
+        Elementary steps allowed (> 0); None keeps the limit in force.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        A limit that is not a positive number.
+
     Examples
     --------
     >>> from ocef.validation import resource_limits, limit
     >>> with resource_limits(memory=2**20):
     ...     limit("memory")
     1048576.0
+    >>> with resource_limits(memory=2**20):
+    ...     check_resources("n_items", memory=8 * 10**6)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ResourceLimitError: n_items: needs about 7.63 MiB of memory, above the limit 1 MiB (set OCEF_MAX_MEMORY or use ocef.validation.resource_limits(memory=...) to allow more)
     """
     saved = dict(_OVERRIDE)
     for kind, value in (("memory", memory), ("work", work)):

@@ -244,7 +244,28 @@ class Coat:
         Returns
         -------
         pandas.DataFrame
-            One row per rating.
+            One row per rating (0 = not rated is left out), by user then item.
+
+        Raises
+        ------
+        ocef.errors.ParameterError
+            ``which`` other than "train" and "test".
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
+        >>> (root / "user_item_features").mkdir(parents=True)
+        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
+        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
+        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
+        >>> coat = Coat(root)
+        >>> coat.ratings("test")
+           user  item  rating
+        0     0     1     5.0
+        1     0     3     2.0
+        2     1     0     4.0
+        3     1     2     1.0
         """
         if which not in ("train", "test"):
             raise ParameterError(f"which must be 'train' or 'test', got {which!r}")
@@ -253,11 +274,69 @@ class Coat:
         return pd.DataFrame({"user": user, "item": item, "rating": matrix[user, item].astype(float)})
 
     def logs(self, *, threshold: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The (default, random) REO logs (:func:`load_coat`)."""
+        """The (default, random) REO logs (:func:`load_coat`): self-selected ratings as the default
+        traffic, the uniformly random ones as the random traffic.
+
+        Parameters
+        ----------
+        threshold : int, default 4
+            ``Y = rating >= threshold``.
+
+        Returns
+        -------
+        default, random : pandas.DataFrame
+            ``request, user, item, rating, Y, S`` (item gender), ``R``, ``source``.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
+        >>> (root / "user_item_features").mkdir(parents=True)
+        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
+        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
+        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
+        >>> coat = Coat(root)
+        >>> default, random = coat.logs()
+        >>> random[["user", "item", "Y", "S", "source"]]
+           user  item  Y      S  source
+        0     0     1  1  women  random
+        1     0     3  0  women  random
+        2     1     0  1    men  random
+        3     1     2  0    men  random
+        """
         return load_coat(self.path, threshold=threshold)
 
     def pairs(self, *, mode: str = "all", rng=None) -> pd.DataFrame:
-        """The randomized pairs of the random ratings (:func:`coat_pairs`)."""
+        """The randomized pairs of the random ratings (:func:`coat_pairs`): per user, each liked
+        (rating >= 4) random item against each not-liked one.
+
+        Parameters
+        ----------
+        mode : {"all", "one-per-query"}, default "all"
+            Every pair of a user, or one drawn per user.
+        rng : None, int, SeedSequence or Generator
+            Randomness of ``"one-per-query"``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``query`` (user), ``j``, ``jp``, ``s_j``, ``s_jp`` (item genders), ``z`` (the liked
+            rating, 4 or 5).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
+        >>> (root / "user_item_features").mkdir(parents=True)
+        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
+        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
+        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
+        >>> coat = Coat(root)
+        >>> coat.pairs()
+           query  j  jp    s_j   s_jp  z
+        0      0  1   3  women  women  5
+        1      1  0   2    men    men  4
+        """
         return coat_pairs(self.path, mode=mode, rng=rng)
 
     def funk_svd(self, *, factors: int = 8, reg: float = 0.02, rng=0):

@@ -127,12 +127,42 @@ _AGE_CODES = np.array([1, 18, 25, 35, 45, 50, 56])
 class MovieLensData:
     """A MovieLens data set with contiguous 0-based user and item indices.
 
-    ``ratings``: columns ``user, item, rating, timestamp`` (``user``/``item`` index the
-    rows of ``users``/``items``). ``users``: ``user_id`` (raw id), ``gender`` (``"F"``/
-    ``"M"``), ``age`` (ML-1M bracket code), ``occupation`` (ML-1M code 0-20).
-    ``items``: ``item_id`` (raw id), ``title``, ``category`` (first genre name, or
-    ``"unknown"``), ``category_code`` (index in :data:`CATEGORY_NAMES`).
-    ``source``: ``"ml-1m"`` or ``"ml-100k"``; ``path``: the folder read.
+    What :func:`load_movielens` returns for either format, users coded as in ML-1M (the module
+    docstring); ``n_users`` and ``n_items`` count the rows of ``users`` and ``items``.
+
+    Attributes
+    ----------
+    ratings : pandas.DataFrame
+        Columns ``user, item, rating, timestamp`` (``user``/``item`` index the rows of
+        ``users``/``items``; ratings 1-5; Unix seconds).
+    users : pandas.DataFrame
+        ``user_id`` (raw id), ``gender`` (``"F"``/``"M"``), ``age`` (ML-1M bracket code of
+        :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20 of :data:`OCCUPATIONS`).
+    items : pandas.DataFrame
+        ``item_id`` (raw id), ``title``, ``category`` (first genre name, or ``"unknown"``),
+        ``category_code`` (index in :data:`CATEGORY_NAMES`).
+    source : {"ml-1m", "ml-100k"}
+        The format read.
+    path : Path
+        The folder read.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())               # a two-user ML-100K folder
+    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+    >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+    >>> flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
+    >>> _ = (folder / "u.item").write_text("".join(
+    ...     f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\\n"
+    ...     for i, f in enumerate(flags)))
+    >>> data = load_movielens(folder)
+    >>> data.source, data.n_users, data.n_items
+    ('ml-100k', 2, 2)
+    >>> data.users[["gender", "age", "occupation"]].values.tolist()
+    [['M', 18, 17], ['F', 50, 0]]
+    >>> data.items["category"].tolist()
+    ['Animation', 'Drama']
     """
 
     ratings: pd.DataFrame
@@ -153,7 +183,35 @@ class MovieLensData:
 def detect_format(path: Path | str) -> str:
     """``"ml-1m"`` if ``path`` holds ``ratings.dat``, ``"ml-100k"`` if it holds ``u.data``.
 
-    Raises FileNotFoundError naming the files looked for and the folder searched.
+    Only the ratings file is looked for; the other two files of the format are required when
+    loading (:func:`load_movielens`). ML-1M wins when a folder holds both.
+
+    Parameters
+    ----------
+    path : str or Path
+        The data set's own folder.
+
+    Returns
+    -------
+    {"ml-1m", "ml-100k"}
+        The format.
+
+    Raises
+    ------
+    ocef.errors.DatasetNotFoundError
+        (a ``FileNotFoundError``) naming the files looked for and the folder searched.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n")
+    >>> detect_format(folder)
+    'ml-100k'
+    >>> detect_format(folder / "elsewhere")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DatasetNotFoundError: no MovieLens ratings file found in ...: looked for 'ratings.dat' (ML-1M format) and 'u.data' (ML-100K format)
     """
     path = Path(path)
     for fmt, files in FORMAT_FILES.items():
@@ -172,7 +230,32 @@ def _require(path: Path, name: str) -> Path:
 
 
 def bucket_age(age) -> np.ndarray:
-    """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56)."""
+    """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56).
+
+    Brackets ``<18 -> 1``, ``18-24 -> 18``, ``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``,
+    ``50-55 -> 50``, ``>=56 -> 56`` (the code is the bracket's lowest age; ``1`` is "Under 18"),
+    so ML-100K users (raw ages) group as ML-1M's do (seed 001, App. B.1).
+
+    Parameters
+    ----------
+    age : array_like of int or float
+        Ages in years (finite, >= 0).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The bracket code of each age, same shape.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        A negative or non-finite age.
+
+    Examples
+    --------
+    >>> bucket_age([7, 18, 24, 25, 49, 50, 73]).tolist()
+    [1, 18, 18, 25, 45, 50, 56]
+    """
     a = np.asarray(age)
     if a.size and (not np.all(np.isfinite(a.astype(float))) or a.min() < 0):
         raise ParameterError(f"age must be non-negative years, got {a[a < 0][:3].tolist()}")
@@ -180,7 +263,33 @@ def bucket_age(age) -> np.ndarray:
 
 
 def occupation_code_100k(names, ages) -> np.ndarray:
-    """ML-1M occupation codes of 100K occupation names (students under 18 -> 10, K-12)."""
+    """ML-1M occupation codes of 100K occupation names (students under 18 -> 10, K-12).
+
+    The mapping is :data:`OCCUPATION_100K_TO_1M`, with its judgment calls in the module
+    docstring's table; names are matched case-insensitively, surrounding spaces ignored.
+
+    Parameters
+    ----------
+    names : array_like of str
+        ML-100K occupation names (``u.user``'s fourth column), one per user.
+    ages : array_like of int
+        The users' ages in years (same length): a ``student`` under 18 becomes code 10.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The ML-1M code (0-20 of :data:`OCCUPATIONS`) of each user.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        A name that is not one of ML-100K's 21 occupations, naming it.
+
+    Examples
+    --------
+    >>> occupation_code_100k(["student", "Student", "librarian", "none"], [16, 20, 40, 30]).tolist()
+    [10, 4, 1, 19]
+    """
     s = pd.Series(np.asarray(names, dtype=object)).str.strip().str.lower()
     unknown = sorted(set(s) - set(OCCUPATION_100K_TO_1M))
     if unknown:
@@ -301,7 +410,36 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
 def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
     """The folder to read: ``data_dir`` itself if it holds MovieLens files, else its
     ``ml-1m/`` then ``ml-100k/`` subfolder (via :func:`ocef.environments.paths.dataset_dir`).
-    Raises FileNotFoundError listing every folder searched."""
+
+    Parameters
+    ----------
+    data_dir : str or Path, optional
+        A MovieLens folder, or a data root holding ``ml-1m/`` or ``ml-100k/``; None: the default
+        root (``$OCEF_DATA_DIR``, then ``../shared/data`` next to the checkout).
+
+    Returns
+    -------
+    Path
+        The folder holding ``ratings.dat`` or ``u.data``.
+
+    Raises
+    ------
+    ocef.errors.DatasetNotFoundError
+        (a ``FileNotFoundError``) listing every folder searched.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "ml-100k").mkdir()
+    >>> _ = (root / "ml-100k" / "u.data").write_text("1\\t1\\t5\\t881250949\\n")
+    >>> resolve_movielens_dir(root) == root / "ml-100k"
+    True
+    >>> resolve_movielens_dir(root / "empty")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DatasetNotFoundError: MovieLens ratings file ('ratings.dat' for ML-1M or 'u.data' for ML-100K) not found; searched: ...
+    """
     searched = []
     if data_dir is not None:
         own = Path(data_dir)
@@ -382,6 +520,37 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
     ``data.items`` keeps only the first genre (seed 001); seed 002's diversity metric (eq. 5)
     compares the full genre sets, so they are re-read from ``u.item`` (ML-100K flags) or
     ``movies.dat`` (ML-1M ``|``-separated names; ``unknown`` is set when none of the 18 genres is listed).
+
+    Parameters
+    ----------
+    data : MovieLensData
+        A loaded data set (:func:`load_movielens`); its ``path`` is read again.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (n_items, 19)
+        1 where the movie has the genre.
+
+    Raises
+    ------
+    ocef.errors.DatasetNotFoundError
+        When the items file is gone.
+    ocef.errors.ParameterError
+        When an item of ``data.items`` has no row in the file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())               # a two-user ML-100K folder
+    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+    >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+    >>> flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
+    >>> _ = (folder / "u.item").write_text("".join(
+    ...     f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\\n"
+    ...     for i, f in enumerate(flags)))
+    >>> flags = genre_flags(load_movielens(folder))
+    >>> flags.shape, [GENRE_FLAGS[j] for j in flags[0].nonzero()[0]]
+    ((2, 19), ['Animation', "Children's", 'Comedy'])
     """
     path = Path(data.path)
     if data.source == "ml-100k":
@@ -403,7 +572,36 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
 def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
     """Integer codes of the sensitive attributes (seed 002, Def. 2.2): ``gender`` (F 0, M 1),
     ``age`` (bracket index 0-6 of :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20).
-    One row per user, in the order of ``users``."""
+    One row per user, in the order of ``users``.
+
+    These are the positions of FairRec's search space (Alg. 2's bounds ``B^{s_i}``): gender x
+    age x occupation spans 2 x 7 x 21 = 294 cells, the paper's MovieLens group count (Sec. 4.1).
+
+    Parameters
+    ----------
+    users : pandas.DataFrame
+        ``MovieLensData.users``: ``gender`` (``"F"``/``"M"``), ``age`` (ML-1M bracket code),
+        ``occupation`` (ML-1M code).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer columns ``gender``, ``age``, ``occupation``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        A gender other than F/M or an age that is not a bracket code.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> users = pd.DataFrame({"gender": ["F", "M"], "age": [1, 25], "occupation": [10, 12]})
+    >>> user_attribute_codes(users)
+       gender  age  occupation
+    0       0    0          10
+    1       1    2          12
+    """
     gender = users["gender"].map(GENDER_CODES)
     if gender.isna().any():
         raise ParameterError(f"gender must be 'F' or 'M', got {sorted(set(users['gender']) - set(GENDER_CODES))}")
@@ -509,6 +707,20 @@ class MovieLens100K:
         -------
         numpy.ndarray
             ``(n_users, n_items)`` floats.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
+        >>> folder.mkdir()
+        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
+        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
+        >>> ml = MovieLens100K(folder)
+        >>> ml.rating_matrix()
+        array([[ 5., nan],
+               [nan,  3.]])
         """
         out = np.full((self.n_users, self.n_items), np.nan)
         r = self.data.ratings
@@ -539,5 +751,26 @@ class MovieLens100K:
         return partition(self.data.users, name)
 
     def attribute_codes(self) -> pd.DataFrame:
-        """Integer codes of the sensitive attributes for FairRec (:func:`user_attribute_codes`)."""
+        """Integer codes of the sensitive attributes for FairRec (:func:`user_attribute_codes`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``gender`` (F 0, M 1), ``age`` (bracket index 0-6), ``occupation`` (ML-1M code).
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
+        >>> folder.mkdir()
+        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
+        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
+        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
+        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
+        >>> ml = MovieLens100K(folder)
+        >>> ml.attribute_codes()
+           gender  age  occupation
+        0       1    1          17
+        1       0    5           0
+        """
         return user_attribute_codes(self.data.users)

@@ -50,6 +50,23 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
     -------
     pandas.Series
         The tier, indexed by item id.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        When an item of ``log`` has no row in ``item_context.csv``.
+
+    Examples
+    --------
+    A campaign folder with three items (the real one has 80):
+
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]}).to_csv(
+    ...     folder / "item_context.csv", index=False)
+    >>> obd_price_tier(folder, pd.DataFrame({"item_id": [2, 0]})).to_dict()
+    {0: 'low', 1: 'low', 2: 'high'}
     """
     price = read_log(Path(folder) / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index(
         "item_id")["item_feature_0"]
@@ -114,7 +131,39 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
     Returns
     -------
     pandas.DataFrame
-        The pairs (:doc:`/formats/pairs`).
+        The pairs (:doc:`/formats/pairs`): ``query`` (the clicked row), ``j`` (clicked item),
+        ``jp`` (an unclicked item shown to the same user-feature tuple that day), ``s_j``,
+        ``s_jp`` (their price tiers), ``z`` (0: no engagement level).
+
+    Raises
+    ------
+    ocef.errors.DatasetNotFoundError
+        When the campaign's files are absent, naming them and the download address.
+
+    Examples
+    --------
+    A one-day folder with three items and four impressions (the real log has 10,000 rows per
+    campaign and policy):
+
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"
+    >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+    >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+    ...                     "click": [1, 0, 0, 0], "user_feature_0": ["a", "a", "a", "b"],
+    ...                     "user_feature_1": "u", "user_feature_2": "u", "user_feature_3": "u"})
+    >>> for policy in ("bts", "random"):
+    ...     (root / policy / "all").mkdir(parents=True)
+    ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
+    ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+    >>> obd_pairs(root)
+       query  j  jp   s_j s_jp  z
+    0      0  2   0  high  low  0
+    1      0  2   1  high  low  0
+    >>> obd_pairs(root, campaign="men")                # that campaign's folders are absent
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DatasetNotFoundError: The Open Bandit Dataset not found in .../obd: missing bts/men/men.csv, ...
     """
     from ocef.environments.pairs import pairs_from_impressions
 
@@ -178,6 +227,29 @@ class OpenBanditDataset:
         -------
         pandas.DataFrame
             One row per impression.
+
+        Raises
+        ------
+        ocef.errors.ParameterError
+            ``policy`` other than "bts" and "random".
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import pandas as pd
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
+        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
+        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
+        ...                     "user_feature_2": "u", "user_feature_3": "u"})
+        >>> for policy in ("bts", "random"):
+        ...     (root / policy / "all").mkdir(parents=True)
+        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
+        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> obd = OpenBanditDataset(root)
+        >>> obd.log("random")[["item_id", "position", "click"]].values.tolist()
+        [[2, 1, 1], [0, 2, 0], [1, 3, 0], [0, 1, 0]]
         """
         if policy not in OBD_POLICIES:
             raise ParameterError(f"policy must be one of {OBD_POLICIES}, got {policy!r}")
@@ -192,9 +264,60 @@ class OpenBanditDataset:
         return price.assign(tier=tier).sort_values("item_id").reset_index(drop=True)
 
     def logs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The (default, random) REO logs (:func:`load_obd`)."""
+        """The (default, random) REO logs (:func:`load_obd`): Thompson sampling as the default
+        traffic, the uniformly random policy as the random traffic; ``S`` = price tier.
+
+        Returns
+        -------
+        default, random : pandas.DataFrame
+            ``request, day, item, position, Y, S, source``.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import pandas as pd
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
+        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
+        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
+        ...                     "user_feature_2": "u", "user_feature_3": "u"})
+        >>> for policy in ("bts", "random"):
+        ...     (root / policy / "all").mkdir(parents=True)
+        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
+        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> obd = OpenBanditDataset(root)
+        >>> default, random = obd.logs()
+        >>> random[["item", "Y", "S", "source"]].values.tolist()
+        [[2, 1, 'high', 'random'], [0, 0, 'low', 'random'], [1, 0, 'low', 'random'], [0, 0, 'low', 'random']]
+        """
         return load_obd(self.path, campaign=self.campaign)
 
     def pairs(self) -> pd.DataFrame:
-        """The randomized pairs of the random log (:func:`obd_pairs`)."""
+        """The randomized pairs of the random log (:func:`obd_pairs`): each click against the
+        unclicked impressions of the same user features and day.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``query, j, jp, s_j, s_jp, z``.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> import pandas as pd
+        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
+        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
+        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
+        ...                     "user_feature_2": "u", "user_feature_3": "u"})
+        >>> for policy in ("bts", "random"):
+        ...     (root / policy / "all").mkdir(parents=True)
+        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
+        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> obd = OpenBanditDataset(root)
+        >>> obd.pairs()[["j", "jp", "s_j", "s_jp"]].values.tolist()
+        [[2, 0, 'high', 'low'], [2, 1, 'high', 'low']]
+        """
         return obd_pairs(self.path, campaign=self.campaign)

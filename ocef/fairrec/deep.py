@@ -32,6 +32,21 @@ DEEP_CODE_VERSION = 2
 
 
 def torch_available() -> bool:
+    """Whether torch can be imported, i.e. whether the deep models can be fitted here.
+
+    The deep models are an optional extra (``pip install -e '.[deep]'``, about 750 MB of CPU
+    wheels), never installed in CI; commands and experiments ask this before offering them.
+
+    Returns
+    -------
+    bool
+        True if ``import torch`` succeeds.
+
+    Examples
+    --------
+    >>> isinstance(torch_available(), bool)
+    True
+    """
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -49,7 +64,49 @@ def _require_torch():
 
 @dataclass
 class DeepCTR:
-    """Base of the deep models: fields, embeddings, training loop, cache and scoring."""
+    """Base of the deep models (seed 002, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
+
+    The fields are the split's user id, item id and each user attribute of ``split.users``
+    (gender, age, occupation: one embedding table each) and the item's genres (a bag: the mean of
+    the item's genre embeddings). Trained with binary cross-entropy and Adam on ``split.train``
+    (positives and sampled negatives); ``fit(split, rng=0, cache=True)`` caches the weights on
+    disk for an int ``rng`` (:func:`ocef.fairrec.training.fitted_params`), ``score(candidates)``
+    (also the call) returns click probabilities, like the numpy models of
+    :mod:`ocef.fairrec.models`. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`.
+    Measured on ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC
+    0.65-0.73 (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF`
+    reaches 0.838 in 5 s.
+
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DeepCTR(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('deep', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     embedding_dim: int = 8
     hidden: tuple = (256, 128)
@@ -62,6 +119,18 @@ class DeepCTR:
     kind = "deep"
 
     def hyper(self) -> dict:
+        """The hyper-parameters, JSON-ready (the cache key and the experiments' CSV columns).
+
+        Returns
+        -------
+        dict
+            ``embedding_dim, hidden (a list), epochs, lr, batch_size, reg``.
+
+        Examples
+        --------
+        >>> DeepFM(embedding_dim=4).hyper()
+        {'embedding_dim': 4, 'hidden': [256, 128], 'epochs': 3, 'lr': 0.001, 'batch_size': 1024, 'reg': 1e-06}
+        """
         return {"embedding_dim": self.embedding_dim, "hidden": list(self.hidden), "epochs": self.epochs,
                 "lr": self.lr, "batch_size": self.batch_size, "reg": self.reg}
 
@@ -125,7 +194,49 @@ class DeepCTR:
 
     def fit(self, split, *, rng=0, cache: bool = True):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
-        seed; :func:`ocef.fairrec.training.fitted_params`)."""
+        seed; :func:`ocef.fairrec.training.fitted_params`).
+
+        Binary cross-entropy and Adam (``lr``, ``weight_decay=reg``) over ``epochs`` shuffled passes
+        of mini-batches; torch's seed is drawn from ``rng``. The cache key also holds torch's
+        version and the networks' code version, so weights of other code are never reused.
+
+        Parameters
+        ----------
+        split : FairRecSplit
+            The leave-last-out split (:class:`ocef.environments.fairrec_split.FairRecSplit`):
+            ``train`` (``user, item, label``), ``users`` (attribute codes), ``genres``.
+        rng : None, int, SeedSequence or Generator, default 0
+            Training randomness (initialisation, batch order); only an int seed is cached.
+        cache : bool, default True
+            Read and write the on-disk cache (``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``).
+
+        Returns
+        -------
+        DeepCTR
+            The model itself, fitted (``params`` set), so calls chain:
+            ``model.fit(split).score(candidates)``.
+
+        Raises
+        ------
+        ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+            A hyper-parameter out of range (:func:`ocef.fairrec.training.check_training`), or
+            torch not installed.
+
+        Examples
+        --------
+        A bad hyper-parameter is refused before any work (with or without torch); the fitted call
+        needs torch (the optional ``deep`` extra, never installed in CI), so it is skipped in the
+        doctests:
+
+        >>> DCN(lr=2.0).fit(None)
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: lr must be in (0.0, 1.0], got 2.0
+        >>> from ocef.environments.fairrec_split import movielens_fairrec_split      # doctest: +SKIP
+        >>> model = DCN(embedding_dim=4).fit(movielens_fairrec_split(rng=0), rng=0)  # doctest: +SKIP
+        >>> sorted(model.params)[:2]                                                  # doctest: +SKIP
+        ['cross_b.0', 'cross_b.1']
+        """
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
         self._setup(split)
@@ -159,7 +270,38 @@ class DeepCTR:
         return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
 
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
-        """Click probability of every ``(user, item)`` row of ``candidates``."""
+        """Click probability of every ``(user, item)`` row of ``candidates``: the black box FairRec queries.
+
+        Parameters
+        ----------
+        candidates : pandas.DataFrame
+            Columns ``user`` and ``item``: indices of the split the model was fitted on.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (len(candidates),)
+            ``sigmoid(logit)`` in (0, 1).
+
+        Raises
+        ------
+        ocef.errors.ParameterError
+            Before ``fit``, or without torch.
+
+        Examples
+        --------
+        An unfitted model refuses (the fitted call needs torch, the optional ``deep`` extra, so
+        it is skipped in the doctests):
+
+        >>> import pandas as pd
+        >>> WideDeep().score(pd.DataFrame({"user": [0], "item": [0]}))
+        Traceback (most recent call last):
+        ...
+        ocef.errors.ParameterError: WideDeep is not fitted: call fit(split) first
+        >>> from ocef.environments.fairrec_split import movielens_fairrec_split              # doctest: +SKIP
+        >>> split = movielens_fairrec_split(rng=0)        # ML-100K: 943 users x 50 candidates  # doctest: +SKIP
+        >>> WideDeep().fit(split, rng=0).score(split.candidates).shape                        # doctest: +SKIP
+        (47150,)
+        """
         if not self.params:
             raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")
         torch = _require_torch()
@@ -173,21 +315,132 @@ class DeepCTR:
 
 @dataclass
 class WideDeep(DeepCTR):
-    """Wide&Deep (Cheng et al. 2016)."""
+    """Wide&Deep (Cheng et al. 2016), one of the paper's recommenders under test (Sec. 4.1).
+
+    ``logit = w·x + MLP([e_1, ..., e_F])``: a linear (wide) part over the one-hot fields and the
+    genre flags, plus an MLP (deep) over the concatenated field embeddings (:class:`DeepCTR`).
+
+    H.-T. Cheng et al., "Wide & Deep Learning for Recommender Systems", DLRS 2016.
+
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = WideDeep(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('wdl', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "wdl"
 
 
 @dataclass
 class DeepFM(DeepCTR):
-    """DeepFM (Guo et al. 2017)."""
+    """DeepFM (Guo et al. 2017), one of the paper's recommenders under test (Sec. 4.1).
+
+    ``logit = w·x + ½ Σ_f [(Σ_j e_jf)² − Σ_j e_jf²] + MLP([e_1, ..., e_F])``: first-order terms,
+    the factorization machine's pairwise interactions of the field embeddings, and the MLP over
+    the same (shared) embeddings (:class:`DeepCTR`).
+
+    H. Guo et al., "DeepFM: A Factorization-Machine based Neural Network for CTR Prediction",
+    IJCAI 2017.
+
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DeepFM(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('deepfm', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "deepfm"
 
 
 @dataclass
 class DCN(DeepCTR):
-    """Deep & Cross Network (Wang et al. 2017), 3 cross layers."""
+    """Deep & Cross Network (Wang et al. 2017), 3 cross layers; one of the paper's recommenders (Sec. 4.1).
+
+    The cross network ``x_{l+1} = x_0 (x_l · w_l) + b_l + x_l`` (three layers, from the
+    concatenated field embeddings ``x_0``) runs beside the MLP; their outputs are concatenated
+    into the final logit (:class:`DeepCTR`).
+
+    R. Wang et al., "Deep & Cross Network for Ad Click Predictions", ADKDD 2017.
+
+    Parameters
+    ----------
+    embedding_dim : int, default 8
+        Dimension ``d`` of each field's embedding (>= 1).
+    hidden : tuple of int, default (256, 128)
+        Widths of the MLP's hidden layers (ReLU).
+    epochs : int, default 3
+        Passes over ``split.train`` (>= 1).
+    lr : float, default 1e-3
+        Adam's step size, in (0, 1].
+    batch_size : int, default 1024
+        Rows per mini-batch (>= 1).
+    reg : float, default 1e-6
+        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    params : dict, optional
+        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+
+    Examples
+    --------
+    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
+    skipped by the doctests; making the model and reading its hyper-parameters does not.
+    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
+    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+
+    >>> model = DCN(embedding_dim=4, hidden=(64,), epochs=1)
+    >>> model.kind, model.hyper()["hidden"]
+    ('dcn', [64])
+    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
+    array([...])
+    """
 
     kind = "dcn"
 

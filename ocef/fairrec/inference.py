@@ -159,6 +159,22 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     """Lower confidence bound of the population UF (eq. 1) from simultaneous intervals:
     ``max(0, max ci_low − min ci_high)``.
 
+    When the intervals hold all at once (probability >= ``confidence`` for
+    :func:`simultaneous_intervals`), every group's population value lies in its interval, so the
+    largest population value is at least ``max ci_low`` and the smallest at most ``min ci_high``:
+    the population UF is at least their difference, over any subset of the valid groups (in
+    particular the ones a search evaluated). Clipped at 0 since UF >= 0.
+
+    Parameters
+    ----------
+    ci_low, ci_high : array_like of float, shape (n_evaluated,)
+        The simultaneous intervals of the evaluated groups (same order).
+
+    Returns
+    -------
+    float
+        The bound (>= 0); NaN with fewer than two groups (UF is undefined).
+
     Examples
     --------
     >>> round(uf_lower_bound([0.1, 0.6], [0.3, 0.9]), 12)
@@ -179,7 +195,24 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
 
     Valid whatever groups ``mean`` holds (a subset of the ``n_groups`` valid groups chosen by
     any search): under equal means all intervals cover the common mean with probability
-    ``>= confidence``, and then ``uf_lower`` is 0.
+    ``>= confidence``, and then ``uf_lower`` is 0. Found by bisection on ``log10(1 − confidence)``
+    down to ``1e-300`` (a smaller p-value is reported as 0). No extra query of the model, but less
+    power than the permutation test (:func:`permutation_p_value`).
+
+    Parameters
+    ----------
+    mean, n : array_like, shape (n_evaluated,)
+        The evaluated groups' values (means of their users' metric) and sizes (users with a
+        defined metric, >= 1).
+    n_groups : int
+        Number of valid groups the simultaneous family covers (the Bonferroni count, >= 1).
+    bounds : (float, float), default (0.0, 1.0)
+        Range ``[low, high]`` of one user's metric value.
+
+    Returns
+    -------
+    float
+        The p-value in [0, 1]; NaN with fewer than two groups.
 
     Examples
     --------
@@ -215,6 +248,22 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
 def permutation_p_value(observed: float, null) -> float:
     """``(1 + #{null >= observed}) / (1 + len(null))``: the permutation p-value, exact at every
     level that is a multiple of ``1 / (1 + len(null))`` under exchangeability.
+
+    Counting the observed statistic among the resamples (the ``1 +``) keeps the test exact and the
+    p-value above 0 (Phipson and Smyth 2010). Ties count as at least as extreme (an absolute
+    tolerance of ``1e-12`` absorbs round-off of re-computed UFs).
+
+    Parameters
+    ----------
+    observed : float
+        The statistic on the data (e.g. the UF a search found, eq. 1).
+    null : array_like of float, shape (n_resamples,)
+        The statistic on each permutation (e.g. the search re-run on permuted metric values).
+
+    Returns
+    -------
+    float
+        The p-value in ``[1 / (1 + n_resamples), 1]``.
 
     Examples
     --------

@@ -98,7 +98,25 @@ def auto_epsilon(n_groups: int) -> float:
     authors' LFM360K setting) and geometric interpolation between,
     ``log ε = log 0.1 + t · log(0.005 / 0.1)`` with ``t = log(N / 1,000) / log(53,058 / 1,000)``.
     The particles per swarm ``ε · N`` then grow as ``N^0.25`` between the anchors (100 at 1,000 groups,
-    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``."""
+    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``.
+
+    Parameters
+    ----------
+    n_groups : int
+        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+
+    Returns
+    -------
+    float
+        ε in [0.005, 0.1].
+
+    Examples
+    --------
+    >>> auto_epsilon(294)                       # MovieLens' 2 x 7 x 21 grid: a simple case
+    0.1
+    >>> round(auto_epsilon(10_000), 4), int(auto_epsilon(10_000) * 10_000)
+    (0.0176, 176)
+    """
     t = _auto_position(n_groups)
     if t in (0.0, 1.0):                                  # the anchors exactly (no exp/log round-off)
         return AUTO_SIMPLE[1] if t == 0.0 else AUTO_COMPLEX[1]
@@ -107,7 +125,23 @@ def auto_epsilon(n_groups: int) -> float:
 
 def auto_n_iter(n_groups: int) -> int:
     """n_it for ``N`` groups by Sec. 4.2's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
-    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded)."""
+    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
+
+    Parameters
+    ----------
+    n_groups : int
+        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+
+    Returns
+    -------
+    int
+        The number of DPSO iterations, in [10, 20].
+
+    Examples
+    --------
+    >>> auto_n_iter(294), auto_n_iter(10_000), auto_n_iter(100_000)
+    (10, 16, 20)
+    """
     t = _auto_position(n_groups)
     return int(round(AUTO_SIMPLE[2] + t * (AUTO_COMPLEX[2] - AUTO_SIMPLE[2])))
 
@@ -175,6 +209,29 @@ def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_
     swarms, the initial positions and ``n_iter`` moves, Alg. 1-3), exhaustive ``n_groups``, TestSGD
     ``n_groups`` visits plus one complement of ``n_users`` rows each — times ``1 + n_resamples`` (the
     permutation test re-runs the search).
+
+    :func:`search` compares it with the work limit in force (:func:`ocef.validation.limit`) before
+    anything runs.
+
+    Parameters
+    ----------
+    method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search.
+    n_pt : int or None
+        Particles per swarm (DPSO and vanilla; ignored otherwise).
+    n_iter : int
+        Iterations (DPSO and vanilla).
+    n_groups : int
+        Valid groups of the oracle.
+    n_users : int
+        Users with a defined metric (TestSGD's complements).
+    n_resamples : int, default 0
+        Permutations of the permutation test (0: none).
+
+    Returns
+    -------
+    float
+        Estimated steps.
 
     Examples
     --------
@@ -280,22 +337,99 @@ class GroupOracle:
 
     # -- cells and positions ------------------------------------------------------------------
     def cell_of(self, positions: np.ndarray) -> np.ndarray:
-        """Mixed-radix cell id of positions (rows of attribute codes)."""
+        """Mixed-radix cell id of positions (rows of attribute codes).
+
+        A position (Alg. 1's particle) is one code per attribute; its cell id is
+        ``Σ_j (code_j − low_j) · Π_{l>j} cards_l``, the int64 key of the InfoBase.
+
+        Parameters
+        ----------
+        positions : array_like of int, shape (n, n_attributes)
+            Codes within each attribute's bounds ``[low, high]``.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.cell_of([[1, 0], [0, 1]]).tolist()
+        [2, 1]
+        """
         return (np.asarray(positions, dtype=np.int64) - self.low) @ self._radix
 
     def position_of(self, cells: np.ndarray) -> np.ndarray:
+        """The positions (attribute codes) of cell ids: the inverse of :meth:`cell_of`.
+
+        Parameters
+        ----------
+        cells : array_like of int, shape (n,)
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, n_attributes)
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.position_of([2, 1]).tolist()
+        [[1, 0], [0, 1]]
+        """
         cells = np.asarray(cells, dtype=np.int64)
         return (cells[:, None] // self._radix) % self.cards + self.low
 
     def size(self, cells) -> np.ndarray:
-        """Number of users of each cell id."""
+        """Number of users of each cell id (users with a defined metric; 0 for an empty cell).
+
+        Parameters
+        ----------
+        cells : int or array_like of int
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.size([0, 1, 2, 3]).tolist()
+        [1, 1, 2, 0]
+        """
         cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
         i = np.searchsorted(self._cells, cells)
         i = np.minimum(i, self._cells.size - 1)
         return np.where(self._cells[i] == cells, self._count[i], 0)
 
     def members(self, cell: int) -> np.ndarray:
-        """User rows of one cell."""
+        """User rows of one cell (the rows of ``users`` passed to ``evaluate`` for that group).
+
+        Parameters
+        ----------
+        cell : int
+            A cell id.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The rows (users without a defined metric excluded); empty for an empty cell.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.members(2).tolist(), oracle.members(3).tolist()
+        ([2, 3], [])
+        """
         i = int(np.searchsorted(self._cells, cell))
         if i >= self._cells.size or self._cells[i] != cell:
             return np.empty(0, dtype=np.int64)
@@ -304,7 +438,29 @@ class GroupOracle:
     # -- evaluation (InfoBase) ------------------------------------------------------------------
     def reset(self, max_evaluations: int | None = None, max_cost: float | None = None,
               group_cost: float = 1.0) -> None:
-        """Empty the InfoBase and the counters (each search starts afresh) and set the budgets."""
+        """Empty the InfoBase and the counters (each search starts afresh) and set the budgets.
+
+        Parameters
+        ----------
+        max_evaluations : int, optional
+            Most distinct groups to query; None: no limit.
+        max_cost : float, optional
+            Most ``cost`` (``n_users_queried + group_cost · n_queries``); None: no limit.
+        group_cost : float, default 1.0
+            Fixed cost of one query, in users.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([0, 2])
+        >>> oracle.n_evaluations, oracle.cost
+        (2, 5.0)
+        >>> oracle.reset(max_evaluations=10)
+        >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
+        (0, 0.0, 0)
+        """
         self.infobase: dict[int, tuple[float, int, int]] = {}   # cell -> (value, n_users, iteration)
         self._user_values = np.full(self.n_users_all, np.nan)   # per-user values queried in this search
         self._known = np.zeros(self.n_users_all, dtype=bool)
@@ -326,7 +482,32 @@ class GroupOracle:
     def query(self, rows: np.ndarray) -> float:
         """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
         ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``.
-        Returns the group value (the mean of the defined per-user values, or the black box's float)."""
+
+        Not cached (TestSGD's complements go through here); :meth:`value` is the cached door.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray of int
+            User rows.
+
+        Returns
+        -------
+        float
+            The group value: the mean of the defined per-user values, or the black box's float.
+
+        Raises
+        ------
+        BudgetExhausted
+            When the query would take ``cost`` above ``max_cost`` (caught by :func:`search`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.query(np.array([0, 3])), oracle.n_queries, oracle.cost
+        (0.6, 1, 3.0)
+        """
         if self.max_cost is not None and self.cost + rows.size + self.group_cost > self.max_cost:
             raise BudgetExhausted
         self.n_users_queried += int(rows.size)
@@ -348,15 +529,56 @@ class GroupOracle:
         return _mean_defined(out)
 
     def valid_rows(self) -> np.ndarray:
-        """User rows of the valid groups (sorted)."""
+        """User rows of the valid groups (sorted): the users the permutation test permutes.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1, 2]})
+        >>> oracle = GroupOracle(users, ["g"], lambda rows: np.zeros(rows.size), min_users=2)
+        >>> oracle.valid_rows().tolist()                     # group g=2 has one user
+        [0, 1, 2, 3]
+        """
         i = np.searchsorted(self._cells, self.valid_cells)
         return np.sort(np.concatenate([self._order[a:a + n] for a, n in zip(self._start[i], self._count[i])]))
 
     def user_values(self, rows=None) -> tuple[np.ndarray, int]:
         """Metric values of the users ``rows`` (default: every defined user): the ones queried in this
         search plus one query of the others (the extra cost of a permutation test). Returns
-        ``(values of every user, NaN outside rows, n_users_queried)``; raises ValueError if
-        ``evaluate`` returns group values only."""
+        ``(values of every user, NaN outside rows, n_users_queried)``; raises an error if
+        ``evaluate`` returns group values only.
+
+        Parameters
+        ----------
+        rows : array_like of int, optional
+            User rows wanted; None: every user with a defined metric.
+
+        Returns
+        -------
+        values : numpy.ndarray of float, shape (n_users,)
+            The metric value of each wanted user, NaN elsewhere.
+        n_users_queried : int
+            Users queried now (not already known from the search).
+
+        Raises
+        ------
+        ocef.errors.DataError
+            When ``evaluate`` returns one value per group, not per user.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.value(2)                              # the search queried users 2 and 3
+        >>> values, extra = oracle.user_values()
+        >>> values.tolist(), extra
+        ([0.2, 0.4, 0.6, 1.0], 2)
+        """
         if self.per_user is False:
             raise DataError("evaluate returns group values only; per-user values are needed")
         want = self.defined.copy() if rows is None else np.isin(np.arange(self.n_users_all), rows)
@@ -369,7 +591,27 @@ class GroupOracle:
 
     def permuted(self, values: np.ndarray) -> "GroupOracle":
         """A copy of this oracle (same groups, settings and labels, empty InfoBase) whose black box
-        returns ``values`` (one per user, e.g. the metric values permuted across the defined users)."""
+        returns ``values`` (one per user, e.g. the metric values permuted across the defined users).
+
+        Parameters
+        ----------
+        values : array_like of float, shape (n_users,)
+            The per-user values the copy's black box returns.
+
+        Returns
+        -------
+        GroupOracle
+            The copy (the original is untouched).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> other = oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0]))
+        >>> other.values([0, 2]).tolist(), oracle.values([0, 2]).tolist()
+        ([1.0, 0.0], [0.2, 0.8])
+        """
         import copy
 
         other = copy.copy(self)
@@ -380,7 +622,37 @@ class GroupOracle:
         return other
 
     def value(self, cell: int) -> float:
-        """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid."""
+        """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid.
+
+        A cell with fewer than ``min_users`` users is never queried (counted in
+        ``n_invalid_visits``). A new valid cell is counted in ``n_evaluations`` and stored in the
+        InfoBase with the current ``iteration``.
+
+        Parameters
+        ----------
+        cell : int
+            A cell id.
+
+        Returns
+        -------
+        float
+            The group's value, or NaN.
+
+        Raises
+        ------
+        BudgetExhausted
+            When ``max_evaluations`` or ``max_cost`` is spent (caught by :func:`search`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.value(2), oracle.value(2), oracle.n_evaluations        # the second is cached
+        (0.8, 0.8, 1)
+        >>> oracle.value(3)                                               # an empty cell
+        nan
+        """
         cell = int(cell)
         hit = self.infobase.get(cell)
         if hit is not None:
@@ -402,7 +674,25 @@ class GroupOracle:
         return v
 
     def values(self, cells: np.ndarray) -> np.ndarray:
-        """:meth:`value` of each cell, in order (cached cells cost nothing)."""
+        """:meth:`value` of each cell, in order (cached cells cost nothing).
+
+        Parameters
+        ----------
+        cells : array_like of int
+            Cell ids.
+
+        Returns
+        -------
+        numpy.ndarray of float
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle.values([0, 2, 3]).tolist()
+        [0.2, 0.8, nan]
+        """
         cells = np.asarray(cells, dtype=np.int64)
         out = np.empty(cells.size)
         infobase = self.infobase
@@ -412,14 +702,46 @@ class GroupOracle:
         return out
 
     def evaluated(self) -> tuple[np.ndarray, np.ndarray]:
-        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order."""
+        """Cell ids and values of the InfoBase entries with a defined value, in evaluation order.
+
+        Returns
+        -------
+        cells : numpy.ndarray of int64
+        values : numpy.ndarray of float
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([2, 0])
+        >>> [a.tolist() for a in oracle.evaluated()]
+        [[2, 0], [0.8, 0.2]]
+        """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         vals = np.fromiter((v[0] for v in self.infobase.values()), dtype=float, count=len(self.infobase))
         keep = ~np.isnan(vals)
         return cells[keep], vals[keep]
 
     def infobase_frame(self) -> pd.DataFrame:
-        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups)."""
+        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per evaluated group, in evaluation order (``FairRecResult.infobase``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.values([2, 0])
+        >>> oracle.infobase_frame()
+           g  a  n_users  value  iteration
+        0  1  0        2    0.8          0
+        1  0  0        1    0.2          0
+        """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         pos = self.position_of(cells) if cells.size else np.empty((0, len(self.attributes)), dtype=np.int64)
         vals = list(self.infobase.values())
@@ -430,13 +752,59 @@ class GroupOracle:
         return df
 
     def group(self, cell: int, ci_low: float = float("nan"), ci_high: float = float("nan")) -> Group:
+        """The :class:`~ocef.fairrec.unfairness.Group` of an evaluated cell, with its labels.
+
+        Parameters
+        ----------
+        cell : int
+            A cell id in the InfoBase.
+        ci_low, ci_high : float, default NaN
+            Its simultaneous interval, if any.
+
+        Returns
+        -------
+        Group
+
+        Raises
+        ------
+        KeyError
+            For a cell not evaluated.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> _ = oracle.value(2)
+        >>> g = oracle.group(2)
+        >>> g.group, g.n_users, g.value
+        ({'g': 1, 'a': 0}, 2, 0.8)
+        """
         v, n, _ = self.infobase[int(cell)]
         pos = self.position_of(np.array([cell]))[0]
         codes = {a: int(c) for a, c in zip(self.attributes, pos)}
         return Group(codes, n, v, float(ci_low), float(ci_high), self.label_of(codes))
 
     def label_of(self, codes: dict) -> dict:
-        """``{attribute: label}`` of a group's codes (the code itself where no label is known)."""
+        """``{attribute: label}`` of a group's codes (the code itself where no label is known).
+
+        Parameters
+        ----------
+        codes : dict
+            ``{attribute: code}``.
+
+        Returns
+        -------
+        dict of str to str
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1], "a": [0, 1]}), ["g", "a"],
+        ...                      lambda rows: np.zeros(rows.size), labels={"g": {0: "F", 1: "M"}})
+        >>> oracle.label_of({"g": 1, "a": 1})
+        {'g': 'M', 'a': '1'}
+        """
         return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}
 
     # -- constructors ---------------------------------------------------------------------------
@@ -546,7 +914,38 @@ METRIC_BOUNDS: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in ("auc", 
 def metric_bounds(split, metric: str) -> tuple[float, float]:
     """Range of one user's ``metric`` on ``split`` whatever the model ranks: [0, 1] for AUC, MRR,
     NDCG, URD; for URP (eq. 7, ``mean RP(top k) − mean RP(history)``) ``[min RP − max user_pop,
-    max RP − min user_pop]`` over the split's items and users (data, not model output)."""
+    max RP − min user_pop]`` over the split's items and users (data, not model output).
+
+    The range feeds the simultaneous intervals of :mod:`ocef.fairrec.inference`, which are valid
+    for any distribution on it; it must not depend on the model, or the bound would be fitted to
+    the data it judges.
+
+    Parameters
+    ----------
+    split : FairRecSplit
+        The split (:class:`ocef.environments.fairrec_split.FairRecSplit`); only ``rp`` and
+        ``user_pop`` are read, for URP.
+    metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
+
+    Returns
+    -------
+    (float, float)
+        ``(low, high)``.
+
+    Raises
+    ------
+    KeyError
+        For a metric outside the list above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> split = SimpleNamespace(rp=np.array([0.5, 2.0, 4.0]), user_pop=np.array([1.0, 3.0]))
+    >>> metric_bounds(split, "mrr"), metric_bounds(split, "urp")
+    ((0.0, 1.0), (-2.5, 3.0))
+    """
     if metric == "urp":
         rp, pop = np.asarray(split.rp, dtype=float), np.asarray(split.user_pop, dtype=float)
         return float(rp.min() - pop.max()), float(rp.max() - pop.min())
@@ -555,7 +954,34 @@ def metric_bounds(split, metric: str) -> tuple[float, float]:
 
 def defined_users(split, metric: str) -> np.ndarray:
     """Which users of ``split`` have a defined ``metric`` whatever the model: AUC needs a positive and
-    a negative candidate, NDCG a positive; MRR, URD and URP are always defined."""
+    a negative candidate, NDCG a positive; MRR, URD and URP are always defined.
+
+    Known from the candidates' labels without querying the model, so a search's valid groups
+    (``min_users`` users *with a defined metric*) are fixed before any evaluation. In a
+    leave-last-out split every user has one positive and ``n_neg_test`` negatives, so every user
+    is defined; a hand-made candidate table may differ.
+
+    Parameters
+    ----------
+    split : FairRecSplit
+        The split; ``candidates`` (``user, item, label``) and ``n_users`` are read.
+    metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_users,)
+        True where the user's metric is defined.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> cand = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "label": [1, 0, 1, 1, 0, 0]})
+    >>> split = SimpleNamespace(candidates=cand, n_users=3)
+    >>> defined_users(split, "auc").tolist(), defined_users(split, "ndcg").tolist()
+    ([True, False, False], [True, True, False])
+    """
     cand = split.candidates
     n_pos = np.bincount(cand["user"], weights=cand["label"].to_numpy(dtype=float), minlength=split.n_users)
     n = np.bincount(cand["user"], minlength=split.n_users)
@@ -582,11 +1008,19 @@ def _check_bounds(bounds):
 class FairRecResult(Result):
     """Outcome of a search (Alg. 1's output) with selection-adjusted inference.
 
+    Returned by :func:`search`. A :class:`ocef.results.Result`: ``to_dict``, ``to_json`` (strict
+    JSON; the InfoBase is left out, it is the frame), ``to_frame`` and ``to_csv``.
+
     Attributes
     ----------
+    method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search that ran.
+    metric : str
+        The metric's name (the oracle's ``name``).
     uf : float
         UF of eq. (1): value of ``advantaged`` minus value of ``disadvantaged`` (the paper's
-        statistic; biased upwards by the search's maximum over noisy groups).
+        statistic; biased upwards by the search's maximum over noisy groups). NaN if the search
+        evaluated no valid group.
     uf_lower : float
         Lower confidence bound, at ``confidence``, of the population UF over the valid groups, valid
         whatever groups the search looked at (:mod:`ocef.fairrec.inference`); NaN with a ``reason``
@@ -595,18 +1029,61 @@ class FairRecResult(Result):
         p-value of the null "the metric's distribution does not depend on the attributes"
         (``test``: ``"permutation"`` with ``n_resamples`` re-runs of the search, or ``"bound"``);
         ``significant`` = ``p_value <= 1 − confidence``.
-    advantaged, disadvantaged : Group
+    advantaged, disadvantaged : Group or None
         The reported groups, each with ``n_users`` (users with a defined metric), ``value`` and a
-        simultaneous interval ``ci_low``, ``ci_high``; ``top_advantaged`` / ``top_disadvantaged``:
-        the ``top_n`` best and worst evaluated groups, likewise.
+        simultaneous interval ``ci_low``, ``ci_high``; None if the search evaluated no valid group.
+    top_advantaged, top_disadvantaged : list of Group
+        The ``top_n`` best and worst evaluated groups, likewise.
     infobase : pandas.DataFrame
-        Every group evaluated: ``attrs…, n_users, value, iteration``.
+        Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (module docstring); ``inference_users_queried`` and
-        ``inference_queries`` the extra queries of the inference (the permutation test's users not
-        queried by the search), ``inference_seconds`` its time.
+        The search's own cost (module docstring): distinct groups queried, users whose
+        recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
+        n_queries``.
+    n_invalid_visits : int
+        Visits of groups with fewer than ``min_users`` users (never queried, cost nothing).
+    n_groups, n_cells : int
+        Valid groups and cells of the attribute grid (``Π`` of the attributes' ranges).
+    min_users : int
+        Smallest size of a valid group (users with a defined metric).
+    seconds : float
+        Wall time of the search itself.
+    params : dict
+        The settings used (``epsilon`` and ``n_iter`` after ``"auto"``, ``n_particles``, eq. (8)'s
+        constants, budgets, ``bounds``).
+    confidence : float
+        Level of the intervals and of ``uf_lower``.
+    test : {"permutation", "bound"} or None
+        The test that gave ``p_value`` (``"auto"`` resolved), None if none.
+    n_resamples : int
+        Permutations run (0 unless ``test == "permutation"``).
+    reason : str
+        Why a bound, interval or p-value is missing or was replaced ("" when nothing is).
+    inference_users_queried, inference_queries : int
+        Extra black-box cost of the inference: the permutation test's users not queried by the
+        search, and the one query that fetched them (0 or 1).
+    inference_seconds : float
+        Wall time of the inference.
+    labels : dict
+        ``{attribute: {code: label}}`` the groups are printed with.
 
-    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()``.
+    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()`` and
+    ``verdict()`` (one sentence).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> gen = np.random.default_rng(0)
+    >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+    >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+    >>> oracle = GroupOracle.from_user_metrics(users, ["g"], "mrr", labels={"g": {0: "F", 1: "M"}})
+    >>> res = search(oracle, "exhaustive", n_resamples=99, rng=0)
+    >>> res.summary()[["role", "labels", "n_users", "value", "ci_low", "ci_high"]].round(3)
+                role labels  n_users  value  ci_low  ci_high
+    0     advantaged    g=M      111  0.575   0.435    0.707
+    1  disadvantaged    g=F       89  0.260   0.140    0.410
+    >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
+    (0.315, 0.025, 0.01, 'permutation')
     """
 
     method: str
@@ -667,14 +1144,51 @@ class FairRecResult(Result):
                                            "ci_high"])
 
     def summary(self) -> pd.DataFrame:
-        """The advantaged and disadvantaged groups with the overall finding on each row."""
+        """The advantaged and disadvantaged groups with the overall finding on each row.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Two rows: ``role, group, labels, n_users, value, ci_low, ci_high, uf, uf_lower,
+            p_value, significant, confidence``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
+        >>> res.summary()[["role", "group", "value", "uf", "p_value"]].round(3)
+                    role group  value     uf  p_value
+        0     advantaged   g=1  0.575  0.315     0.01
+        1  disadvantaged   g=0  0.260  0.315     0.01
+        """
         g = self.groups
         g = g[g.role.isin(["advantaged", "disadvantaged"])].drop(columns="rank")
         return g.assign(uf=self.uf, uf_lower=self.uf_lower, p_value=self.p_value, significant=self.significant,
                         confidence=self.confidence).reset_index(drop=True)
 
     def verdict(self) -> str:
-        """One sentence: is the gap distinguishable from noise?"""
+        """One sentence: is the gap distinguishable from noise?
+
+        Names the test, the p-value against ``1 − confidence`` and ``uf_lower``, or why there is
+        no test (``reason``).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
+        >>> res.verdict()
+        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.02506.'
+        """
         level = f"{self.confidence:.0%}"
         if self.p_value != self.p_value:                  # NaN
             test = "no test of the gap against noise was made" + (f" ({self.reason})" if self.reason else "")
@@ -694,7 +1208,30 @@ class FairRecResult(Result):
         return test[0].upper() + test[1:] + bound + "."
 
     def to_frame(self) -> pd.DataFrame:
-        """The InfoBase with a readable ``group`` name and the role of the two reported groups."""
+        """The InfoBase with a readable ``group`` name and the role of the two reported groups.
+
+        The tidy form of the result (``to_csv`` writes it): every evaluated group, not only the two
+        reported ones.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
+            ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
+            ``method``, ``metric``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> gen = np.random.default_rng(0)
+        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
+        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
+        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", test=None)
+        >>> res.to_frame()[["group", "n_users", "value", "role"]].round(3)
+          group  n_users  value           role
+        0   g=0       89  0.260  disadvantaged
+        1   g=1      111  0.575     advantaged
+        """
         df = self.infobase.copy()
         attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]
         df.insert(0, "group", [" & ".join(f"{a}={int(v)}" for a, v in zip(attrs, row))
@@ -939,8 +1476,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
         TestSGD: smallest group share of the users.
     top_n : int
         Groups listed at each end.
-    max_evaluations, max_cost, group_cost : optional
-        Budgets (Table 3, module docstring).
+    max_evaluations, max_cost, group_cost : int or None, float or None, float
+        Budgets (Table 3, module docstring): at most ``max_evaluations`` distinct groups, or
+        queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
+        ``n + group_cost`` (default 1.0). None: no budget (the default).
+    epsilon_base : {"cells", "groups"}, default "cells"
+        What ``epsilon`` is a share of: every cell of the attribute grid (the paper's group
+        counts) or the valid groups (smaller swarms on a sparse grid).
     confidence : float
         Level of the simultaneous group intervals and of ``uf_lower``; ``significant`` means
         ``p_value <= 1 − confidence``.
@@ -960,6 +1502,18 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     Returns
     -------
     FairRecResult
+        UF, the groups, the InfoBase, the cost and the inference (``uf_lower``, ``p_value``,
+        ``significant``, ``reason``).
+
+    Raises
+    ------
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        A parameter outside its declared range (each names the argument, value and range).
+    ocef.errors.ResourceLimitError
+        When the estimated work (:func:`search_work`) or the particles' memory exceeds the limits
+        in force (:func:`ocef.validation.resource_limits`), before anything runs.
+    ocef.errors.DataError
+        ``method="testsgd"`` with fewer than two groups of at least ``theta · N`` users.
 
     Examples
     --------

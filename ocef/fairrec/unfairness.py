@@ -66,8 +66,43 @@ def check_k(k: int, n_candidates) -> int:
 
 
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rectangular per-user layout: ``(users, items, labels, scores, valid)`` of shape
-    ``(n_users, max candidates)``; short rows are padded (``valid`` False, score −inf)."""
+    """Lay the candidate rows out as one row per user, the layout the metrics of Sec. 3.2 rank.
+
+    Users are sorted by id; within a user the candidates keep their order in ``candidates``
+    (the order that breaks score ties in :func:`user_metrics`). A user with fewer candidates
+    than the widest user is padded on the right (``valid`` False, score ``-inf``, item ``-1``).
+
+    Parameters
+    ----------
+    candidates : pandas.DataFrame
+        One row per candidate with columns ``user``, ``item`` (integer ids) and ``label`` (1 for
+        a target item, 0 for a sampled negative).
+    scores : array_like of float, shape (len(candidates),)
+        The recommender's score of each candidate row (finite; higher ranks first).
+
+    Returns
+    -------
+    users : numpy.ndarray, shape (n_users,)
+        The distinct user ids, sorted.
+    items, labels, scores, valid : numpy.ndarray, shape (n_users, max candidates)
+        Item ids (int, ``-1`` in padding), labels (float 0/1), scores (float, ``-inf`` in
+        padding) and the mask of real (not padded) entries.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        A missing column, ``scores`` of another length than ``candidates``, a non-finite score
+        or a label other than 0 and 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [3, 4, 5, 3, 4],
+    ...                      "label": [0, 1, 0, 1, 0]})
+    >>> users, items, labels, sc, valid = ranked_table(cand, [0.9, 0.5, 0.1, 0.2, 0.8])
+    >>> users.tolist(), items.tolist(), valid.sum(axis=1).tolist()
+    ([0, 1], [[3, 4, 5], [3, 4, -1]], [3, 2])
+    """
     missing = {"user", "item", "label"} - set(candidates.columns)
     if missing:
         raise DataError(f"candidates lack column(s) {sorted(missing)}")
@@ -116,7 +151,32 @@ def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.n
 
 
 def pooled_auc(labels, scores) -> float:
-    """ROC-AUC of all the rows (a group's candidates pooled); nan with one class."""
+    """ROC-AUC (EM1.1) of all the given rows pooled together: the authors' group AUC.
+
+    The probability that a positive row scores above a negative one, ties counting ½
+    (Mann-Whitney ``U / (n_pos n_neg)``). With ``auc="pooled"`` a group's AUC is this over
+    all its users' candidate rows at once (the authors' code), rather than the mean of its
+    users' AUCs (Def. 2.2; :func:`group_values`).
+
+    Parameters
+    ----------
+    labels : array_like of {0, 1}, shape (n,)
+        1 for a target (positive) row, 0 for a negative.
+    scores : array_like of float, shape (n,)
+        The score of each row.
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1]; NaN when the rows are all positive or all negative.
+
+    Examples
+    --------
+    >>> pooled_auc([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6])
+    0.75
+    >>> pooled_auc([1, 1], [0.3, 0.4])
+    nan
+    """
     labels = np.asarray(labels, dtype=float)[None, :]
     scores = np.asarray(scores, dtype=float)[None, :]
     return float(_rank_auc(labels, scores, np.ones_like(labels, dtype=bool))[0])
@@ -140,11 +200,66 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
 
 def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, rp=None, user_pop=None,
                  ndcg: str = "standard") -> pd.DataFrame:
-    """Per-user metrics of Sec. 3.2 (module docstring): DataFrame ``user, auc, mrr, ndcg, urd, urp, hit``.
+    """Each user's value of the five metrics of Sec. 3.2 for one ranking of the candidates.
 
-    ``urd`` needs ``genres`` (``(n_items, G)`` flags), ``urp`` needs ``rp`` (per item, eq. 6) and
-    ``user_pop`` (per user index, mean RP of the history); absent inputs give NaN columns.
-    ``k`` must be smaller than every user's number of candidates.
+    Each user's candidates are ranked by score (descending; ties: the earlier candidate row
+    first) and the top ``k`` form the recommendation list ``rl_i``. Per user:
+
+    - ``auc`` (EM1.1): the probability that a positive candidate scores above a negative one,
+      ties ½ (over all the user's candidates, not only the top ``k``);
+    - ``mrr`` (eq. 2): ``1 / pos`` of the first positive in the top ``k``, 0 if none;
+    - ``ndcg`` (eq. 3-4): ``DCG@k / IDCG`` with binary gains (the module docstring says why the
+      paper's prediction gain ``p(v_a)`` is not used); ``IDCG`` over ``min(k, #positives)``
+      positions (``ndcg="standard"``) or all ``k`` positions (``ndcg="repo"``, the authors' code);
+    - ``urd`` (eq. 5): ``1 −`` the mean Jaccard similarity of the genre sets over the
+      ``k(k−1)/2`` unordered pairs of the list;
+    - ``urp`` (eq. 7, signed): mean ``RP`` (eq. 6) of the list minus the user's ``user_pop``;
+    - ``hit``: 1 if a positive is in the top ``k``, else 0.
+
+    Parameters
+    ----------
+    candidates : pandas.DataFrame
+        Columns ``user``, ``item``, ``label`` (0/1), e.g. ``FairRecSplit.candidates``.
+    scores : array_like of float, shape (len(candidates),)
+        The model's score of each candidate row (finite).
+    k : int, default 5
+        Length of the recommendation list, ``1 <= k <`` every user's number of candidates
+        (``urd`` needs ``k >= 2``).
+    genres : array_like of {0, 1}, shape (n_items, G), optional
+        Genre flags of every item (indexed by item id); without it ``urd`` is NaN.
+    rp : array_like of float, shape (n_items,), optional
+        Item popularity ``RP_j`` of eq. (6), in %, indexed by item id.
+    user_pop : array_like of float, optional
+        Mean ``RP`` of each user's history (eq. 7's second term), indexed by user id; ``urp``
+        is NaN unless both ``rp`` and ``user_pop`` are given.
+    ndcg : {"standard", "repo"}, default "standard"
+        The ideal DCG used by ``ndcg`` (above).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user (sorted by id): ``user, auc, mrr, ndcg, urd, urp, hit``; ``auc`` is NaN
+        for a user whose candidates are all of one label, ``ndcg`` for a user without a positive.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        Bad candidates or scores (:func:`ranked_table`).
+    ocef.errors.ParameterError
+        ``k`` out of range (``k < 2`` with ``genres``), ``genres`` not 2-d, or an unknown ``ndcg``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2],
+    ...                      "label": [0, 1, 0, 1, 0, 0]})
+    >>> genres = np.array([[1, 0], [1, 1], [0, 1]])
+    >>> m = user_metrics(cand, [0.9, 0.5, 0.1, 0.2, 0.8, 0.3], k=2, genres=genres,
+    ...                  rp=[50.0, 30.0, 20.0], user_pop=[30.0, 30.0])
+    >>> m.round(3)
+       user  auc  mrr   ndcg  urd   urp  hit
+    0     0  0.5  0.5  0.631  0.5  10.0  1.0
+    1     1  0.0  0.0  0.000  0.5  -5.0  0.0
     """
     check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
@@ -228,12 +343,53 @@ def _check_codes(name: str, col: pd.Series) -> None:
 
 def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.DataFrame | None = None,
                  scores=None, auc: str = "mean") -> pd.DataFrame:
-    """Value of ``metric`` for every non-empty group (Def. 2.2): DataFrame ``attrs…, n_users, value``.
+    """The value of ``metric`` for every non-empty multi-attribute group (Def. 2.2).
 
-    ``table``: one row per user with the attribute columns and the metric column (e.g.
-    :func:`user_metrics` joined with the attributes; a ``user`` column is needed for pooled AUC).
-    The value is the mean over the group's users (NaNs skipped, e.g. users without a positive for
-    AUC); ``auc="pooled"`` computes the ROC-AUC of all the group's ``candidates`` rows instead.
+    A group is one combination of the attributes' codes (Def. 2.1, a cell of the Cartesian
+    product). Its value is the mean of ``metric`` over its users with a defined value (NaNs
+    skipped, e.g. a user without a positive has no AUC): the group term of MGD (Def. 2.2).
+    With ``metric="auc"`` and ``auc="pooled"`` it is instead the ROC-AUC of all the group's
+    candidate rows pooled (:func:`pooled_auc`, the authors' code).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per user with the attribute columns (integer codes) and the metric column,
+        e.g. :func:`user_metrics` joined with the users' attributes; a ``user`` column is needed
+        for pooled AUC.
+    attributes : str or sequence of str
+        The sensitive attributes (columns of ``table``) that form the groups.
+    metric : {"auc", "mrr", "ndcg", "urd", "urp"}
+        The metric column.
+    candidates : pandas.DataFrame, optional
+        Candidate rows ``user, item, label``; needed for pooled AUC only.
+    scores : array_like of float, optional
+        Scores of ``candidates``; needed for pooled AUC only.
+    auc : {"mean", "pooled"}, default "mean"
+        How a group's AUC is computed (above).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty group: the attribute columns, ``n_users`` (users with a defined
+        metric) and ``value`` (NaN for a group without one).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        An unknown metric, attribute or ``auc`` mode, or pooled AUC without ``candidates``,
+        ``scores`` and a ``user`` column.
+    ocef.errors.DataError
+        A missing metric column, or an attribute column that does not hold integer codes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
+    >>> group_values(t, ["gender"], "mrr")
+       gender  n_users     value
+    0       0        2  0.750000
+    1       1        3  0.333333
     """
     metric = check_metric(metric)
     attributes = _check_attributes(table, attributes)
@@ -262,9 +418,28 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
 @dataclass(frozen=True)
 class Group:
-    """A multi-attribute group: ``group`` = ``{attribute: code}``, its number of users with a defined
-    metric, its value (the mean over them), a simultaneous interval ``[ci_low, ci_high]`` for its
-    population value (NaN where none is valid) and ``labels`` = ``{attribute: label}``."""
+    """One multi-attribute group (Def. 2.1) with its value and its interval.
+
+    Attributes
+    ----------
+    group : dict
+        ``{attribute: code}``, the group's cell of the attribute grid.
+    n_users : int
+        Number of the group's users with a defined metric.
+    value : float
+        The group's value: the mean of the metric over those users (Def. 2.2), or a pooled AUC.
+    ci_low, ci_high : float, default NaN
+        Simultaneous confidence interval for the group's population value
+        (:func:`ocef.fairrec.inference.simultaneous_intervals`); NaN where none is valid.
+    labels : dict, optional
+        ``{attribute: label}`` for printing (e.g. ``{"gender": "F"}``); None: print the codes.
+
+    Examples
+    --------
+    >>> g = Group({"gender": 0, "age": 1}, 12, 0.41, labels={"gender": "F", "age": "18-24"})
+    >>> g.name(), g.name(labels=False)
+    ('gender=F, age=18-24', 'gender=0, age=1')
+    """
 
     group: dict
     n_users: int
@@ -274,14 +449,57 @@ class Group:
     labels: dict | None = None
 
     def name(self, labels: bool = True) -> str:
-        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``)."""
+        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``).
+
+        Parameters
+        ----------
+        labels : bool, default True
+            Show the labels when the group has them; False: always the codes.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> Group({"gender": 0}, 5, 0.3, labels={"gender": "F"}).name()
+        'gender=F'
+        >>> Group({"gender": 0}, 5, 0.3).name()
+        'gender=0'
+        """
         shown = self.labels if labels and self.labels else self.group
         return ", ".join(f"{a}={v}" for a, v in shown.items())
 
 
 @dataclass(frozen=True)
 class Unfairness(Result):
-    """UF of eq. (1) over the valid groups with the advantaged (max) and disadvantaged (min) group."""
+    """UF of eq. (1) over a table of group values, with the two groups that attain it.
+
+    Returned by :func:`unfairness` (exhaustive over the given groups; the searches of
+    :func:`ocef.fairrec.search.search` return a :class:`~ocef.fairrec.search.FairRecResult`).
+    ``to_frame()`` gives one row per role.
+
+    Attributes
+    ----------
+    uf : float
+        ``max − min`` of the valid groups' values (eq. 1; >= 0).
+    advantaged, disadvantaged : Group
+        The groups with the largest and the smallest value.
+    n_groups : int
+        Number of valid groups (``n_users >= min_users`` and a defined value).
+    min_users : int
+        The size threshold of a valid group.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> values = pd.DataFrame({"g": [0, 1, 2], "n_users": [5, 5, 1], "value": [0.2, 0.7, 0.9]})
+    >>> u = unfairness(values, min_users=2)
+    >>> u.to_frame()
+                role group  n_users  value   uf
+    0     advantaged   g=1        5    0.7  0.5
+    1  disadvantaged   g=0        5    0.2  0.5
+    """
 
     uf: float
     advantaged: Group
@@ -290,6 +508,23 @@ class Unfairness(Result):
     min_users: int
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per role: ``role, group, n_users, value, uf``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Two rows, the advantaged group then the disadvantaged one; ``group`` as
+            ``"gender=0 & age=1"``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> values = pd.DataFrame({"g": [0, 1], "n_users": [4, 6], "value": [0.5, 0.25]})
+        >>> unfairness(values).to_frame()
+                    role group  n_users  value    uf
+        0     advantaged   g=0        4   0.50  0.25
+        1  disadvantaged   g=1        6   0.25  0.25
+        """
         rows = []
         for role, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
             rows.append({"role": role, "group": " & ".join(f"{a}={v}" for a, v in g.group.items()),
@@ -298,10 +533,40 @@ class Unfairness(Result):
 
 
 def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
-    """Eq. (1): ``UF = max_{i,j} |v_i − v_j| = max v − min v`` over the groups of ``values``
-    (output of :func:`group_values`) with ``n_users >= min_users`` and a defined value.
+    """Multi-attribute unfairness UF of eq. (1) over every valid group of a table.
 
-    Raises ValueError when fewer than two groups are valid.
+    ``UF = max_{i,j} MGD(G_i, G_j) = max_{i,j} |v_i − v_j| = max v − min v``, where ``v`` runs over
+    the groups with ``n_users >= min_users`` and a defined value (Def. 2.3). This is Themis'
+    exhaustive answer over the groups given; the value is the paper's sample statistic, biased
+    upwards when groups are small (see :mod:`ocef.fairrec.inference` for bounds that are not).
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Output of :func:`group_values`: attribute columns, ``n_users``, ``value`` (an
+        ``iteration`` column, as in a search's InfoBase, is ignored).
+    min_users : int, default 1
+        Smallest ``n_users`` of a valid group (>= 1).
+
+    Returns
+    -------
+    Unfairness
+        UF with its advantaged and disadvantaged groups (ties: the first row wins).
+
+    Raises
+    ------
+    ocef.errors.DataError
+        When fewer than two groups are valid.
+    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+        ``min_users`` not an integer >= 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
+    >>> u = unfairness(group_values(t, ["gender"], "mrr"))
+    >>> round(u.uf, 4), u.advantaged.group, u.disadvantaged.n_users
+    (0.4167, {'gender': 0}, 3)
     """
     min_users = check_positive_int("min_users", min_users)
     attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration")]

@@ -5,8 +5,9 @@ EE-L), with intervals clustered by user and Holm-adjusted comparisons of user gr
 computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
 Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
 per-user values as any per-user metric (:func:`ocef.metrics.by_group.metric_frame_from_moments`):
-the mean over users with a Student t interval of that mean (users are the independent clusters: all
-of a user's positions and sampled rankings move together) and each user group compared with a
+the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
+users are the independent clusters: all of a user's positions and sampled rankings move together),
+none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
 reference group (Welch's interval and test, Holm-adjusted over every comparison).
 
 Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
@@ -49,7 +50,7 @@ from ocef.results import Result
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["RANKING_METRICS", "RankingFairnessResult", "hall_interval", "per_user_fairness", "ranking_fairness",
+__all__ = ["RANKING_METRICS", "MIN_USERS", "RankingFairnessResult", "hall_interval", "per_user_fairness", "ranking_fairness",
            "ranking_fairness_sql"]
 
 #: Per-user ranking fairness metrics, with their direction.
@@ -960,9 +961,11 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     Every user's value is computed inside the backend (module docstring; equal to
     :func:`ocef.metrics.rank_exposure.awrf`, :func:`~ocef.metrics.rank_exposure.ndkl` and
     :func:`~ocef.metrics.rank_exposure.expected_exposure_metrics` on that user's rankings); only
-    their moments per user group (``n, Σ, Σ², min, max``) leave it. The system value of a metric
-    is the mean over users (TREC Fair Ranking's aggregation) with a Student t interval of that
-    mean (users independent; each user's positions and sampled rankings are one cluster); with
+    their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
+    is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
+    interval of that mean (:func:`hall_interval`; users independent; each user's positions and
+    sampled rankings are one cluster). Below :data:`MIN_USERS` users (EE-D 80, EE-R and EE-L 20,
+    where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
     ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
     the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
     (:func:`ocef.metrics.by_group.metric_frame_from_moments`).
