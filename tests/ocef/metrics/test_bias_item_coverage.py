@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ocef.metrics import recommender_bias
-from ocef.metrics.bias import GINI_WARNING
+from ocef.metrics.bias import GINI_NO_INTERVAL
 
 N_ITEMS, K = 40, 10
 _r = np.random.default_rng(123)
@@ -64,10 +64,11 @@ def test_item_metric_and_group_intervals_cover_with_20_users_per_group(populatio
             true = truth[(lv, g, m)]
             if m == "avg_recommendation_popularity":
                 true = 1 + (2 * n_users - 1) * true / n_pop
-            if m == "gini_index" and not np.isnan(lo):
-                assert reason == GINI_WARNING
+            if m == "gini_index":   # never an interval: it under-covers (measured 0.89-0.92 before this rule)
+                assert np.isnan(lo) and (reason == GINI_NO_INTERVAL or "Good-Turing" in reason)
+                continue
             if np.isnan(lo):        # only where many exposures are on items shown once (Good-Turing)
-                assert m in ("gini_index", "exposure_entropy") and "Good-Turing" in reason
+                assert m == "exposure_entropy" and "Good-Turing" in reason
             if np.isnan(lo):
                 continue
             counts[(lv, m)] = counts.get((lv, m), 0) + 1
@@ -75,10 +76,7 @@ def test_item_metric_and_group_intervals_cover_with_20_users_per_group(populatio
     coverage = {key: hits[key] / counts[key] for key in counts}
     assert min(counts.values()) >= 0.5 * n_sets, counts       # the rule nulls a minority of the intervals
     bound = 0.95 - 2 * math.sqrt(0.95 * 0.05 / n_sets)
-    ok = {key: c for key, c in coverage.items() if key[1] != "gini_index"}
-    assert all(c >= bound for c in ok.values()), (ok, bound)
-    # the Gini index's basic interval under-covers (measured 0.89-0.92), as its reason says
-    assert all(0.85 <= coverage[(lv, "gini_index")] < 0.97 for lv in ("overall", "group")), coverage
+    assert all(c >= bound for c in coverage.values()), (coverage, bound)
 
 
 def test_gini_and_entropy_intervals_are_null_with_a_reason_when_many_items_are_unseen():
