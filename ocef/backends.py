@@ -858,6 +858,23 @@ def _duckdb_counts(source, keys, labels, name):
 
 # ------------------------------------------------------------------------------------ spark
 
+def _spark_view(source, name: str, spark=None):
+    """Register a log as the Spark temporary view ``name``; returns ``(spark, columns)``.
+
+    ``source``: a CSV or Parquet path (file, folder, glob), a Spark DataFrame or a pandas one;
+    ``spark``: a session (default :func:`spark_session`).
+    """
+    spark = spark if spark is not None else spark_session()
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(_check_path(source))
+        frame = spark.read.parquet(path) if _is_parquet(path) else spark.read.csv(path, header=True, inferSchema=True)
+    elif type(source).__module__.startswith("pyspark"):
+        frame = source
+    else:
+        frame = spark.createDataFrame(source)
+    frame.createOrReplaceTempView(name)
+    return spark, list(frame.columns)
+
 
 def spark_session(master: str = "local[*]"):
     """A SparkSession for counting logs with ``backend="spark"``.

@@ -332,22 +332,14 @@ def _open_sql(source, backend, judgments, item_table, user_table, spark, memory_
             if memory_limit is not None:
                 con.execute("RESET memory_limit")
         return run, base, list(have), cleanup
-    from ocef.backends import spark_session
+    from ocef.backends import _spark_view
 
-    spark = spark if spark is not None else spark_session()
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(_check_path(source))
-        frame = spark.read.parquet(path) if _is_parquet(path) else spark.read.csv(path, header=True, inferSchema=True)
-    elif type(source).__module__.startswith("pyspark"):
-        frame = source
-    else:
-        frame = spark.createDataFrame(source)
-    frame.createOrReplaceTempView("_ocef_rank_log")
+    spark, columns = _spark_view(source, "_ocef_rank_log", spark)
     for name, tab in (("_ocef_item_groups", item_table), ("_ocef_user_groups", user_table),
                       ("_ocef_judgments", judgments)):
         if tab is not None:
             spark.createDataFrame(tab).createOrReplaceTempView(name)
-    return (lambda sql: [r.asDict() for r in spark.sql(sql).collect()]), "_ocef_rank_log", list(frame.columns), \
+    return (lambda sql: [r.asDict() for r in spark.sql(sql).collect()]), "_ocef_rank_log", columns, \
         (lambda: None)
 
 

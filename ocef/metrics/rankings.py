@@ -591,19 +591,10 @@ def _sql_statistics(source, backend, *, item_group, user_group, item_table, user
         if memory_limit is not None:
             con.execute(f"SET memory_limit = '{memory_limit}'")
     else:
-        from ocef.backends import spark_session
+        from ocef.backends import _spark_view
 
-        spark = spark if spark is not None else spark_session()
-        if isinstance(source, (str, os.PathLike)):
-            path = os.fspath(_check_path(source))
-            frame = spark.read.parquet(path) if _is_parquet(path) else spark.read.csv(path, header=True,
-                                                                                      inferSchema=True)
-        elif type(source).__module__.startswith("pyspark"):
-            frame = source
-        else:
-            frame = spark.createDataFrame(source)
-        frame.createOrReplaceTempView("_ocef_rank_log")
-        base, have = "_ocef_rank_log", frame.columns
+        spark, have = _spark_view(source, "_ocef_rank_log", spark)
+        base = "_ocef_rank_log"
         if item_table is not None:
             spark.createDataFrame(item_table).createOrReplaceTempView("_ocef_item_groups")
         if user_table is not None:
@@ -1420,19 +1411,10 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
         if memory_limit is not None:
             con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
     else:
-        from ocef.backends import spark_session
+        from ocef.backends import _spark_view
 
-        spark = spark if spark is not None else spark_session()
-        if isinstance(source, (str, os.PathLike)):
-            path = os.fspath(_check_path(source))
-            frame = spark.read.parquet(path) if _is_parquet(path) else spark.read.csv(path, header=True,
-                                                                                      inferSchema=True)
-        elif type(source).__module__.startswith("pyspark"):
-            frame = source
-        else:
-            frame = spark.createDataFrame(source)
-        frame.createOrReplaceTempView("_ocef_s004_log")
-        base, have = "_ocef_s004_log", frame.columns
+        spark, have = _spark_view(source, "_ocef_s004_log", spark)
+        base = "_ocef_s004_log"
         if side is not None:
             spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
             spark.createDataFrame(side[1]).createOrReplaceTempView("_ocef_rel_n")
