@@ -302,8 +302,8 @@ def _scores_policy(path, shape, *, policy, beta, k, names):
                              f"{tuple(shape)}, got {scores.shape}")
     if policy not in SCORE_POLICIES:
         raise ParameterError(f"{_name(names, 'policy')} must be one of {', '.join(SCORE_POLICIES)} with "
-                             f"{_name(names, 'scores')} (parity and equity need item categories: use a named "
-                             f"environment or the policy's probabilities), got {policy!r}")
+                             f"{_name(names, 'scores')} (parity and equity need item categories: use "
+                             f"{_name(names, 'dataset')} or {_name(names, 'policy_probs')}), got {policy!r}")
     try:
         return policy_from_scores(scores, policy, beta=beta, k=k)
     except (ValueError, TypeError) as exc:
@@ -587,7 +587,7 @@ def bias_inputs_from_files(scores, groups, *, truth=None, names: dict | None = N
 
 
 def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_dir=None, factors: int = 8,
-                             train_fraction: float = 0.2, n_users=None, n_items=None, rng=0,
+                             train_fraction: float | None = None, n_users=None, n_items=None, rng=0,
                              names: dict | None = None) -> BiasInputs:
     """The bias metrics' inputs from a real data set and a fitted recommender.
 
@@ -609,8 +609,8 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
         Folder of the data sets (default: ``$OCEF_DATA_DIR`` or ``../shared/data``).
     factors : int, default 8
         Latent factors of the recommender.
-    train_fraction : float, default 0.2
-        MovieLens only: fraction of each user's entries the recommender observes.
+    train_fraction : float, optional
+        MovieLens only: fraction of each user's entries the recommender observes (default 0.2).
     n_users, n_items : int, optional
         MovieLens only: users and items kept (those with most ratings).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
@@ -640,6 +640,7 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     if dataset == "movielens":
         from ocef.environments.movielens_env import MovieLensEnvironment
 
+        train_fraction = 0.2 if train_fraction is None else train_fraction
         env = MovieLensEnvironment(data_dir, n_users=n_users, n_items=n_items)
         if partition not in env.partitions:
             raise ParameterError(f"{_name(names, 'partition')} must be one of {', '.join(env.partitions)} for "
@@ -654,6 +655,9 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     from ocef.datasets import Coat
     from ocef.environments.movielens_env import stars_to_unit
 
+    for key, value in (("n_users", n_users), ("n_items", n_items), ("train_fraction", train_fraction)):
+        if value is not None:                  # never silently ignored
+            raise ParameterError(f"{_name(names, key)} applies to movielens only, not to coat")
     if partition not in COAT_PARTITIONS:
         raise ParameterError(f"{_name(names, 'partition')} must be one of {', '.join(COAT_PARTITIONS)} for coat, "
                              f"got {partition!r}")

@@ -101,7 +101,9 @@ def load_inputs(args: argparse.Namespace, *, require_groups: bool = False):
     check_one_source(args)
     if args.dataset is not None:
         return inputs_from_environment(args.dataset, partition=args.partition, **environment_options(args))
-    if args.rho is None:
+    both = args.policy_probs is not None and args.scores is not None
+    if not both and (args.rho is None or (args.policy_probs is None and args.scores is None)
+                     or (require_groups and args.groups is None)):
         need = "--rho, --policy-probs (or --scores) and --groups" if require_groups else \
             "--rho and --policy-probs or --scores (and optionally --groups)"
         raise ParameterError(f"give {need}, or --dataset")

@@ -134,7 +134,11 @@ def _run(args: argparse.Namespace) -> int:
     if r is not None:
         print(f"\nper-user ranking metrics (mean over users, Hall's interval; attention {r.attention}; "
               f"expected-exposure target from {r.target_source}):")
-        frame = r.groups if len(r.groups) else r.overall.assign(user_group="(all)")
+        frame = r.overall.assign(user_group="(all)")
+        if len(r.groups):
+            import pandas as pd
+
+            frame = pd.concat([frame, r.groups], ignore_index=True)
         print(table(frame, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
         notes = sorted({n for n in r.overall["note"].dropna()})
         for n in notes:

@@ -32,7 +32,8 @@ from ocef.errors import DataError, ParameterError
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
 OPTION_NAMES = {"scores": "--scores", "truth": "--truth", "groups": "--groups", "partition": "--partition",
-                "dataset": "--dataset"}
+                "dataset": "--dataset", "n_users": "--n-users", "n_items": "--n-items",
+                "train_fraction": "--train-fraction"}
 
 
 def register(sub) -> None:
@@ -113,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.dataset is not None:
         inputs = bias_inputs_from_dataset(
             args.dataset, partition=args.partition, data_dir=args.data_dir, factors=args.factors,
-            train_fraction=0.2 if args.train_fraction is None else args.train_fraction, n_users=args.n_users,
+            train_fraction=args.train_fraction, n_users=args.n_users,
             n_items=args.n_items, rng=args.seed, names=OPTION_NAMES)
     elif args.scores is None or args.groups is None:
         raise ParameterError("give --scores and --groups (and optionally --truth), or --dataset")

@@ -56,6 +56,8 @@ def build_service(args: argparse.Namespace):
                                 context_probs=inputs.context_probs, group_names=inputs.names)
 
     rho, policy, description = inputs.rho, inputs.policy, inputs.description
+    if args.dataset is not None:    # the service serves every partition: its description names none
+        description = description.removesuffix(f"; partition {inputs.partition}")
 
     service = SimulatedService(problem_for, partitions, rng=args.seed, description=description, rho=rho,
                                probs=as_probabilities(policy), fail_every=args.fail_every)

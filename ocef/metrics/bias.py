@@ -45,8 +45,9 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
   equal exposure distributions).
 - ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
   basic interval 2·θ̂ − q*; null (with ``reason``) where the Good-Turing share of exposures on
-  items shown once exceeds ``MAX_UNSEEN_MASS`` (coverage 0.57-0.82 there); the Gini interval
-  is labelled approximate in ``reason`` (measured 0.89-0.92).
+  items shown once exceeds ``MAX_UNSEEN_MASS`` (coverage 0.57-0.82 there). The Gini index gets
+  the bias-corrected estimate but no interval (``GINI_NO_INTERVAL``: measured 0.89-0.92); an
+  explicit ``interval="basic"`` or ``"percentile"`` still computes one, at the caller's request.
 - aggregate diversity (a count of distinct items shown to a sample) has no interval: a bootstrap
   cannot see items no sampled user was shown; its row says so in ``reason``.
 
@@ -62,7 +63,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, renamed_keywords, validate_params
+from ocef.validation import Integer, deprecated_positional, renamed_keywords, validate_params
 import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
@@ -418,6 +419,7 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
 
 
 @renamed_keywords(method="interval")
+@deprecated_positional("interval")
 def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, *, interval: str = "percentile"):
     """Percentile or basic bootstrap interval over axis 0 of replicates.
 
@@ -588,7 +590,10 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
                     reason[j] = GINI_NO_INTERVAL
     if level != "pair" or metric == "exposure_kl":
         p = np.full(m, np.nan) if metric != "exposure_kl" else p
-    return estimate, low, high, p, np.full(m, method, dtype=object), reason
+    methods = np.full(m, method, dtype=object)
+    # a row whose interval was withheld names no interval method
+    methods[[isinstance(r, str) and r.startswith("no valid interval") for r in reason]] = "none"
+    return estimate, low, high, p, methods, reason
 
 
 def _reason(metric: str, value: float, estimate: float, low: float, high: float, n_defined: int, n_resamples: int,

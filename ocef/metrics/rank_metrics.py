@@ -632,8 +632,9 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
                 "reason": "no valid interval: fewer than 2 users"}
     spread = total_sq - n * mean * mean
     # a spread within the rounding of Σm² is no spread: every user has the same value, and the
-    # skewness of rounding noise would bend the interval (found: ci_low above the mean by 4e-11)
-    var = spread / (n - 1) if spread > 1e-10 * abs(total_sq) else 0.0
+    # skewness of rounding noise would bend the interval (found: ci_low above the mean by 4e-11);
+    # the cutoff is a few dozen ulps of Σm², so a real relative spread of 1e-6 is kept
+    var = spread / (n - 1) if spread > 64 * np.finfo(float).eps * abs(total_sq) else 0.0
     sd = math.sqrt(var)
     m3 = total_cu / n - 3.0 * mean * total_sq / n + 2.0 * mean ** 3
     gamma = m3 / sd ** 3 if sd > 0 else 0.0

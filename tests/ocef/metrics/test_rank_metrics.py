@@ -381,3 +381,16 @@ def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
     for metric in ("awrf", "ee_relevance", "ee_difference"):
         assert out.loc[metric, "reason"] is None or out.loc[metric, "reason"] != out.loc[metric, "reason"]
         assert out.loc[metric, "ci_low"] <= out.loc[metric, "estimate"] <= out.loc[metric, "ci_high"]
+
+
+def test_hall_interval_keeps_a_small_real_spread():
+    # review finding: a relative spread of 6e-6 was taken for rounding (zero-width interval)
+    from ocef.metrics.rank_metrics import hall_interval
+
+    x = 0.5 + 3e-6 * np.random.default_rng(0).standard_normal(200)
+    r = hall_interval(x.size, x.sum(), (x * x).sum(), (x ** 3).sum())
+    assert r["reason"] is None and r["se"] == pytest.approx(x.std(ddof=1) / np.sqrt(x.size), rel=1e-3)
+    assert r["ci_low"] < x.mean() < r["ci_high"]
+    c = np.full(30, 0.9949630546138244)             # a constant metric: the interval is the point
+    r = hall_interval(c.size, c.sum(), (c * c).sum(), (c ** 3).sum())
+    assert r["se"] == 0 and r["ci_low"] == r["ci_high"] == pytest.approx(c[0], abs=1e-15)
