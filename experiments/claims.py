@@ -450,7 +450,7 @@ def rate_at_least(successes: int, trials: int, rate: float, level: float = 0.05,
 
     successes, trials = int(successes), int(trials)
     if trials == 0:
-        return Verdict("inconclusive", f"0 trials", "no trials: nothing to test")
+        return Verdict("inconclusive", "0 trials", "no trials: nothing to test")
     p = float(stats.binom.cdf(successes, trials, rate))
     low, high = (float(v) for v in wilson_interval(successes, trials))
     ev = (f"{successes}/{trials} = {successes / trials:.1%} [{low:.1%}, {high:.1%}] "

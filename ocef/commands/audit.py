@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ocef.commands._inputs import (add_audit_arguments, add_input_arguments, add_matching_argument,
                                    check_audit_arguments, load_inputs)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ocef.commands._inputs import add_audit_arguments, check_audit_arguments
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from ocef.errors import DataError, ParameterError
+from ocef.errors import ParameterError
 
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
@@ -95,7 +95,6 @@ def register(sub) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
-    import pandas as pd
 
     from ocef.commands._common import print_json
     from ocef.environments.inputs import bias_inputs_from_dataset, bias_inputs_from_files

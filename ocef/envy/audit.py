@@ -43,7 +43,7 @@ from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
-from ocef.errors import DataError, ParameterError
+from ocef.errors import ParameterError
 from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Instance, Integer, OneOrMore, Options, Real, Rng,
                              check_resources, validate_params)
 from ocef.envy.engines import ENGINES

@@ -40,7 +40,6 @@ A. Singh, T. Joachims, "Fairness of exposure in rankings", KDD 2018.
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
 
 __all__ = ["BACKENDS", "USER_METRICS", "RankingStats", "ExposureResult", "read_log", "ranking_statistics",
            "audit_exposure", "share_intervals", "ranking_statistics_sql", "seed004_from_log", "seed004_sql",
-           "SEED004_LOG_REASONS"]
+           "SEED004_LOG_REASONS", "SEED004_LOG_NO_INTERVAL"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 USER_METRICS = ("precision", "recall", "ndcg", "hit_rate")
@@ -469,7 +469,7 @@ def _roles(columns, have, *, item_group, user_group, item_table, user_table) -> 
 
 def _side_join_sql(base: str, cols: dict, have, item_group, user_group, item_table, user_table, dialect) -> str:
     q = lambda c: _q(c, dialect)  # noqa: E731
-    sql = f"SELECT l.*"
+    sql = "SELECT l.*"
     joins = ""
     if item_group not in have:
         sql += f", it.{q(item_group)}"
@@ -568,8 +568,6 @@ def _sql_statistics(source, backend, *, item_group, user_group, item_table, user
 
     dialect = "spark" if backend == "spark" else "duckdb"
     if dialect == "duckdb":
-        import duckdb
-
         if isinstance(source, (str, os.PathLike)):
             source = _check_path(source)
         con = duckdb_cursor()
@@ -604,7 +602,6 @@ def _sql_statistics(source, backend, *, item_group, user_group, item_table, user
                   user_table=user_table)
     table = _side_join_sql(base, cols, have, item_group, user_group, "_ocef_item_groups", "_ocef_user_groups",
                            dialect)
-    q = lambda c: _q(c, dialect)  # noqa: E731
     names = {"log": "log", "item_group": item_group, "user_group": user_group, "rank": cols["rank"]}
     has_rel = "relevance" in cols
     # the profile: item groups, the list length and the checks of single rows, in one light scan
@@ -1492,6 +1489,13 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
     return None
 
 
+#: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
+#: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
+SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
+                           "recommender_bias on the score matrix (bootstrap over users), audit_exposure's "
+                           "share intervals, or metric_frame on per-user precision/recall")
+
+
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
@@ -1566,7 +1570,9 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         ``groups`` (``{g: {"n_users", "mean_score", "avg_precision", "avg_recall", "avg_f1"}}``,
         ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
         "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
-        the last five a ``<name>_reason``, None when the value is finite).
+        the last five a ``<name>_reason``, None when the value is finite); ``reason``: these are
+        seed 004's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
+        intervals are).
 
     Raises
     ------
@@ -1678,4 +1684,5 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
                     pair[f"{key}_reason"] = (None if key == "mad" or math.isfinite(pair[key]) else
                                              _ratio_reason(group_key.replace("_", " "), va[group_key], vb[group_key]))
                 out["pairs"][(a, b)] = pair
+    out["reason"] = SEED004_LOG_NO_INTERVAL
     return out

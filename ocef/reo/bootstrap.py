@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from ocef.reo.estimators import (
-    INTERVALS,
     ReoResult,
     check_interval,
     normal_quantile,

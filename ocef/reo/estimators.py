@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from ocef.backends import _missing, frame_label_indicator, is_missing, label_columns
+from ocef.backends import _missing, frame_label_indicator, label_columns
 from ocef.reo.groups import _plain_key, resolve_groups
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval

@@ -202,3 +202,14 @@ def test_bad_logs_raise_clear_errors(backend):
     with pytest.raises(DataError, match="more than once"):
         seed004_from_log(log.drop(columns=["relevance", "n_relevant"]), n_items=5, backend=backend,
                          relevant_items=pd.DataFrame({"user": [0, 0], "item": [0, 0]}))
+
+
+def test_the_log_values_say_they_have_no_interval():
+    import pandas as pd
+
+    from ocef.metrics.rankings import SEED004_LOG_NO_INTERVAL, seed004_from_log
+
+    log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 1, 2], "rank": [1, 2, 1, 2]})
+    out = seed004_from_log(log, n_items=3, backend="pandas")
+    assert out["reason"] == SEED004_LOG_NO_INTERVAL and out["reason"].startswith("no valid interval:")
+    assert out["aggregate_diversity"] == 1.0
