@@ -20,6 +20,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("REO from random traffic", ["ocef.reo"]),
     ("Pairwise fairness", ["ocef.pairwise"]),
     ("Recommender bias metrics", ["ocef.metrics"]),
+    ("Position-aware exposure of top-k logs", ["ocef.exposure"]),
     ("Multi-attribute fairness testing (FairRec)", ["ocef.fairrec"]),
     ("Real data sets", ["ocef.datasets"]),
     ("Counting backends", ["ocef.backends"]),

@@ -3,7 +3,7 @@
 For each data set, number of latent factors d of a Funk-SVD recommender and policy — the top-10
 ranking, argmax (one item) and softmax (β = 30; 10 rankings of 10 items per user sampled without
 replacement from the softmax, Plackett-Luce, i.e. a stochastic ranking) — the recommendations are
-written as a top-k log and :func:`ocef.metrics.exposure_fairness` gives the exposure share of the
+written as a top-k log and :func:`ocef.exposure.exposure_fairness` gives the exposure share of the
 popular items (the 20% most-rated items of the training data) under the geometric (p = 0.5) and
 logarithmic (DCG) browsing models, with delta-method intervals clustered by user; beside it seed
 004's position-blind view: the share of recommendation slots (every position counted 1, the
@@ -70,7 +70,7 @@ def ranking_log(policy: str, scores: np.ndarray, rng: np.random.Generator) -> pd
 def blind_share(log: pd.DataFrame, popular: np.ndarray) -> dict:
     """Seed 004's position-blind share of recommendation slots going to popular items, with the
     same delta-method interval (every position weighted 1; mean over a user's samples)."""
-    from ocef.metrics.rankings import share_intervals
+    from ocef.exposure.rankings import share_intervals
 
     n_users = int(log["user"].max()) + 1
     S = log["sample"].nunique()
@@ -83,7 +83,8 @@ def blind_share(log: pd.DataFrame, popular: np.ndarray) -> dict:
 
 
 def setting_rows(dataset: str, d: int, policy: str, scores: np.ndarray, popular: np.ndarray, seed: int) -> list[dict]:
-    from ocef.metrics import exposure_fairness, seed004_from_log
+    from ocef.exposure import exposure_fairness
+    from ocef.metrics import seed004_from_log
 
     log = ranking_log(policy, scores, np.random.default_rng([seed, d, POLICIES.index(policy)]))
     # the groups from a side table: a group never shown (e.g. argmax, 1 factor) gets share 0

@@ -19,7 +19,7 @@ ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "group
 browsing, patience, target, confidence}``; with ``--ranking-metrics`` also ``"ranking": {"overall",
 "groups", "pairs", "moments", "metrics", "reference", "target_source", ...}`` (per-user AWRF, NDKL,
 expected exposure: means over users with Hall's intervals, user groups compared with Welch's test,
-Holm-adjusted; :func:`ocef.metrics.rank_metrics.ranking_fairness`). The ranking metrics are a
+Holm-adjusted; :func:`ocef.exposure.rank_metrics.ranking_fairness`). The ranking metrics are a
 second pass over the log, so they are computed only when asked for.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
-#: a light copy of ocef.metrics.rank_metrics.RANKING_METRICS (tested equal)
+#: a light copy of ocef.exposure.rank_metrics.RANKING_METRICS (tested equal)
 RANKING_METRICS = ("awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference")
 
 
@@ -82,7 +82,7 @@ def _side(path):
         return None
     import pandas as pd
 
-    from ocef.metrics.rankings import read_log
+    from ocef.exposure.rankings import read_log
 
     return read_log(str(path)) if isinstance(path, Path) else pd.DataFrame(path)
 
@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
             data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
         return format_table(data)
-    from ocef.metrics.rank_exposure import exposure_fairness
+    from ocef.exposure.rank_exposure import exposure_fairness
 
     reference = args.reference
     result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,

@@ -1,6 +1,6 @@
-"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics), and
-position-aware exposure fairness of top-k logs (:mod:`ocef.metrics.rank_exposure`, :mod:`ocef.metrics.rankings`,
-:mod:`ocef.metrics.by_group`; the module is not named ``exposure``: that is seed 004's function here).
+"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics), from
+score matrices and from top-k logs (:mod:`ocef.metrics.from_log`). Position-aware exposure fairness
+of top-k logs is its own audit, :mod:`ocef.exposure`.
 
 Two groups, with the numbers of ``holisticai`` 1.0.14 (:mod:`ocef.metrics.recommender`), and
 any number of groups with bootstrap intervals (:func:`recommender_bias`, :mod:`ocef.metrics.bias`).
@@ -13,14 +13,11 @@ from ocef._lazy import lazy_exports
 #: ``ocef exposure`` on a log loads only the log reduction, not pandas' and scipy's bootstrap
 #: machinery of seed 004 (about 80 MB of peak memory at 10^8 rows).
 _HOME = {
-    'by_group': ('MetricFrameResult', 'metric_frame', 'metric_frame_from_moments'),
-    'rank_exposure': ('awrf', 'cascade_weights', 'expected_exposure', 'expected_exposure_metrics', 'exposure_fairness', 'exposure_merit_ratios', 'exposure_shares', 'group_exposure', 'ndkl', 'position_weights', 'share_disparity', 'target_exposure'),
-    'rank_metrics': ('RankingFairnessResult', 'hall_interval', 'per_user_fairness', 'ranking_fairness'),
-    'rankings': ('ExposureResult', 'RankingStats', 'ranking_statistics', 'seed004_from_log'),
+    'from_log': ('seed004_from_log',),
     'bias': ('RecommenderBiasResult', 'bootstrap_interval', 'bootstrap_weights', 'recommender_bias'),
     'recommender': ('aggregate_diversity', 'avg_f1_ratio', 'avg_precision_ratio', 'avg_recall_ratio', 'avg_recommendation_popularity', 'entropy', 'exposure', 'exposure_distribution', 'exposure_entropy', 'exposure_kl', 'exposure_l1', 'exposure_total_variation', 'gini', 'gini_index', 'kl_divergence', 'mad_score', 'min_max_normalize', 'recommender_bias_metrics', 'recommender_mae_ratio', 'recommender_rmse_ratio', 'total_variation'),
 }
-_MODULES = ("recommender", "bias", "rank_exposure", "rankings", "rank_metrics", "by_group")
+_MODULES = ("recommender", "bias", "from_log")
 
 __all__ = [
     "recommender_bias", "RecommenderBiasResult", "bootstrap_weights", "bootstrap_interval",
@@ -28,14 +25,7 @@ __all__ = [
     "kl_divergence", "aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity",
     "mad_score", "exposure_total_variation", "exposure_l1", "exposure_kl", "avg_precision_ratio",
     "avg_recall_ratio", "avg_f1_ratio", "recommender_rmse_ratio", "recommender_mae_ratio",
-    "recommender_bias_metrics",
-    # position-aware exposure of top-k logs (issue 22)
-    "exposure_fairness", "ExposureResult", "ranking_statistics", "RankingStats", "seed004_from_log",
-    "position_weights", "cascade_weights", "expected_exposure", "target_exposure", "expected_exposure_metrics",
-    "group_exposure", "exposure_shares", "share_disparity", "awrf", "ndkl", "exposure_merit_ratios",
-    "metric_frame", "metric_frame_from_moments", "MetricFrameResult",
-    # AWRF, NDKL and expected exposure over a whole log, with intervals
-    "ranking_fairness", "per_user_fairness", "RankingFairnessResult", "hall_interval",
+    "recommender_bias_metrics", "seed004_from_log",
 ]
 
 

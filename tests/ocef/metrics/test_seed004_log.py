@@ -1,4 +1,4 @@
-"""Seed 004's metrics from a top-k log (ocef.metrics.rankings.seed004_from_log): equal to the
+"""Seed 004's metrics from a top-k log (ocef.metrics.from_log.seed004_from_log): equal to the
 score-matrix path (ocef.metrics.recommender) on shared inputs with every backend, hand-computed
 values, null + reason where a log cannot give the matrix's value, bad inputs."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from ocef.errors import DataError, ParameterError
 from ocef.metrics import recommender as rec
-from ocef.metrics.rankings import SEED004_LOG_REASONS, seed004_from_log
+from ocef.metrics.from_log import SEED004_LOG_REASONS, seed004_from_log
 
 RATIOS = {"avg_precision_ratio": rec.avg_precision_ratio, "avg_recall_ratio": rec.avg_recall_ratio,
           "avg_f1_ratio": rec.avg_f1_ratio}
@@ -207,9 +207,34 @@ def test_bad_logs_raise_clear_errors(backend):
 def test_the_log_values_say_they_have_no_interval():
     import pandas as pd
 
-    from ocef.metrics.rankings import SEED004_LOG_NO_INTERVAL, seed004_from_log
+    from ocef.metrics.from_log import SEED004_LOG_NO_INTERVAL, seed004_from_log
 
     log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 1, 2], "rank": [1, 2, 1, 2]})
     out = seed004_from_log(log, n_items=3, backend="pandas")
     assert out["reason"] == SEED004_LOG_NO_INTERVAL and out["reason"].startswith("no valid interval:")
     assert out["aggregate_diversity"] == 1.0
+
+
+# ------------------------------------------------------------------ seed 004 from the log = score-matrix path
+
+def test_seed004_from_log_equals_score_matrix_path():
+    from ocef.metrics import recommender as rec
+
+    rng = np.random.default_rng(3)
+    scores = rng.random((40, 25))
+    k = 5
+    shown = rec.exposure(scores, k=k)
+    users, items = np.nonzero(shown)
+    groups = np.where(np.arange(40) < 15, "f", "m")
+    log = pd.DataFrame({"user": users, "item": items, "ug": groups[users]})
+    out = seed004_from_log(log, n_items=25, user_group="ug")
+    assert out["aggregate_diversity"] == pytest.approx(rec.aggregate_diversity(scores, k=k))
+    assert out["gini_index"] == pytest.approx(rec.gini_index(scores, k=k))
+    assert out["exposure_entropy"] == pytest.approx(rec.exposure_entropy(scores, k=k))
+    assert out["avg_recommendation_popularity"] == pytest.approx(rec.avg_recommendation_popularity(scores, k=k))
+    a, b = (groups == "f").astype(int), (groups == "m").astype(int)
+    assert out["pairs"][("f", "m")]["exposure_total_variation"] == pytest.approx(
+        rec.exposure_total_variation(a, b, scores, k=k))
+    assert out["pairs"][("f", "m")]["exposure_kl"] == pytest.approx(rec.exposure_kl(a, b, scores, k=k))
+    dk = seed004_from_log(log, n_items=25, user_group="ug", backend="duckdb")
+    assert dk["gini_index"] == pytest.approx(out["gini_index"])

@@ -10,7 +10,7 @@ the log scale; the p-values of the comparisons (one per group and metric: the di
 ratio test the same null, equal means) are Holm-adjusted together (:func:`ocef.inference.holm_adjust`).
 
 Everything is computed from per-group moments (users ``n``, ``Σ m``, ``Σ m²``, min, max), which a
-DuckDB or Spark query computes over 10^7 users without moving them (:mod:`ocef.metrics.rankings`).
+DuckDB or Spark query computes over 10^7 users without moving them (:mod:`ocef.exposure.rankings`).
 """
 from __future__ import annotations
 

@@ -13,12 +13,12 @@ import pytest
 from ocef.errors import DataError, ParameterError
 import importlib
 
-from ocef.metrics import by_group, rankings
-from ocef.metrics.rank_exposure import (
+from ocef.exposure import by_group, rankings
+from ocef.exposure.rank_exposure import (
     awrf, cascade_weights, expected_exposure, expected_exposure_metrics, exposure_merit_ratios, exposure_shares,
     group_exposure, ndkl, position_weights, share_disparity, target_exposure,
 )
-from ocef.metrics.rankings import audit_exposure, ranking_statistics
+from ocef.exposure.rankings import audit_exposure, ranking_statistics
 
 # the worked example: items d1..d4 = 0..3, A = {d1, d2}, B = {d3, d4}, y = (1, 0, 1, 1)
 REL = np.array([1, 0, 1, 1])
@@ -35,7 +35,7 @@ def example_log() -> pd.DataFrame:
 
 
 def test_doctests_run():
-    for mod in (importlib.import_module("ocef.metrics.rank_exposure"), by_group, rankings):
+    for mod in (importlib.import_module("ocef.exposure.rank_exposure"), by_group, rankings):
         failed, attempted = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert attempted > 0 and failed == 0, mod.__name__
 
@@ -273,31 +273,6 @@ def test_audit_exposure_groups_and_pairs():
     assert set(res.users.pairs["metric"]) == {"precision", "ndcg", "hit_rate"}
     js = res.to_json()
     assert "NaN" not in js and "Infinity" not in js
-
-
-# ------------------------------------------------------------------ seed 004 from the log = score-matrix path
-
-def test_seed004_from_log_equals_score_matrix_path():
-    from ocef.metrics import recommender as rec
-
-    rng = np.random.default_rng(3)
-    scores = rng.random((40, 25))
-    k = 5
-    shown = rec.exposure(scores, k=k)
-    users, items = np.nonzero(shown)
-    groups = np.where(np.arange(40) < 15, "f", "m")
-    log = pd.DataFrame({"user": users, "item": items, "ug": groups[users]})
-    out = rankings.seed004_from_log(log, n_items=25, user_group="ug")
-    assert out["aggregate_diversity"] == pytest.approx(rec.aggregate_diversity(scores, k=k))
-    assert out["gini_index"] == pytest.approx(rec.gini_index(scores, k=k))
-    assert out["exposure_entropy"] == pytest.approx(rec.exposure_entropy(scores, k=k))
-    assert out["avg_recommendation_popularity"] == pytest.approx(rec.avg_recommendation_popularity(scores, k=k))
-    a, b = (groups == "f").astype(int), (groups == "m").astype(int)
-    assert out["pairs"][("f", "m")]["exposure_total_variation"] == pytest.approx(
-        rec.exposure_total_variation(a, b, scores, k=k))
-    assert out["pairs"][("f", "m")]["exposure_kl"] == pytest.approx(rec.exposure_kl(a, b, scores, k=k))
-    dk = rankings.seed004_from_log(log, n_items=25, user_group="ug", backend="duckdb")
-    assert dk["gini_index"] == pytest.approx(out["gini_index"])
 
 
 @pytest.mark.parametrize("drop", [["sample"], ["sample", "relevance", "n_relevant"], ["n_relevant"]])

@@ -1,10 +1,10 @@
 """Per-user ranking fairness over a whole top-k log: AWRF, NDKL and expected exposure (EE-D, EE-R,
 EE-L), with intervals clustered by user and Holm-adjusted comparisons of user groups.
 
-:mod:`ocef.metrics.rank_exposure` defines each metric once, on the rankings of one user; this module
+:mod:`ocef.exposure.rank_exposure` defines each metric once, on the rankings of one user; this module
 computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
 Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
-per-user values as any per-user metric (:func:`ocef.metrics.by_group.metric_frame_from_moments`):
+per-user values as any per-user metric (:func:`ocef.exposure.by_group.metric_frame_from_moments`):
 the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
 users are the independent clusters: all of a user's positions and sampled rankings move together),
 none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
@@ -13,16 +13,16 @@ reference group (Welch's interval and test, Holm-adjusted over every comparison)
 Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
 
 - ``awrf``: the mean over u's rankings of ``1 - JS(R_s, T)^2`` (TREC Fair Ranking 2022
-  ``qr_awrf``; :func:`ocef.metrics.rank_exposure.awrf`), ``R_s`` the attention-weighted item-group
+  ``qr_awrf``; :func:`ocef.exposure.rank_exposure.awrf`), ``R_s`` the attention-weighted item-group
   distribution of ranking s (attention ``"trec"``: ``1/log2(max(k, 2))``; ``"browsing"``: the
   browsing model's exposure), ``T`` the target distribution (equal, or given).
 - ``ndkl``: the mean over u's rankings of NDKL (Geyik et al. 2019, Eq. 6;
-  :func:`ocef.metrics.rank_exposure.ndkl`), desired distribution the ranking's own (FairRankTune's
+  :func:`ocef.exposure.rank_exposure.ndkl`), desired distribution the ranking's own (FairRankTune's
   default) or given.
 - ``ee_disparity``, ``ee_relevance``, ``ee_difference``: EE-D ``‖ε‖²``, EE-R ``ε·ε*``, EE-L ``‖ε −
-  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.metrics.rank_exposure.expected_exposure_metrics`)
+  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.rank_exposure.expected_exposure_metrics`)
   with ``ε_d`` the expected exposure of item d over u's sampled rankings (Eq. 2) and ``ε*_d`` its
-  target exposure (:func:`ocef.metrics.rank_exposure.target_exposure`) from u's relevance judgments.
+  target exposure (:func:`ocef.exposure.rank_exposure.target_exposure`) from u's relevance judgments.
   The target needs the relevance of **all** of u's relevant items, shown or not: pass them as a
   ``judgments`` table (``user, item, relevance``, like TREC qrels). Without it the log's
   ``relevance`` column is used, i.e. the judgments of the items shown only; an item relevant to u
@@ -31,7 +31,7 @@ Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` co
 
 Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
 NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.metrics.rank_exposure.exposure_fairness` and ``ocef exposure`` run it only
+opt-in (``metrics=``; :func:`ocef.exposure.rank_exposure.exposure_fairness` and ``ocef exposure`` run it only
 when given ``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _distribution(name, value, labels) -> np.ndarray | None:
 # ------------------------------------------------------------------ SQL (DuckDB and Spark dialects)
 
 def _lit(v) -> str:
-    from ocef.metrics.rankings import _lit as lit
+    from ocef.exposure.rankings import _lit as lit
 
     return lit(v)
 
@@ -134,7 +134,7 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
     metrics : sequence of str
         Among :data:`RANKING_METRICS`.
     browsing, patience, stop
-        Browsing model of the exposure (:func:`ocef.metrics.rank_exposure.position_weights`).
+        Browsing model of the exposure (:func:`ocef.exposure.rank_exposure.position_weights`).
     attention : {"trec", "browsing"}
         AWRF's position weights.
     awrf_target : array_like, optional
@@ -160,7 +160,7 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
     >>> "awrf__sum" in sql and "GROUP BY _ug" not in sql
     True
     """
-    from ocef.metrics.rankings import _q, _weight_sql
+    from ocef.exposure.rankings import _q, _weight_sql
 
     q = lambda c: _q(c, dialect)  # noqa: E731
     metrics = _check_metrics(metrics)
@@ -324,7 +324,7 @@ def _open_sql(source, backend, judgments, item_table, user_table, spark, memory_
             con.execute(f"SET memory_limit = '{memory_limit}'")
 
         def run(sql):
-            from ocef.metrics.rankings import _duck_rows
+            from ocef.exposure.rankings import _duck_rows
 
             return _duck_rows(con, sql)
 
@@ -380,7 +380,7 @@ def _raise_checks(bad_rank, bad_ug, bad_item, names):
 
 
 def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgments, metrics, backend, columns):
-    from ocef.metrics.rankings import _check_side, _resolve_backend
+    from ocef.exposure.rankings import _check_side, _resolve_backend
 
     metrics = _check_metrics(metrics)
     backend = _resolve_backend(backend, source)
@@ -393,7 +393,7 @@ def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgme
 def _sql_moments(source, backend, *, item_group, user_group, item_table, user_table, judg, metrics, browsing,
                  patience, stop, attention, awrf_target, ndkl_desired, complete, columns, spark, memory_limit,
                  per_user):
-    from ocef.metrics.rankings import (MAX_ITEM_GROUPS, _check_profile, _roles, _side_join_sql, _with_side_labels,
+    from ocef.exposure.rankings import (MAX_ITEM_GROUPS, _check_profile, _roles, _side_join_sql, _with_side_labels,
                                        profile_sql)
 
     dialect = "spark" if backend == "spark" else "duckdb"
@@ -432,7 +432,7 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
     from scipy.spatial.distance import jensenshannon
     from scipy.special import rel_entr
 
-    from ocef.metrics.rankings import _plain, _roles, _with_side_labels, read_log
+    from ocef.exposure.rankings import _plain, _roles, _with_side_labels, read_log
 
     frame = read_log(source) if not isinstance(source, pd.DataFrame) else source
     cols = _roles(columns, frame.columns, item_group=item_group, user_group=user_group, item_table=item_table,
@@ -651,7 +651,7 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
 # ------------------------------------------------------------------ front doors
 
 def _check_options(browsing, patience, stop, attention, complete):
-    from ocef.metrics.rankings import check_browsing
+    from ocef.exposure.rankings import check_browsing
 
     browsing, patience, stop = check_browsing(browsing, patience, stop)
     if attention not in ATTENTION:
@@ -742,7 +742,7 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
         table = _pandas_per_user(source, **kw)[0]
     else:
         rows, _, _, names = _sql_moments(source, backend, spark=spark, memory_limit=None, per_user=True, **kw)
-        from ocef.metrics.rankings import _plain
+        from ocef.exposure.rankings import _plain
 
         _raise_checks(sum(r["_bad"] for r in rows), sum(r["_ug"] != r["_ug2"] for r in rows),
                       sum(r["_bui"] or 0 for r in rows), names)
@@ -770,7 +770,7 @@ def _moments_from_table(table, metrics) -> pd.DataFrame:
 def _moments_from_rows(rows, metrics, names) -> pd.DataFrame:
     import pandas as pd
 
-    from ocef.metrics.rankings import _plain
+    from ocef.exposure.rankings import _plain
 
     _raise_checks(sum(r["bad_rank"] or 0 for r in rows), sum(r["bad_ug"] or 0 for r in rows),
                   sum(r["bad_item"] or 0 for r in rows), names)
@@ -887,7 +887,7 @@ _PROTOCOL = ["estimate", "ci_low", "ci_high", "confidence", "p_value", "p_adjust
 def _result(moments, *, metrics, user_group, reference, confidence, target_source, browsing, patience, attention):
     import pandas as pd
 
-    from ocef.metrics.by_group import metric_frame_from_moments
+    from ocef.exposure.by_group import metric_frame_from_moments
 
     ugs = list(dict.fromkeys(moments["user_group"]))
     if user_group is not None and reference is not None and reference not in ugs:
@@ -952,8 +952,8 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     """AWRF, NDKL and expected exposure (EE-D, EE-R, EE-L) over a whole top-k log, with intervals.
 
     Every user's value is computed inside the backend (module docstring; equal to
-    :func:`ocef.metrics.rank_exposure.awrf`, :func:`~ocef.metrics.rank_exposure.ndkl` and
-    :func:`~ocef.metrics.rank_exposure.expected_exposure_metrics` on that user's rankings); only
+    :func:`ocef.exposure.rank_exposure.awrf`, :func:`~ocef.exposure.rank_exposure.ndkl` and
+    :func:`~ocef.exposure.rank_exposure.expected_exposure_metrics` on that user's rankings); only
     their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
     is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
     interval of that mean (:func:`hall_interval`; users independent; each user's positions and
@@ -961,7 +961,7 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
     ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
     the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
-    (:func:`ocef.metrics.by_group.metric_frame_from_moments`).
+    (:func:`ocef.exposure.by_group.metric_frame_from_moments`).
 
     Parameters
     ----------

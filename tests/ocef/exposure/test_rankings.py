@@ -4,7 +4,7 @@ def test_share_intervals_stay_inside_the_unit_interval_with_few_users():
     # 3 users: the normal interval of a share reached below 0 and above 1
     import pandas as pd
 
-    from ocef.metrics import exposure_fairness
+    from ocef.exposure import exposure_fairness
 
     log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 30, 10, 30],
                         "rank": [1, 2, 1, 2, 1, 2], "relevance": [1, 0, 1, 1, 0, 1],
@@ -21,7 +21,7 @@ def test_total_variation_says_it_has_no_interval():
     # the headline total variation is a plug-in without an interval: the result says so
     import pandas as pd
 
-    from ocef.metrics import exposure_fairness
+    from ocef.exposure import exposure_fairness
 
     log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 20, 20, 30], "rank": [1, 2, 1, 2],
                         "genre": ["pop", "niche", "niche", "pop"]})

@@ -34,8 +34,7 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
     import pandas as pd
 
 __all__ = ["BACKENDS", "USER_METRICS", "RankingStats", "ExposureResult", "read_log", "ranking_statistics",
-           "audit_exposure", "share_intervals", "ranking_statistics_sql", "seed004_from_log", "seed004_sql",
-           "SEED004_LOG_REASONS", "SEED004_LOG_NO_INTERVAL"]
+           "audit_exposure", "share_intervals", "ranking_statistics_sql"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 USER_METRICS = ("precision", "recall", "ndcg", "hit_rate")
@@ -124,7 +123,7 @@ class RankingStats(Result):
     Every provider-side exposure metric of :func:`audit_exposure` and its interval is a function of
     ``n_users``, ``sums`` and ``cross`` per user group; the per-user metrics' intervals need only
     ``metrics``. The exposure ``X_ug`` of item group g for user u uses the browsing model of
-    :func:`ocef.metrics.rank_exposure.position_weights`; the merit ``M_ug`` is the relevance of g's
+    :func:`ocef.exposure.rank_exposure.position_weights`; the merit ``M_ug`` is the relevance of g's
     items in the user's list.
 
     Attributes
@@ -519,7 +518,7 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
     item_groups, user_groups : pandas.DataFrame, optional
         Side tables ``item -> item_group`` and ``user -> user_group``.
     browsing, patience, stop
-        Browsing model (:func:`ocef.metrics.rank_exposure.position_weights`).
+        Browsing model (:func:`ocef.exposure.rank_exposure.position_weights`).
     k : int, optional
         List length for precision and the nDCG ideal (default: the largest rank).
     metrics : sequence of str
@@ -850,7 +849,7 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
 
 @dataclass(frozen=True)
 class ExposureResult(Result):
-    """Exposure fairness of a top-k log (:func:`ocef.metrics.rank_exposure.exposure_fairness`).
+    """Exposure fairness of a top-k log (:func:`ocef.exposure.rank_exposure.exposure_fairness`).
 
     Provider side: the share of the users' attention (browsing-model exposure) each item group
     receives, compared with a target share (equal, or merit-proportional), with intervals clustered
@@ -884,8 +883,8 @@ class ExposureResult(Result):
         Two-sided level of the intervals.
     ranking : RankingFairnessResult or None
         Per-user AWRF, NDKL and expected exposure by user group (only when
-        :func:`ocef.metrics.rank_exposure.exposure_fairness` is given ``ranking_metrics``: a second
-        pass over the log; :func:`ocef.metrics.rank_metrics.ranking_fairness`).
+        :func:`ocef.exposure.rank_exposure.exposure_fairness` is given ``ranking_metrics``: a second
+        pass over the log; :func:`ocef.exposure.rank_metrics.ranking_fairness`).
 
     Examples
     --------
@@ -1009,14 +1008,14 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
                    browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5, target: str = "equal",
                    k=None, metrics=("precision", "ndcg", "hit_rate"), reference=None, confidence: float = 0.95,
                    backend: str = "auto", columns=None, spark=None, memory_limit=None) -> ExposureResult:
-    """Exposure fairness of a top-k log with intervals: the implementation of :func:`ocef.metrics.exposure_fairness`.
+    """Exposure fairness of a top-k log with intervals: the implementation of :func:`ocef.exposure.exposure_fairness`.
 
     Reduces the log to :class:`RankingStats` with ``backend`` (:func:`ranking_statistics`), then
     per user group (and ``"(all)"``) computes each item group's exposure share, its difference and
     ratio to the target share with delta-method intervals clustered by user
     (:func:`share_intervals`), Holm-adjusted over the differences; with ``user_group``, the
     differences of shares between each user group and the reference, and the per-user metrics by
-    user group (:func:`ocef.metrics.by_group.metric_frame_from_moments`).
+    user group (:func:`ocef.exposure.by_group.metric_frame_from_moments`).
 
     Parameters
     ----------
@@ -1029,7 +1028,7 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
     item_groups, user_groups : pandas.DataFrame, optional
         Side tables ``item, <item_group>`` and ``user, <user_group>``.
     browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model (:func:`ocef.metrics.rank_exposure.position_weights`).
+        Browsing model (:func:`ocef.exposure.rank_exposure.position_weights`).
     patience, stop : float, default 0.5
         Browsing-model parameters (``stop``: the cascade's stop probability).
     target : {"equal", "merit"}, default "equal"
@@ -1077,7 +1076,7 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
     from scipy.stats import norm
 
     from ocef.inference import holm_adjust
-    from ocef.metrics.by_group import metric_frame_from_moments
+    from ocef.exposure.by_group import metric_frame_from_moments
     from ocef.validation import check_in_interval
 
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
@@ -1154,535 +1153,3 @@ def audit_exposure(source, *, item_group: str, user_group=None, item_groups=None
                                                        "and its Holm-adjusted test"}])
     return ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
                           patience=patience, target=target, confidence=confidence)
-
-
-# ------------------------------------------------------------------ seed 004 from the log
-
-#: Why a top-k log cannot give a seed 004 value that the score matrix gives (the ``*_reason`` fields).
-SEED004_LOG_REASONS = {
-    "no_score": "undefined: the log has no score column {col!r}; MAD is the difference of the groups' mean "
-                "scores of the shown items",
-    "normalize": "undefined: normalize=True min-max scales the scores by the minimum and maximum over every "
-                 "scored entry of the whole users x items matrix, shown or not, and a top-k log carries only "
-                 "the shown items' scores; pass score_bounds=(min, max) of the matrix",
-    "no_relevance": "undefined: the log has no relevance column {col!r} and no relevant_items table; "
-                    "precision, recall and F1 count the relevant items among the shown ones",
-    "no_n_relevant": "undefined: {metric} divides by each user's number of relevant items in the whole "
-                     "catalog, which a top-k log does not carry; give a column {col!r} or a relevant_items "
-                     "table",
-}
-
-
-def _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items) -> dict:
-    """Role -> column of the log for :func:`seed004_from_log` (``score``, ``relevance``, ``n_relevant``
-    only when present; with ``relevant_items`` relevance and n_relevant come from that table)."""
-    missing = [c for c in (user, item) + ((user_group,) if user_group else ()) if c not in have]
-    if missing:
-        raise DataError(f"the log is missing column(s) {missing}; it has {list(have)}")
-    cols = {"user": user, "item": item}
-    if user_group:
-        cols["user_group"] = user_group
-    if score in have:
-        cols["score"] = score
-    if relevant_items is not None:
-        clash = [c for c in (relevance, n_relevant) if c in have]
-        if clash:
-            raise ParameterError(f"relevance given twice: the log has column(s) {clash} and relevant_items is "
-                                 "given; drop the columns or the table")
-    else:
-        for role, col in (("relevance", relevance), ("n_relevant", n_relevant)):
-            if col in have:
-                cols[role] = col
-    return cols
-
-
-def _relevant_tables(table, user: str, item: str, relevance: str):
-    """``(pairs, counts)`` of a relevant-items side table: the distinct relevant ``(user, item)`` (rows
-    with ``relevance > 0`` when the table has that column, else every row) and the number per user."""
-    import pandas as pd
-
-    if not isinstance(table, pd.DataFrame):
-        raise ParameterTypeError(f"relevant_items must be a pandas DataFrame with columns {user!r} and {item!r}, "
-                                 f"got {type(table).__name__}")
-    missing = [c for c in (user, item) if c not in table.columns]
-    if missing:
-        raise DataError(f"relevant_items is missing column(s) {missing}; it has {list(table.columns)}")
-    if table[[user, item]].isna().any().any():
-        raise DataError(f"relevant_items: columns {user!r} and {item!r} have missing values")
-    if relevance in table.columns:
-        y = pd.to_numeric(table[relevance], errors="coerce")
-        if y.isna().any() or (y < 0).any():
-            raise DataError(f"relevant_items: {relevance!r} must be a number >= 0 on every row")
-        table = table[y > 0]
-    if table.duplicated([user, item]).any():
-        raise DataError("relevant_items lists a (user, item) pair more than once")
-    pairs = pd.DataFrame({"_ru": table[user].to_numpy(), "_ri": table[item].to_numpy(), "_rel": 1.0})
-    counts = pairs.groupby("_ru", sort=False).size().astype(float).rename("_rn").reset_index()
-    return pairs, counts
-
-
-def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bool = False) -> tuple[str, str, str]:
-    """The three queries of :func:`seed004_from_log` (DuckDB or Spark dialect): per user group, the
-    duplicate check, and per user group and item.
-
-    The first returns one row per user group: ``n_users``, the checks (``null_user``, ``null_item``,
-    ``bad_ug``, ``null_score``, ``null_rel``, ``ymin``, ``bad_nrel``, ``null_nrel``, ``nrel_min``,
-    ``tp_over`` users with more relevant shown items than ``n_relevant``), ``arp_sum`` = Σ over
-    users of the mean exposure count (over all users) of the items they are shown (ARP's
-    numerator), the sums of MAD (``s_sum, s_n, s_min, s_max`` over the shown items' scores) and
-    the sums over users of precision ``tp/n_shown``, recall ``tp/n_relevant`` (0 when
-    ``n_relevant = 0``) and F1 ``2 tp/(n_shown + n_relevant)`` (``p_sum, r_sum, f_sum``). The
-    second returns ``dup``, the rows that repeat an item of their user (a sort within users, which
-    DuckDB spills to disk; a distinct count per user does not fit a small ``memory_limit`` at 10^8
-    rows). The third returns ``_ug, _i, c``: the exposure count of each item per user group. With
-    ``relevant=True`` the relevance and ``n_relevant`` come from the registered tables
-    ``_ocef_rel_pairs(_ru, _ri, _rel)`` and ``_ocef_rel_n(_ru, _rn)``.
-
-    Parameters
-    ----------
-    table : str
-        The log's table (or a subquery in parentheses).
-    cols : dict
-        Role -> column: ``user, item`` and optionally ``user_group, score, relevance, n_relevant``.
-    dialect : {"duckdb", "spark"}
-    relevant : bool, default False
-        Join the relevant-items tables.
-
-    Returns
-    -------
-    tuple of str
-        The per-group query, the duplicate query and the per-item query.
-
-    Examples
-    --------
-    >>> groups, dups, items = seed004_sql("log", cols={"user": "u", "item": "i", "score": "s"})
-    >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items and "lag(_i)" in dups
-    True
-    """
-    q = lambda c: _q(c, dialect)  # noqa: E731
-    one, zero = "CAST(1 AS DOUBLE)", "CAST(0 AS DOUBLE)"
-    has_s, has_ug = "score" in cols, "user_group" in cols
-    has_y = relevant or "relevance" in cols
-    has_nr = relevant or "n_relevant" in cols
-    sel = [f"l.{q(cols['user'])} AS _u", f"l.{q(cols['item'])} AS _i",
-           f"l.{q(cols['user_group'])} AS _ug" if has_ug else "'(all)' AS _ug"]
-    if has_s:
-        sel.append(f"CAST(l.{q(cols['score'])} AS DOUBLE) AS _s")
-    src = f"{table} l"
-    if relevant:
-        sel += [f"coalesce(rp._rel, {zero}) AS _y", f"coalesce(rn._rn, {zero}) AS _nr"]
-        src += (f" LEFT JOIN _ocef_rel_pairs rp ON rp._ru = l.{q(cols['user'])} AND rp._ri = l.{q(cols['item'])}"
-                f" LEFT JOIN _ocef_rel_n rn ON rn._ru = l.{q(cols['user'])}")
-    else:
-        if has_y:
-            sel.append(f"CAST(l.{q(cols['relevance'])} AS DOUBLE) AS _y")
-        if has_nr:
-            sel.append(f"CAST(l.{q(cols['n_relevant'])} AS DOUBLE) AS _nr")
-    per_user = ["_u", "count(*) AS _n", "count(_i) AS _ni", "sum(_c) AS _cs",
-                "min(_ug) AS _ug", "max(_ug) AS _ug2", "count(_ug) AS _ugn"]
-    if has_s:
-        per_user += ["sum(_s) AS _ss", "count(_s) AS _sn", "min(_s) AS _smin", "max(_s) AS _smax"]
-    if has_y:
-        per_user += [f"sum(CASE WHEN _y > 0 THEN {one} ELSE {zero} END) AS _tp", "count(_y) AS _yn",
-                     "min(_y) AS _ymin"]
-    if has_nr:
-        per_user += ["min(_nr) AS _nr", "max(_nr) AS _nr2", "count(_nr) AS _nrn"]
-    final = ["_ug", "count(*) AS n_users", "sum(_n) AS n_rows",
-             "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user", "sum(_n - _ni) AS null_item",
-             "sum(_cs / _n) AS arp_sum", "sum(CASE WHEN _ug <> _ug2 OR _ugn < _n THEN 1 ELSE 0 END) AS bad_ug"]
-    if has_s:
-        final += ["sum(_ss) AS s_sum", "sum(_sn) AS s_n", "sum(_n - _sn) AS null_score", "min(_smin) AS s_min",
-                  "max(_smax) AS s_max"]
-    if has_y:
-        final += ["sum(_tp / _n) AS p_sum", "sum(_n - _yn) AS null_rel", "min(_ymin) AS ymin"]
-    if has_nr:
-        final += ["sum(CASE WHEN _nr <> _nr2 THEN 1 ELSE 0 END) AS bad_nrel",
-                  "sum(CASE WHEN _nrn < _n THEN 1 ELSE 0 END) AS null_nrel", "min(_nr) AS nrel_min"]
-    if has_y and has_nr:
-        final += ["sum(CASE WHEN _tp > _nr THEN 1 ELSE 0 END) AS tp_over",
-                  f"sum(CASE WHEN _nr > 0 THEN _tp / _nr ELSE {zero} END) AS r_sum",
-                  "sum(2 * _tp / (_n + _nr)) AS f_sum"]          # _n >= 1: F1 is always defined
-    rows = f"WITH _l AS (SELECT {', '.join(sel)} FROM {src})"
-    # each row carries its item's exposure count over all users (a join with a table of n_items rows)
-    counted = ("_ic AS (SELECT _i AS _ci, CAST(count(*) AS DOUBLE) AS _c FROM _l GROUP BY _i), "
-               "_lc AS (SELECT _l.*, _ic._c FROM _l LEFT JOIN _ic ON _l._i = _ic._ci)")
-    groups = (f"{rows}, {counted}, _pu AS (SELECT {', '.join(per_user)} FROM _lc GROUP BY _u) "
-              f"SELECT {', '.join(final)} FROM _pu GROUP BY _ug")
-    dups = (f"SELECT count(*) AS dup FROM (SELECT _i, lag(_i) OVER (PARTITION BY _u ORDER BY _i) AS _p "
-            f"FROM (SELECT {q(cols['user'])} AS _u, {q(cols['item'])} AS _i FROM {table}) _ui) _w WHERE _i = _p")
-    items = f"{rows} SELECT _ug, _i, count(*) AS c FROM _l GROUP BY _ug, _i"
-    return groups, dups, items
-
-
-def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[dict], dict]:
-    """The rows of :func:`seed004_sql`'s two queries, computed by pandas (an independent check):
-    the per-group rows as dicts, the per-item rows as ``{column: array}``."""
-    import pandas as pd
-
-    has_s, has_ug = "score" in cols, "user_group" in cols
-    f = pd.DataFrame({"_u": frame[cols["user"]].to_numpy(), "_i": frame[cols["item"]].to_numpy(),
-                      "_ug": frame[cols["user_group"]].to_numpy() if has_ug else "(all)"})
-    if has_s:
-        f["_s"] = pd.to_numeric(frame[cols["score"]], errors="coerce").to_numpy(dtype=float)
-    if pairs is not None:
-        f = f.merge(pairs, how="left", left_on=["_u", "_i"], right_on=["_ru", "_ri"]).drop(columns=["_ru", "_ri"])
-        f = f.merge(counts, how="left", left_on="_u", right_on="_ru").drop(columns=["_ru"])
-        f["_y"] = f.pop("_rel").fillna(0.0).astype(float)
-        f["_nr"] = f.pop("_rn").fillna(0.0).astype(float)
-    else:
-        for role, name in (("relevance", "_y"), ("n_relevant", "_nr")):
-            if role in cols:
-                f[name] = pd.to_numeric(frame[cols[role]], errors="coerce").to_numpy(dtype=float)
-    has_y, has_nr = "_y" in f, "_nr" in f
-    if has_y:
-        f["_hit"] = (f["_y"] > 0).astype(float)
-    f["_c"] = f["_i"].map(f["_i"].value_counts()).astype(float)      # the item's exposure count, all users
-    g = f.groupby("_u", dropna=False, sort=False)
-    pu = pd.DataFrame({"_n": g.size(), "_nd": g["_i"].nunique(), "_ni": g["_i"].count(), "_cs": g["_c"].sum(),
-                       "_ug": g["_ug"].first(), "_ugk": g["_ug"].nunique(dropna=False)})
-    if has_s:
-        pu["_ss"], pu["_sn"], pu["_smin"], pu["_smax"] = g["_s"].sum(), g["_s"].count(), g["_s"].min(), g["_s"].max()
-    if has_y:
-        pu["_tp"], pu["_yn"], pu["_ymin"] = g["_hit"].sum(), g["_y"].count(), g["_y"].min()
-    if has_nr:
-        pu["_nr"], pu["_nrk"], pu["_nrn"] = g["_nr"].min(), g["_nr"].nunique(), g["_nr"].count()
-    pu = pu.reset_index()
-    groups = []
-    for ug, sub in pu.groupby("_ug", dropna=False, sort=False):
-        n_sub = sub["_n"].astype(float)
-        row = {"_ug": ug, "n_users": len(sub), "n_rows": int(sub["_n"].sum()),
-               "null_user": int(sub["_u"].isna().sum()), "null_item": int((sub["_n"] - sub["_ni"]).sum()),
-               "dup": int((sub["_ni"] - sub["_nd"]).sum()), "bad_ug": int((sub["_ugk"] > 1).sum()),
-               "arp_sum": float((sub["_cs"] / n_sub).sum())}
-        if has_s:
-            row.update(s_sum=float(sub["_ss"].sum()), s_n=int(sub["_sn"].sum()),
-                       null_score=int((sub["_n"] - sub["_sn"]).sum()), s_min=sub["_smin"].min(),
-                       s_max=sub["_smax"].max())
-        if has_y:
-            row.update(p_sum=float((sub["_tp"] / n_sub).sum()), null_rel=int((sub["_n"] - sub["_yn"]).sum()),
-                       ymin=sub["_ymin"].min())
-        if has_nr:
-            row.update(bad_nrel=int((sub["_nrk"] > 1).sum()), null_nrel=int((sub["_nrn"] < sub["_n"]).sum()),
-                       nrel_min=sub["_nr"].min())
-        if has_y and has_nr:
-            tp, nr = sub["_tp"].to_numpy(), sub["_nr"].to_numpy()
-            with np.errstate(divide="ignore", invalid="ignore"):
-                row.update(tp_over=int((tp > nr).sum()), r_sum=float(np.where(nr > 0, tp / nr, 0.0).sum()),
-                           f_sum=float((2 * tp / (n_sub.to_numpy() + nr)).sum()))
-        groups.append(row)
-    items = f.groupby(["_ug", "_i"], dropna=False, sort=False).size().rename("c").reset_index()
-    return groups, {c: items[c].to_numpy() for c in ("_ug", "_i", "c")}
-
-
-def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, item: str, relevance: str,
-                  spark=None, memory_limit=None):
-    """Run :func:`seed004_sql`'s two queries with ``backend`` (or their pandas twin): ``(groups,
-    items, cols)``. ``cols_of(have)`` maps the log's columns to the roles. A file read by DuckDB
-    or Spark does not import pandas (about 70 MB of memory)."""
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
-
-    is_frame = type(source).__module__.startswith("pandas")     # a pandas DataFrame (checked by the caller)
-    side = None if relevant_items is None else _relevant_tables(relevant_items, user, item, relevance)
-    if backend == "pandas":
-        frame = source if is_frame else _duckdb_relation(_check_path(source))[0].df()
-        cols = cols_of(frame.columns)
-        groups, items = _seed004_pandas(frame, cols, *(side or (None, None)))
-        _check_seed004_groups(groups, cols)
-        return groups, items, cols
-    if backend == "duckdb":
-        con = duckdb_cursor()
-        if is_frame:
-            con.register("_ocef_s004_log", source)
-            base, have = "_ocef_s004_log", list(source.columns)
-        else:
-            path = os.fspath(_check_path(source))
-            base = (f"read_parquet({_lit(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
-                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({_lit(path)}, header = true)")
-            have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
-        if side is not None:
-            con.register("_ocef_rel_pairs", side[0])
-            con.register("_ocef_rel_n", side[1])
-        run = lambda sql: _duck_rows(con, sql)  # noqa: E731
-        run_arrays = lambda sql: _duck_arrays(con, sql)  # noqa: E731
-        dialect = "duckdb"
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
-    else:
-        from ocef.backends import _spark_view
-
-        spark, have = _spark_view(source, "_ocef_s004_log", spark)
-        base = "_ocef_s004_log"
-        if side is not None:
-            spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
-            spark.createDataFrame(side[1]).createOrReplaceTempView("_ocef_rel_n")
-        run = lambda sql: [r.asDict() for r in spark.sql(sql).collect()]  # noqa: E731
-
-        def run_arrays(sql):
-            rows = spark.sql(sql).collect()
-            return {c: np.array([r[c] for r in rows], dtype=object if c == "_ug" else None)
-                    for c in ("_ug", "_i", "c")}
-        dialect = "spark"
-    cols = cols_of(have)
-    q_groups, q_dups, q_items = seed004_sql(base, cols=cols, dialect=dialect, relevant=side is not None)
-    try:
-        groups = run(q_groups)
-        _check_seed004_groups(groups, cols, dup=int(run(q_dups)[0]["dup"]))
-        items = run_arrays(q_items)                  # up to n_items x groups rows: arrays, not dicts
-    finally:
-        if dialect == "duckdb" and memory_limit is not None:
-            con.execute("RESET memory_limit")
-    return groups, items, cols
-
-
-def _duck_arrays(con, sql) -> dict:
-    """A DuckDB query's columns as numpy arrays (errors as :func:`_duck_rows`)."""
-    import duckdb
-
-    try:
-        return con.sql(sql).fetchnumpy()
-    except duckdb.Error as exc:
-        raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
-
-
-def _check_seed004_groups(groups: list[dict], cols: dict, dup: int | None = None) -> None:
-    """The errors of a log for :func:`seed004_from_log` (from the per-group rows; ``dup`` the
-    duplicate rows when not in them)."""
-    if not groups or sum(r["n_rows"] for r in groups) == 0:
-        raise DataError("the log is empty: no recommended item")
-    tot = lambda key: sum(int(r.get(key) or 0) for r in groups)  # noqa: E731
-    if tot("null_user"):
-        raise DataError(f"the log: column {cols['user']!r} has missing values")
-    if tot("null_item"):
-        raise DataError(f"the log: column {cols['item']!r} has {tot('null_item')} missing value(s)")
-    if tot("dup") if dup is None else dup:
-        raise DataError("the log lists an item twice for a user (seed 004's exposure is 0/1 per user and item)")
-    if "user_group" in cols:
-        if tot("bad_ug"):
-            raise DataError(f"the log: {tot('bad_ug')} user(s) have several or missing values of "
-                            f"{cols['user_group']!r}: a user group must be constant per user")
-        if any(r["_ug"] is None or (isinstance(r["_ug"], float) and math.isnan(r["_ug"])) for r in groups):
-            raise DataError(f"the log: the user-group column {cols['user_group']!r} has missing values")
-    if tot("null_score"):
-        raise DataError(f"the log: {tot('null_score')} shown item(s) have no {cols['score']!r} (a score matrix "
-                        "never shows an unscored item)")
-    ymins = [r["ymin"] for r in groups if r.get("ymin") is not None]
-    if tot("null_rel") or (ymins and min(ymins) < 0):
-        raise DataError(f"the log: relevance must be a number >= 0 on every row (found {tot('null_rel')} missing, "
-                        f"minimum {min(ymins) if ymins else None})")
-    if tot("bad_nrel") or tot("null_nrel"):
-        raise DataError(f"the log: {cols.get('n_relevant', 'n_relevant')!r} must be given and constant per user "
-                        f"({tot('null_nrel')} user(s) with missing values, {tot('bad_nrel')} with several)")
-    nmins = [r["nrel_min"] for r in groups if r.get("nrel_min") is not None]
-    if nmins and min(nmins) < 0:
-        raise DataError(f"the log: n_relevant must be >= 0, found {min(nmins)}")
-    if tot("tp_over"):
-        raise DataError(f"the log: {tot('tp_over')} user(s) are shown more relevant items than their n_relevant "
-                        "(n_relevant counts the user's relevant items in the whole catalog)")
-
-
-def _ratio_reason(name: str, a: float, b: float) -> str | None:
-    """``reason`` of a ratio a / b that is not finite (x/0 = inf, 0/0 = nan, as the matrix path)."""
-    if b == 0 and a == 0:
-        return f"undefined: both groups' {name} are 0 (0/0)"
-    if b == 0:
-        return f"infinite: the second group's {name} is 0"
-    return None
-
-
-#: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
-#: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
-SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
-                           "recommender_bias on the score matrix (bootstrap over users), audit_exposure's "
-                           "share intervals, or metric_frame on per-user precision/recall")
-
-
-def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
-                     score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
-                     relevant_items=None, normalize: bool = False, score_bounds=None,
-                     convention: str = "holisticai", backend: str = "auto", spark=None,
-                     memory_limit: str | None = None):
-    """Every seed 004 metric computed from a top-k log instead of a score matrix.
-
-    The backend reduces the log to a few numbers: the exposure count of each item (and per user
-    group), and per user group the number of users, ARP's sum over users, the sum and count of the
-    shown items' scores, and the sums over users of precision, recall and F1. The metrics are then :mod:`ocef.metrics.recommender`'s functions of those numbers, equal
-    to the score-matrix path with ``k`` on the same recommendations:
-
-    * item metrics (all users): aggregate diversity, the Gini index, the entropy of the exposure
-      distribution (EDE) and the average recommendation popularity (ARP);
-    * for each ordered pair ``(a, b)`` of values of ``user_group``, a relative to b as holisticai
-      (the seed writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
-      MAD = mean score of a's shown items − that of b's (:func:`ocef.metrics.recommender.mad_score`),
-      and the ratios a / b of the average over users of precision ``tp / n_shown``, recall
-      ``tp / n_relevant`` (0 when ``n_relevant = 0``) and F1 ``2 tp / (n_shown + n_relevant)``,
-      ``tp`` the user's shown items with relevance > 0 (seed 004's APR, recall ratio and AFR).
-
-    A value the log cannot give is ``None`` with a ``<metric>_reason`` saying why
-    (:data:`SEED004_LOG_REASONS`): MAD without a score column, or with ``normalize=True`` and no
-    ``score_bounds`` (the min-max scaling uses the whole matrix, which a top-k log does not carry);
-    the opportunity ratios without relevance; recall and F1 without each user's number of relevant
-    items in the catalog (``n_relevant`` column or ``relevant_items`` table). A ratio x/0 is
-    ``inf`` and 0/0 ``nan``, as the matrix path, with a reason ``"infinite: ..."`` /
-    ``"undefined: ..."``.
-
-    Equal to the matrix path when: the log lists each user's recommended items once; MAD's
-    matrix has NaN outside each user's shown items (the matrix path averages every scored entry,
-    the log only the shown ones); the truth is 0/1 and the log's relevance is the truth of the
-    shown items (holisticai binarises a graded truth with the same ``k``/``thresh``: write that
-    0/1 truth into the log); every user of a group is in the log (a user shown nothing has no row
-    and is left out of the group's average, where the matrix path counts a 0).
-
-    Parameters
-    ----------
-    source : str, path, pandas.DataFrame or Spark DataFrame
-        The log (CSV/Parquet file, folder or glob; or a DataFrame): ``user, item`` at least, ``item``
-        in 0..n_items-1; optionally ``score``, ``relevance`` (>= 0; > 0 is relevant),
-        ``n_relevant`` (constant per user) and the user-group column.
-    n_items : int
-        Size of the catalog (items never recommended count as 0 exposure).
-    user_group : str, optional
-        Column of the user groups; the pairs need it.
-    item, user, score, relevance, n_relevant : str
-        Column names.
-    relevant_items : pandas.DataFrame, optional
-        Side table of relevant items, columns ``user, item`` (every row relevant) or ``user, item,
-        relevance`` (rows with relevance > 0): gives both the relevance of the shown items and each
-        user's number of relevant items. Not together with relevance/n_relevant columns in the log.
-    normalize : bool, default False
-        MAD of min-max scaled scores (holisticai's ``normalize``), which needs ``score_bounds``.
-    score_bounds : tuple of float, optional
-        ``(min, max)`` of the scored entries of the whole score matrix, for ``normalize=True``;
-        every score of the log must lie in it.
-    convention : {"holisticai", "formula"}
-        Gini convention (:func:`ocef.metrics.recommender.gini`).
-    backend : {"auto", "duckdb", "pandas", "spark"}
-        Where the log is reduced (``auto``: DuckDB for files, pandas for a pandas DataFrame, Spark
-        for a Spark DataFrame).
-    spark : SparkSession, optional
-        For ``backend="spark"`` (default :func:`ocef.backends.spark_session`).
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for these queries (e.g. ``"200MB"``; DuckDB spills to disk beyond it).
-
-    Returns
-    -------
-    dict
-        ``aggregate_diversity, gini_index, exposure_entropy, avg_recommendation_popularity``;
-        ``groups`` (``{g: {"n_users", "mean_score", "avg_precision", "avg_recall", "avg_f1"}}``,
-        ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
-        "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
-        the last five a ``<name>_reason``, None when the value is finite); ``reason``: these are
-        seed 004's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
-        intervals are).
-
-    Raises
-    ------
-    DataError
-        Missing columns or values, an item listed twice for a user, item ids outside 0..n_items-1,
-        a user group or ``n_relevant`` not constant per user, more relevant shown items than
-        ``n_relevant``, a score outside ``score_bounds``.
-    ParameterError
-        A bad ``n_items``, ``backend``, ``score_bounds``, or relevance given twice.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
-    ...                     "score": [0.9, 0.5, 0.8, 0.4], "relevance": [1, 0, 1, 1]})
-    >>> out = seed004_from_log(log, n_items=4, user_group="ug")
-    >>> out["aggregate_diversity"], round(out["pairs"][("a", "b")]["mad"], 4)
-    (0.75, 0.1)
-    >>> out["pairs"][("a", "b")]["avg_precision_ratio"], out["pairs"][("a", "b")]["avg_recall_ratio"]
-    (0.5, None)
-    """
-    from ocef.metrics import recommender as rec
-
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ParameterError(f"n_items must be an integer >= 1, got {n_items!r}")
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise ParameterTypeError(f"normalize must be True or False, got {normalize!r}")
-    if score_bounds is not None:
-        try:
-            lo, hi = (float(v) for v in score_bounds)
-        except (TypeError, ValueError):
-            raise ParameterError(f"score_bounds must be (min, max), two numbers, got {score_bounds!r}") from None
-        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-            raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
-    rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
-    backend = _resolve_backend(backend, source)
-    groups, items, cols = _seed004_rows(
-        source, backend,
-        lambda have: _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items),
-        relevant_items=relevant_items, user=user, item=item, relevance=relevance, spark=spark,
-        memory_limit=memory_limit)
-    relevant = relevant_items is not None
-    has_s = "score" in cols
-    has_y, has_nr = relevant or "relevance" in cols, relevant or "n_relevant" in cols
-    ids = np.asarray(items["_i"])
-    if not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= n_items:
-        raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the seed 004 metrics")
-    if has_s and score_bounds is not None:
-        s_min = min(float(r["s_min"]) for r in groups if r.get("s_min") is not None)
-        s_max = max(float(r["s_max"]) for r in groups if r.get("s_max") is not None)
-        if s_min < lo or s_max > hi:
-            raise DataError(f"the log's scores span [{s_min:g}, {s_max:g}], outside score_bounds {score_bounds!r} "
-                            "(the bounds must be the min and max of the whole matrix)")
-    ids = ids.astype(np.int64)
-    c = np.asarray(items["c"], dtype=float)
-    ugs = np.asarray(items["_ug"])
-    c_all = np.bincount(ids, weights=c, minlength=n_items)
-    n_active = sum(int(r["n_users"]) for r in groups)
-    out = {k: float(v) for k, v in rec.item_metrics(c_all, np.zeros(n_items), n_active, convention=convention).items()}
-    # ARP: rec.avg_popularity's Σ_i pop_i c_i (pop_i = Σ_{u shown i} 1/n_shown_u) summed by user instead of by
-    # item, Σ_u Σ_{i shown to u} c_i / n_shown_u, which the backend adds up without a per-item join
-    out["avg_recommendation_popularity"] = sum(float(r["arp_sum"]) for r in groups) / n_active
-    # group values (aggregate()'s keys), None where the log cannot give them
-    reasons = {}
-    if not has_s:
-        reasons["mad"] = SEED004_LOG_REASONS["no_score"].format(col=score)
-    elif normalize and score_bounds is None:
-        reasons["mad"] = SEED004_LOG_REASONS["normalize"]
-    if not has_y:
-        for key in ("avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"):
-            reasons[key] = SEED004_LOG_REASONS["no_relevance"].format(col=relevance)
-    elif not has_nr:
-        for key, name in (("avg_recall_ratio", "recall"), ("avg_f1_ratio", "F1")):
-            reasons[key] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=name, col=n_relevant)
-    per_group = {}
-    for r in sorted(groups, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
-        g, n = _plain(r["_ug"]), float(r["n_users"])
-        sel = np.asarray(ugs == g, dtype=bool)
-        vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = float(r["s_sum"]) / float(r["s_n"]) if has_s and r["s_n"] else (math.nan if has_s else None)
-        if mean is not None and normalize:
-            mean = float(rec._scaled(mean, (lo, hi - lo))) if score_bounds is not None else None
-        vals["mean_score"] = None if "mad" in reasons else mean
-        vals["avg_precision"] = float(r["p_sum"]) / n if has_y else None
-        vals["avg_recall"] = float(r["r_sum"]) / n if has_y and has_nr else None
-        vals["avg_f1"] = float(r["f_sum"]) / n if has_y and has_nr else None
-        per_group[g] = vals
-    out["groups"] = {g: {k: v for k, v in vals.items() if k != "counts"} for g, vals in per_group.items()}
-    out["pairs"] = {}
-    if user_group:
-        keys = {"mad": "mean_score", "avg_precision_ratio": "avg_precision", "avg_recall_ratio": "avg_recall",
-                "avg_f1_ratio": "avg_f1"}
-        filled = {g: {k: (math.nan if x is None else x) for k, x in v.items()} for g, v in per_group.items()}
-        for a, va in per_group.items():
-            for b, vb in per_group.items():
-                if a == b:
-                    continue
-                m = rec.pair_metrics(filled[a], filled[b])
-                pair = {"exposure_total_variation": float(m["exposure_total_variation"]),
-                        "exposure_kl": float(m["exposure_kl"])}
-                pair["exposure_kl_reason"] = (None if math.isfinite(pair["exposure_kl"]) else
-                                              f"infinite: group {b!r} is never shown an item that group {a!r} is shown")
-                for key, group_key in keys.items():
-                    if key in reasons:
-                        pair[key], pair[f"{key}_reason"] = None, reasons[key]
-                        continue
-                    pair[key] = float(m[key])
-                    pair[f"{key}_reason"] = (None if key == "mad" or math.isfinite(pair[key]) else
-                                             _ratio_reason(group_key.replace("_", " "), va[group_key], vb[group_key]))
-                out["pairs"][(a, b)] = pair
-    out["reason"] = SEED004_LOG_NO_INTERVAL
-    return out

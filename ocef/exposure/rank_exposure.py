@@ -3,8 +3,8 @@ their disparity to a target, AWRF, NDKL and exposure/merit ratios.
 
 Provider side: the exposure an *item group* receives from the users' rankings. Consumer side:
 the same quantities, or any per-user metric, compared across *user groups*
-(:mod:`ocef.metrics.by_group`). The small pure functions below define each formula once, on the
-rankings of one user (or a few); :mod:`ocef.metrics.rankings` reduces a top-k log of any size to
+(:mod:`ocef.exposure.by_group`). The small pure functions below define each formula once, on the
+rankings of one user (or a few); :mod:`ocef.exposure.rankings` reduces a top-k log of any size to
 the sufficient statistics of the pooled metrics and :func:`exposure_fairness` is the front door.
 
 Conventions follow the reference code named in /work/shared/specs/exposure-metrics.md (positions
@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.metrics.rankings import BROWSING_MODELS, check_browsing
+from ocef.exposure.rankings import BROWSING_MODELS, check_browsing
 
 __all__ = [
     "BROWSING_MODELS", "position_weights", "cascade_weights", "expected_exposure", "target_exposure",
@@ -518,12 +518,12 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                       columns=None, spark=None, ranking_metrics=None, judgments=None):
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
-    Reads the log (:func:`ocef.metrics.rankings.read_log` formats), reduces it to sufficient
-    statistics with ``backend`` and returns :class:`ocef.metrics.rankings.ExposureResult`:
+    Reads the log (:func:`ocef.exposure.rankings.read_log` formats), reduces it to sufficient
+    statistics with ``backend`` and returns :class:`ocef.exposure.rankings.ExposureResult`:
     ``groups`` (one row per user group × item group: exposure share, target, their difference and
     ratio with intervals clustered by user and Holm-adjusted p-values), ``pairs`` (each user group
     vs the reference: difference of shares, and of each per-user metric), ``users`` (per-user
-    metrics by user group, :func:`ocef.metrics.by_group.metric_frame` conventions) and ``overall``.
+    metrics by user group, :func:`ocef.exposure.by_group.metric_frame` conventions) and ``overall``.
 
     Parameters
     ----------
@@ -554,7 +554,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     spark : SparkSession, optional
     ranking_metrics : sequence of str, optional
         Per-user ranking metrics among ``"awrf", "ndkl", "ee_disparity", "ee_relevance",
-        "ee_difference"`` (:func:`ocef.metrics.rank_metrics.ranking_fairness`): means over
+        "ee_difference"`` (:func:`ocef.exposure.rank_metrics.ranking_fairness`): means over
         users with intervals, by user group, in the result's ``ranking`` view. Opt-in: a second
         pass over the log (a window per ranking and a group-by per user and item). Default: none.
     judgments : pandas.DataFrame, optional
@@ -563,7 +563,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
 
     Returns
     -------
-    ocef.metrics.rankings.ExposureResult
+    ocef.exposure.rankings.ExposureResult
 
     Examples
     --------
@@ -577,7 +577,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     """
     import dataclasses
 
-    from ocef.metrics.rankings import audit_exposure
+    from ocef.exposure.rankings import audit_exposure
 
     res = audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
                          user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
@@ -585,7 +585,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                          backend=backend, columns=columns, spark=spark)
     if not ranking_metrics:
         return res
-    from ocef.metrics.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
+    from ocef.exposure.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
 
     ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
                                user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
