@@ -5,7 +5,7 @@ One run of this script generates (once, with DuckDB itself) a top-k log in Parqu
 values), ``ug`` (user group, 2 values) — then measures, each in a fresh child process (so that
 each peak RSS is its own):
 
-* ``ocef``: :func:`ocef.exposure.rankings.ranking_statistics` with the default backend (DuckDB):
+* ``ocef``: :func:`ocef.exposure.statistics.ranking_statistics` with the default backend (DuckDB):
   the per-(user group, item group) sums and cross-products of exposure and merit, and the moments
   of precision, nDCG and hit rate per user group, with every input check;
 * ``duckdb``: a hand-written DuckDB query computing the same sufficient statistics (per-user

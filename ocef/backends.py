@@ -34,7 +34,8 @@ from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.validation import renamed_keywords
 
-__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
+           "sql_identifier", "sql_literal", "fetch_rows", "plain_value"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 #: The former name of :data:`BACKENDS` (counting backends were called engines).
@@ -712,6 +713,108 @@ def _q(col: str) -> str:
 
 def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def sql_identifier(col: str, dialect: str = "duckdb") -> str:
+    """A column name quoted for SQL: double quotes in DuckDB, backticks in Spark SQL.
+
+    Parameters
+    ----------
+    col : str
+        The column name.
+    dialect : {"duckdb", "spark"}, default "duckdb"
+        The SQL dialect.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sql_identifier('a"b'), sql_identifier("x", "spark")
+    ('"a""b"', '`x`')
+    """
+    return "`" + col.replace("`", "``") + "`" if dialect == "spark" else '"' + col.replace('"', '""') + '"'
+
+
+def sql_literal(v) -> str:
+    """A Python or numpy scalar as an SQL literal (booleans, integers, floats, else a quoted string).
+
+    Parameters
+    ----------
+    v : scalar
+        The value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sql_literal(True), sql_literal(3), sql_literal(0.5), sql_literal("it's")
+    ('TRUE', '3', '0.5', "'it''s'")
+    """
+    import numpy as np
+
+    if isinstance(v, (bool, np.bool_)):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def plain_value(v):
+    """A numpy scalar as the plain Python scalar (strings and Python scalars unchanged).
+
+    Parameters
+    ----------
+    v : scalar
+        The value.
+
+    Returns
+    -------
+    scalar
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type(plain_value(np.int64(3))).__name__, plain_value("a")
+    ('int', 'a')
+    """
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()
+    return v
+
+
+def fetch_rows(con, sql: str) -> list[dict]:
+    """The rows of a DuckDB query as dicts; a DuckDB error becomes a one-line :class:`ocef.errors.DataError`.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        The connection (e.g. :func:`duckdb_cursor`).
+    sql : str
+        The query.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> fetch_rows(duckdb_cursor(), "SELECT 1 AS a, 'x' AS b")
+    [{'a': 1, 'b': 'x'}]
+    """
+    import duckdb
+
+    try:
+        res = con.sql(sql)
+        names = res.columns
+        return [dict(zip(names, r)) for r in res.fetchall()]
+    except duckdb.Error as exc:
+        raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
 
 
 _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB database

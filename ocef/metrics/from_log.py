@@ -1,8 +1,8 @@
 """Seed 004's recommender bias metrics computed from a top-k log instead of a score matrix.
 
 :func:`seed004_from_log` reduces the log (docs/formats/rankings.md) where it lives (DuckDB, pandas or
-Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need. Moved here from the
-exposure audit's log module (:mod:`ocef.exposure.rankings`), whose SQL helpers it shares.
+Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need; its SQL helpers are
+the public ones of :mod:`ocef.backends` (shared with the exposure audit).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.exposure.rankings import _duck_rows, _lit, _plain, _q, _resolve_backend
+from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -124,7 +124,7 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
     >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items and "lag(_i)" in dups
     True
     """
-    q = lambda c: _q(c, dialect)  # noqa: E731
+    q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     one, zero = "CAST(1 AS DOUBLE)", "CAST(0 AS DOUBLE)"
     has_s, has_ug = "score" in cols, "user_group" in cols
     has_y = relevant or "relevance" in cols
@@ -261,17 +261,17 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
             base, have = "_ocef_s004_log", list(source.columns)
         else:
             path = os.fspath(_check_path(source))
-            base = (f"read_parquet({_lit(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
-                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({_lit(path)}, header = true)")
+            base = (f"read_parquet({sql_literal(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
+                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({sql_literal(path)}, header = true)")
             have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
         if side is not None:
             con.register("_ocef_rel_pairs", side[0])
             con.register("_ocef_rel_n", side[1])
-        run = lambda sql: _duck_rows(con, sql)  # noqa: E731
+        run = lambda sql: fetch_rows(con, sql)  # noqa: E731
         run_arrays = lambda sql: _duck_arrays(con, sql)  # noqa: E731
         dialect = "duckdb"
         if memory_limit is not None:
-            con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
+            con.execute(f"SET memory_limit = {sql_literal(str(memory_limit))}")
     else:
         from ocef.backends import _spark_view
 
@@ -300,7 +300,7 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
 
 
 def _duck_arrays(con, sql) -> dict:
-    """A DuckDB query's columns as numpy arrays (errors as :func:`_duck_rows`)."""
+    """A DuckDB query's columns as numpy arrays (errors as :func:`fetch_rows`)."""
     import duckdb
 
     try:
@@ -473,7 +473,10 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
     rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
-    backend = _resolve_backend(backend, source)
+    backend = resolve_backend(backend, source)
+    if source_kind(source) not in ("file", "pandas", "spark"):
+        raise DataError(f"a top-k log must be a file path, a pandas DataFrame or a Spark DataFrame, got "
+                        f"{source_kind(source)}")
     groups, items, cols = _seed004_rows(
         source, backend,
         lambda have: _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items),
@@ -513,8 +516,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         for key, name in (("avg_recall_ratio", "recall"), ("avg_f1_ratio", "F1")):
             reasons[key] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=name, col=n_relevant)
     per_group = {}
-    for r in sorted(groups, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
-        g, n = _plain(r["_ug"]), float(r["n_users"])
+    for r in sorted(groups, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
+        g, n = plain_value(r["_ug"]), float(r["n_users"])
         sel = np.asarray(ugs == g, dtype=bool)
         vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ocef import cli
-from ocef.exposure.rank_exposure import exposure_fairness
+from ocef.exposure import exposure_fairness
 
 
 def make_log(tmp_path):
@@ -70,7 +70,7 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
 
 def test_ranking_metrics_json_console_and_library(tmp_path, capsys):
     from ocef.commands.exposure import RANKING_METRICS as CLI_METRICS
-    from ocef.exposure.rank_metrics import RANKING_METRICS, ranking_fairness
+    from ocef.exposure.ranking_metrics import RANKING_METRICS, ranking_fairness
 
     assert CLI_METRICS == RANKING_METRICS
     log, path = make_log(tmp_path)
