@@ -880,7 +880,7 @@ class Instance(Constraint):
         return value
 
     def invalid_values(self) -> list:
-        return [3.5, "text"]
+        return [v for v in (3.5, "text") if not isinstance(v, self.types)]
 
 
 class Either(Constraint):

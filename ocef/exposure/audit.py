@@ -132,8 +132,8 @@ class ExposureResult(Result):
         ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
         >>> exposure_fairness(log, item_group="genre").summary()[["item_group", "estimate", "p_adjusted"]].round(3)
           item_group  estimate  p_adjusted
-        0          a     0.056         1.0
-        1          b    -0.056         1.0
+        0          a     0.222       0.091
+        1          b    -0.222       0.091
         """
         g = self.groups
         return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)

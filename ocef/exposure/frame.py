@@ -24,7 +24,7 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterError
 from ocef.results import Result
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -71,6 +71,7 @@ def _mean_var(n, s1, s2):
     return mean, var
 
 
+@validate_params(confidence=CONFIDENCE)
 def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float = 0.95) -> dict:
     """Mean over users and its interval from moments: Student t (``mean ± t_{n-1} s/√n``), or
     Wilson's score interval when the values are 0/1 (``binary``).
@@ -100,7 +101,6 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
 
     from ocef.inference import wilson_interval
 
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     mean, var = _mean_var(n, total, total_sq)
     mean, var = float(mean), float(var)
     se = float(np.sqrt(var / n)) if n > 1 else np.nan
@@ -117,6 +117,7 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
     return {"estimate": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "reason": None}
 
 
+@validate_params(confidence=CONFIDENCE)
 def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
     """Group ``a`` vs reference ``b`` from their moments: difference of means (Welch's t interval
     and two-sided test) and ratio of means (delta-method interval of ``log(mean_a / mean_b)``,
@@ -143,7 +144,6 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
     from scipy.stats import norm
     from scipy.stats import t as student
 
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     ma, va = (float(x) for x in _mean_var(a["n"], a["sum"], a["sum_sq"]))
     mb, vb = (float(x) for x in _mean_var(b["n"], b["sum"], b["sum_sq"]))
     out = {"difference": ma - mb, "difference_low": np.nan, "difference_high": np.nan,
@@ -262,6 +262,7 @@ class MetricFrameResult(Result):
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
 
+@validate_params(confidence=CONFIDENCE)
 def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None, confidence: float = 0.95,
                  binary=None) -> MetricFrameResult:
     """Per-user metrics by any combination of user attributes (Fairlearn's ``MetricFrame`` with
@@ -335,6 +336,7 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
     return metric_frame_from_moments(table, by=by, reference=reference, confidence=confidence, binary=binary)
 
 
+@validate_params(confidence=CONFIDENCE)
 def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=()) -> MetricFrameResult:
     """:func:`metric_frame` from per-group moments (one row per group and metric: the ``by``
     columns, ``metric``, ``n``, ``sum``, ``sum_sq``, ``min``, ``max``), e.g. as computed by a
@@ -367,7 +369,6 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
 
     from ocef.inference import holm_adjust
 
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     by = [by] if isinstance(by, str) else list(by)
     binary = set(binary)
     table = table.sort_values(by + ["metric"], kind="stable").reset_index(drop=True)
@@ -424,6 +425,7 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
                              by=tuple(by), reference=ref, confidence=confidence, binary=tuple(sorted(binary)))
 
 
+@validate_params(confidence=CONFIDENCE)
 def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> dict:
     """Mean over users and Hall's skewness-corrected t interval, from the power sums of the values.
 
@@ -458,7 +460,6 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
     """
     from scipy.stats import t as student
 
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     n = int(n)
     if n < 1:
         return {"estimate": np.nan, "se": np.nan, "skewness": np.nan, "ci_low": np.nan, "ci_high": np.nan,

@@ -27,6 +27,8 @@ from typing import Callable
 
 import numpy as np
 
+from ocef.errors import ParameterError
+
 __all__ = ["ATTENTION", "UserMetric", "UserContext", "REGISTRY", "LIST_METRICS", "RANKING_METRICS", "EE_METRICS",
            "register", "list_value_sql", "list_values"]
 
@@ -143,7 +145,7 @@ def register(metric: UserMetric) -> UserMetric:
     True
     """
     if metric.name in REGISTRY:
-        raise ValueError(f"metric {metric.name!r} is registered twice")
+        raise ParameterError(f"metric {metric.name!r} is registered twice")
     REGISTRY[metric.name] = metric
     return metric
 
