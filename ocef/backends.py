@@ -35,7 +35,8 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.validation import renamed_keywords
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
-           "sql_identifier", "sql_literal", "fetch_rows", "plain_value"]
+           "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
+           "spark_table"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 #: The former name of :data:`BACKENDS` (counting backends were called engines).
@@ -815,6 +816,109 @@ def fetch_rows(con, sql: str) -> list[dict]:
         return [dict(zip(names, r)) for r in res.fetchall()]
     except duckdb.Error as exc:
         raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
+
+
+def log_frame(source):
+    """A log as a pandas DataFrame: a file (checked, read by DuckDB), a DuckDB relation or query, or the frame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation or Sql
+        The log.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> log_frame(Sql("SELECT 1 AS user")).columns.tolist()
+    ['user']
+    """
+    if type(source).__module__.startswith("pandas"):
+        return source
+    return _duckdb_relation(_check_path(source) if isinstance(source, (str, os.PathLike)) else source)[0].df()
+
+
+def log_columns(source) -> list:
+    """The columns of a log without reading its rows (a file's header or schema, a frame's columns).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql or Spark DataFrame
+        The log.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log_columns(pd.DataFrame({"user": [1], "item": [2]}))
+    ['user', 'item']
+    """
+    if hasattr(source, "columns") and not isinstance(source, (str, os.PathLike)):
+        return list(source.columns)
+    return list(_duckdb_relation(_check_path(source) if isinstance(source, (str, os.PathLike)) else source)[0].columns)
+
+
+def duckdb_table(con, source, name: str) -> tuple[str, list]:
+    """A log as a relation of DuckDB queries on ``con``, and its columns: a file is read in place
+    (``read_parquet``/``read_csv``: never loaded into Python), a DataFrame or relation is registered as ``name``.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        The connection (:func:`duckdb_cursor`).
+    source : str, os.PathLike, DataFrame, DuckDB relation or Sql
+        The log.
+    name : str
+        The view name of an in-memory log.
+
+    Returns
+    -------
+    (str, list of str)
+        The relation's SQL text and its columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> con = duckdb_cursor()
+    >>> duckdb_table(con, pd.DataFrame({"user": [1]}), "_log")
+    ('_log', ['user'])
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(_check_path(source))
+        base = (f"read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)" if _is_parquet(path)
+                else f"read_csv({_lit(path)}, header = true)")
+        return base, list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
+    rel = _duckdb_relation(source)[0]
+    con.register(name, rel)
+    return name, list(rel.columns)
+
+
+def spark_table(source, name: str, spark=None):
+    """A log as the Spark temporary view ``name``: ``(spark, columns)`` (files read by Spark).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, Spark DataFrame or pandas DataFrame
+        The log.
+    name : str
+        The view's name.
+    spark : SparkSession, optional
+        Default: :func:`spark_session`.
+
+    Returns
+    -------
+    (SparkSession, list of str)
+
+    Examples
+    --------
+    >>> spark, cols = spark_table("log.parquet", "_log")           # doctest: +SKIP
+    """
+    return _spark_view(source, name, spark)
 
 
 _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB database

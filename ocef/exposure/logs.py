@@ -11,7 +11,6 @@ with a log the same way.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,18 +73,11 @@ def read_log(source, *, columns=None):
     ...          columns={"user": "uid", "item": "iid", "rank": "pos"}).columns.tolist()
     ['user', 'item', 'rank']
     """
-    import pandas as pd
+    from ocef.backends import log_frame, source_kind
 
-    from ocef.backends import _check_path, _duckdb_relation
-
-    if isinstance(source, (str, os.PathLike)):
-        frame = _duckdb_relation(_check_path(source))[0].df()
-    elif isinstance(source, pd.DataFrame):
-        frame = source
-    elif type(source).__module__.startswith("duckdb"):
-        frame = source.df()
-    else:
+    if source_kind(source) not in ("file", "pandas", "duckdb"):
         raise DataError(f"a log must be a file path or a pandas DataFrame here, got {type(source).__name__}")
+    frame = log_frame(source)
     renames = {v: k for k, v in (columns or {}).items()}
     return frame.rename(columns=renames)
 
@@ -422,22 +414,13 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
     >>> log.run(f"SELECT count(*) AS n FROM {log.table}")
     [{'n': 1}]
     """
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
+    from ocef.backends import duckdb_cursor, duckdb_table, spark_table
 
     tables = ((_ITEM_TABLE, item_table), (_USER_TABLE, user_table), (_JUDGMENTS, judgments))
     if backend == "duckdb":
         dialect = "duckdb"
         con = duckdb_cursor()
-        if isinstance(source, (str, os.PathLike)):
-            path = os.fspath(_check_path(source))
-            pattern = path if not os.path.isdir(path) else os.path.join(path, "**", "*.parquet")
-            base = (f"read_parquet('{pattern}', hive_partitioning = true)" if _is_parquet(path)
-                    else f"read_csv('{path}', header = true)")
-            have = list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
-        else:
-            rel = _duckdb_relation(source)[0]
-            con.register(_LOG, rel)
-            base, have = _LOG, list(rel.columns)
+        base, have = duckdb_table(con, source, _LOG)
         for name, tab in tables:
             if tab is not None:
                 con.register(name, tab)
@@ -451,10 +434,8 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
             if memory_limit is not None:
                 con.execute("RESET memory_limit")
     else:
-        from ocef.backends import _spark_view
-
         dialect = "spark"
-        spark, have = _spark_view(source, _LOG, spark)
+        spark, have = spark_table(source, _LOG, spark)
         base = _LOG
         for name, tab in tables:
             if tab is not None:

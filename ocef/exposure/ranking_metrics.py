@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ocef.backends import plain_value, resolve_backend, sql_identifier, sql_literal
+from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier, sql_literal
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.frame import hall_interval
@@ -802,14 +801,6 @@ def _default_metrics(source, judgments, columns) -> list[str]:
     """AWRF and NDKL; the EE metrics too when the log has an item column and relevance exists."""
     cols = {"item": "item", "relevance": "relevance"}
     cols.update({r: c for r, c in (columns or {}).items() if r in cols})
-    have = _columns_of(source)
+    have = log_columns(source)
     ee = cols["item"] in have and (judgments is not None or cols["relevance"] in have)
     return ["awrf", "ndkl"] + (list(EE_METRICS) if ee else [])
-
-
-def _columns_of(source) -> list:
-    if hasattr(source, "columns") and not isinstance(source, (str, os.PathLike)):
-        return list(source.columns)
-    from ocef.backends import _check_path, _duckdb_relation
-
-    return list(_duckdb_relation(_check_path(source))[0].columns)

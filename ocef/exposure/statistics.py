@@ -27,7 +27,7 @@ import numpy as np
 from ocef.backends import plain_value, resolve_backend, sql_identifier, sql_literal
 from ocef.errors import DataError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
-from ocef.exposure.logs import LOG_PARAMS, check_side, open_sql, pandas_log, sort_labels
+from ocef.exposure.logs import LOG_PARAMS, check_side, open_sql, pandas_log
 from ocef.exposure.user_metrics import LIST_METRICS, REGISTRY, list_value_sql, list_values
 from ocef.results import Result
 from ocef.validation import Integer, OneOrMore, Options, OrNone, validate_params

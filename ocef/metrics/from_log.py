@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -244,26 +243,18 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
     """Run :func:`seed004_sql`'s two queries with ``backend`` (or their pandas twin): ``(groups,
     items, cols)``. ``cols_of(have)`` maps the log's columns to the roles. A file read by DuckDB
     or Spark does not import pandas (about 70 MB of memory)."""
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
+    from ocef.backends import duckdb_cursor, duckdb_table, log_frame, spark_table
 
-    is_frame = type(source).__module__.startswith("pandas")     # a pandas DataFrame (checked by the caller)
     side = None if relevant_items is None else _relevant_tables(relevant_items, user, item, relevance)
     if backend == "pandas":
-        frame = source if is_frame else _duckdb_relation(_check_path(source))[0].df()
+        frame = log_frame(source)
         cols = cols_of(frame.columns)
         groups, items = _seed004_pandas(frame, cols, *(side or (None, None)))
         _check_seed004_groups(groups, cols)
         return groups, items, cols
     if backend == "duckdb":
         con = duckdb_cursor()
-        if is_frame:
-            con.register("_ocef_s004_log", source)
-            base, have = "_ocef_s004_log", list(source.columns)
-        else:
-            path = os.fspath(_check_path(source))
-            base = (f"read_parquet({sql_literal(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
-                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({sql_literal(path)}, header = true)")
-            have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
+        base, have = duckdb_table(con, source, "_ocef_s004_log")
         if side is not None:
             con.register("_ocef_rel_pairs", side[0])
             con.register("_ocef_rel_n", side[1])
@@ -273,9 +264,7 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
         if memory_limit is not None:
             con.execute(f"SET memory_limit = {sql_literal(str(memory_limit))}")
     else:
-        from ocef.backends import _spark_view
-
-        spark, have = _spark_view(source, "_ocef_s004_log", spark)
+        spark, have = spark_table(source, "_ocef_s004_log", spark)
         base = "_ocef_s004_log"
         if side is not None:
             spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
