@@ -11,6 +11,7 @@ with a log the same way.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +20,7 @@ from ocef.backends import BACKENDS, fetch_rows, plain_value, sql_identifier
 from ocef.errors import DataError, ParameterError, ResourceLimitError
 from ocef.validation import Instance, Options
 
-__all__ = ["LOG_PARAMS", "ROLES", "MAX_ITEM_GROUPS", "read_log", "check_side", "check_judgments", "log_roles", "LogProfile",
+__all__ = ["LOG_PARAMS", "ROLES", "rows_select", "MAX_ITEM_GROUPS", "read_log", "check_side", "check_judgments", "log_roles", "LogProfile",
            "SqlLog", "open_sql", "PandasLog", "pandas_log", "raise_checks", "sort_labels"]
 
 #: The columns a log may carry, by role (renamed with ``columns={role: column}``).
@@ -73,9 +74,9 @@ def read_log(source, *, columns=None):
     ...          columns={"user": "uid", "item": "iid", "rank": "pos"}).columns.tolist()
     ['user', 'item', 'rank']
     """
-    from ocef.backends import log_frame, source_kind
+    from ocef.backends import Sql, log_frame
 
-    if source_kind(source) not in ("file", "pandas", "duckdb"):
+    if not (isinstance(source, (str, os.PathLike, Sql)) or type(source).__module__.split(".")[0] in ("pandas", "duckdb")):
         raise DataError(f"a log must be a file path or a pandas DataFrame here, got {type(source).__name__}")
     frame = log_frame(source)
     renames = {v: k for k, v in (columns or {}).items()}
@@ -357,6 +358,43 @@ def _profile_sql(table: str, *, cols: dict, have, dialect: str) -> str:
     if cols["item"] in have:
         parts.append(f"count(DISTINCT {q(cols['item'])}) AS n_items")
     return f"SELECT {', '.join(parts)} FROM {table} GROUP BY {q(cols['item_group'])}"
+
+
+#: The short name (and SQL type) each role takes in the queries' first common table.
+_ALIASES = {"user": ("_u", None), "rank": ("_k", "DOUBLE"), "item_group": ("_ig", None), "sample": ("_s", None),
+            "relevance": ("_y", "DOUBLE"), "user_group": ("_ug", None), "n_relevant": ("_nrel", "DOUBLE"),
+            "item": ("_i", None)}
+
+
+def rows_select(cols: dict, dialect: str, roles=("user", "rank", "item_group", "sample", "relevance", "user_group")):
+    """The SELECT list of the queries' first common table: each role present in ``cols`` under its short
+    name (``_u, _k, _ig, _s, _y, _ug, _nrel, _i``), the numbers cast to DOUBLE.
+
+    Parameters
+    ----------
+    cols : dict
+        Role -> column (:func:`log_roles`).
+    dialect : {"duckdb", "spark"}
+        SQL dialect.
+    roles : sequence of str
+        The roles wanted (those absent from ``cols`` are left out).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rows_select({"user": "uid", "rank": "pos", "item_group": "g"}, "duckdb")
+    '"uid" AS _u, CAST("pos" AS DOUBLE) AS _k, "g" AS _ig'
+    """
+    out = []
+    for role in roles:
+        if role in cols:
+            alias, cast = _ALIASES[role]
+            col = sql_identifier(cols[role], dialect)
+            out.append(f"CAST({col} AS {cast}) AS {alias}" if cast else f"{col} AS {alias}")
+    return ", ".join(out)
 
 
 def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, int]:

@@ -47,7 +47,8 @@ from ocef.backends import log_columns, plain_value, resolve_backend, sql_identif
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.frame import hall_interval
-from ocef.exposure.logs import LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks
+from ocef.exposure.logs import (LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks,
+                                rows_select)
 from ocef.exposure.user_metrics import EE_METRICS, RANKING_METRICS, REGISTRY
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
@@ -168,19 +169,12 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
     if want_ee and judgments is None and not has_y:
         raise DataError("expected exposure needs relevance: a judgments table or a relevance column in the log")
     keys = "_u, _s" if has_s else "_u"
-    select = [f"{q(cols['user'])} AS _u", f"CAST({q(cols['rank'])} AS DOUBLE) AS _k", f"{q(cols['item_group'])} AS _ig"]
-    if has_s:
-        select.append(f"{q(cols['sample'])} AS _s")
-    if has_y:
-        select.append(f"CAST({q(cols['relevance'])} AS DOUBLE) AS _y")
-    if has_ug:
-        select.append(f"{q(cols['user_group'])} AS _ug")
-    if want_ee:
-        select.append(f"{q(cols['item'])} AS _i")
+    select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group")
+                         + (("item",) if want_ee else ()))
     e_sql = model.sql("_k", model.above_sql(keys) if has_y else None)
     w_sql = ("CAST(CAST(CAST(1 AS DOUBLE) / log2(greatest(_k, CAST(2 AS DOUBLE))) AS FLOAT) AS DOUBLE)"
              if attention == "trec" else "_e")
-    ctes = [f"_rows AS (SELECT {', '.join(select)} FROM {table})",
+    ctes = [f"_rows AS (SELECT {select} FROM {table})",
             f"_e AS (SELECT *, {e_sql} AS _e FROM _rows)"]
     src = "_e"
     if want_ndkl:                   # prefix proportions of each group: a cumulative window per ranking
@@ -288,13 +282,14 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
 
 # ------------------------------------------------------------------ backends
 
-def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgments, metrics, backend, columns):
-    metrics = _check_metrics(metrics)
-    backend = resolve_backend(backend, source)
-    item_table = check_side(item_groups, (columns or {}).get("item", "item"), item_group, "item_groups")
-    user_table = check_side(user_groups, (columns or {}).get("user", "user"), user_group, "user_groups")
-    judg = check_judgments(judgments, columns)
-    return metrics, backend, item_table, user_table, judg
+def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgments, metrics, backend, columns,
+             **options):
+    """``(backend, keywords of the computation)``: the side tables and judgments checked, the metrics in order."""
+    return resolve_backend(backend, source), dict(
+        item_group=item_group, user_group=user_group, metrics=_check_metrics(metrics), columns=columns,
+        item_table=check_side(item_groups, (columns or {}).get("item", "item"), item_group, "item_groups"),
+        user_table=check_side(user_groups, (columns or {}).get("user", "user"), user_group, "user_groups"),
+        judg=check_judgments(judgments, columns), **options)
 
 
 def _sql_moments(source, backend, *, item_group, user_group, item_table, user_table, judg, metrics, model,
@@ -491,18 +486,17 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
     import pandas as pd
 
     model = BrowsingModel(browsing, patience, stop)
-    metrics, backend, item_table, user_table, judg = _prepare(
-        source, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-        judgments=judgments, metrics=metrics, backend=backend, columns=columns)
-    kw = dict(item_group=item_group, user_group=user_group, item_table=item_table, user_table=user_table,
-              judg=judg, metrics=metrics, model=model, attention=attention,
-              awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete, columns=columns)
+    backend, kw = _prepare(source, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                           user_groups=user_groups, judgments=judgments, metrics=metrics, backend=backend,
+                           columns=columns, model=model, attention=attention, awrf_target=awrf_target,
+                           ndkl_desired=ndkl_desired, complete=complete)
+    metrics = kw["metrics"]
     if backend == "pandas":
         table = _pandas_per_user(source, **kw)[0]
     else:
         rows, _, _, names = _sql_moments(source, backend, spark=spark, memory_limit=memory_limit, per_user=True, **kw)
         raise_checks(sum(r["_bad"] for r in rows), sum(r["_ug"] != r["_ug2"] for r in rows),
-                      sum(r["_bui"] or 0 for r in rows), names)
+                     sum(r["_bui"] or 0 for r in rows), names)
         table = pd.DataFrame({"user": [plain_value(r["_u"]) for r in rows],
                               "user_group": [plain_value(r["_ug"]) for r in rows]})
         for m in metrics:
@@ -528,7 +522,7 @@ def _moments_from_rows(rows, metrics, names) -> pd.DataFrame:
     import pandas as pd
 
     raise_checks(sum(r["bad_rank"] or 0 for r in rows), sum(r["bad_ug"] or 0 for r in rows),
-                  sum(r["bad_item"] or 0 for r in rows), names)
+                 sum(r["bad_item"] or 0 for r in rows), names)
     recs = []
     for r in sorted(rows, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
         if r["_ug"] is None:
@@ -778,12 +772,11 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     model = BrowsingModel(browsing, patience, stop)
     if metrics is None:
         metrics = _default_metrics(source, judgments, columns)
-    metrics, backend, item_table, user_table, judg = _prepare(
-        source, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-        judgments=judgments, metrics=metrics, backend=backend, columns=columns)
-    kw = dict(item_group=item_group, user_group=user_group, item_table=item_table, user_table=user_table,
-              judg=judg, metrics=metrics, model=model, attention=attention,
-              awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete, columns=columns)
+    backend, kw = _prepare(source, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                           user_groups=user_groups, judgments=judgments, metrics=metrics, backend=backend,
+                           columns=columns, model=model, attention=attention, awrf_target=awrf_target,
+                           ndkl_desired=ndkl_desired, complete=complete)
+    metrics, judg = kw["metrics"], kw["judg"]
     if backend == "pandas":
         table, _, has_y = _pandas_per_user(source, **kw)
         moments = _moments_from_table(table, metrics)

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ocef.backends import plain_value, resolve_backend, sql_identifier, sql_literal
+from ocef.backends import plain_value, resolve_backend, sql_literal
 from ocef.errors import DataError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
-from ocef.exposure.logs import LOG_PARAMS, check_side, open_sql, pandas_log
+from ocef.exposure.logs import LOG_PARAMS, check_side, open_sql, pandas_log, rows_select
 from ocef.exposure.user_metrics import LIST_METRICS, REGISTRY, list_value_sql, list_values
 from ocef.results import Result
 from ocef.validation import Integer, OneOrMore, Options, OrNone, validate_params
@@ -175,21 +175,13 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
     >>> con.execute(sql).df()[["n_users", "s__x0", "s__x1", "c__x0__x1"]].values.tolist()
     [[2.0, 1.5, 1.5, 1.0]]
     """
-    q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     has_rel = "relevance" in cols
     has_sample = "sample" in cols
     has_nrel = "n_relevant" in cols
     has_ug = "user_group" in cols
     G = len(item_groups)
-    select = [f"{q(cols['user'])} AS _u", f"CAST({q(cols['rank'])} AS DOUBLE) AS _k", f"{q(cols['item_group'])} AS _ig"]
-    if has_sample:
-        select.append(f"{q(cols['sample'])} AS _s")
-    if has_rel:
-        select.append(f"CAST({q(cols['relevance'])} AS DOUBLE) AS _y")
-    if has_ug:
-        select.append(f"{q(cols['user_group'])} AS _ug")
-    if has_nrel:
-        select.append(f"CAST({q(cols['n_relevant'])} AS DOUBLE) AS _nrel")
+    select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group",
+                                         "n_relevant"))
     w = model.sql("_k", model.above_sql("_u, _s" if has_sample else "_u") if has_rel else None)
     # per ranking: every check that needs a ranking (ranks exactly 1..n) or a user (constant
     # user group, n_relevant); the checks of single rows are made by the profile query
@@ -248,7 +240,7 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
                   f"min({c}) AS {m}__min", f"max({c}) AS {m}__max"]
     ug_out = "_ug" if has_ug else "'(all)' AS _ug"
     group = " GROUP BY _ug" if has_ug else ""
-    return (f"WITH _rows AS (SELECT {', '.join(select)} FROM {table}), "
+    return (f"WITH _rows AS (SELECT {select} FROM {table}), "
             f"_e AS (SELECT *, {w} AS _e FROM _rows), "
             f"_r AS ({ranking}), _pu AS ({per_user}) "
             f"SELECT {ug_out}, {', '.join(final)} FROM _pu{group}")
