@@ -84,7 +84,7 @@ def _measure(which: str, path: str, k: int, memory_limit: str, threads: int, tem
     con.execute("SET preserve_insertion_order = false")
     t0 = time.perf_counter()
     if which == "ocef":
-        from ocef.exposure.rankings import ranking_statistics
+        from ocef.exposure.statistics import ranking_statistics
 
         st = ranking_statistics(path, item_group="g", user_group="ug", memory_limit=memory_limit)
         numbers = [st.n_users.tolist(), st.sums.round(6).tolist(),

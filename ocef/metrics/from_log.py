@@ -346,7 +346,7 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
 #: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
 #: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
 SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
-                           "recommender_bias on the score matrix (bootstrap over users), audit_exposure's "
+                           "recommender_bias on the score matrix (bootstrap over users), exposure_fairness's "
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
