@@ -708,14 +708,6 @@ def _hive_partitions(files: Sequence[str]) -> list[dict]:
 # ------------------------------------------------------------------------------------ duckdb
 
 
-def _q(col: str) -> str:
-    return '"' + col.replace('"', '""') + '"'
-
-
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def sql_identifier(col: str, dialect: str = "duckdb") -> str:
     """A column name quoted for SQL: double quotes in DuckDB, backticks in Spark SQL.
 
@@ -919,6 +911,9 @@ def spark_table(source, name: str, spark=None):
     >>> spark, cols = spark_table("log.parquet", "_log")           # doctest: +SKIP
     """
     return _spark_view(source, name, spark)
+
+
+_q, _lit = sql_identifier, sql_literal              # the DuckDB spelling of a column and of a string
 
 
 _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB database
