@@ -1,4 +1,4 @@
-"""Envy from model misspecification (seed 001, Sec. 6.1 Fig. 1, App. B.1 Figs. 4-6, App. E
+"""Envy from model misspecification (Do et al. 2022, Sec. 6.1 Fig. 1, App. B.1 Figs. 4-6, App. E
 Figs. 12-13).
 
 Average envy and proportion of ε-envious users and age-occupation groups (transported
@@ -32,14 +32,14 @@ from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import OCEF_ML_1M, Claim
 
 NAME = "envy-misspecification"
-DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
+DESCRIPTION = ("Fig. 1, 4-6, 12-13 of Do et al. 2022 (OCEF): average envy and proportion of eps-envious users and "
                "age-occupation groups vs number of latent factors (softmax, argmax, ranking, parity)")
 
 
 def describe(quick: bool) -> str:
     """The heading of a run: :data:`DESCRIPTION`, or what the quick run actually uses."""
     return DESCRIPTION if not quick else (
-        'Fig. 1, 4-6 of seed 001 (quick: 1, 4, 16 latent factors; 20% training data only; MovieLens-100K '
+        'Fig. 1, 4-6 of Do et al. 2022 (quick: 1, 4, 16 latent factors; 20% training data only; MovieLens-100K '
         'with 300 items): average envy and proportion of eps-envious users and age-occupation groups vs '
         'number of latent factors (softmax, argmax, ranking, parity)')
 

@@ -1,4 +1,4 @@
-"""Pairwise regularization closes the inter-group gap (seed 003, Sec. 6.3, Fig. 1-3) on a
+"""Pairwise regularization closes the inter-group gap (Beutel et al. 2019, Sec. 6.3, Fig. 1-3) on a
 synthetic world.
 
 World: :func:`ocef.reo.simulate.make_traffic_world` with a 20% item subgroup (group 1). The training
@@ -157,6 +157,6 @@ def _plot(df: pd.DataFrame, path: Path) -> Path:
     axes[1].set_title(("thresholds met" if holds else "thresholds NOT met") + f" ({df.seed.nunique()} seeds)",
                       fontsize=10)
     axes[1].legend(fontsize=8)
-    fig.suptitle("Pairwise regularization (seed 003, Sec. 6.3) on a synthetic world with a 20% subgroup under-"
+    fig.suptitle("Pairwise regularization (Beutel et al. 2019, Sec. 6.3) on a synthetic world with a 20% subgroup under-"
                  "reported in training", fontsize=10)
     return save_figure(fig, path)

@@ -155,7 +155,7 @@ def describe() -> list[tuple[str, str]]:
     Examples
     --------
     >>> dict(describe())["fairrec-attributes"]
-    'Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation, ...'
+    'Table 5 of Guo et al. 2023 (FairRec): exhaustive UF for gender, gender+age, gender+age+occupation, ...'
     """
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 

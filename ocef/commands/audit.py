@@ -1,4 +1,4 @@
-"""``ocef audit``: full-system OCEF audit of a recommender (seed 001, Sec. 5, Cor. 7.1)."""
+"""``ocef audit``: full-system OCEF audit of a recommender (Do et al. 2022, Sec. 5, Cor. 7.1)."""
 from __future__ import annotations
 
 import argparse

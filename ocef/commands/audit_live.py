@@ -1,4 +1,4 @@
-"""``ocef audit-live``: the full OCEF audit of a running recommender over HTTP, resumable (seed 001, Cor. 7.1)."""
+"""``ocef audit-live``: the full OCEF audit of a running recommender over HTTP, resumable (Do et al. 2022, Cor. 7.1)."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""``ocef pairwise``: pairwise fairness from randomized pairs (seed 003) with clustered intervals.
+"""``ocef pairwise``: pairwise fairness from randomized pairs (Beutel et al. 2019) with clustered intervals.
 
 ``ocef pairwise --pairs P.csv [--scores S.csv] [--subgroup G] [--resamples N] [--seed N] [--json]``
 or ``ocef pairwise --dataset coat|obd [--model mf|popularity] [--data-dir DIR]``.
@@ -23,7 +23,7 @@ def register(sub) -> None:
         "pairwise", help="pairwise (overall / intra / inter-group) accuracies from randomized pairs",
         description="Estimate overall, intra- and inter-group pairwise accuracies per clicked group and "
                     "engagement level from randomized pairs, with bootstrap intervals clustered by query, and "
-                    "the per-kind ratio and gap between the two groups (seed 003, Beutel et al., Sec. 3).")
+                    "the per-kind ratio and gap between the two groups (Beutel et al. 2019, Sec. 3).")
     src = p.add_argument_group("input (a pairs file or a data set)")
     src.add_argument("--pairs", type=Path, help="pairs file (CSV or Parquet): query, j, jp, s_j, s_jp[, z]"
                                                 "[, score_j, score_jp]")
