@@ -393,6 +393,17 @@ def test_version_and_list_with_run_times(capsys, monkeypatch):
     assert "12 s" in line and "10 min" in line
 
 
+def test_reproduce_list_sums_the_measured_times_and_fits_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 80
+    quick, n_quick = registry.total_seconds("quick")
+    full, n_full = registry.total_seconds("full")
+    total = next(x for x in lines if x.startswith("total (sum)"))
+    assert f"quick: {n_quick} of {len(registry.names())}" in total and f"{full / 3600:.1f} h" in total
+
+
 def test_every_claim_declares_its_test():
     missing = [(name, c.text[:40]) for name in registry.names() for c in registry.module(name).CLAIMS
                if not c.test]
