@@ -42,7 +42,7 @@ def register(sub) -> None:
         help="recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group",
         description="holisticai's outcome, opportunity and item-exposure metrics of a recommender for any "
                     "number of groups: item metrics of the system, one row per group and one row per "
-                    "(group, reference) pair, with bootstrap intervals over users (--resamples). On two "
+                    "(group, reference) pair, with bootstrap intervals over users (--n-resamples). On two "
                     "groups the numbers are holisticai 1.0.14's.",
     )
     files = p.add_argument_group("matrices from files (.npy or .csv; rows are users)")
@@ -75,7 +75,7 @@ def register(sub) -> None:
     sel.add_argument("--normalize", action="store_true", help="min-max normalise the scores (and truth) first")
     sel.add_argument("--gini-convention", choices=("holisticai", "formula"), default="holisticai",
                      help="Gini index divided by n - 1 (holisticai, default) or by n (holisticai's formula)")
-    p.add_argument("--resamples", type=int, default=200,
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=200,
                    help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--interval", choices=("auto", "percentile", "basic"), default="auto",
@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
             raise ParameterError(f"--reference {reference!r} must be the other group {other!r} when --group-a is given")
         reference = other
     if args.resamples < 0:
-        raise ParameterError(f"--resamples must be an integer >= 0, got {args.resamples}")
+        raise ParameterError(f"--n-resamples must be an integer >= 0, got {args.resamples}")
     result = recommender_bias(scores, truth, groups=labels, reference=reference, k=args.k,
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
                               n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,

@@ -80,7 +80,7 @@ def register(sub) -> None:
     p.add_argument("--interval", choices=INTERVALS, default="delta-full",
                    help="delta-full (delta method with the full multinomial covariance, default), delta "
                         "(Algorithm 1 as printed, diagonal Gamma) or a bootstrap interval")
-    p.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     mon = p.add_argument_group("monitoring")
     mon.add_argument("--by", default=None, metavar="COLUMN",
                      help="one estimate per value of this column, e.g. --by day (Fig. 6 of Dong et al. 2024)")
@@ -115,7 +115,7 @@ def register(sub) -> None:
     q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default=None,
                    help=argparse.SUPPRESS)   # former spelling: --method bootstrap [--interval standard|...]
     q.add_argument("--folds", type=int, default=10, help="partition folds per arm (default: 10)")
-    q.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    q.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     q.set_defaults(func=_run_ab)
 
 
