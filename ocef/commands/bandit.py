@@ -76,6 +76,6 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  verdicts:        {payload['verdicts']}   (correct answer: {truth})")
     print(f"  duration mean:   {payload['duration_mean']:.1f} steps  "
           f"(Theorem 6 bound {payload['duration_bound']:.3g})")
-    print(f"  cost mean:       {payload['cost_mean']:.2f}  (eq. 10)")
+    print(f"  cost mean:       {payload['cost_mean']:.2f}  (eq. 10: reward lost to exploration; < 0: gained)")
     print(f"  constraint (7) held at every step of every run: {payload['constraint_held']}")
     return 0

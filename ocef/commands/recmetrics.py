@@ -182,25 +182,27 @@ def coincide_note(table) -> str | None:
 
 def console_report(result, description: str, shape) -> list[str]:
     """The console text of :func:`ocef.metrics.recommender_bias`: one table per level and metric,
-    at most 100 columns wide, numbers with 4 significant digits; reasons as numbered notes."""
+    as wide as the terminal (80 columns when piped), numbers with 4 significant digits; reasons as
+    numbered notes."""
     import textwrap
+
+    from ocef.commands._common import ConsoleTable, console_width
 
     t = result.table
     how = f"top {result.k}" if result.k is not None else f"scores >= {result.thresh:g}"
-    lines = textwrap.wrap(f"recommender bias metrics of {description}", 100, subsequent_indent="  ")
+    lines = textwrap.wrap(f"recommender bias metrics of {description}", console_width(), subsequent_indent="  ")
     head = (f"{shape[0]} users x {shape[1]} items; recommended: {how}{', normalised' if result.normalize else ''}; "
             f"reference group {result.reference!r}")
     if result.n_resamples:
         head += (f"; {100 * result.confidence:g}% intervals ({result.interval}; {result.n_resamples} bootstrap "
                  f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values Holm-adjusted "
                  "over the groups, per metric")
-    lines += textwrap.wrap(head, 98, initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap(head, console_width(), initial_indent="  ", subsequent_indent="  ")
     lines += textwrap.wrap("value = holisticai's sample statistic; estimate = of the population quantity; the "
-                           "interval is around the estimate", 98, initial_indent="  ", subsequent_indent="  ")
+                           "interval is around the estimate", console_width(), initial_indent="  ", subsequent_indent="  ")
     note = coincide_note(t)
     if note:
-        lines += textwrap.wrap("note: " + note, 98, initial_indent="  ", subsequent_indent="  ")
-    from ocef.commands._common import ConsoleTable
+        lines += textwrap.wrap("note: " + note, console_width(), initial_indent="  ", subsequent_indent="  ")
 
     console = ConsoleTable()
     mark, table = console.mark, console.rows
