@@ -109,7 +109,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["ocef.css"]           # long API names and code wrap or scroll inside the page
 html_show_sourcelink = False
 nitpicky = False
 suppress_warnings = ["config.cache"]

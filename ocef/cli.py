@@ -48,8 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "find the most unfair combination of user attributes (FairRec, DPSO search)"),
 }
 
-DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
-               "traffic, pairwise fairness, recommender bias metrics and multi-attribute fairness testing.")
+DESCRIPTION = ("Fairness audits of recommender systems: envy-freeness certificates (Do et al. 2022, OCEF), REO "
+               "from random traffic (Dong et al. 2024), pairwise fairness (Beutel et al. 2019), recommender bias "
+               "metrics (holisticai) and multi-attribute fairness testing (Guo et al. 2023, FairRec). How to cite "
+               "them and OCEF: CITATION.cff, or the Cite page of the documentation.")
 
 
 def _command_in(argv: list[str]) -> str | None:

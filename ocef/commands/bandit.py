@@ -11,7 +11,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "bandit",
         help="run OCEF on a Bernoulli bandit (arm 0 = baseline) and summarize verdicts, duration and cost",
-        description="Run TRIALS independent OCEF audits (Do et al., Alg. 1) on Bernoulli arms with the given "
+        description="Run TRIALS independent OCEF audits (Do et al. 2022, Alg. 1) on Bernoulli arms with the given "
                     "means; arm 0 is the baseline. Prints verdict counts, mean duration and mean cost "
                     "(eq. 10), and whether the conservative constraint (7) held at every step.",
     )
