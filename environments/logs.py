@@ -25,7 +25,7 @@ Real data sets
 Coat and the Open Bandit Dataset are read by :mod:`ocef.datasets` (:func:`ocef.datasets.load_logs`);
 here:
 
-* the seed's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
+* the paper's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
   boolean columns ``like_video, share, follow, finish, download, long_view, young_adult``;
   Y = any of the six engagement signals, S = ``young_adult`` (creator aged 18-24).
 """

@@ -47,7 +47,7 @@ def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str
 
 
 def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
-    """Keep one uniformly drawn pair per query (the seed's one randomized pair per query)."""
+    """Keep one uniformly drawn pair per query (Beutel et al.'s one randomized pair per query)."""
     gen = as_generator(rng)
     key = gen.random(len(pairs))
     order = np.lexsort((key, pairs["query"].to_numpy()))
@@ -83,7 +83,7 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     item : str, default "item"
         The item column.
     mode : {"all", "one-per-query"}, default "all"
-        Every pair, or one pair per query drawn uniformly (the seed's one randomized pair per
+        Every pair, or one pair per query drawn uniformly (Beutel et al.'s one randomized pair per
         query).
     rng : None, int, SeedSequence or Generator, optional
         Draws the pair kept per query in ``"one-per-query"`` mode.

@@ -162,7 +162,7 @@ def _figure(df: pd.DataFrame, dataset: str, partitions):
             data = extreme_pairs(sub, metric, how) if level == "pair" else values(sub, level, metric)
             for shift, (policy, part) in zip((0.94, 1.0, 1.06), data.groupby("policy")):
                 part = part.sort_values("factors")
-                # dotted: the seed's sample value; solid with bars: the population estimate and its
+                # dotted: holisticai's sample value; solid with bars: the population estimate and its
                 # interval (for ETV/EKL the sample value is biased upwards and may lie above the bar)
                 ax.plot(part.factors, part.value, ls=":", lw=1, color=colors[policy])
                 est = part.estimate.where(part.estimate.notna(), part.value)

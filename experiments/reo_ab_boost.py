@@ -74,7 +74,7 @@ CLAIMS = [
                         "neglected) cover the exact D_REO of the users each arm served at the nominal rate",
           lambda df: consistent_rate(*_covers(df, "ci_low_alg2", "ci_high_alg2"), 0.95),
           test="one-sided exact binomial test of the coverage against 95%, level 0.05",
-          reason_if_false="Algorithm 2 neglects the covariance of the shared random log (the seed says so); "
+          reason_if_false="Algorithm 2 neglects the covariance of the shared random log (the paper says so); "
                           "Monte Carlo at these settings: ~88% coverage"),
 ]
 
