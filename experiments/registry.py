@@ -87,8 +87,18 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
 
 
 def total_seconds(kind: str) -> tuple[float, int]:
-    """Sum of the measured run times of one kind (``"quick"`` or ``"full"``) and how many
-    experiments it covers (the others were not measured).
+    """Sum of the measured run times of one kind and how many experiments it covers (the others
+    were not measured).
+
+    Parameters
+    ----------
+    kind : {"quick", "full"}
+        Which run of :data:`RUN_SECONDS`.
+
+    Returns
+    -------
+    (float, int)
+        The sum in seconds and the number of experiments measured.
 
     Examples
     --------
