@@ -51,7 +51,8 @@ EXPERIMENTS: dict[str, str] = {
 #: ``ocef reproduce --list`` prints them.
 RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     # quick: `ocef reproduce --quick --fresh` of 2026-11-28 (no cached part reused; 257 s in all, 4 min 21 s
-    # wall with start-up and report), beside other engineers' jobs on 2 cores.
+    # wall with start-up and report), fitted models from the model cache, beside other engineers' jobs on
+    # 2 cores; with an empty model cache (OCEF_CACHE_DIR): 30 min 56 s wall at load average 20-25.
     # full: `ocef reproduce` of 2026-11-25, cold cache, beside other runs and sessions (load 10-16 on
     # 2 cores: full times are several times what a dedicated machine takes); fairrec-accuracy/-attributes
     # full: after i19's permutation tests

@@ -47,8 +47,9 @@ def _run(args: argparse.Namespace) -> int:
             head = f"{name:26s} {quick:>7s} {full:>7s}  "
             return "\n".join(textwrap.wrap(text, width - 1, initial_indent=head, subsequent_indent=" " * len(head)))
 
-        print(textwrap.fill("Run times measured on a 2-core machine shared with other jobs (- = not measured).",
-                            width - 1))
+        print(textwrap.fill("Run times measured on a 2-core machine shared with other jobs (- = not measured); "
+                            "quick: with the fitted models already in the model cache ($OCEF_CACHE_DIR), a "
+                            "first run also fits them (31 min in all, measured).", width - 1))
         print(line("experiment", "quick", "full", "description"))
         for name, description in registry.describe():
             quick_s, full_s = registry.RUN_SECONDS.get(name, (None, None))
