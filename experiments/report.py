@@ -329,7 +329,8 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1280px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
 h3{font-size:1em;margin:.8em 0 .3em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em} td,th{border:1px solid #ddd;padding:.25em .5em;
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
+@media (max-width:900px){table.claims{font-size:.8em} table.claims td{min-width:5em} table.claims td:nth-child(4){min-width:14em}} td,th{border:1px solid #ddd;padding:.25em .5em;
 vertical-align:top;text-align:left} th{background:#f4f4f4}
 .ok,.holds-word{color:#11651a;font-weight:600}.skipped,.unchecked-word{color:#666;font-weight:600}
 .failed,.contradicted-word{color:#b00020;font-weight:600}.inconclusive-word{color:#8a6100;font-weight:600}
