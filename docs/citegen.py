@@ -55,6 +55,21 @@ def key(entry: dict) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower()) + _year(entry)
 
 
+def short_name(entry: dict) -> str:
+    """How the pages name an entry: "Do et al. 2022", or an organisation's title word ("OCEF").
+
+    Examples
+    --------
+    >>> short_name({"authors": [{"family-names": "Do"}, {"family-names": "Atif"}, {"family-names": "U"}], "year": 2022})
+    'Do et al. 2022'
+    """
+    people = [a["family-names"] for a in entry["authors"] if "family-names" in a]
+    if not people:
+        return entry["title"].split(":")[0].split()[0]
+    names = people[0] if len(people) == 1 else (" and ".join(people) if len(people) == 2 else f"{people[0]} et al.")
+    return f"{names} {_year(entry)}".strip()
+
+
 def _arxiv(entry: dict) -> str | None:
     for ident in entry.get("identifiers", []):
         m = re.search(r"arXiv:(\S+)", str(ident.get("value", "")))
@@ -138,15 +153,17 @@ def render(cff: Path = CFF) -> str:
            "<!-- Generated from CITATION.cff by docs/citegen.py at every docs build; do not edit. -->", "",
            " ".join(str(doc.get("message", "")).split()), "",
            "The guides, the console and the reproduction report name each paper by its authors and year",
-           "(e.g. \"Do et al. 2022 (OCEF)\"); the key in brackets is its BibTeX key below. The same",
-           "references, machine-readable, are in `CITATION.cff` at the root of the repository.",
+           "(e.g. \"Do et al. 2022 (OCEF)\"), as the headings below do. The same references,",
+           "machine-readable, are in `CITATION.cff` at the root of the repository.",
            ""]
     for entry in entries:
         k = key(entry)
         what = entry.get("notes") or ("this software" if entry is software else "")
-        out += [f"({k})=", f"## {entry['title']} [{k}]", ""]
+        topic = what.split(" (")[0].split(";")[0]
+        out += [f"({k})=", f"## {short_name(entry)} — {topic}" if topic else f"## {short_name(entry)}",
+                ""]
         if what:
-            out += [f"Used for: {what}", ""]
+            out += [f"Used for: {what}. BibTeX key: `{k}`.", ""]
         out += [_plain(entry), "", "```bibtex", bibtex(entry), "```", ""]
     return "\n".join(out).rstrip() + "\n"
 
