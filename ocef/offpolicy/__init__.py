@@ -16,8 +16,11 @@ _HOME = {
     'estimators': ('importance_weights', 'logged_values', 'rm_terms', 'ips_terms', 'dm_terms', 'dr_terms',
                    'switch_dr_terms', 'dros_terms', 'snips', 'snips_terms', 'sndr', 'sndr_terms',
                    'EstimatorSpec', 'ESTIMATORS', 'OBP_NAMES', 'estimator_terms'),
+    'intervals': ('IntervalEstimate', 'wald_interval', 'bootstrap_interval', 'obp_bootstrap_interval',
+                  'cressie_read_estimate', 'cressie_read_interval', 'gaussian_interval', 'clopper_pearson_interval',
+                  'betting_interval', 'INTERVALS'),
 }
-_MODULES = ("estimators",)
+_MODULES = ("estimators", "intervals")
 
 __all__ = [name for names in _HOME.values() for name in names]
 
