@@ -19,8 +19,10 @@ _HOME = {
     'intervals': ('IntervalEstimate', 'wald_interval', 'bootstrap_interval', 'obp_bootstrap_interval',
                   'cressie_read_estimate', 'cressie_read_interval', 'gaussian_interval', 'clopper_pearson_interval',
                   'betting_interval', 'INTERVALS'),
+    'slate': ('slate_sums', 'sips_terms', 'iips_terms', 'rips_terms', 'self_normalized_slate_terms',
+              'cascade_dr_terms', 'pseudo_inverse_weights', 'pseudo_inverse_terms'),
 }
-_MODULES = ("estimators", "intervals")
+_MODULES = ("estimators", "intervals", "slate")
 
 __all__ = [name for names in _HOME.values() for name in names]
 
