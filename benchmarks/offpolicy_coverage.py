@@ -3,7 +3,7 @@
 Cells: loggers {uniform, epsilon-greedy (eps=0.2, argmax target: weights up to 50), softmax} x
 n in {10^3, 10^4, 10^5} x base reward rate {0.2, 0.01 (rare clicks)}; one environment per cell
 (20 contexts x 10 actions), ``--reps`` logs per cell. Methods: Wald-t on the IPS, linearized SNIPS
-and cross-fitted DR rows, the percentile bootstrap of IPS (n <= 10^4 only: at 10^5 it is Wald),
+and cross-fitted DR rows, the percentile bootstrap of IPS (200 resamples; n <= 10^4 only: at 10^5 it is Wald),
 and VowpalWabbit/estimators' Cressie-Read, Gaussian, Clopper-Pearson and betting intervals.
 Then the trust rule: coverage of the asymptotic intervals pooled over cells, by effective clicks
 (rows with reward > 0 and weight > 0) and by effective sample size.
@@ -23,7 +23,7 @@ from ocef.offpolicy.simulate import bandit_environment, interval_coverage
 CELLS = [(logger, target, n, base)
          for logger, target in (("uniform", "softmax"), ("epsilon-greedy", "argmax"), ("softmax", "softmax"))
          for base in (0.2, 0.01) for n in (1_000, 10_000, 100_000)]
-REPS = {1_000: 1000, 10_000: 400, 100_000: 150}
+REPS = {1_000: 500, 10_000: 200, 100_000: 60}
 ASYMPTOTIC = ("ips/wald", "ips/bootstrap", "ips/gaussian", "snips/wald", "dr/wald")
 CLICK_BINS = [0, 5, 10, 20, 30, 50, 100, np.inf]
 ESS_BINS = [0, 50, 100, 200, 500, 1000, 5000, np.inf]
@@ -55,7 +55,7 @@ def main() -> None:
         env_seed, log_seed = seed.spawn(2)
         env = bandit_environment(logger=logger, target=target, base_rate=base, rng=env_seed)
         reps = max(20, int(REPS[n] * scale))
-        frame = interval_coverage(env, n, n_reps=reps, bootstrap=n <= 10_000, rng=log_seed)
+        frame = interval_coverage(env, n, n_reps=reps, bootstrap=n <= 10_000, n_resamples=200, rng=log_seed)
         frame.insert(0, "cell", f"{logger}/{target} n={n:g} rate={base}")
         frames.append(frame)
         s = _summary(frame)
@@ -64,7 +64,10 @@ def main() -> None:
         s["max_w"] = float((env.target / env.logging)[env.target > 0].max())
         s["eff_clicks"] = float(frame["effective_clicks"].median())
         rows.append(s.reset_index())
-        print(f"[{time.perf_counter() - start:6.0f} s] {logger}/{target} n={n} rate={base}: {reps} logs", flush=True)
+        print(f"[{time.perf_counter() - start:6.0f} s] {logger}/{target} n={n} rate={base}: {reps} logs; "
+              + ", ".join(f"{m} {c:.3f}" for m, c in s["coverage"].items()), flush=True)
+        if args.csv:
+            frame.to_csv(args.csv, mode="a", header=len(frames) == 1, index=False)
     table = pd.concat(rows, ignore_index=True)
     pd.set_option("display.width", 200)
     pd.set_option("display.max_rows", 500)
@@ -76,8 +79,6 @@ def main() -> None:
     print("\nCells: truth, largest weight, median effective clicks")
     print(table.groupby("cell")[["V", "max_w", "eff_clicks"]].first().round(4).to_string())
     every = pd.concat(frames, ignore_index=True)
-    if args.csv:
-        every.to_csv(args.csv, index=False)
     ok = every[every["reason"].isna() & every["method"].isin(ASYMPTOTIC)].copy()
     ok["covered"] = ok["covered"].astype(float)
     ok["click_bin"] = pd.cut(ok["effective_clicks"], CLICK_BINS, right=False)

@@ -236,6 +236,12 @@ def _check_w_bounds(wmin: float, wmax: float) -> tuple[float, float]:
     return wmin, wmax
 
 
+def _cr_sums(w: np.ndarray, r: np.ndarray, wmin: float, wmax: float):
+    """The weight range widened to the observed weights, and Σw, Σw², Σwr, Σw²r (exact sums)."""
+    return (min(wmin, float(w.min())), max(wmax, float(w.max())), _fsum(w), _fsum(w ** 2), _fsum(w * r),
+            _fsum(w ** 2 * r))
+
+
 def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = inf) -> float:
     """The empirical-likelihood (Cressie–Read, power −2) point estimate of Karampatziakis, Mineiro
     & Ramdas (ICML 2021, §3), as VWE ``bandits/cressieread.Estimator``.
@@ -267,10 +273,8 @@ def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = in
     n = float(w.shape[0])
     if n == 0:
         return NAN
-    wmax = max(wmax, float(w.max()))
-    wmin = min(wmin, float(w.min()))
-    sumw, sumwsq = _fsum(w), _fsum(w ** 2)
-    sumwr, sumwsqr, sumr = _fsum(w * r), _fsum(w ** 2 * r), _fsum(r)
+    wmin, wmax, sumw, sumwsq, sumwr, sumwsqr = _cr_sums(w, r, wmin, wmax)
+    sumr = _fsum(r)
     wfake = wmax if sumw < n else wmin
     if wfake == inf:
         gamma, beta = -(1 + n) / n, 0.0
@@ -285,9 +289,12 @@ def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = in
 
 
 def _reward_bounds(r: np.ndarray, rmin: float, rmax: float, empirical_r_bounds: bool) -> tuple[float, float]:
+    """[rmin, rmax], widened to the observed rewards if ``empirical_r_bounds``, else checked (VWE)."""
     rmin, rmax = float(rmin), float(rmax)
     if not rmin <= rmax:
         raise ParameterError(f"rmin must be <= rmax, got {rmin} and {rmax}")
+    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
+        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     if r.shape[0] and empirical_r_bounds:
         return min(rmin, float(r.min())), max(rmax, float(r.max()))
     return rmin, rmax
@@ -338,17 +345,13 @@ def cressie_read_interval(weight, reward, *, confidence: float = 0.95, wmin: flo
     w, r = _weights_rewards(weight, reward)
     alpha = _alpha(confidence)
     wmin, wmax = _check_w_bounds(wmin, wmax)
-    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
-        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     rmin, rmax = _reward_bounds(r, rmin, rmax, empirical_r_bounds)
     n = float(w.shape[0])
     if n == 0:
         return _null(NAN, "no rows")
     estimate = cressie_read_estimate(w, r, wmin=wmin, wmax=wmax)
-    wmax = max(wmax, float(w.max()))
-    wmin = min(wmin, float(w.min()))
-    sumw, sumwsq = _fsum(w), _fsum(w ** 2)
-    sumwr, sumwsqr, sumwsqrsq = _fsum(w * r), _fsum(w ** 2 * r), _fsum(w ** 2 * r ** 2)
+    wmin, wmax, sumw, sumwsq, sumwr, sumwsqr = _cr_sums(w, r, wmin, wmax)
+    sumwsqrsq = _fsum(w ** 2 * r ** 2)
 
     uncwfake = wmax if sumw < n else wmin
     if uncwfake == inf:
@@ -447,8 +450,6 @@ def clopper_pearson_interval(weight, reward, *, confidence: float = 0.95, rmin: 
     """
     w, r = _weights_rewards(weight, reward)
     alpha = _alpha(confidence)
-    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
-        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     rmin, rmax = _reward_bounds(r, rmin, rmax, empirical_r_bounds)
     n = w.shape[0]
     if n == 0:
