@@ -30,7 +30,7 @@ ESS_BINS = [0, 50, 100, 200, 500, 1000, 5000, np.inf]
 
 
 def _summary(frame: pd.DataFrame) -> pd.DataFrame:
-    ok = frame[frame["reason"].isna()]
+    ok = frame[frame["reason"].isna()].astype({"covered": float})
     out = ok.groupby("method").agg(coverage=("covered", "mean"), runs=("covered", "size"),
                                    width=("width", "mean"))
     out["se"] = np.sqrt(out["coverage"] * (1 - out["coverage"]) / out["runs"])

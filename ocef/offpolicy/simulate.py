@@ -210,8 +210,8 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
     Returns
     -------
     pandas.DataFrame
-        One row per (log, method): ``rep, method, estimate, ci_low, ci_high, reason, covered,
-        width, ess, effective_clicks, clicks, max_weight``.
+        One row per (log, method): ``rep, method, estimate, ci_low, ci_high, reason, covered`` (1.0,
+        0.0, or NaN for a null interval), ``width, ess, effective_clicks, clicks, max_weight``.
 
     Examples
     --------
@@ -254,7 +254,7 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
             results["ips/bootstrap"] = iv.bootstrap_interval(est.ips_terms(r, w), confidence=confidence,
                                                              n_resamples=n_resamples, rng=gen)
         for method, e in results.items():
-            covered = bool(e.ci_low <= environment.value <= e.ci_high) if e.reason is None else None
+            covered = float(e.ci_low <= environment.value <= e.ci_high) if e.reason is None else np.nan
             records.append({"rep": rep, "method": method, "estimate": e.estimate, "ci_low": e.ci_low,
                             "ci_high": e.ci_high, "reason": e.reason, "covered": covered,
                             "width": e.ci_high - e.ci_low, "ess": diag.ess,
