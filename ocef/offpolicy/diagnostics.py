@@ -60,6 +60,10 @@ class WeightDiagnostics(NamedTuple):
         Rows with a positive reward.
     effective_clicks : int
         Rows with a positive reward and a positive weight: the rows that carry the IPS estimate.
+    click_ess : float
+        Kish's effective number of the IPS numerator's terms, (Σ w r)² / Σ (w r)² — for 0/1
+        rewards the effective sample size of the clicked rows' weights: few clicks with large
+        weights count as few. The trust rule's floor is on it (:data:`TRUST_FLOORS`).
 
     Examples
     --------
@@ -72,6 +76,7 @@ class WeightDiagnostics(NamedTuple):
     mean_weight: float
     clicks: int
     effective_clicks: int
+    click_ess: float
 
 
 def weight_diagnostics(weight, reward) -> WeightDiagnostics:
@@ -92,16 +97,19 @@ def weight_diagnostics(weight, reward) -> WeightDiagnostics:
     Examples
     --------
     >>> d = weight_diagnostics([0.5, 2, 0.8, 2, 0, 0.9], [1, 1, 0, 1, 1, 0])
-    >>> d.n_rows, round(d.ess, 4), d.max_weight, d.clicks, d.effective_clicks
-    (6, 3.9629, 2.0, 4, 3)
+    >>> d.n_rows, round(d.ess, 4), d.max_weight, d.clicks, d.effective_clicks, round(d.click_ess, 4)
+    (6, 3.9629, 2.0, 4, 3, 2.4545)
     """
     w = _weights(weight)
     r = _vector("reward", reward, w.shape[0])
     n = w.shape[0]
     if n == 0:
-        return WeightDiagnostics(0, 0.0, float("nan"), float("nan"), 0, 0)
+        return WeightDiagnostics(0, 0.0, float("nan"), float("nan"), 0, 0, 0.0)
+    wr = np.abs(w * r)
+    sq = float((wr ** 2).sum())
     return WeightDiagnostics(n, effective_sample_size(w), float(w.max()), float(w.mean()),
-                             int((r > 0).sum()), int(((r > 0) & (w > 0)).sum()))
+                             int((r > 0).sum()), int(((r > 0) & (w > 0)).sum()),
+                             float(wr.sum() ** 2 / sq) if sq > 0 else 0.0)
 
 
 def support_deficit(target_dist, logging_dist) -> np.ndarray:

@@ -16,7 +16,7 @@ def test_effective_sample_size_by_hand():
 
 def test_weight_diagnostics_by_hand():
     d = dg.weight_diagnostics([0.5, 2, 0.8, 2, 0, 0.9], [1, 1, 0, 1, 1, 0])
-    assert d == (6, pytest.approx(6.2 ** 2 / 9.7), 2.0, pytest.approx(6.2 / 6), 4, 3)
+    assert d == (6, pytest.approx(6.2 ** 2 / 9.7), 2.0, pytest.approx(6.2 / 6), 4, 3, pytest.approx(4.5 ** 2 / 8.25))
     empty = dg.weight_diagnostics([], [])
     assert empty.n_rows == 0 and np.isnan(empty.max_weight)
 
