@@ -211,7 +211,7 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
     -------
     pandas.DataFrame
         One row per (log, method): ``rep, method, estimate, ci_low, ci_high, reason, covered`` (1.0,
-        0.0, or NaN for a null interval), ``width, ess, effective_clicks, click_ess, clicks, max_weight``.
+        0.0, or NaN for a null interval), ``width, ess, effective_clicks, click_ess, ess_clicks, clicks, max_weight``.
 
     Examples
     --------
@@ -259,6 +259,7 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
                             "ci_high": e.ci_high, "reason": e.reason, "covered": covered,
                             "width": e.ci_high - e.ci_low, "ess": diag.ess,
                             "effective_clicks": diag.effective_clicks, "click_ess": diag.click_ess,
+                            "ess_clicks": diag.ess_clicks,
                             "clicks": diag.clicks,
                             "max_weight": diag.max_weight})
     return pd.DataFrame.from_records(records)
