@@ -32,13 +32,10 @@ from typing import Any, Sequence
 
 from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
-#: The former name of :data:`BACKENDS` (counting backends were called engines).
-ENGINES = BACKENDS
 
 
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -205,11 +202,6 @@ def source_kind(source) -> str:
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 
-def resolve_engine(engine: str, source) -> str:
-    """Former name of :func:`resolve_backend`."""
-    return resolve_backend(engine, source)
-
-
 def resolve_backend(backend: str, source) -> str:
     """The backend that counts ``source``: the one ``"auto"`` picks, or ``backend`` checked.
 
@@ -256,7 +248,6 @@ def resolve_backend(backend: str, source) -> str:
     return backend
 
 
-@renamed_keywords(engine="backend")
 def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                  name: str = "log", spark=None):
     """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
@@ -275,8 +266,7 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     label : str or list of str, default "Y"
         A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (:func:`resolve_backend`). ``engine=`` is its former name, accepted
-        for one release with a FutureWarning.
+        The counting backend (:func:`resolve_backend`).
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -311,7 +301,6 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-@renamed_keywords(engine="backend")
 def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
@@ -328,7 +317,7 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -404,7 +393,6 @@ def file_state(path) -> tuple:
     return tuple(out)
 
 
-@renamed_keywords(engine="backend")
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start counting several logs in background threads; collect the counts later.
 
@@ -420,7 +408,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
 
     Returns
     -------

@@ -63,7 +63,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, deprecated_positional, renamed_keywords, validate_params
+from ocef.validation import Integer, validate_params
 import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
@@ -418,8 +418,6 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     return {"overall": overall, "group": group, "pair": pair, "extra": extra}
 
 
-@renamed_keywords(method="interval")
-@deprecated_positional("interval")
 def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, *, interval: str = "percentile"):
     """Percentile or basic bootstrap interval over axis 0 of replicates.
 
@@ -437,8 +435,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     confidence : float
         Two-sided level in (0, 1).
     interval : {"percentile", "basic"}, default "percentile"
-        The interval method (keyword-only; ``method=`` is its former name, accepted for one release
-        with a FutureWarning).
+        The interval method (keyword-only).
 
     Returns
     -------

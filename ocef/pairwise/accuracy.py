@@ -50,7 +50,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -658,7 +658,6 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
-@renamed_keywords(engine="backend")
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
                  confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",

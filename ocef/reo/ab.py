@@ -3,7 +3,6 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -15,7 +14,6 @@ from ocef.reo.bootstrap import (
     _ab_stat_from_counts,
     _bootstrap_counts,
     _reo_stat_from_counts,
-    check_bootstrap_method,
 )
 from ocef.reo.estimators import (
     _check_estimable,
@@ -26,9 +24,9 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import check_in_interval
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params, warn_renamed
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef.backends import BACKENDS
-from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.errors import DataError, ParameterError
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -37,31 +35,6 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 #: The intervals (and tests) of :func:`ab_test`: Algorithm 2 (``"delta"``), the joint delta method
 #: (``"delta-shared"``), Algorithm 3 (``"partition"``) and Algorithm 4 with a bootstrap interval.
 AB_INTERVALS = ("delta", "delta-shared", "partition") + BOOTSTRAP_INTERVALS
-#: The former ``method=`` values of :func:`ab_test` (``"bootstrap"`` took ``bootstrap_interval``).
-AB_METHODS = ("delta", "delta-shared", "partition", "bootstrap")
-
-
-def _former_ab_keywords(func):
-    """Accept ``ab_test``'s former ``method=`` (+ ``bootstrap_interval=``) for one release, with a
-    FutureWarning: ``method="bootstrap", bootstrap_interval=b`` is ``interval=b``, any other method
-    ``m`` is ``interval=m``."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        given = [k for k in ("method", "bootstrap_interval") if k in kwargs]
-        if given:
-            if "interval" in kwargs:
-                raise ParameterTypeError(f"ab_test: got both 'interval' and its former name(s) {given}; "
-                                         f"give 'interval' only")
-            for old in given:
-                warn_renamed("ab_test", old, "interval")
-            method = kwargs.pop("method", "delta-shared")
-            boot = kwargs.pop("bootstrap_interval", "standard")
-            if method not in AB_METHODS:
-                raise ParameterError(f"method (former name of interval) must be one of {AB_METHODS}, got {method!r}")
-            check_bootstrap_method(boot, "bootstrap_interval")
-            kwargs["interval"] = boot if method == "bootstrap" else method
-        return func(*args, **kwargs)
-    return wrapper
 
 
 def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -284,8 +257,6 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
     return np.bincount(fold * counts.size + rows, minlength=n_folds * counts.size).reshape(n_folds, counts.size)
 
 
-@_former_ab_keywords
-@renamed_keywords(engine="backend")
 @validate_params(interval=Options(*AB_INTERVALS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
                  backend=Options(*BACKENDS))
 def ab_test(control, treatment, random, *,
@@ -326,9 +297,7 @@ def ab_test(control, treatment, random, *,
         The two arms' default logs and the shared random log, reduced to per-group counts first
         with ``backend`` (:func:`ocef.reo.reo_counts`).
     interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}, default "delta-shared"
-        The comparison (see above, :data:`AB_INTERVALS`). ``method=`` and ``bootstrap_interval=``
-        are its former names, accepted for one release with a FutureWarning
-        (``method="bootstrap", bootstrap_interval="bca"`` is ``interval="bca"``).
+        The comparison (see above, :data:`AB_INTERVALS`).
     label : str or sequence of str, default "Y"
         The 0/1 label column(s).
     group : str, default "S"

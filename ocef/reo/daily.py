@@ -21,7 +21,7 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, validate_params
 from ocef.backends import BACKENDS
 
 
@@ -169,7 +169,6 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
-@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
                  threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",

@@ -9,7 +9,7 @@ import numpy as np
 
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
-from ocef.validation import check_delta, check_in_interval, check_positive_int, renamed_keywords
+from ocef.validation import check_delta, check_in_interval, check_positive_int
 from ocef.errors import DataError, ParameterError
 
 
@@ -296,7 +296,6 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
-@renamed_keywords(n_show="k")
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
 
@@ -331,7 +330,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     return p * check_positive_int("n_requests", n_requests) * check_positive_int("k", k)
 
 
-@renamed_keywords(n_show="k")
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
 

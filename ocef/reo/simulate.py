@@ -57,7 +57,7 @@ from ocef.validation import (check_resources,
     check_positive_int,
     check_unit_array,
 )
-from ocef.validation import Integer, Options, Real, Rng, renamed_keywords, validate_params
+from ocef.validation import Integer, Options, Real, Rng, validate_params
 from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
@@ -284,7 +284,6 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     return factor
 
 
-@renamed_keywords(n_show="k")
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
     """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
 
@@ -408,7 +407,6 @@ class TrafficTruth:
         return self.groups["delta_U"].to_numpy()
 
 
-@renamed_keywords(n_show="k")
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
@@ -475,7 +473,6 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
-@renamed_keywords(n_show="k")
 def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
     """Expected share of relevant items among the items users are shown, as a function of ``p_act`` (App. I.1-I.2).
 
@@ -599,7 +596,6 @@ class TrafficLogs:
     served: pd.DataFrame = field(repr=False)
 
 
-@renamed_keywords(n_show="k")
 @validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
                  p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng())
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
@@ -661,7 +657,6 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
 
 
-@renamed_keywords(n_show="k")
 @validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
                  p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng(), assignment=Options("user", "request"))
 def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
@@ -959,7 +954,6 @@ def _arrow_table(cols: dict):
     return pa.table({c: data[c] for c in LOG_COLUMNS})
 
 
-@renamed_keywords(n_show="k")
 def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_per_day: int = 10_000,
                    k: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
                    chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
