@@ -475,9 +475,9 @@ def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> N
         raise ParameterError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
 
 
-def _bad_labels(name: str, col: str, values) -> ValueError:
+def _bad_labels(name: str, col: str, values) -> DataError:
     shown = [None if v is None else (v.item() if hasattr(v, "item") else v) for v in list(values)[:5]]
-    return ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
+    return DataError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
 
 
 def _finish(rows, keys: list[str], name: str) -> KeyCounts:

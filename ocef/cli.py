@@ -6,11 +6,10 @@ one-line help of each command), and ``ocef CMD ...`` imports only the module of 
 command's heavy imports happen inside its handler.
 
 Errors are sorted (see :func:`is_user_error`): bad input — the package's own exceptions
-(:mod:`ocef.errors`), a ``ValueError``/``TypeError`` raised on purpose by OCEF's own code,
-unreadable or unwritable files (``OSError``), corrupt compressed files, undecodable text, a log
+(:mod:`ocef.errors`), unreadable or unwritable files (``OSError``), corrupt compressed files, undecodable text, a log
 that pandas, pyarrow or DuckDB cannot parse — becomes one line ``ocef CMD: error: ...`` and exit
-status 2. Anything else is a bug: its traceback, a "please report" line and exit status 1 (a
-``KeyError`` from a bug used to print ``error: 'a_key'`` as if the user had erred). Ctrl-C is one
+status 2. Anything else is a bug, whatever its type and wherever it was raised (a ``KeyError``,
+an unpacking ``ValueError``, ``int("x")``): its traceback, a "please report" line and exit status 1. Ctrl-C is one
 line and exit status 130, even when it lands where Python swallows exceptions (see
 :func:`keep_interrupts`).
 """
@@ -128,19 +127,6 @@ _READER_ERRORS = {("pandas.errors", "ParserError"), ("pandas.errors", "EmptyData
                   ("duckdb", "IOException"), ("duckdb", "InvalidInputException"),
                   ("duckdb", "ConversionException"), ("_duckdb", "IOException"),
                   ("_duckdb", "InvalidInputException"), ("_duckdb", "ConversionException")}
-_OWN_PACKAGES = ("ocef", "environments", "policies")
-
-
-def _raised_by_own_code(exc: BaseException) -> bool:
-    """True when the innermost frame of ``exc``'s traceback is in OCEF's own code (a deliberate
-    ``raise ValueError(...)`` naming an argument), not inside numpy, pandas, ... (a bug)."""
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    module = tb.tb_frame.f_globals.get("__name__", "")
-    return module.split(".")[0] in _OWN_PACKAGES and module != "ocef.cli"
 
 
 def is_user_error(exc: BaseException) -> bool:
@@ -148,9 +134,9 @@ def is_user_error(exc: BaseException) -> bool:
 
     User errors: :class:`ocef.errors.OcefError`, file errors (``OSError``, corrupt gzip/zlib,
     undecodable text, ``EOFError``), a reader's refusal of a malformed file (pandas, pyarrow,
-    DuckDB), and a plain ``ValueError``/``TypeError`` raised by OCEF's own code (the innermost
-    frame is in ``ocef``, ``environments`` or ``policies``). ``KeyError``, ``IndexError``,
-    ``AttributeError``, a ``ValueError`` raised inside numpy, ... are bugs.
+    DuckDB). Anything else is a bug: ``KeyError``, ``IndexError``, ``AttributeError``, and any plain
+    ``ValueError`` or ``TypeError``, wherever it was raised (every deliberate refusal of bad input
+    raises an :mod:`ocef.errors` class, ``tests/test_own_exceptions.py``).
 
     Examples
     --------
@@ -159,12 +145,14 @@ def is_user_error(exc: BaseException) -> bool:
     True
     >>> is_user_error(KeyError("a_key"))
     False
+    >>> is_user_error(ValueError("not enough values to unpack"))
+    False
     """
     if isinstance(exc, _input_errors()):
         return True
     if (type(exc).__module__, type(exc).__name__) in _READER_ERRORS:
         return True
-    return type(exc) in (ValueError, TypeError) and _raised_by_own_code(exc)
+    return False
 
 
 REPORT_WHERE = "to the OCEF maintainers (the project's issue tracker)"

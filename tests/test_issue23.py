@@ -314,11 +314,15 @@ def test_a_bug_shows_its_traceback_and_exit_status_1(run, monkeypatch, exc):
     assert "Traceback" in err and "please report" in err and type(exc).__name__ in err
 
 
-def test_a_value_error_from_numpy_is_a_bug_but_one_raised_by_ocef_is_the_users():
+def test_only_own_exceptions_and_file_errors_are_the_users():
     from ocef.cli import is_user_error
 
     try:
         np.zeros(3).reshape(2, 2)
+    except ValueError as exc:
+        assert not is_user_error(exc)
+    try:
+        int("x")                                    # a plain ValueError in our own frame: a bug
     except ValueError as exc:
         assert not is_user_error(exc)
     try:
