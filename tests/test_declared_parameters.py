@@ -4,6 +4,8 @@ is listed in :data:`ocef.validation.DECLARED`; for each declared parameter, ever
 constraint generates must raise ``ValueError``/``TypeError`` (ocef.errors) naming the parameter —
 and the call with valid arguments must work. A new declared front door without an entry in VALID
 fails ``test_every_declared_front_door_has_valid_arguments``."""
+import tempfile
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,6 +68,8 @@ VALID = {
         world=_world(), requests_per_day=50, k=2, rng=0)),
     "ocef.reo.simulate.simulate_ab": (ocef.reo.simulate.simulate_ab, lambda: dict(
         world=_world(), arms={"a": None, "b": None}, requests_per_day=50, k=2, rng=0)),
+    "ocef.reo.simulate.stream_traffic": (ocef.reo.simulate.stream_traffic, lambda: dict(
+        world=_world(), out_dir=tempfile.mkdtemp(prefix="ocef-stream-"), requests_per_day=20, k=2, rng=0)),
     "ocef.envy.exact.envy_report": (ocef.envy.exact.envy_report, lambda: dict(rho=RHO, probs=PROBS, labels=LABELS)),
     "ocef.envy.runner.run_bandits": (ocef.envy.runner.run_bandits, lambda: dict(
         configs=CONFIGS, means={1: paper_instance(1)}, trials=1, max_steps=5, rng=0)),

@@ -32,12 +32,11 @@ import numpy as np
 import pandas as pd
 
 from ocef.envy import bounds
-from ocef.validation import (as_generator, check_alpha, check_delta, check_epsilon, check_in_interval,
-                             check_positive_int)
+from ocef.validation import as_generator, check_in_interval
 from ocef.envy.exact import transported_user_utilities, utility_matrix
 from ocef.envy.groups import check_group_names, check_partition, group_members
 from ocef.envy.matching import MATCHINGS, mixture_weights
-from ocef.envy.engines import check_engine, resolve_engine
+from ocef.envy.engines import resolve_engine
 from ocef.results import Result, jsonable
 from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
@@ -115,8 +114,6 @@ class AuditProblem:
         if self.probs.shape != self.rho.shape:
             raise ParameterError(f"rho and the policy must have the same shape (users x [contexts x] items), "
                              f"got {self.rho.shape} and {self.probs.shape}")
-        if matching not in MATCHINGS:
-            raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")
         self.matching = matching
         n_users = self.rho.shape[0]
         self.labels = check_partition(labels, n_users)
@@ -672,12 +669,8 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
        share_envy  correct_rate
     0         1.0           1.0
     """
-    alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
-    deltas = [check_delta(d) for d in np.atleast_1d(delta)]
-    epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
-    trials = check_positive_int("trials", trials)
-    max_steps = check_positive_int("max_steps", max_steps)
-    engine = check_engine(engine)
+    # the declared constraints checked every argument given (one value or a grid each)
+    alphas, deltas, epsilons = ([float(v) for v in np.atleast_1d(x)] for x in (alpha, delta, epsilon))
     seed = rng                    # ask-tell: keyed draws (ocef.envy.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups

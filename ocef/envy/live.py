@@ -38,7 +38,7 @@ from ocef.files import atomic_write_text
 from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from ocef.validation import as_generator, check_delta, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_positive_int, check_unit_array
 from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
@@ -446,11 +446,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     0      0     envy        68
     1      1  no_envy        82
     """
-    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
     sizes = _check_group_sizes(group_sizes, n_groups)
-    delta = check_delta(delta)
-    max_steps = check_positive_int("max_steps", max_steps)
-    every = check_positive_int("every", every)
     names = check_group_names(group_names, n_groups)
     truth = None
     if true_means is not None:

@@ -703,12 +703,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     >>> bool((res.cells.ci_low <= res.cells.accuracy).all())
     True
     """
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)
-    rng = as_generator(rng)                              # checked even when the interval draws nothing
-    if interval not in INTERVALS:
-
-        raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
+    rng = as_generator(rng)
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
                         backend=backend, z_levels=z_levels)
     N = counts.total

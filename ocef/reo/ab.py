@@ -23,7 +23,6 @@ from ocef.reo.estimators import (
     rtpr_utilities,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import check_in_interval
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import DataError, ParameterError
@@ -351,10 +350,7 @@ def ab_test(control, treatment, random, *,
 
     from ocef.reo.counts import reo_counts
 
-    if interval not in AB_INTERVALS:
-        raise ParameterError(f"interval must be one of {AB_INTERVALS}, got {interval!r}")
     method = interval
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
                         group=group, groups=groups, backend=backend, spark=spark)
     names = list(counts.group_names)

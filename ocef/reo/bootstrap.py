@@ -469,7 +469,6 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     """
     from ocef.reo.counts import reo_counts
 
-    check_bootstrap_method(interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
