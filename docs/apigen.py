@@ -23,7 +23,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Position-aware exposure of top-k logs", ["ocef.exposure"]),
     ("Multi-attribute fairness testing (FairRec)", ["ocef.fairrec"]),
     ("Real data sets", ["ocef.datasets"]),
-    ("Counting backends", ["ocef.backends"]),
+    ("Counting backends", ["ocef.backends", "ocef.log_schema"]),
     ("Environments", ["ocef.environments"]),
     ("Policies", ["ocef.policies"]),
     ("Results, inference, validation, errors, files",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
