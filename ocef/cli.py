@@ -71,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
     parser = _Parser(prog="ocef", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"ocef {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
     modules = {COMMANDS[name][0] for name in wanted if name is not None}
@@ -87,6 +87,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help=help_text)
             registered.add(name)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: reads the installed version (importlib.metadata, ~0.1 s) only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"ocef {_version()}\n")
 
 
 def _version() -> str:
