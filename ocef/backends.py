@@ -33,7 +33,7 @@ from typing import Any, Sequence
 from ocef.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
-__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor", "set_memory_limit"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 
@@ -706,6 +706,61 @@ _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB 
 _DATABASE_LOCK = threading.Lock()
 
 
+_MEMORY_LIMIT: dict[str, float | None] = {"bytes": None}      # None: DuckDB's default (80% of RAM)
+
+
+def set_memory_limit(limit: str | float | None) -> None:
+    """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
+
+    The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
+    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
+    the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
+    memory_limit.py). pandas frames are in memory already, and Spark has its own settings
+    (``spark.driver.memory``, ``spark.executor.memory``).
+
+    Parameters
+    ----------
+    limit : str, float or None
+        Bytes, or a size such as ``"2GB"`` (:func:`ocef.validation.parse_size`); None restores
+        DuckDB's default (80% of the machine's memory).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> set_memory_limit("256MB")
+    >>> duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()
+    [('256.0 MiB',)]
+    >>> set_memory_limit(None)
+    """
+    from ocef.validation import parse_size
+
+    if limit is None:
+        _MEMORY_LIMIT["bytes"] = None
+    else:
+        _MEMORY_LIMIT["bytes"] = parse_size(limit, "memory limit") if isinstance(limit, str) else \
+            parse_size(str(float(limit)), "memory limit")
+    with _DATABASE_LOCK:
+        database = _DATABASE.get(os.getpid())
+    if database is not None:
+        _apply_memory_limit(database)
+
+
+def _apply_memory_limit(database) -> None:
+    limit = _MEMORY_LIMIT["bytes"]
+    if limit is None:
+        database.execute("RESET memory_limit")
+        return
+    import tempfile
+
+    spill = os.path.join(tempfile.gettempdir(), f"ocef-duckdb-{os.getpid()}")
+    database.execute(f"SET memory_limit = '{max(1, int(limit) // 2**20)}MiB'")
+    database.execute(f"SET temp_directory = {_lit(spill)}")
+
+
 def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar.
 
@@ -730,6 +785,8 @@ def duckdb_cursor():
         database = _DATABASE.get(os.getpid())
         if database is None:
             database = _DATABASE[os.getpid()] = duckdb.connect()
+            if _MEMORY_LIMIT["bytes"] is not None:
+                _apply_memory_limit(database)
     con = database.cursor()
     con.execute("SET enable_progress_bar = false")
     return con

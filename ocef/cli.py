@@ -260,8 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:                           # named with the command, not as ``ocef: error: ...``
         parser.exit(2, f"ocef {args.command}: error: unrecognized arguments: {' '.join(unknown)}\n")
+    limited = getattr(args, "memory_limit", None) is not None      # --memory-limit (commands reading logs)
     try:
         with keep_interrupts():
+            if limited:
+                from ocef.backends import set_memory_limit
+                from ocef.validation import parse_size
+
+                set_memory_limit(parse_size(args.memory_limit, "--memory-limit"))
             code = args.func(args)
     except BrokenPipeError:               # output piped into `head` & co.: stop quietly
         sys.stderr.close()
@@ -281,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
               f"input; please report it with the command line and the traceback above, {REPORT_WHERE}",
               file=sys.stderr)
         return 1
+    finally:
+        if limited:
+            from ocef.backends import set_memory_limit
+
+            set_memory_limit(None)
     return int(code or 0)
 
 

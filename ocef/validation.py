@@ -1010,7 +1010,31 @@ def validate_params(**declarations: Constraint):
 
 
 # --------------------------------------------------------------------------- resource limits
-def _parse_size(text: str, name: str) -> float:
+def parse_size(text: str, name: str) -> float:
+    """A number of bytes written with an optional binary unit: ``"512M"``, ``"2GB"``, ``"1.5GiB"``, ``"4096"``.
+
+    Parameters
+    ----------
+    text : str
+        The size; ``K``, ``M``, ``G``, ``T`` are powers of 1024, with or without ``B``/``iB``.
+    name : str
+        The option or variable, for the message.
+
+    Returns
+    -------
+    float
+        The size in bytes (positive).
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        When ``text`` is not a positive size.
+
+    Examples
+    --------
+    >>> parse_size("2GB", "--memory-limit"), parse_size("512MiB", "--memory-limit")
+    (2147483648.0, 536870912.0)
+    """
     units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = t[-1:] if t[-1:] in units and t[-1:] else ""
@@ -1066,7 +1090,7 @@ def limit(kind: str) -> float:
         return _OVERRIDE[kind]
     env = os.environ.get(f"OCEF_MAX_{kind.upper()}")
     if env:
-        return _parse_size(env, f"OCEF_MAX_{kind.upper()}")
+        return parse_size(env, f"OCEF_MAX_{kind.upper()}")
     return DEFAULT_LIMITS[kind]
 
 

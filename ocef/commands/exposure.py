@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ocef.commands._common import add_memory_limit
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
 #: a light copy of ocef.exposure.rank_metrics.RANKING_METRICS (tested equal)
@@ -73,6 +74,7 @@ def register(sub) -> None:
                    help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
                         "the target of expected exposure (default: the log's relevance of the items shown)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
     p.set_defaults(func=_run)
 
 

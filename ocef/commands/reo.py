@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_memory_limit
 from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
@@ -56,6 +57,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
                    help="Spark master for --backend spark (default: local[*]; e.g. spark://host:7077, yarn)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
 
 
 def register(sub) -> None:
@@ -157,21 +159,9 @@ def _run_reo(args: argparse.Namespace) -> int:
     _check_options(args)
     default, random, label, group = _load(args)
     backend, spark = _backend(args)
-    if args.dataset is None and backend in ("auto", "duckdb"):
-        # count the files with DuckDB in the background while the estimator (numpy) is imported
-        from ocef.backends import start_counts
-
-        keys = [args.by, group] if args.by is not None else [group]
-        finish = start_counts({"default": default, "random": random}, by=keys, label=label, backend="duckdb")
-    else:
-        finish = None
     from ocef import reo
     from ocef.commands._common import print_json
-    from ocef.reo import counts, estimators, planning  # noqa: F401  (imported while the logs are counted)
 
-    if finish is not None:
-        counted = finish()
-        default, random = counted["default"], counted["random"]
     kw = dict(label=label, group=group, confidence=args.confidence, backend=backend, spark=spark)
     if args.by is not None:
         return _run_by(args, default, random, kw)

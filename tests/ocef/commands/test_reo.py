@@ -288,3 +288,20 @@ def test_cli_choices_are_the_librarys():
     assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.BACKENDS
     assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_INTERVALS
     assert tuple(choices["reo-ab"]["interval"]) == reo.AB_INTERVALS
+
+
+def test_memory_limit_reaches_duckdb_and_is_reset(tmp_path, capsys, monkeypatch):
+    from ocef import backends
+
+    _, paths = write_logs(tmp_path, "parquet")
+    seen = []
+    real = backends.set_memory_limit
+    monkeypatch.setattr(backends, "set_memory_limit", lambda limit: (seen.append(limit), real(limit)))
+    base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
+            "--group", "tier", "--json"]
+    limited = run_json(capsys, *base, "--memory-limit", "64MB")
+    assert seen == [64 * 2**20, None]                       # set for the command, then DuckDB's default again
+    assert limited == run_json(capsys, *base)               # a bound, not a different answer
+    assert backends.duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall() != [("64.0 MiB",)]
+    err = run_error(capsys, *base, "--memory-limit", "lots")
+    assert "--memory-limit" in err and "lots" in err
