@@ -197,11 +197,10 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     --------
     The same (group, arm, step) always draws the same reward:
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> pull = keyed_pull(problem, 7)
     >>> pull(0, 1, 3) == pull(0, 1, 3), [pull(0, 1, step) for step in range(5)]
     (True, [0.5, 1.0, 1.0, 1.0, 0.5])
@@ -276,11 +275,10 @@ class LiveAuditResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
     >>> result.groups[["name", "verdict", "duration", "true_envy"]]
       name verdict  duration  true_envy
@@ -312,11 +310,10 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> result.to_frame()
            group name  size verdict  duration   cost  constraint_held  true_envy
@@ -340,11 +337,10 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> record = result.to_dict()
         >>> list(record)
@@ -633,11 +629,10 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
     Interrupted at step 100 (both groups still undecided), then resumed to the verdicts an
     uninterrupted run reaches (300 and 385 steps):
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> first = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
     ...                        checkpoint="audit.json", every=50)
     >>> first.groups["verdict"].tolist(), first.checkpoint_steps

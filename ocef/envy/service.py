@@ -56,11 +56,10 @@ class ServiceError(RuntimeError):
     --------
     A port where nothing listens any more:
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> server = make_server(service, 0)
     >>> port = server.server_address[1]
@@ -81,11 +80,10 @@ class FingerprintError(DataError):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> service.pull("groups", [[0, 1, 3]], fingerprint="0.0.0/1/abc")
     Traceback (most recent call last):
@@ -194,11 +192,10 @@ class SimulatedService:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> service.groups()
     {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
@@ -250,11 +247,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> problem_, pull = service.problem(None)
         >>> problem_ is problem, pull(0, 1, 3), pull(0, 1, 3)
@@ -282,11 +278,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> info = service.info()
         >>> list(info)
@@ -320,11 +315,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> service.groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
@@ -355,9 +349,9 @@ class SimulatedService:
         --------
         >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> truth = service.truth()
         >>> np.round(truth["arm_means"], 2).tolist(), np.round(truth["true_envy"], 2).tolist()
@@ -397,11 +391,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> service.pull("groups", [[0, 1, 3], [1, 0, 0], [0, 1, 3]])
         {'rewards': [1.0, 0.5, 1.0]}
@@ -452,11 +445,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> service.recommend(2, k=2)
         {'user': 2, 'items': [0, 1], 'probs': [1.0, 0.0]}
@@ -494,11 +486,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> service.feedback(0, [0, 1], key=5)
         {'user': 0, 'items': [0, 1], 'rewards': [1, 0]}
@@ -534,11 +525,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=3)
         >>> [service.should_fail() for _ in range(6)]
         [False, False, True, False, False, True]
@@ -642,11 +632,10 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> import threading
     >>> server = make_server(service, 0)
@@ -693,11 +682,10 @@ class ServiceClient:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> import threading
     >>> server = make_server(service, 0)
@@ -726,11 +714,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -779,11 +766,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=2)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -854,11 +840,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -896,11 +881,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -939,11 +923,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -993,9 +976,9 @@ class ServiceClient:
         --------
         >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -1032,11 +1015,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -1094,11 +1076,10 @@ class RemotePull:
     --------
     The rewards are keyed by (group, arm, step): the same as the in-process service's.
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> import threading
     >>> server = make_server(service, 0)
@@ -1138,11 +1119,10 @@ class RemotePull:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> import threading
         >>> server = make_server(service, 0)
