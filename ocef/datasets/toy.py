@@ -20,10 +20,25 @@ __all__ = ["ToyEnvy", "make_toy_envy"]
 
 
 class ToyEnvy(NamedTuple):
-    """The arrays of an envy-freeness audit: ``rho`` (users x items, expected rewards in [0, 1]),
-    ``probs`` (users x items, the recommender's policy, rows summing to 1) and ``labels`` (the
-    group of each user, 0..G-1). Unpacks as ``rho, probs, labels`` and passes on as
-    ``AuditProblem(*toy)``."""
+    """The arrays of an envy-freeness audit, the output of :func:`make_toy_envy`.
+
+    Unpacks as ``rho, probs, labels`` and passes on as ``AuditProblem(*toy)``.
+
+    Parameters
+    ----------
+    rho : numpy.ndarray
+        Users x items, expected rewards in [0, 1].
+    probs : numpy.ndarray
+        Users x items, the recommender's policy (rows sum to 1).
+    labels : numpy.ndarray
+        The group of each user, 0..G-1.
+
+    Examples
+    --------
+    >>> toy = make_toy_envy()
+    >>> toy.labels.tolist(), toy.probs.sum(axis=1).tolist()
+    ([0, 0, 1, 1], [1.0, 1.0, 1.0, 1.0])
+    """
 
     rho: np.ndarray
     probs: np.ndarray
