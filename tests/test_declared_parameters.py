@@ -24,6 +24,10 @@ import ocef.reo.daily
 import ocef.reo.estimate
 import ocef.reo.estimators
 import ocef.reo.simulate  # noqa: F401  (registers its front doors)
+import ocef.reo.planning
+import ocef.pairwise.counts
+import ocef.metrics.from_log
+import ocef.datasets.toy
 from ocef.environments.bandits import paper_instance
 from ocef.errors import OcefError
 from ocef.validation import DECLARED
@@ -38,6 +42,8 @@ LOG_R = pd.DataFrame({"Y": np.tile([1, 1, 0, 0], N // 4), "S": np.tile([0, 1], N
 PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
                       "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
                       "score_jp": RNG.normal(size=40)})
+SEED004_LOG = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
+                            "score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]})
 CONFIGS = pd.DataFrame({"instance": [1], "alpha": [0.1], "delta": [0.05], "epsilon": [0.05]})
 
 
@@ -88,6 +94,18 @@ VALID = {
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
+    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
+    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
+                                                  lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
+                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
+    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
+                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
+    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
+    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
+        source=SEED004_LOG, n_items=4, user_group="ug")),
+    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

@@ -41,5 +41,5 @@ def test_a_former_keyword_is_an_ordinary_type_error():
     d = pd.DataFrame({"Y": np.r_[1, 0, 1, 0], "S": np.r_[0, 0, 1, 1]})
     with pytest.raises(TypeError, match="unexpected keyword argument 'engine'"):
         reo.estimate_reo(d, d, engine="pandas")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'n_show'"):
-        reo.p_act_for(60, n_requests=1000, n_show=6)
+    with pytest.raises(TypeError, match="n_show"):
+        reo.p_act_for(60, n_requests=1000, k=6, n_show=6)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.metrics.recommender import GINI_CONVENTIONS
+from ocef.validation import Boolean, Integer, Options, validate_params
 from ocef.exposure.rankings import _duck_rows, _lit, _plain, _q, _resolve_backend
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -361,6 +363,7 @@ SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from th
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
+@validate_params(n_items=Integer(1), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
@@ -461,10 +464,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     """
     from ocef.metrics import recommender as rec
 
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ParameterError(f"n_items must be an integer >= 1, got {n_items!r}")
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise ParameterTypeError(f"normalize must be True or False, got {normalize!r}")
     if score_bounds is not None:
         try:
             lo, hi = (float(v) for v in score_bounds)
@@ -472,7 +471,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
             raise ParameterError(f"score_bounds must be (min, max), two numbers, got {score_bounds!r}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
-    rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
     backend = _resolve_backend(backend, source)
     groups, items, cols = _seed004_rows(
         source, backend,

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.results import Result
+from ocef.validation import Options, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
@@ -584,6 +585,7 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, Path))
 
 
+@validate_params(backend=Options(*BACKENDS))
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
                 backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
@@ -643,8 +645,6 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     True
     """
 
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     _check_cluster(cluster)
     if backend == "duckdb" or (backend == "auto" and (_is_path(pairs) or _is_path(scores))):
         return _duckdb_counts(pairs, scores, subgroup=subgroup, cluster=cluster, z_levels=z_levels)

@@ -277,6 +277,7 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     return factor
 
 
+@validate_params(k=Integer(1))
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
     """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
 
@@ -325,8 +326,8 @@ def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
     return mask
 
 
-def _check_k(k, n_items: int) -> int:
-    k = check_positive_int("k", k)
+def _check_k(k: int, n_items: int) -> int:
+    """``k`` (declared an integer >= 1 by each caller) against the world's items."""
     if k > n_items:
         raise ParameterError(f"k must be <= the number of items {n_items}, got {k}")
     return k
@@ -399,6 +400,7 @@ class TrafficTruth:
         return self.groups["delta_U"].to_numpy()
 
 
+@validate_params(k=Integer(1))
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
@@ -465,6 +467,7 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
+@validate_params(k=Integer(1), p_act=Real(0, 1))
 def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
     """Expected share of relevant items among the items users are shown, as a function of ``p_act`` (App. I.1-I.2).
 
@@ -506,7 +509,6 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
     >>> [round(expected_relevance(world, 5, p), 4) for p in (0.0, 0.1, 1.0)]
     [0.3076, 0.2885, 0.1969]
     """
-    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     truth = ground_truth(world, k, boosts)
     Q, P, p_rec = truth.relevance_default, truth.relevance_random, truth.p_recommended
     return float((Q + p_act * (P - p_rec * Q)) / (1.0 + p_act * (1.0 - p_rec)))
