@@ -24,7 +24,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Off-policy evaluation", ["ocef.offpolicy"]),
     ("Multi-attribute fairness testing (FairRec)", ["ocef.fairrec"]),
     ("Real data sets", ["ocef.datasets"]),
-    ("Counting backends", ["ocef.backends"]),
+    ("Counting backends", ["ocef.backends", "ocef.log_schema"]),
     ("Environments", ["ocef.environments"]),
     ("Policies", ["ocef.policies"]),
     ("Results, inference, validation, errors, files",

@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 from ocef.errors import ParameterError
 
-from ocef.validation import renamed_keywords, seed_from_rng
+from ocef.validation import seed_from_rng
 
 # name -> module, in the order `ocef reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
@@ -188,13 +188,11 @@ def describe() -> list[tuple[str, str]]:
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 
 
-@renamed_keywords(seed="rng")
 def run(name: str, *, out: Path | str = "results", quick: bool = False, rng=0,
         data_dir: Path | str | None = None, progress: bool = True) -> list[Path]:
     """Run experiment ``name``, writing into ``out/name/``; return the written paths.
 
-    ``rng`` (default 0; ``seed=`` is its former name, accepted for one release with a
-    FutureWarning): an int seed, or a SeedSequence or Generator from which one int seed is drawn
+    ``rng`` (default 0): an int seed, or a SeedSequence or Generator from which one int seed is drawn
     (:func:`ocef.validation.seed_from_rng`); the experiment keys all its randomness on that int
     (the module protocol's ``seed``, as ``ocef reproduce --seed``), so the same int reproduces a run.
 

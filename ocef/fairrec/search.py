@@ -63,8 +63,18 @@ from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
-from ocef.validation import (CONFIDENCE, Either, Instance, Integer, Options, Real, Rng, as_generator, check_in_interval,
-                             check_positive_int, validate_params)
+from ocef.validation import (
+    CONFIDENCE,
+    Either,
+    Instance,
+    Integer,
+    Options,
+    Real,
+    Rng,
+    as_generator,
+    check_positive_int,
+    validate_params,
+)
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES",
            "METRIC_BOUNDS", "metric_bounds", "defined_users", "search_work", "MAX_ITERATIONS",
@@ -1249,33 +1259,6 @@ class FairRecResult(Result):
         return df.assign(method=self.method, metric=self.metric)
 
 
-def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
-                  epsilon_base):
-    if not (isinstance(epsilon, str) and epsilon == "auto"):
-        if isinstance(epsilon, str):
-            raise ParameterError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
-        check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.2): a ratio in (0, 1]
-    if not (isinstance(n_iter, str) and n_iter == "auto"):
-        if isinstance(n_iter, str):
-            raise ParameterError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
-        if isinstance(n_iter, (int, np.integer)) and not isinstance(n_iter, bool) and n_iter > MAX_ITERATIONS:
-            raise ResourceLimitError(f"n_iter must be at most {MAX_ITERATIONS} (documented limit), got {n_iter}")
-        check_positive_int("n_iter", n_iter)
-    check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
-    check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
-    check_in_interval("c2", c2, 0.0, np.inf, low_open=False)
-    check_in_interval("vmax", vmax, 0.0, np.inf)
-    check_in_interval("theta", theta, 0.0, 1.0, low_open=False)
-    check_positive_int("top_n", top_n)
-    if max_evaluations is not None:
-        check_positive_int("max_evaluations", max_evaluations)
-    if max_cost is not None:
-        check_in_interval("max_cost", max_cost, 0.0, np.inf, high_open=True)
-    check_in_interval("group_cost", group_cost, 0.0, np.inf, low_open=False, high_open=True)
-    if epsilon_base not in EPSILON_BASES:
-        raise ParameterError(f"epsilon_base must be one of {list(EPSILON_BASES)}, got {epsilon_base!r}")
-
-
 def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uniform: bool) -> np.ndarray:
     """Alg. 2 Sample: each coordinate from the attribute's distribution (or uniform in its bounds)."""
     cols = []
@@ -1526,15 +1509,6 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant, res.uf_lower > 0.1
     (1, 0, True, True)
     """
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
-    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
-                  epsilon_base)
-    check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    if test is not None and test not in TESTS + ("auto",):
-        raise ParameterError(f"test must be one of {list(TESTS)} or None, got {test!r}")
-    if test in ("permutation", "auto"):
-        check_positive_int("n_resamples", n_resamples)
     n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
     eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
     iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)

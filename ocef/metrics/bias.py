@@ -63,17 +63,25 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, deprecated_positional, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Boolean, Integer, Options, Rng, validate_params
 import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
 from ocef.metrics.recommender import (
-    GINI_CONVENTIONS, TRUTH_METRICS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution,
-    item_metrics, kl_divergence, pair_metrics, user_stats,
+    GINI_CONVENTIONS,
+    TRUTH_METRICS,
+    UserStats,
+    aggregate,
+    check_scores,
+    exposure_distribution,
+    item_metrics,
+    kl_divergence,
+    pair_metrics,
+    user_stats,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import as_generator
 
 __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROUP_METRICS", "PAIR_METRICS",
            "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval"]
@@ -418,8 +426,6 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     return {"overall": overall, "group": group, "pair": pair, "extra": extra}
 
 
-@renamed_keywords(method="interval")
-@deprecated_positional("interval")
 def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, *, interval: str = "percentile"):
     """Percentile or basic bootstrap interval over axis 0 of replicates.
 
@@ -437,8 +443,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     confidence : float
         Two-sided level in (0, 1).
     interval : {"percentile", "basic"}, default "percentile"
-        The interval method (keyword-only; ``method=`` is its former name, accepted for one release
-        with a FutureWarning).
+        The interval method (keyword-only).
 
     Returns
     -------
@@ -627,7 +632,9 @@ def pairs_of(table: pd.DataFrame, metric: str) -> pd.Series:
 
 # ------------------------------------------------------------------ public function
 
-@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 146 TiB
+@validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 146 TiB
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), simultaneous=Boolean(),
+                 gini_convention=Options(*GINI_CONVENTIONS), rng=Rng())
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,
@@ -692,12 +699,6 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     """
     arr = check_scores(scores)
     n_users = arr.shape[0]
-    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
-    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)     # 0: no intervals
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    _check_choice("interval", interval, INTERVALS)
-    if not isinstance(simultaneous, (bool, np.bool_)):
-        raise ParameterError(f"simultaneous must be True or False, got {simultaneous!r}")
     codes, names = _group_codes(groups, n_users)
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")

@@ -3,7 +3,6 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
@@ -13,14 +12,13 @@ import pandas as pd
 
 from ocef.reo.estimators import (
     ReoResult,
-    check_interval,
     normal_quantile,
     positive_counts,
     reo_point_estimates,
     reo_result_from_counts,
 )
 from ocef.results import Result
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -39,8 +37,6 @@ from ocef.errors import ParameterError
 #: The bootstrap interval names (``interval=`` of :func:`bootstrap_reo_ci`, :func:`ocef.reo.estimate_reo`
 #: and :func:`ocef.reo.ab_test`).
 BOOTSTRAP_INTERVALS = ("standard", "percentile", "bca")
-#: Former name of :data:`BOOTSTRAP_INTERVALS`.
-BOOTSTRAP_METHODS = BOOTSTRAP_INTERVALS
 
 
 def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
@@ -400,25 +396,6 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
-def _retired_delta_interval(func):
-    """Accept ``delta_interval=`` for one release (FutureWarning): the delta-method part of a
-    bootstrap result (its ``delta_method_reliable`` flag) is always the ``"delta-full"`` one now,
-    so that one ``interval`` argument chooses the interval."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if "delta_interval" in kwargs:
-            value = kwargs.pop("delta_interval")
-            warnings.warn("bootstrap_reo_ci: the keyword 'delta_interval' is retired (one 'interval' argument "
-                          "chooses the interval; the delta-method diagnostics of a bootstrap result use "
-                          "'delta-full'); it is ignored and will be removed in the next release",
-                          FutureWarning, stacklevel=2)
-            check_interval(value)
-        return func(*args, **kwargs)
-    return wrapper
-
-
-@_retired_delta_interval
-@renamed_keywords(engine="backend", method="interval")
 @validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), interval=Options(*BOOTSTRAP_INTERVALS),
                  rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
@@ -452,8 +429,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
         Bootstrap resamples, 2 <= n_resamples <= 10**7.
     interval : {"standard", "percentile", "bca"}, default "standard"
         ``"standard"``: estimate +- z SE_boot, the normal bootstrap of eq. (23);
-        ``"percentile"``; ``"bca"``: bias-corrected and accelerated. ``method=`` is its former
-        name, accepted for one release with a FutureWarning.
+        ``"percentile"``; ``"bca"``: bias-corrected and accelerated.
     rng : None, int, SeedSequence or Generator
         Randomness of the resamples.
     groups : sequence, optional
@@ -463,8 +439,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
         Where the counts are computed.
     spark : SparkSession, optional
-        For ``backend="spark"``. (``delta_interval=`` is retired: it is ignored with a
-        FutureWarning; the delta-method diagnostics of the result use ``"delta-full"``.)
+        For ``backend="spark"``. (The delta-method diagnostics of the result use ``"delta-full"``.)
 
     Returns
     -------
@@ -494,7 +469,6 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     """
     from ocef.reo.counts import reo_counts
 
-    check_bootstrap_method(interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),

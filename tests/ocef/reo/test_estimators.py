@@ -621,9 +621,9 @@ def test_theorem_sample_size_formula():
 
 
 def test_p_act_validation_and_roundtrip():
-    with pytest.raises(ValueError, match=r"p_act must be in \[0.0, 1.0\], got 1.5"):
+    with pytest.raises(ValueError, match=r"p_act must be a real number in \[0, 1\], got 1.5"):
         reo.expected_random_rows(1.5, n_requests=100, k=10)
-    with pytest.raises(ValueError, match="p_act must be in"):
+    with pytest.raises(ValueError, match="p_act must be a real number in"):
         reo.expected_random_rows(-0.1, n_requests=100, k=10)
     # every random pair is logged (only D_rec is subsampled): 0.01 x 1000 requests x 6 items
     assert reo.expected_random_rows(0.01, n_requests=1000, k=6) == pytest.approx(60)
