@@ -58,9 +58,10 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="dpso",
                    help="dpso (FairRec), exhaustive (Themis), testsgd or vanilla PSO (default: dpso)")
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
-    p.add_argument("--epsilon", type=_auto_or(float), default=0.1,
+    p.add_argument("--epsilon", type=_auto_or(float), default=None,
                    help="particles per swarm / number of cells (or valid groups, --epsilon-base), or 'auto': "
-                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
+                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1 with at least "
+                        "min(valid groups, 24) particles per swarm, so that a small grid is searched through)")
     p.add_argument("--epsilon-base", choices=EPSILON_BASES, default="cells",
                    help="what epsilon is a share of: all cells (product of the attributes' ranges, the paper's "
                         "group counts) or the valid groups (default: cells)")
@@ -175,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.fairrec.search import MAX_ITERATIONS, search
     from ocef.validation import check_in_interval, check_positive_int
 
-    if args.epsilon != "auto":
+    if args.epsilon not in ("auto", None):
         check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
     if args.iters != "auto":
         check_positive_int("--iters", args.iters)
