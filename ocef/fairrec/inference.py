@@ -40,7 +40,7 @@ from ocef.validation import check_in_interval
 from ocef.errors import ParameterError
 
 __all__ = ["kl_bernoulli", "kl_interval", "simultaneous_intervals", "uf_lower_bound", "bound_p_value",
-           "group_moments", "separation", "maxt_statistic", "maxt_inference", "MODERATION_DF",
+           "group_moments", "deviations", "excess", "maxt_lower_bound", "maxt_inference", "MODERATION_DF",
            "permutation_p_value", "TESTS"]
 
 _BISECTIONS = 60
@@ -331,15 +331,49 @@ def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, 
     return n, mean, se
 
 
-def separation(mean, se, c) -> np.ndarray:
-    """``max_g (mean_g − c·se_g) − min_h (mean_h + c·se_h)``: the UF lower bound at critical value ``c``
-    before clipping at 0; non-increasing in ``c`` (also in floating point), so ``separation(c) > 0``
-    iff ``c`` is below the observed max-t statistic (:func:`maxt_statistic`).
+def deviations(n, mean, se) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's deviation from the grand mean and its standard error.
+
+    With weights ``w_g = n_g / N``, the grand mean is ``m̄ = Σ w_h m_h`` and
+    ``Var(m_g − m̄) = (1 − w_g)² se²_g + Σ_{h≠g} w²_h se²_h`` (independent group means).
 
     Parameters
     ----------
-    mean, se : array_like of float, shape (n_groups,)
-        Group means and standard errors (the searched cells).
+    n : array_like of int, shape (n_groups,)
+        Group sizes.
+    mean, se : array_like of float, shape (n_groups,) or (n_resamples, n_groups)
+        Group means and standard errors.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``d = m − m̄`` and its standard error, shaped like ``mean``.
+
+    Examples
+    --------
+    >>> d, s = deviations([1, 1], [0.0, 1.0], [0.1, 0.1])
+    >>> d.tolist(), [round(float(x), 6) for x in s]
+    ([-0.5, 0.5], [0.070711, 0.070711])
+    """
+    n = np.asarray(n, dtype=float)
+    w = n / n.sum()
+    mean = np.asarray(mean, dtype=float)
+    se = np.asarray(se, dtype=float)
+    grand = (mean * w).sum(axis=-1, keepdims=True)
+    v = se * se
+    rest = (v * w * w).sum(axis=-1, keepdims=True) - w * w * v
+    return mean - grand, np.sqrt((1 - w) ** 2 * v + np.maximum(rest, 0.0))
+
+
+def excess(d, s, c) -> np.ndarray:
+    """``max_g (|d_g| − c·s_g)``: positive iff some group deviates from the grand mean by more than
+    ``c`` standard errors; non-increasing in ``c`` (also in floating point), so ``excess(c) > 0`` iff
+    ``c`` is below the max-t statistic ``max_g |d_g| / s_g``.
+
+    Parameters
+    ----------
+    d, s : array_like of float, shape (n_groups,)
+        Deviations from the grand mean and their standard errors (:func:`deviations`).
     c : float or array_like of float
         Critical values.
 
@@ -350,52 +384,57 @@ def separation(mean, se, c) -> np.ndarray:
 
     Examples
     --------
-    >>> separation([0.2, 0.8], [0.1, 0.1], [0.0, 3.0]).round(6).tolist()
-    [0.6, 0.0]
+    >>> excess([-0.3, 0.1], [0.1, 0.1], [0.0, 2.0, 4.0]).round(6).tolist()
+    [0.3, 0.1, -0.1]
     """
-    mean = np.asarray(mean, dtype=float)[None, :]
-    se = np.asarray(se, dtype=float)[None, :]
+    d = np.abs(np.asarray(d, dtype=float))[None, :]
+    s = np.asarray(s, dtype=float)[None, :]
     c = np.atleast_1d(np.asarray(c, dtype=float))[:, None]
     with np.errstate(invalid="ignore"):
-        out = (mean - c * se).max(axis=1) - (mean + c * se).min(axis=1)
-    return np.where(np.isinf(c[:, 0]), -np.inf, out)
+        out = (d - c * s).max(axis=1)
+    return np.where(np.isinf(c[:, 0]) & (c[:, 0] > 0), -np.inf, out)
 
 
-def maxt_statistic(mean, se) -> float:
-    """The studentized max-t statistic of the searched cells: the largest ``c`` with
-    ``separation(mean, se, c) >= 0``, i.e. ``max_{g,h} (mean_g − mean_h) / (se_g + se_h)``.
+def maxt_lower_bound(d, s, c) -> float:
+    """Lower bound of the population UF from simultaneous intervals ``d_g ± c s_g`` of the deviations
+    ``δ_g = μ_g − μ̄`` (:func:`deviations`): ``max(0, max_g (d_g − c s_g)) − min(0, min_h (d_h + c s_h))``.
+
+    When every interval holds, ``max_g μ_g − μ̄ >= max(0, max_g (d_g − c s_g))`` (``μ̄``, a weighted
+    mean of the ``μ_g``, is at most their maximum) and likewise at the bottom, so the population UF
+    (eq. 1) is at least the bound. It is positive iff ``excess(d, s, c) > 0`` (:func:`excess`).
 
     Parameters
     ----------
-    mean, se : array_like of float, shape (n_groups,)
-        Means and standard errors (> 0) of the searched cells.
+    d, s : array_like of float, shape (n_groups,)
+        Deviations and standard errors of the groups looked at.
+    c : float
+        Critical value (``inf``: no bound, 0 returned).
 
     Returns
     -------
     float
-        The statistic (>= 0); NaN with fewer than two cells.
+        The bound (>= 0); NaN with fewer than two groups.
 
     Examples
     --------
-    >>> round(maxt_statistic([0.2, 0.8, 0.5], [0.1, 0.1, 0.05]), 12)
-    3.0
+    >>> round(maxt_lower_bound([-0.3, 0.1], [0.1, 0.1], 2.0), 12)
+    0.1
     """
-    mean = np.asarray(mean, dtype=float)
-    se = np.asarray(se, dtype=float)
-    if mean.size < 2:
+    d = np.asarray(d, dtype=float)
+    s = np.asarray(s, dtype=float)
+    if d.size < 2:
         return float("nan")
-    hi = np.argsort(-mean)[: min(mean.size, 2000)]
-    lo = np.argsort(mean)[: min(mean.size, 2000)]
-    best = 0.0
-    for i in np.array_split(hi, max(1, hi.size // 200)):        # pairs by blocks (memory)
-        t = (mean[i][:, None] - mean[lo][None, :]) / (se[i][:, None] + se[lo][None, :])
-        best = max(best, float(t.max()))
-    return best
+    if not np.isfinite(c):
+        return 0.0
+    top = (d - c * s).max()
+    bottom = (d + c * s).min()
+    return float(max(0.0, top) - min(0.0, bottom))
 
 
 def _critical(null, alpha: float) -> float:
-    """The smallest threshold ``c`` with ``(1 + #{null >= t}) / (1 + B) <= alpha`` for every ``t > c``:
-    the ``(k + 1)``-th largest null value, ``k = floor(alpha (1 + B)) − 1`` (``inf`` when ``k < 0``)."""
+    """The threshold of a test at level ``alpha`` against ``null``: ``(1 + #{null >= t}) / (1 + B) <= alpha``
+    iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value, ``k = floor(alpha (1 + B)) − 1``
+    (``inf`` when ``k < 0``: no test at that level)."""
     null = np.sort(np.asarray(null, dtype=float))[::-1]
     k = int(np.floor(alpha * (1 + null.size) + 1e-9)) - 1
     if k < 0:
@@ -407,26 +446,26 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
                    rng=None, bounds=None) -> dict:
     """Studentized max-t inference for UF (eq. 1) over searched cells, valid whatever the search looked at.
 
-    With ``m_g``, ``se_g`` the mean and moderated standard error of cell ``g`` (:func:`group_moments`),
-    the statistic is ``T = max_{g,h ∈ S} (m_g − m_h)/(se_g + se_h)`` over the searched cells ``S``
-    (:func:`maxt_statistic`). Two reference distributions over *all* valid cells (a superset of
-    ``S``, hence valid for any search):
+    With ``m_g``, ``se_g`` the mean and moderated standard error of cell ``g`` (:func:`group_moments`)
+    and ``d_g = m_g − m̄``, ``s_g`` its deviation from the grand mean and standard error
+    (:func:`deviations`), the statistic is ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells
+    ``S``. Two reference distributions, each over *all* valid cells (a superset of ``S``, hence
+    valid for any search):
 
-    - **permutation** (the null "the metric does not depend on the attributes"): the users' cell
-      labels are permuted jointly and ``D* = max_g |m*_g − m̄| / se*_g`` recomputed over all
-      valid cells. ``T <= D`` always (if ``m_g − m_h > c (se_g + se_h)`` one of the two deviates from
-      ``m̄`` by more than ``c`` standard errors), so the p-value ``(1 + #{D* >= T}) / (1 + B)`` is
-      exact at every level under exchangeability (Phipson and Smyth 2010);
-    - **bootstrap** (simultaneous intervals of the population means): users resampled within each
-      cell, ``M* = max_g |m*_g − m_g| / se*_g``; intervals ``m_g ± c se_g`` hold all at once with
-      probability ≈ ``confidence`` for ``c`` the quantile of ``M*`` (bootstrap max-t, Romano and
-      Wolf 2005).
+    - **permutation** (null: the metric does not depend on the attributes): the users' cell labels
+      are permuted jointly and ``D* = max_g |d*_g| / s*_g`` recomputed over all valid cells;
+      ``T <= D``, so ``p_perm = (1 + #{D* >= T}) / (1 + B)`` is exact at every level under
+      exchangeability (Phipson and Smyth 2010);
+    - **bootstrap** (simultaneous intervals ``d_g ± c s_g`` of ``δ_g = μ_g − μ̄``): users resampled
+      within each cell, ``M* = max_g |d*_g − d_g| / s*_g`` (bootstrap max-t, Romano and Wolf 2005),
+      ``p_boot = (1 + #{M* >= T}) / (1 + B)``.
 
-    One critical value ``c = max(c_perm, c_boot)`` gives the simultaneous intervals and
-    ``uf_lower = max(0, separation(c))`` (:func:`separation`), and the p-value is
-    ``max(p_perm, p_boot)``: ``uf_lower > 0`` iff ``p_value <= 1 − confidence``, exactly (both are
-    statements about ``T`` against the same two null samples; the comparisons go through the same
-    monotone function :func:`separation`).
+    One critical value ``c = max(c_perm, c_boot)`` (each the level-``1 − confidence`` threshold of
+    its null sample) gives ``uf_lower`` (:func:`maxt_lower_bound`), and ``p_value = max(p_perm,
+    p_boot)``: ``uf_lower > 0`` iff ``p_value <= 1 − confidence``, exactly — both compare ``T`` with
+    the same null samples through the same monotone function :func:`excess`. The group intervals
+    ``m_g ± c_g se_g`` (``c_g`` the bootstrap max-t quantile of ``max_g |m*_g − m_g| / se*_g``) hold
+    all at once with probability ≈ ``confidence``.
 
     Parameters
     ----------
@@ -445,14 +484,14 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     rng : None, int, SeedSequence or Generator
         Randomness.
     bounds : (float, float), optional
-        Range of one value: the intervals are clipped to it.
+        Range of one value: the group intervals are clipped to it.
 
     Returns
     -------
     dict
         ``statistic`` (T), ``critical`` (c), ``p_value``, ``p_permutation``, ``p_bootstrap``,
-        ``uf_lower``, ``ci_low``, ``ci_high`` (per searched cell, in ``searched`` order),
-        ``reason`` ("" or why the bound is 0 whatever the data: too few resamples).
+        ``uf_lower``, ``ci_low``, ``ci_high`` (group means, per searched cell in ``searched``
+        order), ``reason`` ("" or why no gap can be established: too few resamples).
 
     Examples
     --------
@@ -471,36 +510,37 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     codes = np.asarray(codes, dtype=np.int64)
     searched = np.asarray(searched, dtype=np.int64)
     alpha = 1.0 - confidence
-    n, mean, se = group_moments(values, codes, n_codes)
-    big = float(np.nanmax(np.abs(values))) if values.size else 1.0
-    se = np.maximum(se, 1e-12 * max(big, 1e-300))            # a constant metric: no division by 0
-    ms, ss = mean[searched], se[searched]
-    T = maxt_statistic(ms, ss)
-    B = int(n_resamples)
-    # permutation: cell labels permuted jointly, max deviation from the grand mean over all cells
-    grand = values.mean()
-    chunk = max(1, min(B, int(2e7 // max(values.size, 1))))
-    d_null, m_null = np.empty(B), np.empty(B)
     order = np.argsort(codes, kind="stable")
+    values, codes = values[order], codes[order]
+    n, mean, se = group_moments(values, codes, n_codes)
+    tiny = 1e-12 * max(float(np.abs(values).max()) if values.size else 0.0, 1e-300)
+    se = np.maximum(se, tiny)                                   # a constant metric: no division by 0
+    d, s = deviations(n, mean, se)
+    ds, ss = d[searched], s[searched]
+    T = float((np.abs(ds) / ss).max()) if ds.size >= 2 else float("nan")
+    B = int(n_resamples)
+    chunk = max(1, min(B, int(2e7 // max(values.size, 1))))
+    d_null, m_null, g_null = np.empty(B), np.empty(B), np.empty(B)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
-    sorted_vals, sorted_codes = values[order], codes[order]
     for a in range(0, B, chunk):
         b = min(B, a + chunk)
-        perm = np.stack([sorted_vals[gen.permutation(values.size)] for _ in range(b - a)])
-        _, pm, pse = group_moments(perm, sorted_codes, n_codes)
-        pse = np.maximum(pse, 1e-12 * max(big, 1e-300))
-        d_null[a:b] = (np.abs(pm - grand) / pse).max(axis=1)
-        idx = start[sorted_codes] + np.floor(gen.random((b - a, values.size)) * n[sorted_codes]).astype(np.int64)
-        _, bm, bse = group_moments(sorted_vals[idx], sorted_codes, n_codes)
-        bse = np.maximum(bse, 1e-12 * max(big, 1e-300))
-        m_null[a:b] = (np.abs(bm - mean) / bse).max(axis=1)
+        perm = np.stack([values[gen.permutation(values.size)] for _ in range(b - a)])
+        _, pm, pse = group_moments(perm, codes, n_codes)
+        pd_, ps = deviations(n, pm, np.maximum(pse, tiny))
+        d_null[a:b] = (np.abs(pd_) / ps).max(axis=1)
+        idx = start[codes] + np.floor(gen.random((b - a, values.size)) * n[codes]).astype(np.int64)
+        _, bm, bse = group_moments(values[idx], codes, n_codes)
+        bse = np.maximum(bse, tiny)
+        bd, bs = deviations(n, bm, bse)
+        m_null[a:b] = (np.abs(bd - d) / bs).max(axis=1)
+        g_null[a:b] = (np.abs(bm - mean) / bse).max(axis=1)
     c = max(_critical(d_null, alpha), _critical(m_null, alpha))
-    # #{null >= T} counted through separation(): null >= T iff separation(null) <= 0
-    p_perm = float((1 + np.count_nonzero(separation(ms, ss, d_null) <= 0)) / (1 + B))
-    p_boot = float((1 + np.count_nonzero(separation(ms, ss, m_null) <= 0)) / (1 + B))
-    p = max(p_perm, p_boot)
-    sep = float(separation(ms, ss, c)[0]) if np.isfinite(c) else -np.inf
-    lo, hi = ms - c * ss, ms + c * ss
+    # #{null >= T} counted through excess(): null >= T iff excess(null) <= 0
+    p_perm = float((1 + np.count_nonzero(excess(ds, ss, d_null) <= 0)) / (1 + B))
+    p_boot = float((1 + np.count_nonzero(excess(ds, ss, m_null) <= 0)) / (1 + B))
+    c_group = _critical(g_null, alpha)
+    ms, se_s = mean[searched], se[searched]
+    lo, hi = ms - c_group * se_s, ms + c_group * se_s
     if bounds is not None:
         lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
     reason = ""
@@ -508,5 +548,6 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
         reason = (f"n_resamples={B} is too few for a test at level {alpha:g} (needs at least "
                   f"{int(np.ceil(1 / alpha)) - 1}): no gap can be established")
         lo, hi = np.full(ms.size, np.nan), np.full(ms.size, np.nan)
-    return {"statistic": T, "critical": c, "p_value": p, "p_permutation": p_perm, "p_bootstrap": p_boot,
-            "uf_lower": max(0.0, sep), "ci_low": lo, "ci_high": hi, "reason": reason}
+    return {"statistic": T, "critical": c, "p_value": max(p_perm, p_boot), "p_permutation": p_perm,
+            "p_bootstrap": p_boot, "uf_lower": maxt_lower_bound(ds, ss, c), "ci_low": lo, "ci_high": hi,
+            "reason": reason}

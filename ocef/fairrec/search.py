@@ -1102,7 +1102,7 @@ class FairRecResult(Result):
     0     advantaged    g=M      111  0.575   0.543    0.607
     1  disadvantaged    g=F       89  0.260   0.226    0.293
     >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
-    (0.315, 0.25, 0.01, 'permutation')
+    (0.315, 0.273, 0.01, 'permutation')
     """
 
     method: str
@@ -1206,7 +1206,7 @@ class FairRecResult(Result):
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
         >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
         >>> res.verdict()
-        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.25.'
+        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.2727.'
         """
         level = f"{self.confidence:.0%}"
         if self.p_value != self.p_value:                  # NaN
