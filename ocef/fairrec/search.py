@@ -161,8 +161,8 @@ def _check_every_user(users: np.ndarray, n_users: int) -> None:
 
 #: Particles per swarm DPSO uses at least on a small grid: ``min(valid groups, COVER_PARTICLES)``. With
 #: ``max(2, int(ε · N))`` alone, MovieLens gender x age (14 cells, 12 valid groups) got 2 particles and
-#: looked at 2 of 12 groups; measured (benchmarks/fairrec_power.py) with this floor DPSO evaluates
-#: every valid group of grids of up to ~24 groups in the default 10 iterations.
+#: looked at 2 of 12 groups. With the floor, on a grid of at most this many valid groups, the default
+#: DPSO starts swarm A on every valid group (it looks at all of them); above, Alg. 2's draw.
 COVER_PARTICLES = 24
 
 
@@ -1308,15 +1308,17 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 
 
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
-         vanilla: bool) -> None:
+         vanilla: bool, cover: bool = False) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
-    fills the oracle's InfoBase."""
+    fills the oracle's InfoBase. ``cover``: swarm A starts on the valid groups (one particle each,
+    ``n_pt == n_groups``) instead of Alg. 2's draw, so that a small grid is looked at whole."""
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
     sign = np.where(side == 0, 1.0, -1.0)                # maximise sign * value
     P = np.empty((2 * n_pt, len(oracle.attributes)), dtype=np.int64)
-    P[side == 0] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 3
+    P[side == 0] = (oracle.position_of(oracle.valid_cells) if cover and n_pt == oracle.n_groups
+                    else _sample_positions(oracle, n_pt, gen, vanilla))  # Alg. 2 line 3
     P[side == 1] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 4
     vm = int(np.floor(vmax))
     V = gen.integers(-vm, vm + 1, size=P.shape).astype(float)      # Alg. 2 line 7
@@ -1422,13 +1424,13 @@ AUTO_COST_RATIO = 2.0
 
 
 def _run(oracle: GroupOracle, method: str, gen: np.random.Generator, *, n_pt, iters, alpha, c1, c2, vmax, theta,
-         budget: bool):
+         budget: bool, cover: bool = False):
     """One search on ``oracle`` (reset by the caller); returns TestSGD's pair of cells or None."""
     pair = None
     try:
         if method in ("dpso", "vanilla"):
             _pso(oracle, gen, n_pt=n_pt, n_iter=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
-                 vanilla=method == "vanilla")
+                 vanilla=method == "vanilla", cover=cover)
         elif method == "exhaustive":
             cells = oracle.valid_cells
             if budget:
@@ -1561,7 +1563,11 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     perm_gen = gen.spawn(1)[0]                       # spawning draws nothing: the search is the same whatever the test
     search_gen = gen
     budget = max_evaluations is not None or max_cost is not None
-    settings = dict(n_pt=n_pt, iters=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax, theta=theta, budget=budget)
+    cover = method == "dpso" and epsilon is None and n_pt == oracle.n_groups
+    if cover:
+        pt_rule += "; swarm A starts on every valid group (Alg. 2 would draw the starts from the marginals)"
+    settings = dict(n_pt=n_pt, iters=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax, theta=theta, budget=budget,
+                    cover=cover)
     oracle.reset(max_evaluations, max_cost, float(group_cost))
     t0 = time.perf_counter()
     pair = _run(oracle, method, search_gen, **settings)
