@@ -198,7 +198,8 @@ def _run_reo(args: argparse.Namespace) -> int:
         return EXIT_ABOVE if above else 0
     name = args.dataset or f"{args.default} + {args.random}"
     print(f"REO on {name}: |D_rec| = {result.n_default}, |D_rand| = {result.n_random}, "
-          f"{args.confidence:.0%} {args.interval} intervals")
+          f"{args.confidence:.0%} {result.method} intervals"
+          + (f" (asked: {args.interval}; switched, see the note)" if result.method != args.interval else ""))
     _print_groups(result.columns)
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "
@@ -233,7 +234,8 @@ def _run_by(args, default, random, kw) -> int:
         print_json(payload)
         return EXIT_ABOVE if above else 0
     print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.group_names)}, "
-          f"{args.confidence:.0%} {args.interval} intervals")
+          f"{args.confidence:.0%} {result.method} intervals"
+          + (f" (asked: {args.interval}; switched, see the note)" if result.method != args.interval else ""))
     table = daily.table.copy()
     table[args.by] = table[args.by].astype(str)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))

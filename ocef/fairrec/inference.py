@@ -431,12 +431,19 @@ def maxt_lower_bound(d, s, c) -> float:
     return float(max(0.0, top) - min(0.0, bottom))
 
 
+def _allowed(alpha: float, n_resamples: int) -> int:
+    """``k``: a permutation p-value ``(1 + count) / (1 + B)`` is at most ``alpha`` iff ``count <= k``,
+    ``k = floor(alpha (1 + B)) − 1`` (a relative tolerance of 1e-12 absorbs the round-off of
+    ``1 − confidence``: 1 − 0.8 is 0.19999999999999996)."""
+    return int(np.floor(alpha * (1 + n_resamples) * (1 + 1e-12))) - 1
+
+
 def _critical(null, alpha: float) -> float:
-    """The threshold of a test at level ``alpha`` against ``null``: ``(1 + #{null >= t}) / (1 + B) <= alpha``
-    iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value, ``k = floor(alpha (1 + B)) − 1``
-    (``inf`` when ``k < 0``: no test at that level)."""
+    """The threshold of a test at level ``alpha`` against ``null``: ``count = #{null >= t} <= k``
+    (:func:`_allowed`) iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value (``inf`` when
+    ``k < 0``: no test at that level)."""
     null = np.sort(np.asarray(null, dtype=float))[::-1]
-    k = int(np.floor(alpha * (1 + null.size) + 1e-9)) - 1
+    k = _allowed(alpha, null.size)
     if k < 0:
         return float("inf")
     return float(null[k]) if k < null.size else -float("inf")
@@ -489,7 +496,9 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     Returns
     -------
     dict
-        ``statistic`` (T), ``critical`` (c), ``p_value``, ``p_permutation``, ``p_bootstrap``,
+        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (``p_value <= 1 −
+        confidence``, decided on the counts so that round-off cannot split it from ``uf_lower > 0``),
+        ``p_permutation``, ``p_bootstrap``,
         ``uf_lower``, ``ci_low``, ``ci_high`` (group means, per searched cell in ``searched``
         order), ``reason`` ("" or why no gap can be established: too few resamples).
 
@@ -536,8 +545,10 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
         g_null[a:b] = (np.abs(bm - mean) / bse).max(axis=1)
     c = max(_critical(d_null, alpha), _critical(m_null, alpha))
     # #{null >= T} counted through excess(): null >= T iff excess(null) <= 0
-    p_perm = float((1 + np.count_nonzero(excess(ds, ss, d_null) <= 0)) / (1 + B))
-    p_boot = float((1 + np.count_nonzero(excess(ds, ss, m_null) <= 0)) / (1 + B))
+    count_perm = int(np.count_nonzero(excess(ds, ss, d_null) <= 0))
+    count_boot = int(np.count_nonzero(excess(ds, ss, m_null) <= 0))
+    p_perm, p_boot = (1 + count_perm) / (1 + B), (1 + count_boot) / (1 + B)
+    significant = max(count_perm, count_boot) <= _allowed(alpha, B)
     c_group = _critical(g_null, alpha)
     ms, se_s = mean[searched], se[searched]
     lo, hi = ms - c_group * se_s, ms + c_group * se_s
@@ -548,6 +559,7 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
         reason = (f"n_resamples={B} is too few for a test at level {alpha:g} (needs at least "
                   f"{int(np.ceil(1 / alpha)) - 1}): no gap can be established")
         lo, hi = np.full(ms.size, np.nan), np.full(ms.size, np.nan)
-    return {"statistic": T, "critical": c, "p_value": max(p_perm, p_boot), "p_permutation": p_perm,
+    return {"statistic": T, "critical": c, "p_value": max(p_perm, p_boot), "significant": bool(significant),
+            "p_permutation": p_perm,
             "p_bootstrap": p_boot, "uf_lower": maxt_lower_bound(ds, ss, c), "ci_low": lo, "ci_high": hi,
             "reason": reason}

@@ -1670,6 +1670,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
               "p_bootstrap": maxt["p_bootstrap"] if maxt is not None else None,
               "groups_evaluated": int(n_eval), "groups_valid": int(oracle.n_groups)}
     significant = bool(p_value <= 1 - confidence + 1e-12) if p_value == p_value else None
+    if maxt is not None and p_value == p_value:
+        significant = maxt["significant"]                  # the same decision as uf_lower > 0
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
                          infobase=infobase, n_evaluations=n_eval, n_users_queried=n_uq, n_queries=n_q, cost=cost,
                          n_invalid_visits=oracle.n_invalid_visits, n_groups=oracle.n_groups,

@@ -499,7 +499,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                    backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
-                                    confidence=confidence, interval="delta-full")
+                                    confidence=confidence, interval="delta-full", small_counts="delta")
     names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,

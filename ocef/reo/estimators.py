@@ -702,9 +702,9 @@ class ReoResult(Result):
         The interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
         ``"naive"``.
     delta_method_reliable : bool, default False
-        False when the delta-method penalty interval reaches 0 or below, its SE is undefined, or
-        a group has no positive label in the default log. Bootstrap results carry the flag of
-        the delta interval too.
+        True only where the delta method's measured coverage holds: every group has at least
+        :data:`MIN_POSITIVES_DELTA` positive labels in both logs, and the penalty interval is
+        above 0 with a defined SE. Bootstrap results carry the flag of the delta interval too.
     notes : tuple of str, default ()
         Why an interval is unreliable (a group without positives, ...).
 
@@ -938,8 +938,49 @@ def check_interval(interval: str) -> str:
     return interval
 
 
+#: Fewest positive labels of any group in either log at which the delta-method interval is printed
+#: (issue 28). Measured by benchmarks/reo_few_positives.py (coverage table in docs/guide/reo.md):
+#: below it the delta-method penalty interval covered less than 0.95 − 2 SE; the count bootstrap
+#: (:data:`SMALL_COUNT_INTERVAL`) held its level there.
+MIN_POSITIVES_DELTA = 20
+#: The interval that replaces the delta method below :data:`MIN_POSITIVES_DELTA` (count bootstrap,
+#: :func:`ocef.reo.bootstrap_reo_ci`), and its resamples.
+SMALL_COUNT_INTERVAL = "percentile"
+SMALL_COUNT_RESAMPLES = 999
+#: What :func:`reo_result_from_counts` does below :data:`MIN_POSITIVES_DELTA`: switch to the bootstrap
+#: (default) or keep the delta-method interval (flagged unreliable, with a note).
+SMALL_COUNTS = ("bootstrap", "delta")
+
+
+def small_count_note(pos_default, pos_random) -> str:
+    """The note for counts below :data:`MIN_POSITIVES_DELTA` ("" when every group has enough positives).
+
+    Parameters
+    ----------
+    pos_default, pos_random : array_like of int, shape (K,)
+        Positive counts per group in the default and in the random log.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> small_count_note([100, 200], [50, 60])
+    ''
+    >>> small_count_note([100, 200], [5, 60])[:40]
+    'a group has only 5 positive labels in on'
+    """
+    low = int(min(np.min(pos_default), np.min(pos_random)))
+    if low >= MIN_POSITIVES_DELTA:
+        return ""
+    return (f"a group has only {low} positive labels in one log, fewer than {MIN_POSITIVES_DELTA}: there the "
+            f"delta-method interval under-covers (measured, docs/guide/reo.md)")
+
+
 def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
-                           confidence: float = 0.95, interval: str = "delta-full") -> ReoResult:
+                           confidence: float = 0.95, interval: str = "delta-full", small_counts: str = "bootstrap",
+                           rng=None) -> ReoResult:
     """The full :class:`ReoResult` from per-group positive counts and log sizes.
 
     ``Q_k`` and ``P_k`` by eq. (5), ``U_k``, ``delta_U_k`` and ``Delta_REO`` by eq. (6)-(7), and
@@ -962,12 +1003,21 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         Two-sided level, in (0, 1).
     interval : {"delta-full", "delta"}, default "delta-full"
         Full multinomial covariance, or Algorithm 1's diagonal ``Gamma``.
+    small_counts : {"bootstrap", "delta"}, default "bootstrap"
+        When a group has fewer than :data:`MIN_POSITIVES_DELTA` positive labels in either log (the
+        delta method's measured floor): ``"bootstrap"`` replaces the intervals (groups and penalty)
+        by the count bootstrap (:data:`SMALL_COUNT_INTERVAL`, :data:`SMALL_COUNT_RESAMPLES`
+        resamples; ``method`` says ``"bootstrap-percentile"`` and a note why); ``"delta"`` keeps the
+        delta-method interval. Either way ``delta_method_reliable`` is False there.
+    rng : None, int, SeedSequence or Generator
+        Randomness of that bootstrap.
 
     Returns
     -------
     ReoResult
-        ``method`` is ``interval``. A group without positives in the default log gets a note and
-        ``delta_method_reliable=False``.
+        ``method`` is ``interval`` (or the bootstrap's, see ``small_counts``). ``delta_method_reliable``
+        is True only where the delta method's measured coverage holds: every group with at least
+        :data:`MIN_POSITIVES_DELTA` positives in both logs, a penalty interval above 0.
 
     Raises
     ------
@@ -993,10 +1043,29 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     _check_estimable(groups, pos_d, pos_r)
     Q = pos_d / n_default
     P = pos_r / n_random
+    if small_counts not in SMALL_COUNTS:
+        raise ParameterError(f"small_counts must be one of {list(SMALL_COUNTS)}, got {small_counts!r}")
     arr = delta_method_reo(P, Q, n_default, n_random, confidence=confidence,
                            covariance=covariance)
-    return _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval,
-                               zero_default_notes(groups, pos_d))
+    notes = zero_default_notes(groups, pos_d)
+    few = small_count_note(pos_d, pos_r)
+    if few and small_counts == "delta":
+        notes.append(few + "; read it with care or use a bootstrap interval")
+    result = _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval, notes)
+    if not few or small_counts == "delta":
+        return result
+    from ocef.reo.bootstrap import _bootstrap_counts, _reo_stat_from_counts
+
+    cd = np.append(pos_d, n_default - pos_d.sum())
+    cr = np.append(pos_r, n_random - pos_r.sum())
+    boot = _bootstrap_counts(_reo_stat_from_counts, [cd, cr], method=SMALL_COUNT_INTERVAL,
+                             n_resamples=SMALL_COUNT_RESAMPLES, confidence=confidence, rng=rng)
+    table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
+    notes.append(few + f"; the intervals are the count bootstrap's ({SMALL_COUNT_INTERVAL}, "
+                       f"{SMALL_COUNT_RESAMPLES} resamples) instead of the {interval} interval")
+    return ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
+                     result.n_default, result.n_random, result.confidence, None,
+                     f"bootstrap-{SMALL_COUNT_INTERVAL}", False, tuple(notes))
 
 
 def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
