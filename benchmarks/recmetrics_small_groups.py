@@ -66,6 +66,8 @@ def coverage(reps: int, sizes=(1, 2, 3, 5, 8, 10, 15, 20, 30, 50), **kw) -> None
                 h[1] += row.ci_low <= true <= row.ci_high
         for key, (m, c, w) in hits.items():
             fams.setdefault(key, {})[n] = (c / m if m else float("nan"), m, w)
+        print(f"n = {n}: " + "; ".join(f"{metric} {c / m:.3f}" for (fam, metric), (m, c, w) in sorted(hits.items()) if m),
+              flush=True)
     print(f"{'family':20s} {'metric':26s} " + " ".join(f"{n:>11d}" for n in sizes))
     for (fam, metric), by in sorted(fams.items()):
         print(f"{fam:20s} {metric:26s} " + " ".join(
@@ -92,7 +94,12 @@ if __name__ == "__main__":
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     what = sys.argv[2] if len(sys.argv) > 2 else "all"
     if what in ("all", "coverage"):
-        coverage(reps)
+        import ocef.metrics.bias as bias
+
+        floors = dict(bias.MIN_GROUP_USERS)
+        bias.MIN_GROUP_USERS.clear()                 # measure without the floors they are set from
+        coverage(reps, sizes=(1, 2, 3, 5, 8, 12, 20, 30))
+        bias.MIN_GROUP_USERS.update(floors)
     if what in ("all", "family"):
         for kw in ({}, {"family": "table"}, {"family": "report"}):
             try:

@@ -25,13 +25,21 @@ N_RANDOM = 2000
 BINS = [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12), (13, 15), (16, 20), (21, 30), (31, 60), (61, 10**9)]
 
 
-def run(reps: int, ms=(2, 4, 6, 8, 10, 12, 15, 20, 30, 60)) -> None:
-    gen = np.random.default_rng(0)
+DESIGNS = {"K=3": (np.array([0.05, 0.04, 0.0]), np.array([0.08, 0.05, 0.0]), 2.5),
+           "K=2": (np.array([0.05, 0.0]), np.array([0.06, 0.0]), 2.0)}
+
+
+def run(reps: int, ms=(2, 4, 6, 8, 10, 12, 15, 20, 30, 60), design: str = "K=3") -> None:
+    gen = np.random.default_rng(0 if design == "K=3" else 1)
+    base_p, base_q, ratio = DESIGNS[design]
+    print(f"design {design}: p = {base_p[:-1].tolist()} + small, q = {base_q[:-1].tolist()} + {ratio} x small; "
+          f"n_random = {N_RANDOM}, n_default = {2 * N_RANDOM}")
     rows = {b: {"delta-full": [0, 0], "percentile": [0, 0], "standard": [0, 0]} for b in BINS}
     for m in ms:
         ps = m / N_RANDOM
-        p = np.array([0.05, 0.04, ps])
-        q = np.array([0.08, 0.05, 2.5 * ps])
+        p = base_p.copy()
+        q = base_q.copy()
+        p[-1], q[-1] = ps, ratio * ps
         _, _, truth = reo_point_estimates(p, q)
         pos_r, pos_d = draw_log_counts(p, q, N_RANDOM, 2 * N_RANDOM, size=reps, rng=gen)
         for r_, d_ in zip(pos_r, pos_d):
@@ -66,4 +74,4 @@ def run(reps: int, ms=(2, 4, 6, 8, 10, 12, 15, 20, 30, 60)) -> None:
 
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 400)
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 400, design=sys.argv[2] if len(sys.argv) > 2 else "K=3")

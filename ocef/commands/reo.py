@@ -234,8 +234,7 @@ def _run_by(args, default, random, kw) -> int:
         print_json(payload)
         return EXIT_ABOVE if above else 0
     print(f"REO per {args.by} ({len(daily.table)} values), groups {list(daily.group_names)}, "
-          f"{args.confidence:.0%} {result.method} intervals"
-          + (f" (asked: {args.interval}; switched, see the note)" if result.method != args.interval else ""))
+          f"{args.confidence:.0%} {args.interval} intervals")
     table = daily.table.copy()
     table[args.by] = table[args.by].astype(str)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))

@@ -715,7 +715,7 @@ class ReoResult(Result):
 
     Examples
     --------
-    >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+    >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
     >>> res.groups[["group", "U", "delta_U"]]
       group    U  delta_U
     0     a  0.5     -0.5
@@ -765,7 +765,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> rec = res.group_records()[0]
         >>> list(rec)
         ['group', 'P', 'Q', 'U', 'delta_U', 'se', 'ci_low', 'ci_high']
@@ -789,7 +789,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> res.to_frame()[["group", "delta_U", "penalty", "penalty_ci_low", "n_default", "method"]].round(3)
           group  delta_U  penalty  penalty_ci_low  n_default      method
         0     a     -0.5      0.5          -0.623          6  delta-full
@@ -813,7 +813,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> out = res.to_dict()
         >>> list(out)
         ['groups', 'penalty', 'penalty_se', 'penalty_ci', 'n_default', 'n_random', 'confidence', 'method', 'delta_method_reliable', 'notes']
@@ -939,10 +939,13 @@ def check_interval(interval: str) -> str:
 
 
 #: Fewest positive labels of any group in either log at which the delta-method interval is printed
-#: (issue 28). Measured by benchmarks/reo_few_positives.py (coverage table in docs/guide/reo.md):
-#: below it the delta-method penalty interval covered less than 0.95 − 2 SE; the count bootstrap
-#: (:data:`SMALL_COUNT_INTERVAL`) held its level there.
-MIN_POSITIVES_DELTA = 20
+#: (issue 28). Measured by benchmarks/reo_few_positives.py (coverage table in docs/guide/reo.md): the
+#: delta-method penalty interval covered 0.86-0.93 at 1-4 positives and 0.91 at 16-20 (K = 3), the
+#: count percentile bootstrap 0.93-1.00 from 3 positives up; above 30 both held 0.92-0.96.
+MIN_POSITIVES_DELTA = 31
+#: Below this many positives of a group in either log no interval is printed (null + note): at 1-2
+#: positives the delta method covered 0.86-0.93 and the bootstrap 0.90-0.91.
+MIN_POSITIVES_ANY = 3
 #: The interval that replaces the delta method below :data:`MIN_POSITIVES_DELTA` (count bootstrap,
 #: :func:`ocef.reo.bootstrap_reo_ci`), and its resamples.
 SMALL_COUNT_INTERVAL = "percentile"
@@ -974,6 +977,9 @@ def small_count_note(pos_default, pos_random) -> str:
     low = int(min(np.min(pos_default), np.min(pos_random)))
     if low >= MIN_POSITIVES_DELTA:
         return ""
+    if low < MIN_POSITIVES_ANY:
+        return (f"a group has only {low} positive label(s) in one log, fewer than {MIN_POSITIVES_ANY}: no interval "
+                f"(the delta method and the bootstrap both covered at most 0.93 there, docs/guide/reo.md)")
     return (f"a group has only {low} positive labels in one log, fewer than {MIN_POSITIVES_DELTA}: there the "
             f"delta-method interval under-covers (measured, docs/guide/reo.md)")
 
@@ -1007,10 +1013,11 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         When a group has fewer than :data:`MIN_POSITIVES_DELTA` positive labels in either log (the
         delta method's measured floor): ``"bootstrap"`` replaces the intervals (groups and penalty)
         by the count bootstrap (:data:`SMALL_COUNT_INTERVAL`, :data:`SMALL_COUNT_RESAMPLES`
-        resamples; ``method`` says ``"bootstrap-percentile"`` and a note why); ``"delta"`` keeps the
+        resamples; ``method`` says ``"bootstrap-percentile"`` and a note why), and below
+        :data:`MIN_POSITIVES_ANY` prints none (NaN, ``method="none"``, a note); ``"delta"`` keeps the
         delta-method interval. Either way ``delta_method_reliable`` is False there.
     rng : None, int, SeedSequence or Generator
-        Randomness of that bootstrap.
+        Randomness of that bootstrap (None: seed 0, so that the same counts give the same interval).
 
     Returns
     -------
@@ -1054,12 +1061,18 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     result = _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval, notes)
     if not few or small_counts == "delta":
         return result
+    if int(min(pos_d.min(), pos_r.min())) < MIN_POSITIVES_ANY:
+        nan = np.full(len(groups), np.nan)
+        table = {**result.columns, "se": nan, "ci_low": nan, "ci_high": nan}
+        notes.append(few)
+        return ReoResult(table, result.penalty, float("nan"), (float("nan"), float("nan")), result.n_default,
+                         result.n_random, result.confidence, None, "none", False, tuple(notes))
     from ocef.reo.bootstrap import _bootstrap_counts, _reo_stat_from_counts
 
     cd = np.append(pos_d, n_default - pos_d.sum())
     cr = np.append(pos_r, n_random - pos_r.sum())
     boot = _bootstrap_counts(_reo_stat_from_counts, [cd, cr], method=SMALL_COUNT_INTERVAL,
-                             n_resamples=SMALL_COUNT_RESAMPLES, confidence=confidence, rng=rng)
+                             n_resamples=SMALL_COUNT_RESAMPLES, confidence=confidence, rng=0 if rng is None else rng)
     table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
     notes.append(few + f"; the intervals are the count bootstrap's ({SMALL_COUNT_INTERVAL}, "
                        f"{SMALL_COUNT_RESAMPLES} resamples) instead of the {interval} interval")
