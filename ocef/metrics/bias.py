@@ -122,8 +122,13 @@ GINI_NO_INTERVAL = ("no valid interval: the bootstrap interval of the Gini index
 #: Smallest group (users) for each interval family: below it, on a group row or on a pair where
 #: either group is smaller, the interval and the p-value are null with a ``reason`` (nothing is
 #: "significant" from a group of one). Measured by benchmarks/recmetrics_small_groups.py (identical
-#: groups vs a 100-user reference, 40 items, top-10, 200 replicates; table in docs/guide/metrics.md).
-MIN_GROUP_USERS = {"t": 10, "t-log": 10, "triangle": 10, "basic-smoothed": 10, "basic": 10}
+#: groups vs a 100-user reference, 40 items, top-10, 100 replicates a size; table in
+#: docs/guide/metrics.md): the smallest size from which every metric of the family covered at least
+#: 0.95 − 2 SE (0.906) at every size measured (1, 2, 3, 5, 8, 12, 20, 30). "t": 0.00 at 1 user
+#: (zero width), 0.86 at 2; "t-log": 0.89 at 1; "triangle" (ETV, and EKL which shares its test):
+#: 0.00 / 0.25 / 0.81 / 0.89 / 0.89 at 1 / 2 / 3 / 5 / 8, 0.93 at 12; "basic" (entropy): 0.56 at 12,
+#: 0.86 at 20, 0.92 at 30.
+MIN_GROUP_USERS = {"t": 3, "t-log": 2, "triangle": 12, "basic-smoothed": 12, "basic": 30}
 
 # ------------------------------------------------------------------ result
 
