@@ -25,7 +25,7 @@ def test_a_group_of_one_gets_no_interval_and_no_verdict():
     # every row with an interval family gives a reason: the floor, or an earlier one (e.g. EKL's sparse counts)
     floored = one[one.metric.map(AUTO_METHODS).isin(list(MIN_GROUP_USERS))]
     assert floored.reason.str.startswith("no valid interval").all()
-    assert floored.reason.str.contains("a group of 1 user, fewer than").sum() == 13
+    assert floored.reason.str.contains("a group of 1 user, fewer than").sum() == 14
     assert (one.estimate.notna() | one.value.isna()).any()           # the estimate itself is still printed
 
 
