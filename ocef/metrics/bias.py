@@ -141,7 +141,7 @@ class RecommenderBiasResult(Result):
     (pairs), ``n_users``, ``metric``, ``value`` (the seed's sample statistic, holisticai's number),
     ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
     ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
-    ``significant`` (pairs; Holm over the pairs, per metric), ``reason`` (why something is null or
+    ``significant`` (pairs; Holm over ``family``), ``reason`` (why something is null or
     infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
     which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
     system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
@@ -174,6 +174,9 @@ class RecommenderBiasResult(Result):
         The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
     simultaneous : bool
         Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+    family : {"report", "table"}
+        What one Holm family of "significant" labels is (:data:`ocef.metrics.FAMILIES`): every pair
+        of every metric (default) or each metric's pairs.
     replicates : numpy.ndarray or None
         Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
 
@@ -272,9 +275,9 @@ class RecommenderBiasResult(Result):
         >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
         >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
           group reference                    metric  value  p_adjusted
-        0     b         a                       mad -0.016       0.631
-        1     b         a  exposure_total_variation  0.175       0.471
-        2     b         a               exposure_kl  0.128       0.471
+        0     b         a                       mad -0.016       0.941
+        1     b         a  exposure_total_variation  0.175       0.941
+        2     b         a               exposure_kl  0.128       0.941
         """
         part = self.table[self.table.level == "pair"]
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",

@@ -984,6 +984,72 @@ def small_count_note(pos_default, pos_random) -> str:
             f"delta-method interval under-covers (measured, docs/guide/reo.md)")
 
 
+def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
+    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
+        P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
+    _, dU, pen = reo_point_estimates(P, Q)
+    return np.concatenate([dU, pen[..., None]], axis=-1)
+
+
+
+def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+    n = int(counts.sum())
+    return rng.multinomial(n, counts / n, size=n_resamples)
+
+
+
+def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval: the ``(1 − confidence)/2`` and ``(1 + confidence)/2`` quantiles of
+    the replicates over axis 0, NaN replicates ignored (an all-NaN column gives NaN quietly).
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray, shape (B, d)
+        Bootstrap replicates (NaN where undefined).
+    confidence : float
+        Two-sided level.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper ends, shape (d,).
+
+    Examples
+    --------
+    >>> lo, hi = percentile_bounds(np.arange(101.0)[:, None], 0.9)
+    >>> round(float(lo[0]), 9), round(float(hi[0]), 9)
+    (5.0, 95.0)
+    """
+    import warnings
+
+    alpha = (1.0 - confidence) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(replicates, alpha, axis=0), np.nanquantile(replicates, 1 - alpha, axis=0)
+
+
+def _small_count_bootstrap(cd: np.ndarray, cr: np.ndarray, confidence: float, rng):
+    """``(se, low, high)`` of ``delta_U_1..delta_U_K, penalty`` by the count percentile bootstrap
+    (:data:`SMALL_COUNT_RESAMPLES` multinomial resamples of both logs' category counts, as
+    :func:`ocef.reo.bootstrap_reo_ci` with ``interval="percentile"``)."""
+    import warnings
+
+    from ocef.validation import as_generator
+
+    gen = as_generator(rng)
+    reps = _reo_stat_from_counts(_multinomial_resamples(gen, cd, SMALL_COUNT_RESAMPLES),
+                                 _multinomial_resamples(gen, cr, SMALL_COUNT_RESAMPLES))
+    masked = np.where(np.isfinite(reps), reps, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(masked, axis=0, ddof=1)
+    low, high = percentile_bounds(masked, confidence)
+    return se, low, high
+
+
 def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
                            confidence: float = 0.95, interval: str = "delta-full", small_counts: str = "bootstrap",
                            rng=None) -> ReoResult:
@@ -1067,16 +1133,13 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         notes.append(few)
         return ReoResult(table, result.penalty, float("nan"), (float("nan"), float("nan")), result.n_default,
                          result.n_random, result.confidence, None, "none", False, tuple(notes))
-    from ocef.reo.bootstrap import _bootstrap_counts, _reo_stat_from_counts
-
     cd = np.append(pos_d, n_default - pos_d.sum())
     cr = np.append(pos_r, n_random - pos_r.sum())
-    boot = _bootstrap_counts(_reo_stat_from_counts, [cd, cr], method=SMALL_COUNT_INTERVAL,
-                             n_resamples=SMALL_COUNT_RESAMPLES, confidence=confidence, rng=0 if rng is None else rng)
-    table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
+    se, low, high = _small_count_bootstrap(cd, cr, confidence, 0 if rng is None else rng)
+    table = {**result.columns, "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1]}
     notes.append(few + f"; the intervals are the count bootstrap's ({SMALL_COUNT_INTERVAL}, "
                        f"{SMALL_COUNT_RESAMPLES} resamples) instead of the {interval} interval")
-    return ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
+    return ReoResult(table, result.penalty, float(se[-1]), (float(low[-1]), float(high[-1])),
                      result.n_default, result.n_random, result.confidence, None,
                      f"bootstrap-{SMALL_COUNT_INTERVAL}", False, tuple(notes))
 
