@@ -220,7 +220,8 @@ def _run(args: argparse.Namespace) -> int:
     p = f"{res.p_value:.3g}" if res.p_value == res.p_value else "none"
     print(f"UF_{res.metric} = {res.uf:.4f}  ({res.method}, min_users={res.min_users} users with a defined metric)")
     print(f"{level} lower bound of the population UF: {lower};  p = {p}"
-          + (f" ({res.test} test, {res.n_resamples} permutations)" if res.test == "permutation" else
+          + (f" (studentized max-t {res.test} test, {res.n_resamples} permutations and bootstrap resamples)"
+             if res.test == "permutation" else
              f" ({res.test} test)" if res.test else ""))
     print(res.verdict())
     print(f"advantaged:    {fmt(res.advantaged)}")
@@ -231,6 +232,15 @@ def _run(args: argparse.Namespace) -> int:
           f"{res.n_users_queried} users queried (cost {res.cost:g}), {res.seconds:.2f} s; "
           f"inference queried {res.inference_users_queried} more users, {res.inference_seconds:.2f} s")
     if res.params["n_particles"] is not None:
-        print(f"epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']}, "
-              f"{res.params['n_particles']} particles per swarm, {res.params['n_iter']} iterations")
+        print(f"search settings: epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']} "
+              f"({res.params['epsilon_rule']}), {res.params['n_particles']} particles per swarm "
+              f"({res.params['n_particles_rule']}), {res.params['n_iter']} iterations")
+    if res.params.get("bound_method"):
+        extra = (f"; max-t statistic {res.params['maxt_statistic']:.3g}, critical value "
+                 f"{res.params['maxt_critical']:.3g}, p permutation {res.params['p_permutation']:.3g}, "
+                 f"p bootstrap {res.params['p_bootstrap']:.3g}" if res.params.get("maxt_critical") is not None else "")
+        print(f"inference: test {res.test or 'none'} (asked: {res.params['test_requested']}), bound "
+              f"{res.params['bound_method']}{extra}")
+    if res.reason:
+        print(f"note: {res.reason}")
     return 0
