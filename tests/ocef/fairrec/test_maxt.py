@@ -118,9 +118,9 @@ def _population(seed, drop, metric):
 
 @pytest.mark.slow
 def test_null_rejection_and_power():
-    """Fixed seeds, 60 populations each (SE <= 0.065); the full study is benchmarks/fairrec_power.py
+    """Fixed seeds, 40 populations each (SE <= 0.079); the full study is benchmarks/fairrec_power.py
     (docs/guide/fairrec.md). Null: at most 0.05 + 3 SE; planted 90-user cell: power >= 0.8 - 2 SE."""
-    reps = 60
+    reps = 40
     rates = {}
     for metric, drop in (("auc", 0.10), ("mrr", 0.20)):
         for d in (0.0, drop):
