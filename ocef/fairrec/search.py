@@ -1415,7 +1415,7 @@ def _check_search_resources(oracle: "GroupOracle", method: str, *, n_pt, n_iter:
         check_resources(f"method={method!r} on {oracle.n_groups} valid groups", work=work,
                         what="steps of group visits")
     if test == "permutation":
-        check_resources(f"n_resamples={n_resamples} (the max-t test resamples every valid user twice each time)",
+        check_resources(f"n_resamples={n_resamples} (the max-t permutation test resamples every valid user twice each time)",
                         work=_maxt_work(oracle.n_users_total, n_resamples), what="steps")
 
 
@@ -1627,7 +1627,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
         if used == "permutation":
             from ocef.validation import check_resources
 
-            check_resources(f"n_resamples={n_resamples} (the max-t test recomputes every group's mean and "
+            check_resources(f"n_resamples={n_resamples} (the max-t permutation test recomputes every group's mean and "
                             f"standard error twice per resample; test='bound' needs none)",
                             work=_maxt_work(rows.size, n_resamples), what="steps")
             index = {c: i for i, c in enumerate(oracle.valid_cells.tolist())}
