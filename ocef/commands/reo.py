@@ -180,7 +180,8 @@ def _run_reo(args: argparse.Namespace) -> int:
         return EXIT_ABOVE if above else 0
     name = args.dataset or f"{args.default} + {args.random}"
     print(f"REO on {name}: |D_rec| = {result.n_default}, |D_rand| = {result.n_random}, "
-          f"{args.confidence:.0%} {args.interval} intervals")
+          f"{args.confidence:.0%} {result.method} intervals"
+          + (f" (asked: {args.interval}; switched, see the note)" if result.method != args.interval else ""))
     _print_groups(result.columns)
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "

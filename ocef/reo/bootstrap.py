@@ -10,7 +10,8 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.reo.estimators import (
+from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, percentile_bounds,
+                                  
     ReoResult,
     normal_quantile,
     positive_counts,
@@ -81,25 +82,10 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     return np.append(pos, n - pos.sum())
 
 
-def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
-    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
-    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
-        P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
-    _, dU, pen = reo_point_estimates(P, Q)
-    return np.concatenate([dU, pen[..., None]], axis=-1)
-
-
 def _ab_stat_from_counts(counts_control, counts_treatment, counts_random) -> np.ndarray:
     """``(D_1..D_K, D_REO)`` = treatment minus control statistics sharing D_rand (App. D)."""
     return (_reo_stat_from_counts(counts_treatment, counts_random)
             - _reo_stat_from_counts(counts_control, counts_random))
-
-
-def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
-    n = int(counts.sum())
-    return rng.multinomial(n, counts / n, size=n_resamples)
 
 
 def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
@@ -386,10 +372,7 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     if method == "standard":                       # eq. (23)
         low, high = estimate - z * se, estimate + z * se
     elif method == "percentile":
-        alpha = (1.0 - confidence) / 2.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            low, high = np.nanquantile(masked, alpha, axis=0), np.nanquantile(masked, 1 - alpha, axis=0)
+        low, high = percentile_bounds(masked, confidence)
     else:
         vals, weights = _jackknife_values(statistic, samples)
         low, high = bca_interval(estimate, masked, vals, weights, confidence)
@@ -473,7 +456,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                    backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
-                                    confidence=confidence, interval="delta-full")
+                                    confidence=confidence, interval="delta-full", small_counts="delta")
     names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,

@@ -86,4 +86,4 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
                    backend=backend, spark=spark)
     return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
-                                  confidence=confidence, interval=interval)
+                                  confidence=confidence, interval=interval, rng=rng)

@@ -77,7 +77,10 @@ def test_cli_coat_matches_independent_computation(capsys):
 
 
 @pytest.mark.data
-def test_cli_obd_matches_independent_computation(capsys):
+def test_cli_obd_matches_independent_computation(capsys, monkeypatch):
+    # the delta method's own numbers on small counts (below the floors it is replaced: test_few_positives.py)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_DELTA", 0)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_ANY", 0)
     root = require_data("obd")
     ctx = pd.read_csv(root / "random" / "all" / "item_context.csv")
     f0 = dict(zip(ctx.item_id, ctx.item_feature_0))
@@ -262,7 +265,10 @@ def test_cli_reo_ab_engines(tmp_path, capsys):
     assert outs["duckdb"]["groups"] == outs["pandas"]["groups"] and outs["duckdb"]["backend"] == "duckdb"
 
 
-def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys):
+def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys, monkeypatch):
+    # the delta method's own numbers on small counts (below the floors it is replaced: test_few_positives.py)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_DELTA", 0)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_ANY", 0)
     # equal utilities: penalty 0, its SE undefined (NaN) -> null in strict JSON
     d = pd.DataFrame({"S": ["a"] * 10 + ["b"] * 10, "Y": [1] * 5 + [0] * 5 + [1] * 5 + [0] * 5})
     d.to_csv(tmp_path / "d.csv", index=False)

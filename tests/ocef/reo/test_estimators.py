@@ -205,7 +205,10 @@ def test_table1_unidentifiability():
 
 # ----------------------------------------------------------------------------- estimate_reo
 
-def test_estimate_reo_on_logs_matches_counts():
+def test_estimate_reo_on_logs_matches_counts(monkeypatch):
+    # the delta method's own numbers on small counts (below the floors it is replaced: test_few_positives.py)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_DELTA", 0)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_ANY", 0)
     default = log_from_counts({("a", 1): 30, ("a", 0): 70, ("b", 1): 20, ("b", 0): 80})
     random = log_from_counts({("a", 1): 5, ("a", 0): 45, ("b", 1): 10, ("b", 0): 40})
     res = reo.estimate_reo(default, random, interval="delta")
