@@ -21,6 +21,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Pairwise fairness", ["ocef.pairwise"]),
     ("Recommender bias metrics", ["ocef.metrics"]),
     ("Position-aware exposure of top-k logs", ["ocef.exposure"]),
+    ("Off-policy evaluation", ["ocef.offpolicy"]),
     ("Multi-attribute fairness testing (FairRec)", ["ocef.fairrec"]),
     ("Real data sets", ["ocef.datasets"]),
     ("Counting backends", ["ocef.backends"]),

@@ -1,26 +1,37 @@
-"""Off-policy fairness audit: per-group fairness of a target policy from a log with logged propensities.
+"""Off-policy evaluation: the value of a target policy (per group) estimated from a log of another
+policy with logged propensities.
 
-* :func:`offpolicy_audit` (:mod:`ocef.offpolicy.audit`): exposure of item groups under the target
-  (plug-in), utility per user and item group (IPS, SNIPS, DM, DR, Switch-DR, DRos), merit-aware
-  item fairness (REO with importance-weighted merit; REO from random traffic is its
-  uniform-logging case), with intervals, diagnostics and Holm-adjusted comparisons;
-  :class:`OffPolicyResult`.
-* Inputs (:mod:`ocef.offpolicy.inputs`): logs and target policies (probability tables, top-k logs,
-  :class:`ScoredTarget`).
-* Scale (:mod:`ocef.offpolicy.scale`): :func:`group_sums` and :func:`group_values`, the per-group
-  sums of a log of any size through DuckDB.
+Per-row estimators equal to Open Bandit Pipeline's (:mod:`ocef.offpolicy.estimators`), slate
+estimators (:mod:`ocef.offpolicy.slate`), intervals including the finite-sample valid
+empirical-likelihood and betting ones of VowpalWabbit/estimators (:mod:`ocef.offpolicy.intervals`),
+weight diagnostics and the trust rule (:mod:`ocef.offpolicy.diagnostics`) and a cross-fitted reward
+model (:mod:`ocef.offpolicy.reward_model`).
+
+The audit (:func:`offpolicy_audit`, :mod:`ocef.offpolicy.audit`): per-group fairness of a target
+policy — exposure of item groups (plug-in), utility per user and item group, merit-aware item
+fairness (REO with importance-weighted merit; REO from random traffic is its uniform-logging case)
+— with intervals, diagnostics and Holm-adjusted comparisons; its inputs (:mod:`ocef.offpolicy.inputs`:
+logs, probability tables, top-k logs, :class:`ScoredTarget`) and per-group sums of a log of any size
+through DuckDB (:mod:`ocef.offpolicy.scale`).
 """
 from __future__ import annotations
 
 from ocef._lazy import lazy_exports
 
+#: where each public name lives; modules are imported on first use (PEP 562).
 _HOME = {
+    'estimators': ('importance_weights', 'logged_values', 'rm_terms', 'ips_terms', 'dm_terms', 'dr_terms',
+                   'switch_dr_terms', 'dros_terms', 'snips', 'snips_terms', 'sndr', 'sndr_terms',
+                   'EstimatorSpec', 'ESTIMATORS', 'OBP_NAMES', 'estimator_terms'),
+    # the audit (i30-audit)
     "audit": ("OffPolicyResult", "offpolicy_audit", "ratio_covariance", "TRUST", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
-    "scale": ("group_sums", "group_values"),
+    "scale": ("group_sums", "group_values", "SUM_COLUMNS"),
 }
+_MODULES = ("estimators",)
 
 __all__ = [name for names in _HOME.values() for name in names]
 
-__getattr__, __dir__ = lazy_exports(__name__, _HOME)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, _MODULES)

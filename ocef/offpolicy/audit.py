@@ -355,7 +355,7 @@ def _interval(name, terms, confidence, bound):
 
 
 @validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(),
-                 min_ess=Real(0, None, closed="left"), min_clicks=Integer(0, None),
+                 min_ess=Real(0, float("inf"), closed="left"), min_clicks=Integer(0, 10**12),
                  min_support=Real(0, 1, closed="both"))
 def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: str | None = None,
                     user_groups=None, item_groups=None, estimators: Sequence[str] = ("ips", "snips", "dr"),
