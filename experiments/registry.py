@@ -44,6 +44,9 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
     "exposure-position": "ocef.experiments.exposure_position",
+    "offpolicy-obd": "ocef.experiments.offpolicy_obd",
+    "offpolicy-coat": "ocef.experiments.offpolicy_coat",
+    "offpolicy-movielens": "ocef.experiments.offpolicy_movielens",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold

@@ -24,7 +24,7 @@ _HOME = {
                    'switch_dr_terms', 'dros_terms', 'snips', 'snips_terms', 'sndr', 'sndr_terms',
                    'EstimatorSpec', 'ESTIMATORS', 'OBP_NAMES', 'estimator_terms'),
     # the audit (i30-audit)
-    "audit": ("OffPolicyResult", "offpolicy_audit", "ratio_covariance", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+    "audit": ("OffPolicyResult", "offpolicy_audit", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
     "scale": ("group_sums", "group_values", "SUM_COLUMNS"),

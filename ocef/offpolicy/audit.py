@@ -46,7 +46,7 @@ from ocef.offpolicy.inputs import check_log, read_table, target_table
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Integer, Options, Real, Rng, as_generator, validate_params
 
-__all__ = ["OffPolicyResult", "offpolicy_audit", "ratio_covariance", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+__all__ = ["OffPolicyResult", "offpolicy_audit", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
            "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"]
 
 #: Estimators the audit offers for the utility (:mod:`ocef.offpolicy.estimators`).
@@ -57,6 +57,9 @@ AUDIT_INTERVALS = ("wald", "bootstrap", "cressie-read", "bernstein", "betting")
 TRUST = {"min_ess": 30.0, "min_clicks": 5, "min_support": 0.99}
 #: The family of the Holm adjustment, printed in every output.
 FAMILY = "every row of pairs (all estimands, estimators and group pairs of this audit), Holm"
+#: DM's rows carry no estimation error of the reward model: its interval is not printed.
+DM_NO_INTERVAL = ("no interval: DM's rows leave out the reward model's error (its bias is not in the "
+                  "interval); read DR")
 EXPOSURE_NOTE = "plug-in over the logged contexts: the target's probabilities are known, no importance weighting"
 ALL = "(all)"
 
@@ -345,10 +348,64 @@ def _terms(name, reward, weight, qhat, vhat):
 
 
 def _interval(name, terms, confidence, bound):
+    """``(estimate, ci_low, ci_high, reason)`` of the mean of the rows ``terms``: Wald here, the other
+    intervals from :mod:`ocef.offpolicy.intervals`."""
+    if name == "wald":
+        m, _, lo, hi, reason = _wald(terms, confidence)
+        return m, lo, hi, reason
     from ocef.offpolicy import intervals
 
     out = intervals.interval(name, terms, confidence=confidence, bound=bound)
     return out["estimate"], out["ci_low"], out["ci_high"], out.get("reason")
+
+
+def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips", interval: str = "wald",
+                 confidence: float = 0.95, bound: float | None = None, min_ess: float = TRUST["min_ess"],
+                 min_clicks: int = TRUST["min_clicks"], min_support: float = TRUST["min_support"]) -> dict:
+    """One utility cell of the audit: the estimate and interval of the mean of the rows ``terms``,
+    the diagnostics, and the trust rule (null with its reason below it).
+
+    Parameters
+    ----------
+    terms : array_like, shape (n,)
+        The estimator's per-row pseudo-outcomes (:func:`ocef.offpolicy.estimators.estimator_terms`).
+    weight, reward : array_like, shape (n,)
+        Importance weights and rewards of the rows (diagnostics).
+    missing : array_like, shape (n,), optional
+        Per row, the target's probability on actions the log never shows (default 0).
+    estimator : str, default "ips"
+        Its name (DM gets no interval: :data:`DM_NO_INTERVAL`).
+    interval : str, default "wald"
+    confidence : float, default 0.95
+    bound : float, optional
+        A bound on ``|terms|`` for the finite-sample intervals (default: the largest ``|term|``).
+    min_ess, min_clicks, min_support
+        The trust rule (:data:`TRUST`).
+
+    Returns
+    -------
+    dict
+        ``estimate, ci_low, ci_high, n_rows, ess, max_weight, support, clicks, reason``.
+
+    Examples
+    --------
+    >>> cell = utility_cell([2.0, 0.0] * 50, [2.0, 1.0] * 50, [1, 0] * 50)
+    >>> round(cell["estimate"], 3), round(cell["ess"], 1), cell["reason"]
+    (1.0, 90.0, None)
+    """
+    terms = np.asarray(terms, dtype=float)
+    miss = np.zeros(terms.size) if missing is None else np.asarray(missing, dtype=float)
+    d = _diagnostics(weight, reward, miss)
+    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support})
+    if reason is not None:
+        return {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, **d, "reason": reason}
+    bound = float(np.abs(terms).max()) if bound is None else bound
+    est, lo, hi, why = _interval(interval, terms, confidence, bound)
+    if estimator == "dm":
+        why = DM_NO_INTERVAL
+    if why:
+        lo = hi = np.nan
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, **d, "reason": why}
 
 
 # ------------------------------------------------------------------------------------- the audit
@@ -458,17 +515,12 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         done = {}
         for side, g in cells:
             sel, r_g, terms = cell_terms(name, side, g)
-            d = _diagnostics(w[sel], r_g, miss[sel])
-            reason = _distrust(d, trust)
-            est, lo, hi, why = _interval(interval, terms, confidence, bound)
-            if reason is not None:
-                est = lo = hi = np.nan
-            elif why:
-                reason, lo, hi = why, np.nan, np.nan
-            done[(side, g)] = (terms, reason)
+            cell = utility_cell(terms, w[sel], r_g, miss[sel], estimator=name, interval=interval,
+                                confidence=confidence, bound=bound, **trust)
+            done[(side, g)] = (terms, cell["reason"])
             grows.append({**base, "estimand": "utility", "estimator": name, "side": side,
                           "user_group": g if side == "user" else ALL, "item_group": g if side == "item" else ALL,
-                          "estimate": est, "ci_low": lo, "ci_high": hi, **d, "reason": reason})
+                          **cell})
         for side in ("user", "item"):
             gs = [g for s, g in cells if s == side and g != ALL]
             for a, b in combinations(gs, 2):
