@@ -23,7 +23,7 @@ from pathlib import Path
 
 #: light copies (tested equal to ocef.offpolicy.UTILITY_ESTIMATORS and AUDIT_INTERVALS)
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
-INTERVALS = ("wald", "bootstrap", "cressie-read", "bernstein", "betting")
+INTERVALS = ("wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting")
 READERS = ("auto", "duckdb", "pandas")
 
 

@@ -23,13 +23,18 @@ _HOME = {
     'estimators': ('importance_weights', 'logged_values', 'rm_terms', 'ips_terms', 'dm_terms', 'dr_terms',
                    'switch_dr_terms', 'dros_terms', 'snips', 'snips_terms', 'sndr', 'sndr_terms',
                    'EstimatorSpec', 'ESTIMATORS', 'OBP_NAMES', 'estimator_terms'),
+    'intervals': ('IntervalEstimate', 'wald_interval', 'bootstrap_interval', 'obp_bootstrap_interval',
+                  'cressie_read_estimate', 'cressie_read_interval', 'gaussian_interval', 'clopper_pearson_interval',
+                  'betting_interval', 'INTERVALS'),
+    'slate': ('slate_sums', 'sips_terms', 'iips_terms', 'rips_terms', 'self_normalized_slate_terms',
+              'cascade_dr_terms', 'pseudo_inverse_weights', 'pseudo_inverse_terms'),
     # the audit (i30-audit)
     "audit": ("OffPolicyResult", "offpolicy_audit", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
     "scale": ("group_sums", "group_values", "SUM_COLUMNS"),
 }
-_MODULES = ("estimators",)
+_MODULES = ("estimators", "intervals", "slate")
 
 __all__ = [name for names in _HOME.values() for name in names]
 

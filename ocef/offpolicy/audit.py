@@ -52,7 +52,7 @@ __all__ = ["OffPolicyResult", "offpolicy_audit", "ratio_covariance", "utility_ce
 #: Estimators the audit offers for the utility (:mod:`ocef.offpolicy.estimators`).
 UTILITY_ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
 #: Intervals of the utility cells (:mod:`ocef.offpolicy.intervals`).
-AUDIT_INTERVALS = ("wald", "bootstrap", "cressie-read", "bernstein", "betting")
+AUDIT_INTERVALS = ("wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting")
 #: The trust rule's floors: a cell below any of them is null with its reason.
 TRUST = {"min_ess": 30.0, "min_clicks": 5, "min_support": 0.99}
 #: The family of the Holm adjustment, printed in every output.
@@ -347,20 +347,27 @@ def _terms(name, reward, weight, qhat, vhat):
     return np.asarray(estimator_terms(name, reward=reward, weight=weight, q_hat_logged=qhat, dm=vhat), dtype=float)
 
 
-def _interval(name, terms, confidence, bound):
-    """``(estimate, ci_low, ci_high, reason)`` of the mean of the rows ``terms``: Wald here, the other
-    intervals from :mod:`ocef.offpolicy.intervals`."""
-    if name == "wald":
-        m, _, lo, hi, reason = _wald(terms, confidence)
-        return m, lo, hi, reason
-    from ocef.offpolicy import intervals
+def _interval(name, terms, weight, reward, estimator, confidence, rng):
+    """``(estimate, ci_low, ci_high, reason)`` of interval ``name`` of :data:`ocef.offpolicy.intervals.INTERVALS`:
+    on the estimator's rows, or, for the intervals of the IPS value (Cressie-Read, Gaussian,
+    Clopper-Pearson, betting), on (weight, reward) when the estimator is IPS (else null with the reason)."""
+    from ocef.offpolicy.intervals import INTERVALS
 
-    out = intervals.interval(name, terms, confidence=confidence, bound=bound)
-    return out["estimate"], out["ci_low"], out["ci_high"], out.get("reason")
+    function, on_rows = INTERVALS[name]
+    if on_rows:
+        out = function(terms, confidence=confidence, **({"rng": rng} if name == "bootstrap" else {}))
+    elif estimator != "ips":
+        return float(np.mean(terms)), np.nan, np.nan, (f"no interval: the {name} interval is one of the IPS value "
+                                                       f"(weights and rewards), not of {estimator}")
+    else:
+        out = function(weight, reward, confidence=confidence)
+        if name == "cressie-read":      # its interval goes with IPS's point estimate here (its own MLE aside)
+            out = out._replace(estimate=float(np.mean(terms)))
+    return out.estimate, out.ci_low, out.ci_high, out.reason
 
 
 def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips", interval: str = "wald",
-                 confidence: float = 0.95, bound: float | None = None, min_ess: float = TRUST["min_ess"],
+                 confidence: float = 0.95, rng=None, min_ess: float = TRUST["min_ess"],
                  min_clicks: int = TRUST["min_clicks"], min_support: float = TRUST["min_support"]) -> dict:
     """One utility cell of the audit: the estimate and interval of the mean of the rows ``terms``,
     the diagnostics, and the trust rule (null with its reason below it).
@@ -376,9 +383,10 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     estimator : str, default "ips"
         Its name (DM gets no interval: :data:`DM_NO_INTERVAL`).
     interval : str, default "wald"
+        A key of :data:`ocef.offpolicy.intervals.INTERVALS`.
     confidence : float, default 0.95
-    bound : float, optional
-        A bound on ``|terms|`` for the finite-sample intervals (default: the largest ``|term|``).
+    rng : None, int or Generator
+        The bootstrap's resamples.
     min_ess, min_clicks, min_support
         The trust rule (:data:`TRUST`).
 
@@ -399,8 +407,7 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support})
     if reason is not None:
         return {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, **d, "reason": reason}
-    bound = float(np.abs(terms).max()) if bound is None else bound
-    est, lo, hi, why = _interval(interval, terms, confidence, bound)
+    est, lo, hi, why = _interval(interval, terms, weight, reward, estimator, confidence, rng)
     if estimator == "dm":
         why = DM_NO_INTERVAL
     if why:
@@ -477,7 +484,6 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     miss = _support(log, table, keys)
     reward = rows["reward"].to_numpy()
     w = rows["w"].to_numpy()
-    bound = float(w.max() * max(1.0, np.abs(reward).max()))
 
     grows, pairs = [], []
     base = {"confidence": confidence, "note": None}
@@ -486,6 +492,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     levels = _item_levels(log, table, item_group, item_groups)
     names = sorted(pd.unique(levels).tolist(), key=str)
     X = _exposure_rows(log, table, keys, levels, names)
+    rng = as_generator(rng)
     qhat, vhat, V = _reward_model(log, table, keys, rng, levels, names)
     user_sets = [(ALL, np.ones(len(log), bool))]
     if user_group is not None:
@@ -516,7 +523,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         for side, g in cells:
             sel, r_g, terms = cell_terms(name, side, g)
             cell = utility_cell(terms, w[sel], r_g, miss[sel], estimator=name, interval=interval,
-                                confidence=confidence, bound=bound, **trust)
+                                confidence=confidence, rng=rng, **trust)
             done[(side, g)] = (terms, cell["reason"])
             grows.append({**base, "estimand": "utility", "estimator": name, "side": side,
                           "user_group": g if side == "user" else ALL, "item_group": g if side == "item" else ALL,

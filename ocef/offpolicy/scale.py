@@ -104,7 +104,8 @@ def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | Non
 
 @validate_params(confidence=CONFIDENCE)
 def group_values(sums: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
-    """IPS and SNIPS per group with Wald intervals, from :func:`group_sums`.
+    """IPS and SNIPS per group with Wald intervals (Student t, ``n - 1`` degrees of freedom, as
+    :func:`ocef.offpolicy.intervals.wald_interval`), from :func:`group_sums`.
 
     IPS ``= Σwr / n`` with the sample variance of ``w r``; SNIPS ``= Σwr / Σw`` with the variance of
     its linearization ``w (r - V) / mean(w)`` (delta method), both with ``n - 1`` degrees of freedom.
@@ -128,9 +129,8 @@ def group_values(sums: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
     >>> group_values(s)[["estimator", "estimate", "ess"]].values.tolist()
     [['ips', 0.5, 2.0], ['snips', 0.5, 2.0]]
     """
-    from scipy.stats import norm
+    from scipy.stats import t as student
 
-    z = float(norm.ppf(0.5 + confidence / 2))
     by = [c for c in sums.columns if c not in SUM_COLUMNS]
     n = sums["n"].to_numpy(dtype=float)
     s_w, s_w2, s_wr, s_wr2, s_w2r = (sums[c].to_numpy(dtype=float) for c in
@@ -144,6 +144,8 @@ def group_values(sums: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
         # Σ (w r - sn w)^2 / wbar^2; the linearized terms have mean sn
         var_sn = np.maximum(s_wr2 - 2 * sn * s_w2r + sn * sn * s_w2, 0.0) / (wbar * wbar) / (n - 1)
         ess = s_w * s_w / s_w2
+    with np.errstate(invalid="ignore"):
+        z = student.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1))
     for name, est, var in (("ips", ips, var_ips), ("snips", sn, var_sn)):
         se = np.sqrt(var / n)
         frame = sums[by].copy()

@@ -106,3 +106,60 @@ def estimate_confidence_interval_by_bootstrap(samples, alpha=0.05, n_bootstrap_s
         f"{100 * (1. - alpha)}% CI (lower)": lower_bound,
         f"{100 * (1. - alpha)}% CI (upper)": upper_bound,
     }
+
+
+# ---- obp/ope/estimators_slate.py (round rewards; V = rows.sum() / n_unique_slates)
+
+def slate_ipw(reward, behavior_policy_pscore, evaluation_policy_pscore):
+    iw = evaluation_policy_pscore / behavior_policy_pscore
+    estimated_rewards = reward * iw
+    return estimated_rewards
+
+
+def slate_snipw_per_position(reward, position, behavior_policy_pscore, evaluation_policy_pscore, len_list):
+    estimated_rewards = np.zeros_like(behavior_policy_pscore)
+    iw = np.zeros_like(behavior_policy_pscore)
+    for pos_ in range(len_list):
+        idx = position == pos_
+        iw[idx] = evaluation_policy_pscore[idx] / behavior_policy_pscore[idx]
+        estimated_rewards[idx] = reward[idx] * iw[idx] / iw[idx].mean()
+    return estimated_rewards
+
+
+def slate_snsips(reward, behavior_policy_pscore, evaluation_policy_pscore):
+    estimated_rewards = np.zeros_like(behavior_policy_pscore)
+    iw = evaluation_policy_pscore / behavior_policy_pscore
+    estimated_rewards = reward * iw / iw.mean()
+    return estimated_rewards
+
+
+def cascade_dr(action, reward, behavior_policy_pscore, evaluation_policy_pscore, q_hat,
+               evaluation_policy_action_dist, len_list, n_unique_action, n_rounds_):
+    q_hat_3d = q_hat.reshape((-1, len_list, n_unique_action))
+    q_hat_for_observed_action = []
+    for i in range(n_rounds_):
+        for pos_ in range(len_list):
+            q_hat_for_observed_action.append(q_hat_3d[i, pos_, action[i * len_list + pos_]])
+    q_hat_for_observed_action = np.array(q_hat_for_observed_action)
+    expected_q_hat_under_eval_policy = (
+        (evaluation_policy_action_dist * q_hat)
+        .reshape((-1, len_list, n_unique_action))
+        .sum(axis=2)
+        .flatten()
+    )
+    iw = evaluation_policy_pscore / behavior_policy_pscore
+    iw_prev = np.roll(iw, 1)
+    iw_prev[np.array([i * len_list for i in range(n_rounds_)])] = 1
+    estimated_rewards = (
+        iw * (reward - q_hat_for_observed_action)
+        + iw_prev * expected_q_hat_under_eval_policy
+    )
+    return estimated_rewards
+
+
+def slate_bootstrap_rows(slate_id, estimated_rewards):
+    unique_slate = np.unique(slate_id)
+    estimated_round_rewards = list()
+    for slate in unique_slate:
+        estimated_round_rewards.append(estimated_rewards[slate_id == slate].sum())
+    return np.array(estimated_round_rewards)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm
+from scipy.stats import t as student
 
 from ocef.errors import DataError
 from ocef.offpolicy.scale import group_sums, group_values
@@ -30,9 +30,9 @@ def test_group_values_equal_numpy(tmp_path, as_file):
     v = group_values(group_sums(src, target, by=["g"])).set_index(["g", "estimator"])
     w = target.set_index("item")["probability"].reindex(log["item"]).to_numpy() / 0.125
     r = log["reward"].to_numpy(dtype=float)
-    z = norm.ppf(0.975)
     for g in ("a", "b"):
         m = (log["g"] == g).to_numpy()
+        z = student.ppf(0.975, m.sum() - 1)
         x = w[m] * r[m]
         se = x.std(ddof=1) / np.sqrt(m.sum())
         assert v.loc[(g, "ips"), "estimate"] == pytest.approx(x.mean(), rel=1e-12)
@@ -48,3 +48,16 @@ def test_bad_propensity_is_refused():
     log, target = make(100)
     with pytest.raises(DataError, match="propensity"):
         group_sums(log.assign(propensity=0.0), target)
+
+
+def test_group_values_equal_the_audit():
+    from ocef.offpolicy import offpolicy_audit
+
+    log, target = make()
+    v = group_values(group_sums(log, target, by=["g"])).set_index(["g", "estimator"])
+    res = offpolicy_audit(log, target, user_group="g", estimators=["ips", "snips"])
+    u = res.groups[(res.groups.estimand == "utility") & (res.groups.side == "user")].set_index(
+        ["user_group", "estimator"])
+    for key in [("a", "ips"), ("b", "snips")]:
+        for col in ("estimate", "ci_low", "ci_high", "ess", "max_weight"):
+            assert u.loc[key, col] == pytest.approx(v.loc[key, col], rel=1e-10)
