@@ -117,7 +117,8 @@ def main(argv=None) -> int:
           f"{', '.join(f'{x:.2f}' for x in times['library'])}); peak RSS {peaks['library']:.0f} MB")
     print(f"DuckDB GROUP BY of the same sums:    median {med['duckdb']:.2f} s  (all: "
           f"{', '.join(f'{x:.2f}' for x in times['duckdb'])}); peak RSS {peaks['duckdb']:.0f} MB")
-    print(f"ratio library / DuckDB: {med['library'] / med['duckdb']:.3f} (target <= 1.5)")
+    print(f"ratio library / DuckDB: {med['library'] / med['duckdb']:.3f} of the medians, "
+          f"{min(times['library']) / min(times['duckdb']):.3f} of the fastest runs (target <= 1.5)")
     print(values[values.g == values.g.iloc[0]].to_string(index=False))
     return 0
 
