@@ -15,6 +15,8 @@ import ocef.envy.live
 import ocef.envy.runner
 import ocef.fairrec.search
 import ocef.metrics.bias
+import ocef.offpolicy.audit
+import ocef.offpolicy.scale
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -36,6 +38,9 @@ LOG_R = pd.DataFrame({"Y": np.tile([1, 1, 0, 0], N // 4), "S": np.tile([0, 1], N
 PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
                       "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
                       "score_jp": RNG.normal(size=40)})
+OP_LOG = pd.DataFrame({"user": np.arange(40), "item": np.tile([0, 1], 20), "reward": np.tile([1, 0, 0, 1], 10),
+                       "propensity": 0.5})
+OP_TARGET = pd.DataFrame({"item": [0, 1], "probability": [0.7, 0.3]})
 CONFIGS = pd.DataFrame({"instance": [1], "alpha": [0.1], "delta": [0.05], "epsilon": [0.05]})
 
 
@@ -82,6 +87,10 @@ VALID = {
                                        lambda: dict(default=LOG_D, random=LOG_R, by="day")),
     "ocef.metrics.bias.recommender_bias": (ocef.metrics.bias.recommender_bias, lambda: dict(
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
+    "ocef.offpolicy.audit.offpolicy_audit": (ocef.offpolicy.audit.offpolicy_audit, lambda: dict(
+        log=OP_LOG, target=OP_TARGET, estimators=["ips"])),
+    "ocef.offpolicy.scale.group_values": (ocef.offpolicy.scale.group_values, lambda: dict(
+        sums=ocef.offpolicy.scale.group_sums(OP_LOG, OP_TARGET))),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
 }

@@ -24,7 +24,7 @@ per context (:func:`target_table`):
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Callable
 
 import numpy as np
@@ -151,6 +151,7 @@ class ScoredTarget:
     """
 
     score: Callable
+    _: KW_ONLY
     sampler: str | Callable = "softmax"
     temperature: float = 1.0
     k: int = 1
