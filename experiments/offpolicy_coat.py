@@ -24,17 +24,29 @@ import pandas as pd
 from ocef.errors import DatasetNotFoundError
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments._offpolicy_common import agreement, judge
-from ocef.experiments.claims import Claim
+from ocef.experiments.claims import Claim, Verdict
 
 NAME = "offpolicy-coat"
 DESCRIPTION = "off-policy audit on Coat: self-selected ratings + propensities vs the random test ratings"
 DATASET = "Coat (train + propensities.ascii as the log, random test ratings as truth)"
 TARGETS = ("uniform", "men", "women")
 
+def _agreement(df: pd.DataFrame) -> Verdict:
+    v = agreement(df)
+    if v.verdict == "holds":
+        return v
+    d = df[df.verdict.isin(["covered", "outside"])]
+    bias = float((d.estimate - d.truth).mean())
+    return Verdict(v.verdict, v.evidence + f"; mean estimate - truth {bias:+.3f}",
+                   v.reason + "; the estimates sit above the random-test values on average: Coat's propensities are "
+                              "themselves estimated and leave part of the self-selection bias, which no interval "
+                              "of the audit can correct", v.value)
+
+
 CLAIMS = [
     Claim("issue 30", "On Coat, the off-policy values of uniform targets per user gender and item gender, "
                       "from the self-selected ratings and their propensities, agree with the values measured "
-                      "on the uniformly random ratings", agreement,
+                      "on the uniformly random ratings", _agreement,
           test="one-sided binomial: share of trusted cells whose estimate - truth interval contains 0, "
                "against 95%"),
 ]

@@ -500,10 +500,12 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     for ug, mask in user_sets:
         for j, ig in enumerate(names):
             m, se, lo, hi, reason = _wald(X[mask, j], confidence)
+            note = EXPOSURE_NOTE + ("; exact: the target gives the group the same mass in every logged context"
+                                    if se == 0 else "")
             grows.append({**base, "estimand": "exposure", "estimator": "plug-in", "side": "item", "user_group": ug,
                           "item_group": ig, "estimate": m, "ci_low": lo, "ci_high": hi, "n_rows": int(mask.sum()),
                           "ess": np.nan, "max_weight": np.nan, "support": np.nan, "clicks": np.nan,
-                          "reason": reason, "note": EXPOSURE_NOTE})
+                          "reason": reason, "note": note})
         for (ja, a), (jb, b) in combinations(enumerate(names), 2):
             pairs.append(_pair("exposure", "plug-in", "item", a, b, *_wald(X[mask, ja] - X[mask, jb], confidence),
                                confidence, user_group=ug))
