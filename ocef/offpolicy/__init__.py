@@ -29,7 +29,7 @@ _HOME = {
     'slate': ('slate_sums', 'sips_terms', 'iips_terms', 'rips_terms', 'self_normalized_slate_terms',
               'cascade_dr_terms', 'pseudo_inverse_weights', 'pseudo_inverse_terms'),
     # the audit (i30-audit)
-    "audit": ("OffPolicyResult", "offpolicy_audit", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+    "audit": ("OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
     "scale": ("group_sums", "group_values", "SUM_COLUMNS"),

@@ -116,7 +116,7 @@ def check_log(log: pd.DataFrame, *, name: str = "log") -> pd.DataFrame:
     if bad.any():
         i = int(np.argmax(bad))
         raise DataError(f"{name}: propensity must lie in (0, 1] (a logged action has a positive probability), "
-                        f"got {p[i]!r} in row {i}")
+                        f"got {float(p[i])!r} in row {i}")
     r = pd.to_numeric(log["reward"], errors="coerce").to_numpy(dtype=float)
     if not np.isfinite(r).all():
         i = int(np.argmax(~np.isfinite(r)))
@@ -297,7 +297,7 @@ def target_table(target, log: pd.DataFrame, *, name: str = "target") -> tuple[pd
     prob = pd.to_numeric(table["probability"], errors="coerce").to_numpy(dtype=float)
     if not ((prob >= 0) & (prob <= 1)).all():
         i = int(np.argmax(~((prob >= 0) & (prob <= 1))))
-        raise DataError(f"{name}: probability must lie in [0, 1], got {prob[i]!r} in row {i}")
+        raise DataError(f"{name}: probability must lie in [0, 1], got {float(prob[i])!r} in row {i}")
     table["probability"] = prob
     if table.duplicated(keys + ["item"]).any():
         raise DataError(f"{name}: an item appears twice in one context ({', '.join(keys + ['item'])})")

@@ -122,3 +122,29 @@ def test_to_dict_is_strict_json():
                           item_group="tier", estimators=["ips"])
     text = json.dumps(res.to_dict(), allow_nan=False)
     assert '"family"' in text and set(res.to_dict()) >= {"overall", "groups", "pairs"}
+
+
+def test_slate_audit_per_group_equals_the_slate_estimators():
+    from ocef.offpolicy import slate_audit
+    from ocef.offpolicy.slate import iips_terms, rips_terms
+
+    rng = np.random.default_rng(4)
+    n_slates, L = 600, 3
+    ids, pos = np.repeat(np.arange(n_slates), L), np.tile(np.arange(L), n_slates)
+    pb = rng.uniform(0.2, 0.6, ids.size)
+    pe = rng.uniform(0.1, 0.9, ids.size)
+    log = pd.DataFrame({"slate_id": ids, "position": pos, "reward": (rng.random(ids.size) < 0.3).astype(float),
+                        "propensity": pb, "target_probability": pe,
+                        "propensity_prefix": np.concatenate([np.cumprod(pb[i * L:(i + 1) * L]) for i in range(n_slates)]),
+                        "target_probability_prefix": np.concatenate([np.cumprod(pe[i * L:(i + 1) * L])
+                                                                     for i in range(n_slates)]),
+                        "seg": np.repeat(np.where(np.arange(n_slates) % 3 == 0, "a", "b"), L)})
+    res = slate_audit(log, user_group="seg", estimators=["iips", "rips"])
+    g = res.groups.set_index(["estimator", "user_group"])
+    args = [log[c].to_numpy() for c in ("slate_id", "position", "reward")]
+    t = iips_terms(*args, pb, pe)
+    assert g.loc[("iips", "(all)"), "estimate"] == pytest.approx(t.mean(), rel=1e-12)
+    assert g.loc[("iips", "a"), "estimate"] == pytest.approx(t[np.arange(n_slates) % 3 == 0].mean(), rel=1e-12)
+    r = rips_terms(*args, log["propensity_prefix"].to_numpy(), log["target_probability_prefix"].to_numpy())
+    assert g.loc[("rips", "b"), "estimate"] == pytest.approx(r[np.arange(n_slates) % 3 != 0].mean(), rel=1e-12)
+    assert len(res.pairs) == 2 and res.pairs["p_adjusted"].notna().all()
