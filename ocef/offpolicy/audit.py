@@ -541,11 +541,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
                 elif side == "item":                           # the same rows: paired differences
                     pairs.append(_pair("utility", name, side, a, b, *_wald(ta - tb, confidence), confidence))
                 else:                                          # disjoint rows: independent groups
-                    ma, sa = _wald(ta, confidence)[:2]
-                    mb, sb = _wald(tb, confidence)[:2]
-                    se, z = float(np.hypot(sa, sb)), _z(confidence)
-                    pairs.append(_pair("utility", name, side, a, b, ma - mb, se, ma - mb - z * se, ma - mb + z * se,
-                                       None, confidence))
+                    pairs.append(_independent_pair("utility", name, side, a, b, ta, tb, confidence))
 
     # ---- merit-aware item fairness (REO with importance-weighted merit)
     if item_group is not None:
@@ -573,6 +569,14 @@ _PAIR_COLS = ["estimand", "estimator", "side", "user_group", "group", "reference
 def _pair(estimand, estimator, side, a, b, m, se, lo, hi, reason, confidence, user_group=ALL):
     return {"estimand": estimand, "estimator": estimator, "side": side, "user_group": user_group, "group": a, "reference": b,
             "estimate": m, "se": se, "ci_low": lo, "ci_high": hi, "reason": reason, "confidence": confidence}
+
+
+def _independent_pair(estimand, estimator, side, a, b, ta, tb, confidence):
+    """The difference of the means of two independent sets of rows (disjoint groups), Wald."""
+    ma, sa = _wald(ta, confidence)[:2]
+    mb, sb = _wald(tb, confidence)[:2]
+    se, z = float(np.hypot(sa, sb)), _z(confidence)
+    return _pair(estimand, estimator, side, a, b, ma - mb, se, ma - mb - z * se, ma - mb + z * se, None, confidence)
 
 
 def _adjust(pairs, confidence):
@@ -772,11 +776,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
                 pairs.append(_pair("slate_utility", name, "user", a, b, np.nan, np.nan, np.nan, np.nan,
                                    f"inconclusive: {ra or rb}", confidence))
                 continue
-            ma, sa = _wald(ta, confidence)[:2]
-            mb, sb = _wald(tb, confidence)[:2]
-            se, z = float(np.hypot(sa, sb)), _z(confidence)
-            pairs.append(_pair("slate_utility", name, "user", a, b, ma - mb, se, ma - mb - z * se, ma - mb + z * se,
-                               None, confidence))
+            pairs.append(_independent_pair("slate_utility", name, "user", a, b, ta, tb, confidence))
     cols = ["estimand", "estimator", "side", "user_group", "item_group", "estimate", "ci_low", "ci_high",
             "confidence", "n_rows", "ess", "max_weight", "support", "clicks", "reason", "note"]
     overall = pd.DataFrame([{"n_rows": len(log), "n_slates": len(uniq), "estimators": ",".join(estimators),
