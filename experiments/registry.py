@@ -84,6 +84,10 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "fairrec-vanilla": (8.0, 116.0),
     "fairrec-efficiency": (13.0, 80.0),
     "exposure-position": (72.0, None),
+    # i30, 2026-11-28, beside other sessions (wall clock several times the CPU time)
+    "offpolicy-obd": (18.0, 33.0),
+    "offpolicy-coat": (8.0, 9.0),
+    "offpolicy-movielens": (72.0, None),
 }
 
 
