@@ -89,6 +89,11 @@ VALID = {
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
     "ocef.offpolicy.audit.offpolicy_audit": (ocef.offpolicy.audit.offpolicy_audit, lambda: dict(
         log=OP_LOG, target=OP_TARGET, estimators=["ips"])),
+    "ocef.offpolicy.audit.slate_audit": (ocef.offpolicy.audit.slate_audit, lambda: dict(
+        log=pd.DataFrame({"slate_id": np.repeat(np.arange(20), 2), "position": np.tile([0, 1], 20),
+                          "reward": np.tile([1.0, 0.0], 20), "propensity": 0.5, "target_probability": 0.5,
+                          "propensity_prefix": 0.25, "target_probability_prefix": 0.25}),
+        estimators=["iips"])),
     "ocef.offpolicy.scale.group_values": (ocef.offpolicy.scale.group_values, lambda: dict(
         sums=ocef.offpolicy.scale.group_sums(OP_LOG, OP_TARGET))),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(

@@ -68,7 +68,7 @@ ALL = "(all)"
 class OffPolicyResult(Result):
     """Per-group fairness of a target policy estimated off-policy.
 
-    Attributes
+    Parameters
     ----------
     overall : pandas.DataFrame
         One row: ``n_rows, n_users, target_form, estimators, interval, confidence, family, exposure_note``.
@@ -82,6 +82,9 @@ class OffPolicyResult(Result):
         (group minus reference), ``ci_low, ci_high, confidence, p_value, p_adjusted, significant,
         verdict`` ("group higher", "reference higher" or "inconclusive"), ``reason``.
     confidence : float
+        The level of every interval.
+    notes : tuple of str
+        Remarks on the whole output.
 
     Examples
     --------
