@@ -148,3 +148,24 @@ def test_slate_audit_per_group_equals_the_slate_estimators():
     r = rips_terms(*args, log["propensity_prefix"].to_numpy(), log["target_probability_prefix"].to_numpy())
     assert g.loc[("rips", "b"), "estimate"] == pytest.approx(r[np.arange(n_slates) % 3 != 0].mean(), rel=1e-12)
     assert len(res.pairs) == 2 and res.pairs["p_adjusted"].notna().all()
+
+
+def test_one_holm_family_and_dm_without_interval():
+    from ocef.inference import holm_adjust
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    log = pd.DataFrame({"user": rng.integers(0, 300, n), "item": rng.integers(0, 6, n), "propensity": 1 / 6})
+    log["reward"] = (rng.random(n) < 0.1 + 0.08 * log["item"]).astype(float)
+    log["seg"] = np.where(log["user"] % 2 == 0, "a", "b")
+    log["genre"] = np.where(log["item"] < 3, "x", "y")
+    target = pd.DataFrame({"item": range(6), "probability": [0.05, 0.05, 0.1, 0.2, 0.3, 0.3]})
+    res = offpolicy_audit(log, target, user_group="seg", item_group="genre", estimators=["ips", "dm", "dr"], rng=0)
+    p = res.pairs["p_value"].to_numpy(dtype=float)
+    np.testing.assert_allclose(res.pairs["p_adjusted"].to_numpy(dtype=float), holm_adjust(p), equal_nan=True)
+    assert set(res.pairs["estimand"]) == {"exposure", "utility", "recommended_given_relevant"}
+    dm = res.groups[(res.groups.estimator == "dm")]
+    assert dm["estimate"].notna().all() and dm["ci_low"].isna().all() and dm["reason"].str.contains("DM").all()
+    ver = res.pairs.set_index(["estimand", "estimator", "group"])["verdict"]
+    assert ver[("utility", "dr", "x")] == "reference higher"      # genre y's items bring more reward
+    assert (res.pairs.loc[res.pairs.estimator == "dm", "verdict"] == "inconclusive").all()
