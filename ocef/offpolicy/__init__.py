@@ -28,13 +28,18 @@ _HOME = {
                   'betting_interval', 'INTERVALS'),
     'slate': ('slate_sums', 'sips_terms', 'iips_terms', 'rips_terms', 'self_normalized_slate_terms',
               'cascade_dr_terms', 'pseudo_inverse_weights', 'pseudo_inverse_terms'),
+    'diagnostics': ('effective_sample_size', 'WeightDiagnostics', 'weight_diagnostics', 'support_deficit',
+                    'never_logged_mass', 'TRUST_FLOORS', 'trust_reason'),
+    'reward_model': ('shrunk_means', 'CrossFitRewardModel', 'cross_fit_reward_model'),
+    'simulate': ('BanditEnvironment', 'bandit_environment', 'BanditLog', 'sample_bandit_log', 'COVERAGE_METHODS',
+                 'interval_coverage'),
     # the audit (i30-audit)
     "audit": ("OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
     "scale": ("group_sums", "group_values", "SUM_COLUMNS"),
 }
-_MODULES = ("estimators", "intervals", "slate")
+_MODULES = ("estimators", "intervals", "slate", "diagnostics", "reward_model", "simulate")
 
 __all__ = [name for names in _HOME.values() for name in names]
 

@@ -317,24 +317,34 @@ def ratio_covariance(A, B, *, same_rows: bool):
 
 
 def _diagnostics(w, reward, miss):
-    w = np.asarray(w, dtype=float)
-    s1, s2 = float(w.sum()), float(w @ w)
-    return {"n_rows": int(w.size), "ess": s1 * s1 / s2 if s2 > 0 else 0.0,
-            "max_weight": float(w.max()) if w.size else np.nan,
-            "support": 1.0 - float(np.mean(miss)) if w.size else np.nan,
-            "clicks": int(np.count_nonzero(np.asarray(reward) > 0))}
+    """The cell's diagnostics (:func:`ocef.offpolicy.diagnostics.weight_diagnostics`) and its support."""
+    from ocef.offpolicy.diagnostics import weight_diagnostics
+
+    d = weight_diagnostics(np.asarray(w, dtype=float), np.asarray(reward, dtype=float))
+    return {"n_rows": int(d.n_rows), "ess": float(d.ess), "max_weight": float(d.max_weight),
+            "support": 1.0 - float(np.mean(miss)) if d.n_rows else np.nan, "clicks": int(d.clicks),
+            "_effective_clicks": int(d.effective_clicks)}
 
 
-def _distrust(d, trust):
+def _distrust(d, trust, interval="wald"):
+    """The trust rule: :func:`ocef.offpolicy.diagnostics.trust_reason` (no rows, no positive weight,
+    support, the interval's measured floors), then the audit's floors on ESS and clicks (:data:`TRUST`);
+    a support deficit below ``1 - min_support`` is tolerated (its bias is at most that mass times the
+    largest reward)."""
+    from ocef.offpolicy.diagnostics import WeightDiagnostics, trust_reason
+
     if d["n_rows"] == 0:
-        return "no interval: no logged row in the group"
-    if d["support"] < trust["min_support"]:
-        return (f"untrusted: support {d['support']:.3f} < {trust['min_support']} (the target puts "
-                f"{1 - d['support']:.1%} of its probability on actions the log never shows)")
+        return "untrusted: no logged row in the group"
+    deficit = 1.0 - d["support"]
+    wd = WeightDiagnostics(d["n_rows"], d["ess"], d["max_weight"], np.nan, d["clicks"], d["_effective_clicks"])
+    why = trust_reason(wd, interval, support_mass=deficit if deficit > 1.0 - trust["min_support"] else 0.0)
+    if why:
+        return f"untrusted: {why}"
     if d["ess"] < trust["min_ess"]:
         return f"untrusted: effective sample size {d['ess']:.1f} < {trust['min_ess']:g}"
-    if d["clicks"] < trust["min_clicks"]:
-        return f"untrusted: {d['clicks']} rows with a positive reward < {trust['min_clicks']}"
+    if d["_effective_clicks"] < trust["min_clicks"]:
+        return (f"untrusted: {d['_effective_clicks']} rows with a positive reward and weight "
+                f"< {trust['min_clicks']}")
     return None
 
 
@@ -407,7 +417,8 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     terms = np.asarray(terms, dtype=float)
     miss = np.zeros(terms.size) if missing is None else np.asarray(missing, dtype=float)
     d = _diagnostics(weight, reward, miss)
-    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support})
+    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support}, interval)
+    d.pop("_effective_clicks")
     if reason is not None:
         return {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, **d, "reason": reason}
     est, lo, hi, why = _interval(interval, terms, weight, reward, estimator, confidence, rng)

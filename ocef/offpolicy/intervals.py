@@ -36,6 +36,11 @@ __all__ = [
 NAN = float("nan")
 
 
+def _fsum(values: np.ndarray) -> float:
+    """Exactly rounded sum (``math.fsum``; a list is iterated faster than an array)."""
+    return math.fsum(values.tolist())
+
+
 class IntervalEstimate(NamedTuple):
     """An estimate with its interval, or null bounds (NaN) and the ``reason``.
 
@@ -231,6 +236,12 @@ def _check_w_bounds(wmin: float, wmax: float) -> tuple[float, float]:
     return wmin, wmax
 
 
+def _cr_sums(w: np.ndarray, r: np.ndarray, wmin: float, wmax: float):
+    """The weight range widened to the observed weights, and Σw, Σw², Σwr, Σw²r (exact sums)."""
+    return (min(wmin, float(w.min())), max(wmax, float(w.max())), _fsum(w), _fsum(w ** 2), _fsum(w * r),
+            _fsum(w ** 2 * r))
+
+
 def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = inf) -> float:
     """The empirical-likelihood (Cressie–Read, power −2) point estimate of Karampatziakis, Mineiro
     & Ramdas (ICML 2021, §3), as VWE ``bandits/cressieread.Estimator``.
@@ -262,10 +273,8 @@ def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = in
     n = float(w.shape[0])
     if n == 0:
         return NAN
-    wmax = max(wmax, float(w.max()))
-    wmin = min(wmin, float(w.min()))
-    sumw, sumwsq = math.fsum(w), math.fsum(w ** 2)
-    sumwr, sumwsqr, sumr = math.fsum(w * r), math.fsum(w ** 2 * r), math.fsum(r)
+    wmin, wmax, sumw, sumwsq, sumwr, sumwsqr = _cr_sums(w, r, wmin, wmax)
+    sumr = _fsum(r)
     wfake = wmax if sumw < n else wmin
     if wfake == inf:
         gamma, beta = -(1 + n) / n, 0.0
@@ -280,9 +289,12 @@ def cressie_read_estimate(weight, reward, *, wmin: float = 0.0, wmax: float = in
 
 
 def _reward_bounds(r: np.ndarray, rmin: float, rmax: float, empirical_r_bounds: bool) -> tuple[float, float]:
+    """[rmin, rmax], widened to the observed rewards if ``empirical_r_bounds``, else checked (VWE)."""
     rmin, rmax = float(rmin), float(rmax)
     if not rmin <= rmax:
         raise ParameterError(f"rmin must be <= rmax, got {rmin} and {rmax}")
+    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
+        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     if r.shape[0] and empirical_r_bounds:
         return min(rmin, float(r.min())), max(rmax, float(r.max()))
     return rmin, rmax
@@ -333,17 +345,13 @@ def cressie_read_interval(weight, reward, *, confidence: float = 0.95, wmin: flo
     w, r = _weights_rewards(weight, reward)
     alpha = _alpha(confidence)
     wmin, wmax = _check_w_bounds(wmin, wmax)
-    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
-        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     rmin, rmax = _reward_bounds(r, rmin, rmax, empirical_r_bounds)
     n = float(w.shape[0])
     if n == 0:
         return _null(NAN, "no rows")
     estimate = cressie_read_estimate(w, r, wmin=wmin, wmax=wmax)
-    wmax = max(wmax, float(w.max()))
-    wmin = min(wmin, float(w.min()))
-    sumw, sumwsq = math.fsum(w), math.fsum(w ** 2)
-    sumwr, sumwsqr, sumwsqrsq = math.fsum(w * r), math.fsum(w ** 2 * r), math.fsum(w ** 2 * r ** 2)
+    wmin, wmax, sumw, sumwsq, sumwr, sumwsqr = _cr_sums(w, r, wmin, wmax)
+    sumwsqrsq = _fsum(w ** 2 * r ** 2)
 
     uncwfake = wmax if sumw < n else wmin
     if uncwfake == inf:
@@ -442,17 +450,15 @@ def clopper_pearson_interval(weight, reward, *, confidence: float = 0.95, rmin: 
     """
     w, r = _weights_rewards(weight, reward)
     alpha = _alpha(confidence)
-    if not empirical_r_bounds and r.shape[0] and (r.min() < rmin or r.max() > rmax):
-        raise DataError(f"reward must lie in [rmin, rmax] = [{rmin}, {rmax}] (or set empirical_r_bounds)")
     rmin, rmax = _reward_bounds(r, rmin, rmax, empirical_r_bounds)
     n = w.shape[0]
     if n == 0:
         return _null(NAN, "no rows")
-    estimate = math.fsum(w * r) / n
+    estimate = _fsum(w * r) / n
     w_max = float(w.max())
     if w_max == 0 or rmax == rmin:
         return IntervalEstimate(estimate, rmin, rmax, None)
-    successes = math.fsum(w * (r - rmin) / (rmax - rmin)) / w_max
+    successes = _fsum(w * (r - rmin) / (rmax - rmin)) / w_max
     trials = n / w_max
     low = stats.beta.ppf(alpha / 2, successes, trials - successes + 1) if successes > 0 else 0
     high = stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes) if successes < trials else 1
@@ -518,7 +524,7 @@ def betting_interval(weight, reward, *, confidence: float = 0.95, rmin: float = 
     n = w.shape[0]
     if n == 0:
         return _null(NAN, "no rows")
-    estimate = math.fsum(w * r) / n
+    estimate = _fsum(w * r) / n
     if empirical_r_bounds:
         lo = np.minimum.accumulate(np.minimum(r, rmin))     # the range after example t is added
         hi = np.maximum.accumulate(np.maximum(r, rmax))
@@ -539,7 +545,7 @@ def betting_interval(weight, reward, *, confidence: float = 0.95, rmin: float = 
         xhat_high = ((before_w * hi - before_wr) / span + 0.5) / t1
     if np.any(span == 0):                      # VWE divides by zero there: only with empirical bounds
         return _null(estimate, "rmin = rmax at the start of the sequence")
-    f = math.fsum
+    f = _fsum
     sumwsqrsq, sumwsqr, sumwsq = f((w * r) ** 2), f(w ** 2 * r), f(w ** 2)
     sumwr, sumw = f(w * r), f(w)
     delta = rmax_end - rmin_end

@@ -165,3 +165,16 @@ def test_bad_inputs():
         est.logged_values([[0.5, 0.5]], [2])
     with pytest.raises(DataError, match="position is required"):
         est.logged_values(np.full((1, 2, 2), 0.5), [0])
+
+
+@pytest.mark.slow
+def test_worked_example_obp_bootstraps():
+    """OBP's ``estimate_interval`` numbers of the spec (random_state 12345, 10000 draws; 100 for RM)."""
+    from ocef.offpolicy.intervals import obp_bootstrap_interval
+    w, qa, d, pe = _example()
+    cases = [(est.ips_terms(R, w), 10000, (0.751042, 0.083333, 1.416667)),
+             (est.snips_terms(R, w, obp_compatible=True), 10000, (0.726815, 0.080645, 1.370968)),
+             (est.dr_terms(R, w, qa, d), 10000, (0.627874, 0.073333, 1.226667)),
+             (est.rm_terms(R, pe), 100, (0.97, 0.0, 3.0))]
+    for rows, b, expected in cases:
+        assert obp_bootstrap_interval(rows, n_resamples=b, rng=12345)[:3] == pytest.approx(expected, abs=5e-7)
