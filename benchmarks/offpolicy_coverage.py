@@ -5,8 +5,10 @@ n in {10^3, 10^4, 10^5} x base reward rate {0.2, 0.01 (rare clicks)}; one enviro
 (20 contexts x 10 actions), ``--reps`` logs per cell. Methods: Wald-t on the IPS, linearized SNIPS
 and cross-fitted DR rows, the percentile bootstrap of IPS (200 resamples; n <= 10^4 only: at 10^5 it is Wald),
 and VowpalWabbit/estimators' Cressie-Read, Gaussian, Clopper-Pearson and betting intervals.
-Then the trust rule: coverage of the asymptotic intervals pooled over cells, by effective clicks
-(rows with reward > 0 and weight > 0) and by effective sample size.
+Then the trust rule: coverage of the asymptotic intervals pooled over cells, by ess_clicks (ESS x
+SNIPS value: the floors of ocef.offpolicy.diagnostics.TRUST_FLOORS were chosen from these runs), by effective clicks
+(rows with reward > 0 and weight > 0), by the effective number of clicks (sum w r)^2 / sum (w r)^2
+and by effective sample size.
 
     python benchmarks/offpolicy_coverage.py [--quick] [--reps-scale 1.0] [--seed 0] [--csv PATH]
 """
@@ -26,6 +28,7 @@ CELLS = [(logger, target, n, base)
 REPS = {1_000: 500, 10_000: 200, 100_000: 60}
 ASYMPTOTIC = ("ips/wald", "ips/bootstrap", "ips/gaussian", "snips/wald", "dr/wald")
 CLICK_BINS = [0, 5, 10, 20, 30, 50, 100, np.inf]
+CLICK_ESS_BINS = [0, 5, 10, 15, 20, 30, 40, 50, 75, 100, 200, np.inf]
 ESS_BINS = [0, 50, 100, 200, 500, 1000, 5000, np.inf]
 
 
@@ -86,6 +89,16 @@ def main() -> None:
     print("\nTrust rule: coverage of the asymptotic intervals by effective clicks (runs in brackets)")
     cov = ok.pivot_table(index="click_bin", columns="method", values="covered", aggfunc="mean", observed=True)
     cnt = ok.pivot_table(index="click_bin", columns="method", values="covered", aggfunc="size", observed=True)
+    print((cov.round(3).astype(str) + " (" + cnt.astype("Int64").astype(str) + ")").to_string())
+    print("\nby the effective number of clicks (sum w r)^2 / sum (w r)^2")
+    ok["click_ess_bin"] = pd.cut(ok["click_ess"], CLICK_ESS_BINS, right=False)
+    cov = ok.pivot_table(index="click_ess_bin", columns="method", values="covered", aggfunc="mean", observed=True)
+    cnt = ok.pivot_table(index="click_ess_bin", columns="method", values="covered", aggfunc="size", observed=True)
+    print((cov.round(3).astype(str) + " (" + cnt.astype("Int64").astype(str) + ")").to_string())
+    print("\nby ess_clicks = ESS x SNIPS value, the trust rule's quantity (ocef.offpolicy.diagnostics.TRUST_FLOORS)")
+    ok["ess_clicks_bin"] = pd.cut(ok["ess_clicks"], [0, 5, 10, 20, 30, 50, 100, np.inf], right=False)
+    cov = ok.pivot_table(index="ess_clicks_bin", columns="method", values="covered", aggfunc="mean", observed=True)
+    cnt = ok.pivot_table(index="ess_clicks_bin", columns="method", values="covered", aggfunc="size", observed=True)
     print((cov.round(3).astype(str) + " (" + cnt.astype("Int64").astype(str) + ")").to_string())
     print("\nby effective sample size")
     cov = ok.pivot_table(index="ess_bin", columns="method", values="covered", aggfunc="mean", observed=True)

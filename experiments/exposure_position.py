@@ -70,7 +70,7 @@ def ranking_log(policy: str, scores: np.ndarray, rng: np.random.Generator) -> pd
 def blind_share(log: pd.DataFrame, popular: np.ndarray) -> dict:
     """Seed 004's position-blind share of recommendation slots going to popular items, with the
     same delta-method interval (every position weighted 1; mean over a user's samples)."""
-    from ocef.exposure.rankings import share_intervals
+    from ocef.exposure.shares import share_intervals
 
     n_users = int(log["user"].max()) + 1
     S = log["sample"].nunique()

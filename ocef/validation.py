@@ -880,7 +880,7 @@ class Instance(Constraint):
         return value
 
     def invalid_values(self) -> list:
-        return [3.5, "text"]
+        return [v for v in (3.5, "text") if not isinstance(v, self.types)]
 
 
 class Either(Constraint):
@@ -930,6 +930,38 @@ class Either(Constraint):
                 return True
             return False
         return [v for o in self.options for v in o.invalid_values() if rejected(v)]
+
+
+class OrNone(Constraint):
+    """None, or a value satisfying ``inner`` (whose errors name what is wrong with it).
+
+    Parameters
+    ----------
+    inner : Constraint
+        The constraint of a value that is not None.
+
+    Examples
+    --------
+    >>> k = OrNone(Integer(1))
+    >>> k.check("k", None), k.check("k", 3)
+    (None, 3)
+    >>> k.check("k", 0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: k must be an integer >= 1, got 0
+    """
+
+    def __init__(self, inner: Constraint):
+        self.inner = inner
+
+    def describe(self) -> str:
+        return f"None or {self.inner.describe()}"
+
+    def check(self, name, value):
+        return None if value is None else self.inner.check(name, value)
+
+    def invalid_values(self) -> list:
+        return [v for v in self.inner.invalid_values() if v is not None]
 
 
 #: Shorthands for the parameters every audit shares (OCEF's α, δ, ε; a confidence level; ...).

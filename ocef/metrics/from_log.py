@@ -1,20 +1,19 @@
 """Seed 004's recommender bias metrics computed from a top-k log instead of a score matrix.
 
 :func:`seed004_from_log` reduces the log (docs/formats/rankings.md) where it lives (DuckDB, pandas or
-Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need. Moved here from the
-exposure audit's log module (:mod:`ocef.exposure.rankings`), whose SQL helpers it shares.
+Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need; its SQL helpers are
+the public ones of :mod:`ocef.backends` (shared with the exposure audit).
 """
 from __future__ import annotations
 
 import math
 import numbers
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.exposure.rankings import _duck_rows, _lit, _plain, _q, _resolve_backend
+from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -124,7 +123,7 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
     >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items and "lag(_i)" in dups
     True
     """
-    q = lambda c: _q(c, dialect)  # noqa: E731
+    q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     one, zero = "CAST(1 AS DOUBLE)", "CAST(0 AS DOUBLE)"
     has_s, has_ug = "score" in cols, "user_group" in cols
     has_y = relevant or "relevance" in cols
@@ -244,38 +243,28 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
     """Run :func:`seed004_sql`'s two queries with ``backend`` (or their pandas twin): ``(groups,
     items, cols)``. ``cols_of(have)`` maps the log's columns to the roles. A file read by DuckDB
     or Spark does not import pandas (about 70 MB of memory)."""
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
+    from ocef.backends import duckdb_cursor, duckdb_table, log_frame, spark_table
 
-    is_frame = type(source).__module__.startswith("pandas")     # a pandas DataFrame (checked by the caller)
     side = None if relevant_items is None else _relevant_tables(relevant_items, user, item, relevance)
     if backend == "pandas":
-        frame = source if is_frame else _duckdb_relation(_check_path(source))[0].df()
+        frame = log_frame(source)
         cols = cols_of(frame.columns)
         groups, items = _seed004_pandas(frame, cols, *(side or (None, None)))
         _check_seed004_groups(groups, cols)
         return groups, items, cols
     if backend == "duckdb":
         con = duckdb_cursor()
-        if is_frame:
-            con.register("_ocef_s004_log", source)
-            base, have = "_ocef_s004_log", list(source.columns)
-        else:
-            path = os.fspath(_check_path(source))
-            base = (f"read_parquet({_lit(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
-                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({_lit(path)}, header = true)")
-            have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
+        base, have = duckdb_table(con, source, "_ocef_s004_log")
         if side is not None:
             con.register("_ocef_rel_pairs", side[0])
             con.register("_ocef_rel_n", side[1])
-        run = lambda sql: _duck_rows(con, sql)  # noqa: E731
+        run = lambda sql: fetch_rows(con, sql)  # noqa: E731
         run_arrays = lambda sql: _duck_arrays(con, sql)  # noqa: E731
         dialect = "duckdb"
         if memory_limit is not None:
-            con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
+            con.execute(f"SET memory_limit = {sql_literal(str(memory_limit))}")
     else:
-        from ocef.backends import _spark_view
-
-        spark, have = _spark_view(source, "_ocef_s004_log", spark)
+        spark, have = spark_table(source, "_ocef_s004_log", spark)
         base = "_ocef_s004_log"
         if side is not None:
             spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
@@ -300,7 +289,7 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
 
 
 def _duck_arrays(con, sql) -> dict:
-    """A DuckDB query's columns as numpy arrays (errors as :func:`_duck_rows`)."""
+    """A DuckDB query's columns as numpy arrays (errors as :func:`fetch_rows`)."""
     import duckdb
 
     try:
@@ -357,7 +346,7 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
 #: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
 #: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
 SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
-                           "recommender_bias on the score matrix (bootstrap over users), audit_exposure's "
+                           "recommender_bias on the score matrix (bootstrap over users), exposure_fairness's "
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
@@ -473,7 +462,10 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
     rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
-    backend = _resolve_backend(backend, source)
+    backend = resolve_backend(backend, source)
+    if source_kind(source) not in ("file", "pandas", "spark"):
+        raise DataError(f"a top-k log must be a file path, a pandas DataFrame or a Spark DataFrame, got "
+                        f"{source_kind(source)}")
     groups, items, cols = _seed004_rows(
         source, backend,
         lambda have: _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items),
@@ -513,8 +505,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         for key, name in (("avg_recall_ratio", "recall"), ("avg_f1_ratio", "F1")):
             reasons[key] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=name, col=n_relevant)
     per_group = {}
-    for r in sorted(groups, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
-        g, n = _plain(r["_ug"]), float(r["n_users"])
+    for r in sorted(groups, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
+        g, n = plain_value(r["_ug"]), float(r["n_users"])
         sel = np.asarray(ugs == g, dtype=bool)
         vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -211,7 +211,7 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
     -------
     pandas.DataFrame
         One row per (log, method): ``rep, method, estimate, ci_low, ci_high, reason, covered`` (1.0,
-        0.0, or NaN for a null interval), ``width, ess, effective_clicks, clicks, max_weight``.
+        0.0, or NaN for a null interval), ``width, ess, effective_clicks, click_ess, ess_clicks, clicks, max_weight``.
 
     Examples
     --------
@@ -258,6 +258,8 @@ def interval_coverage(environment: BanditEnvironment, n: int, *, n_reps: int = 2
             records.append({"rep": rep, "method": method, "estimate": e.estimate, "ci_low": e.ci_low,
                             "ci_high": e.ci_high, "reason": e.reason, "covered": covered,
                             "width": e.ci_high - e.ci_low, "ess": diag.ess,
-                            "effective_clicks": diag.effective_clicks, "clicks": diag.clicks,
+                            "effective_clicks": diag.effective_clicks, "click_ess": diag.click_ess,
+                            "ess_clicks": diag.ess_clicks,
+                            "clicks": diag.clicks,
                             "max_weight": diag.max_weight})
     return pd.DataFrame.from_records(records)

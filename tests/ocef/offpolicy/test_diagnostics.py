@@ -16,7 +16,8 @@ def test_effective_sample_size_by_hand():
 
 def test_weight_diagnostics_by_hand():
     d = dg.weight_diagnostics([0.5, 2, 0.8, 2, 0, 0.9], [1, 1, 0, 1, 1, 0])
-    assert d == (6, pytest.approx(6.2 ** 2 / 9.7), 2.0, pytest.approx(6.2 / 6), 4, 3)
+    assert d == (6, pytest.approx(6.2 ** 2 / 9.7), 2.0, pytest.approx(6.2 / 6), 4, 3, pytest.approx(4.5 ** 2 / 8.25),
+                 pytest.approx(6.2 ** 2 / 9.7 * 4.5 / 6.2))
     empty = dg.weight_diagnostics([], [])
     assert empty.n_rows == 0 and np.isnan(empty.max_weight)
 
@@ -34,16 +35,24 @@ def test_support():
 
 def test_trust_reasons():
     good = dg.weight_diagnostics(np.ones(100), np.r_[np.ones(50), np.zeros(50)])
-    assert all(dg.trust_reason(good, name) is None for name in dg.TRUST_FLOORS)
+    assert all(dg.trust_reason(good, name) is None for name in dg.TRUST_FLOORS if "/" not in name)
     assert "no logged rows" in dg.trust_reason(dg.weight_diagnostics([], []), "wald")
     assert "effective sample size 0" in dg.trust_reason(dg.weight_diagnostics([0.0], [1.0]), "betting")
     assert "support violation" in dg.trust_reason(good, "betting", support_mass=0.1)
-    for name, (min_ess, min_clicks) in dg.TRUST_FLOORS.items():
-        if min_clicks > 0:
-            few = dg.weight_diagnostics(np.ones(1000), np.r_[np.ones(min_clicks - 1), np.zeros(1001 - min_clicks)])
-            assert "clicks" in dg.trust_reason(few, name)
-        if min_ess > 0:
-            small = dg.weight_diagnostics(np.ones(int(min_ess) - 1), np.ones(int(min_ess) - 1))
-            assert "effective sample size" in dg.trust_reason(small, name)
+    for key, floor in dg.TRUST_FLOORS.items():
+        estimator, _, interval = key.rpartition("/")
+        k = int(np.ceil(floor))                 # k clicks in 1000 rows of weight 1: ess_clicks = k
+        enough = dg.weight_diagnostics(np.ones(1000), np.r_[np.ones(k), np.zeros(1000 - k)])
+        assert enough.ess_clicks == pytest.approx(k)
+        assert dg.trust_reason(enough, interval, estimator=estimator or None) is None
+        if k > 0:
+            few = dg.weight_diagnostics(np.ones(1000), np.r_[np.ones(k - 1), np.zeros(1001 - k)])
+            assert key in dg.trust_reason(few, interval, estimator=estimator or None)
+    assert dg.TRUST_FLOORS["snips/wald"] > dg.TRUST_FLOORS["wald"] > 0 == dg.TRUST_FLOORS["betting"]
+    # one click with a large weight among many small ones counts as about one
+    heavy = dg.weight_diagnostics(np.r_[50.0, np.ones(99)], np.r_[1.0, np.ones(9), np.zeros(90)])
+    assert heavy.effective_clicks == 10 and heavy.click_ess == pytest.approx(59 ** 2 / 2509)
     with pytest.raises(ParameterError, match="interval must be one of"):
         dg.trust_reason(good, "magic")
+    with pytest.raises(ParameterError, match="interval must be one of"):
+        dg.trust_reason(good, "snips/wald")
