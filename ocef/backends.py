@@ -34,7 +34,7 @@ from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.validation import renamed_keywords
 
-__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
            "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
            "spark_table"]
 
@@ -469,7 +469,69 @@ def _check_path(path) -> str:
         raise ParameterError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
+    if p.is_file() and _is_parquet(text):
+        check_parquet_file(p)
     return text
+
+
+def _looks_like(head: bytes) -> str:
+    """What the first bytes of a file look like: ``"CSV"``, ``"gzip"``, ``"JSON"``, ``"text"`` or
+    ``""`` (unknown)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"PK\x03\x04"):
+        return "a ZIP archive"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.lstrip().startswith(("{", "[")):
+        return "JSON"
+    if any(sep in first for sep in (",", "\t", ";")):
+        return "CSV"
+    return "text"
+
+
+def check_parquet_file(path) -> None:
+    r"""Refuse a file named as Parquet that is not one (Parquet files start and end with ``PAR1``),
+    naming what it looks like, instead of DuckDB's or pyarrow's "No magic bytes found".
+
+    Parameters
+    ----------
+    path : str or Path
+        A file whose name says Parquet (``.parquet``, ``.pq``).
+
+    Raises
+    ------
+    ocef.errors.DataError
+        ``"X.parquet is not a Parquet file (it looks like CSV)"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "log.parquet"
+    >>> _ = bad.write_text("user,item,rank\n1,2,1\n")
+    >>> check_parquet_file(bad)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DataError: .../log.parquet is not a Parquet file (it looks like CSV): name it .csv, or write it with DataFrame.to_parquet
+    """
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(size - 4, 0))
+        tail = f.read(4)
+    if head[:4] == b"PAR1" and tail == b"PAR1":
+        return
+    kind = _looks_like(head)
+    if head[:4] == b"PAR1":
+        raise DataError(f"{path} is not a complete Parquet file (no closing PAR1 footer: truncated or still being "
+                        "written)")
+    what = f"it looks like {kind}" if kind else "it does not start with Parquet's PAR1 bytes"
+    hint = ": name it .csv, or write it with DataFrame.to_parquet" if kind == "CSV" else ""
+    raise DataError(f"{path} is not a Parquet file ({what}){hint}")
 
 
 def _is_glob(text: str) -> bool:

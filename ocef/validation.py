@@ -105,7 +105,7 @@ def check_in_interval(name: str, value, low: float, high: float, *,
 
 def check_delta(delta) -> float:
     """Confidence parameter δ ∈ (0, 1).
-    OCEF's δ (seed 001): the audit's certificate holds with probability at least ``1 − δ``.
+    OCEF's δ (Do et al. 2022): the audit's certificate holds with probability at least ``1 − δ``.
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def check_delta(delta) -> float:
 
 def check_alpha(alpha) -> float:
     """Conservative-exploration parameter α ∈ (0, 1].
-    OCEF's α (seed 001): the share of the baseline's reward the auditor may lose while exploring.
+    OCEF's α (Do et al. 2022): the share of the baseline's reward the auditor may lose while exploring.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def check_alpha(alpha) -> float:
 
 def check_epsilon(epsilon) -> float:
     """Envy tolerance ε ∈ (0, 1].
-    OCEF's ε (seed 001): the envy a user may have and still count as envy-free.
+    OCEF's ε (Do et al. 2022): the envy a user may have and still count as envy-free.
 
     Parameters
     ----------
