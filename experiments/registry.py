@@ -90,7 +90,7 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     # i30, 2026-11-28, beside other sessions (wall clock several times the CPU time)
     "offpolicy-obd": (18.0, 33.0),
     "offpolicy-coat": (8.0, 9.0),
-    "offpolicy-movielens": (72.0, None),
+    "offpolicy-movielens": (72.0, 1640.0),
 }
 
 
