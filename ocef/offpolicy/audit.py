@@ -323,21 +323,21 @@ def _diagnostics(w, reward, miss):
     d = weight_diagnostics(np.asarray(w, dtype=float), np.asarray(reward, dtype=float))
     return {"n_rows": int(d.n_rows), "ess": float(d.ess), "max_weight": float(d.max_weight),
             "support": 1.0 - float(np.mean(miss)) if d.n_rows else np.nan, "clicks": int(d.clicks),
-            "_effective_clicks": int(d.effective_clicks)}
+            "_effective_clicks": int(d.effective_clicks), "_wd": d}
 
 
-def _distrust(d, trust, interval="wald"):
+def _distrust(d, trust, interval="wald", estimator=None):
     """The trust rule: :func:`ocef.offpolicy.diagnostics.trust_reason` (no rows, no positive weight,
     support, the interval's measured floors), then the audit's floors on ESS and clicks (:data:`TRUST`);
     a support deficit below ``1 - min_support`` is tolerated (its bias is at most that mass times the
     largest reward)."""
-    from ocef.offpolicy.diagnostics import WeightDiagnostics, trust_reason
+    from ocef.offpolicy.diagnostics import trust_reason
 
     if d["n_rows"] == 0:
         return "untrusted: no logged row in the group"
     deficit = 1.0 - d["support"]
-    wd = WeightDiagnostics(d["n_rows"], d["ess"], d["max_weight"], np.nan, d["clicks"], d["_effective_clicks"])
-    why = trust_reason(wd, interval, support_mass=deficit if deficit > 1.0 - trust["min_support"] else 0.0)
+    why = trust_reason(d["_wd"], interval, estimator=estimator,
+                       support_mass=deficit if deficit > 1.0 - trust["min_support"] else 0.0)
     if why:
         return f"untrusted: {why}"
     if d["ess"] < trust["min_ess"]:
@@ -417,8 +417,10 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     terms = np.asarray(terms, dtype=float)
     miss = np.zeros(terms.size) if missing is None else np.asarray(missing, dtype=float)
     d = _diagnostics(weight, reward, miss)
-    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support}, interval)
+    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support}, interval,
+                       estimator)
     d.pop("_effective_clicks")
+    d.pop("_wd")
     if reason is not None:
         return {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, **d, "reason": reason}
     est, lo, hi, why = _interval(interval, terms, weight, reward, estimator, confidence, rng)
