@@ -11,8 +11,8 @@ We run it in both directions and per group:
   batch-updated policy; its value is the on-policy mean click under stationarity);
 * BTS -> random: log = the BTS log with its propensities, target = uniform (1/n_items per position);
 * cells: the whole log, each user group (``user_feature_0``) and each item group's contribution
-  (price tier: the clicks the tier's items bring); estimator IPS, the audit's trust rule. The logs hold a few dozen
-  reward model in the full run), the audit's trust rule. The logs hold a few dozen clicks: every
+  (price tier: the clicks the tier's items bring); estimator IPS, the audit's trust rule. The logs
+  hold a few dozen clicks: every
   Wald cell is below the measured floor of :data:`ocef.offpolicy.diagnostics.TRUST_FLOORS` (null),
   so the experiment uses IPS with the finite-sample Cressie-Read interval (no floor).
 
