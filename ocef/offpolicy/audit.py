@@ -747,9 +747,12 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(40), 2), "position": np.tile([0, 1], 40),
     ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 20), "propensity": 0.5,
     ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 20)})
-    >>> res = slate_audit(log, estimators=["iips"], min_clicks=0)
-    >>> round(float(res.groups["estimate"].iloc[0]), 3)
-    1.6
+    >>> res = slate_audit(log, estimators=["iips"], min_clicks=0)       # 40 slates: below the Wald floor
+    >>> res.groups["reason"].iloc[0].split(":")[0]
+    'untrusted'
+    >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 40 * k) for k in range(10)]),
+    ...             estimators=["iips"], interval="bootstrap", rng=0).groups["estimate"].round(3).tolist()
+    [1.6]
     """
     from ocef.offpolicy import slate
 
