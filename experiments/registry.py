@@ -44,6 +44,9 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
     "exposure-position": "ocef.experiments.exposure_position",
+    "offpolicy-obd": "ocef.experiments.offpolicy_obd",
+    "offpolicy-coat": "ocef.experiments.offpolicy_coat",
+    "offpolicy-movielens": "ocef.experiments.offpolicy_movielens",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
@@ -84,6 +87,10 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "fairrec-vanilla": (4.0, 116.0),
     "fairrec-efficiency": (3.0, 80.0),
     "exposure-position": (3.0, None),
+    # i30, 2026-11-28, beside other sessions (wall clock several times the CPU time)
+    "offpolicy-obd": (18.0, 33.0),
+    "offpolicy-coat": (8.0, 9.0),
+    "offpolicy-movielens": (72.0, 1640.0),
 }
 
 

@@ -21,6 +21,8 @@ import ocef.exposure.ranking_metrics
 import ocef.exposure.statistics
 import ocef.fairrec.search
 import ocef.metrics.bias
+import ocef.offpolicy.audit
+import ocef.offpolicy.scale
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -48,6 +50,9 @@ PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arang
                       "score_jp": RNG.normal(size=40)})
 SEED004_LOG = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
                             "score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]})
+OP_LOG = pd.DataFrame({"user": np.arange(40), "item": np.tile([0, 1], 20), "reward": np.tile([1, 0, 0, 1], 10),
+                       "propensity": 0.5})
+OP_TARGET = pd.DataFrame({"item": [0, 1], "probability": [0.7, 0.3]})
 RLOG = pd.DataFrame({"user": np.repeat(np.arange(4), 2), "item": np.arange(8), "rank": np.tile([1, 2], 4),
                      "relevance": np.tile([1.0, 0.0], 4), "g": list("abbaabab")})
 MOMENTS = {"n": 4, "sum": 2.0, "sum_sq": 1.5}
@@ -99,6 +104,15 @@ VALID = {
                                        lambda: dict(default=LOG_D, random=LOG_R, by="day")),
     "ocef.metrics.bias.recommender_bias": (ocef.metrics.bias.recommender_bias, lambda: dict(
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
+    "ocef.offpolicy.audit.offpolicy_audit": (ocef.offpolicy.audit.offpolicy_audit, lambda: dict(
+        log=OP_LOG, target=OP_TARGET, estimators=["ips"])),
+    "ocef.offpolicy.audit.slate_audit": (ocef.offpolicy.audit.slate_audit, lambda: dict(
+        log=pd.DataFrame({"slate_id": np.repeat(np.arange(20), 2), "position": np.tile([0, 1], 20),
+                          "reward": np.tile([1.0, 0.0], 20), "propensity": 0.5, "target_probability": 0.5,
+                          "propensity_prefix": 0.25, "target_probability_prefix": 0.25}),
+        estimators=["iips"])),
+    "ocef.offpolicy.scale.group_values": (ocef.offpolicy.scale.group_values, lambda: dict(
+        sums=ocef.offpolicy.scale.group_sums(OP_LOG, OP_TARGET))),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
     "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),

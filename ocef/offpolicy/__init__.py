@@ -6,6 +6,13 @@ estimators (:mod:`ocef.offpolicy.slate`), intervals including the finite-sample 
 empirical-likelihood and betting ones of VowpalWabbit/estimators (:mod:`ocef.offpolicy.intervals`),
 weight diagnostics and the trust rule (:mod:`ocef.offpolicy.diagnostics`) and a cross-fitted reward
 model (:mod:`ocef.offpolicy.reward_model`).
+
+The audit (:func:`offpolicy_audit`, :mod:`ocef.offpolicy.audit`): per-group fairness of a target
+policy — exposure of item groups (plug-in), utility per user and item group, merit-aware item
+fairness (REO with importance-weighted merit; REO from random traffic is its uniform-logging case)
+— with intervals, diagnostics and Holm-adjusted comparisons; its inputs (:mod:`ocef.offpolicy.inputs`:
+logs, probability tables, top-k logs, :class:`ScoredTarget`) and per-group sums of a log of any size
+through DuckDB (:mod:`ocef.offpolicy.scale`).
 """
 from __future__ import annotations
 
@@ -26,6 +33,11 @@ _HOME = {
     'reward_model': ('shrunk_means', 'CrossFitRewardModel', 'cross_fit_reward_model'),
     'simulate': ('BanditEnvironment', 'bandit_environment', 'BanditLog', 'sample_bandit_log', 'COVERAGE_METHODS',
                  'interval_coverage'),
+    # the audit (i30-audit)
+    "audit": ("OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+              "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
+    "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
+    "scale": ("group_sums", "group_values", "SUM_COLUMNS"),
 }
 _MODULES = ("estimators", "intervals", "slate", "diagnostics", "reward_model", "simulate")
 
