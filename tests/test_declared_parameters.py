@@ -15,6 +15,7 @@ import ocef.envy.live
 import ocef.envy.runner
 import ocef.fairrec.search
 import ocef.metrics.bias
+import ocef.mitigate.boost
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -84,6 +85,11 @@ VALID = {
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
+    # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
+    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
+    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

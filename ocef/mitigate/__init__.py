@@ -1,0 +1,30 @@
+"""Fair re-ranking of any recommender's candidates (issue 29).
+
+Each re-ranker is a pure function of ONE user's candidates — ``scores`` (n,), integer item
+``groups`` (n,), a list length ``k`` and an ``rng`` — returning a :class:`Lottery` of rankings
+(one ranking with probability 1 for deterministic methods). :data:`RERANKERS` registers them by
+method name with their declared parameters and default grids; :func:`ocef.mitigate.rerank.rerank` (by method name; the package attribute
+``rerank`` is that module) and :func:`rerank_batch` (vectorized over users for the deterministic methods) are the front doors.
+
+One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline).
+"""
+from __future__ import annotations
+
+from ocef._lazy import lazy_exports
+
+#: where each public name lives; modules are imported on first use (PEP 562).
+_HOME = {
+    'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic'),
+    'rerank': ('RERANKERS', 'Reranker', 'get_reranker', 'rerank_batch'),
+    'boost': ('boost_rerank', 'boost_batch', 'boosted_scores', 'top_k'),
+}
+_MODULES = ("lottery", "rerank", "boost")
+
+__all__ = [
+    "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
+    "RERANKERS", "Reranker", "get_reranker", "rerank_batch",
+    "boost_rerank", "boost_batch", "boosted_scores", "top_k",
+]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, _MODULES)
