@@ -16,6 +16,9 @@ import ocef.envy.runner
 import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.mitigate.boost
+import ocef.mitigate.detconstsort
+import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.fair
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -90,6 +93,21 @@ VALID = {
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
     "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
         scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
+        protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
+                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
+                                                                        epsilon=0.5, legacy_seed=3)),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

@@ -6,7 +6,9 @@ Each re-ranker is a pure function of ONE user's candidates — ``scores`` (n,), 
 method name with their declared parameters and default grids; :func:`ocef.mitigate.rerank.rerank` (by method name; the package attribute
 ``rerank`` is that module) and :func:`rerank_batch` (vectorized over users for the deterministic methods) are the front doors.
 
-One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline).
+One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
+:mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
+:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah).
 """
 from __future__ import annotations
 
@@ -17,13 +19,19 @@ _HOME = {
     'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic'),
     'rerank': ('RERANKERS', 'Reranker', 'get_reranker', 'rerank_batch'),
     'boost': ('boost_rerank', 'boost_batch', 'boosted_scores', 'top_k'),
+    'fair': ('fair_rerank', 'fair_batch', 'mtable', 'fail_probability', 'adjusted_mtable', 'is_fair'),
+    'detconstsort': ('detconstsort_rerank', 'detconstsort_batch', 'target_shares'),
+    'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
 }
-_MODULES = ("lottery", "rerank", "boost")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
     "RERANKERS", "Reranker", "get_reranker", "rerank_batch",
     "boost_rerank", "boost_batch", "boosted_scores", "top_k",
+    "fair_rerank", "fair_batch", "mtable", "fail_probability", "adjusted_mtable", "is_fair",
+    "detconstsort_rerank", "detconstsort_batch", "target_shares",
+    "epsilon_greedy_rerank", "epsilon_greedy_order",
 ]
 
 
