@@ -19,6 +19,7 @@ import numpy as np
 
 from ocef.errors import ParameterError
 from ocef.mitigate import boost as _boost
+from ocef.mitigate import calibrated as _cal
 from ocef.mitigate import detconstsort as _dcs
 from ocef.mitigate import epsilon_greedy as _eg
 from ocef.mitigate import fair as _fair
@@ -121,6 +122,8 @@ RERANKERS: dict[str, Reranker] = {
     "epsilon-greedy": _entry("epsilon-greedy", _eg.epsilon_greedy_rerank,
                              [{"epsilon": e, "legacy_seed": None} for e in (0.05, 0.1, 0.2)], stochastic=True,
                              reference="Feng & Shah (AAAI 2022); equals FairRankTune 0.0.7"),
+    "calibrated": _entry("calibrated", _cal.calibrated_rerank, [{"lam": lam, "target": None} for lam in (0.1, 0.5, 0.9)],
+                         reference="Steck (RecSys 2018); equals librec-auto cali_rerank.py @26022e2"),
     "boost": _entry("boost", _boost.boost_rerank, [{"protected": 1, "amount": a} for a in (0.05, 0.1, 0.25, 0.5)],
                     batch=_boost.boost_batch, reference="score boost (baseline)"),
 }
