@@ -8,7 +8,8 @@ method name with their declared parameters and default grids; :func:`ocef.mitiga
 
 One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
 :mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
-:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck).
+:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck),
+:mod:`~ocef.mitigate.exposure_lp` (Singh & Joachims).
 """
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ _HOME = {
     'fair': ('fair_rerank', 'fair_batch', 'mtable', 'fail_probability', 'adjusted_mtable', 'is_fair'),
     'detconstsort': ('detconstsort_rerank', 'detconstsort_batch', 'target_shares'),
     'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
+    'exposure_lp': ('lp_rerank', 'fair_ranking_lp', 'birkhoff_von_neumann', 'position_bias'),
     'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
 }
-_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
@@ -34,6 +36,7 @@ __all__ = [
     "detconstsort_rerank", "detconstsort_batch", "target_shares",
     "epsilon_greedy_rerank", "epsilon_greedy_order",
     "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
+    "lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias",
 ]
 
 
