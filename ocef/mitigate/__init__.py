@@ -9,7 +9,7 @@ method name with their declared parameters and default grids; :func:`ocef.mitiga
 One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
 :mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
 :mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck),
-:mod:`~ocef.mitigate.exposure_lp` (Singh & Joachims).
+:mod:`~ocef.mitigate.exposure_lp` (Singh & Joachims), :mod:`~ocef.mitigate.expohedron` (Kletti et al.).
 """
 from __future__ import annotations
 
@@ -24,9 +24,11 @@ _HOME = {
     'detconstsort': ('detconstsort_rerank', 'detconstsort_batch', 'target_shares'),
     'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
     'exposure_lp': ('lp_rerank', 'fair_ranking_lp', 'birkhoff_von_neumann', 'position_bias'),
+    'expohedron': ('expohedron_rerank', 'pareto_curve', 'caratheodory_decomposition', 'majorized', 'identify_face',
+                   'face_intersection'),
     'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
 }
-_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp", "expohedron")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
@@ -37,6 +39,7 @@ __all__ = [
     "epsilon_greedy_rerank", "epsilon_greedy_order",
     "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
     "lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias",
+    "expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face", "face_intersection",
 ]
 
 
