@@ -225,8 +225,8 @@ def pareto_curve(gamma, relevance, fairness: str = "meritocratic") -> np.ndarray
     --------
     >>> gamma = 1 / np.log2(np.arange(2, 5))
     >>> pareto_curve(gamma, [0.9, 0.5, 0.1], "demographic").round(4)
-    array([[0.71  , 0.71  , 0.71  ],
-           [0.8155, 0.8155, 0.5   ],
+    array([[0.7103, 0.7103, 0.7103],
+           [0.9206, 0.7103, 0.5   ],
            [1.    , 0.6309, 0.5   ]])
     """
     gamma = np.asarray(gamma, dtype=float)
