@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import orth
 
 from ocef.errors import DataError
-from ocef.mitigate.lottery import Lottery, check_candidates
+from ocef.mitigate.lottery import Lottery, check_candidates, lottery_from_rankings
 from ocef.validation import Integer, Options, Real, Rng, validate_params
 
 __all__ = ["expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face",
@@ -374,7 +374,4 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
         point = curve[j - 1] + w * (curve[j] - curve[j - 1])
     coefficients, vertices = caratheodory_decomposition(gamma, point)
     rankings = np.argsort(-vertices.T, axis=1, kind="stable")[:, :k]
-    uniq, inverse = np.unique(rankings, axis=0, return_inverse=True)
-    probs = np.bincount(inverse.ravel(), weights=coefficients, minlength=uniq.shape[0])
-    order = np.argsort(-probs, kind="stable")
-    return Lottery(uniq[order], probs[order] / probs.sum())
+    return lottery_from_rankings(rankings, coefficients)
