@@ -80,7 +80,7 @@ def test_live_reference_on_random_small_instances():
             assert fair_rerank(scores, groups, k, p=p, alpha=a).rankings[0].tolist() == ref
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r["k"] in (25, 100, 400)][::3], ids=_rid)
+@pytest.mark.parametrize("row", [r for r in ROWS if r["k"] in (25, 100, 200)][::3], ids=_rid)
 def test_reranking_equals_the_reference_merge_on_random_instances(row):
     # fair_top_k is the reference's merge; the reference's adjusted m-table comes from the grid
     k, p, a = row["k"], row["p"], row["alpha"]
