@@ -23,6 +23,13 @@ import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.offpolicy.audit
 import ocef.offpolicy.scale
+import ocef.mitigate.boost
+import ocef.mitigate.calibrated
+import ocef.mitigate.detconstsort
+import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.expohedron
+import ocef.mitigate.exposure_lp
+import ocef.mitigate.fair
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -127,6 +134,32 @@ VALID = {
     "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
         source=SEED004_LOG, n_items=4, user_group="ug")),
     "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
+    # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
+    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
+    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=1.0)),
+    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, alpha=0.5, fairness="demographic")),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
+        protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
+                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
+                                                                        epsilon=0.5, legacy_seed=3)),
     "ocef.exposure.audit.exposure_fairness": (ocef.exposure.audit.exposure_fairness, lambda: dict(
         rankings=RLOG, item_group="g")),
     "ocef.exposure.statistics.ranking_statistics": (ocef.exposure.statistics.ranking_statistics, lambda: dict(
