@@ -7,6 +7,10 @@ method name with their declared parameters and default grids; :func:`ocef.mitiga
 ``rerank`` is that module) and :func:`rerank_batch` (vectorized over users for the deterministic methods) are the front doors.
 
 One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline).
+
+The loop: :func:`mitigate` re-ranks candidates with every grid point, writes the re-ranked
+logs and re-audits each against the unmitigated top-k with paired intervals, a certificate
+and the utility-disparity front (:mod:`~ocef.mitigate.loop`, :mod:`~ocef.mitigate.paired`).
 """
 from __future__ import annotations
 
@@ -17,13 +21,18 @@ _HOME = {
     'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic'),
     'rerank': ('RERANKERS', 'Reranker', 'get_reranker', 'rerank_batch'),
     'boost': ('boost_rerank', 'boost_batch', 'boosted_scores', 'top_k'),
+    # the mitigate -> re-audit loop (paired intervals, certificates, the front)
+    'loop': ('mitigate', 'MitigationResult', 'arm_values'),
+    'paired': ('Moments', 'delta_interval', 'paired_interval', 'equivalence_certificate'),
 }
-_MODULES = ("lottery", "rerank", "boost")
+_MODULES = ("lottery", "rerank", "boost", "loop", "paired")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
     "RERANKERS", "Reranker", "get_reranker", "rerank_batch",
     "boost_rerank", "boost_batch", "boosted_scores", "top_k",
+    "mitigate", "MitigationResult", "arm_values",
+    "Moments", "delta_interval", "paired_interval", "equivalence_certificate",
 ]
 
 
