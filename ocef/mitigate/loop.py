@@ -704,7 +704,7 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
             samples, n_users_total, out_dir, envy_pi, preferences, envy_users, envy_epsilon, envy_alpha, gen,
             user_group):
     from ocef.inference import holm_adjust
-    from ocef.mitigate.paired import delta_interval, equivalence_certificate
+    from ocef.mitigate.paired import delta_interval
 
     fns, tgt, shares = _stat_fns(G, layout, has_rel, target)
     ufns = {name: {"b": (lambda z, j=j: z[2 * j]), "m": (lambda z, j=j: z[2 * j + 1])}
@@ -754,12 +754,10 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
         return stats[sel].iloc[0]
 
     def certificate(mom, arm):
-        est, se = [], []
-        for g in range(G):
-            r = delta_interval(mom, lambda z, g=g: shares(z, arm)[g] - tgt(z)[g], confidence=confidence, null=None)
-            est.append(r["estimate"])
-            se.append(r["se"])
-        return equivalence_certificate(est, se, max(mom.n - 1, 1), margin=margin, delta=1 - confidence)
+        from ocef.mitigate.paired import share_certificate
+
+        return share_certificate(mom, [lambda z, g=g: shares(z, arm)[g] - tgt(z)[g] for g in range(G)],
+                                 margin=margin, confidence=confidence)
 
     envy = _envy(points, envy_pi, preferences, envy_users, envy_epsilon, envy_alpha, 1 - confidence, gen) \
         if envy_pi is not None else None
