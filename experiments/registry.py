@@ -44,6 +44,7 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
     "exposure-position": "ocef.experiments.exposure_position",
+    "mitigate-real-data": "ocef.experiments.mitigate_real_data",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold

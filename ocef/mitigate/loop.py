@@ -745,13 +745,11 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
               f"grid points x methods), family-wise error {1 - confidence:g}")
     util = "ndcg" if has_rel else "expected_score"
     # the points table: baseline + each grid point
-    def pick(pt_key, stat, arm, g=None):
-        m, p = pt_key
-        sel = (stats["method"] == m) & (stats["point"] == p) & (stats["user_group"] == _ALL) & \
-              (stats["statistic"] == stat) & (stats["arm"] == arm)
-        if g is not None:
-            sel &= stats["item_group"] == g
-        return stats[sel].iloc[0]
+    index = {(r["method"], r["point"], r["statistic"], r["arm"]): r for r in stats[
+        (stats["user_group"] == _ALL) & stats["item_group"].isna()].to_dict("records")}
+
+    def pick(pt_key, stat, arm):
+        return index[(pt_key[0], pt_key[1], stat, arm)]
 
     def certificate(mom, arm):
         from ocef.mitigate.paired import share_certificate
