@@ -539,7 +539,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             raise ParameterError(f"protected must be an item group of {item_group!r} ({labels}), got {protected!r}")
         protected_code = labels.index(protected)
     points = _grid_points(method, grid, protected_code, labels)
-    n_users_total = con.execute(f'SELECT count(DISTINCT "user") FROM {names["c"]}').fetchall()[0][0]
+    n_users_total, n_rows = con.execute(f'SELECT count(DISTINCT "user"), count(*) FROM {names["c"]}').fetchall()[0]
     if not n_users_total:
         raise DataError("candidates: no rows")
     eq_target = np.full(G, 1.0 / G)
@@ -577,16 +577,18 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
 
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
-    rows_per_batch = max(chunk_users * 4, 1024)
+    rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         for chunk in _chunks(con, sql, rows_per_batch):
             if chunk["_g"].isna().any():
                 raise DataError(f"candidates: {int(chunk['_g'].isna().sum())} row(s) have no item group "
                                 f"(column {item_group!r} missing or not in item_groups)")
-            if chunk.duplicated(["_u", "_i"]).any():
-                bad = chunk.loc[chunk.duplicated(["_u", "_i"]), "_u"].iloc[0]
-                raise DataError(f"candidates: user {bad!r} lists an item twice")
             ucode, users = pd.factorize(chunk["_u"], sort=False)
+            icode, item_ids = pd.factorize(chunk["_i"], sort=False)
+            pair = ucode.astype(np.int64) * max(len(item_ids), 1) + icode
+            if np.unique(pair).size < pair.size:
+                dup = pd.Series(pair).duplicated().to_numpy()
+                raise DataError(f"candidates: user {chunk['_u'].to_numpy()[dup][0]!r} lists an item twice")
             counts = np.bincount(ucode)
             if counts.min() < k:
                 bad = users[int(np.argmin(counts))]
