@@ -16,6 +16,8 @@ import ocef.envy.runner
 import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.mitigate.boost
+import ocef.mitigate.loop
+import ocef.mitigate.paired
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -90,6 +92,13 @@ VALID = {
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
     "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
         scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    # the mitigate -> re-audit loop (issue 29)
+    "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
+        candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),
+                                 "score": [0.9, 0.5, 0.1, 0.8, 0.4, 0.2], "g": ["a", "b", "b"] * 2}),
+        item_group="g", k=2, rng=0)),
+    "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
+        estimates=[0.01], ses=[0.01], df=10)),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ocef.errors import DataError, ParameterError
 from ocef.results import Result
-from ocef.validation import Boolean, Instance, Integer, Options, Real, as_generator, validate_params
+from ocef.validation import Boolean, Integer, Options, Real, as_generator, validate_params
 
 __all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
 
@@ -153,6 +153,14 @@ def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=Non
 
 # ------------------------------------------------------------------ the result
 
+def _example():
+    """A small result for the examples: 60 users, 6 candidates, the boost of the tail."""
+    g = np.random.default_rng(0)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(60), 6), "item": np.tile(np.arange(6), 60),
+                         "score": g.random(360), "pop": np.tile(["head"] * 3 + ["tail"] * 3, 60)})
+    return mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.5}], k=3, protected="tail", rng=0)
+
+
 @dataclasses.dataclass(frozen=True)
 class MitigationResult(Result):
     """The mitigate → re-audit loop's result (:func:`mitigate`).
@@ -172,6 +180,12 @@ class MitigationResult(Result):
         ``k, browsing, patience, target, margin, confidence, n_users, utility, samples``.
     envy : pandas.DataFrame or None
         OCEF's per-group verdicts of each point (when preferences were given).
+
+    Examples
+    --------
+    >>> res = _example()
+    >>> res.points["method"].tolist(), res.settings["utility"]
+    (['baseline', 'boost'], 'expected_score')
     """
 
     statistics: pd.DataFrame
@@ -181,7 +195,17 @@ class MitigationResult(Result):
     envy: pd.DataFrame | None = None
 
     def to_frame(self) -> pd.DataFrame:
-        """The ``statistics`` table (tidy: one row per statistic and arm)."""
+        """The ``statistics`` table (tidy: one row per statistic and arm).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> sorted(set(_example().to_frame()["arm"]))
+        ['baseline', 'difference', 'mitigated']
+        """
         return self.statistics
 
     def front(self) -> pd.DataFrame:
@@ -191,11 +215,26 @@ class MitigationResult(Result):
         -------
         pandas.DataFrame
             The rows of ``points`` with ``on_front``.
+
+        Examples
+        --------
+        >>> bool(_example().front()["on_front"].all())
+        True
         """
         return self.points[self.points["on_front"]].sort_values("disparity").reset_index(drop=True)
 
     def summary(self) -> pd.DataFrame:
-        """The points table (one row per grid point and the baseline)."""
+        """The points table (one row per grid point and the baseline).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> len(_example().summary())
+        2
+        """
         return self.points
 
     def plot(self, ax=None, path=None):
@@ -213,6 +252,13 @@ class MitigationResult(Result):
         Returns
         -------
         matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> _example().plot().get_xlabel().startswith("disparity")
+        True
         """
         import matplotlib
 
@@ -446,7 +492,7 @@ def _layout(G, has_rel):
                  target=Options("equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
                  chunk_users=Integer(1), progress=Boolean(), envy_epsilon=Real(0.0, 1.0, closed="right"),
-                 envy_alpha=Real(0.0, 1.0, closed="right"), out=Instance(str, os.PathLike, none=True))
+                 envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
              target: str = "equal", browsing: str = "geometric", patience: float = 0.5, samples: int = 10,

@@ -38,8 +38,9 @@ from ocef.validation import Real, validate_params
 __all__ = ["Moments", "MIN_USERS", "delta_interval", "paired_interval", "equivalence_certificate", "share_certificate"]
 
 #: Fewest users for which a paired interval is printed (below: null + reason). Measured by
-#: ``benchmarks/mitigate_coverage.py``: at 30 users the 95% paired t interval of a skewed per-user
-#: difference (a rare-hit precision difference) covered 0.93-0.95 of the time; at 10 users 0.87.
+#: ``benchmarks/mitigate_coverage.py`` (1000 samples per size, a planted boost world): at 30 users
+#: the 95% paired intervals of the nine statistics covered 0.942-0.957; at 10 users down to 0.921
+#: (the total variation) and 0.929 (expected score).
 MIN_USERS = 30
 
 
@@ -68,7 +69,19 @@ class Moments:
         self.s2 = np.zeros((self.dim, self.dim))
 
     def add(self, z) -> None:
-        """Add the rows of ``z`` (shape ``(n, dim)``), one per user."""
+        """Add the rows of ``z``, one per user.
+
+        Parameters
+        ----------
+        z : array_like of float, shape (n, dim)
+
+        Examples
+        --------
+        >>> m = Moments(1)
+        >>> m.add([[1.0], [3.0]])
+        >>> m.n
+        2
+        """
         z = np.asarray(z, dtype=float)
         if z.ndim != 2 or z.shape[1] != self.dim:
             raise DataError(f"per-user vectors must have shape (n, {self.dim}), got {z.shape}")
@@ -84,13 +97,37 @@ class Moments:
         self.s2 += c.T @ c
 
     def mean(self) -> np.ndarray:
-        """The mean of ``Z`` (NaN without users)."""
+        """The mean of ``Z`` (NaN without users).
+
+        Returns
+        -------
+        numpy.ndarray, shape (dim,)
+
+        Examples
+        --------
+        >>> m = Moments(1)
+        >>> m.add([[1.0], [3.0]])
+        >>> m.mean().tolist()
+        [2.0]
+        """
         if not self.n:
             return np.full(self.dim, np.nan)
         return self.shift + self.s1 / self.n
 
     def cov(self) -> np.ndarray:
-        """The sample covariance of ``Z`` (divisor ``n - 1``; NaN below 2 users)."""
+        """The sample covariance of ``Z`` (divisor ``n - 1``; NaN below 2 users).
+
+        Returns
+        -------
+        numpy.ndarray, shape (dim, dim)
+
+        Examples
+        --------
+        >>> m = Moments(1)
+        >>> m.add([[1.0], [3.0]])
+        >>> m.cov().tolist()
+        [[2.0]]
+        """
         if self.n < 2:
             return np.full((self.dim, self.dim), np.nan)
         c = self.s1 / self.n
