@@ -65,7 +65,8 @@ def _protected_by_baseline(cand: pd.DataFrame, col: str) -> str:
     """The item group with the smallest geometric exposure in the baseline top-K."""
     top = cand.sort_values(["user", "score", "item"], ascending=[True, False, True]).groupby("user").head(K)
     w = 0.5 ** top.groupby("user").cumcount()
-    return str(w.groupby(top[col].to_numpy()).sum().idxmin())
+    exposure = w.groupby(top[col].to_numpy()).sum().reindex(sorted(cand[col].unique()), fill_value=0.0)
+    return str(exposure.idxmin())
 
 
 def movielens_settings(data_dir, quick, seed):

@@ -182,7 +182,8 @@ def delta_interval(moments: Moments, fn, *, confidence: float = 0.95, null: floa
 
     n = moments.n
     mean = moments.mean()
-    est = float(fn(mean)) if n else float("nan")
+    with np.errstate(all="ignore"):            # a group without exposure or merit: inf/NaN, reported below
+        est = float(fn(mean)) if n else float("nan")
     out = {"estimate": est, "se": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"),
            "confidence": confidence, "p_value": float("nan"), "n_users": int(n), "df": max(n - 1, 0), "reason": None}
     if not np.isfinite(est):
@@ -191,7 +192,8 @@ def delta_interval(moments: Moments, fn, *, confidence: float = 0.95, null: floa
     if n < min_users:
         out["reason"] = f"{n} users: below the measured floor of {min_users} users for a paired interval"
         return out
-    grad = _gradient(fn, mean)
+    with np.errstate(all="ignore"):
+        grad = _gradient(fn, mean)
     var = float(grad @ moments.cov() @ grad) / n
     if not np.isfinite(var) or var <= 1e-30:
         out["reason"] = "no variation between users: the statistic is the same for every user (no interval)"
