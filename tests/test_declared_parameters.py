@@ -16,6 +16,10 @@ import ocef.envy.runner
 import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.mitigate.boost
+import ocef.mitigate.calibrated
+import ocef.mitigate.detconstsort
+import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.fair
 import ocef.mitigate.loop
 import ocef.mitigate.paired
 import ocef.pairwise.accuracy
@@ -92,6 +96,23 @@ VALID = {
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
     "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
         scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
+        protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
+                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
+                                                                        epsilon=0.5, legacy_seed=3)),
     # the mitigate -> re-audit loop (issue 29)
     "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
         candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),

@@ -6,7 +6,9 @@ Each re-ranker is a pure function of ONE user's candidates — ``scores`` (n,), 
 method name with their declared parameters and default grids; :func:`ocef.mitigate.rerank.rerank` (by method name; the package attribute
 ``rerank`` is that module) and :func:`rerank_batch` (vectorized over users for the deterministic methods) are the front doors.
 
-One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline).
+One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
+:mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
+:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck).
 
 The loop: :func:`mitigate` re-ranks candidates with every grid point, writes the re-ranked
 logs and re-audits each against the unmitigated top-k with paired intervals, a certificate
@@ -21,16 +23,24 @@ _HOME = {
     'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic'),
     'rerank': ('RERANKERS', 'Reranker', 'get_reranker', 'rerank_batch'),
     'boost': ('boost_rerank', 'boost_batch', 'boosted_scores', 'top_k'),
+    'fair': ('fair_rerank', 'fair_batch', 'mtable', 'fail_probability', 'adjusted_mtable', 'is_fair'),
+    'detconstsort': ('detconstsort_rerank', 'detconstsort_batch', 'target_shares'),
+    'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
+    'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
     # the mitigate -> re-audit loop (paired intervals, certificates, the front)
     'loop': ('mitigate', 'MitigationResult', 'arm_values'),
     'paired': ('Moments', 'delta_interval', 'paired_interval', 'equivalence_certificate'),
 }
-_MODULES = ("lottery", "rerank", "boost", "loop", "paired")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "loop", "paired")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
     "RERANKERS", "Reranker", "get_reranker", "rerank_batch",
     "boost_rerank", "boost_batch", "boosted_scores", "top_k",
+    "fair_rerank", "fair_batch", "mtable", "fail_probability", "adjusted_mtable", "is_fair",
+    "detconstsort_rerank", "detconstsort_batch", "target_shares",
+    "epsilon_greedy_rerank", "epsilon_greedy_order",
+    "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
     "mitigate", "MitigationResult", "arm_values",
     "Moments", "delta_interval", "paired_interval", "equivalence_certificate",
 ]

@@ -19,6 +19,10 @@ import numpy as np
 
 from ocef.errors import ParameterError
 from ocef.mitigate import boost as _boost
+from ocef.mitigate import calibrated as _cal
+from ocef.mitigate import detconstsort as _dcs
+from ocef.mitigate import epsilon_greedy as _eg
+from ocef.mitigate import fair as _fair
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix
 from ocef.validation import Constraint, check_positive_int
 
@@ -109,6 +113,17 @@ def _entry(name: str, func: Callable, grid: list, *, batch=None, stochastic=Fals
 
 #: method name -> :class:`Reranker`.
 RERANKERS: dict[str, Reranker] = {
+    "fair": _entry("fair", _fair.fair_rerank, [{"protected": 1, "p": p, "alpha": 0.1} for p in (0.3, 0.5, 0.7)],
+                   batch=_fair.fair_batch,
+                   reference="Zehlike et al. (CIKM 2017); equals fairsearchcore 1.0.4"),
+    "detconstsort": _entry("detconstsort", _dcs.detconstsort_rerank,
+                           [{"target": "proportional"}, {"target": "equal"}], batch=_dcs.detconstsort_batch,
+                           reference="Geyik et al. (KDD 2019), Algorithm 3; equals FairRankTune 0.0.7"),
+    "epsilon-greedy": _entry("epsilon-greedy", _eg.epsilon_greedy_rerank,
+                             [{"epsilon": e, "legacy_seed": None} for e in (0.05, 0.1, 0.2)], stochastic=True,
+                             reference="Feng & Shah (AAAI 2022); equals FairRankTune 0.0.7"),
+    "calibrated": _entry("calibrated", _cal.calibrated_rerank, [{"lam": lam, "target": None} for lam in (0.1, 0.5, 0.9)],
+                         reference="Steck (RecSys 2018); equals librec-auto cali_rerank.py @26022e2"),
     "boost": _entry("boost", _boost.boost_rerank, [{"protected": 1, "amount": a} for a in (0.05, 0.1, 0.25, 0.5)],
                     batch=_boost.boost_batch, reference="score boost (baseline)"),
 }
