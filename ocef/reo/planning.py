@@ -3,6 +3,7 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,9 +127,19 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     """
     K = check_positive_int("K", K, minimum=2)
     ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
-    m = np.arange(1, K)
-    U = np.where(np.arange(K)[None, :] < m[:, None], ratio, 1.0)
-    return float(reo_penalty(U).max())
+    # With a share f = m/K of the groups at `ratio` and the rest at 1, eq. (2) is
+    # sqrt(f(1-f)) (1-ratio) / (1 - f(1-ratio)), unimodal in f with its maximum at f* = 1/(1+ratio):
+    # only the two integers around K f* need evaluating (O(1) memory for any K; a K x K grid of
+    # vertices needed 931 GiB at K = 350,000).
+    best = K / (1.0 + ratio)
+    m = np.unique(np.clip(np.array([math.floor(best), math.ceil(best)]), 1, K - 1))
+    return float(_two_level_penalty(m / K, ratio).max())
+
+
+def _two_level_penalty(f, ratio: float):
+    """Eq. (2) for U with a share ``f`` of its entries at ``ratio`` and the rest at 1 (population std)."""
+    f = np.asarray(f, dtype=float)
+    return np.sqrt(f * (1.0 - f)) * (1.0 - ratio) / (1.0 - f * (1.0 - ratio))
 
 
 def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:

@@ -561,6 +561,21 @@ def test_user_precision_utility():
 
 # ----------------------------------------------------------------------------- planning
 
+def test_eighty_percent_rule_threshold_equals_the_vertex_search_and_scales():
+    # the closed form over the two integers around K/(1+ratio) = the maximum of eq. (2) over all
+    # vertices of the 80% box (m groups at ratio, K - m at 1), computed by brute force
+    from ocef.reo.planning import eighty_percent_rule_threshold as threshold
+    for K in range(2, 40):
+        for ratio in (0.0, 0.1, 0.5, 0.8, 0.95):
+            m = np.arange(1, K)
+            U = np.where(np.arange(K)[None, :] < m[:, None], ratio, 1.0)
+            assert threshold(K, ratio=ratio) == pytest.approx(reo.reo_penalty(U).max(), rel=1e-12, abs=1e-15)
+    # a K x K grid here would be 931 GiB; the closed form answers at once, at the limit f* = 1/(1+r)
+    big = threshold(350_000)
+    assert big == pytest.approx(threshold(349_999), rel=1e-9)
+    assert big == pytest.approx(np.sqrt(0.8) * 0.2 / (1.8 * (1 - 0.2 / 1.8)), rel=1e-6)
+
+
 def test_eighty_percent_rule_threshold():
     assert reo.eighty_percent_rule_threshold(2) == pytest.approx(1 / 9)
     assert reo.eighty_percent_rule_threshold(3) == pytest.approx(reo.reo_penalty([0.8, 0.8, 1.0]))
