@@ -19,6 +19,7 @@ takes its input in that order.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
 from ocef.errors import DataError, ParameterError
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix, check_candidates, deterministic
@@ -75,69 +76,99 @@ def target_shares(groups: np.ndarray, target, n_groups: int) -> np.ndarray:
     return np.broadcast_to(shares[:n_groups], (groups.shape[0], n_groups)).copy()
 
 
-def _detconstsort(s: np.ndarray, g: np.ndarray, k: int, shares: np.ndarray) -> np.ndarray:
-    """Algorithm 3 for every row at once (rows: users; candidates sorted by score inside)."""
-    n_users, n = s.shape
-    n_groups = shares.shape[1]
-    order = np.argsort(-s, axis=1, kind="stable")
-    ss = np.take_along_axis(s, order, axis=1)
-    gs = np.take_along_axis(g, order, axis=1)
-    # each group's queue: positions (in score order) of its candidates, in score order
-    queue = np.take_along_axis(np.broadcast_to(np.arange(n), (n_users, n)),
-                               np.argsort(gs, axis=1, kind="stable"), axis=1)
-    size = np.stack([(gs == c).sum(axis=1) for c in range(n_groups)], axis=1)       # |g|
-    start = np.concatenate([np.zeros((n_users, 1), dtype=np.int64), np.cumsum(size, axis=1)[:, :-1]], axis=1)
+@njit(cache=True)
+def _detconstsort_one(ss, gs, shares, k, out):                     # pragma: no cover (compiled)
+    """Algorithm 3 on one user's candidates in score order (``ss`` descending, ``gs`` their groups):
+    writes the positions of the top k into ``out``; returns 0, or 1 when the shares cannot fill it."""
+    n = ss.size
+    n_groups = shares.size
+    size = np.zeros(n_groups, np.int64)
+    for i in range(n):
+        size[gs[i]] += 1
+    start = np.zeros(n_groups, np.int64)
+    for g in range(1, n_groups):
+        start[g] = start[g - 1] + size[g - 1]
+    fill = start.copy()
+    queue = np.empty(n, np.int64)                     # each group's candidates, in score order
+    for i in range(n):
+        queue[fill[gs[i]]] = i
+        fill[gs[i]] += 1
+    placed = np.zeros(n_groups, np.int64)            # n_g
+    minimum = np.zeros(n_groups, np.int64)           # m_g
+    need = np.zeros(n_groups, np.int64)
+    cand = np.empty(n_groups, np.int64)
     width = k + n_groups + 1
-    out_item = np.full((n_users, width), -1, dtype=np.int64)
-    out_score = np.zeros((n_users, width))
-    out_max = np.zeros((n_users, width), dtype=np.int64)
-    placed = np.zeros((n_users, n_groups), dtype=np.int64)     # n_g
-    minimum = np.zeros((n_users, n_groups), dtype=np.int64)    # m_g
-    filled = np.zeros(n_users, dtype=np.int64)                 # L
-    rows = np.arange(n_users)
-    cols = np.arange(width)
+    item = np.empty(width, np.int64)
+    score = np.empty(width)
+    max_index = np.empty(width, np.int64)
+    filled = 0                                       # L
     t = 0
-    while True:
-        active = (filled <= k) & (filled < n)
-        if not active.any():
-            break
+    while filled <= k and filled < n:
         t += 1
-        need = np.floor(t * shares).astype(np.int64)
-        cand = (minimum < need) & (minimum < size) & active[:, None]
-        # a user whose every group with candidates left has a zero share never fills its list
-        stuck = active & ~cand.any(axis=1) & ~((placed < size) & (shares > 0)).any(axis=1)
-        if stuck.any():
-            raise DataError(f"the target shares cannot fill a list of k={k}: every group with candidates left "
-                            f"has a target share of 0 (user row {int(np.argmax(stuck))})")
-        if not cand.any():
+        n_cand = 0
+        for g in range(n_groups):
+            need[g] = np.int64(np.floor(t * shares[g]))
+            if minimum[g] < need[g] and minimum[g] < size[g]:
+                cand[n_cand] = g
+                n_cand += 1
+        if n_cand == 0:
+            alive = False
+            for g in range(n_groups):
+                if minimum[g] < size[g] and shares[g] > 0:
+                    alive = True
+            if not alive:
+                return 1
             continue
-        head = np.where(cand, start + np.minimum(placed, np.maximum(size - 1, 0)), 0)
-        head_pos = np.take_along_axis(queue, head, axis=1)                  # position in score order
-        head_score = np.take_along_axis(ss, head_pos, axis=1)
-        # the round's candidates by decreasing score, ties by increasing group code (stable)
-        rank = np.argsort(np.where(cand, -head_score, np.inf), axis=1, kind="stable")
-        for r in range(n_groups):
-            grp = rank[:, r]
-            has = cand[rows, grp]
-            if not has.any():
-                break
-            new_pos = head_pos[rows, grp]
-            new_score = head_score[rows, grp]
-            # entries j < L the new one passes: strictly lower score and maxIndex >= j + 1
-            passes = (cols[None, :] < filled[:, None]) & (out_max >= cols[None, :] + 1) & (out_score < new_score[:, None])
-            # trailing run of passes just before L
-            blocked = (cols[None, :] < filled[:, None]) & ~passes
-            last_block = np.where(blocked.any(axis=1), width - 1 - np.argmax(blocked[:, ::-1], axis=1), -1)
-            at = np.where(has, last_block + 1, width)                        # insertion position
-            shift = (cols[None, :] > at[:, None]) & (cols[None, :] <= filled[:, None])
-            here = cols[None, :] == at[:, None]
-            for arr, val in ((out_item, new_pos), (out_score, new_score), (out_max, np.full(n_users, t))):
-                moved = np.concatenate([arr[:, :1], arr[:, :-1]], axis=1)
-                arr[...] = np.where(shift, moved, np.where(here, val[:, None], arr))
-            placed[rows, grp] += has
-            filled += has
-        minimum = np.where(cand.any(axis=1)[:, None], need, minimum)
-    return np.take_along_axis(order, out_item[:, :k], axis=1)
+        # the round's candidates by decreasing score; ties keep increasing group code (stable)
+        for a in range(1, n_cand):
+            j = a
+            while j > 0 and ss[queue[start[cand[j - 1]] + placed[cand[j - 1]]]] < ss[queue[start[cand[j]] + placed[cand[j]]]]:
+                cand[j - 1], cand[j] = cand[j], cand[j - 1]
+                j -= 1
+        for c in range(n_cand):
+            g = cand[c]
+            pos = queue[start[g] + placed[g]]
+            item[filled] = pos
+            score[filled] = ss[pos]
+            max_index[filled] = t
+            at = filled
+            while at > 0 and max_index[at - 1] >= at and score[at - 1] < score[at]:
+                item[at - 1], item[at] = item[at], item[at - 1]
+                score[at - 1], score[at] = score[at], score[at - 1]
+                max_index[at - 1], max_index[at] = max_index[at], max_index[at - 1]
+                at -= 1
+            placed[g] += 1
+            filled += 1
+        for g in range(n_groups):
+            minimum[g] = need[g]
+    for i in range(k):
+        out[i] = item[i]
+    return 0
+
+
+@njit(parallel=True, cache=True)
+def _detconstsort_rows(s, g, shares, k):                              # pragma: no cover (compiled)
+    n_users = s.shape[0]
+    out = np.empty((n_users, k), np.int64)
+    status = np.zeros(n_users, np.int64)
+    for u in prange(n_users):
+        order = np.argsort(-s[u], kind="mergesort")                   # score order, ties: input order
+        top = np.empty(k, np.int64)
+        status[u] = _detconstsort_one(s[u][order], g[u][order], shares[u], k, top)
+        for i in range(k):
+            out[u, i] = order[top[i]] if status[u] == 0 else -1
+    return out, status
+
+
+def _detconstsort(s: np.ndarray, g: np.ndarray, k: int, shares: np.ndarray) -> np.ndarray:
+    """Algorithm 3 for every row (a user's candidates): each row sorted by score (descending,
+    stable), then the rounds of :func:`_detconstsort_one`; compiled, users in parallel."""
+    out, status = _detconstsort_rows(np.ascontiguousarray(s), np.ascontiguousarray(g),
+                                     np.ascontiguousarray(shares, dtype=float), k)
+    if status.any():
+        raise DataError(f"the target shares cannot fill a list of k={k}: every group with candidates left "
+                        f"has a target share of 0 (user row {int(np.argmax(status))})")
+    return out
 
 
 def _check_target(g: np.ndarray, target) -> np.ndarray:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numba import njit, prange
 from scipy.stats import binom
 
 from ocef.errors import ParameterError
@@ -244,39 +245,52 @@ def is_fair(protected_flags, k, p, alpha) -> bool:
     return bool(np.all(np.cumsum(flags) >= np.asarray(m)))
 
 
-def _fair_top_k(s: np.ndarray, prot: np.ndarray, k: int, m: tuple[int, ...]) -> np.ndarray:
-    """FA*IR's merge of the two queues for every row at once (paper Algorithm FA*IR).
-
-    ``s``, ``prot``: (n_users, N) scores and protected flags; rows are first sorted by score,
-    descending (stable), which gives the reference's score-ordered input.
-    """
+@njit(parallel=True, cache=True)
+def _fair_rows(s, prot, k, m):                                              # pragma: no cover (compiled)
     n_users, n = s.shape
-    order = np.argsort(-s, axis=1, kind="stable")             # score order, ties: input order
-    sp = np.take_along_axis(prot, order, axis=1)
-    # queue positions: the protected (in score order), then the others (in score order)
-    queues = np.take_along_axis(order, np.argsort(~sp, axis=1, kind="stable"), axis=1)
-    n_prot = sp.sum(axis=1)
-    rows = np.arange(n_users)
-    ip = np.zeros(n_users, dtype=np.int64)                    # protected taken so far
-    inp = np.zeros(n_users, dtype=np.int64)                   # others taken so far
-    out = np.empty((n_users, k), dtype=np.int64)
-    for i in range(k):
-        has_p = ip < n_prot
-        has_np = inp < n - n_prot
-        head_p = queues[rows, np.minimum(ip, n - 1)]
-        head_np = queues[rows, np.minimum(n_prot + inp, n - 1)]
-        better_p = s[rows, head_p] >= s[rows, head_np]
-        take_p = has_p & (~has_np | (ip < m[i]) | better_p)
-        out[:, i] = np.where(take_p, head_p, head_np)
-        ip += take_p
-        inp += ~take_p
+    out = np.empty((n_users, k), np.int64)
+    for u in prange(n_users):
+        order = np.argsort(-s[u], kind="mergesort")                   # score order, ties: input order
+        qp = np.empty(n, np.int64)
+        qn = np.empty(n, np.int64)
+        n_p = 0
+        n_n = 0
+        for i in range(n):
+            if prot[u, order[i]]:
+                qp[n_p] = order[i]
+                n_p += 1
+            else:
+                qn[n_n] = order[i]
+                n_n += 1
+        ip = 0
+        inp = 0
+        for i in range(k):
+            if ip >= n_p:
+                take_p = False
+            elif inp >= n_n:
+                take_p = True
+            elif ip < m[i]:
+                take_p = True
+            else:
+                take_p = s[u, qp[ip]] >= s[u, qn[inp]]
+            if take_p:
+                out[u, i] = qp[ip]
+                ip += 1
+            else:
+                out[u, i] = qn[inp]
+                inp += 1
     return out
 
 
-def _checked_k(k: int) -> int:
-    if k < 2:
-        raise ParameterError(f"k must be an integer >= 2 for FA*IR, got {k}")
-    return k
+def _fair_top_k(s: np.ndarray, prot: np.ndarray, k: int, m: tuple[int, ...]) -> np.ndarray:
+    """FA*IR's merge of the two queues (paper Algorithm FA*IR) for every row (compiled, in parallel).
+
+    Each row is sorted by score, descending and stable (the reference's score-ordered input), then
+    split into the protected and the other queue; position i takes the protected head when fewer
+    than m(i) protected are placed, else the better head (ties: protected), as fairsearchcore's
+    ``fair_top_k`` (both queues non-empty: k <= n).
+    """
+    return _fair_rows(np.ascontiguousarray(s), np.ascontiguousarray(prot), k, np.asarray(m, dtype=np.int64))
 
 
 @validate_params(k=Integer(2), rng=Rng(), protected=Integer(0), p=P, alpha=ALPHA)
