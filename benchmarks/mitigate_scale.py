@@ -40,6 +40,7 @@ def main(argv=None):
     p.add_argument("--users", type=int, default=100_000)
     p.add_argument("--candidates", type=int, default=100)
     p.add_argument("--chunk", type=int, default=20_000)
+    p.add_argument("--memory-limit", default=None, help="DuckDB memory limit, e.g. 1GB")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.time()
@@ -49,7 +50,7 @@ def main(argv=None):
             t = time.time()
             c0 = time.process_time()
             res = mitigate(str(src), item_group="group", method=method, grid=[RERANKERS[method].grid[0]], k=10,
-                           protected="tail", out=Path(tmp) / "out", chunk_users=a.chunk, progress=False, rng=0)
+                           protected="tail", out=Path(tmp) / "out", chunk_users=a.chunk, memory_limit=a.memory_limit, progress=False, rng=0)
             dt = time.time() - t
             cpu = time.process_time() - c0
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -3,7 +3,7 @@
 ``ocef mitigate --candidates FILE --item-group COL [--user-group COL] --method METHOD [METHOD ...]
 [--grid name=value[,name=value...]]... [--k K] [--relevance FILE] [--protected GROUP]
 [--target equal|merit] [--margin EPS] [--browsing geometric|dcg] [--patience P] [--samples S]
-[--confidence C] [--out DIR] [--seed N] [--progress] [--json]``
+[--confidence C] [--out DIR] [--memory-limit SIZE] [--seed N] [--progress] [--json]``
 
 FILE: ``user, item, score`` and the item-group column, the system's top-N per user (N >= K), a CSV
 or Parquet file, folder or glob, streamed by DuckDB a chunk of users at a time. Each grid point is
@@ -67,6 +67,8 @@ def register(sub) -> None:
                    help="level of intervals, family-wise error and certificates (default: 0.95)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write the baseline and re-ranked top-k logs (Parquet) into DIR")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="DuckDB's memory limit while it sorts the candidates, e.g. 2GB (beyond: spills to disk)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic methods (default: 0)")
     p.add_argument("--progress", action="store_true", help="progress bar with the time left (stderr)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -121,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
                       relevance=str(args.relevance) if args.relevance else None, protected=args.protected,
                       out=str(args.out) if args.out else None, confidence=args.confidence, margin=args.margin,
                       target=args.target, browsing=args.browsing, patience=args.patience, samples=args.samples,
-                      progress=args.progress, rng=args.seed)
+                      memory_limit=args.memory_limit, progress=args.progress, rng=args.seed)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -497,7 +497,8 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
              target: str = "equal", browsing: str = "geometric", patience: float = 0.5, samples: int = 10,
              item_groups=None, preferences=None, envy_epsilon: float = 0.05, envy_alpha: float = 0.05,
-             chunk_users: int = 20000, progress: bool = False, rng=None) -> MitigationResult:
+             chunk_users: int = 20000, memory_limit: str | None = None, progress: bool = False,
+             rng=None) -> MitigationResult:
     """Re-rank candidates with fair re-rankers and re-audit each setting against the unmitigated top-k.
 
     See the module docstring for the statistics, the pairing, the family and the certificate.
@@ -545,7 +546,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     envy_epsilon, envy_alpha : float, default 0.05
         ε and α of OCEF.
     chunk_users : int, default 20000
-        Users per chunk (the memory bound).
+        Users per chunk (the memory bound of the Python side).
+    memory_limit : str, optional
+        DuckDB's memory limit while it sorts the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
+        spills to its temporary folder); default: DuckDB's own (80% of the RAM).
     progress : bool, default False
         A progress bar with the time left (stderr).
     rng : None, int, SeedSequence or Generator
@@ -565,7 +569,12 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     >>> res.points[["method", "certificate"]].to_dict("list")["method"]
     ['baseline', 'boost']
     """
+    import re
+
     gen = as_generator(rng)
+    if memory_limit is not None and not (isinstance(memory_limit, str) and re.fullmatch(
+            r"\s*\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", memory_limit)):
+        raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
     has_rel = relevance is not None
     if target == "merit" and not has_rel:
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
@@ -623,6 +632,8 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
 
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
+    if memory_limit is not None:
+        con.execute(f"SET memory_limit = '{memory_limit.strip()}'")
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         for chunk in _chunks(con, sql, rows_per_batch):
@@ -702,6 +713,8 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                 if bar is not None:
                     bar.update(n)
     finally:
+        if memory_limit is not None:
+            con.execute("RESET memory_limit")
         if bar is not None:
             bar.close()
         for wr in writers.values():

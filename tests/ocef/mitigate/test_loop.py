@@ -174,3 +174,12 @@ def test_bad_inputs(tmp_path):
         mitigate(cand, item_group="pop", relevance=rel.drop(columns="relevance"))
     with pytest.raises(DataError, match="not found"):
         mitigate(str(tmp_path / "nope.parquet"), item_group="pop")
+
+
+def test_memory_limit_is_checked_and_used():
+    cand, _ = world(n_users=40)
+    a = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5, memory_limit="256MB")
+    b = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5)
+    assert a.statistics["estimate"].equals(b.statistics["estimate"])
+    with pytest.raises(ParameterError, match="memory_limit"):
+        mitigate(cand, item_group="pop", memory_limit="lots")
