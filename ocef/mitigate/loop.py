@@ -13,7 +13,7 @@ and under the baseline and their **paired** difference with an interval (:mod:`o
   (:func:`ocef.exposure.rank_exposure.share_disparity`: the *disparity* of the front), the
   exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
   AWRF (TREC 2022 attention, :func:`ocef.exposure.rank_exposure.awrf`) and NDKL
-  (:func:`ocef.exposure.rank_exposure.ndkl`, desired distribution = the target);
+  (:func:`ocef.exposure.rank_exposure.ndkl`), both against equal group shares;
 - utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
   split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
   :mod:`ocef.exposure.rankings`), over the users with at least one held-out relevant item, and the
@@ -594,7 +594,11 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             raise ParameterError(f"protected must be an item group of {item_group!r} ({labels}), got {protected!r}")
         protected_code = labels.index(protected)
     points = _grid_points(method, grid, protected_code, labels)
-    n_users_total, n_rows = con.execute(f'SELECT count(DISTINCT "user"), count(*) FROM {names["c"]}').fetchall()[0]
+    n_users_total, n_rows, n_bad = con.execute(
+        f'SELECT count(DISTINCT "user"), count(*), count(*) FILTER (WHERE "user" IS NULL OR item IS NULL OR score IS NULL '
+        f'OR isnan(CAST(score AS DOUBLE))) FROM {names["c"]}').fetchall()[0]
+    if n_bad:
+        raise DataError(f"candidates: {n_bad} row(s) with a missing user, item or score")
     if not n_users_total:
         raise DataError("candidates: no rows")
     eq_target = np.full(G, 1.0 / G)

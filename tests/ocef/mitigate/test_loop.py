@@ -168,6 +168,8 @@ def test_bad_inputs(tmp_path):
         mitigate(cand, item_group="pop", target="merit")
     with pytest.raises(ParameterError, match="k must be"):
         mitigate(cand, item_group="pop", k=0)
+    with pytest.raises(DataError, match="missing user, item or score"):
+        mitigate(cand.assign(score=np.where(cand.index == 3, np.nan, cand["score"])), item_group="pop", k=3)
     with pytest.raises(DataError, match="at least 2"):
         mitigate(cand.assign(pop="a"), item_group="pop")
     with pytest.raises(DataError, match="relevance"):
