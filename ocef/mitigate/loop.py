@@ -208,6 +208,25 @@ class MitigationResult(Result):
         """
         return self.statistics
 
+    def to_dict(self) -> dict:
+        """Strict JSON: ``points``, ``front`` (the non-dominated points), ``statistics``, ``family``,
+        ``settings``, ``envy``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> sorted(_example().to_dict())
+        ['envy', 'family', 'front', 'points', 'settings', 'statistics']
+        """
+        from ocef.results import jsonable
+
+        return {"points": jsonable(self.points), "front": jsonable(self.front()),
+                "statistics": jsonable(self.statistics), "family": self.family,
+                "settings": jsonable(self.settings), "envy": jsonable(self.envy)}
+
     def front(self) -> pd.DataFrame:
         """The non-dominated points (highest utility, lowest disparity; point estimates), by disparity.
 

@@ -52,6 +52,7 @@ def test_json_equals_the_library_and_logs_are_written(tmp_path, capsys):
     assert [p["params"] for p in out["points"]][1:] == ["protected=drama,amount=0.2", "protected=drama,amount=0.4"]
     assert (tmp_path / "out/boost/point-01.parquet").exists() and (tmp_path / "out/baseline.parquet").exists()
     assert "Holm" in out["family"]
+    assert [p["params"] for p in out["front"]] == res.front()["params"].tolist() and out["front"]
     # the console view
     assert cli.main(argv[:-1]) == 0
     text = capsys.readouterr().out
