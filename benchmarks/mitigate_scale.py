@@ -41,12 +41,17 @@ def main(argv=None):
     p.add_argument("--candidates", type=int, default=100)
     p.add_argument("--chunk", type=int, default=20_000)
     p.add_argument("--memory-limit", default=None, help="DuckDB memory limit, e.g. 1GB")
+    p.add_argument("--methods", nargs="+", default=["boost", "detconstsort", "fair"])
+    p.add_argument("--data", type=Path, default=None,
+                   help="keep the candidates in this folder (reused when it already holds them)")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.time()
-        src = write_candidates(Path(tmp) / "cand", a.users, a.candidates)
-        print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s")
-        for method in [m for m in ("boost", "detconstsort", "fair") if m in RERANKERS]:
+        src = a.data if a.data is not None else Path(tmp) / "cand"
+        if not (src.exists() and any(src.glob("*.parquet"))):
+            write_candidates(src, a.users, a.candidates)
+            print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s")
+        for method in [m for m in a.methods if m in RERANKERS]:
             t = time.time()
             c0 = time.process_time()
             res = mitigate(str(src), item_group="group", method=method, grid=[RERANKERS[method].grid[0]], k=10,

@@ -82,7 +82,7 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "fairrec-vanilla": (8.0, 116.0),
     "fairrec-efficiency": (13.0, 80.0),
     "exposure-position": (72.0, None),
-    "mitigate-real-data": (12.0, None),      # quick with the boost only (i29-loop, 2026-11-28)
+    "mitigate-real-data": (48.0, 581.0),     # 5 re-rankers; full at load ~20 (i29-loop, 2026-11-28)
 }
 
 

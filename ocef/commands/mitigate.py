@@ -15,7 +15,7 @@ written as Parquet (``DIR/baseline.parquet``, ``DIR/METHOD/point-NN.parquet``: t
 JSON (``--json``): ``{"points": [{method, point, params, utility, utility_ci_low, utility_ci_high,
 utility_diff, utility_diff_low, utility_diff_high, utility_p_adjusted, disparity, disparity_diff,
 disparity_diff_low, disparity_diff_high, disparity_p_adjusted, certificate, certificate_p_within,
-certificate_p_outside, envy, log, on_front}], "front": [the on_front points, by disparity], "statistics": [{method, point, params, user_group,
+certificate_p_outside, certificate_reason, envy, log, on_front}], "front": [the on_front points, by disparity], "statistics": [{method, point, params, user_group,
 statistic, item_group, arm, estimate, se, ci_low, ci_high, confidence, p_value, n_users, reason,
 p_adjusted, significant}], "family", "settings", "envy"}``.
 """
@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"family: {result.family}")
     st = result.statistics
     nulls = st[st["reason"].notna()]
-    for r in sorted(set(nulls["reason"])):
+    for r in sorted(set(nulls["reason"])) + sorted(set(p["certificate_reason"].dropna())):
         marks.mark(r)
     for line in marks.notes():
         print(line)

@@ -852,7 +852,7 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
                  "disparity": bd["estimate"], "disparity_diff": 0.0, "disparity_diff_low": np.nan,
                  "disparity_diff_high": np.nan, "disparity_p_adjusted": np.nan,
                  "certificate": cert_b["certificate"], "certificate_p_within": cert_b["p_within"],
-                 "certificate_p_outside": cert_b["p_outside"],
+                 "certificate_p_outside": cert_b["p_outside"], "certificate_reason": cert_b["reason"],
                  "envy": envy["baseline"] if envy else None,
                  "log": str(out_dir / "baseline.parquet") if out_dir else None})
     for pt in points:
@@ -867,7 +867,7 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
                      "disparity_diff": dd["estimate"], "disparity_diff_low": dd["ci_low"],
                      "disparity_diff_high": dd["ci_high"], "disparity_p_adjusted": dd["p_adjusted"],
                      "certificate": c["certificate"], "certificate_p_within": c["p_within"],
-                     "certificate_p_outside": c["p_outside"], "envy": envy[key] if envy else None,
+                     "certificate_p_outside": c["p_outside"], "certificate_reason": c["reason"], "envy": envy[key] if envy else None,
                      "log": str(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet") if out_dir else None})
     pts = pd.DataFrame(prow)
     pts["on_front"] = _non_dominated(pts["utility"].to_numpy(float), pts["disparity"].to_numpy(float))

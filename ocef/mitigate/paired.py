@@ -261,7 +261,7 @@ def equivalence_certificate(estimates, ses, df, *, margin: float = 0.05, delta: 
     Returns
     -------
     dict
-        ``certificate, p_within, p_outside, margin, delta, test``.
+        ``certificate, p_within, p_outside, margin, delta, test, reason`` (why no test was made).
 
     Examples
     --------
@@ -281,8 +281,10 @@ def equivalence_certificate(estimates, ses, df, *, margin: float = 0.05, delta: 
     test = ("TOST (Schuirmann's two one-sided t tests) of |share - target| < margin per item group; "
             "within: every group (intersection-union, level delta); outside: some group at delta/G (Bonferroni)")
     out = {"certificate": "inconclusive", "p_within": float("nan"), "p_outside": float("nan"),
-           "margin": margin, "delta": delta, "test": test}
+           "margin": margin, "delta": delta, "test": test, "reason": None}
     if not (np.all(np.isfinite(est)) and np.all(np.isfinite(se)) and np.all(se > 0) and df >= 1):
+        out["reason"] = ("no test: a share is undefined, or has no standard error (below the floor of users, or the "
+                         "same for every user)")
         return out
     p_low = stats.t.sf((est + margin) / se, df)        # H0: θ <= -ε
     p_high = stats.t.cdf((est - margin) / se, df)      # H0: θ >= ε
