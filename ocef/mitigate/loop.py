@@ -301,7 +301,7 @@ class MitigationResult(Result):
         ax.plot([base["disparity"]], [base["utility"]], "k*", markersize=12, label="baseline (unmitigated)")
         f = self.front()
         ax.plot(f["disparity"], f["utility"], "k--", linewidth=0.8, label="front (non-dominated)")
-        ax.set_xlabel(f"disparity: total variation of exposure shares from the {self.settings['target']} target")
+        ax.set_xlabel(f"disparity (total variation from {self.settings['target']} exposure)")
         ax.set_ylabel(f"{self.settings['utility']}@{self.settings['k']}")
         ax.set_title("utility vs disparity; bars: intervals paired with the baseline", fontsize=10)
         ax.legend(fontsize=8)
