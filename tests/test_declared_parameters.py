@@ -19,6 +19,8 @@ import ocef.mitigate.boost
 import ocef.mitigate.calibrated
 import ocef.mitigate.detconstsort
 import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.expohedron
+import ocef.mitigate.exposure_lp
 import ocef.mitigate.fair
 import ocef.mitigate.loop
 import ocef.mitigate.paired
@@ -98,6 +100,10 @@ VALID = {
         scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
     "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=1.0)),
+    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, alpha=0.5, fairness="demographic")),
     "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
     "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(

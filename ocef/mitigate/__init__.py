@@ -8,7 +8,8 @@ method name with their declared parameters and default grids; :func:`ocef.mitiga
 
 One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
 :mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
-:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck).
+:mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck),
+:mod:`~ocef.mitigate.exposure_lp` (Singh & Joachims), :mod:`~ocef.mitigate.expohedron` (Kletti et al.).
 
 The loop: :func:`mitigate` re-ranks candidates with every grid point, writes the re-ranked
 logs and re-audits each against the unmitigated top-k with paired intervals, a certificate
@@ -26,12 +27,16 @@ _HOME = {
     'fair': ('fair_rerank', 'fair_batch', 'mtable', 'fail_probability', 'adjusted_mtable', 'is_fair'),
     'detconstsort': ('detconstsort_rerank', 'detconstsort_batch', 'target_shares'),
     'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
+    'exposure_lp': ('lp_rerank', 'fair_ranking_lp', 'birkhoff_von_neumann', 'position_bias'),
+    'expohedron': ('expohedron_rerank', 'pareto_curve', 'caratheodory_decomposition', 'majorized', 'identify_face',
+                   'face_intersection'),
     'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
     # the mitigate -> re-audit loop (paired intervals, certificates, the front)
     'loop': ('mitigate', 'MitigationResult', 'arm_values'),
     'paired': ('Moments', 'delta_interval', 'paired_interval', 'equivalence_certificate'),
 }
-_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "loop", "paired")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp",
+            "expohedron", "loop", "paired")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
@@ -41,6 +46,8 @@ __all__ = [
     "detconstsort_rerank", "detconstsort_batch", "target_shares",
     "epsilon_greedy_rerank", "epsilon_greedy_order",
     "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
+    "lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias",
+    "expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face", "face_intersection",
     "mitigate", "MitigationResult", "arm_values",
     "Moments", "delta_interval", "paired_interval", "equivalence_certificate",
 ]

@@ -22,6 +22,8 @@ from ocef.mitigate import boost as _boost
 from ocef.mitigate import calibrated as _cal
 from ocef.mitigate import detconstsort as _dcs
 from ocef.mitigate import epsilon_greedy as _eg
+from ocef.mitigate import expohedron as _expo
+from ocef.mitigate import exposure_lp as _lp
 from ocef.mitigate import fair as _fair
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix
 from ocef.validation import Constraint, check_positive_int
@@ -124,6 +126,11 @@ RERANKERS: dict[str, Reranker] = {
                              reference="Feng & Shah (AAAI 2022); equals FairRankTune 0.0.7"),
     "calibrated": _entry("calibrated", _cal.calibrated_rerank, [{"lam": lam, "target": None} for lam in (0.1, 0.5, 0.9)],
                          reference="Steck (RecSys 2018); equals librec-auto cali_rerank.py @26022e2"),
+    "lp": _entry("lp", _lp.lp_rerank, [{"lam": lam} for lam in (1.0, 10.0, 1000.0)], stochastic=True,
+                 reference="Singh & Joachims (KDD 2018) LP + Birkhoff-von Neumann; Fair-PGRank fair_rank with HiGHS"),
+    "expohedron": _entry("expohedron", _expo.expohedron_rerank,
+                         [{"alpha": a, "fairness": "meritocratic"} for a in (0.0, 0.5, 0.9)], stochastic=True,
+                         reference="Kletti et al. (WSDM 2022); equals naver/expohedron @30bf252"),
     "boost": _entry("boost", _boost.boost_rerank, [{"protected": 1, "amount": a} for a in (0.05, 0.1, 0.25, 0.5)],
                     batch=_boost.boost_batch, reference="score boost (baseline)"),
 }

@@ -4,7 +4,9 @@ probabilities on a grid of (k, p, α), computed by the vendored reference
 appends and a Python recursion), so the grid is computed once here and ``test_fair.py`` compares
 with it; small k are also compared live.
 
-    python tests/ocef/mitigate/make_fair_reference.py [out.json]
+    python tests/ocef/mitigate/make_fair_reference.py [out.json [k ...]]
+
+Rows already in ``out.json`` are kept and skipped; given ``k`` values, only those rows are computed.
 """
 import json
 import sys
@@ -20,13 +22,17 @@ P = [0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.98]
 A = [0.01, 0.05, 0.1, 0.15]
 GRID = [(k, p, a) for k in (10, 25, 50, 100) for p in P for a in A]
 GRID += [(200, p, a) for p in (0.02, 0.3, 0.5, 0.7, 0.98) for a in (0.01, 0.1, 0.15)]
-GRID += [(400, p, a) for p, a in ((0.5, 0.1), (0.02, 0.01), (0.98, 0.15), (0.3, 0.05), (0.7, 0.01))]
+GRID += [(400, p, a) for p, a in ((0.5, 0.1), (0.98, 0.15), (0.02, 0.01), (0.3, 0.05), (0.7, 0.01))]
 
 
-def main(out=HERE / "data" / "fair_reference.json"):
+def main(out=HERE / "data" / "fair_reference.json", *ks):
     warnings.simplefilter("ignore")
-    rows = []
+    out = Path(out)
+    rows = json.loads(out.read_text())["rows"] if out.exists() else []
+    done = {(r["k"], r["p"], r["alpha"]) for r in rows}
     for k, p, a in GRID:
+        if (k, p, a) in done or (ks and str(k) not in ks):
+            continue
         t = time.time()
         f = R.Fair(k, p, a)
         unadj = f.create_unadjusted_mtable()
