@@ -656,7 +656,11 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
     if memory_limit is not None:
+        import tempfile
+
         con.execute(f"SET memory_limit = '{memory_limit.strip()}'")
+        spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
+        con.execute(f"SET temp_directory = '{spill}'")
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         for chunk in _chunks(con, sql, rows_per_batch):
@@ -738,6 +742,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     finally:
         if memory_limit is not None:
             con.execute("RESET memory_limit")
+            con.execute("RESET temp_directory")
         if bar is not None:
             bar.close()
         for wr in writers.values():

@@ -29,8 +29,10 @@ def test_protected_is_the_least_exposed_group():
 
 @pytest.mark.slow
 @pytest.mark.data
-def test_quick_run_on_real_data(tmp_path):
+def test_quick_run_on_real_data(tmp_path, monkeypatch):
     from ocef.errors import DatasetNotFoundError
+
+    monkeypatch.setattr(exp, "MAX_USERS_QUICK", 50)          # the quick run's shape, on fewer users
 
     try:
         paths = exp.run(tmp_path, quick=True, seed=0, progress=False)
@@ -42,5 +44,6 @@ def test_quick_run_on_real_data(tmp_path):
     assert table.groupby(["dataset", "item_grouping"])["on_front"].any().all()
     env = table[table["dataset"] == "MovieLens environment"]
     assert env["envy"].isin(["envy", "envy-free", "inconclusive"]).all()
+    assert {"lp", "expohedron"} <= set(table["method"])           # the lotteries, on the first setting
     assert table["certificate"].isin(["within", "outside", "inconclusive"]).all()
     assert paths[-1].suffix == ".png" and paths[-1].stat().st_size > 10_000
