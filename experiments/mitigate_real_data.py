@@ -23,7 +23,8 @@ every point is also audited by OCEF for group envy (``preferences=ρ``): the ``e
 
 For each data set and grouping, one :func:`ocef.mitigate.mitigate` call runs every method of
 :data:`ocef.mitigate.rerank.RERANKERS` on its default grid (one Holm family per call), and the CSV
-is its points table (utility = nDCG@10, disparity = total variation of geometric-browsing exposure
+is its points table (a method that fails on some user's candidates is left out of the call and listed
+with ``point = -2`` and its error in ``certificate_reason``; utility = nDCG@10, disparity = total variation of geometric-browsing exposure
 shares from equal shares, paired differences with their intervals, the TOST certificate at
 ε = 0.05, the front). A quick run uses fewer candidates (N = 30), at most 150 users, and runs the
 per-user linear programs (LP, expohedron) on their first grid point of the first setting only.
@@ -35,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.errors import DatasetNotFoundError
+from ocef.errors import DataError, DatasetNotFoundError
 from ocef.experiments._io import save_figure, write_csv
 
 NAME = "mitigate-real-data"
@@ -167,10 +168,23 @@ def run(out_dir: Path, *, quick: bool = False, seed: int = 0, data_dir: Path | N
     for i, (dataset, grouping, user_group, protected, cand, rel, rho) in enumerate(settings):
         methods = [m for m in RERANKERS if not (quick and i > 0 and m in LOTTERY_METHODS)]
         grid = {m: RERANKERS[m].grid[:1] if quick and m in LOTTERY_METHODS else None for m in methods}
-        res = mitigate(cand, item_group=grouping, user_group=user_group, method=methods, grid=grid, k=K,
-                       relevance=rel, protected=protected, preferences=rho, rng=seed, progress=progress)
+        failed = {}
+        while True:         # a re-ranker that fails on some user's candidates is left out, with its error
+            try:
+                res = mitigate(cand, item_group=grouping, user_group=user_group, method=methods, grid=grid, k=K,
+                               relevance=rel, protected=protected, preferences=rho, rng=seed, progress=progress)
+                break
+            except DataError as exc:
+                if getattr(exc, "method", None) not in methods or len(methods) == 1:
+                    raise
+                failed[exc.method] = str(exc)
+                methods = [m for m in methods if m != exc.method]
         pts = res.points.assign(dataset=dataset, item_grouping=grouping, user_grouping=user_group,
                                 protected=protected, n_users=res.settings["n_users"], family=res.family)
+        if failed:
+            pts = pd.concat([pts, pd.DataFrame([{"method": m, "point": -2, "params": "", "certificate_reason": msg,
+                                                 "dataset": dataset, "item_grouping": grouping, "on_front": False}
+                                                for m, msg in failed.items()])], ignore_index=True)
         frames.append(pts)
         stats.append(res.statistics.assign(dataset=dataset, item_grouping=grouping))
         results.append((f"{dataset}: {grouping} (protected: {protected})", res))

@@ -445,17 +445,22 @@ def _rerank_chunk(pt, scores, groups, k, samples, rng):
     S = samples if r.stochastic else 1
     R = np.empty((n, S, k), dtype=np.int64)
     P = np.empty((n, S))
-    for u in range(n):
-        lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
-        if lot.rankings.shape[0] == 1 and r.stochastic and S > 1:       # a randomized method: S independent draws
-            R[u, 0], P[u, 0] = lot.rankings[0], lot.probabilities[0]
-            for s in range(1, S):
-                lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
-                R[u, s], P[u, s] = lot.rankings[0], lot.probabilities[0]
-        else:
-            j = rng.choice(lot.rankings.shape[0], size=S, p=lot.probabilities) if S > 1 else \
-                np.array([int(np.argmax(lot.probabilities))])
-            R[u], P[u] = lot.rankings[j], lot.probabilities[j]
+    try:
+        for u in range(n):
+            lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
+            if lot.rankings.shape[0] == 1 and r.stochastic and S > 1:       # a randomized method: S independent draws
+                R[u, 0], P[u, 0] = lot.rankings[0], lot.probabilities[0]
+                for s in range(1, S):
+                    lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
+                    R[u, s], P[u, s] = lot.rankings[0], lot.probabilities[0]
+            else:
+                j = rng.choice(lot.rankings.shape[0], size=S, p=lot.probabilities) if S > 1 else \
+                    np.array([int(np.argmax(lot.probabilities))])
+                R[u], P[u] = lot.rankings[j], lot.probabilities[j]
+    except (DataError, ParameterError) as exc:          # name the method and the setting that failed
+        err = type(exc)(f"method {pt['method']!r} ({pt['label']}) failed on a user's candidates: {exc}")
+        err.method = pt["method"]
+        raise err from None
     return R, (P if r.stochastic else None)
 
 
@@ -491,10 +496,14 @@ class _Writer:
             self.writer = pq.ParquetWriter(self.tmp, table.schema)
         self.writer.write_table(table.cast(self.writer.schema))
 
-    def close(self):
+    def close(self, complete: bool = True):
+        """Finish the file; an interrupted run leaves no partial log under the final name."""
         if self.writer is not None:
             self.writer.close()
-            os.replace(self.tmp, self.path)
+            if complete:
+                os.replace(self.tmp, self.path)
+            else:
+                os.unlink(self.tmp)
 
 
 def _layout(G, has_rel):
@@ -661,6 +670,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         con.execute(f"SET memory_limit = '{memory_limit.strip()}'")
         spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
         con.execute(f"SET temp_directory = '{spill}'")
+    complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         for chunk in _chunks(con, sql, rows_per_batch):
@@ -739,6 +749,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                         ug_seen[lab] = True
                 if bar is not None:
                     bar.update(n)
+        complete = True
     finally:
         if memory_limit is not None:
             con.execute("RESET memory_limit")
@@ -746,7 +757,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         if bar is not None:
             bar.close()
         for wr in writers.values():
-            wr.close()
+            wr.close(complete)
     return _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing,
                    patience, samples, n_users_total, out_dir, envy_pi, preferences, envy_users if envy_pi else None,
                    envy_epsilon, envy_alpha, gen, user_group)

@@ -185,3 +185,16 @@ def test_memory_limit_is_checked_and_used():
     assert a.statistics["estimate"].equals(b.statistics["estimate"])
     with pytest.raises(ParameterError, match="memory_limit"):
         mitigate(cand, item_group="pop", memory_limit="lots")
+
+
+def test_a_failing_reranker_is_named_and_leaves_no_partial_log(tmp_path, monkeypatch):
+    def broken(scores, groups, k, *, rng=None):
+        raise DataError("no solution")
+
+    entry = rerank_mod.Reranker("broken", broken, {}, {}, [{}], None, True, "test")
+    monkeypatch.setitem(rerank_mod.RERANKERS, "broken", entry)
+    cand, _ = world(n_users=40)
+    with pytest.raises(DataError, match="method 'broken'.*no solution") as info:
+        mitigate(cand, item_group="pop", method=["boost", "broken"], k=4, out=tmp_path, chunk_users=10)
+    assert info.value.method == "broken"
+    assert not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob("*.part"))
