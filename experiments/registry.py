@@ -82,7 +82,8 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "fairrec-vanilla": (8.0, 116.0),
     "fairrec-efficiency": (13.0, 80.0),
     "exposure-position": (72.0, None),
-    "mitigate-real-data": (48.0, 581.0),     # 5 re-rankers; full at load ~20 (i29-loop, 2026-11-28)
+    # quick: 7 re-rankers at load ~16; full not measured with the LP/expohedron lotteries (581 s without them)
+    "mitigate-real-data": (196.0, None),
 }
 
 
