@@ -21,7 +21,7 @@ from ocef._lazy import lazy_exports
 
 #: where each public name lives; modules are imported on first use (PEP 562).
 _HOME = {
-    'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic'),
+    'lottery': ('Lottery', 'check_candidates', 'check_candidate_matrix', 'deterministic', 'lottery_from_rankings'),
     'rerank': ('RERANKERS', 'Reranker', 'get_reranker', 'rerank_batch'),
     'boost': ('boost_rerank', 'boost_batch', 'boosted_scores', 'top_k'),
     'fair': ('fair_rerank', 'fair_batch', 'mtable', 'fail_probability', 'adjusted_mtable', 'is_fair'),
@@ -39,7 +39,7 @@ _MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greed
             "expohedron", "loop", "paired")
 
 __all__ = [
-    "Lottery", "check_candidates", "check_candidate_matrix", "deterministic",
+    "Lottery", "check_candidates", "check_candidate_matrix", "deterministic", "lottery_from_rankings",
     "RERANKERS", "Reranker", "get_reranker", "rerank_batch",
     "boost_rerank", "boost_batch", "boosted_scores", "top_k",
     "fair_rerank", "fair_batch", "mtable", "fail_probability", "adjusted_mtable", "is_fair",

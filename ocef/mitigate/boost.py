@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ocef.mitigate._select import top_m
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix, check_candidates, deterministic
 from ocef.validation import Integer, Real, Rng, validate_params
 
@@ -51,15 +52,16 @@ def boosted_scores(scores: np.ndarray, groups: np.ndarray, protected: int, amoun
 @njit(parallel=True, cache=True)
 def _top_k_rows(scores, k):                                                  # pragma: no cover (compiled)
     out = np.empty((scores.shape[0], k), np.int64)
+    select = np.ones(scores.shape[1], np.bool_)
     for u in prange(scores.shape[0]):
-        out[u] = np.argsort(-scores[u], kind="mergesort")[:k]
+        top_m(scores[u], select, k, out[u])
     return out
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest scores along the last axis, best first; ties keep input order.
 
-    A stable sort of each row (compiled, rows in parallel).
+    The first k of a stable descending sort of each row (compiled insertion buffer, rows in parallel).
 
     Parameters
     ----------

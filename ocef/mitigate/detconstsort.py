@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from ocef.errors import DataError, ParameterError
+from ocef.mitigate._select import top_m
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix, check_candidates, deterministic
 from ocef.validation import Either, Integer, OneOrMore, Options, Real, Rng, validate_params
 
@@ -77,44 +78,42 @@ def target_shares(groups: np.ndarray, target, n_groups: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _detconstsort_one(ss, gs, shares, k, out):                     # pragma: no cover (compiled)
-    """Algorithm 3 on one user's candidates in score order (``ss`` descending, ``gs`` their groups):
-    writes the positions of the top k into ``out``; returns 0, or 1 when the shares cannot fill it."""
-    n = ss.size
+def _detconstsort_one(s, g, shares, k, out):                              # pragma: no cover (compiled)
+    """Algorithm 3 on one user's candidates: writes the indices of the top k into ``out``; returns
+    0, or 1 when the shares cannot fill the list. Each group's queue holds its best k + 1 (a group
+    places at most one candidate per round and rounds stop once k + 1 are placed)."""
+    n = s.size
     n_groups = shares.size
-    size = np.zeros(n_groups, np.int64)
+    m = k + 1
+    size = np.zeros(n_groups, np.int64)                             # |g|
     for i in range(n):
-        size[gs[i]] += 1
-    start = np.zeros(n_groups, np.int64)
-    for g in range(1, n_groups):
-        start[g] = start[g - 1] + size[g - 1]
-    fill = start.copy()
-    queue = np.empty(n, np.int64)                     # each group's candidates, in score order
-    for i in range(n):
-        queue[fill[gs[i]]] = i
-        fill[gs[i]] += 1
-    placed = np.zeros(n_groups, np.int64)            # n_g
-    minimum = np.zeros(n_groups, np.int64)           # m_g
+        size[g[i]] += 1
+    queue = np.empty((n_groups, m), np.int64)
+    for c in range(n_groups):
+        if size[c] > 0:
+            top_m(s, g == c, m, queue[c])
+    placed = np.zeros(n_groups, np.int64)                            # n_g
+    minimum = np.zeros(n_groups, np.int64)                           # m_g
     need = np.zeros(n_groups, np.int64)
     cand = np.empty(n_groups, np.int64)
     width = k + n_groups + 1
     item = np.empty(width, np.int64)
     score = np.empty(width)
     max_index = np.empty(width, np.int64)
-    filled = 0                                       # L
+    filled = 0                                                       # L
     t = 0
     while filled <= k and filled < n:
         t += 1
         n_cand = 0
-        for g in range(n_groups):
-            need[g] = np.int64(np.floor(t * shares[g]))
-            if minimum[g] < need[g] and minimum[g] < size[g]:
-                cand[n_cand] = g
+        for c in range(n_groups):
+            need[c] = np.int64(np.floor(t * shares[c]))
+            if minimum[c] < need[c] and minimum[c] < size[c]:
+                cand[n_cand] = c
                 n_cand += 1
         if n_cand == 0:
             alive = False
-            for g in range(n_groups):
-                if minimum[g] < size[g] and shares[g] > 0:
+            for c in range(n_groups):
+                if minimum[c] < size[c] and shares[c] > 0:
                     alive = True
             if not alive:
                 return 1
@@ -122,14 +121,14 @@ def _detconstsort_one(ss, gs, shares, k, out):                     # pragma: no 
         # the round's candidates by decreasing score; ties keep increasing group code (stable)
         for a in range(1, n_cand):
             j = a
-            while j > 0 and ss[queue[start[cand[j - 1]] + placed[cand[j - 1]]]] < ss[queue[start[cand[j]] + placed[cand[j]]]]:
+            while j > 0 and s[queue[cand[j - 1], placed[cand[j - 1]]]] < s[queue[cand[j], placed[cand[j]]]]:
                 cand[j - 1], cand[j] = cand[j], cand[j - 1]
                 j -= 1
-        for c in range(n_cand):
-            g = cand[c]
-            pos = queue[start[g] + placed[g]]
-            item[filled] = pos
-            score[filled] = ss[pos]
+        for r in range(n_cand):
+            c = cand[r]
+            idx = queue[c, placed[c]]
+            item[filled] = idx
+            score[filled] = s[idx]
             max_index[filled] = t
             at = filled
             while at > 0 and max_index[at - 1] >= at and score[at - 1] < score[at]:
@@ -137,10 +136,10 @@ def _detconstsort_one(ss, gs, shares, k, out):                     # pragma: no 
                 score[at - 1], score[at] = score[at], score[at - 1]
                 max_index[at - 1], max_index[at] = max_index[at], max_index[at - 1]
                 at -= 1
-            placed[g] += 1
+            placed[c] += 1
             filled += 1
-        for g in range(n_groups):
-            minimum[g] = need[g]
+        for c in range(n_groups):
+            minimum[c] = need[c]
     for i in range(k):
         out[i] = item[i]
     return 0
@@ -149,20 +148,16 @@ def _detconstsort_one(ss, gs, shares, k, out):                     # pragma: no 
 @njit(parallel=True, cache=True)
 def _detconstsort_rows(s, g, shares, k):                              # pragma: no cover (compiled)
     n_users = s.shape[0]
-    out = np.empty((n_users, k), np.int64)
+    out = np.full((n_users, k), -1, np.int64)
     status = np.zeros(n_users, np.int64)
     for u in prange(n_users):
-        order = np.argsort(-s[u], kind="mergesort")                   # score order, ties: input order
-        top = np.empty(k, np.int64)
-        status[u] = _detconstsort_one(s[u][order], g[u][order], shares[u], k, top)
-        for i in range(k):
-            out[u, i] = order[top[i]] if status[u] == 0 else -1
+        status[u] = _detconstsort_one(s[u], g[u], shares[u], k, out[u])
     return out, status
 
 
 def _detconstsort(s: np.ndarray, g: np.ndarray, k: int, shares: np.ndarray) -> np.ndarray:
-    """Algorithm 3 for every row (a user's candidates): each row sorted by score (descending,
-    stable), then the rounds of :func:`_detconstsort_one`; compiled, users in parallel."""
+    """Algorithm 3 for every row (a user's candidates), as the reference on the candidates sorted by
+    score (descending, stable): the rounds of :func:`_detconstsort_one`, compiled, users in parallel."""
     out, status = _detconstsort_rows(np.ascontiguousarray(s), np.ascontiguousarray(g),
                                      np.ascontiguousarray(shares, dtype=float), k)
     if status.any():

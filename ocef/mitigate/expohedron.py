@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import orth
 
 from ocef.errors import DataError
-from ocef.mitigate.lottery import Lottery, check_candidates
+from ocef.mitigate.lottery import Lottery, check_candidates, lottery_from_rankings
 from ocef.validation import Integer, Options, Real, Rng, validate_params
 
 __all__ = ["expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face",
@@ -225,8 +225,8 @@ def pareto_curve(gamma, relevance, fairness: str = "meritocratic") -> np.ndarray
     --------
     >>> gamma = 1 / np.log2(np.arange(2, 5))
     >>> pareto_curve(gamma, [0.9, 0.5, 0.1], "demographic").round(4)
-    array([[0.71  , 0.71  , 0.71  ],
-           [0.8155, 0.8155, 0.5   ],
+    array([[0.7103, 0.7103, 0.7103],
+           [0.9206, 0.7103, 0.5   ],
            [1.    , 0.6309, 0.5   ]])
     """
     gamma = np.asarray(gamma, dtype=float)
@@ -374,7 +374,4 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
         point = curve[j - 1] + w * (curve[j] - curve[j - 1])
     coefficients, vertices = caratheodory_decomposition(gamma, point)
     rankings = np.argsort(-vertices.T, axis=1, kind="stable")[:, :k]
-    uniq, inverse = np.unique(rankings, axis=0, return_inverse=True)
-    probs = np.bincount(inverse.ravel(), weights=coefficients, minlength=uniq.shape[0])
-    order = np.argsort(-probs, kind="stable")
-    return Lottery(uniq[order], probs[order] / probs.sum())
+    return lottery_from_rankings(rankings, coefficients)

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment, linprog
 
 from ocef.errors import DataError
-from ocef.mitigate.lottery import Lottery, check_candidates
+from ocef.mitigate.lottery import Lottery, check_candidates, lottery_from_rankings
 from ocef.validation import Integer, Real, Rng, validate_params
 
 __all__ = ["lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias"]
@@ -216,8 +216,5 @@ def lp_rerank(scores, groups, k, *, rng=None, lam=1.0) -> Lottery:
     P, _ = fair_ranking_lp(s, g, k, lam)
     theta, perms = birkhoff_von_neumann(P)
     rankings = np.argsort(perms, axis=1)[:, :k]       # candidate at each position
-    uniq, inverse = np.unique(rankings, axis=0, return_inverse=True)
-    probs = np.bincount(inverse.ravel(), weights=theta, minlength=uniq.shape[0])
-    order = np.argsort(-probs, kind="stable")
-    return Lottery(uniq[order], probs[order] / probs.sum())
+    return lottery_from_rankings(rankings, theta)
 

@@ -36,6 +36,7 @@ from numba import njit, prange
 from scipy.stats import binom
 
 from ocef.errors import ParameterError
+from ocef.mitigate._select import top_m
 from ocef.mitigate.lottery import Lottery, check_candidate_matrix, check_candidates, deterministic
 from ocef.validation import Integer, Real, Rng, validate_params
 
@@ -250,18 +251,10 @@ def _fair_rows(s, prot, k, m):                                              # pr
     n_users, n = s.shape
     out = np.empty((n_users, k), np.int64)
     for u in prange(n_users):
-        order = np.argsort(-s[u], kind="mergesort")                   # score order, ties: input order
-        qp = np.empty(n, np.int64)
-        qn = np.empty(n, np.int64)
-        n_p = 0
-        n_n = 0
-        for i in range(n):
-            if prot[u, order[i]]:
-                qp[n_p] = order[i]
-                n_p += 1
-            else:
-                qn[n_n] = order[i]
-                n_n += 1
+        qp = np.empty(k, np.int64)                                    # each queue's best k, in score
+        qn = np.empty(k, np.int64)                                    # order (ties: input order)
+        n_p = top_m(s[u], prot[u], k, qp)
+        n_n = top_m(s[u], ~prot[u], k, qn)
         ip = 0
         inp = 0
         for i in range(k):

@@ -19,7 +19,7 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.results import Result
 from ocef.validation import check_positive_int
 
-__all__ = ["Lottery", "check_candidates", "check_candidate_matrix", "deterministic"]
+__all__ = ["Lottery", "check_candidates", "check_candidate_matrix", "deterministic", "lottery_from_rankings"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,6 +128,31 @@ def deterministic(ranking) -> Lottery:
     array([[2, 0, 1]])
     """
     return Lottery(np.asarray(ranking, dtype=np.int64)[None, :], np.ones(1))
+
+
+def lottery_from_rankings(rankings, weights) -> Lottery:
+    """The lottery of weighted rankings, cut rankings that coincide merged (weights added), most
+    probable first, weights divided by their sum.
+
+    Parameters
+    ----------
+    rankings : array-like of int, shape (m, k)
+    weights : array-like of float, shape (m,)
+        Non-negative (e.g. Birkhoff–von Neumann or Carathéodory coefficients).
+
+    Returns
+    -------
+    Lottery
+
+    Examples
+    --------
+    >>> lottery_from_rankings([[0, 1], [1, 0], [0, 1]], [0.25, 0.5, 0.25]).probabilities
+    array([0.5, 0.5])
+    """
+    uniq, inverse = np.unique(np.asarray(rankings, dtype=np.int64), axis=0, return_inverse=True)
+    probs = np.bincount(np.ravel(inverse), weights=np.asarray(weights, dtype=float), minlength=uniq.shape[0])
+    order = np.argsort(-probs, kind="stable")
+    return Lottery(uniq[order], probs[order] / probs.sum())
 
 
 def _check_groups(groups, shape) -> np.ndarray:

@@ -23,6 +23,20 @@ A = [0.01, 0.05, 0.1, 0.15]
 GRID = [(k, p, a) for k in (10, 25, 50, 100) for p in P for a in A]
 GRID += [(200, p, a) for p in (0.02, 0.3, 0.5, 0.7, 0.98) for a in (0.01, 0.1, 0.15)]
 GRID += [(400, p, a) for p, a in ((0.5, 0.1), (0.98, 0.15), (0.02, 0.01), (0.3, 0.05), (0.7, 0.01))]
+#: unadjusted m-tables and their fail probabilities only (one reference evaluation each, ~30 s at k=400)
+UNADJUSTED = [(k, p, a) for k in (300, 400) for p, a in ((0.02, 0.01), (0.3, 0.15), (0.5, 0.1), (0.98, 0.05))]
+
+
+def unadjusted(out):
+    """``python make_fair_reference.py --unadjusted out.json``: the rows of :data:`UNADJUSTED`."""
+    warnings.simplefilter("ignore")
+    rows = []
+    for k, p, a in UNADJUSTED:
+        f = R.Fair(k, p, a)
+        m = f.create_unadjusted_mtable()
+        rows.append({"k": k, "p": p, "alpha": a, "mtable": m, "fail_probability": float(f.compute_fail_probability(m))})
+        Path(out).write_text(json.dumps({"source": "fairsearchcore 1.0.4 @a92a3d6 (vendored)", "unadjusted": rows}))
+        print(k, p, a, flush=True)
 
 
 def main(out=HERE / "data" / "fair_reference.json", *ks):
@@ -46,4 +60,7 @@ def main(out=HERE / "data" / "fair_reference.json", *ks):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1:2] == ["--unadjusted"]:
+        unadjusted(*sys.argv[2:])
+    else:
+        main(*sys.argv[1:])
