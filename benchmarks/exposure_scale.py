@@ -5,7 +5,7 @@ One run of this script generates (once, with DuckDB itself) a top-k log in Parqu
 values), ``ug`` (user group, 2 values) — then measures, each in a fresh child process (so that
 each peak RSS is its own):
 
-* ``ocef``: :func:`ocef.exposure.rankings.ranking_statistics` with the default backend (DuckDB):
+* ``ocef``: :func:`ocef.exposure.statistics.ranking_statistics` with the default backend (DuckDB):
   the per-(user group, item group) sums and cross-products of exposure and merit, and the moments
   of precision, nDCG and hit rate per user group, with every input check;
 * ``duckdb``: a hand-written DuckDB query computing the same sufficient statistics (per-user
@@ -84,7 +84,7 @@ def _measure(which: str, path: str, k: int, memory_limit: str, threads: int, tem
     con.execute("SET preserve_insertion_order = false")
     t0 = time.perf_counter()
     if which == "ocef":
-        from ocef.exposure.rankings import ranking_statistics
+        from ocef.exposure.statistics import ranking_statistics
 
         st = ranking_statistics(path, item_group="g", user_group="ug", memory_limit=memory_limit)
         numbers = [st.n_users.tolist(), st.sums.round(6).tolist(),

@@ -5,9 +5,9 @@ Parquet log ``user, item, rank, relevance, g, ug`` that ``--generate USERS`` wri
 distinct within each list, unlike ``benchmarks/exposure_scale.py``'s log, whose hashed items
 repeat within some lists — the expected-exposure metrics refuse such a log):
 
-* ``stats``: :func:`ocef.exposure.rankings.ranking_statistics` (the exposure shares' pass, the
+* ``stats``: :func:`ocef.exposure.statistics.ranking_statistics` (the exposure shares' pass, the
   default of ``ocef exposure``);
-* ``awrf+ndkl``: :func:`ocef.exposure.rank_metrics.ranking_fairness` with ``metrics=["awrf",
+* ``awrf+ndkl``: :func:`ocef.exposure.ranking_metrics.ranking_fairness` with ``metrics=["awrf",
   "ndkl"]`` (a cumulative window per ranking, then one aggregation per user);
 * ``all``: the same with the three expected-exposure metrics (plus a group-by per (user, item),
   a window over the judgments and a full outer join; target from the log's relevance).
@@ -51,11 +51,11 @@ def run(kind, path, memory_limit, threads) -> dict:
     duckdb_cursor().execute(f"SET threads = {threads}")
     t = time.perf_counter()
     if kind == "stats":
-        from ocef.exposure.rankings import ranking_statistics
+        from ocef.exposure.statistics import ranking_statistics
 
         out = ranking_statistics(path, item_group="g", user_group="ug", memory_limit=memory_limit).n_users.tolist()
     else:
-        from ocef.exposure.rank_metrics import ranking_fairness
+        from ocef.exposure.ranking_metrics import ranking_fairness
 
         metrics = ["awrf", "ndkl"] if kind == "awrf+ndkl" else None
         res = ranking_fairness(path, item_group="g", user_group="ug", metrics=metrics, memory_limit=memory_limit)

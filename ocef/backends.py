@@ -34,7 +34,9 @@ from ocef.environments.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.validation import renamed_keywords
 
-__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor"]
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
+           "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
+           "spark_table"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 #: The former name of :data:`BACKENDS` (counting backends were called engines).
@@ -467,7 +469,69 @@ def _check_path(path) -> str:
         raise ParameterError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
+    if p.is_file() and _is_parquet(text):
+        check_parquet_file(p)
     return text
+
+
+def _looks_like(head: bytes) -> str:
+    """What the first bytes of a file look like: ``"CSV"``, ``"gzip"``, ``"JSON"``, ``"text"`` or
+    ``""`` (unknown)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"PK\x03\x04"):
+        return "a ZIP archive"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.lstrip().startswith(("{", "[")):
+        return "JSON"
+    if any(sep in first for sep in (",", "\t", ";")):
+        return "CSV"
+    return "text"
+
+
+def check_parquet_file(path) -> None:
+    r"""Refuse a file named as Parquet that is not one (Parquet files start and end with ``PAR1``),
+    naming what it looks like, instead of DuckDB's or pyarrow's "No magic bytes found".
+
+    Parameters
+    ----------
+    path : str or Path
+        A file whose name says Parquet (``.parquet``, ``.pq``).
+
+    Raises
+    ------
+    ocef.errors.DataError
+        ``"X.parquet is not a Parquet file (it looks like CSV)"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "log.parquet"
+    >>> _ = bad.write_text("user,item,rank\n1,2,1\n")
+    >>> check_parquet_file(bad)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DataError: .../log.parquet is not a Parquet file (it looks like CSV): name it .csv, or write it with DataFrame.to_parquet
+    """
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(size - 4, 0))
+        tail = f.read(4)
+    if head[:4] == b"PAR1" and tail == b"PAR1":
+        return
+    kind = _looks_like(head)
+    if head[:4] == b"PAR1":
+        raise DataError(f"{path} is not a complete Parquet file (no closing PAR1 footer: truncated or still being "
+                        "written)")
+    what = f"it looks like {kind}" if kind else "it does not start with Parquet's PAR1 bytes"
+    hint = ": name it .csv, or write it with DataFrame.to_parquet" if kind == "CSV" else ""
+    raise DataError(f"{path} is not a Parquet file ({what}){hint}")
 
 
 def _is_glob(text: str) -> bool:
@@ -706,12 +770,212 @@ def _hive_partitions(files: Sequence[str]) -> list[dict]:
 # ------------------------------------------------------------------------------------ duckdb
 
 
-def _q(col: str) -> str:
-    return '"' + col.replace('"', '""') + '"'
+def sql_identifier(col: str, dialect: str = "duckdb") -> str:
+    """A column name quoted for SQL: double quotes in DuckDB, backticks in Spark SQL.
+
+    Parameters
+    ----------
+    col : str
+        The column name.
+    dialect : {"duckdb", "spark"}, default "duckdb"
+        The SQL dialect.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sql_identifier('a"b'), sql_identifier("x", "spark")
+    ('"a""b"', '`x`')
+    """
+    return "`" + col.replace("`", "``") + "`" if dialect == "spark" else '"' + col.replace('"', '""') + '"'
 
 
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def sql_literal(v) -> str:
+    """A Python or numpy scalar as an SQL literal (booleans, integers, floats, else a quoted string).
+
+    Parameters
+    ----------
+    v : scalar
+        The value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sql_literal(True), sql_literal(3), sql_literal(0.5), sql_literal("it's")
+    ('TRUE', '3', '0.5', "'it''s'")
+    """
+    import numpy as np
+
+    if isinstance(v, (bool, np.bool_)):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def plain_value(v):
+    """A numpy scalar as the plain Python scalar (strings and Python scalars unchanged).
+
+    Parameters
+    ----------
+    v : scalar
+        The value.
+
+    Returns
+    -------
+    scalar
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type(plain_value(np.int64(3))).__name__, plain_value("a")
+    ('int', 'a')
+    """
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        v = v.item()
+    return v
+
+
+def fetch_rows(con, sql: str) -> list[dict]:
+    """The rows of a DuckDB query as dicts; a DuckDB error becomes a one-line :class:`ocef.errors.DataError`.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        The connection (e.g. :func:`duckdb_cursor`).
+    sql : str
+        The query.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> fetch_rows(duckdb_cursor(), "SELECT 1 AS a, 'x' AS b")
+    [{'a': 1, 'b': 'x'}]
+    """
+    import duckdb
+
+    try:
+        res = con.sql(sql)
+        names = res.columns
+        return [dict(zip(names, r)) for r in res.fetchall()]
+    except duckdb.Error as exc:
+        raise DataError(f"the log cannot be aggregated by DuckDB: {str(exc).splitlines()[0]}") from None
+
+
+def log_frame(source):
+    """A log as a pandas DataFrame: a file (checked, read by DuckDB), a DuckDB relation or query, or the frame.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation or Sql
+        The log.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> log_frame(Sql("SELECT 1 AS user")).columns.tolist()
+    ['user']
+    """
+    if type(source).__module__.startswith("pandas"):
+        return source
+    return _duckdb_relation(_check_path(source) if isinstance(source, (str, os.PathLike)) else source)[0].df()
+
+
+def log_columns(source) -> list:
+    """The columns of a log without reading its rows (a file's header or schema, a frame's columns).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, DataFrame, DuckDB relation, Sql or Spark DataFrame
+        The log.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log_columns(pd.DataFrame({"user": [1], "item": [2]}))
+    ['user', 'item']
+    """
+    if hasattr(source, "columns") and not isinstance(source, (str, os.PathLike)):
+        return list(source.columns)
+    return list(_duckdb_relation(_check_path(source) if isinstance(source, (str, os.PathLike)) else source)[0].columns)
+
+
+def duckdb_table(con, source, name: str) -> tuple[str, list]:
+    """A log as a relation of DuckDB queries on ``con``, and its columns: a file is read in place
+    (``read_parquet``/``read_csv``: never loaded into Python), a DataFrame or relation is registered as ``name``.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        The connection (:func:`duckdb_cursor`).
+    source : str, os.PathLike, DataFrame, DuckDB relation or Sql
+        The log.
+    name : str
+        The view name of an in-memory log.
+
+    Returns
+    -------
+    (str, list of str)
+        The relation's SQL text and its columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> con = duckdb_cursor()
+    >>> duckdb_table(con, pd.DataFrame({"user": [1]}), "_log")
+    ('_log', ['user'])
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(_check_path(source))
+        base = (f"read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)" if _is_parquet(path)
+                else f"read_csv({_lit(path)}, header = true)")
+        return base, list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
+    rel = _duckdb_relation(source)[0]
+    con.register(name, rel)
+    return name, list(rel.columns)
+
+
+def spark_table(source, name: str, spark=None):
+    """A log as the Spark temporary view ``name``: ``(spark, columns)`` (files read by Spark).
+
+    Parameters
+    ----------
+    source : str, os.PathLike, Spark DataFrame or pandas DataFrame
+        The log.
+    name : str
+        The view's name.
+    spark : SparkSession, optional
+        Default: :func:`spark_session`.
+
+    Returns
+    -------
+    (SparkSession, list of str)
+
+    Examples
+    --------
+    >>> spark, cols = spark_table("log.parquet", "_log")           # doctest: +SKIP
+    """
+    return _spark_view(source, name, spark)
+
+
+_q, _lit = sql_identifier, sql_literal              # the DuckDB spelling of a column and of a string
 
 
 _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB database

@@ -50,8 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "find the most unfair combination of user attributes (FairRec, DPSO search)"),
 }
 
-DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
-               "traffic, pairwise fairness, recommender bias metrics and multi-attribute fairness testing.")
+DESCRIPTION = ("Fairness audits of recommender systems: envy-freeness certificates (Do et al. 2022, OCEF), REO "
+               "from random traffic (Dong et al. 2024), pairwise fairness (Beutel et al. 2019), recommender bias "
+               "metrics (holisticai) and multi-attribute fairness testing (Guo et al. 2023, FairRec). How to cite "
+               "them and OCEF: CITATION.cff, or the Cite page of the documentation.")
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -69,6 +71,39 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def unknown_option(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The error line for the first ``--option`` of ``argv`` that the command named in it does not
+    know, with the closest known option ("did you mean"), or ``None`` when all are known. Checked
+    before parsing, so a mistyped option is named even when argparse would first complain that
+    the option it stands for is required.
+
+    Examples
+    --------
+    >>> unknown_option(build_parser(["exposure"]), ["exposure", "--item-grup", "genre"])
+    'ocef exposure: error: unrecognized argument --item-grup; did you mean --item-group?'
+    >>> unknown_option(build_parser(["exposure"]), ["exposure", "--item-group", "genre"]) is None
+    True
+    """
+    import difflib
+
+    command = _command_in(argv)
+    subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if command is None or subs is None or command not in subs.choices:
+        return None
+    sub = subs.choices[command]
+    known = [o for o in sub._option_string_actions if o.startswith("--")]
+    for token in argv[argv.index(command) + 1:]:
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if not name.startswith("--") or name in known or any(o.startswith(name) for o in known):
+            continue                     # a value, a known option or an unambiguous abbreviation
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f"; see ocef {command} --help"
+        return f"ocef {command}: error: unrecognized argument {name}{hint}"
+    return None
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -264,6 +299,9 @@ def keep_interrupts():
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
+    mistyped = unknown_option(parser, argv)
+    if mistyped:                          # before argparse's "X is required" hides the typo
+        parser.exit(2, mistyped + "\n")
     args, unknown = parser.parse_known_args(argv)
     if unknown:                           # named with the command, not as ``ocef: error: ...``
         parser.exit(2, f"ocef {args.command}: error: unrecognized arguments: {' '.join(unknown)}\n")

@@ -71,7 +71,7 @@ class DataError(OcefError, ValueError):
 
     Examples
     --------
-    >>> from ocef.exposure.rankings import read_log
+    >>> from ocef.exposure.logs import read_log
     >>> try:
     ...     read_log([1, 2, 3])
     ... except ValueError as e:

@@ -105,7 +105,7 @@ def check_in_interval(name: str, value, low: float, high: float, *,
 
 def check_delta(delta) -> float:
     """Confidence parameter δ ∈ (0, 1).
-    OCEF's δ (seed 001): the audit's certificate holds with probability at least ``1 − δ``.
+    OCEF's δ (Do et al. 2022): the audit's certificate holds with probability at least ``1 − δ``.
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def check_delta(delta) -> float:
 
 def check_alpha(alpha) -> float:
     """Conservative-exploration parameter α ∈ (0, 1].
-    OCEF's α (seed 001): the share of the baseline's reward the auditor may lose while exploring.
+    OCEF's α (Do et al. 2022): the share of the baseline's reward the auditor may lose while exploring.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def check_alpha(alpha) -> float:
 
 def check_epsilon(epsilon) -> float:
     """Envy tolerance ε ∈ (0, 1].
-    OCEF's ε (seed 001): the envy a user may have and still count as envy-free.
+    OCEF's ε (Do et al. 2022): the envy a user may have and still count as envy-free.
 
     Parameters
     ----------
@@ -880,7 +880,7 @@ class Instance(Constraint):
         return value
 
     def invalid_values(self) -> list:
-        return [3.5, "text"]
+        return [v for v in (3.5, "text") if not isinstance(v, self.types)]
 
 
 class Either(Constraint):
@@ -930,6 +930,38 @@ class Either(Constraint):
                 return True
             return False
         return [v for o in self.options for v in o.invalid_values() if rejected(v)]
+
+
+class OrNone(Constraint):
+    """None, or a value satisfying ``inner`` (whose errors name what is wrong with it).
+
+    Parameters
+    ----------
+    inner : Constraint
+        The constraint of a value that is not None.
+
+    Examples
+    --------
+    >>> k = OrNone(Integer(1))
+    >>> k.check("k", None), k.check("k", 3)
+    (None, 3)
+    >>> k.check("k", 0)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: k must be an integer >= 1, got 0
+    """
+
+    def __init__(self, inner: Constraint):
+        self.inner = inner
+
+    def describe(self) -> str:
+        return f"None or {self.inner.describe()}"
+
+    def check(self, name, value):
+        return None if value is None else self.inner.check(name, value)
+
+    def invalid_values(self) -> list:
+        return [v for v in self.inner.invalid_values() if v is not None]
 
 
 #: Shorthands for the parameters every audit shares (OCEF's α, δ, ε; a confidence level; ...).

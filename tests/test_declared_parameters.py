@@ -13,6 +13,10 @@ import ocef.envy.auditor
 import ocef.envy.exact
 import ocef.envy.live
 import ocef.envy.runner
+import ocef.exposure.audit
+import ocef.exposure.frame
+import ocef.exposure.ranking_metrics
+import ocef.exposure.statistics
 import ocef.fairrec.search
 import ocef.metrics.bias
 import ocef.mitigate.boost
@@ -45,6 +49,9 @@ LOG_R = pd.DataFrame({"Y": np.tile([1, 1, 0, 0], N // 4), "S": np.tile([0, 1], N
 PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
                       "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
                       "score_jp": RNG.normal(size=40)})
+RLOG = pd.DataFrame({"user": np.repeat(np.arange(4), 2), "item": np.arange(8), "rank": np.tile([1, 2], 4),
+                     "relevance": np.tile([1.0, 0.0], 4), "g": list("abbaabab")})
+MOMENTS = {"n": 4, "sum": 2.0, "sum_sq": 1.5}
 CONFIGS = pd.DataFrame({"instance": [1], "alpha": [0.1], "delta": [0.05], "epsilon": [0.05]})
 
 
@@ -126,6 +133,24 @@ VALID = {
         item_group="g", k=2, rng=0)),
     "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
         estimates=[0.01], ses=[0.01], df=10)),
+    "ocef.exposure.audit.exposure_fairness": (ocef.exposure.audit.exposure_fairness, lambda: dict(
+        rankings=RLOG, item_group="g")),
+    "ocef.exposure.statistics.ranking_statistics": (ocef.exposure.statistics.ranking_statistics, lambda: dict(
+        source=RLOG, item_group="g")),
+    "ocef.exposure.ranking_metrics.ranking_fairness": (ocef.exposure.ranking_metrics.ranking_fairness, lambda: dict(
+        source=RLOG, item_group="g", metrics=["awrf", "ndkl"])),
+    "ocef.exposure.ranking_metrics.per_user_fairness": (ocef.exposure.ranking_metrics.per_user_fairness,
+                                                        lambda: dict(source=RLOG, item_group="g", metrics=["ndkl"])),
+    "ocef.exposure.frame.mean_interval": (ocef.exposure.frame.mean_interval, lambda: dict(
+        n=4, total=2.0, total_sq=1.5)),
+    "ocef.exposure.frame.compare_means": (ocef.exposure.frame.compare_means, lambda: dict(a=MOMENTS, b=MOMENTS)),
+    "ocef.exposure.frame.hall_interval": (ocef.exposure.frame.hall_interval, lambda: dict(
+        n=4, total=2.0, total_sq=1.5, total_cu=1.25)),
+    "ocef.exposure.frame.metric_frame": (ocef.exposure.frame.metric_frame, lambda: dict(
+        data=pd.DataFrame({"user": range(4), "m": [0.1, 0.4, 0.2, 0.5], "s": list("aabb")}), metrics="m", by="s")),
+    "ocef.exposure.frame.metric_frame_from_moments": (ocef.exposure.frame.metric_frame_from_moments, lambda: dict(
+        table=pd.DataFrame({"s": ["a", "b"], "metric": "m", "n": [3, 3], "sum": [1.0, 2.0], "sum_sq": [0.5, 1.5],
+                            "min": 0.0, "max": 1.0}), by=["s"])),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

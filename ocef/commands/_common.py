@@ -12,6 +12,29 @@ def print_json(payload) -> None:
     sys.stdout.write(dumps(payload) + "\n")
 
 
+def console_width() -> int:
+    """The width console output fits: the terminal's columns (``$COLUMNS`` or the terminal's size;
+    80 when output goes to a file or pipe), at least 60 and at most 120.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"COLUMNS": "80"}):
+    ...     console_width()
+    80
+    """
+    import shutil
+
+    return min(max(shutil.get_terminal_size((80, 24)).columns, 60), 120)
+
+
+#: The unit and sign of the ``cost`` column of the envy-freeness audits' console tables.
+COST_NOTE = ("cost: expected reward lost per user of the group over the audit (eq. 10 of Do et al. 2022; rewards "
+             "in [0, 1], summed over its steps): > 0 the exploration cost the group reward, < 0 it found better "
+             "recommendations (envy); duration in steps (rounds of recommendations per user)")
+
+
 def format_table(columns, digits: int = 4) -> str:
     """A small table as text, like ``DataFrame.to_string(index=False)`` with floats to ``digits``
     significant digits, from a dict of equal-length columns (no pandas import)."""
@@ -30,15 +53,17 @@ class ConsoleTable:
 
     ``mark(reason)`` returns `` [i]`` for a reason (numbered on first sight, ``""`` for none);
     ``rows(rows, header, widths)`` lays out rows, the first column left-aligned and cut to its
-    width, the others right-aligned; ``notes(width)`` lists the reasons at the end.
+    width, the others right-aligned; ``widths`` are maxima: each column takes only what its
+    cells need, and the first column shrinks further (down to 10) until a line fits
+    :func:`console_width`. ``notes(width)`` lists the reasons at the end, wrapped to it.
 
     Examples
     --------
     >>> t = ConsoleTable()
     >>> for line in t.rows([("a", "1" + t.mark("too few"))], ["name", "value"], [6, 8]) + t.notes():
     ...     print(line)
-      name     value
-      a     1 [1]
+      name   value
+      a      1 [1]
     <BLANKLINE>
     notes
       [1] too few
@@ -55,15 +80,23 @@ class ConsoleTable:
 
     @staticmethod
     def rows(rows, header, widths) -> list[str]:
+        rows = [tuple(r) for r in rows]
+        need = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+        widths = [min(w, n + (1 if i == 0 else 2)) for i, (w, n) in enumerate(zip(widths, need))]
+        over = 2 + sum(widths) - console_width()
+        if over > 0:
+            widths[0] = max(10, widths[0] - over)
+
         def line(cells) -> str:
             return "  " + "".join(str(c).rjust(w) if i else str(c)[:w - 1].ljust(w)
                                   for i, (c, w) in enumerate(zip(cells, widths)))
 
         return [line(header)] + [line(row) for row in rows]
 
-    def notes(self, width: int = 98) -> list[str]:
+    def notes(self, width: int | None = None) -> list[str]:
         import textwrap
 
+        width = console_width() if width is None else width
         if not self._notes:
             return []
         out = ["", "notes"]

@@ -1,9 +1,9 @@
 """``ocef exposure``: position-aware exposure fairness of a top-k log, with intervals.
 
 ``ocef exposure --rankings LOG --item-group COL [--user-group COL] [--browsing geometric|dcg|cascade]
-[--patience P] [--stop U] [--target equal|merit] [--k K] [--backend auto|duckdb|pandas|spark]
+[--patience P] [--stop U] [--target catalogue|equal|merit] [--k K] [--backend auto|duckdb|pandas|spark]
 [--confidence C] [--ranking-metrics awrf ndkl ee_disparity ee_relevance ee_difference]
-[--judgments FILE] [--json]``
+[--ndkl-target GROUP=P ...] [--judgments FILE] [--json]``
 
 LOG: a CSV or Parquet file, a folder or a glob of Parquet files, one row per (user, ranked item):
 ``user, item, rank`` [, ``relevance``, ``sample``, ``n_relevant``] (docs/formats/rankings.md);
@@ -12,15 +12,16 @@ columns ``item, COL`` / ``user, COL``). The log is reduced to sufficient statist
 backend (DuckDB for files); only a few numbers reach Python.
 
 JSON (``--json``): ``{"overall": [{n_users, n_rows, n_item_groups, n_user_groups, k, browsing,
-patience, target, total_variation, total_variation_reason}], "groups": [{user_group, item_group, n_users, statistic
+patience, target, target_meaning, total_variation, total_variation_reason}], "groups": [{user_group, item_group, n_users, statistic
 (share|difference|ratio), target, estimate, ci_low, ci_high, confidence, p_value, p_adjusted,
 significant, reason}], "pairs": [{user_group, reference, item_group, statistic, estimate, ci_low,
 ci_high, p_value, reason, p_adjusted, significant}], "users": {"overall", "groups", "pairs"} or null,
 browsing, patience, target, confidence}``; with ``--ranking-metrics`` also ``"ranking": {"overall",
 "groups", "pairs", "moments", "metrics", "reference", "target_source", ...}`` (per-user AWRF, NDKL,
 expected exposure: means over users with Hall's intervals, user groups compared with Welch's test,
-Holm-adjusted; :func:`ocef.exposure.rank_metrics.ranking_fairness`). The ranking metrics are a
-second pass over the log, so they are computed only when asked for.
+Holm-adjusted; :func:`ocef.exposure.ranking_fairness`). The ranking metrics are a
+second pass over the log, so they are computed only when asked for. One library call:
+:func:`ocef.exposure.exposure_fairness`, whose declarations check every value.
 """
 from __future__ import annotations
 
@@ -29,16 +30,18 @@ from pathlib import Path
 
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
-#: a light copy of ocef.exposure.rank_metrics.RANKING_METRICS (tested equal)
+#: light copies of ocef.exposure.user_metrics.RANKING_METRICS and ocef.exposure.shares.TARGETS (tested
+#: equal): the parser is built without importing numpy
 RANKING_METRICS = ("awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference")
+TARGETS = ("catalogue", "equal", "merit")
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "exposure",
         help="position-aware exposure fairness of a top-k log (item and user groups) with intervals",
-        description="Exposure shares of item groups under a browsing model, their disparity to an equal or "
-                    "merit-proportional target, and per-user metrics (precision, recall, nDCG, hit rate) by "
+        description="Exposure shares of item groups under a browsing model, their disparity to a "
+                    "catalogue-proportional (default), equal or merit-proportional target, and per-user metrics (precision, recall, nDCG, hit rate) by "
                     "user group, with intervals clustered by user and Holm-adjusted tests. Reads a top-k log "
                     "(user, item, rank [, relevance, sample, n_relevant]) of any size with DuckDB, pandas or Spark.",
     )
@@ -58,8 +61,10 @@ def register(sub) -> None:
                    help="probability of looking at the next position, geometric and cascade (default: 0.5)")
     p.add_argument("--stop", type=float, default=0.5,
                    help="cascade: probability of stopping after a relevant item (default: 0.5)")
-    p.add_argument("--target", choices=("equal", "merit"), default="equal",
-                   help="target exposure shares: equal (1/G) or merit (share of relevance; needs relevance)")
+    p.add_argument("--target", choices=TARGETS, default="catalogue",
+                   help="target exposure shares: catalogue (each group's share of the items, of --item-groups "
+                        "or else of the log: equal exposure per item), equal (1/G per group whatever its size) "
+                        "or merit (share of relevance; needs relevance) (default: catalogue)")
     p.add_argument("--k", type=int, default=None, help="list length for precision (default: the largest rank)")
     p.add_argument("--reference", default=None, metavar="GROUP",
                    help="reference user group (default: the largest)")
@@ -70,6 +75,9 @@ def register(sub) -> None:
     p.add_argument("--ranking-metrics", nargs="+", choices=RANKING_METRICS, default=None, metavar="METRIC",
                    help="per-user ranking metrics, means over users with intervals by user group: "
                         f"{', '.join(RANKING_METRICS)} (a second pass over the log; default: none)")
+    p.add_argument("--ndkl-target", nargs="+", default=None, metavar="GROUP=P",
+                   help="NDKL's desired distribution, e.g. the population's: pop=0.3 niche=0.7 (with "
+                        "--ranking-metrics ndkl; default: each ranking's own group distribution)")
     p.add_argument("--judgments", type=Path, default=None, metavar="FILE",
                    help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
                         "the target of expected exposure (default: the log's relevance of the items shown)")
@@ -82,9 +90,27 @@ def _side(path):
         return None
     import pandas as pd
 
-    from ocef.exposure.rankings import read_log
+    from ocef.exposure.logs import read_log
 
     return read_log(str(path)) if isinstance(path, Path) else pd.DataFrame(path)
+
+
+def _distribution(pairs):
+    """``["a=0.3", "b=0.7"]`` -> ``{"a": 0.3, "b": 0.7}`` (the values are checked by the library)."""
+    if pairs is None:
+        return None
+    from ocef.errors import ParameterError
+
+    out = {}
+    for pair in pairs:
+        group, sep, value = pair.rpartition("=")
+        try:
+            out[group] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not group:
+            raise ParameterError(f"--ndkl-target takes GROUP=PROPORTION pairs, got {pair!r}")
+    return out
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -98,14 +124,14 @@ def _run(args: argparse.Namespace) -> int:
         if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
             data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
         return format_table(data)
-    from ocef.exposure.rank_exposure import exposure_fairness
+    from ocef.exposure import exposure_fairness
 
-    reference = args.reference
     result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,
                                item_groups=_side(args.item_groups), user_groups=_side(args.user_groups),
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
-                               k=args.k, reference=reference, confidence=args.confidence, backend=args.backend,
-                               ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments))
+                               k=args.k, reference=args.reference, confidence=args.confidence, backend=args.backend,
+                               ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments),
+                               ndkl_desired=_distribution(args.ndkl_target))
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -114,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
           f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
           + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
           "(no interval: a plug-in summary; the group differences below carry the intervals and tests)")
+    print(f"target {result.target}: {o['target_meaning']}")
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]

@@ -1,4 +1,4 @@
-"""``ocef fairrec``: multi-attribute fairness testing of a recommender (seed 002, FairRec).
+"""``ocef fairrec``: multi-attribute fairness testing of a recommender (Guo et al. 2023, FairRec).
 
 ``ocef fairrec --dataset movielens [--data-dir DIR] --model logmf|fm`` trains the model on the
 leave-last-out split and tests it through black-box queries; ``ocef fairrec --user-metrics M.csv``
@@ -40,7 +40,7 @@ def register(sub) -> None:
         "fairrec", help="find the most unfair combination of user attributes (FairRec, DPSO search)",
         description="Search the multi-attribute user groups (e.g. gender x age x occupation) for the "
                     "largest gap of a recommendation metric between two groups, UF of eq. (1), with "
-                    "FairRec's double-ended discrete PSO (Alg. 1-3) or a baseline (seed 002).")
+                    "FairRec's double-ended discrete PSO (Alg. 1-3) or a baseline (Guo et al. 2023).")
     src = p.add_argument_group("input (a data set and a model, or a table of per-user metrics)")
     src.add_argument("--dataset", choices=("movielens",), default=None,
                      help="train a model on this data set's leave-last-out split and test it")

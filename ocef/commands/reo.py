@@ -67,7 +67,7 @@ def register(sub) -> None:
         "reo", help="estimate REO utilities, relative utilities and the penalty with intervals",
         description="Estimate U_k = Q_k/P_k, delta_U_k and the REO penalty std(U)/mean(U) from a "
                     "default-traffic log and a random-traffic log, with delta-method or bootstrap "
-                    "intervals (seed 000), from per-group counts computed by DuckDB, pandas or Spark.")
+                    "intervals (Dong et al. 2024), from per-group counts computed by DuckDB, pandas or Spark.")
     src = p.add_argument_group("input (either both logs or a data set)")
     src.add_argument("--default", type=Path,
                      help="default-traffic log (CSV, Parquet, or a directory/glob of Parquet files)")
@@ -80,10 +80,10 @@ def register(sub) -> None:
     p.add_argument("--interval", choices=INTERVALS, default="delta-full",
                    help="delta-full (delta method with the full multinomial covariance, default), delta "
                         "(Algorithm 1 as printed, diagonal Gamma) or a bootstrap interval")
-    p.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     mon = p.add_argument_group("monitoring")
     mon.add_argument("--by", default=None, metavar="COLUMN",
-                     help="one estimate per value of this column, e.g. --by day (Fig. 6 of the seed)")
+                     help="one estimate per value of this column, e.g. --by day (Fig. 6 of Dong et al. 2024)")
     mon.add_argument("--fail-above", type=float, default=None, metavar="T",
                      help=f"exit with status {EXIT_ABOVE} when the penalty (of any --by value) is significantly "
                           "above T: the lower end of its interval exceeds T (e.g. 0.111, the 80%% rule for K=2)")
@@ -102,7 +102,7 @@ def register(sub) -> None:
     q = sub.add_parser(
         "reo-ab", help="compare REO metrics of a treatment and a control arm (A/B test)",
         description="D_k = delta_U_k^T - delta_U_k^C and D_REO = penalty^T - penalty^C with intervals "
-                    "and p-values; the arms share one random-traffic log (seed 000, Alg. 2-4).")
+                    "and p-values; the arms share one random-traffic log (Dong et al. 2024, Alg. 2-4).")
     q.add_argument("--control", type=Path, required=True, help="control default-traffic log (file, directory or glob)")
     q.add_argument("--treatment", type=Path, required=True, help="treatment default-traffic log")
     q.add_argument("--random", type=Path, required=True, help="shared random-traffic log")
@@ -115,7 +115,7 @@ def register(sub) -> None:
     q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default=None,
                    help=argparse.SUPPRESS)   # former spelling: --method bootstrap [--interval standard|...]
     q.add_argument("--folds", type=int, default=10, help="partition folds per arm (default: 10)")
-    q.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    q.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     q.set_defaults(func=_run_ab)
 
 

@@ -1,4 +1,4 @@
-"""Envy-freeness certificates from a conservative bandit auditor (seed 001, Do et al., AAAI 2022).
+"""Envy-freeness certificates from a conservative bandit auditor (Do et al. 2022, AAAI 2022).
 
 The audit of the OCEF paper, one subpackage:
 

@@ -1,4 +1,4 @@
-"""Exact envy measures (seed 001: Def. 3.1, eq. (3), (5), (6), Sec. 6).
+"""Exact envy measures (Do et al. 2022: Def. 3.1, eq. (3), (5), (6), Sec. 6).
 
 Everything derives from the utility matrix U[m, n] = u^m(π^n) (eq. (1)):
 

@@ -614,6 +614,25 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class _Server(ThreadingHTTPServer):
+    """The service's server: a client that disconnects mid-answer (an interrupted ``ocef
+    audit-live``, a closed browser tab) is routine, not an error, and prints no traceback."""
+
+    daemon_threads = True
+    quiet = True
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):      # broken pipe, reset, aborted
+            if not self.quiet:
+                print(f"client {client_address[0]}:{client_address[1]} disconnected ({type(exc).__name__})",
+                      file=sys.stderr)
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
     """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (the loopback address only).
 
@@ -657,8 +676,8 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
     >>> client.close(); server.shutdown(); server.server_close()
     """
     handler = type("ServiceHandler", (_Handler,), {"service": service, "quiet": quiet})
-    server = ThreadingHTTPServer((LOOPBACK, int(port)), handler)
-    server.daemon_threads = True
+    server = _Server((LOOPBACK, int(port)), handler)
+    server.quiet = quiet
     return server
 
 

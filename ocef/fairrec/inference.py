@@ -1,4 +1,4 @@
-"""Selection-adjusted inference for the unfairness UF found by a search (seed 002, eq. 1).
+"""Selection-adjusted inference for the unfairness UF found by a search (Guo et al. 2023, eq. 1).
 
 UF is ``max − min`` of group values over the groups a search evaluated; the search picks the two
 extremes among many noisy group means, so UF is biased upwards (under no unfairness at all,

@@ -1,4 +1,4 @@
-"""MovieLens → split → fitted model → group oracle: the testing set-up of seed 002, Sec. 4.1."""
+"""MovieLens → split → fitted model → group oracle: the testing set-up of Guo et al. 2023, Sec. 4.1."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""Search for the most advantaged and disadvantaged multi-attribute groups (seed 002, Sec. 3.3).
+"""Search for the most advantaged and disadvantaged multi-attribute groups (Guo et al. 2023, Sec. 3.3).
 
 A :class:`GroupOracle` evaluates a group (a position: one integer code per sensitive attribute)
 by querying a black box for that group's users only, caches every evaluation (the InfoBase of

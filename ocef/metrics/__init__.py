@@ -1,4 +1,4 @@
-"""Recommender bias metrics of seed 004 (outcome, opportunity and item-exposure metrics), from
+"""Recommender bias metrics of holisticai (outcome, opportunity and item-exposure metrics), from
 score matrices and from top-k logs (:mod:`ocef.metrics.from_log`). Position-aware exposure fairness
 of top-k logs is its own audit, :mod:`ocef.exposure`.
 
@@ -11,7 +11,7 @@ from ocef._lazy import lazy_exports
 
 #: where each public name lives; modules are imported on first use (PEP 562), so that
 #: ``ocef exposure`` on a log loads only the log reduction, not pandas' and scipy's bootstrap
-#: machinery of seed 004 (about 80 MB of peak memory at 10^8 rows).
+#: machinery of holisticai (about 80 MB of peak memory at 10^8 rows).
 _HOME = {
     'from_log': ('seed004_from_log',),
     'bias': ('RecommenderBiasResult', 'bootstrap_interval', 'bootstrap_weights', 'recommender_bias'),

@@ -1,4 +1,4 @@
-"""Seed 004's recommender bias metrics for any number of groups: sample values, population
+"""holisticai's recommender bias metrics for any number of groups: sample values, population
 estimates, intervals that cover, and comparisons with the reference that control errors.
 
 :func:`recommender_bias` computes, from one score matrix (and optionally a truth matrix):
@@ -18,7 +18,7 @@ the same code gives the sample values (weights 1) and ``n_resamples`` bootstrap 
 (weights = multiplicities of a resample, users resampled within each group) in a few matrix
 products.
 
-Each row carries ``value`` (the seed's sample statistic, holisticai-equal), ``estimate`` (an
+Each row carries ``value`` (holisticai's sample statistic, holisticai-equal), ``estimate`` (an
 estimate of the population quantity), ``ci_low``/``ci_high`` (an interval around ``estimate``),
 and for pairs ``p_value``/``p_adjusted``/``significant``. With ``interval="auto"`` (default) the
 method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 items, top-10,
@@ -40,7 +40,7 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
 - ``"basic-smoothed"`` (EKL): the plug-in is +inf whenever the reference sample misses an item
   the group is shown (53% of samples at 30 users, 40 items). The estimate uses the counts plus ½
   per item in both groups (Krichevsky-Trofimov smoothing), bias-corrected by the bootstrap
-  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays the seed's
+  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays holisticai's
   plug-in (possibly +inf, with ``reason``). Its p-value is the ETV test's (same null hypothesis:
   equal exposure distributions).
 - ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
@@ -121,11 +121,11 @@ GINI_NO_INTERVAL = ("no valid interval: the bootstrap interval of the Gini index
 
 @dataclass(frozen=True)
 class RecommenderBiasResult(Result):
-    """Seed 004's bias metrics of one recommender for any number of user groups, with intervals.
+    """holisticai's bias metrics of one recommender for any number of user groups, with intervals.
 
     Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
     group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
-    (pairs), ``n_users``, ``metric``, ``value`` (the seed's sample statistic, holisticai's number),
+    (pairs), ``n_users``, ``metric``, ``value`` (holisticai's sample statistic, holisticai's number),
     ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
     ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
     ``significant`` (pairs; Holm over the pairs, per metric), ``reason`` (why something is null or
@@ -565,7 +565,7 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
         estimate = np.maximum(kl - bias, 0.0)
         low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
         reason[:] = (f"estimate and interval from the exposure counts plus {KL_SMOOTHING:g} per item "
-                     "(value: the seed's plug-in, without smoothing)")
+                     "(value: holisticai's plug-in, without smoothing)")
         sparse = point_extra["per_item"] < MIN_EXPOSURES_PER_ITEM
         estimate, low, high = (np.where(sparse, np.nan, x) for x in (estimate, low, high))
         for j in np.flatnonzero(sparse):
@@ -632,7 +632,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,
                      gini_convention: str = "holisticai", rng=None) -> RecommenderBiasResult:
-    """Seed 004's bias metrics of a recommender for any number of groups, with population
+    """holisticai's bias metrics of a recommender for any number of groups, with population
     estimates, intervals that cover and multiplicity-adjusted comparisons with a reference.
 
     Parameters

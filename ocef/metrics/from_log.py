@@ -1,29 +1,28 @@
-"""Seed 004's recommender bias metrics computed from a top-k log instead of a score matrix.
+"""holisticai's recommender bias metrics computed from a top-k log instead of a score matrix.
 
 :func:`seed004_from_log` reduces the log (docs/formats/rankings.md) where it lives (DuckDB, pandas or
-Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need. Moved here from the
-exposure audit's log module (:mod:`ocef.exposure.rankings`), whose SQL helpers it shares.
+Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need; its SQL helpers are
+the public ones of :mod:`ocef.backends` (shared with the exposure audit).
 """
 from __future__ import annotations
 
 import math
 import numbers
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.exposure.rankings import _duck_rows, _lit, _plain, _q, _resolve_backend
+from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
 __all__ = ["seed004_from_log", "seed004_sql", "SEED004_LOG_REASONS", "SEED004_LOG_NO_INTERVAL"]
 
-# ------------------------------------------------------------------ seed 004 from the log
+# ------------------------------------------------------------------ holisticai's bias metrics from the log
 
-#: Why a top-k log cannot give a seed 004 value that the score matrix gives (the ``*_reason`` fields).
+#: Why a top-k log cannot give a holisticai value that the score matrix gives (the ``*_reason`` fields).
 SEED004_LOG_REASONS = {
     "no_score": "undefined: the log has no score column {col!r}; MAD is the difference of the groups' mean "
                 "scores of the shown items",
@@ -124,7 +123,7 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
     >>> "sum(_ss) AS s_sum" in groups and "GROUP BY _ug, _i" in items and "lag(_i)" in dups
     True
     """
-    q = lambda c: _q(c, dialect)  # noqa: E731
+    q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     one, zero = "CAST(1 AS DOUBLE)", "CAST(0 AS DOUBLE)"
     has_s, has_ug = "score" in cols, "user_group" in cols
     has_y = relevant or "relevance" in cols
@@ -244,38 +243,28 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
     """Run :func:`seed004_sql`'s two queries with ``backend`` (or their pandas twin): ``(groups,
     items, cols)``. ``cols_of(have)`` maps the log's columns to the roles. A file read by DuckDB
     or Spark does not import pandas (about 70 MB of memory)."""
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
+    from ocef.backends import duckdb_cursor, duckdb_table, log_frame, spark_table
 
-    is_frame = type(source).__module__.startswith("pandas")     # a pandas DataFrame (checked by the caller)
     side = None if relevant_items is None else _relevant_tables(relevant_items, user, item, relevance)
     if backend == "pandas":
-        frame = source if is_frame else _duckdb_relation(_check_path(source))[0].df()
+        frame = log_frame(source)
         cols = cols_of(frame.columns)
         groups, items = _seed004_pandas(frame, cols, *(side or (None, None)))
         _check_seed004_groups(groups, cols)
         return groups, items, cols
     if backend == "duckdb":
         con = duckdb_cursor()
-        if is_frame:
-            con.register("_ocef_s004_log", source)
-            base, have = "_ocef_s004_log", list(source.columns)
-        else:
-            path = os.fspath(_check_path(source))
-            base = (f"read_parquet({_lit(os.path.join(path, '**', '*.parquet') if os.path.isdir(path) else path)}, "
-                    f"hive_partitioning = true)" if _is_parquet(path) else f"read_csv({_lit(path)}, header = true)")
-            have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
+        base, have = duckdb_table(con, source, "_ocef_s004_log")
         if side is not None:
             con.register("_ocef_rel_pairs", side[0])
             con.register("_ocef_rel_n", side[1])
-        run = lambda sql: _duck_rows(con, sql)  # noqa: E731
+        run = lambda sql: fetch_rows(con, sql)  # noqa: E731
         run_arrays = lambda sql: _duck_arrays(con, sql)  # noqa: E731
         dialect = "duckdb"
         if memory_limit is not None:
-            con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
+            con.execute(f"SET memory_limit = {sql_literal(str(memory_limit))}")
     else:
-        from ocef.backends import _spark_view
-
-        spark, have = _spark_view(source, "_ocef_s004_log", spark)
+        spark, have = spark_table(source, "_ocef_s004_log", spark)
         base = "_ocef_s004_log"
         if side is not None:
             spark.createDataFrame(side[0]).createOrReplaceTempView("_ocef_rel_pairs")
@@ -300,7 +289,7 @@ def _seed004_rows(source, backend: str, cols_of, *, relevant_items, user: str, i
 
 
 def _duck_arrays(con, sql) -> dict:
-    """A DuckDB query's columns as numpy arrays (errors as :func:`_duck_rows`)."""
+    """A DuckDB query's columns as numpy arrays (errors as :func:`fetch_rows`)."""
     import duckdb
 
     try:
@@ -320,7 +309,7 @@ def _check_seed004_groups(groups: list[dict], cols: dict, dup: int | None = None
     if tot("null_item"):
         raise DataError(f"the log: column {cols['item']!r} has {tot('null_item')} missing value(s)")
     if tot("dup") if dup is None else dup:
-        raise DataError("the log lists an item twice for a user (seed 004's exposure is 0/1 per user and item)")
+        raise DataError("the log lists an item twice for a user (holisticai's exposure is 0/1 per user and item)")
     if "user_group" in cols:
         if tot("bad_ug"):
             raise DataError(f"the log: {tot('bad_ug')} user(s) have several or missing values of "
@@ -354,10 +343,10 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
     return None
 
 
-#: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
+#: Why :func:`seed004_from_log` prints no interval: it gives holisticai's sample statistics (the
 #: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
-SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
-                           "recommender_bias on the score matrix (bootstrap over users), audit_exposure's "
+SEED004_LOG_NO_INTERVAL = ("no valid interval: holisticai's plug-in values from the log; for intervals use "
+                           "recommender_bias on the score matrix (bootstrap over users), exposure_fairness's "
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
@@ -366,7 +355,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
                      relevant_items=None, normalize: bool = False, score_bounds=None,
                      convention: str = "holisticai", backend: str = "auto", spark=None,
                      memory_limit: str | None = None):
-    """Every seed 004 metric computed from a top-k log instead of a score matrix.
+    """Every holisticai's bias metrics metric computed from a top-k log instead of a score matrix.
 
     The backend reduces the log to a few numbers: the exposure count of each item (and per user
     group), and per user group the number of users, ARP's sum over users, the sum and count of the
@@ -376,11 +365,11 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     * item metrics (all users): aggregate diversity, the Gini index, the entropy of the exposure
       distribution (EDE) and the average recommendation popularity (ARP);
     * for each ordered pair ``(a, b)`` of values of ``user_group``, a relative to b as holisticai
-      (the seed writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
+      (holisticai's documentation writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
       MAD = mean score of a's shown items − that of b's (:func:`ocef.metrics.recommender.mad_score`),
       and the ratios a / b of the average over users of precision ``tp / n_shown``, recall
       ``tp / n_relevant`` (0 when ``n_relevant = 0``) and F1 ``2 tp / (n_shown + n_relevant)``,
-      ``tp`` the user's shown items with relevance > 0 (seed 004's APR, recall ratio and AFR).
+      ``tp`` the user's shown items with relevance > 0 (holisticai's APR, recall ratio and AFR).
 
     A value the log cannot give is ``None`` with a ``<metric>_reason`` saying why
     (:data:`SEED004_LOG_REASONS`): MAD without a score column, or with ``normalize=True`` and no
@@ -436,7 +425,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
         "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
         the last five a ``<name>_reason``, None when the value is finite); ``reason``: these are
-        seed 004's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
+        holisticai's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
         intervals are).
 
     Raises
@@ -473,7 +462,10 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
     rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
-    backend = _resolve_backend(backend, source)
+    backend = resolve_backend(backend, source)
+    if source_kind(source) not in ("file", "pandas", "spark"):
+        raise DataError(f"a top-k log must be a file path, a pandas DataFrame or a Spark DataFrame, got "
+                        f"{source_kind(source)}")
     groups, items, cols = _seed004_rows(
         source, backend,
         lambda have: _seed004_names(user, item, user_group, score, relevance, n_relevant, have, relevant_items),
@@ -484,7 +476,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     has_y, has_nr = relevant or "relevance" in cols, relevant or "n_relevant" in cols
     ids = np.asarray(items["_i"])
     if not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= n_items:
-        raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the seed 004 metrics")
+        raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the holisticai metrics")
     if has_s and score_bounds is not None:
         s_min = min(float(r["s_min"]) for r in groups if r.get("s_min") is not None)
         s_max = max(float(r["s_max"]) for r in groups if r.get("s_max") is not None)
@@ -513,8 +505,8 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         for key, name in (("avg_recall_ratio", "recall"), ("avg_f1_ratio", "F1")):
             reasons[key] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=name, col=n_relevant)
     per_group = {}
-    for r in sorted(groups, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
-        g, n = _plain(r["_ug"]), float(r["n_users"])
+    for r in sorted(groups, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
+        g, n = plain_value(r["_ug"]), float(r["n_users"])
         sel = np.asarray(ugs == g, dtype=bool)
         vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
         with np.errstate(invalid="ignore", divide="ignore"):

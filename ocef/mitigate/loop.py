@@ -8,15 +8,15 @@ reduced to per-user vectors whose moments give, for every statistic, the estimat
 and under the baseline and their **paired** difference with an interval (:mod:`ocef.mitigate.paired`):
 
 - provider side: the exposure share of each item group (geometric or DCG browsing,
-  :func:`ocef.exposure.rank_exposure.position_weights`, pooled over users as
-  :func:`ocef.exposure.rank_exposure.exposure_shares`), its total variation from the target
-  (:func:`ocef.exposure.rank_exposure.share_disparity`: the *disparity* of the front), the
+  :func:`ocef.exposure.formulas.position_weights`, pooled over users as
+  :func:`ocef.exposure.formulas.exposure_shares`), its total variation from the target
+  (:func:`ocef.exposure.formulas.share_disparity`: the *disparity* of the front), the
   exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
-  AWRF (TREC 2022 attention, :func:`ocef.exposure.rank_exposure.awrf`) and NDKL
-  (:func:`ocef.exposure.rank_exposure.ndkl`), both against equal group shares;
+  AWRF (TREC 2022 attention, :func:`ocef.exposure.formulas.awrf`) and NDKL
+  (:func:`ocef.exposure.formulas.ndkl`), both against equal group shares;
 - utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
   split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
-  :mod:`ocef.exposure.rankings`), over the users with at least one held-out relevant item, and the
+  :mod:`ocef.exposure.user_metrics`), over the users with at least one held-out relevant item, and the
   exposure-weighted mean model score (``expected_score``), which needs no labels.
 
 Every difference row is one test of one family: all statistics × item groups × user groups × grid
@@ -58,10 +58,10 @@ _ALL = "(all)"
 # ------------------------------------------------------------------ per-user values of one arm
 
 def _awrf_rows(codes: np.ndarray, G: int, target: np.ndarray) -> np.ndarray:
-    """AWRF of each ranking (rows of group codes), vectorized :func:`ocef.exposure.rank_exposure.awrf`."""
+    """AWRF of each ranking (rows of group codes), vectorized :func:`ocef.exposure.formulas.awrf`."""
     from scipy.spatial.distance import jensenshannon
 
-    from ocef.exposure.rank_exposure import attention_weights_trec
+    from ocef.exposure.formulas import attention_weights_trec
 
     w = attention_weights_trec(codes.shape[1])
     onehot = codes[..., None] == np.arange(G)
@@ -71,7 +71,7 @@ def _awrf_rows(codes: np.ndarray, G: int, target: np.ndarray) -> np.ndarray:
 
 def _ndkl_rows(codes: np.ndarray, G: int, desired: np.ndarray, eps: float = 1e-7) -> np.ndarray:
     """NDKL of each ranking with a desired distribution over all G groups, vectorized
-    :func:`ocef.exposure.rank_exposure.ndkl` (Geyik et al. 2019, Eq. 6)."""
+    :func:`ocef.exposure.formulas.ndkl` (Geyik et al. 2019, Eq. 6)."""
     from scipy.special import rel_entr
 
     n = codes.shape[1]
@@ -119,7 +119,7 @@ def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=Non
     >>> v["exposure"].tolist(), round(float(v["ndcg"][0]), 4), float(v["precision"][0])
     ([[0.5, 1.0]], 0.6309, 0.5)
     """
-    from ocef.exposure.rank_exposure import position_weights
+    from ocef.exposure.formulas import position_weights
 
     R = np.asarray(rankings, dtype=np.int64)
     g = np.asarray(groups)
@@ -660,7 +660,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         from tqdm.auto import tqdm
 
         bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
-    from ocef.exposure.rank_exposure import position_weights
+    from ocef.exposure.formulas import position_weights
 
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
@@ -776,7 +776,7 @@ def _policy(pi, uid, items, R, w, shape):
 
 def _stat_fns(G, layout, has_rel, target):
     """{(statistic, item group index or None): {arm: fn(mean vector)}} of the 'all' block."""
-    from ocef.exposure.rank_exposure import exposure_shares, share_disparity
+    from ocef.exposure.formulas import exposure_shares, share_disparity
 
     def tgt(z):
         return exposure_shares(z[layout["M"]]) if target == "merit" else np.full(G, 1.0 / G)

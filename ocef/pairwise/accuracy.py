@@ -1,4 +1,4 @@
-"""Pairwise accuracies, their decomposition, exposure and rank positions (seed 003, Sec. 3-4).
+"""Pairwise accuracies, their decomposition, exposure and rank positions (Beutel et al. 2019, Sec. 3-4).
 
 Definitions, with c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))] and ties counted ½ (Lemma 1's
 "ties are split randomly"); every probability below is estimated on randomized pairs
@@ -121,7 +121,7 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
     """Per kind, each group's accuracy averaged over engagement levels, their ratio and their gap (Sec. 6.1).
 
-    Seed 003 "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
+    Beutel et al. 2019 (pairwise fairness) "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
     average" and reports the ratio of the "not subgroup" average to the subgroup's: here
     accuracy_0 and accuracy_1 are the equal-weight means over the levels marked in ``common``,
     ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup) and gap = accuracy_0 − accuracy_1.

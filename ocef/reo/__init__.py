@@ -1,4 +1,4 @@
-"""Ranking-based Equal Opportunity (REO) from default + random traffic (seed 000, Dong et al.).
+"""Ranking-based Equal Opportunity (REO) from default + random traffic (Dong et al. 2024).
 
 Definitions (Sec. 2-3, App. D)
 ------------------------------
@@ -32,7 +32,7 @@ covers ~91% (nominal 95%) and the full method ~95%; with rare positives both cov
 ``interval="delta"`` keeps Algorithm 1 exactly as printed. The same fix makes the joint
 A/B delta method (``"delta-shared"``) reject ~5% of A/A tests instead of 8-11%.
 
-Table 1 of the seed: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the seed prints 2/3,
+Table 1 of the paper: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the paper prints 2/3,
 which is |U_1 - U_2| / mean(U) (twice eq. 2 for K = 2). We follow eq. (2), Sec. 4.3 and App. F.
 
 When the delta method is unreliable

@@ -81,7 +81,7 @@ def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
 
 def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment, n_random, *,
                               covariance: str = "full") -> np.ndarray:
-    """Delta-method variances of ``(D_1..D_K, D_REO)`` for two arms sharing one random log (an extension of Algorithm 2; not in the seed).
+    """Delta-method variances of ``(D_1..D_K, D_REO)`` for two arms sharing one random log (an extension of Algorithm 2; not in the paper).
 
     With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` with respect to U (App. F,
     :func:`ocef.reo.reo_jacobians`) and ``U = Q / P``, the first-order expansion in the
@@ -300,7 +300,7 @@ def ab_test(control, treatment, random, *,
     (one set of names with :func:`ocef.reo.estimate_reo`) chooses the method:
 
     * ``"delta"`` -- Algorithm 2: Algorithm 1 on each arm, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``,
-      normal interval and p-value. As the seed says, it neglects the covariance the shared
+      normal interval and p-value. As the paper says, it neglects the covariance the shared
       D_rand induces between the arms. That covariance has no fixed sign: for the per-group
       D_k the test is conservative, but for D_REO it can be too liberal (e.g. P = (.05, .03,
       .04), Q_C = (.12, .05, .08), Q_T = (.10, .07, .08), |D_rand| = 20k, |D_rec| = 50k per arm:
@@ -309,7 +309,7 @@ def ab_test(control, treatment, random, *,
     * ``"delta-shared"`` (the default) -- the same delta method applied jointly to (Q^T, Q^C, P),
       which keeps the covariance of the shared D_rand and the multinomial covariances within each
       log (:func:`shared_random_ab_variance`); it holds its level whatever |D_rand| / |D_rec| is
-      and however common positive labels are. An extension, not in the seed.
+      and however common positive labels are. An extension, not in the paper.
     * ``"partition"`` -- Algorithm 3: each arm's D_rec and (separately) D_rand are split into
       ``n_folds`` (M_C, M_T) random non-overlapping folds, the metrics computed per fold and
       compared by Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``; scipy uses the

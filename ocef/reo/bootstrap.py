@@ -33,7 +33,7 @@ from ocef.errors import ParameterError
 # exactly a Multinomial(n, c / n) draw of the counts, and a jackknife (leave-one-row-out) takes
 # only K + 1 distinct values, each with multiplicity c_j. This makes the bootstrap O(B K) and
 # the BCa acceleration O(K) instead of O(B n) and O(n^2) (scipy.stats.bootstrap's jackknife
-# on the rows would need n^2 operations: 2e10 for one day of the seed's logs). ``resample=
+# on the rows would need n^2 operations: 2e10 for one day of the paper's logs). ``resample=
 # "rows"`` runs the literal Algorithm 4 (index resampling and a full recount) for comparison.
 
 #: The bootstrap interval names (``interval=`` of :func:`bootstrap_reo_ci`, :func:`ocef.reo.estimate_reo`

@@ -97,7 +97,7 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
 
     The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation (eq. 2) is
     convex, so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1;
-    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the seed's threshold. A penalty
+    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the paper's threshold. A penalty
     significantly above the threshold therefore proves that some pair of groups violates the
     rule; use it as ``threshold`` of :func:`estimate_reo_by`.
 

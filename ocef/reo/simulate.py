@@ -1,4 +1,4 @@
-"""Random-traffic simulator (seed 000, Sec. 3.2 and App. I).
+"""Random-traffic simulator (Dong et al. 2024, Sec. 3.2 and App. I).
 
 A recommender serves *requests* of users over days. For every request
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ocef import cli
-from ocef.exposure.rank_exposure import exposure_fairness
+from ocef.exposure import exposure_fairness
 
 
 def make_log(tmp_path):
@@ -70,7 +70,7 @@ def test_errors_are_one_line(tmp_path, capsys, argv, message):
 
 def test_ranking_metrics_json_console_and_library(tmp_path, capsys):
     from ocef.commands.exposure import RANKING_METRICS as CLI_METRICS
-    from ocef.exposure.rank_metrics import RANKING_METRICS, ranking_fairness
+    from ocef.exposure.ranking_metrics import RANKING_METRICS, ranking_fairness
 
     assert CLI_METRICS == RANKING_METRICS
     log, path = make_log(tmp_path)
@@ -106,3 +106,19 @@ def test_a_null_interval_points_to_its_reason_on_the_console(tmp_path, capsys):
     assert rows[0].rstrip().endswith("[1]") and rows[1].rstrip().endswith("[2]")
     assert "\nnotes\n  [1] no valid interval: 27 users, fewer than 80" in text
     assert "  [2] no valid interval: 53 users, fewer than 80" in text
+
+
+def test_ndkl_against_a_population_target(tmp_path, capsys):
+    from ocef.exposure import ranking_fairness
+
+    log, path = make_log(tmp_path)
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--ranking-metrics", "ndkl",
+                     "--ndkl-target", "gen=0.625", "niche=0.375", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = ranking_fairness(log, item_group="genre", metrics=["ndkl"], ndkl_desired={"gen": 0.625, "niche": 0.375})
+    assert out["ranking"]["overall"][0]["estimate"] == pytest.approx(want.overall["estimate"].iloc[0], rel=1e-12)
+    assert out["overall"][0]["target"] == "catalogue" and "per item" in out["overall"][0]["target_meaning"]
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--ranking-metrics", "ndkl",
+                     "--ndkl-target", "gen"]) == 2
+    err = capsys.readouterr().err
+    assert "--ndkl-target" in err and err.count("\n") == 1

@@ -96,7 +96,7 @@ def test_console_fits_100_columns_and_says_why_precision_recall_f1_coincide(run_
     (("--reference", "x"), "reference 'x' is not a group"),
     (("--group-a", "women", "--reference", "women"), "must be the other group"),
     (("--top", 7), "k must be an integer in [1, 6]"),
-    (("--resamples", -2), "--resamples must be an integer >= 0"),
+    (("--resamples", -2), "--n-resamples must be an integer >= 0"),
     (("--dataset", "coat"), "either --dataset or files"),
     # options of the movielens data set are not silently ignored with files (or with coat)
     (("--n-users", 5), "--n-users applies to --dataset movielens only"),

@@ -1,4 +1,4 @@
-"""Seed 004's metrics on small matrices computed by hand, holisticai 1.0.14's numbers (recorded,
+"""holisticai's metrics on small matrices computed by hand, holisticai 1.0.14's numbers (recorded,
 and live when holisticai is installed), and bad inputs."""
 import math
 import warnings
@@ -246,7 +246,7 @@ def test_live_holisticai(seed, top, thresh, normalize):
 
 # ------------------------------------------------------------------ k keyword-only (issue 18)
 
-#: each seed 004 function whose ``k`` became keyword-only: (function, data arguments, old positional options)
+#: each holisticai's bias metrics function whose ``k`` became keyword-only: (function, data arguments, old positional options)
 TRUTH_RATIO = ("k", "thresh", "normalize", "orientation")
 KEYWORD_ONLY_K = [
     (M.exposure, (S,), (1, None, False)),

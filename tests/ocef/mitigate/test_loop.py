@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ocef.errors import DataError, ParameterError
-from ocef.exposure.rank_exposure import awrf, exposure_fairness, ndkl
+from ocef.exposure import awrf, exposure_fairness, ndkl
 from ocef.mitigate import rerank as rerank_mod
 from ocef.mitigate.lottery import Lottery
 from ocef.mitigate.loop import _non_dominated, arm_values, mitigate

@@ -166,7 +166,7 @@ def test_delta_interval_unreliable_near_zero_penalty(K, truth_in_se, low, high):
 # ----------------------------------------------------------------------------- Table 1
 
 def table1_pairs(dataset: str) -> pd.DataFrame:
-    """Table 1 of seed 000 as user-item pairs: columns R, Y, S (counts group1 / group2)."""
+    """Table 1 of Dong et al. 2024 (REO from random traffic) as user-item pairs: columns R, Y, S (counts group1 / group2)."""
     if dataset == "A":
         counts = {(0, 0): (100_000, 100_000), (0, 1): (0, 0), (1, 0): (0, 0), (1, 1): (100, 100)}
     else:

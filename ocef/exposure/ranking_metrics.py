@@ -1,10 +1,10 @@
 """Per-user ranking fairness over a whole top-k log: AWRF, NDKL and expected exposure (EE-D, EE-R,
 EE-L), with intervals clustered by user and Holm-adjusted comparisons of user groups.
 
-:mod:`ocef.exposure.rank_exposure` defines each metric once, on the rankings of one user; this module
+:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user; this module
 computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
 Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
-per-user values as any per-user metric (:func:`ocef.exposure.by_group.metric_frame_from_moments`):
+per-user values as any per-user metric (:func:`ocef.exposure.frame.metric_frame_from_moments`):
 the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
 users are the independent clusters: all of a user's positions and sampled rankings move together),
 none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
@@ -13,16 +13,16 @@ reference group (Welch's interval and test, Holm-adjusted over every comparison)
 Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
 
 - ``awrf``: the mean over u's rankings of ``1 - JS(R_s, T)^2`` (TREC Fair Ranking 2022
-  ``qr_awrf``; :func:`ocef.exposure.rank_exposure.awrf`), ``R_s`` the attention-weighted item-group
+  ``qr_awrf``; :func:`ocef.exposure.formulas.awrf`), ``R_s`` the attention-weighted item-group
   distribution of ranking s (attention ``"trec"``: ``1/log2(max(k, 2))``; ``"browsing"``: the
   browsing model's exposure), ``T`` the target distribution (equal, or given).
 - ``ndkl``: the mean over u's rankings of NDKL (Geyik et al. 2019, Eq. 6;
-  :func:`ocef.exposure.rank_exposure.ndkl`), desired distribution the ranking's own (FairRankTune's
+  :func:`ocef.exposure.formulas.ndkl`), desired distribution the ranking's own (FairRankTune's
   default) or given.
 - ``ee_disparity``, ``ee_relevance``, ``ee_difference``: EE-D ``‖ε‖²``, EE-R ``ε·ε*``, EE-L ``‖ε −
-  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.rank_exposure.expected_exposure_metrics`)
+  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.formulas.expected_exposure_metrics`)
   with ``ε_d`` the expected exposure of item d over u's sampled rankings (Eq. 2) and ``ε*_d`` its
-  target exposure (:func:`ocef.exposure.rank_exposure.target_exposure`) from u's relevance judgments.
+  target exposure (:func:`ocef.exposure.formulas.target_exposure`) from u's relevance judgments.
   The target needs the relevance of **all** of u's relevant items, shown or not: pass them as a
   ``judgments`` table (``user, item, relevance``, like TREC qrels). Without it the log's
   ``relevance`` column is used, i.e. the judgments of the items shown only; an item relevant to u
@@ -31,38 +31,43 @@ Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` co
 
 Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
 NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.exposure.rank_exposure.exposure_fairness` and ``ocef exposure`` run it only
+opt-in (``metrics=``; :func:`ocef.exposure.exposure_fairness` and ``ocef exposure`` run it only
 when given ``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
 
 import math
 import numbers
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
+from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier, sql_literal
+from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
+from ocef.exposure.frame import hall_interval
+from ocef.exposure.logs import (LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks,
+                                rows_select)
+from ocef.exposure.user_metrics import EE_METRICS, RANKING_METRICS, REGISTRY
 from ocef.results import Result
+from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["RANKING_METRICS", "MIN_USERS", "RankingFairnessResult", "hall_interval", "per_user_fairness", "ranking_fairness",
-           "ranking_fairness_sql"]
+__all__ = ["RANKING_METRICS", "MIN_USERS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
+           "ranking_fairness", "ranking_fairness_sql"]
 
-#: Per-user ranking fairness metrics, with their direction.
-RANKING_METRICS = ("awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference")
-EE_METRICS = ("ee_disparity", "ee_relevance", "ee_difference")
-ATTENTION = ("trec", "browsing")
 #: FairRankTune's smoothing of NDKL's KL divergence.
 NDKL_EPS = 1e-7
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
 #: below these, Hall's interval covered under 0.93 in simulation (EE-D: 0.80 at 12 users, 0.89 at 20,
 #: 0.92 at 40 when sampled rankings rarely overlap; EE-R and EE-L: 0.92 at 12), so it is not printed.
-MIN_USERS = {"awrf": 2, "ndkl": 2, "ee_disparity": 80, "ee_relevance": 20, "ee_difference": 20}
+#: The registry's entries hold them (:data:`ocef.exposure.user_metrics.REGISTRY`).
+MIN_USERS = {m: REGISTRY[m].min_users for m in RANKING_METRICS}
+#: The declared parameters of the ranking metrics (each entry's ``params``, merged).
+RANKING_PARAMS = {name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()}
 
 _TARGET_NOTE_LOG = ("target exposure from the log's relevance column: only the items shown have a "
                     "judgment, so relevant items never shown get no target (pass judgments= or --judgments for the "
@@ -72,9 +77,8 @@ _TARGET_NOTE_LOG = ("target exposure from the log's relevance column: only the i
 # ------------------------------------------------------------------ parameters
 
 def _check_metrics(metrics) -> list[str]:
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(dict.fromkeys(metrics))
+    """The metrics asked for, in order, each once (their names are checked by the declaration)."""
+    metrics = list(dict.fromkeys([metrics] if isinstance(metrics, str) else metrics))
     bad = [m for m in metrics if m not in RANKING_METRICS]
     if bad or not metrics:
         raise ParameterError(f"metrics must be a non-empty list among {RANKING_METRICS}, got {metrics!r}")
@@ -102,12 +106,6 @@ def _distribution(name, value, labels) -> np.ndarray | None:
 
 # ------------------------------------------------------------------ SQL (DuckDB and Spark dialects)
 
-def _lit(v) -> str:
-    from ocef.exposure.rankings import _lit as lit
-
-    return lit(v)
-
-
 def _d(x: float) -> str:
     return f"CAST({float(x)!r} AS DOUBLE)"
 
@@ -117,8 +115,8 @@ def _relent_sql(x: str, y: str) -> str:
     return f"(CASE WHEN {x} > 0 THEN {x} * ln({x} / {y}) ELSE CAST(0 AS DOUBLE) END)"
 
 
-def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsing: str = "geometric",
-                         patience: float = 0.5, stop: float = 0.5, attention: str = "trec", awrf_target=None,
+def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model: BrowsingModel = BrowsingModel(),
+                         attention: str = "trec", awrf_target=None,
                          ndkl_desired=None, judgments: str | None = None, complete: bool = False,
                          dialect: str = "duckdb", per_user: bool = False) -> str:
     """The SQL query (DuckDB or Spark dialect) computing the per-user metrics of :func:`ranking_fairness`.
@@ -133,8 +131,8 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
         The item-group labels (the order of ``awrf_target`` and ``ndkl_desired``).
     metrics : sequence of str
         Among :data:`RANKING_METRICS`.
-    browsing, patience, stop
-        Browsing model of the exposure (:func:`ocef.exposure.rank_exposure.position_weights`).
+    model : BrowsingModel
+        Browsing model of the exposure.
     attention : {"trec", "browsing"}
         AWRF's position weights.
     awrf_target : array_like, optional
@@ -160,9 +158,7 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
     >>> "awrf__sum" in sql and "GROUP BY _ug" not in sql
     True
     """
-    from ocef.exposure.rankings import _q, _weight_sql
-
-    q = lambda c: _q(c, dialect)  # noqa: E731
+    q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     metrics = _check_metrics(metrics)
     G = len(item_groups)
     has_s, has_y, has_ug = "sample" in cols, "relevance" in cols, "user_group" in cols
@@ -173,24 +169,17 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
     if want_ee and judgments is None and not has_y:
         raise DataError("expected exposure needs relevance: a judgments table or a relevance column in the log")
     keys = "_u, _s" if has_s else "_u"
-    select = [f"{q(cols['user'])} AS _u", f"CAST({q(cols['rank'])} AS DOUBLE) AS _k", f"{q(cols['item_group'])} AS _ig"]
-    if has_s:
-        select.append(f"{q(cols['sample'])} AS _s")
-    if has_y:
-        select.append(f"CAST({q(cols['relevance'])} AS DOUBLE) AS _y")
-    if has_ug:
-        select.append(f"{q(cols['user_group'])} AS _ug")
-    if want_ee:
-        select.append(f"{q(cols['item'])} AS _i")
-    e_sql = _weight_sql(browsing, patience, stop, dialect, has_s, has_y)
+    select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group")
+                         + (("item",) if want_ee else ()))
+    e_sql = model.sql("_k", model.above_sql(keys) if has_y else None)
     w_sql = ("CAST(CAST(CAST(1 AS DOUBLE) / log2(greatest(_k, CAST(2 AS DOUBLE))) AS FLOAT) AS DOUBLE)"
              if attention == "trec" else "_e")
-    ctes = [f"_rows AS (SELECT {', '.join(select)} FROM {table})",
+    ctes = [f"_rows AS (SELECT {select} FROM {table})",
             f"_e AS (SELECT *, {e_sql} AS _e FROM _rows)"]
     src = "_e"
     if want_ndkl:                   # prefix proportions of each group: a cumulative window per ranking
         win = f"OVER (PARTITION BY {keys} ORDER BY _k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-        cums = [f"sum(CASE WHEN _ig = {_lit(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) {win} / _k + "
+        cums = [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) {win} / _k + "
                 f"{_d(NDKL_EPS)} AS _p{j}" for j, g in enumerate(item_groups)]
         ctes.append(f"_c AS (SELECT *, {', '.join(cums)} FROM _e)")
         src = "_c"
@@ -198,7 +187,7 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
     if has_ug:
         per_rank += ["min(_ug) AS _ug", "max(_ug) AS _ug2"]
     if want_awrf:
-        per_rank += [f"sum(CASE WHEN _ig = {_lit(g)} THEN {w_sql} ELSE CAST(0 AS DOUBLE) END) AS _a{j}"
+        per_rank += [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN {w_sql} ELSE CAST(0 AS DOUBLE) END) AS _a{j}"
                      for j, g in enumerate(item_groups)]
     if want_ndkl:
         disc = "(CAST(1 AS DOUBLE) / log2(_k + 1))"
@@ -206,7 +195,7 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
         for j, g in enumerate(item_groups):
             per_rank += [f"sum({disc} * _p{j} * ln(_p{j})) AS _na{j}", f"sum({disc} * _p{j}) AS _nb{j}"]
             if ndkl_desired is None:
-                per_rank.append(f"sum(CASE WHEN _ig = {_lit(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) AS _nc{j}")
+                per_rank.append(f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) AS _nc{j}")
     ctes.append(f"_r AS (SELECT {keys}, {', '.join(per_rank)} FROM {src} GROUP BY {keys})")
     bad_rank = ("CASE WHEN _kmax <> _n OR _ksum <> _n * (_n + 1) / 2 "
                 "OR _ksq <> _n * (_n + 1) * (2 * _n + 1) / 6 THEN 1 ELSE 0 END")
@@ -263,17 +252,10 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
         ctes.append(f"_j AS (SELECT * FROM ({jsrc}) jj{where})")
         ctes.append("_jr AS (SELECT _u, _i, _y, CAST(row_number() OVER (PARTITION BY _u ORDER BY _y DESC) AS DOUBLE) "
                     "AS _j FROM _j)")
-        p = _d(patience)
-        if browsing == "geometric":
-            w_ideal, corr = f"pow({p}, _j - 1)", "CAST(1 AS DOUBLE)"
-        elif browsing == "dcg":
-            w_ideal, corr = "CAST(1 AS DOUBLE) / log2(_j + 1)", "CAST(1 AS DOUBLE)"
-        else:                       # gERR: q = p(1 - u) above the relevant levels; (1 - u)^b below
-            qq = _d(patience * (1.0 - stop))
-            w_ideal = f"CASE WHEN _y > 0 THEN pow({qq}, _j - 1) ELSE pow({p}, _j - 1) END"
-            corr = (f"CASE WHEN _y > 0 THEN CAST(1 AS DOUBLE) ELSE "
-                    f"pow({_d(1.0 - stop)}, min(_j) OVER (PARTITION BY _u, _y) - 1) END")
-        ctes.append(f"_tg AS (SELECT _u, _i, avg({w_ideal}) OVER (PARTITION BY _u, _y) * {corr} AS _t FROM _jr)")
+        # the ideal ranking's exposure, ties sharing (formulas.target_exposure)
+        ctes.append("_jl AS (SELECT *, min(_j) OVER (PARTITION BY _u, _y) AS _j0 FROM _jr)")
+        w_ideal = model.sql("_j", model.ideal_above_sql("_j", "_j0"))
+        ctes.append(f"_tg AS (SELECT _u, _i, avg({w_ideal}) OVER (PARTITION BY _u, _y) AS _t FROM _jl)")
         ctes.append("_ee AS (SELECT coalesce(a._u, t._u) AS _u, coalesce(a._eps, CAST(0 AS DOUBLE)) AS _eps, "
                     "coalesce(t._t, CAST(0 AS DOUBLE)) AS _t, coalesce(a._bui, 0) AS _bui "
                     "FROM _eps a FULL OUTER JOIN _tg t ON a._u = t._u AND a._i = t._i)")
@@ -300,210 +282,60 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, browsi
 
 # ------------------------------------------------------------------ backends
 
-def _open_sql(source, backend, judgments, item_table, user_table, spark, memory_limit):
-    """``(run, base, have, judgments_name, cleanup)`` for DuckDB or Spark (the log is never read into Python)."""
-    from ocef.backends import _check_path, _duckdb_relation, _is_parquet, duckdb_cursor
-
-    if backend == "duckdb":
-        con = duckdb_cursor()
-        if isinstance(source, (str, os.PathLike)):
-            path = os.fspath(_check_path(source))
-            pattern = path if not os.path.isdir(path) else os.path.join(path, "**", "*.parquet")
-            base = (f"read_parquet('{pattern}', hive_partitioning = true)" if _is_parquet(path)
-                    else f"read_csv('{path}', header = true)")
-            have = con.sql(f"SELECT * FROM {base} LIMIT 0").columns
-        else:
-            rel = _duckdb_relation(source)[0]
-            con.register("_ocef_rank_log", rel)
-            base, have = "_ocef_rank_log", rel.columns
-        for name, tab in (("_ocef_item_groups", item_table), ("_ocef_user_groups", user_table),
-                          ("_ocef_judgments", judgments)):
-            if tab is not None:
-                con.register(name, tab)
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = '{memory_limit}'")
-
-        def run(sql):
-            from ocef.exposure.rankings import _duck_rows
-
-            return _duck_rows(con, sql)
-
-        def cleanup():
-            if memory_limit is not None:
-                con.execute("RESET memory_limit")
-        return run, base, list(have), cleanup
-    from ocef.backends import _spark_view
-
-    spark, columns = _spark_view(source, "_ocef_rank_log", spark)
-    for name, tab in (("_ocef_item_groups", item_table), ("_ocef_user_groups", user_table),
-                      ("_ocef_judgments", judgments)):
-        if tab is not None:
-            spark.createDataFrame(tab).createOrReplaceTempView(name)
-    return (lambda sql: [r.asDict() for r in spark.sql(sql).collect()]), "_ocef_rank_log", columns, \
-        (lambda: None)
+def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgments, metrics, backend, columns,
+             **options):
+    """``(backend, keywords of the computation)``: the side tables and judgments checked, the metrics in order."""
+    return resolve_backend(backend, source), dict(
+        item_group=item_group, user_group=user_group, metrics=_check_metrics(metrics), columns=columns,
+        item_table=check_side(item_groups, (columns or {}).get("item", "item"), item_group, "item_groups"),
+        user_table=check_side(user_groups, (columns or {}).get("user", "user"), user_group, "user_groups"),
+        judg=check_judgments(judgments, columns), **options)
 
 
-def _check_judgments(judgments, columns):
-    if judgments is None:
-        return None
-    import pandas as pd
-
-    roles = {"user": "user", "item": "item", "relevance": "relevance"}
-    roles.update({r: c for r, c in (columns or {}).items() if r in roles})
-    if not isinstance(judgments, pd.DataFrame):
-        raise DataError(f"judgments must be a pandas DataFrame with columns {list(roles.values())}, "
-                        f"got {type(judgments).__name__}")
-    missing = [c for c in roles.values() if c not in judgments.columns]
-    if missing:
-        raise DataError(f"judgments is missing column(s) {missing}; it has {list(judgments.columns)}")
-    j = judgments[list(roles.values())]
-    if j[roles["user"]].isna().any() or j[roles["item"]].isna().any():
-        raise DataError("judgments: the user and item columns must have no missing value")
-    y = pd.to_numeric(j[roles["relevance"]], errors="coerce")
-    if y.isna().any() or not np.isfinite(y.to_numpy(dtype=float)).all():
-        raise DataError(f"judgments: column {roles['relevance']!r} must be a finite number on every row")
-    if j.duplicated([roles["user"], roles["item"]]).any():
-        raise DataError("judgments lists some (user, item) more than once")
-    return j
-
-
-def _raise_checks(bad_rank, bad_ug, bad_item, names):
-    if bad_rank:
-        raise DataError(f"log: {int(bad_rank)} user(s) have a ranking whose ranks are not exactly 1..n (column "
-                        f"{names['rank']!r}: each sampled ranking must list ranks 1, 2, ..., n once)")
-    if bad_ug:
-        raise DataError(f"log: {int(bad_ug)} user(s) have several values of {names['user_group']!r}: a user group "
-                        "must be constant per user")
-    if bad_item:
-        raise DataError(f"log: {int(bad_item)} user(s) have an item twice in one ranking, or an item whose "
-                        "relevance differs between the user's rankings")
-
-
-def _prepare(source, *, item_group, user_group, item_groups, user_groups, judgments, metrics, backend, columns):
-    from ocef.exposure.rankings import _check_side, _resolve_backend
-
-    metrics = _check_metrics(metrics)
-    backend = _resolve_backend(backend, source)
-    item_table = _check_side(item_groups, (columns or {}).get("item", "item"), item_group, "item_groups")
-    user_table = _check_side(user_groups, (columns or {}).get("user", "user"), user_group, "user_groups")
-    judg = _check_judgments(judgments, columns)
-    return metrics, backend, item_table, user_table, judg
-
-
-def _sql_moments(source, backend, *, item_group, user_group, item_table, user_table, judg, metrics, browsing,
-                 patience, stop, attention, awrf_target, ndkl_desired, complete, columns, spark, memory_limit,
-                 per_user):
-    from ocef.exposure.rankings import (MAX_ITEM_GROUPS, _check_profile, _roles, _side_join_sql, _with_side_labels,
-                                       profile_sql)
-
-    dialect = "spark" if backend == "spark" else "duckdb"
-    run, base, have, cleanup = _open_sql(source, backend, judg, item_table, user_table, spark, memory_limit)
+def _sql_moments(source, backend, *, item_group, user_group, item_table, user_table, judg, metrics, model,
+                 attention, awrf_target, ndkl_desired, complete, columns, spark, memory_limit, per_user):
+    log = open_sql(source, backend, item_group=item_group, user_group=user_group, item_table=item_table,
+                   user_table=user_table, judgments=judg, columns=columns, spark=spark, memory_limit=memory_limit)
     try:
-        cols = _roles(columns, have, item_group=item_group, user_group=user_group, item_table=item_table,
-                      user_table=user_table)
-        if cols["item"] not in have and any(m in EE_METRICS for m in metrics):
-            raise DataError(f"expected exposure needs the item column {cols['item']!r} in the log; it has {have}")
-        table = _side_join_sql(base, cols, have, item_group, user_group, "_ocef_item_groups", "_ocef_user_groups",
-                               dialect)
-        names = {"log": "log", "item_group": item_group, "user_group": user_group, "rank": cols["rank"]}
-        labels, _ = _check_profile(run(profile_sql(table, cols=cols, dialect=dialect)), names, "relevance" in cols)
-        labels = _with_side_labels(labels, item_table, item_group)
-        if len(labels) > MAX_ITEM_GROUPS:
-            raise ResourceLimitError(f"item_group {item_group!r} has {len(labels)} groups; at most "
-                                     f"{MAX_ITEM_GROUPS} are supported")
+        cols, labels = log.profile.cols, log.profile.labels
+        if cols["item"] not in log.have and any(m in EE_METRICS for m in metrics):
+            raise DataError(f"expected exposure needs the item column {cols['item']!r} in the log; it has {log.have}")
         t = _distribution("awrf_target", awrf_target, labels)
         d = _distribution("ndkl_desired", ndkl_desired, labels)
-        if "item" in cols and cols["item"] not in have:
+        if cols["item"] not in log.have:
             cols = {k: v for k, v in cols.items() if k != "item"}
-        sql = ranking_fairness_sql(table, cols=cols, item_groups=labels, metrics=metrics, browsing=browsing,
-                                   patience=patience, stop=stop, attention=attention, awrf_target=t, ndkl_desired=d,
-                                   judgments=None if judg is None else "_ocef_judgments", complete=complete,
-                                   dialect=dialect, per_user=per_user)
-        rows = run(sql)
+        sql = ranking_fairness_sql(log.table, cols=cols, item_groups=labels, metrics=metrics, model=model,
+                                   attention=attention, awrf_target=t, ndkl_desired=d, judgments=log.judgments,
+                                   complete=complete, dialect=log.dialect, per_user=per_user)
+        rows = log.run(sql)
     finally:
-        cleanup()
-    return rows, labels, "relevance" in cols, names
+        log.close()
+    return rows, labels, "relevance" in cols, log.profile.names
 
 
-def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, judg, metrics, browsing, patience,
-                     stop, attention, awrf_target, ndkl_desired, complete, columns):
+def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, judg, metrics, model, attention,
+                     awrf_target, ndkl_desired, complete, columns):
     """numpy/pandas implementation of the per-user values (an independent check of the SQL)."""
     import pandas as pd
     from scipy.spatial.distance import jensenshannon
     from scipy.special import rel_entr
 
-    from ocef.exposure.rankings import _plain, _roles, _with_side_labels, read_log
-
-    frame = read_log(source) if not isinstance(source, pd.DataFrame) else source
-    cols = _roles(columns, frame.columns, item_group=item_group, user_group=user_group, item_table=item_table,
-                  user_table=user_table)
-    if item_group not in frame.columns:
-        frame = frame.merge(item_table, how="left", left_on=cols["item"], right_on=cols["item"])
-    if user_group is not None and user_group not in frame.columns:
-        frame = frame.merge(user_table, how="left", left_on=cols["user"], right_on=cols["user"])
-    names = {"log": "log", "item_group": item_group, "user_group": user_group, "rank": cols["rank"]}
-    if len(frame) == 0:
-        raise DataError("log is empty: no ranked item")
-    if frame[item_group].isna().any():
-        raise DataError(f"log: {int(frame[item_group].isna().sum())} row(s) have no item group "
-                        f"(column {item_group!r} missing or not in the item_groups table)")
+    lg = pandas_log(source, item_group=item_group, user_group=user_group, item_table=item_table,
+                    user_table=user_table, columns=columns)
+    frame, cols, labels, names = lg.frame, lg.profile.cols, lg.profile.labels, lg.profile.names
     want_ee = any(m in EE_METRICS for m in metrics)
-    has_y, has_s = "relevance" in cols, "sample" in cols
+    has_y = "relevance" in cols
     if want_ee and cols["item"] not in frame.columns:
         raise DataError(f"expected exposure needs the item column {cols['item']!r} in the log")
     if want_ee and judg is None and not has_y:
         raise DataError("expected exposure needs relevance: a judgments table or a relevance column in the log")
-    labels = sorted((_plain(v) for v in frame[item_group].unique()), key=lambda v: (str(type(v)), v))
-    labels = _with_side_labels(labels, item_table, item_group)
     t = _distribution("awrf_target", awrf_target, labels)
     d = _distribution("ndkl_desired", ndkl_desired, labels)
-    rank = frame[cols["rank"]].to_numpy(dtype=float)
-    if np.isnan(rank).any() or (rank < 1).any():
-        raise DataError(f"log: column {cols['rank']!r} must hold ranks 1, 2, ... (no missing value, none below 1)")
-    y = frame[cols["relevance"]].to_numpy(dtype=float) if has_y else np.zeros(len(frame))
-    if has_y and (np.isnan(y).any() or (y < 0).any()):
-        raise DataError("log: relevance must be a number >= 0 on every row")
-    ucode, users = pd.factorize(frame[cols["user"]])
-    if (ucode < 0).any():
-        raise DataError(f"log: column {cols['user']!r} has missing values")
-    scode = pd.factorize(frame[cols["sample"]])[0] if has_s else np.zeros(len(frame), dtype=np.int64)
-    rcode = pd.factorize(pd.Series(ucode).astype(np.int64) * (scode.max() + 1) + scode)[0]
-    n_r, nu = rcode.max() + 1, len(users)
-    cnt = np.bincount(rcode, minlength=n_r).astype(float)
-    kmax = np.full(n_r, -np.inf)
-    np.maximum.at(kmax, rcode, rank)
-    ksum = np.bincount(rcode, weights=rank, minlength=n_r)
-    ksq = np.bincount(rcode, weights=rank * rank, minlength=n_r)
-    bad_r = (kmax != cnt) | (ksum != cnt * (cnt + 1) / 2) | (ksq != cnt * (cnt + 1) * (2 * cnt + 1) / 6)
-    user_of_r = np.zeros(n_r, dtype=np.int64)
-    user_of_r[rcode] = ucode
-    _raise_checks(np.unique(user_of_r[bad_r]).size, 0, 0, names)
-    if user_group is not None:
-        ug = pd.Series(frame[user_group].to_numpy()).groupby(ucode)
-        if ug.nunique(dropna=False).max() > 1:
-            _raise_checks(0, int((ug.nunique(dropna=False) > 1).sum()), 0, names)
-        ug_of_user = ug.first().to_numpy()
-        if pd.isna(ug_of_user).any():
-            raise DataError(f"log: the user-group column {user_group!r} has missing values")
-    else:
-        ug_of_user = np.array(["(all)"] * nu, dtype=object)
-    S = np.bincount(user_of_r, minlength=nu).astype(float)
-    lab = {v: j for j, v in enumerate(labels)}
-    gcode = np.array([lab[_plain(v)] for v in frame[item_group].to_numpy()], dtype=np.int64)
-    G = len(labels)
+    rank, y, ucode, users, scode, rcode = lg.rank, lg.relevance, lg.user, lg.users, lg.sample, lg.ranking
+    n_r, nu, G = len(lg.ranking_size), len(users), len(labels)
+    cnt, user_of_r, S, gcode = lg.ranking_size, lg.ranking_user, lg.n_rankings, lg.group
     order = np.lexsort((rank, rcode))                              # rows by ranking, then rank
-    if browsing == "geometric":
-        e = patience ** (rank - 1)
-    elif browsing == "dcg":
-        e = 1.0 / np.log2(rank + 1)
-    else:
-        rel_sorted = (y[order] > 0).astype(float)
-        cum = np.cumsum(rel_sorted)
-        start = np.r_[0, np.flatnonzero(np.diff(rcode[order])) + 1]
-        first = np.repeat(cum[start] - rel_sorted[start], np.diff(np.r_[start, len(order)]))
-        above = np.empty(len(order))
-        above[order] = cum - rel_sorted - first
-        e = patience ** (rank - 1) * (1 - stop) ** above
+    e = model.log_weights(rank, rcode, y)
     out = {}
     if "awrf" in metrics:
         w = ((1.0 / np.log2(np.maximum(rank, 2))).astype(np.float32).astype(float) if attention == "trec" else e)
@@ -556,116 +388,36 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
         jt = jt.sort_values(["u", "y"], ascending=[True, False], kind="stable")
         j = jt.groupby("u").cumcount().to_numpy(dtype=float) + 1.0
         yy = jt["y"].to_numpy()
-        if browsing == "geometric":
-            wj, corr_b = patience ** (j - 1), None
-        elif browsing == "dcg":
-            wj, corr_b = 1.0 / np.log2(j + 1), None
-        else:
-            wj = np.where(yy > 0, (patience * (1 - stop)) ** (j - 1), patience ** (j - 1))
-            corr_b = True
-        jt = jt.assign(w=wj, j=j)
-        lev = jt.groupby(["u", "y"], sort=False)
-        tval = lev["w"].transform("mean").to_numpy()
-        if corr_b:
-            b = lev["j"].transform("min").to_numpy() - 1
-            tval = np.where(yy > 0, tval, tval * (1 - stop) ** b)
-        jt = jt.assign(t=tval)
+        j0 = jt.assign(j=j).groupby(["u", "y"], sort=False)["j"].transform("min").to_numpy()
+        jt = jt.assign(w=model.weights(j, model.ideal_above(j, yy, j0)))   # the ideal ranking, ties sharing
+        jt = jt.assign(t=jt.groupby(["u", "y"], sort=False)["w"].transform("mean").to_numpy())
         both = agg[["u", "i", "eps"]].merge(jt[["u", "i", "t"]], on=["u", "i"], how="outer").fillna(0.0)
         uu = both["u"].to_numpy().astype(np.int64)
         ep, tv = both["eps"].to_numpy(), both["t"].to_numpy()
         out["ee_disparity"] = np.bincount(uu, weights=ep * ep, minlength=nu)
         out["ee_relevance"] = np.bincount(uu, weights=ep * tv, minlength=nu)
         out["ee_difference"] = np.bincount(uu, weights=(ep - tv) ** 2, minlength=nu)
-    _raise_checks(0, 0, int(bad_item.sum()), names)
-    table = pd.DataFrame({"user": users, "user_group": [_plain(v) for v in ug_of_user]})
+    raise_checks(0, 0, int(bad_item.sum()), names)
+    table = pd.DataFrame({"user": users, "user_group": list(lg.user_group)})
     for m in metrics:
         table[m] = out[m]
     return table, labels, has_y
 
 
-# ------------------------------------------------------------------ the interval of a skewed mean
-
-def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> dict:
-    """Mean over users and Hall's skewness-corrected t interval, from the power sums of the values.
-
-    Per-user ranking metrics are often skewed (EE-R is 0 for every user without a relevant item
-    shown); the Student t interval then misses on the side of the long tail. Hall (1992) removes
-    the skewness term of the t statistic's Edgeworth expansion with the monotone transformation
-    ``g(W) = W + γW²/3 + γ²W³/27 + γ/(6n)`` of ``W = (x̄ − μ)/s`` (γ the sample skewness
-    ``m₃/s³``); inverting ``√n g(W) = ±t_{n−1}`` gives
-    ``W = (3/γ)((1 + γ(±t/√n − γ/(6n)))^(1/3) − 1)`` and the bounds ``x̄ − W s``. With γ = 0 it
-    is Student's interval. (Zhou & Dinh 2005 compare it with Johnson's and the bootstrap.)
-
-    Parameters
-    ----------
-    n : int
-        Users.
-    total, total_sq, total_cu : float
-        ``Σ m``, ``Σ m²`` and ``Σ m³`` over the users.
-    confidence : float, default 0.95
-        Two-sided level.
-
-    Returns
-    -------
-    dict
-        ``estimate``, ``se`` (``s/√n``), ``skewness``, ``ci_low``, ``ci_high``, ``reason``.
-
-    Examples
-    --------
-    >>> x = [0.0, 0.0, 0.0, 0.1, 0.2, 1.5]
-    >>> r = hall_interval(len(x), sum(x), sum(v * v for v in x), sum(v ** 3 for v in x))
-    >>> [round(r[k], 3) for k in ("estimate", "ci_low", "ci_high")]
-    [0.3, -0.142, 2.681]
-    """
-    from scipy.stats import t as student
-
-    from ocef.validation import check_in_interval
-
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    n = int(n)
-    if n < 1:
-        return {"estimate": np.nan, "se": np.nan, "skewness": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                "reason": "undefined: no user in the group"}
-    mean = total / n
-    if n < 2:
-        return {"estimate": mean, "se": np.nan, "skewness": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                "reason": "no valid interval: fewer than 2 users"}
-    spread = total_sq - n * mean * mean
-    # a spread within the rounding of Σm² is no spread: every user has the same value, and the
-    # skewness of rounding noise would bend the interval (found: ci_low above the mean by 4e-11);
-    # the cutoff is a few dozen ulps of Σm², so a real relative spread of 1e-6 is kept
-    var = spread / (n - 1) if spread > 64 * np.finfo(float).eps * abs(total_sq) else 0.0
-    sd = math.sqrt(var)
-    m3 = total_cu / n - 3.0 * mean * total_sq / n + 2.0 * mean ** 3
-    gamma = m3 / sd ** 3 if sd > 0 else 0.0
-    c = float(student.ppf(0.5 + confidence / 2, n - 1))
-    bounds = []
-    for sign in (1.0, -1.0):
-        v = sign * c / math.sqrt(n) - gamma / (6.0 * n)
-        w = 3.0 / gamma * (np.cbrt(1.0 + gamma * v) - 1.0) if abs(gamma) > 1e-12 else v
-        bounds.append(mean - w * sd)
-    return {"estimate": mean, "se": sd / math.sqrt(n), "skewness": gamma, "ci_low": float(bounds[0]),
-            "ci_high": float(bounds[1]), "reason": None}
-
 
 # ------------------------------------------------------------------ front doors
 
-def _check_options(browsing, patience, stop, attention, complete):
-    from ocef.exposure.rankings import check_browsing
-
-    browsing, patience, stop = check_browsing(browsing, patience, stop)
-    if attention not in ATTENTION:
-        raise ParameterError(f"attention must be one of {ATTENTION}, got {attention!r}")
-    if not isinstance(complete, (bool, np.bool_)):
-        raise ParameterTypeError(f"complete must be True or False, got {complete!r}")
-    return browsing, patience, stop
+#: The declarations of the two front doors of this module (those of the log, the browsing model
+#: and the registry's metrics).
+DECLARED_PARAMS = {**LOG_PARAMS, **BROWSING_PARAMS, **RANKING_PARAMS, "metrics": OneOrMore(Options(*RANKING_METRICS))}
 
 
+@validate_params(**DECLARED_PARAMS)
 def per_user_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None,
                       user_groups=None, judgments=None, metrics=RANKING_METRICS, browsing: str = "geometric",
                       patience: float = 0.5, stop: float = 0.5, attention: str = "trec", awrf_target="equal",
                       ndkl_desired=None, complete: bool = False, backend: str = "auto", columns=None,
-                      spark=None):
+                      spark=None, memory_limit: str | None = None):
     """One row per user of the log: its AWRF, NDKL and expected-exposure metrics (module docstring).
 
     This returns a row per user (for inspection, tests and small logs); :func:`ranking_fairness`
@@ -709,6 +461,8 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
         (also the column names of ``judgments``).
     spark : SparkSession, optional
         The session of ``backend="spark"`` (default: a local one).
+    memory_limit : str, optional
+        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
 
     Returns
     -------
@@ -731,23 +485,20 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
     """
     import pandas as pd
 
-    browsing, patience, stop = _check_options(browsing, patience, stop, attention, complete)
-    metrics, backend, item_table, user_table, judg = _prepare(
-        source, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-        judgments=judgments, metrics=metrics, backend=backend, columns=columns)
-    kw = dict(item_group=item_group, user_group=user_group, item_table=item_table, user_table=user_table,
-              judg=judg, metrics=metrics, browsing=browsing, patience=patience, stop=stop, attention=attention,
-              awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete, columns=columns)
+    model = BrowsingModel(browsing, patience, stop)
+    backend, kw = _prepare(source, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                           user_groups=user_groups, judgments=judgments, metrics=metrics, backend=backend,
+                           columns=columns, model=model, attention=attention, awrf_target=awrf_target,
+                           ndkl_desired=ndkl_desired, complete=complete)
+    metrics = kw["metrics"]
     if backend == "pandas":
         table = _pandas_per_user(source, **kw)[0]
     else:
-        rows, _, _, names = _sql_moments(source, backend, spark=spark, memory_limit=None, per_user=True, **kw)
-        from ocef.exposure.rankings import _plain
-
-        _raise_checks(sum(r["_bad"] for r in rows), sum(r["_ug"] != r["_ug2"] for r in rows),
-                      sum(r["_bui"] or 0 for r in rows), names)
-        table = pd.DataFrame({"user": [_plain(r["_u"]) for r in rows],
-                              "user_group": [_plain(r["_ug"]) for r in rows]})
+        rows, _, _, names = _sql_moments(source, backend, spark=spark, memory_limit=memory_limit, per_user=True, **kw)
+        raise_checks(sum(r["_bad"] for r in rows), sum(r["_ug"] != r["_ug2"] for r in rows),
+                     sum(r["_bui"] or 0 for r in rows), names)
+        table = pd.DataFrame({"user": [plain_value(r["_u"]) for r in rows],
+                              "user_group": [plain_value(r["_ug"]) for r in rows]})
         for m in metrics:
             table[m] = np.array([r[m] for r in rows], dtype=float)
     return table.sort_values("user", kind="stable").reset_index(drop=True)
@@ -770,16 +521,14 @@ def _moments_from_table(table, metrics) -> pd.DataFrame:
 def _moments_from_rows(rows, metrics, names) -> pd.DataFrame:
     import pandas as pd
 
-    from ocef.exposure.rankings import _plain
-
-    _raise_checks(sum(r["bad_rank"] or 0 for r in rows), sum(r["bad_ug"] or 0 for r in rows),
-                  sum(r["bad_item"] or 0 for r in rows), names)
+    raise_checks(sum(r["bad_rank"] or 0 for r in rows), sum(r["bad_ug"] or 0 for r in rows),
+                 sum(r["bad_item"] or 0 for r in rows), names)
     recs = []
-    for r in sorted(rows, key=lambda r: (str(type(_plain(r["_ug"]))), _plain(r["_ug"]))):
+    for r in sorted(rows, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
         if r["_ug"] is None:
             raise DataError(f"log: the user-group column {names['user_group']!r} has missing values")
         for m in metrics:
-            recs.append({"user_group": _plain(r["_ug"]), "metric": m, "n": int(r[f"{m}__n"]),
+            recs.append({"user_group": plain_value(r["_ug"]), "metric": m, "n": int(r[f"{m}__n"]),
                          "sum": float(r[f"{m}__sum"] or 0.0), "sum_sq": float(r[f"{m}__sum_sq"] or 0.0),
                          "sum_cu": float(r[f"{m}__sum_cu"] or 0.0), "min": None if r[f"{m}__min"] is None else float(r[f"{m}__min"]),
                          "max": None if r[f"{m}__max"] is None else float(r[f"{m}__max"])})
@@ -887,7 +636,7 @@ _PROTOCOL = ["estimate", "ci_low", "ci_high", "confidence", "p_value", "p_adjust
 def _result(moments, *, metrics, user_group, reference, confidence, target_source, browsing, patience, attention):
     import pandas as pd
 
-    from ocef.exposure.by_group import metric_frame_from_moments
+    from ocef.exposure.frame import metric_frame_from_moments  # noqa: I001  (pandas and scipy, on use)
 
     ugs = list(dict.fromkeys(moments["user_group"]))
     if user_group is not None and reference is not None and reference not in ugs:
@@ -944,6 +693,8 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
                                  attention=attention, confidence=confidence)
 
 
+@validate_params(**{**DECLARED_PARAMS, "metrics": OrNone(DECLARED_PARAMS["metrics"])},
+                 confidence=CONFIDENCE)
 def ranking_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None, user_groups=None,
                      judgments=None, metrics=None, browsing: str = "geometric", patience: float = 0.5,
                      stop: float = 0.5, attention: str = "trec", awrf_target="equal", ndkl_desired=None,
@@ -952,8 +703,8 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     """AWRF, NDKL and expected exposure (EE-D, EE-R, EE-L) over a whole top-k log, with intervals.
 
     Every user's value is computed inside the backend (module docstring; equal to
-    :func:`ocef.exposure.rank_exposure.awrf`, :func:`~ocef.exposure.rank_exposure.ndkl` and
-    :func:`~ocef.exposure.rank_exposure.expected_exposure_metrics` on that user's rankings); only
+    :func:`ocef.exposure.formulas.awrf`, :func:`~ocef.exposure.formulas.ndkl` and
+    :func:`~ocef.exposure.formulas.expected_exposure_metrics` on that user's rankings); only
     their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
     is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
     interval of that mean (:func:`hall_interval`; users independent; each user's positions and
@@ -961,7 +712,7 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
     ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
     the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
-    (:func:`ocef.exposure.by_group.metric_frame_from_moments`).
+    (:func:`ocef.exposure.frame.metric_frame_from_moments`).
 
     Parameters
     ----------
@@ -1018,18 +769,14 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     >>> res.overall[["metric", "n_users", "estimate"]].round(4).to_dict("records")
     [{'metric': 'awrf', 'n_users': 3, 'estimate': 0.9281}]
     """
-    from ocef.validation import check_in_interval
-
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    browsing, patience, stop = _check_options(browsing, patience, stop, attention, complete)
+    model = BrowsingModel(browsing, patience, stop)
     if metrics is None:
         metrics = _default_metrics(source, judgments, columns)
-    metrics, backend, item_table, user_table, judg = _prepare(
-        source, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-        judgments=judgments, metrics=metrics, backend=backend, columns=columns)
-    kw = dict(item_group=item_group, user_group=user_group, item_table=item_table, user_table=user_table,
-              judg=judg, metrics=metrics, browsing=browsing, patience=patience, stop=stop, attention=attention,
-              awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete, columns=columns)
+    backend, kw = _prepare(source, item_group=item_group, user_group=user_group, item_groups=item_groups,
+                           user_groups=user_groups, judgments=judgments, metrics=metrics, backend=backend,
+                           columns=columns, model=model, attention=attention, awrf_target=awrf_target,
+                           ndkl_desired=ndkl_desired, complete=complete)
+    metrics, judg = kw["metrics"], kw["judg"]
     if backend == "pandas":
         table, _, has_y = _pandas_per_user(source, **kw)
         moments = _moments_from_table(table, metrics)
@@ -1047,14 +794,6 @@ def _default_metrics(source, judgments, columns) -> list[str]:
     """AWRF and NDKL; the EE metrics too when the log has an item column and relevance exists."""
     cols = {"item": "item", "relevance": "relevance"}
     cols.update({r: c for r, c in (columns or {}).items() if r in cols})
-    have = _columns_of(source)
+    have = log_columns(source)
     ee = cols["item"] in have and (judgments is not None or cols["relevance"] in have)
     return ["awrf", "ndkl"] + (list(EE_METRICS) if ee else [])
-
-
-def _columns_of(source) -> list:
-    if hasattr(source, "columns") and not isinstance(source, (str, os.PathLike)):
-        return list(source.columns)
-    from ocef.backends import _check_path, _duckdb_relation
-
-    return list(_duckdb_relation(_check_path(source))[0].columns)

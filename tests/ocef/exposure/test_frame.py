@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from ocef.errors import DataError, ParameterError
-from ocef.exposure.by_group import compare_means, mean_interval, metric_frame, moments
-from ocef.exposure.rank_exposure import position_weights
-from ocef.exposure.rankings import share_intervals
+from ocef.exposure.frame import compare_means, mean_interval, metric_frame, moments
+from ocef.exposure.formulas import position_weights
+from ocef.exposure.shares import share_intervals
 
 
 def test_metric_frame_by_hand_intersectional():

@@ -1,5 +1,5 @@
-"""AWRF, NDKL and expected exposure over a whole top-k log (ocef.exposure.rank_metrics):
-per-user values equal to the in-memory functions of ocef.exposure.rank_exposure on random logs
+"""AWRF, NDKL and expected exposure over a whole top-k log (ocef.exposure.ranking_metrics):
+per-user values equal to the in-memory functions of ocef.exposure.formulas on random logs
 (every backend), hand-computed cases, engines equal to 1e-12, bad inputs, the front doors."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from ocef.errors import DataError, ParameterError
-from ocef.exposure.rank_exposure import (
+from ocef.exposure.formulas import (
     awrf, cascade_weights, expected_exposure, expected_exposure_metrics, ndkl, position_weights, target_exposure,
 )
-from ocef.exposure.rank_metrics import RANKING_METRICS, per_user_fairness, ranking_fairness
+from ocef.exposure.ranking_metrics import RANKING_METRICS, per_user_fairness, ranking_fairness
 
 GROUPS = ("x", "y", "z")
 
@@ -219,7 +219,7 @@ def test_result_protocol_groups_pairs_holm():
     assert set(res.pairs["user_group"]) == {"a"} and set(res.pairs["reference"]) == {"b"}
     # the overall mean is the mean of the per-user values; its interval is Hall's on them
     pu = per_user_fairness(log, item_group="g", user_group="ug", judgments=judg)
-    from ocef.exposure.rank_metrics import hall_interval
+    from ocef.exposure.frame import hall_interval
 
     row = res.overall.set_index("metric").loc["ndkl"]
     x = pu["ndkl"].to_numpy()
@@ -318,8 +318,8 @@ def test_interval_coverage_of_the_mean_over_users(regime):
     the difference between two user groups, and Holm's family-wise error with groups assigned at
     random (the null holds for every metric)."""
     from ocef.inference import holm_adjust
-    from ocef.exposure.by_group import compare_means, moments
-    from ocef.exposure.rank_metrics import hall_interval
+    from ocef.exposure.frame import compare_means, moments
+    from ocef.exposure.frame import hall_interval
 
     cfg = REGIMES[regime]
     log, judg = simulate_log(20000, rng=7, skew=cfg["skew"], samples=cfg["samples"])
@@ -352,7 +352,7 @@ def test_interval_coverage_of_the_mean_over_users(regime):
 
 
 def test_front_door_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
-    from ocef.exposure.rank_exposure import exposure_fairness
+    from ocef.exposure import exposure_fairness
 
     log, judg, _ = random_log(seed=4, n_users=30, samples=2)
     plain = exposure_fairness(log, item_group="g", user_group="ug")
@@ -369,7 +369,7 @@ def test_front_door_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
 def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
     # 30 users: AWRF and NDKL get Hall's interval; EE-D (needs 80) has none, with a reason; EE-R and
     # EE-L (need 20) have theirs. The minimums come from the measured coverage (guide/exposure.md).
-    from ocef.exposure.rank_metrics import MIN_USERS, ranking_fairness
+    from ocef.exposure.ranking_metrics import MIN_USERS, ranking_fairness
 
     base = example_log()
     log = pd.concat([base.assign(user=u) for u in range(30)], ignore_index=True)
@@ -385,7 +385,7 @@ def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
 
 def test_hall_interval_keeps_a_small_real_spread():
     # review finding: a relative spread of 6e-6 was taken for rounding (zero-width interval)
-    from ocef.exposure.rank_metrics import hall_interval
+    from ocef.exposure.frame import hall_interval
 
     x = 0.5 + 3e-6 * np.random.default_rng(0).standard_normal(200)
     r = hall_interval(x.size, x.sum(), (x * x).sum(), (x ** 3).sum())

@@ -3,9 +3,10 @@ their disparity to a target, AWRF, NDKL and exposure/merit ratios.
 
 Provider side: the exposure an *item group* receives from the users' rankings. Consumer side:
 the same quantities, or any per-user metric, compared across *user groups*
-(:mod:`ocef.exposure.by_group`). The small pure functions below define each formula once, on the
-rankings of one user (or a few); :mod:`ocef.exposure.rankings` reduces a top-k log of any size to
-the sufficient statistics of the pooled metrics and :func:`exposure_fairness` is the front door.
+(:mod:`ocef.exposure.frame`). The small pure functions below define each formula once, on the
+rankings of one user (or a few): the numpy reference of every metric computed over a whole log
+(:mod:`ocef.exposure.statistics`, :mod:`ocef.exposure.ranking_metrics`); the weights of the browsing
+models are those of :class:`ocef.exposure.browsing.BrowsingModel`.
 
 Conventions follow the reference code named in /work/shared/specs/exposure-metrics.md (positions
 ``k`` are 1-based, ``i = k - 1``):
@@ -44,12 +45,12 @@ from __future__ import annotations
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.exposure.rankings import BROWSING_MODELS, check_browsing
+from ocef.exposure.browsing import BROWSING_MODELS, BrowsingModel
 
 __all__ = [
     "BROWSING_MODELS", "position_weights", "cascade_weights", "expected_exposure", "target_exposure",
     "expected_exposure_metrics", "group_exposure", "exposure_shares", "share_disparity",
-    "attention_weights_trec", "awrf", "ndkl", "exposure_merit_ratios", "exposure_fairness",
+    "attention_weights_trec", "awrf", "ndkl", "exposure_merit_ratios",
 ]
 
 def _ranks(k) -> np.ndarray:
@@ -90,13 +91,10 @@ def position_weights(ranks, *, browsing: str = "geometric", patience: float = 0.
     >>> position_weights([1, 3], browsing="dcg").round(4).tolist()
     [1.0, 0.5]
     """
-    browsing, patience, _ = check_browsing(browsing, patience)
-    k = _ranks(ranks)
-    if browsing == "geometric":
-        return patience ** (k - 1.0)
-    if browsing == "dcg":
-        return 1.0 / np.log2(k + 1.0)
-    raise ParameterError("browsing='cascade' depends on the relevance above each position: use cascade_weights")
+    model = BrowsingModel(browsing, patience)
+    if model.uses_relevance:
+        raise ParameterError("browsing='cascade' depends on the relevance above each position: use cascade_weights")
+    return model.weights(_ranks(ranks))
 
 
 def cascade_weights(relevance_in_order, *, patience: float = 0.5, stop: float = 0.5) -> np.ndarray:
@@ -125,18 +123,18 @@ def cascade_weights(relevance_in_order, *, patience: float = 0.5, stop: float = 
     >>> cascade_weights([1, 0, 1, 1], patience=0.5, stop=0.5).tolist()
     [1.0, 0.25, 0.125, 0.03125]
     """
-    _, patience, stop = check_browsing("cascade", patience, stop)
+    model = BrowsingModel("cascade", patience, stop)
     rel = np.asarray(relevance_in_order, dtype=float)
     if rel.ndim != 1 or np.isnan(rel).any():
         raise DataError("relevance_in_order must be a 1-d array of numbers without NaN")
     above = np.concatenate(([0.0], np.cumsum(rel > 0)[:-1])) if rel.size else rel
-    return patience ** np.arange(rel.size) * (1.0 - stop) ** above
+    return model.weights(np.arange(1, rel.size + 1), above)
 
 
-def _ranking_weights(ranking, relevance, browsing, patience, stop) -> np.ndarray:
-    if browsing == "cascade":
-        return cascade_weights(relevance[ranking], patience=patience, stop=stop)
-    return position_weights(np.arange(1, len(ranking) + 1), browsing=browsing, patience=patience)
+def _ranking_weights(ranking, relevance, model: BrowsingModel) -> np.ndarray:
+    if model.uses_relevance:
+        return cascade_weights(relevance[ranking], patience=model.patience, stop=model.stop)
+    return model.weights(np.arange(1, len(ranking) + 1))
 
 
 # ------------------------------------------------------------------ expected exposure
@@ -188,12 +186,12 @@ def expected_exposure(rankings, relevance, *, browsing: str = "geometric", patie
     >>> expected_exposure([[0, 1, 2, 3], [2, 0, 3, 1]], rel).tolist()
     [0.75, 0.3125, 0.625, 0.1875]
     """
-    browsing, patience, stop = check_browsing(browsing, patience, stop)
+    model = BrowsingModel(browsing, patience, stop)
     rel = np.asarray(relevance, dtype=float)
     ranks = _check_rankings(rankings, rel.size)
     eps = np.zeros(rel.size)
     for r in ranks:
-        np.add.at(eps, r, _ranking_weights(r, rel, browsing, patience, stop))
+        np.add.at(eps, r, _ranking_weights(r, rel, model))
     return eps / len(ranks)
 
 
@@ -203,10 +201,11 @@ def target_exposure(relevance, *, browsing: str = "geometric", patience: float =
     occupies in an ideal ranking, ties sharing equally (Diaz et al. 2020, Sec. 4; expeval ``exposure.target``).
 
     Levels are sorted decreasingly; a level with ``m`` items and ``b`` items strictly above gets
-    the mean of the exposures of positions ``b .. b+m-1`` (0-based). geometric:
-    ``(p^b - p^(b+m)) / (m (1 - p))``; cascade, level > 0: the same with ``q = p(1 - u)``; level
-    <= 0: ``(1 - u)^b (p^b - p^(b+m)) / (m (1 - p))`` (expeval's formula, with ``b`` the items above);
-    dcg: the mean of ``1 / log2(k + 1)``.
+    the mean of the exposures of positions ``b+1 .. b+m`` of the ideal ranking
+    (:meth:`ocef.exposure.browsing.BrowsingModel.weights`); in the cascade, a relevant item has
+    every item above it relevant, an item of level <= 0 counts the ``b`` items above its level
+    (expeval's formula; :meth:`~ocef.exposure.browsing.BrowsingModel.ideal_above`). Geometric:
+    ``(p^b - p^(b+m)) / (m (1 - p))``; dcg: the mean of ``1 / log2(k + 1)``.
 
     Parameters
     ----------
@@ -225,7 +224,7 @@ def target_exposure(relevance, *, browsing: str = "geometric", patience: float =
     >>> target_exposure([1, 0, 1, 1]).round(4).tolist()
     [0.5833, 0.125, 0.5833, 0.5833]
     """
-    browsing, p, u = check_browsing(browsing, patience, stop)
+    model = BrowsingModel(browsing, patience, stop)
     rel = np.asarray(relevance, dtype=float)
     if rel.ndim != 1 or np.isnan(rel).any():
         raise DataError("relevance must be a 1-d array of numbers without NaN")
@@ -233,15 +232,8 @@ def target_exposure(relevance, *, browsing: str = "geometric", patience: float =
     out = np.empty(rel.size)
     b = 0
     for g, m in zip(levels[::-1], counts[::-1]):
-        if browsing == "geometric":
-            t = (p ** b - p ** (b + m)) / (m * (1 - p))
-        elif browsing == "cascade":
-            q = p * (1 - u)
-            t = ((q ** b - q ** (b + m)) / (m * (1 - q)) if g > 0
-                 else (1 - u) ** b * (p ** b - p ** (b + m)) / (m * (1 - p)))
-        else:
-            t = float(np.mean(1.0 / np.log2(np.arange(b, b + m) + 2.0)))
-        out[rel == g] = t
+        j = np.arange(b + 1, b + m + 1)
+        out[rel == g] = float(np.mean(model.weights(j, model.ideal_above(j, np.full(m, g), b + 1))))
         b += m
     return out
 
@@ -509,86 +501,3 @@ def exposure_merit_ratios(exposure, merit, groups, group_a, group_b) -> dict[str
         (ea, ua, ca), (eb, ub, cb) = stats["a"], stats["b"]
         return {"dp_ratio": float(ea / eb), "dtr": float((ea / ua) / (eb / ub)),
                 "dir": float((ca / ua) / (cb / ub))}
-
-
-def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups=None, user_groups=None,
-                      browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5,
-                      target: str = "equal", k: int | None = None, metrics=("precision", "ndcg", "hit_rate"),
-                      reference=None, confidence: float = 0.95, backend: str = "auto",
-                      columns=None, spark=None, ranking_metrics=None, judgments=None):
-    """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
-
-    Reads the log (:func:`ocef.exposure.rankings.read_log` formats), reduces it to sufficient
-    statistics with ``backend`` and returns :class:`ocef.exposure.rankings.ExposureResult`:
-    ``groups`` (one row per user group × item group: exposure share, target, their difference and
-    ratio with intervals clustered by user and Holm-adjusted p-values), ``pairs`` (each user group
-    vs the reference: difference of shares, and of each per-user metric), ``users`` (per-user
-    metrics by user group, :func:`ocef.exposure.by_group.metric_frame` conventions) and ``overall``.
-
-    Parameters
-    ----------
-    rankings : str, path, pandas.DataFrame or Spark DataFrame
-        The log ``user, item, rank [, score, relevance, sample]`` (see docs/formats/rankings.md).
-    item_group : str
-        Column of the log (or of ``item_groups``) giving each item's group.
-    user_group : str, optional
-        Column of the log (or of ``user_groups``) giving each user's group (consumer side).
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables ``item, <item_group>`` and ``user, <user_group>``.
-    browsing : {"geometric", "dcg", "cascade"}
-    patience, stop : float
-        Browsing-model parameters (:func:`position_weights`, :func:`cascade_weights`).
-    target : {"equal", "merit"}
-        Target shares: ``1/G`` per item group, or the share of relevance (needs ``relevance``).
-    k : int, optional
-        List length for precision (default: the largest rank of the log).
-    metrics : sequence of str
-        Per-user metrics compared across user groups (need a ``relevance`` column; ``recall`` also
-        ``n_relevant``).
-    reference : optional
-        Reference user group (default: the largest).
-    confidence : float, default 0.95
-    backend : {"auto", "duckdb", "pandas", "spark"}
-    columns : dict, optional
-        Renames: ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
-    spark : SparkSession, optional
-    ranking_metrics : sequence of str, optional
-        Per-user ranking metrics among ``"awrf", "ndkl", "ee_disparity", "ee_relevance",
-        "ee_difference"`` (:func:`ocef.exposure.rank_metrics.ranking_fairness`): means over
-        users with intervals, by user group, in the result's ``ranking`` view. Opt-in: a second
-        pass over the log (a window per ranking and a group-by per user and item). Default: none.
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of every judged item (the target of expected exposure; default:
-        the log's relevance of the items shown).
-
-    Returns
-    -------
-    ocef.exposure.rankings.ExposureResult
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 20, 20, 10], "rank": [1, 2, 1, 2],
-    ...                     "genre": ["a", "b", "b", "a"]})
-    >>> res = exposure_fairness(log, item_group="genre")
-    >>> shares = res.groups[res.groups["statistic"] == "share"]
-    >>> shares[["item_group", "estimate"]].round(3).to_dict("list")
-    {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5]}
-    """
-    import dataclasses
-
-    from ocef.exposure.rankings import audit_exposure
-
-    res = audit_exposure(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                         user_groups=user_groups, browsing=browsing, patience=patience, stop=stop,
-                         target=target, k=k, metrics=metrics, reference=reference, confidence=confidence,
-                         backend=backend, columns=columns, spark=spark)
-    if not ranking_metrics:
-        return res
-    from ocef.exposure.rank_metrics import ranking_fairness   # opt-in: a second pass over the log
-
-    ranking = ranking_fairness(rankings, item_group=item_group, user_group=user_group, item_groups=item_groups,
-                               user_groups=user_groups, judgments=judgments, metrics=ranking_metrics,
-                               browsing=browsing, patience=patience, stop=stop, reference=reference,
-                               confidence=confidence, backend=backend, columns=columns, spark=spark)
-    return dataclasses.replace(res, ranking=ranking)

@@ -13,12 +13,13 @@ import pytest
 from ocef.errors import DataError, ParameterError
 import importlib
 
-from ocef.exposure import by_group, rankings
-from ocef.exposure.rank_exposure import (
+from ocef.exposure import frame, statistics
+from ocef.exposure.formulas import (
     awrf, cascade_weights, expected_exposure, expected_exposure_metrics, exposure_merit_ratios, exposure_shares,
     group_exposure, ndkl, position_weights, share_disparity, target_exposure,
 )
-from ocef.exposure.rankings import audit_exposure, ranking_statistics
+from ocef.exposure import exposure_fairness
+from ocef.exposure.statistics import ranking_statistics
 
 # the worked example: items d1..d4 = 0..3, A = {d1, d2}, B = {d3, d4}, y = (1, 0, 1, 1)
 REL = np.array([1, 0, 1, 1])
@@ -35,7 +36,7 @@ def example_log() -> pd.DataFrame:
 
 
 def test_doctests_run():
-    for mod in (importlib.import_module("ocef.exposure.rank_exposure"), by_group, rankings):
+    for mod in (importlib.import_module("ocef.exposure.formulas"), frame, statistics):
         failed, attempted = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert attempted > 0 and failed == 0, mod.__name__
 
@@ -264,7 +265,7 @@ def test_log_errors(backend):
 
 def test_audit_exposure_groups_and_pairs():
     log = random_log(n_users=200)
-    res = audit_exposure(log, item_group="g", user_group="ug", target="merit", reference="a")
+    res = exposure_fairness(log, item_group="g", user_group="ug", target="merit", reference="a")
     g = res.groups
     assert set(g["statistic"]) == {"share", "difference", "ratio"}
     shares = g[(g.user_group == "(all)") & (g.statistic == "share")]["estimate"]
@@ -291,6 +292,6 @@ def test_duckdb_equals_pandas_without_optional_columns(browsing, drop):
 def test_group_of_the_side_table_never_shown_has_share_zero(backend):
     log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 2, 1], "rank": [1, 2, 1, 2]})
     items = pd.DataFrame({"item": [1, 2, 3], "g": ["a", "a", "b"]})
-    res = audit_exposure(log, item_group="g", item_groups=items, backend=backend)
+    res = exposure_fairness(log, item_group="g", item_groups=items, backend=backend)
     share = res.groups[(res.groups.statistic == "share") & (res.groups.user_group == "(all)")]
     assert share.set_index("item_group")["estimate"].to_dict() == {"a": 1.0, "b": 0.0}

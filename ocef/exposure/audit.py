@@ -1,0 +1,313 @@
+"""The front door of the exposure audit: :func:`exposure_fairness` and its result.
+
+One call reads a top-k log once where it lives (:mod:`ocef.exposure.statistics`), gives each item
+group's exposure share against a target with intervals (:mod:`ocef.exposure.shares`), compares user
+groups (the shares, and the list metrics of the registry, :mod:`ocef.exposure.frame`) and, when
+asked, the per-user ranking metrics (AWRF, NDKL, expected exposure: a second pass,
+:mod:`ocef.exposure.ranking_metrics`). Every parameter is declared once, with the declarations of
+the modules that use it (:data:`DECLARED_PARAMS`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ocef.exposure.browsing import BROWSING_PARAMS
+from ocef.exposure.logs import LOG_PARAMS
+from ocef.exposure.shares import TARGET_MEANING, TARGETS
+from ocef.exposure.user_metrics import LIST_METRICS, RANKING_METRICS, REGISTRY
+from ocef.results import Result
+from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, validate_params
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
+    import pandas as pd
+
+__all__ = ["ExposureResult", "exposure_fairness", "DECLARED_PARAMS"]
+
+#: Every parameter of :func:`exposure_fairness`, declared once (shared with ``ocef exposure``).
+DECLARED_PARAMS = {
+    **LOG_PARAMS, **BROWSING_PARAMS,
+    **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
+    "target": Options(*TARGETS), "k": OrNone(Integer(1)), "confidence": CONFIDENCE,
+    "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
+    "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),
+}
+
+
+@dataclass(frozen=True)
+class ExposureResult(Result):
+    """Exposure fairness of a top-k log (:func:`exposure_fairness`).
+
+    Provider side: the share of the users' attention (browsing-model exposure) each item group
+    receives, compared with a target share (equal, or merit-proportional), with intervals clustered
+    by user and Holm-adjusted tests. Consumer side (with a user-group column): each user group vs
+    the reference. ``to_frame()`` is ``groups``; ``summary()`` the differences from the target,
+    most significant first.
+
+    Attributes
+    ----------
+    overall : pandas.DataFrame
+        One row: users, rows, item groups, browsing model, the total variation between shares and
+        target (a plug-in without an interval: ``total_variation_reason`` says so).
+    groups : pandas.DataFrame
+        One row per (user group, item group, statistic ∈ {share, difference, ratio}); user group
+        ``"(all)"`` pools every user: ``estimate, ci_low, ci_high, p_value, p_adjusted, significant,
+        reason`` (difference and ratio vs the target share; Holm over the differences).
+    pairs : pandas.DataFrame
+        Consumer side: each user group vs the reference, per item group, the difference of exposure
+        shares (z interval, independent groups), Holm-adjusted.
+    users : MetricFrameResult or None
+        Per-user metrics (precision, recall, nDCG, hit rate) by user group (needs relevance).
+    stats : RankingStats
+        The sufficient statistics the result was computed from.
+    browsing : str
+        Browsing model (``"geometric"``, ``"dcg"`` or ``"cascade"``).
+    patience : float
+        Its patience parameter.
+    target : {"catalogue", "equal", "merit"}
+        The target shares (:data:`ocef.exposure.shares.TARGETS`); ``overall`` says what it implies
+        (``target_meaning``).
+    confidence : float
+        Two-sided level of the intervals.
+    ranking : RankingFairnessResult or None
+        Per-user AWRF, NDKL and expected exposure by user group (only when
+        :func:`exposure_fairness` is given ``ranking_metrics``: a second
+        pass over the log; :func:`ocef.exposure.ranking_metrics.ranking_fairness`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+    ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+    >>> res = exposure_fairness(log, item_group="genre")
+    >>> res.groups[res.groups.statistic == "share"][["item_group", "estimate", "ci_low", "ci_high"]].round(3)
+      item_group  estimate  ci_low  ci_high
+    0          a     0.556   0.338    0.773
+    3          b     0.444   0.227    0.662
+    """
+
+    overall: pd.DataFrame
+    groups: pd.DataFrame
+    pairs: pd.DataFrame
+    users: object
+    stats: object = field(repr=False)
+    browsing: str = "geometric"
+    patience: float = 0.5
+    target: str = "catalogue"
+    confidence: float = 0.95
+    ranking: object = None
+
+    def to_frame(self):
+        """The per-group table ``groups`` (share, difference and ratio rows per user group and item group).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> exposure_fairness(log, item_group="genre").to_frame().shape
+        (6, 13)
+        """
+        return self.groups
+
+    def summary(self):
+        """The differences from the target share, most significant (smallest adjusted p-value) first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The ``difference`` rows of ``groups``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> exposure_fairness(log, item_group="genre").summary()[["item_group", "estimate", "p_adjusted"]].round(3)
+          item_group  estimate  p_adjusted
+        0          a     0.222       0.091
+        1          b    -0.222       0.091
+        """
+        g = self.groups
+        return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)
+
+    def to_dict(self) -> dict:
+        """``overall``, ``groups``, ``pairs``, ``users`` (its views) and the settings, JSON-ready.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
+        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
+        >>> sorted(exposure_fairness(log, item_group="genre").to_dict())
+        ['browsing', 'confidence', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
+        """
+        from ocef.results import jsonable
+
+        out = {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),
+               "users": None if self.users is None else {"groups": jsonable(self.users.groups),
+                                                          "pairs": jsonable(self.users.pairs),
+                                                          "overall": jsonable(self.users.overall)},
+               "browsing": self.browsing, "patience": self.patience, "target": self.target,
+               "confidence": self.confidence}
+        if self.ranking is not None:              # only when asked for (ranking_metrics=)
+            out["ranking"] = self.ranking.to_dict()
+        return out
+
+
+
+@validate_params(**DECLARED_PARAMS)
+def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups=None, user_groups=None,
+                      browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5,
+                      target: str = "catalogue", k: int | None = None, metrics=("precision", "ndcg", "hit_rate"),
+                      reference=None, confidence: float = 0.95, backend: str = "auto", columns=None, spark=None,
+                      memory_limit: str | None = None, ranking_metrics=None, judgments=None,
+                      attention: str = "trec", awrf_target="equal", ndkl_desired=None,
+                      complete: bool = False) -> ExposureResult:
+    """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
+
+    Reduces the log to sufficient statistics with ``backend`` (:func:`ocef.exposure.ranking_statistics`),
+    then per user group (and ``"(all)"``) each item group's exposure share, its difference and ratio
+    to the ``target`` share with delta-method intervals clustered by user, Holm-adjusted over the
+    differences (:func:`ocef.exposure.shares.share_table`); with ``user_group``, the differences of
+    shares between each user group and the reference, and the list metrics by user group
+    (:func:`ocef.exposure.metric_frame_from_moments`); with ``ranking_metrics``, the per-user AWRF,
+    NDKL and expected exposure (:func:`ocef.exposure.ranking_fairness`, a second pass).
+
+    Parameters
+    ----------
+    rankings : str, path, pandas.DataFrame, DuckDB relation or Spark DataFrame
+        The log ``user, item, rank [, score, relevance, sample, n_relevant]`` (docs/formats/rankings.md).
+    item_group : str
+        Column of the log (or of ``item_groups``) giving each item's group.
+    user_group : str, optional
+        Column of the log (or of ``user_groups``) giving each user's group (consumer side).
+    item_groups, user_groups : pandas.DataFrame, optional
+        Side tables ``item, <item_group>`` and ``user, <user_group>``; ``item_groups`` is also the
+        catalogue of the catalogue-proportional target (every item it lists counts).
+    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
+        Browsing model (:class:`ocef.exposure.browsing.BrowsingModel`).
+    patience, stop : float, default 0.5
+        Browsing-model parameters (``stop``: the cascade's stop probability).
+    target : {"catalogue", "equal", "merit"}, default "catalogue"
+        Target shares: each group's share of the items (of ``item_groups``, else of the log), ``1/G``
+        per group, or the share of relevance (needs ``relevance``). The default is on target when
+        every item gets the same attention on average, so a small group with more attention per
+        item shows (:mod:`ocef.exposure.shares`); ``overall["target_meaning"]`` says it.
+    k : int, optional
+        List length for precision (default: the largest rank of the log).
+    metrics : sequence of str, default ("precision", "ndcg", "hit_rate")
+        List metrics of the registry compared across user groups (need ``relevance``; ``recall``
+        also ``n_relevant``); None for none.
+    reference : optional
+        Reference user group (default: the largest).
+    confidence : float, default 0.95
+        Two-sided level; a test is ``significant`` when its Holm-adjusted p-value is at most
+        1 − ``confidence``.
+    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+        Counting backend (DuckDB for files, pandas for DataFrames).
+    columns : dict, optional
+        Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
+    spark : SparkSession, optional
+        For ``backend="spark"``.
+    memory_limit : str, optional
+        DuckDB ``memory_limit`` for the queries (e.g. ``"200MB"``).
+    ranking_metrics : sequence of str, optional
+        Among ``"awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference"``: means over users
+        with intervals, by user group, in the result's ``ranking`` view. Opt-in (a second pass).
+    judgments : pandas.DataFrame, optional
+        ``user, item, relevance`` of every judged item (the target of expected exposure).
+    attention : {"trec", "browsing"}, default "trec"
+        AWRF's position weights.
+    awrf_target : "equal" or dict, default "equal"
+        AWRF's target distribution over the item groups.
+    ndkl_desired : dict, optional
+        NDKL's desired distribution ``{item group: proportion}``, e.g. the population's (default:
+        each ranking's own, FairRankTune's choice).
+    complete : bool, default False
+        Judgments with relevance <= 0 keep a target (expeval ``-C``).
+
+    Returns
+    -------
+    ExposureResult
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        For a parameter outside its declaration, or an unknown ``reference``.
+    ocef.errors.DataError
+        For a malformed log, ``target="merit"`` without a relevance column, or ``target="catalogue"``
+        without an item column or ``item_groups`` table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 20, 20, 10], "rank": [1, 2, 1, 2],
+    ...                     "genre": ["a", "b", "b", "a"]})
+    >>> res = exposure_fairness(log, item_group="genre")
+    >>> shares = res.groups[res.groups["statistic"] == "share"]
+    >>> shares[["item_group", "estimate", "target"]].round(3).to_dict("list")
+    {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5], 'target': [0.5, 0.5]}
+    """
+    import pandas as pd
+
+    from ocef.exposure.frame import metric_frame_from_moments
+    from ocef.exposure.shares import share_pairs, share_table
+    from ocef.exposure.statistics import ranking_statistics
+
+    list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
+    st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
+                                        item_groups=item_groups, user_groups=user_groups, browsing=browsing,
+                                        patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
+                                        columns=columns, spark=spark, memory_limit=memory_limit)
+    groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
+    ugs = list(st.user_groups)
+    users, ref = None, None
+    if user_group is not None and len(ugs) > 1:
+        ref = reference if reference is not None else ugs[int(np.argmax(st.n_users))]
+        if ref not in ugs:
+            from ocef.errors import ParameterError
+
+            raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
+    binary = [m for m in LIST_METRICS if REGISTRY[m].binary]
+    if len(st.metrics):
+        users = metric_frame_from_moments(st.metrics, by=["user_group"], reference=ref, confidence=confidence,
+                                          binary=binary)
+    if ref is not None:
+        pairs = share_pairs(st.item_groups, per_group, ugs, ref, confidence=confidence)
+    else:
+        pairs = share_pairs(st.item_groups, {None: (0, [])}, [], None, confidence=confidence)
+    tv = 0.5 * sum(abs(r["difference"]) for r in per_group[next(iter(per_group))][1])
+    meaning = TARGET_MEANING[target].format(source=st.catalogue_source)
+    overall = pd.DataFrame([{"n_users": int(st.n_users.sum()), "n_rows": st.n_rows, "n_item_groups": len(st.item_groups),
+                             "n_user_groups": len(ugs) if user_group is not None else 0, "k": st.k,
+                             "browsing": browsing, "patience": patience if browsing != "dcg" else None,
+                             "target": target, "target_meaning": meaning, "total_variation": tv,
+                             # a plug-in summary, biased upwards like holisticai's ETV: no interval is printed
+                             "total_variation_reason": "no valid interval: a plug-in summary of the group "
+                                                       "differences; read each group's difference, its interval "
+                                                       "and its Holm-adjusted test"}])
+    res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
+                         patience=patience, target=target, confidence=confidence)
+    if not ranking_metrics:
+        return res
+    from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
+
+    ranking = ranking_fairness.__wrapped__(
+        rankings, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
+        judgments=judgments, metrics=ranking_metrics, browsing=browsing, patience=patience, stop=stop,
+        attention=attention, awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete,
+        reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
+        memory_limit=memory_limit)
+    return dataclasses.replace(res, ranking=ranking)

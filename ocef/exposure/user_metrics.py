@@ -1,0 +1,322 @@
+"""The registry of per-user metrics: one entry per metric, everything the audit needs to know of it.
+
+Two families share the registry:
+
+- ``"list"``: metrics of the user's list that are functions of per-ranking aggregates — ``hits``
+  (items with relevance > 0), ``dcg`` (``Σ 1/log2(k+1)`` over them), ``idcg`` (the ideal DCG of
+  ``min(n_relevant or hits, k)`` items), ``n_relevant``, ``rr`` (1 / rank of the first relevant
+  item, 0 without one) and the list length ``k``. An entry gives the value per ranking twice, as a
+  numpy function of those arrays and as an SQL expression of the same columns
+  (``_hits, _dcg, _idcg, _nrel, _rr``); :mod:`ocef.exposure.statistics` averages a user's
+  rankings and returns the moments per user group. **Adding a list metric is one entry here.**
+- ``"ranking"``: AWRF, NDKL and the expected-exposure metrics (Sapiezynski et al. 2019; Geyik et
+  al. 2019; Diaz et al. 2020), computed by :mod:`ocef.exposure.ranking_metrics` (a second pass
+  over the log with windows and a join); their entries carry the declared parameters, the measured
+  floor of users of their interval and the numpy reference.
+
+Every entry has a ``reference``: the metric of one user from the numpy formulas of
+:mod:`ocef.exposure.formulas`, one ranking at a time — the definition the backends are tested
+against (``tests/ocef/exposure/test_common.py`` checks numpy = pandas = DuckDB = Spark for every
+entry and its declared parameters).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ocef.errors import ParameterError
+
+__all__ = ["ATTENTION", "UserMetric", "UserContext", "REGISTRY", "LIST_METRICS", "RANKING_METRICS", "EE_METRICS",
+           "register", "list_value_sql", "list_values"]
+
+
+@dataclass(frozen=True)
+class UserContext:
+    """What a metric's reference needs besides the user's rows (:attr:`UserMetric.reference`).
+
+    Attributes
+    ----------
+    k : int
+        List length of precision and of the ideal DCG.
+    labels : list
+        Item-group labels.
+    model : BrowsingModel
+        The browsing model.
+    attention : str
+        AWRF's position weights (``"trec"`` or ``"browsing"``).
+    awrf_target : numpy.ndarray or None
+        AWRF target over ``labels`` (None: equal).
+    ndkl_desired : dict or None
+        NDKL desired distribution (None: each ranking's own).
+    judgments : pandas.DataFrame or None
+        ``item, relevance`` of the user's judged items (None: the log's relevance).
+    complete : bool
+        Judgments with relevance <= 0 keep a target.
+
+    Examples
+    --------
+    >>> from ocef.exposure.browsing import BrowsingModel
+    >>> UserContext(k=2, labels=["a"], model=BrowsingModel()).attention
+    'trec'
+    """
+
+    k: int
+    labels: list
+    model: object
+    attention: str = "trec"
+    awrf_target: object = None
+    ndkl_desired: dict | None = None
+    judgments: object = None
+    complete: bool = False
+
+
+@dataclass(frozen=True)
+class UserMetric:
+    """One per-user metric of the registry.
+
+    Attributes
+    ----------
+    name : str
+        Its name in tables, JSON and ``metrics=``.
+    family : {"list", "ranking"}
+        Who computes it over a log (module docstring).
+    reference : callable
+        ``reference(rows, ctx) -> float``: the metric of one user from the numpy formulas;
+        ``rows`` are the user's rows (``rank, relevance, sample, item, g``, ``n_relevant``),
+        ``ctx`` a :class:`UserContext`. NaN when undefined for that user.
+    numpy : callable or None
+        List family: ``numpy(a) -> array`` per ranking from the aggregates ``a`` (dict of arrays
+        ``hits, dcg, idcg, n_relevant, rr`` and the int ``k``).
+    sql : str or None
+        List family: the same per ranking as an SQL expression (``{k}`` is replaced by the list length).
+    needs : tuple of str
+        Roles of the log it needs (``"relevance"``, ``"n_relevant"``, ``"item"``).
+    binary : bool
+        0/1 per ranking (a Wilson interval for its mean over users).
+    min_users : int
+        Fewest users for which its interval is printed (the measured floor).
+    params : dict
+        Parameters of the front doors that change its value: name -> constraint (declared once,
+        on :func:`ocef.exposure.exposure_fairness` and :func:`ocef.exposure.ranking_fairness`).
+    description : str
+        One line for ``--help`` and the guide.
+
+    Examples
+    --------
+    >>> REGISTRY["precision"].family, REGISTRY["precision"].needs
+    ('list', ('relevance',))
+    """
+
+    name: str
+    family: str
+    reference: Callable
+    numpy: Callable | None = None
+    sql: str | None = None
+    needs: tuple = ()
+    binary: bool = False
+    min_users: int = 2
+    params: dict = field(default_factory=dict)
+    description: str = ""
+
+
+#: AWRF's position weights: TREC 2022's ``1/log2(max(k, 2))``, or the browsing model's exposure.
+ATTENTION = ("trec", "browsing")
+#: name -> :class:`UserMetric`, in the order of the tables.
+REGISTRY: dict[str, UserMetric] = {}
+
+
+def register(metric: UserMetric) -> UserMetric:
+    """Add a metric to :data:`REGISTRY` (its name must be new).
+
+    Parameters
+    ----------
+    metric : UserMetric
+
+    Returns
+    -------
+    UserMetric
+
+    Examples
+    --------
+    >>> "ndcg" in REGISTRY
+    True
+    """
+    if metric.name in REGISTRY:
+        raise ParameterError(f"metric {metric.name!r} is registered twice")
+    REGISTRY[metric.name] = metric
+    return metric
+
+
+# ------------------------------------------------------------------ the list family
+
+def _ideal_dcg(n: int) -> float:
+    return sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))
+
+
+def _list_reference(value: Callable) -> Callable:
+    """A list metric's reference: the per-ranking value from the user's rows, averaged over the
+    user's rankings (undefined rankings left out)."""
+    def reference(rows, ctx):
+        vals = []
+        for _, rk in rows.groupby("sample") if "sample" in rows else [(None, rows)]:
+            y = rk.sort_values("rank")["relevance"].to_numpy(dtype=float)
+            hits = float((y > 0).sum())
+            nrel = float(rk["n_relevant"].iloc[0]) if "n_relevant" in rk else hits
+            pos = np.flatnonzero(y > 0)
+            a = {"hits": hits, "dcg": float(sum(1.0 / math.log2(i + 2) for i in pos)),
+                 "idcg": _ideal_dcg(int(min(nrel, ctx.k))), "n_relevant": nrel, "k": ctx.k,
+                 "rr": 1.0 / (pos[0] + 1) if pos.size else 0.0}
+            v = value(a)
+            if v == v:
+                vals.append(v)
+        return float(np.mean(vals)) if vals else float("nan")
+    return reference
+
+
+def _list(name, value, sql, *, needs=("relevance",), binary=False, description=""):
+    """A list metric: ``value(a)`` works on scalars (the reference) and on arrays (the backend)."""
+    def vectorized(a):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(value(a), dtype=float)
+    return register(UserMetric(name=name, family="list", reference=_list_reference(lambda a: float(vectorized(a))),
+                               numpy=vectorized, sql=sql, needs=needs, binary=binary, description=description))
+
+
+_list("precision", lambda a: a["hits"] / a["k"], "_hits / CAST({k} AS DOUBLE)",
+      description="relevant items in the list / k")
+_list("recall", lambda a: np.where(a["n_relevant"] > 0, a["hits"] / a["n_relevant"], np.nan),
+      "CASE WHEN _nrel > 0 THEN _hits / _nrel END", needs=("relevance", "n_relevant"),
+      description="relevant items in the list / the user's relevant items (n_relevant)")
+_list("ndcg", lambda a: np.where(a["idcg"] > 0, a["dcg"] / a["idcg"], np.nan),
+      "CASE WHEN _idcg > 0 THEN _dcg / _idcg END",
+      description="DCG / ideal DCG of min(n_relevant, k) relevant items (binary gains)")
+_list("hit_rate", lambda a: (a["hits"] > 0) * 1.0,
+      "CASE WHEN _hits > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END", binary=True,
+      description="1 when the list holds a relevant item")
+
+
+def list_values(name: str, aggregates: dict) -> np.ndarray:
+    """A list metric's value per ranking from the per-ranking aggregates (numpy).
+
+    Parameters
+    ----------
+    name : str
+        A metric of the list family.
+    aggregates : dict
+        ``hits, dcg, idcg, n_relevant, rr`` arrays and ``k``.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> list_values("precision", {"hits": np.array([1.0, 2.0]), "k": 2}).tolist()
+    [0.5, 1.0]
+    """
+    return REGISTRY[name].numpy(aggregates)
+
+
+def list_value_sql(name: str, k: int) -> str:
+    """A list metric's value per ranking as SQL over ``_hits, _dcg, _idcg, _nrel, _rr``.
+
+    Parameters
+    ----------
+    name : str
+        A metric of the list family.
+    k : int
+        The list length.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> list_value_sql("precision", 10)
+    '_hits / CAST(10 AS DOUBLE)'
+    """
+    return REGISTRY[name].sql.replace("{k}", str(int(k)))
+
+
+# ------------------------------------------------------------------ the ranking family
+
+def _rankings(rows):
+    return [rk.sort_values("rank") for _, rk in (rows.groupby("sample") if "sample" in rows else [(None, rows)])]
+
+
+def _awrf_reference(rows, ctx):
+    from ocef.exposure.formulas import awrf
+
+    t = np.full(len(ctx.labels), 1.0 / len(ctx.labels)) if ctx.awrf_target is None else np.asarray(ctx.awrf_target)
+    vals = []
+    for rk in _rankings(rows):
+        onehot = np.array([[g == lab for lab in ctx.labels] for g in rk["g"]], dtype=float)
+        w = None
+        if ctx.attention == "browsing":
+            y = rk["relevance"].to_numpy(dtype=float) if "relevance" in rk else np.zeros(len(rk))
+            above = np.concatenate(([0.0], np.cumsum(y > 0)[:-1]))
+            w = ctx.model.weights(rk["rank"].to_numpy(dtype=float), above)
+        vals.append(awrf(onehot, t, weights=w))
+    return float(np.mean(vals))
+
+
+def _ndkl_reference(rows, ctx):
+    from ocef.exposure.formulas import ndkl
+
+    return float(np.mean([ndkl(rk["g"].to_numpy(), desired=ctx.ndkl_desired) for rk in _rankings(rows)]))
+
+
+def _ee_reference(key):
+    def reference(rows, ctx):
+        from ocef.exposure.formulas import expected_exposure, expected_exposure_metrics, target_exposure
+
+        jd = ctx.judgments if ctx.judgments is not None else rows[["item", "relevance"]].drop_duplicates()
+        universe = sorted(set(rows["item"]) | set(jd["item"]))
+        idx = {it: j for j, it in enumerate(universe)}
+        rel = np.zeros(len(universe))
+        for it, y in zip(rows["item"], rows["relevance"]):
+            rel[idx[it]] = y
+        rankings = [np.array([idx[i] for i in rk["item"]]) for rk in _rankings(rows)]
+        m = ctx.model
+        eps = expected_exposure(rankings, rel, browsing=m.name, patience=m.patience, stop=m.stop)
+        keep = jd if ctx.complete else jd[jd["relevance"] > 0]
+        tgt = np.zeros(len(universe))
+        if len(keep):
+            tgt[[idx[i] for i in keep["item"]]] = target_exposure(keep["relevance"].to_numpy(dtype=float),
+                                                                  browsing=m.name, patience=m.patience, stop=m.stop)
+        return expected_exposure_metrics(eps, tgt)[key]
+    return reference
+
+
+def _ranking_params() -> dict:
+    from ocef.validation import Boolean, Either, Instance, Options
+
+    distribution = Either(Options("equal"), Instance(dict))
+    return {"awrf": {"attention": Options(*ATTENTION), "awrf_target": distribution},
+            "ndkl": {"ndkl_desired": Instance(dict, none=True)},
+            "ee": {"complete": Boolean()}}
+
+
+_PARAMS = _ranking_params()
+register(UserMetric("awrf", "ranking", _awrf_reference, params=_PARAMS["awrf"], min_users=2,
+                    description="attention-weighted rank fairness, 1 - JS(R, T)^2 (TREC Fair Ranking 2022)"))
+register(UserMetric("ndkl", "ranking", _ndkl_reference, params=_PARAMS["ndkl"], min_users=2,
+                    description="normalized discounted KL divergence of the prefixes (Geyik et al. 2019, Eq. 6)"))
+# the floors: Hall's interval covered under 0.93 below them in simulation (guide/exposure.md)
+for _name, _key, _floor, _needs, _text in (
+        ("ee_disparity", "disparity", 80, ("item",), "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
+        ("ee_relevance", "relevance", 20, ("item", "relevance"), "EE-R, eps . eps* (Eq. 6)"),
+        ("ee_difference", "difference", 20, ("item", "relevance"), "EE-L, ||eps - eps*||^2 (Eq. 7)")):
+    register(UserMetric(_name, "ranking", _ee_reference(_key), needs=_needs, min_users=_floor,
+                        params=_PARAMS["ee"], description=_text))
+
+#: The list metrics (computed by :func:`ocef.exposure.ranking_statistics`).
+LIST_METRICS = tuple(m for m, e in REGISTRY.items() if e.family == "list")
+#: The ranking metrics (computed by :func:`ocef.exposure.ranking_fairness`).
+RANKING_METRICS = tuple(m for m, e in REGISTRY.items() if e.family == "ranking")
+#: The expected-exposure metrics (one group-by per user and item, a join with the judgments).
+EE_METRICS = tuple(m for m in RANKING_METRICS if m.startswith("ee_"))
