@@ -1,6 +1,6 @@
 """Sphinx configuration of the OCEF documentation site.
 
-Build (see CONTRIBUTING.md)::
+Build (see contributing.md)::
 
     .venv/bin/pip install -e '.[docs]'
     .venv/bin/python -m sphinx -W --keep-going -b html docs docs/_build/html
@@ -43,7 +43,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "CONTRIBUTING.md", "examples/README.txt", "Thumbs.db", ".DS_Store",
+exclude_patterns = ["_build", "examples/README.txt", "Thumbs.db", ".DS_Store",
                     "apigen.py", "citegen.py"]
 templates_path = ["_templates"]
 

@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
+from ocef.log_schema import check_csv_header, label_columns, read_errors
 from ocef.errors import ParameterError
 
 __all__ = [
@@ -57,7 +57,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
 
     ``.parquet``/``.pq`` files are read with pyarrow, anything else as CSV (pandas infers the
     compression from the suffix, e.g. ``.csv.gz``). A CSV's header is checked first
-    (:func:`~ocef.environments.log_schema.check_csv_header`): duplicate column names, an empty
+    (:func:`~ocef.log_schema.check_csv_header`): duplicate column names, an empty
     or an unreadable file are refused with an error naming the file.
 
     Parameters

@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 from ocef.errors import ParameterError
 
-from ocef.validation import renamed_keywords, seed_from_rng
+from ocef.validation import seed_from_rng
 
 # name -> module, in the order `ocef reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
@@ -45,6 +45,9 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
     "exposure-position": "ocef.experiments.exposure_position",
     "mitigate-real-data": "ocef.experiments.mitigate_real_data",
+    "offpolicy-obd": "ocef.experiments.offpolicy_obd",
+    "offpolicy-coat": "ocef.experiments.offpolicy_coat",
+    "offpolicy-movielens": "ocef.experiments.offpolicy_movielens",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
@@ -87,6 +90,10 @@ RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
     "exposure-position": (3.0, None),
     # quick: 7 re-rankers at load ~16; full not measured with the LP/expohedron lotteries (581 s without them)
     "mitigate-real-data": (196.0, None),
+    # i30, 2026-11-28, beside other sessions (wall clock several times the CPU time)
+    "offpolicy-obd": (18.0, 33.0),
+    "offpolicy-coat": (8.0, 9.0),
+    "offpolicy-movielens": (72.0, 1640.0),
 }
 
 
@@ -191,13 +198,11 @@ def describe() -> list[tuple[str, str]]:
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 
 
-@renamed_keywords(seed="rng")
 def run(name: str, *, out: Path | str = "results", quick: bool = False, rng=0,
         data_dir: Path | str | None = None, progress: bool = True) -> list[Path]:
     """Run experiment ``name``, writing into ``out/name/``; return the written paths.
 
-    ``rng`` (default 0; ``seed=`` is its former name, accepted for one release with a
-    FutureWarning): an int seed, or a SeedSequence or Generator from which one int seed is drawn
+    ``rng`` (default 0): an int seed, or a SeedSequence or Generator from which one int seed is drawn
     (:func:`ocef.validation.seed_from_rng`); the experiment keys all its randomness on that int
     (the module protocol's ``seed``, as ``ocef reproduce --seed``), so the same int reproduces a run.
 

@@ -30,17 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
            "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
-           "spark_table"]
+           "spark_table", "set_memory_limit"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
-#: The former name of :data:`BACKENDS` (counting backends were called engines).
-ENGINES = BACKENDS
 
 
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -207,11 +204,6 @@ def source_kind(source) -> str:
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 
-def resolve_engine(engine: str, source) -> str:
-    """Former name of :func:`resolve_backend`."""
-    return resolve_backend(engine, source)
-
-
 def resolve_backend(backend: str, source) -> str:
     """The backend that counts ``source``: the one ``"auto"`` picks, or ``backend`` checked.
 
@@ -258,7 +250,6 @@ def resolve_backend(backend: str, source) -> str:
     return backend
 
 
-@renamed_keywords(engine="backend")
 def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                  name: str = "log", spark=None):
     """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
@@ -277,8 +268,7 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     label : str or list of str, default "Y"
         A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (:func:`resolve_backend`). ``engine=`` is its former name, accepted
-        for one release with a FutureWarning.
+        The counting backend (:func:`resolve_backend`).
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -313,7 +303,6 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-@renamed_keywords(engine="backend")
 def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
@@ -330,7 +319,7 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -406,7 +395,6 @@ def file_state(path) -> tuple:
     return tuple(out)
 
 
-@renamed_keywords(engine="backend")
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start counting several logs in background threads; collect the counts later.
 
@@ -422,7 +410,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
 
     Returns
     -------
@@ -551,9 +539,9 @@ def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> N
         raise ParameterError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
 
 
-def _bad_labels(name: str, col: str, values) -> ValueError:
+def _bad_labels(name: str, col: str, values) -> DataError:
     shown = [None if v is None else (v.item() if hasattr(v, "item") else v) for v in list(values)[:5]]
-    return ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
+    return DataError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
 
 
 def _finish(rows, keys: list[str], name: str) -> KeyCounts:
@@ -982,6 +970,61 @@ _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB 
 _DATABASE_LOCK = threading.Lock()
 
 
+_MEMORY_LIMIT: dict[str, float | None] = {"bytes": None}      # None: DuckDB's default (80% of RAM)
+
+
+def set_memory_limit(limit: str | float | None) -> None:
+    """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
+
+    The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
+    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
+    the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
+    memory_limit.py). pandas frames are in memory already, and Spark has its own settings
+    (``spark.driver.memory``, ``spark.executor.memory``).
+
+    Parameters
+    ----------
+    limit : str, float or None
+        Bytes, or a size such as ``"2GB"`` (:func:`ocef.validation.parse_size`); None restores
+        DuckDB's default (80% of the machine's memory).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> set_memory_limit("256MB")
+    >>> duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()
+    [('256.0 MiB',)]
+    >>> set_memory_limit(None)
+    """
+    from ocef.validation import parse_size
+
+    if limit is None:
+        _MEMORY_LIMIT["bytes"] = None
+    else:
+        _MEMORY_LIMIT["bytes"] = parse_size(limit, "memory limit") if isinstance(limit, str) else \
+            parse_size(str(float(limit)), "memory limit")
+    with _DATABASE_LOCK:
+        database = _DATABASE.get(os.getpid())
+    if database is not None:
+        _apply_memory_limit(database)
+
+
+def _apply_memory_limit(database) -> None:
+    limit = _MEMORY_LIMIT["bytes"]
+    if limit is None:
+        database.execute("RESET memory_limit")
+        return
+    import tempfile
+
+    spill = os.path.join(tempfile.gettempdir(), f"ocef-duckdb-{os.getpid()}")
+    database.execute(f"SET memory_limit = '{max(1, int(limit) // 2**20)}MiB'")
+    database.execute(f"SET temp_directory = {_lit(spill)}")
+
+
 def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar.
 
@@ -1006,6 +1049,8 @@ def duckdb_cursor():
         database = _DATABASE.get(os.getpid())
         if database is None:
             database = _DATABASE[os.getpid()] = duckdb.connect()
+            if _MEMORY_LIMIT["bytes"] is not None:
+                _apply_memory_limit(database)
     con = database.cursor()
     con.execute("SET enable_progress_bar = false")
     return con

@@ -5,6 +5,15 @@ import sys
 from ocef.errors import ParameterError
 
 
+def add_memory_limit(p) -> None:
+    """``--memory-limit SIZE``, the one declaration of every command that counts logs with DuckDB
+    (applied by :func:`ocef.cli.main` through :func:`ocef.backends.set_memory_limit`)."""
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="bound DuckDB's memory, e.g. 2GB or 512MB; above it DuckDB spills to a temporary "
+                        "folder (default: DuckDB's, 80%% of RAM; pandas frames are in memory already, "
+                        "Spark has its own spark.driver.memory / spark.executor.memory)")
+
+
 def print_json(payload) -> None:
     """Print one strict-JSON object on stdout (results, numpy values; NaN/inf become null)."""
     from ocef.results import dumps

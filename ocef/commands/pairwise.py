@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_memory_limit
 from ocef.errors import ParameterError
 
 
@@ -47,6 +48,7 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence level (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap and the model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
     p.set_defaults(func=_run)
 
 

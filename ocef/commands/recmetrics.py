@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from ocef.errors import ParameterError
+from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
 
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
@@ -76,7 +77,13 @@ def register(sub) -> None:
     sel.add_argument("--gini-convention", choices=("holisticai", "formula"), default="holisticai",
                      help="Gini index divided by n - 1 (holisticai, default) or by n (holisticai's formula)")
     p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=200,
-                   help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals)")
+                   help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals; "
+                        f"above {RESAMPLE_CHUNK} a progress bar with the time left is shown, and a run whose "
+                        "replicates would exceed the memory limit is refused before it starts)")
+    p.add_argument("--family", choices=FAMILIES, default="report",
+                   help="what one Holm family of 'significant' labels is: every pair of every metric in the "
+                        "report (default; any false 'significant' anywhere has probability <= 1 - confidence) "
+                        "or each metric's table on its own")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--interval", choices=("auto", "percentile", "basic"), default="auto",
                    help="auto (default): per metric the interval measured to cover (t, t on log scale for ratios, "
@@ -138,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
                               n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,
                               interval=args.interval, simultaneous=args.simultaneous,
-                              gini_convention=args.gini_convention)
+                              gini_convention=args.gini_convention, family=args.family)
     if args.json:
         print_json({**result.to_dict(), "source": description})
         return 0
@@ -195,8 +202,8 @@ def console_report(result, description: str, shape) -> list[str]:
             f"reference group {result.reference!r}")
     if result.n_resamples:
         head += (f"; {100 * result.confidence:g}% intervals ({result.interval}; {result.n_resamples} bootstrap "
-                 f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values Holm-adjusted "
-                 "over the groups, per metric")
+                 f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values "
+                 f"{FAMILY_TEXT[result.family]}")
     lines += textwrap.wrap(head, console_width(), initial_indent="  ", subsequent_indent="  ")
     lines += textwrap.wrap("value = holisticai's sample statistic; estimate = of the population quantity; the "
                            "interval is around the estimate", console_width(), initial_indent="  ", subsequent_indent="  ")

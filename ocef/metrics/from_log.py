@@ -14,6 +14,8 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
+from ocef.metrics.recommender import GINI_CONVENTIONS
+from ocef.validation import Boolean, Integer, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -350,6 +352,7 @@ SEED004_LOG_NO_INTERVAL = ("no valid interval: holisticai's plug-in values from 
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
+@validate_params(n_items=Integer(1), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
@@ -450,10 +453,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     """
     from ocef.metrics import recommender as rec
 
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ParameterError(f"n_items must be an integer >= 1, got {n_items!r}")
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise ParameterTypeError(f"normalize must be True or False, got {normalize!r}")
     if score_bounds is not None:
         try:
             lo, hi = (float(v) for v in score_bounds)
@@ -461,7 +460,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
             raise ParameterError(f"score_bounds must be (min, max), two numbers, got {score_bounds!r}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
-    rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
     backend = resolve_backend(backend, source)
     if source_kind(source) not in ("file", "pandas", "spark"):
         raise DataError(f"a top-k log must be a file path, a pandas DataFrame or a Spark DataFrame, got "

@@ -40,9 +40,8 @@ fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (
 the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
 normalising a constant matrix is an error (holisticai returns NaN everywhere).
 
-Options after the data are keyword-only (``f(scores, k=10)``); holisticai's positional call
-``f(scores, top, thresh, normalize)`` still works for one release, with a ``FutureWarning``
-(:func:`ocef.validation.deprecated_positional`).
+Options after the data are keyword-only (``f(scores, k=10)``; holisticai's ``f(scores, top, thresh,
+normalize)`` is ``f(scores, k=top, thresh=thresh, normalize=normalize)``).
 """
 from __future__ import annotations
 
@@ -52,7 +51,6 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 import numpy as np
 
-from ocef.validation import deprecated_positional
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -223,7 +221,6 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -479,7 +476,6 @@ class UserStats:
         return self.precision is not None
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
 
@@ -733,7 +729,6 @@ def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> di
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (holisticai).
 
@@ -764,7 +759,6 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-@deprecated_positional("k", "thresh", "normalize", "convention")
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
@@ -797,7 +791,6 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
@@ -828,7 +821,6 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
 
@@ -906,7 +898,6 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
@@ -943,7 +934,6 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
@@ -983,7 +973,6 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1023,7 +1012,6 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1063,7 +1051,6 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1185,7 +1172,6 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-@deprecated_positional("k", "thresh", "normalize", "metric_type", "gini_convention")
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):

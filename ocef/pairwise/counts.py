@@ -15,7 +15,7 @@ count vectors ("profiles") are exchangeable, so the data are reduced to the dist
 their multiplicities (:class:`PairCounts`); with one pair per query (the paper's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two counting backends (``backend=``; ``engine=`` is its former name, deprecated) give the same counts (a test checks it):
+Two counting backends (``backend=``) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.results import Result
+from ocef.validation import Options, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
@@ -46,8 +46,6 @@ SCORE_COLUMNS = ["score_j", "score_jp"]
 #: Kinds of comparisons, in the order of the count arrays' metric axis.
 KINDS = ("overall", "intra", "inter")
 BACKENDS = ("auto", "pandas", "duckdb")
-#: Former name of :data:`BACKENDS` (the glossary keeps ``engine`` for simulation engines).
-ENGINES = BACKENDS
 
 
 @dataclass(frozen=True)
@@ -587,7 +585,7 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, Path))
 
 
-@renamed_keywords(engine="backend")
+@validate_params(backend=Options(*BACKENDS))
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
                 backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
@@ -616,8 +614,7 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     z_levels : sequence, optional
         The engagement levels in order (default: the sorted values found).
     backend : {"auto", "pandas", "duckdb"}, default "auto"
-        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames); its former
-        name ``engine=`` is still accepted for one release, with a ``FutureWarning``.
+        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames).
 
     Returns
     -------
@@ -648,8 +645,6 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     True
     """
 
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     _check_cluster(cluster)
     if backend == "duckdb" or (backend == "auto" and (_is_path(pairs) or _is_path(scores))):
         return _duckdb_counts(pairs, scores, subgroup=subgroup, cluster=cluster, z_levels=z_levels)

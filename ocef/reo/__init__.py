@@ -114,8 +114,8 @@ from ocef._lazy import lazy_exports
 #: where each public name lives; modules are imported on first use (PEP 562), so ``ocef reo``
 #: on a file needs only the counts and the estimator, not pandas and the bootstrap machinery.
 _HOME = {
-    "ab": ("AB_INTERVALS", "AB_METHODS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
-    "bootstrap": ("BOOTSTRAP_INTERVALS", "BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
+    "ab": ("AB_INTERVALS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
+    "bootstrap": ("BOOTSTRAP_INTERVALS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
                   "bootstrap_reo_ci", "category_counts"),
     "counts": ("ReoCounts", "reo_counts"),
     "estimate": ("ALL_INTERVALS", "estimate_reo"),

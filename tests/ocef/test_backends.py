@@ -43,7 +43,7 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
     frame.to_parquet(tmp_path / "log.parquet")
     con = duckdb.connect()
     rel = con.read_parquet(str(tmp_path / "log.parquet"))
-    assert le.resolve_engine("auto", rel) == "duckdb"
+    assert le.resolve_backend("auto", rel) == "duckdb"
     assert_same(le.group_counts(rel, by=["day", "S"], label=["Y", "L2"]), expected())
     q = le.Sql(f"SELECT * FROM read_parquet('{tmp_path / 'log.parquet'}') WHERE day = 1")
     assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"]), expected().iloc[2:].reset_index(drop=True))
@@ -52,8 +52,8 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
 
 
 def test_auto_engine_and_bad_engine(frame, tmp_path):
-    assert le.resolve_engine("auto", frame) == "pandas"
-    assert le.resolve_engine("auto", tmp_path / "x.parquet") == "duckdb"
+    assert le.resolve_backend("auto", frame) == "pandas"
+    assert le.resolve_backend("auto", tmp_path / "x.parquet") == "duckdb"
     with pytest.raises(ValueError, match=r"backend must be one of .*got 'numba'"):
         le.group_counts(frame, by=["S"], backend="numba")
     with pytest.raises(TypeError, match="pandas DataFrame, a DuckDB relation"):

@@ -119,7 +119,7 @@ def test_keyboard_interrupt_is_one_line_exit_130(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv,needle", [
     (["reo", "--dataset", "coat", "--confidence", "abc"], "--confidence"),
-    (["reo-ab", "--control", "c", "--treatment", "t", "--random", "r", "--method", "nope"], "--method"),
+    (["reo-ab", "--control", "c", "--treatment", "t", "--random", "r", "--interval", "nope"], "--interval"),
     (["recmetrics", "--dataset", "coat", "--top", "2.5"], "--top"),
     (["pairwise", "--dataset", "nowhere"], "--dataset"),
     (["bandit", "--instance", "3", "--no-such-option"], "--no-such-option"),
