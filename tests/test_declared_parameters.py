@@ -21,8 +21,6 @@ import ocef.exposure.ranking_metrics
 import ocef.exposure.statistics
 import ocef.fairrec.search
 import ocef.metrics.bias
-import ocef.offpolicy.audit
-import ocef.offpolicy.scale
 import ocef.mitigate.boost
 import ocef.mitigate.calibrated
 import ocef.mitigate.detconstsort
@@ -30,6 +28,10 @@ import ocef.mitigate.epsilon_greedy
 import ocef.mitigate.expohedron
 import ocef.mitigate.exposure_lp
 import ocef.mitigate.fair
+import ocef.mitigate.loop
+import ocef.mitigate.paired
+import ocef.offpolicy.audit
+import ocef.offpolicy.scale
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -160,6 +162,25 @@ VALID = {
     "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
                                                            lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
                                                                         epsilon=0.5, legacy_seed=3)),
+    # the mitigate -> re-audit loop (issue 29)
+    "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
+        candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),
+                                 "score": [0.9, 0.5, 0.1, 0.8, 0.4, 0.2], "g": ["a", "b", "b"] * 2}),
+        item_group="g", k=2, rng=0)),
+    "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
+        estimates=[0.01], ses=[0.01], df=10)),
+    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
+    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
+                                                  lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
+                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
+    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
+                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
+    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
+    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
+        source=SEED004_LOG, n_items=4, user_group="ug")),
+    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
     "ocef.exposure.audit.exposure_fairness": (ocef.exposure.audit.exposure_fairness, lambda: dict(
         rankings=RLOG, item_group="g")),
     "ocef.exposure.statistics.ranking_statistics": (ocef.exposure.statistics.ranking_statistics, lambda: dict(

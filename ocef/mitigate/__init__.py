@@ -10,6 +10,10 @@ One module per family: :mod:`~ocef.mitigate.boost` (the score-boost baseline),
 :mod:`~ocef.mitigate.fair` (FA*IR), :mod:`~ocef.mitigate.detconstsort` (Geyik et al.),
 :mod:`~ocef.mitigate.epsilon_greedy` (Feng & Shah), :mod:`~ocef.mitigate.calibrated` (Steck),
 :mod:`~ocef.mitigate.exposure_lp` (Singh & Joachims), :mod:`~ocef.mitigate.expohedron` (Kletti et al.).
+
+The loop: :func:`mitigate` re-ranks candidates with every grid point, writes the re-ranked
+logs and re-audits each against the unmitigated top-k with paired intervals, a certificate
+and the utility-disparity front (:mod:`~ocef.mitigate.loop`, :mod:`~ocef.mitigate.paired`).
 """
 from __future__ import annotations
 
@@ -27,8 +31,12 @@ _HOME = {
     'expohedron': ('expohedron_rerank', 'pareto_curve', 'caratheodory_decomposition', 'majorized', 'identify_face',
                    'face_intersection'),
     'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
+    # the mitigate -> re-audit loop (paired intervals, certificates, the front)
+    'loop': ('mitigate', 'MitigationResult', 'arm_values'),
+    'paired': ('Moments', 'delta_interval', 'paired_interval', 'equivalence_certificate'),
 }
-_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp", "expohedron")
+_MODULES = ("lottery", "rerank", "boost", "fair", "detconstsort", "epsilon_greedy", "calibrated", "exposure_lp",
+            "expohedron", "loop", "paired")
 
 __all__ = [
     "Lottery", "check_candidates", "check_candidate_matrix", "deterministic", "lottery_from_rankings",
@@ -40,6 +48,8 @@ __all__ = [
     "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
     "lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias",
     "expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face", "face_intersection",
+    "mitigate", "MitigationResult", "arm_values",
+    "Moments", "delta_interval", "paired_interval", "equivalence_certificate",
 ]
 
 
