@@ -16,7 +16,7 @@ import numpy as np
 
 from ocef.validation import Integer, validate_params
 
-__all__ = ["ToyEnvy", "make_toy_envy"]
+__all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs"]
 
 
 class ToyEnvy(NamedTuple):
@@ -88,3 +88,106 @@ def make_toy_envy(n_per_group: int = 2) -> ToyEnvy:
     take = np.arange(n_per_group) % 2
     rows = np.concatenate([take, take + 2])
     return ToyEnvy(_RHO[rows].copy(), _PROBS[rows].copy(), np.repeat([0, 1], n_per_group))
+
+
+class ToyReoLogs(NamedTuple):
+    """A default and a random traffic log of an REO audit, the output of :func:`make_toy_reo_logs`.
+
+    Unpacks as ``default, random`` (``estimate_reo(*toy)``).
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The recommender's log, columns ``Y`` (0/1 label) and ``S`` (item group).
+    random : pandas.DataFrame
+        The random-traffic log, same columns.
+
+    Examples
+    --------
+    >>> make_toy_reo_logs().default.shape
+    (200, 2)
+    """
+
+    default: object
+    random: object
+
+
+def _positives(value) -> tuple[int, ...]:
+    out = tuple(int(v) for v in value)
+    if not out or any(v < 0 for v in out):
+        from ocef.errors import ParameterError
+        raise ParameterError(f"positives must be non-negative counts per group, got {value!r}")
+    return out
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_log(positives=(20, 40), n_per_group: int = 100):
+    """One REO log: ``n_per_group`` rows per item group, the first ``positives[k]`` labelled 1.
+
+    Parameters
+    ----------
+    positives : sequence of int, default (20, 40)
+        Positive labels of each group (groups named ``"a"``, ``"b"``, ...), each <= ``n_per_group``.
+    n_per_group : int, default 100
+        Rows per group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``Y`` (0/1) and ``S`` (the group), group by group, positives first.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If a count is negative or exceeds ``n_per_group``.
+
+    Examples
+    --------
+    >>> make_toy_reo_log((1, 2), n_per_group=2)
+       Y  S
+    0  1  a
+    1  0  a
+    2  1  b
+    3  1  b
+    """
+    import pandas as pd
+
+    pos = _positives(positives)
+    if max(pos) > n_per_group:
+        from ocef.errors import ParameterError
+        raise ParameterError(f"positives {pos} exceed n_per_group={n_per_group}")
+    y = [v for p in pos for v in [1] * p + [0] * (n_per_group - p)]
+    s = [chr(ord("a") + k) for k in range(len(pos)) for _ in range(n_per_group)]
+    return pd.DataFrame({"Y": y, "S": s})
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_logs(default_positives=(20, 40), random_positives=(30, 30),
+                      n_per_group: int = 100) -> ToyReoLogs:
+    """A default and a random log (:func:`make_toy_reo_log`) for the examples of :mod:`ocef.reo`.
+
+    With the defaults, P = (0.15, 0.15) and Q = (0.1, 0.2) per group: U = (2/3, 4/3), so
+    delta_U = (-1/3, 1/3) and the REO penalty (eq. 2 of Dong et al. 2024) is 1/3.
+
+    Parameters
+    ----------
+    default_positives : sequence of int, default (20, 40)
+        Positives of each group in the default log.
+    random_positives : sequence of int, default (30, 30)
+        Positives of each group in the random log.
+    n_per_group : int, default 100
+        Rows per group in each log.
+
+    Returns
+    -------
+    ToyReoLogs
+        ``(default, random)``, new frames on each call.
+
+    Examples
+    --------
+    >>> default, random = make_toy_reo_logs()
+    >>> default.groupby("S")["Y"].sum().tolist(), random.groupby("S")["Y"].sum().tolist()
+    ([20, 40], [30, 30])
+    """
+    return ToyReoLogs(make_toy_reo_log(default_positives, n_per_group),
+                      make_toy_reo_log(random_positives, n_per_group))
