@@ -16,7 +16,8 @@ import numpy as np
 
 from ocef.validation import Integer, validate_params
 
-__all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs"]
+__all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
+           "make_toy_movielens"]
 
 
 class ToyEnvy(NamedTuple):
@@ -191,3 +192,81 @@ def make_toy_reo_logs(default_positives=(20, 40), random_positives=(30, 30),
     """
     return ToyReoLogs(make_toy_reo_log(default_positives, n_per_group),
                       make_toy_reo_log(random_positives, n_per_group))
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_daily(default_positives=((200, 400), (300, 320)), random_positives=((300, 300), (300, 300)),
+                       n_per_group: int = 1000) -> ToyReoLogs:
+    """Default and random logs over several days (a ``day`` column 1, 2, ...), for per-day REO.
+
+    With the defaults, day 1 has the penalty 1/3 of :func:`make_toy_reo_logs` and day 2 almost
+    none (U = (1, 16/15)).
+
+    Parameters
+    ----------
+    default_positives, random_positives : sequence of sequence of int
+        Per day, the positives of each group in the default and in the random log.
+    n_per_group : int, default 1000
+        Rows per group and day in each log.
+
+    Returns
+    -------
+    ToyReoLogs
+        ``(default, random)`` with columns ``Y``, ``S`` and ``day``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If the two logs do not cover the same number of days.
+
+    Examples
+    --------
+    >>> default, random = make_toy_reo_daily()
+    >>> default.groupby("day")["Y"].sum().tolist()
+    [600, 620]
+    """
+    import pandas as pd
+
+    if len(default_positives) != len(random_positives):
+        from ocef.errors import ParameterError
+        raise ParameterError(f"default_positives has {len(default_positives)} days, random_positives "
+                             f"{len(random_positives)}")
+
+    def days(positives):
+        return pd.concat([make_toy_reo_log(p, n_per_group).assign(day=d) for d, p in enumerate(positives, 1)],
+                         ignore_index=True)
+
+    return ToyReoLogs(days(default_positives), days(random_positives))
+
+
+def make_toy_movielens():
+    """A tiny stand-in for :attr:`ocef.datasets.MovieLens100K.data`: 6 users rating 4 items.
+
+    Users alternate genders F, M and ages 18, 25, 35; all items are dramas; the ratings are
+    drawn from 1..5 with seed 0 (the same data on each call).
+
+    Returns
+    -------
+    ocef.datasets.movielens.MovieLensData
+        ``ratings``, ``users`` and ``items`` in the ML-100K layout.
+
+    Examples
+    --------
+    >>> data = make_toy_movielens()
+    >>> data.ratings.shape, data.users["gender"].tolist()
+    ((24, 4), ['F', 'M', 'F', 'M', 'F', 'M'])
+    """
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ocef.datasets.movielens import MovieLensData
+
+    rng = np.random.default_rng(0)
+    ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+                            "rating": rng.integers(1, 6, 24), "timestamp": 0})
+    users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+                          "age": [18, 25, 35] * 2, "occupation": 0})
+    items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+                          "category": "Drama", "category_code": 8})
+    return MovieLensData(ratings, users, items, "ml-100k", Path("."))
