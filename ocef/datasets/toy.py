@@ -17,7 +17,7 @@ import numpy as np
 from ocef.validation import Integer, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
-           "make_toy_movielens"]
+           "make_toy_movielens", "make_toy_obd"]
 
 
 class ToyEnvy(NamedTuple):
@@ -270,3 +270,45 @@ def make_toy_movielens():
     items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
                           "category": "Drama", "category_code": 8})
     return MovieLensData(ratings, users, items, "ml-100k", Path("."))
+
+
+def make_toy_obd(root=None):
+    """Write a one-day stand-in for the Open Bandit Dataset folder: 3 items, 4 impressions a policy.
+
+    Both policies (``bts``, ``random``) of the ``all`` campaign get the same log: items 2, 0, 1, 0
+    at positions 1, 2, 3, 1, one click (item 2), users ``a, a, a, b``; items 0, 1, 2 have
+    ``item_feature_0`` -0.5, 0.1, 1.2.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        Where to write (created); default a new temporary folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The dataset folder, readable by :class:`ocef.datasets.OpenBanditDataset`.
+
+    Examples
+    --------
+    >>> root = make_toy_obd()
+    >>> sorted(p.name for p in (root / "random" / "all").iterdir())
+    ['all.csv', 'item_context.csv']
+    """
+    import tempfile
+    from pathlib import Path
+
+    import pandas as pd
+
+    root = Path(tempfile.mkdtemp()) / "obd" if root is None else Path(root)
+    items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+    log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+                        "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
+                        "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
+                        "user_feature_2": "u", "user_feature_3": "u"})
+    for policy in ("bts", "random"):
+        folder = root / policy / "all"
+        folder.mkdir(parents=True, exist_ok=True)
+        items.to_csv(folder / "item_context.csv", index=False)
+        log.to_csv(folder / "all.csv", index=False)
+    return root
