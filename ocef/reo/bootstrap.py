@@ -438,11 +438,8 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> def log(pos_a, pos_b, n=100):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-    ...                          "S": ["a"] * n + ["b"] * n})
-    >>> result, boot = bootstrap_reo_ci(log(20, 40), log(30, 30), interval="bca", n_resamples=500, rng=0)
+    >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+    >>> result, boot = bootstrap_reo_ci(log((20, 40)), log((30, 30)), interval="bca", n_resamples=500, rng=0)
     >>> result.method, round(result.penalty, 4), [round(v, 3) for v in result.penalty_ci]
     ('bootstrap-bca', 0.3333, [0.022, 0.612])
     """
