@@ -17,7 +17,7 @@ import numpy as np
 from ocef.validation import Integer, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
-           "make_toy_movielens", "make_toy_obd"]
+           "make_toy_movielens", "make_toy_obd", "make_toy_pairs"]
 
 
 class ToyEnvy(NamedTuple):
@@ -312,3 +312,29 @@ def make_toy_obd(root=None):
         items.to_csv(folder / "item_context.csv", index=False)
         log.to_csv(folder / "all.csv", index=False)
     return root
+
+
+def make_toy_pairs():
+    """Eight randomized pairs (one query each) with two item groups and a model's scores.
+
+    The pairs table of :mod:`ocef.pairwise` (Beutel et al. 2019, Sec. 3.4): clicked item ``j``,
+    unclicked ``jp``, their groups ``s_j``, ``s_jp``, engagement bucket ``z = 1`` and the model's
+    ``score_j``, ``score_jp``; four pairs are intra-group, four inter-group, one is a tie.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query, j, jp, s_j, s_jp, z, score_j, score_jp`` (a new frame on each call).
+
+    Examples
+    --------
+    >>> pairs = make_toy_pairs()
+    >>> pairs.shape, int((pairs["s_j"] == pairs["s_jp"]).sum())
+    ((8, 8), 4)
+    """
+    import pandas as pd
+
+    return pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+                         "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+                         "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+                         "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})

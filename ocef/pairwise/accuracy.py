@@ -63,11 +63,8 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> n, acc = cell_statistics(pair_counts(pairs).total)
     >>> n[:, :, 0].tolist(), acc[:, :, 0].tolist()                   # rows: overall, intra, inter
@@ -104,11 +101,8 @@ def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> n, acc = cell_statistics(pair_counts(pairs).total)
     >>> summary_statistics(acc, (n > 0).all(axis=1)).round(4).tolist()
@@ -355,11 +349,8 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> rep = bootstrap_counts(pair_counts(pairs), 3, rng=0)
     >>> rep.shape, rep.sum(axis=(1, 2, 3, 4)).tolist()             # one pair per query: 8 pairs each
@@ -416,11 +407,8 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> counts = pair_counts(pairs)
     >>> bool((bootstrap_counts_literal(counts, 3, rng=0) == bootstrap_counts(counts, 3, rng=0)).all())
@@ -481,11 +469,8 @@ class PairwiseAccuracy(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> res = pairwise_accuracy(pairs)
     >>> res.group_names, res.n_pairs
     (('a', 'b'), 8)
@@ -517,11 +502,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
               kind group  n_pairs  accuracy
@@ -540,11 +522,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
               kind    gap  gap_ci_low  gap_ci_high  p_adjusted
@@ -591,11 +570,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> out = res.to_dict()
         >>> out["groups"], out["n_pairs"], out["p_adjustment"]
@@ -756,11 +732,8 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> decompose_accuracy(pairs)[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
       group  weight_intra  accuracy_intra  accuracy_inter  overall
     0     a           0.5            0.50             0.5    0.500
@@ -810,11 +783,8 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> exposure_table(pairs, n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
       group  n_pairs  click_share  exposure
     0     a        4          0.5       0.5
