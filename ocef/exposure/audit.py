@@ -228,6 +228,13 @@ def adjust_family(tables, *, confidence: float):
     return int(p.size)
 
 
+def _columns_of(source) -> list:
+    """The columns of a log (a path, a DataFrame or a relation: :func:`ocef.backends.log_columns`)."""
+    from ocef.backends import log_columns
+
+    return list(log_columns(source))
+
+
 def pd_bool(values):
     """An object array of Python booleans (None where set later), the ``significant`` column's type."""
     out = np.empty(len(values), dtype=object)
@@ -337,6 +344,22 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     from ocef.exposure.shares import share_pairs, share_table
     from ocef.exposure.statistics import ranking_statistics
 
+    from scipy.stats import norm
+
+    from ocef.errors import ParameterError
+
+    if not np.isfinite(norm.ppf(0.5 + confidence / 2)) or confidence > 1 - 1e-9:
+        raise ParameterError(f"confidence={confidence!r} is too close to 1 for a finite interval; give at most "
+                             "0.999999999")
+    if reference is not None and user_group is None:
+        raise ParameterError(f"reference={reference!r} needs user_group: the reference is a user group")
+    notes = []
+    if judgments is not None and not set(ranking_metrics or ()) & {"ee_relevance", "ee_difference"}:
+        notes.append("judgments were not used: they are the target of ee_relevance and ee_difference, which "
+                     "were not asked for (ranking_metrics)")
+    if item_groups is not None and item_group in _columns_of(rankings):
+        notes.append(f"the log has the column {item_group!r}: it gives the item groups; the item_groups table "
+                     "gives only the catalogue of the catalogue target")
     list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
                                         item_groups=item_groups, user_groups=user_groups, browsing=browsing,
@@ -345,8 +368,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
+    if st.longest is not None and st.k > st.longest and list_metrics:
+        notes.append(f"k = {st.k} is larger than the longest list ({st.longest}): precision@k divides each "
+                     f"user's hits by {st.k}, counting the missing positions as misses")
     if user_group is not None and len(ugs) > 1:
         ref = reference if reference is not None else ugs[int(np.argmax(st.n_users))]
+        if ref not in ugs and isinstance(ref, str):      # "1" from the command line names the user group 1
+            ref = next((u for u in ugs if str(u) == ref), ref)
+        reference = ref
         if ref not in ugs:
             from ocef.errors import ParameterError
 
@@ -355,6 +384,11 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     if len(st.metrics):
         users = metric_frame_from_moments(st.metrics, by=["user_group"], reference=ref, confidence=confidence,
                                           binary=binary)
+        total = int(st.n_users.sum())
+        left = {m: total - int(n) for m, n in zip(users.overall["metric"], users.overall["n_users"]) if n < total}
+        for m, n_out in left.items():
+            notes.append(f"{m}: {n_out} of {total} users have no value (no relevant item: {m} is undefined for "
+                         "them) and are left out of its means")
     if ref is not None:
         pairs = share_pairs(st.item_groups, per_group, ugs, ref, confidence=confidence)
     else:
@@ -368,7 +402,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              # a plug-in summary, biased upwards like seed 004's ETV: no interval is printed
                              "total_variation_reason": "no valid interval: a plug-in summary of the group "
                                                        "differences; read each group's difference, its interval "
-                                                       "and its Holm-adjusted test"}])
+                                                       "and its Holm-adjusted test",
+                             "notes": "; ".join(notes) if notes else None}])
     res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
                          patience=patience, target=target, confidence=confidence, family=family)
     if ranking_metrics:
