@@ -131,7 +131,8 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
 #: users of the stratum, Kish effective users giving the item group exposure, and for the merit target
 #: the effective users with a relevant item of the group and in total. Below any of them the share,
 #: difference, ratio and pair rows print no interval (null + ``reason``).
-SHARE_FLOORS = {"users": 15, "effective_users": 3, "merit_users": 10, "relevance_users": 20}
+SHARE_FLOORS = {"users": 15, "effective_users": 3, "merit_users": 10, "relevance_users": 20,
+                "pair_effective_users": 6}
 
 
 def share_floor_reason(n, r, *, target: str) -> str | None:
@@ -334,6 +335,10 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
             se = math.hypot(a["share_se"], b["share_se"])
             # the share family's floors hold for both groups (a pair is no better than its smaller group)
             reason = share_floor_reason(na, a, target="equal") or share_floor_reason(nb, b, target="equal")
+            fewest = min(a.get("n_eff", 0.0), b.get("n_eff", 0.0))
+            if reason is None and fewest < SHARE_FLOORS["pair_effective_users"]:
+                reason = (f"no valid interval: the item group's exposure in a user group comes from {fewest:.1f} "
+                          f"effective users, fewer than {SHARE_FLOORS['pair_effective_users']} for a comparison")
             if reason is None and not se > 0:
                 reason = "no valid interval: the shares do not vary across users"
             ok = reason is None

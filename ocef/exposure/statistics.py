@@ -162,6 +162,11 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
     metrics : sequence of str, default LIST_METRICS
         List metrics of the registry to compute (those needing relevance or ``n_relevant`` are left out without
         them).
+    has_item : bool, default False
+        The log has an item column: a ranking listing an item twice is counted (``bad_item``) and refused.
+    ideal_max : int, optional
+        The most relevant items a ranking can hold (the largest rank or ``n_relevant``): the ideal-DCG
+        table stops at ``min(k, ideal_max)``, so a huge ``k`` costs nothing.
 
     Returns
     -------
