@@ -261,7 +261,6 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
     ['share', 'difference', 'ratio', 'share', 'difference', 'ratio']
     """
     import pandas as pd
-    from scipy.stats import norm
 
     from ocef.inference import holm_adjust
 
