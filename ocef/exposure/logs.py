@@ -420,15 +420,15 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
                         f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
     n_rows = sum(r["n"] for r in rows)
     kmax = max(r["kmax"] for r in rows)
-    check_values(names, n_rows=n_rows, kmax=kmax,
-                 relevance=(sum(r["n"] - r["n_rel"] for r in rows),
-                            min((r["ymin"] for r in rows if r["ymin"] is not None), default=0.0),
-                            max((float(r["ymax"]) for r in rows if r["ymax"] is not None), default=0.0))
-                 if has_rel else None,
-                 n_relevant=(sum(r["n"] - r["n_nrel"] for r in rows),
-                             min((r["nrel_min"] for r in rows if r["nrel_min"] is not None), default=0.0),
-                             max((float(r["nrel_max"]) for r in rows if r["nrel_max"] is not None), default=0.0))
-                 if "n_nrel" in rows[0] else None)
+    def span(count, low, high):       # NaN-aware over the item groups (Python's max ignores a NaN after a number)
+        lows = [float(r[low]) for r in rows if r[low] is not None]
+        highs = [float(r[high]) for r in rows if r[high] is not None]
+        nan = any(v != v for v in lows + highs)
+        return (sum(r["n"] - r[count] for r in rows), min(lows, default=0.0),
+                float("nan") if nan else max(highs, default=0.0))
+
+    check_values(names, n_rows=n_rows, kmax=kmax, relevance=span("n_rel", "ymin", "ymax") if has_rel else None,
+                 n_relevant=span("n_nrel", "nrel_min", "nrel_max") if "n_nrel" in rows[0] else None)
     return labels, int(kmax)
 
 

@@ -240,3 +240,13 @@ def test_coverage_of_the_printed_share_and_precision_intervals():
         assert len(cov) > 200
         se = np.sqrt(0.95 * 0.05 / len(cov))
         assert np.mean(cov) >= 0.93 - 2 * se, (np.mean(cov), len(cov))
+
+
+@pytest.mark.parametrize("first", ["nan", "1"])
+def test_a_nan_relevance_in_a_csv_is_refused_in_any_item_group(tmp_path, capsys, first):
+    # DuckDB reads "nan" as a DOUBLE NaN; the check must see it whichever item group holds it
+    path = tmp_path / "log.csv"
+    second = "1" if first == "nan" else "nan"
+    path.write_text(f"user,item,rank,relevance,genre\n1,1,1,{first},a\n1,2,2,{second},b\n")
+    assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre"]) == 2
+    assert "relevance must be a finite number" in capsys.readouterr().err
