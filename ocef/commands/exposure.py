@@ -81,6 +81,9 @@ def register(sub) -> None:
     p.add_argument("--judgments", type=Path, default=None, metavar="FILE",
                    help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
                         "the target of expected exposure (default: the log's relevance of the items shown)")
+    p.add_argument("--family", choices=("report", "table"), default="report",
+                   help="Holm family of every 'significant': report (all the tests of the output together, the "
+                        "default) or table (each table alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_memory_limit(p)
     p.set_defaults(func=_run)
@@ -132,7 +135,7 @@ def _run(args: argparse.Namespace) -> int:
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
                                k=args.k, reference=args.reference, confidence=args.confidence, backend=args.backend,
                                ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments),
-                               ndkl_desired=_distribution(args.ndkl_target))
+                               ndkl_desired=_distribution(args.ndkl_target), family=args.family)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -142,6 +145,11 @@ def _run(args: argparse.Namespace) -> int:
           + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
           "(no interval: a plug-in summary; the group differences below carry the intervals and tests)")
     print(f"target {result.target}: {o['target_meaning']}")
+    print(f"significance family: {o['family']} (p_adjusted = Holm's; significant = p_adjusted <= "
+          f"{1 - result.confidence:.4g})")
+    if o["notes"]:
+        for n in o["notes"].split("; "):
+            print(f"note: {n}")
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]
