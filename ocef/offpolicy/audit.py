@@ -172,26 +172,33 @@ def _values(table, keys, log_keys, m, base, levels, names):
 
 
 def _reward_model(log, table, keys, rng, levels, names):
-    """The reward model's predictions: ``reward_hat`` of the target table when given, else a
-    cross-fitted model (2 folds): per (item [, position]) mean reward of the other fold, the other
-    fold's overall mean for an action it never shows. Returns (q_hat at the logged action,
-    v_hat = sum_a pi(a|x) q_hat(a) per row, the same per item group (n, K))."""
+    """The reward model's predictions: ``reward_hat`` of the target table when given, else
+    :func:`ocef.offpolicy.reward_model.cross_fit_reward_model` (K = 5 folds, fewer on a log of
+    fewer rows) keyed on the action
+    (item, or (item, position) when the log has positions): per fold, the shrunk mean reward of the
+    key on the other folds, their overall mean for a target action the log never shows. Returns
+    (q_hat at the logged action, v_hat = sum_a pi(a|x) q_hat(a) per row (DM's rows), the same per
+    item group (n, K))."""
+    from ocef.offpolicy.reward_model import cross_fit_reward_model
+
     if "reward_hat" in table.columns:
         qhat = log[keys + ["item"]].merge(table[keys + ["item", "reward_hat"]], on=keys + ["item"],
                                           how="left")["reward_hat"].fillna(0.0).to_numpy(dtype=float)
         vhat, V = _values(table, keys, log[keys], None, 0.0, levels, names)
         return qhat, vhat, V
     act = ["item"] + (["position"] if "position" in log.columns else [])
-    fold = as_generator(rng).integers(0, 2, len(log))
-    qhat, vhat = np.empty(len(log)), np.empty(len(log))
-    V = np.empty((len(log), len(names)))
-    for f in (0, 1):
-        train = log[fold != f] if (fold != f).any() else log
-        m = train.groupby(act)["reward"].mean().rename("m").reset_index()
-        base = float(train["reward"].mean())
-        rows = log[fold == f]
-        qhat[fold == f] = rows[act].merge(m, on=act, how="left")["m"].fillna(base).to_numpy()
-        vhat[fold == f], V[fold == f] = _values(table, keys, rows[keys].reset_index(drop=True), m, base, levels, names)
+    both = [log[act]] + ([table[act]] if all(c in table.columns for c in act) else [])
+    cells = pd.concat(both, ignore_index=True).drop_duplicates().reset_index(drop=True)
+    code = log[act].merge(cells.reset_index(), on=act, how="left")["index"].to_numpy()
+    reward = log["reward"].to_numpy(dtype=float)
+    model = cross_fit_reward_model(reward, code, len(cells), n_folds=min(5, max(len(log), 2)), rng=rng)
+    qhat = model.q_hat_logged(code)
+    vhat, V = np.empty(len(log)), np.empty((len(log), len(names)))
+    for f in range(model.tables.shape[0]):
+        at = model.fold == f
+        m = cells.assign(m=model.tables[f])
+        base = float(reward[~at].mean())       # shrunk_means' value of a key unseen in training
+        vhat[at], V[at] = _values(table, keys, log.loc[at, keys].reset_index(drop=True), m, base, levels, names)
     return qhat, vhat, V
 
 
