@@ -19,7 +19,7 @@ def small_log():
 def test_hand_computed_exposure_and_ips():
     target = pd.DataFrame({"item": [0, 1, 2], "probability": [0.2, 0.6, 0.2]})
     res = offpolicy_audit(small_log(), target, item_group="tier", user_group="g", estimators=["ips", "snips"],
-                          min_ess=0, min_clicks=0, interval="betting")      # betting: no measured floor
+                          interval="betting")      # betting: no measured floor
     g = res.groups
     exp = g[(g.estimand == "exposure") & (g.user_group == "(all)")].set_index("item_group")["estimate"]
     assert exp.to_dict() == pytest.approx({"x": 0.2, "y": 0.8})
@@ -51,7 +51,7 @@ def test_trust_rule_nulls_and_inconclusive():
 def test_support_violation():
     log = small_log()
     target = pd.DataFrame({"item": [0, 7], "probability": [0.5, 0.5]})    # item 7 never logged
-    res = offpolicy_audit(log, target, estimators=["ips"], min_ess=0, min_clicks=0)
+    res = offpolicy_audit(log, target, estimators=["ips"])
     row = res.groups[res.groups.estimand == "utility"].iloc[0]
     assert row["support"] == pytest.approx(0.5) and np.isnan(row["estimate"]) and "support" in row["reason"]
 
