@@ -688,20 +688,38 @@ def _merit_block(log, rows, info, item_group, levels, names, X, confidence):
 #: slate estimator -> (function of ocef.offpolicy.slate, logging column, target column)
 SLATE_ESTIMATORS = {"iips": ("iips_terms", "propensity", "target_probability"),
                     "rips": ("rips_terms", "propensity_prefix", "target_probability_prefix"),
-                    "sips": ("sips_terms", "propensity_slate", "target_probability_slate")}
+                    "sips": ("sips_terms", "propensity_slate", "target_probability_slate"),
+                    "pseudo-inverse": ("pseudo_inverse_terms", "propensity", "target_probability")}
+
+
+def _pseudo_inverse_rows(index, position, reward_s, pb, pe):
+    """Per-slate rows of the pseudo-inverse estimator (:func:`ocef.offpolicy.slate.pseudo_inverse_terms`)
+    from the per-slot marginals of the log rows: slates of one length L, slots ordered by position."""
+    from ocef.offpolicy.slate import pseudo_inverse_terms
+
+    length = np.bincount(index)
+    if length.min() != length.max():
+        raise DataError("the pseudo-inverse estimator needs slates of one length: slate lengths range from "
+                        f"{length.min()} to {length.max()}")
+    order = np.lexsort((position, index))
+    shape = (length.size, int(length[0]))
+    return pseudo_inverse_terms(reward_s, pb[order].reshape(shape), pe[order].reshape(shape))
 
 
 @validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS[:2]), rng=Rng())
 def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str] = ("iips", "rips"),
                 interval: str = "wald", confidence: float = 0.95, rng=None) -> OffPolicyResult:
-    """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate IPS).
+    """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate
+    IPS, pseudo-inverse).
 
     The log has one row per (slate, slot): ``slate_id`` (int), ``position`` (0-based slot),
     ``reward``, the user group column (constant within a slate), and for each estimator both
     policies' probabilities of the logged slate: IIPS the item-position marginals ``propensity`` and
     ``target_probability``; RIPS the prefix probabilities ``propensity_prefix`` and
     ``target_probability_prefix``; SIPS the whole-slate ones ``propensity_slate`` and
-    ``target_probability_slate``. The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
+    ``target_probability_slate``; the pseudo-inverse estimator (Swaminathan et al. 2017, for a
+    logger that fills the slots independently; slates of one length) the item-position marginals, as
+    IIPS, with the slate's sum of slot rewards as its reward. The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
     per slate: the expected sum of slot rewards); cells and comparisons as in :func:`offpolicy_audit`
     (diagnostics on the per-slate weight ``Σ_l w_{s,l} / L_s``, slates the independent units).
 
@@ -709,7 +727,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ----------
     log : str, path or pandas.DataFrame
     user_group : str, optional
-    estimators : sequence of {"iips", "rips", "sips"}, default ("iips", "rips")
+    estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse"}, default ("iips", "rips")
     interval : {"wald", "bootstrap"}, default "wald"
     confidence : float, default 0.95
     rng : None, int or Generator
@@ -723,7 +741,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     Raises
     ------
     ocef.errors.DataError
-        A missing column.
+        A missing column; slates of different lengths for the pseudo-inverse estimator.
     ocef.errors.ParameterError
         An unknown estimator.
 
@@ -764,7 +782,8 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
         fn, pcol, tcol = SLATE_ESTIMATORS[name]
         args = (log["slate_id"].to_numpy(), log["position"].to_numpy(), log["reward"].to_numpy(dtype=float),
                 log[pcol].to_numpy(dtype=float), log[tcol].to_numpy(dtype=float))
-        terms = getattr(slate, fn)(*args)
+        terms = (_pseudo_inverse_rows(index, args[1], reward_s, args[3], args[4]) if name == "pseudo-inverse"
+                 else getattr(slate, fn)(*args))
         w_s = np.bincount(index, weights=args[4] / args[3]) / length
         done = {}
         for g, m in sets:

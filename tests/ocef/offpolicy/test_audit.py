@@ -169,3 +169,23 @@ def test_one_holm_family_and_dm_without_interval():
     ver = res.pairs.set_index(["estimand", "estimator", "group"])["verdict"]
     assert ver[("utility", "dr", "x")] == "reference higher"      # genre y's items bring more reward
     assert (res.pairs.loc[res.pairs.estimator == "dm", "verdict"] == "inconclusive").all()
+
+
+def test_slate_audit_pseudo_inverse_equals_the_estimator():
+    from ocef.errors import DataError
+    from ocef.offpolicy import slate_audit
+    from ocef.offpolicy.slate import pseudo_inverse_terms
+
+    rng = np.random.default_rng(5)
+    n_slates, L = 800, 2
+    ids, pos = np.repeat(np.arange(n_slates), L), np.tile(np.arange(L), n_slates)
+    pb = rng.uniform(0.3, 0.6, ids.size)
+    pe = rng.uniform(0.2, 0.8, ids.size)
+    reward = (rng.random(ids.size) < 0.4).astype(float)
+    log = pd.DataFrame({"slate_id": ids, "position": pos, "reward": reward, "propensity": pb,
+                        "target_probability": pe}).sample(frac=1.0, random_state=0)      # row order is free
+    res = slate_audit(log, estimators=["pseudo-inverse"])
+    t = pseudo_inverse_terms(reward.reshape(n_slates, L).sum(axis=1), pb.reshape(n_slates, L), pe.reshape(n_slates, L))
+    assert res.groups["estimate"].iloc[0] == pytest.approx(t.mean(), rel=1e-12)
+    with pytest.raises(DataError, match="one length"):
+        slate_audit(log.iloc[1:], estimators=["pseudo-inverse"])
