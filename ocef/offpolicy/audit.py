@@ -689,7 +689,8 @@ def _merit_block(log, rows, info, item_group, levels, names, X, confidence):
 SLATE_ESTIMATORS = {"iips": ("iips_terms", "propensity", "target_probability"),
                     "rips": ("rips_terms", "propensity_prefix", "target_probability_prefix"),
                     "sips": ("sips_terms", "propensity_slate", "target_probability_slate"),
-                    "pseudo-inverse": ("pseudo_inverse_terms", "propensity", "target_probability")}
+                    "pseudo-inverse": ("pseudo_inverse_terms", "propensity", "target_probability"),
+                    "cascade-dr": ("cascade_dr_terms", "propensity_prefix", "target_probability_prefix")}
 
 
 def _pseudo_inverse_rows(index, position, reward_s, pb, pe):
@@ -708,9 +709,10 @@ def _pseudo_inverse_rows(index, position, reward_s, pb, pe):
 
 @validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS[:2]), rng=Rng())
 def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str] = ("iips", "rips"),
-                interval: str = "wald", confidence: float = 0.95, rng=None) -> OffPolicyResult:
+                interval: str = "wald", confidence: float = 0.95, q_hat=None, target_action_dist=None,
+                rng=None) -> OffPolicyResult:
     """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate
-    IPS, pseudo-inverse).
+    IPS, pseudo-inverse, Cascade-DR).
 
     The log has one row per (slate, slot): ``slate_id`` (int), ``position`` (0-based slot),
     ``reward``, the user group column (constant within a slate), and for each estimator both
@@ -719,7 +721,10 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ``target_probability_prefix``; SIPS the whole-slate ones ``propensity_slate`` and
     ``target_probability_slate``; the pseudo-inverse estimator (Swaminathan et al. 2017, for a
     logger that fills the slots independently; slates of one length) the item-position marginals, as
-    IIPS, with the slate's sum of slot rewards as its reward. The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
+    IIPS, with the slate's sum of slot rewards as its reward; Cascade-DR (Kiyohara et al. 2022) the
+    prefix probabilities, the logged item ``item`` (an integer in ``[0, n_actions)``) and, in Python,
+    a reward model ``q_hat`` and the target's per-slot item distribution ``target_action_dist`` (rows
+    aligned with the log's). The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
     per slate: the expected sum of slot rewards); cells and comparisons as in :func:`offpolicy_audit`
     (diagnostics on the per-slate weight ``Σ_l w_{s,l} / L_s``, slates the independent units).
 
@@ -727,9 +732,13 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ----------
     log : str, path or pandas.DataFrame
     user_group : str, optional
-    estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse"}, default ("iips", "rips")
+    estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse", "cascade-dr"}, default ("iips", "rips")
     interval : {"wald", "bootstrap"}, default "wald"
     confidence : float, default 0.95
+    q_hat, target_action_dist : array_like, shape (n_rows, n_actions), optional
+        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row:
+        Q̂ of every item at the row's slot given the logged prefix, and the target's probability of
+        every item there.
     rng : None, int or Generator
         The bootstrap's resamples.
 
@@ -765,6 +774,10 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     log = read_table(log)
     need = ["slate_id", "position", "reward"] + ([user_group] if user_group else []) + \
         [c for e in estimators for c in SLATE_ESTIMATORS[e][1:]]
+    if "cascade-dr" in estimators:
+        need.append("item")
+        if q_hat is None or target_action_dist is None:
+            raise DataError("cascade-dr needs q_hat and target_action_dist (n_rows, n_actions)")
     missing = [c for c in dict.fromkeys(need) if c not in log.columns]
     if missing:
         raise DataError(f"slate log has no column {', '.join(missing)}")
@@ -782,8 +795,12 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
         fn, pcol, tcol = SLATE_ESTIMATORS[name]
         args = (log["slate_id"].to_numpy(), log["position"].to_numpy(), log["reward"].to_numpy(dtype=float),
                 log[pcol].to_numpy(dtype=float), log[tcol].to_numpy(dtype=float))
-        terms = (_pseudo_inverse_rows(index, args[1], reward_s, args[3], args[4]) if name == "pseudo-inverse"
-                 else getattr(slate, fn)(*args))
+        if name == "pseudo-inverse":
+            terms = _pseudo_inverse_rows(index, args[1], reward_s, args[3], args[4])
+        elif name == "cascade-dr":
+            terms = slate.cascade_dr_terms(*args[:2], log["item"].to_numpy(), *args[2:], q_hat, target_action_dist)
+        else:
+            terms = getattr(slate, fn)(*args)
         w_s = np.bincount(index, weights=args[4] / args[3]) / length
         done = {}
         for g, m in sets:

@@ -189,3 +189,28 @@ def test_slate_audit_pseudo_inverse_equals_the_estimator():
     assert res.groups["estimate"].iloc[0] == pytest.approx(t.mean(), rel=1e-12)
     with pytest.raises(DataError, match="one length"):
         slate_audit(log.iloc[1:], estimators=["pseudo-inverse"])
+
+
+def test_slate_audit_cascade_dr_equals_the_estimator():
+    from ocef.errors import DataError
+    from ocef.offpolicy import slate_audit
+    from tests.ocef.offpolicy.test_slate import P, REWARDS, SLATES, _plackett_luce_log
+
+    ids, pos, act, r, logging, joint, marg, casc, dist, second = _plackett_luce_log(SLATES * 100, REWARDS * 100, P)
+    q = np.array([[.4, .3, .2] if l == 0 else [.3, .2, .1] for l in pos])
+    log = pd.DataFrame({"slate_id": ids, "position": pos, "item": act, "reward": r,
+                        "propensity_prefix": logging["cascade"], "target_probability_prefix": casc,
+                        "seg": np.where(ids % 2 == 0, "a", "b")})
+    res = slate_audit(log, user_group="seg", estimators=["cascade-dr"], q_hat=q, target_action_dist=dist)
+    g = res.groups.set_index("user_group")["estimate"]
+    t = sl_cascade(ids, pos, act, r, logging["cascade"], casc, q, dist)
+    assert g["(all)"] == pytest.approx(t.mean(), rel=1e-12)
+    assert g["a"] == pytest.approx(t[np.unique(ids) % 2 == 0].mean(), rel=1e-12)
+    with pytest.raises(DataError, match="cascade-dr needs q_hat"):
+        slate_audit(log, estimators=["cascade-dr"])
+
+
+def sl_cascade(*args):
+    from ocef.offpolicy.slate import cascade_dr_terms
+
+    return cascade_dr_terms(*args)
