@@ -21,6 +21,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Pairwise fairness", ["ocef.pairwise"]),
     ("Recommender bias metrics", ["ocef.metrics"]),
     ("Position-aware exposure of top-k logs", ["ocef.exposure"]),
+    ("Fair re-ranking (mitigation)", ["ocef.mitigate"]),
     ("Off-policy evaluation", ["ocef.offpolicy"]),
     ("Multi-attribute fairness testing (FairRec)", ["ocef.fairrec"]),
     ("Real data sets", ["ocef.datasets"]),

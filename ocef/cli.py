@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
     "exposure": ("ocef.commands.exposure",
                  "position-aware exposure fairness of a top-k log (item and user groups) with intervals"),
+    "mitigate": ("ocef.commands.mitigate",
+                 "fair re-ranking of a recommender's candidates, re-audited against the baseline with paired intervals"),
     "offpolicy": ("ocef.commands.offpolicy",
                   "per-group fairness of a target policy from a log with logged propensities (off-policy)"),
     "fairrec": ("ocef.commands.fairrec",

@@ -21,6 +21,15 @@ import ocef.exposure.ranking_metrics
 import ocef.exposure.statistics
 import ocef.fairrec.search
 import ocef.metrics.bias
+import ocef.mitigate.boost
+import ocef.mitigate.calibrated
+import ocef.mitigate.detconstsort
+import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.expohedron
+import ocef.mitigate.exposure_lp
+import ocef.mitigate.fair
+import ocef.mitigate.loop
+import ocef.mitigate.paired
 import ocef.offpolicy.audit
 import ocef.offpolicy.scale
 import ocef.pairwise.accuracy
@@ -115,6 +124,51 @@ VALID = {
         sums=ocef.offpolicy.scale.group_sums(OP_LOG, OP_TARGET))),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
+    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
+    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
+                                                  lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
+                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
+    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
+                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
+    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
+    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
+        source=SEED004_LOG, n_items=4, user_group="ug")),
+    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
+    # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
+    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
+    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=1.0)),
+    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, alpha=0.5, fairness="demographic")),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
+        protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
+                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
+                                                                        epsilon=0.5, legacy_seed=3)),
+    # the mitigate -> re-audit loop (issue 29)
+    "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
+        candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),
+                                 "score": [0.9, 0.5, 0.1, 0.8, 0.4, 0.2], "g": ["a", "b", "b"] * 2}),
+        item_group="g", k=2, rng=0)),
+    "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
+        estimates=[0.01], ses=[0.01], df=10)),
     "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
     "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
                                                   lambda: dict(world=_world(), k=2)),
