@@ -2,9 +2,6 @@
 pandas frames, Spark DataFrames and Parquet files. Skipped with a reason without pyspark or Java."""
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,19 +9,6 @@ import pytest
 from ocef.offpolicy.scale import SUM_COLUMNS, group_sums, group_values
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]' in a checkout)")
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        pytest.skip("Spark needs Java 17: no java on PATH and JAVA_HOME is not set")
-    from ocef.backends import spark_session
-
-    session = spark_session("local[2]")
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def _world(n=3000, n_users=50, n_items=12, seed=0):
