@@ -13,3 +13,20 @@ def require_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not found at {path} (set OCEF_DATA_DIR or place ../shared/data)")
     return path
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local Spark session (2 cores) for the Spark tests; skipped with a reason without pyspark or Java."""
+    import os
+    import shutil
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]' in a checkout)")
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.skip("Spark needs Java 17: no java on PATH and JAVA_HOME is not set")
+    from ocef.backends import spark_session
+
+    session = spark_session("local[2]")
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -2,7 +2,7 @@
 
 ``ocef offpolicy --log LOG --target TARGET [--item-group COL] [--user-group COL] [--item-groups FILE]
 [--user-groups FILE] [--estimator NAME ...] [--interval NAME] [--backend auto|duckdb|pandas]
-[--confidence C] [--min-ess N] [--min-clicks N] [--seed S] [--json]``
+[--confidence C] [--seed S] [--json]``
 
 LOG: CSV or Parquet file, folder or glob, one row per logged action ``user, item, reward,
 propensity`` [, ``position``, group columns] (docs/formats/offpolicy-logs.md). TARGET: the target's
@@ -54,10 +54,6 @@ def register(sub) -> None:
     p.add_argument("--backend", choices=READERS, default="auto",
                    help="how files are read: duckdb (what auto picks) or pandas (a CSV file)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
-    p.add_argument("--min-ess", type=float, default=30.0,
-                   help="trust rule: smallest effective sample size of a printed cell (default: 30)")
-    p.add_argument("--min-clicks", type=int, default=5,
-                   help="trust rule: fewest rows with a positive reward in a printed cell (default: 5)")
     p.add_argument("--seed", type=int, default=0, help="folds of the cross-fitted reward model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
@@ -77,8 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     result = offpolicy_audit(read(args.log), read(args.target), user_group=args.user_group,
                              item_group=args.item_group, user_groups=read(args.user_groups),
                              item_groups=read(args.item_groups), estimators=args.estimator, interval=args.interval,
-                             confidence=args.confidence, min_ess=args.min_ess, min_clicks=args.min_clicks,
-                             rng=args.seed)
+                             confidence=args.confidence, rng=args.seed)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -34,10 +34,10 @@ _HOME = {
     'simulate': ('BanditEnvironment', 'bandit_environment', 'BanditLog', 'sample_bandit_log', 'COVERAGE_METHODS',
                  'interval_coverage'),
     # the audit (i30-audit)
-    "audit": ("OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+    "audit": ("OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
               "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"),
     "inputs": ("LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"),
-    "scale": ("group_sums", "group_values", "SUM_COLUMNS"),
+    "scale": ("group_sums", "group_values", "sums_sql", "SUM_COLUMNS"),
 }
 _MODULES = ("estimators", "intervals", "slate", "diagnostics", "reward_model", "simulate")
 

@@ -27,8 +27,15 @@ between groups:
 Every cell carries the diagnostics ``n_rows``, ``ess`` (Kish's ``(sum w)^2 / sum w^2``),
 ``max_weight``, ``support`` (the share of the target's probability over the logged contexts that
 falls on actions the log shows; below 1 the logger never takes some target actions) and ``clicks``
-(rows with a positive reward); a cell below the trust rule (:data:`TRUST`) is null with its
-``reason``. Every comparison row of ``pairs`` (all estimands, estimators and group pairs together:
+(rows with a positive reward). The trust rule is one rule,
+:func:`ocef.offpolicy.diagnostics.trust_reason`: a cell with no rows, no positive weight, any
+target mass on actions the log never shows (IPS-type estimates are then biased by up to that mass
+times the largest reward, a bias no interval carries), or ``ess_clicks`` (ESS x SNIPS value) below
+the interval's measured floor (:data:`ocef.offpolicy.diagnostics.TRUST_FLOORS`: 50 for Wald,
+Gaussian and the bootstrap, 100 for self-normalized Wald/bootstrap, none for the finite-sample
+intervals) is null with its ``reason``. No floor on ESS or on clicks is added: the simulations of
+``benchmarks/offpolicy_coverage.py`` measured none (and a floor on clicks selects the logs that
+missed the rare heavy-weight clicks, whose intervals then do not cover). Every comparison row of ``pairs`` (all estimands, estimators and group pairs together:
 one family) is Holm-adjusted; a comparison that is not significant, or that involves an untrusted
 cell, has the verdict ``"inconclusive"``.
 """
@@ -44,17 +51,15 @@ import pandas as pd
 from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.inputs import check_log, read_table, target_table
 from ocef.results import Result
-from ocef.validation import CONFIDENCE, Integer, Options, Real, Rng, as_generator, validate_params
+from ocef.validation import CONFIDENCE, Options, Rng, as_generator, validate_params
 
-__all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "TRUST", "FAMILY", "EXPOSURE_NOTE",
+__all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
            "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"]
 
 #: Estimators the audit offers for the utility (:mod:`ocef.offpolicy.estimators`).
 UTILITY_ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
 #: Intervals of the utility cells (:mod:`ocef.offpolicy.intervals`).
 AUDIT_INTERVALS = ("wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting")
-#: The trust rule's floors: a cell below any of them is null with its reason.
-TRUST = {"min_ess": 30.0, "min_clicks": 5, "min_support": 0.99}
 #: The family of the Holm adjustment, printed in every output.
 FAMILY = "every row of pairs (all estimands, estimators and group pairs of this audit), Holm"
 #: DM's rows carry no estimation error of the reward model: its interval is not printed.
@@ -172,26 +177,33 @@ def _values(table, keys, log_keys, m, base, levels, names):
 
 
 def _reward_model(log, table, keys, rng, levels, names):
-    """The reward model's predictions: ``reward_hat`` of the target table when given, else a
-    cross-fitted model (2 folds): per (item [, position]) mean reward of the other fold, the other
-    fold's overall mean for an action it never shows. Returns (q_hat at the logged action,
-    v_hat = sum_a pi(a|x) q_hat(a) per row, the same per item group (n, K))."""
+    """The reward model's predictions: ``reward_hat`` of the target table when given, else
+    :func:`ocef.offpolicy.reward_model.cross_fit_reward_model` (K = 5 folds, fewer on a log of
+    fewer rows) keyed on the action
+    (item, or (item, position) when the log has positions): per fold, the shrunk mean reward of the
+    key on the other folds, their overall mean for a target action the log never shows. Returns
+    (q_hat at the logged action, v_hat = sum_a pi(a|x) q_hat(a) per row (DM's rows), the same per
+    item group (n, K))."""
+    from ocef.offpolicy.reward_model import cross_fit_reward_model
+
     if "reward_hat" in table.columns:
         qhat = log[keys + ["item"]].merge(table[keys + ["item", "reward_hat"]], on=keys + ["item"],
                                           how="left")["reward_hat"].fillna(0.0).to_numpy(dtype=float)
         vhat, V = _values(table, keys, log[keys], None, 0.0, levels, names)
         return qhat, vhat, V
     act = ["item"] + (["position"] if "position" in log.columns else [])
-    fold = as_generator(rng).integers(0, 2, len(log))
-    qhat, vhat = np.empty(len(log)), np.empty(len(log))
-    V = np.empty((len(log), len(names)))
-    for f in (0, 1):
-        train = log[fold != f] if (fold != f).any() else log
-        m = train.groupby(act)["reward"].mean().rename("m").reset_index()
-        base = float(train["reward"].mean())
-        rows = log[fold == f]
-        qhat[fold == f] = rows[act].merge(m, on=act, how="left")["m"].fillna(base).to_numpy()
-        vhat[fold == f], V[fold == f] = _values(table, keys, rows[keys].reset_index(drop=True), m, base, levels, names)
+    both = [log[act]] + ([table[act]] if all(c in table.columns for c in act) else [])
+    cells = pd.concat(both, ignore_index=True).drop_duplicates().reset_index(drop=True)
+    code = log[act].merge(cells.reset_index(), on=act, how="left")["index"].to_numpy()
+    reward = log["reward"].to_numpy(dtype=float)
+    model = cross_fit_reward_model(reward, code, len(cells), n_folds=min(5, max(len(log), 2)), rng=rng)
+    qhat = model.q_hat_logged(code)
+    vhat, V = np.empty(len(log)), np.empty((len(log), len(names)))
+    for f in range(model.tables.shape[0]):
+        at = model.fold == f
+        m = cells.assign(m=model.tables[f])
+        base = float(reward[~at].mean())       # shrunk_means' value of a key unseen in training
+        vhat[at], V[at] = _values(table, keys, log.loc[at, keys].reset_index(drop=True), m, base, levels, names)
     return qhat, vhat, V
 
 
@@ -323,29 +335,18 @@ def _diagnostics(w, reward, miss):
     d = weight_diagnostics(np.asarray(w, dtype=float), np.asarray(reward, dtype=float))
     return {"n_rows": int(d.n_rows), "ess": float(d.ess), "max_weight": float(d.max_weight),
             "support": 1.0 - float(np.mean(miss)) if d.n_rows else np.nan, "clicks": int(d.clicks),
-            "_effective_clicks": int(d.effective_clicks), "_wd": d}
+            "_wd": d}
 
 
-def _distrust(d, trust, interval="wald", estimator=None):
-    """The trust rule: :func:`ocef.offpolicy.diagnostics.trust_reason` (no rows, no positive weight,
-    support, the interval's measured floors), then the audit's floors on ESS and clicks (:data:`TRUST`);
-    a support deficit below ``1 - min_support`` is tolerated (its bias is at most that mass times the
-    largest reward)."""
+def _distrust(d, interval="wald", estimator=None):
+    """The trust rule, :func:`ocef.offpolicy.diagnostics.trust_reason` (no rows, no positive weight,
+    any support deficit, the interval's measured floor on ``ess_clicks``), prefixed ``untrusted:``."""
     from ocef.offpolicy.diagnostics import trust_reason
 
     if d["n_rows"] == 0:
         return "untrusted: no logged row in the group"
-    deficit = 1.0 - d["support"]
-    why = trust_reason(d["_wd"], interval, estimator=estimator,
-                       support_mass=deficit if deficit > 1.0 - trust["min_support"] else 0.0)
-    if why:
-        return f"untrusted: {why}"
-    if d["ess"] < trust["min_ess"]:
-        return f"untrusted: effective sample size {d['ess']:.1f} < {trust['min_ess']:g}"
-    if d["_effective_clicks"] < trust["min_clicks"]:
-        return (f"untrusted: {d['_effective_clicks']} rows with a positive reward and weight "
-                f"< {trust['min_clicks']}")
-    return None
+    why = trust_reason(d["_wd"], interval, estimator=estimator, support_mass=1.0 - d["support"])
+    return f"untrusted: {why}" if why else None
 
 
 # ------------------------------------------------------------------------------------- utility
@@ -380,8 +381,7 @@ def _interval(name, terms, weight, reward, estimator, confidence, rng):
 
 
 def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips", interval: str = "wald",
-                 confidence: float = 0.95, rng=None, min_ess: float = TRUST["min_ess"],
-                 min_clicks: int = TRUST["min_clicks"], min_support: float = TRUST["min_support"]) -> dict:
+                 confidence: float = 0.95, rng=None) -> dict:
     """One utility cell of the audit: the estimate and interval of the mean of the rows ``terms``,
     the diagnostics, and the trust rule (null with its reason below it).
 
@@ -400,8 +400,6 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     confidence : float, default 0.95
     rng : None, int or Generator
         The bootstrap's resamples.
-    min_ess, min_clicks, min_support
-        The trust rule (:data:`TRUST`).
 
     Returns
     -------
@@ -417,9 +415,7 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
     terms = np.asarray(terms, dtype=float)
     miss = np.zeros(terms.size) if missing is None else np.asarray(missing, dtype=float)
     d = _diagnostics(weight, reward, miss)
-    reason = _distrust(d, {"min_ess": min_ess, "min_clicks": min_clicks, "min_support": min_support}, interval,
-                       estimator)
-    d.pop("_effective_clicks")
+    reason = _distrust(d, interval, estimator)
     d.pop("_wd")
     if reason is not None:
         return {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, **d, "reason": reason}
@@ -434,14 +430,10 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
 # ------------------------------------------------------------------------------------- the audit
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(),
-                 min_ess=Real(0, float("inf"), closed="left"), min_clicks=Integer(0, 10**12),
-                 min_support=Real(0, 1, closed="both"))
+@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng())
 def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: str | None = None,
                     user_groups=None, item_groups=None, estimators: Sequence[str] = ("ips", "snips", "dr"),
-                    interval: str = "wald", confidence: float = 0.95, min_ess: float = TRUST["min_ess"],
-                    min_clicks: int = TRUST["min_clicks"], min_support: float = TRUST["min_support"],
-                    rng=None) -> OffPolicyResult:
+                    interval: str = "wald", confidence: float = 0.95, rng=None) -> OffPolicyResult:
     """Per-group fairness of ``target`` from ``log`` (exposure, utility, merit-aware REO) with intervals.
 
     Parameters
@@ -460,8 +452,6 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     interval : str, default "wald"
         Interval of the utility cells, among :data:`AUDIT_INTERVALS`.
     confidence : float, default 0.95
-    min_ess, min_clicks, min_support : float, int, float
-        The trust rule (:data:`TRUST`): below, a utility cell is null with its reason.
     rng : None, int or Generator
         Folds of the cross-fitted reward model (DM, DR, ...) when the target has no ``reward_hat``.
 
@@ -488,7 +478,6 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     unknown = [e for e in estimators if e not in UTILITY_ESTIMATORS]
     if unknown or not len(estimators):
         raise ParameterError(f"estimators must be among {UTILITY_ESTIMATORS}, got {list(estimators)!r}")
-    trust = {"min_ess": float(min_ess), "min_clicks": int(min_clicks), "min_support": float(min_support)}
     log = check_log(read_table(log).copy())
     if user_group is not None:
         log = _attach(log, user_groups, user_group, "user", "user_groups")
@@ -541,7 +530,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         for side, g in cells:
             sel, r_g, terms = cell_terms(name, side, g)
             cell = utility_cell(terms, w[sel], r_g, miss[sel], estimator=name, interval=interval,
-                                confidence=confidence, rng=rng, **trust)
+                                confidence=confidence, rng=rng)
             done[(side, g)] = (terms, cell["reason"])
             grows.append({**base, "estimand": "utility", "estimator": name, "side": side,
                           "user_group": g if side == "user" else ALL, "item_group": g if side == "item" else ALL,
@@ -561,7 +550,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
 
     # ---- merit-aware item fairness (REO with importance-weighted merit)
     if item_group is not None:
-        grows_reo, pairs_reo = _merit_block(log, rows, info, item_group, levels, names, X, confidence, trust)
+        grows_reo, pairs_reo = _merit_block(log, rows, info, item_group, levels, names, X, confidence)
         grows += grows_reo
         pairs += pairs_reo
 
@@ -617,7 +606,7 @@ def _adjust(pairs, confidence):
                                      "reason"]]
 
 
-def _merit_block(log, rows, info, item_group, levels, names, X, confidence, trust):
+def _merit_block(log, rows, info, item_group, levels, names, X, confidence):
     """U_k, delta_U_k, Delta_REO and exposure/merit per item group (module docstring)."""
     from ocef.reo.estimators import reo_jacobians, reo_penalty, relative_group_utilities
 
@@ -642,8 +631,8 @@ def _merit_block(log, rows, info, item_group, levels, names, X, confidence, trus
         source = "importance-weighted (IPS) over importance-weighted merit"
     relevant = (S * (r > 0)[:, None]).sum(axis=0)
     grows, pairs = [], []
-    reason = {g: (f"untrusted: {int(c)} relevant rows of group {g} in the log < {trust['min_clicks']}"
-                  if c < max(trust["min_clicks"], 1) else None) for g, c in zip(names, relevant)}
+    reason = {g: (f"untrusted: no relevant row of group {g} in the log (its merit is 0)" if c < 1 else None)
+              for g, c in zip(names, relevant)}
     base = {"confidence": confidence, "side": "item", "user_group": ALL, "ess": np.nan, "max_weight": np.nan,
             "support": np.nan, "n_rows": len(log)}
     se_U = np.sqrt(np.clip(np.diag(gamma), 0, None))
@@ -699,22 +688,43 @@ def _merit_block(log, rows, info, item_group, levels, names, X, confidence, trus
 #: slate estimator -> (function of ocef.offpolicy.slate, logging column, target column)
 SLATE_ESTIMATORS = {"iips": ("iips_terms", "propensity", "target_probability"),
                     "rips": ("rips_terms", "propensity_prefix", "target_probability_prefix"),
-                    "sips": ("sips_terms", "propensity_slate", "target_probability_slate")}
+                    "sips": ("sips_terms", "propensity_slate", "target_probability_slate"),
+                    "pseudo-inverse": ("pseudo_inverse_terms", "propensity", "target_probability"),
+                    "cascade-dr": ("cascade_dr_terms", "propensity_prefix", "target_probability_prefix")}
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS[:2]), rng=Rng(),
-                 min_ess=Real(0, float("inf"), closed="left"), min_clicks=Integer(0, 10**12))
+def _pseudo_inverse_rows(index, position, reward_s, pb, pe):
+    """Per-slate rows of the pseudo-inverse estimator (:func:`ocef.offpolicy.slate.pseudo_inverse_terms`)
+    from the per-slot marginals of the log rows: slates of one length L, slots ordered by position."""
+    from ocef.offpolicy.slate import pseudo_inverse_terms
+
+    length = np.bincount(index)
+    if length.min() != length.max():
+        raise DataError("the pseudo-inverse estimator needs slates of one length: slate lengths range from "
+                        f"{length.min()} to {length.max()}")
+    order = np.lexsort((position, index))
+    shape = (length.size, int(length[0]))
+    return pseudo_inverse_terms(reward_s, pb[order].reshape(shape), pe[order].reshape(shape))
+
+
+@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS[:2]), rng=Rng())
 def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str] = ("iips", "rips"),
-                interval: str = "wald", confidence: float = 0.95, min_ess: float = TRUST["min_ess"],
-                min_clicks: int = TRUST["min_clicks"], rng=None) -> OffPolicyResult:
-    """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate IPS).
+                interval: str = "wald", confidence: float = 0.95, q_hat=None, target_action_dist=None,
+                rng=None) -> OffPolicyResult:
+    """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate
+    IPS, pseudo-inverse, Cascade-DR).
 
     The log has one row per (slate, slot): ``slate_id`` (int), ``position`` (0-based slot),
     ``reward``, the user group column (constant within a slate), and for each estimator both
     policies' probabilities of the logged slate: IIPS the item-position marginals ``propensity`` and
     ``target_probability``; RIPS the prefix probabilities ``propensity_prefix`` and
     ``target_probability_prefix``; SIPS the whole-slate ones ``propensity_slate`` and
-    ``target_probability_slate``. The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
+    ``target_probability_slate``; the pseudo-inverse estimator (Swaminathan et al. 2017, for a
+    logger that fills the slots independently; slates of one length) the item-position marginals, as
+    IIPS, with the slate's sum of slot rewards as its reward; Cascade-DR (Kiyohara et al. 2022) the
+    prefix probabilities, the logged item ``item`` (an integer in ``[0, n_actions)``) and, in Python,
+    a reward model ``q_hat`` and the target's per-slot item distribution ``target_action_dist`` (rows
+    aligned with the log's). The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
     per slate: the expected sum of slot rewards); cells and comparisons as in :func:`offpolicy_audit`
     (diagnostics on the per-slate weight ``Σ_l w_{s,l} / L_s``, slates the independent units).
 
@@ -722,11 +732,13 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ----------
     log : str, path or pandas.DataFrame
     user_group : str, optional
-    estimators : sequence of {"iips", "rips", "sips"}, default ("iips", "rips")
+    estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse", "cascade-dr"}, default ("iips", "rips")
     interval : {"wald", "bootstrap"}, default "wald"
     confidence : float, default 0.95
-    min_ess, min_clicks : float, int
-        The trust rule, counted in slates.
+    q_hat, target_action_dist : array_like, shape (n_rows, n_actions), optional
+        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row:
+        Q̂ of every item at the row's slot given the logged prefix, and the target's probability of
+        every item there.
     rng : None, int or Generator
         The bootstrap's resamples.
 
@@ -738,7 +750,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     Raises
     ------
     ocef.errors.DataError
-        A missing column.
+        A missing column; slates of different lengths for the pseudo-inverse estimator.
     ocef.errors.ParameterError
         An unknown estimator.
 
@@ -747,7 +759,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(40), 2), "position": np.tile([0, 1], 40),
     ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 20), "propensity": 0.5,
     ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 20)})
-    >>> res = slate_audit(log, estimators=["iips"], min_clicks=0)       # 40 slates: below the Wald floor
+    >>> res = slate_audit(log, estimators=["iips"])       # 40 slates: below the Wald floor
     >>> res.groups["reason"].iloc[0].split(":")[0]
     'untrusted'
     >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 40 * k) for k in range(10)]),
@@ -762,6 +774,10 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     log = read_table(log)
     need = ["slate_id", "position", "reward"] + ([user_group] if user_group else []) + \
         [c for e in estimators for c in SLATE_ESTIMATORS[e][1:]]
+    if "cascade-dr" in estimators:
+        need.append("item")
+        if q_hat is None or target_action_dist is None:
+            raise DataError("cascade-dr needs q_hat and target_action_dist (n_rows, n_actions)")
     missing = [c for c in dict.fromkeys(need) if c not in log.columns]
     if missing:
         raise DataError(f"slate log has no column {', '.join(missing)}")
@@ -779,12 +795,17 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
         fn, pcol, tcol = SLATE_ESTIMATORS[name]
         args = (log["slate_id"].to_numpy(), log["position"].to_numpy(), log["reward"].to_numpy(dtype=float),
                 log[pcol].to_numpy(dtype=float), log[tcol].to_numpy(dtype=float))
-        terms = getattr(slate, fn)(*args)
+        if name == "pseudo-inverse":
+            terms = _pseudo_inverse_rows(index, args[1], reward_s, args[3], args[4])
+        elif name == "cascade-dr":
+            terms = slate.cascade_dr_terms(*args[:2], log["item"].to_numpy(), *args[2:], q_hat, target_action_dist)
+        else:
+            terms = getattr(slate, fn)(*args)
         w_s = np.bincount(index, weights=args[4] / args[3]) / length
         done = {}
         for g, m in sets:
             cell = utility_cell(terms[m], w_s[m], reward_s[m], estimator=name, interval=interval,
-                                confidence=confidence, rng=rng, min_ess=min_ess, min_clicks=min_clicks)
+                                confidence=confidence, rng=rng)
             done[g] = (terms[m], cell["reason"])
             grows.append({"estimand": "slate_utility", "estimator": name, "side": "user", "user_group": g,
                           "item_group": ALL, **cell, "confidence": confidence,

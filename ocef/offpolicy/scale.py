@@ -4,7 +4,7 @@
 group, the sufficient statistics of IPS and SNIPS and of their Wald intervals (``n``, ``Σw``,
 ``Σw²``, ``Σwr``, ``(Σwr)²``-terms, ``Σw²r``, ``max w``, clicks) together with the checks of the
 log (propensities in (0, 1], no missing reward) in the same scan; only one row per group reaches
-Python. :func:`group_values` turns them into IPS and SNIPS estimates with Wald intervals — the
+Python. The same SQL (:func:`sums_sql`) runs on Spark for logs on a cluster (``backend="spark"``). :func:`group_values` turns them into IPS and SNIPS estimates with Wald intervals — the
 same numbers as :func:`ocef.offpolicy.offpolicy_audit` with ``interval="wald"`` on the same rows (a
 test). Measured by ``benchmarks/offpolicy_scale.py``.
 """
@@ -15,10 +15,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.errors import DataError
+from ocef.errors import DataError, ParameterError
 from ocef.validation import CONFIDENCE, validate_params
 
-__all__ = ["group_sums", "group_values", "SUM_COLUMNS"]
+__all__ = ["group_sums", "group_values", "sums_sql", "SUM_COLUMNS"]
 
 #: Columns of :func:`group_sums` besides the group columns.
 SUM_COLUMNS = ("n", "sum_w", "sum_w2", "sum_wr", "sum_wr2", "sum_w2r", "max_w", "clicks")
@@ -35,21 +35,69 @@ def _relation(source, con, name):
     return con.sql(f"SELECT * FROM read_csv({_lit(path)}, header = true)")
 
 
-def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per-group sums of the importance weights ``w = pi(a|x) / p`` and weighted rewards, in one DuckDB query.
+def sums_sql(by: Sequence[str], keys: Sequence[str], *, log: str = "ocef_offpolicy_log",
+             target: str = "ocef_offpolicy_target", dialect: str = "duckdb") -> str:
+    """The one SQL query of :func:`group_sums` (DuckDB or Spark dialect): the log ``log`` LEFT JOIN the
+    target's probabilities ``target`` on ``keys`` and ``item``, grouped by ``by``.
 
     Parameters
     ----------
-    log : str, path or pandas.DataFrame
+    by : sequence of str
+        Group columns of the log.
+    keys : sequence of str
+        Context columns joining the target (besides ``item``).
+    log, target : str
+        The names of the two tables (views).
+    dialect : {"duckdb", "spark"}, default "duckdb"
+        Identifier quoting.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sums_sql(["g"], [], dialect="spark").split(" FROM ")[1]
+    'ocef_offpolicy_log l LEFT JOIN ocef_offpolicy_target t ON l.`item` = t.`item` GROUP BY l.`g` ORDER BY l.`g`'
+    """
+    from ocef.backends import sql_identifier
+
+    def q(c):
+        return sql_identifier(c, dialect)
+
+    on = " AND ".join(f"l.{q(c)} = t.{q(c)}" for c in [*keys, "item"])
+    g = ", ".join(f"l.{q(c)}" for c in by)
+    sel = (g + ", ") if by else ""
+    w = "(coalesce(t.probability, 0.0) / l.propensity)"
+    return (f"SELECT {sel}count(*) AS n, sum({w}) AS sum_w, sum({w} * {w}) AS sum_w2, sum({w} * l.reward) AS sum_wr, "
+            f"sum(({w} * l.reward) * ({w} * l.reward)) AS sum_wr2, sum({w} * {w} * l.reward) AS sum_w2r, "
+            f"max({w}) AS max_w, count_if(l.reward > 0) AS clicks, min(l.propensity) AS _pmin, "
+            f"max(l.propensity) AS _pmax, count_if(l.reward IS NULL OR l.propensity IS NULL) AS _null "
+            f"FROM {log} l LEFT JOIN {target} t ON {on}"
+            + (f" GROUP BY {g} ORDER BY {g}" if by else ""))
+
+
+def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | None = None,
+               backend: str = "duckdb", spark=None) -> pd.DataFrame:
+    """Per-group sums of the importance weights ``w = pi(a|x) / p`` and weighted rewards, in one SQL query.
+
+    Parameters
+    ----------
+    log : str, path, pandas.DataFrame or Spark DataFrame
         ``user, item, reward, propensity`` [, ``position``] and the ``by`` columns; a CSV or Parquet
         file, folder or glob of any size.
-    target : str, path or pandas.DataFrame
+    target : str, path, pandas.DataFrame or Spark DataFrame
         Action probabilities ``[user,] item [, position], probability`` (form (a) of
         :mod:`ocef.offpolicy.inputs`).
     by : sequence of str, default ()
         Group columns of the log (none: one row for the whole log).
     keys : sequence of str, optional
         Context columns joining the target (default: those of ``user``, ``position`` the target has).
+    backend : {"duckdb", "spark"}, default "duckdb"
+        Where the query runs: DuckDB in this process, or Spark (files read by Spark, Spark
+        DataFrames as they are; :func:`ocef.backends.spark_table`) — the same SQL (:func:`sums_sql`).
+    spark : SparkSession, optional
+        The session of ``backend="spark"`` (default :func:`ocef.backends.spark_session`).
 
     Returns
     -------
@@ -60,6 +108,8 @@ def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | Non
     ------
     ocef.errors.DataError
         A propensity outside (0, 1] or a missing reward anywhere in the log.
+    ocef.errors.ParameterError
+        An unknown backend; ``backend="spark"`` without pyspark or Java.
 
     Examples
     --------
@@ -69,31 +119,35 @@ def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | Non
     >>> s[["g", "n", "sum_w", "sum_wr"]].values.tolist()
     [['a', 2, 2.0, 2.0], ['b', 1, 2.0, 0.0]]
     """
-    from ocef.backends import _q, duckdb_cursor
+    if backend not in ("duckdb", "spark"):
+        raise ParameterError(f"backend must be 'duckdb' or 'spark', got {backend!r}")
+    if backend == "spark":
+        from ocef.backends import spark_table
 
-    con = duckdb_cursor()
-    con.register("ocef_offpolicy_log", _relation(log, con, "log"))
-    con.register("ocef_offpolicy_target", _relation(target, con, "target"))
-    tcols = [c[0] for c in con.execute("SELECT * FROM ocef_offpolicy_target LIMIT 0").description]
-    lcols = [c[0] for c in con.execute("SELECT * FROM ocef_offpolicy_log LIMIT 0").description]
+        spark, lcols = spark_table(log, "ocef_offpolicy_log", spark)
+        _, tcols = spark_table(target, "ocef_offpolicy_target", spark)
+    else:
+        from ocef.backends import duckdb_cursor
+
+        con = duckdb_cursor()
+        con.register("ocef_offpolicy_log", _relation(log, con, "log"))
+        con.register("ocef_offpolicy_target", _relation(target, con, "target"))
+        tcols = [c[0] for c in con.execute("SELECT * FROM ocef_offpolicy_target LIMIT 0").description]
+        lcols = [c[0] for c in con.execute("SELECT * FROM ocef_offpolicy_log LIMIT 0").description]
     for c in ("user", "item", "reward", "propensity", *by):
         if c not in lcols:
             raise DataError(f"log has no column {c}")
     if keys is None:
         keys = [c for c in ("user", "position") if c in tcols and c in lcols]
-    on = " AND ".join(f"l.{_q(c)} = t.{_q(c)}" for c in [*keys, "item"])
-    g = ", ".join(f"l.{_q(c)}" for c in by)
-    sel = (g + ", ") if by else ""
-    w = "(coalesce(t.probability, 0.0) / l.propensity)"
-    sql = (f"SELECT {sel}count(*) AS n, sum({w}) AS sum_w, sum({w} * {w}) AS sum_w2, sum({w} * l.reward) AS sum_wr, "
-           f"sum(({w} * l.reward) * ({w} * l.reward)) AS sum_wr2, sum({w} * {w} * l.reward) AS sum_w2r, "
-           f"max({w}) AS max_w, count_if(l.reward > 0) AS clicks, min(l.propensity) AS _pmin, "
-           f"max(l.propensity) AS _pmax, count_if(l.reward IS NULL OR l.propensity IS NULL) AS _null "
-           f"FROM ocef_offpolicy_log l LEFT JOIN ocef_offpolicy_target t ON {on}"
-           + (f" GROUP BY {g} ORDER BY {g}" if by else ""))
-    out = con.execute(sql).df()
-    con.unregister("ocef_offpolicy_log")
-    con.unregister("ocef_offpolicy_target")
+    sql = sums_sql(by, keys, dialect=backend)
+    if backend == "spark":
+        out = spark.sql(sql).toPandas()
+        spark.catalog.dropTempView("ocef_offpolicy_log")
+        spark.catalog.dropTempView("ocef_offpolicy_target")
+    else:
+        out = con.execute(sql).df()
+        con.unregister("ocef_offpolicy_log")
+        con.unregister("ocef_offpolicy_target")
     if (out["_null"] > 0).any():
         raise DataError("log: a reward or propensity is missing")
     if (out["_pmin"] <= 0).any() or (out["_pmax"] > 1).any():

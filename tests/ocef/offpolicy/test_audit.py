@@ -19,7 +19,7 @@ def small_log():
 def test_hand_computed_exposure_and_ips():
     target = pd.DataFrame({"item": [0, 1, 2], "probability": [0.2, 0.6, 0.2]})
     res = offpolicy_audit(small_log(), target, item_group="tier", user_group="g", estimators=["ips", "snips"],
-                          min_ess=0, min_clicks=0, interval="betting")      # betting: no measured floor
+                          interval="betting")      # betting: no measured floor
     g = res.groups
     exp = g[(g.estimand == "exposure") & (g.user_group == "(all)")].set_index("item_group")["estimate"]
     assert exp.to_dict() == pytest.approx({"x": 0.2, "y": 0.8})
@@ -51,7 +51,7 @@ def test_trust_rule_nulls_and_inconclusive():
 def test_support_violation():
     log = small_log()
     target = pd.DataFrame({"item": [0, 7], "probability": [0.5, 0.5]})    # item 7 never logged
-    res = offpolicy_audit(log, target, estimators=["ips"], min_ess=0, min_clicks=0)
+    res = offpolicy_audit(log, target, estimators=["ips"])
     row = res.groups[res.groups.estimand == "utility"].iloc[0]
     assert row["support"] == pytest.approx(0.5) and np.isnan(row["estimate"]) and "support" in row["reason"]
 
@@ -169,3 +169,48 @@ def test_one_holm_family_and_dm_without_interval():
     ver = res.pairs.set_index(["estimand", "estimator", "group"])["verdict"]
     assert ver[("utility", "dr", "x")] == "reference higher"      # genre y's items bring more reward
     assert (res.pairs.loc[res.pairs.estimator == "dm", "verdict"] == "inconclusive").all()
+
+
+def test_slate_audit_pseudo_inverse_equals_the_estimator():
+    from ocef.errors import DataError
+    from ocef.offpolicy import slate_audit
+    from ocef.offpolicy.slate import pseudo_inverse_terms
+
+    rng = np.random.default_rng(5)
+    n_slates, L = 800, 2
+    ids, pos = np.repeat(np.arange(n_slates), L), np.tile(np.arange(L), n_slates)
+    pb = rng.uniform(0.3, 0.6, ids.size)
+    pe = rng.uniform(0.2, 0.8, ids.size)
+    reward = (rng.random(ids.size) < 0.4).astype(float)
+    log = pd.DataFrame({"slate_id": ids, "position": pos, "reward": reward, "propensity": pb,
+                        "target_probability": pe}).sample(frac=1.0, random_state=0)      # row order is free
+    res = slate_audit(log, estimators=["pseudo-inverse"])
+    t = pseudo_inverse_terms(reward.reshape(n_slates, L).sum(axis=1), pb.reshape(n_slates, L), pe.reshape(n_slates, L))
+    assert res.groups["estimate"].iloc[0] == pytest.approx(t.mean(), rel=1e-12)
+    with pytest.raises(DataError, match="one length"):
+        slate_audit(log.iloc[1:], estimators=["pseudo-inverse"])
+
+
+def test_slate_audit_cascade_dr_equals_the_estimator():
+    from ocef.errors import DataError
+    from ocef.offpolicy import slate_audit
+    from tests.ocef.offpolicy.test_slate import P, REWARDS, SLATES, _plackett_luce_log
+
+    ids, pos, act, r, logging, joint, marg, casc, dist, second = _plackett_luce_log(SLATES * 100, REWARDS * 100, P)
+    q = np.array([[.4, .3, .2] if l == 0 else [.3, .2, .1] for l in pos])
+    log = pd.DataFrame({"slate_id": ids, "position": pos, "item": act, "reward": r,
+                        "propensity_prefix": logging["cascade"], "target_probability_prefix": casc,
+                        "seg": np.where(ids % 2 == 0, "a", "b")})
+    res = slate_audit(log, user_group="seg", estimators=["cascade-dr"], q_hat=q, target_action_dist=dist)
+    g = res.groups.set_index("user_group")["estimate"]
+    t = sl_cascade(ids, pos, act, r, logging["cascade"], casc, q, dist)
+    assert g["(all)"] == pytest.approx(t.mean(), rel=1e-12)
+    assert g["a"] == pytest.approx(t[np.unique(ids) % 2 == 0].mean(), rel=1e-12)
+    with pytest.raises(DataError, match="cascade-dr needs q_hat"):
+        slate_audit(log, estimators=["cascade-dr"])
+
+
+def sl_cascade(*args):
+    from ocef.offpolicy.slate import cascade_dr_terms
+
+    return cascade_dr_terms(*args)

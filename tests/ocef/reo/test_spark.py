@@ -1,8 +1,6 @@
 """Spark (local mode) gives the same counts and REO results as DuckDB and pandas. One Spark
-session for the whole module; skipped with a reason where pyspark or Java is absent."""
+session for the whole run (the ``spark`` fixture of tests/conftest.py); skipped with a reason where pyspark or Java is absent."""
 from __future__ import annotations
-
-import shutil
 
 import pandas as pd
 import pytest
@@ -13,21 +11,6 @@ from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from tests.conftest import DATA
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def spark():
-    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install -e '.[spark]' in a checkout)")
-    import os
-
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        pytest.skip("Spark needs Java 17: no java on PATH and JAVA_HOME is not set")
-    from ocef.backends import spark_session
-
-    session = spark_session("local[2]")
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def test_spark_identical_on_simulated_coat_and_obd(spark, tmp_path):
