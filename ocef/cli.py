@@ -132,7 +132,8 @@ class _Version(argparse.Action):
     """``--version``: reads the installed version (importlib.metadata, ~0.1 s) only when asked."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=f"ocef {_version()}\n")
+        print(f"ocef {_version()}")              # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def _version() -> str:
