@@ -70,6 +70,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  verdicts: envy {s['share_envy']:.1%}, no_envy {s['share_no_envy']:.1%}, timeout {s['share_timeout']:.1%};"
           f" correct {s['correct_rate']:.1%}; constraint (7) held: {bool(s['constraint_held'])}")
     print(f"  mean duration {s['duration_mean']:.1f} steps, mean cost per user {s['cost_mean']:.2f}")
+    if s["reason"]:
+        print(f"  note: {s['reason']}")
     table = report.groups[["trial", "group", "name", "size", "verdict", "duration", "cost", "true_envy"]]
     if args.trials == 1:
         table = table.drop(columns="trial")

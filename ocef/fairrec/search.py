@@ -516,6 +516,9 @@ class GroupOracle:
 
     def _record(self, rows: np.ndarray, out) -> float:
         out = np.asarray(out, dtype=float)
+        if np.isinf(out).any():           # issue 28: an infinite value became uf = inf or nan without a word
+            raise DataError(f"the metric {self.name or '(unnamed: evaluate)'} returned an infinite value for "
+                            f"{rows.size} user row(s): give finite values (NaN where a user's metric is undefined)")
         if out.ndim == 0:
             self.per_user = False
             return float(out)
@@ -524,6 +527,8 @@ class GroupOracle:
                              f"got shape {out.shape}")
         if self.per_user is None:
             self.per_user = True
+        if self.bounds is not None:
+            _check_within(self.name, out, self.bounds)
         self._user_values[rows] = out
         self._known[rows] = True
         return _mean_defined(out)
@@ -838,6 +843,8 @@ class GroupOracle:
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
         if bounds == "auto":
             bounds = METRIC_BOUNDS.get(metric)
+        if bounds is not None:
+            _check_within(metric, values, _check_bounds(bounds))
 
         def evaluate(rows: np.ndarray) -> np.ndarray:
             return values[rows]
@@ -990,6 +997,16 @@ def defined_users(split, metric: str) -> np.ndarray:
     if metric == "ndcg":
         return n_pos > 0
     return np.ones(split.n_users, dtype=bool)
+
+
+def _check_within(name: str, values: np.ndarray, bounds) -> None:
+    """Refuse per-user values outside the declared range (issue 28: ``--bounds 0,1`` on a metric reaching
+    2.3 printed an interval [0.78, 1.0] around 2.32)."""
+    v = values[~np.isnan(values)]
+    if v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
+        raise DataError(f"bounds ({bounds[0]:g}, {bounds[1]:g}) do not hold for the metric {name or '(unnamed)'}: "
+                        f"its values reach [{v.min():.6g}, {v.max():.6g}]; give bounds that contain every value "
+                        f"(--bounds LOW,HIGH) or none")
 
 
 def _check_bounds(bounds):
@@ -1553,11 +1570,18 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     n_eval, n_uq, n_q, cost = oracle.n_evaluations, oracle.n_users_queried, oracle.n_queries, oracle.cost
     infobase = oracle.infobase_frame()
     hi, lo = _extremes(oracle, method, pair)
+    cells, vals = oracle.evaluated()
+    if oracle.n_evaluations >= 2 and not cells.size:
+        # issue 28: every group NaN answered uf = NaN with "fewer than two valid groups"
+        raise DataError(f"the metric {oracle.name or '(unnamed: evaluate)'} is NaN in all {oracle.n_evaluations} "
+                        f"groups evaluated: evaluate returns no defined value (check the metric; NaN marks a "
+                        f"user whose metric is undefined)")
+    if method != "testsgd" and cells.size < 2:
+        hi = lo = None                                # issue 28: one group printed "uf": 0.0 beside "undefined"
     uf = oracle.infobase[hi][0] - oracle.infobase[lo][0] if hi is not None else float("nan")
 
     # -- inference ---------------------------------------------------------------------------
     t1 = time.perf_counter()
-    cells, vals = oracle.evaluated()
     sizes = np.array([oracle.infobase[c][1] for c in cells.tolist()], dtype=float)
     reasons = []
     ci = {}
