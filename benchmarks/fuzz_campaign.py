@@ -55,6 +55,7 @@ class Case:
     argv: list | None = None     # a CLI case
     call: object = None          # a Python case: a zero-argument callable (built in the child)
     extra: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)   # environment variables set in the child (issue 28)
 
 
 # ------------------------------------------------------------------------------------ inputs
@@ -138,6 +139,39 @@ def make_inputs(root: Path) -> dict:
     np.save(root / "rm_truth.npy", (rng.uniform(size=(40, 20)) > 0.7).astype(float))
     for name in ("rm_scores.npy", "rm_groups.npy", "rm_truth.npy"):
         f[name] = root / name
+    # issue 28: the newest surfaces
+    truth02 = (rng.uniform(size=(40, 20)) > 0.7) * 2.0
+    np.save(root / "rm_truth02.npy", truth02)
+    users.assign(mrr=users.mrr * 2.32).to_csv(root / "users_big.csv", index=False)
+    users.assign(mrr=np.where(np.arange(u) % 3 == 0, np.inf, users.mrr)).to_csv(root / "users_inf.csv", index=False)
+    for name in ("rm_truth02.npy", "users_big.csv", "users_inf.csv"):
+        f[name] = root / name
+    reports = {"rep_badjson": "{bad", "rep_list": "[]", "rep_noexp": '{"experiments": 3}',
+               "rep_item": '{"experiments": [1]}', "rep_unknown": '{"experiments": [{"name": "nope", "status": "ok"}]}',
+               "rep_fields": '{"experiments": [{"name": "x", "status": "skipped"}]}'}
+    for name, body in reports.items():
+        (root / name).mkdir()
+        (root / name / "summary.json").write_text(body)
+        f[name] = root / name
+    (root / "rep_binary").mkdir()
+    (root / "rep_binary" / "summary.json").write_bytes(b"\xff\xfe\x00")
+    f["rep_binary"] = root / "rep_binary"
+    ml = root / "ml_broken" / "ml-100k"
+    ml.mkdir(parents=True)
+    (ml / "u.data").write_text("1\t1\t5\t881250949\n2\t1")
+    (ml / "u.user").write_bytes(b"garbage\x00\xff\n")
+    (ml / "u.item").write_text("1|Toy Story (1995)|01-Jan-1995||http://x|" + "|".join("0" * 18) + "|1\n")
+    f["ml_broken"] = root / "ml_broken"
+    (root / "ml_empty" / "ml-100k").mkdir(parents=True)
+    for fn in ("u.data", "u.user", "u.item"):
+        (root / "ml_empty" / "ml-100k" / fn).write_text("")
+    f["ml_empty"] = root / "ml_empty"
+    import zipfile
+    with zipfile.ZipFile(root / "default.zip", "w") as z:
+        z.write(root / "default.csv", "default.csv")
+    f["default.zip"] = root / "default.zip"
+    (root / "a_file").write_text("x")
+    f["a_file"] = root / "a_file"
     return f
 
 
@@ -308,6 +342,55 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["users_str.csv", "users_nan.csv", "users_empty.csv", "empty.csv", "missing.npy", "users_codes.csv",
               "users_dup.csv"], names=("--user-metrics", "metric", "attribute", "column"))
 
+    # issue 28: FairRec inference options, recmetrics/pairwise uncertainty options, reproduce, environment
+    add("fairrec", fr, "--confidence", NUMBERS, unit_open)
+    add("fairrec", fr, "--test", ["auto", "permutation", "bound", "x"], lambda v: v != "x")
+    add("fairrec", fr + ["--test", "permutation"], "--n-resamples", NUMBERS, anything)
+    add("fairrec", fr, "--bounds", ["0,1", "1,0", "0", "nan,1", "0,inf", "a,b", "", "0,1,2", "-1e308,1e308"],
+        lambda v: None if v in ("0,1", "-1e308,1e308") else False)
+    add("fairrec", fr, "--method", ["dpso", "exhaustive", "testsgd", "vanilla", "x"], lambda v: v != "x")
+    add("fairrec", fr, "--epsilon-base", ["cells", "groups", "x"], anything)
+    add("fairrec", fr, "--max-evaluations", NUMBERS, anything)
+    add("fairrec", fr, "--group-cost", NUMBERS, anything)
+    add("fairrec", fr, "--theta", NUMBERS, anything)
+    add_file("fairrec", ["--metric", "mrr", "--json"], "--user-metrics", ["users_big.csv", "users_inf.csv"],
+             names=("--user-metrics", "metric", "bounds", "infinite", "mrr"))
+    cases.append(Case("fairrec", "--bounds 0,1 on a metric reaching 2.3", ("bounds",), "error",
+                      ["fairrec", "--user-metrics", str(f["users_big.csv"]), "--metric", "mrr", "--bounds", "0,1",
+                       "--json"]))
+    add("recmetrics", rm, "--interval", ["auto", "percentile", "basic", "x"], lambda v: v != "x")
+    add("recmetrics", rm + ["--interval", "percentile"], "--resamples", NUMBERS, anything)
+    add("recmetrics", rm + ["--simultaneous"], "--confidence", NUMBERS, anything)
+    add("recmetrics", rm + ["--truth", f["rm_truth.npy"]], "--k", ["1", "5", "20", "21", "0"], anything)
+    add_file("recmetrics", rm + ["--k", "5"], "--truth", ["rm_truth02.npy", "wrong_shape.npy", "nan.npy", "strings.npy"],
+             names=("--truth", "truth"))
+    add("pairwise", pw + ["--interval", "percentile"], "--resamples", NUMBERS,
+        lambda v: None if _num(v) is None else (int_in(200, 10**6)(v) or _num(v) == 0 or None))
+    add("pairwise", pw + ["--interval", "percentile", "--resamples", "200"], "--confidence", NUMBERS, anything)
+    cases.append(Case("pairwise", "--interval percentile --resamples 1", ("resamples",), "error",
+                      ["pairwise"] + [str(a) for a in pw] + ["--interval", "percentile", "--resamples", "1"]))
+    for name in ("rep_badjson", "rep_list", "rep_noexp", "rep_item", "rep_unknown", "rep_fields", "rep_binary"):
+        cases.append(Case("reproduce", f"--recheck --out {name}", ("summary.json",), "error",
+                          ["reproduce", "--recheck", "--out", str(f[name])]))
+    add("reproduce", ["--recheck"], "--out", ["", "/nonexistent-ocef-dir", str(f["a_file"])], lambda v: False,
+        names=("--out", "summary.json", "folder"))
+    add("reproduce", ["--list"], "--seed", ["0"], lambda v: True)
+    cases.append(Case("reproduce", "unknown experiment", ("nope", "experiment"), "error", ["reproduce", "nope"]))
+    # environment variables: a data root that is broken, missing or a file; a cache dir that is a file
+    for var, value, names in (("OCEF_DATA_DIR", f["ml_broken"], ("MovieLens", "ml-100k", "u.")),
+                              ("OCEF_DATA_DIR", f["ml_empty"], ("MovieLens", "ml-100k", "u.")),
+                              ("OCEF_DATA_DIR", "/nonexistent-ocef-data", ("OCEF_DATA_DIR", "MovieLens", "not found")),
+                              ("OCEF_DATA_DIR", f["a_file"], ("OCEF_DATA_DIR", "MovieLens", "not found")),
+                              ("OCEF_DATA_DIR", "", ("OCEF_DATA_DIR", "MovieLens", "not found"))):
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} fairrec --dataset", names, "error",
+                          ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"], env={var: str(value)}))
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} recmetrics --dataset", names, "error",
+                          ["recmetrics", "--dataset", "movielens", "--json"], env={var: str(value)}))
+    cases.append(Case("env", "OCEF_CACHE_DIR=a file", ("OCEF_CACHE_DIR", "cache"), "either",
+                      ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"],
+                      env={"OCEF_CACHE_DIR": str(f["a_file"]), "OCEF_DATA_DIR": str(f["ml_broken"])}))
+    add_file("reo", ["--random", f["random.csv"], "--json"], "--default", ["default.zip"])
+
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
     add("simulate-service", svc, "--port", ["-1", "70000", "abc", "1e3"], lambda v: False)
     add("simulate-service", svc, "--fail-every", ["0", "1", "-3", "x"], lambda v: False)
@@ -401,6 +484,13 @@ def python_cases(f: dict) -> list[Case]:
                                       "confidence": anything, "n_resamples": anything, "rng": anything,
                                       "method": lambda v: isinstance(v, str) and v in METHODS})
     door("fairrec.grid", "grid", {"code": anything})     # one user's attribute code (10^4 x 10^4 grids, 6e9)
+    # issue 28: what a black-box metric returns (a constant for every user; NaN/inf must be refused)
+    door("fairrec.oracle", "oracle", {"value": lambda v: (None if real_in(-1e300, 1e300)(v) else False),
+                                      "name_and_value": lambda v: (None if real_in(-1e300, 1e300)(v) else False)})
+    door("run_audit[timeouts]", "run_audit_timeouts", {"max_steps": lambda v: None if integer(1, 10**6)(v) else False})
+    door("pairwise_accuracy[percentile]", "pairwise_percentile",
+         {"n_resamples": lambda v: (True if integer(200, 10**5)(v) or (integer(0, 0)(v)) else
+                                    (False if not integer(0, 10**6)(v) or v < 200 else None))})
     return cases
 
 
@@ -479,6 +569,29 @@ def build_call(spec, f):
         users = pd.read_csv(f["users.csv"])
         oracle = GroupOracle.from_user_metrics(users, ["gender", "age", "occupation"], "mrr")
         return lambda: search(oracle, **{"method": "dpso", "n_resamples": 20, p: value})
+    if make == "oracle":
+        from ocef.fairrec.search import GroupOracle, search
+        users = pd.read_csv(f["users.csv"])
+
+        def oracle():
+            ev = (lambda rows: np.full(rows.size, value, dtype=float)) if p == "value" else (lambda rows: value)
+            o = GroupOracle(users, ["gender", "age"], ev, name="" if p == "name_and_value" else "m")
+            return search(o, n_resamples=20, rng=0)
+        return oracle
+    if make == "run_audit_timeouts":
+        from ocef.envy.audit import AuditProblem, run_audit
+
+        def audit():
+            prob = AuditProblem(rng.uniform(size=(6, 3)), rng.dirichlet(np.ones(3), size=6), [0, 0, 1, 1, 2, 2])
+            rec = run_audit(prob, max_steps=value, rng=0).to_dict()
+            if rec.get("correct_rate") is None and not rec.get("reason"):
+                raise RuntimeError("silent: correct_rate null with no reason")   # counted as a traceback
+            return rec
+        return audit
+    if make == "pairwise_percentile":
+        from ocef.pairwise.accuracy import pairwise_accuracy
+        pairs = pd.read_csv(f["pairs.csv"])
+        return lambda: pairwise_accuracy(pairs, interval="percentile", n_resamples=value, rng=0)
     if make == "grid":
         from ocef.fairrec.search import GroupOracle, search
         users = pd.read_csv(f["users.csv"])
@@ -505,6 +618,7 @@ def _child(case: Case, f: dict, conn) -> None:
     os.nice(5) if hasattr(os, "nice") else None
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    os.environ.update(case.env)
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -96,6 +96,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")
     p.add_argument("--split-seed", type=int, default=None,
                    help="random seed of the split's negatives and of the model's training (default: 0)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar of the permutation test")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -201,7 +202,8 @@ def _run(args: argparse.Namespace) -> int:
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
                  top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,
                  group_cost=args.group_cost, epsilon_base=args.epsilon_base, confidence=args.confidence,
-                 test=args.test, n_resamples=args.n_resamples, rng=args.seed)
+                 test=args.test, n_resamples=args.n_resamples, rng=args.seed,
+                 progress=not (args.no_progress or args.json))
     if args.json:
         from ocef.commands._common import print_json
 

@@ -63,8 +63,8 @@ from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
-from ocef.validation import (CONFIDENCE, Either, Instance, Integer, Options, Real, Rng, as_generator, check_in_interval,
-                             check_positive_int, validate_params)
+from ocef.validation import (CONFIDENCE, Boolean, Either, Instance, Integer, Options, Real, Rng, as_generator,
+                             check_in_interval, check_positive_int, validate_params)
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES",
            "METRIC_BOUNDS", "metric_bounds", "defined_users", "search_work", "MAX_ITERATIONS",
@@ -1468,12 +1468,12 @@ _NONNEG = Real(0, np.inf, closed="left")
                  theta=Real(0, 1), top_n=Integer(1), max_evaluations=Either(Options(None), Integer(1)),
                  max_cost=Either(Options(None), Real(0, np.inf, closed="neither")), group_cost=_NONNEG,
                  epsilon_base=Options(*EPSILON_BASES), confidence=CONFIDENCE,
-                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng())
+                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng(), progress=Boolean())
 def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
            alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
            top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
            group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
-           test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
+           test: str | None = "auto", n_resamples: int = 199, rng=None, progress: bool = False) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
     (module docstring), and judge UF against noise (:mod:`ocef.fairrec.inference`).
 
@@ -1515,6 +1515,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
         Permutations of the permutation test (>= 1).
     rng : None, int, SeedSequence or Generator
         Randomness of the search and of the permutations. Same ``rng``, same result.
+    progress : bool, default False
+        Show a progress bar of the permutation test (resamples done, time left).
 
     Returns
     -------
@@ -1633,7 +1635,11 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
                                              n_users=oracle.n_users_total, n_resamples=n_resamples),
                             what="steps of group visits")
             null = np.empty(n_resamples)
-            for b, child in enumerate(perm_gen.spawn(n_resamples)):
+            children = perm_gen.spawn(n_resamples)
+            if progress:
+                from tqdm.auto import tqdm
+                children = tqdm(children, desc="permutation test", unit="resample", leave=False)
+            for b, child in enumerate(children):
                 perm = values.copy()
                 perm[rows] = values[child.permutation(rows)]
                 other = oracle.permuted(perm)
