@@ -217,3 +217,21 @@ def test_a_zipped_log_is_a_clear_error():
             z.writestr("log.csv", "user,item,rank\n1,2,1\n")
         with pytest.raises(DataError, match="unzip it"):
             duckdb_table(duckdb_cursor(), path, "_log")
+
+
+def test_a_huge_multiplicity_is_refused_before_allocating():
+    from ocef.errors import ResourceLimitError
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(ResourceLimitError, match="multiplicity"):
+        AuditProblem(rng.uniform(size=(6, 3)), rng.dirichlet(np.ones(3), size=6), [0, 0, 1, 1, 2, 2],
+                     multiplicity=np.full(6, 10**15))
+
+
+def test_the_bandit_command_and_the_permutation_test_show_progress(run, capsys):
+    code, out, err = run("bandit", "--means", "0.6,0.3", "--trials", "3", "--max-steps", "300", "--engine", "numpy")
+    assert code == 0 and "run/s" in err or "s/run" in err, err
+    table = pd.DataFrame({"g": np.repeat([0, 1, 2], 10), "mrr": np.linspace(0, 1, 30)})
+    search(GroupOracle.from_user_metrics(table, ["g"], "mrr"), "exhaustive", n_resamples=20, rng=0,
+           test="permutation", progress=True)
+    assert "permutation test" in capsys.readouterr().err

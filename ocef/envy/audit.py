@@ -135,6 +135,11 @@ class AuditProblem:
             if mult.shape != (n_users,) or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
                 raise ParameterError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
             self.multiplicity = mult.astype(np.int64)
+            # issue 28: 10**15 copies tried a 14 PiB allocation; each group's exact reward law has |g| + 1
+            # entries per arm, over the |g| copies
+            copies = float(np.sum(self.multiplicity.astype(float)))
+            check_resources(f"multiplicity ({copies:.3g} copies of {n_users} users)",
+                            memory=8.0 * (G + 2) * (copies + G))
         self.context_probs = None
         if self.rho.ndim == 3:
             self.context_probs = check_context_probs(context_probs, n_users, self.rho.shape[1])
