@@ -235,3 +235,19 @@ def test_the_bandit_command_and_the_permutation_test_show_progress(run, capsys):
     search(GroupOracle.from_user_metrics(table, ["g"], "mrr"), "exhaustive", n_resamples=20, rng=0,
            test="permutation", progress=True)
     assert "permutation test" in capsys.readouterr().err
+
+
+def test_a_confidence_too_close_to_1_gives_null_intervals_with_their_reason():
+    from ocef.metrics.bias import recommender_bias
+    from ocef.pairwise.accuracy import pairwise_accuracy
+
+    c = 0.9999999999999999
+    res = pairwise_accuracy(_pairs(), confidence=c)
+    assert res.cells.ci_low.isna().all() and res.cells.reason.str.contains("critical value").all()
+    assert res.summary.reason.str.contains("critical value").all()
+    rng = np.random.default_rng(0)
+    table = recommender_bias(rng.normal(size=(40, 20)), groups=np.repeat([0, 1], 20), confidence=c, rng=0,
+                             n_resamples=50).table
+    open_ends = table.estimate.notna() & ~np.isfinite(table[["ci_low", "ci_high"]].to_numpy(float)).all(axis=1)
+    assert open_ends.any() and table.loc[open_ends, "reason"].notna().all()
+    assert table.loc[open_ends, "ci_low"].isna().all()

@@ -794,6 +794,12 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         slo = shi = np.full(summ.shape, np.nan)
         cell_reason[:] = "no interval: n_resamples = 0"
     cell_reason[n == 0] = "undefined: no pairs in the cell"
+    # issue 28: at confidence 0.9999999999999999 every interval end was null with no reason
+    why = (f"no valid interval at confidence {confidence!r}: its critical value is not finite in double "
+           f"precision (use a confidence of at most 1 - 1e-12)" if confidence > 1 - 1e-12 else
+           f"no valid interval: the {interval} interval is not defined for this cell")
+    unexplained = (n > 0) & ~(np.isfinite(lo) & np.isfinite(hi)) & np.equal(cell_reason, None)
+    cell_reason[unexplained] = why
     cells = grid_frame({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
                        n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
                        ci_low=lo, ci_high=hi, reason=cell_reason)
@@ -811,6 +817,9 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
             missing = [counts.group_names[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
             notes.append(f"z levels {_level_names(counts.z_levels, dropped)} dropped: no pairs of group "
                          f"{', '.join(map(str, missing))} there; the average is over the other levels only")
+        ends = np.r_[slo[kk], shi[kk]]
+        if common[kk].any() and not np.isfinite(ends).all() and not (interval != "cluster-wilson" and not n_resamples):
+            notes.append(why)
         reasons.append("; ".join(notes) or None)
     summary = pd.DataFrame({
         "kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
