@@ -244,7 +244,7 @@ def test_a_confidence_too_close_to_1_gives_null_intervals_with_their_reason():
     c = 0.9999999999999999
     res = pairwise_accuracy(_pairs(), confidence=c)
     assert res.cells.ci_low.isna().all() and res.cells.reason.str.contains("critical value").all()
-    assert res.summary.reason.str.contains("critical value").all()
+    assert res.summary().reason.str.contains("critical value").all()
     rng = np.random.default_rng(0)
     table = recommender_bias(rng.normal(size=(40, 20)), groups=np.repeat([0, 1], 20), confidence=c, rng=0,
                              n_resamples=50).table
