@@ -841,16 +841,24 @@ class GroupOracle:
             raise ParameterError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
         _check_metric_column(table, metric)          # issue 23: empty table, text or NaN-only metric
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
+        why = ""
         if bounds == "auto":
             bounds = METRIC_BOUNDS.get(metric)
-        if bounds is not None:
+            v = values[~np.isnan(values)]
+            if bounds is not None and v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
+                why = (f"no valid interval: the values of {metric} reach [{v.min():.6g}, {v.max():.6g}], outside the "
+                       f"range [{bounds[0]:g}, {bounds[1]:g}] assumed for a metric of that name (give bounds)")
+                bounds = None                    # issue 28: never an interval from a range the data violate
+        elif bounds is not None:
             _check_within(metric, values, _check_bounds(bounds))
 
         def evaluate(rows: np.ndarray) -> np.ndarray:
             return values[rows]
 
-        return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric,
-                   defined=~np.isnan(values), bounds=bounds, labels=labels)
+        oracle = cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric,
+                     defined=~np.isnan(values), bounds=bounds, labels=labels)
+        oracle.interval_reason = why or oracle.interval_reason
+        return oracle
 
     @classmethod
     def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str, *,
