@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+SILENT = "silent answer: a null value with no reason"     # returned by a case that checks its answer itself
 CLASSES = ("clear error", "handled", "unclear message", "silent answer", "traceback", "hang")
 MEMORY_CAP = 6 * 2**30          # address space of a case (numba reserves some)
 
@@ -353,8 +354,11 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("fairrec", fr, "--max-evaluations", NUMBERS, anything)
     add("fairrec", fr, "--group-cost", NUMBERS, anything)
     add("fairrec", fr, "--theta", NUMBERS, anything)
-    add_file("fairrec", ["--metric", "mrr", "--json"], "--user-metrics", ["users_big.csv", "users_inf.csv"],
+    add_file("fairrec", ["--metric", "mrr", "--json"], "--user-metrics", ["users_inf.csv"],
              names=("--user-metrics", "metric", "bounds", "infinite", "mrr"))
+    # a metric named mrr reaching 2.3: answered without the [0, 1] range assumed for mrr, with the reason
+    cases.append(Case("fairrec", "--user-metrics=users_big.csv", ("--user-metrics",), "either",
+                      ["fairrec", "--metric", "mrr", "--json", "--user-metrics", str(f["users_big.csv"])]))
     cases.append(Case("fairrec", "--bounds 0,1 on a metric reaching 2.3", ("bounds",), "error",
                       ["fairrec", "--user-metrics", str(f["users_big.csv"]), "--metric", "mrr", "--bounds", "0,1",
                        "--json"]))
@@ -382,13 +386,16 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
                               ("OCEF_DATA_DIR", "/nonexistent-ocef-data", ("OCEF_DATA_DIR", "MovieLens", "not found")),
                               ("OCEF_DATA_DIR", f["a_file"], ("OCEF_DATA_DIR", "MovieLens", "not found")),
                               ("OCEF_DATA_DIR", "", ("OCEF_DATA_DIR", "MovieLens", "not found"))):
-        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} fairrec --dataset", names, "error",
+        expect = "either" if value == "" else "error"            # empty: unset, the default root
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} fairrec --dataset", names, expect,
                           ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"], env={var: str(value)}))
-        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} recmetrics --dataset", names, "error",
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} recmetrics --dataset", names, expect,
                           ["recmetrics", "--dataset", "movielens", "--json"], env={var: str(value)}))
-    cases.append(Case("env", "OCEF_CACHE_DIR=a file", ("OCEF_CACHE_DIR", "cache"), "either",
-                      ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"],
-                      env={"OCEF_CACHE_DIR": str(f["a_file"]), "OCEF_DATA_DIR": str(f["ml_broken"])}))
+    for value in (f["a_file"], "/proc/nope-ocef-cache", ""):     # the FairRec model cache (default data root)
+        cases.append(Case("env", f"OCEF_CACHE_DIR={Path(str(value)).name or repr(value)} fairrec --dataset",
+                          ("OCEF_CACHE_DIR", "cache"), "either",
+                          ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"],
+                          env={"OCEF_CACHE_DIR": str(value)}))
     add_file("reo", ["--random", f["random.csv"], "--json"], "--default", ["default.zip"])
 
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
@@ -485,9 +492,17 @@ def python_cases(f: dict) -> list[Case]:
                                       "method": lambda v: isinstance(v, str) and v in METHODS})
     door("fairrec.grid", "grid", {"code": anything})     # one user's attribute code (10^4 x 10^4 grids, 6e9)
     # issue 28: what a black-box metric returns (a constant for every user; NaN/inf must be refused)
-    door("fairrec.oracle", "oracle", {"value": lambda v: (None if real_in(-1e300, 1e300)(v) else False),
-                                      "name_and_value": lambda v: (None if real_in(-1e300, 1e300)(v) else False)})
-    door("run_audit[timeouts]", "run_audit_timeouts", {"max_steps": lambda v: None if integer(1, 10**6)(v) else False})
+    def finite_number(v):
+        try:
+            return None if math.isfinite(float(v)) else False
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+    door("fairrec.oracle", "oracle", {"value": finite_number, "name_and_value": finite_number})
+    for c in cases:
+        if c.door == "fairrec.oracle":
+            c.names = ("value", "evaluate", "metric")
+    door("run_audit[timeouts]", "run_audit_timeouts", {"max_steps": lambda v: None if integer(1, 10**15)(v) else False})
     door("pairwise_accuracy[percentile]", "pairwise_percentile",
          {"n_resamples": lambda v: (True if integer(200, 10**5)(v) or (integer(0, 0)(v)) else
                                     (False if not integer(0, 10**6)(v) or v < 200 else None))})
@@ -574,7 +589,8 @@ def build_call(spec, f):
         users = pd.read_csv(f["users.csv"])
 
         def oracle():
-            ev = (lambda rows: np.full(rows.size, value, dtype=float)) if p == "value" else (lambda rows: value)
+            # what the black box returns, as it returns it: one value per user row, or one value for the group
+            ev = (lambda rows: np.array([value] * rows.size, dtype=object)) if p == "value" else (lambda rows: value)
             o = GroupOracle(users, ["gender", "age"], ev, name="" if p == "name_and_value" else "m")
             return search(o, n_resamples=20, rng=0)
         return oracle
@@ -585,7 +601,7 @@ def build_call(spec, f):
             prob = AuditProblem(rng.uniform(size=(6, 3)), rng.dirichlet(np.ones(3), size=6), [0, 0, 1, 1, 2, 2])
             rec = run_audit(prob, max_steps=value, rng=0).to_dict()
             if rec.get("correct_rate") is None and not rec.get("reason"):
-                raise RuntimeError("silent: correct_rate null with no reason")   # counted as a traceback
+                return SILENT                   # a null rate with no reason
             return rec
         return audit
     if make == "pairwise_percentile":
@@ -635,8 +651,8 @@ def _child(case: Case, f: dict, conn) -> None:
 
                 call = build_call(case.call, f)
                 try:
-                    call()
-                    conn.send(("py", 0, "", ""))
+                    answer = call()
+                    conn.send(("py", 5, "", "") if answer is SILENT else ("py", 0, "", ""))
                 except OcefError as exc:
                     conn.send(("py", 2, str(exc), type(exc).__name__))
                 except (ValueError, TypeError) as exc:   # not OCEF's own class: unclear unless it names the parameter
@@ -668,6 +684,8 @@ def classify(case: Case, result) -> tuple[str, str]:
             return "clear error", text.strip()[:300]
         return "traceback", text.strip()[-600:]
     if kind == "py":
+        if code == 5:                                     # the case itself saw a null without a reason
+            return "silent answer", "a null value with no reason"
         if code == 0:
             return ("silent answer" if case.expect == "error" else "handled"), ""
         if code in (2, 4):

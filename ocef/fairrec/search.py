@@ -515,7 +515,14 @@ class GroupOracle:
         return self._record(rows, self.evaluate_users(rows))
 
     def _record(self, rows: np.ndarray, out) -> float:
-        out = np.asarray(out, dtype=float)
+        try:
+            out = np.asarray(out, dtype=float)
+        except (TypeError, ValueError, OverflowError):      # issue 28: 10**400 or an object ended in a traceback
+            raise DataError(f"evaluate (the metric {self.name or '(unnamed)'}) must return finite values, one per "
+                            f"user row or one for the group, got {str(out)[:60]!r}") from None
+        if out.dtype.kind == "c" or out.dtype == bool:
+            raise DataError(f"evaluate (the metric {self.name or '(unnamed)'}) must return real values, got "
+                            f"{out.dtype} values")
         if np.isinf(out).any():           # issue 28: an infinite value became uf = inf or nan without a word
             raise DataError(f"the metric {self.name or '(unnamed: evaluate)'} returned an infinite value for "
                             f"{rows.size} user row(s): give finite values (NaN where a user's metric is undefined)")
