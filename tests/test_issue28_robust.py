@@ -254,3 +254,14 @@ def test_a_confidence_too_close_to_1_gives_null_intervals_with_their_reason():
     open_ends = table.estimate.notna() & ~np.isfinite(table[["ci_low", "ci_high"]].to_numpy(float)).all(axis=1)
     assert open_ends.any() and table.loc[open_ends, "reason"].notna().all()
     assert table.loc[open_ends, "ci_low"].isna().all()
+
+
+def test_an_unwritable_cache_folder_warns_and_keeps_the_result(tmp_path, monkeypatch):
+    from ocef.environments.cache import cached_arrays
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(a_file))
+    with pytest.warns(RuntimeWarning, match="OCEF_CACHE_DIR"):
+        out = cached_arrays("demo", {"a": 1}, lambda: {"v": np.arange(2.0)})
+    assert out["v"].tolist() == [0.0, 1.0]
