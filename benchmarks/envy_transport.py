@@ -1,4 +1,4 @@
-"""Time and peak memory of exact envy and of all-pairs transport (seed 001, Sec. 4 and 6).
+"""Time and peak memory of exact envy and of all-pairs transport (Do et al. 2022, Sec. 4 and 6).
 
     PYTHONPATH=. python benchmarks/envy_transport.py [--data-dir DIR] [--skip-synthetic-transport]
 

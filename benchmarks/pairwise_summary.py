@@ -1,4 +1,4 @@
-"""Benchmark: summarise a 10^7-pair log (seed 003) — counts, accuracies, summary and a 200-resample
+"""Benchmark: summarise a 10^7-pair log (Beutel et al. 2019) — counts, accuracies, summary and a 200-resample
 bootstrap clustered by query — from an in-memory DataFrame (pandas engine) and from a Parquet file
 (DuckDB engine). Target: under 10 s. Prints the seconds of each path.
 

@@ -1,7 +1,7 @@
 """Benchmark: time and peak memory of ``ocef.reo.estimate_reo`` (Algorithm 1, estimates + delta
 intervals) on logs the size of the seed's release, and the speed-up over the bootstrap.
 
-Logs: the published schema (seed 000, Sec. 1, 4.2): 2,100,000 default rows (14 days x 150,000)
+Logs: the published schema (Dong et al. 2024, Sec. 1, 4.2): 2,100,000 default rows (14 days x 150,000)
 and 300,000 random rows, six boolean engagement signals (Y = any of them) and the group column
 ``young_adult``. The bootstrap baseline is Algorithm 4 as written: B = 100 times, resample the
 rows of both logs with replacement and recompute the estimates (a full pass per resample).

@@ -1,6 +1,6 @@
 """Sphinx configuration of the OCEF documentation site.
 
-Build (see CONTRIBUTING.md)::
+Build (see contributing.md)::
 
     .venv/bin/pip install -e '.[docs]'
     .venv/bin/python -m sphinx -W --keep-going -b html docs docs/_build/html
@@ -16,12 +16,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import apigen  # noqa: E402  (docs/apigen.py: the API reference pages, from the modules' __all__)
+import citegen  # noqa: E402  (docs/citegen.py: the Cite page, from CITATION.cff)
 
 # stale pages of names that no longer exist would be orphans (a warning): regenerate them all
 import shutil  # noqa: E402
 
 shutil.rmtree(HERE / "api" / "generated", ignore_errors=True)
 apigen.write(HERE / "api")
+citegen.write()
 
 project = "OCEF"
 author = "The OCEF developers"
@@ -41,8 +43,8 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "CONTRIBUTING.md", "examples/README.txt", "Thumbs.db", ".DS_Store",
-                    "apigen.py"]
+exclude_patterns = ["_build", "examples/README.txt", "Thumbs.db", ".DS_Store",
+                    "apigen.py", "citegen.py"]
 templates_path = ["_templates"]
 
 # -- API reference -----------------------------------------------------------------------------
@@ -107,7 +109,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["ocef.css"]           # long API names and code wrap or scroll inside the page
 html_show_sourcelink = False
 nitpicky = False
 suppress_warnings = ["config.cache"]

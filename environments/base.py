@@ -18,7 +18,7 @@ from ocef.validation import check_in_interval, check_positive_int, seed_from_rng
 class Environment:
     """Ground truth, users, item categories and a simulated Funk-SVD recommender.
 
-    The base of the environments of seed 001 (Sec. 6.1, App. B.1): a ground truth ρ^m(a) in
+    The base of the environments of Do et al. 2022 (Sec. 6.1, App. B.1): a ground truth ρ^m(a) in
     [0, 1] of every user m and item a (the expected reward of recommending a to m, Sec. 3.1),
     the users' attributes defining groups, item categories (for the exposure-constrained
     policies of eq. (2) and App. A), and the recommender whose *estimated* preferences the
@@ -220,7 +220,7 @@ class Environment:
         return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
     def estimated_scores(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> np.ndarray:
-        """Estimated preferences of the simulated recommender (seed 001, Sec. 6.1, App. D.2).
+        """Estimated preferences of the simulated recommender (Do et al. 2022, Sec. 6.1, App. D.2).
 
         The scores of Funk SVD with ``factors`` latent factors trained on Bernoulli(ρ) ratings of
         ``train_fraction`` of each user's entries; the audited policies are built from them.

@@ -1,4 +1,4 @@
-"""Leave-last-out split of MovieLens for multi-attribute fairness testing (seed 002, Sec. 4.1).
+"""Leave-last-out split of MovieLens for multi-attribute fairness testing (Guo et al. 2023, Sec. 4.1).
 
 "Following the setting of (He et al., 2017), we divide the last positive interaction data of
 users into the test set and the remaining into the training set. For each positive interaction,
@@ -29,10 +29,10 @@ __all__ = ["FairRecSplit", "fairrec_split", "leave_last_out", "item_popularity"]
 
 @dataclass(frozen=True)
 class FairRecSplit:
-    """A leave-last-out split with what the metrics of seed 002 need (Sec. 4.1).
+    """A leave-last-out split with what the metrics of Guo et al. 2023 (FairRec) need (Sec. 4.1).
 
     Made by :func:`fairrec_split`; the training set fits a recommender, the candidate lists are
-    ranked by it, and the unfairness metrics of seed 002 (Sec. 3) are computed per user group.
+    ranked by it, and the unfairness metrics of Guo et al. 2023 (Sec. 3) are computed per user group.
     ``n_users``, ``n_items`` and ``n_candidates`` (rows of ``candidates`` per user) are
     read-only properties.
 
@@ -91,7 +91,7 @@ class FairRecSplit:
 
 
 def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
-    """Item popularity of seed 002, eq. (6): ``RP_j = φ(j) / |T| · 100%``.
+    """Item popularity of Guo et al. 2023, eq. (6): ``RP_j = φ(j) / |T| · 100%``.
 
     ``φ(j)`` is the number of interactions with item ``j`` in the training set ``T`` and ``|T|``
     the number of interactions in it; the popularities of all items sum to 100.
@@ -125,7 +125,7 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
 
 
 def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split each user's interactions into the latest one and the others (seed 002, Sec. 4.1).
+    """Split each user's interactions into the latest one and the others (Guo et al. 2023, Sec. 4.1).
 
     The latest interaction is the one with the largest ``timestamp``; among interactions at the
     same time, the one with the larger item index (a deterministic rule; the paper does not say).
@@ -181,7 +181,7 @@ def _sample_unrated(rated: np.ndarray, users: np.ndarray, rng: np.random.Generat
 
 def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray, *,
                   n_neg_test: int = 49, n_neg_train: int = 1, rng=None) -> FairRecSplit:
-    """Leave-last-out split of seed 002, Sec. 4.1 (He et al., 2017), with sampled negatives.
+    """Leave-last-out split of Guo et al. 2023, Sec. 4.1 (He et al., 2017), with sampled negatives.
 
     Each user's latest interaction (:func:`leave_last_out`) is the test target; the
     ``n_neg_test`` test negatives are drawn uniformly *without* replacement among the items the

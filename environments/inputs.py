@@ -315,7 +315,7 @@ def environment_policy(env, policy: str = "softmax", *, factors: int = 8, train_
     """The policy ``policy`` on the scores of a recommender fitted to part of ``env``'s ground truth.
 
     The simulated recommender is a matrix factorization with ``factors`` latent factors fitted on a
-    ``train_fraction`` of each user's entries (``env.estimated_scores``, seed 001, Sec. 6.1). The equity-of-exposure policy needs
+    ``train_fraction`` of each user's entries (``env.estimated_scores``, Do et al. 2022, Sec. 6.1). The equity-of-exposure policy needs
     non-negative relevances: its estimates are clipped to the [0, 1] rating scale first (the only
     policy whose scores are changed); the other policies use the estimates as they are.
 
@@ -328,7 +328,7 @@ def environment_policy(env, policy: str = "softmax", *, factors: int = 8, train_
     factors : int, default 8
         Latent factors of the simulated recommender.
     train_fraction : float, default 0.2
-        Fraction of each user's ground-truth entries the recommender observes (seed 001, Sec. 6.1).
+        Fraction of each user's ground-truth entries the recommender observes (Do et al. 2022, Sec. 6.1).
     beta : float, default 30.0
         Inverse temperature of ``softmax``.
     k : int, default 10
@@ -421,7 +421,7 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     factors : int, default 8
         Latent factors of the simulated recommender.
     train_fraction : float, default 0.2
-        Fraction of each user's ground-truth entries the recommender observes (seed 001, Sec. 6.1).
+        Fraction of each user's ground-truth entries the recommender observes (Do et al. 2022, Sec. 6.1).
     beta : float, default 30.0
         Inverse temperature of ``softmax``.
     k : int, default 10
@@ -592,7 +592,7 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     """The bias metrics' inputs from a real data set and a fitted recommender.
 
     - ``movielens``: the scores of a ``factors``-factor recommender fitted on ``train_fraction``
-      of each user's entries of the MovieLens ground truth (seed 001, Sec. 6.1); the truth is the
+      of each user's entries of the MovieLens ground truth (Do et al. 2022, Sec. 6.1); the truth is the
       ground truth ``rho``.
     - ``coat``: a ``factors``-factor Funk SVD fitted on Coat's self-selected ratings, mapped to
       [0, 1]; the truth is the ratings of the randomly assigned items (``test.ascii``), NaN

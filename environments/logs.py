@@ -1,4 +1,4 @@
-"""Loaders for recommendation logs with default and random traffic (seed 000, Sec. 3.2, 4.2).
+"""Loaders for recommendation logs with default and random traffic (Dong et al. 2024, Sec. 3.2, 4.2).
 
 Generic log schema
 ------------------
@@ -25,7 +25,7 @@ Real data sets
 Coat and the Open Bandit Dataset are read by :mod:`ocef.datasets` (:func:`ocef.datasets.load_logs`);
 here:
 
-* the seed's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
+* the paper's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
   boolean columns ``like_video, share, follow, finish, download, long_view, young_adult``;
   Y = any of the six engagement signals, S = ``young_adult`` (creator aged 18-24).
 """
@@ -38,7 +38,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.environments.log_schema import check_csv_header, label_columns, read_errors
+from ocef.log_schema import check_csv_header, label_columns, read_errors
 from ocef.errors import ParameterError
 
 __all__ = [
@@ -57,7 +57,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
 
     ``.parquet``/``.pq`` files are read with pyarrow, anything else as CSV (pandas infers the
     compression from the suffix, e.g. ``.csv.gz``). A CSV's header is checked first
-    (:func:`~ocef.environments.log_schema.check_csv_header`): duplicate column names, an empty
+    (:func:`~ocef.log_schema.check_csv_header`): duplicate column names, an empty
     or an unreadable file are refused with an error naming the file.
 
     Parameters
@@ -120,10 +120,10 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
 
 
 def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split a log holding both traffics into its default and its random rows (seed 000, Sec. 3.2).
+    """Split a log holding both traffics into its default and its random rows (Dong et al. 2024, Sec. 3.2).
 
     The default traffic D_rec is served by the recommender under audit, the random traffic
-    D_rand by uniformly random items; the REO estimators of seed 000 need both. Row order is
+    D_rand by uniformly random items; the REO estimators of Dong et al. 2024 (REO from random traffic) need both. Row order is
     kept within each part.
 
     Parameters
@@ -168,7 +168,7 @@ def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.Da
 def load_logs(default: str | Path | None = None, random: str | Path | None = None, *,
               combined: str | Path | None = None, label: str | Sequence[str] = "Y",
               group: str = "S", source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Load the default and the random traffic of a REO audit (seed 000, Sec. 3.2, 4.2).
+    """Load the default and the random traffic of a REO audit (Dong et al. 2024, Sec. 3.2, 4.2).
 
     Either two files (``default`` and ``random``) or one ``combined`` file split by its
     ``source`` column (:func:`split_by_source`); each file is read by :func:`read_log` and must
@@ -224,7 +224,7 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
 
 
 def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Load the TikTok logs published with seed 000 (Sec. 1, 4.2) in the generic schema.
+    """Load the TikTok logs published with Dong et al. 2024 (Sec. 1, 4.2) in the generic schema.
 
     Each file has the seven 0/1 columns ``like_video, share, follow, finish, download,
     long_view, young_adult`` (and any others, e.g. a day, kept). The label is Y = 1 when the

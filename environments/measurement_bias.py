@@ -1,4 +1,4 @@
-"""The measurement-bias environment of seed 001, App. B.2 ("group envy from measurement bias").
+"""The measurement-bias environment of Do et al. 2022, App. B.2 ("group envy from measurement bias").
 
 Formal model (App. B.2), implemented to the letter with the paper's parameters as defaults:
 
@@ -74,7 +74,7 @@ READINGS: tuple[str, ...] = ("literal", "logit", "sphere")
 
 
 def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.ndarray:
-    """Split each user's items at random into train, valid and test (seed 001, App. B.2).
+    """Split each user's items at random into train, valid and test (Do et al. 2022, App. B.2).
 
     App. B.2: "each user's items are split uniformly at random 20%/20%/60%". Every user gets
     exactly ``round(fractions[0] * n_items)`` train and ``round(fractions[1] * n_items)``
@@ -254,7 +254,7 @@ def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> 
 class MeasurementBiasEnvironment:
     """App. B.2's streaming platform whose inventory misses one group's listening history.
 
-    Group envy from measurement bias (seed 001, App. B.2, Fig. 7): users of group g_1 have a
+    Group envy from measurement bias (Do et al. 2022, App. B.2, Fig. 7): users of group g_1 have a
     listening history observed at rate τ_1, those of g_2 at rate τ_2 (the history level varied
     on the x-axis of Fig. 7), on disjoint halves of the documents; a recommender regresses
     ratings of new items on the normalized history, so a little-observed group gets noisier

@@ -1,4 +1,4 @@
-"""The MovieLens-derived environment of seed 001 (Sec. 6.1, App. B.1, App. D.2).
+"""The MovieLens-derived environment of Do et al. 2022 (Sec. 6.1, App. B.1, App. D.2).
 
 "We extract a 2000 x 2000 user x items matrix, keeping users and items with the most
 ratings, and fill in missing entries using a popular matrix completion algorithm. This
@@ -42,7 +42,7 @@ DEFAULT_ITEMS_100K = 1000
 
 
 def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.ndarray:
-    """Map star ratings to the [0, 1] scale of OCEF's expected rewards (seed 001, Sec. 6.1).
+    """Map star ratings to the [0, 1] scale of OCEF's expected rewards (Do et al. 2022, Sec. 6.1).
 
     ``clip((r - low) / (high - low), 0, 1)``: the ends of the star scale go to 0 and 1, the
     order and relative gaps of the ratings are kept, and completed ratings outside the scale
@@ -71,7 +71,7 @@ def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.
 def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     """The users (or items) with the most ratings, as kept by the MovieLens environment.
 
-    Sec. 6.1 of seed 001 keeps "users and items with the most ratings". Ties in the number of
+    Sec. 6.1 of Do et al. 2022 (OCEF) keeps "users and items with the most ratings". Ties in the number of
     ratings are broken by the smaller index; the kept indices are returned sorted.
 
     Parameters
@@ -115,7 +115,7 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
 
 
 class MovieLensEnvironment(Environment):
-    """Ground truth from matrix completion on MovieLens (seed 001, Sec. 6.1, App. B.1).
+    """Ground truth from matrix completion on MovieLens (Do et al. 2022, Sec. 6.1, App. B.1).
 
     The completed matrix is cached on disk (``$OCEF_CACHE_DIR``, default ``~/.cache/ocef``).
 

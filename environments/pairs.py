@@ -1,4 +1,4 @@
-"""Builders of randomized-pairs tables (seed 003, Sec. 3.4) from real logs.
+"""Builders of randomized-pairs tables (Beutel et al. 2019, Sec. 3.4) from real logs.
 
 A pairs table has one row per comparison: ``query, j, jp, s_j, s_jp, z`` (``j`` the clicked /
 liked item, ``jp`` the unclicked one, ``s`` their groups, ``z`` the engagement bucket of ``j``).
@@ -47,7 +47,7 @@ def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str
 
 
 def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
-    """Keep one uniformly drawn pair per query (the seed's one randomized pair per query)."""
+    """Keep one uniformly drawn pair per query (Beutel et al.'s one randomized pair per query)."""
     gen = as_generator(rng)
     key = gen.random(len(pairs))
     order = np.lexsort((key, pairs["query"].to_numpy()))
@@ -59,13 +59,13 @@ def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
 def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str = "S",
                        engagement: str | None = "rating", query: str = "user", item: str = "item",
                        mode: str = "all", rng=None) -> pd.DataFrame:
-    """Randomized pairs (seed 003, Sec. 3.4) from a log of ratings of uniformly random items.
+    """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from a log of ratings of uniformly random items.
 
     For every query (``query`` column, e.g. the user), every ordered pair (j, j′) of its rows with
     ``label`` = 1 for j and 0 for j′; ``s_j, s_jp`` from ``group``; ``z`` = ``engagement`` of j
     (e.g. the rating: 4 or 5 on Coat), or 0 when ``engagement`` is None. Because the rated items
     were drawn uniformly at random, the pairs are the randomized comparisons the pairwise
-    fairness metrics of seed 003 are defined on (:mod:`ocef.pairwise`).
+    fairness metrics of Beutel et al. 2019 (pairwise fairness) are defined on (:mod:`ocef.pairwise`).
 
     Parameters
     ----------
@@ -83,7 +83,7 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     item : str, default "item"
         The item column.
     mode : {"all", "one-per-query"}, default "all"
-        Every pair, or one pair per query drawn uniformly (the seed's one randomized pair per
+        Every pair, or one pair per query drawn uniformly (Beutel et al.'s one randomized pair per
         query).
     rng : None, int, SeedSequence or Generator, optional
         Draws the pair kept per query in ``"one-per-query"`` mode.
@@ -127,7 +127,7 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
 
 def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("context", "day"), label: str = "Y",
                            group: str = "S", item: str = "item", engagement: str | None = None) -> pd.DataFrame:
-    """Randomized pairs (seed 003, Sec. 3.4) from single impressions of a uniform-random log.
+    """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from single impressions of a uniform-random log.
 
     Each clicked row (``label`` = 1) is paired with every unclicked row of a *different* item
     that shares the values of ``match_on`` (e.g. the user-feature tuple and the day): the best

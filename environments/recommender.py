@@ -1,4 +1,4 @@
-"""The simulated recommender of seed 001 (Sec. 6.1, App. B.1, App. D.2), built on
+"""The simulated recommender of Do et al. 2022 (Sec. 6.1, App. B.1, App. D.2), built on
 scikit-surprise's ``SVD`` (Funk SVD).
 
 Sec. 6.1 / D.2: "We sample 20% of the entries uniformly at random for each user to be
@@ -152,7 +152,7 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
                  rng=None) -> FunkSVDModel:
     """Fit scikit-surprise's ``SVD`` (Funk SVD) on (user, item, rating) triples.
 
-    The matrix factorization of seed 001 (Sec. 6.1, App. D.2; the paper's footnote points to
+    The matrix factorization of Do et al. 2022 (Sec. 6.1, App. D.2; the paper's footnote points to
     Funk SVD, gbolmier/funk-svd): SGD on the squared error with L2 regularization ``reg`` on
     every parameter, ``n_epochs`` epochs at learning rate ``lr``, initial factors N(0, 0.1²).
     Surprise's inner ids are mapped back to the 0-based indices given here.
@@ -242,7 +242,7 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
 
 
 def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) -> np.ndarray:
-    """The entries each user rates in the simulation of seed 001 (Sec. 6.1, App. D.2).
+    """The entries each user rates in the simulation of Do et al. 2022 (Sec. 6.1, App. D.2).
 
     "We sample 20% of the entries uniformly at random for each user to be observed":
     ``k = round(fraction * n_items)`` (at least 1) distinct items per user, drawn uniformly
@@ -282,7 +282,7 @@ def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) ->
 
 
 def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, rng=None) -> np.ndarray:
-    """Binary ratings drawn from the ground truth at given entries (seed 001, Sec. 6.1).
+    """Binary ratings drawn from the ground truth at given entries (Do et al. 2022, Sec. 6.1).
 
     "the observed value is drawn from a Bernoulli distribution with mean given by the ground
     truth value": ``y = 1`` with probability ``rho[u, i]``, independently per entry.
@@ -336,7 +336,7 @@ def rmse(pred: np.ndarray, target: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class RecommenderFit:
-    """The simulated recommender of seed 001 (Sec. 6.1, App. D.2), from :func:`simulate_recommender`.
+    """The simulated recommender of Do et al. 2022 (Sec. 6.1, App. D.2), from :func:`simulate_recommender`.
 
     Attributes
     ----------
@@ -365,7 +365,7 @@ class RecommenderFit:
 def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 0.2, *, rng=None,
                          regs: tuple[float, ...] = REGULARIZATIONS, validation_fraction: float = 0.2,
                          n_epochs: int = 20, lr: float = 0.005, biased: bool = False) -> RecommenderFit:
-    """Simulate the recommender of seed 001 (Sec. 6.1, App. D.2) on ground truth ``rho``.
+    """Simulate the recommender of Do et al. 2022 (Sec. 6.1, App. D.2) on ground truth ``rho``.
 
     Observe ``train_fraction`` of the entries of each user uniformly at random
     (:func:`observe_entries`), draw Bernoulli(ρ) binary ratings there

@@ -25,7 +25,7 @@ def unit_vectors(n: int, dim: int, *, rng=None, positive: bool = False) -> np.nd
     """Random unit vectors, uniform on the unit sphere of ``R^dim`` or on its positive orthant.
 
     Normalized standard Gaussian vectors (uniform on the sphere by rotational symmetry); with
-    ``positive`` their absolute values, uniform on the positive orthant (seed 001, App. B.2:
+    ``positive`` their absolute values, uniform on the positive orthant (Do et al. 2022, App. B.2:
     "unit vectors with positive coordinates").
 
     Parameters
@@ -100,7 +100,7 @@ class SyntheticEnvironment(Environment):
     z_m)`` (``c_g`` uniform on the sphere, ``z_m`` standard normal), items ``v_a`` uniform on the
     sphere, so groups have distinct tastes when ``group_spread`` is small and are
     indistinguishable when it is large (module docstring). The simulated recommender is the
-    Funk SVD of seed 001 (:meth:`~ocef.environments.base.Environment.estimated_scores`).
+    Funk SVD of Do et al. 2022 (:meth:`~ocef.environments.base.Environment.estimated_scores`).
     ``users`` has a ``group`` column; the only partition is ``"group"``.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Helpers shared by the REO simulation experiments (seed 000, Sec. 4).
+"""Helpers shared by the REO simulation experiments (Dong et al. 2024, Sec. 4).
 
 Every formula comes from :mod:`ocef.reo`; this module only turns counts into its inputs and
 fits log-log slopes.

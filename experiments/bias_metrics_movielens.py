@@ -1,6 +1,6 @@
-"""Seed 004's recommender bias metrics on the MovieLens environment, beside envy (seed 001).
+"""holisticai's recommender bias metrics on the MovieLens environment, beside envy (Do et al. 2022).
 
-The systems of ``envy-misspecification`` (seed 001, Sec. 6.1: a Funk-SVD recommender with d latent
+The systems of ``envy-misspecification`` (Do et al. 2022, Sec. 6.1: a Funk-SVD recommender with d latent
 factors trained on 20% of the entries of the completed MovieLens matrix ρ) with three of its
 policies: softmax (β = 30; one recommendation per user drawn from it), argmax (one item) and the
 top-10 ranking. For each number of factors, each policy and each user partition (gender, age,
@@ -34,7 +34,7 @@ from ocef.experiments.claims import Claim, NotCheckable
 from ocef.experiments.envy_misspecification import BETA, EPSILON, FACTORS, FACTORS_QUICK, make_environment
 
 NAME = "bias-metrics-movielens"
-DESCRIPTION = ("Seed 004's exposure, outcome and opportunity metrics with bootstrap intervals of the MovieLens "
+DESCRIPTION = ("holisticai's exposure, outcome and opportunity metrics with bootstrap intervals of the MovieLens "
                "policies (softmax, argmax, top-10) by gender, age and occupation vs latent factors, beside envy")
 
 POLICIES = ("softmax", "argmax", "ranking")
@@ -162,7 +162,7 @@ def _figure(df: pd.DataFrame, dataset: str, partitions):
             data = extreme_pairs(sub, metric, how) if level == "pair" else values(sub, level, metric)
             for shift, (policy, part) in zip((0.94, 1.0, 1.06), data.groupby("policy")):
                 part = part.sort_values("factors")
-                # dotted: the seed's sample value; solid with bars: the population estimate and its
+                # dotted: holisticai's sample value; solid with bars: the population estimate and its
                 # interval (for ETV/EKL the sample value is biased upwards and may lie above the bar)
                 ax.plot(part.factors, part.value, ls=":", lw=1, color=colors[policy])
                 est = part.estimate.where(part.estimate.notna(), part.value)
@@ -180,7 +180,7 @@ def _figure(df: pd.DataFrame, dataset: str, partitions):
             if i == len(partitions) - 1:
                 ax.set_xlabel("latent factors")
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle(f"Seed 004 bias metrics (dotted: sample value; points and bars: population estimate, 95% interval) "
+    fig.suptitle(f"holisticai bias metrics (dotted: sample value; points and bars: population estimate, 95% interval) "
                  f"beside envy — "
                  f"{dataset}, truth = each user's top-{TOP} under rho", fontsize=10)
     return fig

@@ -50,7 +50,7 @@ ML_100K = "MovieLens-100K (943 users, 1,682 items, 100,000 ratings)"
 #: The same facts on ML-100K (README "Data"), named in the reasons of OCEF's claims.
 OCEF_ML_100K = "ML-100K (943 users; 86 age-occupation groups, 61 of them ε-envious at 50 factors)"
 #: The reason's note when a paper's MovieLens-1M claim is checked on MovieLens-100K.
-ML_NOTE = ("data: ML-100K (943 users, 1,682 items) instead of the paper's ML-1M (6,040 users, 3,706 movies), "
+ML_NOTE = ("measured on ML-100K (943 users, 1,682 items); the paper used ML-1M (6,040 users, 3,706 movies), "
            "which is not available offline")
 
 
@@ -247,7 +247,7 @@ def check_claims(claims: list[Claim], results: pd.DataFrame, *, quick: bool = Fa
                 reason = f"{reason} [quick run]"
             if verdict in ("contradicted", "inconclusive") and c.paper_data and dataset \
                     and not _same_data(c.paper_data, dataset):
-                reason = f"{reason}; {_data_note(c.paper_data, dataset)}"
+                reason = f"{reason}; {_data_note(c.paper_data, dataset, verdict)}"
         out.append({"figure": c.figure, "claim": c.text, "test": c.test or None, "verdict": verdict,
                     "reason": None if reason is None else plain_text(reason), "evidence": plain_text(v.evidence),
                     "holds": True if verdict == "holds" else (None if verdict == "unchecked" else False),
@@ -261,13 +261,17 @@ def _same_data(paper_data: str, dataset: str) -> bool:
     return paper_data in dataset
 
 
-def _data_note(paper_data: str, dataset: str) -> str:
+def _data_note(paper_data: str, dataset: str, verdict: str = "inconclusive") -> str:
+    """The data-set note of a non-``holds`` verdict: ours and the paper's, named as facts. It does not
+    explain a verdict away: a ``contradicted`` verdict says the gap is not attributed to the data set."""
     if "MovieLens-1M" in paper_data and ("100K" in dataset.upper() or "100k" in dataset):
-        if paper_data == OCEF_ML_1M:
-            return (f"data: {OCEF_ML_100K} instead of the paper's ML-1M cut to 2,000 x 2,000 (120 groups, 9 envious), "
-                    "which is not available offline")
-        return ML_NOTE
-    return f"data: {dataset} instead of the paper's {paper_data}"
+        note = (f"measured on {OCEF_ML_100K}; the paper used ML-1M cut to 2,000 x 2,000 (120 groups, 9 envious), "
+                "which is not available offline") if paper_data == OCEF_ML_1M else ML_NOTE
+    else:
+        note = f"measured on {dataset}; the paper used {paper_data}"
+    if verdict == "contradicted":
+        note += " (nothing here shows that the data set explains the gap)"
+    return note
 
 
 _NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")

@@ -1,4 +1,4 @@
-"""Envy from model misspecification (seed 001, Sec. 6.1 Fig. 1, App. B.1 Figs. 4-6, App. E
+"""Envy from model misspecification (Do et al. 2022, Sec. 6.1 Fig. 1, App. B.1 Figs. 4-6, App. E
 Figs. 12-13).
 
 Average envy and proportion of ε-envious users and age-occupation groups (transported
@@ -29,17 +29,17 @@ import pandas as pd
 from ocef.errors import DatasetNotFoundError
 from ocef.experiments._audit import synthetic_fallback
 from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
-from ocef.experiments.claims import OCEF_ML_1M, Claim
+from ocef.experiments.claims import OCEF_ML_1M, Claim, NotCheckable, Verdict
 
 NAME = "envy-misspecification"
-DESCRIPTION = ("Fig. 1, 4-6, 12-13 of seed 001: average envy and proportion of eps-envious users and "
+DESCRIPTION = ("Fig. 1, 4-6, 12-13 of Do et al. 2022 (OCEF): average envy and proportion of eps-envious users and "
                "age-occupation groups vs number of latent factors (softmax, argmax, ranking, parity)")
 
 
 def describe(quick: bool) -> str:
     """The heading of a run: :data:`DESCRIPTION`, or what the quick run actually uses."""
     return DESCRIPTION if not quick else (
-        'Fig. 1, 4-6 of seed 001 (quick: 1, 4, 16 latent factors; 20% training data only; MovieLens-100K '
+        'Fig. 1, 4-6 of Do et al. 2022 (quick: 1, 4, 16 latent factors; 20% training data only; MovieLens-100K '
         'with 300 items): average envy and proportion of eps-envious users and age-occupation groups vs '
         'number of latent factors (softmax, argmax, ranking, parity)')
 
@@ -130,10 +130,29 @@ def _by_policy(df: pd.DataFrame, level: str = "individuals") -> pd.DataFrame:
     return d.sort_values("factors")
 
 
-def _no_envy_at_one(df: pd.DataFrame) -> tuple[bool, str]:
+def _no_envy_at_one(df: pd.DataFrame) -> Verdict:
+    """≤ 1% ε-envious at one factor, judged per policy and level on the 95% t interval over seeds:
+    ``contradicted`` when some share's interval lies wholly above 1% (the measured gap is the
+    reason), ``holds`` when every share is ≤ 1% on average, else ``inconclusive`` (a share above 1%
+    whose interval still reaches 1%: the seeds disagree)."""
     d = df[(df["factors"] == 1) & (df["train_fraction"] == df["train_fraction"].max())]
-    return bool((d["prop_envious"] <= 0.01).all()), "share ε-envious at 1 factor: " + ", ".join(
-        f"{r.policy}/{r.level[:3]} {r.prop_envious:.3f}" for r in d.itertuples())
+    if d.empty:
+        raise NotCheckable("no run at one latent factor")
+    low = d["prop_envious"] - d["prop_envious_ci95"]
+    cells = [f"{r.policy}/{r.level[:3]} {r.prop_envious:.1%} [{max(lo, 0):.1%}, {min(r.prop_envious + r.prop_envious_ci95, 1):.1%}]"
+             for r, lo in zip(d.itertuples(), low)]
+    ev = f"share ε-envious at 1 factor (mean and 95% t interval over {int(d['seeds'].max())} seeds): " + ", ".join(cells)
+    worst = d.loc[d["prop_envious"].idxmax()]
+    gap = f"{worst['policy']} {worst['level']}: {worst['prop_envious']:.1%} ε-envious against the paper's ≤ 1%"
+    if (low > 0.01).any():
+        r = d.loc[low.idxmax()]
+        return Verdict("contradicted", ev, f"{r['policy']} {r['level']}: {r['prop_envious']:.1%} ε-envious, 95% interval "
+                                           f"wholly above the paper's ≤ 1% (lower end {low.max():.1%})",
+                       float(worst["prop_envious"]))
+    if (d["prop_envious"] <= 0.01).all():
+        return Verdict("holds", ev, None, float(worst["prop_envious"]))
+    return Verdict("inconclusive", ev, f"{gap}, but the seeds disagree: its 95% interval over seeds reaches 1% "
+                                       "(more seeds would settle it)", float(worst["prop_envious"]))
 
 
 def _peak(df: pd.DataFrame) -> tuple[bool, str]:
@@ -159,8 +178,9 @@ def _vanishes(df: pd.DataFrame) -> tuple[bool, str]:
 CLAIMS = [
     Claim("Fig. 1", "With one latent factor there is no envy (popularity recommender): ≤ 1% of users and groups "
                     "ε-envious", _no_envy_at_one,
-          test="share of ε-envious users and groups <= 1% (point comparison)",
-          reason_if_false="more than 1% ε-envious at one factor", paper_data=OCEF_ML_1M),
+          test="95% t interval over seeds of each policy's share of ε-envious users and groups: wholly above 1% "
+               "contradicts; every mean <= 1% holds",
+          paper_value=0.01, paper_source="Fig. 1: no envy at one factor", paper_data=OCEF_ML_1M),
     Claim("Fig. 1, 4-6", "For an intermediate number of latent factors envy is visible: the average envy of "
                          "individuals peaks at an interior number of factors, with ≥ 10% of users ε-envious", _peak,
           test="argmax of the average envy over the factor grid is interior, with >= 10% ε-envious",

@@ -1,4 +1,4 @@
-"""Position-aware exposure vs seed 004's position-blind exposure, on MovieLens-100K and Coat.
+"""Position-aware exposure vs holisticai's position-blind exposure, on MovieLens-100K and Coat.
 
 For each data set, number of latent factors d of a Funk-SVD recommender and policy — the top-10
 ranking, argmax (one item) and softmax (β = 30; 10 rankings of 10 items per user sampled without
@@ -7,10 +7,10 @@ written as a top-k log and :func:`ocef.exposure.exposure_fairness` gives the exp
 popular items (the 20% most-rated items of the training data) under the geometric (p = 0.5) and
 logarithmic (DCG) browsing models, with delta-method intervals clustered by user; beside it seed
 004's position-blind view: the share of recommendation slots (every position counted 1, the
-exposure matrix of :mod:`ocef.metrics.recommender`) with the same interval, and seed 004's Gini
+exposure matrix of :mod:`ocef.metrics.recommender`) with the same interval, and holisticai's Gini
 index of item exposure computed from the log (:func:`ocef.metrics.seed004_from_log`).
 
-MovieLens: the MovieLens environment of seed 001 (scores = a d-factor Funk SVD trained on 20% of
+MovieLens: the MovieLens environment of Do et al. 2022 (scores = a d-factor Funk SVD trained on 20% of
 the completed matrix ρ; popularity = ratings per item in ML-100K). Coat: a d-factor Funk SVD on the
 self-selected ratings ``train.ascii`` (popularity = ratings per item there). A quick run uses fewer
 factors (and ML-100K with 300 items).
@@ -27,7 +27,7 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim, NotCheckable
 
 NAME = "exposure-position"
-DESCRIPTION = ("Position-aware exposure shares (geometric, DCG; intervals clustered by user) vs seed 004's "
+DESCRIPTION = ("Position-aware exposure shares (geometric, DCG; intervals clustered by user) vs holisticai's "
                "position-blind exposure of popular items, MovieLens-100K and Coat, softmax/argmax/top-10 vs factors")
 
 FACTORS = (1, 4, 16, 64)
@@ -68,7 +68,7 @@ def ranking_log(policy: str, scores: np.ndarray, rng: np.random.Generator) -> pd
 
 
 def blind_share(log: pd.DataFrame, popular: np.ndarray) -> dict:
-    """Seed 004's position-blind share of recommendation slots going to popular items, with the
+    """holisticai's position-blind share of recommendation slots going to popular items, with the
     same delta-method interval (every position weighted 1; mean over a user's samples)."""
     from ocef.exposure.shares import share_intervals
 
@@ -199,7 +199,7 @@ def _figure(df: pd.DataFrame):
             if i == len(datasets) - 1:
                 ax.set_xlabel("latent factors")
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle("Exposure share of the 20% most-rated items: position-blind (seed 004) vs geometric p=0.5 and DCG "
+    fig.suptitle("Exposure share of the 20% most-rated items: position-blind (holisticai) vs geometric p=0.5 and DCG "
                  "(bars: 95% intervals clustered by user)", fontsize=10)
     return fig
 
@@ -235,7 +235,7 @@ def _check_position_matters(df: pd.DataFrame):
 CLAIMS: list[Claim] = [
     Claim("exposure-position (ours)",
           "With a one-item list (argmax) every browsing model gives position 1 all the attention: the "
-          "position-aware exposure share of popular items equals seed 004's position-blind share exactly.",
+          "position-aware exposure share of popular items equals holisticai's position-blind share exactly.",
           _check_argmax_identity, test="exact identity (|difference| < 1e-12)", if_false="contradicted",
           reason_if_false="a position-aware share differs from the blind one for a one-item list"),
     Claim("exposure-position (ours)",

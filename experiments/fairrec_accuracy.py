@@ -1,4 +1,4 @@
-"""Table 2 of seed 002 (FairRec): UF found by Themis, TestSGD and FairRec on MovieLens-100K.
+"""Table 2 of Guo et al. 2023 (FairRec): UF found by Themis, TestSGD and FairRec on MovieLens-100K.
 
 For every model and metric: Themis (exhaustive: the optimum), TestSGD with θ ∈ {0.01, 0.005}
 and FairRec's DPSO (ε = 0.2, n_it = 10, Sec. 4.2's setting for ≤ 1,000 groups) over several seeds.
@@ -20,7 +20,7 @@ from ocef.experiments.fairrec_common import (EPSILON, MIN_USERS, N_ITER, accurac
                                             run_oracle_experiment)
 
 NAME = "fairrec-accuracy"
-DESCRIPTION = "Table 2 of seed 002: UF found by FairRec (DPSO), TestSGD and Themis on MovieLens-100K"
+DESCRIPTION = "Table 2 of Guo et al. 2023 (FairRec): UF found by FairRec (DPSO), TestSGD and Themis on MovieLens-100K"
 DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 THETAS = (0.01, 0.005)
 #: Every UF is judged against its null: permutation test with the search's own statistic.
@@ -160,7 +160,7 @@ def _figure(df: pd.DataFrame):
                         va="bottom", fontsize=6.5)
     axes[0].legend(fontsize=8, loc="lower left")
     n = df.n_groups.iloc[0]
-    fig.suptitle(f"Table 2 (seed 002) on MovieLens-100K: gender x age x occupation, {n} groups with "
+    fig.suptitle(f"Table 2 (Guo et al. 2023) on MovieLens-100K: gender x age x occupation, {n} groups with "
                  f">= {MIN_USERS} users (min_users={MIN_USERS}); FairRec eps={EPSILON}, n_it={N_ITER}\n"
                  f"TestSGD keeps groups with >= theta*943 users: theta=0.005 (4.7 users) filters nothing beyond "
                  f"min_users, so it equals Themis here", fontsize=10)

@@ -1,4 +1,4 @@
-"""Table 5 of seed 002 (FairRec): UF grows with the number of sensitive attributes combined —
+"""Table 5 of Guo et al. 2023 (FairRec): UF grows with the number of sensitive attributes combined —
 judged against noise.
 
 Exhaustive (Themis) UF on MovieLens-100K for gender, gender+age and gender+age+occupation, for
@@ -29,7 +29,7 @@ from ocef.experiments.claims import ML_1M, Claim
 from ocef.experiments.fairrec_common import MIN_USERS, fitted, models_for
 
 NAME = "fairrec-attributes"
-DESCRIPTION = ("Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation, with uf_lower "
+DESCRIPTION = ("Table 5 of Guo et al. 2023 (FairRec): exhaustive UF for gender, gender+age, gender+age+occupation, with uf_lower "
                "and permutation p-values (MovieLens-100K)")
 DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 ATTRIBUTE_SETS = (("gender",), ("gender", "age"), ("gender", "age", "occupation"))
@@ -162,6 +162,6 @@ def _figure(df: pd.DataFrame):
             a.set_title(m, fontsize=9)
             a.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"Table 5 (seed 002) on MovieLens-100K: UF by attributes combined (min_users={MIN_USERS}); "
+    fig.suptitle(f"Table 5 (Guo et al. 2023) on MovieLens-100K: UF by attributes combined (min_users={MIN_USERS}); "
                  f"left: raw UF and its noise level, right: p-value (dashed: {1 - CONFIDENCE:.2f})", fontsize=10)
     return fig

@@ -1,4 +1,4 @@
-"""Table 3 of seed 002 (FairRec): UF found within a fixed testing budget.
+"""Table 3 of Guo et al. 2023 (FairRec): UF found within a fixed testing budget.
 
 The paper fixes time, ``0.005 · (N_users + N_groups)`` s (Sec. 4.2), i.e. on MovieLens-1M
 ``0.005 · (6,040 + 294)`` = 31.7 s, 23% of Themis' full time there (Table 2: 112-181 s, mean 137.8 s):
@@ -38,7 +38,7 @@ from ocef.experiments.claims import Claim
 from ocef.experiments.fairrec_common import MIN_USERS, models_for
 
 NAME = "fairrec-budget"
-DESCRIPTION = "Table 3 of seed 002: FairRec vs a random Themis subset at equal budgets (ML-100K and synthetic)"
+DESCRIPTION = "Table 3 of Guo et al. 2023 (FairRec): FairRec vs a random Themis subset at equal budgets (ML-100K and synthetic)"
 DATASET = ('MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user) and the synthetic '
            'populations of fairrec-efficiency')
 #: Table 2, MovieLens-1M: Themis' seconds for Wide&Deep, DeepFM, DCN, FGCNN.
@@ -221,7 +221,7 @@ def _figure(df: pd.DataFrame):
             _movielens_panel(ax, part, methods, labels)
         else:
             _synthetic_panel(ax, part, methods, labels)
-    fig.suptitle("Table 3 (seed 002): UF found within a budget (a share of Themis' full evaluations or cost), "
+    fig.suptitle("Table 3 (Guo et al. 2023): UF found within a budget (a share of Themis' full evaluations or cost), "
                  "Themis degraded to a random subset", fontsize=10)
     return fig
 

@@ -1,4 +1,4 @@
-"""Shared set-up of the FairRec experiments (seed 002, Sec. 4): models, oracles, accuracy, plots."""
+"""Shared set-up of the FairRec experiments (Guo et al. 2023, Sec. 4): models, oracles, accuracy, plots."""
 from __future__ import annotations
 
 import numpy as np

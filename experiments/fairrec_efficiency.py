@@ -1,4 +1,4 @@
-"""Fig. 5 of seed 002 (FairRec): testing cost against the numbers of users and of subgroups.
+"""Fig. 5 of Guo et al. 2023 (FairRec): testing cost against the numbers of users and of subgroups.
 
 Synthetic populations (no data set): 2·10^4-10^5 users (the paper's range) described by four sensitive attributes
 (2 x m x m x m codes, 10^3-4·10^4 cells), each attribute drawn from a mildly skewed distribution over its
@@ -30,7 +30,7 @@ from ocef.experiments._io import run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim
 
 NAME = "fairrec-efficiency"
-DESCRIPTION = "Fig. 5 of seed 002: evaluations of FairRec and Themis vs numbers of users and subgroups (synthetic)"
+DESCRIPTION = "Fig. 5 of Guo et al. 2023 (FairRec): evaluations of FairRec and Themis vs numbers of users and subgroups (synthetic)"
 DATASET = 'synthetic populations of 2·10^4-10^5 users (attribute effects + N(0, 0.05^2) noise)'
 #: Sec. 4.1 filters groups with fewer users than 0.001% of the population: 1 user at <= 10^5 users.
 MIN_USERS = 1
@@ -193,7 +193,7 @@ def _figure(df: pd.DataFrame):
     axes[0].set_yscale("log")
     axes[1].set_yscale("log")
     axes[2].axhline(0.9, color="gray", ls="--", lw=0.6)
-    fig.suptitle(f"Fig. 5 (seed 002), synthetic populations: min_users={MIN_USERS}; FairRec with Sec. 4.2's rule "
+    fig.suptitle(f"Fig. 5 (Guo et al. 2023), synthetic populations: min_users={MIN_USERS}; FairRec with Sec. 4.2's rule "
                  f"(eps auto: 0.1 -> 0.005, n_it 10 -> 20) and with fixed eps={EPSILON}, n_it={N_ITER}; "
                  f"{df[df.method != 'themis'].seed.nunique()} seeds", fontsize=9)
     return fig

@@ -1,4 +1,4 @@
-"""Fig. 6 of seed 002 (FairRec): testing accuracy against ε (particles / groups) and n_it.
+"""Fig. 6 of Guo et al. 2023 (FairRec): testing accuracy against ε (particles / groups) and n_it.
 
 DPSO on MovieLens-100K (gender x age x occupation, groups with >= ``min_users`` = 5 users) for
 ε ∈ {0.05, 0.1, 0.2} and n_it ∈ {1, 2, 5, 10}; accuracy = UF / UF of Themis, averaged over
@@ -14,7 +14,7 @@ from ocef.experiments.claims import Claim
 from ocef.experiments.fairrec_common import MIN_USERS, MODELS, models_for, run_oracle_experiment, sweep
 
 NAME = "fairrec-hyper"
-DESCRIPTION = "Fig. 6 of seed 002: FairRec accuracy vs particle ratio epsilon and iterations n_it"
+DESCRIPTION = "Fig. 6 of Guo et al. 2023 (FairRec): FairRec accuracy vs particle ratio epsilon and iterations n_it"
 DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 EPSILONS = (0.05, 0.1, 0.2)
 ITERS = (1, 2, 5, 10)
@@ -81,6 +81,6 @@ def _figure(df: pd.DataFrame):
         ax.set_ylabel("mean accuracy (UF / UF of Themis)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Fig. 6 (seed 002) on MovieLens-100K, models {sorted(set(df.model))}, all metrics, "
+    fig.suptitle(f"Fig. 6 (Guo et al. 2023) on MovieLens-100K, models {sorted(set(df.model))}, all metrics, "
                  f"{df.seed.nunique()} seeds, min_users={MIN_USERS}", fontsize=10)
     return fig

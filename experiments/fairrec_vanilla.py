@@ -1,4 +1,4 @@
-"""Fig. 4 of seed 002 (FairRec): DPSO against a vanilla PSO.
+"""Fig. 4 of Guo et al. 2023 (FairRec): DPSO against a vanilla PSO.
 
 Vanilla PSO (ours: the paper does not define it): uniform initialisation, inertia α·V instead of
 the thermal term, each swarm guided by its own best only. Both with the same ε, n_it, α, c1, c2, v*
@@ -15,7 +15,7 @@ from ocef.experiments.claims import Claim, Verdict
 from ocef.experiments.fairrec_common import MIN_USERS, N_ITER, models_for, run_oracle_experiment, sweep
 
 NAME = "fairrec-vanilla"
-DESCRIPTION = "Fig. 4 of seed 002: FairRec's DPSO vs a vanilla PSO (accuracy and time)"
+DESCRIPTION = "Fig. 4 of Guo et al. 2023 (FairRec): FairRec's DPSO vs a vanilla PSO (accuracy and time)"
 DATASET = 'MovieLens-100K leave-last-out split (1 test positive + 49 negatives per user)'
 EPSILONS = (0.05, 0.1, 0.2)
 
@@ -68,6 +68,6 @@ def _figure(df: pd.DataFrame):
     ax.set_ylabel("improvement of FairRec over vanilla PSO (%)")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
-    ax.set_title(f"Fig. 4 (seed 002) on MovieLens-100K: models {sorted(set(df.model))}, n_it={N_ITER}, "
+    ax.set_title(f"Fig. 4 (Guo et al. 2023) on MovieLens-100K: models {sorted(set(df.model))}, n_it={N_ITER}, "
                  f"{df.seed.nunique()} seeds, min_users={MIN_USERS}", fontsize=9)
     return fig

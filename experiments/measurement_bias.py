@@ -1,4 +1,4 @@
-"""Group envy from measurement bias (seed 001, App. B.2, Fig. 7).
+"""Group envy from measurement bias (Do et al. 2022, App. B.2, Fig. 7).
 
 For each history level ``τ_2`` of the disadvantaged group (x-axis: the proportion of
 observed history ``τ_2 / τ_1``) and each softmax parameter ``β`` of App. B.2's grids:
@@ -26,7 +26,7 @@ from ocef.experiments._io import note_dataset, run_parts, save_figure, write_csv
 from ocef.experiments.claims import Claim, NotCheckable, fit_slope
 
 NAME = "measurement-bias"
-DESCRIPTION = "Fig. 7 of seed 001: envy of the disadvantaged group vs proportion of observed history (App. B.2)"
+DESCRIPTION = "Fig. 7 of Do et al. 2022 (OCEF): envy of the disadvantaged group vs proportion of observed history (App. B.2)"
 EPSILON = 0.05
 READING_NOTES = {"literal": "the text as formalized (ρ saturates at 1)",
                  "logit": "ρ = <v, e>, positive embeddings",

@@ -1,4 +1,4 @@
-"""Fig. 1-4 analogues of seed 003 on Coat (item gender), with intervals.
+"""Fig. 1-4 analogues of Beutel et al. 2019 (pairwise fairness) on Coat (item gender), with intervals.
 
 Pairs: Coat's ratings of 16 uniformly random items per user (``test.ascii``): every (liked,
 not liked) pair of a user, z = the liked item's rating (4 or 5), s = item gender (group 0 = men,
@@ -26,7 +26,7 @@ from ocef.pairwise import exposure_table, fit_mf_pairwise, pairwise_accuracy
 from ocef.pairwise.datasets import coat_mf, coat_ratings, coat_sizes, score_pairs
 
 NAME = "pairwise-coat"
-DESCRIPTION = "Seed 003 Fig. 1-4 analogues on Coat (item gender): pairwise accuracies with intervals"
+DESCRIPTION = "Beutel et al. 2019 Fig. 1-4 analogues on Coat (item gender): pairwise accuracies with intervals"
 DATASET = 'Coat (random ratings of 16 items per user; item gender; liked = rating >= 4)'
 LAM = 0.1
 

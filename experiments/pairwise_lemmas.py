@@ -1,4 +1,4 @@
-"""Lemmas 1-2 of seed 003 (Sec. 4.2), reproduced exactly.
+"""Lemmas 1-2 of Beutel et al. 2019 (Sec. 4.2), reproduced exactly.
 
 For a grid of group base rates (Lemma 1: any ȳ_0 > ȳ_1; Lemma 2: ȳ_1 = 1 − ȳ_0) the base-rate
 model f = ȳ_{s_j} is calibrated per group (Lemma 1) or has equal MSE in both groups (Lemma 2), yet

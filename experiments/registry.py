@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 from ocef.errors import ParameterError
 
-from ocef.validation import renamed_keywords, seed_from_rng
+from ocef.validation import seed_from_rng
 
 # name -> module, in the order `ocef reproduce` runs them.
 EXPERIMENTS: dict[str, str] = {
@@ -44,44 +44,82 @@ EXPERIMENTS: dict[str, str] = {
     "fairrec-vanilla": "ocef.experiments.fairrec_vanilla",
     "fairrec-efficiency": "ocef.experiments.fairrec_efficiency",
     "exposure-position": "ocef.experiments.exposure_position",
+    "mitigate-real-data": "ocef.experiments.mitigate_real_data",
+    "offpolicy-obd": "ocef.experiments.offpolicy_obd",
+    "offpolicy-coat": "ocef.experiments.offpolicy_coat",
+    "offpolicy-movielens": "ocef.experiments.offpolicy_movielens",
 }
 
 #: Measured run times in seconds, (quick, full), of ``ocef reproduce NAME [--quick]`` with a cold
 #: cache on the project's 2-core machine shared with other jobs (None: not measured);
 #: ``ocef reproduce --list`` prints them.
 RUN_SECONDS: dict[str, tuple[float | None, float | None]] = {
-    # `ocef reproduce [--quick]` of 2026-11-25, cold cache, beside other runs and sessions (load 10-16 on
+    # quick: `ocef reproduce --quick --fresh` of 2026-11-28 (no cached part reused; 257 s in all, 4 min 21 s
+    # wall with start-up and report), fitted models from the model cache, beside other engineers' jobs on
+    # 2 cores; with an empty model cache (OCEF_CACHE_DIR): 30 min 56 s wall at load average 20-25.
+    # full: `ocef reproduce` of 2026-11-25, cold cache, beside other runs and sessions (load 10-16 on
     # 2 cores: full times are several times what a dedicated machine takes); fairrec-accuracy/-attributes
-    # full: after i19's permutation tests; movielens-audit-group-size quick: its 3-size grid
-    "bandit-alpha": (13.0, 16.0),
-    "bandit-delta": (4.0, 9.0),
-    "bandit-arms": (4.0, 153.0),
-    "movielens-audit-alpha": (25.0, 872.0),
-    "movielens-audit-group-size": (46.0, 99.0),
-    "movielens-audit-delta": (12.0, 743.0),
-    "movielens-audit-sparsity": (28.0, 2725.0),
-    "reo-synthetic-mse": (10.0, 14.0),
-    "reo-sample-size": (9.0, 8.0),
-    "reo-monitoring": (3.0, 20.0),
-    "reo-ci-methods": (13.0, 28.0),
-    "reo-ab-boost": (9.0, 43.0),
-    "reo-random-traffic-value": (11.0, 98.0),
-    "reo-unidentifiability": (2.0, 4.0),
-    "reo-real-data": (3.0, 6.0),
-    "envy-misspecification": (142.0, 3557.0),
-    "measurement-bias": (40.0, 729.0),
-    "bias-metrics-movielens": (87.0, None),
-    "pairwise-lemmas": (12.0, 5.0),
-    "pairwise-regularization": (64.0, 171.0),
+    # full: after i19's permutation tests
+    "bandit-alpha": (11.0, 16.0),
+    "bandit-delta": (6.0, 9.0),
+    "bandit-arms": (3.0, 153.0),
+    "movielens-audit-alpha": (18.0, 872.0),
+    "movielens-audit-group-size": (17.0, 99.0),
+    "movielens-audit-delta": (3.0, 743.0),
+    "movielens-audit-sparsity": (10.0, 2725.0),
+    "reo-synthetic-mse": (1.0, 14.0),
+    "reo-sample-size": (1.0, 8.0),
+    "reo-monitoring": (2.0, 20.0),
+    "reo-ci-methods": (2.0, 28.0),
+    "reo-ab-boost": (2.0, 43.0),
+    "reo-random-traffic-value": (5.0, 98.0),
+    "reo-unidentifiability": (1.0, 4.0),
+    "reo-real-data": (1.0, 6.0),
+    "envy-misspecification": (45.0, 3557.0),
+    "measurement-bias": (23.0, 729.0),
+    "bias-metrics-movielens": (22.0, None),
+    "pairwise-lemmas": (1.0, 5.0),
+    "pairwise-regularization": (11.0, 171.0),
     "pairwise-coat": (4.0, 10.0),
-    "fairrec-accuracy": (5.0, 332.0),
-    "fairrec-attributes": (1.0, 42.0),
-    "fairrec-budget": (56.0, 1892.0),
-    "fairrec-hyper": (5.0, 148.0),
-    "fairrec-vanilla": (8.0, 116.0),
-    "fairrec-efficiency": (13.0, 80.0),
-    "exposure-position": (72.0, None),
+    "fairrec-accuracy": (14.0, 332.0),
+    "fairrec-attributes": (13.0, 42.0),
+    "fairrec-budget": (27.0, 1892.0),
+    "fairrec-hyper": (3.0, 148.0),
+    "fairrec-vanilla": (4.0, 116.0),
+    "fairrec-efficiency": (3.0, 80.0),
+    "exposure-position": (3.0, None),
+    # quick: 7 re-rankers at load ~16; full not measured with the LP/expohedron lotteries (581 s without them)
+    "mitigate-real-data": (196.0, None),
+    # i30, 2026-11-28, beside other sessions (wall clock several times the CPU time)
+    "offpolicy-obd": (18.0, 33.0),
+    "offpolicy-coat": (8.0, 9.0),
+    "offpolicy-movielens": (72.0, 1640.0),
 }
+
+
+def total_seconds(kind: str) -> tuple[float, int]:
+    """Sum of the measured run times of one kind and how many experiments it covers (the others
+    were not measured).
+
+    Parameters
+    ----------
+    kind : {"quick", "full"}
+        Which run of :data:`RUN_SECONDS`.
+
+    Returns
+    -------
+    (float, int)
+        The sum in seconds and the number of experiments measured.
+
+    Examples
+    --------
+    >>> total, n = total_seconds("quick")
+    >>> n == len(EXPERIMENTS) and total > 0
+    True
+    """
+    i = {"quick": 0, "full": 1}[kind]
+    measured = [v[i] for v in RUN_SECONDS.values() if v[i] is not None]
+    return float(sum(measured)), len(measured)
 
 
 def names() -> list[str]:
@@ -155,18 +193,16 @@ def describe() -> list[tuple[str, str]]:
     Examples
     --------
     >>> dict(describe())["fairrec-attributes"]
-    'Table 5 of seed 002: exhaustive UF for gender, gender+age, gender+age+occupation, ...'
+    'Table 5 of Guo et al. 2023 (FairRec): exhaustive UF for gender, gender+age, gender+age+occupation, ...'
     """
     return [(name, module(name).DESCRIPTION) for name in EXPERIMENTS]
 
 
-@renamed_keywords(seed="rng")
 def run(name: str, *, out: Path | str = "results", quick: bool = False, rng=0,
         data_dir: Path | str | None = None, progress: bool = True) -> list[Path]:
     """Run experiment ``name``, writing into ``out/name/``; return the written paths.
 
-    ``rng`` (default 0; ``seed=`` is its former name, accepted for one release with a
-    FutureWarning): an int seed, or a SeedSequence or Generator from which one int seed is drawn
+    ``rng`` (default 0): an int seed, or a SeedSequence or Generator from which one int seed is drawn
     (:func:`ocef.validation.seed_from_rng`); the experiment keys all its randomness on that int
     (the module protocol's ``seed``, as ``ocef reproduce --seed``), so the same int reproduces a run.
 

@@ -1,4 +1,4 @@
-"""Fig. 9 of seed 000: difference-in-REO between boosting strategies and the control.
+"""Fig. 9 of Dong et al. 2024 (REO from random traffic): difference-in-REO between boosting strategies and the control.
 
 Sec. 4.4: treatment strategies boost the ranking score of one item group; with the mapping
 group -> weight "1.25x deboost" = {0: 1.25, 1: 1}, "2x deboost" = {0: 2, 1: 1} and
@@ -35,7 +35,7 @@ from ocef.reo.simulate import make_traffic_world, simulate_ab
 from ocef.experiments.claims import Claim, consistent_rate
 
 NAME = "reo-ab-boost"
-DESCRIPTION = "Fig. 9 (seed 000): D_REO with joint delta-method CIs for 1.25x deboost, 2x deboost, 2x boost vs control"
+DESCRIPTION = "Fig. 9 (Dong et al. 2024): D_REO with joint delta-method CIs for 1.25x deboost, 2x deboost, 2x boost vs control"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.8], group_shares=[0.6, 0.4])
 STRATEGIES = {"1.25x deboost": {0: 1.25, 1: 1.0}, "2x deboost": {0: 2.0, 1: 1.0}, "2x boost": {0: 1.0, 1: 2.0}}
@@ -74,7 +74,7 @@ CLAIMS = [
                         "neglected) cover the exact D_REO of the users each arm served at the nominal rate",
           lambda df: consistent_rate(*_covers(df, "ci_low_alg2", "ci_high_alg2"), 0.95),
           test="one-sided exact binomial test of the coverage against 95%, level 0.05",
-          reason_if_false="Algorithm 2 neglects the covariance of the shared random log (the seed says so); "
+          reason_if_false="Algorithm 2 neglects the covariance of the shared random log (the paper says so); "
                           "Monte Carlo at these settings: ~88% coverage"),
 ]
 

@@ -1,4 +1,4 @@
-"""Fig. 7-8 of seed 000: delta-method vs bootstrap intervals per day, and the bootstrap bias.
+"""Fig. 7-8 of Dong et al. 2024 (REO from random traffic): delta-method vs bootstrap intervals per day, and the bootstrap bias.
 
 Sec. 4.3: for each daily log the 95% interval of ΔREO is derived three ways — the delta
 method (Algorithm 1 with the full multinomial covariance, ``estimate_reo``'s default), the
@@ -25,7 +25,7 @@ from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, Verdict
 
 NAME = "reo-ci-methods"
-DESCRIPTION = "Fig. 7-8 (seed 000): delta vs standard-bootstrap vs BCa intervals of ΔREO per day, bootstrap bias"
+DESCRIPTION = "Fig. 7-8 (Dong et al. 2024): delta vs standard-bootstrap vs BCa intervals of ΔREO per day, bootstrap bias"
 
 N_RESAMPLES = 100
 # a larger penalty than in reo-monitoring (ΔREO ≈ 0.2): relative bias and the comparison of

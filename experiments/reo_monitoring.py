@@ -1,4 +1,4 @@
-"""Fig. 6 of seed 000: 14 days of the fairness penalty with delta-method intervals.
+"""Fig. 6 of Dong et al. 2024 (REO from random traffic): 14 days of the fairness penalty with delta-method intervals.
 
 Sec. 4.3: the daily ΔREO of a two-group attribute is estimated with its 95% delta-method
 interval (Algorithm 1 with the full multinomial covariance, the default of
@@ -24,7 +24,7 @@ from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, consistent_rate
 
 NAME = "reo-monitoring"
-DESCRIPTION = "Fig. 6 (seed 000): 14 simulated days of ΔREO with delta-method CIs and the 11.1% threshold"
+DESCRIPTION = "Fig. 6 (Dong et al. 2024): 14 simulated days of ΔREO with delta-method CIs and the 11.1% threshold"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.2], group_shares=[0.6, 0.4])
 TEST_DAY, TEST_BOOST = 8, 1.045        # the day of the "online strategy test"

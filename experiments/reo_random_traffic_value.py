@@ -1,4 +1,4 @@
-"""What random traffic buys and costs (seed 000, Sec. 1, 3.1, App. I.2).
+"""What random traffic buys and costs (Dong et al. 2024, Sec. 1, 3.1, App. I.2).
 
 As the activation probability p_act grows from 0 to 0.1, one simulated day is logged and ΔREO
 is estimated two ways: the naive estimator that treats missing labels as negative

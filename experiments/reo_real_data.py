@@ -1,5 +1,5 @@
 """REO estimates with intervals on real logs with random traffic: Coat and the Open Bandit
-Dataset sample (seed 000, Sec. 4.2-4.3, applied to the public data sets available offline).
+Dataset sample (Dong et al. 2024, Sec. 4.2-4.3, applied to the public data sets available offline).
 
 * Coat: default traffic = items the users chose to rate (``train.ascii``), random traffic = 16
   uniformly random items per user (``test.ascii``); Y = rating >= 4; S = item gender.

@@ -1,4 +1,4 @@
-"""Fig. 4-5 of seed 000: relative error and variance of ΔREO vs sample size on a simulated day.
+"""Fig. 4-5 of Dong et al. 2024 (REO from random traffic): relative error and variance of ΔREO vs sample size on a simulated day.
 
 Sec. 4.2: the ΔREO of a full day of logs (150,000 rows) is the benchmark; n rows are sampled
 uniformly (without replacement) from that day, ΔREO(n) is computed on them, and the relative
@@ -26,7 +26,7 @@ from ocef.reo.simulate import make_traffic_world, simulate_traffic
 from ocef.experiments.claims import Claim, fit_slope, trend, slope_near
 
 NAME = "reo-sample-size"
-DESCRIPTION = "Fig. 4-5 (seed 000): relative error and variance of ΔREO vs sample size on a simulated day"
+DESCRIPTION = "Fig. 4-5 (Dong et al. 2024): relative error and variance of ΔREO vs sample size on a simulated day"
 
 WORLD = dict(n_users=1000, n_items=300, n_groups=2, score_bias=[0.0, 0.5], group_shares=[0.6, 0.4])
 DAY = dict(requests_per_day=13_000, k=10, p_act=0.15, log_rate=1.0)   # ≈ 130k + 20k rows

@@ -1,4 +1,4 @@
-"""Fig. 3 of seed 000: MSE of the ΔREO estimate on multinomial synthetic data vs traffic size.
+"""Fig. 3 of Dong et al. 2024 (REO from random traffic): MSE of the ΔREO estimate on multinomial synthetic data vs traffic size.
 
 Sec. 4.1: two groups; on the random traffic the relevant proportions p_k = P(Y=1, S=s_k) are
 (0.01, 0.05), (0.001, 0.005) or (0.0001, 0.0005); on the default traffic q_1 = 10 p_1,
@@ -24,7 +24,7 @@ from ocef.reo.simulate import draw_log_counts
 from ocef.experiments.claims import Claim, fit_slope
 
 NAME = "reo-synthetic-mse"
-DESCRIPTION = "Fig. 3 (seed 000): MSE of ΔREO vs traffic size n on multinomial synthetic data, with a 1/n line"
+DESCRIPTION = "Fig. 3 (Dong et al. 2024): MSE of ΔREO vs traffic size n on multinomial synthetic data, with a 1/n line"
 
 LEVELS = {"p=(1e-2, 5e-2)": (0.01, 0.05), "p=(1e-3, 5e-3)": (0.001, 0.005),
           "p=(1e-4, 5e-4)": (0.0001, 0.0005)}

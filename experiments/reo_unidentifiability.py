@@ -1,9 +1,9 @@
-"""Table 1 of seed 000 (Sec. 3.1, App. C): REO is not identifiable from the recommended subset.
+"""Table 1 of Dong et al. 2024 (Sec. 3.1, App. C): REO is not identifiable from the recommended subset.
 
 Datasets A and B hold 200,200 user-item pairs each and agree on the recommended subset
 (R = 1: 100 liked pairs per group); they differ only on unrecommended pairs, where B hides 100
 liked pairs of group 1. Truth: U = (1, 1), Delta_REO = 0 for A; U = (1/2, 1) for B, whose
-penalty is 1/3 by eq. (2) with the population std (the seed prints 2/3, which is
+penalty is 1/3 by eq. (2) with the population std (the paper prints 2/3, which is
 |U_1 - U_2| / mean(U), twice eq. (2) for two groups; both are in the CSV).
 
 Estimators compared on each data set:
@@ -33,7 +33,7 @@ from ocef import reo
 from ocef.experiments.claims import Claim
 
 NAME = "reo-unidentifiability"
-DESCRIPTION = "Table 1 (seed 000): A and B agree on R=1 but ΔREO = 0 vs 1/3; naive, imputation, random traffic"
+DESCRIPTION = "Table 1 (Dong et al. 2024): A and B agree on R=1 but ΔREO = 0 vs 1/3; naive, imputation, random traffic"
 
 # Table 1: counts[(R, Y)] = (group 1, group 2)
 TABLE1 = {
@@ -201,6 +201,6 @@ def _plot(df: pd.DataFrame, reps: int, path: Path) -> Path:
     ax2.set_ylabel(r"estimated $\Delta_{REO}$ (mean over draws)")
     ax2.set_title(f"Random traffic separates A and B ({reps} draws per size)")
     plotting.legend_below(ax2)
-    fig.suptitle("Seed 000, Table 1: REO is unidentifiable without probing unrecommended pairs "
-                 "(B: seed prints 2/3 = |U1-U2|/mean; eq. 2 gives 1/3)", fontsize=10)
+    fig.suptitle("Dong et al. 2024, Table 1: REO is unidentifiable without probing unrecommended pairs "
+                 "(B: the paper prints 2/3 = |U1-U2|/mean; eq. 2 gives 1/3)", fontsize=10)
     return save_figure(fig, path)

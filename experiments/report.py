@@ -238,7 +238,7 @@ def merge(out: Path | str, entries: list[dict]) -> list[dict]:
     import json
 
     try:
-        old = json.loads((Path(out) / SUMMARY_FILE).read_text())["experiments"]
+        old = from_json(json.loads((Path(out) / SUMMARY_FILE).read_text()))["experiments"]
     except (OSError, ValueError, KeyError, TypeError):
         return entries
     new = {e["name"]: e for e in entries}
@@ -311,8 +311,8 @@ def _read_report(path: Path) -> dict:
 
     fix = "rerun `ocef reproduce` without --recheck to write it again"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        doc = from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise DataError(f"{path} is not a readable JSON report ({type(exc).__name__}: {str(exc)[:80]}); {fix}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("experiments"), list):
         raise DataError(f"{path} is not an ocef reproduce report: it needs an 'experiments' list; {fix}")
@@ -329,7 +329,34 @@ def _read_report(path: Path) -> dict:
 
 
 def write_summary(out: Path, doc: dict) -> Path:
-    return atomic_write_text(Path(out) / SUMMARY_FILE, dumps(doc) + "\n")
+    """Write ``summary.json``. Each experiment's ``status`` there is its shown outcome
+    (:func:`outcome`: ``ok`` only when every checked claim holds, else the worst verdict, or
+    ``skipped``/``failed``), and ``run`` whether it ran (``ok``, ``skipped``, ``failed``), so no
+    ``"status": "ok"`` stands beside an inconclusive experiment."""
+    return atomic_write_text(Path(out) / SUMMARY_FILE, dumps(for_json(doc)) + "\n")
+
+
+def for_json(doc: dict) -> dict:
+    """``doc`` as ``summary.json`` stores it: per experiment ``status`` = :func:`outcome` and
+    ``run`` = the run status; :func:`from_json` undoes it.
+
+    Examples
+    --------
+    >>> e = {"name": "x", "status": "ok", "claims": [{"verdict": "inconclusive"}]}
+    >>> stored = for_json({"experiments": [e]})["experiments"][0]
+    >>> stored["status"], stored["run"], from_json({"experiments": [stored]})["experiments"][0]["status"]
+    ('inconclusive', 'ok', 'ok')
+    """
+    return {**doc, "experiments": [{**e, "status": outcome(e), "run": e["status"]} for e in doc["experiments"]]}
+
+
+def from_json(doc: dict) -> dict:
+    """A ``summary.json`` document back in memory: ``status`` = the run status (a report written
+    before ``run`` existed already has it there)."""
+    for e in doc.get("experiments", []):
+        if isinstance(e, dict) and "run" in e:
+            e["status"] = e.pop("run")
+    return doc
 
 
 _CSS = """
@@ -337,7 +364,8 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1280px;
 padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
 h3{font-size:1em;margin:.8em 0 .3em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em} td,th{border:1px solid #ddd;padding:.25em .5em;
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
+@media (max-width:900px){table.claims{font-size:.8em} table.claims td{min-width:5em} table.claims td:nth-child(4){min-width:14em}} td,th{border:1px solid #ddd;padding:.25em .5em;
 vertical-align:top;text-align:left} th{background:#f4f4f4}
 .ok,.holds-word{color:#11651a;font-weight:600}.skipped,.unchecked-word{color:#666;font-weight:600}
 .failed,.contradicted-word{color:#b00020;font-weight:600}.inconclusive-word{color:#8a6100;font-weight:600}
@@ -348,6 +376,44 @@ img{max-width:100%;border:1px solid #eee;margin:.5em 0} code{background:#f4f4f4;
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.85em;white-space:pre-wrap}
 details{margin:.4em 0} summary{cursor:pointer;color:#555;font-size:.9em}
 """
+
+#: The papers the experiments reproduce: key (the BibTeX key of docs/cite.md) -> (the name every page
+#: uses, the full reference printed once at the top of the report).
+PAPERS = {
+    "do2022": ("Do et al. 2022 (OCEF)", "V. Do, S. Corbett-Davies, J. Atif, N. Usunier. Online Certification of "
+               "Preference-Based Fairness for Personalized Recommender Systems. AAAI 2022, 36(6):6532-6540. "
+               "doi:10.1609/aaai.v36i6.20606"),
+    "dong2024": ("Dong et al. 2024 (REO from random traffic)", "Y. Dong, K. Jin, X. Hu, Y. Liu. Measuring Fairness "
+                 "in Large-Scale Recommendation Systems with Missing Labels. arXiv:2406.05247, 2024"),
+    "beutel2019": ("Beutel et al. 2019 (pairwise fairness)", "A. Beutel, J. Chen, T. Doshi, H. Qian, L. Wei, Y. Wu, "
+                   "L. Heldt, Z. Zhao, L. Hong, E. H. Chi, C. Goodrow. Fairness in Recommendation Ranking through "
+                   "Pairwise Comparisons. KDD 2019, 2212-2220. doi:10.1145/3292500.3330745"),
+    "guo2023": ("Guo et al. 2023 (FairRec)", "H. Guo, J. Li, J. Wang, X. Liu, D. Wang, Z. Hu, R. Zhang, H. Xue. "
+                "FairRec: Fairness Testing for Deep Recommender Systems. ISSTA 2023, 310-321. "
+                "doi:10.1145/3597926.3598058"),
+    "holisticai": ("holisticai's bias metrics", "Holistic AI. holisticai: recommender systems bias metrics "
+                   "(documentation of version 1.0.14). https://github.com/holistic-ai/holisticai"),
+}
+#: The paper of each experiment, by the start of its name (a module's ``PAPER`` overrides it).
+_PAPER_OF = (("bandit-", "do2022"), ("movielens-audit", "do2022"), ("envy-", "do2022"), ("measurement-bias", "do2022"),
+             ("reo-", "dong2024"), ("pairwise-", "beutel2019"), ("fairrec-", "guo2023"),
+             ("bias-metrics", "holisticai"), ("exposure-", "holisticai"))
+
+
+def paper_of(name: str) -> str | None:
+    """The key in :data:`PAPERS` of the paper experiment ``name`` reproduces (``None``: none known).
+
+    Examples
+    --------
+    >>> PAPERS[paper_of("reo-monitoring")][0]
+    'Dong et al. 2024 (REO from random traffic)'
+    """
+    try:
+        own = getattr(registry.module(name), "PAPER", None)
+    except Exception:                                     # an experiment that does not import
+        own = None
+    return own or next((key for prefix, key in _PAPER_OF if name.startswith(prefix)), None)
+
 
 _MEANING = {
     "holds": "the data support the claim at its test's level",
@@ -389,17 +455,23 @@ def render_html(doc: dict) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>OCEF reproduction report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>OCEF reproduction report</h1>",
-           f'<p class="meta">ocef {e(str(doc["version"]))} · started {e(str(doc["started"]))} · seed {doc["seed"]}'
+           f'<p class="meta">ocef {e(str(doc["version"]))} · started {e(str(doc["started"]))} · random seed (--seed) {doc["seed"]}'
            f" · {e(_run_kind(doc))} · {len(exps)} experiments · {len(rows)} claims</p>",
            '<p class="counts" id="verdicts">' + "".join(
                f'<a href="#list-{w}" class="{w}-word" title="{e(_MEANING[w])}">{n} {w}</a>'
                for w, n in counts.items()) + "</p>",
            f'<p class="meta">versions: {e(vers)}</p>',
-           '<table id="summary"><thead><tr><th>experiment</th><th>outcome</th><th>seconds</th>'
+           "<h2 id=\"papers\">Papers</h2><p>The experiments reproduce figures, tables and claims of these papers "
+           "(named by authors and year on this page; BibTeX: the documentation's Cite page, docs/cite.md):</p><ul>"
+           + "".join(f'<li id="paper-{k}"><b>{e(name)}</b>: {e(ref)}</li>' for k, (name, ref) in PAPERS.items())
+           + "</ul>",
+           '<table id="summary"><thead><tr><th>experiment</th><th>paper</th><th>outcome</th><th>seconds</th>'
            "<th>claims</th><th>run</th><th>data set</th></tr></thead><tbody>"]
     for x in exps:
         o = outcome(x)
-        out.append(f'<tr><td><a href="#{e(x["name"])}">{e(x["name"])}</a></td>'
+        key = paper_of(x["name"])
+        paper = f'<a href="#paper-{key}">{e(PAPERS[key][0])}</a>' if key else ""
+        out.append(f'<tr><td><a href="#{e(x["name"])}">{e(x["name"])}</a></td><td>{paper}</td>'
                    f'<td class="{e(o)}{"" if o in ("ok", "skipped", "failed") else "-word"}">{e(o)}</td>'
                    f'<td class="num">{x["seconds"]:.1f}</td><td>{e(claims_cell(x))}</td>'
                    f'<td>{"quick" if x.get("quick", doc.get("quick")) else "full"}</td><td>{e(x["dataset"])}</td></tr>')
@@ -422,7 +494,9 @@ def render_html(doc: dict) -> str:
         out.append(f'<section class="experiment" id="{e(x["name"])}" data-status="{e(x["status"])}">')
         out.append(f'<h2>{e(x["name"])} <span class="{e(o)}{"" if o in ("ok", "skipped", "failed") else "-word"}">'
                    f'({e(o)}; {e(claims_cell(x))})</span></h2>')
-        out.append(f'<p>{e(x["description"])}</p>')
+        key = paper_of(x["name"])
+        paper = f'<a href="#paper-{key}">{e(PAPERS[key][0])}</a>: ' if key else ""
+        out.append(f'<p>{paper}{e(x["description"])}</p>')
         out.append(f'<p class="meta">{"quick" if x.get("quick", doc.get("quick")) else "full"} run · data set: '
                    f'{e(x["dataset"])} · {x["seconds"]:.1f} s · cached parts reused: '
                    f'{x["parts"]["reused"]} of {x["parts"]["total"]}</p>')

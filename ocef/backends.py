@@ -30,17 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ocef.environments.log_schema import check_csv_header, label_columns
+from ocef.log_schema import check_csv_header, label_columns
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
-__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
+__all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
            "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
-           "spark_table"]
+           "spark_table", "set_memory_limit"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
-#: The former name of :data:`BACKENDS` (counting backends were called engines).
-ENGINES = BACKENDS
 
 
 _NUMERIC_DUCKDB = ("BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -207,11 +204,6 @@ def source_kind(source) -> str:
                     f"query or a Spark DataFrame, got {type(source).__name__}")
 
 
-def resolve_engine(engine: str, source) -> str:
-    """Former name of :func:`resolve_backend`."""
-    return resolve_backend(engine, source)
-
-
 def resolve_backend(backend: str, source) -> str:
     """The backend that counts ``source``: the one ``"auto"`` picks, or ``backend`` checked.
 
@@ -258,7 +250,6 @@ def resolve_backend(backend: str, source) -> str:
     return backend
 
 
-@renamed_keywords(engine="backend")
 def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                  name: str = "log", spark=None):
     """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
@@ -277,8 +268,7 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     label : str or list of str, default "Y"
         A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (:func:`resolve_backend`). ``engine=`` is its former name, accepted
-        for one release with a FutureWarning.
+        The counting backend (:func:`resolve_backend`).
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -313,7 +303,6 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     return count_keys(source, by=by, label=label, backend=backend, name=name, spark=spark).to_frame()
 
 
-@renamed_keywords(engine="backend")
 def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto",
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
@@ -330,7 +319,7 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -406,7 +395,6 @@ def file_state(path) -> tuple:
     return tuple(out)
 
 
-@renamed_keywords(engine="backend")
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start counting several logs in background threads; collect the counts later.
 
@@ -422,7 +410,7 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
     label : str or list of str, default "Y"
         The 0/1 label column(s) (Y = their OR).
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend (``engine=``: former name, FutureWarning).
+        The counting backend.
 
     Returns
     -------
@@ -469,7 +457,69 @@ def _check_path(path) -> str:
         raise ParameterError(f"log file {p} is empty")
     if p.is_file() and not _is_parquet(text):
         check_csv_header(p)
+    if p.is_file() and _is_parquet(text):
+        check_parquet_file(p)
     return text
+
+
+def _looks_like(head: bytes) -> str:
+    """What the first bytes of a file look like: ``"CSV"``, ``"gzip"``, ``"JSON"``, ``"text"`` or
+    ``""`` (unknown)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"PK\x03\x04"):
+        return "a ZIP archive"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    if first.lstrip().startswith(("{", "[")):
+        return "JSON"
+    if any(sep in first for sep in (",", "\t", ";")):
+        return "CSV"
+    return "text"
+
+
+def check_parquet_file(path) -> None:
+    r"""Refuse a file named as Parquet that is not one (Parquet files start and end with ``PAR1``),
+    naming what it looks like, instead of DuckDB's or pyarrow's "No magic bytes found".
+
+    Parameters
+    ----------
+    path : str or Path
+        A file whose name says Parquet (``.parquet``, ``.pq``).
+
+    Raises
+    ------
+    ocef.errors.DataError
+        ``"X.parquet is not a Parquet file (it looks like CSV)"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bad = Path(tempfile.mkdtemp()) / "log.parquet"
+    >>> _ = bad.write_text("user,item,rank\n1,2,1\n")
+    >>> check_parquet_file(bad)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DataError: .../log.parquet is not a Parquet file (it looks like CSV): name it .csv, or write it with DataFrame.to_parquet
+    """
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(size - 4, 0))
+        tail = f.read(4)
+    if head[:4] == b"PAR1" and tail == b"PAR1":
+        return
+    kind = _looks_like(head)
+    if head[:4] == b"PAR1":
+        raise DataError(f"{path} is not a complete Parquet file (no closing PAR1 footer: truncated or still being "
+                        "written)")
+    what = f"it looks like {kind}" if kind else "it does not start with Parquet's PAR1 bytes"
+    hint = ": name it .csv, or write it with DataFrame.to_parquet" if kind == "CSV" else ""
+    raise DataError(f"{path} is not a Parquet file ({what}){hint}")
 
 
 def _is_glob(text: str) -> bool:
@@ -489,9 +539,9 @@ def _missing(columns: Sequence[str], have: Sequence[str], name: str, where) -> N
         raise ParameterError(f"{name} log{src} is missing column(s) {missing}; it has {list(have)}")
 
 
-def _bad_labels(name: str, col: str, values) -> ValueError:
+def _bad_labels(name: str, col: str, values) -> DataError:
     shown = [None if v is None else (v.item() if hasattr(v, "item") else v) for v in list(values)[:5]]
-    return ValueError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
+    return DataError(f"{name} label column {col!r} must hold only 0 and 1, found {shown}")
 
 
 def _finish(rows, keys: list[str], name: str) -> KeyCounts:
@@ -927,6 +977,61 @@ _DATABASE: dict = {}                    # pid -> the process's in-memory DuckDB 
 _DATABASE_LOCK = threading.Lock()
 
 
+_MEMORY_LIMIT: dict[str, float | None] = {"bytes": None}      # None: DuckDB's default (80% of RAM)
+
+
+def set_memory_limit(limit: str | float | None) -> None:
+    """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
+
+    The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
+    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
+    the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
+    memory_limit.py). pandas frames are in memory already, and Spark has its own settings
+    (``spark.driver.memory``, ``spark.executor.memory``).
+
+    Parameters
+    ----------
+    limit : str, float or None
+        Bytes, or a size such as ``"2GB"`` (:func:`ocef.validation.parse_size`); None restores
+        DuckDB's default (80% of the machine's memory).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> set_memory_limit("256MB")
+    >>> duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()
+    [('256.0 MiB',)]
+    >>> set_memory_limit(None)
+    """
+    from ocef.validation import parse_size
+
+    if limit is None:
+        _MEMORY_LIMIT["bytes"] = None
+    else:
+        _MEMORY_LIMIT["bytes"] = parse_size(limit, "memory limit") if isinstance(limit, str) else \
+            parse_size(str(float(limit)), "memory limit")
+    with _DATABASE_LOCK:
+        database = _DATABASE.get(os.getpid())
+    if database is not None:
+        _apply_memory_limit(database)
+
+
+def _apply_memory_limit(database) -> None:
+    limit = _MEMORY_LIMIT["bytes"]
+    if limit is None:
+        database.execute("RESET memory_limit")
+        return
+    import tempfile
+
+    spill = os.path.join(tempfile.gettempdir(), f"ocef-duckdb-{os.getpid()}")
+    database.execute(f"SET memory_limit = '{max(1, int(limit) // 2**20)}MiB'")
+    database.execute(f"SET temp_directory = {_lit(spill)}")
+
+
 def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar.
 
@@ -951,6 +1056,8 @@ def duckdb_cursor():
         database = _DATABASE.get(os.getpid())
         if database is None:
             database = _DATABASE[os.getpid()] = duckdb.connect()
+            if _MEMORY_LIMIT["bytes"] is not None:
+                _apply_memory_limit(database)
     con = database.cursor()
     con.execute("SET enable_progress_bar = false")
     return con

@@ -6,11 +6,10 @@ one-line help of each command), and ``ocef CMD ...`` imports only the module of 
 command's heavy imports happen inside its handler.
 
 Errors are sorted (see :func:`is_user_error`): bad input — the package's own exceptions
-(:mod:`ocef.errors`), a ``ValueError``/``TypeError`` raised on purpose by OCEF's own code,
-unreadable or unwritable files (``OSError``), corrupt compressed files, undecodable text, a log
+(:mod:`ocef.errors`), unreadable or unwritable files (``OSError``), corrupt compressed files, undecodable text, a log
 that pandas, pyarrow or DuckDB cannot parse — becomes one line ``ocef CMD: error: ...`` and exit
-status 2. Anything else is a bug: its traceback, a "please report" line and exit status 1 (a
-``KeyError`` from a bug used to print ``error: 'a_key'`` as if the user had erred). Ctrl-C is one
+status 2. Anything else is a bug, whatever its type and wherever it was raised (a ``KeyError``,
+an unpacking ``ValueError``, ``int("x")``): its traceback, a "please report" line and exit status 1. Ctrl-C is one
 line and exit status 130, even when it lands where Python swallows exceptions (see
 :func:`keep_interrupts`).
 """
@@ -44,12 +43,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group"),
     "exposure": ("ocef.commands.exposure",
                  "position-aware exposure fairness of a top-k log (item and user groups) with intervals"),
+    "mitigate": ("ocef.commands.mitigate",
+                 "fair re-ranking of a recommender's candidates, re-audited against the baseline with paired intervals"),
+    "offpolicy": ("ocef.commands.offpolicy",
+                  "per-group fairness of a target policy from a log with logged propensities (off-policy)"),
     "fairrec": ("ocef.commands.fairrec",
                 "find the most unfair combination of user attributes (FairRec, DPSO search)"),
 }
 
-DESCRIPTION = ("Fairness audits of recommender systems: OCEF envy-freeness certificates, REO from random "
-               "traffic, pairwise fairness, recommender bias metrics and multi-attribute fairness testing.")
+DESCRIPTION = ("Fairness audits of recommender systems: envy-freeness certificates (Do et al. 2022, OCEF), REO "
+               "from random traffic (Dong et al. 2024), pairwise fairness (Beutel et al. 2019), recommender bias "
+               "metrics (holisticai) and multi-attribute fairness testing (Guo et al. 2023, FairRec). How to cite "
+               "them and OCEF: CITATION.cff, or the Cite page of the documentation.")
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -69,10 +74,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
+def unknown_option(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The error line for the first ``--option`` of ``argv`` that the command named in it does not
+    know, with the closest known option ("did you mean"), or ``None`` when all are known. Checked
+    before parsing, so a mistyped option is named even when argparse would first complain that
+    the option it stands for is required.
+
+    Examples
+    --------
+    >>> unknown_option(build_parser(["exposure"]), ["exposure", "--item-grup", "genre"])
+    'ocef exposure: error: unrecognized argument --item-grup; did you mean --item-group?'
+    >>> unknown_option(build_parser(["exposure"]), ["exposure", "--item-group", "genre"]) is None
+    True
+    """
+    import difflib
+
+    command = _command_in(argv)
+    subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if command is None or subs is None or command not in subs.choices:
+        return None
+    sub = subs.choices[command]
+    known = [o for o in sub._option_string_actions if o.startswith("--")]
+    for token in argv[argv.index(command) + 1:]:
+        if token == "--":
+            break
+        name = token.split("=", 1)[0]
+        if not name.startswith("--") or name in known or any(o.startswith(name) for o in known):
+            continue                     # a value, a known option or an unambiguous abbreviation
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f"; see ocef {command} --help"
+        return f"ocef {command}: error: unrecognized argument {name}{hint}"
+    return None
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser, with the full options of the command named in ``argv`` only (all if ``None``)."""
     parser = _Parser(prog="ocef", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"ocef {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = set(COMMANDS) if argv is None else {_command_in(argv)}
     modules = {COMMANDS[name][0] for name in wanted if name is not None}
@@ -88,6 +126,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             sub.add_parser(name, help=help_text)
             registered.add(name)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: reads the installed version (importlib.metadata, ~0.1 s) only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"ocef {_version()}\n")
 
 
 def _version() -> str:
@@ -128,19 +173,6 @@ _READER_ERRORS = {("pandas.errors", "ParserError"), ("pandas.errors", "EmptyData
                   ("duckdb", "IOException"), ("duckdb", "InvalidInputException"),
                   ("duckdb", "ConversionException"), ("_duckdb", "IOException"),
                   ("_duckdb", "InvalidInputException"), ("_duckdb", "ConversionException")}
-_OWN_PACKAGES = ("ocef", "environments", "policies")
-
-
-def _raised_by_own_code(exc: BaseException) -> bool:
-    """True when the innermost frame of ``exc``'s traceback is in OCEF's own code (a deliberate
-    ``raise ValueError(...)`` naming an argument), not inside numpy, pandas, ... (a bug)."""
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    module = tb.tb_frame.f_globals.get("__name__", "")
-    return module.split(".")[0] in _OWN_PACKAGES and module != "ocef.cli"
 
 
 def is_user_error(exc: BaseException) -> bool:
@@ -148,9 +180,9 @@ def is_user_error(exc: BaseException) -> bool:
 
     User errors: :class:`ocef.errors.OcefError`, file errors (``OSError``, corrupt gzip/zlib,
     undecodable text, ``EOFError``), a reader's refusal of a malformed file (pandas, pyarrow,
-    DuckDB), and a plain ``ValueError``/``TypeError`` raised by OCEF's own code (the innermost
-    frame is in ``ocef``, ``environments`` or ``policies``). ``KeyError``, ``IndexError``,
-    ``AttributeError``, a ``ValueError`` raised inside numpy, ... are bugs.
+    DuckDB). Anything else is a bug: ``KeyError``, ``IndexError``, ``AttributeError``, and any plain
+    ``ValueError`` or ``TypeError``, wherever it was raised (every deliberate refusal of bad input
+    raises an :mod:`ocef.errors` class, ``tests/test_own_exceptions.py``).
 
     Examples
     --------
@@ -159,12 +191,14 @@ def is_user_error(exc: BaseException) -> bool:
     True
     >>> is_user_error(KeyError("a_key"))
     False
+    >>> is_user_error(ValueError("not enough values to unpack"))
+    False
     """
     if isinstance(exc, _input_errors()):
         return True
     if (type(exc).__module__, type(exc).__name__) in _READER_ERRORS:
         return True
-    return type(exc) in (ValueError, TypeError) and _raised_by_own_code(exc)
+    return False
 
 
 REPORT_WHERE = "to the OCEF maintainers (the project's issue tracker)"
@@ -262,11 +296,20 @@ def keep_interrupts():
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
+    mistyped = unknown_option(parser, argv)
+    if mistyped:                          # before argparse's "X is required" hides the typo
+        parser.exit(2, mistyped + "\n")
     args, unknown = parser.parse_known_args(argv)
     if unknown:                           # named with the command, not as ``ocef: error: ...``
         parser.exit(2, f"ocef {args.command}: error: unrecognized arguments: {' '.join(unknown)}\n")
+    limited = getattr(args, "memory_limit", None) is not None      # --memory-limit (commands reading logs)
     try:
         with keep_interrupts():
+            if limited:
+                from ocef.backends import set_memory_limit
+                from ocef.validation import parse_size
+
+                set_memory_limit(parse_size(args.memory_limit, "--memory-limit"))
             code = args.func(args)
     except BrokenPipeError:               # output piped into `head` & co.: stop quietly
         sys.stderr.close()
@@ -286,6 +329,11 @@ def main(argv: list[str] | None = None) -> int:
               f"input; please report it with the command line and the traceback above, {REPORT_WHERE}",
               file=sys.stderr)
         return 1
+    finally:
+        if limited:
+            from ocef.backends import set_memory_limit
+
+            set_memory_limit(None)
     return int(code or 0)
 
 

@@ -38,7 +38,6 @@ import inspect
 import math
 import numbers
 import os
-import warnings
 
 import numpy as np
 
@@ -105,7 +104,7 @@ def check_in_interval(name: str, value, low: float, high: float, *,
 
 def check_delta(delta) -> float:
     """Confidence parameter δ ∈ (0, 1).
-    OCEF's δ (seed 001): the audit's certificate holds with probability at least ``1 − δ``.
+    OCEF's δ (Do et al. 2022): the audit's certificate holds with probability at least ``1 − δ``.
 
     Parameters
     ----------
@@ -136,7 +135,7 @@ def check_delta(delta) -> float:
 
 def check_alpha(alpha) -> float:
     """Conservative-exploration parameter α ∈ (0, 1].
-    OCEF's α (seed 001): the share of the baseline's reward the auditor may lose while exploring.
+    OCEF's α (Do et al. 2022): the share of the baseline's reward the auditor may lose while exploring.
 
     Parameters
     ----------
@@ -167,7 +166,7 @@ def check_alpha(alpha) -> float:
 
 def check_epsilon(epsilon) -> float:
     """Envy tolerance ε ∈ (0, 1].
-    OCEF's ε (seed 001): the envy a user may have and still count as envy-free.
+    OCEF's ε (Do et al. 2022): the envy a user may have and still count as envy-free.
 
     Parameters
     ----------
@@ -1042,105 +1041,32 @@ def validate_params(**declarations: Constraint):
     return decorate
 
 
-#: Every function decorated with :func:`renamed_keywords`: qualified name -> {former name: new name}.
-RENAMED: dict[str, dict[str, str]] = {}
-
-
-def warn_renamed(where: str, old: str, new: str) -> None:
-    """Warn (:class:`FutureWarning`) that the keyword ``old`` of ``where`` is now spelled ``new``.
-
-    The one message of every renamed keyword (:func:`renamed_keywords`, and the front doors whose
-    former keywords need more than a rename, e.g. :func:`ocef.reo.ab_test`'s ``method`` and
-    ``bootstrap_interval``, now one ``interval``).
+# --------------------------------------------------------------------------- resource limits
+def parse_size(text: str, name: str) -> float:
+    """A number of bytes written with an optional binary unit: ``"512M"``, ``"2GB"``, ``"1.5GiB"``, ``"4096"``.
 
     Parameters
     ----------
-    where : str
-        The function's name, as the message shows it.
-    old, new : str
-        The former and the new keyword.
+    text : str
+        The size; ``K``, ``M``, ``G``, ``T`` are powers of 1024, with or without ``B``/``iB``.
+    name : str
+        The option or variable, for the message.
 
     Returns
     -------
-    None
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_renamed("ab_test", "bootstrap_interval", "interval")
-    >>> print(caught[0].message)
-    ab_test: the keyword 'bootstrap_interval' is now 'interval'; 'bootstrap_interval' will be removed in the next release
-    """
-    warnings.warn(f"{where}: the keyword {old!r} is now {new!r}; {old!r} will be removed in the next release",
-                  FutureWarning, stacklevel=3)
-
-
-def renamed_keywords(**renames: str):
-    """Decorator: accept the former name of a renamed keyword argument for one release, with a warning.
-
-    A call that passes ``old=value`` is forwarded as ``new=value`` after a :class:`FutureWarning`
-    naming both spellings; passing both is refused. The decorated function's signature (what
-    :func:`inspect.signature`, the API reference and ``tests/test_vocabulary.py`` see) holds only the
-    new names. Put it above :func:`validate_params`, so that the declared checks see the new name.
-
-    Parameters
-    ----------
-    **renames : str
-        ``old="new"`` for each renamed keyword; ``new`` must be a parameter of the function.
-
-    Returns
-    -------
-    callable
-        The decorator.
+    float
+        The size in bytes (positive).
 
     Raises
     ------
     ocef.errors.ParameterError
-        At decoration, when a new name is not a parameter of the function (or an old one still is).
-    ocef.errors.ParameterTypeError
-        At a call, when both the former and the new name are given.
+        When ``text`` is not a positive size.
 
     Examples
     --------
-    >>> import warnings
-    >>> @renamed_keywords(n_show="k")
-    ... def shown(*, k=10):
-    ...     return k
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     shown(n_show=5)
-    5
-    >>> print(caught[0].category.__name__, caught[0].message)
-    FutureWarning shown: the keyword 'n_show' is now 'k'; 'n_show' will be removed in the next release
+    >>> parse_size("2GB", "--memory-limit"), parse_size("512MiB", "--memory-limit")
+    (2147483648.0, 536870912.0)
     """
-    def decorate(func):
-        params = inspect.signature(func).parameters
-        name = func.__qualname__.replace(".__init__", "")
-        for old, new in renames.items():
-            if new not in params or old in params:
-                raise ParameterError(f"{name}: renamed keyword {old!r} -> {new!r} does not match its signature")
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            for old, new in renames.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise ParameterTypeError(f"{name}: got both {new!r} and its former name {old!r}; give {new!r} only")
-                    warn_renamed(name, old, new)
-                    kwargs[new] = kwargs.pop(old)
-            return func(*args, **kwargs)
-
-        wrapper.__renamed_keywords__ = dict(renames)
-        if _registrable(func):
-            RENAMED[f"{func.__module__}.{func.__qualname__}"] = dict(renames)
-        return wrapper
-    return decorate
-
-
-# --------------------------------------------------------------------------- resource limits
-def _parse_size(text: str, name: str) -> float:
     units = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = t[-1:] if t[-1:] in units and t[-1:] else ""
@@ -1196,7 +1122,7 @@ def limit(kind: str) -> float:
         return _OVERRIDE[kind]
     env = os.environ.get(f"OCEF_MAX_{kind.upper()}")
     if env:
-        return _parse_size(env, f"OCEF_MAX_{kind.upper()}")
+        return parse_size(env, f"OCEF_MAX_{kind.upper()}")
     return DEFAULT_LIMITS[kind]
 
 
@@ -1292,90 +1218,3 @@ def check_resources(argument: str, *, memory: float = 0.0, work: float = 0.0, wh
             raise ResourceLimitError(
                 f"{argument}: needs {shown} of {kind}, above the limit {_human(cap, unit)} "
                 f"(set OCEF_MAX_{kind.upper()} or use ocef.validation.resource_limits({kind}=...) to allow more)")
-
-
-# --------------------------------------------------------------------------- deprecations
-def deprecated_positional(*names: str, removal: str = "0.2.0"):
-    """Decorator: accept, for one release, options that became keyword-only passed positionally.
-
-    ``names`` are keyword-only parameters of the decorated function that earlier releases took
-    positionally, in their old order, right after the function's positional parameters (e.g.
-    ``f(scores, k=None, thresh=0.5)`` became ``f(scores, *, k=None, thresh=0.5)``). A call that
-    passes them positionally still works: the extra positional arguments are bound to ``names`` in
-    order and a :class:`FutureWarning` names each of them and how to pass it. A call with keywords
-    only pays one length test. The signature seen by :func:`inspect.signature` (and so by the API
-    reference and ``tests/test_vocabulary.py``) is the new, keyword-only one.
-
-    Parameters
-    ----------
-    *names : str
-        The keyword-only parameters still accepted positionally, in their former positional order.
-    removal : str, default "0.2.0"
-        The release from which passing them positionally raises ``TypeError`` (said in the warning).
-
-    Returns
-    -------
-    callable
-        The decorator.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        At decoration, if a name is not a keyword-only parameter of the function.
-    ocef.errors.ParameterTypeError
-        At a call, if there are more positional arguments than the old signature took, or a
-        parameter is given both positionally and by keyword.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> @deprecated_positional("k")
-    ... def top(scores, *, k=10):
-    ...     return sorted(scores)[-k:]
-    >>> top([3, 1, 2], k=2)
-    [2, 3]
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     top([3, 1, 2], 2)
-    [2, 3]
-    >>> print(caught[0].category.__name__, caught[0].message)
-    FutureWarning top: passing k positionally is deprecated and raises TypeError from ocef 0.2.0; pass it by keyword: top(..., k=...)
-    """
-    def decorate(func):
-        params = inspect.signature(func).parameters
-        kinds = inspect.Parameter
-        n_positional = sum(p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD) for p in params.values())
-        if any(p.kind is kinds.VAR_POSITIONAL for p in params.values()):
-            raise ParameterError(f"{func.__qualname__}: deprecated_positional needs a signature without *args")
-        wrong = [n for n in names if n not in params or params[n].kind is not kinds.KEYWORD_ONLY]
-        if not names or wrong:
-            raise ParameterError(f"{func.__qualname__}: deprecated_positional names must be keyword-only "
-                                 f"parameters of the function, got {wrong or list(names)!r}")
-        where = func.__qualname__
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if len(args) <= n_positional:
-                return func(*args, **kwargs)
-            extra = args[n_positional:]
-            if len(extra) > len(names):
-                raise ParameterTypeError(
-                    f"{where}: takes at most {n_positional + len(names)} positional arguments "
-                    f"({n_positional} and, deprecated, {', '.join(names)}), got {len(args)}")
-            moved = names[:len(extra)]
-            twice = [n for n in moved if n in kwargs]
-            if twice:
-                raise ParameterTypeError(f"{where}: got multiple values for argument(s) {', '.join(twice)} "
-                                         f"(positionally and by keyword)")
-            import warnings
-
-            listed = ", ".join(moved)
-            warnings.warn(f"{where}: passing {listed} positionally is deprecated and raises TypeError from "
-                          f"ocef {removal}; pass {'it' if len(moved) == 1 else 'them'} by keyword: "
-                          f"{where}(..., {', '.join(f'{n}=...' for n in moved)})", FutureWarning, stacklevel=2)
-            kwargs.update(zip(moved, extra))
-            return func(*args[:n_positional], **kwargs)
-
-        wrapper.__deprecated_positional__ = tuple(names)
-        return wrapper
-    return decorate

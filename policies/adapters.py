@@ -2,7 +2,7 @@
 
 Every adapter first builds a users × items matrix of the model's scores ŝ^m(a) for the
 *raw* user and item ids to audit, in the order given, and then turns it into one of the
-policies of seed 001 (:func:`policy_from_scores`): ``softmax`` π(a) ∝ exp(β ŝ(a)) (Sec. 6.1),
+policies of Do et al. 2022 (:func:`policy_from_scores`): ``softmax`` π(a) ∝ exp(β ŝ(a)) (Sec. 6.1),
 ``argmax`` (Sec. 3.2), ``ranking`` (top-k with DCG position weights, App. B.1), ``uniform``,
 ``parity`` / ``equity`` of exposure (eq. (2), App. A; they need the item categories).
 
@@ -287,7 +287,7 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
 
 def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: float = 1.0, k: int = 10,
                          categories=None, clip: bool = True) -> ArrayPolicy:
-    """A policy of seed 001 built from a fitted scikit-surprise model, for auditing it.
+    """A policy of Do et al. 2022 (OCEF) built from a fitted scikit-surprise model, for auditing it.
 
     :func:`policy_from_scores` on :func:`surprise_scores`: row m of the policy is user
     ``users[m]``, column a is item ``items[a]`` (raw ids).
@@ -403,7 +403,7 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
 
 def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_ids, item_ids, beta: float = 1.0,
                          k: int = 10, categories=None) -> ArrayPolicy:
-    """A policy of seed 001 built from a fitted ``implicit`` model, for auditing it.
+    """A policy of Do et al. 2022 (OCEF) built from a fitted ``implicit`` model, for auditing it.
 
     :func:`policy_from_scores` on :func:`implicit_scores` (the dot products of the user and
     item factors): row m is user ``users[m]``, column a is item ``items[a]`` (raw ids).

@@ -1,4 +1,4 @@
-"""The policy interface: π^m(a|x) for every user m (Sec. 3.1 of seed 001).
+"""The policy interface: π^m(a|x) for every user m (Sec. 3.1 of Do et al. 2022 (OCEF)).
 
 A policy is a table of probabilities, users x items (context-free, ``n_contexts == 1``)
 or users x contexts x items, whose rows sum to one. :class:`ArrayPolicy` wraps an array,
@@ -167,7 +167,7 @@ def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
 
 
 class Policy:
-    """A recommender system: one stochastic policy π^m(·|x) per user m (seed 001, Sec. 3.1).
+    """A recommender system: one stochastic policy π^m(·|x) per user m (Do et al. 2022, Sec. 3.1).
 
     Subclasses implement ``_probabilities(users)`` returning an array of shape
     (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).

@@ -23,7 +23,7 @@ from ocef.errors import ParameterError, ParameterTypeError
 
 
 def check_categories(categories, n_items: int) -> np.ndarray:
-    """Validate item categories A_s (eq. (2), seed 001): one integer label >= 0 per item.
+    """Validate item categories A_s (eq. (2), Do et al. 2022 (OCEF)): one integer label >= 0 per item.
 
     Labels need not be contiguous (an unused label is an empty category). Floats holding whole
     numbers are accepted and converted.
@@ -139,7 +139,7 @@ def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarra
 
 
 def parity_exposure_mass(categories: np.ndarray) -> np.ndarray:
-    """Exposure of each category under parity of exposure, E_s = |A_s| / |A| (eq. (2), seed 001).
+    """Exposure of each category under parity of exposure, E_s = |A_s| / |A| (eq. (2), Do et al. 2022 (OCEF)).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Top-k ranking policies whose utility is the DCG of App. B.1 (seed 001).
+"""Top-k ranking policies whose utility is the DCG of App. B.1 (Do et al. 2022).
 
 App. B.1 evaluates a top-10 ranking (a_1^π, ..., a_k^π) by
 
@@ -51,7 +51,7 @@ def dcg_weights(k: int) -> np.ndarray:
 
 
 def dcg_normalizer(k: int) -> float:
-    """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (seed 001, App. B.1).
+    """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (Do et al. 2022, App. B.1).
 
     A :class:`RankingPolicy`'s utility (eq. (1)) is the DCG of App. B.1 divided by W, so that it
     stays in [0, 1]; multiply a utility or an envy by W to express it in the paper's DCG units.

@@ -1,4 +1,4 @@
-"""The utility u^m(π) of eq. (1), seed 001: Σ_x q^m(x) Σ_a π(a|x) ρ^m(a|x)."""
+"""The utility u^m(π) of eq. (1), Do et al. 2022 (OCEF): Σ_x q^m(x) Σ_a π(a|x) ρ^m(a|x)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ from ocef.errors import ParameterError
 
 
 def check_rho(rho, name: str = "rho") -> np.ndarray:
-    """Validate a ground truth ρ^m(a|x): expected rewards in [0, 1] (seed 001, Sec. 3.1).
+    """Validate a ground truth ρ^m(a|x): expected rewards in [0, 1] (Do et al. 2022, Sec. 3.1).
 
     OCEF's rewards are bounded in [0, 1], so the expected reward ρ^m(a|x) of recommending item
     a to user m in context x must lie there.
@@ -51,7 +51,7 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
 
 
 def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndarray:
-    """Validate the context distributions q^m(x) of eq. (1) (seed 001) and give one row per user.
+    """Validate the context distributions q^m(x) of eq. (1) (Do et al. 2022) and give one row per user.
 
     Parameters
     ----------
@@ -101,7 +101,7 @@ def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndar
 
 
 def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate a ground truth ρ and a policy π together, as eq. (1) (seed 001) combines them.
+    """Validate a ground truth ρ and a policy π together, as eq. (1) (Do et al. 2022) combines them.
 
     Both must be context-free (2-d) or both contextual (3-d), with the same items (and
     contexts); the number of users may differ (a policy of other users can be evaluated on the

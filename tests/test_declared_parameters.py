@@ -4,6 +4,8 @@ is listed in :data:`ocef.validation.DECLARED`; for each declared parameter, ever
 constraint generates must raise ``ValueError``/``TypeError`` (ocef.errors) naming the parameter —
 and the call with valid arguments must work. A new declared front door without an entry in VALID
 fails ``test_every_declared_front_door_has_valid_arguments``."""
+import tempfile
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,6 +21,17 @@ import ocef.exposure.ranking_metrics
 import ocef.exposure.statistics
 import ocef.fairrec.search
 import ocef.metrics.bias
+import ocef.mitigate.boost
+import ocef.mitigate.calibrated
+import ocef.mitigate.detconstsort
+import ocef.mitigate.epsilon_greedy
+import ocef.mitigate.expohedron
+import ocef.mitigate.exposure_lp
+import ocef.mitigate.fair
+import ocef.mitigate.loop
+import ocef.mitigate.paired
+import ocef.offpolicy.audit
+import ocef.offpolicy.scale
 import ocef.pairwise.accuracy
 import ocef.reo.ab
 import ocef.reo.bootstrap
@@ -26,6 +39,10 @@ import ocef.reo.daily
 import ocef.reo.estimate
 import ocef.reo.estimators
 import ocef.reo.simulate  # noqa: F401  (registers its front doors)
+import ocef.reo.planning
+import ocef.pairwise.counts
+import ocef.metrics.from_log
+import ocef.datasets.toy
 from ocef.environments.bandits import paper_instance
 from ocef.errors import OcefError
 from ocef.validation import DECLARED
@@ -40,6 +57,11 @@ LOG_R = pd.DataFrame({"Y": np.tile([1, 1, 0, 0], N // 4), "S": np.tile([0, 1], N
 PAIRS = pd.DataFrame({"query": np.arange(40), "j": np.arange(40), "jp": np.arange(40) + 100,
                       "s_j": RNG.integers(0, 2, 40), "s_jp": RNG.integers(0, 2, 40), "score_j": RNG.normal(size=40),
                       "score_jp": RNG.normal(size=40)})
+SEED004_LOG = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
+                            "score": [0.9, 0.8, 0.7, 0.6], "relevance": [1, 0, 1, 1]})
+OP_LOG = pd.DataFrame({"user": np.arange(40), "item": np.tile([0, 1], 20), "reward": np.tile([1, 0, 0, 1], 10),
+                       "propensity": 0.5})
+OP_TARGET = pd.DataFrame({"item": [0, 1], "probability": [0.7, 0.3]})
 RLOG = pd.DataFrame({"user": np.repeat(np.arange(4), 2), "item": np.arange(8), "rank": np.tile([1, 2], 4),
                      "relevance": np.tile([1.0, 0.0], 4), "g": list("abbaabab")})
 MOMENTS = {"n": 4, "sum": 2.0, "sum_sq": 1.5}
@@ -73,6 +95,8 @@ VALID = {
         world=_world(), requests_per_day=50, k=2, rng=0)),
     "ocef.reo.simulate.simulate_ab": (ocef.reo.simulate.simulate_ab, lambda: dict(
         world=_world(), arms={"a": None, "b": None}, requests_per_day=50, k=2, rng=0)),
+    "ocef.reo.simulate.stream_traffic": (ocef.reo.simulate.stream_traffic, lambda: dict(
+        world=_world(), out_dir=tempfile.mkdtemp(prefix="ocef-stream-"), requests_per_day=20, k=2, rng=0)),
     "ocef.envy.exact.envy_report": (ocef.envy.exact.envy_report, lambda: dict(rho=RHO, probs=PROBS, labels=LABELS)),
     "ocef.envy.runner.run_bandits": (ocef.envy.runner.run_bandits, lambda: dict(
         configs=CONFIGS, means={1: paper_instance(1)}, trials=1, max_steps=5, rng=0)),
@@ -89,8 +113,74 @@ VALID = {
                                        lambda: dict(default=LOG_D, random=LOG_R, by="day")),
     "ocef.metrics.bias.recommender_bias": (ocef.metrics.bias.recommender_bias, lambda: dict(
         scores=RHO, groups=LABELS, k=1, n_resamples=5, rng=0)),
+    "ocef.offpolicy.audit.offpolicy_audit": (ocef.offpolicy.audit.offpolicy_audit, lambda: dict(
+        log=OP_LOG, target=OP_TARGET, estimators=["ips"])),
+    "ocef.offpolicy.audit.slate_audit": (ocef.offpolicy.audit.slate_audit, lambda: dict(
+        log=pd.DataFrame({"slate_id": np.repeat(np.arange(20), 2), "position": np.tile([0, 1], 20),
+                          "reward": np.tile([1.0, 0.0], 20), "propensity": 0.5, "target_probability": 0.5,
+                          "propensity_prefix": 0.25, "target_probability_prefix": 0.25}),
+        estimators=["iips"])),
+    "ocef.offpolicy.scale.group_values": (ocef.offpolicy.scale.group_values, lambda: dict(
+        sums=ocef.offpolicy.scale.group_sums(OP_LOG, OP_TARGET))),
     "ocef.pairwise.accuracy.pairwise_accuracy": (ocef.pairwise.accuracy.pairwise_accuracy, lambda: dict(
         pairs=PAIRS, n_resamples=5, rng=0)),
+    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
+    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
+                                                  lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
+                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
+    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
+                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
+    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
+    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
+        source=SEED004_LOG, n_items=4, user_group="ug")),
+    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
+    # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
+    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
+    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
+    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=1.0)),
+    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, alpha=0.5, fairness="demographic")),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
+        protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
+        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
+        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
+                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
+                                                                        epsilon=0.5, legacy_seed=3)),
+    # the mitigate -> re-audit loop (issue 29)
+    "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
+        candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),
+                                 "score": [0.9, 0.5, 0.1, 0.8, 0.4, 0.2], "g": ["a", "b", "b"] * 2}),
+        item_group="g", k=2, rng=0)),
+    "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
+        estimates=[0.01], ses=[0.01], df=10)),
+    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
+    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
+                                                  lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
+    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
+                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
+    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
+                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
+    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
+    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
+        source=SEED004_LOG, n_items=4, user_group="ug")),
+    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
     "ocef.exposure.audit.exposure_fairness": (ocef.exposure.audit.exposure_fairness, lambda: dict(
         rankings=RLOG, item_group="g")),
     "ocef.exposure.statistics.ranking_statistics": (ocef.exposure.statistics.ranking_statistics, lambda: dict(

@@ -231,13 +231,9 @@ def test_a_huge_multiplicity_is_refused_before_allocating():
                      multiplicity=np.full(6, 10**15))
 
 
-def test_the_bandit_command_and_the_permutation_test_show_progress(run, capsys):
+def test_the_bandit_command_shows_progress(run):
     code, out, err = run("bandit", "--means", "0.6,0.3", "--trials", "3", "--max-steps", "300", "--engine", "numpy")
-    assert code == 0 and "run/s" in err or "s/run" in err, err
-    table = pd.DataFrame({"g": np.repeat([0, 1, 2], 10), "mrr": np.linspace(0, 1, 30)})
-    search(GroupOracle.from_user_metrics(table, ["g"], "mrr"), "exhaustive", n_resamples=20, rng=0,
-           test="permutation", progress=True)
-    assert "permutation test" in capsys.readouterr().err
+    assert code == 0 and ("run/s" in err or "s/run" in err), err
 
 
 def test_a_confidence_too_close_to_1_gives_null_intervals_with_their_reason():

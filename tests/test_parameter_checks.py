@@ -81,7 +81,7 @@ CASES = [
      {"n_resamples": [-1, 1.5], "confidence": [0.0, 1.5], "cluster": ["missing"], "backend": ["gpu"]}),
     ("fairrec search", lambda **kw: search(GroupOracle.from_user_metrics(USERS, ["gender", "age"], "mrr"), **kw),
      dict(method="exhaustive"),
-     {"method": ["bogus"], "epsilon": [0.0, -0.1, 1.5, "automatic", None], "n_iter": [0, 1.5, "auto2"], "top_n": [0],
+     {"method": ["bogus"], "epsilon": [0.0, -0.1, 1.5, "automatic"], "n_iter": [0, 1.5, "auto2"], "top_n": [0],
       "max_evaluations": [0], "max_cost": [0, -1.0, NAN, INF, "10"], "group_cost": [-1, NAN, INF],
       "epsilon_base": ["bogus", None]}),
 ]

@@ -27,12 +27,12 @@ def files(tmp_path):
         day = rng.integers(0, 3, n)
         y = rng.integers(0, 2, n) * (day < 2)   # day 2 has no positive: no estimate that day, a note
         pd.DataFrame({"Y": y, "S": rng.integers(0, 2, n), "day": day}).to_csv(tmp_path / f"{name}.csv", index=False)
-    n = 300                                     # randomized pairs of seed 003, with model scores
+    n = 300                                     # randomized pairs of Beutel et al. 2019 (pairwise fairness), with model scores
     pd.DataFrame({"query": np.arange(n) // 2, "j": rng.integers(0, 50, n), "jp": rng.integers(50, 100, n),
                   "s_j": rng.integers(0, 2, n), "s_jp": rng.integers(0, 2, n), "score_j": rng.normal(size=n),
                   "score_jp": rng.normal(size=n)}).to_csv(tmp_path / "pairs.csv", index=False)
     users = pd.DataFrame({"gender": rng.integers(0, 2, 60), "age": rng.integers(0, 3, 60),
-                          "mrr": rng.uniform(size=60)})                  # per-user metrics (seed 002)
+                          "mrr": rng.uniform(size=60)})                  # per-user metrics (Guo et al. 2023)
     users.to_csv(tmp_path / "users.csv", index=False)
     return tmp_path
 

@@ -5,11 +5,43 @@ import sys
 from ocef.errors import ParameterError
 
 
+def add_memory_limit(p) -> None:
+    """``--memory-limit SIZE``, the one declaration of every command that counts logs with DuckDB
+    (applied by :func:`ocef.cli.main` through :func:`ocef.backends.set_memory_limit`)."""
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="bound DuckDB's memory, e.g. 2GB or 512MB; above it DuckDB spills to a temporary "
+                        "folder (default: DuckDB's, 80%% of RAM; pandas frames are in memory already, "
+                        "Spark has its own spark.driver.memory / spark.executor.memory)")
+
+
 def print_json(payload) -> None:
     """Print one strict-JSON object on stdout (results, numpy values; NaN/inf become null)."""
     from ocef.results import dumps
 
     sys.stdout.write(dumps(payload) + "\n")
+
+
+def console_width() -> int:
+    """The width console output fits: the terminal's columns (``$COLUMNS`` or the terminal's size;
+    80 when output goes to a file or pipe), at least 60 and at most 120.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"COLUMNS": "80"}):
+    ...     console_width()
+    80
+    """
+    import shutil
+
+    return min(max(shutil.get_terminal_size((80, 24)).columns, 60), 120)
+
+
+#: The unit and sign of the ``cost`` column of the envy-freeness audits' console tables.
+COST_NOTE = ("cost: expected reward lost per user of the group over the audit (eq. 10 of Do et al. 2022; rewards "
+             "in [0, 1], summed over its steps): > 0 the exploration cost the group reward, < 0 it found better "
+             "recommendations (envy); duration in steps (rounds of recommendations per user)")
 
 
 def format_table(columns, digits: int = 4) -> str:
@@ -30,15 +62,17 @@ class ConsoleTable:
 
     ``mark(reason)`` returns `` [i]`` for a reason (numbered on first sight, ``""`` for none);
     ``rows(rows, header, widths)`` lays out rows, the first column left-aligned and cut to its
-    width, the others right-aligned; ``notes(width)`` lists the reasons at the end.
+    width, the others right-aligned; ``widths`` are maxima: each column takes only what its
+    cells need, and the first column shrinks further (down to 10) until a line fits
+    :func:`console_width`. ``notes(width)`` lists the reasons at the end, wrapped to it.
 
     Examples
     --------
     >>> t = ConsoleTable()
     >>> for line in t.rows([("a", "1" + t.mark("too few"))], ["name", "value"], [6, 8]) + t.notes():
     ...     print(line)
-      name     value
-      a     1 [1]
+      name   value
+      a      1 [1]
     <BLANKLINE>
     notes
       [1] too few
@@ -55,15 +89,23 @@ class ConsoleTable:
 
     @staticmethod
     def rows(rows, header, widths) -> list[str]:
+        rows = [tuple(r) for r in rows]
+        need = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+        widths = [min(w, n + (1 if i == 0 else 2)) for i, (w, n) in enumerate(zip(widths, need))]
+        over = 2 + sum(widths) - console_width()
+        if over > 0:
+            widths[0] = max(10, widths[0] - over)
+
         def line(cells) -> str:
             return "  " + "".join(str(c).rjust(w) if i else str(c)[:w - 1].ljust(w)
                                   for i, (c, w) in enumerate(zip(cells, widths)))
 
         return [line(header)] + [line(row) for row in rows]
 
-    def notes(self, width: int = 98) -> list[str]:
+    def notes(self, width: int | None = None) -> list[str]:
         import textwrap
 
+        width = console_width() if width is None else width
         if not self._notes:
             return []
         out = ["", "notes"]

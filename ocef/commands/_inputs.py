@@ -37,8 +37,6 @@ def add_input_arguments(p: argparse.ArgumentParser, *, default_policy: str = "so
                      help="softmax inverse temperature (default: 30, as the envy-misspecification experiment)")
     env.add_argument("--k", dest="k", type=int, default=10,
                      help="length of the ranking policy, DCG position weights (default: 10)")
-    env.add_argument("--top-k", dest="k", type=int, default=argparse.SUPPRESS,
-                     help=argparse.SUPPRESS)          # former name of --k, kept working
     env.add_argument("--partition", default=None,
                      help="user partition: gender, age, occupation, gender-age, gender-occupation, "
                           "age-occupation (movielens, default age-occupation) or group (synthetic)")

@@ -1,4 +1,4 @@
-"""``ocef audit``: full-system OCEF audit of a recommender (seed 001, Sec. 5, Cor. 7.1)."""
+"""``ocef audit``: full-system OCEF audit of a recommender (Do et al. 2022, Sec. 5, Cor. 7.1)."""
 from __future__ import annotations
 
 import argparse
@@ -41,7 +41,9 @@ def _run(args: argparse.Namespace) -> int:
     args.out = check_output_file(args.out)              # before any work, with its real path
     from ocef.validation import check_in_interval, check_positive_int
     from ocef.envy.audit import AuditProblem, run_audit
-    from ocef.commands._common import print_json
+    import textwrap
+
+    from ocef.commands._common import COST_NOTE, console_width, print_json
 
     check_audit_arguments(args)
     check_positive_int("--trials", args.trials)
@@ -69,11 +71,13 @@ def _run(args: argparse.Namespace) -> int:
           f"alpha={args.alpha} delta={args.delta} (delta/G per group) epsilon={args.epsilon}, {args.trials} trial(s)")
     print(f"  verdicts: envy {s['share_envy']:.1%}, no_envy {s['share_no_envy']:.1%}, timeout {s['share_timeout']:.1%};"
           f" correct {s['correct_rate']:.1%}; constraint (7) held: {bool(s['constraint_held'])}")
-    print(f"  mean duration {s['duration_mean']:.1f} steps, mean cost per user {s['cost_mean']:.2f}")
+    print(f"  mean duration {s['duration_mean']:.1f} steps, mean cost per user {s['cost_mean']:.2f} (reward units, "
+          "see below)")
     if s["reason"]:
         print(f"  note: {s['reason']}")
     table = report.groups[["trial", "group", "name", "size", "verdict", "duration", "cost", "true_envy"]]
     if args.trials == 1:
         table = table.drop(columns="trial")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(textwrap.fill(COST_NOTE, console_width(), initial_indent="  ", subsequent_indent="    "))
     return 0

@@ -1,4 +1,4 @@
-"""``ocef audit-live``: the full OCEF audit of a running recommender over HTTP, resumable (seed 001, Cor. 7.1)."""
+"""``ocef audit-live``: the full OCEF audit of a running recommender over HTTP, resumable (Do et al. 2022, Cor. 7.1)."""
 from __future__ import annotations
 
 import argparse
@@ -44,7 +44,9 @@ def _run(args: argparse.Namespace) -> int:
     args.checkpoint = check_output_file(args.checkpoint, "--checkpoint")
     import sys
 
-    from ocef.commands._common import print_json
+    import textwrap
+
+    from ocef.commands._common import COST_NOTE, console_width, print_json
     from ocef.envy.live import audit_live
     from ocef.envy.service import ServiceClient, ServiceError
     from ocef.errors import DataError
@@ -97,4 +99,6 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  {result.steps} steps in {result.wall_time:.1f} s{resumed}; {client.n_retries} retried requests; "
           f"{len(result.checkpoint_steps)} checkpoints")
     print(result.groups.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    if "cost" in result.groups.columns:
+        print(textwrap.fill(COST_NOTE, console_width(), initial_indent="  ", subsequent_indent="    "))
     return 0

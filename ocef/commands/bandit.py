@@ -11,7 +11,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "bandit",
         help="run OCEF on a Bernoulli bandit (arm 0 = baseline) and summarize verdicts, duration and cost",
-        description="Run TRIALS independent OCEF audits (Do et al., Alg. 1) on Bernoulli arms with the given "
+        description="Run TRIALS independent OCEF audits (Do et al. 2022, Alg. 1) on Bernoulli arms with the given "
                     "means; arm 0 is the baseline. Prints verdict counts, mean duration and mean cost "
                     "(eq. 10), and whether the conservative constraint (7) held at every step.",
     )
@@ -77,6 +77,6 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  verdicts:        {payload['verdicts']}   (correct answer: {truth})")
     print(f"  duration mean:   {payload['duration_mean']:.1f} steps  "
           f"(Theorem 6 bound {payload['duration_bound']:.3g})")
-    print(f"  cost mean:       {payload['cost_mean']:.2f}  (eq. 10)")
+    print(f"  cost mean:       {payload['cost_mean']:.2f}  (eq. 10: reward lost to exploration; < 0: gained)")
     print(f"  constraint (7) held at every step of every run: {payload['constraint_held']}")
     return 0

@@ -1,4 +1,4 @@
-"""``ocef envy``: exact envy of a recommender system, for individuals and groups (seed 001, Sec. 6).
+"""``ocef envy``: exact envy of a recommender system, for individuals and groups (Do et al. 2022, Sec. 6).
 
 Two sources:
 
@@ -19,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "envy",
         help="exact individual and group envy of a recommender system",
-        description="Compute the exact envy measures of seed 001 (Sec. 6): average envy and proportion "
+        description="Compute the exact envy measures of Do et al. 2022 (Sec. 6): average envy and proportion "
                     "of epsilon-envious users and groups, groups being compared through transported "
                     "(optimal transport, Def. 4.2) or average group policies. Either give arrays "
                     "(--rho, --policy-probs, --groups) or a named environment (--dataset).",

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ocef.commands._common import add_memory_limit
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
 #: light copies of ocef.exposure.user_metrics.RANKING_METRICS and ocef.exposure.shares.TARGETS (tested
@@ -70,7 +71,6 @@ def register(sub) -> None:
                    help="reference user group (default: the largest)")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="counting backend: auto (DuckDB for files), duckdb, pandas or spark (default: auto)")
-    p.add_argument("--engine", dest="backend", choices=BACKENDS, help=argparse.SUPPRESS)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--ranking-metrics", nargs="+", choices=RANKING_METRICS, default=None, metavar="METRIC",
                    help="per-user ranking metrics, means over users with intervals by user group: "
@@ -82,6 +82,7 @@ def register(sub) -> None:
                    help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
                         "the target of expected exposure (default: the log's relevance of the items shown)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
     p.set_defaults(func=_run)
 
 

@@ -1,4 +1,4 @@
-"""``ocef fairrec``: multi-attribute fairness testing of a recommender (seed 002, FairRec).
+"""``ocef fairrec``: multi-attribute fairness testing of a recommender (Guo et al. 2023, FairRec).
 
 ``ocef fairrec --dataset movielens [--data-dir DIR] --model logmf|fm`` trains the model on the
 leave-last-out split and tests it through black-box queries; ``ocef fairrec --user-metrics M.csv``
@@ -40,7 +40,7 @@ def register(sub) -> None:
         "fairrec", help="find the most unfair combination of user attributes (FairRec, DPSO search)",
         description="Search the multi-attribute user groups (e.g. gender x age x occupation) for the "
                     "largest gap of a recommendation metric between two groups, UF of eq. (1), with "
-                    "FairRec's double-ended discrete PSO (Alg. 1-3) or a baseline (seed 002).")
+                    "FairRec's double-ended discrete PSO (Alg. 1-3) or a baseline (Guo et al. 2023).")
     src = p.add_argument_group("input (a data set and a model, or a table of per-user metrics)")
     src.add_argument("--dataset", choices=("movielens",), default=None,
                      help="train a model on this data set's leave-last-out split and test it")
@@ -58,9 +58,10 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="dpso",
                    help="dpso (FairRec), exhaustive (Themis), testsgd or vanilla PSO (default: dpso)")
     p.add_argument("--min-users", type=int, default=5, help="smallest valid group size (default: 5)")
-    p.add_argument("--epsilon", type=_auto_or(float), default=0.1,
+    p.add_argument("--epsilon", type=_auto_or(float), default=None,
                    help="particles per swarm / number of cells (or valid groups, --epsilon-base), or 'auto': "
-                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1)")
+                        "Sec. 4.2's rule, 0.1 up to 1,000 groups down to 0.005 from 53,058 (default: 0.1 with at least "
+                        "min(valid groups, 24) particles per swarm, so that a small grid is searched through)")
     p.add_argument("--epsilon-base", choices=EPSILON_BASES, default="cells",
                    help="what epsilon is a share of: all cells (product of the attributes' ranges, the paper's "
                         "group counts) or the valid groups (default: cells)")
@@ -96,7 +97,6 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed of the search (default: 0)")
     p.add_argument("--split-seed", type=int, default=None,
                    help="random seed of the split's negatives and of the model's training (default: 0)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar of the permutation test")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -176,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.fairrec.search import MAX_ITERATIONS, search
     from ocef.validation import check_in_interval, check_positive_int
 
-    if args.epsilon != "auto":
+    if args.epsilon not in ("auto", None):
         check_in_interval("--epsilon", args.epsilon, 0.0, 1.0)      # checked before the model is trained
     if args.iters != "auto":
         check_positive_int("--iters", args.iters)
@@ -202,8 +202,7 @@ def _run(args: argparse.Namespace) -> int:
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
                  top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,
                  group_cost=args.group_cost, epsilon_base=args.epsilon_base, confidence=args.confidence,
-                 test=args.test, n_resamples=args.n_resamples, rng=args.seed,
-                 progress=not (args.no_progress or args.json))
+                 test=args.test, n_resamples=args.n_resamples, rng=args.seed)
     if args.json:
         from ocef.commands._common import print_json
 
@@ -221,7 +220,8 @@ def _run(args: argparse.Namespace) -> int:
     p = f"{res.p_value:.3g}" if res.p_value == res.p_value else "none"
     print(f"UF_{res.metric} = {res.uf:.4f}  ({res.method}, min_users={res.min_users} users with a defined metric)")
     print(f"{level} lower bound of the population UF: {lower};  p = {p}"
-          + (f" ({res.test} test, {res.n_resamples} permutations)" if res.test == "permutation" else
+          + (f" (studentized max-t {res.test} test, {res.n_resamples} permutations and bootstrap resamples)"
+             if res.test == "permutation" else
              f" ({res.test} test)" if res.test else ""))
     print(res.verdict())
     print(f"advantaged:    {fmt(res.advantaged)}")
@@ -232,6 +232,15 @@ def _run(args: argparse.Namespace) -> int:
           f"{res.n_users_queried} users queried (cost {res.cost:g}), {res.seconds:.2f} s; "
           f"inference queried {res.inference_users_queried} more users, {res.inference_seconds:.2f} s")
     if res.params["n_particles"] is not None:
-        print(f"epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']}, "
-              f"{res.params['n_particles']} particles per swarm, {res.params['n_iter']} iterations")
+        print(f"search settings: epsilon {res.params['epsilon']:.4g} of the {res.params['epsilon_base']} "
+              f"({res.params['epsilon_rule']}), {res.params['n_particles']} particles per swarm "
+              f"({res.params['n_particles_rule']}), {res.params['n_iter']} iterations")
+    if res.params.get("bound_method"):
+        extra = (f"; max-t statistic {res.params['maxt_statistic']:.3g}, critical value "
+                 f"{res.params['maxt_critical']:.3g}, p permutation {res.params['p_permutation']:.3g}, "
+                 f"p bootstrap {res.params['p_bootstrap']:.3g}" if res.params.get("maxt_critical") is not None else "")
+        print(f"inference: test {res.test or 'none'} (asked: {res.params['test_requested']}), bound "
+              f"{res.params['bound_method']}{extra}")
+    if res.reason:
+        print(f"note: {res.reason}")
     return 0

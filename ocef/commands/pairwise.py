@@ -1,6 +1,6 @@
-"""``ocef pairwise``: pairwise fairness from randomized pairs (seed 003) with clustered intervals.
+"""``ocef pairwise``: pairwise fairness from randomized pairs (Beutel et al. 2019) with clustered intervals.
 
-``ocef pairwise --pairs P.csv [--scores S.csv] [--subgroup G] [--resamples N] [--seed N] [--json]``
+``ocef pairwise --pairs P.csv [--scores S.csv] [--subgroup G] [--n-resamples N] [--seed N] [--json]``
 or ``ocef pairwise --dataset coat|obd [--model mf|popularity] [--data-dir DIR]``.
 Pairs files (CSV or Parquet, read by DuckDB): ``query, j, jp, s_j, s_jp[, z][, score_j, score_jp]``;
 scores files: ``item, score`` or ``query, item, score``.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_memory_limit
 from ocef.errors import ParameterError
 
 
@@ -23,7 +24,7 @@ def register(sub) -> None:
         "pairwise", help="pairwise (overall / intra / inter-group) accuracies from randomized pairs",
         description="Estimate overall, intra- and inter-group pairwise accuracies per clicked group and "
                     "engagement level from randomized pairs, with bootstrap intervals clustered by query, and "
-                    "the per-kind ratio and gap between the two groups (seed 003, Beutel et al., Sec. 3).")
+                    "the per-kind ratio and gap between the two groups (Beutel et al. 2019, Sec. 3).")
     src = p.add_argument_group("input (a pairs file or a data set)")
     src.add_argument("--pairs", type=Path, help="pairs file (CSV or Parquet): query, j, jp, s_j, s_jp[, z]"
                                                 "[, score_j, score_jp]")
@@ -42,11 +43,12 @@ def register(sub) -> None:
     p.add_argument("--interval", choices=("cluster-wilson", "percentile"), default="cluster-wilson",
                    help="cluster-wilson (default): cluster-robust Wilson intervals, measured to cover in small cells; "
                         "percentile: the clustered bootstrap")
-    p.add_argument("--resamples", type=int, default=200,
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=200,
                    help="bootstrap resamples with --interval percentile (default: 200)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence level (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap and the model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
     p.set_defaults(func=_run)
 
 
@@ -55,7 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.pairwise import pairwise_accuracy
 
     if args.resamples < 0:
-        raise ParameterError(f"--resamples must be >= 0, got {args.resamples}")
+        raise ParameterError(f"--n-resamples must be >= 0, got {args.resamples}")
     if args.dataset is not None:
         if args.pairs is not None or args.scores is not None:
             raise ParameterError("give either --dataset or --pairs/--scores, not both")

@@ -1,10 +1,10 @@
-"""``ocef recmetrics``: seed 004's recommender bias metrics for any number of groups, with intervals.
+"""``ocef recmetrics``: holisticai's recommender bias metrics for any number of groups, with intervals.
 
 Inputs: ``--scores S --groups G [--truth T]`` (.npy or .csv, rows are users; NaN or an empty
 cell = not scored), or ``--dataset movielens|coat``:
 
 * ``movielens``: the scores of the simulated recommender of the MovieLens environment
-  (``--factors``, ``--train-fraction``, seed 001 Sec. 6.1), truth = the ground truth ρ, groups
+  (``--factors``, ``--train-fraction``, Do et al. 2022 Sec. 6.1), truth = the ground truth ρ, groups
   from ``--partition`` (gender, age, occupation, ...; default gender);
 * ``coat``: Funk SVD (``--factors``) fitted on Coat's self-selected ratings ``train.ascii``,
   scores and truth (the ratings of 16 random items per user, ``test.ascii``; other cells NaN)
@@ -17,7 +17,7 @@ avg_recommendation_popularity}, "groups": [{group, n_users, mean_score, ...}], "
 avg_recall_ratio, avg_f1_ratio, rmse_ratio, mae_ratio}], reference, k, thresh, ...}`` (the ratios
 only with a truth matrix); every metric is an object ``{value, estimate, ci_low, ci_high, interval,
 reason, n_defined}`` and for pairs also ``p_value, p_adjusted, significant`` (Holm over the groups,
-per metric). ``value`` is the seed's sample statistic (holisticai's), ``estimate`` the population
+per metric). ``value`` is holisticai's sample statistic (holisticai's), ``estimate`` the population
 estimate the interval is around; ±inf and undefined values are both ``null`` and ``reason`` says
 which ("infinite: ..." / "undefined: ...").
 With two groups and ``--group-a NAME`` the single pair is (NAME, the other group), holisticai's
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from ocef.errors import ParameterError
+from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
 
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
@@ -40,9 +41,9 @@ def register(sub) -> None:
     p = sub.add_parser(
         "recmetrics",
         help="recommender bias metrics (MAD, ETV, EKL, precision/recall/F1 ratios, Gini, ...) by group",
-        description="Seed 004's outcome, opportunity and item-exposure metrics of a recommender for any "
+        description="holisticai's outcome, opportunity and item-exposure metrics of a recommender for any "
                     "number of groups: item metrics of the system, one row per group and one row per "
-                    "(group, reference) pair, with bootstrap intervals over users (--resamples). On two "
+                    "(group, reference) pair, with bootstrap intervals over users (--n-resamples). On two "
                     "groups the numbers are holisticai 1.0.14's.",
     )
     files = p.add_argument_group("matrices from files (.npy or .csv; rows are users)")
@@ -74,9 +75,15 @@ def register(sub) -> None:
                      help="recommend every score >= X (default when --top is not given: 0.5)")
     sel.add_argument("--normalize", action="store_true", help="min-max normalise the scores (and truth) first")
     sel.add_argument("--gini-convention", choices=("holisticai", "formula"), default="holisticai",
-                     help="Gini index divided by n - 1 (holisticai, default) or by n (seed 004's formula)")
-    p.add_argument("--resamples", type=int, default=200,
-                   help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals)")
+                     help="Gini index divided by n - 1 (holisticai, default) or by n (holisticai's formula)")
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=200,
+                   help="bootstrap resamples of users (default: 200; 0: sample values only, no intervals; "
+                        f"above {RESAMPLE_CHUNK} a progress bar with the time left is shown, and a run whose "
+                        "replicates would exceed the memory limit is refused before it starts)")
+    p.add_argument("--family", choices=FAMILIES, default="report",
+                   help="what one Holm family of 'significant' labels is: every pair of every metric in the "
+                        "report (default; any false 'significant' anywhere has probability <= 1 - confidence) "
+                        "or each metric's table on its own")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--interval", choices=("auto", "percentile", "basic"), default="auto",
                    help="auto (default): per metric the interval measured to cover (t, t on log scale for ratios, "
@@ -133,12 +140,12 @@ def _run(args: argparse.Namespace) -> int:
             raise ParameterError(f"--reference {reference!r} must be the other group {other!r} when --group-a is given")
         reference = other
     if args.resamples < 0:
-        raise ParameterError(f"--resamples must be an integer >= 0, got {args.resamples}")
+        raise ParameterError(f"--n-resamples must be an integer >= 0, got {args.resamples}")
     result = recommender_bias(scores, truth, groups=labels, reference=reference, k=args.k,
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
                               n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,
                               interval=args.interval, simultaneous=args.simultaneous,
-                              gini_convention=args.gini_convention)
+                              gini_convention=args.gini_convention, family=args.family)
     if args.json:
         print_json({**result.to_dict(), "source": description})
         return 0
@@ -182,25 +189,27 @@ def coincide_note(table) -> str | None:
 
 def console_report(result, description: str, shape) -> list[str]:
     """The console text of :func:`ocef.metrics.recommender_bias`: one table per level and metric,
-    at most 100 columns wide, numbers with 4 significant digits; reasons as numbered notes."""
+    as wide as the terminal (80 columns when piped), numbers with 4 significant digits; reasons as
+    numbered notes."""
     import textwrap
+
+    from ocef.commands._common import ConsoleTable, console_width
 
     t = result.table
     how = f"top {result.k}" if result.k is not None else f"scores >= {result.thresh:g}"
-    lines = textwrap.wrap(f"recommender bias metrics of {description}", 100, subsequent_indent="  ")
+    lines = textwrap.wrap(f"recommender bias metrics of {description}", console_width(), subsequent_indent="  ")
     head = (f"{shape[0]} users x {shape[1]} items; recommended: {how}{', normalised' if result.normalize else ''}; "
             f"reference group {result.reference!r}")
     if result.n_resamples:
         head += (f"; {100 * result.confidence:g}% intervals ({result.interval}; {result.n_resamples} bootstrap "
-                 f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values Holm-adjusted "
-                 "over the groups, per metric")
-    lines += textwrap.wrap(head, 98, initial_indent="  ", subsequent_indent="  ")
-    lines += textwrap.wrap("value = the seed's sample statistic; estimate = of the population quantity; the "
-                           "interval is around the estimate", 98, initial_indent="  ", subsequent_indent="  ")
+                 f"resamples{'; simultaneous over the groups' if result.simultaneous else ''}); p-values "
+                 f"{FAMILY_TEXT[result.family]}")
+    lines += textwrap.wrap(head, console_width(), initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap("value = holisticai's sample statistic; estimate = of the population quantity; the "
+                           "interval is around the estimate", console_width(), initial_indent="  ", subsequent_indent="  ")
     note = coincide_note(t)
     if note:
-        lines += textwrap.wrap("note: " + note, 98, initial_indent="  ", subsequent_indent="  ")
-    from ocef.commands._common import ConsoleTable
+        lines += textwrap.wrap("note: " + note, console_width(), initial_indent="  ", subsequent_indent="  ")
 
     console = ConsoleTable()
     mark, table = console.mark, console.rows

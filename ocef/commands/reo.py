@@ -10,15 +10,14 @@ JSON keys: ``groups`` (list of ``{group, P, Q, U, delta_U, se, ci_low, ci_high}`
 ``penalty_se``, ``penalty_ci``, ``n_default``, ``n_random``, ``confidence``, ``method``,
 ``delta_method_reliable``, ``notes``, ``interval``, ``backend``, ``threshold_80`` (undefined
 numbers are JSON null); with ``--plan-epsilon EPS`` also ``plan``: ``{epsilon, n_default,
-n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--k``, the list length; ``--n-show`` is its hidden former name). With ``--by
+n_random, half_width, p_act, ...}`` (p_act with ``--requests`` and ``--k``, the list length). With ``--by
 day``: ``{by, groups, confidence, method, threshold, days: [{day, n_default, n_random,
 penalty, penalty_se, ci_low, ci_high, delta_method_reliable, ..., note, groups}], backend,
 interval}``. ``--fail-above T`` exits with status 3 when the penalty (of any day with
 ``--by``) is significantly above T: the lower end of its interval is above T.
 
 ``ocef reo-ab --control C --treatment T --random R ... --interval delta-shared|delta|partition|
-standard|percentile|bca [--backend ...]`` (``--method M`` is its hidden former spelling, with
-``--method bootstrap --interval standard|percentile|bca``). ``--engine`` is a hidden alias of ``--backend`` (its former name). JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
+standard|percentile|bca [--backend ...]``. JSON keys: ``groups`` (``{group, delta_U_control, delta_U_treatment,
 D, se, ci_low, ci_high, p_value}``), ``D_reo``, ``D_reo_se``, ``D_reo_ci``, ``D_reo_p_value``,
 ``penalty_control``, ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``,
 ``method``, ``confidence``, ``backend``.
@@ -27,13 +26,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_memory_limit
 from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
 #: ``ocef reo-ab --interval`` (a light copy of :data:`ocef.reo.AB_INTERVALS`, tested equal)
 AB_INTERVALS = ("delta", "delta-shared", "partition", "standard", "percentile", "bca")
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
-ENGINES = BACKENDS               # former name
 #: exit status of ``--fail-above`` when the penalty is significantly above the threshold
 EXIT_ABOVE = 3
 
@@ -55,11 +54,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="where the per-group counts are computed: duckdb (embedded; what auto picks for "
                         "files, reading only the needed columns), pandas (what auto picks for --dataset) "
                         "or spark (pip install -e '.[spark]' in a checkout, Java 17)")
-    p.add_argument("--engine", dest="backend", choices=BACKENDS, default=argparse.SUPPRESS,
-                   help=argparse.SUPPRESS)        # former name of --backend, kept working
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
                    help="Spark master for --backend spark (default: local[*]; e.g. spark://host:7077, yarn)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
 
 
 def register(sub) -> None:
@@ -67,7 +65,7 @@ def register(sub) -> None:
         "reo", help="estimate REO utilities, relative utilities and the penalty with intervals",
         description="Estimate U_k = Q_k/P_k, delta_U_k and the REO penalty std(U)/mean(U) from a "
                     "default-traffic log and a random-traffic log, with delta-method or bootstrap "
-                    "intervals (seed 000), from per-group counts computed by DuckDB, pandas or Spark.")
+                    "intervals (Dong et al. 2024), from per-group counts computed by DuckDB, pandas or Spark.")
     src = p.add_argument_group("input (either both logs or a data set)")
     src.add_argument("--default", type=Path,
                      help="default-traffic log (CSV, Parquet, or a directory/glob of Parquet files)")
@@ -80,10 +78,10 @@ def register(sub) -> None:
     p.add_argument("--interval", choices=INTERVALS, default="delta-full",
                    help="delta-full (delta method with the full multinomial covariance, default), delta "
                         "(Algorithm 1 as printed, diagonal Gamma) or a bootstrap interval")
-    p.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    p.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     mon = p.add_argument_group("monitoring")
     mon.add_argument("--by", default=None, metavar="COLUMN",
-                     help="one estimate per value of this column, e.g. --by day (Fig. 6 of the seed)")
+                     help="one estimate per value of this column, e.g. --by day (Fig. 6 of Dong et al. 2024)")
     mon.add_argument("--fail-above", type=float, default=None, metavar="T",
                      help=f"exit with status {EXIT_ABOVE} when the penalty (of any --by value) is significantly "
                           "above T: the lower end of its interval exceeds T (e.g. 0.111, the 80%% rule for K=2)")
@@ -95,27 +93,23 @@ def register(sub) -> None:
                       help="requests per period, to turn that size into p_act (with --plan-epsilon and --k)")
     plan.add_argument("--k", type=int, default=None,
                       help="list length: items shown per activated request (with --plan-epsilon and --requests)")
-    plan.add_argument("--n-show", dest="k", type=int, default=argparse.SUPPRESS,
-                      help=argparse.SUPPRESS)        # former name of --k, kept working
     p.set_defaults(func=_run_reo)
 
     q = sub.add_parser(
         "reo-ab", help="compare REO metrics of a treatment and a control arm (A/B test)",
         description="D_k = delta_U_k^T - delta_U_k^C and D_REO = penalty^T - penalty^C with intervals "
-                    "and p-values; the arms share one random-traffic log (seed 000, Alg. 2-4).")
+                    "and p-values; the arms share one random-traffic log (Dong et al. 2024, Alg. 2-4).")
     q.add_argument("--control", type=Path, required=True, help="control default-traffic log (file, directory or glob)")
     q.add_argument("--treatment", type=Path, required=True, help="treatment default-traffic log")
     q.add_argument("--random", type=Path, required=True, help="shared random-traffic log")
     _common(q)
-    q.add_argument("--interval", choices=AB_INTERVALS, default=None,
+    q.add_argument("--interval", choices=AB_INTERVALS, default="delta-shared",
                    help="delta-shared (default: joint delta method with full covariances, for the random log "
                         "both arms share), delta (Alg. 2 as printed: treats the arms as independent and "
                         "under-covers, 87%% instead of 95%% in a measured regime), partition (Alg. 3, Welch), "
                         "or a bootstrap interval of Alg. 4: standard, percentile, bca")
-    q.add_argument("--method", choices=("delta", "delta-shared", "partition", "bootstrap"), default=None,
-                   help=argparse.SUPPRESS)   # former spelling: --method bootstrap [--interval standard|...]
     q.add_argument("--folds", type=int, default=10, help="partition folds per arm (default: 10)")
-    q.add_argument("--resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
+    q.add_argument("--n-resamples", "--resamples", dest="resamples", type=int, default=100, help="bootstrap resamples (default: 100)")
     q.set_defaults(func=_run_ab)
 
 
@@ -165,21 +159,9 @@ def _run_reo(args: argparse.Namespace) -> int:
     _check_options(args)
     default, random, label, group = _load(args)
     backend, spark = _backend(args)
-    if args.dataset is None and backend in ("auto", "duckdb"):
-        # count the files with DuckDB in the background while the estimator (numpy) is imported
-        from ocef.backends import start_counts
-
-        keys = [args.by, group] if args.by is not None else [group]
-        finish = start_counts({"default": default, "random": random}, by=keys, label=label, backend="duckdb")
-    else:
-        finish = None
     from ocef import reo
     from ocef.commands._common import print_json
-    from ocef.reo import counts, estimators, planning  # noqa: F401  (imported while the logs are counted)
 
-    if finish is not None:
-        counted = finish()
-        default, random = counted["default"], counted["random"]
     kw = dict(label=label, group=group, confidence=args.confidence, backend=backend, spark=spark)
     if args.by is not None:
         return _run_by(args, default, random, kw)
@@ -198,7 +180,8 @@ def _run_reo(args: argparse.Namespace) -> int:
         return EXIT_ABOVE if above else 0
     name = args.dataset or f"{args.default} + {args.random}"
     print(f"REO on {name}: |D_rec| = {result.n_default}, |D_rand| = {result.n_random}, "
-          f"{args.confidence:.0%} {args.interval} intervals")
+          f"{args.confidence:.0%} {result.method} intervals"
+          + (f" (asked: {args.interval}; switched, see the note)" if result.method != args.interval else ""))
     _print_groups(result.columns)
     lo, hi = result.penalty_ci
     print(f"penalty (std/mean of U) = {result.penalty:.4g}  SE {result.penalty_se:.3g}  CI [{lo:.4g}, {hi:.4g}]  "
@@ -267,7 +250,7 @@ def _run_ab(args: argparse.Namespace) -> int:
     from ocef.commands._common import print_json
 
     label = _labels(args.label)
-    interval = _ab_interval(args)
+    interval = args.interval
     backend, spark = _backend(args)
     result = reo.ab_test(args.control, args.treatment, args.random, interval=interval, label=label,
                          group=args.group, confidence=args.confidence, rng=args.seed, n_resamples=args.resamples,
@@ -284,21 +267,6 @@ def _run_ab(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}")
     return 0
-
-
-def _ab_interval(args) -> str:
-    """``--interval``, or its former spelling ``--method M`` (``--method bootstrap --interval B``)."""
-    if args.method is None:
-        return args.interval or "delta-shared"
-    boot = INTERVALS[2:]
-    if args.method == "bootstrap":
-        if args.interval is not None and args.interval not in boot:
-            raise ParameterError(f"--method bootstrap takes a bootstrap --interval {'|'.join(boot)}, "
-                                 f"got --interval {args.interval}")
-        return args.interval or "standard"
-    if args.interval is not None and args.interval not in boot and args.interval != args.method:
-        raise ParameterError(f"--method {args.method} and --interval {args.interval} disagree: give --interval only")
-    return args.method
 
 
 def _print_groups(columns) -> None:

@@ -38,11 +38,27 @@ def _run(args: argparse.Namespace) -> int:
     from ocef.experiments import registry, report
 
     if args.list:
-        print(f"{'experiment':32s} {'quick':>7s} {'full':>7s}  description  (run times measured on a 2-core machine "
-              "shared with other jobs; - = not measured)")
+        import shutil
+        import textwrap
+
+        width = max(80, shutil.get_terminal_size((100, 24)).columns)   # descriptions wrap to the terminal
+
+        def line(name, quick, full, text):
+            head = f"{name:26s} {quick:>7s} {full:>7s}  "
+            return "\n".join(textwrap.wrap(text, width - 1, initial_indent=head, subsequent_indent=" " * len(head)))
+
+        print(textwrap.fill("Run times measured on a 2-core machine shared with other jobs (- = not measured); "
+                            "quick: with the fitted models already in the model cache ($OCEF_CACHE_DIR), a "
+                            "first run also fits them (31 min in all, measured).", width - 1))
+        print(line("experiment", "quick", "full", "description"))
         for name, description in registry.describe():
             quick_s, full_s = registry.RUN_SECONDS.get(name, (None, None))
-            print(f"{name:32s} {_duration(quick_s):>7s} {_duration(full_s):>7s}  {description}")
+            print(line(name, _duration(quick_s), _duration(full_s), description))
+        (quick_t, quick_n), (full_t, full_n) = registry.total_seconds("quick"), registry.total_seconds("full")
+        n = len(registry.names())
+        print(line("total (sum)", _duration(quick_t), _duration(full_t),
+                   f"quick: {quick_n} of {n} experiments measured; full: {full_n} of {n} measured"
+                   + ("" if full_n == n else ", so the full total is a lower bound")))
         return 0
     if not args.out.strip():                           # Path('') would be the current folder
 
@@ -97,6 +113,8 @@ def _duration(seconds) -> str:
     """``95`` -> ``"1.6 min"``, ``None`` -> ``"-"``."""
     if seconds is None:
         return "-"
+    if seconds >= 5400:
+        return f"{seconds / 3600:.1f} h"
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 

@@ -1,4 +1,4 @@
-"""``ocef simulate-service``: a simulated recommender served over HTTP on 127.0.0.1 (seed 001, App. F)."""
+"""``ocef simulate-service``: a simulated recommender served over HTTP on 127.0.0.1 (Do et al. 2022, App. F)."""
 from __future__ import annotations
 
 import argparse

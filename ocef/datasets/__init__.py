@@ -5,7 +5,9 @@
 * :class:`Coat` — self-selected and random ratings, user and item features, REO logs, randomized
   pairs, the Funk SVD of the bias-metrics audit (:mod:`ocef.datasets.coat`);
 * :class:`OpenBanditDataset` — the random and Thompson-sampling logs, price tiers, REO logs and
-  pairs (:mod:`ocef.datasets.obd`).
+  pairs (:mod:`ocef.datasets.obd`);
+* toy problems for examples, generated in one call: :func:`make_toy_envy`
+  (:mod:`ocef.datasets.toy`).
 
 Each class reads a folder: the ``data_dir`` argument (a data root or the data set's own folder),
 else ``$OCEF_DATA_DIR``, else ``../shared/data`` next to the checkout; absent files raise
@@ -21,10 +23,11 @@ from ocef.datasets.base import DatasetNotFoundError, find_dataset
 from ocef.datasets.coat import Coat, load_coat
 from ocef.datasets.movielens import MovieLens100K, load_movielens
 from ocef.datasets.obd import OpenBanditDataset, load_obd
+from ocef.datasets.toy import ToyEnvy, make_toy_envy
 from ocef.errors import ParameterError
 
 __all__ = ["MovieLens100K", "Coat", "OpenBanditDataset", "DatasetNotFoundError", "DATASETS", "load_logs",
-           "find_dataset", "load_movielens", "load_coat", "load_obd"]
+           "find_dataset", "load_movielens", "load_coat", "load_obd", "ToyEnvy", "make_toy_envy"]
 
 #: name -> class, for the commands' ``--dataset``.
 DATASETS = {"ml-100k": MovieLens100K, "coat": Coat, "obd": OpenBanditDataset}

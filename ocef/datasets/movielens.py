@@ -1,7 +1,7 @@
 """MovieLens loaders (ML-1M and ML-100K formats) and demographic partitions.
 
 Both formats are read into one :class:`MovieLensData` whose user attributes are coded as
-in ML-1M (seed 001, App. B.1: "We use demographic attributes to group users by their
+in ML-1M (Do et al. 2022, App. B.1: "We use demographic attributes to group users by their
 gender (2 groups), age (7 groups), occupation (21 groups) ... We use movie genres to
 create item categories, keeping only the first genre if several are reported (18
 categories)").
@@ -234,7 +234,7 @@ def bucket_age(age) -> np.ndarray:
 
     Brackets ``<18 -> 1``, ``18-24 -> 18``, ``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``,
     ``50-55 -> 50``, ``>=56 -> 56`` (the code is the bracket's lowest age; ``1`` is "Under 18"),
-    so ML-100K users (raw ages) group as ML-1M's do (seed 001, App. B.1).
+    so ML-100K users (raw ages) group as ML-1M's do (Do et al. 2022, App. B.1).
 
     Parameters
     ----------
@@ -520,9 +520,9 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
     return labels, names
 
 
-# --- Multi-attribute testing (seed 002, FairRec): all genre flags and integer user codes. ---
+# --- Multi-attribute testing (Guo et al. 2023, FairRec): all genre flags and integer user codes. ---
 
-#: Gender codes used by the multi-attribute search (seed 002, Sec. 3.3: "gender=male/0" is only an
+#: Gender codes used by the multi-attribute search (Guo et al. 2023, Sec. 3.3: "gender=male/0" is only an
 #: example; any integer coding works): F -> 0, M -> 1.
 GENDER_CODES: dict[str, int] = {"F": 0, "M": 1}
 
@@ -531,7 +531,7 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
     """All genre flags of ``data.items`` as an ``(n_items, 19)`` 0/1 int array (columns
     :data:`GENRE_FLAGS`), rows in the order of ``data.items``.
 
-    ``data.items`` keeps only the first genre (seed 001); seed 002's diversity metric (eq. 5)
+    ``data.items`` keeps only the first genre (Do et al. 2022); Guo et al.'s diversity metric (eq. 5)
     compares the full genre sets, so they are re-read from ``u.item`` (ML-100K flags) or
     ``movies.dat`` (ML-1M ``|``-separated names; ``unknown`` is set when none of the 18 genres is listed).
 
@@ -584,7 +584,7 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
 
 
 def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
-    """Integer codes of the sensitive attributes (seed 002, Def. 2.2): ``gender`` (F 0, M 1),
+    """Integer codes of the sensitive attributes (Guo et al. 2023, Def. 2.2): ``gender`` (F 0, M 1),
     ``age`` (bracket index 0-6 of :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20).
     One row per user, in the order of ``users``.
 

@@ -1,4 +1,4 @@
-"""Envy-freeness certificates from a conservative bandit auditor (seed 001, Do et al., AAAI 2022).
+"""Envy-freeness certificates from a conservative bandit auditor (Do et al. 2022, AAAI 2022).
 
 The audit of the OCEF paper, one subpackage:
 
@@ -27,7 +27,8 @@ _HOME = {
               "envy_summary", "envy_report"),
     "audit": ("AuditProblem", "AuditReport", "run_audit"),
     "live": ("LiveAuditResult", "audit_live", "ask_tell_audit"),
-    "service": ("SimulatedService", "ServiceClient", "ServiceError", "RemotePull", "make_server"),
+    "service": ("SimulatedService", "ServiceClient", "ServiceError", "RemotePull", "make_server", "toy_service",
+                "start_service", "RunningService"),
     "simulation": ("RunResult", "simulate"),
     "runner": ("BanditRuns", "run_bandits", "run_batch"),
     "engines": ("ENGINES",),

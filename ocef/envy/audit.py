@@ -32,12 +32,11 @@ import numpy as np
 import pandas as pd
 
 from ocef.envy import bounds
-from ocef.validation import (as_generator, check_alpha, check_delta, check_epsilon, check_in_interval,
-                             check_positive_int)
+from ocef.validation import as_generator, check_in_interval
 from ocef.envy.exact import transported_user_utilities, utility_matrix
 from ocef.envy.groups import check_group_names, check_partition, group_members
 from ocef.envy.matching import MATCHINGS, mixture_weights
-from ocef.envy.engines import check_engine, resolve_engine
+from ocef.envy.engines import resolve_engine
 from ocef.results import Result, jsonable
 from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
@@ -115,8 +114,6 @@ class AuditProblem:
         if self.probs.shape != self.rho.shape:
             raise ParameterError(f"rho and the policy must have the same shape (users x [contexts x] items), "
                              f"got {self.rho.shape} and {self.probs.shape}")
-        if matching not in MATCHINGS:
-            raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")
         self.matching = matching
         n_users = self.rho.shape[0]
         self.labels = check_partition(labels, n_users)
@@ -197,9 +194,9 @@ class AuditProblem:
         Both groups envy the other one (Δ = 0.70 and 0.65), so only ``envy`` is right:
 
         >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
         array([ 1.,  0., nan])
         """
@@ -256,9 +253,9 @@ class AuditProblem:
         group 1's recommendations, item 0 (0.9 and 0.8):
 
         >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> rng = np.random.default_rng(0)
         >>> round(np.mean([problem.pull_literal(0, 0, rng=rng) for _ in range(200)]), 3)
         0.132
@@ -318,9 +315,9 @@ class AuditProblem:
         Examples
         --------
         >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> rng = np.random.default_rng(0)
         >>> [problem.pull_fast(0, 1, rng=rng) for _ in range(5)]
         [1.0, 0.5, 0.5, 0.0, 1.0]
@@ -350,10 +347,9 @@ class AuditProblem:
         --------
         Group 0: utilities 0.1 and 0.2 under arm 0, 0.9 and 0.8 under arm 1:
 
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> problem.reward_distribution(0).round(2)
         array([[0.72, 0.26, 0.02],
                [0.02, 0.26, 0.72]])
@@ -386,9 +382,9 @@ class AuditProblem:
         Examples
         --------
         >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> draw = problem.rewards([0, 1])
         >>> draw(np.array([0, 0, 1]), np.array([0, 1, 1]), np.random.default_rng(0))
         array([0. , 0.5, 0.5])
@@ -427,10 +423,9 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> bigger = problem.duplicated(10, rng=0)
         >>> bigger.sizes.tolist(), bigger.multiplicity.tolist()
         ([8, 12], [5, 3, 7, 5])
@@ -481,10 +476,9 @@ class AuditReport(Result):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> report = run_audit(problem, trials=3, rng=0)
     >>> report.params
     {'n_groups': 2, 'n_users': 4, 'matching': 'transport', 'engine': 'numpy'}
@@ -522,10 +516,9 @@ class AuditReport(Result):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> report = run_audit(problem, epsilon=[0.05, 0.1], trials=2, rng=0)
         >>> report.summary()[["epsilon", "n_audits", "share_envy", "correct_rate", "all_correct_rate"]]
            epsilon  n_audits  share_envy  correct_rate  all_correct_rate
@@ -572,10 +565,9 @@ class AuditReport(Result):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> frame = run_audit(problem, trials=1, rng=0).to_frame()
         >>> list(frame.columns)  # doctest: +NORMALIZE_WHITESPACE
         ['alpha', 'delta', 'epsilon', 'trial', 'group', 'name', 'size', 'verdict', 'duration',
@@ -605,10 +597,9 @@ class AuditReport(Result):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]))
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels)
         >>> record = run_audit(problem, trials=1, rng=0).to_dict()
         >>> list(record)  # doctest: +NORMALIZE_WHITESPACE
         ['groups', 'n_groups', 'n_users', 'matching', 'engine', 'n_audits', 'share_envy',
@@ -673,10 +664,9 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     --------
     Two groups that each prefer the other's recommendations:
 
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> report = run_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, trials=2, rng=0)
     >>> report.groups[["trial", "name", "verdict", "true_envy"]]
        trial name verdict  true_envy
@@ -688,12 +678,8 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
        share_envy  correct_rate
     0         1.0           1.0
     """
-    alphas = [check_alpha(a) for a in np.atleast_1d(alpha)]
-    deltas = [check_delta(d) for d in np.atleast_1d(delta)]
-    epsilons = [check_epsilon(e) for e in np.atleast_1d(epsilon)]
-    trials = check_positive_int("trials", trials)
-    max_steps = check_positive_int("max_steps", max_steps)
-    engine = check_engine(engine)
+    # the declared constraints checked every argument given (one value or a grid each)
+    alphas, deltas, epsilons = ([float(v) for v in np.atleast_1d(x)] for x in (alpha, delta, epsilon))
     seed = rng                    # ask-tell: keyed draws (ocef.envy.live) from the seed as given
     rng = as_generator(rng)
     G = problem.n_groups

@@ -31,8 +31,7 @@ import numpy as np
 
 from ocef.envy import bounds
 from ocef.results import Result
-from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, as_generator, check_alpha, check_delta,
-                             check_epsilon, check_in_interval, validate_params)
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, as_generator, validate_params)
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Largest ``group_size`` accepted: |g| must be exact as a float in Lemma 3's width.
@@ -176,16 +175,9 @@ class OCEF:
     def __init__(self, n_arms: int, delta: float, alpha: float, epsilon: float, *,
                  group_size: int = 1, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
                  rng=None):
-        if isinstance(n_arms, bool) or not isinstance(n_arms, numbers.Integral) or n_arms < 1:
-            raise ParameterError(f"n_arms (K) must be an integer >= 1, got {n_arms!r}")
-        if isinstance(group_size, bool) or not isinstance(group_size, numbers.Integral) \
-                or not 1 <= group_size <= MAX_GROUP_SIZE:
-            raise ParameterError(f"group_size must be an integer in [1, 2**53], got {group_size!r}")
-        self.delta = check_delta(delta)
-        self.alpha = check_alpha(alpha)
-        self.epsilon = check_epsilon(epsilon)
-        self.sigma = check_in_interval("sigma", sigma, 0.0, math.inf, high_open=True)
-        self.omega = check_in_interval("omega", omega, 0.0, 1.0, high_open=True)
+        # the declared constraints above checked (and converted) every argument given
+        self.delta, self.alpha, self.epsilon = float(delta), float(alpha), float(epsilon)
+        self.sigma, self.omega = float(sigma), float(omega)
         self.n_arms = int(n_arms)
         self.group_size = int(group_size)
         self._rng = as_generator(rng)

@@ -8,20 +8,26 @@ the benchmarks and every ``--engine`` of the command line).
 - ``"ask-tell"``: the :class:`ocef.OCEF` class, one step at a time (for a full audit: the literal
   PULL-ARM of Algorithm 2); the reference semantics, slow.
 - ``"auto"``: ``"numba"`` when the rewards are a finite distribution and there are at least
-  :data:`AUTO_NUMBA_MIN_RUNS` runs, else ``"numpy"`` (importing numba and loading the compiled
-  kernel takes about a second: more than a few runs take with numpy).
+  :data:`AUTO_NUMBA_MIN_RUNS` runs and numba's cache holds the compiled kernel (importing numba
+  and loading it takes about a second: more than a few runs take with numpy), or at least
+  :data:`AUTO_NUMBA_COLD_MIN_RUNS` runs when it does not (the first compilation takes 7-40 s,
+  more than the numpy engine takes below that), else ``"numpy"``. So the first run after
+  installation costs what the later ones cost; ``engine="numba"`` compiles (and caches) the kernel.
 """
 from __future__ import annotations
 from ocef.errors import ParameterError
 
 ENGINES = ("auto", "numba", "numpy", "ask-tell")
-#: ``"auto"`` uses the compiled engine from this many runs on.
+#: ``"auto"`` uses the compiled engine from this many runs on, when it is in numba's cache.
 AUTO_NUMBA_MIN_RUNS = 64
+#: ... and from this many runs on when it must first be compiled (benchmarks/first_run.py).
+AUTO_NUMBA_COLD_MIN_RUNS = 5000
 
 #: Help text of every ``--engine`` option.
 ENGINE_HELP = ("simulation engine: numba (compiled, the fastest on many runs), numpy (vectorized lock-step), "
                "ask-tell (the OCEF class step by step; the reference semantics, slow); auto = numba from "
-               f"{AUTO_NUMBA_MIN_RUNS} runs on, numpy below (default: auto)")
+               f"{AUTO_NUMBA_MIN_RUNS} runs on once compiled (from {AUTO_NUMBA_COLD_MIN_RUNS} runs before its first "
+               "compilation), numpy below (default: auto)")
 
 
 def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
@@ -63,8 +69,10 @@ def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> st
 
     ``"auto"`` means ``"numba"`` for rewards given as finite distributions
     (:class:`ocef.envy.runner.DiscreteRewards`) and at least :data:`AUTO_NUMBA_MIN_RUNS` runs (or
-    an unknown number), else ``"numpy"``: loading the compiled kernel takes about a second,
-    more than a few runs take with numpy.
+    an unknown number) when numba's cache holds the compiled kernel
+    (:func:`ocef.envy._kernel.is_cached`), or at least :data:`AUTO_NUMBA_COLD_MIN_RUNS` runs when it
+    must be compiled first; else ``"numpy"``. Loading the compiled kernel takes about a second and
+    compiling it 7-40 s: below these sizes the numpy engine is done sooner.
 
     Parameters
     ----------
@@ -82,12 +90,17 @@ def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> st
 
     Examples
     --------
-    >>> resolve_engine("auto", discrete=True, n_runs=1000), resolve_engine("auto", discrete=True, n_runs=10)
+    >>> resolve_engine("auto", discrete=True, n_runs=10_000), resolve_engine("auto", discrete=True, n_runs=10)
     ('numba', 'numpy')
     >>> resolve_engine("auto", discrete=False), resolve_engine("ask-tell", discrete=True)
     ('numpy', 'ask-tell')
     """
     if engine == "auto":
-        many = n_runs is None or n_runs >= AUTO_NUMBA_MIN_RUNS
-        return "numba" if discrete and many else "numpy"
+        if not discrete or (n_runs is not None and n_runs < AUTO_NUMBA_MIN_RUNS):
+            return "numpy"
+        if n_runs is None or n_runs >= AUTO_NUMBA_COLD_MIN_RUNS:
+            return "numba"
+        from ocef.envy import _kernel          # imports numba: only where numba is a candidate
+
+        return "numba" if _kernel.is_cached() else "numpy"
     return engine

@@ -1,4 +1,4 @@
-"""Exact envy measures (seed 001: Def. 3.1, eq. (3), (5), (6), Sec. 6).
+"""Exact envy measures (Do et al. 2022: Def. 3.1, eq. (3), (5), (6), Sec. 6).
 
 Everything derives from the utility matrix U[m, n] = u^m(π^n) (eq. (1)):
 
@@ -110,9 +110,8 @@ def individual_envy(U) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
     >>> individual_envy(U)
     array([0.8, 0.6, 0.8, 0.5])
@@ -143,11 +142,10 @@ def own_group_utilities(U, labels) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
-    >>> own_group_utilities(U, np.array([0, 0, 1, 1]))
+    >>> own_group_utilities(U, labels)
     array([0.15, 0.15])
     """
     arr = check_utility_matrix(U)
@@ -193,11 +191,9 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
-    >>> labels = np.array([0, 0, 1, 1])
     >>> transported_user_utilities(U, labels, mixture_weights(probs, labels))
     array([[0.1, 0.9],
            [0.2, 0.8],
@@ -247,11 +243,9 @@ def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
-    >>> labels = np.array([0, 0, 1, 1])
     >>> group_utilities(U, labels, mixture_weights(probs, labels))
     array([[0.15, 0.85],
            [0.8 , 0.15]])
@@ -369,11 +363,9 @@ class EnvySummary(Result):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
-    >>> labels = np.array([0, 0, 1, 1])
     >>> summary = envy_summary(U, labels, mixture_weights(probs, labels), group_names=["A", "B"])
     >>> summary.individual_average_envy, summary.group_prop_envious
     (0.675, 1.0)
@@ -408,10 +400,8 @@ class EnvySummary(Result):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> labels = np.array([0, 0, 1, 1])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
         >>> summary = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels),
         ...                        group_names=["A", "B"])
         >>> summary.to_frame()
@@ -433,10 +423,8 @@ class EnvySummary(Result):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> labels = np.array([0, 0, 1, 1])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
         >>> record = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels)).to_dict()
         >>> list(record)
         ['epsilon', 'matching', 'n_users', 'n_groups', 'individual', 'group_average_envy', 'group_prop_envious', 'groups']
@@ -493,9 +481,8 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
     >>> U = utility_matrix(rho, probs)
     >>> summary = envy_summary(U, epsilon=0.7)
     >>> summary.individual_envy, summary.individual_prop_envious
@@ -565,10 +552,9 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> envy_report(rho, probs, np.array([0, 0, 1, 1]), epsilon=0.05).groups[["group", "utility", "envy", "envious"]]
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> envy_report(rho, probs, labels, epsilon=0.05).groups[["group", "utility", "envy", "envious"]]
        group  utility  envy  envious
     0      0     0.15  0.70     True
     1      1     0.15  0.65     True

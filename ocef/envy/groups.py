@@ -1,4 +1,4 @@
-"""Partitions of the users into groups g_1, ..., g_G (Sec. 4 of seed 001).
+"""Partitions of the users into groups g_1, ..., g_G (Sec. 4 of Do et al. 2022 (OCEF)).
 
 A partition is held as a 1-d integer label array: ``labels[m] = i`` iff user m ∈ g_i,
 labels 0..G-1, every group non-empty.

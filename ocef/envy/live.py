@@ -38,7 +38,7 @@ from ocef.files import atomic_write_text
 from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from ocef.validation import as_generator, check_delta, check_positive_int, check_unit_array
+from ocef.validation import as_generator, check_positive_int, check_unit_array
 from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
@@ -197,11 +197,10 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     --------
     The same (group, arm, step) always draws the same reward:
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> pull = keyed_pull(problem, 7)
     >>> pull(0, 1, 3) == pull(0, 1, 3), [pull(0, 1, step) for step in range(5)]
     (True, [0.5, 1.0, 1.0, 1.0, 0.5])
@@ -276,11 +275,10 @@ class LiveAuditResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
     >>> result.groups[["name", "verdict", "duration", "true_envy"]]
       name verdict  duration  true_envy
@@ -312,11 +310,10 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> result.to_frame()
            group name  size verdict  duration   cost  constraint_held  true_envy
@@ -340,11 +337,10 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> record = result.to_dict()
         >>> list(record)
@@ -446,11 +442,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     0      0     envy        68
     1      1  no_envy        82
     """
-    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
     sizes = _check_group_sizes(group_sizes, n_groups)
-    delta = check_delta(delta)
-    max_steps = check_positive_int("max_steps", max_steps)
-    every = check_positive_int("every", every)
     names = check_group_names(group_names, n_groups)
     truth = None
     if true_means is not None:
@@ -637,11 +629,10 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
     Interrupted at step 100 (both groups still undecided), then resumed to the verdicts an
     uninterrupted run reaches (300 and 385 steps):
 
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> first = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
     ...                        checkpoint="audit.json", every=50)
     >>> first.groups["verdict"].tolist(), first.checkpoint_steps

@@ -1,4 +1,4 @@
-"""Matching policies between groups: average group policies and transported policies (Sec. 4, seed 001).
+"""Matching policies between groups: average group policies and transported policies (Sec. 4, Do et al. 2022 (OCEF)).
 
 For groups g_i, g_k and a user m ∈ g_i, a matching policy is a mixture of the policies
 of g_k (eq. (4)):  π_k^m = Σ_{n∈g_k} γ_{m,n} π^n,  γ_{m,n} ≥ 0,  Σ_n γ_{m,n} = 1.

@@ -56,12 +56,7 @@ class ServiceError(RuntimeError):
     --------
     A port where nothing listens any more:
 
-    >>> import numpy as np
-    >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> service = toy_service()
     >>> server = make_server(service, 0)
     >>> port = server.server_address[1]
     >>> server.server_close()
@@ -81,12 +76,7 @@ class FingerprintError(DataError):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+    >>> service = toy_service()
     >>> service.pull("groups", [[0, 1, 3]], fingerprint="0.0.0/1/abc")
     Traceback (most recent call last):
     ...
@@ -194,11 +184,10 @@ class SimulatedService:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+    >>> from ocef.datasets import make_toy_envy
+    >>> rho, probs, labels = make_toy_envy()
+    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
     >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
     >>> service.groups()
     {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
@@ -250,11 +239,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> problem_, pull = service.problem(None)
         >>> problem_ is problem, pull(0, 1, 3), pull(0, 1, 3)
@@ -282,12 +270,7 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service = toy_service()
         >>> info = service.info()
         >>> list(info)
         ['service', 'version', 'seed', 'description', 'partitions', 'default_partition', 'fingerprint']
@@ -320,12 +303,7 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service = toy_service()
         >>> service.groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
         """
@@ -354,11 +332,7 @@ class SimulatedService:
         Examples
         --------
         >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service = toy_service()
         >>> truth = service.truth()
         >>> np.round(truth["arm_means"], 2).tolist(), np.round(truth["true_envy"], 2).tolist()
         ([[0.15, 0.85], [0.15, 0.8]], [0.7, 0.65])
@@ -397,12 +371,7 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service = toy_service()
         >>> service.pull("groups", [[0, 1, 3], [1, 0, 0], [0, 1, 3]])
         {'rewards': [1.0, 0.5, 1.0]}
         """
@@ -452,11 +421,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
         >>> service.recommend(2, k=2)
         {'user': 2, 'items': [0, 1], 'probs': [1.0, 0.0]}
@@ -494,12 +462,7 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
+        >>> service = toy_service()
         >>> service.feedback(0, [0, 1], key=5)
         {'user': 0, 'items': [0, 1], 'rewards': [1, 0]}
         >>> service.feedback(0, [0, 1], key=5) == service.feedback(0, [0, 1], key=5)
@@ -534,11 +497,10 @@ class SimulatedService:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=3)
         >>> [service.should_fail() for _ in range(6)]
         [False, False, True, False, False, True]
@@ -614,6 +576,25 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class _Server(ThreadingHTTPServer):
+    """The service's server: a client that disconnects mid-answer (an interrupted ``ocef
+    audit-live``, a closed browser tab) is routine, not an error, and prints no traceback."""
+
+    daemon_threads = True
+    quiet = True
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):      # broken pipe, reset, aborted
+            if not self.quiet:
+                print(f"client {client_address[0]}:{client_address[1]} disconnected ({type(exc).__name__})",
+                      file=sys.stderr)
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
     """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (the loopback address only).
 
@@ -642,24 +623,117 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-    >>> import threading
-    >>> server = make_server(service, 0)
-    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
-    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> running = start_service()          # the toy service, in a thread
+    >>> client = running.client
     >>> client.info()["seed"], client.groups()["sizes"]
     (7, [2, 2])
-    >>> client.close(); server.shutdown(); server.server_close()
+    >>> running.close()
     """
     handler = type("ServiceHandler", (_Handler,), {"service": service, "quiet": quiet})
-    server = ThreadingHTTPServer((LOOPBACK, int(port)), handler)
-    server.daemon_threads = True
+    server = _Server((LOOPBACK, int(port)), handler)
+    server.quiet = quiet
     return server
+
+
+def toy_service(*, rng: int = 7) -> "SimulatedService":
+    """The toy envy problem (:func:`ocef.datasets.make_toy_envy`, groups ``A`` and ``B``) served by
+    a :class:`SimulatedService` with one partition, ``"groups"``: what the examples of this module
+    serve. The walkthrough of a live audit is in the user guide (docs/guide/envy.md).
+
+    Parameters
+    ----------
+    rng : int, default 7
+        The service's seed.
+
+    Returns
+    -------
+    SimulatedService
+        Not yet served (:func:`start_service`).
+
+    Examples
+    --------
+    >>> toy_service().groups("groups")
+    {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
+    """
+    from ocef.datasets import make_toy_envy
+    from ocef.envy.audit import AuditProblem
+
+    rho, probs, labels = make_toy_envy()
+    problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+    return SimulatedService(lambda partition: problem, ["groups"], rng=rng, rho=rho, probs=probs)
+
+
+class RunningService:
+    """A service served in a background thread (:func:`start_service`): its ``url``, a ``client``
+    (:class:`ServiceClient`) and :meth:`close`; a context manager that closes on exit.
+
+    Parameters
+    ----------
+    server : http.server.ThreadingHTTPServer
+        The server, serving (:func:`make_server`).
+
+    Examples
+    --------
+    >>> with start_service() as running:
+    ...     running.client.info()["seed"]
+    7
+    """
+
+    def __init__(self, server: ThreadingHTTPServer):
+        self.server = server
+        self.url = f"http://{LOOPBACK}:{server.server_address[1]}"
+        self.client = ServiceClient(self.url)
+
+    def close(self) -> None:
+        """Close the client, stop serving and release the port.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> running = start_service()
+        >>> running.close()
+        """
+        self.client.close()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "RunningService":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def start_service(service: "SimulatedService | None" = None, port: int = 0) -> RunningService:
+    """Serve ``service`` (default: :func:`toy_service`) on 127.0.0.1:``port`` in a daemon thread.
+
+    What ``ocef simulate-service`` does in its own process, for examples, tests and notebooks.
+
+    Parameters
+    ----------
+    service : SimulatedService, optional
+        What to serve; default the toy service.
+    port : int, default 0
+        TCP port; 0 takes a free one.
+
+    Returns
+    -------
+    RunningService
+        ``url``, ``client`` and ``close()``.
+
+    Examples
+    --------
+    >>> running = start_service()
+    >>> running.client.groups()["sizes"]
+    [2, 2]
+    >>> running.close()
+    """
+    server = make_server(toy_service() if service is None else service, port)
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()   # poll every 10 ms
+    return RunningService(server)
 
 
 # ====================================================================== client
@@ -693,21 +767,13 @@ class ServiceClient:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-    >>> import threading
-    >>> server = make_server(service, 0)
-    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
-    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> running = start_service()          # the toy service, in a thread
+    >>> client = running.client
     >>> client.truth()["true_envy"]
     [0.7000000000000001, 0.65]
     >>> client.fingerprint()["seed"], client.n_retries
     (7, 0)
-    >>> client.close(); server.shutdown(); server.server_close()
+    >>> running.close()
     """
 
     def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 8, backoff: float = 0.05,
@@ -726,21 +792,13 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> client.groups()["n_groups"]
         2
         >>> client.close(); client.groups()["n_groups"]
         2
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         if self._conn is not None:
             self._conn.close()
@@ -779,11 +837,10 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
+        >>> from ocef.datasets import make_toy_envy
+        >>> rho, probs, labels = make_toy_envy()
+        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
         >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=2)
         >>> import threading
         >>> server = make_server(service, 0)
@@ -856,20 +913,12 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> info = client.info()
         >>> info["seed"], info["default_partition"]
         (7, 'groups')
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         info = _require(self.request("GET", "/info"), ("seed", "version"), f"GET {self.url}/info")
         seed = info["seed"]
@@ -898,20 +947,12 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> fingerprint = client.fingerprint()
         >>> sorted(fingerprint), fingerprint["seed"]
         (['configuration', 'seed', 'version'], 7)
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         fp = self.info().get("fingerprint")
         if fp is None:
@@ -941,19 +982,11 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> client.groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         answer = _require(self.request("GET", "/groups" + _query(partition)), ("n_groups", "sizes"),
                           f"GET {self.url}/groups")
@@ -994,18 +1027,11 @@ class ServiceClient:
         Examples
         --------
         >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> np.round(client.truth()["arm_means"], 2).tolist()
         [[0.15, 0.85], [0.15, 0.8]]
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
         means = answer["arm_means"]
@@ -1034,20 +1060,12 @@ class ServiceClient:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> pull = client.puller("groups", client.fingerprint())
         >>> pull(0, 1, 3), pull(1, 0, 0)
         (1.0, 0.5)
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         return RemotePull(self, partition, fingerprint)
 
@@ -1096,20 +1114,12 @@ class RemotePull:
     --------
     The rewards are keyed by (group, arm, step): the same as the in-process service's.
 
-    >>> import numpy as np
-    >>> from ocef.envy.audit import AuditProblem
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-    >>> import threading
-    >>> server = make_server(service, 0)
-    >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()  # poll every 10 ms
-    >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+    >>> running = start_service()          # the toy service, in a thread
+    >>> client = running.client
     >>> pull = client.puller("groups", client.fingerprint())
     >>> pull(0, 1, 3), pull.pull_many([(0, 1, 3), (1, 0, 0)])
     (1.0, [1.0, 0.5])
-    >>> client.close(); server.shutdown(); server.server_close()
+    >>> running.close()
     """
 
     def __init__(self, client: ServiceClient, partition=None, fingerprint: dict | None = None):
@@ -1140,19 +1150,11 @@ class RemotePull:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from ocef.envy.audit import AuditProblem
-        >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-        >>> probs = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-        >>> problem = AuditProblem(rho, probs, np.array([0, 0, 1, 1]), group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
+        >>> running = start_service()          # the toy service, in a thread
+        >>> client = running.client
         >>> client.puller("groups").pull_many([(0, 0, 0), (0, 1, 1), (1, 1, 0)])
         [0.0, 1.0, 0.5]
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> running.close()
         """
         pulls = [[int(g), int(a), int(t)] for g, a, t in keys]
         payload = {"partition": self.partition, "pulls": pulls}

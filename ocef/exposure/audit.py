@@ -294,7 +294,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              "n_user_groups": len(ugs) if user_group is not None else 0, "k": st.k,
                              "browsing": browsing, "patience": patience if browsing != "dcg" else None,
                              "target": target, "target_meaning": meaning, "total_variation": tv,
-                             # a plug-in summary, biased upwards like seed 004's ETV: no interval is printed
+                             # a plug-in summary, biased upwards like holisticai's ETV: no interval is printed
                              "total_variation_reason": "no valid interval: a plug-in summary of the group "
                                                        "differences; read each group's difference, its interval "
                                                        "and its Holm-adjusted test"}])

@@ -1,4 +1,4 @@
-"""Multi-attribute fairness testing of recommenders (seed 002, FairRec)."""
+"""Multi-attribute fairness testing of recommenders (Guo et al. 2023, FairRec)."""
 
 #: The searches of :func:`ocef.fairrec.search.search` (here, so that the CLI lists them without
 #: importing numpy and pandas).

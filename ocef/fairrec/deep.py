@@ -1,4 +1,4 @@
-"""The seed's deep CTR models (seed 002, Sec. 4.1): Wide&Deep, DeepFM and DCN, in torch (CPU).
+"""The seed's deep CTR models (Guo et al. 2023, Sec. 4.1): Wide&Deep, DeepFM and DCN, in torch (CPU).
 
 Optional: ``pip install -e '.[deep]'`` in a checkout installs torch; without it these models raise a clear
 error and everything else works. Inputs are the fields of the split: user id, item id, gender,
@@ -64,7 +64,7 @@ def _require_torch():
 
 @dataclass
 class DeepCTR:
-    """Base of the deep models (seed 002, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
+    """Base of the deep models (Guo et al. 2023, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
 
     The fields are the split's user id, item id and each user attribute of ``split.users``
     (gender, age, occupation: one embedding table each) and the item's genres (a bag: the mean of

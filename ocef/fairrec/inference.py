@@ -1,4 +1,4 @@
-"""Selection-adjusted inference for the unfairness UF found by a search (seed 002, eq. 1).
+"""Selection-adjusted inference for the unfairness UF found by a search (Guo et al. 2023, eq. 1).
 
 UF is ``max − min`` of group values over the groups a search evaluated; the search picks the two
 extremes among many noisy group means, so UF is biased upwards (under no unfairness at all,
@@ -40,6 +40,7 @@ from ocef.validation import check_in_interval
 from ocef.errors import ParameterError
 
 __all__ = ["kl_bernoulli", "kl_interval", "simultaneous_intervals", "uf_lower_bound", "bound_p_value",
+           "group_moments", "deviations", "excess", "maxt_lower_bound", "maxt_inference", "MODERATION_DF",
            "permutation_p_value", "TESTS"]
 
 _BISECTIONS = 60
@@ -272,3 +273,293 @@ def permutation_p_value(observed: float, null) -> float:
     """
     null = np.asarray(null, dtype=float)
     return float((1 + np.count_nonzero(null >= observed - 1e-12)) / (1 + null.size))
+
+
+#: Prior degrees of freedom of the moderated variance (Smyth 2004, eq. 6 with a fixed ``d0``): a
+#: cell's variance is shrunk towards the pooled within-cell variance with the weight of ``d0`` users,
+#: so that a 5-user cell with three equal values does not get a standard error near 0 (which would
+#: make its t statistic explode and drown the max-t in noise from tiny cells).
+MODERATION_DF = 4.0
+
+
+def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Size, mean and moderated standard error of each group (the studentization of :func:`maxt_inference`).
+
+    The moderated variance of group ``g`` (Smyth 2004, eq. 6 with fixed prior degrees of freedom
+    ``d0 =`` :data:`MODERATION_DF`) is ``s̃²_g = ((n_g − 1) s²_g + d0 s²_0) / (n_g − 1 + d0)`` with
+    ``s²_g`` the group's unbiased variance and ``s²_0`` the pooled within-group variance; the standard
+    error is ``s̃_g / √n_g``.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (n_users,) or (n_resamples, n_users)
+        Per-user metric values (one row per resample).
+    codes : array_like of int, shape (n_users,)
+        Group index ``0 .. n_codes − 1`` of each user (every group non-empty).
+    n_codes : int
+        Number of groups.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ``n`` (shape ``(n_codes,)``), ``mean`` and ``se`` (shape ``(n_codes,)`` or
+        ``(n_resamples, n_codes)``).
+
+    Examples
+    --------
+    >>> n, m, se = group_moments([0.0, 1.0, 0.0, 1.0, 0.5, 0.5], [0, 0, 0, 0, 1, 1], 2)
+    >>> n.tolist(), m.tolist(), [round(float(x), 4) for x in se]
+    ([4, 2], [0.5, 0.5], [0.2673, 0.3162])
+    """
+    v = np.atleast_2d(np.asarray(values, dtype=float))
+    codes = np.asarray(codes, dtype=np.int64)
+    n = np.bincount(codes, minlength=n_codes).astype(np.int64)
+    if np.any(n < 1):
+        raise ParameterError("group_moments: every group needs at least one user")
+    rows = v.shape[0]
+    flat = (codes[None, :] + n_codes * np.arange(rows)[:, None]).ravel()
+    s1 = np.bincount(flat, weights=v.ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+    mean = s1 / n
+    dev = v - mean[:, codes]
+    ss = np.bincount(flat, weights=(dev * dev).ravel(), minlength=rows * n_codes).reshape(rows, n_codes)
+    df = n - 1.0
+    s0 = ss.sum(axis=1, keepdims=True) / max(df.sum(), 1.0)     # pooled within-group variance
+    var = (ss + MODERATION_DF * s0) / (df + MODERATION_DF)
+    se = np.sqrt(var / n)
+    if np.asarray(values).ndim == 1:
+        return n, mean[0], se[0]
+    return n, mean, se
+
+
+def deviations(n, mean, se) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's deviation from the grand mean and its standard error.
+
+    With weights ``w_g = n_g / N``, the grand mean is ``m̄ = Σ w_h m_h`` and
+    ``Var(m_g − m̄) = (1 − w_g)² se²_g + Σ_{h≠g} w²_h se²_h`` (independent group means).
+
+    Parameters
+    ----------
+    n : array_like of int, shape (n_groups,)
+        Group sizes.
+    mean, se : array_like of float, shape (n_groups,) or (n_resamples, n_groups)
+        Group means and standard errors.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``d = m − m̄`` and its standard error, shaped like ``mean``.
+
+    Examples
+    --------
+    >>> d, s = deviations([1, 1], [0.0, 1.0], [0.1, 0.1])
+    >>> d.tolist(), [round(float(x), 6) for x in s]
+    ([-0.5, 0.5], [0.070711, 0.070711])
+    """
+    n = np.asarray(n, dtype=float)
+    w = n / n.sum()
+    mean = np.asarray(mean, dtype=float)
+    se = np.asarray(se, dtype=float)
+    grand = (mean * w).sum(axis=-1, keepdims=True)
+    v = se * se
+    rest = (v * w * w).sum(axis=-1, keepdims=True) - w * w * v
+    return mean - grand, np.sqrt((1 - w) ** 2 * v + np.maximum(rest, 0.0))
+
+
+def excess(d, s, c) -> np.ndarray:
+    """``max_g (|d_g| − c·s_g)``: positive iff some group deviates from the grand mean by more than
+    ``c`` standard errors; non-increasing in ``c`` (also in floating point), so ``excess(c) > 0`` iff
+    ``c`` is below the max-t statistic ``max_g |d_g| / s_g``.
+
+    Parameters
+    ----------
+    d, s : array_like of float, shape (n_groups,)
+        Deviations from the grand mean and their standard errors (:func:`deviations`).
+    c : float or array_like of float
+        Critical values.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per ``c``.
+
+    Examples
+    --------
+    >>> excess([-0.3, 0.1], [0.1, 0.1], [0.0, 2.0, 4.0]).round(6).tolist()
+    [0.3, 0.1, -0.1]
+    """
+    d = np.abs(np.asarray(d, dtype=float))[None, :]
+    s = np.asarray(s, dtype=float)[None, :]
+    c = np.atleast_1d(np.asarray(c, dtype=float))[:, None]
+    with np.errstate(invalid="ignore"):
+        out = (d - c * s).max(axis=1)
+    return np.where(np.isinf(c[:, 0]) & (c[:, 0] > 0), -np.inf, out)
+
+
+def maxt_lower_bound(d, s, c) -> float:
+    """Lower bound of the population UF from simultaneous intervals ``d_g ± c s_g`` of the deviations
+    ``δ_g = μ_g − μ̄`` (:func:`deviations`): ``max(0, max_g (d_g − c s_g)) − min(0, min_h (d_h + c s_h))``.
+
+    When every interval holds, ``max_g μ_g − μ̄ >= max(0, max_g (d_g − c s_g))`` (``μ̄``, a weighted
+    mean of the ``μ_g``, is at most their maximum) and likewise at the bottom, so the population UF
+    (eq. 1) is at least the bound. It is positive iff ``excess(d, s, c) > 0`` (:func:`excess`).
+
+    Parameters
+    ----------
+    d, s : array_like of float, shape (n_groups,)
+        Deviations and standard errors of the groups looked at.
+    c : float
+        Critical value (``inf``: no bound, 0 returned).
+
+    Returns
+    -------
+    float
+        The bound (>= 0); NaN with fewer than two groups.
+
+    Examples
+    --------
+    >>> round(maxt_lower_bound([-0.3, 0.1], [0.1, 0.1], 2.0), 12)
+    0.1
+    """
+    d = np.asarray(d, dtype=float)
+    s = np.asarray(s, dtype=float)
+    if d.size < 2:
+        return float("nan")
+    if not np.isfinite(c):
+        return 0.0
+    top = (d - c * s).max()
+    bottom = (d + c * s).min()
+    return float(max(0.0, top) - min(0.0, bottom))
+
+
+def _allowed(alpha: float, n_resamples: int) -> int:
+    """``k``: a permutation p-value ``(1 + count) / (1 + B)`` is at most ``alpha`` iff ``count <= k``,
+    ``k = floor(alpha (1 + B)) − 1`` (a relative tolerance of 1e-12 absorbs the round-off of
+    ``1 − confidence``: 1 − 0.8 is 0.19999999999999996)."""
+    return int(np.floor(alpha * (1 + n_resamples) * (1 + 1e-12))) - 1
+
+
+def _critical(null, alpha: float) -> float:
+    """The threshold of a test at level ``alpha`` against ``null``: ``count = #{null >= t} <= k``
+    (:func:`_allowed`) iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value (``inf`` when
+    ``k < 0``: no test at that level)."""
+    null = np.sort(np.asarray(null, dtype=float))[::-1]
+    k = _allowed(alpha, null.size)
+    if k < 0:
+        return float("inf")
+    return float(null[k]) if k < null.size else -float("inf")
+
+
+def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float = 0.95, n_resamples: int = 199,
+                   rng=None, bounds=None) -> dict:
+    """Studentized max-t inference for UF (eq. 1) over searched cells, valid whatever the search looked at.
+
+    With ``m_g``, ``se_g`` the mean and moderated standard error of cell ``g`` (:func:`group_moments`)
+    and ``d_g = m_g − m̄``, ``s_g`` its deviation from the grand mean and standard error
+    (:func:`deviations`), the statistic is ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells
+    ``S``. Two reference distributions, each over *all* valid cells (a superset of ``S``, hence
+    valid for any search):
+
+    - **permutation** (null: the metric does not depend on the attributes): the users' cell labels
+      are permuted jointly and ``D* = max_g |d*_g| / s*_g`` recomputed over all valid cells;
+      ``T <= D``, so ``p_perm = (1 + #{D* >= T}) / (1 + B)`` is exact at every level under
+      exchangeability (Phipson and Smyth 2010);
+    - **bootstrap** (simultaneous intervals ``d_g ± c s_g`` of ``δ_g = μ_g − μ̄``): users resampled
+      within each cell, ``M* = max_g |d*_g − d_g| / s*_g`` (bootstrap max-t, Romano and Wolf 2005),
+      ``p_boot = (1 + #{M* >= T}) / (1 + B)``.
+
+    One critical value ``c = max(c_perm, c_boot)`` (each the level-``1 − confidence`` threshold of
+    its null sample) gives ``uf_lower`` (:func:`maxt_lower_bound`), and ``p_value = max(p_perm,
+    p_boot)``: ``uf_lower > 0`` iff ``p_value <= 1 − confidence``, exactly — both compare ``T`` with
+    the same null samples through the same monotone function :func:`excess`. The group intervals
+    ``m_g ± c_g se_g`` (``c_g`` the bootstrap max-t quantile of ``max_g |m*_g − m_g| / se*_g``) hold
+    all at once with probability ≈ ``confidence``.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (n_users,)
+        Per-user metric values of the valid cells' users.
+    codes : array_like of int, shape (n_users,)
+        Each user's cell index ``0 .. n_codes − 1``.
+    n_codes : int
+        Number of valid cells (each non-empty).
+    searched : array_like of int
+        Indices of the cells the search evaluated (at least two).
+    confidence : float, default 0.95
+        Level of the intervals and of ``uf_lower``; the test's level is ``1 − confidence``.
+    n_resamples : int, default 199
+        Permutations and bootstrap resamples (each).
+    rng : None, int, SeedSequence or Generator
+        Randomness.
+    bounds : (float, float), optional
+        Range of one value: the group intervals are clipped to it.
+
+    Returns
+    -------
+    dict
+        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (``p_value <= 1 −
+        confidence``, decided on the counts so that round-off cannot split it from ``uf_lower > 0``),
+        ``p_permutation``, ``p_bootstrap``,
+        ``uf_lower``, ``ci_low``, ``ci_high`` (group means, per searched cell in ``searched``
+        order), ``reason`` ("" or why no gap can be established: too few resamples).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> codes = np.repeat(np.arange(4), 50)
+    >>> values = gen.random(200) - 0.3 * (codes == 2)
+    >>> out = maxt_inference(values, codes, 4, [0, 1, 2, 3], rng=0)
+    >>> out["p_value"] <= 0.05, out["uf_lower"] > 0
+    (True, True)
+    """
+    from ocef.validation import as_generator
+
+    gen = as_generator(rng)
+    values = np.asarray(values, dtype=float)
+    codes = np.asarray(codes, dtype=np.int64)
+    searched = np.asarray(searched, dtype=np.int64)
+    alpha = 1.0 - confidence
+    order = np.argsort(codes, kind="stable")
+    values, codes = values[order], codes[order]
+    n, mean, se = group_moments(values, codes, n_codes)
+    tiny = 1e-12 * max(float(np.abs(values).max()) if values.size else 0.0, 1e-300)
+    se = np.maximum(se, tiny)                                   # a constant metric: no division by 0
+    d, s = deviations(n, mean, se)
+    ds, ss = d[searched], s[searched]
+    T = float((np.abs(ds) / ss).max()) if ds.size >= 2 else float("nan")
+    B = int(n_resamples)
+    chunk = max(1, min(B, int(2e7 // max(values.size, 1))))
+    d_null, m_null, g_null = np.empty(B), np.empty(B), np.empty(B)
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    for a in range(0, B, chunk):
+        b = min(B, a + chunk)
+        perm = np.stack([values[gen.permutation(values.size)] for _ in range(b - a)])
+        _, pm, pse = group_moments(perm, codes, n_codes)
+        pd_, ps = deviations(n, pm, np.maximum(pse, tiny))
+        d_null[a:b] = (np.abs(pd_) / ps).max(axis=1)
+        idx = start[codes] + np.floor(gen.random((b - a, values.size)) * n[codes]).astype(np.int64)
+        _, bm, bse = group_moments(values[idx], codes, n_codes)
+        bse = np.maximum(bse, tiny)
+        bd, bs = deviations(n, bm, bse)
+        m_null[a:b] = (np.abs(bd - d) / bs).max(axis=1)
+        g_null[a:b] = (np.abs(bm - mean) / bse).max(axis=1)
+    c = max(_critical(d_null, alpha), _critical(m_null, alpha))
+    # #{null >= T} counted through excess(): null >= T iff excess(null) <= 0
+    count_perm = int(np.count_nonzero(excess(ds, ss, d_null) <= 0))
+    count_boot = int(np.count_nonzero(excess(ds, ss, m_null) <= 0))
+    p_perm, p_boot = (1 + count_perm) / (1 + B), (1 + count_boot) / (1 + B)
+    significant = max(count_perm, count_boot) <= _allowed(alpha, B)
+    c_group = _critical(g_null, alpha)
+    ms, se_s = mean[searched], se[searched]
+    lo, hi = ms - c_group * se_s, ms + c_group * se_s
+    if bounds is not None:
+        lo, hi = np.clip(lo, *bounds), np.clip(hi, *bounds)
+    reason = ""
+    if not np.isfinite(c):
+        reason = (f"n_resamples={B} is too few for a test at level {alpha:g} (needs at least "
+                  f"{int(np.ceil(1 / alpha)) - 1}): no gap can be established")
+        lo, hi = np.full(ms.size, np.nan), np.full(ms.size, np.nan)
+    return {"statistic": T, "critical": c, "p_value": max(p_perm, p_boot), "significant": bool(significant),
+            "p_permutation": p_perm,
+            "p_bootstrap": p_boot, "uf_lower": maxt_lower_bound(ds, ss, c), "ci_low": lo, "ci_high": hi,
+            "reason": reason}

@@ -1,4 +1,4 @@
-"""Recommenders to test (seed 002, Sec. 4.1), in numpy: logistic MF and a factorization machine.
+"""Recommenders to test (Guo et al. 2023, Sec. 4.1), in numpy: logistic MF and a factorization machine.
 
 Both are click-through-rate models trained on the split's positives and sampled negatives with the
 binary cross-entropy loss by mini-batch Adam, and score candidate rows ``(user, item)``. FairRec

@@ -1,4 +1,4 @@
-"""Search for the most advantaged and disadvantaged multi-attribute groups (seed 002, Sec. 3.3).
+"""Search for the most advantaged and disadvantaged multi-attribute groups (Guo et al. 2023, Sec. 3.3).
 
 A :class:`GroupOracle` evaluates a group (a position: one integer code per sensitive attribute)
 by querying a black box for that group's users only, caches every evaluation (the InfoBase of
@@ -57,14 +57,23 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import EPSILON_BASES, METHODS
-from ocef.fairrec.inference import (TESTS, bound_p_value, permutation_p_value, simultaneous_intervals,
-                                    uf_lower_bound)
+from ocef.fairrec.inference import TESTS, bound_p_value, maxt_inference, simultaneous_intervals, uf_lower_bound
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
 from ocef.results import Result
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
-from ocef.validation import (CONFIDENCE, Boolean, Either, Instance, Integer, Options, Real, Rng, as_generator,
-                             check_in_interval, check_positive_int, validate_params)
+from ocef.validation import (
+    CONFIDENCE,
+    Either,
+    Instance,
+    Integer,
+    Options,
+    Real,
+    Rng,
+    as_generator,
+    check_positive_int,
+    validate_params,
+)
 
 __all__ = ["GroupOracle", "FairRecResult", "search", "auto_epsilon", "auto_n_iter", "METHODS", "EPSILON_BASES",
            "METRIC_BOUNDS", "metric_bounds", "defined_users", "search_work", "MAX_ITERATIONS",
@@ -160,9 +169,29 @@ def _check_every_user(users: np.ndarray, n_users: int) -> None:
                          f"the split has {n_users}")
 
 
-def _n_particles(epsilon: float, n: int) -> int:
-    """Particles per swarm: ``max(2, int(ε · N))`` (module docstring)."""
-    return max(2, int(epsilon * n))
+#: Particles per swarm DPSO uses at least on a small grid: ``min(valid groups, COVER_PARTICLES)``. With
+#: ``max(2, int(ε · N))`` alone, MovieLens gender x age (14 cells, 12 valid groups) got 2 particles and
+#: looked at 2 of 12 groups. With the floor, on a grid of at most this many valid groups, the default
+#: DPSO starts swarm A on every valid group (it looks at all of them); above, Alg. 2's draw.
+COVER_PARTICLES = 24
+
+
+def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[int, str]:
+    """Particles per swarm: ``max(2, int(ε · N))`` (module docstring), raised to
+    ``min(n_groups, COVER_PARTICLES)`` so that a small grid is searched through; returns the number and
+    the rule that set it (printed with the result)."""
+    base = max(2, int(epsilon * n))
+    if n_groups is not None and base < min(n_groups, COVER_PARTICLES):
+        return min(n_groups, COVER_PARTICLES), (f"raised from max(2, int(epsilon*N)) = {base} to "
+                                                f"min(valid groups, {COVER_PARTICLES}) so that the "
+                                                f"{n_groups} valid groups are searched through")
+    return base, "max(2, int(epsilon*N))"
+
+
+def _maxt_work(n_users: int, n_resamples: int) -> float:
+    """Work of the max-t inference: two resamples of ``n_users`` values (a permutation and a bootstrap),
+    each ~20 compiled steps a value (draw, gather, two bincounts), ``n_resamples`` times."""
+    return 40.0 * n_users * (1 + n_resamples)
 
 
 #: Most values one attribute's codes may span (``max − min + 1``): Alg. 2 draws each coordinate from
@@ -1112,10 +1141,10 @@ class FairRecResult(Result):
     >>> res = search(oracle, "exhaustive", n_resamples=99, rng=0)
     >>> res.summary()[["role", "labels", "n_users", "value", "ci_low", "ci_high"]].round(3)
                 role labels  n_users  value  ci_low  ci_high
-    0     advantaged    g=M      111  0.575   0.435    0.707
-    1  disadvantaged    g=F       89  0.260   0.140    0.410
+    0     advantaged    g=M      111  0.575   0.543    0.607
+    1  disadvantaged    g=F       89  0.260   0.226    0.293
     >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
-    (0.315, 0.025, 0.01, 'permutation')
+    (0.315, 0.273, 0.01, 'permutation')
     """
 
     method: str
@@ -1219,7 +1248,7 @@ class FairRecResult(Result):
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
         >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
         >>> res.verdict()
-        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.02506.'
+        'The gap is distinguishable from noise: p = 0.01 <= 0.05 (permutation test); with 95% confidence the population UF is at least 0.2727.'
         """
         level = f"{self.confidence:.0%}"
         if self.p_value != self.p_value:                  # NaN
@@ -1281,33 +1310,6 @@ class FairRecResult(Result):
         return df.assign(method=self.method, metric=self.metric)
 
 
-def _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
-                  epsilon_base):
-    if not (isinstance(epsilon, str) and epsilon == "auto"):
-        if isinstance(epsilon, str):
-            raise ParameterError(f"epsilon must be 'auto' or a number in (0, 1], got {epsilon!r}")
-        check_in_interval("epsilon", epsilon, 0.0, 1.0)    # ε = n_pt / |N_groups| (Sec. 4.2): a ratio in (0, 1]
-    if not (isinstance(n_iter, str) and n_iter == "auto"):
-        if isinstance(n_iter, str):
-            raise ParameterError(f"n_iter must be 'auto' or an integer >= 1, got {n_iter!r}")
-        if isinstance(n_iter, (int, np.integer)) and not isinstance(n_iter, bool) and n_iter > MAX_ITERATIONS:
-            raise ResourceLimitError(f"n_iter must be at most {MAX_ITERATIONS} (documented limit), got {n_iter}")
-        check_positive_int("n_iter", n_iter)
-    check_in_interval("alpha", alpha, 0.0, np.inf, low_open=False)
-    check_in_interval("c1", c1, 0.0, np.inf, low_open=False)
-    check_in_interval("c2", c2, 0.0, np.inf, low_open=False)
-    check_in_interval("vmax", vmax, 0.0, np.inf)
-    check_in_interval("theta", theta, 0.0, 1.0, low_open=False)
-    check_positive_int("top_n", top_n)
-    if max_evaluations is not None:
-        check_positive_int("max_evaluations", max_evaluations)
-    if max_cost is not None:
-        check_in_interval("max_cost", max_cost, 0.0, np.inf, high_open=True)
-    check_in_interval("group_cost", group_cost, 0.0, np.inf, low_open=False, high_open=True)
-    if epsilon_base not in EPSILON_BASES:
-        raise ParameterError(f"epsilon_base must be one of {list(EPSILON_BASES)}, got {epsilon_base!r}")
-
-
 def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uniform: bool) -> np.ndarray:
     """Alg. 2 Sample: each coordinate from the attribute's distribution (or uniform in its bounds)."""
     cols = []
@@ -1321,15 +1323,17 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 
 
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
-         vanilla: bool) -> None:
+         vanilla: bool, cover: bool = False) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
-    fills the oracle's InfoBase."""
+    fills the oracle's InfoBase. ``cover``: swarm A starts on the valid groups (one particle each,
+    ``n_pt == n_groups``) instead of Alg. 2's draw, so that a small grid is looked at whole."""
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
     sign = np.where(side == 0, 1.0, -1.0)                # maximise sign * value
     P = np.empty((2 * n_pt, len(oracle.attributes)), dtype=np.int64)
-    P[side == 0] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 3
+    P[side == 0] = (oracle.position_of(oracle.valid_cells) if cover and n_pt == oracle.n_groups
+                    else _sample_positions(oracle, n_pt, gen, vanilla))  # Alg. 2 line 3
     P[side == 1] = _sample_positions(oracle, n_pt, gen, vanilla)     # Alg. 2 line 4
     vm = int(np.floor(vmax))
     V = gen.integers(-vm, vm + 1, size=P.shape).astype(float)      # Alg. 2 line 7
@@ -1426,8 +1430,8 @@ def _check_search_resources(oracle: "GroupOracle", method: str, *, n_pt, n_iter:
         check_resources(f"method={method!r} on {oracle.n_groups} valid groups", work=work,
                         what="steps of group visits")
     if test == "permutation":
-        check_resources(f"n_resamples={n_resamples} (the permutation test re-runs the search each time)",
-                        work=work * (1 + n_resamples), what="steps of group visits")
+        check_resources(f"n_resamples={n_resamples} (the max-t permutation test resamples every valid user twice each time)",
+                        work=_maxt_work(oracle.n_users_total, n_resamples), what="steps")
 
 
 #: ``test="auto"``: the permutation test's extra query may cost at most this multiple of the search's own cost.
@@ -1435,13 +1439,13 @@ AUTO_COST_RATIO = 2.0
 
 
 def _run(oracle: GroupOracle, method: str, gen: np.random.Generator, *, n_pt, iters, alpha, c1, c2, vmax, theta,
-         budget: bool):
+         budget: bool, cover: bool = False):
     """One search on ``oracle`` (reset by the caller); returns TestSGD's pair of cells or None."""
     pair = None
     try:
         if method in ("dpso", "vanilla"):
             _pso(oracle, gen, n_pt=n_pt, n_iter=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
-                 vanilla=method == "vanilla")
+                 vanilla=method == "vanilla", cover=cover)
         elif method == "exhaustive":
             cells = oracle.valid_cells
             if budget:
@@ -1464,31 +1468,24 @@ def _extremes(oracle: GroupOracle, method: str, pair) -> tuple[int | None, int |
     return int(cells[np.argmax(vals)]), int(cells[np.argmin(vals)])
 
 
-def _uf(oracle: GroupOracle, method: str, pair) -> float:
-    hi, lo = _extremes(oracle, method, pair)
-    if hi is None:
-        return float("nan")
-    return oracle.infobase[hi][0] - oracle.infobase[lo][0]
-
-
 #: Most DPSO iterations one search runs (issue 23: 10**9 ran for minutes without a word).
 MAX_ITERATIONS = 10**5
 _NONNEG = Real(0, np.inf, closed="left")
 
 
 @validate_params(oracle=Instance(GroupOracle), method=Options(*METHODS),
-                 epsilon=Either(Options("auto"), Real(0, 1, closed="right")),
+                 epsilon=Either(Options(None, "auto"), Real(0, 1, closed="right")),
                  n_iter=Either(Options("auto"), Integer(1, MAX_ITERATIONS)),
                  alpha=_NONNEG, c1=_NONNEG, c2=_NONNEG, vmax=Real(0, np.inf, closed="right"),
                  theta=Real(0, 1), top_n=Integer(1), max_evaluations=Either(Options(None), Integer(1)),
                  max_cost=Either(Options(None), Real(0, np.inf, closed="neither")), group_cost=_NONNEG,
                  epsilon_base=Options(*EPSILON_BASES), confidence=CONFIDENCE,
-                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng(), progress=Boolean())
-def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 0.1, n_iter: int | str = 10,
+                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng())
+def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | None = None, n_iter: int | str = 10,
            alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
            top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
            group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
-           test: str | None = "auto", n_resamples: int = 199, rng=None, progress: bool = False) -> FairRecResult:
+           test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
     (module docstring), and judge UF against noise (:mod:`ocef.fairrec.inference`).
 
@@ -1498,10 +1495,13 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
         The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
         The search (module docstring).
-    epsilon, n_iter : float or "auto", int or "auto"
+    epsilon, n_iter : float, "auto" or None; int or "auto"
         DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
-        ``epsilon_base``) and iterations; defaults as Sec. 4.2 recommends for <= 1,000 groups;
-        ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`, :func:`auto_n_iter`).
+        ``epsilon_base``) and iterations; ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`,
+        :func:`auto_n_iter`); a number is taken literally; None (default): ε = 0.1 as Sec. 4.2
+        recommends for <= 1,000 groups, with at least ``min(valid groups, COVER_PARTICLES)``
+        particles per swarm so that a small grid is searched through (``params["n_particles_rule"]``
+        says which rule set the number).
     alpha, c1, c2, vmax : float
         Eq. (8)'s constants (Sec. 4.1: 0.09, 2, 2, 2).
     theta : float
@@ -1530,8 +1530,6 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
         Permutations of the permutation test (>= 1).
     rng : None, int, SeedSequence or Generator
         Randomness of the search and of the permutations. Same ``rng``, same result.
-    progress : bool, default False
-        Show a progress bar of the permutation test (resamples done, time left).
 
     Returns
     -------
@@ -1560,26 +1558,22 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant, res.uf_lower > 0.1
     (1, 0, True, True)
     """
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
-    _check_params(epsilon, n_iter, alpha, c1, c2, vmax, theta, top_n, max_evaluations, max_cost, group_cost,
-                  epsilon_base)
-    check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    if test is not None and test not in TESTS + ("auto",):
-        raise ParameterError(f"test must be one of {list(TESTS)} or None, got {test!r}")
-    if test in ("permutation", "auto"):
-        check_positive_int("n_resamples", n_resamples)
     n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
-    eps = auto_epsilon(n_base) if epsilon == "auto" else float(epsilon)
+    eps = auto_epsilon(n_base) if epsilon == "auto" else 0.1 if epsilon is None else float(epsilon)
     iters = auto_n_iter(n_base) if n_iter == "auto" else int(n_iter)
-    n_pt = _n_particles(eps, n_base) if method in ("dpso", "vanilla") else None
+    n_pt, pt_rule = (_n_particles(eps, n_base, oracle.n_groups if epsilon is None else None)
+                     if method in ("dpso", "vanilla") else (None, None))
     _check_search_resources(oracle, method, n_pt=n_pt, n_iter=iters, epsilon=eps, test=test,
                             n_resamples=n_resamples)
     gen = as_generator(rng)
     perm_gen = gen.spawn(1)[0]                       # spawning draws nothing: the search is the same whatever the test
     search_gen = gen
     budget = max_evaluations is not None or max_cost is not None
-    settings = dict(n_pt=n_pt, iters=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax, theta=theta, budget=budget)
+    cover = method == "dpso" and epsilon is None and n_pt == oracle.n_groups
+    if cover:
+        pt_rule += "; swarm A starts on every valid group (Alg. 2 would draw the starts from the marginals)"
+    settings = dict(n_pt=n_pt, iters=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax, theta=theta, budget=budget,
+                    cover=cover)
     oracle.reset(max_evaluations, max_cost, float(group_cost))
     t0 = time.perf_counter()
     pair = _run(oracle, method, search_gen, **settings)
@@ -1616,20 +1610,22 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     else:
         reasons.append("undefined: fewer than two valid groups evaluated")
     p_value, used, extra_users, extra_queries = float("nan"), test, 0, 0
+    maxt = None
     if test in ("permutation", "auto") and hi is not None:
-        # Under the null the metric values are exchangeable across users given their attributes; the
-        # statistic of dpso/vanilla/exhaustive depends only on the valid groups' users, so they are
-        # permuted among themselves (TestSGD's complements involve every user).
-        rows = np.flatnonzero(oracle.defined) if method == "testsgd" else oracle.valid_rows()
+        # The studentized max-t test (inference.maxt_inference) permutes the valid groups' users; its
+        # reference distribution is over every valid group, so it holds whatever the search evaluated.
+        rows = oracle.valid_rows()
         used = "permutation"
         if test == "auto":
             missing = int(np.count_nonzero(~oracle._known[rows]))
             extra = missing + (oracle.group_cost if missing else 0.0)
             if extra > AUTO_COST_RATIO * cost:
                 used = "bound" if can_bound else None
-                reasons.append(f"the permutation test would query {missing} more users (cost {extra:g} > "
-                               f"{AUTO_COST_RATIO:g} x the search's {cost:g}): " +
-                               ("p-value from the simultaneous bound" if can_bound else "no p-value"))
+                reasons.append(f"fallback to the bound test: the permutation test would query {missing} more "
+                               f"users (cost {extra:g} > {AUTO_COST_RATIO:g} x the search's {cost:g}; "
+                               f"test='permutation' forces it): " +
+                               ("p-value and uf_lower from the simultaneous Chernoff-Hoeffding bound"
+                                if can_bound else "no p-value"))
         try:
             if used != "permutation":
                 raise LookupError
@@ -1639,28 +1635,26 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
             pass
         except ValueError:
             used = "bound" if can_bound else None
-            reasons.append("permutation test needs per-user metric values: " +
+            reasons.append("fallback to the bound test: the permutation test needs per-user metric values: " +
                            ("p-value from the simultaneous bound" if can_bound else "no p-value"))
         if used == "permutation":
             from ocef.validation import check_resources
 
-            check_resources(f"n_resamples={n_resamples} (the permutation test re-runs the search each time; "
-                            f"test='bound' needs none)",
-                            work=search_work(method, n_pt=n_pt, n_iter=iters, n_groups=oracle.n_groups,
-                                             n_users=oracle.n_users_total, n_resamples=n_resamples),
-                            what="steps of group visits")
-            null = np.empty(n_resamples)
-            children = perm_gen.spawn(n_resamples)
-            if progress:
-                from tqdm.auto import tqdm
-                children = tqdm(children, desc="permutation test", unit="resample", leave=False)
-            for b, child in enumerate(children):
-                perm = values.copy()
-                perm[rows] = values[child.permutation(rows)]
-                other = oracle.permuted(perm)
-                other.reset(max_evaluations, max_cost, float(group_cost))
-                null[b] = _uf(other, method, _run(other, method, child, **settings))
-            p_value = permutation_p_value(uf, null[~np.isnan(null)]) if np.isfinite(uf) else float("nan")
+            check_resources(f"n_resamples={n_resamples} (the max-t permutation test recomputes every group's mean and "
+                            f"standard error twice per resample; test='bound' needs none)",
+                            work=_maxt_work(rows.size, n_resamples), what="steps")
+            index = {c: i for i, c in enumerate(oracle.valid_cells.tolist())}
+            codes = np.concatenate([np.full(oracle.size(c)[0], index[c], dtype=np.int64)
+                                    for c in oracle.valid_cells.tolist()])
+            users = np.concatenate([oracle.members(c) for c in oracle.valid_cells.tolist()])
+            searched = np.array([index[c] for c in cells.tolist()], dtype=np.int64)
+            maxt = maxt_inference(values[users], codes, oracle.valid_cells.size, searched, confidence=confidence,
+                                  n_resamples=n_resamples, rng=perm_gen, bounds=oracle.bounds)
+            p_value, uf_lower = maxt["p_value"], maxt["uf_lower"]
+            ci = {c: (l_, h_) for c, l_, h_ in zip(cells.tolist(), maxt["ci_low"].tolist(), maxt["ci_high"].tolist())}
+            reasons = [r for r in reasons if not r.startswith("no valid interval: the metric's range")]
+            if maxt["reason"]:
+                reasons.append(maxt["reason"])
     if used == "bound" and can_bound and hi is not None:
         p_value = bound_p_value(vals, sizes, oracle.n_groups, bounds=oracle.bounds)
     if test is None:
@@ -1675,11 +1669,22 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str = 
     top_adv = [group(c) for c in cells[order][:top_n]]
     top_dis = [group(c) for c in cells[order[::-1]][:top_n]]
     adv, dis = (group(hi), group(lo)) if hi is not None else (None, None)
-    params = {"epsilon": eps, "n_iter": iters, "epsilon_rule": "auto" if epsilon == "auto" else "fixed",
+    params = {"epsilon": eps, "n_iter": iters, "epsilon_rule": "auto" if epsilon == "auto" else "default" if epsilon is None else "fixed",
               "epsilon_base": epsilon_base, "alpha": alpha, "c1": c1, "c2": c2, "vmax": vmax, "theta": theta,
               "max_evaluations": max_evaluations, "max_cost": max_cost, "group_cost": group_cost,
-              "n_particles": n_pt, "bounds": list(oracle.bounds) if oracle.bounds else None}
+              "n_particles": n_pt, "n_particles_rule": pt_rule, "bounds": list(oracle.bounds) if oracle.bounds else None,
+              "test_requested": test, "n_resamples": int(n_resamples),
+              "bound_method": ("studentized max-t (permutation and bootstrap, over all valid groups)"
+                               if maxt is not None else "Chernoff-Hoeffding KL, Bonferroni over the valid groups"
+                               if can_bound else None),
+              "maxt_statistic": maxt["statistic"] if maxt is not None else None,
+              "maxt_critical": (maxt["critical"] if maxt is not None and np.isfinite(maxt["critical"]) else None),
+              "p_permutation": maxt["p_permutation"] if maxt is not None else None,
+              "p_bootstrap": maxt["p_bootstrap"] if maxt is not None else None,
+              "groups_evaluated": int(n_eval), "groups_valid": int(oracle.n_groups)}
     significant = bool(p_value <= 1 - confidence + 1e-12) if p_value == p_value else None
+    if maxt is not None and p_value == p_value:
+        significant = maxt["significant"]                  # the same decision as uf_lower > 0
     return FairRecResult(method=method, metric=oracle.name, uf=float(uf), advantaged=adv, disadvantaged=dis,
                          infobase=infobase, n_evaluations=n_eval, n_users_queried=n_uq, n_queries=n_q, cost=cost,
                          n_invalid_visits=oracle.n_invalid_visits, n_groups=oracle.n_groups,

@@ -1,4 +1,4 @@
-"""What every FairRec recommender shares in training (seed 002, Sec. 4.1): its checked
+"""What every FairRec recommender shares in training (Guo et al. 2023, Sec. 4.1): its checked
 hyper-parameters and its fit cached on disk (:mod:`ocef.environments.cache`).
 
 Used by the numpy models (:mod:`ocef.fairrec.models`) and the torch ones (:mod:`ocef.fairrec.deep`)."""

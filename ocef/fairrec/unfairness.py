@@ -1,4 +1,4 @@
-"""Per-user recommendation metrics, group values and unfairness (seed 002, Sec. 2.2 and 3.2).
+"""Per-user recommendation metrics, group values and unfairness (Guo et al. 2023, Sec. 2.2 and 3.2).
 
 Each user's candidates (the target item and sampled negatives) are ranked by score (descending;
 ties: the earlier candidate row first) and the top ``k`` form the recommendation list ``rl_i``.

@@ -1,4 +1,4 @@
-"""Seed 004's recommender bias metrics for any number of groups: sample values, population
+"""holisticai's recommender bias metrics for any number of groups: sample values, population
 estimates, intervals that cover, and comparisons with the reference that control errors.
 
 :func:`recommender_bias` computes, from one score matrix (and optionally a truth matrix):
@@ -18,7 +18,7 @@ the same code gives the sample values (weights 1) and ``n_resamples`` bootstrap 
 (weights = multiplicities of a resample, users resampled within each group) in a few matrix
 products.
 
-Each row carries ``value`` (the seed's sample statistic, holisticai-equal), ``estimate`` (an
+Each row carries ``value`` (holisticai's sample statistic, holisticai-equal), ``estimate`` (an
 estimate of the population quantity), ``ci_low``/``ci_high`` (an interval around ``estimate``),
 and for pairs ``p_value``/``p_adjusted``/``significant``. With ``interval="auto"`` (default) the
 method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 items, top-10,
@@ -40,7 +40,7 @@ method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 it
 - ``"basic-smoothed"`` (EKL): the plug-in is +inf whenever the reference sample misses an item
   the group is shown (53% of samples at 30 users, 40 items). The estimate uses the counts plus ½
   per item in both groups (Krichevsky-Trofimov smoothing), bias-corrected by the bootstrap
-  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays the seed's
+  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays holisticai's
   plug-in (possibly +inf, with ``reason``). Its p-value is the ETV test's (same null hypothesis:
   equal exposure distributions).
 - ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
@@ -63,20 +63,30 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import Integer, deprecated_positional, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Boolean, Integer, Options, Rng, validate_params
 import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
+from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
 from ocef.metrics.recommender import (
-    GINI_CONVENTIONS, TRUTH_METRICS, UserStats, _check_choice, aggregate, check_scores, exposure_distribution,
-    item_metrics, kl_divergence, pair_metrics, user_stats,
+    GINI_CONVENTIONS,
+    TRUTH_METRICS,
+    UserStats,
+    aggregate,
+    check_scores,
+    exposure_distribution,
+    item_metrics,
+    kl_divergence,
+    pair_metrics,
+    user_stats,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import as_generator
 
 __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROUP_METRICS", "PAIR_METRICS",
-           "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval"]
+           "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval", "FAMILIES",
+           "MIN_GROUP_USERS"]
 
 OVERALL_METRICS = ("aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity")
 GROUP_METRICS = ("mean_score",) + OVERALL_METRICS + TRUTH_METRICS
@@ -117,18 +127,29 @@ GINI_NO_INTERVAL = ("no valid interval: the bootstrap interval of the Gini index
                     "items have near-equal exposure)")
 
 
+#: Smallest group (users) for each interval family: below it, on a group row or on a pair where
+#: either group is smaller, the interval and the p-value are null with a ``reason`` (nothing is
+#: "significant" from a group of one). Measured by benchmarks/recmetrics_small_groups.py (identical
+#: groups vs a 100-user reference, 40 items, top-10, 100 replicates a size; table in
+#: docs/guide/metrics.md): the smallest size from which every metric of the family covered at least
+#: 0.95 − 2 SE (0.906) at every size measured (1, 2, 3, 5, 8, 12, 20, 30). "t": 0.00 at 1 user
+#: (zero width), 0.86 at 2; "t-log": 0.89 at 1; "triangle" (ETV, and EKL which shares its test):
+#: 0.00 / 0.25 / 0.81 / 0.89 / 0.89 at 1 / 2 / 3 / 5 / 8, 0.93 at 12; "basic" (entropy): 0.56 at 12,
+#: 0.86 at 20, 0.92 at 30.
+MIN_GROUP_USERS = {"t": 3, "t-log": 2, "triangle": 12, "basic-smoothed": 12, "basic": 30}
+
 # ------------------------------------------------------------------ result
 
 @dataclass(frozen=True)
 class RecommenderBiasResult(Result):
-    """Seed 004's bias metrics of one recommender for any number of user groups, with intervals.
+    """holisticai's bias metrics of one recommender for any number of user groups, with intervals.
 
     Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
     group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
-    (pairs), ``n_users``, ``metric``, ``value`` (the seed's sample statistic, holisticai's number),
+    (pairs), ``n_users``, ``metric``, ``value`` (holisticai's sample statistic, holisticai's number),
     ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
     ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
-    ``significant`` (pairs; Holm over the pairs, per metric), ``reason`` (why something is null or
+    ``significant`` (pairs; Holm over ``family``), ``reason`` (why something is null or
     infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
     which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
     system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
@@ -161,6 +182,9 @@ class RecommenderBiasResult(Result):
         The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
     simultaneous : bool
         Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+    family : {"report", "table"}
+        What one Holm family of "significant" labels is (:data:`ocef.metrics.FAMILIES`): every pair
+        of every metric (default) or each metric's pairs.
     replicates : numpy.ndarray or None
         Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
 
@@ -188,6 +212,7 @@ class RecommenderBiasResult(Result):
     has_truth: bool
     interval: str = "auto"
     simultaneous: bool = False
+    family: str = "report"
     #: bootstrap replicates, (n_resamples, len(table)) aligned with the rows of ``table`` (None without)
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -258,9 +283,9 @@ class RecommenderBiasResult(Result):
         >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
         >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
           group reference                    metric  value  p_adjusted
-        0     b         a                       mad -0.016       0.631
-        1     b         a  exposure_total_variation  0.175       0.471
-        2     b         a               exposure_kl  0.128       0.471
+        0     b         a                       mad -0.016       0.941
+        1     b         a  exposure_total_variation  0.175       0.941
+        2     b         a               exposure_kl  0.128       0.941
         """
         part = self.table[self.table.level == "pair"]
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
@@ -307,7 +332,8 @@ class RecommenderBiasResult(Result):
                          "k": self.k, "thresh": self.thresh, "normalize": self.normalize,
                          "gini_convention": self.gini_convention, "n_resamples": self.n_resamples,
                          "confidence": self.confidence, "interval": self.interval,
-                         "simultaneous": self.simultaneous, "p_adjustment": "holm over the pairs, per metric"})
+                         "simultaneous": self.simultaneous, "family": self.family,
+                         "p_adjustment": FAMILY_TEXT[self.family]})
 
 
 # ------------------------------------------------------------------ inputs
@@ -418,8 +444,6 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     return {"overall": overall, "group": group, "pair": pair, "extra": extra}
 
 
-@renamed_keywords(method="interval")
-@deprecated_positional("interval")
 def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float, *, interval: str = "percentile"):
     """Percentile or basic bootstrap interval over axis 0 of replicates.
 
@@ -437,8 +461,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
     confidence : float
         Two-sided level in (0, 1).
     interval : {"percentile", "basic"}, default "percentile"
-        The interval method (keyword-only; ``method=`` is its former name, accepted for one release
-        with a FutureWarning).
+        The interval method (keyword-only).
 
     Returns
     -------
@@ -565,7 +588,7 @@ def _auto_rows_inner(level, metric, value, reps, extra, df, confidence, point_ex
         estimate = np.maximum(kl - bias, 0.0)
         low, high = np.maximum(low, 0.0), np.maximum(high, 0.0)
         reason[:] = (f"estimate and interval from the exposure counts plus {KL_SMOOTHING:g} per item "
-                     "(value: the seed's plug-in, without smoothing)")
+                     "(value: holisticai's plug-in, without smoothing)")
         sparse = point_extra["per_item"] < MIN_EXPOSURES_PER_ITEM
         estimate, low, high = (np.where(sparse, np.nan, x) for x in (estimate, low, high))
         for j in np.flatnonzero(sparse):
@@ -627,12 +650,60 @@ def pairs_of(table: pd.DataFrame, metric: str) -> pd.Series:
 
 # ------------------------------------------------------------------ public function
 
-@validate_params(n_resamples=Integer(0, 10**6))     # issue 23: 10**12 resamples tried 146 TiB
+def _size_floor(metric, method, smallest, low, high, p, reasons):
+    """Null the interval and p-value of rows whose (smaller) group is below the measured floor of the
+    row's interval family (:data:`MIN_GROUP_USERS`), with the reason."""
+    low, high, p = (np.array(x, dtype=float) for x in (low, high, p))
+    reasons = list(reasons)
+    for j, (m, n) in enumerate(zip(method, np.asarray(smallest).tolist())):
+        family = AUTO_METHODS.get(metric)                       # the floor measured for the metric's family
+        floor = MIN_GROUP_USERS.get(family)
+        if floor is None or n >= floor or (np.isnan(low[j]) and np.isnan(p[j])):
+            continue
+        low[j] = high[j] = p[j] = np.nan
+        reasons[j] = (f"no valid interval: a group of {n} user{'s' if n != 1 else ''}, fewer than {floor}, the "
+                      f"measured floor of the {family} interval family (docs/guide/metrics.md)")
+    return low, high, p, reasons
+
+
+def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_truth) -> dict:
+    """The bootstrap replicates of every metric (:func:`_metric_values` with resampled weights), in chunks
+    of :data:`RESAMPLE_CHUNK` resamples above it: after the first chunk the memory the replicates will
+    take is checked (:func:`ocef.validation.check_resources`), and a progress bar with the time left is
+    shown on stderr."""
+    from ocef.validation import check_resources
+
+    chunks = [min(RESAMPLE_CHUNK, n_resamples - a) for a in range(0, n_resamples, RESAMPLE_CHUNK)]
+    out = []
+    bar = None
+    for i, size in enumerate(chunks):
+        weights = [bootstrap_weights(int(n), size, gen) for n in sizes]
+        out.append(_metric_values(parts, weights, ref, gini_convention, has_truth))
+        if i == 0 and len(chunks) > 1:
+            per = sum(np.asarray(a).nbytes for level in out[0].values() for a in level.values()) / size
+            check_resources(f"n_resamples={n_resamples} (the bootstrap keeps every replicate of every metric)",
+                            memory=2.0 * per * n_resamples)
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=n_resamples, initial=size, desc="bootstrap resamples", unit="resample", leave=False)
+        elif bar is not None:
+            bar.update(size)
+    if bar is not None:
+        bar.close()
+    if len(out) == 1:
+        return out[0]
+    return {level: {key: np.concatenate([o[level][key] for o in out], axis=0) for key in out[0][level]}
+            for level in out[0]}
+
+
+@validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 146 TiB
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), simultaneous=Boolean(),
+                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng())
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,
-                     gini_convention: str = "holisticai", rng=None) -> RecommenderBiasResult:
-    """Seed 004's bias metrics of a recommender for any number of groups, with population
+                     gini_convention: str = "holisticai", family: str = "report", rng=None) -> RecommenderBiasResult:
+    """holisticai's bias metrics of a recommender for any number of groups, with population
     estimates, intervals that cover and multiplicity-adjusted comparisons with a reference.
 
     Parameters
@@ -652,10 +723,16 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
         highest per user, else every score ``>= thresh``; ``normalize`` min-max scales first.
     n_resamples : int, default 200
         Bootstrap resamples of users, stratified by group; 0: sample values only (no intervals,
-        and no estimate for the biased plug-ins ETV, EKL, Gini, entropy).
+        and no estimate for the biased plug-ins ETV, EKL, Gini, entropy). Above
+        :data:`RESAMPLE_CHUNK` they run in chunks with a progress bar (time left) on stderr, after a
+        check that the replicates fit in the memory limit (:func:`ocef.validation.check_resources`).
     confidence : float, default 0.95
         Two-sided level of the intervals; a pair is ``significant`` when its Holm-adjusted
         p-value is at most 1 − ``confidence``.
+    family : {"report", "table"}, default "report"
+        The family the Holm adjustment controls (:data:`FAMILIES`): every pair of every metric at
+        once (the probability of any false "significant" in the result is at most 1 −
+        ``confidence``), or each metric's pairs separately.
     interval : {"auto", "percentile", "basic"}
         ``"auto"``: the method measured to cover for each metric (module docstring,
         :data:`AUTO_METHODS`); ``"percentile"``/``"basic"``: that bootstrap interval for every
@@ -692,12 +769,6 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     """
     arr = check_scores(scores)
     n_users = arr.shape[0]
-    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
-    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)     # 0: no intervals
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    _check_choice("interval", interval, INTERVALS)
-    if not isinstance(simultaneous, (bool, np.bool_)):
-        raise ParameterError(f"simultaneous must be True or False, got {simultaneous!r}")
     codes, names = _group_codes(groups, n_users)
     sizes = np.bincount(codes, minlength=len(names))
     ref = int(np.argmax(sizes)) if reference is None else _find_group(reference, names, "reference")
@@ -710,9 +781,7 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     point = _metric_values(parts, [np.ones((1, n)) for n in sizes], ref, gini_convention, has_truth)
     boot = None
     if n_resamples:
-        gen = as_generator(rng)
-        weights = [bootstrap_weights(int(n), int(n_resamples), gen) for n in sizes]
-        boot = _metric_values(parts, weights, ref, gini_convention, has_truth)
+        boot = _bootstrap(parts, sizes, int(n_resamples), as_generator(rng), ref, gini_convention, has_truth)
 
     others = [g for g in range(len(names)) if g != ref]
     n_pairs = len(others)
@@ -768,6 +837,9 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
             else:
                 bad = bad & ~np.isinf(values)
             estimate, low, high, p = (np.where(bad, np.nan, np.asarray(x, dtype=float)) for x in (estimate, low, high, p))
+            if level != "overall":
+                smallest = (np.asarray(n) if level == "group" else np.minimum(sizes[others], sizes[ref]))
+                low, high, p, reasons = _size_floor(metric, method, smallest, low, high, p, reasons)
             for key, col in (("level", [level] * m), ("group", list(grp)), ("reference", list(refname)),
                              ("n_users", list(n)), ("metric", [metric] * m), ("value", values),
                              ("estimate", estimate), ("ci_low", low), ("ci_high", high),
@@ -793,8 +865,19 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
         table.loc[ekl, "p_value"] = np.where(table.loc[ekl, "value"].isna(), np.nan, p_etv)
     table["p_adjusted"] = np.nan
     pairs = table.level == "pair"
-    for metric, idx in table[pairs].groupby("metric").groups.items():
+    if family == "table":
+        for metric, idx in table[pairs].groupby("metric").groups.items():
+            table.loc[idx, "p_adjusted"] = holm_adjust(table.loc[idx, "p_value"].to_numpy(dtype=float))
+    else:
+        shared = interval == "auto" and n_resamples        # EKL tests ETV's hypothesis: counted once
+        own = pairs & ~((table.metric == "exposure_kl") if shared else False)
+        idx = table.index[own]
         table.loc[idx, "p_adjusted"] = holm_adjust(table.loc[idx, "p_value"].to_numpy(dtype=float))
+        if shared:
+            etv = table.index[pairs_of(table, "exposure_total_variation")]
+            ekl = table.index[pairs_of(table, "exposure_kl")]
+            table.loc[ekl, "p_adjusted"] = np.where(table.loc[ekl, "p_value"].isna(), np.nan,
+                                                    table.loc[etv, "p_adjusted"].to_numpy())
     sig = table.p_adjusted <= 1.0 - confidence
     table["significant"] = pd.array(np.where(table.p_adjusted.isna(), None, sig), dtype="boolean")
     table = table[COLUMNS]
@@ -803,5 +886,5 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                                  thresh=None if sel_k is not None else float(thresh), normalize=bool(normalize),
                                  gini_convention=gini_convention, n_resamples=int(n_resamples),
                                  confidence=confidence, has_truth=has_truth, interval=interval,
-                                 simultaneous=bool(simultaneous),
+                                 simultaneous=bool(simultaneous), family=family,
                                  replicates=np.concatenate(replicates, axis=1) if replicates else None)

@@ -1,4 +1,4 @@
-"""Seed 004's recommender bias metrics computed from a top-k log instead of a score matrix.
+"""holisticai's recommender bias metrics computed from a top-k log instead of a score matrix.
 
 :func:`seed004_from_log` reduces the log (docs/formats/rankings.md) where it lives (DuckDB, pandas or
 Spark) to the few counts that :mod:`ocef.metrics.recommender`'s functions need; its SQL helpers are
@@ -14,15 +14,17 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
+from ocef.metrics.recommender import GINI_CONVENTIONS
+from ocef.validation import Boolean, Integer, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
 __all__ = ["seed004_from_log", "seed004_sql", "SEED004_LOG_REASONS", "SEED004_LOG_NO_INTERVAL"]
 
-# ------------------------------------------------------------------ seed 004 from the log
+# ------------------------------------------------------------------ holisticai's bias metrics from the log
 
-#: Why a top-k log cannot give a seed 004 value that the score matrix gives (the ``*_reason`` fields).
+#: Why a top-k log cannot give a holisticai value that the score matrix gives (the ``*_reason`` fields).
 SEED004_LOG_REASONS = {
     "no_score": "undefined: the log has no score column {col!r}; MAD is the difference of the groups' mean "
                 "scores of the shown items",
@@ -309,7 +311,7 @@ def _check_seed004_groups(groups: list[dict], cols: dict, dup: int | None = None
     if tot("null_item"):
         raise DataError(f"the log: column {cols['item']!r} has {tot('null_item')} missing value(s)")
     if tot("dup") if dup is None else dup:
-        raise DataError("the log lists an item twice for a user (seed 004's exposure is 0/1 per user and item)")
+        raise DataError("the log lists an item twice for a user (holisticai's exposure is 0/1 per user and item)")
     if "user_group" in cols:
         if tot("bad_ug"):
             raise DataError(f"the log: {tot('bad_ug')} user(s) have several or missing values of "
@@ -343,19 +345,20 @@ def _ratio_reason(name: str, a: float, b: float) -> str | None:
     return None
 
 
-#: Why :func:`seed004_from_log` prints no interval: it gives the seed's sample statistics (the
+#: Why :func:`seed004_from_log` prints no interval: it gives holisticai's sample statistics (the
 #: ``value`` of :func:`ocef.metrics.recommender_bias`), whose intervals need a bootstrap over users.
-SEED004_LOG_NO_INTERVAL = ("no valid interval: seed 004's plug-in values from the log; for intervals use "
+SEED004_LOG_NO_INTERVAL = ("no valid interval: holisticai's plug-in values from the log; for intervals use "
                            "recommender_bias on the score matrix (bootstrap over users), exposure_fairness's "
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
+@validate_params(n_items=Integer(1), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
                      convention: str = "holisticai", backend: str = "auto", spark=None,
                      memory_limit: str | None = None):
-    """Every seed 004 metric computed from a top-k log instead of a score matrix.
+    """Every holisticai's bias metrics metric computed from a top-k log instead of a score matrix.
 
     The backend reduces the log to a few numbers: the exposure count of each item (and per user
     group), and per user group the number of users, ARP's sum over users, the sum and count of the
@@ -365,11 +368,11 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     * item metrics (all users): aggregate diversity, the Gini index, the entropy of the exposure
       distribution (EDE) and the average recommendation popularity (ARP);
     * for each ordered pair ``(a, b)`` of values of ``user_group``, a relative to b as holisticai
-      (the seed writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
+      (holisticai's documentation writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
       MAD = mean score of a's shown items − that of b's (:func:`ocef.metrics.recommender.mad_score`),
       and the ratios a / b of the average over users of precision ``tp / n_shown``, recall
       ``tp / n_relevant`` (0 when ``n_relevant = 0``) and F1 ``2 tp / (n_shown + n_relevant)``,
-      ``tp`` the user's shown items with relevance > 0 (seed 004's APR, recall ratio and AFR).
+      ``tp`` the user's shown items with relevance > 0 (holisticai's APR, recall ratio and AFR).
 
     A value the log cannot give is ``None`` with a ``<metric>_reason`` saying why
     (:data:`SEED004_LOG_REASONS`): MAD without a score column, or with ``normalize=True`` and no
@@ -425,7 +428,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
         ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
         "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
         the last five a ``<name>_reason``, None when the value is finite); ``reason``: these are
-        seed 004's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
+        holisticai's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
         intervals are).
 
     Raises
@@ -450,10 +453,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     """
     from ocef.metrics import recommender as rec
 
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ParameterError(f"n_items must be an integer >= 1, got {n_items!r}")
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise ParameterTypeError(f"normalize must be True or False, got {normalize!r}")
     if score_bounds is not None:
         try:
             lo, hi = (float(v) for v in score_bounds)
@@ -461,7 +460,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
             raise ParameterError(f"score_bounds must be (min, max), two numbers, got {score_bounds!r}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ParameterError(f"score_bounds must be finite with min < max, got {score_bounds!r}")
-    rec._check_choice("convention", convention, rec.GINI_CONVENTIONS)
     backend = resolve_backend(backend, source)
     if source_kind(source) not in ("file", "pandas", "spark"):
         raise DataError(f"a top-k log must be a file path, a pandas DataFrame or a Spark DataFrame, got "
@@ -476,7 +474,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     has_y, has_nr = relevant or "relevance" in cols, relevant or "n_relevant" in cols
     ids = np.asarray(items["_i"])
     if not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= n_items:
-        raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the seed 004 metrics")
+        raise DataError(f"item ids must be integers in [0, {n_items - 1}] for the holisticai metrics")
     if has_s and score_bounds is not None:
         s_min = min(float(r["s_min"]) for r in groups if r.get("s_min") is not None)
         s_max = max(float(r["s_max"]) for r in groups if r.get("s_max") is not None)

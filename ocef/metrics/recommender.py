@@ -1,4 +1,4 @@
-"""Recommender bias metrics of seed 004 (item, equality-of-outcome and equality-of-opportunity
+"""Recommender bias metrics of holisticai (item, equality-of-outcome and equality-of-opportunity
 metrics), for two groups, with the numbers of ``holisticai`` 1.0.14 by default.
 
 Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was not scored for
@@ -9,7 +9,7 @@ are read from the scores by :func:`exposure`: the ``k`` highest per user, else e
 only 0 and 1 (after normalising; NaN cells allowed, never shown) is used as the exposure matrix as
 is (``k`` ignored).
 
-Seed 004 defines, with ``item_dist`` the exposure distribution over the n items (the share of
+holisticai's bias metrics defines, with ``item_dist`` the exposure distribution over the n items (the share of
 all recommendations that go to each item):
 
 - MAD = (1/n) Σ ŷ_b − ŷ_a; its text says "positive when a receives higher scores":
@@ -20,7 +20,7 @@ all recommendations that go to each item):
 - EKL = Σ item_dist_a log(item_dist_a / item_dist_b) (:func:`exposure_kl`, +inf when
   item_dist_b = 0 where item_dist_a > 0);
 - APR = AP_b / AP_a, and the same for recall and F1: holisticai returns a / b
-  (``orientation="a/b"``, default) — ``orientation="b/a"`` gives the seed's formula;
+  (``orientation="a/b"``, default) — ``orientation="b/a"`` gives holisticai's documented formula;
 - Aggregate diversity = |items shown| / |items|;
 - GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ item_dist) on the ascending sort; holisticai
   divides by n − 1 instead of n (``convention="holisticai"``, default, reaches 1 when one item
@@ -40,9 +40,8 @@ fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (
 the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
 normalising a constant matrix is an error (holisticai returns NaN everywhere).
 
-Options after the data are keyword-only (``f(scores, k=10)``); holisticai's positional call
-``f(scores, top, thresh, normalize)`` still works for one release, with a ``FutureWarning``
-(:func:`ocef.validation.deprecated_positional`).
+Options after the data are keyword-only (``f(scores, k=10)``; holisticai's ``f(scores, top, thresh,
+normalize)`` is ``f(scores, k=top, thresh=thresh, normalize=normalize)``).
 """
 from __future__ import annotations
 
@@ -52,7 +51,6 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 import numpy as np
 
-from ocef.validation import deprecated_positional
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -167,7 +165,7 @@ def _scaled(block: np.ndarray, affine: tuple[float, float] | None) -> np.ndarray
 def min_max_normalize(matrix, name: str = "scores") -> np.ndarray:
     """Min-max scale an array over all its entries: ``(x − min) / (max − min)``, NaN-aware.
 
-    This is holisticai's ``normalize`` option of the seed 004 metrics: one affine map for the whole
+    This is holisticai's ``normalize`` option of the holisticai metrics: one affine map for the whole
     matrix (not per user), so the order of every user's scores is kept and the scores land in
     [0, 1]. NaN entries (not scored) stay NaN and are ignored by the minimum and the maximum.
 
@@ -233,7 +231,6 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -282,11 +279,11 @@ def _binarize(arr: np.ndarray, k: int | None, thresh: float | None, binary: bool
 # ------------------------------------------------------------------ distributions (last axis)
 
 def exposure_distribution(counts) -> np.ndarray:
-    """The exposure distribution ``item_dist`` of seed 004: exposure counts divided by their sum.
+    """The exposure distribution ``item_dist`` of holisticai's bias metrics: exposure counts divided by their sum.
 
     ``item_dist_i`` = (number of times item i is recommended) / (number of recommendations), the
     distribution over the n items on which the item metrics (GINI, EDE) and the group comparisons
-    (ETV, EKL) of seed 004 are defined. Vectorized over leading axes (e.g. groups or bootstrap
+    (ETV, EKL) of holisticai's bias metrics are defined. Vectorized over leading axes (e.g. groups or bootstrap
     resamples); a row with no recommendation at all is undefined (NaN).
 
     Parameters
@@ -311,12 +308,12 @@ def exposure_distribution(counts) -> np.ndarray:
 
 
 def gini(dist, convention: str = "holisticai") -> np.ndarray:
-    """Gini index of distributions over the last axis (seed 004, GINI).
+    """Gini index of distributions over the last axis (holisticai, GINI).
 
-    Seed 004 defines ``GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ_i item_dist_i)`` with the
+    holisticai's bias metrics defines ``GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ_i item_dist_i)`` with the
     ``item_dist`` sorted ascending (i = 1..n): 0 when every item is recommended equally often.
     holisticai divides by ``n − 1`` instead of ``n`` (``convention="holisticai"``, the default), so
-    that one item taking every recommendation gives exactly 1 (the seed's text); with
+    that one item taking every recommendation gives exactly 1 (holisticai's documentation); with
     ``convention="formula"`` that extreme is ``(n − 1)/n``.
 
     Parameters
@@ -324,7 +321,7 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
     dist : array_like of float, shape (..., n_items)
         Exposure distributions (or counts: the index is scale-free) over the last axis.
     convention : {"holisticai", "formula"}, default "holisticai"
-        Divide by ``n − 1`` (holisticai) or by ``n`` (the seed's formula).
+        Divide by ``n − 1`` (holisticai) or by ``n`` (holisticai's documented formula).
 
     Returns
     -------
@@ -353,7 +350,7 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
 
 
 def entropy(dist) -> np.ndarray:
-    """Shannon entropy of distributions over the last axis (seed 004, EDE).
+    """Shannon entropy of distributions over the last axis (holisticai, EDE).
 
     ``EDE = −Σ_i item_dist_i ln item_dist_i`` in nats, with ``0 ln 0 = 0`` (``scipy.special.entr``):
     0 when one item takes every recommendation, ``ln n`` when the n items are recommended equally
@@ -380,10 +377,10 @@ def entropy(dist) -> np.ndarray:
 
 
 def total_variation(p, q) -> np.ndarray:
-    """Total variation distance of two distributions over the last axis (seed 004, ETV).
+    """Total variation distance of two distributions over the last axis (holisticai, ETV).
 
     ``ETV = ½ Σ_i |p_i − q_i|``, in [0, 1]: 0 for equal distributions, 1 for disjoint supports.
-    Seed 004 writes an extra factor ``× n`` that contradicts its own "the maximum value is 1";
+    holisticai's bias metrics writes an extra factor ``× n`` that contradicts its own "the maximum value is 1";
     holisticai computes ``0.5 × mean|p − q| × n``, which is this distance, and so do we.
 
     Parameters
@@ -405,7 +402,7 @@ def total_variation(p, q) -> np.ndarray:
 
 
 def kl_divergence(p, q) -> np.ndarray:
-    """Kullback-Leibler divergence of ``p`` from ``q`` over the last axis (seed 004, EKL).
+    """Kullback-Leibler divergence of ``p`` from ``q`` over the last axis (holisticai, EKL).
 
     ``EKL = Σ_{i: p_i > 0} p_i ln(p_i / q_i)`` in nats (``scipy.special.rel_entr``): 0 for equal
     distributions, ``+inf`` when ``q_i = 0`` for an item with ``p_i > 0`` (the reference group is
@@ -443,7 +440,7 @@ def ratio(a, b) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UserStats:
-    """Per-user sufficient statistics of seed 004's metrics (made by :func:`user_stats`).
+    """Per-user sufficient statistics of holisticai's metrics (made by :func:`user_stats`).
 
     Every metric of a group or of a bootstrap resample is a function of their weighted sums over
     users (:func:`aggregate`), with weights = membership or multiplicity. Arrays have one entry per
@@ -489,11 +486,10 @@ class UserStats:
         return self.precision is not None
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
 
-    Every seed 004 metric of a group, or of a bootstrap resample of users, is a function of
+    Every holisticai's bias metrics metric of a group, or of a bootstrap resample of users, is a function of
     weighted sums over users of these statistics (:func:`aggregate`), so they are computed once, in
     row blocks of bounded memory. holisticai's choices are kept: the exposure and the MAD use the
     scores normalised alone; precision, recall and F1 compare the exposure of the scores normalised
@@ -589,7 +585,7 @@ def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order
 
 
 def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
-    """Group values of seed 004 from per-user statistics: weighted sums over the users.
+    """Group values of holisticai's bias metrics from per-user statistics: weighted sums over the users.
 
     For every row of ``weights`` (0/1 membership of a group, or the multiplicities of a bootstrap
     resample) the sums of :class:`UserStats` give the group's exposure counts per item and the
@@ -648,12 +644,12 @@ def avg_popularity(pop, counts, n_active) -> np.ndarray:
 
 def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holisticai",
                  dist=None) -> dict[str, np.ndarray]:
-    """Seed 004's item metrics from :func:`aggregate`'s sums, vectorized over leading axes.
+    """holisticai's item metrics from :func:`aggregate`'s sums, vectorized over leading axes.
 
     Aggregate diversity ``|items shown| / |items|``; the Gini index (:func:`gini`) and the entropy
     (:func:`entropy`, EDE) of the exposure distribution; and the average recommendation popularity
     (ARP) as holisticai computes it: over the users shown at least one item, the mean of the mean
-    ``popularity`` of the items they are shown (seed 004's ``(1/n) Σ item_dist`` is always ``1/n``).
+    ``popularity`` of the items they are shown (holisticai's ``(1/n) Σ item_dist`` is always ``1/n``).
 
     Parameters
     ----------
@@ -693,12 +689,12 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
 
 
 def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
-    """Seed 004's comparisons of group a with group b from :func:`aggregate`'s group values.
+    """holisticai's comparisons of group a with group b from :func:`aggregate`'s group values.
 
-    MAD ``= mean_score_a − mean_score_b`` (holisticai's orientation; the seed writes b − a), ETV
+    MAD ``= mean_score_a − mean_score_b`` (holisticai's orientation; holisticai's documentation writes b − a), ETV
     (:func:`total_variation`) and EKL(a ‖ b) (:func:`kl_divergence`) of the two exposure
     distributions, and with a truth matrix the ratios a / b of average precision, recall and F1
-    (APR, the average recall ratio and AFR; the seed writes b / a) and of RMSE and MAE (x/0 = inf,
+    (APR, the average recall ratio and AFR; holisticai's documentation writes b / a) and of RMSE and MAE (x/0 = inf,
     0/0 = NaN). Broadcast over leading axes (e.g. bootstrap resamples).
 
     Parameters
@@ -732,7 +728,7 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
     return out
 
 
-# ------------------------------------------------------------------ item metrics (seed 004)
+# ------------------------------------------------------------------ item metrics (holisticai)
 
 def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndarray]:
     """The item metrics of all users together."""
@@ -745,9 +741,8 @@ def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> di
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """Aggregate diversity: |items shown| / |items| (seed 004).
+    """Aggregate diversity: |items shown| / |items| (holisticai).
 
     Parameters
     ----------
@@ -776,9 +771,8 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-@deprecated_positional("k", "thresh", "normalize", "convention")
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
-    """Gini index of the item exposure distribution (seed 004 GINI; ``convention`` see :func:`gini`).
+    """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
     Parameters
     ----------
@@ -791,7 +785,7 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
     normalize : bool, default False
         Min-max scale the matrix first (holisticai's ``normalize``).
     convention : {"holisticai", "formula"}
-        Divide by n − 1 (holisticai) or n (the seed's formula).
+        Divide by n − 1 (holisticai) or n (holisticai's documented formula).
 
     Returns
     -------
@@ -809,9 +803,8 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """Entropy of the item exposure distribution (seed 004 EDE): −Σ d ln d.
+    """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
     Parameters
     ----------
@@ -840,9 +833,8 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """Average recommendation popularity (seed 004 ARP, as holisticai: see the module notes).
+    """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
 
     Parameters
     ----------
@@ -871,7 +863,7 @@ def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False
     return float(_overall(scores, k, thresh, normalize)["avg_recommendation_popularity"])
 
 
-# ------------------------------------------------------------------ two-group metrics (seed 004)
+# ------------------------------------------------------------------ two-group metrics (holisticai)
 
 def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
     n_users = stats.exposure.shape[0]
@@ -888,7 +880,7 @@ def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientatio
 
 
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
-    """MAD: mean score of group a − mean score of group b over their scored entries (seed 004).
+    """MAD: mean score of group a − mean score of group b over their scored entries (holisticai).
 
     Parameters
     ----------
@@ -899,12 +891,12 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     normalize : bool, default False
         Min-max scale the scores first.
     orientation : {"a-b", "b-a"}
-        holisticai's a − b (default) or the seed's b − a.
+        holisticai's a − b (default) or holisticai's b − a.
 
     Returns
     -------
     float
-        The difference of mean scores (``orientation="b-a"``: the seed's formula b − a).
+        The difference of mean scores (``orientation="b-a"``: holisticai's documented formula b − a).
 
     Examples
     --------
@@ -918,9 +910,8 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (seed 004, without the stray × n).
+    """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
     Parameters
     ----------
@@ -955,9 +946,8 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
-@deprecated_positional("k", "thresh", "normalize")
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (seed 004).
+    """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
     Parameters
     ----------
@@ -995,10 +985,9 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
-    """Average (over users) precision of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+    """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
@@ -1015,7 +1004,7 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
     normalize : bool, default False
         Min-max scale the matrix first (holisticai's ``normalize``).
     orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or the seed's formula b / a.
+        holisticai's a / b (default) or holisticai's documented formula b / a.
 
     Returns
     -------
@@ -1035,10 +1024,9 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
-    """Average (over users) recall of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+    """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
@@ -1055,7 +1043,7 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
     normalize : bool, default False
         Min-max scale the matrix first (holisticai's ``normalize``).
     orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or the seed's formula b / a.
+        holisticai's a / b (default) or holisticai's documented formula b / a.
 
     Returns
     -------
@@ -1075,10 +1063,9 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
-@deprecated_positional("k", "thresh", "normalize", "orientation")
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
-    """Average (over users) F1 of group a / that of group b (holisticai; the seed's b / a with ``orientation="b/a"``).
+    """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
@@ -1095,7 +1082,7 @@ def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normali
     normalize : bool, default False
         Min-max scale the matrix first (holisticai's ``normalize``).
     orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or the seed's formula b / a.
+        holisticai's a / b (default) or holisticai's documented formula b / a.
 
     Returns
     -------
@@ -1128,7 +1115,7 @@ def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, ori
     normalize : bool, default False
         Min-max scale scores and truth together first.
     orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or the seed's formula b / a.
+        holisticai's a / b (default) or holisticai's documented formula b / a.
 
     Returns
     -------
@@ -1160,7 +1147,7 @@ def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orie
     normalize : bool, default False
         Min-max scale scores and truth together first.
     orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or the seed's formula b / a.
+        holisticai's a / b (default) or holisticai's documented formula b / a.
 
     Returns
     -------
@@ -1197,11 +1184,10 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-@deprecated_positional("k", "thresh", "normalize", "metric_type", "gini_convention")
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
-    """holisticai's batch table of seed 004's metrics for two groups (point values, no intervals).
+    """holisticai's batch table of holisticai's metrics for two groups (point values, no intervals).
 
     The recommendations are read from ``scores`` as in :func:`exposure` (the ``k`` highest per user,
     else every score ``>= thresh``). The rows are holisticai's metric names with their value and

@@ -1,4 +1,4 @@
-"""Pairwise fairness from randomized pairs (seed 003, Beutel et al., Sec. 3-6).
+"""Pairwise fairness from randomized pairs (Beutel et al. 2019, Sec. 3-6).
 
 * :mod:`ocef.pairwise.counts` — the pairs table (``query, j, jp, s_j, s_jp, z, score_j,
   score_jp``), its checks and its reduction to counts (pandas or DuckDB);

@@ -1,4 +1,4 @@
-"""Pairwise accuracies, their decomposition, exposure and rank positions (seed 003, Sec. 3-4).
+"""Pairwise accuracies, their decomposition, exposure and rank positions (Beutel et al. 2019, Sec. 3-4).
 
 Definitions, with c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))] and ties counted ½ (Lemma 1's
 "ties are split randomly"); every probability below is estimated on randomized pairs
@@ -51,7 +51,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -122,7 +122,7 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
     """Per kind, each group's accuracy averaged over engagement levels, their ratio and their gap (Sec. 6.1).
 
-    Seed 003 "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
+    Beutel et al. 2019 (pairwise fairness) "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
     average" and reports the ratio of the "not subgroup" average to the subgroup's: here
     accuracy_0 and accuracy_1 are the equal-weight means over the levels marked in ``common``,
     ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup) and gap = accuracy_0 − accuracy_1.
@@ -710,7 +710,6 @@ def _level_names(levels, mask) -> str:
     return ", ".join(str(z) for z, keep in zip(levels, mask) if keep)
 
 
-@renamed_keywords(engine="backend")
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
                  confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
@@ -757,12 +756,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     >>> bool((res.cells.ci_low <= res.cells.accuracy).all())
     True
     """
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
-    n_resamples = check_positive_int("n_resamples", n_resamples, minimum=0)
-    rng = as_generator(rng)                              # checked even when the interval draws nothing
-    if interval not in INTERVALS:
-
-        raise ParameterError(f"interval must be one of {', '.join(map(repr, INTERVALS))}, got {interval!r}")
+    rng = as_generator(rng)
     if interval == "percentile" and n_resamples:
         check_percentile_resamples(n_resamples, confidence)
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,

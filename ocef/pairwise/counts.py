@@ -1,4 +1,4 @@
-"""Pairs tables and their counts (seed 003, Sec. 3.4): everything the metrics need, counts first.
+"""Pairs tables and their counts (Beutel et al. 2019, Sec. 3.4): everything the metrics need, counts first.
 
 A *pairs table* has one row per randomized comparison (:data:`PAIR_COLUMNS`): ``query``, ``j``
 (the clicked item), ``jp`` (the unclicked item j′), ``s_j``, ``s_jp`` (the item groups as written
@@ -12,10 +12,10 @@ Every metric of :mod:`ocef.pairwise.accuracy` is a function of the counts
 
 and the bootstrap clustered by query needs the same counts per query. Queries with identical
 count vectors ("profiles") are exchangeable, so the data are reduced to the distinct profiles and
-their multiplicities (:class:`PairCounts`); with one pair per query (the seed's experiment) there
+their multiplicities (:class:`PairCounts`); with one pair per query (the paper's experiment) there
 are at most 2·2·Z·3 profiles, whatever the number of pairs.
 
-Two counting backends (``backend=``; ``engine=`` is its former name, deprecated) give the same counts (a test checks it):
+Two counting backends (``backend=``) give the same counts (a test checks it):
 
 * ``"pandas"`` — in-memory frames, vectorized numpy (factorize, one sort);
 * ``"duckdb"`` — pairs (and scores) files in CSV or Parquet, read, joined and checked by DuckDB,
@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ocef.results import Result
+from ocef.validation import Options, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
            "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
@@ -46,20 +46,18 @@ SCORE_COLUMNS = ["score_j", "score_jp"]
 #: Kinds of comparisons, in the order of the count arrays' metric axis.
 KINDS = ("overall", "intra", "inter")
 BACKENDS = ("auto", "pandas", "duckdb")
-#: Former name of :data:`BACKENDS` (the glossary keeps ``engine`` for simulation engines).
-ENGINES = BACKENDS
 
 
 @dataclass(frozen=True)
 class PairCounts(Result):
-    """Counts of a pairs table, reduced to distinct per-cluster profiles (seed 003, Sec. 3.4).
+    """Counts of a pairs table, reduced to distinct per-cluster profiles (Beutel et al. 2019, Sec. 3.4).
 
     Every pairwise metric of :mod:`ocef.pairwise.accuracy` (eq. 1-7, Sec. 6.1, 6.4) is a function
     of the counts N[s, t, z, o] = #pairs with clicked group s, kind t (0 intra: s_j = s_j′, 1
     inter), engagement level z and outcome o (0 loss: score_j < score_jp, 1 tie, 2 win); the
     bootstrap clustered by query needs the same counts per query. Queries with identical count
     vectors ("profiles") are exchangeable, so only the distinct profiles and their multiplicities
-    are kept: with one pair per query (the seed's experiment) there are at most 2·2·Z·3 of them,
+    are kept: with one pair per query (the paper's experiment) there are at most 2·2·Z·3 of them,
     whatever the number of pairs. ``total`` is Σ multiplicity × profiles, the counts of the whole
     table; ``to_frame()`` lists it per (group, kind, z, outcome) and the view ``groups`` (a
     DataFrame property) has one row per group: ``group``, ``index``, ``n_pairs``, ``n_intra``,
@@ -224,7 +222,7 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
 
 def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str = "query") -> pd.DataFrame:
-    """Validate a pairs table (seed 003, Sec. 3.4: one row per recorded randomized pair).
+    """Validate a pairs table (Beutel et al. 2019, Sec. 3.4: one row per recorded randomized pair).
 
     Checks the columns of :data:`PAIR_COLUMNS` (and the cluster column, and the score columns
     unless ``need_scores`` is False), that there is at least one row, that no pair compares an item
@@ -383,7 +381,7 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
     """The two group names and the map from the raw group values to 0/1.
 
-    Seed 003 compares a subgroup with the rest and reports ratios "not subgroup" / subgroup, so
+    Beutel et al. 2019 (pairwise fairness) compares a subgroup with the rest and reports ratios "not subgroup" / subgroup, so
     the subgroup is group 1. Two distinct values: sorted, the first is group 0, unless
     ``subgroup`` names one of them (it becomes group 1). More than two values need ``subgroup``: it
     is group 1 and every other value is group 0, named ``"not <subgroup>"``. A string ``subgroup``
@@ -587,7 +585,7 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, Path))
 
 
-@renamed_keywords(engine="backend")
+@validate_params(backend=Options(*BACKENDS))
 def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_levels=None,
                 backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
@@ -616,8 +614,7 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     z_levels : sequence, optional
         The engagement levels in order (default: the sorted values found).
     backend : {"auto", "pandas", "duckdb"}, default "auto"
-        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames); its former
-        name ``engine=`` is still accepted for one release, with a ``FutureWarning``.
+        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames).
 
     Returns
     -------
@@ -648,8 +645,6 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     True
     """
 
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     _check_cluster(cluster)
     if backend == "duckdb" or (backend == "auto" and (_is_path(pairs) or _is_path(scores))):
         return _duckdb_counts(pairs, scores, subgroup=subgroup, cluster=cluster, z_levels=z_levels)

@@ -80,7 +80,7 @@ def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, *, rng=None) -> M
 
     :func:`ocef.pairwise.fit_mf_pairwise` without the regularizer (λ = 0), rank 8, ridge 0.01, 200
     Adam steps of size 0.05: the model trained on self-selected (biased) ratings whose pairwise
-    accuracies the randomized Coat pairs then audit, as seed 003 audits its production ranker.
+    accuracies the randomized Coat pairs then audit, as Beutel et al. 2019 (pairwise fairness) audits its production ranker.
 
     Parameters
     ----------

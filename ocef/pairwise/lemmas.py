@@ -1,4 +1,4 @@
-"""Lemmas 1-2 of seed 003 (Sec. 4.2): calibration and equal MSE do not give pairwise fairness.
+"""Lemmas 1-2 of Beutel et al. 2019 (Sec. 4.2): calibration and equal MSE do not give pairwise fairness.
 
 Setting of the proofs: z = 0, g(y, z) = y, two item groups with average labels ȳ_0 ≠ ȳ_1 and the
 model f(q, v_j) = ȳ_{s_j} (each item predicted at its group's base rate). A randomized pair has

@@ -1,4 +1,4 @@
-"""Pairwise regularization (seed 003, Sec. 5, eq. 10-12) and a numpy matrix-factorisation trainer.
+"""Pairwise regularization (Beutel et al. 2019, Sec. 5, eq. 10-12) and a numpy matrix-factorisation trainer.
 
 Over pairs P of (q, j, y, z), (q′, j′, y′, z′):
 
@@ -495,7 +495,7 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     Minimises :func:`mf_loss_and_gradient` — mean squared error on ``ratings`` + ridge + λ·|Corr_P(A, B)|
     over ``pairs`` (eq. 10-12) — for ``epochs`` steps of size ``lr``; with ``lam=0`` it is the plain
-    MF (the "production" model of the seed's experiment), with ``lam > 0`` the regularized "test"
+    MF (the "production" model of the paper's experiment), with ``lam > 0`` the regularized "test"
     model (Sec. 6.1). ``init`` fine-tunes a trained model.
 
     Parameters

@@ -1,5 +1,5 @@
 """Randomized pairs served on the traffic simulator's world, with their exact accuracies
-(seed 003, Sec. 3.4, on :class:`ocef.reo.simulate.TrafficWorld`).
+(Beutel et al. 2019, Sec. 3.4, on :class:`ocef.reo.simulate.TrafficWorld`).
 
 Per request, the user is drawn with ``world.user_weights``; with probability ``p_pair`` the
 request is in the experimental slice: two distinct items are drawn uniformly from the relevant set
@@ -215,7 +215,7 @@ class SimulatedPairs(Result):
 def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
     """The relevant set R_u of each user: the top ``n_relevant`` items by the world's default scores.
 
-    R_q of seed 003 is the set returned by the retrieval stage (Sec. 3.1) among which the
+    R_q of Beutel et al. 2019 (pairwise fairness) is the set returned by the retrieval stage (Sec. 3.1) among which the
     randomized pairs are drawn (Sec. 3.4); here, each user's ``n_relevant`` best items by
     ``world.scores`` (ties: lower item index), or every item.
 
@@ -360,7 +360,7 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
-    """Serve requests on a simulated world and record the randomized pairs of seed 003's experiment (Sec. 3.4).
+    """Serve requests on a simulated world and record the randomized pairs of Beutel et al.'s experiment (Sec. 3.4).
 
     Each request comes from a user drawn with ``world.user_weights``; a share ``p_pair`` is in the
     experimental slice: two distinct items drawn uniformly from R_u (:func:`relevant_sets`) are shown

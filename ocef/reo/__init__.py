@@ -1,4 +1,4 @@
-"""Ranking-based Equal Opportunity (REO) from default + random traffic (seed 000, Dong et al.).
+"""Ranking-based Equal Opportunity (REO) from default + random traffic (Dong et al. 2024).
 
 Definitions (Sec. 2-3, App. D)
 ------------------------------
@@ -32,7 +32,7 @@ covers ~91% (nominal 95%) and the full method ~95%; with rare positives both cov
 ``interval="delta"`` keeps Algorithm 1 exactly as printed. The same fix makes the joint
 A/B delta method (``"delta-shared"``) reject ~5% of A/A tests instead of 8-11%.
 
-Table 1 of the seed: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the seed prints 2/3,
+Table 1 of the paper: eq. (2) gives 1/3 for dataset B (U = (1/2, 1)); the paper prints 2/3,
 which is |U_1 - U_2| / mean(U) (twice eq. 2 for K = 2). We follow eq. (2), Sec. 4.3 and App. F.
 
 When the delta method is unreliable
@@ -114,8 +114,8 @@ from ocef._lazy import lazy_exports
 #: where each public name lives; modules are imported on first use (PEP 562), so ``ocef reo``
 #: on a file needs only the counts and the estimator, not pandas and the bootstrap machinery.
 _HOME = {
-    "ab": ("AB_INTERVALS", "AB_METHODS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
-    "bootstrap": ("BOOTSTRAP_INTERVALS", "BOOTSTRAP_METHODS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
+    "ab": ("AB_INTERVALS", "AbResult", "_fold_counts", "ab_test", "shared_random_ab_variance"),
+    "bootstrap": ("BOOTSTRAP_INTERVALS", "BootstrapReo", "BootstrapSummary", "_reo_stat_from_counts", "bca_interval",
                   "bootstrap_reo_ci", "category_counts"),
     "counts": ("ReoCounts", "reo_counts"),
     "estimate": ("ALL_INTERVALS", "estimate_reo"),

@@ -3,7 +3,6 @@
 See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
-import functools
 import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
@@ -11,16 +10,16 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from ocef.reo.estimators import (
+from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, percentile_bounds,
+                                  
     ReoResult,
-    check_interval,
     normal_quantile,
     positive_counts,
     reo_point_estimates,
     reo_result_from_counts,
 )
 from ocef.results import Result
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -33,14 +32,12 @@ from ocef.errors import ParameterError
 # exactly a Multinomial(n, c / n) draw of the counts, and a jackknife (leave-one-row-out) takes
 # only K + 1 distinct values, each with multiplicity c_j. This makes the bootstrap O(B K) and
 # the BCa acceleration O(K) instead of O(B n) and O(n^2) (scipy.stats.bootstrap's jackknife
-# on the rows would need n^2 operations: 2e10 for one day of the seed's logs). ``resample=
+# on the rows would need n^2 operations: 2e10 for one day of the paper's logs). ``resample=
 # "rows"`` runs the literal Algorithm 4 (index resampling and a full recount) for comparison.
 
 #: The bootstrap interval names (``interval=`` of :func:`bootstrap_reo_ci`, :func:`ocef.reo.estimate_reo`
 #: and :func:`ocef.reo.ab_test`).
 BOOTSTRAP_INTERVALS = ("standard", "percentile", "bca")
-#: Former name of :data:`BOOTSTRAP_INTERVALS`.
-BOOTSTRAP_METHODS = BOOTSTRAP_INTERVALS
 
 
 def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", group: str = "S",
@@ -85,25 +82,10 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     return np.append(pos, n - pos.sum())
 
 
-def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
-    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
-    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
-        P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
-    _, dU, pen = reo_point_estimates(P, Q)
-    return np.concatenate([dU, pen[..., None]], axis=-1)
-
-
 def _ab_stat_from_counts(counts_control, counts_treatment, counts_random) -> np.ndarray:
     """``(D_1..D_K, D_REO)`` = treatment minus control statistics sharing D_rand (App. D)."""
     return (_reo_stat_from_counts(counts_treatment, counts_random)
             - _reo_stat_from_counts(counts_control, counts_random))
-
-
-def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
-    n = int(counts.sum())
-    return rng.multinomial(n, counts / n, size=n_resamples)
 
 
 def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
@@ -390,35 +372,13 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
     if method == "standard":                       # eq. (23)
         low, high = estimate - z * se, estimate + z * se
     elif method == "percentile":
-        alpha = (1.0 - confidence) / 2.0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            low, high = np.nanquantile(masked, alpha, axis=0), np.nanquantile(masked, 1 - alpha, axis=0)
+        low, high = percentile_bounds(masked, confidence)
     else:
         vals, weights = _jackknife_values(statistic, samples)
         low, high = bca_interval(estimate, masked, vals, weights, confidence)
     return BootstrapSummary(estimate, replicates, se, bias, low, high, method, n_undefined, tuple(names))
 
 
-def _retired_delta_interval(func):
-    """Accept ``delta_interval=`` for one release (FutureWarning): the delta-method part of a
-    bootstrap result (its ``delta_method_reliable`` flag) is always the ``"delta-full"`` one now,
-    so that one ``interval`` argument chooses the interval."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if "delta_interval" in kwargs:
-            value = kwargs.pop("delta_interval")
-            warnings.warn("bootstrap_reo_ci: the keyword 'delta_interval' is retired (one 'interval' argument "
-                          "chooses the interval; the delta-method diagnostics of a bootstrap result use "
-                          "'delta-full'); it is ignored and will be removed in the next release",
-                          FutureWarning, stacklevel=2)
-            check_interval(value)
-        return func(*args, **kwargs)
-    return wrapper
-
-
-@_retired_delta_interval
-@renamed_keywords(engine="backend", method="interval")
 @validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), interval=Options(*BOOTSTRAP_INTERVALS),
                  rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS))
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
@@ -452,8 +412,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
         Bootstrap resamples, 2 <= n_resamples <= 10**7.
     interval : {"standard", "percentile", "bca"}, default "standard"
         ``"standard"``: estimate +- z SE_boot, the normal bootstrap of eq. (23);
-        ``"percentile"``; ``"bca"``: bias-corrected and accelerated. ``method=`` is its former
-        name, accepted for one release with a FutureWarning.
+        ``"percentile"``; ``"bca"``: bias-corrected and accelerated.
     rng : None, int, SeedSequence or Generator
         Randomness of the resamples.
     groups : sequence, optional
@@ -463,8 +422,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
         Where the counts are computed.
     spark : SparkSession, optional
-        For ``backend="spark"``. (``delta_interval=`` is retired: it is ignored with a
-        FutureWarning; the delta-method diagnostics of the result use ``"delta-full"``.)
+        For ``backend="spark"``. (The delta-method diagnostics of the result use ``"delta-full"``.)
 
     Returns
     -------
@@ -494,12 +452,11 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     """
     from ocef.reo.counts import reo_counts
 
-    check_bootstrap_method(interval)
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
                    backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
-                                    confidence=confidence, interval="delta-full")
+                                    confidence=confidence, interval="delta-full", small_counts="delta")
     names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,

@@ -17,7 +17,6 @@ from ocef.backends import count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
 from ocef.errors import ParameterError, ParameterTypeError
-from ocef.validation import renamed_keywords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -254,7 +253,6 @@ class ReoCounts(Result):
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
-@renamed_keywords(engine="backend")
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
                groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:

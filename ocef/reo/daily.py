@@ -15,13 +15,12 @@ from ocef.reo.estimators import (
     INTERVALS,
     _COVARIANCE_OF,
     _result_from_arrays,
-    check_interval,
     delta_method_reo,
     estimability_problems,
     zero_default_notes,
 )
 from ocef.results import Result, jsonable
-from ocef.validation import CONFIDENCE, Either, Options, Real, check_in_interval, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Either, Options, Real, validate_params
 from ocef.backends import BACKENDS
 
 
@@ -169,7 +168,6 @@ class ReoDaily(Result):
         return bool("significantly_above" in self.table and self.table["significantly_above"].any())
 
 
-@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
                  threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
@@ -232,10 +230,7 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     0    1    0.333    0.23    0.437                 True
     1    2    0.032   -0.08    0.144                False
     """
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
-    covariance = _COVARIANCE_OF[check_interval(interval)]
-    if threshold is not None:
-        threshold = check_in_interval("threshold", threshold, 0.0, np.inf, low_open=False, high_open=True)
+    covariance = _COVARIANCE_OF[interval]
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups, by=by,
                    backend=backend, spark=spark)
     names = list(c.group_names)

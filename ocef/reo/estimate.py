@@ -7,16 +7,15 @@ from typing import Sequence
 
 from ocef.backends import BACKENDS
 from ocef.reo.estimators import INTERVALS, ReoResult, reo_result_from_counts
-from ocef.validation import CONFIDENCE, Integer, Options, Rng, renamed_keywords, validate_params
+from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 
 #: Every interval :func:`estimate_reo` offers: the delta method (:data:`INTERVALS`) and the bootstrap
-#: (:data:`ocef.reo.bootstrap.BOOTSTRAP_METHODS`, by :func:`ocef.reo.bootstrap_reo_ci`).
+#: (:data:`ocef.reo.bootstrap.BOOTSTRAP_INTERVALS`, by :func:`ocef.reo.bootstrap_reo_ci`).
 ALL_INTERVALS = INTERVALS + ("standard", "percentile", "bca")
 #: Most bootstrap resamples one call takes.
 MAX_RESAMPLES = 10**7
 
 
-@renamed_keywords(engine="backend")
 @validate_params(confidence=CONFIDENCE, interval=Options(*ALL_INTERVALS), backend=Options(*BACKENDS), n_resamples=Integer(2, MAX_RESAMPLES), rng=Rng(),
                  resample=Options("counts", "rows"))
 def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
@@ -52,8 +51,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     resample : "counts" or "rows"
         How the bootstrap resamples (see :func:`ocef.reo.bootstrap_reo_ci`).
     backend : "auto", "duckdb", "pandas" or "spark"
-        Where the counts are computed ("auto": DuckDB for files, pandas for frames). ``engine=`` is
-        its former name, accepted for one release with a FutureWarning.
+        Where the counts are computed ("auto": DuckDB for files, pandas for frames).
     spark : SparkSession, optional
         For ``backend="spark"``.
 
@@ -88,4 +86,4 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
                    backend=backend, spark=spark)
     return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
-                                  confidence=confidence, interval=interval)
+                                  confidence=confidence, interval=interval, rng=rng)

@@ -702,9 +702,9 @@ class ReoResult(Result):
         The interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
         ``"naive"``.
     delta_method_reliable : bool, default False
-        False when the delta-method penalty interval reaches 0 or below, its SE is undefined, or
-        a group has no positive label in the default log. Bootstrap results carry the flag of
-        the delta interval too.
+        True only where the delta method's measured coverage holds: every group has at least
+        :data:`MIN_POSITIVES_DELTA` positive labels in both logs, and the penalty interval is
+        above 0 with a defined SE. Bootstrap results carry the flag of the delta interval too.
     notes : tuple of str, default ()
         Why an interval is unreliable (a group without positives, ...).
 
@@ -715,7 +715,7 @@ class ReoResult(Result):
 
     Examples
     --------
-    >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+    >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
     >>> res.groups[["group", "U", "delta_U"]]
       group    U  delta_U
     0     a  0.5     -0.5
@@ -765,7 +765,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> rec = res.group_records()[0]
         >>> list(rec)
         ['group', 'P', 'Q', 'U', 'delta_U', 'se', 'ci_low', 'ci_high']
@@ -789,7 +789,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> res.to_frame()[["group", "delta_U", "penalty", "penalty_ci_low", "n_default", "method"]].round(3)
           group  delta_U  penalty  penalty_ci_low  n_default      method
         0     a     -0.5      0.5          -0.623          6  delta-full
@@ -813,7 +813,7 @@ class ReoResult(Result):
 
         Examples
         --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6)
+        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
         >>> out = res.to_dict()
         >>> list(out)
         ['groups', 'penalty', 'penalty_se', 'penalty_ci', 'n_default', 'n_random', 'confidence', 'method', 'delta_method_reliable', 'notes']
@@ -938,8 +938,121 @@ def check_interval(interval: str) -> str:
     return interval
 
 
+#: Fewest positive labels of any group in either log at which the delta-method interval is printed
+#: (issue 28). Measured by benchmarks/reo_few_positives.py (coverage table in docs/guide/reo.md): the
+#: delta-method penalty interval covered 0.86-0.93 at 1-4 positives and 0.91 at 16-20 (K = 3), the
+#: count percentile bootstrap 0.93-1.00 from 3 positives up; above 30 both held 0.92-0.96.
+MIN_POSITIVES_DELTA = 31
+#: Below this many positives of a group in either log no interval is printed (null + note): at 1-2
+#: positives the delta method covered 0.86-0.93 and the bootstrap 0.90-0.91.
+MIN_POSITIVES_ANY = 3
+#: The interval that replaces the delta method below :data:`MIN_POSITIVES_DELTA` (count bootstrap,
+#: :func:`ocef.reo.bootstrap_reo_ci`), and its resamples.
+SMALL_COUNT_INTERVAL = "percentile"
+SMALL_COUNT_RESAMPLES = 999
+#: What :func:`reo_result_from_counts` does below :data:`MIN_POSITIVES_DELTA`: switch to the bootstrap
+#: (default) or keep the delta-method interval (flagged unreliable, with a note).
+SMALL_COUNTS = ("bootstrap", "delta")
+
+
+def small_count_note(pos_default, pos_random) -> str:
+    """The note for counts below :data:`MIN_POSITIVES_DELTA` ("" when every group has enough positives).
+
+    Parameters
+    ----------
+    pos_default, pos_random : array_like of int, shape (K,)
+        Positive counts per group in the default and in the random log.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> small_count_note([100, 200], [50, 60])
+    ''
+    >>> small_count_note([100, 200], [5, 60])[:40]
+    'a group has only 5 positive labels in on'
+    """
+    low = int(min(np.min(pos_default), np.min(pos_random)))
+    if low >= MIN_POSITIVES_DELTA:
+        return ""
+    if low < MIN_POSITIVES_ANY:
+        return (f"a group has only {low} positive label(s) in one log, fewer than {MIN_POSITIVES_ANY}: no interval "
+                f"(the delta method and the bootstrap both covered at most 0.93 there, docs/guide/reo.md)")
+    return (f"a group has only {low} positive labels in one log, fewer than {MIN_POSITIVES_DELTA}: there the "
+            f"delta-method interval under-covers (measured, docs/guide/reo.md)")
+
+
+def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
+    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
+        P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
+    _, dU, pen = reo_point_estimates(P, Q)
+    return np.concatenate([dU, pen[..., None]], axis=-1)
+
+
+
+def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+    n = int(counts.sum())
+    return rng.multinomial(n, counts / n, size=n_resamples)
+
+
+
+def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval: the ``(1 − confidence)/2`` and ``(1 + confidence)/2`` quantiles of
+    the replicates over axis 0, NaN replicates ignored (an all-NaN column gives NaN quietly).
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray, shape (B, d)
+        Bootstrap replicates (NaN where undefined).
+    confidence : float
+        Two-sided level.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper ends, shape (d,).
+
+    Examples
+    --------
+    >>> lo, hi = percentile_bounds(np.arange(101.0)[:, None], 0.9)
+    >>> round(float(lo[0]), 9), round(float(hi[0]), 9)
+    (5.0, 95.0)
+    """
+    import warnings
+
+    alpha = (1.0 - confidence) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(replicates, alpha, axis=0), np.nanquantile(replicates, 1 - alpha, axis=0)
+
+
+def _small_count_bootstrap(cd: np.ndarray, cr: np.ndarray, confidence: float, rng):
+    """``(se, low, high)`` of ``delta_U_1..delta_U_K, penalty`` by the count percentile bootstrap
+    (:data:`SMALL_COUNT_RESAMPLES` multinomial resamples of both logs' category counts, as
+    :func:`ocef.reo.bootstrap_reo_ci` with ``interval="percentile"``)."""
+    import warnings
+
+    from ocef.validation import as_generator
+
+    gen = as_generator(rng)
+    reps = _reo_stat_from_counts(_multinomial_resamples(gen, cd, SMALL_COUNT_RESAMPLES),
+                                 _multinomial_resamples(gen, cr, SMALL_COUNT_RESAMPLES))
+    masked = np.where(np.isfinite(reps), reps, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        se = np.nanstd(masked, axis=0, ddof=1)
+    low, high = percentile_bounds(masked, confidence)
+    return se, low, high
+
+
 def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
-                           confidence: float = 0.95, interval: str = "delta-full") -> ReoResult:
+                           confidence: float = 0.95, interval: str = "delta-full", small_counts: str = "bootstrap",
+                           rng=None) -> ReoResult:
     """The full :class:`ReoResult` from per-group positive counts and log sizes.
 
     ``Q_k`` and ``P_k`` by eq. (5), ``U_k``, ``delta_U_k`` and ``Delta_REO`` by eq. (6)-(7), and
@@ -962,12 +1075,22 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         Two-sided level, in (0, 1).
     interval : {"delta-full", "delta"}, default "delta-full"
         Full multinomial covariance, or Algorithm 1's diagonal ``Gamma``.
+    small_counts : {"bootstrap", "delta"}, default "bootstrap"
+        When a group has fewer than :data:`MIN_POSITIVES_DELTA` positive labels in either log (the
+        delta method's measured floor): ``"bootstrap"`` replaces the intervals (groups and penalty)
+        by the count bootstrap (:data:`SMALL_COUNT_INTERVAL`, :data:`SMALL_COUNT_RESAMPLES`
+        resamples; ``method`` says ``"bootstrap-percentile"`` and a note why), and below
+        :data:`MIN_POSITIVES_ANY` prints none (NaN, ``method="none"``, a note); ``"delta"`` keeps the
+        delta-method interval. Either way ``delta_method_reliable`` is False there.
+    rng : None, int, SeedSequence or Generator
+        Randomness of that bootstrap (None: seed 0, so that the same counts give the same interval).
 
     Returns
     -------
     ReoResult
-        ``method`` is ``interval``. A group without positives in the default log gets a note and
-        ``delta_method_reliable=False``.
+        ``method`` is ``interval`` (or the bootstrap's, see ``small_counts``). ``delta_method_reliable``
+        is True only where the delta method's measured coverage holds: every group with at least
+        :data:`MIN_POSITIVES_DELTA` positives in both logs, a penalty interval above 0.
 
     Raises
     ------
@@ -993,10 +1116,32 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     _check_estimable(groups, pos_d, pos_r)
     Q = pos_d / n_default
     P = pos_r / n_random
+    if small_counts not in SMALL_COUNTS:
+        raise ParameterError(f"small_counts must be one of {list(SMALL_COUNTS)}, got {small_counts!r}")
     arr = delta_method_reo(P, Q, n_default, n_random, confidence=confidence,
                            covariance=covariance)
-    return _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval,
-                               zero_default_notes(groups, pos_d))
+    notes = zero_default_notes(groups, pos_d)
+    few = small_count_note(pos_d, pos_r)
+    if few and small_counts == "delta":
+        notes.append(few + "; read it with care or use a bootstrap interval")
+    result = _result_from_arrays(groups, P, Q, arr, n_default, n_random, confidence, interval, notes)
+    if not few or small_counts == "delta":
+        return result
+    if int(min(pos_d.min(), pos_r.min())) < MIN_POSITIVES_ANY:
+        nan = np.full(len(groups), np.nan)
+        table = {**result.columns, "se": nan, "ci_low": nan, "ci_high": nan}
+        notes.append(few)
+        return ReoResult(table, result.penalty, float("nan"), (float("nan"), float("nan")), result.n_default,
+                         result.n_random, result.confidence, None, "none", False, tuple(notes))
+    cd = np.append(pos_d, n_default - pos_d.sum())
+    cr = np.append(pos_r, n_random - pos_r.sum())
+    se, low, high = _small_count_bootstrap(cd, cr, confidence, 0 if rng is None else rng)
+    table = {**result.columns, "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1]}
+    notes.append(few + f"; the intervals are the count bootstrap's ({SMALL_COUNT_INTERVAL}, "
+                       f"{SMALL_COUNT_RESAMPLES} resamples) instead of the {interval} interval")
+    return ReoResult(table, result.penalty, float(se[-1]), (float(low[-1]), float(high[-1])),
+                     result.n_default, result.n_random, result.confidence, None,
+                     f"bootstrap-{SMALL_COUNT_INTERVAL}", False, tuple(notes))
 
 
 def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,

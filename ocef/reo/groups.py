@@ -1,4 +1,4 @@
-"""The groups of a REO estimate: the values found in the logs' group column, checked (seed 000, Sec. 2).
+"""The groups of a REO estimate: the values found in the logs' group column, checked (Dong et al. 2024, Sec. 2).
 
 Shared by the counts (:mod:`ocef.reo.counts`) and the estimators (:mod:`ocef.reo.estimators`)."""
 from __future__ import annotations

@@ -10,7 +10,7 @@ import numpy as np
 
 from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
 from ocef.results import Result
-from ocef.validation import check_delta, check_in_interval, check_positive_int, renamed_keywords
+from ocef.validation import Integer, Real, check_delta, check_in_interval, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
 
 
@@ -97,7 +97,7 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
 
     The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation (eq. 2) is
     convex, so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1;
-    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the seed's threshold. A penalty
+    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the paper's threshold. A penalty
     significantly above the threshold therefore proves that some pair of groups violates the
     rule; use it as ``threshold`` of :func:`estimate_reo_by`.
 
@@ -307,7 +307,7 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
-@renamed_keywords(n_show="k")
+@validate_params(p_act=Real(0, 1), n_requests=Integer(1), k=Integer(1))
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
 
@@ -338,11 +338,10 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     >>> expected_random_rows(0.01, n_requests=1_000_000, k=10)
     100000.0
     """
-    p = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
-    return p * check_positive_int("n_requests", n_requests) * check_positive_int("k", k)
+    return float(p_act) * n_requests * k
 
 
-@renamed_keywords(n_show="k")
+@validate_params(n_random=Integer(1), n_requests=Integer(1), k=Integer(1))
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
 
@@ -373,7 +372,7 @@ def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     >>> p_act_for(50_000, n_requests=1_000_000, k=10)
     0.005
     """
-    nr = check_positive_int("n_random", n_random)
+    nr = n_random
     full = expected_random_rows(1.0, n_requests=n_requests, k=k)
     p = nr / full
     if p > 1.0:

@@ -1,4 +1,4 @@
-"""Random-traffic simulator (seed 000, Sec. 3.2 and App. I).
+"""Random-traffic simulator (Dong et al. 2024, Sec. 3.2 and App. I).
 
 A recommender serves *requests* of users over days. For every request
 
@@ -57,7 +57,7 @@ from ocef.validation import (check_resources,
     check_positive_int,
     check_unit_array,
 )
-from ocef.validation import Integer, Options, Real, Rng, renamed_keywords, validate_params
+from ocef.validation import Integer, Options, Real, Rng, validate_params
 from ocef.errors import ParameterError, ParameterTypeError
 
 #: Columns of both simulated logs, in order.
@@ -233,17 +233,10 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     >>> round(float(world.preferences.mean()), 3), np.bincount(world.item_groups).tolist()
     (0.1, [16, 24])
     """
-    n_users = check_positive_int("n_users", n_users)
-    n_items = check_positive_int("n_items", n_items, minimum=2)
-    n_groups = check_positive_int("n_groups", n_groups, minimum=2)
     if n_groups > n_items:
         raise ParameterError(f"n_groups ({n_groups}) must be at most n_items ({n_items}): every group needs an item")
-    rank = check_positive_int("rank", rank)
     check_resources("n_users, n_items, rank", memory=8.0 * (4 * n_users * n_items + rank * (n_users + n_items)),
                     work=float(n_users) * n_items * rank, what="operations")
-    positive_rate = check_in_interval("positive_rate", positive_rate, 0.0, 1.0, high_open=True)
-    check_in_interval("score_noise", score_noise, 0.0, np.inf, low_open=False, high_open=True)
-    check_in_interval("user_activity", user_activity, 0.0, np.inf, low_open=False, high_open=True)
     gen = as_generator(rng)
     shares = np.full(n_groups, 1.0 / n_groups) if group_shares is None else np.asarray(group_shares, float)
     if shares.shape != (n_groups,) or shares.min() <= 0 or not np.isclose(shares.sum(), 1.0):
@@ -284,7 +277,7 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
     return factor
 
 
-@renamed_keywords(n_show="k")
+@validate_params(k=Integer(1))
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
     """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
 
@@ -333,26 +326,25 @@ def _recommended_mask(top: np.ndarray, n_items: int) -> np.ndarray:
     return mask
 
 
-def _check_k(k, n_items: int) -> int:
-    k = check_positive_int("k", k)
+def _check_k(k: int, n_items: int) -> int:
+    """``k`` (declared an integer >= 1 by each caller) against the world's items."""
     if k > n_items:
         raise ParameterError(f"k must be <= the number of items {n_items}, got {k}")
     return k
 
 
-def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_rate) -> tuple:
-    """The serving arguments of :func:`simulate_ab` and :func:`stream_traffic`, checked:
-    ``(n_days, requests_per_day, k, p_act, log_rate)``."""
-    out = (check_positive_int("n_days", n_days), check_positive_int("requests_per_day", requests_per_day),
-           _check_k(k, world.n_items),
-           check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False),
-           check_in_interval("log_rate", log_rate, 0.0, 1.0, low_open=True, high_open=False))
-    # every request draws k served items (and a random list with prob. p_act): refuse, before the
-    # first day, a simulation of n_days * requests_per_day requests above the limits
-    shown = float(out[0]) * out[1] * out[2]
-    check_resources("n_days, requests_per_day, k", work=shown, what="served items",
-                    memory=8.0 * 8 * float(out[1]) * out[2] * max(out[4], out[3]))
-    return out
+#: The declared serving arguments of :func:`simulate_traffic`, :func:`simulate_ab` and :func:`stream_traffic`.
+SERVING = dict(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1), p_act=Real(0, 1),
+               log_rate=Real(0, 1, closed="right"), rng=Rng())
+
+
+def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_rate) -> None:
+    """What the declarations (:data:`SERVING`) cannot see: ``k`` at most the world's items, and
+    the resources of ``n_days * requests_per_day`` requests of ``k`` served items each (and a
+    random list with probability ``p_act``), refused before the first day above the limits."""
+    _check_k(k, world.n_items)
+    check_resources("n_days, requests_per_day, k", work=float(n_days) * requests_per_day * k, what="served items",
+                    memory=8.0 * 8 * float(requests_per_day) * k * max(log_rate, p_act))
 
 
 # --------------------------------------------------------------------------- ground truth
@@ -408,7 +400,7 @@ class TrafficTruth:
         return self.groups["delta_U"].to_numpy()
 
 
-@renamed_keywords(n_show="k")
+@validate_params(k=Integer(1))
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
@@ -475,7 +467,7 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     return np.asarray(u, float), np.asarray(delta_u, float), float(penalty)
 
 
-@renamed_keywords(n_show="k")
+@validate_params(k=Integer(1), p_act=Real(0, 1))
 def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
     """Expected share of relevant items among the items users are shown, as a function of ``p_act`` (App. I.1-I.2).
 
@@ -517,7 +509,6 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
     >>> [round(expected_relevance(world, 5, p), 4) for p in (0.0, 0.1, 1.0)]
     [0.3076, 0.2885, 0.1969]
     """
-    p_act = check_in_interval("p_act", p_act, 0.0, 1.0, low_open=False, high_open=False)
     truth = ground_truth(world, k, boosts)
     Q, P, p_rec = truth.relevance_default, truth.relevance_random, truth.p_recommended
     return float((Q + p_act * (P - p_rec * Q)) / (1.0 + p_act * (1.0 - p_rec)))
@@ -599,9 +590,7 @@ class TrafficLogs:
     served: pd.DataFrame = field(repr=False)
 
 
-@renamed_keywords(n_show="k")
-@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
-                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng())
+@validate_params(**SERVING)
 def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: int = 10_000,
                      k: int = 10, p_act: float = 0.01, log_rate: float = 1.0,
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
@@ -661,9 +650,7 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     return TrafficLogs(default, random, out.truth["default"], out.served.drop(columns="arm"))
 
 
-@renamed_keywords(n_show="k")
-@validate_params(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=Integer(1),
-                 p_act=Real(0, 1), log_rate=Real(0, 1, closed="right"), rng=Rng(), assignment=Options("user", "request"))
+@validate_params(**SERVING, assignment=Options("user", "request"))
 def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_days: int = 1,
                 requests_per_day: int = 10_000, k: int = 10, p_act: float = 0.01,
                 log_rate: float = 1.0, assignment: str = "user", arm_shares=None,
@@ -731,10 +718,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
-    n_days, requests_per_day, k, p_act, log_rate = _check_serving(world, n_days, requests_per_day, k,
-                                                                       p_act, log_rate)
-    if assignment not in ("user", "request"):
-        raise ParameterError(f"assignment must be 'user' or 'request', got {assignment!r}")
+    _check_serving(world, n_days, requests_per_day, k, p_act, log_rate)
     names = [str(a) for a in arms]
     n_arms = len(names)
     shares = np.full(n_arms, 1.0 / n_arms) if arm_shares is None else np.asarray(arm_shares, float)
@@ -959,7 +943,7 @@ def _arrow_table(cols: dict):
     return pa.table({c: data[c] for c in LOG_COLUMNS})
 
 
-@renamed_keywords(n_show="k")
+@validate_params(**SERVING, chunk_requests=Integer(1))
 def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_per_day: int = 10_000,
                    k: int = 10, p_act: float = 0.01, log_rate: float = 1.0, boosts: Mapping | None = None,
                    chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
@@ -1021,9 +1005,7 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     """
     import pyarrow.parquet as pq
 
-    n_days, requests_per_day, k, p_act, log_rate = _check_serving(world, n_days, requests_per_day, k,
-                                                                       p_act, log_rate)
-    chunk_requests = check_positive_int("chunk_requests", chunk_requests)
+    _check_serving(world, n_days, requests_per_day, k, p_act, log_rate)
     gen = as_generator(rng)
     out = Path(out_dir)
     dirs = {"default": out / "default", "random": out / "random"}

@@ -1,4 +1,4 @@
-"""Leave-last-out split of seed 002 (Sec. 4.1), genre flags and user codes of MovieLens."""
+"""Leave-last-out split of Guo et al. 2023 (Sec. 4.1), genre flags and user codes of MovieLens."""
 import numpy as np
 import pandas as pd
 import pytest

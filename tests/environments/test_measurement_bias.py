@@ -1,4 +1,4 @@
-"""Measurement-bias environment of seed 001, App. B.2."""
+"""Measurement-bias environment of Do et al. 2022, App. B.2."""
 from __future__ import annotations
 
 import numpy as np

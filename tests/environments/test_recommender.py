@@ -1,4 +1,4 @@
-"""The simulated Funk-SVD recommender (seed 001, Sec. 6.1, App. D.2)."""
+"""The simulated Funk-SVD recommender (Do et al. 2022, Sec. 6.1, App. D.2)."""
 from __future__ import annotations
 
 import numpy as np

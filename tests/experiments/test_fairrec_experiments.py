@@ -1,4 +1,4 @@
-"""FairRec experiments (seed 002): registration, claims on their own results, quick runs."""
+"""FairRec experiments (Guo et al. 2023): registration, claims on their own results, quick runs."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,4 +1,4 @@
-"""Exact checks of the helpers behind the REO simulation experiments (seed 000, Sec. 4)."""
+"""Exact checks of the helpers behind the REO simulation experiments (Dong et al. 2024, Sec. 4)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Tests of ocef.experiments.reo_unidentifiability (Table 1 of seed 000)."""
+"""Tests of ocef.experiments.reo_unidentifiability (Table 1 of Dong et al. 2024 (REO from random traffic))."""
 from __future__ import annotations
 
 import numpy as np

@@ -98,7 +98,8 @@ def test_report_summary_json_and_html(toy, tmp_path, capsys):
     assert set(doc) >= {"experiments", "version", "started", "seed"} and doc["seed"] == 4
     ok, skipped = doc["experiments"]
     assert set(ok) >= {"name", "status", "seconds", "dataset", "claims"}
-    assert ok["status"] == "ok" and ok["dataset"] == "toy numbers"
+    # status: the shown outcome (a contradicted claim), run: whether it ran (issue 31)
+    assert (ok["status"], ok["run"]) == ("contradicted", "ok") and ok["dataset"] == "toy numbers"
     assert [c["holds"] for c in ok["claims"]] == [True, False, None]
     assert [c["verdict"] for c in ok["claims"]] == ["holds", "contradicted", "unchecked"]
     assert set(ok["claims"][0]) >= {"claim", "verdict", "reason", "evidence", "paper_value"}
@@ -106,7 +107,7 @@ def test_report_summary_json_and_html(toy, tmp_path, capsys):
     assert ok["claims"][1]["paper_value"] == -1.0 and ok["claims"][1]["reason"] == "y is positive somewhere"
     assert doc["verdicts"] == {"holds": 1, "contradicted": 1, "inconclusive": 0, "unchecked": 1 + 3}
     assert "not checkable in this run: no z" in ok["claims"][2]["evidence"]
-    assert skipped["status"] == "skipped" and "toy data not found" in skipped["reason"]
+    assert skipped["status"] == skipped["run"] == "skipped" and "toy data not found" in skipped["reason"]
     page = _Collect()
     page.feed((tmp_path / "index.html").read_text())
     assert page.sections == [("toy-ok", "ok"), ("toy-missing", "skipped")]
@@ -127,7 +128,7 @@ def test_failed_experiment_exits_non_zero_and_others_still_run(toy, tmp_path, ca
     out = capsys.readouterr().out
     assert "failed: RuntimeError: boom" in out and "Traceback" not in out
     doc = json.loads((tmp_path / "summary.json").read_text())
-    assert [e["status"] for e in doc["experiments"]] == ["failed", "ok"]
+    assert [e["run"] for e in doc["experiments"]] == ["failed", "ok"]
 
 
 def test_unwritable_out_is_an_error_before_any_work(toy, tmp_path, capsys):
@@ -392,7 +393,43 @@ def test_version_and_list_with_run_times(capsys, monkeypatch):
     assert "12 s" in line and "10 min" in line
 
 
+def test_reproduce_list_sums_the_measured_times_and_fits_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 80
+    quick, n_quick = registry.total_seconds("quick")
+    full, n_full = registry.total_seconds("full")
+    total = next(x for x in lines if x.startswith("total (sum)"))
+    assert f"quick: {n_quick} of {len(registry.names())}" in total and f"{full / 3600:.1f} h" in total
+
+
 def test_every_claim_declares_its_test():
     missing = [(name, c.text[:40]) for name in registry.names() for c in registry.module(name).CLAIMS
                if not c.test]
     assert missing == []
+
+
+def test_the_two_ml1m_gaps_earn_their_verdicts():
+    """Issue 31: a measured gap is 'contradicted' with the gap in the reason, not 'inconclusive' on
+    the data set; where the seeds disagree the reason says so."""
+    from ocef.experiments import envy_misspecification as em, movielens_audit_group_size as gs
+
+    sizes = pd.DataFrame({"partition": "gender-age", "avg_group_size": [100.0, 200.0, 400.0], "trials": 3,
+                          "duration_mean": [5940.9, 2909.3, 1458.8], "duration_ci95": [316.4, 78.1, 86.1]})
+    row = check_claims([c for c in gs.CLAIMS if "150" in c.text], sizes, dataset="MovieLens-100K, 943 users")[0]
+    assert row["verdict"] == "contradicted" and "against the paper's ~150 (26×" in row["reason"]
+    assert "nothing here shows that the data set explains the gap" in row["reason"]
+    assert round(row["ours"]) == 3913
+    short = sizes.assign(duration_mean=[200.0, 100.0, 50.0], duration_ci95=10.0)
+    assert check_claims([c for c in gs.CLAIMS if "150" in c.text], short)[0]["verdict"] == "holds"
+
+    one = pd.DataFrame({"train_fraction": 0.2, "factors": 1, "policy": ["softmax", "argmax"], "seeds": 3,
+                        "level": "individuals", "prop_envious": [0.307, 0.0099], "prop_envious_ci95": [0.898, 0.04]})
+    claim = em.CLAIMS[0]
+    row = check_claims([claim], one)[0]
+    assert row["verdict"] == "inconclusive" and "30.7% ε-envious against the paper's ≤ 1%" in row["reason"]
+    assert "seeds disagree" in row["reason"]
+    row = check_claims([claim], one.assign(prop_envious_ci95=[0.05, 0.04]))[0]
+    assert row["verdict"] == "contradicted" and "wholly above the paper's ≤ 1%" in row["reason"]
+    assert check_claims([claim], one.assign(prop_envious=[0.005, 0.01]))[0]["verdict"] == "holds"

@@ -43,7 +43,7 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
     frame.to_parquet(tmp_path / "log.parquet")
     con = duckdb.connect()
     rel = con.read_parquet(str(tmp_path / "log.parquet"))
-    assert le.resolve_engine("auto", rel) == "duckdb"
+    assert le.resolve_backend("auto", rel) == "duckdb"
     assert_same(le.group_counts(rel, by=["day", "S"], label=["Y", "L2"]), expected())
     q = le.Sql(f"SELECT * FROM read_parquet('{tmp_path / 'log.parquet'}') WHERE day = 1")
     assert_same(le.group_counts(q, by=["day", "S"], label=["Y", "L2"]), expected().iloc[2:].reset_index(drop=True))
@@ -52,8 +52,8 @@ def test_duckdb_relation_and_sql_sources(tmp_path, frame):
 
 
 def test_auto_engine_and_bad_engine(frame, tmp_path):
-    assert le.resolve_engine("auto", frame) == "pandas"
-    assert le.resolve_engine("auto", tmp_path / "x.parquet") == "duckdb"
+    assert le.resolve_backend("auto", frame) == "pandas"
+    assert le.resolve_backend("auto", tmp_path / "x.parquet") == "duckdb"
     with pytest.raises(ValueError, match=r"backend must be one of .*got 'numba'"):
         le.group_counts(frame, by=["S"], backend="numba")
     with pytest.raises(TypeError, match="pandas DataFrame, a DuckDB relation"):
@@ -191,3 +191,30 @@ def test_hive_partition_columns_in_every_engine(tmp_path, frame):
                 table = le.group_counts(source, by=[key, "S"], label=["Y", "L2"], backend=engine)
                 assert_same(table, ref)
                 assert [type(v) for v in table[key]] == [type(v) for v in ref[key]], (engine, root)
+
+
+def test_a_file_named_parquet_that_is_not_one_is_named_as_such(tmp_path):
+    """Issue 31: a CSV inside a .parquet file says so, not DuckDB's "No magic bytes found"."""
+    import gzip
+
+    import pandas as pd
+
+    from ocef.backends import check_parquet_file, count_keys
+    from ocef.errors import DataError
+
+    csv = tmp_path / "log.parquet"
+    csv.write_text("S,Y\n0,1\n1,0\n")
+    for backend in ("duckdb", "pandas"):
+        with pytest.raises(DataError, match=r"log\.parquet is not a Parquet file \(it looks like CSV\)"):
+            count_keys(csv, by=["S"], label=["Y"], backend=backend)
+    gz = tmp_path / "gz.parquet"
+    gz.write_bytes(gzip.compress(b"S,Y\n0,1\n"))
+    with pytest.raises(DataError, match=r"gz\.parquet is not a Parquet file \(it looks like gzip\)"):
+        check_parquet_file(gz)
+    good = tmp_path / "good.parquet"
+    pd.DataFrame({"S": [0, 1], "Y": [1, 0]}).to_parquet(good)
+    check_parquet_file(good)                                     # no error
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(good.read_bytes()[:-8])
+    with pytest.raises(DataError, match="not a complete Parquet file"):
+        check_parquet_file(cut)

@@ -119,7 +119,7 @@ def test_keyboard_interrupt_is_one_line_exit_130(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv,needle", [
     (["reo", "--dataset", "coat", "--confidence", "abc"], "--confidence"),
-    (["reo-ab", "--control", "c", "--treatment", "t", "--random", "r", "--method", "nope"], "--method"),
+    (["reo-ab", "--control", "c", "--treatment", "t", "--random", "r", "--interval", "nope"], "--interval"),
     (["recmetrics", "--dataset", "coat", "--top", "2.5"], "--top"),
     (["pairwise", "--dataset", "nowhere"], "--dataset"),
     (["bandit", "--instance", "3", "--no-such-option"], "--no-such-option"),
@@ -144,3 +144,27 @@ def test_audit_group_size_must_be_a_finite_positive_number(run, arrays, size):
     argv = ["audit", "--rho", arrays / "rho.npy", "--policy-probs", arrays / "probs.npy", "--groups",
             arrays / "groups.npy", "--no-progress", f"--group-size={size}"]
     assert_one_line_error(run(*argv), "--group-size")
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["exposure", "--rankings", "x.parquet", "--item-grup", "genre"],
+     "ocef exposure: error: unrecognized argument --item-grup; did you mean --item-group?"),
+    (["bandit", "--sed", "3"], "ocef bandit: error: unrecognized argument --sed; did you mean --seed?"),
+    (["recmetrics", "--n-resampels=5"], "ocef recmetrics: error: unrecognized argument --n-resampels; did you mean "
+                                        "--n-resamples?"),
+])
+def test_a_mistyped_option_is_named_with_the_closest_one(argv, expected, capsys):
+    """Issue 31: not "--item-group is required" but the typo and its likely meaning."""
+    with pytest.raises(SystemExit) as exc:
+        ocef.cli.main(argv)
+    assert exc.value.code == 2 and capsys.readouterr().err.strip() == expected
+
+
+@pytest.mark.parametrize("command", ["recmetrics", "pairwise", "reo", "reo-ab", "fairrec"])
+def test_every_resampling_command_accepts_the_glossary_option_n_resamples(command):
+    """The glossary's word, `--n-resamples`, everywhere (the former `--resamples` still works)."""
+    from ocef.cli import build_parser
+
+    parser = build_parser([command])
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices[command]
+    assert "--n-resamples" in sub._option_string_actions and "--resamples" in sub._option_string_actions

@@ -92,7 +92,7 @@ def test_envy_on_arrays_matches_loops(run_cli, tiny, matching):
 
 
 def test_text_output_and_named_groups(run_cli, tmp_path):
-    rho = np.array([[1.0, 0.0], [0.5, 1.0], [1.0, 0.0], [1.0, 0.0]])   # Table 1 of seed 001
+    rho = np.array([[1.0, 0.0], [0.5, 1.0], [1.0, 0.0], [1.0, 0.0]])   # Table 1 of Do et al. 2022 (OCEF)
     pi = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
     np.savetxt(tmp_path / "rho.csv", rho, delimiter=",")
     np.save(tmp_path / "pi.npy", pi)

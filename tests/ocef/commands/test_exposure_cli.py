@@ -1,4 +1,4 @@
-"""``ocef exposure``: JSON equal to the library call, --engine alias, side tables, errors."""
+"""``ocef exposure``: JSON equal to the library call, side tables, errors."""
 from __future__ import annotations
 
 import json
@@ -39,14 +39,14 @@ def test_json_equals_the_library(tmp_path, capsys):
     assert out["overall"][0]["n_users"] == 80
 
 
-def test_engine_alias_side_table_and_text(tmp_path, capsys):
+def test_backend_side_table_and_text(tmp_path, capsys):
     log, path = make_log(tmp_path)
     items = tmp_path / "items.csv"
     log[["item", "genre"]].drop_duplicates().to_csv(items, index=False)
     bare = tmp_path / "bare.csv"
     log.drop(columns=["genre"]).to_csv(bare, index=False)
     assert cli.main(["exposure", "--rankings", str(bare), "--item-group", "genre", "--item-groups", str(items),
-                     "--engine", "pandas", "--json"]) == 0
+                     "--backend", "pandas", "--json"]) == 0
     a = json.loads(capsys.readouterr().out)
     assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--json"]) == 0
     b = json.loads(capsys.readouterr().out)

@@ -44,14 +44,3 @@ def test_bias_inputs_refuse_movielens_options_for_coat():
 
     with pytest.raises(ParameterError, match="n_users applies to movielens only"):
         bias_inputs_from_dataset("coat", n_users=5)
-
-
-def test_bootstrap_interval_positional_method_still_works_with_a_warning():
-    from ocef.metrics.bias import bootstrap_interval
-
-    rng = np.random.default_rng(0)
-    reps, point = rng.normal(size=(200, 1)), np.zeros(1)
-    with pytest.warns(FutureWarning):
-        old = bootstrap_interval(reps, point, 0.9, "basic")
-    new = bootstrap_interval(reps, point, 0.9, interval="basic")
-    np.testing.assert_array_equal(np.asarray(old[:2]), np.asarray(new[:2]))

@@ -29,7 +29,6 @@ def _json(capsys, argv):
 @pytest.mark.parametrize("policy, extra, build", [
     ("softmax", ["--beta", "2.5"], lambda s: softmax_policy(s, 2.5).probs),
     ("ranking", ["--k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),
-    ("ranking", ["--top-k", "3"], lambda s: topk_ranking_policy(s, k=3).probs),   # the former name, hidden
 ])
 def test_envy_from_scores_equals_envy_from_the_policy_built_by_hand(arrays, capsys, policy, extra, build):
     d, rho, scores, _ = arrays
@@ -98,7 +97,7 @@ def test_simulate_service_errors(arrays, capsys):
 
 
 @pytest.mark.parametrize("command", ["envy", "audit"])
-def test_the_list_length_is_spelled_k_in_help_and_top_k_is_a_hidden_alias(command, capsys):
+def test_the_list_length_is_spelled_k_in_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
     assert exit_info.value.code == 0

@@ -71,7 +71,7 @@ def test_json_is_strict_with_empty_cells_and_infinite_ratios(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--resamples", "10"], "missing column(s) ['score_j', 'score_jp']"),
-    (["--resamples", "-1"], "--resamples must be >= 0"),
+    (["--resamples", "-1"], "--n-resamples must be >= 0"),
 ])
 def test_errors_are_one_line(tmp_path, capsys, args, message):
     path = _pairs(tmp_path, scores=False)

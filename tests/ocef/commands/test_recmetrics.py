@@ -76,7 +76,16 @@ def test_seed_reproduces_intervals(run_cli, files):
     d = files[0]
     args = ("--scores", d / "s.npy", "--groups", d / "g.csv", "--resamples", 40, "--seed", 3, "--json")
     first, second = run_cli(*args)[1], run_cli(*args)[1]
-    assert first == second and json.loads(first)["pairs"][0]["mad"]["ci_low"] is not None
+    pair = json.loads(first)["pairs"][0]
+    mad, etv = pair["mad"], pair["exposure_total_variation"]
+    assert first == second and mad["ci_low"] is not None                  # t interval: floor 3 <= 6 users
+    # ETV's interval needs 12 users a group (measured floor): none, no test, and the reason says why
+    assert etv["ci_low"] is None and etv["significant"] is None and "measured floor" in etv["reason"]
+    big = np.random.default_rng(1).random((40, 6))
+    np.save(d / "big.npy", big)
+    (d / "g40.csv").write_text("g\n" + "\n".join(["a", "b"] * 20) + "\n")
+    out = json.loads(run_cli("--scores", d / "big.npy", "--groups", d / "g40.csv", "--n-resamples", 40, "--json")[1])
+    assert out["pairs"][0]["mad"]["ci_low"] is not None and out["n_resamples"] == 40 and out["family"] == "report"
 
 
 def test_console_fits_100_columns_and_says_why_precision_recall_f1_coincide(run_cli, files):
@@ -96,7 +105,7 @@ def test_console_fits_100_columns_and_says_why_precision_recall_f1_coincide(run_
     (("--reference", "x"), "reference 'x' is not a group"),
     (("--group-a", "women", "--reference", "women"), "must be the other group"),
     (("--top", 7), "k must be an integer in [1, 6]"),
-    (("--resamples", -2), "--resamples must be an integer >= 0"),
+    (("--resamples", -2), "--n-resamples must be an integer >= 0"),
     (("--dataset", "coat"), "either --dataset or files"),
     # options of the movielens data set are not silently ignored with files (or with coat)
     (("--n-users", 5), "--n-users applies to --dataset movielens only"),

@@ -77,7 +77,10 @@ def test_cli_coat_matches_independent_computation(capsys):
 
 
 @pytest.mark.data
-def test_cli_obd_matches_independent_computation(capsys):
+def test_cli_obd_matches_independent_computation(capsys, monkeypatch):
+    # the delta method's own numbers on small counts (below the floors it is replaced: test_few_positives.py)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_DELTA", 0)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_ANY", 0)
     root = require_data("obd")
     ctx = pd.read_csv(root / "random" / "all" / "item_context.csv")
     f0 = dict(zip(ctx.item_id, ctx.item_feature_0))
@@ -148,19 +151,6 @@ def test_cli_reo_ab(tmp_path, capsys):
     assert "D_REO" in capsys.readouterr().out
 
 
-def test_cli_reo_ab_former_method_spelling(tmp_path, capsys):
-    _, paths = write_logs(tmp_path)
-    base = ["reo-ab", "--control", str(paths["default"]), "--treatment", str(paths["default"]),
-            "--random", str(paths["random"]), "--label", "click", "--group", "tier", "--seed", "3"]
-    new = run_json(capsys, *base, "--interval", "bca")
-    assert new["method"] == "bootstrap-bca"
-    assert run_json(capsys, *base, "--method", "bootstrap", "--interval", "bca") == new
-    assert run_json(capsys, *base, "--method", "bootstrap")["method"] == "bootstrap-standard"
-    assert run_json(capsys, *base, "--method", "delta") == run_json(capsys, *base, "--interval", "delta")
-    assert "disagree" in run_error(capsys, *base, "--method", "delta", "--interval", "partition")
-    assert "bootstrap --interval" in run_error(capsys, *base, "--method", "bootstrap", "--interval", "delta")
-
-
 def test_cli_bad_input(tmp_path, capsys):
     frames, paths = write_logs(tmp_path)
     base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--group", "tier"]
@@ -220,7 +210,7 @@ def test_cli_engines_agree_and_record_the_method(tmp_path, capsys):
             "--group", "tier", "--json"]
     outs = {}
     for engine in ("auto", "duckdb", "pandas"):
-        assert cli.main(base + ["--engine", engine]) == 0
+        assert cli.main(base + ["--backend", engine]) == 0
         outs[engine] = strict(capsys.readouterr().out)
     assert outs["auto"]["backend"] == "auto" and outs["auto"]["method"] == "delta-full"
     for engine in ("duckdb", "pandas"):
@@ -259,7 +249,6 @@ def test_cli_requests_without_plan_epsilon_is_an_error(tmp_path, capsys):
             "--group", "tier"]
     assert "give --plan-epsilon" in run_error(capsys, *base, "--requests", "1000")
     assert "give --plan-epsilon" in run_error(capsys, *base, "--k", "10")
-    assert "give --plan-epsilon" in run_error(capsys, *base, "--n-show", "10")    # the former name
     assert "give both --requests and --k" in run_error(capsys, *base, "--plan-epsilon", "0.1",
                                                             "--requests", "1000")
 
@@ -276,7 +265,10 @@ def test_cli_reo_ab_engines(tmp_path, capsys):
     assert outs["duckdb"]["groups"] == outs["pandas"]["groups"] and outs["duckdb"]["backend"] == "duckdb"
 
 
-def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys):
+def test_cli_json_is_strict_with_undefined_numbers(tmp_path, capsys, monkeypatch):
+    # the delta method's own numbers on small counts (below the floors it is replaced: test_few_positives.py)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_DELTA", 0)
+    monkeypatch.setattr("ocef.reo.estimators.MIN_POSITIVES_ANY", 0)
     # equal utilities: penalty 0, its SE undefined (NaN) -> null in strict JSON
     d = pd.DataFrame({"S": ["a"] * 10 + ["b"] * 10, "Y": [1] * 5 + [0] * 5 + [1] * 5 + [0] * 5})
     d.to_csv(tmp_path / "d.csv", index=False)
@@ -298,8 +290,24 @@ def test_cli_choices_are_the_librarys():
     command.register(sub)
     choices = {name: {a.dest: a.choices for a in parser._actions if a.choices}
                for name, parser in sub.choices.items()}
-    assert command.ENGINES == logs_engine.ENGINES
-    assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.ENGINES
-    assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_METHODS
+    assert command.BACKENDS == logs_engine.BACKENDS
+    assert tuple(choices["reo"]["backend"]) == tuple(choices["reo-ab"]["backend"]) == logs_engine.BACKENDS
+    assert tuple(choices["reo"]["interval"]) == reo.INTERVALS + reo.BOOTSTRAP_INTERVALS
     assert tuple(choices["reo-ab"]["interval"]) == reo.AB_INTERVALS
-    assert tuple(choices["reo-ab"]["method"]) == reo.AB_METHODS        # the hidden former spelling
+
+
+def test_memory_limit_reaches_duckdb_and_is_reset(tmp_path, capsys, monkeypatch):
+    from ocef import backends
+
+    _, paths = write_logs(tmp_path, "parquet")
+    seen = []
+    real = backends.set_memory_limit
+    monkeypatch.setattr(backends, "set_memory_limit", lambda limit: (seen.append(limit), real(limit)))
+    base = ["reo", "--default", str(paths["default"]), "--random", str(paths["random"]), "--label", "click",
+            "--group", "tier", "--json"]
+    limited = run_json(capsys, *base, "--memory-limit", "64MB")
+    assert seen == [64 * 2**20, None]                       # set for the command, then DuckDB's default again
+    assert limited == run_json(capsys, *base)               # a bound, not a different answer
+    assert backends.duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall() != [("64.0 MiB",)]
+    err = run_error(capsys, *base, "--memory-limit", "lots")
+    assert "--memory-limit" in err and "lots" in err

@@ -64,7 +64,7 @@ def test_envy_and_audit_share_one_definition(matching):
 
 
 def test_literal_pull_of_arm_0_under_average_matching_has_mean_mu_ii():
-    # Table 1 of seed 001: average policies make μ_1^1 ≪ μ^1; the literal PULL-ARM must sample π_1^m.
+    # Table 1 of Do et al. 2022 (OCEF): average policies make μ_1^1 ≪ μ^1; the literal PULL-ARM must sample π_1^m.
     rho = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
     probs = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
     labels = np.array([0, 0, 1, 1])

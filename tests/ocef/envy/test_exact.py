@@ -1,4 +1,4 @@
-"""Tests of ocef.envy.exact: exact envy on seed 001's tables and propositions (Sec. 3-4, 6, App. A)."""
+"""Tests of ocef.envy.exact: exact envy on Do et al.'s tables and propositions (Sec. 3-4, 6, App. A)."""
 import numpy as np
 import pytest
 
@@ -8,12 +8,12 @@ from ocef.envy.matching import mixture_weights
 from ocef.policies import (argmax_policy, equity_of_exposure_policy, parity_of_exposure_policy, utility,
                       softmax_policy, topk_ranking_policy)
 
-# Table 1 of seed 001: 4 users, 2 items, g_1 = {1, 2}, g_2 = {3, 4}; policies optimal for rho.
+# Table 1 of Do et al. 2022 (OCEF): 4 users, 2 items, g_1 = {1, 2}, g_2 = {3, 4}; policies optimal for rho.
 T1_RHO = np.array([[1.0, 0.0], [0.5, 1.0], [1.0, 0.0], [1.0, 0.0]])
 T1_PI = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
 T1_GROUPS = np.array([0, 0, 1, 1])
 
-# Table 2 of seed 001 (App. A): 4 items, categories {1, 2} and {3, 4}, 2 users.
+# Table 2 of Do et al. 2022 (App. A): 4 items, categories {1, 2} and {3, 4}, 2 users.
 T2_RHO = np.array([[1.0, 0.0, 0.8, 0.7], [0.8, 0.7, 1.0, 0.0]])
 T2_CATS = np.array([0, 0, 1, 1])
 

@@ -190,3 +190,35 @@ def test_audit_killed_midway_resumes_to_the_uninterrupted_report(problem, tmp_pa
     got = pd.DataFrame(resumed["groups"])
     cols = [c for c in COLUMNS if c != "name"]                # the .npy groups have no names
     pd.testing.assert_frame_equal(got[cols], report.groups[cols], check_dtype=False)
+
+
+def test_a_client_that_disconnects_prints_no_traceback(problem, capsys):
+    """Issue 31: an interrupted `ocef audit-live` left a Python traceback in the service's terminal."""
+    import socket
+
+    server, url = _serve(problem)
+    try:
+        for exc in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "Connection reset by peer")):
+            try:
+                raise exc
+            except ConnectionError:
+                server.handle_error(None, ("127.0.0.1", 5555))
+        # a real disconnect: a request whose client is gone before the answer
+        port = server.server_address[1]
+        for _ in range(5):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.sendall(b"GET /info HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.close()                                            # RST: the answer meets a closed socket
+        time.sleep(0.3)
+        assert ServiceClient(url).info()["seed"] == 3            # still serving
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err == ""
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        server.handle_error(None, ("127.0.0.1", 5555))           # anything else is still reported
+    assert "ValueError: a bug" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Deep CTR models of seed 002 (extra ``deep``): skipped without torch."""
+"""Deep CTR models of Guo et al. 2023 (extra ``deep``): skipped without torch."""
 import numpy as np
 import pytest
 

@@ -113,9 +113,12 @@ def test_search_reports_intervals_for_every_listed_group():
     g = r.groups
     assert set(g.role) == {"advantaged", "disadvantaged", "top_advantaged", "top_disadvantaged"}
     assert ((g.ci_low <= g.value) & (g.value <= g.ci_high)).all() and g.ci_low.notna().all()
-    lo, hi = simultaneous_intervals(r.infobase.value, r.infobase.n_users, r.n_groups)
-    assert r.uf_lower == pytest.approx(max(0.0, lo.max() - hi.min()))
-    assert r.advantaged.ci_low == pytest.approx(lo[r.infobase.value.idxmax()])
+    assert r.params["bound_method"].startswith("studentized max-t")
+    b = search(oracle, "exhaustive", test="bound", rng=0)        # the bound test: Chernoff-Hoeffding intervals
+    assert b.params["bound_method"].startswith("Chernoff-Hoeffding")
+    lo, hi = simultaneous_intervals(b.infobase.value, b.infobase.n_users, b.n_groups)
+    assert b.uf_lower == pytest.approx(max(0.0, lo.max() - hi.min()))
+    assert b.advantaged.ci_low == pytest.approx(lo[b.infobase.value.idxmax()])
     assert r.overall.loc[0, "p_value"] == r.p_value and list(r.summary().role) == ["advantaged", "disadvantaged"]
     assert r.inference_users_queried == 0          # exhaustive queried every valid group's users already
     # same rng, same result; the test does not change the search

@@ -1,4 +1,4 @@
-"""numpy recommenders of seed 002: LogisticMF and a factorization machine."""
+"""numpy recommenders of Guo et al. 2023 (FairRec): LogisticMF and a factorization machine."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,4 +1,4 @@
-"""GroupOracle and the searches of seed 002 (Alg. 1-3, Themis, TestSGD, vanilla PSO)."""
+"""GroupOracle and the searches of Guo et al. 2023 (Alg. 1-3, Themis, TestSGD, vanilla PSO)."""
 import json
 
 import numpy as np

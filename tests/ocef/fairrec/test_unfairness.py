@@ -1,4 +1,4 @@
-"""Per-user metrics (seed 002, Sec. 3.2), group values and UF (eq. 1) on hand-computed cases."""
+"""Per-user metrics (Guo et al. 2023, Sec. 3.2), group values and UF (eq. 1) on hand-computed cases."""
 import math
 
 import numpy as np

@@ -236,10 +236,18 @@ def test_holm_adjusted_p_values_and_simultaneous_intervals():
     from ocef.inference import holm_adjust
 
     scores, truth, labels = three_groups(seed=2, n_users=90)
-    res = recommender_bias(scores, truth, groups=labels, reference="x", k=3, n_resamples=100, rng=0)
+    res = recommender_bias(scores, truth, groups=labels, reference="x", k=3, n_resamples=100, rng=0,
+                           family="table")
     for metric, sub in res.summary().groupby("metric"):
         np.testing.assert_allclose(sub.p_adjusted, holm_adjust(sub.p_value))
         assert (sub.significant == (sub.p_adjusted <= 0.05)).all()
+    # the default family: every pair of every metric at once, EKL sharing ETV's hypothesis (counted once)
+    rep = recommender_bias(scores, truth, groups=labels, reference="x", k=3, n_resamples=100, rng=0).summary()
+    own = rep[rep.metric != "exposure_kl"]
+    np.testing.assert_allclose(own.p_adjusted, holm_adjust(own.p_value))
+    np.testing.assert_allclose(rep[rep.metric == "exposure_kl"].p_adjusted,
+                               rep[rep.metric == "exposure_total_variation"].p_adjusted)
+    assert (rep.p_adjusted.fillna(1) >= res.summary().p_adjusted.fillna(1) - 1e-12).all()
     joint = recommender_bias(scores, truth, groups=labels, reference="x", k=3, n_resamples=100, rng=0,
                              simultaneous=True)
     a, b = res.summary().set_index(["group", "metric"]), joint.summary().set_index(["group", "metric"])

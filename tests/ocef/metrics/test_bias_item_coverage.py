@@ -67,8 +67,8 @@ def test_item_metric_and_group_intervals_cover_with_20_users_per_group(populatio
             if m == "gini_index":   # never an interval: it under-covers (measured 0.89-0.92 before this rule)
                 assert np.isnan(lo) and (reason == GINI_NO_INTERVAL or "Good-Turing" in reason)
                 continue
-            if np.isnan(lo):        # only where many exposures are on items shown once (Good-Turing)
-                assert m == "exposure_entropy" and "Good-Turing" in reason
+            if np.isnan(lo):        # many exposures on items shown once (Good-Turing), or below the basic floor (30)
+                assert m == "exposure_entropy" and ("Good-Turing" in reason or "measured floor" in reason)
             if np.isnan(lo):
                 continue
             counts[(lv, m)] = counts.get((lv, m), 0) + 1

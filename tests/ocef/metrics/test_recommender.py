@@ -1,4 +1,4 @@
-"""Seed 004's metrics on small matrices computed by hand, holisticai 1.0.14's numbers (recorded,
+"""holisticai's metrics on small matrices computed by hand, holisticai 1.0.14's numbers (recorded,
 and live when holisticai is installed), and bad inputs."""
 import math
 import warnings
@@ -246,62 +246,38 @@ def test_live_holisticai(seed, top, thresh, normalize):
 
 # ------------------------------------------------------------------ k keyword-only (issue 18)
 
-#: each seed 004 function whose ``k`` became keyword-only: (function, data arguments, old positional options)
-TRUTH_RATIO = ("k", "thresh", "normalize", "orientation")
+#: each holisticai bias metrics function whose ``k`` is keyword-only: (function, data arguments, its options in order)
 KEYWORD_ONLY_K = [
-    (M.exposure, (S,), (1, None, False)),
-    (M.aggregate_diversity, (S,), (1, None, False)),
-    (M.gini_index, (S,), (1, None, False, "formula")),
-    (M.exposure_entropy, (S,), (1, None, False)),
-    (M.avg_recommendation_popularity, (S,), (1, None, False)),
-    (M.exposure_total_variation, (A, B, S), (1, None, False)),
-    (M.exposure_kl, (A, B, S), (1, None, False)),
-    (M.avg_precision_ratio, (A, B, S, T), (1, None, False, "b/a")),
-    (M.avg_recall_ratio, (A, B, S, T), (2, None, False, "b/a")),
-    (M.avg_f1_ratio, (A, B, S, T), (2, None, False, "a/b")),
-    (M.recommender.user_stats, (S, T), (2, None, False)),
-    (M.recommender_bias_metrics, (A, B, S, T), (2, None, False, "all", "formula")),
+    (M.exposure, (S,), ("k", "thresh", "normalize")),
+    (M.aggregate_diversity, (S,), ("k", "thresh", "normalize")),
+    (M.gini_index, (S,), ("k", "thresh", "normalize", "convention")),
+    (M.exposure_entropy, (S,), ("k", "thresh", "normalize")),
+    (M.avg_recommendation_popularity, (S,), ("k", "thresh", "normalize")),
+    (M.exposure_total_variation, (A, B, S), ("k", "thresh", "normalize")),
+    (M.exposure_kl, (A, B, S), ("k", "thresh", "normalize")),
+    (M.avg_precision_ratio, (A, B, S, T), ("k", "thresh", "normalize", "orientation")),
+    (M.avg_recall_ratio, (A, B, S, T), ("k", "thresh", "normalize", "orientation")),
+    (M.avg_f1_ratio, (A, B, S, T), ("k", "thresh", "normalize", "orientation")),
+    (M.recommender.user_stats, (S, T), ("k", "thresh", "normalize")),
+    (M.recommender_bias_metrics, (A, B, S, T), ("k", "thresh", "normalize", "metric_type", "gini_convention")),
 ]
 
 
-def _same(x, y):
-    if isinstance(x, M.recommender.UserStats):
-        for field in ("exposure", "n_shown", "precision", "recall", "f1", "sq_err"):
-            np.testing.assert_array_equal(getattr(x, field), getattr(y, field))
-    elif hasattr(x, "equals"):
-        assert x.equals(y)
-    else:
-        np.testing.assert_array_equal(x, y)
-
-
-@pytest.mark.parametrize("func,data,options", KEYWORD_ONLY_K, ids=lambda v: getattr(v, "__name__", ""))
-def test_k_is_keyword_only_and_positional_options_warn_for_one_release(func, data, options):
+@pytest.mark.parametrize("func,data,names", KEYWORD_ONLY_K, ids=lambda v: getattr(v, "__name__", ""))
+def test_k_and_the_options_are_keyword_only(func, data, names):
     import inspect
 
     params = inspect.signature(func).parameters
-    names = func.__deprecated_positional__
-    assert params["k"].kind is inspect.Parameter.KEYWORD_ONLY
     assert all(params[n].kind is inspect.Parameter.KEYWORD_ONLY for n in names)
-    by_keyword = dict(zip(names, options))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")                     # the keyword call does not warn
-        expected = func(*data, **by_keyword)
-    with pytest.warns(FutureWarning, match=rf"passing {', '.join(names[:len(options)])} positionally is deprecated"):
-        got = func(*data, *options)
-    _same(got, expected)
-    with pytest.warns(FutureWarning, match="passing k positionally"):    # k alone, the rest by keyword
-        got = func(*data, options[0], **dict(list(by_keyword.items())[1:]))
-    _same(got, expected)
-    with pytest.raises(TypeError, match="multiple values for argument"):
-        func(*data, options[0], k=options[0])
+    with pytest.raises(TypeError, match="positional argument"):
+        func(*data, 1)
 
 
-def test_holisticai_positional_call_keeps_its_numbers_with_a_warning():
+def test_holisticai_call_with_keywords_keeps_its_numbers():
     """holisticai's ``recommender_bias_metrics(a, b, scores, truth, top, thresh, normalize)``,
-    the call of code written for holisticai, still gives the recorded numbers (and warns)."""
+    with its options passed by keyword, gives the recorded numbers."""
     scores, truth, a, b = shared_input(11)
-    with pytest.warns(FutureWarning, match="recommender_bias_metrics: passing k, thresh, normalize positionally"):
-        ours = M.recommender_bias_metrics(a, b, scores, truth, 3, None, False, metric_type="all")
+    ours = M.recommender_bias_metrics(a, b, scores, truth, k=3, thresh=None, normalize=False, metric_type="all")
     np.testing.assert_allclose(ours.Value.to_numpy(dtype=float), HOLISTICAI_VALUES[(11, 3, None, False)],
                                rtol=1e-12, atol=1e-15)
 

@@ -1,4 +1,4 @@
-"""Seed 004's metrics from a top-k log (ocef.metrics.from_log.seed004_from_log): equal to the
+"""holisticai's metrics from a top-k log (ocef.metrics.from_log.seed004_from_log): equal to the
 score-matrix path (ocef.metrics.recommender) on shared inputs with every backend, hand-computed
 values, null + reason where a log cannot give the matrix's value, bad inputs."""
 from __future__ import annotations
@@ -215,7 +215,7 @@ def test_the_log_values_say_they_have_no_interval():
     assert out["aggregate_diversity"] == 1.0
 
 
-# ------------------------------------------------------------------ seed 004 from the log = score-matrix path
+# ------------------------------------------------------------------ holisticai's bias metrics from the log = score-matrix path
 
 def test_seed004_from_log_equals_score_matrix_path():
     from ocef.metrics import recommender as rec

@@ -1,4 +1,4 @@
-"""Tests of the random-traffic simulator (ocef/reo/simulate.py, seed 000 Sec. 3.2, App. I)."""
+"""Tests of the random-traffic simulator (ocef/reo/simulate.py, Dong et al. 2024 Sec. 3.2, App. I)."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -75,7 +75,7 @@ def test_cli_spark_engine_matches_duckdb(spark, tmp_path, capsys):
         for command in (["reo", "--default"], ["reo-ab", "--interval", "delta-shared", "--treatment",
                                                str(tmp_path / "d.parquet"), "--control"]):
             assert cli.main(command + [str(tmp_path / "d.parquet"), "--random", str(tmp_path / "r.parquet"),
-                                       "--engine", engine, "--json"]) == 0
+                                       "--backend", engine, "--json"]) == 0
             out = json.loads(capsys.readouterr().out)
             assert out.pop("backend") == engine
             outs[(engine, command[0])] = out

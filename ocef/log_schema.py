@@ -1,6 +1,6 @@
-"""Checks of a log's format shared by every engine (``ocef.backends``) and the loaders
-(``ocef.environments.logs``). Imports pandas only when a CSV header is read, so that the
-commands that count logs start fast."""
+"""Checks of a log's format shared by the counting backends (:mod:`ocef.backends`) and the loaders
+(:mod:`ocef.environments.logs`); plumbing, below both. Imports pandas only when a CSV header is
+read, so that the commands that count logs start fast."""
 from __future__ import annotations
 
 import zlib

@@ -1,0 +1,950 @@
+"""The mitigate → re-audit loop: re-rank any recommender's candidates, write the re-ranked top-k
+logs and judge each setting against the unmitigated top-k over the same users.
+
+For each method and grid point of :data:`ocef.mitigate.rerank.RERANKERS`, the candidates (``user,
+item, score``, the system's top-N per user) are streamed from DuckDB a chunk of users at a time,
+re-ranked, written as a top-k log (docs/formats/rankings.md, the input of ``ocef exposure``) and
+reduced to per-user vectors whose moments give, for every statistic, the estimate under the remedy
+and under the baseline and their **paired** difference with an interval (:mod:`ocef.mitigate.paired`):
+
+- provider side: the exposure share of each item group (geometric or DCG browsing,
+  :func:`ocef.exposure.formulas.position_weights`, pooled over users as
+  :func:`ocef.exposure.formulas.exposure_shares`), its total variation from the target
+  (:func:`ocef.exposure.formulas.share_disparity`: the *disparity* of the front), the
+  exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
+  AWRF (TREC 2022 attention, :func:`ocef.exposure.formulas.awrf`) and NDKL
+  (:func:`ocef.exposure.formulas.ndkl`), both against equal group shares;
+- utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
+  split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
+  :mod:`ocef.exposure.user_metrics`), over the users with at least one held-out relevant item, and the
+  exposure-weighted mean model score (``expected_score``), which needs no labels.
+
+Every difference row is one test of one family: all statistics × item groups × user groups × grid
+points × methods of the call, Holm-adjusted. Each grid point also gets the equivalence certificate
+of its exposure target (:func:`ocef.mitigate.paired.equivalence_certificate`) and, when the users'
+preferences are known (``preferences=``), OCEF's envy audit of the re-ranked policy
+(:func:`ocef.envy.audit.run_audit`).
+
+Stochastic methods (lotteries of rankings) are written as ``samples`` draws per user from the
+user's lottery with ``sample = 0..S-1`` and the drawn ranking's ``probability``: ``ocef exposure``
+averages a user's samples equally, an unbiased estimate of the lottery's expected exposure, and the
+loop audits the same draws, so the two agree exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ocef.errors import DataError, ParameterError
+from ocef.results import Result
+from ocef.validation import Boolean, Integer, Options, Real, as_generator, validate_params
+
+__all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
+
+#: the methods of ``ocef mitigate --method`` (the keys of ocef.mitigate.rerank.RERANKERS)
+METHODS = ("fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost")
+#: statistics of the re-audit: (name, needs held-out relevance, per item group)
+STATISTICS = (("share", False, True), ("disparity", False, False), ("exposure_merit", True, True),
+              ("awrf", False, False), ("ndkl", False, False), ("expected_score", False, False),
+              ("ndcg", True, False), ("precision", True, False), ("recall", True, False))
+_ALL = "(all)"
+
+
+# ------------------------------------------------------------------ per-user values of one arm
+
+def _awrf_rows(codes: np.ndarray, G: int, target: np.ndarray) -> np.ndarray:
+    """AWRF of each ranking (rows of group codes), vectorized :func:`ocef.exposure.formulas.awrf`."""
+    from scipy.spatial.distance import jensenshannon
+
+    from ocef.exposure.formulas import attention_weights_trec
+
+    w = attention_weights_trec(codes.shape[1])
+    onehot = codes[..., None] == np.arange(G)
+    r = (onehot * w[:, None]).sum(axis=1) / w.sum()
+    return 1.0 - jensenshannon(r, np.broadcast_to(target, r.shape), axis=1) ** 2
+
+
+def _ndkl_rows(codes: np.ndarray, G: int, desired: np.ndarray, eps: float = 1e-7) -> np.ndarray:
+    """NDKL of each ranking with a desired distribution over all G groups, vectorized
+    :func:`ocef.exposure.formulas.ndkl` (Geyik et al. 2019, Eq. 6)."""
+    from scipy.special import rel_entr
+
+    n = codes.shape[1]
+    onehot = (codes[..., None] == np.arange(G)).astype(float)
+    prefix = np.cumsum(onehot, axis=1) / np.arange(1, n + 1)[:, None]
+    kl = rel_entr(prefix + eps, desired + eps).sum(axis=2)
+    disc = 1.0 / np.log2(np.arange(1, n + 1) + 1.0)
+    return (kl * disc).sum(axis=1) / disc.sum()
+
+
+def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=None, n_relevant=None,
+               browsing: str = "geometric", patience: float = 0.5) -> dict:
+    """Per-user values of one arm from its rankings of the users' candidates.
+
+    Parameters
+    ----------
+    rankings : array_like of int, shape (n_users, S, k)
+        S rankings per user (S = 1 for a deterministic list; a user's rankings are averaged),
+        each a list of candidate indices.
+    groups : array_like of int, shape (n_users, N)
+        Item-group code (0..n_groups-1) of each candidate.
+    scores : array_like of float, shape (n_users, N)
+        The model's score of each candidate.
+    n_groups : int
+    target : array_like of float, shape (n_groups,)
+        Target group distribution of AWRF and NDKL.
+    relevance : array_like of float, shape (n_users, N), optional
+        Held-out relevance of each candidate (0 = not relevant or not judged).
+    n_relevant : array_like of float, shape (n_users,), optional
+        Held-out relevant items of each user in the whole catalog (recall, ideal DCG).
+    browsing : {"geometric", "dcg"}
+    patience : float
+
+    Returns
+    -------
+    dict
+        ``exposure`` (n_users, n_groups): exposure of each item group (mean over the rankings);
+        ``awrf``, ``ndkl``, ``expected_score`` (n_users,); with relevance also ``ndcg``,
+        ``precision``, ``recall`` (NaN for a user without held-out relevant item).
+
+    Examples
+    --------
+    >>> v = arm_values([[[1, 0]]], [[0, 1, 1]], [[0.9, 0.5, 0.1]], n_groups=2, target=[0.5, 0.5],
+    ...                relevance=[[1.0, 0.0, 0.0]], n_relevant=[1.0])
+    >>> v["exposure"].tolist(), round(float(v["ndcg"][0]), 4), float(v["precision"][0])
+    ([[0.5, 1.0]], 0.6309, 0.5)
+    """
+    from ocef.exposure.formulas import position_weights
+
+    R = np.asarray(rankings, dtype=np.int64)
+    g = np.asarray(groups)
+    s = np.asarray(scores, dtype=float)
+    n, S, k = R.shape
+    rows = np.arange(n)[:, None, None]
+    codes = g[rows, R]                                             # (n, S, k)
+    w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
+    X = np.zeros((n, n_groups))
+    for gi in range(n_groups):
+        X[:, gi] = ((codes == gi) * w).sum(axis=(1, 2)) / S
+    t = np.asarray(target, dtype=float)
+    flat = codes.reshape(n * S, k)
+    out = {"exposure": X,
+           "awrf": _awrf_rows(flat, n_groups, t).reshape(n, S).mean(axis=1),
+           "ndkl": _ndkl_rows(flat, n_groups, t).reshape(n, S).mean(axis=1),
+           "expected_score": (s[rows, R] * w).sum(axis=2).mean(axis=1) / w.sum()}
+    if relevance is not None:
+        y = np.asarray(relevance, dtype=float)[rows, R] > 0           # binary gains, as ocef.exposure
+        nrel = np.asarray(n_relevant, dtype=float)
+        hits = y.sum(axis=2)
+        dcg = (y / np.log2(np.arange(1, k + 1) + 1.0)).sum(axis=2)
+        ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(1, k + 1) + 1))]
+        idcg = ideal[np.minimum(nrel, k).astype(int)][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["ndcg"] = np.where(idcg > 0, dcg / idcg, np.nan).mean(axis=1)
+            out["recall"] = np.where(nrel[:, None] > 0, hits / nrel[:, None], np.nan).mean(axis=1)
+        out["precision"] = (hits / k).mean(axis=1)
+    return out
+
+
+# ------------------------------------------------------------------ the result
+
+def _example():
+    """A small result for the examples: 60 users, 6 candidates, the boost of the tail."""
+    g = np.random.default_rng(0)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(60), 6), "item": np.tile(np.arange(6), 60),
+                         "score": g.random(360), "pop": np.tile(["head"] * 3 + ["tail"] * 3, 60)})
+    return mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.5}], k=3, protected="tail", rng=0)
+
+
+@dataclasses.dataclass(frozen=True)
+class MitigationResult(Result):
+    """The mitigate → re-audit loop's result (:func:`mitigate`).
+
+    Attributes
+    ----------
+    statistics : pandas.DataFrame
+        One row per (method, point, user group, statistic, item group, arm) with ``arm`` in
+        ``baseline, mitigated, difference`` (difference: paired with the baseline over the same users):
+        ``estimate, ci_low, ci_high, confidence, p_value, p_adjusted, significant, n_users, reason``.
+    points : pandas.DataFrame
+        One row per grid point (and the baseline): utility, disparity and their paired differences,
+        the certificate, the envy verdict, ``on_front`` and the written log.
+    family : str
+        The family of the Holm adjustment.
+    settings : dict
+        ``k, browsing, patience, target, margin, confidence, n_users, utility, samples``.
+    envy : pandas.DataFrame or None
+        OCEF's per-group verdicts of each point (when preferences were given).
+
+    Examples
+    --------
+    >>> res = _example()
+    >>> res.points["method"].tolist(), res.settings["utility"]
+    (['baseline', 'boost'], 'expected_score')
+    """
+
+    statistics: pd.DataFrame
+    points: pd.DataFrame
+    family: str
+    settings: dict
+    envy: pd.DataFrame | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ``statistics`` table (tidy: one row per statistic and arm).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> sorted(set(_example().to_frame()["arm"]))
+        ['baseline', 'difference', 'mitigated']
+        """
+        return self.statistics
+
+    def to_dict(self) -> dict:
+        """Strict JSON: ``points``, ``front`` (the non-dominated points), ``statistics``, ``family``,
+        ``settings``, ``envy``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> sorted(_example().to_dict())
+        ['envy', 'family', 'front', 'points', 'settings', 'statistics']
+        """
+        from ocef.results import jsonable
+
+        return {"points": jsonable(self.points), "front": jsonable(self.front()),
+                "statistics": jsonable(self.statistics), "family": self.family,
+                "settings": jsonable(self.settings), "envy": jsonable(self.envy)}
+
+    def front(self) -> pd.DataFrame:
+        """The non-dominated points (highest utility, lowest disparity; point estimates), by disparity.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of ``points`` with ``on_front``.
+
+        Examples
+        --------
+        >>> bool(_example().front()["on_front"].all())
+        True
+        """
+        return self.points[self.points["on_front"]].sort_values("disparity").reset_index(drop=True)
+
+    def summary(self) -> pd.DataFrame:
+        """The points table (one row per grid point and the baseline).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> len(_example().summary())
+        2
+        """
+        return self.points
+
+    def plot(self, ax=None, path=None):
+        """Utility against disparity of every point, paired intervals as error bars, the front joined.
+
+        Each point's error bars are the baseline's value plus the paired interval of the difference
+        (so their length is that of the paired interval, not of two unpaired ones).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        path : str or Path, optional
+            Save the figure there (PNG).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> _example().plot().get_xlabel().startswith("disparity")
+        True
+        """
+        import matplotlib
+
+        if ax is None:
+            matplotlib.use("Agg") if path is not None and matplotlib.get_backend() == "" else None
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots(figsize=(7, 4.5))
+        p = self.points
+        base = p[p["method"] == "baseline"].iloc[0]
+        colors = {}
+        for method, rows in p[p["method"] != "baseline"].groupby("method", sort=False):
+            x, y = rows["disparity"].to_numpy(float), rows["utility"].to_numpy(float)
+            xerr = np.abs(np.vstack([base["disparity"] + rows["disparity_diff_low"] - x,
+                                     base["disparity"] + rows["disparity_diff_high"] - x]))
+            yerr = np.abs(np.vstack([base["utility"] + rows["utility_diff_low"] - y,
+                                     base["utility"] + rows["utility_diff_high"] - y]))
+            eb = ax.errorbar(x, y, xerr=np.nan_to_num(xerr), yerr=np.nan_to_num(yerr), fmt="o", capsize=2,
+                             label=method, alpha=0.85)
+            colors[method] = eb[0].get_color()
+        ax.plot([base["disparity"]], [base["utility"]], "k*", markersize=12, label="baseline (unmitigated)")
+        f = self.front()
+        ax.plot(f["disparity"], f["utility"], "k--", linewidth=0.8, label="front (non-dominated)")
+        ax.set_xlabel(f"disparity (total variation from {self.settings['target']} exposure)")
+        ax.set_ylabel(f"{self.settings['utility']}@{self.settings['k']}")
+        ax.set_title("utility vs disparity; bars: intervals paired with the baseline", fontsize=10)
+        ax.legend(fontsize=8)
+        if path is not None:
+            ax.figure.tight_layout()
+            ax.figure.savefig(path, dpi=120)
+        return ax
+
+
+# ------------------------------------------------------------------ reading the candidates
+
+def _open(candidates, relevance, item_group, user_group, item_groups):
+    """A DuckDB cursor with temp views ``c`` (candidates [+ side groups]) and ``r`` (relevance)."""
+    from ocef.backends import _check_path, _is_parquet, _lit, _parquet_pattern, duckdb_cursor
+
+    con = duckdb_cursor()
+    tag = uuid.uuid4().hex[:10]
+    names = {"c": f"_mit_c_{tag}", "r": f"_mit_r_{tag}", "ig": f"_mit_ig_{tag}"}
+
+    def view(name, src, what):
+        if isinstance(src, pd.DataFrame):
+            con.register(name + "_df", src)
+            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {name}_df")
+            return
+        if not isinstance(src, (str, os.PathLike)):
+            raise ParameterError(f"{what} must be a file, folder, glob or pandas DataFrame, got {type(src).__name__}")
+        try:
+            path = _check_path(src)
+        except FileNotFoundError as exc:
+            raise DataError(f"{what}: {exc}") from None
+        if _is_parquet(path):
+            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM read_parquet({_lit(_parquet_pattern(path))}, "
+                        "hive_partitioning = true)")
+        else:
+            con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM read_csv({_lit(os.fspath(path))}, header = true)")
+
+    view(names["c"], candidates, "candidates")
+    have = [r[0] for r in con.execute(f"DESCRIBE {names['c']}").fetchall()]
+    need = ["user", "item", "score"] + ([user_group] if user_group else [])
+    if item_groups is None:
+        need.append(item_group)
+    missing = [c for c in need if c not in have]
+    if missing:
+        raise DataError(f"candidates: missing column(s) {missing} (have {have}); need user, item, score, "
+                        f"the item-group column{' and the user-group column' if user_group else ''}")
+    if item_groups is not None:
+        view(names["ig"], item_groups, "item_groups")
+        ig_have = [r[0] for r in con.execute(f"DESCRIBE {names['ig']}").fetchall()]
+        if "item" not in ig_have or item_group not in ig_have:
+            raise DataError(f"item_groups: needs columns item and {item_group!r}, has {ig_have}")
+        cols = ", ".join(f'c."{h}"' for h in have if h != item_group)
+        con.execute(f"CREATE TEMP VIEW {names['c']}_j AS SELECT {cols}, g.\"{item_group}\" FROM {names['c']} c "
+                    f"LEFT JOIN {names['ig']} g ON c.item = g.item")
+        names["c"] = names["c"] + "_j"
+    if relevance is not None:
+        view(names["r"], relevance, "relevance")
+        r_have = [r[0] for r in con.execute(f"DESCRIBE {names['r']}").fetchall()]
+        miss = [c for c in ("user", "item", "relevance") if c not in r_have]
+        if miss:
+            raise DataError(f"relevance: missing column(s) {miss} (have {r_have}); need user, item, relevance")
+    return con, names
+
+
+def _stream_sql(names, item_group, user_group, has_rel) -> str:
+    c, r = names["c"], names["r"]
+    sel = [f'c."user" AS _u', 'c.item AS _i', 'CAST(c.score AS DOUBLE) AS _s', f'c."{item_group}" AS _g']
+    if user_group:
+        sel.append(f'c."{user_group}" AS _ug')
+    join = ""
+    if has_rel:
+        sel += ["coalesce(CAST(rr.relevance AS DOUBLE), 0.0) AS _y", "coalesce(nr._nrel, 0) AS _nrel"]
+        join = (f" LEFT JOIN (SELECT \"user\", item, max(relevance) AS relevance FROM {r} GROUP BY ALL) rr "
+                f"ON c.\"user\" = rr.\"user\" AND c.item = rr.item"
+                f" LEFT JOIN (SELECT \"user\", count(DISTINCT item) FILTER (WHERE relevance > 0) AS _nrel FROM {r} "
+                f"GROUP BY \"user\") nr ON c.\"user\" = nr.\"user\"")
+    return f"SELECT {', '.join(sel)} FROM {c} c{join} ORDER BY _u, _s DESC, _i"
+
+
+def _chunks(con, sql, rows_per_batch):
+    """Yield DataFrames of whole users from the ordered stream."""
+    reader = con.sql(sql).to_arrow_reader(rows_per_batch)
+    carry = None
+    for batch in reader:
+        df = batch.to_pandas()
+        if carry is not None:
+            df = pd.concat([carry, df], ignore_index=True)
+        if not len(df):
+            continue
+        last = df["_u"].iloc[-1]
+        tail = df["_u"].to_numpy() == last
+        carry = df[tail]
+        if (~tail).any():
+            yield df[~tail].reset_index(drop=True)
+    if carry is not None and len(carry):
+        yield carry.reset_index(drop=True)
+
+
+# ------------------------------------------------------------------ the loop
+
+def _grid_points(method, grid, protected_code, labels):
+    from ocef.mitigate.rerank import get_reranker
+
+    methods = [method] if isinstance(method, str) else list(method)
+    if not methods:
+        raise ParameterError("method must name at least one re-ranking method")
+    points = []
+    for m in methods:
+        r = get_reranker(m)
+        g = grid.get(m) if isinstance(grid, dict) else grid
+        default = g is None
+        if default:
+            g = r.grid
+        if isinstance(g, dict):
+            g = [g]
+        if not isinstance(g, (list, tuple)) or not g:
+            raise ParameterError(f"grid must be a non-empty list of parameter dicts, got {grid!r}")
+        for i, params in enumerate(g):
+            if not isinstance(params, dict):
+                raise ParameterError(f"grid[{i}] must be a dict of parameters, got {params!r}")
+            params = dict(params)
+            if isinstance(params.get("protected"), str) and params["protected"] in labels:
+                params["protected"] = labels.index(params["protected"])   # a group label -> its code
+            if protected_code is not None and "protected" in r.params and (default or "protected" not in params):
+                params["protected"] = protected_code          # --protected GROUP overrides the default grid's
+            full = r.check_params(params)
+            shown = {k: (labels[v] if k == "protected" and isinstance(v, int) and 0 <= v < len(labels) else v)
+                     for k, v in full.items()}
+            points.append({"method": m, "point": len([p for p in points if p["method"] == m]), "params": full,
+                           "label": ",".join(f"{k}={v}" for k, v in shown.items()) or "(defaults)", "reranker": r})
+    return points
+
+
+def _rerank_chunk(pt, scores, groups, k, samples, rng):
+    """(rankings (n, S, k), probability (n, S) or None) of one grid point on a block of users."""
+    from ocef.mitigate.rerank import rerank_batch
+
+    r = pt["reranker"]
+    n = scores.shape[0]
+    if r.batch is not None and not r.stochastic:
+        return rerank_batch(pt["method"], scores, groups, k, **pt["params"])[:, None, :], None
+    S = samples if r.stochastic else 1
+    R = np.empty((n, S, k), dtype=np.int64)
+    P = np.empty((n, S))
+    try:
+        for u in range(n):
+            lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
+            if lot.rankings.shape[0] == 1 and r.stochastic and S > 1:       # a randomized method: S independent draws
+                R[u, 0], P[u, 0] = lot.rankings[0], lot.probabilities[0]
+                for s in range(1, S):
+                    lot = r.rerank(scores[u], groups[u], k, rng=rng, **pt["params"])
+                    R[u, s], P[u, s] = lot.rankings[0], lot.probabilities[0]
+            else:
+                j = rng.choice(lot.rankings.shape[0], size=S, p=lot.probabilities) if S > 1 else \
+                    np.array([int(np.argmax(lot.probabilities))])
+                R[u], P[u] = lot.rankings[j], lot.probabilities[j]
+    except (DataError, ParameterError) as exc:          # name the method and the setting that failed
+        err = type(exc)(f"method {pt['method']!r} ({pt['label']}) failed on a user's candidates: {exc}")
+        err.method = pt["method"]
+        raise err from None
+    return R, (P if r.stochastic else None)
+
+
+def _log_frame(users, items, scores, glabels, ug, rel, nrel, R, P, item_group, user_group):
+    n, S, k = R.shape
+    rows = np.arange(n)[:, None, None]
+    data = {"user": np.repeat(users, S * k), "item": items[rows, R].ravel(),
+            "rank": np.tile(np.arange(1, k + 1), n * S), "score": scores[rows, R].ravel(),
+            item_group: glabels[rows, R].ravel()}
+    if user_group:
+        data[user_group] = np.repeat(ug, S * k)
+    if rel is not None:
+        data["relevance"] = rel[rows, R].ravel()
+        data["n_relevant"] = np.repeat(nrel, S * k)
+    if P is not None:
+        data["sample"] = np.tile(np.repeat(np.arange(S), k), n)
+        data["probability"] = np.repeat(P.ravel(), k)
+    return pd.DataFrame(data)
+
+
+class _Writer:
+    def __init__(self, path):
+        self.path, self.writer = Path(path), None
+
+    def write(self, frame):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if self.writer is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = self.path.with_name("." + self.path.name + ".part")
+            self.writer = pq.ParquetWriter(self.tmp, table.schema)
+        self.writer.write_table(table.cast(self.writer.schema))
+
+    def close(self, complete: bool = True):
+        """Finish the file; an interrupted run leaves no partial log under the final name."""
+        if self.writer is not None:
+            self.writer.close()
+            if complete:
+                os.replace(self.tmp, self.path)
+            else:
+                os.unlink(self.tmp)
+
+
+def _layout(G, has_rel):
+    """Index of each block of the per-user vector of the 'all users' moments."""
+    idx, at = {}, 0
+    for name, size in (("Xb", G), ("Xm", G), ("awrf", 2), ("ndkl", 2), ("expected_score", 2),
+                       ("M", G if has_rel else 0)):
+        idx[name] = np.arange(at, at + size)
+        at += size
+    return idx, at
+
+
+@validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
+                 target=Options("equal", "merit"), browsing=Options("geometric", "dcg"),
+                 patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
+                 chunk_users=Integer(1), progress=Boolean(), envy_epsilon=Real(0.0, 1.0, closed="right"),
+                 envy_alpha=Real(0.0, 1.0, closed="right"))
+def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
+             relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
+             target: str = "equal", browsing: str = "geometric", patience: float = 0.5, samples: int = 10,
+             item_groups=None, preferences=None, envy_epsilon: float = 0.05, envy_alpha: float = 0.05,
+             chunk_users: int = 20000, memory_limit: str | None = None, progress: bool = False,
+             rng=None) -> MitigationResult:
+    """Re-rank candidates with fair re-rankers and re-audit each setting against the unmitigated top-k.
+
+    See the module docstring for the statistics, the pairing, the family and the certificate.
+
+    Parameters
+    ----------
+    candidates : str, path or pandas.DataFrame
+        ``user, item, score`` and the item-group column (and the user-group column), the system's
+        top-N per user (N >= k): a CSV or Parquet file, folder or glob, read by DuckDB in chunks of users.
+    item_group : str
+        Column of the candidates (or of ``item_groups``) giving each item's group.
+    user_group : str, optional
+        Column giving each user's group (constant per user): statistics by user group, and the
+        groups of the envy audit.
+    method : str or list of str, default "boost"
+        Keys of :data:`ocef.mitigate.rerank.RERANKERS` (:data:`METHODS`).
+    grid : list of dict, or dict {method: list of dict}, optional
+        Parameter settings (default: each method's default grid).
+    k : int, default 10
+        Length of the re-ranked lists.
+    relevance : str, path or pandas.DataFrame, optional
+        Held-out relevance ``user, item, relevance`` (> 0 = relevant): a validation split the
+        candidates' model never saw and the grid was not tuned on. Gives nDCG, precision, recall,
+        the merit of exposure/merit and the ``"merit"`` target.
+    protected : optional
+        The protected item group (a label of ``item_group``), passed as ``protected`` to the
+        methods that take one.
+    out : str or path, optional
+        Folder for the logs: ``baseline.parquet`` and ``<method>/<point>.parquet``.
+    confidence : float, default 0.95
+        1 - δ of the intervals, of the family-wise error (Holm) and of the certificates.
+    margin : float, default 0.05
+        ε of the certificate, on the share scale.
+    target : {"equal", "merit"}, default "equal"
+        Target exposure shares: 1/G, or the held-out merit share of the candidates.
+    browsing : {"geometric", "dcg"}, default "geometric"
+    patience : float, default 0.5
+    samples : int, default 10
+        Draws per user from a stochastic method's lottery.
+    item_groups : str, path or pandas.DataFrame, optional
+        Side table ``item, <item_group>``.
+    preferences : array_like, shape (n_users, n_items), optional
+        Known expected rewards ρ in [0, 1] (users 0..n-1, items 0..m-1 as in the candidates):
+        OCEF's envy audit of every point (needs ``user_group``).
+    envy_epsilon, envy_alpha : float, default 0.05
+        ε and α of OCEF.
+    chunk_users : int, default 20000
+        Users per chunk (the memory bound of the Python side).
+    memory_limit : str, optional
+        DuckDB's memory limit while it sorts the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
+        spills to its temporary folder); default: DuckDB's own (80% of the RAM).
+    progress : bool, default False
+        A progress bar with the time left (stderr).
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    MitigationResult
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> g = np.random.default_rng(0)
+    >>> cand = pd.DataFrame({"user": np.repeat(np.arange(60), 6), "item": np.tile(np.arange(6), 60),
+    ...                      "score": g.random(360), "pop": np.tile(["head"] * 3 + ["tail"] * 3, 60)})
+    >>> res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.5}], k=3,
+    ...                protected="tail", rng=0)
+    >>> res.points[["method", "certificate"]].to_dict("list")["method"]
+    ['baseline', 'boost']
+    """
+    import re
+
+    gen = as_generator(rng)
+    if memory_limit is not None and not (isinstance(memory_limit, str) and re.fullmatch(
+            r"\s*\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", memory_limit)):
+        raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
+    has_rel = relevance is not None
+    if target == "merit" and not has_rel:
+        raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
+    if preferences is not None and user_group is None:
+        raise ParameterError("preferences (the envy audit) need user_group: the groups OCEF compares")
+    con, names = _open(candidates, relevance, item_group, user_group, item_groups)
+    labels = [r[0] for r in con.execute(f'SELECT DISTINCT "{item_group}" FROM {names["c"]}').fetchall()]
+    if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in labels):
+        raise DataError(f"candidates: column {item_group!r} has missing item groups")
+    labels = sorted(labels, key=lambda v: (str(type(v)), v))
+    G = len(labels)
+    if G < 2:
+        raise DataError(f"candidates: column {item_group!r} has {G} item group; need at least 2")
+    protected_code = None
+    if protected is not None:
+        if protected not in labels:
+            raise ParameterError(f"protected must be an item group of {item_group!r} ({labels}), got {protected!r}")
+        protected_code = labels.index(protected)
+    points = _grid_points(method, grid, protected_code, labels)
+    n_users_total, n_rows, n_bad = con.execute(
+        f'SELECT count(DISTINCT "user"), count(*), count(*) FILTER (WHERE "user" IS NULL OR item IS NULL OR score IS NULL '
+        f'OR isnan(CAST(score AS DOUBLE))) FROM {names["c"]}').fetchall()[0]
+    if n_bad:
+        raise DataError(f"candidates: {n_bad} row(s) with a missing user, item or score")
+    if not n_users_total:
+        raise DataError("candidates: no rows")
+    eq_target = np.full(G, 1.0 / G)
+    layout, dim = _layout(G, has_rel)
+    out_dir = Path(out) if out is not None else None
+    writers = {}
+    if out_dir is not None:
+        writers["baseline"] = _Writer(out_dir / "baseline.parquet")
+        for pt in points:
+            writers[(pt["method"], pt["point"])] = _Writer(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet")
+    moments: dict = {}
+    ug_seen: dict = {}
+
+    def acc(key, ug_labels, block, z):
+        from ocef.mitigate.paired import Moments
+
+        for lab in [_ALL] + (sorted(set(ug_labels), key=str) if ug_labels is not None else []):
+            sel = slice(None) if lab == _ALL else (ug_labels == lab)
+            m = moments.setdefault((key, lab, block), Moments(z.shape[1]))
+            m.add(z[sel])
+
+    envy_pi = None
+    if preferences is not None:
+        rho = np.asarray(preferences, dtype=float)
+        if rho.ndim != 2 or np.isnan(rho).any() or rho.min() < 0 or rho.max() > 1:
+            raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
+        envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
+        envy_users = np.full(rho.shape[0], None, dtype=object)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
+    from ocef.exposure.formulas import position_weights
+
+    w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
+    sql = _stream_sql(names, item_group, user_group, has_rel)
+    if memory_limit is not None:
+        import tempfile
+
+        con.execute(f"SET memory_limit = '{memory_limit.strip()}'")
+        spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
+        con.execute(f"SET temp_directory = '{spill}'")
+    complete = False
+    rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
+    try:
+        for chunk in _chunks(con, sql, rows_per_batch):
+            if chunk["_g"].isna().any():
+                raise DataError(f"candidates: {int(chunk['_g'].isna().sum())} row(s) have no item group "
+                                f"(column {item_group!r} missing or not in item_groups)")
+            ucode, users = pd.factorize(chunk["_u"], sort=False)
+            icode, item_ids = pd.factorize(chunk["_i"], sort=False)
+            pair = ucode.astype(np.int64) * max(len(item_ids), 1) + icode
+            if np.unique(pair).size < pair.size:
+                dup = pd.Series(pair).duplicated().to_numpy()
+                raise DataError(f"candidates: user {chunk['_u'].to_numpy()[dup][0]!r} lists an item twice")
+            counts = np.bincount(ucode)
+            if counts.min() < k:
+                bad = users[int(np.argmin(counts))]
+                raise DataError(f"candidates: user {bad!r} has {counts.min()} candidate(s), fewer than k = {k}")
+            if user_group:
+                ugs = chunk.groupby(ucode)["_ug"]
+                if (ugs.nunique(dropna=False) > 1).any():
+                    raise DataError(f"candidates: a user has several values of {user_group!r}: a user group "
+                                    "must be constant per user")
+            gcode_all = pd.Categorical(chunk["_g"], categories=labels).codes
+            for N in np.unique(counts):
+                sel_u = np.flatnonzero(counts == N)
+                rows = np.isin(ucode, sel_u)
+                sub = chunk[rows]
+                n = sel_u.size
+                items = sub["_i"].to_numpy().reshape(n, N)
+                scores = sub["_s"].to_numpy(float).reshape(n, N)
+                gc = gcode_all[rows].reshape(n, N).astype(np.int64)
+                glab = sub["_g"].to_numpy().reshape(n, N)
+                uid = users[sel_u]
+                ug = sub["_ug"].to_numpy().reshape(n, N)[:, 0] if user_group else None
+                if ug is not None and pd.isna(ug).any():
+                    raise DataError(f"candidates: the user-group column {user_group!r} has missing values")
+                rel = sub["_y"].to_numpy(float).reshape(n, N) if has_rel else None
+                nrel = sub["_nrel"].to_numpy(float).reshape(n, N)[:, 0] if has_rel else None
+                if has_rel and (rel < 0).any():
+                    raise DataError("relevance: values must be >= 0")
+                base_R = np.broadcast_to(np.arange(k), (n, 1, k))
+                base = arm_values(base_R, gc, scores, n_groups=G, target=eq_target, relevance=rel, n_relevant=nrel,
+                                  browsing=browsing, patience=patience)
+                if "baseline" in writers:
+                    writers["baseline"].write(_log_frame(uid, items, scores, glab, ug, rel, nrel, base_R, None,
+                                                         item_group, user_group))
+                if envy_pi is not None:
+                    _policy(envy_pi["baseline"], uid, items, base_R, w, rho.shape)
+                    if ug is not None:
+                        envy_users[np.asarray(uid, dtype=np.int64)] = ug
+                for pt in points:
+                    key = (pt["method"], pt["point"])
+                    R, P = _rerank_chunk(pt, scores, gc, k, samples, gen)
+                    mit = arm_values(R, gc, scores, n_groups=G, target=eq_target, relevance=rel, n_relevant=nrel,
+                                     browsing=browsing, patience=patience)
+                    if key in writers:
+                        writers[key].write(_log_frame(uid, items, scores, glab, ug, rel, nrel, R, P, item_group,
+                                                      user_group))
+                    if envy_pi is not None:
+                        _policy(envy_pi[key], uid, items, R, w, rho.shape)
+                    parts = [base["exposure"], mit["exposure"]]
+                    for name in ("awrf", "ndkl", "expected_score"):
+                        parts.append(np.column_stack([base[name], mit[name]]))
+                    if has_rel:
+                        M = np.zeros((n, G))
+                        for gi in range(G):
+                            M[:, gi] = (rel * (gc == gi)).sum(axis=1)
+                        parts.append(M)
+                    acc(key, ug, "all", np.hstack(parts))
+                    if has_rel:
+                        ok = nrel > 0
+                        zu = np.column_stack([base["ndcg"], mit["ndcg"], base["precision"], mit["precision"],
+                                              base["recall"], mit["recall"]])[ok]
+                        acc(key, ug[ok] if ug is not None else None, "utility", zu)
+                if ug is not None:
+                    for lab in set(ug.tolist()):
+                        ug_seen[lab] = True
+                if bar is not None:
+                    bar.update(n)
+        complete = True
+    finally:
+        if memory_limit is not None:
+            con.execute("RESET memory_limit")
+            con.execute("RESET temp_directory")
+        if bar is not None:
+            bar.close()
+        for wr in writers.values():
+            wr.close(complete)
+    return _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing,
+                   patience, samples, n_users_total, out_dir, envy_pi, preferences, envy_users if envy_pi else None,
+                   envy_epsilon, envy_alpha, gen, user_group)
+
+
+def _policy(pi, uid, items, R, w, shape):
+    """Add each user's attention distribution over items (position weights normalised, mean over samples)."""
+    n, S, k = R.shape
+    u = np.asarray(uid, dtype=np.int64)
+    it = np.asarray(items)[np.arange(n)[:, None, None], R].astype(np.int64)
+    if u.min() < 0 or u.max() >= shape[0] or it.min() < 0 or it.max() >= shape[1]:
+        raise DataError(f"preferences: users and items of the candidates must be indices into the "
+                        f"{shape[0]} x {shape[1]} preference matrix")
+    np.add.at(pi, (np.repeat(u, S * k), it.ravel()), np.tile(w / w.sum() / S, n * S))
+
+
+def _stat_fns(G, layout, has_rel, target):
+    """{(statistic, item group index or None): {arm: fn(mean vector)}} of the 'all' block."""
+    from ocef.exposure.formulas import exposure_shares, share_disparity
+
+    def tgt(z):
+        return exposure_shares(z[layout["M"]]) if target == "merit" else np.full(G, 1.0 / G)
+
+    def shares(z, arm):
+        return exposure_shares(z[layout["X" + arm]])
+
+    def tv(z, arm):
+        return float(share_disparity(shares(z, arm), tgt(z))["total_variation"])
+
+    fns = {}
+    for g in range(G):
+        fns[("share", g)] = {a: (lambda z, a=a, g=g: shares(z, a)[g]) for a in ("b", "m")}
+        if has_rel:
+            fns[("exposure_merit", g)] = {a: (lambda z, a=a, g=g: share_disparity(
+                shares(z, a), exposure_shares(z[layout["M"]]))["ratio"][g]) for a in ("b", "m")}
+    fns[("disparity", None)] = {a: (lambda z, a=a: tv(z, a)) for a in ("b", "m")}
+    for j, name in enumerate(("awrf", "ndkl", "expected_score")):
+        fns[(name, None)] = {"b": (lambda z, name=name: z[layout[name][0]]),
+                             "m": (lambda z, name=name: z[layout[name][1]])}
+    return fns, tgt, shares
+
+
+def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing, patience,
+            samples, n_users_total, out_dir, envy_pi, preferences, envy_users, envy_epsilon, envy_alpha, gen,
+            user_group):
+    from ocef.inference import holm_adjust
+    from ocef.mitigate.paired import delta_interval
+
+    fns, tgt, shares = _stat_fns(G, layout, has_rel, target)
+    ufns = {name: {"b": (lambda z, j=j: z[2 * j]), "m": (lambda z, j=j: z[2 * j + 1])}
+            for j, name in enumerate(("ndcg", "precision", "recall"))}
+    ug_labels = [_ALL] + sorted(ug_seen, key=str)
+    rows, prow = [], []
+    baseline_done = False
+    for pt in points:
+        key = (pt["method"], pt["point"])
+        for lab in ug_labels:
+            for block, table in (("all", fns), ("utility", ufns if has_rel else {})):
+                mom = moments.get((key, lab, block))
+                if mom is None:
+                    continue
+                for skey, f in table.items():
+                    stat, g = skey if isinstance(skey, tuple) else (skey, None)
+                    common = {"method": pt["method"], "point": pt["point"], "params": pt["label"], "user_group": lab,
+                              "statistic": stat, "item_group": labels[g] if g is not None else None}
+                    arms = [("mitigated", f["m"], None), ("difference", lambda z, f=f: f["m"](z) - f["b"](z), 0.0)]
+                    if not baseline_done:
+                        arms.insert(0, ("baseline", f["b"], None))
+                    for arm, fn, null in arms:
+                        r = delta_interval(mom, fn, confidence=confidence, null=null)
+                        r.pop("df")
+                        if stat == "disparity" and r["reason"] is None and _at_kink(mom, arm, G, shares, tgt, confidence):
+                            r.update(se=np.nan, ci_low=np.nan, ci_high=np.nan, p_value=np.nan, reason=_KINK)
+                        rows.append({**common, "arm": arm, **r})
+        baseline_done = True
+    stats = pd.DataFrame(rows)
+    diff = stats["arm"] == "difference"
+    stats["p_adjusted"] = np.nan
+    stats.loc[diff, "p_adjusted"] = holm_adjust(stats.loc[diff, "p_value"].to_numpy(float))
+    stats["significant"] = pd.array([None] * len(stats), dtype="boolean")
+    ok = diff & stats["p_adjusted"].notna()
+    stats.loc[ok, "significant"] = stats.loc[ok, "p_adjusted"] <= 1 - confidence
+    n_tests = int(stats.loc[diff, "p_value"].notna().sum())
+    family = (f"Holm over all {n_tests} paired differences of this call (statistics x item groups x user groups x "
+              f"grid points x methods), family-wise error {1 - confidence:g}")
+    util = "ndcg" if has_rel else "expected_score"
+    # the points table: baseline + each grid point
+    index = {(r["method"], r["point"], r["statistic"], r["arm"]): r for r in stats[
+        (stats["user_group"] == _ALL) & stats["item_group"].isna()].to_dict("records")}
+
+    def pick(pt_key, stat, arm):
+        return index[(pt_key[0], pt_key[1], stat, arm)]
+
+    def certificate(mom, arm):
+        from ocef.mitigate.paired import share_certificate
+
+        return share_certificate(mom, [lambda z, g=g: shares(z, arm)[g] - tgt(z)[g] for g in range(G)],
+                                 margin=margin, confidence=confidence)
+
+    envy = _envy(points, envy_pi, preferences, envy_users, envy_epsilon, envy_alpha, 1 - confidence, gen) \
+        if envy_pi is not None else None
+    first = (points[0]["method"], points[0]["point"])
+    bu, bd = pick(first, util, "baseline"), pick(first, "disparity", "baseline")
+    cert_b = certificate(moments[(first, _ALL, "all")], "b")
+    prow.append({"method": "baseline", "point": -1, "params": "", "utility": bu["estimate"],
+                 "utility_ci_low": bu["ci_low"], "utility_ci_high": bu["ci_high"], "utility_diff": 0.0,
+                 "utility_diff_low": np.nan, "utility_diff_high": np.nan, "utility_p_adjusted": np.nan,
+                 "disparity": bd["estimate"], "disparity_diff": 0.0, "disparity_diff_low": np.nan,
+                 "disparity_diff_high": np.nan, "disparity_p_adjusted": np.nan,
+                 "certificate": cert_b["certificate"], "certificate_p_within": cert_b["p_within"],
+                 "certificate_p_outside": cert_b["p_outside"], "certificate_reason": cert_b["reason"],
+                 "envy": envy["baseline"] if envy else None,
+                 "log": str(out_dir / "baseline.parquet") if out_dir else None})
+    for pt in points:
+        key = (pt["method"], pt["point"])
+        mu, du = pick(key, util, "mitigated"), pick(key, util, "difference")
+        md, dd = pick(key, "disparity", "mitigated"), pick(key, "disparity", "difference")
+        c = certificate(moments[(key, _ALL, "all")], "m")
+        prow.append({"method": pt["method"], "point": pt["point"], "params": pt["label"], "utility": mu["estimate"],
+                     "utility_ci_low": mu["ci_low"], "utility_ci_high": mu["ci_high"], "utility_diff": du["estimate"],
+                     "utility_diff_low": du["ci_low"], "utility_diff_high": du["ci_high"],
+                     "utility_p_adjusted": du["p_adjusted"], "disparity": md["estimate"],
+                     "disparity_diff": dd["estimate"], "disparity_diff_low": dd["ci_low"],
+                     "disparity_diff_high": dd["ci_high"], "disparity_p_adjusted": dd["p_adjusted"],
+                     "certificate": c["certificate"], "certificate_p_within": c["p_within"],
+                     "certificate_p_outside": c["p_outside"], "certificate_reason": c["reason"], "envy": envy[key] if envy else None,
+                     "log": str(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet") if out_dir else None})
+    pts = pd.DataFrame(prow)
+    pts["on_front"] = _non_dominated(pts["utility"].to_numpy(float), pts["disparity"].to_numpy(float))
+    settings = {"k": k, "browsing": browsing, "patience": patience, "target": target, "margin": margin,
+                "confidence": confidence, "n_users": int(n_users_total), "utility": util, "samples": samples,
+                "item_groups": labels, "user_group": user_group,
+                "certificate_test": ("TOST (Schuirmann 1987) of |exposure share - target| < margin, every item group "
+                                     "(intersection-union); outside: some group at delta/G"),
+                "relevance": "held-out split (never the labels a setting was tuned on)" if has_rel else None}
+    return MitigationResult(statistics=stats, points=pts, family=family, settings=settings,
+                            envy=envy["table"] if envy else None)
+
+
+_KINK = ("no interval: the total variation is not differentiable where an item group's share meets its target, "
+         "and some group's share - target interval covers 0 (see the share rows and the certificate)")
+
+
+def _at_kink(mom, arm, G, shares, tgt, confidence) -> bool:
+    """Whether some group's share - target interval (in an arm the statistic uses) covers 0."""
+    from ocef.mitigate.paired import delta_interval
+
+    for a in (("b", "m") if arm == "difference" else ("b",) if arm == "baseline" else ("m",)):
+        for g in range(G):
+            r = delta_interval(mom, lambda z, g=g, a=a: shares(z, a)[g] - tgt(z)[g], confidence=confidence, null=None)
+            if not (r["ci_low"] > 0 or r["ci_high"] < 0):
+                return True
+    return False
+
+
+def _non_dominated(utility, disparity) -> np.ndarray:
+    """Points no other point beats on both (utility higher or equal, disparity lower or equal, one strictly)."""
+    n = utility.size
+    keep = np.ones(n, dtype=bool)
+    for i in range(n):
+        if not (np.isfinite(utility[i]) and np.isfinite(disparity[i])):
+            keep[i] = False
+            continue
+        better = (utility >= utility[i]) & (disparity <= disparity[i]) & \
+                 ((utility > utility[i]) | (disparity < disparity[i]))
+        keep[i] = not better.any()
+    return keep
+
+
+def _envy(points, envy_pi, preferences, envy_users, epsilon, alpha, delta, gen):
+    """OCEF's group envy audit of each policy: 'envy-free' (every group certified), 'envy' or 'inconclusive'."""
+    from ocef.envy.audit import AuditProblem, run_audit
+
+    rho = np.asarray(preferences, dtype=float)
+    if any(v is None for v in envy_users):
+        raise DataError("preferences: every user of the preference matrix must have candidates")
+    names, codes = np.unique(envy_users.astype(str), return_inverse=True)
+    out, table = {}, []
+    for key, pi in envy_pi.items():
+        problem = AuditProblem(rho, pi, codes, group_names=list(names))
+        rep = run_audit(problem, alpha=alpha, delta=delta, epsilon=epsilon, rng=gen)
+        v = rep.groups["verdict"].tolist()
+        verdict = "envy" if "envy" in v else ("envy-free" if all(x == "no_envy" for x in v) else "inconclusive")
+        out[key] = verdict
+        m, p = key if key != "baseline" else ("baseline", -1)
+        for _, r in rep.groups.iterrows():
+            table.append({"method": m, "point": p, "user_group": r["name"], "verdict": r["verdict"],
+                          "duration": r["duration"], "true_envy": r["true_envy"]})
+    out["table"] = pd.DataFrame(table)
+    return out

@@ -1,0 +1,200 @@
+"""The mitigate -> re-audit loop: the written logs read back by ocef.exposure, per-user values equal to
+ocef.exposure's formulas, paired rows equal to a direct paired t test, lotteries, envy, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ocef.errors import DataError, ParameterError
+from ocef.exposure import awrf, exposure_fairness, ndkl
+from ocef.mitigate import rerank as rerank_mod
+from ocef.mitigate.lottery import Lottery
+from ocef.mitigate.loop import _non_dominated, arm_values, mitigate
+from ocef.mitigate.paired import paired_interval
+
+
+def world(n_users=120, n_cand=12, seed=0):
+    g = np.random.default_rng(seed)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(n_users), n_cand),
+                         "item": np.concatenate([g.choice(40, n_cand, replace=False) for _ in range(n_users)]),
+                         "score": g.random(n_users * n_cand)})
+    cand["pop"] = np.where(cand["item"] < 15, "head", "tail")
+    cand["ug"] = np.where(cand["user"] % 3 == 0, "f", "m")
+    rel = cand.sample(frac=0.25, random_state=seed)[["user", "item"]].assign(relevance=1.0)
+    extra = pd.DataFrame({"user": [0, 1], "item": [99, 98], "relevance": [1.0, 2.0]})   # relevant, never a candidate
+    return cand, pd.concat([rel, extra], ignore_index=True)
+
+
+def test_logs_round_trip_through_exposure_fairness(tmp_path):
+    cand, rel = world()
+    res = mitigate(cand, item_group="pop", user_group="ug", method="boost", grid=[{"amount": 0.3}], k=5,
+                   relevance=rel, protected="tail", out=tmp_path, rng=0, chunk_users=17)
+    for arm, path in (("baseline", tmp_path / "baseline.parquet"), ("mitigated", tmp_path / "boost/point-00.parquet")):
+        log = pd.read_parquet(path)
+        assert list(log.columns[:4]) == ["user", "item", "rank", "score"]
+        assert len(log) == 120 * 5
+        assert all(sorted(r) == [1, 2, 3, 4, 5] for r in log.groupby("user")["rank"].apply(list))
+        ex = exposure_fairness(str(path), item_group="pop", browsing="geometric", patience=0.5,
+                               metrics=("ndcg",), backend="duckdb")
+        got = res.statistics.query("statistic == 'share' and user_group == '(all)' and arm == @arm")
+        sh = ex.groups[ex.groups.statistic == "share"].set_index("item_group")["estimate"]
+        for _, row in got.iterrows():
+            assert row["estimate"] == pytest.approx(sh[row["item_group"]], rel=1e-9)
+        nd = ex.users.groups.query("metric == 'ndcg'")["estimate"].iloc[0]
+        mine = res.statistics.query("statistic == 'ndcg' and user_group == '(all)' and arm == @arm")["estimate"].iloc[0]
+        assert mine == pytest.approx(nd, rel=1e-9)
+    # the baseline log is the top-5 by score
+    base = pd.read_parquet(tmp_path / "baseline.parquet")
+    top = cand.sort_values(["user", "score"], ascending=[True, False]).groupby("user").head(5)
+    assert (base["item"].to_numpy() == top["item"].to_numpy()).all()
+    assert res.points["log"].iloc[1].endswith("point-00.parquet")
+
+
+def test_arm_values_equal_exposure_formulas():
+    g = np.random.default_rng(3)
+    groups = g.integers(0, 3, size=(20, 8))
+    scores = g.random((20, 8))
+    R = np.stack([g.permutation(8)[:5] for _ in range(20)])[:, None, :]
+    target = np.array([0.2, 0.3, 0.5])
+    v = arm_values(R, groups, scores, n_groups=3, target=target)
+    for u in range(20):
+        codes = groups[u, R[u, 0]]
+        assert v["awrf"][u] == pytest.approx(awrf(np.eye(3)[codes], target), rel=1e-12)
+        assert v["ndkl"][u] == pytest.approx(ndkl(codes, desired={0: 0.2, 1: 0.3, 2: 0.5}), rel=1e-12)
+        w = 0.5 ** np.arange(5)
+        assert v["exposure"][u].tolist() == pytest.approx([w[codes == c].sum() for c in range(3)])
+
+
+def test_difference_rows_are_paired_t_tests():
+    cand, rel = world(n_users=90)
+    res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5, relevance=rel,
+                   protected="tail", rng=0)
+    # recompute per-user awrf of both arms and compare with a direct paired interval
+    c = cand.sort_values(["user", "score", "item"], ascending=[True, False, True])
+    groups = (c["pop"].to_numpy() == "tail").astype(int).reshape(90, 12)
+    scores = c["score"].to_numpy().reshape(90, 12)
+    from ocef.mitigate.rerank import rerank_batch
+
+    R = rerank_batch("boost", scores, groups, 5, protected=1, amount=0.3)[:, None, :]
+    base = arm_values(np.broadcast_to(np.arange(5), (90, 1, 5)), groups, scores, n_groups=2, target=[0.5, 0.5])
+    mit = arm_values(R, groups, scores, n_groups=2, target=[0.5, 0.5])
+    want = paired_interval(mit["awrf"], base["awrf"])
+    row = res.statistics.query("statistic == 'awrf' and arm == 'difference'").iloc[0]
+    assert row["estimate"] == pytest.approx(want["estimate"], rel=1e-9)
+    assert row["ci_low"] == pytest.approx(want["ci_low"], rel=1e-6)
+    assert row["p_value"] == pytest.approx(want["p_value"], rel=1e-5)
+    # Holm over every difference row, stated
+    d = res.statistics[res.statistics.arm == "difference"]
+    assert d["p_adjusted"].notna().sum() == d["p_value"].notna().sum()
+    assert (d["p_adjusted"] >= d["p_value"] - 1e-15).all()
+    assert "Holm" in res.family and str(int(d["p_value"].notna().sum())) in res.family
+
+
+def _planted_lottery(scores, groups, k, *, rng=None, flip=0.5):
+    """A two-ranking lottery (test only): the top-k, or the top-k of the reversed scores."""
+    top = np.argsort(-scores, kind="stable")[:k]
+    low = np.argsort(scores, kind="stable")[:k]
+    return Lottery(np.stack([top, low]), np.array([1 - flip, flip]))
+
+
+def test_lotteries_are_sampled_and_read_back(tmp_path, monkeypatch):
+    from ocef.validation import Real
+
+    entry = rerank_mod.Reranker("planted", _planted_lottery, {"flip": Real(0, 1)}, {"flip": 0.5}, [{"flip": 0.5}],
+                                None, True, "test")
+    monkeypatch.setitem(rerank_mod.RERANKERS, "planted", entry)
+    cand, rel = world(n_users=60)
+    res = mitigate(cand, item_group="pop", method="planted", grid=[{"flip": 0.25}], k=4, samples=8, out=tmp_path,
+                   rng=1)
+    log = pd.read_parquet(tmp_path / "planted/point-00.parquet")
+    assert sorted(log["sample"].unique()) == list(range(8)) and set(log["probability"]) <= {0.75, 0.25}
+    ex = exposure_fairness(str(tmp_path / "planted/point-00.parquet"), item_group="pop")
+    sh = ex.groups[ex.groups.statistic == "share"].set_index("item_group")["estimate"]
+    got = res.statistics.query("statistic == 'share' and arm == 'mitigated'").set_index("item_group")["estimate"]
+    assert got["head"] == pytest.approx(sh["head"], rel=1e-9)
+    # about a quarter of the draws are the reversed ranking
+    rev = log[log["rank"] == 1].groupby(["user", "sample"])["probability"].first()
+    assert abs((rev == 0.25).mean() - 0.25) < 0.06
+
+
+def test_envy_side_on_a_known_world():
+    g = np.random.default_rng(0)
+    n_users, n_items = 40, 12
+    rho = g.random((n_users, n_items)) * 0.5
+    rho[:, 6:] += 0.4 * (np.arange(n_users) % 2 == 0)[:, None]      # even users love the tail items
+    cand = pd.DataFrame({"user": np.repeat(np.arange(n_users), n_items), "item": np.tile(np.arange(n_items), n_users),
+                         "score": (rho + 0.01 * g.random(rho.shape)).ravel()})
+    cand["pop"] = np.where(cand["item"] < 6, "head", "tail")
+    cand["ug"] = np.where(cand["user"] % 2 == 0, "even", "odd")
+    res = mitigate(cand, item_group="pop", user_group="ug", method="boost", grid=[{"amount": 0.2}], k=3,
+                   protected="head", preferences=np.clip(rho, 0, 1), rng=0)
+    assert set(res.points["envy"]) <= {"envy", "envy-free", "inconclusive"}
+    assert set(res.envy["user_group"]) == {"even", "odd"} and len(res.envy) == 4
+    with pytest.raises(ParameterError, match="user_group"):
+        mitigate(cand, item_group="pop", method="boost", preferences=rho)
+
+
+def test_front_and_plot(tmp_path):
+    assert _non_dominated(np.array([0.5, 0.4, 0.45, 0.3]), np.array([0.3, 0.1, 0.3, 0.2])).tolist() == \
+        [True, True, False, False]
+    cand, rel = world(n_users=60)
+    res = mitigate(cand, item_group="pop", method="boost", k=5, relevance=rel, protected="tail", rng=0)
+    f = res.front()
+    assert f["on_front"].all() and (np.diff(f["disparity"]) >= 0).all()
+    assert len(res.points) == 1 + len(rerank_mod.RERANKERS["boost"].grid)
+    res.plot(path=tmp_path / "front.png")
+    assert (tmp_path / "front.png").stat().st_size > 1000
+    d = res.to_dict()
+    assert set(d) >= {"statistics", "points", "family", "settings"}
+    res.to_csv(tmp_path / "stats.csv")
+
+
+def test_bad_inputs(tmp_path):
+    cand, rel = world(n_users=10)
+    with pytest.raises(DataError, match="missing column"):
+        mitigate(cand.drop(columns="score"), item_group="pop")
+    with pytest.raises(DataError, match="fewer than k"):
+        mitigate(cand, item_group="pop", k=20)
+    with pytest.raises(DataError, match="twice"):
+        mitigate(pd.concat([cand, cand.head(1)]), item_group="pop", k=3)
+    with pytest.raises(ParameterError, match="protected"):
+        mitigate(cand, item_group="pop", protected="nope")
+    with pytest.raises(ParameterError, match="method"):
+        mitigate(cand, item_group="pop", method="nope")
+    with pytest.raises(ParameterError, match="no parameter"):
+        mitigate(cand, item_group="pop", grid=[{"nope": 1}])
+    with pytest.raises(ParameterError, match="merit"):
+        mitigate(cand, item_group="pop", target="merit")
+    with pytest.raises(ParameterError, match="k must be"):
+        mitigate(cand, item_group="pop", k=0)
+    with pytest.raises(DataError, match="missing user, item or score"):
+        mitigate(cand.assign(score=np.where(cand.index == 3, np.nan, cand["score"])), item_group="pop", k=3)
+    with pytest.raises(DataError, match="at least 2"):
+        mitigate(cand.assign(pop="a"), item_group="pop")
+    with pytest.raises(DataError, match="relevance"):
+        mitigate(cand, item_group="pop", relevance=rel.drop(columns="relevance"))
+    with pytest.raises(DataError, match="not found"):
+        mitigate(str(tmp_path / "nope.parquet"), item_group="pop")
+
+
+def test_memory_limit_is_checked_and_used():
+    cand, _ = world(n_users=40)
+    a = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5, memory_limit="256MB")
+    b = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5)
+    assert a.statistics["estimate"].equals(b.statistics["estimate"])
+    with pytest.raises(ParameterError, match="memory_limit"):
+        mitigate(cand, item_group="pop", memory_limit="lots")
+
+
+def test_a_failing_reranker_is_named_and_leaves_no_partial_log(tmp_path, monkeypatch):
+    def broken(scores, groups, k, *, rng=None):
+        raise DataError("no solution")
+
+    entry = rerank_mod.Reranker("broken", broken, {}, {}, [{}], None, True, "test")
+    monkeypatch.setitem(rerank_mod.RERANKERS, "broken", entry)
+    cand, _ = world(n_users=40)
+    with pytest.raises(DataError, match="method 'broken'.*no solution") as info:
+        mitigate(cand, item_group="pop", method=["boost", "broken"], k=4, out=tmp_path, chunk_users=10)
+    assert info.value.method == "broken"
+    assert not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob("*.part"))
