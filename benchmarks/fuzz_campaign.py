@@ -173,6 +173,41 @@ def make_inputs(root: Path) -> dict:
     f["default.zip"] = root / "default.zip"
     (root / "a_file").write_text("x")
     f["a_file"] = root / "a_file"
+    # ocef mitigate (candidates) and ocef offpolicy (a logged policy, a target policy)
+    nu = 70
+    cand = pd.DataFrame({"user": np.repeat(np.arange(nu), 10), "item": np.tile(np.arange(10), nu),
+                         "score": rng.random(nu * 10)})
+    cand["genre"] = np.where(cand["item"] < 4, "drama", "other")
+    cand.to_csv(root / "cand.csv", index=False)
+    cand.sample(frac=0.3, random_state=1)[["user", "item"]].assign(relevance=1).to_csv(root / "rel.csv", index=False)
+    cand.assign(score=np.where(cand.index % 7 == 0, np.nan, cand.score)).to_csv(root / "cand_nan.csv", index=False)
+    cand.assign(score=np.where(cand.index % 7 == 0, np.inf, cand.score)).to_csv(root / "cand_inf.csv", index=False)
+    cand.assign(genre="drama").to_csv(root / "cand_onegroup.csv", index=False)
+    pd.concat([cand, cand.iloc[:5]]).to_csv(root / "cand_dup.csv", index=False)
+    cand.drop(columns="score").to_csv(root / "cand_noscore.csv", index=False)
+    n = 3000
+    log = pd.DataFrame({"user": rng.integers(0, 300, n), "item": rng.integers(0, 6, n)})
+    log["propensity"] = 1 / 6
+    log["reward"] = (rng.random(n) < 0.1 + 0.05 * log["item"]).astype(int)
+    log["genre"] = np.array(["a", "a", "b", "b", "b", "c"])[log["item"]]
+    log.to_csv(root / "oplog.csv", index=False)
+    pd.DataFrame({"item": range(6), "probability": [0.1, 0.1, 0.2, 0.2, 0.2, 0.2]}).to_csv(root / "target.csv", index=False)
+    pd.DataFrame({"item": range(6), "probability": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]}).to_csv(root / "target_sum3.csv",
+                                                                                            index=False)
+    pd.DataFrame({"item": range(6), "probability": [-0.1, 0.3, 0.2, 0.2, 0.2, 0.2]}).to_csv(root / "target_neg.csv",
+                                                                                             index=False)
+    log.assign(propensity=0.0).to_csv(root / "oplog_p0.csv", index=False)
+    log.assign(propensity=np.nan).to_csv(root / "oplog_pnan.csv", index=False)
+    log.assign(propensity=2.0).to_csv(root / "oplog_p2.csv", index=False)
+    log.assign(reward=np.inf).to_csv(root / "oplog_rinf.csv", index=False)
+    log.assign(reward=-1).to_csv(root / "oplog_rneg.csv", index=False)
+    log.iloc[:0].to_csv(root / "oplog_empty.csv", index=False)
+    log.drop(columns="propensity").to_csv(root / "oplog_nop.csv", index=False)
+    for name in ("cand.csv", "rel.csv", "cand_nan.csv", "cand_inf.csv", "cand_onegroup.csv", "cand_dup.csv",
+                 "cand_noscore.csv", "oplog.csv", "target.csv", "target_sum3.csv", "target_neg.csv", "oplog_p0.csv",
+                 "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
+                 "oplog_nop.csv"):
+        f[name] = root / name
     return f
 
 
@@ -397,6 +432,39 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
                           ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"],
                           env={"OCEF_CACHE_DIR": str(value)}))
     add_file("reo", ["--random", f["random.csv"], "--json"], "--default", ["default.zip"])
+
+    # ocef mitigate and ocef offpolicy (merged from main near the end of issue 28)
+    mg = ["--candidates", f["cand.csv"], "--item-group", "genre", "--method", "fair", "--json"]
+    add("mitigate", mg, "--k", NUMBERS, anything)
+    add("mitigate", mg, "--confidence", NUMBERS, unit_open)
+    add("mitigate", mg, "--margin", NUMBERS, anything)
+    add("mitigate", mg, "--patience", NUMBERS, anything)
+    add("mitigate", mg, "--samples", NUMBERS, anything)
+    add("mitigate", mg, "--protected", ["drama", "other", "nope", ""], anything)
+    add("mitigate", mg, "--target", ["equal", "merit", "x"], lambda v: v == "equal")
+    add("mitigate", mg, "--grid", ["p=0.5", "p=2", "p=nan", "x=1", "", "p"], anything)
+    add("mitigate", mg, "--memory-limit", ["2GB", "0", "-1GB", "x", "1e400GB"], anything)
+    add("mitigate", ["--candidates", f["cand.csv"], "--item-group", "genre", "--json"], "--method",
+        ["fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost", "x"], lambda v: v != "x")
+    add_file("mitigate", ["--item-group", "genre", "--method", "fair", "--json"], "--candidates",
+             ["cand_nan.csv", "cand_inf.csv", "cand_onegroup.csv", "cand_dup.csv", "cand_noscore.csv", "empty.csv",
+              "missing.npy", "garbage.npy"], names=("--candidates", "candidates", "score", "genre", "group", "item"))
+    add_file("mitigate", mg, "--relevance", ["cand_nan.csv", "empty.csv", "missing.npy"],
+             names=("--relevance", "relevance"))
+    op = ["--log", f["oplog.csv"], "--target", f["target.csv"], "--item-group", "genre", "--json"]
+    add("offpolicy", op, "--confidence", NUMBERS, unit_open)
+    add("offpolicy", op, "--min-ess", NUMBERS, anything)
+    add("offpolicy", op, "--min-clicks", NUMBERS, anything)
+    add("offpolicy", op, "--estimator", ["ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros", "x"], lambda v: v != "x")
+    add("offpolicy", op, "--interval", ["wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting",
+                                        "x"], lambda v: v != "x")
+    add("offpolicy", op, "--backend", ["auto", "duckdb", "pandas", "spark"], lambda v: v != "spark")
+    add_file("offpolicy", ["--target", f["target.csv"], "--item-group", "genre", "--json"], "--log",
+             ["oplog_p0.csv", "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
+              "oplog_nop.csv", "empty.csv", "missing.npy"],
+             names=("--log", "log", "propensity", "reward"))
+    add_file("offpolicy", ["--log", f["oplog.csv"], "--item-group", "genre", "--json"], "--target",
+             ["target_sum3.csv", "target_neg.csv", "empty.csv", "missing.npy"], names=("--target", "target", "probabilit"))
 
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
     add("simulate-service", svc, "--port", ["-1", "70000", "abc", "1e3"], lambda v: False)
