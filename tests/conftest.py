@@ -13,3 +13,15 @@ def require_data(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"real data not found at {path} (set OCEF_DATA_DIR or place ../shared/data)")
     return path
+
+
+@pytest.fixture
+def cli_run(capsys):
+    """``cli_run(*argv)`` -> (exit status, stdout, stderr) of ``ocef.cli.main``."""
+    import ocef.cli
+
+    def call(*argv):
+        code = ocef.cli.main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return call

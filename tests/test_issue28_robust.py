@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import ocef.cli
 from ocef.envy.audit import AuditProblem, run_audit
 from ocef.envy.runner import run_bandits
 from ocef.errors import DataError, ParameterError
@@ -17,22 +16,17 @@ from ocef.fairrec.search import GroupOracle, search
 
 
 @pytest.fixture
-def run(capsys):
-    def call(*argv):
-        code = ocef.cli.main([str(a) for a in argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-    return call
+def run(cli_run):
+    return cli_run
 
 
 def one_line(result, *needles):
-    code, out, err = result
-    assert code == 2, (code, out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
+    """The error line of a refused command: exit 2, one line, each needle in it."""
+    code, _, err = result
+    line = err.strip()
+    assert code == 2 and "\n" not in line and "Traceback" not in err, (code, err)
+    assert all(n in line for n in needles), (needles, line)
+    return line
 
 
 USERS = pd.DataFrame({"g": np.repeat([0, 1, 2], 10), "a": np.tile([0, 1], 15)})
