@@ -257,3 +257,13 @@ def test_an_unwritable_cache_folder_warns_and_keeps_the_result(tmp_path, monkeyp
     with pytest.warns(RuntimeWarning, match="OCEF_CACHE_DIR"):
         out = cached_arrays("demo", {"a": 1}, lambda: {"v": np.arange(2.0)})
     assert out["v"].tolist() == [0.0, 1.0]
+
+
+def test_mitigate_refuses_a_list_length_it_cannot_hold(tmp_path, run):
+    rng = np.random.default_rng(0)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(20), 10), "item": np.tile(np.arange(10), 20),
+                         "score": rng.random(200)})
+    cand["genre"] = np.where(cand["item"] < 4, "drama", "other")
+    cand.to_csv(tmp_path / "cand.csv", index=False)
+    one_line(run("mitigate", "--candidates", tmp_path / "cand.csv", "--item-group", "genre", "--method", "fair",
+                 "--json", "--k", "1000000000000"), "k=1000000000000")
