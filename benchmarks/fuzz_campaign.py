@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+SILENT = "silent answer: a null value with no reason"     # returned by a case that checks its answer itself
 CLASSES = ("clear error", "handled", "unclear message", "silent answer", "traceback", "hang")
 MEMORY_CAP = 6 * 2**30          # address space of a case (numba reserves some)
 
@@ -55,6 +56,7 @@ class Case:
     argv: list | None = None     # a CLI case
     call: object = None          # a Python case: a zero-argument callable (built in the child)
     extra: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)   # environment variables set in the child (issue 28)
 
 
 # ------------------------------------------------------------------------------------ inputs
@@ -137,6 +139,74 @@ def make_inputs(root: Path) -> dict:
     np.save(root / "rm_groups.npy", np.repeat([0, 1], 20))
     np.save(root / "rm_truth.npy", (rng.uniform(size=(40, 20)) > 0.7).astype(float))
     for name in ("rm_scores.npy", "rm_groups.npy", "rm_truth.npy"):
+        f[name] = root / name
+    # issue 28: the newest surfaces
+    truth02 = (rng.uniform(size=(40, 20)) > 0.7) * 2.0
+    np.save(root / "rm_truth02.npy", truth02)
+    users.assign(mrr=users.mrr * 2.32).to_csv(root / "users_big.csv", index=False)
+    users.assign(mrr=np.where(np.arange(u) % 3 == 0, np.inf, users.mrr)).to_csv(root / "users_inf.csv", index=False)
+    for name in ("rm_truth02.npy", "users_big.csv", "users_inf.csv"):
+        f[name] = root / name
+    reports = {"rep_badjson": "{bad", "rep_list": "[]", "rep_noexp": '{"experiments": 3}',
+               "rep_item": '{"experiments": [1]}', "rep_unknown": '{"experiments": [{"name": "nope", "status": "ok"}]}',
+               "rep_fields": '{"experiments": [{"name": "x", "status": "skipped"}]}'}
+    for name, body in reports.items():
+        (root / name).mkdir()
+        (root / name / "summary.json").write_text(body)
+        f[name] = root / name
+    (root / "rep_binary").mkdir()
+    (root / "rep_binary" / "summary.json").write_bytes(b"\xff\xfe\x00")
+    f["rep_binary"] = root / "rep_binary"
+    ml = root / "ml_broken" / "ml-100k"
+    ml.mkdir(parents=True)
+    (ml / "u.data").write_text("1\t1\t5\t881250949\n2\t1")
+    (ml / "u.user").write_bytes(b"garbage\x00\xff\n")
+    (ml / "u.item").write_text("1|Toy Story (1995)|01-Jan-1995||http://x|" + "|".join("0" * 18) + "|1\n")
+    f["ml_broken"] = root / "ml_broken"
+    (root / "ml_empty" / "ml-100k").mkdir(parents=True)
+    for fn in ("u.data", "u.user", "u.item"):
+        (root / "ml_empty" / "ml-100k" / fn).write_text("")
+    f["ml_empty"] = root / "ml_empty"
+    import zipfile
+    with zipfile.ZipFile(root / "default.zip", "w") as z:
+        z.write(root / "default.csv", "default.csv")
+    f["default.zip"] = root / "default.zip"
+    (root / "a_file").write_text("x")
+    f["a_file"] = root / "a_file"
+    # ocef mitigate (candidates) and ocef offpolicy (a logged policy, a target policy)
+    nu = 70
+    cand = pd.DataFrame({"user": np.repeat(np.arange(nu), 10), "item": np.tile(np.arange(10), nu),
+                         "score": rng.random(nu * 10)})
+    cand["genre"] = np.where(cand["item"] < 4, "drama", "other")
+    cand.to_csv(root / "cand.csv", index=False)
+    cand.sample(frac=0.3, random_state=1)[["user", "item"]].assign(relevance=1).to_csv(root / "rel.csv", index=False)
+    cand.assign(score=np.where(cand.index % 7 == 0, np.nan, cand.score)).to_csv(root / "cand_nan.csv", index=False)
+    cand.assign(score=np.where(cand.index % 7 == 0, np.inf, cand.score)).to_csv(root / "cand_inf.csv", index=False)
+    cand.assign(genre="drama").to_csv(root / "cand_onegroup.csv", index=False)
+    pd.concat([cand, cand.iloc[:5]]).to_csv(root / "cand_dup.csv", index=False)
+    cand.drop(columns="score").to_csv(root / "cand_noscore.csv", index=False)
+    n = 3000
+    log = pd.DataFrame({"user": rng.integers(0, 300, n), "item": rng.integers(0, 6, n)})
+    log["propensity"] = 1 / 6
+    log["reward"] = (rng.random(n) < 0.1 + 0.05 * log["item"]).astype(int)
+    log["genre"] = np.array(["a", "a", "b", "b", "b", "c"])[log["item"]]
+    log.to_csv(root / "oplog.csv", index=False)
+    pd.DataFrame({"item": range(6), "probability": [0.1, 0.1, 0.2, 0.2, 0.2, 0.2]}).to_csv(root / "target.csv", index=False)
+    pd.DataFrame({"item": range(6), "probability": [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]}).to_csv(root / "target_sum3.csv",
+                                                                                            index=False)
+    pd.DataFrame({"item": range(6), "probability": [-0.1, 0.3, 0.2, 0.2, 0.2, 0.2]}).to_csv(root / "target_neg.csv",
+                                                                                             index=False)
+    log.assign(propensity=0.0).to_csv(root / "oplog_p0.csv", index=False)
+    log.assign(propensity=np.nan).to_csv(root / "oplog_pnan.csv", index=False)
+    log.assign(propensity=2.0).to_csv(root / "oplog_p2.csv", index=False)
+    log.assign(reward=np.inf).to_csv(root / "oplog_rinf.csv", index=False)
+    log.assign(reward=-1).to_csv(root / "oplog_rneg.csv", index=False)
+    log.iloc[:0].to_csv(root / "oplog_empty.csv", index=False)
+    log.drop(columns="propensity").to_csv(root / "oplog_nop.csv", index=False)
+    for name in ("cand.csv", "rel.csv", "cand_nan.csv", "cand_inf.csv", "cand_onegroup.csv", "cand_dup.csv",
+                 "cand_noscore.csv", "oplog.csv", "target.csv", "target_sum3.csv", "target_neg.csv", "oplog_p0.csv",
+                 "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
+                 "oplog_nop.csv"):
         f[name] = root / name
     return f
 
@@ -308,6 +378,94 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["users_str.csv", "users_nan.csv", "users_empty.csv", "empty.csv", "missing.npy", "users_codes.csv",
               "users_dup.csv"], names=("--user-metrics", "metric", "attribute", "column"))
 
+    # issue 28: FairRec inference options, recmetrics/pairwise uncertainty options, reproduce, environment
+    add("fairrec", fr, "--confidence", NUMBERS, unit_open)
+    add("fairrec", fr, "--test", ["auto", "permutation", "bound", "x"], lambda v: v != "x")
+    add("fairrec", fr + ["--test", "permutation"], "--n-resamples", NUMBERS, anything)
+    add("fairrec", fr, "--bounds", ["0,1", "1,0", "0", "nan,1", "0,inf", "a,b", "", "0,1,2", "-1e308,1e308"],
+        lambda v: None if v in ("0,1", "-1e308,1e308") else False)
+    add("fairrec", fr, "--method", ["dpso", "exhaustive", "testsgd", "vanilla", "x"], lambda v: v != "x")
+    add("fairrec", fr, "--epsilon-base", ["cells", "groups", "x"], anything)
+    add("fairrec", fr, "--max-evaluations", NUMBERS, anything)
+    add("fairrec", fr, "--group-cost", NUMBERS, anything)
+    add("fairrec", fr, "--theta", NUMBERS, anything)
+    add_file("fairrec", ["--metric", "mrr", "--json"], "--user-metrics", ["users_inf.csv"],
+             names=("--user-metrics", "metric", "bounds", "infinite", "mrr"))
+    # a metric named mrr reaching 2.3: answered without the [0, 1] range assumed for mrr, with the reason
+    cases.append(Case("fairrec", "--user-metrics=users_big.csv", ("--user-metrics",), "either",
+                      ["fairrec", "--metric", "mrr", "--json", "--user-metrics", str(f["users_big.csv"])]))
+    cases.append(Case("fairrec", "--bounds 0,1 on a metric reaching 2.3", ("bounds",), "error",
+                      ["fairrec", "--user-metrics", str(f["users_big.csv"]), "--metric", "mrr", "--bounds", "0,1",
+                       "--json"]))
+    add("recmetrics", rm, "--interval", ["auto", "percentile", "basic", "x"], lambda v: v != "x")
+    add("recmetrics", rm + ["--interval", "percentile"], "--resamples", NUMBERS, anything)
+    add("recmetrics", rm + ["--simultaneous"], "--confidence", NUMBERS, anything)
+    add("recmetrics", rm + ["--truth", f["rm_truth.npy"]], "--k", ["1", "5", "20", "21", "0"], anything)
+    add_file("recmetrics", rm + ["--k", "5"], "--truth", ["rm_truth02.npy", "wrong_shape.npy", "nan.npy", "strings.npy"],
+             names=("--truth", "truth"))
+    add("pairwise", pw + ["--interval", "percentile"], "--resamples", NUMBERS,
+        lambda v: None if _num(v) is None else (int_in(200, 10**6)(v) or _num(v) == 0 or None))
+    add("pairwise", pw + ["--interval", "percentile", "--resamples", "200"], "--confidence", NUMBERS, anything)
+    cases.append(Case("pairwise", "--interval percentile --resamples 1", ("resamples",), "error",
+                      ["pairwise"] + [str(a) for a in pw] + ["--interval", "percentile", "--resamples", "1"]))
+    for name in ("rep_badjson", "rep_list", "rep_noexp", "rep_item", "rep_unknown", "rep_fields", "rep_binary"):
+        cases.append(Case("reproduce", f"--recheck --out {name}", ("summary.json",), "error",
+                          ["reproduce", "--recheck", "--out", str(f[name])]))
+    add("reproduce", ["--recheck"], "--out", ["", "/nonexistent-ocef-dir", str(f["a_file"])], lambda v: False,
+        names=("--out", "summary.json", "folder"))
+    add("reproduce", ["--list"], "--seed", ["0"], lambda v: True)
+    cases.append(Case("reproduce", "unknown experiment", ("nope", "experiment"), "error", ["reproduce", "nope"]))
+    # environment variables: a data root that is broken, missing or a file; a cache dir that is a file
+    for var, value, names in (("OCEF_DATA_DIR", f["ml_broken"], ("MovieLens", "ml-100k", "u.")),
+                              ("OCEF_DATA_DIR", f["ml_empty"], ("MovieLens", "ml-100k", "u.")),
+                              ("OCEF_DATA_DIR", "/nonexistent-ocef-data", ("OCEF_DATA_DIR", "MovieLens", "not found")),
+                              ("OCEF_DATA_DIR", f["a_file"], ("OCEF_DATA_DIR", "MovieLens", "not found")),
+                              ("OCEF_DATA_DIR", "", ("OCEF_DATA_DIR", "MovieLens", "not found"))):
+        expect = "either" if value == "" else "error"            # empty: unset, the default root
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} fairrec --dataset", names, expect,
+                          ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"], env={var: str(value)}))
+        cases.append(Case("env", f"{var}={Path(str(value)).name or repr(value)} recmetrics --dataset", names, expect,
+                          ["recmetrics", "--dataset", "movielens", "--json"], env={var: str(value)}))
+    for value in (f["a_file"], "/proc/nope-ocef-cache", ""):     # the FairRec model cache (default data root)
+        cases.append(Case("env", f"OCEF_CACHE_DIR={Path(str(value)).name or repr(value)} fairrec --dataset",
+                          ("OCEF_CACHE_DIR", "cache"), "either",
+                          ["fairrec", "--dataset", "movielens", "--iters", "2", "--json"],
+                          env={"OCEF_CACHE_DIR": str(value)}))
+    add_file("reo", ["--random", f["random.csv"], "--json"], "--default", ["default.zip"])
+
+    # ocef mitigate and ocef offpolicy (merged from main near the end of issue 28)
+    mg = ["--candidates", f["cand.csv"], "--item-group", "genre", "--method", "fair", "--json"]
+    add("mitigate", mg, "--k", NUMBERS, anything)
+    add("mitigate", mg, "--confidence", NUMBERS, unit_open)
+    add("mitigate", mg, "--margin", NUMBERS, anything)
+    add("mitigate", mg, "--patience", NUMBERS, anything)
+    add("mitigate", mg, "--samples", NUMBERS, anything)
+    add("mitigate", mg, "--protected", ["drama", "other", "nope", ""], anything)
+    add("mitigate", mg, "--target", ["equal", "merit", "x"], lambda v: v == "equal")
+    add("mitigate", mg, "--grid", ["p=0.5", "p=2", "p=nan", "x=1", "", "p"], anything)
+    add("mitigate", mg, "--memory-limit", ["2GB", "0", "-1GB", "x", "1e400GB"], anything)
+    add("mitigate", ["--candidates", f["cand.csv"], "--item-group", "genre", "--json"], "--method",
+        ["fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost", "x"], lambda v: v != "x")
+    add_file("mitigate", ["--item-group", "genre", "--method", "fair", "--json"], "--candidates",
+             ["cand_nan.csv", "cand_inf.csv", "cand_onegroup.csv", "cand_dup.csv", "cand_noscore.csv", "empty.csv",
+              "missing.npy", "garbage.npy"], names=("--candidates", "candidates", "score", "genre", "group", "item"))
+    add_file("mitigate", mg, "--relevance", ["cand_nan.csv", "empty.csv", "missing.npy"],
+             names=("--relevance", "relevance"))
+    op = ["--log", f["oplog.csv"], "--target", f["target.csv"], "--item-group", "genre", "--json"]
+    add("offpolicy", op, "--confidence", NUMBERS, unit_open)
+    add("offpolicy", op, "--min-ess", NUMBERS, anything)
+    add("offpolicy", op, "--min-clicks", NUMBERS, anything)
+    add("offpolicy", op, "--estimator", ["ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros", "x"], lambda v: v != "x")
+    add("offpolicy", op, "--interval", ["wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting",
+                                        "x"], lambda v: v != "x")
+    add("offpolicy", op, "--backend", ["auto", "duckdb", "pandas", "spark"], lambda v: v != "spark")
+    add_file("offpolicy", ["--target", f["target.csv"], "--item-group", "genre", "--json"], "--log",
+             ["oplog_p0.csv", "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
+              "oplog_nop.csv", "empty.csv", "missing.npy"],
+             names=("--log", "log", "propensity", "reward"))
+    add_file("offpolicy", ["--log", f["oplog.csv"], "--item-group", "genre", "--json"], "--target",
+             ["target_sum3.csv", "target_neg.csv", "empty.csv", "missing.npy"], names=("--target", "target", "probabilit"))
+
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
     add("simulate-service", svc, "--port", ["-1", "70000", "abc", "1e3"], lambda v: False)
     add("simulate-service", svc, "--fail-every", ["0", "1", "-3", "x"], lambda v: False)
@@ -401,6 +559,21 @@ def python_cases(f: dict) -> list[Case]:
                                       "confidence": anything, "n_resamples": anything, "rng": anything,
                                       "method": lambda v: isinstance(v, str) and v in METHODS})
     door("fairrec.grid", "grid", {"code": anything})     # one user's attribute code (10^4 x 10^4 grids, 6e9)
+    # issue 28: what a black-box metric returns (a constant for every user; NaN/inf must be refused)
+    def finite_number(v):
+        try:
+            return None if math.isfinite(float(v)) else False
+        except (TypeError, ValueError, OverflowError):
+            return False
+
+    door("fairrec.oracle", "oracle", {"value": finite_number, "name_and_value": finite_number})
+    for c in cases:
+        if c.door == "fairrec.oracle":
+            c.names = ("value", "evaluate", "metric")
+    door("run_audit[timeouts]", "run_audit_timeouts", {"max_steps": lambda v: None if integer(1, 10**15)(v) else False})
+    door("pairwise_accuracy[percentile]", "pairwise_percentile",
+         {"n_resamples": lambda v: (True if integer(200, 10**5)(v) or (integer(0, 0)(v)) else
+                                    (False if not integer(0, 10**6)(v) or v < 200 else None))})
     return cases
 
 
@@ -479,6 +652,30 @@ def build_call(spec, f):
         users = pd.read_csv(f["users.csv"])
         oracle = GroupOracle.from_user_metrics(users, ["gender", "age", "occupation"], "mrr")
         return lambda: search(oracle, **{"method": "dpso", "n_resamples": 20, p: value})
+    if make == "oracle":
+        from ocef.fairrec.search import GroupOracle, search
+        users = pd.read_csv(f["users.csv"])
+
+        def oracle():
+            # what the black box returns, as it returns it: one value per user row, or one value for the group
+            ev = (lambda rows: np.array([value] * rows.size, dtype=object)) if p == "value" else (lambda rows: value)
+            o = GroupOracle(users, ["gender", "age"], ev, name="" if p == "name_and_value" else "m")
+            return search(o, n_resamples=20, rng=0)
+        return oracle
+    if make == "run_audit_timeouts":
+        from ocef.envy.audit import AuditProblem, run_audit
+
+        def audit():
+            prob = AuditProblem(rng.uniform(size=(6, 3)), rng.dirichlet(np.ones(3), size=6), [0, 0, 1, 1, 2, 2])
+            rec = run_audit(prob, max_steps=value, rng=0).to_dict()
+            if rec.get("correct_rate") is None and not rec.get("reason"):
+                return SILENT                   # a null rate with no reason
+            return rec
+        return audit
+    if make == "pairwise_percentile":
+        from ocef.pairwise.accuracy import pairwise_accuracy
+        pairs = pd.read_csv(f["pairs.csv"])
+        return lambda: pairwise_accuracy(pairs, interval="percentile", n_resamples=value, rng=0)
     if make == "grid":
         from ocef.fairrec.search import GroupOracle, search
         users = pd.read_csv(f["users.csv"])
@@ -505,6 +702,7 @@ def _child(case: Case, f: dict, conn) -> None:
     os.nice(5) if hasattr(os, "nice") else None
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    os.environ.update(case.env)
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -521,8 +719,8 @@ def _child(case: Case, f: dict, conn) -> None:
 
                 call = build_call(case.call, f)
                 try:
-                    call()
-                    conn.send(("py", 0, "", ""))
+                    answer = call()
+                    conn.send(("py", 5, "", "") if answer is SILENT else ("py", 0, "", ""))
                 except OcefError as exc:
                     conn.send(("py", 2, str(exc), type(exc).__name__))
                 except (ValueError, TypeError) as exc:   # not OCEF's own class: unclear unless it names the parameter
@@ -554,6 +752,8 @@ def classify(case: Case, result) -> tuple[str, str]:
             return "clear error", text.strip()[:300]
         return "traceback", text.strip()[-600:]
     if kind == "py":
+        if code == 5:                                     # the case itself saw a null without a reason
+            return "silent answer", "a null value with no reason"
         if code == 0:
             return ("silent answer" if case.expect == "error" else "handled"), ""
         if code in (2, 4):

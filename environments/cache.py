@@ -162,7 +162,14 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
             pass
     arrays = compute()
     # np.savez on an open file keeps the temporary name (a path would get ".npz" appended).
-    atomic_write(path, lambda p: _savez(p, arrays))
+    try:
+        atomic_write(path, lambda p: _savez(p, arrays))
+    except OSError as exc:       # issue 28: OCEF_CACHE_DIR naming a file ended the run after the work was done
+        import warnings
+
+        warnings.warn(f"the cache folder {path.parent} (OCEF_CACHE_DIR) cannot be written ({exc.strerror or exc}): "
+                      f"the result is not cached; set OCEF_CACHE_DIR to a writable folder", RuntimeWarning,
+                      stacklevel=2)
     return arrays
 
 

@@ -30,7 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
-from ocef.errors import DatasetNotFoundError, ParameterError
+from ocef.errors import DataError, DatasetNotFoundError, ParameterError
 from ocef.experiments import _io, registry
 from ocef.experiments.claims import VERDICTS, check_claims, verdict_counts
 from ocef.files import atomic_write_text
@@ -271,7 +271,17 @@ def recheck(out: Path | str, names: list[str] | None = None) -> dict:
     path = Path(out) / SUMMARY_FILE
     if not path.exists():
         raise FileNotFoundError(f"no report to re-check: {path} does not exist")
-    doc = from_json(json.loads(path.read_text()))
+    doc = _read_report(path)
+    try:
+        return _recheck(out, path, doc, names)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:   # a field missing or of another type
+        if isinstance(exc, DataError):
+            raise
+        raise DataError(f"{path} is a malformed ocef reproduce report ({type(exc).__name__}: {str(exc)[:80]}); "
+                        f"rerun `ocef reproduce` without --recheck to write it again") from None
+
+
+def _recheck(out, path: Path, doc: dict, names) -> dict:
     for entry in doc["experiments"]:
         if entry.get("status") != "ok" or (names and entry["name"] not in names):
             continue
@@ -288,8 +298,34 @@ def recheck(out: Path | str, names: list[str] | None = None) -> dict:
         else:
             entry["claims"] = check_claims(claims, results, quick=quick, dataset=entry.get("dataset", ""))
     doc["verdicts"] = verdict_counts([c for e in doc["experiments"] for c in e["claims"]])
+    summary_table(doc["experiments"])                  # every field the report prints, before anything is written
+    render_html(doc)
     write_summary(out, doc)
     write_index(out, doc)
+    return doc
+
+
+def _read_report(path: Path) -> dict:
+    """``summary.json`` checked for :func:`recheck` (issue 28: a malformed file ended in a traceback)."""
+    import json
+
+    fix = "rerun `ocef reproduce` without --recheck to write it again"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError(f"{path} is not a readable JSON report ({type(exc).__name__}: {str(exc)[:80]}); {fix}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("experiments"), list):
+        raise DataError(f"{path} is not an ocef reproduce report: it needs an 'experiments' list; {fix}")
+    doc = from_json(doc)
+    known = set(registry.names())
+    for i, entry in enumerate(doc["experiments"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise DataError(f"{path}: experiments[{i}] is not an experiment entry with a 'name'; {fix}")
+        if entry.get("status") == "ok" and entry["name"] not in known:
+            raise DataError(f"{path}: experiments[{i}] names an unknown experiment {entry['name']!r}; {fix}")
+        if entry.get("status") != "ok" and not isinstance(entry.get("claims", []), list):
+            raise DataError(f"{path}: experiments[{i}] has claims that are not a list; {fix}")
+        entry.setdefault("claims", [])
     return doc
 
 

@@ -943,7 +943,14 @@ def duckdb_table(con, source, name: str) -> tuple[str, list]:
         path = os.fspath(_check_path(source))
         base = (f"read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)" if _is_parquet(path)
                 else f"read_csv({_lit(_literal(path))}, header = true)")
-        return base, list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
+        import duckdb
+
+        try:
+            return base, list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
+        except duckdb.Error as exc:             # issue 28: a zipped log ended in a traceback
+            raise DataError(f"log {path} cannot be read by DuckDB: {str(exc).splitlines()[0][:160]}"
+                            + ("; unzip it (gzip- and zstd-compressed CSV are read as they are)"
+                               if path.lower().endswith(".zip") else "")) from None
     rel = _duckdb_relation(source)[0]
     con.register(name, rel)
     return name, list(rel.columns)

@@ -30,3 +30,15 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def cli_run(capsys):
+    """``cli_run(*argv)`` -> (exit status, stdout, stderr) of ``ocef.cli.main``."""
+    import ocef.cli
+
+    def call(*argv):
+        code = ocef.cli.main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return call

@@ -26,12 +26,8 @@ CFG = pd.DataFrame({"instance": [1], "alpha": [0.05], "delta": [0.05], "epsilon"
 
 
 @pytest.fixture
-def run(capsys):
-    def call(*argv):
-        code = ocef.cli.main([str(a) for a in argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-    return call
+def run(cli_run):
+    return cli_run
 
 
 def one_line(result, *needles, code=2):

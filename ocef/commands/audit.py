@@ -70,9 +70,11 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  {problem.n_groups} groups, {int(problem.multiplicity.sum())} users, {args.matching} matching, "
           f"alpha={args.alpha} delta={args.delta} (delta/G per group) epsilon={args.epsilon}, {args.trials} trial(s)")
     print(f"  verdicts: envy {s['share_envy']:.1%}, no_envy {s['share_no_envy']:.1%}, timeout {s['share_timeout']:.1%};"
-          f" correct {s['correct_rate']:.1%}; constraint (7) held: {bool(s['constraint_held'])}")
+          f" correct {'n/a' if s['correct_rate'] != s['correct_rate'] else format(s['correct_rate'], '.1%')}; constraint (7) held: {bool(s['constraint_held'])}")
     print(f"  mean duration {s['duration_mean']:.1f} steps, mean cost per user {s['cost_mean']:.2f} (reward units, "
           "see below)")
+    if s["reason"]:
+        print(f"  note: {s['reason']}")
     table = report.groups[["trial", "group", "name", "size", "verdict", "duration", "cost", "true_envy"]]
     if args.trials == 1:
         table = table.drop(columns="trial")

@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         result = audit_live(client.puller(args.partition, fingerprint), groups["n_groups"], groups["sizes"],
                             fingerprint=fingerprint, alpha=args.alpha,
                             delta=args.delta, epsilon=args.epsilon, rng=seed, max_steps=args.max_steps,
-                            checkpoint=args.checkpoint, every=args.every, group_names=groups["names"],
+                            checkpoint=args.checkpoint, every=args.every, group_names=groups.get("names"),
                             true_means=truth, progress=not (args.no_progress or args.json))
     except ServiceError as exc:
         where = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""

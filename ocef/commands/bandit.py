@@ -29,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; runs reaching it are 'timeout'")
     p.add_argument("--engine", choices=ENGINES, default="auto", help=ENGINE_HELP)
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (runs decided, time left)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     p.set_defaults(func=_run)
 
@@ -54,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
     cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
                         "epsilon": [args.epsilon], "group_size": [args.group_size]})
     result = run_bandits(cfg, {"bandit": means}, trials=args.trials, rng=args.seed, max_steps=args.max_steps,
-                         engine=args.engine)
+                         engine=args.engine, progress=not (args.no_progress or args.json))
     runs = result.to_frame()
     counts = runs["verdict"].value_counts()
     payload = {

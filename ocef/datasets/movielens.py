@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.environments.paths import dataset_dir
-from ocef.errors import DatasetNotFoundError, ParameterError
+from ocef.errors import DataError, DatasetNotFoundError, OcefError, ParameterError
 
 GENRES: tuple[str, ...] = (
     "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary",
@@ -323,7 +323,21 @@ def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
     """
     path = resolve_movielens_dir(data_dir)
     fmt = detect_format(path)
+    try:
+        return _load(path, fmt)
+    except OcefError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError) as exc:   # issue 28: a broken folder ended in a traceback
+        raise DataError(f"the MovieLens folder {path} ({fmt}) is broken: {type(exc).__name__}: {str(exc)[:120]}; "
+                        f"download the data set again (https://grouplens.org/datasets/movielens/)") from None
+
+
+def _load(path: Path, fmt: str) -> MovieLensData:
     ratings, users, items = (_load_1m if fmt == "ml-1m" else _load_100k)(path)
+    for frame, what in ((ratings, "ratings"), (users, "users"), (items, "items")):
+        if frame.empty:
+            raise DataError(f"the MovieLens folder {path} ({fmt}) is broken: its {what} file has no row; "
+                            f"download the data set again (https://grouplens.org/datasets/movielens/)")
     users = users.assign(user_id=users["user_id"].astype(int)).sort_values("user_id", kind="stable")
     items = items.assign(item_id=items["item_id"].astype(int)).sort_values("item_id", kind="stable")
     for df, what in ((users, "user"), (items, "item")):

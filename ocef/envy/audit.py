@@ -132,6 +132,11 @@ class AuditProblem:
             if mult.shape != (n_users,) or not np.issubdtype(mult.dtype, np.integer) or mult.min() < 1:
                 raise ParameterError(f"multiplicity must hold one integer >= 1 per user ({n_users}), got {mult!r:.80}")
             self.multiplicity = mult.astype(np.int64)
+            # issue 28: 10**15 copies tried a 14 PiB allocation; each group's exact reward law has |g| + 1
+            # entries per arm, over the |g| copies
+            copies = float(np.sum(self.multiplicity.astype(float)))
+            check_resources(f"multiplicity ({copies:.3g} copies of {n_users} users)",
+                            memory=8.0 * (G + 2) * (copies + G))
         self.context_probs = None
         if self.rho.ndim == 3:
             self.context_probs = check_context_probs(context_probs, n_users, self.rho.shape[1])
@@ -505,8 +510,9 @@ class AuditReport(Result):
             Columns: the ``by`` keys, ``n_audits`` (trials), ``share_envy``, ``share_no_envy``,
             ``share_timeout`` (shares of the verdicts over groups and trials), ``duration_mean``
             (steps), ``cost_mean`` (eq. 10), ``correct_rate`` (share of right verdicts, timeouts
-            excluded), ``constraint_held`` (constraint (7) held at every step of every audit)
-            and ``all_correct_rate``.
+            excluded), ``constraint_held`` (constraint (7) held at every step of every audit),
+            ``all_correct_rate`` (null when no audit gave a verdict) and ``reason`` (why a rate is
+            null or counts fewer audits than were run: timeouts; ``""`` when every audit decided).
 
         Examples
         --------
@@ -535,6 +541,16 @@ class AuditReport(Result):
         joint = df.assign(ok=df["correct"] != 0).groupby(keys + ["trial"])["ok"].all()
         joint_rate = joint.groupby(level=list(range(len(keys)))).mean() if keys else pd.Series([joint.mean()])
         out["all_correct_rate"] = joint_rate.to_numpy()
+        # issue 28: with every audit timed out, correct_rate was NaN and all_correct_rate 1.0 without a word
+        decided = df.assign(d=df["verdict"] != "timeout").groupby(keys + ["trial"])["d"].any()
+        any_decided = (decided.groupby(level=list(range(len(keys)))).any() if keys
+                       else pd.Series([decided.any()])).to_numpy()
+        out.loc[~any_decided, "all_correct_rate"] = np.nan
+        out["reason"] = [
+            "" if t == 0 else
+            ("no verdict: every audit timed out (raise max_steps): correctness undefined" if t == 1 else
+             f"{t:.0%} of the group audits timed out (no verdict): correct_rate counts verdicts only")
+            for t in out["share_timeout"]]
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -576,7 +592,7 @@ class AuditReport(Result):
             ``cost``, ``true_envy``, preceded by ``trial``/``alpha``/``delta``/``epsilon`` when
             they vary), then the ``params`` keys (``n_groups``, ``n_users``, ``matching``,
             ``engine``), then for a single setting the :meth:`summary` columns as flat keys
-            (``n_audits``, ``share_envy``, ..., ``all_correct_rate``), else ``summary``: a list of
+            (``n_audits``, ``share_envy``, ..., ``all_correct_rate``, ``reason``), else ``summary``: a list of
             its rows.
 
         Examples
@@ -588,7 +604,7 @@ class AuditReport(Result):
         >>> list(record)  # doctest: +NORMALIZE_WHITESPACE
         ['groups', 'n_groups', 'n_users', 'matching', 'engine', 'n_audits', 'share_envy',
          'share_no_envy', 'share_timeout', 'duration_mean', 'cost_mean', 'correct_rate',
-         'constraint_held', 'all_correct_rate']
+         'constraint_held', 'all_correct_rate', 'reason']
         >>> {key: record["groups"][0][key] for key in ("group", "size", "verdict", "duration")}
         {'group': 0, 'size': 2, 'verdict': 'envy', 'duration': 240}
         >>> record["share_envy"], record["all_correct_rate"]

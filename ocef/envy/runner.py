@@ -637,6 +637,9 @@ class BanditRuns(Result):
         One row per run.
     engine : str
         The simulation engine that ran them (``"numba"``, ``"numpy"`` or ``"ask-tell"``).
+    note : str
+        What the caller should know about how ``configs`` was read (e.g. rows without ``n_arms``
+        audited every arm of their instance); ``""`` when nothing.
 
     Examples
     --------
@@ -649,6 +652,7 @@ class BanditRuns(Result):
 
     runs: pd.DataFrame
     engine: str
+    note: str = ""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per run (a copy of ``runs``).
@@ -723,8 +727,8 @@ class BanditRuns(Result):
         Returns
         -------
         dict
-            ``engine``, ``summary`` (the rows of :meth:`summary` as records) and ``runs`` (the
-            rows of :meth:`to_frame` as records).
+            ``engine``, ``note``, ``summary`` (the rows of :meth:`summary` as records) and ``runs``
+            (the rows of :meth:`to_frame` as records).
 
         Examples
         --------
@@ -734,13 +738,13 @@ class BanditRuns(Result):
         >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
         >>> record = runs.to_dict()
         >>> list(record), len(record["summary"]), len(record["runs"])
-        (['engine', 'summary', 'runs'], 2, 6)
+        (['engine', 'note', 'summary', 'runs'], 2, 6)
         >>> {key: record["summary"][0][key] for key in ("alpha", "trials", "share_envy", "duration_mean")}
         {'alpha': 0.05, 'trials': 3, 'share_envy': 1.0, 'duration_mean': 104.0}
         >>> record["runs"][0]["verdict"], record["runs"][0]["duration"]
         ('envy', 104)
         """
-        return jsonable({"engine": self.engine, "summary": self.summary(), "runs": self.runs})
+        return jsonable({"engine": self.engine, "note": self.note, "summary": self.summary(), "runs": self.runs})
 
 
 @validate_params(trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS), sigma=Real(0, 1e6, closed="right"),
@@ -806,7 +810,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
         checked_means[key] = mu
     # every cell is checked as given: a string "0.05" or bytes b"0.05" is refused, not parsed
     per_row = {"alpha": check_alpha, "delta": check_delta, "epsilon": check_epsilon}
-    rows = []
+    rows, all_arms = [], []
     for i, row in enumerate(configs.to_dict("records")):
         inst = row["instance"]
         try:
@@ -824,6 +828,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
         k = row.get("n_arms")
         if k is None or (isinstance(k, float) and math.isnan(k)):
             row["n_arms"] = mu.size - 1
+            all_arms.append(i)
         else:
             row["n_arms"] = Integer(1, mu.size - 1).check(f"configs row {i}: n_arms (arms of instance {inst!r})",
                                                           k.item() if isinstance(k, np.generic) else k)
@@ -867,7 +872,12 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     grid["duration"] = duration
     grid["cost"] = cost
     grid["constraint_held"] = held
-    return BanditRuns(grid, resolve_engine(engine, True, len(grid)))
+    note = ""
+    if all_arms:              # issue 28: a missing n_arms ran every arm without a word
+        which = "every row" if len(all_arms) == len(rows) else f"row(s) {all_arms[:10]}"
+        note = (f"configs has no n_arms for {which}: every arm of the instance was audited (K = len(means[instance])"
+                f" - 1); give an n_arms column to audit a prefix")
+    return BanditRuns(grid, resolve_engine(engine, True, len(grid)), note)
 
 
 def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):

@@ -879,8 +879,10 @@ class ServiceClient:
                 continue
             try:
                 answer = json.loads(data)
-            except ValueError:
-                raise ServiceError(f"{method} {self.url}{path}: HTTP {status}, not JSON: {data[:80]!r}") from None
+            except ValueError:       # issue 28: a 200 answer that is not JSON is malformed (exit 2), not unreachable
+                raise (DataError if status == 200 else ServiceError)(
+                    f"{method} {self.url}{path}: HTTP {status}, the service's answer is not JSON: {data[:80]!r}; "
+                    f"is this an OCEF service?") from None
             if status != 200:       # another server may answer any JSON: only ours is a dict with "error"
                 message = answer.get("error", answer) if isinstance(answer, dict) else answer
                 cls = FingerprintError if status == 409 else DataError
@@ -1033,10 +1035,10 @@ class ServiceClient:
         """
         answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
         means = answer["arm_means"]
-        ok = isinstance(means, list) and all(isinstance(row, list) for row in means) and all(
-            _is_unit(v) for row in means for v in row)
+        ok = isinstance(means, list) and all(isinstance(row, list) and len(row) == len(means) for row in means) and all(
+            _is_unit(v) for row in means for v in row)              # issue 28: a ragged table ended in numpy
         if not ok:
-            raise DataError(f"GET {self.url}/truth: arm_means must be a table of numbers in [0, 1] "
+            raise DataError(f"GET {self.url}/truth: arm_means must be a square table of numbers in [0, 1] "
                             f"(no null or NaN), got {str(means)[:80]}")
         return answer
 

@@ -544,7 +544,17 @@ class GroupOracle:
         return self._record(rows, self.evaluate_users(rows))
 
     def _record(self, rows: np.ndarray, out) -> float:
-        out = np.asarray(out, dtype=float)
+        try:
+            out = np.asarray(out, dtype=float)
+        except (TypeError, ValueError, OverflowError):      # issue 28: 10**400 or an object ended in a traceback
+            raise DataError(f"evaluate (the metric {self.name or '(unnamed)'}) must return finite values, one per "
+                            f"user row or one for the group, got {str(out)[:60]!r}") from None
+        if out.dtype.kind == "c" or out.dtype == bool:
+            raise DataError(f"evaluate (the metric {self.name or '(unnamed)'}) must return real values, got "
+                            f"{out.dtype} values")
+        if np.isinf(out).any():           # issue 28: an infinite value became uf = inf or nan without a word
+            raise DataError(f"the metric {self.name or '(unnamed: evaluate)'} returned an infinite value for "
+                            f"{rows.size} user row(s): give finite values (NaN where a user's metric is undefined)")
         if out.ndim == 0:
             self.per_user = False
             return float(out)
@@ -553,6 +563,8 @@ class GroupOracle:
                              f"got shape {out.shape}")
         if self.per_user is None:
             self.per_user = True
+        if self.bounds is not None:
+            _check_within(self.name, out, self.bounds)
         self._user_values[rows] = out
         self._known[rows] = True
         return _mean_defined(out)
@@ -865,14 +877,24 @@ class GroupOracle:
             raise ParameterError(f"unknown metric {metric!r}: the table has columns {list(table.columns)}")
         _check_metric_column(table, metric)          # issue 23: empty table, text or NaN-only metric
         values = pd.to_numeric(table[metric], errors="coerce").to_numpy(dtype=float)
+        why = ""
         if bounds == "auto":
             bounds = METRIC_BOUNDS.get(metric)
+            v = values[~np.isnan(values)]
+            if bounds is not None and v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
+                why = (f"no valid interval: the metric's range is unknown: the values of {metric} reach [{v.min():.6g}, {v.max():.6g}], outside the "
+                       f"range [{bounds[0]:g}, {bounds[1]:g}] assumed for a metric of that name (give bounds)")
+                bounds = None                    # issue 28: never an interval from a range the data violate
+        elif bounds is not None:
+            _check_within(metric, values, _check_bounds(bounds))
 
         def evaluate(rows: np.ndarray) -> np.ndarray:
             return values[rows]
 
-        return cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric,
-                   defined=~np.isnan(values), bounds=bounds, labels=labels)
+        oracle = cls(table.reset_index(drop=True), attributes, evaluate, min_users, name=metric,
+                     defined=~np.isnan(values), bounds=bounds, labels=labels)
+        oracle.interval_reason = why or oracle.interval_reason
+        return oracle
 
     @classmethod
     def from_model(cls, split, score: Callable[[pd.DataFrame], np.ndarray], attributes, metric: str, *,
@@ -1019,6 +1041,16 @@ def defined_users(split, metric: str) -> np.ndarray:
     if metric == "ndcg":
         return n_pos > 0
     return np.ones(split.n_users, dtype=bool)
+
+
+def _check_within(name: str, values: np.ndarray, bounds) -> None:
+    """Refuse per-user values outside the declared range (issue 28: ``--bounds 0,1`` on a metric reaching
+    2.3 printed an interval [0.78, 1.0] around 2.32)."""
+    v = values[~np.isnan(values)]
+    if v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
+        raise DataError(f"bounds ({bounds[0]:g}, {bounds[1]:g}) do not hold for the metric {name or '(unnamed)'}: "
+                        f"its values reach [{v.min():.6g}, {v.max():.6g}]; give bounds that contain every value "
+                        f"(--bounds LOW,HIGH) or none")
 
 
 def _check_bounds(bounds):
@@ -1549,11 +1581,18 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     n_eval, n_uq, n_q, cost = oracle.n_evaluations, oracle.n_users_queried, oracle.n_queries, oracle.cost
     infobase = oracle.infobase_frame()
     hi, lo = _extremes(oracle, method, pair)
+    cells, vals = oracle.evaluated()
+    if oracle.n_evaluations >= 2 and not cells.size:
+        # issue 28: every group NaN answered uf = NaN with "fewer than two valid groups"
+        raise DataError(f"the metric {oracle.name or '(unnamed: evaluate)'} is NaN in all {oracle.n_evaluations} "
+                        f"groups evaluated: evaluate returns no defined value (check the metric; NaN marks a "
+                        f"user whose metric is undefined)")
+    if method != "testsgd" and cells.size < 2:
+        hi = lo = None                                # issue 28: one group printed "uf": 0.0 beside "undefined"
     uf = oracle.infobase[hi][0] - oracle.infobase[lo][0] if hi is not None else float("nan")
 
     # -- inference ---------------------------------------------------------------------------
     t1 = time.perf_counter()
-    cells, vals = oracle.evaluated()
     sizes = np.array([oracle.infobase[c][1] for c in cells.tolist()], dtype=float)
     reasons = []
     ci = {}

@@ -848,6 +848,16 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                 columns.setdefault(key, []).append(np.asarray(col, dtype=object) if key in (
                     "level", "group", "reference", "metric", "interval", "reason") else np.asarray(col))
     table = pd.DataFrame({key: np.concatenate(parts) for key, parts in columns.items()})
+    # issue 28: at confidence 0.9999999999999999 t interval ends were null with no reason
+    ends = table[["ci_low", "ci_high"]].to_numpy(dtype=float)
+    unexplained = (table["estimate"].notna() & ~np.isfinite(ends).all(axis=1)
+                   & table["reason"].isna() & (table["interval"] != "none"))
+    if unexplained.any():
+        table.loc[unexplained, ["ci_low", "ci_high"]] = np.nan        # an infinite end is no interval
+        table.loc[unexplained, "reason"] = (
+            f"no valid interval at confidence {confidence!r}: its critical value is not finite in double precision"
+            f" (use a confidence of at most 1 - 1e-12)" if confidence > 1 - 1e-12 else
+            "no valid interval: the interval is not defined here")
     if interval == "auto" and n_resamples:         # EKL tests ETV's null hypothesis (equal distributions)
         etv = table.index[pairs_of(table, "exposure_total_variation")]
         ekl = table.index[pairs_of(table, "exposure_kl")]

@@ -101,6 +101,16 @@ def check_truth(truth, shape: tuple[int, int]) -> np.ndarray:
     return arr
 
 
+def _check_two_valued_truth(t: np.ndarray) -> None:
+    """Refuse a truth of 0 and one other value c != 1 (issue 28: a 0/2 truth was not binarised like a 0/1
+    truth but ranked by ``k``, which made 0 entries relevant, or compared with ``thresh``)."""
+    nz = t[(t != 0) & ~np.isnan(t)]
+    if nz.size and nz.size < t.size and (nz == nz[0]).all():
+        raise DataError(f"truth holds only 0 and {nz[0]:g}: a 0/1 truth is used as is, any other truth is graded "
+                        f"and binarised by k or thresh (0 entries could become relevant); give the truth as 0/1 "
+                        f"(e.g. truth > 0) or as graded relevance")
+
+
 def check_selection(k, thresh, n_items: int) -> tuple[int | None, float | None]:
     """``k`` an integer in [1, n_items] (it takes precedence), else a finite ``thresh``."""
     if k is not None:
@@ -532,6 +542,8 @@ def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order
     binary_alone = _is_binary(s, alone)
     binary_joint = binary_alone if joint is None else _is_binary(s, joint)
     binary_truth = None if t is None else _is_binary(t, joint)
+    if t is not None and joint is None and not binary_truth:
+        _check_two_valued_truth(t)
     e = np.empty((n_users, n_items))
     sums = np.zeros((9 if t is not None else 3, n_users))
     step = max(1, _BLOCK // n_items)

@@ -661,7 +661,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
 
         bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
     from ocef.exposure.formulas import position_weights
+    from ocef.validation import check_resources
 
+    # issue 28: --k 10**12 tried a 7 TiB array of position weights (a traceback)
+    check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
     if memory_limit is not None:

@@ -9,6 +9,7 @@ measured coverage are in docs/guide/pairwise.md ("Pairwise accuracy: definitions
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from ocef.validation import as_generator, check_in_interval, check_positive_int
 from ocef.errors import DataError, ParameterError
 
 __all__ = ["PairwiseAccuracy", "pairwise_accuracy", "cell_statistics", "summary_statistics", "cell_intervals",
-           "summary_intervals", "wilson_bounds", "INTERVALS",
+           "summary_intervals", "wilson_bounds", "INTERVALS", "min_percentile_resamples", "check_percentile_resamples",
            "decompose_accuracy", "exposure_table", "rank_positions", "position_decomposition",
            "bootstrap_counts", "bootstrap_counts_literal"]
 
@@ -422,6 +423,57 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
     return out.reshape((n_resamples,) + counts.profiles.shape[1:])
 
 
+#: Bootstrap resamples beyond each end of a percentile interval, at least.
+TAIL_RESAMPLES = 5
+
+
+def min_percentile_resamples(confidence: float) -> int:
+    """Fewest resamples of a percentile interval at ``confidence``: ``TAIL_RESAMPLES`` (5) beyond each
+    end, ``ceil(2 * 5 / (1 - confidence))`` (issue 28: one resample printed a one-point interval that
+    excluded its estimate).
+
+    Parameters
+    ----------
+    confidence : float
+        Two-sided level in (0, 1).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> min_percentile_resamples(0.95), min_percentile_resamples(0.9)
+    (200, 100)
+    """
+    return int(math.ceil(round(2 * TAIL_RESAMPLES / (1.0 - confidence), 6)))
+
+
+def check_percentile_resamples(n_resamples: int, confidence: float) -> None:
+    """Refuse fewer than :func:`min_percentile_resamples` resamples (one-line ``ParameterError``).
+
+    Parameters
+    ----------
+    n_resamples : int
+        Bootstrap resamples asked for.
+    confidence : float
+        Two-sided level in (0, 1).
+
+    Examples
+    --------
+    >>> check_percentile_resamples(200, 0.95)
+    >>> check_percentile_resamples(1, 0.95)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.ParameterError: n_resamples=1 is too few for a percentile interval at confidence 0.95: give at least 200 (5 resamples beyond each end), or 0 for no interval
+    """
+    need = min_percentile_resamples(confidence)
+    if n_resamples < need:
+        raise ParameterError(f"n_resamples={n_resamples} is too few for a percentile interval at confidence "
+                             f"{confidence:g}: give at least {need} ({TAIL_RESAMPLES} resamples beyond each end), "
+                             f"or 0 for no interval")
+
+
 def _percentile(rep: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = (1.0 - confidence) / 2.0
     with warnings.catch_warnings():
@@ -615,7 +667,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         ``"cluster-wilson"`` (default): cluster-robust Wilson intervals (docs/guide/pairwise.md;
         measured to cover in small cells); ``"percentile"``: the clustered bootstrap.
     n_resamples : int, default 200
-        Bootstrap resamples for ``interval="percentile"`` (0 = no intervals then).
+        Bootstrap resamples for ``interval="percentile"`` (0 = no intervals then); at least
+        :func:`min_percentile_resamples` (``confidence``) otherwise: 200 at 0.95.
     confidence : float, default 0.95
         Two-sided level; a kind's gap is ``significant`` when its Holm-adjusted p-value is at
         most 1 − ``confidence``.
@@ -643,6 +696,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     True
     """
     rng = as_generator(rng)
+    if interval == "percentile" and n_resamples:
+        check_percentile_resamples(n_resamples, confidence)
     counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
                         backend=backend, z_levels=z_levels)
     N = counts.total
@@ -672,6 +727,12 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         slo = shi = np.full(summ.shape, np.nan)
         cell_reason[:] = "no interval: n_resamples = 0"
     cell_reason[n == 0] = "undefined: no pairs in the cell"
+    # issue 28: at confidence 0.9999999999999999 every interval end was null with no reason
+    why = (f"no valid interval at confidence {confidence!r}: its critical value is not finite in double "
+           f"precision (use a confidence of at most 1 - 1e-12)" if confidence > 1 - 1e-12 else
+           f"no valid interval: the {interval} interval is not defined for this cell")
+    unexplained = (n > 0) & ~(np.isfinite(lo) & np.isfinite(hi)) & np.equal(cell_reason, None)
+    cell_reason[unexplained] = why
     cells = grid_frame({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
                        n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
                        ci_low=lo, ci_high=hi, reason=cell_reason)
@@ -689,6 +750,9 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
             missing = [counts.group_names[g] for g in range(2) if (present[kk] & (n[kk, g] == 0)).any()]
             notes.append(f"z levels {_level_names(counts.z_levels, dropped)} dropped: no pairs of group "
                          f"{', '.join(map(str, missing))} there; the average is over the other levels only")
+        ends = np.r_[slo[kk], shi[kk]]
+        if common[kk].any() and not np.isfinite(ends).all() and not (interval != "cluster-wilson" and not n_resamples):
+            notes.append(why)
         reasons.append("; ".join(notes) or None)
     summary = pd.DataFrame({
         "kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],

@@ -11,12 +11,8 @@ import ocef.cli
 
 
 @pytest.fixture
-def run(capsys):
-    def call(*argv):
-        code = ocef.cli.main([str(a) for a in argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-    return call
+def run(cli_run):
+    return cli_run
 
 
 def assert_one_line_error(result, *needles):

@@ -177,9 +177,10 @@ def test_report_dict_and_summary(synthetic_problem):
     rep2 = run_audit(synthetic_problem, alpha=0.5, trials=2, rng=0, max_steps=5)
     assert "trial" in rep2.to_dict()["groups"][0]
     assert (rep2.groups["verdict"] == "timeout").all() and rep2.groups["correct"].isna().all()
-    # no verdict, hence no wrong verdict: the joint rate of Cor. 7.1 is 1, the timeout share 1
+    # no verdict at all: no correctness rate (issue 28: it was 1.0 without a word), and the reason says why
     s2 = rep2.summary().iloc[0]
-    assert s2["all_correct_rate"] == 1.0 and s2["share_timeout"] == 1.0
+    assert np.isnan(s2["all_correct_rate"]) and s2["share_timeout"] == 1.0
+    assert "every audit timed out" in s2["reason"]
 
 
 @pytest.mark.parametrize("kwargs, match", [
