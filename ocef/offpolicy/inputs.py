@@ -70,7 +70,13 @@ def read_table(source, *, name: str = "log", columns: dict | None = None) -> pd.
     from ocef.backends import _check_path, _duckdb_relation
 
     if isinstance(source, (str, os.PathLike)):
-        frame = _duckdb_relation(_check_path(source))[0].df()
+        import duckdb
+
+        try:
+            frame = _duckdb_relation(_check_path(source))[0].df()
+        except duckdb.Error as exc:     # e.g. a value DuckDB's CSV sniffer cannot convert ("inf" in a column)
+            raise DataError(f"{name} {os.fspath(source)} cannot be read: {str(exc).splitlines()[0][:200]}; every "
+                            "column must hold one type (numbers: finite values only)") from None
     elif isinstance(source, pd.DataFrame):
         frame = source
     else:
