@@ -348,26 +348,33 @@ def _stream_sql(names, item_group, user_group, has_rel) -> str:
                 f"ON c.\"user\" = rr.\"user\" AND c.item = rr.item"
                 f" LEFT JOIN (SELECT \"user\", count(DISTINCT item) FILTER (WHERE relevance > 0) AS _nrel FROM {r} "
                 f"GROUP BY \"user\") nr ON c.\"user\" = nr.\"user\"")
-    return f"SELECT {', '.join(sel)} FROM {c} c{join} ORDER BY _u, _s DESC, _i"
+    return (f"SELECT {', '.join(sel)} FROM {c} c{join} WHERE hash(c.\"user\") % {{parts}} = {{part}} "
+            f"ORDER BY _u, _s DESC, _i")
 
 
-def _chunks(con, sql, rows_per_batch):
-    """Yield DataFrames of whole users from the ordered stream."""
-    reader = con.sql(sql).to_arrow_reader(rows_per_batch)
-    carry = None
-    for batch in reader:
-        df = batch.to_pandas()
-        if carry is not None:
-            df = pd.concat([carry, df], ignore_index=True)
-        if not len(df):
-            continue
-        last = df["_u"].iloc[-1]
-        tail = df["_u"].to_numpy() == last
-        carry = df[tail]
-        if (~tail).any():
-            yield df[~tail].reset_index(drop=True)
-    if carry is not None and len(carry):
-        yield carry.reset_index(drop=True)
+def _chunks(con, sql, rows_per_batch, parts: int = 1):
+    """Yield DataFrames of whole users from the ordered stream.
+
+    The users are split into ``parts`` partitions by the hash of their id and each partition is
+    sorted and streamed on its own: DuckDB sorts one partition at a time (memory bounded by the
+    partition, not by the whole candidates table), at the price of one scan of the input per partition.
+    """
+    for part in range(parts):
+        reader = con.sql(sql.replace("{parts}", str(parts)).replace("{part}", str(part))).to_arrow_reader(rows_per_batch)
+        carry = None
+        for batch in reader:
+            df = batch.to_pandas()
+            if carry is not None:
+                df = pd.concat([carry, df], ignore_index=True)
+            if not len(df):
+                continue
+            last = df["_u"].iloc[-1]
+            tail = df["_u"].to_numpy() == last
+            carry = df[tail]
+            if (~tail).any():
+                yield df[~tail].reset_index(drop=True)
+        if carry is not None and len(carry):
+            yield carry.reset_index(drop=True)
 
 
 # ------------------------------------------------------------------ the loop
@@ -644,7 +651,8 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
-        for chunk in _chunks(con, sql, rows_per_batch):
+        parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
+        for chunk in _chunks(con, sql, rows_per_batch, parts):
             if chunk["_g"].isna().any():
                 raise DataError(f"candidates: {int(chunk['_g'].isna().sum())} row(s) have no item group "
                                 f"(column {item_group!r} missing or not in item_groups)")
