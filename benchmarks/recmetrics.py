@@ -1,4 +1,4 @@
-"""Time of every seed-004 metric with bootstrap intervals at MovieLens-1M size.
+"""Time of every holisticai bias metric with bootstrap intervals at MovieLens-1M size.
 
 6,040 users x 3,706 items, 10 groups, a truth matrix, top-10 recommendations and 200 bootstrap
 resamples (target: under 10 s on 2 cores). With holisticai installed, the time of its two-group

@@ -1,59 +1,11 @@
 """The measurement-bias environment of Do et al. 2022, App. B.2 ("group envy from measurement bias").
 
-Formal model (App. B.2), implemented to the letter with the paper's parameters as defaults:
-
-* users ``m`` have embeddings ``v^m``, new items ``a ∈ A`` embeddings ``e_a`` and
-  inventory documents ``h ∈ D`` embeddings ``e_h``, all "drawn uniformly at random from
-  unit vectors with positive coordinates of dimension d" (:func:`unit_vectors` with
-  ``positive=True``);
-* ratings are Bernoulli with parameter ``σ(α <v^m, e_a> - t)`` (σ the sigmoid), so the
-  ground truth (expected reward, Sec. 3.1) is ``ρ^m(a) = σ(α <v^m, e_a> - t)``; defaults
-  ``d = 10``, ``t = 1/d``, ``α = 30 d``;
-* listening history ``X_h^m ~ Pois(τ_i <v^m, e_h>) 1{h ∈ H_i}`` for ``m ∈ g_i``, with
-  ``τ_1 = 50`` and ``τ_2`` varied. The paper writes ``H_1 = {1..⌊d/2⌋}``,
-  ``H_2 = {⌊d/2⌋..d}``; since ``h`` indexes documents and the histories are said to be
-  "groupwise orthogonal", we read them as the two halves of the *documents*:
-  ``H_1`` = documents ``0..⌊D/2⌋-1`` and ``H_2`` = documents ``⌊D/2⌋..D-1`` (disjoint);
-* the recommender regresses ratings linearly on the normalized history,
-  ``r̂^m(a) = (X^m / ||X^m||_2) Ê_aᵀ`` (``r̂^m = 0`` when ``X^m = 0``: no history), with
-  each user's items split uniformly at random 20%/20%/60% into train/valid/test; ``Ê_a``
-  is the ridge regression of item ``a``'s train ratings on the users' normalized
-  histories, the ridge parameter chosen in :data:`RIDGE_GRID` by squared error on the
-  valid ratings (the validation split of the paper serves this choice; all grid values are > 0
-  so the system is solvable even for users without history);
-* the policy is ``π^m = softmax(β r̂^m)`` restricted to ``m``'s test items
-  (:func:`restricted_softmax`).
-
-Degeneracy of the literal parameters, and the alternative reading ``reading="logit"``:
-with positive unit embeddings in ``d = 10`` the dot products lie in about [0.1, 1], so
-``α <v, e> - t = 300 <v, e> - 0.1 > 30`` and ``ρ = σ(...)`` equals 1 to machine precision:
-every rating is 1, every policy has utility 1 and no envy can arise. Also, ``r̂`` then
-lies in [0, 1], so ``β <= 1`` gives almost uniform policies, while the paper says
-``β = 1`` is "closer to an argmax policy". ``reading="logit"`` (not the paper's letter,
-an investigation) takes ``ρ^m(a) = <v^m, e_a>`` ("ground-truth user preferences ... by
-taking the dot product") and regresses the noiseless scores ``α <v^m, e_a> - t`` (on
-which ``β ∈ [0.01, 1]`` spans soft to argmax); ``reading="literal"`` (default) is the
-text as formalized.
-
-``reading="sphere"`` (an investigation, the one that reproduces the findings App. B.2 states for
-Fig. 7): as ``logit`` (regression on the noiseless scores ``α <v, e> - t``) but the embeddings are
-uniform on the *whole* unit sphere of R^d, so users' tastes differ (with positive coordinates all
-users like the same items and a random g1 user's policy is good for anyone), the ground truth is
-the paper's ``ρ = σ(α <v, e> - t)`` (then a near-binary like/dislike), the listening rate is
-``τ_i max(<v^m, e_h>, 0)`` (a Poisson rate cannot be negative), and the softmax is over *all*
-items (:attr:`MeasurementBiasEnvironment.policy_on_test_items` is False): restricted to each
-user's own random 60% of the items, two users' policies differ on their supports whatever their
-tastes, the transport cost ``||π^m - π^n||_1`` no longer tells similar users apart, and group envy
-vanishes at every history level (measured: group envy ≤ 0.01 on the whole grid with the
-restriction, as in the other readings). Measured on the paper's grid (2 x 1000 users, seed 0, τ2 = 0
-added): no group envy without history (≤ 0.026), a peak at τ2/τ1 = 0.002 (group envy 0.051 at
-β = 0.01, 0.067 at β = 0.025), below ε from β = 0.05 on and at β = 1, and none from τ2/τ1 = 0.06 on;
-the share of ε-envious g2 users falls from 1 to 0 as history grows — the stated findings, with a
-peak only just above ε = 0.05.
-
-Simulation grid (App. B.2): 2 groups of 1000 users, ``|A| = |D| = 200``,
-``τ_2 ∈ TAU2_GRID``, ``β ∈ BETA_GRID``. Group ``g_1`` (label 0) is advantaged, ``g_2``
-(label 1) disadvantaged.
+Users of group g_1 have a listening history observed at rate τ_1, those of g_2 at rate τ_2; ratings
+are Bernoulli(σ(α <v^m, e_a> - t)) and the recommender is a ridge regression of ratings on the
+normalized history with the softmax policy ``π^m = softmax(β r̂^m)``. The formal model, the
+degeneracy of the literal parameters (ρ = 1 everywhere) and the ``reading="logit"`` and
+``"sphere"`` alternatives, with their measured findings, are in docs/guide/envy.md ("The
+measurement-bias environment").
 """
 from __future__ import annotations
 
@@ -260,7 +212,7 @@ class MeasurementBiasEnvironment:
     ratings of new items on the normalized history, so a little-observed group gets noisier
     recommendations. The embeddings and ρ are drawn at construction from ``rng``; the history,
     the item split and the recommender at each :meth:`history` / :meth:`estimated_ratings` /
-    :meth:`policy` call. The module docstring gives the formal model and the three
+    :meth:`policy` call. docs/guide/envy.md gives the formal model and the three
     ``reading`` values (the paper's literal parameters make ρ = 1 everywhere).
 
     Parameters
@@ -281,7 +233,7 @@ class MeasurementBiasEnvironment:
         Listening rate τ_1 > 0 of the advantaged group g_1.
     reading : {"literal", "logit", "sphere"}, default "literal"
         The paper's text as formalized, or one of the two documented readings that avoid its
-        degeneracy (module docstring); ``"sphere"`` reproduces the findings stated for Fig. 7.
+        degeneracy (docs/guide/envy.md); ``"sphere"`` reproduces the findings stated for Fig. 7.
     rng : int, default 0
         Seed (a non-negative int: it identifies the environment).
 

@@ -157,17 +157,9 @@ class MovieLensEnvironment(Environment):
     The same on a tiny stand-in for the data (6 users rating 4 items):
 
     >>> import os, tempfile
-    >>> from pathlib import Path
     >>> from unittest import mock
-    >>> from ocef.datasets.movielens import MovieLensData
-    >>> rng = np.random.default_rng(0)
-    >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
-    ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
-    >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
-    ...                       "age": [18, 25, 35] * 2, "occupation": 0})
-    >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
-    ...                       "category": "Drama", "category_code": 8})
-    >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+    >>> from ocef.datasets import make_toy_movielens
+    >>> data = make_toy_movielens()
     >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
     ...     env = MovieLensEnvironment(data=data, completion_factors=2)
     >>> env
@@ -246,17 +238,9 @@ class MovieLensEnvironment(Environment):
         real set):
 
         >>> import os, tempfile
-        >>> from pathlib import Path
         >>> from unittest import mock
-        >>> from ocef.datasets.movielens import MovieLensData
-        >>> rng = np.random.default_rng(0)
-        >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
-        ...                         "rating": rng.integers(1, 6, 24), "timestamp": 0})
-        >>> users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
-        ...                       "age": [18, 25, 35] * 2, "occupation": 0})
-        >>> items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
-        ...                       "category": "Drama", "category_code": 8})
-        >>> data = MovieLensData(ratings, users, items, "ml-100k", Path("."))
+        >>> from ocef.datasets import make_toy_movielens
+        >>> data = make_toy_movielens()
         >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
         ...     env = MovieLensEnvironment(data=data, completion_factors=2)
         >>> env.groups("gender")

@@ -7,29 +7,11 @@ by the ground truth value. Matrix factorization is run with [d] latent factors .
 Hyperparameter search is conducted for the regularization parameter chosen in
 [0.01, 0.1, 1, 10]."
 
-Choices (documented, all parameters of :func:`simulate_recommender`):
-
-* the recommender is surprise's SVD *without* biases (``biased=False``, i.e. Funk's
-  original ``r̂_ui = q_iᵀ p_u``, probabilistic matrix factorization). With one factor it
-  is then exactly the popularity recommender of Sec. 6.1 ("with one latent factor ...
-  matrix completion is then equivalent to a popularity-based recommender system"): every
-  user with ``p_u > 0`` ranks items by ``q_i``. With biases, rank-1 scores
-  ``b_i + p_u q_i`` can reorder items per user. ``biased=True`` is available;
-* training budget: the defaults of surprise and of the paper's implementation
-  (gbolmier/funk-svd): 20 epochs of SGD at learning rate 0.005, init std 0.1. This is
-  *not* run to convergence: the unbiased factors keep part of their random
-  initialisation (on a 200 x 50 rank-1 problem the fitted item means correlate at ~0.3
-  with the true ones, ~0.97 after 100 epochs at 0.02). Measured on ML-100K (943 x 1000):
-  with this budget envy grows with d up to 64 and drops at 128 where the validation
-  picks reg = 0.1; with converged SGD (``n_epochs=100, lr=0.02``) reg = 0.1 wins from
-  d = 4 on, the model is then a popularity recommender and envy peaks at d = 2 only.
-  Both are parameters (``Environment.n_epochs``/``lr``);
-* "held-out data": the observed entries of each user are split at random into a
-  training part (80%) and a validation part (20%); each regularization is fitted on the
-  training part and scored by RMSE on the validation part; the best one is refitted on
-  all observed entries;
-* scores are the model's raw estimates (not clipped to [0, 1]: clipping would create
-  ties between items and the scores only feed policies).
+Funk SVD without biases (rank 1 is the popularity recommender of Sec. 6.1), surprise's
+default training budget, an 80/20 split of the observed entries to choose the regularization in
+[0.01, 0.1, 1, 10], raw scores. Each choice, and what it changes on ML-100K (measured), is in
+docs/guide/envy.md ("The simulated recommender: choices"); all are parameters of
+:func:`simulate_recommender`.
 """
 from __future__ import annotations
 

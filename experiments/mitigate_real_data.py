@@ -15,7 +15,7 @@ top-N items the user did not rate there; the relevance is the **random** test se
 16 uniformly drawn items per user, rating >= 4): unbiased, the reason Coat exists. Item groups:
 the item's gender (protected: the group with the smaller baseline exposure); user groups: gender.
 
-Two sides (known preferences): the MovieLens environment of seed 001
+Two sides (known preferences): the MovieLens environment of Do et al. 2022 (OCEF)
 (:class:`ocef.environments.movielens_env.MovieLensEnvironment`, ρ completed from ML-100K; 1000 items,
 300 in a quick run) gives candidates from a 16-factor Funk SVD trained on 20% of ρ, held-out
 relevance drawn Bernoulli(ρ) on the candidates, item groups by popularity and user groups by gender;

@@ -523,7 +523,16 @@ def check_parquet_file(path) -> None:
 
 
 def _is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
+    # an existing path is a path, whatever characters its name holds (a file named "[x].csv")
+    return any(ch in text for ch in "*?[") and not os.path.exists(text)
+
+
+def _literal(path: str) -> str:
+    """``path`` for DuckDB's readers, which glob every name: an existing path's ``[``, ``*``, ``?`` are
+    escaped as one-character classes (``[[]``), so the file itself is read."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "".join(f"[{ch}]" if ch in "[*?" else ch for ch in path)
+    return path
 
 
 def _is_parquet(text: str) -> bool:
@@ -933,7 +942,7 @@ def duckdb_table(con, source, name: str) -> tuple[str, list]:
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(_check_path(source))
         base = (f"read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)" if _is_parquet(path)
-                else f"read_csv({_lit(path)}, header = true)")
+                else f"read_csv({_lit(_literal(path))}, header = true)")
         return base, list(con.sql(f"SELECT * FROM {base} LIMIT 0").columns)
     rel = _duckdb_relation(source)[0]
     con.register(name, rel)
@@ -1068,13 +1077,13 @@ def _duckdb_relation(source):
         path = os.fspath(source)
         if _is_parquet(path):
             return con.sql(f"SELECT * FROM read_parquet({_lit(_parquet_pattern(path))}, hive_partitioning = true)"), path
-        return con.sql(f"SELECT * FROM read_csv({_lit(path)}, header = true)"), path
+        return con.sql(f"SELECT * FROM read_csv({_lit(_literal(path))}, header = true)"), path
     return con.from_df(source), None                                     # pandas DataFrame
 
 
 def _parquet_pattern(path: str) -> str:
     """The files DuckDB reads for a Parquet path: every ``.parquet`` under a directory."""
-    return os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
+    return os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else _literal(path)
 
 
 _INTEGER_DUCKDB = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",

@@ -136,6 +136,9 @@ VALID = {
     "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
         source=SEED004_LOG, n_items=4, user_group="ug")),
     "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
+    "ocef.datasets.toy.make_toy_reo_log": (ocef.datasets.toy.make_toy_reo_log, lambda: dict(n_per_group=100)),
+    "ocef.datasets.toy.make_toy_reo_logs": (ocef.datasets.toy.make_toy_reo_logs, lambda: dict(n_per_group=100)),
+    "ocef.datasets.toy.make_toy_reo_daily": (ocef.datasets.toy.make_toy_reo_daily, lambda: dict(n_per_group=1000)),
     # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
     "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
         scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),

@@ -35,6 +35,9 @@ def interval_names() -> set[str]:
 
     names = set(bias.INTERVALS) | set(bias.AUTO_METHODS.values()) | set(accuracy.INTERVALS)
     names |= set(estimate.ALL_INTERVALS) | set(ab.AB_INTERVALS) | set(fairrec.TESTS)
+    from ocef.offpolicy import audit as offpolicy_audit, intervals as offpolicy_intervals
+
+    names |= set(offpolicy_audit.AUDIT_INTERVALS) | set(offpolicy_intervals.INTERVALS)
     names |= _cli_choices("--interval") | _cli_choices("--test")
     # literals in the code: interval="x", interval == "x", interval: str = "x"
     pattern = re.compile(r"\binterval(?:_method)?\s*(?::\s*str\s*)?(?:==|=)\s*\"([a-z][a-z-]*)\"")

@@ -81,6 +81,9 @@ def register(sub) -> None:
     p.add_argument("--judgments", type=Path, default=None, metavar="FILE",
                    help="relevance judgments user, item, relevance of every judged item (CSV or Parquet): "
                         "the target of expected exposure (default: the log's relevance of the items shown)")
+    p.add_argument("--family", choices=("report", "table"), default="report",
+                   help="Holm family of every 'significant': report (all the tests of the output together, the "
+                        "default) or table (each table alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_memory_limit(p)
     p.set_defaults(func=_run)
@@ -115,16 +118,30 @@ def _distribution(pairs):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ocef.commands._common import ConsoleTable, format_table, print_json
+    import textwrap
+
+    from ocef.commands._common import ConsoleTable, console_width, format_table, print_json
 
     marks = ConsoleTable()
+    #: console headers of long columns (the JSON keeps the glossary's names)
+    short = {"p_adjusted": "p_adj", "significant": "sig"}
 
     def table(frame, cols):
-        """``cols`` of ``frame``; a row whose value or interval is null points to its reason."""
-        data = {c: frame[c].tolist() for c in cols}
+        """``cols`` of ``frame``; a row whose value or interval is null points to its reason;
+        ``significant`` is shown as ``*`` (yes), blank (no) or ``-`` (no test)."""
+        data = {}
+        for c in cols:
+            values = frame[c].tolist()
+            if c == "significant":
+                values = ["*" if v is True else "" if v is False else "-" for v in values]
+            data[short.get(c, c)] = values
         if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
             data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
         return format_table(data)
+
+    def say(text):
+        """A line of prose, wrapped to the console's width."""
+        print("\n".join(textwrap.wrap(text, console_width(), subsequent_indent="  ")))
     from ocef.exposure import exposure_fairness
 
     result = exposure_fairness(str(args.rankings), item_group=args.item_group, user_group=args.user_group,
@@ -132,16 +149,22 @@ def _run(args: argparse.Namespace) -> int:
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
                                k=args.k, reference=args.reference, confidence=args.confidence, backend=args.backend,
                                ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments),
-                               ndkl_desired=_distribution(args.ndkl_target))
+                               ndkl_desired=_distribution(args.ndkl_target), family=args.family)
     if args.json:
         print_json(result.to_dict())
         return 0
     o = result.overall.iloc[0]
-    print(f"exposure of {o['n_item_groups']} item groups over {o['n_users']} users ({o['n_rows']} rows, k = {o['k']}), "
-          f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
-          + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
-          "(no interval: a plug-in summary; the group differences below carry the intervals and tests)")
-    print(f"target {result.target}: {o['target_meaning']}")
+    say(f"exposure of {o['n_item_groups']} item groups over {o['n_users']} users ({o['n_rows']} rows, k = {o['k']}), "
+        f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
+        + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
+        "(no interval: a plug-in summary; the group differences below carry the intervals and tests)")
+    say(f"target {result.target}: {o['target_meaning']}")
+    say(f"significance family: {o['family']} (p_adj = Holm-adjusted p-value; sig * = p_adj <= "
+        f"{1 - result.confidence:.4g}, - = no test); shares, targets and differences are fractions of the "
+        "attention (0-1), ratios are share / target")
+    if o["notes"]:
+        for n in o["notes"].split("; "):
+            say(f"note: {n}")
     g = result.groups
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]
@@ -160,8 +183,9 @@ def _run(args: argparse.Namespace) -> int:
                              "p_adjusted", "significant"]))
     r = result.ranking
     if r is not None:
-        print(f"\nper-user ranking metrics (mean over users, Hall's interval; attention {r.attention}; "
-              f"expected-exposure target from {r.target_source}):")
+        print()
+        say(f"per-user ranking metrics (mean over users, Hall's interval; attention {r.attention}; "
+            f"expected-exposure target from {r.target_source}):")
         frame = r.overall.assign(user_group="(all)")
         if len(r.groups):
             import pandas as pd
@@ -170,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
         print(table(frame, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
         notes = sorted({n for n in r.overall["note"].dropna()})
         for n in notes:
-            print(f"note: {n}")
+            say(f"note: {n}")
         if len(r.pairs):
             print(table(r.pairs, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low",
                                   "ci_high", "p_adjusted", "significant"]))

@@ -6,62 +6,9 @@ gender (2 groups), age (7 groups), occupation (21 groups) ... We use movie genre
 create item categories, keeping only the first genre if several are reported (18
 categories)").
 
-Formats
--------
-* ML-1M: ``ratings.dat`` (``UserID::MovieID::Rating::Timestamp``), ``users.dat``
-  (``UserID::Gender::Age::Occupation::Zip``, age and occupation already coded),
-  ``movies.dat`` (``MovieID::Title::Genre1|Genre2|...``); ``::`` separated, latin-1.
-* ML-100K: ``u.data`` (tab separated ``user item rating timestamp``), ``u.user``
-  (``id|age|gender|occupation|zip``, raw age in years and occupation names), ``u.item``
-  (``id|title|release|video release|url|19 genre flags``, the first flag is
-  ``unknown``); ``|`` separated, latin-1.
-
-Coding of 100K users into ML-1M codes
--------------------------------------
-Ages are bucketed into ML-1M's 7 brackets: ``<18 -> 1``, ``18-24 -> 18``,
-``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``, ``50-55 -> 50``, ``>=56 -> 56``.
-
-Occupations (:data:`OCCUPATION_100K_TO_1M`; judgment calls are the notes starting with an asterisk):
-
-=============== ============================ ===============================================
-100K name       ML-1M code                   note
-=============== ============================ ===============================================
-administrator   3 clerical/admin             * could be 7 executive/managerial
-artist          2 artist
-doctor          6 doctor/health care
-educator        1 academic/educator
-engineer        17 technician/engineer
-entertainment   2 artist                     * no ML-1M entertainment code; closest creative
-executive       7 executive/managerial
-healthcare      6 doctor/health care
-homemaker       9 homemaker
-lawyer          11 lawyer
-librarian       1 academic/educator          * library work is closest to academia
-marketing       14 sales/marketing
-none            19 unemployed                * "none" read as no occupation, not "unspecified"
-other           0 other or not specified
-programmer      12 programmer
-retired         13 retired
-salesman        14 sales/marketing
-scientist       15 scientist
-student         4 college/grad student,      * split by age: under 18 -> K-12 student
-                10 K-12 student if age < 18
-technician      17 technician/engineer
-writer          20 writer
-=============== ============================ ===============================================
-
-ML-1M codes 5 (customer service), 8 (farmer), 16 (self-employed) and 18
-(tradesman/craftsman) have no 100K counterpart: those groups are empty on ML-100K and
-:func:`partition` leaves them out (it returns only non-empty groups).
-
-Item categories
----------------
-``items.category`` is the first genre, in the file's order, among the 18 genres of
-:data:`GENRES` (for ML-100K the flag columns are in :data:`GENRES` order, so "first" is
-the first set flag after ``unknown``). A movie with none of the 18 genres (ML-100K's
-``unknown``-only movies, 2 of 1682, with 1 and 10 ratings) gets category ``"unknown"``
-(code 18 in :data:`CATEGORY_NAMES`); such movies are never among the most rated, so the
-MovieLens environment's item categories are the 18 genres.
+The file formats, the coding of ML-100K ages and occupations into ML-1M codes
+(:data:`OCCUPATION_100K_TO_1M`, with its judgment calls) and the item categories (:data:`GENRES`)
+are documented in docs/guide/reproduction.md ("MovieLens formats").
 """
 from __future__ import annotations
 

@@ -145,17 +145,8 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
     A one-day folder with three items and four impressions (the real log has 10,000 rows per
     campaign and policy):
 
-    >>> import pathlib, tempfile
-    >>> import pandas as pd
-    >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"
-    >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
-    >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
-    ...                     "click": [1, 0, 0, 0], "user_feature_0": ["a", "a", "a", "b"],
-    ...                     "user_feature_1": "u", "user_feature_2": "u", "user_feature_3": "u"})
-    >>> for policy in ("bts", "random"):
-    ...     (root / policy / "all").mkdir(parents=True)
-    ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
-    ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+    >>> from ocef.datasets import make_toy_obd
+    >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
     >>> obd_pairs(root)
        query  j  jp   s_j s_jp  z
     0      0  2   0  high  low  0
@@ -235,18 +226,8 @@ class OpenBanditDataset:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> import pandas as pd
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
-        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
-        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
-        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
-        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
-        ...                     "user_feature_2": "u", "user_feature_3": "u"})
-        >>> for policy in ("bts", "random"):
-        ...     (root / policy / "all").mkdir(parents=True)
-        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
-        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> from ocef.datasets import make_toy_obd
+        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
         >>> obd = OpenBanditDataset(root)
         >>> obd.log("random")[["item_id", "position", "click"]].values.tolist()
         [[2, 1, 1], [0, 2, 0], [1, 3, 0], [0, 1, 0]]
@@ -274,18 +255,8 @@ class OpenBanditDataset:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> import pandas as pd
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
-        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
-        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
-        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
-        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
-        ...                     "user_feature_2": "u", "user_feature_3": "u"})
-        >>> for policy in ("bts", "random"):
-        ...     (root / policy / "all").mkdir(parents=True)
-        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
-        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> from ocef.datasets import make_toy_obd
+        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
         >>> obd = OpenBanditDataset(root)
         >>> default, random = obd.logs()
         >>> random[["item", "Y", "S", "source"]].values.tolist()
@@ -304,18 +275,8 @@ class OpenBanditDataset:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> import pandas as pd
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "obd"          # 3 items, 4 impressions a policy
-        >>> items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
-        >>> log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
-        ...                     "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
-        ...                     "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
-        ...                     "user_feature_2": "u", "user_feature_3": "u"})
-        >>> for policy in ("bts", "random"):
-        ...     (root / policy / "all").mkdir(parents=True)
-        ...     items.to_csv(root / policy / "all" / "item_context.csv", index=False)
-        ...     log.to_csv(root / policy / "all" / "all.csv", index=False)
+        >>> from ocef.datasets import make_toy_obd
+        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
         >>> obd = OpenBanditDataset(root)
         >>> obd.pairs()[["j", "jp", "s_j", "s_jp"]].values.tolist()
         [[2, 0, 'high', 'low'], [2, 1, 'high', 'low']]

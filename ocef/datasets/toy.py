@@ -16,7 +16,8 @@ import numpy as np
 
 from ocef.validation import Integer, validate_params
 
-__all__ = ["ToyEnvy", "make_toy_envy"]
+__all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
+           "make_toy_movielens", "make_toy_obd", "make_toy_pairs"]
 
 
 class ToyEnvy(NamedTuple):
@@ -88,3 +89,252 @@ def make_toy_envy(n_per_group: int = 2) -> ToyEnvy:
     take = np.arange(n_per_group) % 2
     rows = np.concatenate([take, take + 2])
     return ToyEnvy(_RHO[rows].copy(), _PROBS[rows].copy(), np.repeat([0, 1], n_per_group))
+
+
+class ToyReoLogs(NamedTuple):
+    """A default and a random traffic log of an REO audit, the output of :func:`make_toy_reo_logs`.
+
+    Unpacks as ``default, random`` (``estimate_reo(*toy)``).
+
+    Parameters
+    ----------
+    default : pandas.DataFrame
+        The recommender's log, columns ``Y`` (0/1 label) and ``S`` (item group).
+    random : pandas.DataFrame
+        The random-traffic log, same columns.
+
+    Examples
+    --------
+    >>> make_toy_reo_logs().default.shape
+    (200, 2)
+    """
+
+    default: object
+    random: object
+
+
+def _positives(value) -> tuple[int, ...]:
+    out = tuple(int(v) for v in value)
+    if not out or any(v < 0 for v in out):
+        from ocef.errors import ParameterError
+        raise ParameterError(f"positives must be non-negative counts per group, got {value!r}")
+    return out
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_log(positives=(20, 40), n_per_group: int = 100):
+    """One REO log: ``n_per_group`` rows per item group, the first ``positives[k]`` labelled 1.
+
+    Parameters
+    ----------
+    positives : sequence of int, default (20, 40)
+        Positive labels of each group (groups named ``"a"``, ``"b"``, ...), each <= ``n_per_group``.
+    n_per_group : int, default 100
+        Rows per group.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``Y`` (0/1) and ``S`` (the group), group by group, positives first.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If a count is negative or exceeds ``n_per_group``.
+
+    Examples
+    --------
+    >>> make_toy_reo_log((1, 2), n_per_group=2)
+       Y  S
+    0  1  a
+    1  0  a
+    2  1  b
+    3  1  b
+    """
+    import pandas as pd
+
+    pos = _positives(positives)
+    if max(pos) > n_per_group:
+        from ocef.errors import ParameterError
+        raise ParameterError(f"positives {pos} exceed n_per_group={n_per_group}")
+    y = [v for p in pos for v in [1] * p + [0] * (n_per_group - p)]
+    s = [chr(ord("a") + k) for k in range(len(pos)) for _ in range(n_per_group)]
+    return pd.DataFrame({"Y": y, "S": s})
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_logs(default_positives=(20, 40), random_positives=(30, 30),
+                      n_per_group: int = 100) -> ToyReoLogs:
+    """A default and a random log (:func:`make_toy_reo_log`) for the examples of :mod:`ocef.reo`.
+
+    With the defaults, P = (0.15, 0.15) and Q = (0.1, 0.2) per group: U = (2/3, 4/3), so
+    delta_U = (-1/3, 1/3) and the REO penalty (eq. 2 of Dong et al. 2024) is 1/3.
+
+    Parameters
+    ----------
+    default_positives : sequence of int, default (20, 40)
+        Positives of each group in the default log.
+    random_positives : sequence of int, default (30, 30)
+        Positives of each group in the random log.
+    n_per_group : int, default 100
+        Rows per group in each log.
+
+    Returns
+    -------
+    ToyReoLogs
+        ``(default, random)``, new frames on each call.
+
+    Examples
+    --------
+    >>> default, random = make_toy_reo_logs()
+    >>> default.groupby("S")["Y"].sum().tolist(), random.groupby("S")["Y"].sum().tolist()
+    ([20, 40], [30, 30])
+    """
+    return ToyReoLogs(make_toy_reo_log(default_positives, n_per_group),
+                      make_toy_reo_log(random_positives, n_per_group))
+
+
+@validate_params(n_per_group=Integer(1, 10**7))
+def make_toy_reo_daily(default_positives=((200, 400), (300, 320)), random_positives=((300, 300), (300, 300)),
+                       n_per_group: int = 1000) -> ToyReoLogs:
+    """Default and random logs over several days (a ``day`` column 1, 2, ...), for per-day REO.
+
+    With the defaults, day 1 has the penalty 1/3 of :func:`make_toy_reo_logs` and day 2 almost
+    none (U = (1, 16/15)).
+
+    Parameters
+    ----------
+    default_positives, random_positives : sequence of sequence of int
+        Per day, the positives of each group in the default and in the random log.
+    n_per_group : int, default 1000
+        Rows per group and day in each log.
+
+    Returns
+    -------
+    ToyReoLogs
+        ``(default, random)`` with columns ``Y``, ``S`` and ``day``.
+
+    Raises
+    ------
+    ocef.errors.ParameterError
+        If the two logs do not cover the same number of days.
+
+    Examples
+    --------
+    >>> default, random = make_toy_reo_daily()
+    >>> default.groupby("day")["Y"].sum().tolist()
+    [600, 620]
+    """
+    import pandas as pd
+
+    if len(default_positives) != len(random_positives):
+        from ocef.errors import ParameterError
+        raise ParameterError(f"default_positives has {len(default_positives)} days, random_positives "
+                             f"{len(random_positives)}")
+
+    def days(positives):
+        return pd.concat([make_toy_reo_log(p, n_per_group).assign(day=d) for d, p in enumerate(positives, 1)],
+                         ignore_index=True)
+
+    return ToyReoLogs(days(default_positives), days(random_positives))
+
+
+def make_toy_movielens():
+    """A tiny stand-in for :attr:`ocef.datasets.MovieLens100K.data`: 6 users rating 4 items.
+
+    Users alternate genders F, M and ages 18, 25, 35; all items are dramas; the ratings are
+    drawn from 1..5 with seed 0 (the same data on each call).
+
+    Returns
+    -------
+    ocef.datasets.movielens.MovieLensData
+        ``ratings``, ``users`` and ``items`` in the ML-100K layout.
+
+    Examples
+    --------
+    >>> data = make_toy_movielens()
+    >>> data.ratings.shape, data.users["gender"].tolist()
+    ((24, 4), ['F', 'M', 'F', 'M', 'F', 'M'])
+    """
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ocef.datasets.movielens import MovieLensData
+
+    rng = np.random.default_rng(0)
+    ratings = pd.DataFrame({"user": np.repeat(np.arange(6), 4), "item": np.tile([0, 1, 2, 3], 6),
+                            "rating": rng.integers(1, 6, 24), "timestamp": 0})
+    users = pd.DataFrame({"user_id": np.arange(1, 7), "gender": ["F", "M"] * 3,
+                          "age": [18, 25, 35] * 2, "occupation": 0})
+    items = pd.DataFrame({"item_id": np.arange(1, 5), "title": list("abcd"),
+                          "category": "Drama", "category_code": 8})
+    return MovieLensData(ratings, users, items, "ml-100k", Path("."))
+
+
+def make_toy_obd(root=None):
+    """Write a one-day stand-in for the Open Bandit Dataset folder: 3 items, 4 impressions a policy.
+
+    Both policies (``bts``, ``random``) of the ``all`` campaign get the same log: items 2, 0, 1, 0
+    at positions 1, 2, 3, 1, one click (item 2), users ``a, a, a, b``; items 0, 1, 2 have
+    ``item_feature_0`` -0.5, 0.1, 1.2.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        Where to write (created); default a new temporary folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The dataset folder, readable by :class:`ocef.datasets.OpenBanditDataset`.
+
+    Examples
+    --------
+    >>> root = make_toy_obd()
+    >>> sorted(p.name for p in (root / "random" / "all").iterdir())
+    ['all.csv', 'item_context.csv']
+    """
+    import tempfile
+    from pathlib import Path
+
+    import pandas as pd
+
+    root = Path(tempfile.mkdtemp()) / "obd" if root is None else Path(root)
+    items = pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]})
+    log = pd.DataFrame({"timestamp": ["2019-11-24 10:00:00"] * 4, "item_id": [2, 0, 1, 0],
+                        "position": [1, 2, 3, 1], "click": [1, 0, 0, 0],
+                        "user_feature_0": ["a", "a", "a", "b"], "user_feature_1": "u",
+                        "user_feature_2": "u", "user_feature_3": "u"})
+    for policy in ("bts", "random"):
+        folder = root / policy / "all"
+        folder.mkdir(parents=True, exist_ok=True)
+        items.to_csv(folder / "item_context.csv", index=False)
+        log.to_csv(folder / "all.csv", index=False)
+    return root
+
+
+def make_toy_pairs():
+    """Eight randomized pairs (one query each) with two item groups and a model's scores.
+
+    The pairs table of :mod:`ocef.pairwise` (Beutel et al. 2019, Sec. 3.4): clicked item ``j``,
+    unclicked ``jp``, their groups ``s_j``, ``s_jp``, engagement bucket ``z = 1`` and the model's
+    ``score_j``, ``score_jp``; four pairs are intra-group, four inter-group, one is a tie.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query, j, jp, s_j, s_jp, z, score_j, score_jp`` (a new frame on each call).
+
+    Examples
+    --------
+    >>> pairs = make_toy_pairs()
+    >>> pairs.shape, int((pairs["s_j"] == pairs["s_jp"]).sum())
+    ((8, 8), 4)
+    """
+    import pandas as pd
+
+    return pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
+                         "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
+                         "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
+                         "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})

@@ -25,13 +25,17 @@ from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, val
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["ExposureResult", "exposure_fairness", "DECLARED_PARAMS"]
+__all__ = ["ExposureResult", "exposure_fairness", "DECLARED_PARAMS", "FAMILIES", "adjust_family"]
+
+#: Families of the Holm adjustment: every test of the output together (the default), or each table alone.
+FAMILIES = ("report", "table")
 
 #: Every parameter of :func:`exposure_fairness`, declared once (shared with ``ocef exposure``).
 DECLARED_PARAMS = {
     **LOG_PARAMS, **BROWSING_PARAMS,
     **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
     "target": Options(*TARGETS), "k": OrNone(Integer(1)), "confidence": CONFIDENCE,
+    "family": Options(*FAMILIES),
     "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
     "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),
 }
@@ -76,17 +80,23 @@ class ExposureResult(Result):
         Per-user AWRF, NDKL and expected exposure by user group (only when
         :func:`exposure_fairness` is given ``ranking_metrics``: a second
         pass over the log; :func:`ocef.exposure.ranking_metrics.ranking_fairness`).
+    family : {"report", "table"}
+        The Holm family of every ``p_adjusted`` and ``significant``: all the tests of the output
+        together, or each table alone (``overall["family"]`` says which and how many tests).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
-    ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
-    >>> res = exposure_fairness(log, item_group="genre")
+    >>> import numpy as np
+    >>> log = pd.DataFrame({"user": np.repeat(np.arange(20), 2), "rank": np.tile([1, 2], 20),
+    ...                     "genre": list("ab" * 8 + "ba" * 12)})
+    >>> res = exposure_fairness(log, item_group="genre", target="equal")
     >>> res.groups[res.groups.statistic == "share"][["item_group", "estimate", "ci_low", "ci_high"]].round(3)
       item_group  estimate  ci_low  ci_high
-    0          a     0.556   0.338    0.773
-    3          b     0.444   0.227    0.662
+    0          a     0.467   0.390    0.545
+    3          b     0.533   0.455    0.610
+    >>> res.overall["family"][0]
+    'report: Holm over all 2 tests of this output (groups, pairs)'
     """
 
     overall: pd.DataFrame
@@ -99,6 +109,7 @@ class ExposureResult(Result):
     target: str = "catalogue"
     confidence: float = 0.95
     ranking: object = None
+    family: str = "report"
 
     def to_frame(self):
         """The per-group table ``groups`` (share, difference and ratio rows per user group and item group).
@@ -128,12 +139,14 @@ class ExposureResult(Result):
         Examples
         --------
         >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
-        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
-        >>> exposure_fairness(log, item_group="genre").summary()[["item_group", "estimate", "p_adjusted"]].round(3)
+        >>> import numpy as np
+        >>> log = pd.DataFrame({"user": np.repeat(np.arange(20), 2), "rank": np.tile([1, 2], 20),
+        ...                     "genre": list("ab" * 8 + "ba" * 12)})
+        >>> exposure_fairness(log, item_group="genre", target="equal").summary()[["item_group", "estimate",
+        ...                                                                        "p_adjusted"]].round(3)
           item_group  estimate  p_adjusted
-        0          a     0.222       0.091
-        1          b    -0.222       0.091
+        0          a    -0.033       0.772
+        1          b     0.033       0.772
         """
         g = self.groups
         return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)
@@ -151,7 +164,7 @@ class ExposureResult(Result):
         >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
         ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
         >>> sorted(exposure_fairness(log, item_group="genre").to_dict())
-        ['browsing', 'confidence', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
+        ['browsing', 'confidence', 'family', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
         """
         from ocef.results import jsonable
 
@@ -160,11 +173,73 @@ class ExposureResult(Result):
                                                           "pairs": jsonable(self.users.pairs),
                                                           "overall": jsonable(self.users.overall)},
                "browsing": self.browsing, "patience": self.patience, "target": self.target,
-               "confidence": self.confidence}
+               "confidence": self.confidence, "family": self.family}
         if self.ranking is not None:              # only when asked for (ranking_metrics=)
             out["ranking"] = self.ranking.to_dict()
         return out
 
+
+
+def adjust_family(tables, *, confidence: float):
+    """Holm's adjustment over every test of several tables at once (one family), in place.
+
+    A test is a row with a ``p_value`` whose ``statistic`` is not ``"ratio"``; a ``ratio`` row tests
+    the same null as the ``difference`` row just before it and takes its adjusted p-value.
+
+    Parameters
+    ----------
+    tables : sequence of pandas.DataFrame
+        Tables with ``statistic``, ``p_value``, ``p_adjusted`` and ``significant`` columns.
+    confidence : float
+        ``significant`` = ``p_adjusted <= 1 - confidence``.
+
+    Returns
+    -------
+    int
+        The number of tests in the family.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"statistic": ["difference", "ratio"], "p_value": [0.02, 0.02]})
+    >>> b = pd.DataFrame({"statistic": ["share difference"], "p_value": [0.01]})
+    >>> adjust_family([a, b], confidence=0.95)
+    2
+    >>> a["p_adjusted"].tolist(), b["significant"].tolist()
+    ([0.02, 0.02], [True])
+    """
+    from ocef.inference import holm_adjust
+
+    tests = [(t, t["statistic"].ne("ratio").to_numpy() & t["p_value"].notna().to_numpy()) for t in tables]
+    p = np.concatenate([t["p_value"].to_numpy(dtype=float)[m] for t, m in tests]) if tests else np.zeros(0)
+    adj, start = holm_adjust(p), 0
+    for t, m in tests:
+        col = np.full(len(t), np.nan)
+        col[m] = adj[start:start + int(m.sum())]
+        start += int(m.sum())
+        stat = t["statistic"].to_numpy()
+        for i in range(1, len(t)):                       # a ratio row: its difference row's test
+            if stat[i] == "ratio" and stat[i - 1] == "difference":
+                col[i] = col[i - 1]
+        t["p_adjusted"] = col
+        sig = pd_bool(col <= 1 - confidence)
+        sig[np.isnan(col)] = None
+        t["significant"] = sig
+    return int(p.size)
+
+
+def _columns_of(source) -> list:
+    """The columns of a log (a path, a DataFrame or a relation: :func:`ocef.backends.log_columns`)."""
+    from ocef.backends import log_columns
+
+    return list(log_columns(source))
+
+
+def pd_bool(values):
+    """An object array of Python booleans (None where set later), the ``significant`` column's type."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = [bool(v) for v in values]
+    return out
 
 
 @validate_params(**DECLARED_PARAMS)
@@ -174,7 +249,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                       reference=None, confidence: float = 0.95, backend: str = "auto", columns=None, spark=None,
                       memory_limit: str | None = None, ranking_metrics=None, judgments=None,
                       attention: str = "trec", awrf_target="equal", ndkl_desired=None,
-                      complete: bool = False) -> ExposureResult:
+                      complete: bool = False, family: str = "report") -> ExposureResult:
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
     Reduces the log to sufficient statistics with ``backend`` (:func:`ocef.exposure.ranking_statistics`),
@@ -237,6 +312,9 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
         each ranking's own, FairRankTune's choice).
     complete : bool, default False
         Judgments with relevance <= 0 keep a target (expeval ``-C``).
+    family : {"report", "table"}, default "report"
+        Holm's family: every test of the output together (groups, pairs, list metrics, ranking
+        metrics: "significant" anywhere holds the family-wise error), or each table alone.
 
     Returns
     -------
@@ -266,6 +344,22 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     from ocef.exposure.shares import share_pairs, share_table
     from ocef.exposure.statistics import ranking_statistics
 
+    from scipy.stats import norm
+
+    from ocef.errors import ParameterError
+
+    if not np.isfinite(norm.ppf(0.5 + confidence / 2)) or confidence > 1 - 1e-9:
+        raise ParameterError(f"confidence={confidence!r} is too close to 1 for a finite interval; give at most "
+                             "0.999999999")
+    if reference is not None and user_group is None:
+        raise ParameterError(f"reference={reference!r} needs user_group: the reference is a user group")
+    notes = []
+    if judgments is not None and not set(ranking_metrics or ()) & {"ee_relevance", "ee_difference"}:
+        notes.append("judgments were not used: they are the target of ee_relevance and ee_difference, which "
+                     "were not asked for (ranking_metrics)")
+    if item_groups is not None and item_group in _columns_of(rankings):
+        notes.append(f"the log has the column {item_group!r}: it gives the item groups; the item_groups table "
+                     "gives only the catalogue of the catalogue target")
     list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
     st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
                                         item_groups=item_groups, user_groups=user_groups, browsing=browsing,
@@ -274,8 +368,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
+    if st.longest is not None and st.k > st.longest and list_metrics:
+        notes.append(f"k = {st.k} is larger than the longest list ({st.longest}): precision@k divides each "
+                     f"user's hits by {st.k}, counting the missing positions as misses")
     if user_group is not None and len(ugs) > 1:
         ref = reference if reference is not None else ugs[int(np.argmax(st.n_users))]
+        if ref not in ugs and isinstance(ref, str):      # "1" from the command line names the user group 1
+            ref = next((u for u in ugs if str(u) == ref), ref)
+        reference = ref
         if ref not in ugs:
             from ocef.errors import ParameterError
 
@@ -284,6 +384,11 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     if len(st.metrics):
         users = metric_frame_from_moments(st.metrics, by=["user_group"], reference=ref, confidence=confidence,
                                           binary=binary)
+        total = int(st.n_users.sum())
+        left = {m: total - int(n) for m, n in zip(users.overall["metric"], users.overall["n_users"]) if n < total}
+        for m, n_out in left.items():
+            notes.append(f"{m}: {n_out} of {total} users have no value (no relevant item: {m} is undefined for "
+                         "them) and are left out of its means")
     if ref is not None:
         pairs = share_pairs(st.item_groups, per_group, ugs, ref, confidence=confidence)
     else:
@@ -297,17 +402,30 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              # a plug-in summary, biased upwards like holisticai's ETV: no interval is printed
                              "total_variation_reason": "no valid interval: a plug-in summary of the group "
                                                        "differences; read each group's difference, its interval "
-                                                       "and its Holm-adjusted test"}])
+                                                       "and its Holm-adjusted test",
+                             "notes": "; ".join(notes) if notes else None}])
     res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
-                         patience=patience, target=target, confidence=confidence)
-    if not ranking_metrics:
-        return res
-    from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
+                         patience=patience, target=target, confidence=confidence, family=family)
+    if ranking_metrics:
+        from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
 
-    ranking = ranking_fairness.__wrapped__(
-        rankings, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-        judgments=judgments, metrics=ranking_metrics, browsing=browsing, patience=patience, stop=stop,
-        attention=attention, awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete,
-        reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
-        memory_limit=memory_limit)
-    return dataclasses.replace(res, ranking=ranking)
+        ranking = ranking_fairness.__wrapped__(
+            rankings, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
+            judgments=judgments, metrics=ranking_metrics, browsing=browsing, patience=patience, stop=stop,
+            attention=attention, awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete,
+            reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
+            memory_limit=memory_limit)
+        res = dataclasses.replace(res, ranking=ranking)
+    tables = [("groups", groups), ("pairs", pairs)]
+    if users is not None:
+        tables.append(("users", users.pairs))
+    if res.ranking is not None:
+        tables.append(("ranking", res.ranking.pairs))
+    if family == "report":
+        n_tests = adjust_family([t for _, t in tables], confidence=confidence)
+        overall["family"] = (f"report: Holm over all {n_tests} tests of this output "
+                             f"({', '.join(name for name, _ in tables)})")
+    else:
+        counts = [f"{name} {int((t['statistic'].ne('ratio') & t['p_value'].notna()).sum())}" for name, t in tables]
+        overall["family"] = "table: Holm within each table (" + ", ".join(counts) + " tests)"
+    return res

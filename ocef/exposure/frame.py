@@ -30,9 +30,55 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
     import pandas as pd
 
 __all__ = ["MetricFrameResult", "metric_frame", "metric_frame_from_moments", "moments", "mean_interval",
-           "compare_means", "hall_interval"]
+           "compare_means", "hall_interval", "floor_reason", "MIN_EFFECTIVE_USERS"]
 
 MOMENT_COLUMNS = ("n", "sum", "sum_sq", "min", "max")
+
+#: Floor of the mean family (t interval of a group mean, Welch's difference and the ratio with a
+#: reference): Kish's effective number of users ``(Σm)² / Σm²`` of a non-negative, not 0/1 metric
+#: (with a mostly-zero metric such as precision: about the users with a non-zero value). Below 2 the
+#: t interval of precision covered 0.64-0.79; from 2 to 4, 0.93-0.95; measured in
+#: ``benchmarks/exposure_small_groups.py`` (docs/guide/exposure.md, "Small groups").
+MIN_EFFECTIVE_USERS = 4
+
+
+def floor_reason(n, total, total_sq, *, minimum=None, binary: bool = False, min_users: int = 2) -> str | None:
+    """Why a group mean (and every comparison with it) gets no interval, or None.
+
+    Parameters
+    ----------
+    n : int
+        Users of the group.
+    total, total_sq : float
+        ``Σ m`` and ``Σ m²``.
+    minimum : float, optional
+        The smallest value (the effective-users floor applies to non-negative metrics only).
+    binary : bool, default False
+        0/1 metric (Wilson's interval: valid at any size; its comparisons need 2 users).
+    min_users : int, default 2
+        The metric's own floor of users (e.g. :data:`ocef.exposure.ranking_metrics.MIN_USERS`).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> floor_reason(10, 1.0, 1.0)
+    'no valid interval: 1.0 effective users with a non-zero value, fewer than 4'
+    >>> floor_reason(10, 5.0, 3.0) is None
+    True
+    """
+    if n < max(min_users, 2):
+        return (f"no valid interval: {int(n)} users, fewer than {max(min_users, 2)}" +
+                (" (below that the interval covered under 0.93 in simulation)" if min_users > 2 else ""))
+    if binary or (minimum is not None and minimum == minimum and minimum < 0):
+        return None
+    eff = total * total / total_sq if total_sq > 0 else 0.0
+    if eff < MIN_EFFECTIVE_USERS:
+        return (f"no valid interval: {eff:.1f} effective users with a non-zero value, fewer than "
+                f"{MIN_EFFECTIVE_USERS}")
+    return None
 
 
 def moments(values) -> dict[str, float]:
@@ -254,10 +300,12 @@ class MetricFrameResult(Result):
         >>> import pandas as pd
         >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
         >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)
+        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)   # 3 users: no test
           gender   statistic  estimate  p_adjusted
-        0      M  difference      0.30        0.14
-        1      M       ratio      1.75        0.14
+        0      M  difference      0.30         NaN
+        1      M       ratio      1.75         NaN
+        >>> res.summary()["reason"][0]
+        'no valid interval: a group has 2.8 effective users with a non-zero value, fewer than 4'
         """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
@@ -337,7 +385,8 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
 
 
 @validate_params(confidence=CONFIDENCE)
-def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=()) -> MetricFrameResult:
+def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=(),
+                              min_users=None) -> MetricFrameResult:
     """:func:`metric_frame` from per-group moments (one row per group and metric: the ``by``
     columns, ``metric``, ``n``, ``sum``, ``sum_sq``, ``min``, ``max``), e.g. as computed by a
     DuckDB or Spark query over millions of users.
@@ -351,6 +400,10 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
     confidence : float, default 0.95
     binary : sequence of str
         Metrics that are 0/1 per user.
+    min_users : dict, optional
+        ``{metric: users}``: the metric's own floor (default 2). Below it, or below
+        :data:`MIN_EFFECTIVE_USERS` effective users (:func:`floor_reason`), a group's mean and every
+        comparison with it print no interval (null + ``reason``).
 
     Returns
     -------
@@ -386,25 +439,38 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
                              f"got {reference!r}")
     grows, prow = [], []
     cells = {}
+    floors = dict(min_users or {})
+
+    def withheld(rec, m):
+        return floor_reason(rec["n"], rec["sum"], rec["sum_sq"], minimum=rec.get("min"), binary=m in binary,
+                            min_users=floors.get(m, 2))
+
     for rec in table.to_dict("records"):
         key = tuple(rec[c] for c in by)
         cells[(key, rec["metric"])] = rec
         mi = mean_interval(rec["n"], rec["sum"], rec["sum_sq"], binary=rec["metric"] in binary, confidence=confidence)
+        why = None if mi["reason"] is not None or rec["metric"] in binary else withheld(rec, rec["metric"])
         grows.append({**{c: rec[c] for c in by}, "metric": rec["metric"], "n_users": int(rec["n"]),
-                      "estimate": mi["estimate"], "ci_low": mi["ci_low"], "ci_high": mi["ci_high"],
-                      "reason": mi["reason"]})
+                      "estimate": mi["estimate"], "ci_low": np.nan if why else mi["ci_low"],
+                      "ci_high": np.nan if why else mi["ci_high"], "reason": why or mi["reason"]})
     metrics = list(dict.fromkeys(table["metric"]))
     overall = []
     for m in metrics:
         sub = table[table["metric"] == m]
         n, s1, s2 = int(sub["n"].sum()), float(sub["sum"].sum()), float(sub["sum_sq"].sum())
         mi = mean_interval(n, s1, s2, binary=m in binary, confidence=confidence)
-        overall.append({"metric": m, "n_users": n, "estimate": mi["estimate"], "ci_low": mi["ci_low"],
-                        "ci_high": mi["ci_high"], "reason": mi["reason"]})
+        why = None if mi["reason"] is not None or m in binary else withheld(
+            {"n": n, "sum": s1, "sum_sq": s2, "min": float(sub["min"].min())}, m)
+        overall.append({"metric": m, "n_users": n, "estimate": mi["estimate"], "ci_low": np.nan if why else mi["ci_low"],
+                        "ci_high": np.nan if why else mi["ci_high"], "reason": why or mi["reason"]})
     for (key, m), rec in cells.items():
         if key == ref or (ref, m) not in cells:
             continue
         c = compare_means(rec, cells[(ref, m)], confidence=confidence)
+        why = withheld(rec, m) or withheld(cells[(ref, m)], m)
+        if why is not None and c["reason"] is None:     # the pair is no better than its weaker group
+            c.update(difference_low=np.nan, difference_high=np.nan, ratio_low=np.nan, ratio_high=np.nan,
+                     p_value=np.nan, reason=why.replace("no valid interval: ", "no valid interval: a group has "))
         base = {**dict(zip(by, key)), "reference": ref[0] if len(ref) == 1 else ref, "metric": m}
         prow.append({**base, "statistic": "difference", "estimate": c["difference"], "ci_low": c["difference_low"],
                      "ci_high": c["difference_high"], "p_value": c["p_value"], "reason": c["reason"]})
@@ -419,7 +485,9 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         pairs["p_adjusted"] = np.repeat(adj, 2)             # each difference row is followed by its ratio row
     else:
         pairs["p_adjusted"] = pd.Series(dtype=float)
-    pairs["significant"] = pairs["p_adjusted"] <= 1 - confidence
+    sig = (pairs["p_adjusted"] <= 1 - confidence).astype(object)
+    sig[pairs["p_adjusted"].isna()] = None                      # no test: no label
+    pairs["significant"] = sig
     pairs = pairs[cols]
     return MetricFrameResult(overall=pd.DataFrame(overall), groups=pd.DataFrame(grows), pairs=pairs,
                              by=tuple(by), reference=ref, confidence=confidence, binary=tuple(sorted(binary)))

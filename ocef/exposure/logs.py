@@ -283,6 +283,8 @@ class LogProfile:
         Where ``item_counts`` come from.
     names : dict
         Column names for the messages.
+    nrel_max : float or None
+        The largest ``n_relevant`` (None without the column).
 
     Examples
     --------
@@ -296,6 +298,7 @@ class LogProfile:
     item_counts: tuple | None
     catalogue_source: str | None
     names: dict = field(repr=False)
+    nrel_max: float | None = None
 
 
 def _names(cols, item_group, user_group) -> dict:
@@ -354,7 +357,11 @@ def _profile_sql(table: str, *, cols: dict, have, dialect: str) -> str:
              f"count({q(cols['rank'])}) AS n_rank", f"max({q(cols['rank'])}) AS kmax",
              f"min({q(cols['rank'])}) AS kmin"]
     if rel:
-        parts += [f"count({rel}) AS n_rel", f"min({rel}) AS ymin"]
+        # max: NaN sorts above every number in DuckDB and Spark, so a NaN or infinite relevance shows here
+        parts += [f"count({rel}) AS n_rel", f"min({rel}) AS ymin", f"max({rel}) AS ymax"]
+    if "n_relevant" in cols:
+        nrel = f"CAST({q(cols['n_relevant'])} AS DOUBLE)"
+        parts += [f"count({nrel}) AS n_nrel", f"min({nrel}) AS nrel_min", f"max({nrel}) AS nrel_max"]
     if cols["item"] in have:
         parts.append(f"count(DISTINCT {q(cols['item'])}) AS n_items")
     return f"SELECT {', '.join(parts)} FROM {table} GROUP BY {q(cols['item_group'])}"
@@ -411,13 +418,65 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
     if sum(r["n"] - r["n_rank"] for r in rows) or min(r["kmin"] for r in rows) < 1:
         raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing value, "
                         f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
-    if has_rel:
-        nulls = sum(r["n"] - r["n_rel"] for r in rows)
-        ymin = min((r["ymin"] for r in rows if r["ymin"] is not None), default=0)
-        if nulls or ymin < 0:
-            raise DataError(f"{names['log']}: relevance must be a number >= 0 on every row "
-                            f"(found {nulls} missing, minimum {ymin})")
-    return labels, int(max(r["kmax"] for r in rows))
+    n_rows = sum(r["n"] for r in rows)
+    kmax = max(r["kmax"] for r in rows)
+    def span(count, low, high):       # NaN-aware over the item groups (Python's max ignores a NaN after a number)
+        lows = [float(r[low]) for r in rows if r[low] is not None]
+        highs = [float(r[high]) for r in rows if r[high] is not None]
+        nan = any(v != v for v in lows + highs)
+        return (sum(r["n"] - r[count] for r in rows), min(lows, default=0.0),
+                float("nan") if nan else max(highs, default=0.0))
+
+    check_values(names, n_rows=n_rows, kmax=kmax, relevance=span("n_rel", "ymin", "ymax") if has_rel else None,
+                 n_relevant=span("n_nrel", "nrel_min", "nrel_max") if "n_nrel" in rows[0] else None)
+    return labels, int(kmax)
+
+
+#: The largest relevance accepted: its squares and cubes (the moments of the intervals) stay finite.
+MAX_RELEVANCE = 1e100
+
+
+def check_values(names, *, n_rows, kmax, relevance=None, n_relevant=None) -> None:
+    """Refuse a log whose numbers no answer can be computed from, before any work proportional to them.
+
+    Parameters
+    ----------
+    names : dict
+        Column names for the messages (``log``, ``rank``).
+    n_rows : int
+        Rows of the log.
+    kmax : float
+        The largest rank (larger than the rows of the whole log: not a rank of a 1..n ranking).
+    relevance, n_relevant : tuple, optional
+        ``(missing, minimum, maximum)`` of the column, when the log has it.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        For a rank above the number of rows, a missing, negative, NaN or infinite (or above
+        :data:`MAX_RELEVANCE`) relevance, a missing, negative or non-finite ``n_relevant``.
+
+    Examples
+    --------
+    >>> check_values({"log": "log", "rank": "rank"}, n_rows=200, kmax=1e9)
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DataError: log: column 'rank' reaches 1000000000 but the log has 200 rows: ranks must be exactly 1..n per ranking
+    """
+    log = names.get("log", "log")
+    if kmax > n_rows:
+        raise DataError(f"{log}: column {names.get('rank', 'rank')!r} reaches {kmax:.0f} but the log has {n_rows} "
+                        "rows: ranks must be exactly 1..n per ranking")
+    if relevance is not None:
+        nulls, low, high = relevance
+        if nulls or low < 0 or not high <= MAX_RELEVANCE:
+            raise DataError(f"{log}: relevance must be a finite number >= 0 and <= {MAX_RELEVANCE:g} on every row "
+                            f"(found {nulls} missing, minimum {low}, maximum {high}); rescale or clean the column")
+    if n_relevant is not None:
+        nulls, low, high = n_relevant
+        if nulls or low < 0 or not high < 2 ** 53:
+            raise DataError(f"{log}: n_relevant must be a finite count >= 0 on every row "
+                            f"(found {nulls} missing, minimum {low}, maximum {high})")
 
 
 def open_sql(source, backend: str, *, item_group: str, user_group=None, item_table=None, user_table=None,
@@ -499,6 +558,7 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
         names = _names(cols, item_group, user_group)
         rows = run(_profile_sql(table, cols=cols, have=have, dialect=dialect))
         labels, kmax = _check_profile(rows, names, "relevance" in cols)
+        nrel_max = max((float(r["nrel_max"]) for r in rows if r.get("nrel_max") is not None), default=None)
         counts = ({plain_value(r["g"]): int(r["n_items"]) for r in rows} if cols["item"] in have else None)
         labels = _labels(labels, item_table, item_group)
         item_counts, source_of = _catalogue(labels, counts, item_table, cols["item"], item_group)
@@ -506,7 +566,7 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
         close()
         raise
     profile = LogProfile(cols=cols, labels=labels, kmax=kmax, item_counts=item_counts,
-                         catalogue_source=source_of, names=names)
+                         catalogue_source=source_of, names=names, nrel_max=nrel_max)
     return SqlLog(run=run, table=table, dialect=dialect, profile=profile, have=have,
                   judgments=None if judgments is None else _JUDGMENTS, close=close)
 
@@ -613,8 +673,15 @@ def pandas_log(source, *, item_group: str, user_group=None, item_table=None, use
         raise DataError(f"log: column {cols['rank']!r} must hold ranks 1, 2, ... (no missing value, none below 1)")
     has_rel = "relevance" in cols
     y = frame[cols["relevance"]].to_numpy(dtype=float) if has_rel else np.zeros(len(frame))
-    if has_rel and (np.isnan(y).any() or (y < 0).any()):
-        raise DataError("log: relevance must be a number >= 0 on every row")
+
+    def span(v):
+        ok = ~np.isnan(v)
+        return (int((~ok).sum()), float(v[ok].min()) if ok.any() else 0.0,
+                float(np.nan if (~ok).any() else v.max()) if len(v) else 0.0)
+
+    nrel = frame[cols["n_relevant"]].to_numpy(dtype=float) if "n_relevant" in cols else None
+    check_values(names, n_rows=len(frame), kmax=float(rank.max()), relevance=span(y) if has_rel else None,
+                 n_relevant=None if nrel is None else span(nrel))
     ucode, users = pd.factorize(frame[cols["user"]])
     if (ucode < 0).any():
         raise DataError(f"log: column {cols['user']!r} has missing values")
@@ -630,6 +697,11 @@ def pandas_log(source, *, item_group: str, user_group=None, item_table=None, use
     user_of_r = np.zeros(n_r, dtype=np.int64)
     user_of_r[rcode] = ucode
     raise_checks(np.unique(user_of_r[bad_r]).size, 0, 0, names)
+    if cols["item"] in frame.columns:             # an item twice in one ranking: refused whatever is asked
+        dup = pd.DataFrame({"r": rcode, "i": frame[cols["item"]].to_numpy()}).duplicated().to_numpy()
+        if dup.any():
+            raise DataError(f"log: {np.unique(user_of_r[rcode[dup]]).size} user(s) have an item twice in one "
+                            "ranking; each ranking must list an item once")
     if user_group is not None:
         ug = pd.Series(frame[user_group].to_numpy()).groupby(ucode)
         n_values = ug.nunique(dropna=False)

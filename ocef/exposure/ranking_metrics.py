@@ -577,7 +577,9 @@ class RankingFairnessResult(Result):
     >>> res.groups[["user_group", "n_users", "estimate"]].round(4).to_dict("records")
     [{'user_group': 'x', 'n_users': 2, 'estimate': 0.2125}, {'user_group': 'y', 'n_users': 2, 'estimate': 0.2125}]
     >>> res.pairs[["statistic", "estimate", "p_adjusted"]].round(4).values.tolist()
-    [['difference', 0.0, 1.0], ['ratio', 1.0, 1.0]]
+    [['difference', 0.0, nan], ['ratio', 1.0, nan]]
+    >>> res.pairs["reason"][0]
+    'no valid interval: a group has 1.0 effective users with a non-zero value, fewer than 4'
     """
 
     overall: pd.DataFrame
@@ -642,7 +644,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
     if user_group is not None and reference is not None and reference not in ugs:
         raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
     mf = metric_frame_from_moments(moments, by=["user_group"], reference=reference if user_group else None,
-                                   confidence=confidence)
+                                   confidence=confidence, min_users=MIN_USERS)
     note = {m: (_TARGET_NOTE_LOG if target_source == "log relevance" and m in ("ee_relevance", "ee_difference")
                 else None) for m in metrics}
 

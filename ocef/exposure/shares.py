@@ -20,7 +20,8 @@ import numpy as np
 
 from ocef.errors import DataError
 
-__all__ = ["TARGETS", "TARGET_MEANING", "share_intervals", "share_table", "share_pairs"]
+__all__ = ["TARGETS", "TARGET_MEANING", "SHARE_FLOORS", "share_intervals", "share_floor_reason", "share_table",
+           "share_pairs"]
 
 #: The target shares, the default first.
 TARGETS = ("catalogue", "equal", "merit")
@@ -62,8 +63,11 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
     Returns
     -------
     list of dict
-        One per item group: ``share, share_se, target, difference, difference_se, ratio,
-        log_ratio_se``.
+        One per item group: ``share, share_se, target, n_eff, difference, difference_se, ratio,
+        log_ratio_se`` (and with merit ``n_eff_merit, n_eff_relevance``). ``n_eff`` is Kish's effective
+        number of users giving the group exposure, ``(Σ_u X_ug)² / Σ_u X_ug²``; ``n_eff_merit`` the
+        same for the group's merit (with 0/1 relevance and one ranking per user: the users with a
+        relevant item of the group), ``n_eff_relevance`` for the users' total relevance.
 
     Examples
     --------
@@ -111,39 +115,118 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
             var_d = a_d @ C @ a_d / denom if n > 1 else np.nan
             a_l = a_x / share - (a_m / tgt if target == "merit" else 0.0)
             var_l = a_l @ C @ a_l / denom if n > 1 else np.nan
-            rec = {"share": share, "share_se": np.sqrt(max(var_s, 0.0)), "target": tgt,
+            eff_x = s[g] ** 2 / C[g, g] if C[g, g] > 0 else 0.0
+            rec = {"share": share, "share_se": np.sqrt(max(var_s, 0.0)), "target": tgt, "n_eff": eff_x,
                    "difference": share - tgt, "difference_se": np.sqrt(max(var_d, 0.0)),
                    "ratio": share / tgt, "log_ratio_se": np.sqrt(max(var_l, 0.0)) if share > 0 else np.nan}
+            if target == "merit":
+                mb = C[G:2 * G, G:2 * G]
+                rec["n_eff_merit"] = s[G + g] ** 2 / mb[g, g] if mb[g, g] > 0 else 0.0
+                rec["n_eff_relevance"] = tot_m ** 2 / mb.sum() if mb.sum() > 0 else 0.0
             out.append({key: float(v) for key, v in rec.items()})
     return out
 
 
-def _share_rows(ug, ig, n, r, z):
-    from scipy.stats import norm
+#: Floors of the share family (measured in ``benchmarks/exposure_small_groups.py``; docs/guide/exposure.md):
+#: users of the stratum, Kish effective users giving the item group exposure, and for the merit target
+#: the effective users with a relevant item of the group and in total. Below any of them the share,
+#: difference, ratio and pair rows print no interval (null + ``reason``).
+SHARE_FLOORS = {"users": 15, "effective_users": 3, "merit_users": 10, "relevance_users": 20,
+                "pair_effective_users": 6}
 
-    reason = None if n >= 2 else "no valid interval: fewer than 2 users"
-    rows = []
-    est, se = r["share"], r["share_se"]
-    rows.append({"user_group": ug, "item_group": ig, "n_users": n, "statistic": "share", "target": r["target"],
-                 # a share lies in [0, 1]: the interval is cut to it (the cut keeps its coverage)
-                 "estimate": est, "ci_low": max(est - z * se, 0.0), "ci_high": min(est + z * se, 1.0),
-                 "p_value": np.nan, "reason": reason})
+
+def share_floor_reason(n, r, *, target: str) -> str | None:
+    """Why the share-family interval of one (user group, item group) is withheld, or None.
+
+    Parameters
+    ----------
+    n : int
+        Users of the user group.
+    r : dict
+        One result of :func:`share_intervals`.
+    target : str
+        The target (the merit target has two more floors).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> share_floor_reason(8, {"n_eff": 5.0}, target="equal")
+    'no valid interval: 8 users, fewer than 15 (below that the share intervals covered under 0.93 in simulation)'
+    >>> share_floor_reason(40, {"n_eff": 5.0}, target="equal") is None
+    True
+    """
+    f = SHARE_FLOORS
+    if n < f["users"]:
+        return (f"no valid interval: {int(n)} users, fewer than {f['users']} (below that the share intervals "
+                f"covered under 0.93 in simulation)")
+    if not r.get("n_eff", 0.0) >= f["effective_users"]:
+        return (f"no valid interval: the item group's exposure comes from {r.get('n_eff', 0.0):.1f} effective "
+                f"users, fewer than {f['effective_users']}")
+    if target == "merit":
+        if not r.get("n_eff_relevance", 0.0) >= f["relevance_users"]:
+            return (f"no valid interval: the merit target rests on {r.get('n_eff_relevance', 0.0):.1f} effective "
+                    f"users with a relevant item, fewer than {f['relevance_users']}")
+        if not r.get("n_eff_merit", 0.0) >= f["merit_users"]:
+            return (f"no valid interval: the item group's merit comes from {r.get('n_eff_merit', 0.0):.1f} "
+                    f"effective users with a relevant item of it, fewer than {f['merit_users']}")
+    return None
+
+
+def _logit_bounds(share, se, q):
+    """The share's interval on the logit scale (delta method, ``q`` the quantile), back-transformed."""
+    lg, sl = math.log(share / (1.0 - share)), se / (share * (1.0 - share))
+    return 1.0 / (1.0 + math.exp(-(lg - q * sl))), 1.0 / (1.0 + math.exp(-(lg + q * sl)))
+
+
+def _share_rows(ug, ig, n, r, confidence, target):
+    from scipy.stats import t as student
+
+    n = int(n)
+    q = float(student.ppf(0.5 + confidence / 2, n - 1)) if n >= 2 else np.nan
+    reason = share_floor_reason(n, r, target=target)
+    est, se, tgt = r["share"], r["share_se"], r["target"]
+    base = {"user_group": ug, "item_group": ig, "n_users": n, "target": tgt}
+    nan = (np.nan, np.nan)
+    if reason is None and not (0.0 < est < 1.0 and se > 0 and np.isfinite(q)):
+        reason = ("no valid interval: the share is 0 in every user's list" if est == 0 else
+                  "no valid interval: the share is 1 in every user's list" if est == 1 else
+                  "no valid interval: the share does not vary across users")
+    # the share: logit-scale delta interval with t_{n-1} (inside (0, 1), asymmetric near the edges)
+    lo, hi = _logit_bounds(est, se, q) if reason is None else nan
+    rows = [{**base, "statistic": "share", "estimate": est, "ci_low": lo, "ci_high": hi, "p_value": np.nan,
+             "reason": reason}]
     d, dse = r["difference"], r["difference_se"]
-    p = float(2 * norm.sf(abs(d) / dse)) if dse > 0 and n >= 2 else np.nan
-    rows.append({"user_group": ug, "item_group": ig, "n_users": n, "statistic": "difference", "target": r["target"],
+    if target != "merit":
+        # a fixed target: difference and ratio are the share's interval moved and scaled; the test is
+        # share = target on the same (logit) scale, so interval and test agree
+        p = np.nan
+        if reason is None and 0.0 < tgt < 1.0:
+            zl = abs(math.log(est / (1 - est)) - math.log(tgt / (1 - tgt))) * est * (1 - est) / se
+            p = float(2 * student.sf(zl, n - 1))
+        rows.append({**base, "statistic": "difference", "estimate": d, "ci_low": lo - tgt, "ci_high": hi - tgt,
+                     "p_value": p, "reason": reason})
+        rows.append({**base, "statistic": "ratio", "estimate": r["ratio"], "ci_low": lo / tgt if tgt > 0 else np.nan,
+                     "ci_high": hi / tgt if tgt > 0 else np.nan, "p_value": p, "reason": reason})
+        return rows
+    # the merit target is estimated: t_{n-1} interval of share - merit share, and of the log ratio
+    if reason is None and not (dse > 0 and np.isfinite(tgt)):
+        reason = "no valid interval: share minus merit share does not vary across users"
+    ok = reason is None
+    p = float(2 * student.sf(abs(d) / dse, n - 1)) if ok else np.nan
+    rows.append({**base, "statistic": "difference", "estimate": d,
                  # share - target lies in [-target, 1 - target]
-                 "estimate": d, "ci_low": max(d - z * dse, -r["target"]), "ci_high": min(d + z * dse, 1.0 - r["target"]),
-                 "p_value": p,
-                 "reason": reason if dse > 0 or n < 2 else "no valid interval: the share does not vary across users"})
+                 "ci_low": max(d - q * dse, -tgt) if ok else np.nan,
+                 "ci_high": min(d + q * dse, 1.0 - tgt) if ok else np.nan, "p_value": p, "reason": reason})
     lr, lse = r["ratio"], r["log_ratio_se"]
-    ok = lr > 0 and np.isfinite(lr) and lse == lse
-    rows.append({"user_group": ug, "item_group": ig, "n_users": n, "statistic": "ratio", "target": r["target"],
-                 "estimate": lr, "ci_low": float(np.exp(np.log(lr) - z * lse)) if ok else np.nan,
-                 "ci_high": float(np.exp(np.log(lr) + z * lse)) if ok else np.nan, "p_value": p,
-                 "reason": reason if ok else (reason or "no valid interval: the share is 0")})
-    if n < 2:
-        for row in rows:
-            row["ci_low"] = row["ci_high"] = row["p_value"] = np.nan
+    rok = ok and lr > 0 and np.isfinite(lr) and lse == lse
+    rows.append({**base, "statistic": "ratio", "estimate": lr,
+                 "ci_low": float(np.exp(np.log(lr) - q * lse)) if rok else np.nan,
+                 "ci_high": float(np.exp(np.log(lr) + q * lse)) if rok else np.nan, "p_value": p,
+                 "reason": reason if not ok else None if rok else
+                 "no valid interval for the ratio: the merit share is 0"})
     return rows
 
 
@@ -178,13 +261,11 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
     ['share', 'difference', 'ratio', 'share', 'difference', 'ratio']
     """
     import pandas as pd
-    from scipy.stats import norm
 
     from ocef.inference import holm_adjust
 
     if target == "merit" and not stats.has_relevance:
         raise DataError("target='merit' needs a relevance column in the log")
-    z = norm.ppf(0.5 + confidence / 2)
     G = len(stats.item_groups)
     strata = list(zip(stats.user_groups, stats.n_users, stats.sums, stats.cross))
     if len(strata) > 1 or by_user_group:
@@ -194,7 +275,7 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
         res = share_intervals(n, s, c, target=target, n_groups=G, item_counts=stats.item_counts)
         per_group[ug] = (n, res)
         for ig, r in zip(stats.item_groups, res):
-            rows.extend(_share_rows(ug, ig, int(n), r, z))
+            rows.extend(_share_rows(ug, ig, int(n), r, confidence, target))
     groups = pd.DataFrame(rows)
     diff = groups["statistic"] == "difference"
     adj = holm_adjust(groups.loc[diff, "p_value"].to_numpy(dtype=float))
@@ -233,16 +314,15 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
 
     Examples
     --------
-    >>> r = {"share": 0.5, "share_se": 0.1}
-    >>> share_pairs(["a"], {"x": (10, [r]), "y": (10, [r])}, ["x", "y"], "x", confidence=0.95)["estimate"].tolist()
+    >>> r = {"share": 0.5, "share_se": 0.1, "n_eff": 30.0}
+    >>> share_pairs(["a"], {"x": (40, [r]), "y": (40, [r])}, ["x", "y"], "x", confidence=0.95)["estimate"].tolist()
     [0.0]
     """
     import pandas as pd
-    from scipy.stats import norm
+    from scipy.stats import t as student
 
     from ocef.inference import holm_adjust
 
-    z = norm.ppf(0.5 + confidence / 2)
     prow = []
     nb, rb = per_group[reference]
     for ug in user_groups:
@@ -252,14 +332,25 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
         for ig, a, b in zip(item_groups, ra, rb):
             d = a["share"] - b["share"]
             se = math.hypot(a["share_se"], b["share_se"])
-            ok = na >= 2 and nb >= 2 and se > 0
+            # the share family's floors hold for both groups (a pair is no better than its smaller group)
+            reason = share_floor_reason(na, a, target="equal") or share_floor_reason(nb, b, target="equal")
+            fewest = min(a.get("n_eff", 0.0), b.get("n_eff", 0.0))
+            if reason is None and fewest < SHARE_FLOORS["pair_effective_users"]:
+                reason = (f"no valid interval: the item group's exposure in a user group comes from {fewest:.1f} "
+                          f"effective users, fewer than {SHARE_FLOORS['pair_effective_users']} for a comparison")
+            if reason is None and not se > 0:
+                reason = "no valid interval: the shares do not vary across users"
+            ok = reason is None
+            q = float(student.ppf(0.5 + confidence / 2, min(na, nb) - 1)) if ok else np.nan
             prow.append({"user_group": ug, "reference": reference, "item_group": ig, "statistic": "share difference",
-                         "estimate": d, "ci_low": d - z * se if ok else np.nan,
-                         "ci_high": d + z * se if ok else np.nan,
-                         "p_value": float(2 * norm.sf(abs(d) / se)) if ok else np.nan,
-                         "reason": None if ok else "no valid interval: fewer than 2 users or no variation"})
+                         "estimate": d, "ci_low": d - q * se if ok else np.nan,
+                         "ci_high": d + q * se if ok else np.nan,
+                         "p_value": float(2 * student.sf(abs(d) / se, min(na, nb) - 1)) if ok else np.nan,
+                         "reason": reason})
     pairs = pd.DataFrame(prow, columns=["user_group", "reference", "item_group", "statistic", "estimate", "ci_low",
                                         "ci_high", "p_value", "reason"])
     pairs["p_adjusted"] = holm_adjust(pairs["p_value"].to_numpy(dtype=float)) if len(pairs) else []
-    pairs["significant"] = pairs["p_adjusted"] <= 1 - confidence
+    sig = (pairs["p_adjusted"] <= 1 - confidence).astype(object)
+    sig[pairs["p_adjusted"].isna()] = None                      # no test: no label
+    pairs["significant"] = sig
     return pairs

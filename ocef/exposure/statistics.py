@@ -76,6 +76,8 @@ class RankingStats(Result):
         item column or an ``item_groups`` table).
     catalogue_source : str or None
         Where ``item_counts`` come from (``"the item_groups table"`` or ``"the items of the log"``).
+    longest : int or None
+        The largest rank of the log (the longest list; ``k`` may exceed it).
 
     Examples
     --------
@@ -98,6 +100,7 @@ class RankingStats(Result):
     has_relevance: bool
     item_counts: tuple | None = None
     catalogue_source: str | None = None
+    longest: int | None = None
 
     def to_frame(self):
         """One row per user group and item group: ``user_group, item_group, n_users, exposure, merit``
@@ -130,7 +133,8 @@ class RankingStats(Result):
 
 
 def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model: BrowsingModel,
-                           dialect: str = "duckdb", metrics=LIST_METRICS) -> str:
+                           dialect: str = "duckdb", metrics=LIST_METRICS, has_item: bool = False,
+                           ideal_max: int | None = None) -> str:
     """The one SQL query (DuckDB or Spark dialect) computing :class:`RankingStats` from ``table``.
 
     The query weights each row by the browsing model (:meth:`ocef.exposure.browsing.BrowsingModel.sql`),
@@ -158,6 +162,11 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
     metrics : sequence of str, default LIST_METRICS
         List metrics of the registry to compute (those needing relevance or ``n_relevant`` are left out without
         them).
+    has_item : bool, default False
+        The log has an item column: a ranking listing an item twice is counted (``bad_item``) and refused.
+    ideal_max : int, optional
+        The most relevant items a ranking can hold (the largest rank or ``n_relevant``): the ideal-DCG
+        table stops at ``min(k, ideal_max)``, so a huge ``k`` costs nothing.
 
     Returns
     -------
@@ -181,11 +190,13 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
     has_ug = "user_group" in cols
     G = len(item_groups)
     select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group",
-                                         "n_relevant"))
+                                         "n_relevant") + (("item",) if has_item else ()))
     w = model.sql("_k", model.above_sql("_u, _s" if has_sample else "_u") if has_rel else None)
     # per ranking: every check that needs a ranking (ranks exactly 1..n) or a user (constant
     # user group, n_relevant); the checks of single rows are made by the profile query
     per_rank = ["count(*) AS _n", "max(_k) AS _kmax", "sum(_k) AS _ksum", "sum(_k * _k) AS _ksq"]
+    if has_item:                    # an item twice in one ranking: refused whatever is asked
+        per_rank.append("CASE WHEN count(DISTINCT _i) <> count(*) THEN 1 ELSE 0 END AS _dup")
     if has_ug:
         per_rank += ["min(_ug) AS _ug", "max(_ug) AS _ug2"]
     if has_nrel:
@@ -207,18 +218,21 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
     keys = "_u, _s" if has_sample else "_u"
     inner = f"SELECT {keys}, {', '.join(per_rank)} FROM _e GROUP BY {keys}"
     if metrics:
-        idcg_rows = ", ".join(f"({n}, CAST({sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))!r} AS DOUBLE))"
-                              for n in range(int(k) + 1))
+        # the ideal DCG of n relevant items, n <= min(k, ideal_max): ranks beyond k are irrelevant and a
+        # ranking holds at most the log's largest rank (or n_relevant's largest value) relevant items
+        top = int(min(k, ideal_max)) if ideal_max is not None else int(k)
+        idcg = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(2, top + 2)))]
+        idcg_rows = ", ".join(f"({n}, CAST({float(v)!r} AS DOUBLE))" for n, v in enumerate(idcg))
         values = (f"VALUES {idcg_rows} AS t(_in, _idcg)" if dialect == "spark"
                   else f"(VALUES {idcg_rows}) AS t(_in, _idcg)")
-        ideal = f"LEAST(CAST({'coalesce(r._nrel, r._hits)' if has_nrel else 'r._hits'} AS INT), {int(k)})"
+        ideal = f"LEAST(CAST({'coalesce(r._nrel, r._hits)' if has_nrel else 'r._hits'} AS BIGINT), {top})"
         ranking = (f"SELECT r.*, {bad_rank} AS _bad, i._idcg FROM ({inner}) r "
                    f"LEFT JOIN ({f'SELECT * FROM {values}'}) i ON i._in = {ideal}")
     else:
         ranking = f"SELECT r.*, {bad_rank} AS _bad FROM ({inner}) r"
-    carry = ["_n", "_bad", "_kmax"] + (["_ug", "_ug2"] if has_ug else []) + (["_nrel", "_nrel2"] if has_nrel else [])
+    carry = ["_n", "_bad", "_kmax"] + (["_dup"] if has_item else []) + (["_ug", "_ug2"] if has_ug else []) + (["_nrel", "_nrel2"] if has_nrel else [])
     if has_sample:                  # a user's rankings: averaged (expected exposure, mean metric)
-        agg = {"_n": "sum(_n)", "_bad": "max(_bad)", "_kmax": "max(_kmax)", "_ug": "min(_ug)", "_ug2": "max(_ug2)",
+        agg = {"_n": "sum(_n)", "_bad": "max(_bad)", "_kmax": "max(_kmax)", "_dup": "max(_dup)", "_ug": "min(_ug)", "_ug2": "max(_ug2)",
                "_nrel": "min(_nrel)", "_nrel2": "max(_nrel2)"}
         vals = ([f"{agg[c]} AS {c}" for c in carry] + [f"avg({v}) AS {v}" for v in V]
                 + [f"avg({metric_sql[m]}) AS _met_{m}" for m in metrics])
@@ -228,6 +242,8 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
         per_user = f"SELECT _u, {', '.join(vals)} FROM _r"
     final = ["count(*) AS n_users", "sum(_n) AS n_rows", "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user",
              "sum(_bad) AS bad_rank", "max(_kmax) AS kmax"]
+    if has_item:
+        final.append("sum(_dup) AS bad_item")
     if has_ug:
         final.append("sum(CASE WHEN _ug <> _ug2 THEN 1 ELSE 0 END) AS bad_ug")
     if has_nrel:
@@ -261,6 +277,9 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
         if r["bad_rank"]:
             raise DataError(f"{names['log']}: {r['bad_rank']} user(s) have a ranking whose ranks are not exactly "
                             f"1..n (column {names['rank']!r}: each sampled ranking must list ranks 1, 2, ..., n once)")
+        if r.get("bad_item"):
+            raise DataError(f"{names['log']}: {r['bad_item']} user(s) have an item twice in one ranking; "
+                            "each ranking must list an item once")
         if r.get("bad_nrel"):
             raise DataError(f"{names['log']}: n_relevant must be constant per user")
         if r["_ug"] is None or (isinstance(r["_ug"], float) and math.isnan(r["_ug"])):
@@ -285,7 +304,8 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
     table = pd.DataFrame(recs, columns=MOMENT_COLUMNS)
     return RankingStats(user_groups=tuple(plain_value(r["_ug"]) for r in rows), item_groups=tuple(item_groups),
                         n_users=np.array([int(r["n_users"]) for r in rows]), sums=sums, cross=cross,
-                        metrics=table, k=int(k), n_rows=int(sum(r["n_rows"] for r in rows)), has_relevance=has_rel)
+                        metrics=table, k=int(k), n_rows=int(sum(r["n_rows"] for r in rows)), has_relevance=has_rel,
+                        longest=int(max(r["kmax"] for r in rows)))
 
 
 def _computable(metrics, cols) -> list[str]:
@@ -349,7 +369,9 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
         pr = log.profile
         k = pr.kmax if k is None else k
         rows = log.run(ranking_statistics_sql(log.table, cols=pr.cols, item_groups=pr.labels, k=k, model=model,
-                                              dialect=log.dialect, metrics=metrics))
+                                              dialect=log.dialect, metrics=metrics,
+                                              has_item=pr.cols["item"] in log.have,
+                                              ideal_max=max(pr.kmax, pr.nrel_max or 0)))
     finally:
         log.close()
     st = _stats_from_rows(rows, pr.labels, "relevance" in pr.cols, _computable(metrics, pr.cols), k, pr.names)
@@ -393,8 +415,9 @@ def _pandas_statistics(source, *, item_group, user_group, item_table, user_table
             a["n_relevant"] = nrel_u.first().to_numpy()[user_of_r]
         else:
             a["n_relevant"] = a["hits"]
-        ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(1, k + 1) + 1))]
-        a["idcg"] = ideal[np.minimum(a["n_relevant"], k).astype(int)]
+        top = int(min(k, max(pr.kmax, np.nanmax(a["n_relevant"], initial=0))))   # ranks beyond k: irrelevant
+        ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(1, top + 1) + 1))]
+        a["idcg"] = ideal[np.minimum(a["n_relevant"], top).astype(int)]
         for m in used:
             v = list_values(m, a)
             ok = ~np.isnan(v)
@@ -421,4 +444,4 @@ def _pandas_statistics(source, *, item_group, user_group, item_table, user_table
     return RankingStats(user_groups=tuple(ug_list[i] for i in sort), item_groups=tuple(pr.labels), n_users=n_users,
                         sums=sums, cross=cross, metrics=pd.DataFrame(table, columns=MOMENT_COLUMNS), k=int(k),
                         n_rows=len(lg.frame), has_relevance=has_rel, item_counts=pr.item_counts,
-                        catalogue_source=pr.catalogue_source)
+                        catalogue_source=pr.catalogue_source, longest=int(pr.kmax))

@@ -12,7 +12,7 @@ between groups:
   :mod:`ocef.offpolicy.estimators` (IPS, SNIPS, DM, DR, Switch-DR, DRos): each gives per-row
   pseudo-outcomes whose group mean is the estimate, and the interval of :mod:`ocef.offpolicy.intervals`
   is computed on them;
-* **merit-aware item fairness** (REO, seed 000, with importance-weighted merit): per item group
+* **merit-aware item fairness** (REO of Dong et al. 2024, with importance-weighted merit): per item group
   ``U_k = N_k / M_k``, ``N_k = E[sum_a rho(a|x) r(x,a) 1{a in k}]`` (relevant and recommended under
   the target) and ``M_k = E[sum_a r(x,a) 1{a in k}] = E_log[r 1{a in k} / p]`` (merit, importance
   weighted by the logging propensity ``p``), so ``U_k`` is P(recommended | relevant, group k); the

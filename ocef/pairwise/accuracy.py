@@ -1,47 +1,10 @@
 """Pairwise accuracies, their decomposition, exposure and rank positions (Beutel et al. 2019, Sec. 3-4).
 
-Definitions, with c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))] and ties counted ½ (Lemma 1's
-"ties are split randomly"); every probability below is estimated on randomized pairs
-(Sec. 3.4: j clicked, j′ not, z the engagement of the click):
-
-* overall pairwise accuracy of group s̃ at z̃: P(c | y_j > y_j′, s_j = s̃, z_j = z̃)      (eq. 1-2, Def. 1)
-* intra-group: the same restricted to s_j = s_j′                                       (eq. 3, 5, Def. 2)
-* inter-group: the same restricted to s_j ≠ s_j′                                       (eq. 4, 6, Def. 3)
-* eq. (7): overall = Σ_{s̃′} P(s_j′ = s̃′ | s_j = s̃, z̃) · accuracy(s̃, s̃′, z̃) — exact for the
-  empirical estimates (:func:`decompose_accuracy`).
-* summary (Sec. 6.1): per kind, each group's accuracies averaged over the z levels both groups
-  have; ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup), gap = accuracy_0 − accuracy_1.
-* exposure (Sec. 6.4): Exposure_{s̃,z̃} = P(c_q(j, j′) | s_j = s̃, s_j′ = 1 − s̃, z̃) over inter-group
-  pairs irrespective of the click, i.e. the share of inter pairs at z̃ where the model ranks the
-  group-s̃ item first; beside it the click share (Fig. 4a, the users' preference). The seed
-  writes the condition as z_{q,j′} = z̃; only the clicked item has an engagement, so z̃ is the
-  pair's bucket (the clicked item's engagement), as in every other metric.
-
-Intervals (``interval="cluster-wilson"``, default): a cell's accuracy is a ratio of sums over
-clusters (queries), â = Σ_q w_q / Σ_q n_q (wins w, pairs n). Its cluster-robust (linearised)
-variance V = Q_c/(Q_c − 1) Σ_q (w_q − â n_q)² / N² (Q_c clusters with pairs in the cell) gives
-an effective number of pairs n_eff = â(1 − â)/V (≤ N; N when â is 0 or 1), and the Wilson score
-interval of â on n_eff pairs with the critical value of Student's t on Q_c − 1 degrees of freedom
-(few clusters: wider) — :func:`cell_intervals`. Wilson stays inside [0, 1] and holds its level in
-small cells where the bootstrap does not (measured, 95%: 0.977 with cells of median 3 pairs, a 6%
-subgroup, where the percentile bootstrap covered 0.685; 0.96-0.98 with many queries and with 20
-clusters of ~100 pairs). A cell whose pairs come from fewer than 2 clusters has no interval
-(``reason``). The summary's accuracies, gap and ratio use the same cluster-robust linearisation
-(:func:`summary_intervals`): Wilson on n_eff for the accuracies, t intervals for the gap and,
-on log scale, the ratio, and a t test of "gap = 0" per kind, Holm-adjusted over the three kinds.
-
-``interval="percentile"``: the clustered bootstrap. Queries with the same count profile are
-exchangeable, so resampling Q queries with replacement is exactly a Multinomial(Q, m/Q) draw over
-the P distinct profiles (m = their multiplicities): replicate counts are ``W @ profiles`` for a
-(B, P) weight matrix. :func:`bootstrap_counts_literal` resamples queries one by one for
-comparison. Percentile intervals at ``confidence``; a replicate where a cell is empty is dropped
-for that cell. :func:`exposure_table` uses this bootstrap.
-
-Summary z levels (Sec. 6.1): per kind, each group's accuracies are averaged with equal weights
-over the z levels where both groups have pairs in the sample. A level missing for one group is
-never dropped silently: the summary lists the levels averaged (``z_levels``) and dropped
-(``z_levels_dropped``) and says in ``reason`` that the average is then over fewer levels than the
-population's; pass ``z_levels`` to :func:`pairwise_accuracy` to fix the levels in advance.
+Overall (eq. 1-2, Def. 1), intra-group (eq. 3, 5, Def. 2) and inter-group (eq. 4, 6, Def. 3)
+pairwise accuracies on randomized pairs, ties counted ½ (Lemma 1), the exact decomposition of
+eq. (7), the Sec. 6.1 summary and the Sec. 6.4 exposure. Intervals are cluster-robust Wilson
+(default) or a clustered percentile bootstrap; the definitions, interval formulas and their
+measured coverage are in docs/guide/pairwise.md ("Pairwise accuracy: definitions and intervals").
 """
 from __future__ import annotations
 
@@ -100,11 +63,8 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> n, acc = cell_statistics(pair_counts(pairs).total)
     >>> n[:, :, 0].tolist(), acc[:, :, 0].tolist()                   # rows: overall, intra, inter
@@ -141,11 +101,8 @@ def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> n, acc = cell_statistics(pair_counts(pairs).total)
     >>> summary_statistics(acc, (n > 0).all(axis=1)).round(4).tolist()
@@ -193,7 +150,7 @@ def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
     The Wilson (1927) score interval of ``p`` on ``n_eff`` observations (as
     :func:`ocef.inference.wilson_interval`), with the critical value given per element: here a
     Student t quantile on the number of clusters minus one, and ``n_eff`` the effective number of
-    pairs of a cluster-robust variance (module docstring). The bounds stay in [0, 1].
+    pairs of a cluster-robust variance (docs/guide/pairwise.md). The bounds stay in [0, 1].
 
     Parameters
     ----------
@@ -242,7 +199,7 @@ def _cluster_parts(counts: PairCounts):
 
 
 def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
-    """Cluster-robust Wilson intervals of every cell's accuracy (module docstring), (3, 2, Z).
+    """Cluster-robust Wilson intervals of every cell's accuracy (docs/guide/pairwise.md), (3, 2, Z).
 
     Parameters
     ----------
@@ -392,11 +349,8 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> rep = bootstrap_counts(pair_counts(pairs), 3, rng=0)
     >>> rep.shape, rep.sum(axis=(1, 2, 3, 4)).tolist()             # one pair per query: 8 pairs each
@@ -453,11 +407,8 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
     >>> counts = pair_counts(pairs)
     >>> bool((bootstrap_counts_literal(counts, 3, rng=0) == bootstrap_counts(counts, 3, rng=0)).all())
@@ -518,11 +469,8 @@ class PairwiseAccuracy(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> res = pairwise_accuracy(pairs)
     >>> res.group_names, res.n_pairs
     (('a', 'b'), 8)
@@ -554,11 +502,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
               kind group  n_pairs  accuracy
@@ -577,11 +522,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
               kind    gap  gap_ci_low  gap_ci_high  p_adjusted
@@ -628,11 +570,8 @@ class PairwiseAccuracy(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-        ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-        ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-        ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+        >>> from ocef.datasets import make_toy_pairs
+        >>> pairs = make_toy_pairs()
         >>> res = pairwise_accuracy(pairs)
         >>> out = res.to_dict()
         >>> out["groups"], out["n_pairs"], out["p_adjustment"]
@@ -673,7 +612,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         How the table is read (:func:`ocef.pairwise.pair_counts`); ``cluster`` is the column whose
         values are independent units (queries, or users when one user makes many queries).
     interval : {"cluster-wilson", "percentile"}
-        ``"cluster-wilson"`` (default): cluster-robust Wilson intervals (module docstring;
+        ``"cluster-wilson"`` (default): cluster-robust Wilson intervals (docs/guide/pairwise.md;
         measured to cover in small cells); ``"percentile"``: the clustered bootstrap.
     n_resamples : int, default 200
         Bootstrap resamples for ``interval="percentile"`` (0 = no intervals then).
@@ -793,11 +732,8 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> decompose_accuracy(pairs)[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
       group  weight_intra  accuracy_intra  accuracy_inter  overall
     0     a           0.5            0.50             0.5    0.500
@@ -847,11 +783,8 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> pairs = pd.DataFrame({"query": range(8), "j": [0, 1, 2, 3, 0, 2, 1, 3], "jp": [1, 0, 3, 2, 2, 0, 3, 1],
-    ...                       "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
-    ...                       "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
-    ...                       "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairs = make_toy_pairs()
     >>> exposure_table(pairs, n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
       group  n_pairs  click_share  exposure
     0     a        4          0.5       0.5

@@ -155,11 +155,8 @@ class AbResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> def log(pos_a, pos_b):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
-    ...                          "S": ["a"] * 100 + ["b"] * 100})
-    >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))
+    >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+    >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))
     >>> round(ab.D_reo, 4), round(ab.D_reo_se, 4), round(ab.D_reo_p_value, 3)
     (-0.1333, 0.1758, 0.448)
     """
@@ -193,11 +190,8 @@ class AbResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> def log(pos_a, pos_b):
-        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
-        ...                          "S": ["a"] * 100 + ["b"] * 100})
-        >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))       # control, treatment, random
+        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
         >>> ab.to_frame()[["group", "D", "p_value", "D_reo", "D_reo_p_value", "method"]].round(3)
           group      D  p_value  D_reo  D_reo_p_value        method
         0     a  0.133    0.448 -0.133          0.448  delta-shared
@@ -223,11 +217,8 @@ class AbResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> def log(pos_a, pos_b):
-        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (100 - pos_a) + [1] * pos_b + [0] * (100 - pos_b),
-        ...                          "S": ["a"] * 100 + ["b"] * 100})
-        >>> ab = ab_test(log(20, 40), log(24, 36), log(30, 30))       # control, treatment, random
+        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
         >>> out = ab.to_dict()
         >>> list(out)[:5], out["method"]
         (['groups', 'D_reo', 'D_reo_se', 'D_reo_ci', 'D_reo_p_value'], 'delta-shared')
@@ -338,11 +329,8 @@ def ab_test(control, treatment, random, *,
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> def log(pos_a, pos_b, n=100):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-    ...                          "S": ["a"] * n + ["b"] * n})
-    >>> control, treatment, random = log(20, 40), log(24, 36), log(30, 30)
+    >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+    >>> control, treatment, random = log((20, 40)), log((24, 36)), log((30, 30))
     >>> res = ab_test(control, treatment, random)
     >>> round(res.D_reo, 4), [round(v, 3) for v in res.D_reo_ci], round(res.D_reo_p_value, 3)
     (-0.1333, [-0.478, 0.211], 0.448)

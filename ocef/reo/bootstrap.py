@@ -243,9 +243,8 @@ class BootstrapSummary(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
-    >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> d, r = make_toy_reo_logs()
     >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
     >>> summary.to_frame()[["statistic", "estimate", "se", "ci_low", "ci_high"]].round(3)
         statistic  estimate     se  ci_low  ci_high
@@ -276,9 +275,8 @@ class BootstrapSummary(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
-        >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs()
         >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
         >>> summary.to_frame()[["statistic", "estimate", "bias", "method", "n_resamples", "n_undefined"]].round(3)
             statistic  estimate   bias    method  n_resamples  n_undefined
@@ -302,9 +300,8 @@ class BootstrapSummary(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
-        >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs()
         >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
         >>> out = summary.to_dict()
         >>> list(out), out["n_resamples"]
@@ -332,9 +329,8 @@ class BootstrapReo(NamedTuple):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> d = pd.DataFrame({"Y": [1] * 20 + [0] * 80 + [1] * 40 + [0] * 60, "S": ["a"] * 100 + ["b"] * 100})
-    >>> r = pd.DataFrame({"Y": [1] * 30 + [0] * 70 + [1] * 30 + [0] * 70, "S": ["a"] * 100 + ["b"] * 100})
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> d, r = make_toy_reo_logs()
     >>> result, boot = bootstrap_reo_ci(d, r, n_resamples=200, rng=0)
     >>> result.method, round(result.penalty, 4), [round(v, 3) for v in result.penalty_ci]
     ('bootstrap-standard', 0.3333, [0.032, 0.634])
@@ -442,11 +438,8 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> def log(pos_a, pos_b, n=100):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-    ...                          "S": ["a"] * n + ["b"] * n})
-    >>> result, boot = bootstrap_reo_ci(log(20, 40), log(30, 30), interval="bca", n_resamples=500, rng=0)
+    >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
+    >>> result, boot = bootstrap_reo_ci(log((20, 40)), log((30, 30)), interval="bca", n_resamples=500, rng=0)
     >>> result.method, round(result.penalty, 4), [round(v, 3) for v in result.penalty_ci]
     ('bootstrap-bca', 0.3333, [0.022, 0.612])
     """

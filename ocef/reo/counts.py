@@ -48,9 +48,8 @@ class ReoCounts(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
     >>> counts = reo_counts({"default": d, "random": r})
     >>> counts.cube.shape, counts.logs
     ((2, 2, 2), ('default', 'random'))
@@ -110,9 +109,8 @@ class ReoCounts(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
         >>> counts = reo_counts({"default": d, "random": r})
         >>> counts.to_frame()
                log group  n  positives
@@ -149,9 +147,8 @@ class ReoCounts(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
         >>> counts = reo_counts({"default": d, "random": r})
         >>> counts.positives("default").tolist(), counts.positives("random").tolist()
         ([1, 3], [2, 2])
@@ -179,9 +176,8 @@ class ReoCounts(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
         >>> counts = reo_counts({"default": d, "random": r})
         >>> counts.group_rows("default").tolist()
         [3, 3]
@@ -208,9 +204,8 @@ class ReoCounts(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
         >>> counts = reo_counts({"default": d, "random": r})
         >>> int(counts.rows("random"))
         6
@@ -242,9 +237,8 @@ class ReoCounts(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-        >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+        >>> from ocef.datasets import make_toy_reo_logs
+        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
         >>> counts = reo_counts({"default": d, "random": r})
         >>> counts.category_counts("default").tolist()        # positives of a, b; rows with Y = 0
         [1, 3, 2]
@@ -295,9 +289,8 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"]})
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
     >>> counts = reo_counts({"default": d, "random": r})
     >>> counts.table
            log group  n  positives

@@ -55,14 +55,9 @@ class ReoDaily(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from ocef.reo import eighty_percent_rule_threshold
-    >>> def log(pos_a, pos_b, day, n=1000):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
-    >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
-    ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
-    ...                         threshold=eighty_percent_rule_threshold(2))
+    >>> from ocef.datasets import make_toy_reo_daily
+    >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
     >>> daily.any_above, daily.table["significantly_above"].tolist()
     (True, [True, False])
     >>> daily.groups[["day", "group", "delta_U", "ci_low", "ci_high"]].round(3)
@@ -95,14 +90,9 @@ class ReoDaily(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> from ocef.reo import eighty_percent_rule_threshold
-        >>> def log(pos_a, pos_b, day, n=1000):
-        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-        ...                          "S": ["a"] * n + ["b"] * n, "day": day})
-        >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
-        ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
-        ...                         threshold=eighty_percent_rule_threshold(2))
+        >>> from ocef.datasets import make_toy_reo_daily
+        >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
         >>> daily.to_frame()[["day", "penalty", "ci_low", "ci_high", "significantly_above", "method"]].round(3)
            day  penalty  ci_low  ci_high  significantly_above      method
         0    1    0.333    0.23    0.437                 True  delta-full
@@ -140,14 +130,9 @@ class ReoDaily(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> from ocef.reo import eighty_percent_rule_threshold
-        >>> def log(pos_a, pos_b, day, n=1000):
-        ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-        ...                          "S": ["a"] * n + ["b"] * n, "day": day})
-        >>> daily = estimate_reo_by(pd.concat([log(200, 400, 1), log(300, 320, 2)]),
-        ...                         pd.concat([log(300, 300, 1), log(300, 300, 2)]),
-        ...                         threshold=eighty_percent_rule_threshold(2))
+        >>> from ocef.datasets import make_toy_reo_daily
+        >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
         >>> out = daily.to_dict()
         >>> list(out), out["groups"], round(out["threshold"], 4)
         (['by', 'groups', 'confidence', 'method', 'threshold', 'days'], ['a', 'b'], 0.1111)
@@ -217,12 +202,8 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> def log(pos_a, pos_b, day, n=1000):
-    ...     return pd.DataFrame({"Y": [1] * pos_a + [0] * (n - pos_a) + [1] * pos_b + [0] * (n - pos_b),
-    ...                          "S": ["a"] * n + ["b"] * n, "day": day})
-    >>> default = pd.concat([log(200, 400, 1), log(300, 320, 2)])
-    >>> random = pd.concat([log(300, 300, 1), log(300, 300, 2)])
+    >>> from ocef.datasets import make_toy_reo_daily
+    >>> default, random = make_toy_reo_daily()
     >>> from ocef.reo import eighty_percent_rule_threshold
     >>> daily = estimate_reo_by(default, random, threshold=eighty_percent_rule_threshold(2))
     >>> daily.table[["day", "penalty", "ci_low", "ci_high", "significantly_above"]].round(3)

@@ -1,43 +1,10 @@
 """Random-traffic simulator (Dong et al. 2024, Sec. 3.2 and App. I).
 
-A recommender serves *requests* of users over days. For every request
-
-1. the **default strategy** shows ``k`` items: the top ``k`` items of the user's
-   ranking scores, the scores of each item group optionally multiplied by a boost as in the
-   boosting strategies of Sec. 4.4 (``{0: 1.25, 1: 1}`` = "1.25x deboost" of group 1);
-2. with probability ``p_act`` the request is **activated** for random traffic (Sec. 3.2) and
-   also gets ``k`` items drawn uniformly without replacement from the whole candidate pool;
-3. an item shown by both is shown once and its row is dumped to both logs (App. I.1);
-4. the label of every shown pair is ``Y ~ Bernoulli(preferences[user, item])`` (one draw per
-   impression, so a de-duplicated pair has the same ``Y`` in both logs), ``S`` is the item's
-   group (any number of groups), ``R`` says whether the default strategy shows the pair.
-
-The default log ``D_rec`` is a uniform sample of the recommended pairs at rate ``log_rate``
-(Sec. 3.2: platforms keep a uniform sample of the recommended pairs); the random log
-``D_rand`` holds every random pair. Both are DataFrames with the columns
-``request, day, user, item, R, Y, S, source`` (:data:`LOG_COLUMNS`).
-
-A/B experiments (App. D, App. I.2, Fig. 11-12) split the users (or the requests) between arms
-that use different boosts; the random-traffic layer is orthogonal to the arms, so every arm
-shares one random log (:func:`simulate_ab`).
-
-The simulator also returns the ground truth of the pair space it samples from
-(:func:`ground_truth`): with user ``u`` drawing a request with probability ``w_u`` and items
-uniform over the pool (``k`` items shown per list, ``N`` items, group index ``g``),
-
-* ``p_g = P(Y=1, S=s_g)      = sum_u w_u sum_{i in g} rho_ui / N``          (App. D, p_k)
-* ``q_g = P(Y=1, S=s_g | R=1) = sum_u w_u sum_{i in g} R_ui rho_ui / k``     (App. D, q_k)
-* ``U_g = P(R=1 | Y=1, S=s_g) = q_g P(R=1) / p_g`` with ``P(R=1) = k / N`` (eq. 1, Sec. 3.3)
-
-and ``ΔU_g``, ``ΔREO`` from :mod:`ocef.reo`'s point-estimate functions applied to these exact
-``p_g, q_g`` (eq. 2-3 are invariant to the common factor ``P(R=1)``), so estimates from the
-logs can be checked against them.
-
-:func:`draw_log_counts` draws the sufficient statistics of i.i.d. logs (the multinomial counts
-of Sec. 4.1) for many replicates at once; the statistical tests and the sweeps use it where the
-estimator only needs counts.
-
-:func:`make_traffic_world` builds a small low-rank preference world (no download needed).
+Default strategy top-k with optional group boosts (Sec. 4.4), random traffic activated with
+probability ``p_act`` (Sec. 3.2), labels ``Y ~ Bernoulli(preferences)``; logs with
+:data:`LOG_COLUMNS`; A/B arms share one random log (:func:`simulate_ab`, App. D, I.2);
+:func:`ground_truth` gives the exact p_g, q_g (App. D) and U_g (eq. 1). The full model is in
+docs/guide/reo.md ("The random-traffic simulator").
 """
 from __future__ import annotations
 
@@ -776,7 +743,7 @@ def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
 
 def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
                        day: int, k: int, p_act: float, log_rate: float, gen: np.random.Generator):
-    """Serve ``n`` requests of one day (module docstring): ``(default columns, random columns,
+    """Serve ``n`` requests of one day (docs/guide/reo.md): ``(default columns, random columns,
     served)``; the columns are dicts of arrays in :data:`LOG_COLUMNS` order plus ``arm`` (index)."""
     n_arms = tops.shape[0]
     request = np.arange(first_request, first_request + n)

@@ -19,3 +19,21 @@ def test_console_tables_fit_80_columns(monkeypatch):
 
 def test_cost_has_its_unit_and_sign_convention():
     assert "reward" in COST_NOTE and "> 0" in COST_NOTE and "< 0" in COST_NOTE and "eq. 10" in COST_NOTE
+
+
+def test_the_exposure_console_fits_80_columns(tmp_path, monkeypatch, capsys):
+    import numpy as np
+    import pandas as pd
+
+    from ocef.cli import main
+
+    gen = np.random.default_rng(0)
+    rows = [(u, int(i), r + 1, int(gen.random() < 0.3), "popular" if i < 10 else "niche", "f" if u % 3 else "m")
+            for u in range(120) for r, i in enumerate(gen.choice(50, 5, replace=False))]
+    path = tmp_path / "topk.csv"
+    pd.DataFrame(rows, columns=["user", "item", "rank", "relevance", "genre", "gender"]).to_csv(path, index=False)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["exposure", "--rankings", str(path), "--item-group", "genre", "--user-group", "gender",
+                 "--ranking-metrics", "awrf", "ndkl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 20 and max(map(len, lines)) <= 80, max(lines, key=len)

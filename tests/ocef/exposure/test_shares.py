@@ -2,21 +2,29 @@
 import pytest
 
 
-def test_share_intervals_stay_inside_the_unit_interval_with_few_users():
-    # 3 users: the normal interval of a share reached below 0 and above 1
+def test_share_intervals_are_withheld_below_the_floor_and_inside_the_unit_interval_above():
+    # 3 users: below the measured floor (15 users), every share-family row is null with its reason;
+    # at 40 users the logit interval lies inside (0, 1) and difference/ratio are the share's, moved
+    import numpy as np
     import pandas as pd
 
     from ocef.exposure import exposure_fairness
+    from ocef.exposure.shares import SHARE_FLOORS
 
     log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 30, 10, 30],
                         "rank": [1, 2, 1, 2, 1, 2], "relevance": [1, 0, 1, 1, 0, 1],
                         "genre": ["pop", "niche", "niche", "pop", "pop", "pop"]})
     g = exposure_fairness(log, item_group="genre", browsing="geometric", patience=0.5).groups
-    share = g[g.statistic == "share"]
-    assert (share.ci_low >= 0).all() and (share.ci_high <= 1).all()
-    assert share.ci_low.min() == 0.0 and share.ci_high.max() == 1.0      # the cut is active here
-    diff = g[g.statistic == "difference"]
-    assert ((diff.ci_low >= -diff.target) & (diff.ci_high <= 1 - diff.target)).all()
+    assert g[["ci_low", "ci_high", "p_value"]].isna().all().all()
+    assert g["significant"].isna().all()
+    assert g["reason"].str.startswith(f"no valid interval: 3 users, fewer than {SHARE_FLOORS['users']}").all()
+    rng = np.random.default_rng(0)
+    big = pd.DataFrame({"user": np.repeat(np.arange(40), 2), "rank": np.tile([1, 2], 40),
+                        "genre": rng.choice(["pop", "niche"], 80, p=[0.9, 0.1])})
+    g = exposure_fairness(big, item_group="genre", target="equal").groups
+    share, diff = g[g.statistic == "share"], g[g.statistic == "difference"]
+    assert ((share.ci_low > 0) & (share.ci_high < 1)).all() and share.reason.isna().all()
+    np.testing.assert_allclose(diff.ci_low.to_numpy(), share.ci_low.to_numpy() - 0.5)
 
 
 def test_total_variation_says_it_has_no_interval():
