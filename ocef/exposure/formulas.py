@@ -50,7 +50,7 @@ from ocef.exposure.browsing import BROWSING_MODELS, BrowsingModel
 __all__ = [
     "BROWSING_MODELS", "position_weights", "cascade_weights", "expected_exposure", "target_exposure",
     "expected_exposure_metrics", "group_exposure", "exposure_shares", "share_disparity",
-    "attention_weights_trec", "awrf", "ndkl", "exposure_merit_ratios",
+    "attention_weights_trec", "awrf", "awrf_rows", "ndkl", "ndkl_rows", "exposure_merit_ratios",
 ]
 
 def _ranks(k) -> np.ndarray:
@@ -403,15 +403,44 @@ def awrf(alignment, target, *, weights=None) -> float:
     >>> round(awrf([[1, 0], [1, 0], [0, 1], [0, 1]], [1/3, 2/3]), 6)
     0.952555
     """
-    from scipy.spatial.distance import jensenshannon
-
     a = np.asarray(alignment, dtype=float)
     t = np.asarray(target, dtype=float)
     if a.ndim != 2 or a.shape[1] != t.size:
         raise DataError(f"alignment must be (positions, groups) with {t.size} groups, got shape {a.shape}")
-    w = attention_weights_trec(a.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    r = (w @ a) / w.sum()
-    return float(1.0 - jensenshannon(r, t) ** 2)
+    return float(awrf_rows(a[None], t, weights=weights)[0])
+
+
+def awrf_rows(alignment, target, *, weights=None) -> np.ndarray:
+    """:func:`awrf` of many rankings of the same length at once (the one definition of the formula).
+
+    Parameters
+    ----------
+    alignment : array_like of float, shape (n_rankings, n_positions, n_groups)
+        Group membership of the item at each position of each ranking.
+    target : array_like of float, shape (n_groups,)
+    weights : array_like of float, shape (n_positions,), optional
+        Attention of each position; default :func:`attention_weights_trec`.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_rankings,)
+
+    Examples
+    --------
+    >>> awrf_rows([[[1, 0], [1, 0], [0, 1], [0, 1]]], [1/3, 2/3]).round(6).tolist()
+    [0.952555]
+    """
+    from scipy.spatial.distance import jensenshannon
+
+    a = np.asarray(alignment, dtype=float)
+    t = np.asarray(target, dtype=float)
+    if a.ndim != 3 or a.shape[2] != t.size:
+        raise DataError(f"alignment must be (rankings, positions, groups) with {t.size} groups, got shape {a.shape}")
+    w = attention_weights_trec(a.shape[1]) if weights is None else np.asarray(weights, dtype=float)
+    r = np.einsum("p,npg->ng", w, a) / w.sum()
+    return 1.0 - jensenshannon(r, np.broadcast_to(t, r.shape), axis=1) ** 2
+
+
 
 
 def ndkl(groups_in_order, *, desired=None, eps: float = 1e-7) -> float:
@@ -449,13 +478,40 @@ def ndkl(groups_in_order, *, desired=None, eps: float = 1e-7) -> float:
         q = onehot.mean(axis=0)
     else:
         q = np.array([float(desired.get(lab, 0.0)) for lab in labels])
-    n = g.size
-    prefix = np.cumsum(onehot, axis=0) / np.arange(1, n + 1)[:, None]
+    return float(ndkl_rows(onehot[None], q, eps=eps)[0])
+
+
+def ndkl_rows(onehot, desired, *, eps: float = 1e-7) -> np.ndarray:
+    """:func:`ndkl` of many rankings of the same length at once (the one definition of Eq. 6).
+
+    Parameters
+    ----------
+    onehot : array_like of float, shape (n_rankings, n_positions, n_groups)
+        Group membership of the item at each position of each ranking.
+    desired : array_like of float, shape (n_groups,)
+        The desired distribution over the same groups.
+    eps : float, default 1e-7
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_rankings,)
+
+    Examples
+    --------
+    >>> ndkl_rows([[[1, 0], [1, 0], [0, 1], [0, 1]]], [0.5, 0.5]).round(6).tolist()
+    [0.452368]
+    """
     from scipy.special import rel_entr
 
-    kl = rel_entr(prefix + eps, q + eps).sum(axis=1)
+    a = np.asarray(onehot, dtype=float)
+    q = np.asarray(desired, dtype=float)
+    if a.ndim != 3 or a.shape[2] != q.size:
+        raise DataError(f"onehot must be (rankings, positions, groups) with {q.size} groups, got shape {a.shape}")
+    n = a.shape[1]
+    prefix = np.cumsum(a, axis=1) / np.arange(1, n + 1)[:, None]
+    kl = rel_entr(prefix + eps, q + eps).sum(axis=2)
     disc = 1.0 / np.log2(np.arange(1, n + 1) + 1.0)
-    return float((kl * disc).sum() / disc.sum())
+    return (kl * disc).sum(axis=1) / disc.sum()
 
 
 def exposure_merit_ratios(exposure, merit, groups, group_a, group_b) -> dict[str, float]:

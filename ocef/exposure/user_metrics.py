@@ -21,7 +21,6 @@ entry and its declared parameters).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,7 +29,7 @@ import numpy as np
 from ocef.errors import ParameterError
 
 __all__ = ["ATTENTION", "UserMetric", "UserContext", "REGISTRY", "LIST_METRICS", "RANKING_METRICS", "EE_METRICS",
-           "register", "list_value_sql", "list_values"]
+           "register", "list_value_sql", "list_values", "list_aggregates"]
 
 
 @dataclass(frozen=True)
@@ -152,8 +151,43 @@ def register(metric: UserMetric) -> UserMetric:
 
 # ------------------------------------------------------------------ the list family
 
-def _ideal_dcg(n: int) -> float:
-    return sum(1.0 / math.log2(i + 1) for i in range(1, n + 1))
+def list_aggregates(relevance_in_order, k: int, n_relevant=None) -> dict:
+    """The per-ranking aggregates of the list family (module docstring), many rankings at once.
+
+    Gains are binary (relevance > 0); ``idcg`` is the ideal DCG of ``min(n_relevant, k)`` items
+    (``n_relevant`` default: the ranking's own hits).
+
+    Parameters
+    ----------
+    relevance_in_order : array_like of float, shape (n_rankings, n_positions)
+        Relevance of the item at each position of each ranking.
+    k : int
+        The list length (precision's denominator, the ideal DCG's cut-off).
+    n_relevant : array_like of float, shape (n_rankings,), optional
+        The user's relevant items in the whole catalog.
+
+    Returns
+    -------
+    dict
+        ``hits, dcg, idcg, n_relevant, rr`` (arrays) and ``k``: the input of :func:`list_values`.
+
+    Examples
+    --------
+    >>> a = list_aggregates([[0.0, 1.0]], 2, n_relevant=[1.0])
+    >>> round(float(a["dcg"][0]), 4), float(a["rr"][0]), list_values("ndcg", a).round(4).tolist()
+    (0.6309, 0.5, [0.6309])
+    """
+    y = np.asarray(relevance_in_order, dtype=float) > 0
+    if y.ndim != 2:
+        raise ParameterError(f"relevance_in_order must be (rankings, positions), got shape {y.shape}")
+    m = y.shape[1]
+    disc = 1.0 / np.log2(np.arange(1, m + 1) + 1.0)
+    hits = y.sum(axis=1).astype(float)
+    nrel = hits if n_relevant is None else np.asarray(n_relevant, dtype=float)
+    ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(1, int(k) + 1) + 1.0))]
+    first = np.where(y.any(axis=1), y.argmax(axis=1) + 1.0, np.inf)
+    return {"hits": hits, "dcg": (y * disc).sum(axis=1), "idcg": ideal[np.minimum(nrel, k).astype(int)],
+            "n_relevant": nrel, "k": int(k), "rr": 1.0 / first}
 
 
 def _list_reference(value: Callable) -> Callable:
@@ -163,12 +197,9 @@ def _list_reference(value: Callable) -> Callable:
         vals = []
         for _, rk in rows.groupby("sample") if "sample" in rows else [(None, rows)]:
             y = rk.sort_values("rank")["relevance"].to_numpy(dtype=float)
-            hits = float((y > 0).sum())
-            nrel = float(rk["n_relevant"].iloc[0]) if "n_relevant" in rk else hits
-            pos = np.flatnonzero(y > 0)
-            a = {"hits": hits, "dcg": float(sum(1.0 / math.log2(i + 2) for i in pos)),
-                 "idcg": _ideal_dcg(int(min(nrel, ctx.k))), "n_relevant": nrel, "k": ctx.k,
-                 "rr": 1.0 / (pos[0] + 1) if pos.size else 0.0}
+            nrel = [float(rk["n_relevant"].iloc[0])] if "n_relevant" in rk else None
+            a = {key: (v[0] if isinstance(v, np.ndarray) else v)
+                 for key, v in list_aggregates(y[None], ctx.k, nrel).items()}
             v = value(a)
             if v == v:
                 vals.append(v)

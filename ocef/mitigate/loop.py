@@ -57,31 +57,6 @@ _ALL = "(all)"
 
 # ------------------------------------------------------------------ per-user values of one arm
 
-def _awrf_rows(codes: np.ndarray, G: int, target: np.ndarray) -> np.ndarray:
-    """AWRF of each ranking (rows of group codes), vectorized :func:`ocef.exposure.formulas.awrf`."""
-    from scipy.spatial.distance import jensenshannon
-
-    from ocef.exposure.formulas import attention_weights_trec
-
-    w = attention_weights_trec(codes.shape[1])
-    onehot = codes[..., None] == np.arange(G)
-    r = (onehot * w[:, None]).sum(axis=1) / w.sum()
-    return 1.0 - jensenshannon(r, np.broadcast_to(target, r.shape), axis=1) ** 2
-
-
-def _ndkl_rows(codes: np.ndarray, G: int, desired: np.ndarray, eps: float = 1e-7) -> np.ndarray:
-    """NDKL of each ranking with a desired distribution over all G groups, vectorized
-    :func:`ocef.exposure.formulas.ndkl` (Geyik et al. 2019, Eq. 6)."""
-    from scipy.special import rel_entr
-
-    n = codes.shape[1]
-    onehot = (codes[..., None] == np.arange(G)).astype(float)
-    prefix = np.cumsum(onehot, axis=1) / np.arange(1, n + 1)[:, None]
-    kl = rel_entr(prefix + eps, desired + eps).sum(axis=2)
-    disc = 1.0 / np.log2(np.arange(1, n + 1) + 1.0)
-    return (kl * disc).sum(axis=1) / disc.sum()
-
-
 def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=None, n_relevant=None,
                browsing: str = "geometric", patience: float = 0.5) -> dict:
     """Per-user values of one arm from its rankings of the users' candidates.
@@ -119,7 +94,8 @@ def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=Non
     >>> v["exposure"].tolist(), round(float(v["ndcg"][0]), 4), float(v["precision"][0])
     ([[0.5, 1.0]], 0.6309, 0.5)
     """
-    from ocef.exposure.formulas import position_weights
+    from ocef.exposure.formulas import attention_weights_trec, awrf_rows, ndkl_rows, position_weights
+    from ocef.exposure.user_metrics import list_aggregates, list_values
 
     R = np.asarray(rankings, dtype=np.int64)
     g = np.asarray(groups)
@@ -132,22 +108,17 @@ def arm_values(rankings, groups, scores, *, n_groups: int, target, relevance=Non
     for gi in range(n_groups):
         X[:, gi] = ((codes == gi) * w).sum(axis=(1, 2)) / S
     t = np.asarray(target, dtype=float)
-    flat = codes.reshape(n * S, k)
+    onehot = codes.reshape(n * S, k)[..., None] == np.arange(n_groups)
     out = {"exposure": X,
-           "awrf": _awrf_rows(flat, n_groups, t).reshape(n, S).mean(axis=1),
-           "ndkl": _ndkl_rows(flat, n_groups, t).reshape(n, S).mean(axis=1),
+           "awrf": awrf_rows(onehot, t, weights=attention_weights_trec(k)).reshape(n, S).mean(axis=1),
+           "ndkl": ndkl_rows(onehot, t).reshape(n, S).mean(axis=1),
            "expected_score": (s[rows, R] * w).sum(axis=2).mean(axis=1) / w.sum()}
     if relevance is not None:
-        y = np.asarray(relevance, dtype=float)[rows, R] > 0           # binary gains, as ocef.exposure
-        nrel = np.asarray(n_relevant, dtype=float)
-        hits = y.sum(axis=2)
-        dcg = (y / np.log2(np.arange(1, k + 1) + 1.0)).sum(axis=2)
-        ideal = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(1, k + 1) + 1))]
-        idcg = ideal[np.minimum(nrel, k).astype(int)][:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out["ndcg"] = np.where(idcg > 0, dcg / idcg, np.nan).mean(axis=1)
-            out["recall"] = np.where(nrel[:, None] > 0, hits / nrel[:, None], np.nan).mean(axis=1)
-        out["precision"] = (hits / k).mean(axis=1)
+        y = np.asarray(relevance, dtype=float)[rows, R].reshape(n * S, k)
+        nrel = np.repeat(np.asarray(n_relevant, dtype=float), S)
+        a = list_aggregates(y, k, nrel)
+        for name in ("ndcg", "precision", "recall"):
+            out[name] = list_values(name, a).reshape(n, S).mean(axis=1)
     return out
 
 
@@ -377,26 +348,33 @@ def _stream_sql(names, item_group, user_group, has_rel) -> str:
                 f"ON c.\"user\" = rr.\"user\" AND c.item = rr.item"
                 f" LEFT JOIN (SELECT \"user\", count(DISTINCT item) FILTER (WHERE relevance > 0) AS _nrel FROM {r} "
                 f"GROUP BY \"user\") nr ON c.\"user\" = nr.\"user\"")
-    return f"SELECT {', '.join(sel)} FROM {c} c{join} ORDER BY _u, _s DESC, _i"
+    return (f"SELECT {', '.join(sel)} FROM {c} c{join} WHERE hash(c.\"user\") % {{parts}} = {{part}} "
+            f"ORDER BY _u, _s DESC, _i")
 
 
-def _chunks(con, sql, rows_per_batch):
-    """Yield DataFrames of whole users from the ordered stream."""
-    reader = con.sql(sql).to_arrow_reader(rows_per_batch)
-    carry = None
-    for batch in reader:
-        df = batch.to_pandas()
-        if carry is not None:
-            df = pd.concat([carry, df], ignore_index=True)
-        if not len(df):
-            continue
-        last = df["_u"].iloc[-1]
-        tail = df["_u"].to_numpy() == last
-        carry = df[tail]
-        if (~tail).any():
-            yield df[~tail].reset_index(drop=True)
-    if carry is not None and len(carry):
-        yield carry.reset_index(drop=True)
+def _chunks(con, sql, rows_per_batch, parts: int = 1):
+    """Yield DataFrames of whole users from the ordered stream.
+
+    The users are split into ``parts`` partitions by the hash of their id and each partition is
+    sorted and streamed on its own: DuckDB sorts one partition at a time (memory bounded by the
+    partition, not by the whole candidates table), at the price of one scan of the input per partition.
+    """
+    for part in range(parts):
+        reader = con.sql(sql.replace("{parts}", str(parts)).replace("{part}", str(part))).to_arrow_reader(rows_per_batch)
+        carry = None
+        for batch in reader:
+            df = batch.to_pandas()
+            if carry is not None:
+                df = pd.concat([carry, df], ignore_index=True)
+            if not len(df):
+                continue
+            last = df["_u"].iloc[-1]
+            tail = df["_u"].to_numpy() == last
+            carry = df[tail]
+            if (~tail).any():
+                yield df[~tail].reset_index(drop=True)
+        if carry is not None and len(carry):
+            yield carry.reset_index(drop=True)
 
 
 # ------------------------------------------------------------------ the loop
@@ -676,7 +654,8 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
-        for chunk in _chunks(con, sql, rows_per_batch):
+        parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
+        for chunk in _chunks(con, sql, rows_per_batch, parts):
             if chunk["_g"].isna().any():
                 raise DataError(f"candidates: {int(chunk['_g'].isna().sum())} row(s) have no item group "
                                 f"(column {item_group!r} missing or not in item_groups)")
