@@ -2,7 +2,7 @@
 
 A stochastic ranking is a doubly stochastic matrix P (rows: candidates, columns: positions),
 P_ij = probability that candidate i is shown at position j. As Fair-PGRank's ``fair_rank`` (the
-authors' code, ashudeep/Fair-PGRank @5602aa7, ``baselines.py``) the LP is
+authors' code, ashudeep/Fair-PGRank @5602aa7, ``baselines.py``) the LP is::
 
     max_P  Σ_ij u_i v_j P_ij − λ Σ_ab ξ_ab                                        (S&J eq. 6, objective)
     s.t.   P 1 = 1,  1ᵀ P = 1ᵀ,  0 ≤ P ≤ 1                                        (doubly stochastic)

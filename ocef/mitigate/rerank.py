@@ -1,6 +1,6 @@
 """The registry of fair re-rankers and their common interface.
 
-Every re-ranker takes ONE user's candidates and returns a :class:`~ocef.mitigate.lottery.Lottery`:
+Every re-ranker takes ONE user's candidates and returns a :class:`~ocef.mitigate.lottery.Lottery`::
 
     rerank(scores (n,), groups (n,) int codes, k, *, rng, **params) -> Lottery
 
