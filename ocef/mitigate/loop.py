@@ -575,12 +575,13 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     >>> res.points[["method", "certificate"]].to_dict("list")["method"]
     ['baseline', 'boost']
     """
-    import re
+    from ocef.validation import parse_size
 
     gen = as_generator(rng)
-    if memory_limit is not None and not (isinstance(memory_limit, str) and re.fullmatch(
-            r"\s*\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", memory_limit)):
-        raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
+    if memory_limit is not None:               # the one size syntax of every --memory-limit
+        if not isinstance(memory_limit, str):
+            raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
+        limit_mib = max(1, int(parse_size(memory_limit, "memory_limit") // 2**20))
     has_rel = relevance is not None
     if target == "merit" and not has_rel:
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
@@ -648,7 +649,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     if memory_limit is not None:
         import tempfile
 
-        con.execute(f"SET memory_limit = '{memory_limit.strip()}'")
+        con.execute(f"SET memory_limit = '{limit_mib}MiB'")
         spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
         con.execute(f"SET temp_directory = '{spill}'")
     complete = False
