@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, validate_params
 from ocef.errors import ParameterError
 
 __all__ = ["holm_adjust", "wilson_interval"]
@@ -62,6 +62,7 @@ def holm_adjust(p_values) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+@validate_params(confidence=CONFIDENCE)
 def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a binomial proportion; always inside [0, 1].
 
@@ -88,7 +89,6 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
     """
     from scipy.stats import norm
 
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):

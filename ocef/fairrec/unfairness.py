@@ -27,7 +27,7 @@ import pandas as pd
 
 from ocef.fairrec import AUC_MODES
 from ocef.results import Result
-from ocef.validation import check_positive_int
+from ocef.validation import Integer, Options, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
 
 __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairness", "Unfairness",
@@ -198,6 +198,7 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
     return 1.0 - sim[:, iu[0], iu[1]].mean(axis=1)
 
 
+@validate_params(k=Integer(1), ndcg=Options(*NDCG_MODES))
 def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, rp=None, user_pop=None,
                  ndcg: str = "standard") -> pd.DataFrame:
     """Each user's value of the five metrics of Sec. 3.2 for one ranking of the candidates.
@@ -261,7 +262,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     0     0  0.5  0.5  0.631  0.5  10.0  1.0
     1     1  0.0  0.0  0.000  0.5  -5.0  0.0
     """
-    check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
     k = check_k(k, valid.sum(axis=1))
     top = np.argsort(-sc, axis=1, kind="stable")[:, :k]          # ties: earlier candidate first

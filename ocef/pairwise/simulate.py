@@ -29,7 +29,7 @@ from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records
 from ocef.reo.simulate import TrafficWorld
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import Boolean, Integer, OrNone, Real, as_generator, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
@@ -264,10 +264,10 @@ def _check(world, model_scores, position_bias, n_levels):
     theta = np.asarray(position_bias, dtype=float)
     if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
         raise ParameterError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
-    n_levels = check_positive_int("n_levels", n_levels)
     return scores, theta, n_levels
 
 
+@validate_params(n_relevant=OrNone(Integer(2)), n_levels=Integer(1), chunk=Integer(1))
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
     """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world``.
@@ -357,6 +357,8 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
     return PairsTruth(mass, cells, summary, exposure)
 
 
+@validate_params(n_requests=Integer(1), p_pair=Real(0, 1, closed="right"), n_relevant=OrNone(Integer(2)),
+                 n_levels=Integer(1), truth=Boolean())
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
@@ -411,8 +413,6 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     ([0.75, 0.88, 0.68], [0.73, 0.87, 0.66])
     """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
-    n_requests = check_positive_int("n_requests", n_requests)
-    p_pair = check_in_interval("p_pair", p_pair, 0.0, 1.0, low_open=True, high_open=False)
     gen = as_generator(rng)
     R = relevant_sets(world, n_relevant)
     M = R.shape[1]

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from ocef.backends import count_keys
+from ocef.backends import BACKENDS, count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
 from ocef.errors import ParameterError, ParameterTypeError
+from ocef.validation import Instance, OrNone, Options, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -247,6 +248,7 @@ class ReoCounts(Result):
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
+@validate_params(group=Instance(str), by=OrNone(Instance(str)), backend=Options(*BACKENDS))
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
                groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
