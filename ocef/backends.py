@@ -994,7 +994,7 @@ def set_memory_limit(limit: str | float | None) -> None:
     """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
 
     The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
-    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    ``reo-ab``, ``pairwise``, ``exposure``, ``mitigate``, ``offpolicy``). Applies to the process's DuckDB database
     (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
     the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
     memory_limit.py). pandas frames are in memory already, and Spark has its own settings

@@ -48,7 +48,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.validation import Boolean, Integer, Options, OrNone, Real, validate_params
+from ocef.validation import Boolean, Options, OrNone, Real, validate_params
 
 import numpy as np
 
@@ -226,7 +226,7 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -736,7 +736,7 @@ def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> di
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (holisticai).
 
@@ -767,7 +767,7 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
@@ -800,7 +800,7 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
@@ -831,7 +831,7 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
 
@@ -908,7 +908,7 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
@@ -945,7 +945,7 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
@@ -984,7 +984,7 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1024,7 +1024,7 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1064,7 +1064,7 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1188,7 +1188,7 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
-@validate_params(k=OrNone(Integer(1)), thresh=OrNone(Real(closed="neither")), normalize=Boolean(), metric_type=Options(*METRIC_TYPES),
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), metric_type=Options(*METRIC_TYPES),
                  gini_convention=Options(*GINI_CONVENTIONS))
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
