@@ -42,7 +42,7 @@ def write_inputs(d: Path) -> dict[str, Path]:
                   "s_j": gen.integers(0, 2, n), "s_jp": gen.integers(0, 2, n), "score_j": gen.normal(size=n),
                   "score_jp": gen.normal(size=n)}).to_parquet(paths["pairs"])
     users = n // 10
-    item = gen.integers(0, 500, n)
+    item = np.argsort(gen.random((users, 500)), axis=1)[:, :10].ravel()   # 10 distinct items per ranking
     paths["rankings"] = d / "rankings.parquet"
     pd.DataFrame({"user": np.repeat(np.arange(users), 10), "item": item, "rank": np.tile(np.arange(1, 11), users),
                   "relevance": (gen.random(n) < 0.2).astype("int8"), "genre": np.where(item < 200, "pop", "niche"),
