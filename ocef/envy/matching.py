@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-import ot
 from scipy import sparse
 from scipy.spatial.distance import cdist, pdist, squareform
 
@@ -403,6 +402,8 @@ def _plan_of_classes(ci: _Classes, mult_i: np.ndarray, ck: _Classes, mult_k: np.
 
 def _class_plan(cost, mass_i, mass_k) -> np.ndarray:
     """Exact optimal plan (``ot.emd``) between two groups' policy classes."""
+    import ot      # POT loads scikit-learn: about a second, paid only by transport matching
+
     cost = np.ascontiguousarray(cost, dtype=float)
     a, b = mass_i / mass_i.sum(), mass_k / mass_k.sum()
     n_i, n_k = cost.shape
