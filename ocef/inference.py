@@ -165,12 +165,12 @@ def norm_sf(x):
     Parameters
     ----------
     x : float or array_like
-        Values.
+        Values, as for :func:`norm_cdf`.
 
     Returns
     -------
     numpy.float64 or numpy.ndarray
-        P(Z > x) for a standard normal Z.
+        P(Z > x) = ``norm_cdf(-x)``, computed without the cancellation of 1 - cdf.
 
     Examples
     --------
@@ -216,15 +216,13 @@ def t_sf(x, df):
 
     Parameters
     ----------
-    x : float or array_like
-        Values.
-    df : float or array_like
-        Degrees of freedom > 0 (others give NaN); broadcast with ``x``.
+    x, df : float or array_like
+        Values and degrees of freedom, as for :func:`t_cdf`.
 
     Returns
     -------
     numpy.float64 or numpy.ndarray
-        P(T > x).
+        P(T > x) = ``t_cdf(-x, df)``.
 
     Examples
     --------
