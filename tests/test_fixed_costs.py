@@ -125,6 +125,7 @@ def test_each_command_loads_only_what_its_work_uses(tiny):
     assert mods["bandit"] - {"numpy", "pandas", "pyarrow"} == set()          # pandas loads pyarrow
     assert {"duckdb"} <= mods["reo-ab"] and {"duckdb"} <= mods["exposure"]
     assert "duckdb" not in mods["envy average"] | mods["recmetrics"] | mods["bandit"]
+    assert "scipy" not in mods["envy average"]          # dense policies, average matching: numpy only
 
 
 def test_light_copies_equal_their_originals():
