@@ -2,7 +2,7 @@
 
 ``ocef offpolicy --log LOG --target TARGET [--item-group COL] [--user-group COL] [--item-groups FILE]
 [--user-groups FILE] [--estimator NAME ...] [--interval NAME] [--backend auto|duckdb|pandas]
-[--confidence C] [--memory-limit SIZE] [--seed S] [--json]``
+[--confidence C] [--seed S] [--memory-limit SIZE] [--json]``
 
 LOG: CSV or Parquet file, folder or glob, one row per logged action ``user, item, reward,
 propensity`` [, ``position``, group columns] (docs/formats/offpolicy-logs.md). TARGET: the target's
