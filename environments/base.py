@@ -111,11 +111,6 @@ class Environment:
         names : list of str
             The name of each label.
 
-        Raises
-        ------
-        ParameterError
-            If ``partition`` is not one of :attr:`partitions` (in subclasses).
-
         Examples
         --------
         >>> from ocef.environments.synthetic import SyntheticEnvironment

@@ -108,11 +108,6 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
     numpy.ndarray
         ``RP_j`` in %, shape (n_items,).
 
-    Raises
-    ------
-    ParameterError
-        If ``items`` is empty.
-
     Examples
     --------
     >>> item_popularity(np.array([0, 0, 1, 3]), 5)
@@ -141,11 +136,6 @@ def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         Every interaction but the latest of each user, sorted by user, timestamp and item.
     last : pandas.DataFrame
         One row per user: their latest interaction, sorted by user.
-
-    Raises
-    ------
-    ParameterError
-        If a column is missing, or a user has a single interaction (no history would be left).
 
     Examples
     --------
@@ -213,12 +203,6 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     FairRecSplit
         ``train``, ``candidates``, ``users``, ``genres`` and the popularities ``rp`` (eq. (6))
         and ``user_pop``.
-
-    Raises
-    ------
-    ParameterError
-        If an index is out of range, a user has fewer than two interactions, or
-        ``n_neg_test`` exceeds some user's unrated items.
 
     Examples
     --------

@@ -110,8 +110,6 @@ def load_array(path, *, name: str = "array") -> np.ndarray:
     ------
     FileNotFoundError
         No such file.
-    ParameterError
-        A folder, another suffix, an empty file, non-numeric or complex values.
 
     Examples
     --------
@@ -245,12 +243,6 @@ def inputs_from_files(rho, *, policy_probs=None, scores=None, groups=None, conte
     Returns
     -------
     AuditInputs
-
-    Raises
-    ------
-    ParameterError
-        Both or neither of ``policy_probs`` and ``scores``; shapes that disagree; a policy that
-        needs item categories.
 
     Examples
     --------
@@ -438,11 +430,6 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     -------
     AuditInputs
 
-    Raises
-    ------
-    ParameterError
-        An unknown dataset or partition.
-
     Examples
     --------
     >>> inputs = inputs_from_environment("synthetic", n_users=8, n_items=5, factors=2, rng=0)
@@ -626,8 +613,6 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     ------
     ocef.errors.DatasetNotFoundError
         The data set is not in ``data_dir``.
-    ParameterError
-        An unknown data set or partition, or a MovieLens-only option given for Coat.
 
     Examples
     --------

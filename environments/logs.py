@@ -77,9 +77,6 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
     ------
     FileNotFoundError
         If ``path`` does not exist.
-    ParameterError
-        If ``path`` is a directory, the file is empty, corrupt or has duplicate column names,
-        or a required column is missing.
 
     Examples
     --------
@@ -140,11 +137,6 @@ def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.Da
     random : pandas.DataFrame
         The rows with ``"random"``, re-indexed from 0.
 
-    Raises
-    ------
-    ParameterError
-        If the column is missing or holds another value.
-
     Examples
     --------
     >>> import pandas as pd
@@ -194,12 +186,6 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
     random : pandas.DataFrame
         The random traffic.
 
-    Raises
-    ------
-    ParameterError
-        If both or neither of ``combined`` and (``default``, ``random``) are given, or a file
-        cannot be read or lacks a column (see :func:`read_log`).
-
     Examples
     --------
     >>> import pandas as pd
@@ -245,12 +231,6 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
         (``"default"``).
     random : pandas.DataFrame
         The random traffic, likewise with ``source`` = ``"random"``.
-
-    Raises
-    ------
-    ParameterError
-        If a file lacks one of the seven columns or one holds a value other than 0/1 (or a
-        file cannot be read, see :func:`read_log`).
 
     Examples
     --------

@@ -46,11 +46,6 @@ def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.
     numpy.ndarray
         Shape (n_users, n_items): 0 = train, 1 = valid, 2 = test.
 
-    Raises
-    ------
-    ParameterError
-        If ``fractions`` is not three non-negative numbers summing to 1.
-
     Examples
     --------
     >>> split_items(2, 5, rng=0)                    # 1 train, 1 valid, 3 test items per user
@@ -183,11 +178,6 @@ def restricted_softmax(scores: np.ndarray, allowed: np.ndarray, beta: float) -> 
     numpy.ndarray
         Policy probabilities, users x items, rows summing to 1.
 
-    Raises
-    ------
-    ParameterError
-        If ``beta`` is not positive and finite, or a user has no allowed item.
-
     Examples
     --------
     >>> scores = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]])
@@ -256,14 +246,6 @@ class MeasurementBiasEnvironment:
         ``sphere`` reading).
     description : str
         One line with every parameter.
-
-    Raises
-    ------
-    ParameterError
-        If a size is below its minimum, ``alpha`` or ``tau1`` is not positive and finite, or
-        ``reading`` is unknown.
-    ParameterTypeError
-        If a size or ``rng`` is not an integer.
 
     Examples
     --------
@@ -347,11 +329,6 @@ class MeasurementBiasEnvironment:
         names : list of str
             ``["g1 (advantaged)", "g2 (disadvantaged)"]``.
 
-        Raises
-        ------
-        ParameterError
-            If ``partition_name`` is not ``"group"``.
-
         Examples
         --------
         >>> env = MeasurementBiasEnvironment(n_users_per_group=2, n_items=4, n_documents=4, dim=3)
@@ -380,11 +357,6 @@ class MeasurementBiasEnvironment:
         -------
         numpy.ndarray
             Counts (float), users x documents.
-
-        Raises
-        ------
-        ParameterError
-            If ``tau2`` is negative or infinite.
 
         Examples
         --------

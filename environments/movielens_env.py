@@ -90,11 +90,6 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     numpy.ndarray
         The kept values of ``column``, sorted ascending.
 
-    Raises
-    ------
-    ParameterError
-        If ``n`` exceeds the number of distinct values with ratings.
-
     Examples
     --------
     >>> import pandas as pd
@@ -226,11 +221,6 @@ class MovieLensEnvironment(Environment):
             0-based group label of each user.
         names : list of str
             The name of each label (only non-empty groups).
-
-        Raises
-        ------
-        ParameterError
-            If ``partition_name`` is unknown.
 
         Examples
         --------

@@ -93,11 +93,6 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     pandas.DataFrame
         Columns ``query, j, jp, s_j, s_jp, z``, one row per pair, sorted by query, j, jp.
 
-    Raises
-    ------
-    ParameterError
-        If ``mode`` is unknown, a column is missing, or ``label`` holds values other than 0/1.
-
     Examples
     --------
     >>> import pandas as pd
@@ -154,11 +149,6 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
     pandas.DataFrame
         Columns ``query, j, jp, s_j, s_jp, z`` sorted by query, j, jp; ``query`` is the
         clicked row's position in ``log``.
-
-    Raises
-    ------
-    ParameterError
-        If a column is missing.
 
     Examples
     --------

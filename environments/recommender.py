@@ -169,14 +169,6 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
     FunkSVDModel
         The fitted parameters.
 
-    Raises
-    ------
-    ParameterError
-        If the arrays are empty or of different shapes, an index is out of range, or
-        ``reg`` is negative.
-    ParameterTypeError
-        If ``factors`` or ``n_epochs`` is not an integer.
-
     Examples
     --------
     >>> users, items = np.array([0, 0, 1, 1, 2, 2]), np.array([0, 1, 0, 2, 1, 2])
@@ -243,11 +235,6 @@ def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) ->
     -------
     numpy.ndarray
         Item indices, shape (n_users, k).
-
-    Raises
-    ------
-    ParameterError
-        If ``fraction`` is not in (0, 1] (the error names it ``train_fraction``).
 
     Examples
     --------
@@ -386,9 +373,6 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
 
     Raises
     ------
-    ParameterError
-        If ``rho`` is not a 2-d array in [0, 1], a fraction is out of range or ``regs`` is
-        empty.
     ResourceLimitError
         If the fit would exceed the memory or work limits (:func:`ocef.validation.resource_limits`).
 

@@ -137,9 +137,6 @@ class SyntheticEnvironment(Environment):
 
     Raises
     ------
-    ParameterError
-        If a size is below its minimum, ``n_groups > n_users``, ``n_categories > n_items``,
-        or ``group_spread`` is negative or infinite.
     ResourceLimitError
         If the users x items tables would exceed the memory or work limits.
 
@@ -213,11 +210,6 @@ class SyntheticEnvironment(Environment):
             Group of each user, in ``0..n_groups-1``.
         names : list of str
             ``"group 0"``, ``"group 1"``, ...
-
-        Raises
-        ------
-        ParameterError
-            If ``partition_name`` is not ``"group"``.
 
         Examples
         --------

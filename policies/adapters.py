@@ -50,13 +50,6 @@ class IdMap:
     what : str
         As given.
 
-    Raises
-    ------
-    ParameterError
-        If ``raw_ids`` is empty or has a duplicate.
-    ParameterTypeError
-        If ``raw_ids`` is a string or a scalar rather than a sequence.
-
     Examples
     --------
     >>> users = IdMap(["u7", "u3", "u9"], what="user")
@@ -109,14 +102,6 @@ class IdMap:
         -------
         numpy.ndarray
             Positions (dtype ``intp``), one per id.
-
-        Raises
-        ------
-        ParameterError
-            If an id is unknown (at most 5 named, with a hint when the types differ) or ``ids``
-            is empty.
-        ParameterTypeError
-            If ``ids`` is a string or a scalar.
 
         Examples
         --------
@@ -230,13 +215,6 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     numpy.ndarray
         Scores, shape (len(users), len(items)).
 
-    Raises
-    ------
-    ParameterTypeError
-        If ``algo`` is not a fitted surprise algorithm, or the ids are not a sequence.
-    ParameterError
-        If an id is unknown or repeated.
-
     Examples
     --------
     >>> import pandas as pd
@@ -314,13 +292,6 @@ def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: f
     ArrayPolicy
         The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
 
-    Raises
-    ------
-    ParameterError
-        If an id is unknown or repeated, or the policy's parameters are invalid.
-    ParameterTypeError
-        If ``algo`` is not a fitted surprise algorithm.
-
     Examples
     --------
     >>> import pandas as pd
@@ -361,14 +332,6 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
     -------
     numpy.ndarray
         Float64 scores, shape (len(users), len(items)).
-
-    Raises
-    ------
-    ParameterTypeError
-        If ``model`` has no factor matrices.
-    ParameterError
-        If the model is not fitted, ``user_ids``/``item_ids`` do not match its factor rows,
-        or an id is unknown or repeated.
 
     Examples
     --------
@@ -430,14 +393,6 @@ def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_i
     ArrayPolicy
         The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
 
-    Raises
-    ------
-    ParameterError
-        If an id is unknown or repeated, the id lists do not match the factors, or the
-        policy's parameters are invalid.
-    ParameterTypeError
-        If ``model`` has no factor matrices.
-
     Examples
     --------
     A stand-in with the two factor matrices of a fitted ``implicit`` model:
@@ -478,13 +433,6 @@ def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) ->
     -------
     numpy.ndarray
         Scores, shape (len(users), len(items)).
-
-    Raises
-    ------
-    ParameterTypeError
-        If ``score`` is not callable.
-    ParameterError
-        If an id is repeated, or an answer has the wrong shape or a non-finite score.
 
     Examples
     --------

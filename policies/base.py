@@ -37,13 +37,6 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     numpy.ndarray
         The table as a float array.
 
-    Raises
-    ------
-    ParameterError
-        If the table is not 2-d or 3-d, is empty or holds NaN or an infinity.
-    ParameterTypeError
-        If it is not an array of real numbers.
-
     Examples
     --------
     >>> check_scores([[3, 1], [0, 2]])
@@ -86,12 +79,6 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
     -------
     numpy.ndarray
         The probabilities as a float array (not renormalised).
-
-    Raises
-    ------
-    ParameterError
-        If the table is malformed (see :func:`check_scores`), has a negative entry, or a row
-        does not sum to 1.
 
     Examples
     --------
@@ -188,13 +175,6 @@ class Policy:
     contextual : bool, default False
         Whether probabilities are users x contexts x items; implied by ``n_contexts > 1``.
 
-    Raises
-    ------
-    ParameterTypeError
-        If a size is not an integer.
-    ParameterError
-        If a size is below 1.
-
     Examples
     --------
     >>> import numpy as np
@@ -254,13 +234,6 @@ class Policy:
         numpy.ndarray
             Shape (n, A), or (n, X, A) for a contextual policy.
 
-        Raises
-        ------
-        ParameterError
-            If an index is out of range or ``users`` is not 1-d.
-        ParameterTypeError
-            If the indices are not integers.
-
         Examples
         --------
         >>> uniform = CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4)
@@ -289,11 +262,6 @@ class Policy:
         -------
         numpy.ndarray
             One item index per user.
-
-        Raises
-        ------
-        ParameterError
-            If an index is out of range, or ``contexts`` is missing, misshapen or not expected.
 
         Examples
         --------
@@ -337,11 +305,6 @@ class ArrayPolicy(Policy):
     atol : float, default ROW_SUM_ATOL (1e-6)
         Tolerance on each row's sum.
 
-    Raises
-    ------
-    ParameterError
-        If ``probs`` is not a valid probability table (:func:`check_policy_probs`).
-
     Examples
     --------
     >>> import numpy as np
@@ -378,11 +341,6 @@ class ArrayPolicy(Policy):
         numpy.ndarray
             Shape (n, A) or (n, X, A).
 
-        Raises
-        ------
-        ParameterError
-            If an index is out of range.
-
         Examples
         --------
         >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1, 0])
@@ -413,12 +371,6 @@ class CallablePolicy(Policy):
         The shape of the policy (>= 1).
     n_contexts : int, default 1
         Number of contexts; the policy is contextual when it is more than 1.
-
-    Raises
-    ------
-    ParameterTypeError
-        If ``fn`` is not callable (and, at a query, :class:`~ocef.errors.ParameterError` if its
-        answer is not a probability table of the right shape).
 
     Examples
     --------
@@ -457,13 +409,6 @@ def as_policy(policy) -> Policy:
     Policy
         The policy.
 
-    Raises
-    ------
-    ParameterTypeError
-        If ``policy`` is a bare callable: wrap it in :class:`CallablePolicy` to give its shape.
-    ParameterError
-        If an array is not a valid probability table.
-
     Examples
     --------
     >>> as_policy([[0.5, 0.5], [0.0, 1.0]])
@@ -494,11 +439,6 @@ def as_probabilities(policy, name: str = "probs") -> np.ndarray:
     -------
     numpy.ndarray
         Users x items (or users x contexts x items) probabilities.
-
-    Raises
-    ------
-    ParameterError
-        If an array is not a valid probability table.
 
     Examples
     --------

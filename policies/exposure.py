@@ -40,13 +40,6 @@ def check_categories(categories, n_items: int) -> np.ndarray:
     numpy.ndarray
         The labels, dtype ``intp``.
 
-    Raises
-    ------
-    ParameterError
-        If the shape is not ``(n_items,)`` or a label is negative.
-    ParameterTypeError
-        If the labels are not integers.
-
     Examples
     --------
     >>> check_categories([0, 2, 2], n_items=3)

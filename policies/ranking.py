@@ -66,11 +66,6 @@ def dcg_normalizer(k: int) -> float:
     float
         W.
 
-    Raises
-    ------
-    ParameterError
-        If ``k`` is below 1.
-
     Examples
     --------
     >>> round(dcg_normalizer(10), 4)
@@ -132,14 +127,6 @@ class RankingPolicy(ArrayPolicy):
         The DCG position weights w_1..w_k (:func:`dcg_weights`).
     probs : numpy.ndarray
         The position-weighted exposure, users x items.
-
-    Raises
-    ------
-    ParameterError
-        If ``rankings`` has the wrong dimension, an index out of range, a repeated item, or
-        ``k > n_items``.
-    ParameterTypeError
-        If ``rankings`` is not integer.
 
     Examples
     --------

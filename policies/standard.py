@@ -33,11 +33,6 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     numpy.ndarray
         Probabilities of the shape of ``scores``.
 
-    Raises
-    ------
-    ParameterError
-        If ``ties`` is unknown.
-
     Examples
     --------
     >>> scores = np.array([[0.1, 0.9, 0.9]])

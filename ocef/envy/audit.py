@@ -242,11 +242,6 @@ class AuditProblem:
         float
             r_t in [0, 1], the group-average reward.
 
-        Raises
-        ------
-        ParameterError
-            When ``group`` or ``arm`` is out of range.
-
         Examples
         --------
         Group 0's users receive item 1 (rewards 0.1 and 0.2 on average); arm 1 shows them
@@ -306,11 +301,6 @@ class AuditProblem:
         -------
         float
             r_t in [0, 1], a multiple of 1/|g|.
-
-        Raises
-        ------
-        ParameterError
-            When ``group`` or ``arm`` is out of range.
 
         Examples
         --------
@@ -416,8 +406,6 @@ class AuditProblem:
 
         Raises
         ------
-        ParameterError
-            When ``avg_group_size`` is not a finite number at least the current average size.
         ResourceLimitError
             When the copies would exceed the memory or work limits.
 

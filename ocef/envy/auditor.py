@@ -293,10 +293,6 @@ class OCEF:
         ------
         AuditStateError
             When no arm is pending (call :meth:`next_arm` first).
-        ParameterError
-            When ``arm`` is not the pending arm or ``reward`` is not a number in [0, 1].
-        ParameterTypeError
-            When ``arm`` is not an integer.
 
         Examples
         --------

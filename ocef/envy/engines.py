@@ -45,11 +45,6 @@ def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
     str
         ``engine``, unchanged.
 
-    Raises
-    ------
-    ParameterError
-        If ``engine`` is not a string in ``allowed``; the message lists the choices.
-
     Examples
     --------
     >>> check_engine("numpy")

@@ -103,11 +103,6 @@ def individual_envy(U) -> np.ndarray:
     numpy.ndarray, shape (M,)
         The envy of each user, ≥ 0.
 
-    Raises
-    ------
-    ParameterError
-        If ``U`` is not a finite, non-empty square matrix.
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
@@ -134,11 +129,6 @@ def own_group_utilities(U, labels) -> np.ndarray:
     -------
     numpy.ndarray, shape (G,)
         μ^i for each group.
-
-    Raises
-    ------
-    ParameterError
-        For a bad utility matrix or partition.
 
     Examples
     --------
@@ -181,13 +171,6 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
     -------
     numpy.ndarray, shape (M, G)
         T[m, k] = u^m(π_k^m).
-
-    Raises
-    ------
-    ParameterError
-        If ``weights`` was computed for another partition.
-    ParameterTypeError
-        If ``weights`` is not a :class:`~ocef.envy.matching.MixtureWeights`.
 
     Examples
     --------
@@ -235,11 +218,6 @@ def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
     -------
     numpy.ndarray, shape (G, G)
         mu[i, k] = μ_k^i; the diagonal is μ_i^i.
-
-    Raises
-    ------
-    ParameterError, ParameterTypeError
-        For a bad matrix, partition or weights.
 
     Examples
     --------
@@ -317,11 +295,6 @@ def proportion_envious(envy, epsilon: float) -> float:
     -------
     float
         The share in [0, 1].
-
-    Raises
-    ------
-    ParameterError
-        If ``epsilon`` is outside [0, 1].
 
     Examples
     --------
@@ -472,12 +445,6 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     -------
     EnvySummary
         Individual and group envy measures, and the per-group table.
-
-    Raises
-    ------
-    ParameterError
-        For ``labels`` without ``weights`` (or the reverse), ε outside [0, 1], or a bad matrix,
-        partition or names.
 
     Examples
     --------

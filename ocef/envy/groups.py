@@ -52,12 +52,6 @@ def check_partition(groups, n_users: int) -> np.ndarray:
     numpy.ndarray of intp, shape (n_users,)
         ``labels[m] = i`` iff user m ∈ g_i.
 
-    Raises
-    ------
-    ParameterError
-        For a wrong length, labels that are not integers ≥ 0, an empty group (a label in
-        0..G-1 that no user has), or member lists that overlap or miss users.
-
     Examples
     --------
     >>> import numpy as np
@@ -143,11 +137,6 @@ def check_group_names(group_names, n_groups: int) -> list[str]:
     -------
     list of str
         G names.
-
-    Raises
-    ------
-    ParameterError
-        If ``group_names`` does not hold exactly ``n_groups`` names.
 
     Examples
     --------

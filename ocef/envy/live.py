@@ -62,11 +62,6 @@ def base_seed_sequence(rng) -> np.random.SeedSequence:
     numpy.random.SeedSequence
         The base of :func:`audit_root`.
 
-    Raises
-    ------
-    ParameterError, ParameterTypeError
-        For anything :func:`ocef.validation.as_generator` refuses (a negative or float seed...).
-
     Examples
     --------
     >>> base_seed_sequence(7).entropy, base_seed_sequence([1, 2]).entropy
@@ -423,8 +418,6 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     DataError
         If the checkpoint is unreadable or belongs to another audit (parameters, groups, seed or
         fingerprint), or ``true_means`` has the wrong shape.
-    ParameterError
-        For parameters out of range, or ``pull_many`` returning the wrong number of rewards.
 
     Examples
     --------

@@ -65,11 +65,6 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     numpy.ndarray, shape (M_a, M_b)
         c_{m,n}.
 
-    Raises
-    ------
-    ParameterError
-        If the policies are not probability rows, or the two sets differ in items or contexts.
-
     Examples
     --------
     >>> import numpy as np
@@ -138,11 +133,6 @@ def average_weights(n_i: int, n_k: int) -> np.ndarray:
     numpy.ndarray, shape (n_i, n_k)
         Every entry 1/n_k; rows sum to 1.
 
-    Raises
-    ------
-    ParameterError
-        If a size is below 1.
-
     Examples
     --------
     >>> average_weights(2, 4)
@@ -190,8 +180,6 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
 
     Raises
     ------
-    ParameterError
-        If a multiplicity is not positive or does not match its group.
     RuntimeError
         If ``ot.emd`` does not reach the optimum.
 
@@ -441,11 +429,6 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     -------
     MixtureWeights
         ``weights[i, k]`` is γ for the users of g_i and the policies of g_k.
-
-    Raises
-    ------
-    ParameterError
-        For an unknown ``matching``, a bad partition or bad multiplicities.
 
     Examples
     --------

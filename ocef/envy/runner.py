@@ -385,12 +385,6 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     BatchResult
         Verdict, duration, counts and means of every run; cost and constraint with ``true_means``.
 
-    Raises
-    ------
-    ParameterError
-        For bad K, δ, α, ε, group sizes or ``max_steps``, ``true_means`` of the wrong shape, or
-        ``engine="numba"`` with a callback instead of a :class:`DiscreteRewards`.
-
     Examples
     --------
     Two groups of 20 users: one envious (arm 1 at 0.8 against 0.5), one 0.05-envy-free (its best

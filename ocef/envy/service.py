@@ -177,11 +177,6 @@ class SimulatedService:
     fail_every : int, optional
         Answer every N-th ``/pull`` with HTTP 503 (fault injection).
 
-    Raises
-    ------
-    ParameterError
-        If ``rng`` is not an integer ≥ 0.
-
     Examples
     --------
     >>> from ocef.envy.audit import AuditProblem
@@ -231,11 +226,6 @@ class SimulatedService:
         tuple of (AuditProblem, callable)
             The problem and ``pull(group, arm, step) -> float``, the PULL-ARM of Algorithm 2
             whose draws are keyed by (seed, group, step) (:func:`ocef.envy.live.keyed_pull`).
-
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is not one of ``partitions``.
 
         Examples
         --------
@@ -296,11 +286,6 @@ class SimulatedService:
         dict
             ``n_groups`` (G), ``sizes`` (|g_i|, copies counted) and ``names``.
 
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is unknown.
-
         Examples
         --------
         >>> service = toy_service()
@@ -323,11 +308,6 @@ class SimulatedService:
         dict
             ``arm_means`` (G × G: row i holds μ_0..μ_{G-1} of group i's audit, eq. (6)) and
             ``true_envy`` (Δ^i of each group).
-
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is unknown.
 
         Examples
         --------
@@ -366,8 +346,6 @@ class SimulatedService:
         ------
         FingerprintError
             When ``fingerprint`` is another service's (HTTP 409 over the wire).
-        ParameterError
-            When ``partition`` is unknown or ``pulls`` is not a list of integer triples.
 
         Examples
         --------
@@ -414,11 +392,6 @@ class SimulatedService:
             ``user``, ``items`` (by decreasing probability, ties by item index) and ``probs``
             (their probabilities π^user(a)).
 
-        Raises
-        ------
-        ParameterError
-            When ``user`` or ``k`` is out of range, or the policy has contexts.
-
         Examples
         --------
         >>> from ocef.envy.audit import AuditProblem
@@ -454,11 +427,6 @@ class SimulatedService:
         -------
         dict
             ``user``, ``items`` and ``rewards`` (0 or 1 per item).
-
-        Raises
-        ------
-        ParameterError
-            When ``user`` or an item is out of range, or the environment has contexts.
 
         Examples
         --------
@@ -759,11 +727,6 @@ class ServiceClient:
         First wait in seconds, doubled at each retry.
     max_wait : float, default 5.0
         Longest wait between two attempts.
-
-    Raises
-    ------
-    ParameterError
-        If ``url`` is not an ``http://`` URL with a host.
 
     Examples
     --------

@@ -191,11 +191,6 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int
     RunResult
         Verdict, duration, cost (eq. 10), whether (7) held, the smallest budget and the counts.
 
-    Raises
-    ------
-    ParameterError
-        If the bandit and the auditor have different numbers of arms, or ``max_steps`` < 1.
-
     Examples
     --------
     Arm 1 (mean 0.6) beats the baseline (0.3): ENVY after 54 steps, 47 of them on the baseline.

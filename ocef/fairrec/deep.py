@@ -216,12 +216,6 @@ class DeepCTR:
             The model itself, fitted (``params`` set), so calls chain:
             ``model.fit(split).score(candidates)``.
 
-        Raises
-        ------
-        ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-            A hyper-parameter out of range (:func:`ocef.fairrec.training.check_training`), or
-            torch not installed.
-
         Examples
         --------
         A bad hyper-parameter is refused before any work (with or without torch); the fitted call
@@ -281,11 +275,6 @@ class DeepCTR:
         -------
         numpy.ndarray of float, shape (len(candidates),)
             ``sigmoid(logit)`` in (0, 1).
-
-        Raises
-        ------
-        ocef.errors.ParameterError
-            Before ``fit``, or without torch.
 
         Examples
         --------

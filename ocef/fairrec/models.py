@@ -277,8 +277,6 @@ def make_model(name: str, **hyper):
 
     Raises
     ------
-    ocef.errors.ParameterError
-        An unknown ``name``, or a deep model when torch is not installed.
     TypeError
         A hyper-parameter the class does not have.
 

@@ -166,8 +166,6 @@ def fit_movielens(model: str = "logmf", data_dir=None, *, split_seed: int = 0, m
     ------
     ocef.errors.DatasetNotFoundError
         When no MovieLens ratings file is found, listing the folders searched.
-    ocef.errors.ParameterError
-        An unknown model, or a deep one without torch.
 
     Examples
     --------

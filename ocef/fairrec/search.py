@@ -1539,8 +1539,6 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
 
     Raises
     ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        A parameter outside its declared range (each names the argument, value and range).
     ocef.errors.ResourceLimitError
         When the estimated work (:func:`search_work`) or the particles' memory exceeds the limits
         in force (:func:`ocef.validation.resource_limits`), before anything runs.

@@ -80,11 +80,6 @@ def check_training(model, size: str) -> None:
         The name of its width attribute: ``"n_factors"`` (numpy models) or ``"embedding_dim"``
         (deep models).
 
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        Naming the hyper-parameter, its value and its range.
-
     Examples
     --------
     >>> from ocef.fairrec.models import LogisticMF

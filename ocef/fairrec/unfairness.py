@@ -245,8 +245,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     ------
     ocef.errors.DataError
         Bad candidates or scores (:func:`ranked_table`).
-    ocef.errors.ParameterError
-        ``k`` out of range (``k < 2`` with ``genres``), ``genres`` not 2-d, or an unknown ``ndcg``.
 
     Examples
     --------
@@ -376,9 +374,6 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
     Raises
     ------
-    ocef.errors.ParameterError
-        An unknown metric, attribute or ``auc`` mode, or pooled AUC without ``candidates``,
-        ``scores`` and a ``user`` column.
     ocef.errors.DataError
         A missing metric column, or an attribute column that does not hold integer codes.
 
@@ -557,8 +552,6 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     ------
     ocef.errors.DataError
         When fewer than two groups are valid.
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        ``min_users`` not an integer >= 1.
 
     Examples
     --------

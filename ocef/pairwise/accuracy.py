@@ -888,8 +888,6 @@ def rank_positions(scores) -> np.ndarray:
 
     Raises
     ------
-    ocef.errors.ParameterError
-        If ``scores`` has more than 2 dimensions.
     ocef.errors.DataError
         If ``scores`` holds ±inf.
 
@@ -936,11 +934,6 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     pandas.DataFrame
         One row per (query, item in R_q): query, item, group, position, n_same, acc_same,
         n_other, acc_other, recomposed (equal to position).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``item_groups`` does not have one entry per item.
 
     Examples
     --------

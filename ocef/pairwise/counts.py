@@ -245,10 +245,6 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``pairs`` is not a DataFrame, or ``cluster`` not a string.
-    ocef.errors.ParameterError
-        If ``cluster`` is an empty name.
     ocef.errors.DataError
         For an empty table, a missing column, ``j == jp``, missing group, engagement or cluster
         values, or non-finite scores.
@@ -342,8 +338,6 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``scores`` is not a DataFrame.
     ocef.errors.DataError
         For missing columns, several rows for one key, or a pair item without a score.
 
@@ -622,10 +616,6 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For an unknown ``backend`` or an empty ``cluster`` name.
-    ocef.errors.ParameterTypeError
-        For ``pairs`` or ``scores`` of another type, or a ``cluster`` that is not a string.
     ocef.errors.DataError
         For a malformed table (:func:`check_pairs`, :func:`attach_scores`), unknown groups or
         levels (:func:`group_mapping`), or a file DuckDB cannot read.

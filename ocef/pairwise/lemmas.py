@@ -93,11 +93,6 @@ def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
         Probabilities (summing to 1) in the layout of :attr:`ocef.pairwise.PairCounts.total`:
         clicked group, kind (0 intra, 1 inter), level, outcome (loss, tie, win).
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If a rate or ``share_1`` is outside (0, 1).
-
     Examples
     --------
     >>> lemma_mass(0.8, 0.2, 0.5)[:, :, 0, :].round(4).tolist()
@@ -138,11 +133,6 @@ def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
         The inputs; ``calibration_error_0/1`` (eq. 9), ``mse_0/1``, ``p_inter`` (share of recorded
         pairs that are inter-group) and, for each kind ``overall``, ``intra``, ``inter``, the keys
         ``<kind>_accuracy_0``, ``<kind>_accuracy_1`` and ``<kind>_ratio``.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If a rate or ``share_1`` is outside (0, 1).
 
     Examples
     --------

@@ -150,8 +150,6 @@ def pairwise_regularizer(score_j, score_jp, s_j, s_jp, *, y_j=1.0, y_jp=0.0, kin
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For an unknown ``kind``, or scores that are not 1-d arrays of one length.
     ocef.errors.DataError
         For non-finite scores, or groups other than 0/1.
 
@@ -537,9 +535,6 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For negative ``lam``, ``l2``, a non-positive ``lr``, ``rank`` or ``epochs``, an unknown
-        ``kind``, or sizes that do not match ``init``.
     ocef.errors.DataError
         For missing columns, or indices beyond ``n_users``/``n_items``.
 

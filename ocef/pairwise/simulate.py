@@ -231,11 +231,6 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
     numpy.ndarray of int, shape (n_users, n_relevant)
         Item indices of each user's relevant set, best first (all items in order with None).
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``n_relevant`` is below 2 or above the number of items.
-
     Examples
     --------
     >>> from ocef.reo.simulate import as_world
@@ -299,12 +294,8 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``world`` is not a TrafficWorld.
     ocef.errors.DataError
         If its item groups are not exactly 0 and 1.
-    ocef.errors.ParameterError
-        For bad ``model_scores``, ``position_bias``, ``n_levels`` or ``n_relevant``.
 
     Examples
     --------

@@ -89,11 +89,6 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
     numpy.ndarray, shape (..., K + 1)
         Variances of ``D_1..D_K`` and of ``D_REO``; NaN for ``D_REO`` where an arm's penalty is 0.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an unknown ``covariance``.
-
     Examples
     --------
     >>> v = shared_random_ab_variance([0.15, 0.15], [0.1, 0.2], [0.12, 0.18], 200, 200, 200)
@@ -323,9 +318,6 @@ def ab_test(control, treatment, random, *,
     ------
     ocef.errors.DataError
         If an arm has no positive label at all, or lacks a group the other logs have.
-    ocef.errors.ParameterError
-        For bad arguments, a group without positives in the random log, or folds that leave a
-        group without positives.
 
     Examples
     --------

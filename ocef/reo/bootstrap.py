@@ -199,11 +199,6 @@ def check_bootstrap_method(method: str, name: str = "interval") -> str:
     str
         ``method`` unchanged.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For any other value.
-
     Examples
     --------
     >>> check_bootstrap_method("bca")
@@ -428,13 +423,6 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
         by the bootstrap ones (``method="bootstrap-<interval>"``);
         ``bootstrap``: the :class:`BootstrapSummary` (replicates; ``bias``, the bootstrap estimate
         of the estimator's bias, Fig. 8).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For bad arguments, missing columns, empty logs or groups without positives in the random
-        traffic (as :func:`ocef.reo.reo_result_from_counts`);
-        :class:`ocef.errors.ResourceLimitError` for resamples above the resource limits.
 
     Examples
     --------

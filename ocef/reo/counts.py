@@ -140,11 +140,6 @@ class ReoCounts(Result):
             One count per group in the order of ``group_names``; per key and group when ``by``
             is set (D keys, in the order of ``index``). A copy.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
@@ -169,11 +164,6 @@ class ReoCounts(Result):
             One count per group in the order of ``group_names``; per key and group when ``by``
             is set. A copy.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
@@ -196,11 +186,6 @@ class ReoCounts(Result):
         -------
         numpy.int64 or numpy.ndarray of int64, shape (D,)
             The rows of the log (all groups), or one count per key when ``by`` is set.
-
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
 
         Examples
         --------
@@ -229,11 +214,6 @@ class ReoCounts(Result):
         numpy.ndarray of int64, shape (K+1,) or (D, K+1)
             ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #{Y=0})``, per key when ``by`` is set; each
             row sums to the rows of the log.
-
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
 
         Examples
         --------
@@ -280,12 +260,8 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For an empty log, missing columns, ``by`` equal to ``group``, or bad ``groups``.
     ValueError
         For labels other than 0 and 1 (:class:`ocef.errors.DataError` from DuckDB and Spark).
-    ocef.errors.ParameterTypeError
-        For a ``group`` that is not a non-empty string, or a log of an unknown type.
 
     Examples
     --------

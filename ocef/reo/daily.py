@@ -195,11 +195,6 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     -------
     ReoDaily
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For bad arguments, missing columns or bad labels (as :func:`ocef.reo.reo_counts`).
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_daily

@@ -156,11 +156,6 @@ def normal_quantile(confidence: float) -> float:
     float
         ``z > 0``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``confidence`` is outside (0, 1).
-
     Examples
     --------
     >>> round(normal_quantile(0.95), 4)
@@ -462,11 +457,6 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
         Estimates, ``gamma``, ``sigma``, ``xi``, standard errors and ``z``; intervals by
         :meth:`ReoArrays.ci_delta_U` and :meth:`ReoArrays.ci_penalty`.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an unknown ``covariance`` or ``confidence`` outside (0, 1).
-
     Examples
     --------
     >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
@@ -567,10 +557,6 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``log`` is not a DataFrame.
-    ocef.errors.ParameterError
-        For a missing column or a non-0/1 label dtype.
     ValueError
         For label values other than 0 and 1.
 
@@ -707,11 +693,6 @@ class ReoResult(Result):
         above 0 with a defined SE. Bootstrap results carry the flag of the delta interval too.
     notes : tuple of str, default ()
         Why an interval is unreliable (a group without positives, ...).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``columns`` does not have exactly the columns above.
 
     Examples
     --------
@@ -923,11 +904,6 @@ def check_interval(interval: str) -> str:
     str
         ``interval`` unchanged.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For any other value.
-
     Examples
     --------
     >>> check_interval("delta")
@@ -1092,12 +1068,6 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         is True only where the delta method's measured coverage holds: every group with at least
         :data:`MIN_POSITIVES_DELTA` positives in both logs, a penalty interval above 0.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an empty log, a group without positives in the random log (``U_k`` undefined), no
-        positive at all in the default log, or a bad ``confidence``/``interval``.
-
     Examples
     --------
     >>> res = reo_result_from_counts(["a", "b"], [100, 150], 1000, [200, 100], 1000)
@@ -1179,11 +1149,6 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
     -------
     ReoResult
         ``method="naive"``; ``se``, the intervals, ``penalty_se`` and ``confidence`` are NaN.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For missing columns, an empty log, bad labels, or a group without any logged positive.
 
     Examples
     --------

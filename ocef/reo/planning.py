@@ -113,11 +113,6 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     float
         The threshold on ``Delta_REO``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``K < 2`` or ``ratio`` outside [0, 1).
-
     Examples
     --------
     >>> round(eighty_percent_rule_threshold(2), 4)
@@ -211,10 +206,6 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For bad planning values, both or neither of ``n_default`` / ``random_to_default``, an
-        ``n_default`` too small for ``epsilon`` even with unlimited random traffic, or
-        ``target="penalty"`` at a penalty of 0 (its variance is undefined there).
     ocef.errors.DataError
         If the plan exceeds 10**15 rows.
 
@@ -285,8 +276,6 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For bad planning values, ``epsilon`` or ``delta``.
     ocef.errors.DataError
         If a size exceeds 10**15 rows.
 
@@ -328,11 +317,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     -------
     float
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``p_act`` outside [0, 1] or non-positive counts.
-
     Examples
     --------
     >>> expected_random_rows(0.01, n_requests=1_000_000, k=10)
@@ -361,11 +345,6 @@ def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     -------
     float
         ``n_random / (n_requests * k)``, in (0, 1].
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If the target needs ``p_act > 1`` (more random rows than ``n_requests * k``).
 
     Examples
     --------

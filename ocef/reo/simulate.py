@@ -97,14 +97,6 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
     -------
     TrafficWorld
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For preferences outside [0, 1], shapes that disagree, negative or non-finite scores,
-        fewer than two item groups, or bad user weights.
-    ocef.errors.ParameterTypeError
-        For non-integer item groups.
-
     Examples
     --------
     >>> world = as_world([[0.1, 0.5, 0.2], [0.3, 0.1, 0.4]], [0, 1, 1], [[1, 2, 3], [3, 2, 1]])
@@ -189,11 +181,6 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     -------
     TrafficWorld
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range or of the wrong length.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
@@ -266,11 +253,6 @@ def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None 
     -------
     numpy.ndarray of int, shape (n_users, k)
         Item indices, best first.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``k`` out of range, a boost <= 0, or a boost of a group no item has.
 
     Examples
     --------
@@ -392,12 +374,6 @@ def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> 
     -------
     TrafficTruth
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``k`` out of range, bad boosts, or a group without any relevant pair (``U_k``
-        undefined).
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
@@ -464,11 +440,6 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
     -------
     float
         Expected share of relevant impressions, in [0, 1].
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``p_act`` outside [0, 1] or as :func:`ground_truth`.
 
     Examples
     --------
@@ -595,12 +566,6 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     TrafficLogs
         ``default``, ``random`` (columns :data:`LOG_COLUMNS`), ``truth`` and ``served``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range; :class:`ocef.errors.ResourceLimitError` for a simulation
-        above the resource limits.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
@@ -664,12 +629,6 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     Returns
     -------
     AbTrafficLogs
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an empty ``arms``, a bad ``assignment`` or ``arm_shares``, or serving arguments out of
-        range.
 
     Examples
     --------
@@ -952,11 +911,6 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     -------
     StreamedTraffic
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range, or an output directory that already holds Parquet files.
-
     Examples
     --------
     >>> import tempfile
@@ -1037,11 +991,6 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     -------
     tuple of numpy.ndarray
         ``(random_counts, default_counts)``, each of shape ``size + (K,)``.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For rates outside [0, 1], summing above 1, of different lengths, or sizes < 1.
 
     Examples
     --------
