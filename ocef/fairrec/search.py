@@ -14,38 +14,9 @@ Alg. 3) and counts them. :func:`search` runs one of
   instead of the thermal term, each swarm guided only by its own best; the paper does not
   define its vanilla PSO, this one is ours).
 
-DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
-
-- each swarm has ``n_pt = max(2, int(ε · N))`` particles (Sec. 4.2: ``ε = n_pt / |N_groups|``) with
-  ``N = Π_i |B^{s_i}|`` (``epsilon_base="cells"``, the default): the paper's group counts are these
-  products (MovieLens 2·7·21 = 294, BlackFriday 2·7·21·3·5·2 = 8,820, Amazon 10³; Sec. 4.1) and the
-  authors' code sizes each swarm ``int(ε · Π (max − min + 1))``. ``epsilon_base="groups"`` takes
-  ``N`` = the valid groups (at least ``min_users`` users) instead: on a sparse grid (ML-100K at
-  ``min_users = 5``: 55 valid groups of 294 cells) the swarms are smaller and leave room to iterate
-  under a budget (Table 3; ``fairrec-budget`` measures both). ``epsilon="auto"`` / ``n_iter="auto"`` follow Sec. 4.2's guidance
-  (:func:`auto_epsilon`, :func:`auto_n_iter`);
-- Alg. 2: bounds ``B^{s_i} = [min, max]`` of the users' codes, coordinates drawn independently from
-  each attribute's empirical distribution ``D^{s_i}`` over users; velocities integer uniform in
-  ``[−v*, v*]``; ``Pbest ← P`` — the initial positions are evaluated (iteration 0), since Alg. 3
-  compares ``fitness(Pbest)``;
-- eq. (8)-(9) per particle and iteration: ``φ ~ N(0, 1)``, ``r1, r2 ~ U(0, 1)`` (scalars),
-  ``C^k`` = mean of the swarm's personal bests (the thermal-motion centre of Sun et al. 2011),
-  ``V ← clip(α|C − P|φ + c1 r1 (Pbest − P) + c2 r2 (Gbest − P), ±v*)``,
-  ``P ← clip(trunc(P + V), bounds)``;
-- a group with fewer than ``min_users`` users (or an undefined value) is never queried and never
-  becomes a Pbest or Gbest; Gbest of the max swarm is the best valid InfoBase entry of both swarms
-  (and the min swarm's the worst): the cross-swarm sharing of Sec. 3.3;
-- UF (Alg. 1 lines 8-10) = max − min over the valid InfoBase.
-
-Cost: ``n_evaluations`` counts the distinct groups queried (a cached group costs nothing again),
-``n_users_queried`` the users whose recommendations were computed (the cost of a black-box
-evaluation is proportional to the group size; TestSGD's complements are counted here too) and
-``cost = n_users_queried + group_cost · n_queries`` the machine-independent analogue of Table 3's
-testing time: querying the black box for ``n`` users costs ``n + group_cost`` (``group_cost``: the
-fixed overhead of one query, in users; an invalid group is never queried and costs nothing). Two
-budgets stop a search as the paper's fixed time does (Table 3): ``max_evaluations`` distinct
-groups, or ``max_cost`` — a query that would take the cost above ``max_cost`` is not made and the
-search ends there, so ``cost <= max_cost`` always.
+The implementation decisions of DPSO and the cost model (``n_evaluations``, ``n_users_queried``,
+``cost``, the budgets of Table 3) are in the FairRec guide (docs/guide/fairrec.md, "The searches,
+as implemented").
 """
 from __future__ import annotations
 
@@ -177,7 +148,7 @@ COVER_PARTICLES = 24
 
 
 def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[int, str]:
-    """Particles per swarm: ``max(2, int(ε · N))`` (module docstring), raised to
+    """Particles per swarm: ``max(2, int(ε · N))`` (FairRec guide), raised to
     ``min(n_groups, COVER_PARTICLES)`` so that a small grid is searched through; returns the number and
     the rule that set it (printed with the result)."""
     base = max(2, int(epsilon * n))
@@ -505,7 +476,7 @@ class GroupOracle:
 
     @property
     def cost(self) -> float:
-        """``n_users_queried + group_cost · n_queries`` (module docstring)."""
+        """``n_users_queried + group_cost · n_queries`` (FairRec guide)."""
         return self.n_users_queried + self.group_cost * self.n_queries
 
     def query(self, rows: np.ndarray) -> float:
@@ -1098,7 +1069,7 @@ class FairRecResult(Result):
     infobase : pandas.DataFrame
         Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (module docstring): distinct groups queried, users whose
+        The search's own cost (FairRec guide): distinct groups queried, users whose
         recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
         n_queries``.
     n_invalid_visits : int
@@ -1487,14 +1458,14 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
            group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
            test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
-    (module docstring), and judge UF against noise (:mod:`ocef.fairrec.inference`).
+    (FairRec guide), and judge UF against noise (:mod:`ocef.fairrec.inference`).
 
     Parameters
     ----------
     oracle : GroupOracle
         The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search (module docstring).
+        The search (FairRec guide).
     epsilon, n_iter : float, "auto" or None; int or "auto"
         DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
         ``epsilon_base``) and iterations; ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`,
@@ -1509,7 +1480,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     top_n : int
         Groups listed at each end.
     max_evaluations, max_cost, group_cost : int or None, float or None, float
-        Budgets (Table 3, module docstring): at most ``max_evaluations`` distinct groups, or
+        Budgets (Table 3, FairRec guide): at most ``max_evaluations`` distinct groups, or
         queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
         ``n + group_cost`` (default 1.0). None: no budget (the default).
     epsilon_base : {"cells", "groups"}, default "cells"
