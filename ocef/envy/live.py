@@ -194,8 +194,7 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
 
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
     >>> pull = keyed_pull(problem, 7)
     >>> pull(0, 1, 3) == pull(0, 1, 3), [pull(0, 1, step) for step in range(5)]
     (True, [0.5, 1.0, 1.0, 1.0, 0.5])
@@ -272,8 +271,7 @@ class LiveAuditResult(Result):
     --------
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
     >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
     >>> result.groups[["name", "verdict", "duration", "true_envy"]]
       name verdict  duration  true_envy
@@ -307,8 +305,7 @@ class LiveAuditResult(Result):
         --------
         >>> from ocef.envy.audit import AuditProblem
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+        >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> result.to_frame()
            group name  size verdict  duration   cost  constraint_held  true_envy
@@ -334,8 +331,7 @@ class LiveAuditResult(Result):
         --------
         >>> from ocef.envy.audit import AuditProblem
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+        >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
         >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> record = result.to_dict()
         >>> list(record)
@@ -624,8 +620,7 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
 
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
     >>> first = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
     ...                        checkpoint="audit.json", every=50)
     >>> first.groups["verdict"].tolist(), first.checkpoint_steps
