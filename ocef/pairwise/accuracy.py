@@ -65,9 +65,8 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> n, acc = cell_statistics(pair_counts(make_toy_pairs()).total)
     >>> n[:, :, 0].tolist(), acc[:, :, 0].tolist()                   # rows: overall, intra, inter
     ([[4.0, 4.0], [2.0, 2.0], [2.0, 2.0]], [[0.5, 0.625], [0.5, 0.75], [0.5, 0.5]])
     """
@@ -103,9 +102,8 @@ def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> n, acc = cell_statistics(pair_counts(make_toy_pairs()).total)
     >>> summary_statistics(acc, (n > 0).all(axis=1)).round(4).tolist()
     [[0.5, 0.625, 0.8, -0.125], [0.5, 0.75, 0.6667, -0.25], [0.5, 0.5, 1.0, 0.0]]
     """
@@ -409,9 +407,8 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> counts = pair_counts(pairs)
+    >>> counts = pair_counts(make_toy_pairs())
     >>> bool((bootstrap_counts_literal(counts, 3, rng=0) == bootstrap_counts(counts, 3, rng=0)).all())
     True
     """
@@ -522,8 +519,7 @@ class PairwiseAccuracy(Result):
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> res = pairwise_accuracy(pairs)
+    >>> res = pairwise_accuracy(make_toy_pairs())
     >>> res.group_names, res.n_pairs
     (('a', 'b'), 8)
     >>> res.summary()[["kind", "accuracy_0", "accuracy_1", "gap"]].round(3)
@@ -555,8 +551,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
+        >>> res = pairwise_accuracy(make_toy_pairs())
         >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
               kind group  n_pairs  accuracy
         0  overall     a        4     0.500
@@ -575,8 +570,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
+        >>> res = pairwise_accuracy(make_toy_pairs())
         >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
               kind    gap  gap_ci_low  gap_ci_high  p_adjusted
         0  overall -0.125      -0.621        0.472         1.0
@@ -623,8 +617,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
+        >>> res = pairwise_accuracy(make_toy_pairs())
         >>> out = res.to_dict()
         >>> out["groups"], out["n_pairs"], out["p_adjustment"]
         (['a', 'b'], 8, 'holm over the three kinds')
@@ -797,8 +790,7 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> decompose_accuracy(pairs)[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
+    >>> decompose_accuracy(make_toy_pairs())[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
       group  weight_intra  accuracy_intra  accuracy_inter  overall
     0     a           0.5            0.50             0.5    0.500
     1     b           0.5            0.75             0.5    0.625
@@ -848,8 +840,7 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> exposure_table(pairs, n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
+    >>> exposure_table(make_toy_pairs(), n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
       group  n_pairs  click_share  exposure
     0     a        4          0.5       0.5
     1     b        4          0.5       0.5
