@@ -11,9 +11,6 @@ from ocef.errors import ParameterError
 def check_rho(rho, name: str = "rho") -> np.ndarray:
     """Validate a ground truth ρ^m(a|x): expected rewards in [0, 1] (Do et al. 2022, Sec. 3.1).
 
-    OCEF's rewards are bounded in [0, 1], so the expected reward ρ^m(a|x) of recommending item
-    a to user m in context x must lie there.
-
     Parameters
     ----------
     rho : array_like
@@ -28,9 +25,6 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
 
     Examples
     --------
-    >>> check_rho([[0.2, 1], [0, 0.5]])
-    array([[0.2, 1. ],
-           [0. , 0.5]])
     >>> check_rho(np.array([[0.2, 1.3]]))
     Traceback (most recent call last):
     ...
