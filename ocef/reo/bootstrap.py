@@ -360,42 +360,23 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      resample: str = "counts", backend: str = "auto", spark=None) -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, App. G.2, Fig. 7-8).
 
-    D_rec and D_rand are resampled independently with replacement (same sizes), ``n_resamples``
-    times. A log enters REO only through its category counts (:func:`category_counts`), so a
-    resample is a multinomial draw of those K + 1 counts (``resample="counts"``, O(K) per
-    resample) -- the same distribution as resampling rows (``resample="rows"``, the literal
-    Algorithm 4 with a full recount, for comparison). The BCa acceleration uses an exact
-    count-level jackknife (:func:`bca_interval`). Statistic order: ``delta_U_1..delta_U_K,
-    penalty``. The bootstrap interval respects the boundary at 0 that the delta-method penalty
-    interval ignores (see :mod:`ocef.reo`); :func:`ocef.reo.estimate_reo` with a bootstrap
-    ``interval`` is the same estimate through the one door.
+    D_rec and D_rand are resampled independently, as multinomial draws of their category counts
+    (:func:`category_counts`); the interval respects the boundary at 0 that the delta-method
+    penalty interval ignores. :func:`ocef.reo.estimate_reo` with a bootstrap ``interval`` is the
+    same estimate through the one door.
 
     Parameters
     ----------
     default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
         The default log D_rec and the random log D_rand, reduced to counts first with
         ``backend`` (:func:`ocef.reo.reo_counts`).
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s).
-    group : str, default "S"
-        The item-group column.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
-    n_resamples : int, default 100
-        Bootstrap resamples, 2 <= n_resamples <= 10**7.
+    label, group, confidence, n_resamples, rng, groups, backend, spark
+        As in :func:`ocef.reo.ab_test`.
     interval : {"standard", "percentile", "bca"}, default "standard"
         ``"standard"``: estimate +- z SE_boot, the normal bootstrap of eq. (23);
         ``"percentile"``; ``"bca"``: bias-corrected and accelerated.
-    rng : None, int, SeedSequence or Generator
-        Randomness of the resamples.
-    groups : sequence, optional
-        The groups and their order (default: the sorted values found).
     resample : {"counts", "rows"}, default "counts"
-        Multinomial draws of the counts, or literal row resampling.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Where the counts are computed.
-    spark : SparkSession, optional
-        For ``backend="spark"``. (The delta-method diagnostics of the result use ``"delta-full"``.)
+        Multinomial draws of the counts, or literal row resampling (Algorithm 4, for comparison).
 
     Returns
     -------
