@@ -31,11 +31,7 @@ class FunkSVDModel:
     """The parameters of a fitted Funk SVD, indexed by 0-based user and item indices.
 
     The estimate of user u for item i is ``mu + bu[u] + bi[i] + P[u] · Q[i]`` (surprise's
-    ``SVD.estimate``); an unbiased model has ``mu = 0`` and zero biases. Users/items absent
-    from the training data have zero bias and zero factors (surprise's convention for unknown
-    users and items). Methods: ``scores()`` (the full users x items matrix of estimates),
-    ``predict(users, items)`` (estimates at given pairs without building the matrix),
-    ``to_arrays()`` / ``from_arrays(a)`` (to and from the arrays of the disk cache).
+    ``SVD.estimate``); users/items absent from the training data have zero parameters.
 
     Attributes
     ----------
@@ -54,9 +50,6 @@ class FunkSVDModel:
     --------
     >>> model = FunkSVDModel(mu=3.0, bu=np.array([0.5, -0.5]), bi=np.array([0.0, 1.0, -1.0]),
     ...                      P=np.array([[1.0], [0.0]]), Q=np.array([[0.2], [0.0], [-0.2]]))
-    >>> model.scores()
-    array([[3.7, 4.5, 2.3],
-           [2.5, 3.5, 1.5]])
     >>> model.predict(np.array([0, 1]), np.array([2, 1]))
     array([2.3, 3.5])
     """
@@ -134,10 +127,8 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
                  rng=None) -> FunkSVDModel:
     """Fit scikit-surprise's ``SVD`` (Funk SVD) on (user, item, rating) triples.
 
-    The matrix factorization of Do et al. 2022 (Sec. 6.1, App. D.2; the paper's footnote points to
-    Funk SVD, gbolmier/funk-svd): SGD on the squared error with L2 regularization ``reg`` on
-    every parameter, ``n_epochs`` epochs at learning rate ``lr``, initial factors N(0, 0.1²).
-    Surprise's inner ids are mapped back to the 0-based indices given here.
+    SGD on the squared error with L2 regularization ``reg`` on every parameter, initial factors
+    N(0, 0.1²) (Do et al. 2022, Sec. 6.1, App. D.2; the paper's footnote: gbolmier/funk-svd).
 
     Parameters
     ----------
@@ -175,8 +166,6 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
     >>> stars = np.array([5.0, 1.0, 4.0, 2.0, 1.0, 5.0])
     >>> model = fit_funk_svd(users, items, stars, n_users=4, n_items=3, factors=2, reg=0.02,
     ...                      rating_scale=(1, 5), rng=0)
-    >>> model.mu, model.P.shape
-    (3.0, (4, 2))
     >>> float(model.bu[3]), model.P[3]           # user 3 has no rating
     (0.0, array([0., 0.]))
     """
@@ -218,9 +207,7 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
 def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) -> np.ndarray:
     """The entries each user rates in the simulation of Do et al. 2022 (Sec. 6.1, App. D.2).
 
-    "We sample 20% of the entries uniformly at random for each user to be observed":
-    ``k = round(fraction * n_items)`` (at least 1) distinct items per user, drawn uniformly
-    without replacement and independently per user, in random order.
+    ``k = round(fraction * n_items)`` (at least 1) distinct items per user, uniformly at random.
 
     Parameters
     ----------
@@ -253,9 +240,6 @@ def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) ->
 def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, rng=None) -> np.ndarray:
     """Binary ratings drawn from the ground truth at given entries (Do et al. 2022, Sec. 6.1).
 
-    "the observed value is drawn from a Bernoulli distribution with mean given by the ground
-    truth value": ``y = 1`` with probability ``rho[u, i]``, independently per entry.
-
     Parameters
     ----------
     rho : numpy.ndarray
@@ -282,8 +266,6 @@ def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, 
 
 def rmse(pred: np.ndarray, target: np.ndarray) -> float:
     """Root mean squared error, the validation score of the regularization (App. D.2).
-
-    ``sqrt(mean((pred - target)²))`` over all entries.
 
     Parameters
     ----------
