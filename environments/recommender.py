@@ -109,8 +109,6 @@ class FunkSVDModel:
         Examples
         --------
         >>> model = FunkSVDModel(1.0, np.zeros(2), np.zeros(3), np.ones((2, 1)), np.ones((3, 1)))
-        >>> sorted(model.to_arrays())
-        ['P', 'Q', 'bi', 'bu', 'mu']
         >>> FunkSVDModel.from_arrays(model.to_arrays()).scores().shape
         (2, 3)
         """
@@ -318,14 +316,8 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
                          n_epochs: int = 20, lr: float = 0.005, biased: bool = False) -> RecommenderFit:
     """Simulate the recommender of Do et al. 2022 (Sec. 6.1, App. D.2) on ground truth ``rho``.
 
-    Observe ``train_fraction`` of the entries of each user uniformly at random
-    (:func:`observe_entries`), draw Bernoulli(ρ) binary ratings there
-    (:func:`bernoulli_ratings`), and fit Funk SVD with ``factors`` latent factors
-    (:func:`fit_funk_svd`, on the rating scale [0, 1]), the regularization being chosen in
-    ``regs`` by RMSE on a held-out ``validation_fraction`` of each user's observed entries,
-    then refitted on all of them. The choices (no biases, surprise's training budget) are
-    discussed in the module docstring. The paper varies ``factors`` to make the recommender
-    more or less misspecified (Fig. 2, App. B.1).
+    :func:`observe_entries`, :func:`bernoulli_ratings`, then :func:`fit_funk_svd` with the
+    regularization chosen in ``regs`` on held-out ratings and refitted on all of them.
 
     Parameters
     ----------
@@ -365,8 +357,6 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
     >>> fit = simulate_recommender(rho, 1, train_fraction=0.5, rng=0)
     >>> fit.model.scores().shape, fit.reg
     ((30, 20), 0.01)
-    >>> {reg: round(err, 3) for reg, err in fit.validation_rmse.items()}
-    {0.01: 0.547, 0.1: 0.551, 1.0: 0.548, 10.0: 0.548}
     """
     rho = check_unit_array("rho", rho, ndim=2)
     factors = check_positive_int("factors", factors)
