@@ -455,8 +455,6 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([0, 2])
-        >>> oracle.n_evaluations, oracle.cost
-        (2, 5.0)
         >>> oracle.reset(max_evaluations=10)
         >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
         (0, 0.0, 0)
@@ -587,9 +585,8 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)                              # the search queried users 2 and 3
-        >>> values, extra = oracle.user_values()
-        >>> values.tolist(), extra
-        ([0.2, 0.4, 0.6, 1.0], 2)
+        >>> oracle.user_values()[1]                          # the extra users queried
+        2
         """
         if self.per_user is False:
             raise DataError("evaluate returns group values only; per-user values are needed")
@@ -620,9 +617,8 @@ class GroupOracle:
         >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> other = oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0]))
-        >>> other.values([0, 2]).tolist(), oracle.values([0, 2]).tolist()
-        ([1.0, 0.0], [0.2, 0.8])
+        >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
+        [1.0, 0.0]
         """
         import copy
 
@@ -635,10 +631,6 @@ class GroupOracle:
 
     def value(self, cell: int) -> float:
         """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid.
-
-        A cell with fewer than ``min_users`` users is never queried (counted in
-        ``n_invalid_visits``). A new valid cell is counted in ``n_evaluations`` and stored in the
-        InfoBase with the current ``iteration``.
 
         Parameters
         ----------
@@ -662,8 +654,6 @@ class GroupOracle:
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.value(2), oracle.value(2), oracle.n_evaluations        # the second is cached
         (0.8, 0.8, 1)
-        >>> oracle.value(3)                                               # an empty cell
-        nan
         """
         cell = int(cell)
         hit = self.infobase.get(cell)
@@ -788,9 +778,8 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)
-        >>> g = oracle.group(2)
-        >>> g.group, g.n_users, g.value
-        ({'g': 1, 'a': 0}, 2, 0.8)
+        >>> oracle.group(2).group
+        {'g': 1, 'a': 0}
         """
         v, n, _ = self.infobase[int(cell)]
         pos = self.position_of(np.array([cell]))[0]
@@ -1108,12 +1097,7 @@ class FairRecResult(Result):
     >>> gen = np.random.default_rng(0)
     >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
     >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
-    >>> oracle = GroupOracle.from_user_metrics(users, ["g"], "mrr", labels={"g": {0: "F", 1: "M"}})
-    >>> res = search(oracle, "exhaustive", n_resamples=99, rng=0)
-    >>> res.summary()[["role", "labels", "n_users", "value", "ci_low", "ci_high"]].round(3)
-                role labels  n_users  value  ci_low  ci_high
-    0     advantaged    g=M      111  0.575   0.543    0.607
-    1  disadvantaged    g=F       89  0.260   0.226    0.293
+    >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
     >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
     (0.315, 0.273, 0.01, 'permutation')
     """
@@ -1191,10 +1175,10 @@ class FairRecResult(Result):
         >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
         >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
-        >>> res.summary()[["role", "group", "value", "uf", "p_value"]].round(3)
-                    role group  value     uf  p_value
-        0     advantaged   g=1  0.575  0.315     0.01
-        1  disadvantaged   g=0  0.260  0.315     0.01
+        >>> res.summary()[["role", "group", "value"]].round(3)
+                    role group  value
+        0     advantaged   g=1  0.575
+        1  disadvantaged   g=0  0.260
         """
         g = self.groups
         g = g[g.role.isin(["advantaged", "disadvantaged"])].drop(columns="rank")
