@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_progress
 
 #: a light copy of ocef.mitigate.loop.METHODS (tested equal)
 METHODS = ("fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost")
@@ -70,7 +71,7 @@ def register(sub) -> None:
     p.add_argument("--memory-limit", default=None, metavar="SIZE",
                    help="DuckDB's memory limit while it sorts the candidates, e.g. 2GB (beyond: spills to disk)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic methods (default: 0)")
-    p.add_argument("--progress", action="store_true", help="progress bar with the time left (stderr)")
+    add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
