@@ -340,9 +340,10 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
         cases.append(Case("reo", f"--random={name}", ("--random", name, "random"), "either", argv))
 
     ab = ["--control", f["default.csv"], "--treatment", f["default.csv"], "--random", f["random.csv"], "--json"]
-    add("reo-ab", ab, "--method", ["delta", "delta-shared", "partition", "bootstrap", "x"], lambda v: v != "x")
-    add("reo-ab", ab + ["--method", "partition"], "--folds", NUMBERS, anything)
-    add("reo-ab", ab + ["--method", "bootstrap"], "--resamples", NUMBERS, anything)
+    add("reo-ab", ab, "--interval", ["delta", "delta-shared", "partition", "standard", "percentile", "bca", "x"],
+        lambda v: v != "x")
+    add("reo-ab", ab + ["--interval", "partition"], "--folds", NUMBERS, anything)
+    add("reo-ab", ab + ["--interval", "percentile"], "--resamples", NUMBERS, anything)
     add("reo-ab", ab, "--confidence", NUMBERS, unit_open)
     add_file("reo-ab", ["--treatment", f["default.csv"], "--random", f["random.csv"], "--json"], "--control",
              ["no_group.csv", "no_pos.csv", "labels2.csv", "no_S.csv", "half.parquet", "empty.csv"])
