@@ -38,6 +38,16 @@ def add_log_options(p, flag: str, what: str, *, metavar: str = "LOG", item_group
                        help=f"side table with columns user and the --user-group column{side_formats}")
 
 
+def add_progress(p) -> None:
+    """``--progress`` / ``--no-progress``, the one declaration of every command that can run long:
+    ``args.progress`` is ``"auto"`` (a bar on stderr when it is a terminal), True or False."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const=True, default="auto",
+                   help="show the progress bar (time left, on stderr) even when stderr is not a terminal")
+    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
+                   help="hide the progress bar (default: shown when stderr is a terminal)")
+
+
 def print_json(payload) -> None:
     """Print one strict-JSON object on stdout (results, numpy values; NaN/inf become null)."""
     from ocef.results import dumps

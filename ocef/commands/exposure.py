@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.commands._common import add_log_options, add_memory_limit
+from ocef.commands._common import add_log_options, add_memory_limit, add_progress
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
 #: light copies of ocef.exposure.user_metrics.RANKING_METRICS and ocef.exposure.shares.TARGETS (tested
@@ -77,6 +77,7 @@ def register(sub) -> None:
                    help="Holm family of every 'significant': report (all the tests of the output together, the "
                         "default) or table (each table alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     add_memory_limit(p)
     p.set_defaults(func=_run)
 
@@ -141,7 +142,8 @@ def _run(args: argparse.Namespace) -> int:
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
                                k=args.k, reference=args.reference, confidence=args.confidence, backend=args.backend,
                                ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments),
-                               ndkl_desired=_distribution(args.ndkl_target), family=args.family)
+                               ndkl_desired=_distribution(args.ndkl_target), family=args.family,
+                               progress=args.progress)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_progress
 
 from ocef.commands._common import add_log_options, add_memory_limit
 
@@ -68,7 +69,7 @@ def register(sub) -> None:
                    help="write the baseline and re-ranked top-k logs (Parquet) into DIR")
     add_memory_limit(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic methods (default: 0)")
-    p.add_argument("--progress", action="store_true", help="progress bar with the time left (stderr)")
+    add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 

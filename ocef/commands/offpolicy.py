@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.commands._common import add_log_options, add_memory_limit
+from ocef.commands._common import add_log_options, add_memory_limit, add_progress
 
 #: light copies (tested equal to ocef.offpolicy.UTILITY_ESTIMATORS and AUDIT_INTERVALS)
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
@@ -53,6 +53,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="folds of the cross-fitted reward model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_memory_limit(p)
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -70,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
     result = offpolicy_audit(read(args.log), read(args.target), user_group=args.user_group,
                              item_group=args.item_group, user_groups=read(args.user_groups),
                              item_groups=read(args.item_groups), estimators=args.estimator, interval=args.interval,
-                             confidence=args.confidence, rng=args.seed)
+                             confidence=args.confidence, rng=args.seed, progress=args.progress)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -88,4 +89,6 @@ def _run(args: argparse.Namespace) -> int:
         pc = ["estimand", "estimator", "user_group", "group", "reference", "estimate", "ci_low", "ci_high",
               "p_adjusted", "verdict"]
         print(format_table({c: result.pairs[c].tolist() for c in pc}))
+    for note in result.notes:
+        print(f"note: {note}")
     return 0

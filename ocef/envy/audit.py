@@ -33,6 +33,7 @@ import pandas as pd
 
 from ocef.envy import bounds
 from ocef.validation import as_generator, check_in_interval
+from ocef._progress import PROGRESS
 from ocef.envy.exact import transported_user_utilities, utility_matrix
 from ocef.envy.groups import check_group_names, check_partition, group_members
 from ocef.envy.matching import MATCHINGS, mixture_weights
@@ -43,7 +44,7 @@ from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_seq
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
 from ocef.errors import ParameterError
-from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Instance, Integer, OneOrMore, Options, Real, Rng,
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Instance, Integer, OneOrMore, Options, Real, Rng,
                              check_resources, validate_params)
 from ocef.envy.engines import ENGINES
 from ocef.envy.runner import MAX_STEPS, MAX_TRIALS, check_run_resources, estimated_work
@@ -570,7 +571,7 @@ class AuditReport(Result):
 # ====================================================================== drivers
 @validate_params(problem=Instance(AuditProblem), alpha=OneOrMore(UNIT_HALF_OPEN), delta=OneOrMore(UNIT_OPEN),
                  epsilon=OneOrMore(UNIT_HALF_OPEN), trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS),
-                 engine=Options(*ENGINES), progress=Boolean(), sigma=Real(0, 1e6, closed="right"),
+                 engine=Options(*ENGINES), progress=PROGRESS, sigma=Real(0, 1e6, closed="right"),
                  omega=UNIT_OPEN, rng=Rng())
 def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
               max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
@@ -664,10 +665,9 @@ def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
     costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
     base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
-    iterator = keys.itertuples(index=False)
-    if progress:
-        from tqdm.auto import tqdm
-        iterator = tqdm(iterator, total=len(keys), desc="audits", leave=False)
+    from ocef._progress import progress_iter
+
+    iterator = progress_iter(keys.itertuples(index=False), progress, total=len(keys), desc="audits")
     frames = [ask_tell_audit(problem, alpha=a, delta=d, epsilon=e, rng=audit_root(base, j), max_steps=max_steps,
                              sigma=sigma, omega=omega).groups for j, (a, d, e, _) in enumerate(iterator)]
     g = pd.concat(frames, ignore_index=True)

@@ -22,6 +22,7 @@ from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
 from ocef.validation import Options, Real, validate_params
+from ocef._progress import PROGRESS
 from ocef.errors import ParameterError, ParameterTypeError
 
 
@@ -461,9 +462,9 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                        groups=groups)
 
 
-@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1))
+@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1), progress=PROGRESS)
 def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
-                context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
+                context_probs=None, dtype=np.float64, group_names=None, progress=False) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.
 
     Parameters
@@ -476,6 +477,8 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
         Users of two groups compared through optimal transport (Def. 4.2) or uniformly.
     epsilon, group_names
         As in :func:`envy_summary`.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -491,15 +494,22 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
     0      0     0.15  0.70     True
     1      1     0.15  0.65     True
     """
-    U = utility_matrix(rho, probs, context_probs, dtype=dtype)
-    weights = None
-    if labels is not None:
-        weights = mixture_weights(probs, labels, matching)
-        if weights.n_groups < 2:
-            # group envy compares a group with the others: with one group it was reported as 0
-            raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
-                                 "(give labels=None for individual envy only)")
-    return envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
+    from ocef._progress import progress_bar
+
+    with progress_bar(progress, total=3, desc="envy: utilities, matching, summary", unit="stage") as bar:
+        U = utility_matrix(rho, probs, context_probs, dtype=dtype)
+        bar.update()
+        weights = None
+        if labels is not None:
+            weights = mixture_weights(probs, labels, matching)
+            if weights.n_groups < 2:
+                # group envy compares a group with the others: with one group it was reported as 0
+                raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
+                                     "(give labels=None for individual envy only)")
+        bar.update()
+        summary = envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
+        bar.update()
+    return summary
 
 
 __all__ = [

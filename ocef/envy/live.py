@@ -39,7 +39,8 @@ from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_positive_int, check_unit_array
-from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
+from ocef._progress import PROGRESS
+from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Identifies the layout of a live-audit checkpoint file.
@@ -311,7 +312,7 @@ class LiveAuditResult(Result):
 
 # ====================================================================== the audit
 @validate_params(n_groups=Integer(2, 10**6), alpha=UNIT_HALF_OPEN, delta=UNIT_OPEN, epsilon=UNIT_HALF_OPEN,
-                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=Boolean(),
+                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=PROGRESS,
                  sigma=Real(0, 1e6, closed="right"), omega=UNIT_OPEN)
 def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha: float, delta: float,
                epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
@@ -442,10 +443,9 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
 
     batch = getattr(pull, "pull_many", None)
     with_step = batch is None and _takes_step(pull)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(desc="audit steps", unit="step", initial=step, leave=False)   # no total: verdicts end it
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, desc="audit steps", unit="step", initial=step)   # no total: verdicts end it
     start = time.perf_counter()
     try:
         while step < max_steps:

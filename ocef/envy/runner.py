@@ -30,8 +30,9 @@ from ocef.envy.auditor import Verdict
 from ocef.envy.engines import check_engine, resolve_engine
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
-from ocef.validation import (Boolean, Integer, Options, Real, Rng, as_generator, check_alpha, check_delta,
+from ocef.validation import (Integer, Options, Real, Rng, as_generator, check_alpha, check_delta,
                              check_epsilon, check_positive_int, check_resources, check_unit_array, validate_params)
+from ocef._progress import PROGRESS
 from ocef.envy.engines import ENGINES
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
@@ -429,10 +430,9 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     out_cum = np.zeros(r_total)
     out_min_budget = np.full(r_total, np.inf)
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
 
     t = 0
     while st.idx.size and t < max_steps:
@@ -720,10 +720,9 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
     out = _kernel.Outcomes(verdict=np.zeros(r_total, dtype=np.int8), duration=np.zeros(r_total, dtype=np.int64),
                            counts=np.zeros((r_total, k1), dtype=np.int64), sums=np.zeros((r_total, k1)),
                            cum=np.zeros(r_total), min_budget=np.zeros(r_total))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=r_total, desc=desc, unit="run", leave=False)
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
     # Compiled code does not see Ctrl-C: run in chunks so that an interrupt is honoured between
     # them (within a second or so), and the progress bar moves.
     chunk = max(64, min(1024, r_total // 50))
@@ -874,7 +873,7 @@ class BanditRuns(Result):
 
 
 @validate_params(trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS), sigma=Real(0, 1e6, closed="right"),
-                 omega=Real(0, 1, closed="neither"), progress=Boolean(), engine=Options(*ENGINES), rng=Rng())
+                 omega=Real(0, 1, closed="neither"), progress=PROGRESS, engine=Options(*ENGINES), rng=Rng())
 def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
                 sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
                 engine: str = "auto") -> BanditRuns:
@@ -1009,10 +1008,9 @@ def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progre
     from ocef.environments.bandits import BernoulliBandit
     from ocef.envy.simulation import simulate
 
-    rows = range(len(grid))
-    if progress:
-        from tqdm.auto import tqdm
-        rows = tqdm(rows, desc="audits", unit="run", leave=False)
+    from ocef._progress import progress_iter
+
+    rows = progress_iter(range(len(grid)), progress, desc="audits", unit="run")
     out = []
     for r, child in zip(rows, rng.spawn(len(grid))):
         rng_alg, rng_env = child.spawn(2)

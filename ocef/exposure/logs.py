@@ -415,9 +415,12 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
                         f"(column {names['item_group']!r} missing or not in the item_groups table)")
     if sum(r["n"] - r["n_user"] for r in rows):
         raise DataError(f"{names['log']}: the user column has missing values")
-    if sum(r["n"] - r["n_rank"] for r in rows) or min(r["kmin"] for r in rows) < 1:
-        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing value, "
-                        f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
+    ks = [float(r[c]) for r in rows for c in ("kmin", "kmax") if r[c] is not None]
+    if sum(r["n"] - r["n_rank"] for r in rows) or not all(v == v and abs(v) < float("inf") for v in ks) \
+            or min(ks) < 1:                  # NaN, inf and 1e400 ranks: a one-line error, not an int() overflow
+        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing, NaN or "
+                        f"infinite value, none below 1); found values from {min(ks, default=float('nan')):g} to "
+                        f"{max(ks, default=float('nan')):g}")
     n_rows = sum(r["n"] for r in rows)
     kmax = max(r["kmax"] for r in rows)
     def span(count, low, high):       # NaN-aware over the item groups (Python's max ignores a NaN after a number)

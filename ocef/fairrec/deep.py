@@ -182,7 +182,7 @@ class DeepCTR:
 
         return Net()
 
-    def fit(self, split, *, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True, progress=False):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
         seed; :func:`ocef.fairrec.training.fitted_params`).
 
@@ -197,6 +197,8 @@ class DeepCTR:
             Training randomness (initialisation, batch order); only an int seed is cached.
         cache : bool, default True
             Read and write the on-disk cache (``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``).
+        progress : bool or "auto", default False
+            A bar of the epochs with the time left on stderr (``"auto"``: when stderr is a terminal).
 
         Returns
         -------
@@ -221,13 +223,13 @@ class DeepCTR:
         torch = _require_torch()
         self._setup(split)
         key = {**self.hyper(), "torch": torch.__version__, "code": DEEP_CODE_VERSION}
-        self.params = fitted_params(self.kind, split, key, rng, cache, lambda: self._train(split.train, rng))
+        self.params = fitted_params(self.kind, split, key, rng, cache, lambda: self._train(split.train, rng, progress))
         self._net = self._module()
         self._net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.params.items()})
         self._net.eval()
         return self
 
-    def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:
+    def _train(self, train: pd.DataFrame, rng, progress=False) -> dict[str, np.ndarray]:
         torch = _require_torch()
         gen = as_generator(rng)
         torch.manual_seed(int(gen.integers(2**31)))
@@ -238,7 +240,9 @@ class DeepCTR:
         i = train["item"].to_numpy(dtype=np.int64)
         y = torch.from_numpy(train["label"].to_numpy(dtype=np.float32))
         net.train()
-        for _ in range(self.epochs):
+        from ocef._progress import progress_iter
+
+        for _ in progress_iter(range(self.epochs), progress, desc=f"training {self.kind}", unit="epoch"):
             perm = gen.permutation(u.size)
             for start in range(0, u.size, self.batch_size):
                 b = perm[start:start + self.batch_size]

@@ -61,7 +61,7 @@ class _Base:
         return {"n_factors": self.n_factors, "epochs": self.epochs, "lr": self.lr, "reg": self.reg,
                 "batch_size": self.batch_size}
 
-    def fit(self, split, *, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True, progress=False):
         """Fit on ``split.train`` (a :class:`ocef.environments.fairrec_split.FairRecSplit`).
 
         Cached on disk when ``cache`` is on and ``rng`` is an int seed (the cache key includes it);
@@ -69,17 +69,19 @@ class _Base:
         """
         check_training(self, "n_factors")
         self._setup(split)
-        self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng))
+        self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng, progress))
         return self
 
-    def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:
+    def _train(self, train: pd.DataFrame, rng, progress=False) -> dict[str, np.ndarray]:
         gen = as_generator(rng)
         params = self._init(gen)
         opt = _Adam(params, self.lr)
         u = train["user"].to_numpy(dtype=np.int64)
         i = train["item"].to_numpy(dtype=np.int64)
         y = train["label"].to_numpy(dtype=float)
-        for _ in range(self.epochs):
+        from ocef._progress import progress_iter
+
+        for _ in progress_iter(range(self.epochs), progress, desc=f"training {self.kind}", unit="epoch"):
             perm = gen.permutation(y.size)
             for start in range(0, y.size, self.batch_size):
                 b = perm[start:start + self.batch_size]

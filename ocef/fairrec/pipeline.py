@@ -131,7 +131,7 @@ def movielens_labels() -> dict:
 
 
 def fit_movielens(model: str = "logmf", data_dir=None, *, split_seed: int = 0, model_seed: int = 0,
-                  **hyper) -> FittedRecommender:
+                  progress=False, **hyper) -> FittedRecommender:
     """Leave-last-out split of MovieLens (``split_seed``) and ``model`` fitted on it (cached on disk).
 
     The testing set-up of Sec. 4.1 (:func:`ocef.environments.fairrec_split.fairrec_split`); on
@@ -148,6 +148,8 @@ def fit_movielens(model: str = "logmf", data_dir=None, *, split_seed: int = 0, m
         Seed of the split's negative sampling.
     model_seed : int, default 0
         Seed of the model's training (and of its cache entry).
+    progress : bool or "auto", default False
+        A bar of the training epochs with the time left on stderr (``"auto"``: when stderr is a terminal).
     **hyper
         Hyper-parameters of the model (e.g. ``n_factors=16``, ``epochs=10``).
 
@@ -178,5 +180,5 @@ def fit_movielens(model: str = "logmf", data_dir=None, *, split_seed: int = 0, m
 
     m = make_model(model, **hyper)
     split = movielens_fairrec_split(data_dir, rng=split_seed)
-    m.fit(split, rng=model_seed)
+    m.fit(split, rng=model_seed, progress=progress)
     return FittedRecommender(model, split, m, m.score(split.candidates))

@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.errors import DataError, ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.results import Result
-from ocef.validation import Boolean, Integer, Options, Real, as_generator, validate_params
+from ocef.validation import Integer, Options, Real, as_generator, validate_params
+from ocef._progress import PROGRESS
 
 __all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
 
@@ -404,7 +405,10 @@ def _grid_points(method, grid, protected_code, labels):
                 params["protected"] = labels.index(params["protected"])   # a group label -> its code
             if protected_code is not None and "protected" in r.params and (default or "protected" not in params):
                 params["protected"] = protected_code          # --protected GROUP overrides the default grid's
-            full = r.check_params(params)
+            try:
+                full = r.check_params(params)
+            except (ParameterError, ParameterTypeError) as exc:     # name the grid point (--grid in the command)
+                raise type(exc)(f"grid[{i}] of method {m!r}: {exc}") from None
             shown = {k: (labels[v] if k == "protected" and isinstance(v, int) and 0 <= v < len(labels) else v)
                      for k, v in full.items()}
             points.append({"method": m, "point": len([p for p in points if p["method"] == m]), "params": full,
@@ -497,7 +501,7 @@ def _layout(G, has_rel):
 @validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
                  target=Options("equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
-                 chunk_users=Integer(1), progress=Boolean(), envy_epsilon=Real(0.0, 1.0, closed="right"),
+                 chunk_users=Integer(1), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
                  envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
@@ -634,11 +638,9 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
         envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
         envy_users = np.full(rho.shape[0], None, dtype=object)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from ocef._progress import progress_bar
 
-        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
+    bar = progress_bar(progress, total=int(n_users_total), desc="mitigate", unit="user")
     from ocef.exposure.formulas import position_weights
     from ocef.validation import check_resources
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -298,7 +299,8 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 # --------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000) -> np.ndarray:
+def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000,
+                     progress=False) -> np.ndarray:
     """Replicate counts of the bootstrap clustered by ``counts.cluster`` (queries by default).
 
     A resample is a Multinomial(Q, m/Q) draw over the distinct cluster profiles (m their
@@ -315,6 +317,8 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
         Seeds the draws.
     chunk : int, default 20_000_000
         Largest number of draws held in memory at once.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -345,16 +349,20 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
     by_index = P * 8 > Q
     profile_of_query = np.repeat(np.arange(P), m) if by_index else None
     step = max(1, chunk // max(Q if by_index else P, 1))
-    for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
-        b1 = min(n_resamples, b0 + step)
-        if by_index:
-            draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
-            draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
-            W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
-            del draws
-        else:
-            W = gen.multinomial(Q, m / Q, size=b1 - b0)
-        out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
+    from ocef._progress import progress_bar
+
+    with progress_bar(progress, total=n_resamples, desc="bootstrap resamples", unit="resample") as bar:
+        for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
+            b1 = min(n_resamples, b0 + step)
+            if by_index:
+                draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
+                draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
+                W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
+                del draws
+            else:
+                W = gen.multinomial(Q, m / Q, size=b1 - b0)
+            out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
+            bar.update(b1 - b0)
     return out.reshape((n_resamples,) + counts.profiles.shape[1:])
 
 
@@ -608,9 +616,11 @@ def _level_names(levels, mask) -> str:
 
 
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
-                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
+                 progress=PROGRESS)
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None,
+                      progress=False) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -634,6 +644,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -671,7 +683,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         few = (ci["n_pairs"] > 0) & (ci["n_clusters"] < 2)
         cell_reason[few] = "no valid interval: the cell's pairs come from a single cluster"
     elif n_resamples:
-        rep = bootstrap_counts(counts, n_resamples, rng=rng)
+        rep = bootstrap_counts(counts, n_resamples, rng=rng, progress=progress)
         _, rep_acc = cell_statistics(rep)
         lo, hi = _percentile(rep_acc, confidence)
         slo, shi = _percentile(summary_statistics(rep_acc, common), confidence)

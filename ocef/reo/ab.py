@@ -25,6 +25,7 @@ from ocef.reo.estimators import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import DataError, ParameterError
 
@@ -240,12 +241,12 @@ def _fold_counts(rng: np.random.Generator, counts: np.ndarray, n_folds: int) -> 
 
 
 @validate_params(interval=Options(*AB_INTERVALS), confidence=CONFIDENCE, rng=Rng(), n_resamples=Integer(2, 10**7),
-                 backend=Options(*BACKENDS))
+                 backend=Options(*BACKENDS), progress=PROGRESS)
 def ab_test(control, treatment, random, *,
             interval: str = "delta-shared", label: str | Sequence[str] = "Y", group: str = "S",
             confidence: float = 0.95, rng=None, groups: Sequence | None = None,
             n_resamples: int = 100,
-            n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None) -> AbResult:
+            n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None, progress=False) -> AbResult:
     """Compare the REO metrics of a treatment arm with a control arm that share one random traffic log (App. D, Algorithms 2-4; App. I.2).
 
     The differences ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``
@@ -287,6 +288,8 @@ def ab_test(control, treatment, random, *,
         Where the counts are computed.
     spark : SparkSession, optional
         For ``backend="spark"``.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -379,7 +382,7 @@ def ab_test(control, treatment, random, *,
         low, high, p = np.asarray(ci.low), np.asarray(ci.high), np.asarray(test.pvalue)
     else:                                                                   # Algorithm 4
         boot = _bootstrap_counts(_ab_stat_from_counts, [cc, ct, cr], method=interval,
-                                 n_resamples=n_resamples, confidence=confidence, rng=rng)
+                                 n_resamples=n_resamples, confidence=confidence, rng=rng, progress=progress)
         se, low, high = boot.se, boot.ci_low, boot.ci_high
         p = _normal_p_value(D, se)
         method = f"bootstrap-{interval}"

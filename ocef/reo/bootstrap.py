@@ -20,6 +20,7 @@ from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, 
 )
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -78,12 +79,14 @@ def _ab_stat_from_counts(counts_control, counts_treatment, counts_random) -> np.
             - _reo_stat_from_counts(counts_control, counts_random))
 
 
-def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int, bar=None) -> np.ndarray:
     """Literal resampling: draw row indices with replacement and recount (Algorithm 4)."""
     rows = np.repeat(np.arange(counts.size), counts)
     out = np.empty((n_resamples, counts.size), dtype=np.int64)
     for b in range(n_resamples):  # one full recount per bootstrap data set, as in Alg. 4
         out[b] = np.bincount(rows[rng.integers(0, rows.size, rows.size)], minlength=counts.size)
+        if bar is not None:
+            bar.update()
     return out
 
 
@@ -318,7 +321,8 @@ class BootstrapReo(NamedTuple):
 
 
 def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_resamples: int,
-                      confidence: float, rng, resample: str = "counts", names: Sequence = ()) -> BootstrapSummary:
+                      confidence: float, rng, resample: str = "counts", names: Sequence = (),
+                      progress=False) -> BootstrapSummary:
     from ocef.validation import as_generator, check_positive_int
 
     check_bootstrap_method(method)
@@ -332,9 +336,19 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
                     work=float(n_resamples) * max(width, 1), what="resampled cells")
     z = normal_quantile(confidence)
     rng = as_generator(rng)
-    draw = _multinomial_resamples if resample == "counts" else _row_resamples
+    from ocef._progress import progress_bar
+
     estimate = statistic(*samples)
-    replicates = statistic(*[draw(rng, c, n_resamples) for c in samples])
+    with progress_bar(progress, total=n_resamples * len(samples), desc="bootstrap resamples (per log)",
+                      unit="resample") as bar:
+        draws = []
+        for c in samples:                           # the same draws, in the same order, with or without a bar
+            if resample == "counts":
+                draws.append(_multinomial_resamples(rng, c, n_resamples))
+                bar.update(n_resamples)
+            else:
+                draws.append(_row_resamples(rng, c, n_resamples, bar))
+    replicates = statistic(*draws)
     finite = np.isfinite(replicates)
     n_undefined = int((~finite.all(axis=1)).sum())
     masked = np.where(finite, replicates, np.nan)
@@ -353,11 +367,11 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
 
 
 @validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), interval=Options(*BOOTSTRAP_INTERVALS),
-                 rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS))
+                 rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS), progress=PROGRESS)
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      interval: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts", backend: str = "auto", spark=None) -> BootstrapReo:
+                     resample: str = "counts", backend: str = "auto", spark=None, progress=False) -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, App. G.2, Fig. 7-8).
 
     D_rec and D_rand are resampled independently, as multinomial draws of their category counts
@@ -377,6 +391,8 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
         ``"percentile"``; ``"bca"``: bias-corrected and accelerated.
     resample : {"counts", "rows"}, default "counts"
         Multinomial draws of the counts, or literal row resampling (Algorithm 4, for comparison).
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -404,7 +420,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,
-                             resample=resample, names=names)
+                             resample=resample, names=names, progress=progress)
     table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
                     result.n_default, result.n_random, result.confidence, None, f"bootstrap-{interval}",
