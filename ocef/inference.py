@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, validate_params
 from ocef.errors import ParameterError
 
 __all__ = ["holm_adjust", "wilson_interval", "norm_ppf", "norm_cdf", "norm_sf", "t_ppf", "t_cdf",
@@ -66,6 +66,7 @@ def holm_adjust(p_values) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+@validate_params(confidence=CONFIDENCE)
 def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a binomial proportion; always inside [0, 1].
 
@@ -90,7 +91,6 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
     >>> float(low), round(float(high), 4)
     (0.0, 0.2775)
     """
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.commands._common import add_memory_limit
+from ocef.commands._common import add_log_options, add_memory_limit
 
 #: light copies (tested equal to ocef.offpolicy.UTILITY_ESTIMATORS and AUDIT_INTERVALS)
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
@@ -38,17 +38,11 @@ def register(sub) -> None:
                     "importance-weighted merit), with intervals, diagnostics (effective sample size, largest "
                     "weight, support, clicks) and Holm-adjusted comparisons, from a log of the current policy.",
     )
-    p.add_argument("--log", type=Path, required=True, metavar="LOG",
-                   help="log with user, item, reward, propensity: CSV or Parquet file, folder or glob")
+    add_log_options(p, "--log", "log with user, item, reward, propensity", item_group_required=False,
+                    side_formats="")
     p.add_argument("--target", type=Path, required=True, metavar="TARGET",
                    help="target policy: action probabilities (user, item, probability) or a top-k log "
                         "(user, item, rank)")
-    p.add_argument("--item-group", default=None, metavar="COLUMN", help="column giving each item's group")
-    p.add_argument("--user-group", default=None, metavar="COLUMN", help="column giving each user's group")
-    p.add_argument("--item-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns item and the --item-group column")
-    p.add_argument("--user-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns user and the --user-group column")
     p.add_argument("--estimator", nargs="+", choices=ESTIMATORS, default=["ips", "snips", "dr"], metavar="NAME",
                    help=f"utility estimators: {', '.join(ESTIMATORS)} (default: ips snips dr)")
     p.add_argument("--interval", choices=INTERVALS, default="wald",

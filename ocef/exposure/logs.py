@@ -511,7 +511,7 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
     >>> log.run(f"SELECT count(*) AS n FROM {log.table}")
     [{'n': 1}]
     """
-    from ocef.backends import duckdb_cursor, duckdb_table, spark_table
+    from ocef.backends import duckdb_cursor, duckdb_table, memory_limited, spark_table
 
     tables = ((_ITEM_TABLE, item_table), (_USER_TABLE, user_table), (_JUDGMENTS, judgments))
     if backend == "duckdb":
@@ -521,15 +521,14 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
         for name, tab in tables:
             if tab is not None:
                 con.register(name, tab)
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = '{memory_limit}'")
+        limited = memory_limited(memory_limit)      # the one mechanism of every memory limit
+        limited.__enter__()
 
         def run(sql):
             return fetch_rows(con, sql)
 
         def close():
-            if memory_limit is not None:
-                con.execute("RESET memory_limit")
+            limited.__exit__(None, None, None)
     else:
         dialect = "spark"
         spark, have = spark_table(source, _LOG, spark)

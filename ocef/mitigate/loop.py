@@ -581,7 +581,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     if memory_limit is not None:               # the one size syntax of every --memory-limit
         if not isinstance(memory_limit, str):
             raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
-        limit_mib = max(1, int(parse_size(memory_limit, "memory_limit") // 2**20))
+        parse_size(memory_limit, "memory_limit")
     has_rel = relevance is not None
     if target == "merit" and not has_rel:
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
@@ -646,12 +646,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
-    if memory_limit is not None:
-        import tempfile
+    from ocef.backends import memory_limited
 
-        con.execute(f"SET memory_limit = '{limit_mib}MiB'")
-        spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
-        con.execute(f"SET temp_directory = '{spill}'")
+    limited = memory_limited(memory_limit)     # ocef.backends' one mechanism (the CLI's --memory-limit too)
+    limited.__enter__()
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
@@ -734,9 +732,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                     bar.update(n)
         complete = True
     finally:
-        if memory_limit is not None:
-            con.execute("RESET memory_limit")
-            con.execute("RESET temp_directory")
+        limited.__exit__(None, None, None)
         if bar is not None:
             bar.close()
         for wr in writers.values():
