@@ -642,7 +642,7 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
     is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
     interval of that mean (:func:`hall_interval`; users independent; each user's positions and
-    sampled rankings are one cluster). Below :data:`MIN_USERS` users (EE-D 80, EE-R and EE-L 20,
+    sampled rankings are one cluster). Below :data:`MIN_USERS` users (EE-D 60, EE-R and EE-L 20,
     where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
     ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
     the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together

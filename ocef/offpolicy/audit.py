@@ -787,13 +787,13 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
 
     Examples
     --------
-    >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(40), 2), "position": np.tile([0, 1], 40),
-    ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 20), "propensity": 0.5,
-    ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 20)})
-    >>> res = slate_audit(log, estimators=["iips"])       # 40 slates: below the Wald floor
+    >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(20), 2), "position": np.tile([0, 1], 20),
+    ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 10), "propensity": 0.5,
+    ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 10)})
+    >>> res = slate_audit(log, estimators=["iips"])       # 20 slates: below the Wald floor
     >>> res.groups["reason"].iloc[0].split(":")[0]
     'untrusted'
-    >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 40 * k) for k in range(10)]),
+    >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 20 * k) for k in range(20)]),
     ...             estimators=["iips"], interval="bootstrap", rng=0).groups["estimate"].round(3).tolist()
     [1.6]
     """
