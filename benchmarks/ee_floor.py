@@ -18,9 +18,13 @@ Designs:
   the two subpopulations' means.
 
 Printed: coverage (``reps`` replicates per cell; SE ≈ √(0.95·0.05/reps)) per design, metric and size,
-and per metric the smallest size from which every design covers >= 0.94.
+per metric the smallest size from which every design covers >= 0.94, and the pair rows as printed:
+Hall's skewness-corrected difference (:func:`ocef.exposure.frame.hall_difference`) for the metrics of
+:data:`ocef.exposure.ranking_metrics.HALL_PAIRS` (EE-R; Welch's for the others), ``withheld`` below the
+floor of comparisons :data:`ocef.exposure.ranking_metrics.MIN_PAIR_USERS` (EE-R: 160 users), beside
+Welch's difference and the ratio row (delta method) for comparison.
 
-    nice -n 10 python benchmarks/ee_floor.py [--reps 2000] [--sizes 5,10,15,20,30,40,60,80]
+    nice -n 10 python benchmarks/ee_floor.py [--reps 2000] [--sizes 5,10,15,20,30,40,60,80,120,160,240,320,400]
 """
 from __future__ import annotations
 
@@ -33,10 +37,11 @@ import numpy as np
 import pandas as pd
 
 from ocef.exposure import per_user_fairness
+from ocef.exposure.ranking_metrics import HALL_PAIRS, MIN_PAIR_USERS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ocef" / "exposure"))
 from test_ranking_metrics import simulate_log  # noqa: E402  (the log model of the coverage test)
-from ocef.exposure.frame import compare_means, hall_interval, moments
+from ocef.exposure.frame import compare_means, hall_difference, hall_interval, moments
 
 METRICS = ("ee_disparity", "ee_relevance", "ee_difference")
 N_POP = 20_000
@@ -60,7 +65,7 @@ def designs() -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=2000)
-    parser.add_argument("--sizes", default="5,10,15,20,30,40,60,80")
+    parser.add_argument("--sizes", default="5,10,15,20,30,40,60,80,120,160,240,320,400")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -74,6 +79,8 @@ def main() -> None:
         for n in sizes:
             hit = np.zeros(len(METRICS))
             pair = np.zeros(len(METRICS))
+            hall = np.zeros(len(METRICS))
+            ratio = np.zeros(len(METRICS))
             for _ in range(args.reps):
                 x = vals[gen.integers(0, len(vals), size=n)]
                 for j in range(len(METRICS)):
@@ -82,11 +89,18 @@ def main() -> None:
                 if ref is not None:
                     y = ref[gen.integers(0, len(ref), size=19 * n)]
                     for j in range(len(METRICS)):
-                        c = compare_means(moments(x[:, j]), moments(y[:, j]))
+                        a, b = moments(x[:, j]), moments(y[:, j])
+                        c = compare_means(a, b)
                         pair[j] += c["difference_low"] <= truth[j] - ref[:, j].mean() <= c["difference_high"]
+                        ratio[j] += c["ratio_low"] <= truth[j] / ref[:, j].mean() <= c["ratio_high"]
+                        a["sum_cu"], b["sum_cu"] = (x[:, j] ** 2) @ x[:, j], (y[:, j] ** 2) @ y[:, j]
+                        h = hall_difference(a, b)
+                        hall[j] += h["difference_low"] <= truth[j] - ref[:, j].mean() <= h["difference_high"]
             for j, m in enumerate(METRICS):
                 rows.append({"design": name, "metric": m, "users": n, "coverage": hit[j] / args.reps,
-                             "pair": pair[j] / args.reps if ref is not None else np.nan})
+                             "pair": pair[j] / args.reps if ref is not None else np.nan,
+                             "hall": hall[j] / args.reps if ref is not None else np.nan,
+                             "ratio": ratio[j] / args.reps if ref is not None else np.nan})
             print(f"[{time.perf_counter() - start:5.0f} s] {name} n={n}: " +
                   ", ".join(f"{m} {hit[j] / args.reps:.3f}" for j, m in enumerate(METRICS)) +
                   ("" if ref is None else " | pairs " + ", ".join(f"{pair[j] / args.reps:.3f}"
@@ -105,6 +119,17 @@ def main() -> None:
         pw = sub[sub.design == "group-5%"].set_index("users")["pair"]
         okp = [n for n in sizes if (pw[pw.index >= n] >= 0.94).all()]
         print(f"  {m}: {ok[0] if ok else 'none'}; pairs {okp[0] if okp else 'none'}")
+    g5 = frame[frame.design == "group-5%"]
+    print("\nHall's difference, 5% group vs the 95% group:")
+    print(g5.pivot_table(index="users", columns="metric", values="hall").round(3).to_string())
+    print("\nRatio rows (delta method), 5% group vs the 95% group:")
+    print(g5.pivot_table(index="users", columns="metric", values="ratio").round(3).to_string())
+    print("\nPair rows as printed (HALL_PAIRS: Hall's difference; 'withheld' below MIN_PAIR_USERS):")
+    for m in METRICS:
+        fewest = MIN_PAIR_USERS.get(m, 0)
+        pw = g5[g5.metric == m].set_index("users")["hall" if m in HALL_PAIRS else "pair"]
+        cells = ", ".join(f"{n}: {'withheld' if n < fewest else format(pw.loc[n], '.3f')}" for n in pw.index)
+        print(f"  {m} ({'Hall' if m in HALL_PAIRS else 'Welch'}, floor {fewest or 'none'}): {cells}")
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
 

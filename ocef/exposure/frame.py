@@ -30,7 +30,7 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
     import pandas as pd
 
 __all__ = ["MetricFrameResult", "metric_frame", "metric_frame_from_moments", "moments", "mean_interval",
-           "compare_means", "hall_interval", "floor_reason", "MIN_EFFECTIVE_USERS"]
+           "compare_means", "hall_interval", "hall_difference", "floor_reason", "MIN_EFFECTIVE_USERS"]
 
 MOMENT_COLUMNS = ("n", "sum", "sum_sq", "min", "max")
 
@@ -163,6 +163,9 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
     return {"estimate": mean, "se": se, "ci_low": mean - half, "ci_high": mean + half, "reason": None}
 
 
+_NO_RATIO = "no valid interval for the ratio: a group mean is not positive"
+
+
 @validate_params(confidence=CONFIDENCE)
 def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
     """Group ``a`` vs reference ``b`` from their moments: difference of means (Welch's t interval
@@ -213,7 +216,7 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
         out.update(ratio_low=float(np.exp(np.log(ma / mb) - z * se_log)),
                    ratio_high=float(np.exp(np.log(ma / mb) + z * se_log)))
     else:
-        out["reason"] = "no valid interval for the ratio: a group mean is not positive"
+        out["reason"] = _NO_RATIO
     return out
 
 
@@ -386,7 +389,7 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
 
 @validate_params(confidence=CONFIDENCE)
 def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=(),
-                              min_users=None) -> MetricFrameResult:
+                              min_users=None, min_pair_users=None, skew_corrected=()) -> MetricFrameResult:
     """:func:`metric_frame` from per-group moments (one row per group and metric: the ``by``
     columns, ``metric``, ``n``, ``sum``, ``sum_sq``, ``min``, ``max``), e.g. as computed by a
     DuckDB or Spark query over millions of users.
@@ -404,6 +407,13 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         ``{metric: users}``: the metric's own floor (default 2). Below it, or below
         :data:`MIN_EFFECTIVE_USERS` effective users (:func:`floor_reason`), a group's mean and every
         comparison with it print no interval (null + ``reason``).
+    min_pair_users : dict, optional
+        ``{metric: users}``: the floor of the comparisons alone (e.g. EE-R's 160, where the
+        difference of a small, sparse group undercovered at fewer users): a pair in which a group
+        has fewer users prints no interval and no test (null + ``reason``).
+    skew_corrected : sequence of str
+        Metrics whose difference is :func:`hall_difference` (interval and p-value; the table then
+        needs a ``sum_cu`` column) in place of Welch's.
 
     Returns
     -------
@@ -440,6 +450,7 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
     grows, prow = [], []
     cells = {}
     floors = dict(min_users or {})
+    pair_floors = dict(min_pair_users or {})
 
     def withheld(rec, m):
         return floor_reason(rec["n"], rec["sum"], rec["sum_sq"], minimum=rec.get("min"), binary=m in binary,
@@ -467,10 +478,18 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         if key == ref or (ref, m) not in cells:
             continue
         c = compare_means(rec, cells[(ref, m)], confidence=confidence)
+        if m in skew_corrected and c["reason"] in (None, _NO_RATIO):     # the difference is valid: correct it
+            h = hall_difference(rec, cells[(ref, m)], confidence=confidence)
+            c.update(difference_low=h["difference_low"], difference_high=h["difference_high"], p_value=h["p_value"])
         why = withheld(rec, m) or withheld(cells[(ref, m)], m)
-        if why is not None and c["reason"] is None:     # the pair is no better than its weaker group
+        why = why and why.replace("no valid interval: ", "no valid interval: a group has ")
+        fewest, smaller = pair_floors.get(m, 0), int(min(rec["n"], cells[(ref, m)]["n"]))
+        if why is None and smaller < fewest:
+            why = (f"no valid interval: a group has {smaller} users, fewer than {fewest} for a comparison "
+                   f"(below that, the difference of {m} covered under 0.94 in simulation)")
+        if why is not None and c["reason"] in (None, _NO_RATIO):     # the pair is no better than its weaker group
             c.update(difference_low=np.nan, difference_high=np.nan, ratio_low=np.nan, ratio_high=np.nan,
-                     p_value=np.nan, reason=why.replace("no valid interval: ", "no valid interval: a group has "))
+                     p_value=np.nan, reason=why)
         base = {**dict(zip(by, key)), "reference": ref[0] if len(ref) == 1 else ref, "metric": m}
         prow.append({**base, "statistic": "difference", "estimate": c["difference"], "ci_low": c["difference_low"],
                      "ci_high": c["difference_high"], "p_value": c["p_value"], "reason": c["reason"]})
@@ -552,3 +571,73 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
         bounds.append(mean - w * sd)
     return {"estimate": mean, "se": sd / math.sqrt(n), "skewness": gamma, "ci_low": float(bounds[0]),
             "ci_high": float(bounds[1]), "reason": None}
+
+
+@validate_params(confidence=CONFIDENCE)
+def hall_difference(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
+    """Difference of two group means with Hall's skewness correction of Welch's statistic.
+
+    Welch's ``T = (d − δ)/se`` (``d = x̄_a − x̄_b``, ``se² = s_a²/n_a + s_b²/n_b``) is skewed when a
+    small group's values are (EE-R of a group with sparse relevance: mostly zeros, rare large
+    values), and its interval misses on the side of the long tail. As in :func:`hall_interval`,
+    the monotone transformation ``f(T) = T + aT²/3 + a²T³/27 + a/6`` removes the skewness term of
+    its Edgeworth expansion, with ``a = (m₃ₐ/n_a² − m₃ᵦ/n_b²)/se³`` the estimated skewness of ``d``
+    (``m₃`` the third central sample moments; with one group ``a = γ/√n`` and this is
+    :func:`hall_interval`; the two-sample form of Hall 1992, Zhou & Dinh 2005). Inverting
+    ``f(T) = ±t_ν`` (ν Welch's degrees of freedom) gives ``T = (3/a)((1 + a(±t_ν − a/6))^(1/3) − 1)``
+    and the bounds ``d − T·se``; the two-sided p-value of equal means is ``2 P(t_ν > |f(d/se)|)``.
+    With ``a = 0`` both are Welch's.
+
+    Parameters
+    ----------
+    a, b : dict
+        ``n``, ``sum``, ``sum_sq`` and ``sum_cu`` (``Σ m³``) of each group; ``b`` the reference.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    dict
+        ``difference``, ``difference_low``, ``difference_high``, ``skewness`` (``a``), ``p_value``,
+        ``reason``.
+
+    Examples
+    --------
+    >>> def sums(x):
+    ...     return {"n": len(x), "sum": sum(x), "sum_sq": sum(v * v for v in x), "sum_cu": sum(v ** 3 for v in x)}
+    >>> r = hall_difference(sums([0.0, 0.0, 0.0, 0.1, 0.2, 1.5]), sums([0.1, 0.2, 0.3, 0.2]))
+    >>> [round(r[k], 3) for k in ("difference", "difference_low", "difference_high", "p_value")]
+    [0.1, -0.347, 2.543, 0.623]
+    """
+    from ocef.inference import student_t as student
+
+    out = {"difference": np.nan, "difference_low": np.nan, "difference_high": np.nan, "skewness": np.nan,
+           "p_value": np.nan, "reason": None}
+    if a["n"] < 2 or b["n"] < 2:
+        out["reason"] = "no valid interval: fewer than 2 users in a group"
+        return out
+    parts = []
+    for g in (a, b):
+        n = float(g["n"])
+        mean = g["sum"] / n
+        var = max(g["sum_sq"] - n * mean * mean, 0.0) / (n - 1)
+        m3 = g["sum_cu"] / n - 3.0 * mean * g["sum_sq"] / n + 2.0 * mean ** 3
+        parts.append((n, mean, var / n, m3 / (n * n)))
+    (na, ma, sa, ka), (nb, mb, sb, kb) = parts
+    out["difference"] = d = ma - mb
+    se = math.sqrt(sa + sb)
+    if se == 0:
+        out["reason"] = "no valid interval: the metric is constant within both groups"
+        return out
+    df = (sa + sb) ** 2 / ((sa * sa / (na - 1) if sa else 0.0) + (sb * sb / (nb - 1) if sb else 0.0))
+    skew = (ka - kb) / se ** 3
+    tq = float(student.ppf(0.5 + confidence / 2, df))
+    bounds = []
+    for sign in (1.0, -1.0):
+        v = sign * tq - skew / 6.0
+        w = 3.0 / skew * (np.cbrt(1.0 + skew * v) - 1.0) if abs(skew) > 1e-12 else v
+        bounds.append(d - w * se)
+    t0 = d / se
+    f0 = t0 + skew * t0 ** 2 / 3.0 + skew ** 2 * t0 ** 3 / 27.0 + skew / 6.0
+    out.update(difference_low=float(bounds[0]), difference_high=float(bounds[1]), skewness=skew,
+               p_value=float(2 * student.sf(abs(f0), df)))
+    return out

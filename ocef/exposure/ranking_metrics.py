@@ -56,7 +56,7 @@ from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_par
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["RANKING_METRICS", "MIN_USERS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
+__all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "HALL_PAIRS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
            "ranking_fairness", "ranking_fairness_sql"]
 
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
@@ -64,6 +64,10 @@ __all__ = ["RANKING_METRICS", "MIN_USERS", "RANKING_PARAMS", "RankingFairnessRes
 #: 0.92 at 40 when sampled rankings rarely overlap; EE-R and EE-L: 0.92 at 12), so it is not printed.
 #: The registry's entries hold them (:data:`ocef.exposure.user_metrics.REGISTRY`).
 MIN_USERS = {m: REGISTRY[m].min_users for m in RANKING_METRICS}
+#: metric -> fewest users of each group of a printed comparison (EE-R's Welch difference; guide/exposure.md)
+MIN_PAIR_USERS = {m: REGISTRY[m].min_pair_users for m in RANKING_METRICS if REGISTRY[m].min_pair_users}
+#: The metrics whose comparisons use Hall's skewness-corrected difference (:func:`hall_difference`).
+HALL_PAIRS = tuple(m for m in RANKING_METRICS if REGISTRY[m].pair_interval == "hall")
 #: The declared parameters of the ranking metrics (each entry's ``params``, merged).
 RANKING_PARAMS = {name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()}
 
@@ -576,7 +580,8 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
     if user_group is not None and reference is not None and reference not in ugs:
         raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
     mf = metric_frame_from_moments(moments, by=["user_group"], reference=reference if user_group else None,
-                                   confidence=confidence, min_users=MIN_USERS)
+                                   confidence=confidence, min_users=MIN_USERS, min_pair_users=MIN_PAIR_USERS,
+                                   skew_corrected=HALL_PAIRS)
     note = {m: (_TARGET_NOTE_LOG if target_source == "log relevance" and m in ("ee_relevance", "ee_difference")
                 else None) for m in metrics}
 
@@ -646,7 +651,11 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
     where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
     ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
     the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
-    (:func:`ocef.exposure.frame.metric_frame_from_moments`).
+    (:func:`ocef.exposure.frame.metric_frame_from_moments`). EE-R's difference is Welch's statistic
+    with Hall's skewness correction (:func:`ocef.exposure.frame.hall_difference`), and a comparison
+    in which a group has fewer than :data:`MIN_PAIR_USERS` users (160: below that, the difference of
+    a small group with sparse relevance covered under 0.94) prints no interval and no test, with a
+    ``reason``.
 
     Parameters
     ----------

@@ -109,6 +109,12 @@ class UserMetric:
         0/1 per ranking (a Wilson interval for its mean over users).
     min_users : int
         Fewest users for which its interval is printed (the measured floor).
+    min_pair_users : int
+        Fewest users of each group for which a comparison of two groups is printed (0: no floor
+        beyond ``min_users``; the measured floor of its difference).
+    pair_interval : {"welch", "hall"}
+        Interval and test of the difference of two groups: Welch's, or Welch's statistic with
+        Hall's skewness correction (:func:`ocef.exposure.frame.hall_difference`).
     params : dict
         Parameters of the front doors that change its value: name -> constraint (declared once,
         on :func:`ocef.exposure.exposure_fairness` and :func:`ocef.exposure.ranking_fairness`).
@@ -130,6 +136,8 @@ class UserMetric:
     needs: tuple = ()
     binary: bool = False
     min_users: int = 2
+    min_pair_users: int = 0
+    pair_interval: str = "welch"
     params: dict = field(default_factory=dict)
     description: str = ""
 
@@ -494,16 +502,18 @@ register(UserMetric("awrf", "ranking", _awrf_reference, numpy=_awrf_numpy, sql=_
 register(UserMetric("ndkl", "ranking", _ndkl_reference, numpy=_ndkl_numpy, sql=_ndkl_sql, params=_PARAMS["ndkl"],
                     min_users=2,
                     description="normalized discounted KL divergence of the prefixes (Geyik et al. 2019, Eq. 6)"))
-# the floors (guide/exposure.md): EE-D below 60 users covered under 0.94 (benchmarks/ee_floor.py); EE-R, EE-L under 0.93 below 20
-for _name, _key, _floor, _needs, _sql, _np, _text in (
-        ("ee_disparity", "disparity", 60, ("item",), "_eps * _eps", lambda e, t: e * e,
+# the floors (guide/exposure.md): EE-D below 60 users covered under 0.94 (benchmarks/ee_floor.py); EE-R, EE-L under 0.93 below 20;
+# EE-R's difference of a 5% sparse group vs the rest: Welch's under 0.94 up to 400 users, Hall's from 160 on (0.937 at 120)
+for _name, _key, _floor, _pair, _needs, _sql, _np, _text in (
+        ("ee_disparity", "disparity", 60, 0, ("item",), "_eps * _eps", lambda e, t: e * e,
          "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
-        ("ee_relevance", "relevance", 20, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
+        ("ee_relevance", "relevance", 20, 160, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
          "EE-R, eps . eps* (Eq. 6)"),
-        ("ee_difference", "difference", 20, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
+        ("ee_difference", "difference", 20, 0, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
          lambda e, t: (e - t) ** 2, "EE-L, ||eps - eps*||^2 (Eq. 7)")):
     register(UserMetric(_name, "ranking", _ee_reference(_key), numpy=_np, sql=_sql, unit="item", needs=_needs,
-                        min_users=_floor, params=_PARAMS["ee"], description=_text))
+                        min_users=_floor, min_pair_users=_pair, pair_interval="hall" if _pair else "welch",
+                        params=_PARAMS["ee"], description=_text))
 
 #: The list metrics (computed by :func:`ocef.exposure.ranking_statistics`).
 LIST_METRICS = tuple(m for m, e in REGISTRY.items() if e.family == "list")

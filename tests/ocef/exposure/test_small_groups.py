@@ -90,6 +90,85 @@ def test_ee_pairs_follow_the_means_floor():
     assert f"fewer than {MIN_USERS['ee_disparity']}" in res.pairs["reason"][0]
 
 
+def _ee_relevance_table(n_small):
+    # a small group with sparse EE-R (mostly zeros, a few large values) and a large reference group
+    small = np.r_[np.zeros(n_small - n_small // 4), np.linspace(0.2, 2.0, n_small // 4)]
+    large = np.r_[np.zeros(1000), np.linspace(0.1, 1.0, 1000)]
+    rows = [{"user_group": g, "metric": "ee_relevance", "n": len(v), "sum": v.sum(), "sum_sq": v @ v,
+             "sum_cu": (v * v) @ v, "min": v.min(), "max": v.max()} for g, v in (("a", small), ("b", large))]
+    return pd.DataFrame(rows)
+
+
+def test_ee_relevance_pairs_below_their_floor_are_withheld_with_the_count():
+    # 100 users: the group mean is printed (EE-R's mean floor is 20) but the comparison with the
+    # reference is not (160: below that the difference of a sparse group covered under 0.94)
+    from ocef.exposure.frame import metric_frame_from_moments
+    from ocef.exposure.ranking_metrics import HALL_PAIRS, MIN_PAIR_USERS, MIN_USERS
+
+    assert MIN_PAIR_USERS == {"ee_relevance": 160} and HALL_PAIRS == ("ee_relevance",)
+    res = metric_frame_from_moments(_ee_relevance_table(100), by=["user_group"], reference="b", min_users=MIN_USERS,
+                                    min_pair_users=MIN_PAIR_USERS, skew_corrected=HALL_PAIRS)
+    assert res.groups["ci_low"].notna().all()
+    assert res.pairs[["ci_low", "ci_high", "p_value", "p_adjusted"]].isna().all().all()
+    assert res.pairs["significant"].isna().all()
+    assert (res.pairs["reason"] == "no valid interval: a group has 100 users, fewer than 160 for a comparison "
+            "(below that, the difference of ee_relevance covered under 0.94 in simulation)").all()
+
+
+def test_ee_relevance_pairs_from_their_floor_use_halls_difference():
+    from ocef.exposure.frame import hall_difference, metric_frame_from_moments
+    from ocef.exposure.ranking_metrics import HALL_PAIRS, MIN_PAIR_USERS, MIN_USERS
+
+    t = _ee_relevance_table(160)
+    res = metric_frame_from_moments(t, by=["user_group"], reference="b", min_users=MIN_USERS,
+                                    min_pair_users=MIN_PAIR_USERS, skew_corrected=HALL_PAIRS)
+    h = hall_difference(t.iloc[0].to_dict(), t.iloc[1].to_dict())
+    diff = res.pairs[res.pairs.statistic == "difference"].iloc[0]
+    assert diff["reason"] is None and h["skewness"] > 0
+    assert (diff["ci_low"], diff["ci_high"], diff["p_value"]) == (h["difference_low"], h["difference_high"],
+                                                                   h["p_value"])
+    # the long right tail of the small group moves the interval up against Welch's
+    plain = metric_frame_from_moments(t, by=["user_group"], reference="b").pairs.iloc[0]
+    assert diff["ci_low"] > plain["ci_low"] and diff["ci_high"] > plain["ci_high"]
+
+
+def test_hall_difference_is_welch_without_skewness_and_hall_against_a_constant():
+    from ocef.exposure.frame import compare_means, hall_difference, hall_interval, moments
+
+    def sums(x):
+        x = np.asarray(x, dtype=float)
+        return {"n": len(x), "sum": x.sum(), "sum_sq": x @ x, "sum_cu": (x * x) @ x}
+
+    x, y = [1.0, 2.0, 3.0, 4.0, 5.0], [2.0, 3.0, 4.0, 5.0, 6.0, 7.0]      # symmetric: a = 0
+    h, w = hall_difference(sums(x), sums(y)), compare_means(moments(x), moments(y))
+    for k in ("difference_low", "difference_high", "p_value"):
+        assert h[k] == pytest.approx(w[k], rel=1e-12)
+    z = [0.0, 0.0, 0.0, 0.1, 0.2, 1.5]                  # vs a constant group: Hall's one-sample interval
+    h, one = hall_difference(sums(z), sums([0.5] * 4)), hall_interval(6, *(sums(z)[k] for k in ("sum", "sum_sq", "sum_cu")))
+    assert h["difference_low"] == pytest.approx(one["ci_low"] - 0.5, rel=1e-12)
+    assert h["difference_high"] == pytest.approx(one["ci_high"] - 0.5, rel=1e-12)
+    assert h["skewness"] == pytest.approx(one["skewness"] / np.sqrt(6), rel=1e-12)
+    assert hall_difference(sums([1.0]), sums(y))["reason"] == "no valid interval: fewer than 2 users in a group"
+
+
+def test_ranking_fairness_withholds_ee_relevance_pairs_of_small_groups():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_ranking_metrics import simulate_log
+    from ocef.exposure.ranking_metrics import ranking_fairness
+
+    log, judg = simulate_log(150, rng=3, skew=0.0)
+    log["ug"] = np.where(log["user"] < 50, "x", "y")            # 50 and 100 users
+    pairs = ranking_fairness(log, item_group="g", user_group="ug", judgments=judg, backend="pandas",
+                             metrics=["ee_relevance", "ee_difference"]).pairs.set_index(["metric", "statistic"])
+    assert pairs.loc[("ee_relevance", "difference"), "reason"].startswith(
+        "no valid interval: a group has 50 users, fewer than 160 for a comparison")
+    assert np.isnan(pairs.loc[("ee_relevance", "difference"), "ci_low"])
+    assert pairs.loc[("ee_difference", "difference"), "ci_low"] < pairs.loc[("ee_difference", "difference"), "ci_high"]
+
+
 # ---------------------------------------------------------------- 2. one family
 
 
