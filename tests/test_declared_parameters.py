@@ -199,6 +199,8 @@ VALID = {
     "ocef.exposure.frame.mean_interval": (ocef.exposure.frame.mean_interval, lambda: dict(
         n=4, total=2.0, total_sq=1.5)),
     "ocef.exposure.frame.compare_means": (ocef.exposure.frame.compare_means, lambda: dict(a=MOMENTS, b=MOMENTS)),
+    "ocef.exposure.frame.hall_difference": (ocef.exposure.frame.hall_difference, lambda: dict(
+        a={**MOMENTS, "sum_cu": 1.25}, b={**MOMENTS, "sum_cu": 1.25})),
     "ocef.exposure.frame.hall_interval": (ocef.exposure.frame.hall_interval, lambda: dict(
         n=4, total=2.0, total_sq=1.5, total_cu=1.25)),
     "ocef.exposure.frame.metric_frame": (ocef.exposure.frame.metric_frame, lambda: dict(
