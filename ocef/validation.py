@@ -1218,3 +1218,51 @@ def check_resources(argument: str, *, memory: float = 0.0, work: float = 0.0, wh
             raise ResourceLimitError(
                 f"{argument}: needs {shown} of {kind}, above the limit {_human(cap, unit)} "
                 f"(set OCEF_MAX_{kind.upper()} or use ocef.validation.resource_limits({kind}=...) to allow more)")
+
+
+def fill_doc(**blocks: str):
+    """Decorator: put shared docstring blocks where ``%(name)s`` stands (as scipy's ``doccer``).
+
+    Parameter blocks that several functions share are written once, at module level, and each
+    placeholder line is replaced by its block, indented as the placeholder.
+
+    Parameters
+    ----------
+    **blocks : str
+        The blocks by name, unindented (``inspect.cleandoc`` is applied).
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the object with its ``__doc__`` filled.
+
+    Examples
+    --------
+    >>> @fill_doc(x="x : float\\n    A number.")
+    ... def f(x):
+    ...     '''Twice x.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     %(x)s
+    ...     '''
+    >>> print(f.__doc__.splitlines()[4])
+        x : float
+    """
+    cleaned = {name: inspect.cleandoc(text).splitlines() for name, text in blocks.items()}
+
+    def decorate(obj):
+        if obj.__doc__:                          # None under ``python -OO``
+            lines = []
+            for line in obj.__doc__.splitlines():
+                stripped = line.strip()
+                name = stripped[2:-2] if stripped.startswith("%(") and stripped.endswith(")s") else None
+                if name in cleaned:
+                    indent = line[:len(line) - len(line.lstrip())]
+                    lines += [indent + b if b else b for b in cleaned[name]]
+                else:
+                    lines.append(line)
+            obj.__doc__ = "\n".join(lines)
+        return obj
+
+    return decorate
