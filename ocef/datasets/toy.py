@@ -18,7 +18,7 @@ from ocef.validation import Boolean, Integer, Rng, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
            "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
-           "make_toy_propensity_log"]
+           "make_toy_propensity_log", "ToyScores", "make_toy_scores"]
 
 
 class ToyEnvy(NamedTuple):
@@ -467,3 +467,48 @@ def make_toy_propensity_log(n: int = 200, *, slate: bool = False, rng=0) -> ToyP
                         "reward": (g.random(2 * n) < ctr[item]).astype(float), "propensity": 1 / 3,
                         "target_probability": target})
     return ToyPropensityLog(log, None)
+
+
+class ToyScores(NamedTuple):
+    """A score matrix, its truth and two user groups, the output of :func:`make_toy_scores`.
+
+    Unpacks as ``scores, truth, group_a, group_b`` (the arguments of the holisticai metrics).
+
+    Parameters
+    ----------
+    scores, truth : numpy.ndarray
+        Users x items.
+    group_a, group_b : numpy.ndarray
+        0/1 membership of each user.
+
+    Examples
+    --------
+    >>> make_toy_scores().scores.shape
+    (4, 3)
+    """
+
+    scores: np.ndarray
+    truth: np.ndarray
+    group_a: np.ndarray
+    group_b: np.ndarray
+
+
+def make_toy_scores() -> ToyScores:
+    """Four users' scores of three items, the truth (each row reversed) and two groups of two users.
+
+    Shown its top item (``k=1``), group a (users 0, 1) gets items 0 and 2, group b items 0 and 1;
+    in the truth only user 3's top item is relevant. The examples of :mod:`ocef.metrics`.
+
+    Returns
+    -------
+    ToyScores
+        ``(scores, truth, group_a, group_b)``, new arrays on each call.
+
+    Examples
+    --------
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> scores.argmax(axis=1).tolist(), a.tolist()
+    ([0, 2, 0, 1], [1, 1, 0, 0])
+    """
+    scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    return ToyScores(scores, scores[:, ::-1].copy(), np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1]))

@@ -1,47 +1,12 @@
 """Recommender bias metrics of holisticai (item, equality-of-outcome and equality-of-opportunity
 metrics), for two groups, with the numbers of ``holisticai`` 1.0.14 by default.
 
-Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was not scored for
-that user: it is never shown), ``truth`` a matrix of the same shape, ``group_a``/``group_b``
-0/1 membership vectors over the users (not necessarily complementary), and the recommendations
-are read from the scores by :func:`exposure`: the ``k`` highest per user, else every score
-``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix whose scored entries are
-only 0 and 1 (after normalising; NaN cells allowed, never shown) is used as the exposure matrix as
-is (``k`` ignored).
-
-holisticai's bias metrics defines, with ``item_dist`` the exposure distribution over the n items (the share of
-all recommendations that go to each item):
-
-- MAD = (1/n) Σ ŷ_b − ŷ_a; its text says "positive when a receives higher scores":
-  :func:`mad_score` returns mean(ŷ_a) − mean(ŷ_b) (holisticai), ``orientation="b-a"`` the formula;
-- ETV = 0.5 × Σ |item_dist_a − item_dist_b| × n: the stray "× n" contradicts "the maximum
-  value is 1"; holisticai computes 0.5 × mean|·| × n = 0.5 × Σ|·|, the total variation distance
-  (:func:`exposure_total_variation`);
-- EKL = Σ item_dist_a log(item_dist_a / item_dist_b) (:func:`exposure_kl`, +inf when
-  item_dist_b = 0 where item_dist_a > 0);
-- APR = AP_b / AP_a, and the same for recall and F1: holisticai returns a / b
-  (``orientation="a/b"``, default) — ``orientation="b/a"`` gives holisticai's documented formula;
-- Aggregate diversity = |items shown| / |items|;
-- GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ item_dist) on the ascending sort; holisticai
-  divides by n − 1 instead of n (``convention="holisticai"``, default, reaches 1 when one item
-  takes every recommendation); ``convention="formula"`` divides by n;
-- EDE = −Σ item_dist ln item_dist (0 ln 0 = 0);
-- ARP = (1/n) Σ item_dist: this is always 1/n; the text ("average amount of times an item is
-  recommended", over users) and holisticai compute the mean over users with at least one
-  recommendation of the mean, over that user's recommended items, of the number of users the
-  item is recommended to (:func:`avg_recommendation_popularity`).
-
-Further holisticai choices reproduced: the truth matrix of the opportunity ratios is binarised
-with the same ``k``/``thresh`` as the scores, and with ``normalize`` the scores and the truth
-are min-max scaled together; a user's precision/recall/F1 is 0 when undefined; ratios are x/0 =
-inf, 0/0 = nan; RMSE and MAE are over the scored cells of a group (NaN-aware). Departures: a
-NaN score is never shown (holisticai's ``top``, our ``k``, would show NaN items of users with
-fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (holisticai's order is unspecified);
-the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
-normalising a constant matrix is an error (holisticai returns NaN everywhere).
-
-Options after the data are keyword-only (``f(scores, k=10)``; holisticai's ``f(scores, top, thresh,
-normalize)`` is ``f(scores, k=top, thresh=thresh, normalize=normalize)``).
+``scores`` is a users x items matrix (NaN = not scored, never shown), ``truth`` the same shape,
+``group_a``/``group_b`` 0/1 membership vectors over the users; the recommendations are read by
+:func:`exposure` (the ``k`` highest per user, else every score ``>= thresh``; a 0/1 matrix as is).
+The formulas, holisticai's documented and computed forms, and where we depart from both:
+``docs/guide/metrics.md`` ("Two groups, as holisticai computes them"). Options after the data are
+keyword-only (holisticai's ``f(scores, top, thresh, normalize)`` is ``f(scores, k=top, ...)``).
 """
 from __future__ import annotations
 
@@ -51,6 +16,7 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 import numpy as np
 
+from ocef.validation import fill_doc
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -68,6 +34,33 @@ RATIO_ORIENTATIONS = ("a/b", "b/a")
 DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
 #: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
 TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
+#: The parameter blocks the metrics share (``%(name)s`` in their docstrings).
+_fill = fill_doc(
+    groups="""
+group_a, group_b : array_like of 0/1
+    Membership of each user (not necessarily complementary).""",
+    scores="""
+scores : array_like
+    Users x items; NaN = not scored, never shown.""",
+    selection="""
+k : int, optional
+    List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+thresh : float, default 0.5
+    Without ``k``: every score ``>= thresh`` is shown.
+normalize : bool, default False
+    Min-max scale the matrix first (holisticai's ``normalize``).""",
+    truth="""
+truth : array_like
+    True relevance, the scores' shape (binarised with the same ``k``/``thresh``).""",
+    orientation="""
+orientation : {"a/b", "b/a"}
+    holisticai's a / b (default) or holisticai's documented formula b / a.""",
+    ratio="""
+Returns
+-------
+float
+    The ratio; x/0 = inf, 0/0 = nan.""",
+)
 #: Entries processed at a time by the row-block loops (bounded temporaries, cache-friendly).
 _BLOCK = 1 << 20
 
@@ -231,6 +224,7 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+@_fill
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -244,12 +238,7 @@ def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normal
     ----------
     scores : array_like
         Users x items; NaN = not scored.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(selection)s
 
     Returns
     -------
@@ -486,6 +475,7 @@ class UserStats:
         return self.precision is not None
 
 
+@_fill
 def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
 
@@ -498,8 +488,7 @@ def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(scores)s
     truth : array_like, optional
         True relevance, the scores' shape; without it the truth statistics are None.
     k : int, optional
@@ -525,9 +514,9 @@ def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> st = user_stats(scores, scores[:, ::-1], k=1)
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> st = user_stats(scores, truth, k=1)
     >>> st.exposure.tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     >>> st.precision.tolist()                 # only user 3's top item is relevant in the truth
@@ -611,9 +600,9 @@ def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> groups = aggregate(user_stats(scores, scores[:, ::-1], k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> groups = aggregate(user_stats(scores, truth, k=1), [a, b])
     >>> groups["counts"].tolist(), groups["avg_precision"].tolist()
     ([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], [0.0, 0.5])
     """
@@ -675,9 +664,8 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> s = aggregate(user_stats(scores, k=1), np.ones(4))
+    >>> from ocef.datasets import make_toy_scores
+    >>> s = aggregate(user_stats(make_toy_scores().scores, k=1), [1, 1, 1, 1])
     >>> {key: round(float(v), 4) for key, v in item_metrics(s["counts"], s["pop"], s["n_active"]).items()}
     {'aggregate_diversity': 1.0, 'gini_index': 0.25, 'exposure_entropy': 1.0397, 'avg_recommendation_popularity': 1.5}
     """
@@ -712,9 +700,9 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> s = aggregate(user_stats(scores, k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> s = aggregate(user_stats(scores, k=1), [a, b])
     >>> out = pair_metrics({key: v[0] for key, v in s.items()}, {key: v[1] for key, v in s.items()})
     >>> float(out["exposure_total_variation"]), float(out["exposure_kl"])
     (0.5, inf)
@@ -741,19 +729,14 @@ def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> di
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
+@_fill
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (holisticai).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -762,28 +745,22 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(aggregate_diversity(scores, k=1), 4)
     1.0
     """
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
+@_fill
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
     convention : {"holisticai", "formula"}
         Divide by n − 1 (holisticai) or n (holisticai's documented formula).
 
@@ -794,28 +771,22 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(gini_index(scores, k=1), 4)
     0.25
     """
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
+@_fill
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -824,28 +795,22 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(exposure_entropy(scores, k=1), 4)
     1.0397
     """
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
+@_fill
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
+    """Average recommendation popularity (holisticai ARP, as holisticai: see the metrics guide).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -854,9 +819,8 @@ def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_recommendation_popularity(scores, k=1)
     1.5
     """
@@ -879,15 +843,14 @@ def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientatio
     return float(pair_metrics(first, second)[key])
 
 
+@_fill
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
     """MAD: mean score of group a − mean score of group b over their scored entries (holisticai).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     normalize : bool, default False
         Min-max scale the scores first.
     orientation : {"a-b", "b-a"}
@@ -900,9 +863,8 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(mad_score(a, b, scores), 4)
     0.0
     """
@@ -910,21 +872,15 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
+@_fill
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(groups)s
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -933,9 +889,8 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> exposure_total_variation(a, b, scores, k=1)
     0.5
     """
@@ -946,21 +901,15 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
+@_fill
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(groups)s
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -969,9 +918,8 @@ def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> exposure_kl(a, b, scores, k=1)
     inf
     """
@@ -985,38 +933,25 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@_fill
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(groups)s
+    %(scores)s
+    %(truth)s
+    %(selection)s
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_precision_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
@@ -1024,38 +959,25 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
+@_fill
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(groups)s
+    %(scores)s
+    %(truth)s
+    %(selection)s
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_recall_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
@@ -1063,102 +985,77 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
+@_fill
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(groups)s
+    %(scores)s
+    %(truth)s
+    %(selection)s
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_f1_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
     return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@_fill
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """RMSE of the scores against the truth over group a's scored cells / that of group b.
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     truth : array_like
         The scores' shape.
     normalize : bool, default False
         Min-max scale scores and truth together first.
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(recommender_rmse_ratio(a, b, scores, scores + 0.1), 4)
     1.0
     """
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
+@_fill
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """MAE of the scores against the truth over group a's scored cells / that of group b.
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     truth : array_like
         The scores' shape.
     normalize : bool, default False
         Min-max scale scores and truth together first.
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(recommender_mae_ratio(a, b, scores, scores + 0.1), 4)
     1.0
     """
@@ -1184,6 +1081,7 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
+@_fill
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
@@ -1207,12 +1105,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     truth : array_like, optional
         True relevance, the scores' shape (binarised with the same ``k``/``thresh``); adds the
         opportunity ratios.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(selection)s
     metric_type : {"equal_outcome", "item_based", "equal_opportunity", "all"}
         Which rows to return (holisticai's default ``"equal_outcome"``).
     gini_convention : {"holisticai", "formula"}, default "holisticai"
@@ -1234,9 +1127,8 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> recommender_bias_metrics(a, b, scores, k=1, metric_type="all").round(4)
                                         Value Reference
     Metric
