@@ -58,13 +58,9 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
 
     Examples
     --------
-    A campaign folder with three items (the real one has 80):
-
-    >>> import pathlib, tempfile
     >>> import pandas as pd
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]}).to_csv(
-    ...     folder / "item_context.csv", index=False)
+    >>> from ocef.datasets import make_toy_obd
+    >>> folder = make_toy_obd() / "random" / "all"          # 3 items (the real one has 80)
     >>> obd_price_tier(folder, pd.DataFrame({"item_id": [2, 0]})).to_dict()
     {0: 'low', 1: 'low', 2: 'high'}
     """

@@ -18,7 +18,8 @@ from ocef.validation import Boolean, Integer, Rng, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
            "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
-           "make_toy_propensity_log", "ToyScores", "make_toy_scores"]
+           "make_toy_propensity_log", "ToyScores", "make_toy_scores",
+           "make_toy_coat", "make_toy_ml100k"]
 
 
 class ToyEnvy(NamedTuple):
@@ -512,3 +513,70 @@ def make_toy_scores() -> ToyScores:
     """
     scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
     return ToyScores(scores, scores[:, ::-1].copy(), np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1]))
+
+
+def make_toy_coat(root=None):
+    """Write a stand-in for the Coat folder: 2 users x 4 coats (the real one is 290 x 300).
+
+    ``train.ascii`` rows ``5 0 3 0`` and ``0 4 0 1``, ``test.ascii`` rows ``0 5 0 2`` and
+    ``4 0 1 0``; coats 0 and 2 are for men, 1 and 3 for women.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        Where to write (created); default a new temporary folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The data set's folder, readable by :class:`ocef.datasets.Coat`.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in make_toy_coat().iterdir())
+    ['test.ascii', 'train.ascii', 'user_item_features']
+    """
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp()) / "coat" if root is None else Path(root)
+    (root / "user_item_features").mkdir(parents=True, exist_ok=True)
+    (root / "train.ascii").write_text("5 0 3 0\n0 4 0 1\n")
+    (root / "test.ascii").write_text("0 5 0 2\n4 0 1 0\n")
+    (root / "user_item_features" / "item_features.ascii").write_text("1 0\n0 1\n1 0\n0 1\n")
+    return root
+
+
+def make_toy_ml100k(root=None):
+    """Write a stand-in for the MovieLens-100K folder: 2 users, 2 movies, one rating each.
+
+    User 1 (24, M, technician) rates movie 1 (Animation, Children's, Comedy) 5; user 2 (53, F,
+    other) rates movie 2 (Drama) 3.
+
+    Parameters
+    ----------
+    root : str or pathlib.Path, optional
+        Where to write (created); default a new temporary folder ``ml-100k``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder, readable by :class:`ocef.datasets.MovieLens100K` and
+        :func:`ocef.datasets.load_movielens`.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in make_toy_ml100k().iterdir())
+    ['u.data', 'u.item', 'u.user']
+    """
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp()) / "ml-100k" if root is None else Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "u.data").write_text("1\t1\t5\t881250949\n2\t2\t3\t891717742\n")
+    (root / "u.user").write_text("1|24|M|technician|85711\n2|53|F|other|94043\n")
+    flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
+    (root / "u.item").write_text("".join(f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\n"
+                                         for i, f in enumerate(flags)))
+    return root
