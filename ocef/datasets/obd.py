@@ -147,10 +147,6 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
        query  j  jp   s_j s_jp  z
     0      0  2   0  high  low  0
     1      0  2   1  high  low  0
-    >>> obd_pairs(root, campaign="men")                # that campaign's folders are absent
-    Traceback (most recent call last):
-    ...
-    ocef.errors.DatasetNotFoundError: The Open Bandit Dataset not found in .../obd: missing bts/men/men.csv, ...
     """
     from ocef.environments.pairs import pairs_from_impressions
 
