@@ -1,38 +1,15 @@
 """Per-user ranking fairness over a whole top-k log: AWRF, NDKL and expected exposure (EE-D, EE-R,
 EE-L), with intervals clustered by user and Holm-adjusted comparisons of user groups.
 
-:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user; this module
-computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
-Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
-per-user values as any per-user metric (:func:`ocef.exposure.frame.metric_frame_from_moments`):
-the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
-users are the independent clusters: all of a user's positions and sampled rankings move together),
-none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
-reference group (Welch's interval and test, Holm-adjusted over every comparison).
-
-Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
-
-- ``awrf``: the mean over u's rankings of ``1 - JS(R_s, T)^2`` (TREC Fair Ranking 2022
-  ``qr_awrf``; :func:`ocef.exposure.formulas.awrf`), ``R_s`` the attention-weighted item-group
-  distribution of ranking s (attention ``"trec"``: ``1/log2(max(k, 2))``; ``"browsing"``: the
-  browsing model's exposure), ``T`` the target distribution (equal, or given).
-- ``ndkl``: the mean over u's rankings of NDKL (Geyik et al. 2019, Eq. 6;
-  :func:`ocef.exposure.formulas.ndkl`), desired distribution the ranking's own (FairRankTune's
-  default) or given.
-- ``ee_disparity``, ``ee_relevance``, ``ee_difference``: EE-D ``‖ε‖²``, EE-R ``ε·ε*``, EE-L ``‖ε −
-  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.formulas.expected_exposure_metrics`)
-  with ``ε_d`` the expected exposure of item d over u's sampled rankings (Eq. 2) and ``ε*_d`` its
-  target exposure (:func:`ocef.exposure.formulas.target_exposure`) from u's relevance judgments.
-  The target needs the relevance of **all** of u's relevant items, shown or not: pass them as a
-  ``judgments`` table (``user, item, relevance``, like TREC qrels). Without it the log's
-  ``relevance`` column is used, i.e. the judgments of the items shown only; an item relevant to u
-  that no ranking showed then gets no target, so EE-R and EE-L measure the exposure's fit to the
-  shown items' relevance, not to u's full relevance (the result's ``note`` says so).
-
-Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
-NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.exposure.exposure_fairness` and ``ocef exposure`` run it only
-when given ``ranking_metrics`` / ``--ranking-metrics``).
+:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user: ``awrf``
+(TREC Fair Ranking 2022 ``qr_awrf``), ``ndkl`` (Geyik et al. 2019, Eq. 6), ``ee_disparity``,
+``ee_relevance``, ``ee_difference`` (Diaz et al. 2020, Eq. 5-7, unnormalised), each the mean over a
+user's sampled rankings. This module computes them for every user where the log lives (one SQL
+query on DuckDB or Spark, numpy group-bys on pandas) and treats them as any per-user metric
+(:func:`ocef.exposure.frame.metric_frame_from_moments`: Hall's interval, :data:`MIN_USERS`, Welch
+comparisons). Expected exposure's target needs every relevant item of a user, shown or not
+(``judgments``); the guide (``docs/guide/exposure.md``) says what it measures without them. A
+second pass over the log: opt-in (``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
 

@@ -1,60 +1,15 @@
 """holisticai's recommender bias metrics for any number of groups: sample values, population
 estimates, intervals that cover, and comparisons with the reference that control errors.
 
-:func:`recommender_bias` computes, from one score matrix (and optionally a truth matrix):
-
-- the item metrics of the whole system (aggregate diversity, Gini index, exposure entropy,
-  average recommendation popularity);
-- one row per group: its size, mean score (the MAD ingredient), the item metrics of the items
-  it is shown (its ARP uses the popularity over all users), and with a truth matrix its average
-  precision / recall / F1 and its RMSE / MAE;
-- one row per (group, reference) pair: MAD, ETV, EKL and the precision / recall / F1 / RMSE / MAE
-  ratios, oriented group relative to reference, i.e. holisticai's (group_a, group_b) =
-  (group, reference): with two groups the pair's ``value`` is holisticai's.
-
-Every value is a function of weighted sums over users of per-user statistics
-(:func:`ocef.metrics.recommender.user_stats` / :func:`~ocef.metrics.recommender.aggregate`), so
-the same code gives the sample values (weights 1) and ``n_resamples`` bootstrap replicates
-(weights = multiplicities of a resample, users resampled within each group) in a few matrix
-products.
-
-Each row carries ``value`` (holisticai's sample statistic, holisticai-equal), ``estimate`` (an
-estimate of the population quantity), ``ci_low``/``ci_high`` (an interval around ``estimate``),
-and for pairs ``p_value``/``p_adjusted``/``significant``. With ``interval="auto"`` (default) the
-method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 items, top-10,
-30/100/400 users per group; numbers in ``docs/guide/metrics.md``):
-
-- ``"t"`` (MAD, group means, ARP, precision/recall/F1, RMSE/MAE): ``estimate`` = ``value``,
-  ``estimate ± t_{n-1} · SE*`` with SE* the bootstrap standard deviation times √(n/(n−1))
-  (``T_SMALL_SAMPLE_CORRECTION``) and n the smaller group;
-  ``"t-log"`` (the ratios): the same on log scale (a ratio is positive; its log is closer to
-  normal). p-value of "no difference" (MAD 0, ratio 1) from the same t statistic.
-- ``"triangle"`` (ETV): ETV is ½‖d‖₁ of the difference d of the two exposure distributions. The
-  plug-in is biased upwards, strongly when many items have nearly equal exposure, and no
-  bootstrap of the plug-in is consistent there (its basic interval covered 0.67 / 0.81 / 0.87 at
-  30 / 100 / 400 users). By the triangle inequality |ETV̂ − ETV| ≤ ½‖d̂ − d‖₁, and the bootstrap
-  estimates the quantile q of ½‖d̂ − d‖₁ (a smooth function of the noise): ``[ETV̂ − q, ETV̂ + q]``
-  ∩ [0, 1] holds its level for every truth (conservative: it covered 1.00 in every regime);
-  ``estimate`` = the bootstrap bias-corrected 2·ETV̂ − mean(ETV*), inside the interval. p-value of
-  "equal exposure distributions": the share of replicates with ½‖d* − d̂‖₁ ≥ ETV̂.
-- ``"basic-smoothed"`` (EKL): the plug-in is +inf whenever the reference sample misses an item
-  the group is shown (53% of samples at 30 users, 40 items). The estimate uses the counts plus ½
-  per item in both groups (Krichevsky-Trofimov smoothing), bias-corrected by the bootstrap
-  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays holisticai's
-  plug-in (possibly +inf, with ``reason``). Its p-value is the ETV test's (same null hypothesis:
-  equal exposure distributions).
-- ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
-  basic interval 2·θ̂ − q*; null (with ``reason``) where the Good-Turing share of exposures on
-  items shown once exceeds ``MAX_UNSEEN_MASS`` (coverage 0.57-0.82 there). The Gini index gets
-  the bias-corrected estimate but no interval (``GINI_NO_INTERVAL``: measured 0.89-0.92); an
-  explicit ``interval="basic"`` or ``"percentile"`` still computes one, at the caller's request.
-- aggregate diversity (a count of distinct items shown to a sample) has no interval: a bootstrap
-  cannot see items no sampled user was shown; its row says so in ``reason``.
-
-``interval="percentile"`` or ``"basic"`` apply one method to every metric (for comparison).
-Many groups: the p-values of each pair metric are Holm-adjusted over the pairs
-(:func:`ocef.inference.holm_adjust`; ``significant`` = ``p_adjusted`` ≤ 1 − ``confidence``), and
-``simultaneous=True`` widens the pair intervals to hold jointly over the pairs (Bonferroni).
+:func:`recommender_bias` gives the system's item metrics, one row per group and one row per
+(group, reference) pair (oriented as holisticai's ``(group_a, group_b)``, so that with two groups a
+pair's ``value`` is holisticai's). Every value is a function of weighted sums over users of
+per-user statistics (:func:`ocef.metrics.recommender.user_stats`), so the sample values (weights 1)
+and ``n_resamples`` bootstrap replicates (users resampled within each group) are a few matrix
+products. The interval method of each metric (:data:`AUTO_METHODS`: ``"t"``, ``"t-log"``,
+``"triangle"`` for ETV, ``"basic-smoothed"`` for EKL, ``"basic"``; none for aggregate diversity and
+the Gini index), why, and the coverage measured: ``docs/guide/metrics.md``. The p-values of each
+pair metric are Holm-adjusted (:func:`ocef.inference.holm_adjust`).
 """
 from __future__ import annotations
 

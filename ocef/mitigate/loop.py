@@ -2,33 +2,14 @@
 logs and judge each setting against the unmitigated top-k over the same users.
 
 For each method and grid point of :data:`ocef.mitigate.rerank.RERANKERS`, the candidates (``user,
-item, score``, the system's top-N per user) are streamed from DuckDB a chunk of users at a time,
-re-ranked, written as a top-k log (docs/formats/rankings.md, the input of ``ocef exposure``) and
-reduced to per-user vectors whose moments give, for every statistic, the estimate under the remedy
-and under the baseline and their **paired** difference with an interval (:mod:`ocef.mitigate.paired`):
-
-- provider side: the exposure share of each item group (geometric or DCG browsing,
-  :func:`ocef.exposure.formulas.position_weights`, pooled over users as
-  :func:`ocef.exposure.formulas.exposure_shares`), its total variation from the target
-  (:func:`ocef.exposure.formulas.share_disparity`: the *disparity* of the front), the
-  exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
-  AWRF (TREC 2022 attention, :func:`ocef.exposure.formulas.awrf`) and NDKL
-  (:func:`ocef.exposure.formulas.ndkl`), both against equal group shares;
-- utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
-  split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
-  :mod:`ocef.exposure.user_metrics`), over the users with at least one held-out relevant item, and the
-  exposure-weighted mean model score (``expected_score``), which needs no labels.
-
-Every difference row is one test of one family: all statistics × item groups × user groups × grid
-points × methods of the call, Holm-adjusted. Each grid point also gets the equivalence certificate
-of its exposure target (:func:`ocef.mitigate.paired.equivalence_certificate`) and, when the users'
-preferences are known (``preferences=``), OCEF's envy audit of the re-ranked policy
-(:func:`ocef.envy.audit.run_audit`).
-
-Stochastic methods (lotteries of rankings) are written as ``samples`` draws per user from the
-user's lottery with ``sample = 0..S-1`` and the drawn ranking's ``probability``: ``ocef exposure``
-averages a user's samples equally, an unbiased estimate of the lottery's expected exposure, and the
-loop audits the same draws, so the two agree exactly.
+item, score``) are streamed from DuckDB a chunk of users at a time, re-ranked, written as a top-k
+log (docs/formats/rankings.md) and reduced to per-user vectors whose moments give, for every
+statistic (exposure shares and their disparity, exposure/merit, AWRF, NDKL; nDCG, precision and
+recall against held-out relevance; the expected score), the estimate under the remedy and the
+baseline and their **paired** difference (:mod:`ocef.mitigate.paired`), all Holm-adjusted as one
+family; each grid point also gets its equivalence certificate and, with ``preferences=``, OCEF's
+envy audit. Stochastic methods are written as ``samples`` draws per user, which ``ocef exposure``
+averages as the loop does. The statistics and the measured coverage: ``docs/guide/mitigate.md``.
 """
 from __future__ import annotations
 

@@ -1,43 +1,16 @@
 """The off-policy fairness audit: per-group fairness of a target policy from the log of the current one.
 
 :func:`offpolicy_audit` answers "would policy B be fairer than policy A, per user group and per item
-group, judged from A's log?" with three estimands, each per group with an interval, and the gaps
-between groups:
-
-* **exposure** of each item group under the target: ``E_x[sum_{a in k} pi(a|x)]`` over the logged
-  contexts x — a plug-in that needs *no importance weighting* (the target's probabilities are known
-  in every logged context); rows are the independent units (contexts drawn i.i.d.), Wald interval;
-* **utility** of the target per user group (and per item group: the reward that group's items
-  bring), ``V_g = E[r(x, a) | g]`` under the target, by the estimators of
-  :mod:`ocef.offpolicy.estimators` (IPS, SNIPS, DM, DR, Switch-DR, DRos): each gives per-row
-  pseudo-outcomes whose group mean is the estimate, and the interval of :mod:`ocef.offpolicy.intervals`
-  is computed on them;
-* **merit-aware item fairness** (REO of Dong et al. 2024, with importance-weighted merit): per item group
-  ``U_k = N_k / M_k``, ``N_k = E[sum_a rho(a|x) r(x,a) 1{a in k}]`` (relevant and recommended under
-  the target) and ``M_k = E[sum_a r(x,a) 1{a in k}] = E_log[r 1{a in k} / p]`` (merit, importance
-  weighted by the logging propensity ``p``), so ``U_k`` is P(recommended | relevant, group k); the
-  relative utilities ``delta_U_k`` and the penalty ``Delta_REO`` of :mod:`ocef.reo` (eq. 2, 3) and
-  ``exposure / merit`` per item group. ``N_k`` is the IPS mean of ``rho r 1{k} / p`` over the log, or,
-  when the target comes as a top-k log with its own rewards (REO's default traffic), the mean of
-  ``r 1{k}`` over that log times the list length. Intervals by the delta method with the empirical
-  covariances of the per-row terms (:func:`ratio_covariance`); with uniform logging propensities and
-  0/1 rewards this *is* Algorithm 1 with the full multinomial covariance (``ocef reo``'s default
-  ``delta-full``): same U up to a constant, same ``delta_U``, penalty and intervals (a test).
-
-Every cell carries the diagnostics ``n_rows``, ``ess`` (Kish's ``(sum w)^2 / sum w^2``),
-``max_weight``, ``support`` (the share of the target's probability over the logged contexts that
-falls on actions the log shows; below 1 the logger never takes some target actions) and ``clicks``
-(rows with a positive reward). The trust rule is one rule,
-:func:`ocef.offpolicy.diagnostics.trust_reason`: a cell with no rows, no positive weight, any
-target mass on actions the log never shows (IPS-type estimates are then biased by up to that mass
-times the largest reward, a bias no interval carries), or ``ess_clicks`` (ESS x SNIPS value) below
-the interval's measured floor (:data:`ocef.offpolicy.diagnostics.TRUST_FLOORS`: 50 for Wald,
-Gaussian and the bootstrap, 100 for self-normalized Wald/bootstrap, none for the finite-sample
-intervals) is null with its ``reason``. No floor on ESS or on clicks is added: the simulations of
-``benchmarks/offpolicy_coverage.py`` measured none (and a floor on clicks selects the logs that
-missed the rare heavy-weight clicks, whose intervals then do not cover). Every comparison row of ``pairs`` (all estimands, estimators and group pairs together:
-one family) is Holm-adjusted; a comparison that is not significant, or that involves an untrusted
-cell, has the verdict ``"inconclusive"``.
+group, judged from A's log?" with three estimands, each with an interval, and the gaps between
+groups: the **exposure** of each item group under the target (a plug-in over the logged contexts),
+the **utility** per group by the estimators of :mod:`ocef.offpolicy.estimators`, and the
+**merit-aware item fairness** of REO (Dong et al. 2024, eq. 2-3) with importance-weighted merit
+``U_k = N_k / M_k`` (delta-method intervals, :func:`ratio_covariance`; with uniform logging it is
+``ocef reo``'s Algorithm 1). Every cell carries the diagnostics ``n_rows, ess, max_weight, support,
+clicks`` and is null with its ``reason`` under one trust rule
+(:func:`ocef.offpolicy.diagnostics.trust_reason`); the comparisons are one Holm family, and a
+comparison that is not significant or involves an untrusted cell is ``"inconclusive"``. The
+formulas, the rule and the coverage measured: ``docs/guide/offpolicy.md``.
 """
 from __future__ import annotations
 
