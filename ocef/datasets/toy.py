@@ -343,7 +343,7 @@ def make_toy_pairs():
 
 
 @validate_params(n_users=Integer(2, 10**6), k=Integer(1, 100), n_items=Integer(2, 10**4), rng=Rng())
-def make_toy_rankings(n_users: int = 20, k: int = 3, n_items: int = 6, *, rng=0):
+def make_toy_rankings(n_users: int = 20, *, k: int = 3, n_items: int = 6, rng=0):
     """A top-k log of ``n_users`` users: item groups ``a``/``b``, 0/1 relevance, user groups ``F``/``M``.
 
     Items ``0 .. n_items/2 − 1`` are of group ``a``; each user's list draws ``k`` distinct items,
