@@ -44,6 +44,67 @@ import numpy as np
 from ocef.errors import ParameterError, ParameterTypeError, ResourceLimitError
 
 
+def fill_doc(**blocks: str):
+    """Decorator: put shared docstring blocks where ``%(name)s`` stands (as scipy's ``doccer``).
+
+    Parameter blocks that several functions share are written once, at module level, and each
+    placeholder line is replaced by its block, indented as the placeholder.
+
+    Parameters
+    ----------
+    **blocks : str
+        The blocks by name, unindented (``inspect.cleandoc`` is applied).
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the object with its ``__doc__`` filled.
+
+    Examples
+    --------
+    >>> @fill_doc(x="x : float\\n    A number.")
+    ... def f(x):
+    ...     '''Twice x.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     %(x)s
+    ...     '''
+    >>> print(f.__doc__.splitlines()[4])
+        x : float
+    """
+    cleaned = {name: inspect.cleandoc(text).splitlines() for name, text in blocks.items()}
+
+    def decorate(obj):
+        if obj.__doc__:                          # None under ``python -OO``
+            lines = []
+            for line in obj.__doc__.splitlines():
+                stripped = line.strip()
+                name = stripped[2:-2] if stripped.startswith("%(") and stripped.endswith(")s") else None
+                if name in cleaned:
+                    indent = line[:len(line) - len(line.lstrip())]
+                    lines += [indent + b if b else b for b in cleaned[name]]
+                else:
+                    lines.append(line)
+            obj.__doc__ = "\n".join(lines)
+        return obj
+
+    return decorate
+
+
+#: The return and raise blocks of the three checks of OCEF's parameters.
+_fill_check = fill_doc(check="""
+Returns
+-------
+float
+    The value as a float.
+
+Raises
+------
+ocef.errors.ParameterError, ocef.errors.ParameterTypeError
+    Outside the interval, or not a real number.""")
+
+
 def check_in_interval(name: str, value, low: float, high: float, *,
                       low_open: bool = True, high_open: bool = False) -> float:
     """Return ``float(value)`` if it lies in the interval, else raise an error naming the argument.
@@ -98,6 +159,7 @@ def check_in_interval(name: str, value, low: float, high: float, *,
     return v
 
 
+@_fill_check
 def check_delta(delta) -> float:
     """Confidence parameter δ ∈ (0, 1).
     OCEF's δ (Do et al. 2022): the audit's certificate holds with probability at least ``1 − δ``.
@@ -107,15 +169,7 @@ def check_delta(delta) -> float:
     delta : float
         The value to check.
 
-    Returns
-    -------
-    float
-        The value as a float.
-
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        Outside (0, 1), or not a real number.
+    %(check)s
 
     Examples
     --------
@@ -125,6 +179,7 @@ def check_delta(delta) -> float:
     return check_in_interval("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
 
 
+@_fill_check
 def check_alpha(alpha) -> float:
     """Conservative-exploration parameter α ∈ (0, 1].
     OCEF's α (Do et al. 2022): the share of the baseline's reward the auditor may lose while exploring.
@@ -134,15 +189,7 @@ def check_alpha(alpha) -> float:
     alpha : float
         The value to check.
 
-    Returns
-    -------
-    float
-        The value as a float.
-
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        Outside (0, 1], or not a real number.
+    %(check)s
 
     Examples
     --------
@@ -152,6 +199,7 @@ def check_alpha(alpha) -> float:
     return check_in_interval("alpha", alpha, 0.0, 1.0, low_open=True, high_open=False)
 
 
+@_fill_check
 def check_epsilon(epsilon) -> float:
     """Envy tolerance ε ∈ (0, 1].
     OCEF's ε (Do et al. 2022): the envy a user may have and still count as envy-free.
@@ -161,15 +209,7 @@ def check_epsilon(epsilon) -> float:
     epsilon : float
         The value to check.
 
-    Returns
-    -------
-    float
-        The value as a float.
-
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        Outside (0, 1], or not a real number.
+    %(check)s
 
     Examples
     --------
@@ -1138,50 +1178,3 @@ def check_resources(argument: str, *, memory: float = 0.0, work: float = 0.0, wh
                 f"{argument}: needs {shown} of {kind}, above the limit {_human(cap, unit)} "
                 f"(set OCEF_MAX_{kind.upper()} or use ocef.validation.resource_limits({kind}=...) to allow more)")
 
-
-def fill_doc(**blocks: str):
-    """Decorator: put shared docstring blocks where ``%(name)s`` stands (as scipy's ``doccer``).
-
-    Parameter blocks that several functions share are written once, at module level, and each
-    placeholder line is replaced by its block, indented as the placeholder.
-
-    Parameters
-    ----------
-    **blocks : str
-        The blocks by name, unindented (``inspect.cleandoc`` is applied).
-
-    Returns
-    -------
-    callable
-        The decorator; it returns the object with its ``__doc__`` filled.
-
-    Examples
-    --------
-    >>> @fill_doc(x="x : float\\n    A number.")
-    ... def f(x):
-    ...     '''Twice x.
-    ...
-    ...     Parameters
-    ...     ----------
-    ...     %(x)s
-    ...     '''
-    >>> print(f.__doc__.splitlines()[4])
-        x : float
-    """
-    cleaned = {name: inspect.cleandoc(text).splitlines() for name, text in blocks.items()}
-
-    def decorate(obj):
-        if obj.__doc__:                          # None under ``python -OO``
-            lines = []
-            for line in obj.__doc__.splitlines():
-                stripped = line.strip()
-                name = stripped[2:-2] if stripped.startswith("%(") and stripped.endswith(")s") else None
-                if name in cleaned:
-                    indent = line[:len(line) - len(line.lstrip())]
-                    lines += [indent + b if b else b for b in cleaned[name]]
-                else:
-                    lines.append(line)
-            obj.__doc__ = "\n".join(lines)
-        return obj
-
-    return decorate
