@@ -100,31 +100,22 @@ class RecommenderBiasResult(Result):
     """holisticai's bias metrics of one recommender for any number of user groups, with intervals.
 
     Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
-    group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
-    (pairs), ``n_users``, ``metric``, ``value`` (holisticai's sample statistic, holisticai's number),
-    ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
-    ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
-    ``significant`` (pairs; Holm over ``family``), ``reason`` (why something is null or
-    infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
-    which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
-    system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
-    ETV, EKL and the ratios, oriented group relative to reference) and ``summary()`` (the pairs in
-    long form).
+    group, metric) with ``value`` (holisticai's sample statistic), ``estimate`` (of the population
+    quantity), ``ci_low``/``ci_high``, ``interval`` (the method), ``p_value``/``p_adjusted``/
+    ``significant`` (pairs), ``reason``, ``bias`` and ``n_defined``. The views: ``overall``,
+    ``groups``, ``pairs`` (wide, group relative to reference) and ``summary()`` (the pairs in long
+    form). How to read a row: ``docs/guide/metrics.md``.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        The tidy table described above.
+        The tidy table.
     group_names : tuple of str
         The groups, sorted.
     reference : str
         The group every other one is compared with.
-    k : int or None
-        List length used to read the recommendations (None: ``thresh``).
-    thresh : float or None
-        Score threshold used without ``k``.
-    normalize : bool
-        Whether the scores were min-max scaled first.
+    k, thresh, normalize
+        How the recommendations were read (:func:`ocef.metrics.exposure`).
     gini_convention : {"holisticai", "formula"}
         Denominator of the Gini index (:func:`ocef.metrics.gini`).
     n_resamples : int
@@ -136,10 +127,9 @@ class RecommenderBiasResult(Result):
     interval : {"auto", "percentile", "basic"}
         The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
     simultaneous : bool
-        Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+        Whether the pair intervals hold jointly over the pairs (Bonferroni).
     family : {"report", "table"}
-        What one Holm family of "significant" labels is (:data:`ocef.metrics.FAMILIES`): every pair
-        of every metric (default) or each metric's pairs.
+        What one Holm family is (:data:`ocef.metrics.FAMILIES`).
     replicates : numpy.ndarray or None
         Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
 
@@ -148,8 +138,6 @@ class RecommenderBiasResult(Result):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-    >>> res.group_names, res.reference, res.replicates.shape
-    (('a', 'b'), 'a', (50, 17))
     >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
       group_a group_b    mad  mad_ci_low  mad_ci_high
     0       b       a -0.016      -0.086        0.054
@@ -666,36 +654,25 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     scores : array_like
         Users x items (NaN = not scored, never shown).
     truth : array_like, optional
-        The same shape: true relevance; enables the opportunity metrics (precision / recall /
-        F1 / RMSE / MAE and their ratios).
+        The same shape: true relevance; enables the opportunity metrics and their ratios.
     groups : array_like
         One label per user (numbers or strings, >= 2 groups).
     reference : label, optional
-        The group every other is compared with (default: the largest group, the first in
-        sorted order on ties).
+        The group every other is compared with (default: the largest, the first sorted on ties).
     k, thresh, normalize
-        How recommendations are read from the scores (:func:`ocef.metrics.exposure`): the ``k``
-        highest per user, else every score ``>= thresh``; ``normalize`` min-max scales first.
+        How recommendations are read from the scores (:func:`ocef.metrics.exposure`).
     n_resamples : int, default 200
-        Bootstrap resamples of users, stratified by group; 0: sample values only (no intervals,
-        and no estimate for the biased plug-ins ETV, EKL, Gini, entropy). Above
-        :data:`RESAMPLE_CHUNK` they run in chunks with a progress bar (time left) on stderr, after a
-        check that the replicates fit in the memory limit (:func:`ocef.validation.check_resources`).
+        Bootstrap resamples of users, stratified by group; 0: sample values only. Above
+        :data:`RESAMPLE_CHUNK` they run in chunks with a progress bar, after a memory check.
     confidence : float, default 0.95
-        Two-sided level of the intervals; a pair is ``significant`` when its Holm-adjusted
-        p-value is at most 1 − ``confidence``.
+        Two-sided level; a pair is ``significant`` when its Holm-adjusted p-value is <= 1 − ``confidence``.
     family : {"report", "table"}, default "report"
-        The family the Holm adjustment controls (:data:`FAMILIES`): every pair of every metric at
-        once (the probability of any false "significant" in the result is at most 1 −
-        ``confidence``), or each metric's pairs separately.
+        What one Holm family is (:data:`FAMILIES`): every pair of every metric, or each metric's pairs.
     interval : {"auto", "percentile", "basic"}
-        ``"auto"``: the method measured to cover for each metric (module docstring,
-        :data:`AUTO_METHODS`); ``"percentile"``/``"basic"``: that bootstrap interval for every
-        metric, around ``value`` (percentile, which can exclude it: then ``reason`` says so) or
-        around the bias-corrected value (basic).
+        ``"auto"``: the method measured to cover for each metric (:data:`AUTO_METHODS`); else that
+        bootstrap interval for every metric.
     simultaneous : bool, default False
-        Pair intervals at level 1 − (1 − ``confidence``)/m per metric (Bonferroni over the m
-        pairs): they then hold jointly.
+        Pair intervals that hold jointly over the pairs of a metric (Bonferroni).
     gini_convention : {"holisticai", "formula"}
         Gini index divided by n − 1 (holisticai) or n.
     rng : None, int, SeedSequence or Generator
@@ -704,23 +681,16 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     Returns
     -------
     RecommenderBiasResult
-        ``table`` (tidy), ``overall``/``groups``/``pairs`` (wide views), ``summary()`` (pairs,
-        long form). Two groups give holisticai 1.0.14's numbers in ``value``: the pair row
-        (a, reference) holds ``mad_score``, ``exposure_l1``, ``exposure_kl`` and the ratios with
-        (group_a, group_b) = (a, reference).
+        With two groups, ``value`` holds holisticai 1.0.14's numbers (pair (a, reference) = holisticai's
+        (group_a, group_b)).
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> scores = rng.random((60, 8))
-    >>> groups = np.repeat(["a", "b"], 30)
-    >>> res = recommender_bias(scores, groups=groups, k=2, n_resamples=100, rng=1)
-    >>> row = res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation")]
-    >>> bool(row.ci_low <= row.estimate <= row.ci_high), row.interval
-    (True, 'triangle')
-    >>> sorted(res.summary().columns)[:3]
-    ['ci_high', 'ci_low', 'estimate']
+    >>> res = recommender_bias(rng.random((60, 8)), groups=np.repeat(["a", "b"], 30), k=2, n_resamples=100, rng=1)
+    >>> res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation"), "interval"]
+    'triangle'
     """
     arr = check_scores(scores)
     n_users = arr.shape[0]
