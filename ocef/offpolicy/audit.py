@@ -66,10 +66,8 @@ class OffPolicyResult(Result):
 
     Examples
     --------
-    >>> log = pd.DataFrame({"user": np.arange(8) % 4, "item": [0, 1] * 4, "reward": [1, 0, 1, 1, 0, 0, 1, 0],
-    ...                     "propensity": 0.5, "g": ["a", "a", "b", "b"] * 2})
-    >>> target = pd.DataFrame({"item": [0, 1], "probability": [1.0, 0.0]})
-    >>> res = offpolicy_audit(log, target, user_group="g", estimators=["ips"])
+    >>> from ocef.datasets import make_toy_propensity_log
+    >>> res = offpolicy_audit(*make_toy_propensity_log(), user_group="g", estimators=["ips"])
     >>> res.groups.query("estimand == 'exposure'")[["user_group", "estimate"]].values.tolist()
     [['(all)', 1.0], ['a', 1.0], ['b', 1.0]]
     """
@@ -89,9 +87,8 @@ class OffPolicyResult(Result):
 
         Examples
         --------
-        >>> log = pd.DataFrame({"user": [0, 1], "item": [0, 0], "reward": [1, 0], "propensity": 1.0})
-        >>> offpolicy_audit(log, pd.DataFrame({"item": [0], "probability": [1.0]}),
-        ...                 estimators=["ips"]).to_frame()["estimand"].tolist()[:1]
+        >>> from ocef.datasets import make_toy_propensity_log
+        >>> offpolicy_audit(*make_toy_propensity_log(), estimators=["ips"]).to_frame()["estimand"].tolist()[:1]
         ['exposure']
         """
         return self.groups.copy()
@@ -106,9 +103,9 @@ class OffPolicyResult(Result):
 
         Examples
         --------
-        >>> log = pd.DataFrame({"user": [0, 1], "item": [0, 0], "reward": [1, 0], "propensity": 1.0})
-        >>> len(offpolicy_audit(log, pd.DataFrame({"item": [0], "probability": [1.0]}), estimators=["ips"]).summary())
-        0
+        >>> from ocef.datasets import make_toy_propensity_log
+        >>> offpolicy_audit(*make_toy_propensity_log(), user_group="g", estimators=["ips"]).summary()["verdict"][0]
+        'inconclusive'
         """
         return self.pairs.sort_values("p_adjusted", na_position="last").reset_index(drop=True)
 
@@ -687,31 +684,27 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate
     IPS, pseudo-inverse, Cascade-DR).
 
-    The log has one row per (slate, slot): ``slate_id`` (int), ``position`` (0-based slot),
-    ``reward``, the user group column (constant within a slate), and for each estimator both
-    policies' probabilities of the logged slate: IIPS the item-position marginals ``propensity`` and
-    ``target_probability``; RIPS the prefix probabilities ``propensity_prefix`` and
-    ``target_probability_prefix``; SIPS the whole-slate ones ``propensity_slate`` and
-    ``target_probability_slate``; the pseudo-inverse estimator (Swaminathan et al. 2017, for a
-    logger that fills the slots independently; slates of one length) the item-position marginals, as
-    IIPS, with the slate's sum of slot rewards as its reward; Cascade-DR (Kiyohara et al. 2022) the
-    prefix probabilities, the logged item ``item`` (an integer in ``[0, n_actions)``) and, in Python,
-    a reward model ``q_hat`` and the target's per-slot item distribution ``target_action_dist`` (rows
-    aligned with the log's). The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
-    per slate: the expected sum of slot rewards); cells and comparisons as in :func:`offpolicy_audit`
-    (diagnostics on the per-slate weight ``Σ_l w_{s,l} / L_s``, slates the independent units).
+    The log has one row per (slate, slot): ``slate_id``, ``position`` (0-based), ``reward``, the user
+    group column and, per estimator, both policies' probabilities of the logged slate: the
+    item-position marginals ``propensity``/``target_probability`` (IIPS, pseudo-inverse), the prefix
+    ones ``*_prefix`` (RIPS, Cascade-DR, which also needs ``item``) or the whole-slate ones ``*_slate``
+    (SIPS); the columns and estimators: ``docs/guide/offpolicy.md``. The estimators are
+    :mod:`ocef.offpolicy.slate`'s; cells and comparisons as in :func:`offpolicy_audit`, slates the units.
 
     Parameters
     ----------
     log : str, path or pandas.DataFrame
+        The slate log.
     user_group : str, optional
+        User-group column (constant within a slate).
     estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse", "cascade-dr"}, default ("iips", "rips")
+        The slate estimators.
     interval : {"wald", "bootstrap"}, default "wald"
+        The interval of the per-slate pseudo-outcomes.
     confidence : float, default 0.95
+        Two-sided level.
     q_hat, target_action_dist : array_like, shape (n_rows, n_actions), optional
-        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row:
-        Q̂ of every item at the row's slot given the logged prefix, and the target's probability of
-        every item there.
+        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row.
     rng : None, int or Generator
         The bootstrap's resamples.
 
@@ -724,20 +717,13 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ------
     ocef.errors.DataError
         A missing column; slates of different lengths for the pseudo-inverse estimator.
-    ocef.errors.ParameterError
-        An unknown estimator.
 
     Examples
     --------
-    >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(40), 2), "position": np.tile([0, 1], 40),
-    ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 20), "propensity": 0.5,
-    ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 20)})
-    >>> res = slate_audit(log, estimators=["iips"])       # 40 slates: below the Wald floor
-    >>> res.groups["reason"].iloc[0].split(":")[0]
-    'untrusted'
-    >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 40 * k) for k in range(10)]),
-    ...             estimators=["iips"], interval="bootstrap", rng=0).groups["estimate"].round(3).tolist()
-    [1.6]
+    >>> from ocef.datasets import make_toy_propensity_log
+    >>> res = slate_audit(make_toy_propensity_log(400, slate=True).log, estimators=["iips"])
+    >>> res.groups[["estimate", "ci_low", "ci_high"]].round(3).values.tolist()
+    [[0.726, 0.656, 0.795]]
     """
     from ocef.offpolicy import slate
 
