@@ -138,9 +138,6 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
 
     Examples
     --------
-    A one-day folder with three items and four impressions (the real log has 10,000 rows per
-    campaign and policy):
-
     >>> from ocef.datasets import make_toy_obd
     >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
     >>> obd_pairs(root)

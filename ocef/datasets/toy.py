@@ -392,17 +392,12 @@ def make_toy_rankings(n_users: int = 20, *, k: int = 3, n_items: int = 6, rng=0)
 
 
 class ToyPropensityLog(NamedTuple):
-    """A log with propensities and a target policy, the output of :func:`make_toy_propensity_log`.
-
-    Unpacks as ``log, target`` (``offpolicy_audit(*toy)``).
+    """``(log, target)`` of :func:`make_toy_propensity_log` (``offpolicy_audit(*toy)``).
 
     Parameters
     ----------
-    log : pandas.DataFrame
-        One row per logged impression; see :func:`make_toy_propensity_log`.
-    target : pandas.DataFrame
-        The target policy: ``item, probability`` (or, for slates, the target probabilities are
-        in the log and this is None).
+    log, target : pandas.DataFrame
+        The logged impressions and the target policy ``item, probability`` (None for slates).
 
     Examples
     --------
@@ -471,16 +466,12 @@ def make_toy_propensity_log(n: int = 200, *, slate: bool = False, rng=0) -> ToyP
 
 
 class ToyScores(NamedTuple):
-    """A score matrix, its truth and two user groups, the output of :func:`make_toy_scores`.
-
-    Unpacks as ``scores, truth, group_a, group_b`` (the arguments of the holisticai metrics).
+    """``(scores, truth, group_a, group_b)`` of :func:`make_toy_scores`.
 
     Parameters
     ----------
-    scores, truth : numpy.ndarray
-        Users x items.
-    group_a, group_b : numpy.ndarray
-        0/1 membership of each user.
+    scores, truth, group_a, group_b : numpy.ndarray
+        Users x items scores and truth; the 0/1 membership of each user.
 
     Examples
     --------
