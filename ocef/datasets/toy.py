@@ -14,12 +14,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocef.validation import Boolean, Integer, Rng, validate_params
+from ocef.validation import Boolean, Integer, Rng, fill_doc, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
            "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
            "make_toy_propensity_log", "ToyScores", "make_toy_scores",
            "make_toy_coat", "make_toy_ml100k"]
+
+#: The ``root`` parameter of the factories that write a data set's folder.
+_fill_root = fill_doc(root="""
+root : str or pathlib.Path, optional
+    Where to write (created); default a new temporary folder.""")
 
 
 class ToyEnvy(NamedTuple):
@@ -274,6 +279,7 @@ def make_toy_movielens():
     return MovieLensData(ratings, users, items, "ml-100k", Path("."))
 
 
+@_fill_root
 def make_toy_obd(root=None):
     """Write a one-day stand-in for the Open Bandit Dataset folder: 3 items, 4 impressions a policy.
 
@@ -283,8 +289,7 @@ def make_toy_obd(root=None):
 
     Parameters
     ----------
-    root : str or pathlib.Path, optional
-        Where to write (created); default a new temporary folder.
+    %(root)s
 
     Returns
     -------
@@ -506,6 +511,7 @@ def make_toy_scores() -> ToyScores:
     return ToyScores(scores, scores[:, ::-1].copy(), np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1]))
 
 
+@_fill_root
 def make_toy_coat(root=None):
     """Write a stand-in for the Coat folder: 2 users x 4 coats (the real one is 290 x 300).
 
@@ -514,8 +520,7 @@ def make_toy_coat(root=None):
 
     Parameters
     ----------
-    root : str or pathlib.Path, optional
-        Where to write (created); default a new temporary folder.
+    %(root)s
 
     Returns
     -------
@@ -538,6 +543,7 @@ def make_toy_coat(root=None):
     return root
 
 
+@_fill_root
 def make_toy_ml100k(root=None):
     """Write a stand-in for the MovieLens-100K folder: 2 users, 2 movies, one rating each.
 
@@ -546,8 +552,7 @@ def make_toy_ml100k(root=None):
 
     Parameters
     ----------
-    root : str or pathlib.Path, optional
-        Where to write (created); default a new temporary folder ``ml-100k``.
+    %(root)s
 
     Returns
     -------

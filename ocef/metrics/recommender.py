@@ -35,7 +35,7 @@ DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
 #: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
 TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
 #: The parameter blocks the metrics share (``%(name)s`` in their docstrings).
-_fill = fill_doc(
+_BLOCKS = dict(
     groups="""
 group_a, group_b : array_like of 0/1
     Membership of each user (not necessarily complementary).""",
@@ -61,6 +61,10 @@ Returns
 float
     The ratio; x/0 = inf, 0/0 = nan.""",
 )
+#: The parameters of the three opportunity ratios, in their order.
+_BLOCKS["opportunity"] = "\n".join(_BLOCKS[key].strip("\n") for key in ("groups", "scores", "truth", "selection",
+                                                                       "orientation"))
+_fill = fill_doc(**_BLOCKS)
 #: Entries processed at a time by the row-block loops (bounded temporaries, cache-friendly).
 _BLOCK = 1 << 20
 
@@ -940,11 +944,7 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
 
     Parameters
     ----------
-    %(groups)s
-    %(scores)s
-    %(truth)s
-    %(selection)s
-    %(orientation)s
+    %(opportunity)s
 
     %(ratio)s
 
@@ -966,11 +966,7 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
 
     Parameters
     ----------
-    %(groups)s
-    %(scores)s
-    %(truth)s
-    %(selection)s
-    %(orientation)s
+    %(opportunity)s
 
     %(ratio)s
 
@@ -992,11 +988,7 @@ def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normali
 
     Parameters
     ----------
-    %(groups)s
-    %(scores)s
-    %(truth)s
-    %(selection)s
-    %(orientation)s
+    %(opportunity)s
 
     %(ratio)s
 
