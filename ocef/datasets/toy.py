@@ -23,8 +23,14 @@ __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_t
 
 #: The ``root`` parameter of the factories that write a data set's folder.
 _fill_root = fill_doc(root="""
+Parameters
+----------
 root : str or pathlib.Path, optional
-    Where to write (created); default a new temporary folder.""")
+    Where to write (created); default a new temporary folder.
+
+Returns
+-------
+pathlib.Path""")
 
 
 class ToyEnvy(NamedTuple):
@@ -287,13 +293,7 @@ def make_toy_obd(root=None):
     at positions 1, 2, 3, 1, one click (item 2), users ``a, a, a, b``; items 0, 1, 2 have
     ``item_feature_0`` -0.5, 0.1, 1.2.
 
-    Parameters
-    ----------
     %(root)s
-
-    Returns
-    -------
-    pathlib.Path
         The dataset folder, readable by :class:`ocef.datasets.OpenBanditDataset`.
 
     Examples
@@ -518,13 +518,7 @@ def make_toy_coat(root=None):
     ``train.ascii`` rows ``5 0 3 0`` and ``0 4 0 1``, ``test.ascii`` rows ``0 5 0 2`` and
     ``4 0 1 0``; coats 0 and 2 are for men, 1 and 3 for women.
 
-    Parameters
-    ----------
     %(root)s
-
-    Returns
-    -------
-    pathlib.Path
         The data set's folder, readable by :class:`ocef.datasets.Coat`.
 
     Examples
@@ -550,13 +544,7 @@ def make_toy_ml100k(root=None):
     User 1 (24, M, technician) rates movie 1 (Animation, Children's, Comedy) 5; user 2 (53, F,
     other) rates movie 2 (Drama) 3.
 
-    Parameters
-    ----------
     %(root)s
-
-    Returns
-    -------
-    pathlib.Path
         The folder, readable by :class:`ocef.datasets.MovieLens100K` and
         :func:`ocef.datasets.load_movielens`.
 
