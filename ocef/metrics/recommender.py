@@ -483,47 +483,32 @@ class UserStats:
 def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
 
-    Every holisticai's bias metrics metric of a group, or of a bootstrap resample of users, is a function of
-    weighted sums over users of these statistics (:func:`aggregate`), so they are computed once, in
-    row blocks of bounded memory. holisticai's choices are kept: the exposure and the MAD use the
-    scores normalised alone; precision, recall and F1 compare the exposure of the scores normalised
-    jointly with the truth against the truth binarised the same way (``k`` or ``thresh``); RMSE and
-    MAE use the jointly normalised matrices, over the cells where both are defined.
+    Every holisticai metric of a group, or of a bootstrap resample of users, is a function of weighted
+    sums over users of these statistics (:func:`aggregate`), computed once in row blocks of bounded
+    memory. As holisticai: the exposure and MAD use the scores normalised alone; precision, recall and
+    F1 the scores normalised jointly with the truth, against the truth binarised the same way; RMSE and
+    MAE the jointly normalised matrices, where both are defined.
 
     Parameters
     ----------
-    %(scores)s
+    scores : array_like
+        Users x items; NaN = not scored, never shown.
     truth : array_like, optional
         True relevance, the scores' shape; without it the truth statistics are None.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrices first (holisticai's ``normalize``).
+    %(selection)s
     order : array_like of int, optional
-        A permutation of the users: the statistics are listed in that order (e.g. users sorted by
-        group, so that each group is a contiguous slice).
+        A permutation of the users: the statistics are listed in that order.
 
     Returns
     -------
     UserStats
         One entry per user (``exposure`` one row per user).
 
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
-        As :func:`exposure` for bad matrices, ``k`` or ``thresh``; ParameterError if ``truth``
-        has another shape.
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_scores
     >>> scores, truth, a, b = make_toy_scores()
-    >>> st = user_stats(scores, truth, k=1)
-    >>> st.exposure.tolist()
-    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
-    >>> st.precision.tolist()                 # only user 3's top item is relevant in the truth
+    >>> user_stats(scores, truth, k=1).precision.tolist()       # only user 3's top item is relevant
     [0.0, 0.0, 0.0, 1.0]
     """
     s = check_scores(scores)
@@ -1077,16 +1062,12 @@ METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
-    """holisticai's batch table of holisticai's metrics for two groups (point values, no intervals).
+    """holisticai's batch table of its metrics for two groups (point values, no intervals).
 
-    The recommendations are read from ``scores`` as in :func:`exposure` (the ``k`` highest per user,
-    else every score ``>= thresh``). The rows are holisticai's metric names with their value and
-    the value of an unbiased system (``Reference``): the item metrics (Aggregate Diversity, GINI
-    index, Exposure Distribution Entropy, Average Recommendation Popularity) always; the
-    equality-of-outcome metrics (MAD, ETV, EKL) when both groups are given; the
-    equality-of-opportunity ratios (average precision, recall, F1, RMSE and MAE, group a / group b)
-    when ``truth`` is given too. For any number of groups, with intervals, use
-    :func:`ocef.metrics.recommender_bias`.
+    The rows are holisticai's metric names with their value and that of an unbiased system
+    (``Reference``): the item metrics always, the equality-of-outcome metrics (MAD, ETV, EKL) with both
+    groups, the equality-of-opportunity ratios with ``truth`` too. For any number of groups, with
+    intervals: :func:`ocef.metrics.recommender_bias`.
 
     Parameters
     ----------
@@ -1095,8 +1076,7 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     scores : array_like
         Users x items; NaN = not scored, never shown. Required.
     truth : array_like, optional
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``); adds the
-        opportunity ratios.
+        True relevance, the scores' shape; adds the opportunity ratios.
     %(selection)s
     metric_type : {"equal_outcome", "item_based", "equal_opportunity", "all"}
         Which rows to return (holisticai's default ``"equal_outcome"``).
@@ -1111,11 +1091,8 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     Raises
     ------
     ocef.errors.ParameterError
-        Without ``scores``; with one group only; with ``truth`` but no groups; for an unknown
-        ``metric_type`` or ``gini_convention``; for bad group vectors.
-    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
-        As :func:`exposure` for bad matrices, ``k`` or ``thresh`` (a shape, an all-NaN or
-        infinite matrix, a non-numeric one).
+        Without ``scores``; with one group only; with ``truth`` but no groups; an unknown
+        ``metric_type`` or ``gini_convention``; as :func:`exposure` for bad matrices.
 
     Examples
     --------
