@@ -422,6 +422,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     interval : str, default "wald"
         Interval of the utility cells, among :data:`AUDIT_INTERVALS`.
     confidence : float, default 0.95
+        Two-sided level.
     rng : None, int or Generator
         Folds of the cross-fitted reward model (DM, DR, ...) when the target has no ``reward_hat``.
 
