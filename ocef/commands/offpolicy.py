@@ -2,7 +2,7 @@
 
 ``ocef offpolicy --log LOG --target TARGET [--item-group COL] [--user-group COL] [--item-groups FILE]
 [--user-groups FILE] [--estimator NAME ...] [--interval NAME] [--backend auto|duckdb|pandas]
-[--confidence C] [--seed S] [--json]``
+[--confidence C] [--seed S] [--memory-limit SIZE] [--json]``
 
 LOG: CSV or Parquet file, folder or glob, one row per logged action ``user, item, reward,
 propensity`` [, ``position``, group columns] (docs/formats/offpolicy-logs.md). TARGET: the target's
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from ocef.commands._common import add_memory_limit
 
 #: light copies (tested equal to ocef.offpolicy.UTILITY_ESTIMATORS and AUDIT_INTERVALS)
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
@@ -56,6 +58,7 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="folds of the cross-fitted reward model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
     p.set_defaults(func=_run)
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ocef.validation import check_in_interval
 from ocef.envy.groups import check_group_names, check_partition
@@ -73,6 +72,8 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
     if np.count_nonzero(right) <= SPARSE_DENSITY * right.size:
         # argmax, ranking, exposure-constrained policies have a few non-zeros per row:
         # the same product as a sparse x dense one, O(M * nnz) instead of O(M^2 * A)
+        from scipy import sparse
+
         return np.asarray(sparse.csr_matrix(right.astype(dtype, copy=False)) @ left.T).T.astype(np.float64, copy=False)
     return (left @ right.astype(dtype, copy=False).T).astype(np.float64, copy=False)
 

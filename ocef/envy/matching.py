@@ -28,9 +28,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-import ot
-from scipy import sparse
-from scipy.spatial.distance import cdist, pdist, squareform
 
 from ocef.envy.groups import check_partition, group_members
 from ocef.policies.base import as_probabilities, sample_rows
@@ -86,6 +83,8 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     b3 = None if b is None else (b[:, None, :] if b.ndim == 2 else b)
     sparse_rows = (np.count_nonzero(a3) <= SPARSE_DENSITY * a3.size
                    and (b3 is None or np.count_nonzero(b3) <= SPARSE_DENSITY * b3.size))
+    from scipy.spatial.distance import cdist, pdist, squareform     # scipy.spatial: 0.3 s, when used
+
     out = None
     for x in range(a3.shape[1]):
         ax = a3[:, x, :]
@@ -107,6 +106,8 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     and min(p_a, q_a) > 0 only for items in both supports: one outer minimum per item
     shared by some m and some n (a loop over items, not users).
     """
+    from scipy import sparse
+
     shared = np.zeros((a.shape[0], b.shape[0]))
     ca, cb = sparse.csc_matrix(a), sparse.csc_matrix(b)
     for item in np.flatnonzero((np.diff(ca.indptr) > 0) & (np.diff(cb.indptr) > 0)):
@@ -403,6 +404,8 @@ def _plan_of_classes(ci: _Classes, mult_i: np.ndarray, ck: _Classes, mult_k: np.
 
 def _class_plan(cost, mass_i, mass_k) -> np.ndarray:
     """Exact optimal plan (``ot.emd``) between two groups' policy classes."""
+    import ot      # POT loads scikit-learn: about a second, paid only by transport matching
+
     cost = np.ascontiguousarray(cost, dtype=float)
     a, b = mass_i / mass_i.sum(), mass_k / mass_k.sum()
     n_i, n_k = cost.shape

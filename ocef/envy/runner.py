@@ -462,6 +462,10 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
 
     t = 0
     while st.idx.size and t < max_steps:
+        if st.idx.size <= PYTHON_TAIL_RUNS:      # a few runs left: array calls cost more than they save
+            _python_tail(st, t, sample, true_means, rng, max_steps, sigma, omega,
+                         (out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget), bar)
+            break
         t += 1
         rows = np.arange(st.idx.size)
         # Line 3: ℓ_t uniform in S_{t-1}.
@@ -540,6 +544,177 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
         bar.close()
 
     return _result(out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget, true_means)
+
+
+#: The numpy engine continues in plain Python once this few runs are still going (from the start
+#: for a batch this small): a step of array operations costs about 100 µs whatever the number of
+#: runs, a plain-Python step a few µs per run. Same arithmetic, same random stream, bit-identical
+#: results (tests/ocef/envy/test_runner.py); the one-trial audit of ``ocef bandit`` goes from
+#: about 0.5 s to a few tens of ms.
+PYTHON_TAIL_RUNS = 16
+
+
+class _Widths:
+    """β(n) of Lemma 3 and φ(a) of Lemma 4 for one (scale, factor, δ, |g|), n, a = 0, 1, 2, ...,
+    computed by :func:`ocef.envy.bounds.beta_from_constants` and :func:`ocef.envy.bounds.phi` on
+    arrays (so with the very floating-point operations of the lock-step) and grown by doubling."""
+
+    __slots__ = ("scale", "factor", "delta", "gsize", "sigma", "omega", "beta", "phi")
+
+    def __init__(self, scale, factor, delta, gsize, sigma, omega):
+        from array import array
+
+        self.scale, self.factor, self.delta, self.gsize, self.sigma, self.omega = \
+            scale, factor, delta, gsize, sigma, omega
+        self.beta, self.phi = array("d"), array("d")
+
+    def grow(self, upto: int) -> None:
+        """Extend both tables to hold index ``upto``."""
+        lo = len(self.beta)
+        n = np.arange(lo, max(upto + 1, 2 * lo, 1024))
+        self.beta.frombytes(np.ascontiguousarray(
+            bounds.beta_from_constants(n, self.scale, self.factor, self.omega), dtype=float).tobytes())
+        self.phi.frombytes(np.ascontiguousarray(
+            bounds.phi(n, self.delta, self.gsize, self.sigma), dtype=float).tobytes())
+
+
+class _Row:
+    """One run of the plain-Python lock-step (:func:`_python_tail`): the row of a :class:`_Lockstep`
+    as Python numbers and lists."""
+
+    __slots__ = ("idx", "alpha", "epsilon", "active", "act", "pos", "n_act", "counts", "sums", "width", "upper",
+                 "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo", "sum_explore", "sum_beta_n", "cum_mu",
+                 "min_budget", "tables", "blocks", "mu")
+
+    def rescan(self) -> None:
+        """:meth:`_Lockstep.rescan` of this row (first arm of the extreme, as ``argmin``/``argmax``)."""
+        min_up, arg_up, max_lo, arg_lo, max_n = math.inf, 1, -math.inf, 1, -1
+        for k in range(1, len(self.active)):
+            if self.active[k]:
+                if self.upper[k] < min_up:
+                    min_up, arg_up = self.upper[k], k
+                if self.lower[k] > max_lo:
+                    max_lo, arg_lo = self.lower[k], k
+                max_n = max(max_n, self.counts[k])
+        self.min_up, self.arg_up, self.max_lo, self.arg_lo, self.max_n = min_up, arg_up, max_lo, arg_lo, max_n
+
+
+def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigma, omega, outs, bar) -> None:
+    """Run the runs still going in ``st`` (after step ``t``) to their verdicts, one Python step at a time.
+
+    The lock-step of :func:`run_batch` transcribed to Python numbers: the same draws from ``rng``
+    in the same order (ℓ's uniforms of all runs, then their rewards'), the same IEEE operations in
+    the same order, the widths from :class:`_Widths` tables; so the results are bit for bit those
+    of the array code. Writes each finished run into ``outs`` (the output arrays of :func:`run_batch`).
+    """
+    from bisect import bisect_right
+
+    out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget = outs
+    discrete = isinstance(sample, DiscreteRewards)
+    if discrete:
+        flat, starts, denom = sample.flat.tolist(), sample.starts.tolist(), sample.denom.tolist()
+        blocks = sample.blocks[st.idx].tolist()
+    mus = true_means[st.idx].tolist() if true_means is not None else None
+    tables: dict = {}
+    rows = []
+    for i in range(st.idx.size):
+        row = _Row()
+        for name in ("idx", "alpha", "epsilon", "n_act", "max_n", "min_up", "arg_up", "max_lo", "arg_lo",
+                     "sum_explore", "sum_beta_n", "cum_mu", "min_budget", "active", "act", "pos", "counts", "sums",
+                     "width", "upper", "lower"):
+            setattr(row, name, getattr(st, name)[i].tolist())
+        row.active = [False] + row.active                      # indexed by arm, as the other lists
+        key = (float(st.scale[i]), float(st.factor[i]), float(st.delta[i]), float(st.gsize[i]))
+        if key not in tables:
+            tables[key] = _Widths(st.scale[i], st.factor[i], st.delta[i], st.gsize[i], sigma, omega)
+        row.tables = tables[key]
+        row.blocks = blocks[i] if discrete else None
+        row.mu = mus[i] if mus is not None else None
+        rows.append(row)
+
+    while rows and t < max_steps:
+        t += 1
+        # Line 3: ℓ_t uniform in S_{t-1} (one draw per run, in row order).
+        uniforms = rng.random(len(rows)).tolist()
+        arms = []
+        for row, u in zip(rows, uniforms):
+            ell = row.act[int(u * row.n_act)]
+            # Line 4: baseline if its interval is not the tightest, or if ξ_t < 0 (eq. 8).
+            n0 = row.counts[0]
+            explored = (t - 1) - n0
+            if t >= len(row.tables.beta):                      # every count and |A_t| is at most t
+                row.tables.grow(t)
+            phi_t = row.tables.phi[explored]
+            big_phi = phi_t if phi_t < row.sum_beta_n else row.sum_beta_n
+            xi = bounds.xi(row.sum_explore, big_phi, row.lower[ell], n0, t, row.alpha, row.upper[0])
+            arms.append(0 if (n0 < row.max_n or xi < 0) else ell)
+        # Line 6: PULL-ARM (all runs' rewards, in row order).
+        if discrete:
+            rewards = []
+            for row, arm, u in zip(rows, arms, rng.random(len(rows)).tolist()):
+                b = row.blocks[arm]
+                rewards.append((bisect_right(flat, b + u) - starts[b]) / denom[b])
+        else:
+            rewards = np.asarray(sample(np.array([row.idx for row in rows], dtype=np.int64),
+                                        np.array(arms, dtype=np.int64), rng), dtype=float).tolist()
+        finished = []
+        for row, arm, reward in zip(rows, arms, rewards):
+            n_arm = row.counts[arm] + 1
+            row.counts[arm] = n_arm
+            arm_sum = row.sums[arm] + reward
+            row.sums[arm] = arm_sum
+            new_width = row.tables.beta[n_arm]
+            new_mean = arm_sum / n_arm
+            explore = arm > 0
+            row.sum_beta_n += explore * (new_width * n_arm - row.width[arm] * (n_arm - 1))
+            row.sum_explore += explore * reward
+            row.width[arm] = new_width
+            new_up, new_lo = new_mean + new_width, new_mean - new_width
+            row.upper[arm] = new_up
+            row.lower[arm] = new_lo
+            if row.mu is not None:
+                row.cum_mu += row.mu[arm]
+                budget = safety_budget(row.cum_mu, t, row.alpha, row.mu[0])
+                row.min_budget = budget if budget < row.min_budget else row.min_budget
+            if explore:
+                # Cached extremes of S after the pull (the pulled arm ℓ_t is in S).
+                row.max_n = max(row.max_n, n_arm)
+                stale = ((row.arg_up == arm and new_up > row.min_up) or (row.arg_lo == arm and new_lo < row.max_lo))
+                if new_up <= row.min_up:
+                    row.min_up, row.arg_up = new_up, arm
+                if new_lo >= row.max_lo:
+                    row.max_lo, row.arg_lo = new_lo, arm
+                if stale:
+                    row.rescan()
+            else:
+                row.max_n = max(row.max_n, 0)
+            # Line 7: arms with μ̄_k ≤ μ̲_0 + ε leave S (in increasing arm order).
+            threshold = row.lower[0] + row.epsilon
+            if row.min_up <= threshold:
+                for k in range(1, len(row.active)):
+                    if row.active[k] and row.upper[k] <= threshold:
+                        row.active[k] = False
+                        p, last = row.pos[k], row.act[row.n_act - 1]
+                        row.act[p] = last
+                        row.pos[last] = p
+                        row.n_act -= 1
+                row.rescan()
+            # Line 8: ENVY if some arm of S_t has μ̲_k > μ̄_0; line 9: ε-NO-ENVY if S_t = ∅.
+            no_envy = row.n_act == 0
+            envy = not no_envy and row.max_lo > row.upper[0]
+            if envy or no_envy or t == max_steps:
+                d = row.idx
+                out_verdict[d] = _ENVY if envy else (_NO_ENVY if no_envy else _TIMEOUT)
+                out_duration[d] = t
+                out_counts[d] = row.counts
+                out_sums[d] = row.sums
+                out_cum[d] = row.cum_mu
+                out_min_budget[d] = row.min_budget
+                finished.append(row)
+        if finished:
+            rows = [row for row in rows if row not in finished]
+            if bar is not None:
+                bar.update(len(finished))
 
 
 def _result(verdict, duration, counts, sums, cum_mu, min_budget, true_means) -> BatchResult:

@@ -303,7 +303,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     from ocef.exposure.shares import share_pairs, share_table
     from ocef.exposure.statistics import ranking_statistics
 
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.errors import ParameterError
 

@@ -458,7 +458,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 def _t_interval(point, reps, df, confidence, log=False):
     """``(estimate, low, high, p_value)``: estimate ± t_df · SE* (SE* the bootstrap standard
     deviation), on log scale when ``log``; the p-value tests 0 (or ratio 1 on log scale)."""
-    from scipy import stats
+    from ocef.inference import student_t
 
     with np.errstate(invalid="ignore", divide="ignore"):
         if log:
@@ -469,9 +469,9 @@ def _t_interval(point, reps, df, confidence, log=False):
         se = np.nanstd(reps, axis=0, ddof=1)
         if T_SMALL_SAMPLE_CORRECTION:      # bootstrap SD of a mean is sqrt((n - 1) / n) times s / sqrt(n)
             se = se * np.sqrt((np.asarray(df, dtype=float) + 1.0) / np.asarray(df, dtype=float))
-        crit = stats.t.ppf(0.5 + np.asarray(confidence) / 2, df)
+        crit = student_t.ppf(0.5 + np.asarray(confidence) / 2, df)
         low, high = point - crit * se, point + crit * se
-        p = 2.0 * stats.t.sf(np.abs(point) / se, df)
+        p = 2.0 * student_t.sf(np.abs(point) / se, df)
         p = np.where(se > 0, p, np.where(point == 0, 1.0, 0.0))
         p = np.where(np.isfinite(point) & np.isfinite(se), p, np.nan)
     if log:

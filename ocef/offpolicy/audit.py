@@ -233,7 +233,7 @@ def _exposure_rows(log, table, keys, levels, names):
 
 
 def _z(confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     return float(norm.ppf(0.5 + confidence / 2))
 
@@ -556,7 +556,7 @@ def _independent_pair(estimand, estimator, side, a, b, ta, tb, confidence):
 
 
 def _adjust(pairs, confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.inference import holm_adjust
 

@@ -140,9 +140,9 @@ def _exposure_statistics(N: np.ndarray) -> np.ndarray:
 
 def _critical(confidence: float, df):
     """Student's t critical value at ``confidence`` (two-sided) on ``df`` degrees of freedom."""
-    from scipy import stats
+    from ocef.inference import student_t
 
-    return stats.t.ppf(0.5 + confidence / 2.0, np.maximum(df, 1.0))
+    return student_t.ppf(0.5 + confidence / 2.0, np.maximum(df, 1.0))
 
 
 def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
