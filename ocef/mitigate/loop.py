@@ -2,33 +2,14 @@
 logs and judge each setting against the unmitigated top-k over the same users.
 
 For each method and grid point of :data:`ocef.mitigate.rerank.RERANKERS`, the candidates (``user,
-item, score``, the system's top-N per user) are streamed from DuckDB a chunk of users at a time,
-re-ranked, written as a top-k log (docs/formats/rankings.md, the input of ``ocef exposure``) and
-reduced to per-user vectors whose moments give, for every statistic, the estimate under the remedy
-and under the baseline and their **paired** difference with an interval (:mod:`ocef.mitigate.paired`):
-
-- provider side: the exposure share of each item group (geometric or DCG browsing,
-  :func:`ocef.exposure.formulas.position_weights`, pooled over users as
-  :func:`ocef.exposure.formulas.exposure_shares`), its total variation from the target
-  (:func:`ocef.exposure.formulas.share_disparity`: the *disparity* of the front), the
-  exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
-  AWRF (TREC 2022 attention, :func:`ocef.exposure.formulas.awrf`) and NDKL
-  (:func:`ocef.exposure.formulas.ndkl`), both against equal group shares;
-- utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
-  split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
-  :mod:`ocef.exposure.user_metrics`), over the users with at least one held-out relevant item, and the
-  exposure-weighted mean model score (``expected_score``), which needs no labels.
-
-Every difference row is one test of one family: all statistics × item groups × user groups × grid
-points × methods of the call, Holm-adjusted. Each grid point also gets the equivalence certificate
-of its exposure target (:func:`ocef.mitigate.paired.equivalence_certificate`) and, when the users'
-preferences are known (``preferences=``), OCEF's envy audit of the re-ranked policy
-(:func:`ocef.envy.audit.run_audit`).
-
-Stochastic methods (lotteries of rankings) are written as ``samples`` draws per user from the
-user's lottery with ``sample = 0..S-1`` and the drawn ranking's ``probability``: ``ocef exposure``
-averages a user's samples equally, an unbiased estimate of the lottery's expected exposure, and the
-loop audits the same draws, so the two agree exactly.
+item, score``) are streamed from DuckDB a chunk of users at a time, re-ranked, written as a top-k
+log (docs/formats/rankings.md) and reduced to per-user vectors whose moments give, for every
+statistic (exposure shares and their disparity, exposure/merit, AWRF, NDKL; nDCG, precision and
+recall against held-out relevance; the expected score), the estimate under the remedy and the
+baseline and their **paired** difference (:mod:`ocef.mitigate.paired`), all Holm-adjusted as one
+family; each grid point also gets its equivalence certificate and, with ``preferences=``, OCEF's
+envy audit. Stochastic methods are written as ``samples`` draws per user, which ``ocef exposure``
+averages as the loop does. The statistics and the measured coverage: ``docs/guide/mitigate.md``.
 """
 from __future__ import annotations
 
@@ -511,18 +492,18 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
              rng=None) -> MitigationResult:
     """Re-rank candidates with fair re-rankers and re-audit each setting against the unmitigated top-k.
 
-    See the module docstring for the statistics, the pairing, the family and the certificate.
+    The statistics, the pairing, the family and the certificate: the module docstring and
+    ``docs/guide/mitigate.md``.
 
     Parameters
     ----------
     candidates : str, path or pandas.DataFrame
-        ``user, item, score`` and the item-group column (and the user-group column), the system's
-        top-N per user (N >= k): a CSV or Parquet file, folder or glob, read by DuckDB in chunks of users.
+        ``user, item, score``, the item-group column (and the user-group column): the system's top-N
+        per user (N >= k), read by DuckDB in chunks of users.
     item_group : str
         Column of the candidates (or of ``item_groups``) giving each item's group.
     user_group : str, optional
-        Column giving each user's group (constant per user): statistics by user group, and the
-        groups of the envy audit.
+        Column giving each user's group (constant per user).
     method : str or list of str, default "boost"
         Keys of :data:`ocef.mitigate.rerank.RERANKERS` (:data:`METHODS`).
     grid : list of dict, or dict {method: list of dict}, optional
@@ -530,12 +511,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     k : int, default 10
         Length of the re-ranked lists.
     relevance : str, path or pandas.DataFrame, optional
-        Held-out relevance ``user, item, relevance`` (> 0 = relevant): a validation split the
-        candidates' model never saw and the grid was not tuned on. Gives nDCG, precision, recall,
-        the merit of exposure/merit and the ``"merit"`` target.
+        Held-out relevance ``user, item, relevance`` (a split the candidates' model never saw): nDCG,
+        precision, recall, the merit of exposure/merit and the ``"merit"`` target.
     protected : optional
-        The protected item group (a label of ``item_group``), passed as ``protected`` to the
-        methods that take one.
+        The protected item group, passed to the methods that take one.
     out : str or path, optional
         Folder for the logs: ``baseline.parquet`` and ``<method>/<point>.parquet``.
     confidence : float, default 0.95
@@ -545,24 +524,25 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     target : {"equal", "merit"}, default "equal"
         Target exposure shares: 1/G, or the held-out merit share of the candidates.
     browsing : {"geometric", "dcg"}, default "geometric"
+        Browsing model of the exposure.
     patience : float, default 0.5
+        Its patience.
     samples : int, default 10
         Draws per user from a stochastic method's lottery.
     item_groups : str, path or pandas.DataFrame, optional
         Side table ``item, <item_group>``.
     preferences : array_like, shape (n_users, n_items), optional
-        Known expected rewards ρ in [0, 1] (users 0..n-1, items 0..m-1 as in the candidates):
-        OCEF's envy audit of every point (needs ``user_group``).
+        Known expected rewards ρ in [0, 1]: OCEF's envy audit of every point (needs ``user_group``).
     envy_epsilon, envy_alpha : float, default 0.05
         ε and α of OCEF.
     chunk_users : int, default 20000
         Users per chunk (the memory bound of the Python side).
     memory_limit : str, optional
-        DuckDB's memory limit while it sorts the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
-        spills to its temporary folder); default: DuckDB's own (80% of the RAM).
+        DuckDB's memory limit while it sorts the candidates (e.g. ``"1GB"``).
     progress : bool, default False
         A progress bar with the time left (stderr).
     rng : None, int, SeedSequence or Generator
+        Randomness of the stochastic methods and of the draws.
 
     Returns
     -------
