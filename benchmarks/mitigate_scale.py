@@ -24,16 +24,26 @@ import numpy as np
 import pandas as pd
 
 
-def write_candidates(folder: Path, users: int, n: int, part_users: int = 50_000) -> Path:
+def write_candidates(folder: Path, users: int, n: int, part_users: int = 1_000_000) -> Path:
+    """``users`` x ``n`` candidates straight from DuckDB to Parquet, one file per ``part_users`` users.
+
+    Rows grouped by user (as a recommender writes its top-N), candidates in random score order; the
+    item of candidate j of a user is ``r * n + j`` (r pseudo-random in [0, 10^6)), in the tail when
+    ``item % 5 == 0`` (20% of the candidates); scores pseudo-random in [0, 1). Deterministic (hashes
+    of the row number, no random state), so every run reads the same file.
+    """
+    import duckdb
+
     folder.mkdir(parents=True, exist_ok=True)
-    g = np.random.default_rng(0)
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
     for p, start in enumerate(range(0, users, part_users)):
-        u = np.arange(start, min(users, start + part_users))
-        frame = pd.DataFrame({"user": np.repeat(u, n), "item": g.integers(0, 10**6, u.size * n) * n
-                              + np.tile(np.arange(n), u.size),
-                              "score": g.random(u.size * n)})
-        frame["group"] = np.where(frame["item"] % 5 == 0, "tail", "head")
-        frame.to_parquet(folder / f"part-{p:04d}.parquet")
+        stop = min(users, start + part_users)
+        con.execute(f"""COPY (SELECT i // {n} AS "user", (hash(i, 1) % 1000000)::BIGINT * {n} + i % {n} AS item,
+                              (hash(i, 2) >> 11)::DOUBLE / 9007199254740992.0 AS score,
+                              CASE WHEN i % {n} % 5 = 0 THEN 'tail' ELSE 'head' END AS "group"
+                       FROM range({start * n}, {stop * n}) t(i))
+                       TO '{folder / f"part-{p:04d}.parquet"}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)""")
     return folder
 
 
