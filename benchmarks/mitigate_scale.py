@@ -15,13 +15,11 @@ Pass ``--data FOLDER`` to keep the candidates, so that a rerun measures the loop
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import tempfile
 import time
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
 
 
 def write_candidates(folder: Path, users: int, n: int, part_users: int = 1_000_000) -> Path:
@@ -57,26 +55,34 @@ def main(argv=None):
     p.add_argument("--chunk", type=int, default=20_000)
     p.add_argument("--memory-limit", default=None, help="DuckDB memory limit, e.g. 1GB")
     p.add_argument("--methods", nargs="+", default=["boost", "detconstsort", "fair"])
-    p.add_argument("--data", type=Path, default=None,
-                   help="keep the candidates in this folder (reused when it already holds them)")
+    p.add_argument("--data", default=None,
+                   help="candidates folder or glob (written there when the folder holds no Parquet yet)")
+    p.add_argument("--out", type=Path, default=None, help="folder for the logs (default: a temporary folder)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.time()
-        src = a.data if a.data is not None else Path(tmp) / "cand"
-        if not (src.exists() and any(src.glob("*.parquet"))):
-            write_candidates(src, a.users, a.candidates)
-            print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s")
+        src = a.data if a.data is not None else str(Path(tmp) / "cand")
+        if "*" not in src and not Path(src).is_file() and not any(Path(src).glob("*.parquet")):  # else: read as it is
+            write_candidates(Path(src), a.users, a.candidates)
+            print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s", flush=True)
+        out = a.out if a.out is not None else Path(tmp) / "out"
         for method in [m for m in a.methods if m in RERANKERS]:
+            load0 = os.getloadavg()
             t = time.time()
             c0 = time.process_time()
-            res = mitigate(str(src), item_group="group", method=method, grid=[RERANKERS[method].grid[0]], k=10,
-                           protected="tail", out=Path(tmp) / "out", chunk_users=a.chunk, memory_limit=a.memory_limit, progress=False, rng=0)
+            res = mitigate(src, item_group="group", method=method, grid=[RERANKERS[method].grid[0]], k=10,
+                           protected="tail", out=out, chunk_users=a.chunk, memory_limit=a.memory_limit,
+                           progress=not a.no_progress, rng=0)
             dt = time.time() - t
             cpu = time.process_time() - c0
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{method:13s} {a.users} users: wall {dt:7.1f} s, CPU {cpu:7.1f} s ({a.users / cpu:7.0f} users per "
-                  f"CPU second), peak RSS {rss:6.0f} MB; "
-                  f"tail share {res.points['disparity'].iloc[0]:.3f} -> {res.points['disparity'].iloc[1]:.3f} (TV)")
+            n = res.settings["n_users"]
+            print(f"{method:13s} {n} users: wall {dt:7.1f} s ({n / dt:7.0f} users/s), CPU {cpu:7.1f} s "
+                  f"({n / cpu:7.0f} users per CPU second), peak RSS {rss:6.0f} MB (process so far); "
+                  f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f}; "
+                  f"disparity {res.points['disparity'].iloc[0]:.3f} -> {res.points['disparity'].iloc[1]:.3f} (TV)",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -371,14 +371,15 @@ def _runs(con, table) -> int:
     return runs
 
 
-def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = False):
+def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = False, note=None):
     """Yield Arrow tables of whole users (each user's rows contiguous, in no particular order).
 
     ``clustered`` (each user's rows already contiguous in the input, checked by :func:`_runs`): the
     input is streamed once in its own order, no sort. Otherwise with ``parts > 1`` the rows are first
     written once to ``parts`` hash partitions of the users (Parquet, in a temporary folder; one scan
     of the input) and each partition is grouped by user by DuckDB and streamed on its own: the sort's
-    memory is bounded by a partition, not by the whole candidates table.
+    memory is bounded by a partition, not by the whole candidates table. ``note(text)`` is told of
+    the partitioning pass (the progress bar's description).
     """
     import shutil
     import tempfile
@@ -395,12 +396,16 @@ def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = Fal
             queries = [sql + _ORDER]
         else:
             spill = Path(tempfile.mkdtemp(prefix="ocef-mitigate-"))
+            if note is not None:
+                note(f"mitigate (grouping users: {parts} partitions)")
             con.execute("SET partitioned_write_flush_threshold = 65536")
             con.execute(f"COPY (SELECT *, hash(_u) % {parts} AS _p FROM ({sql})) TO {_lit(os.fspath(spill))} "
                         "(FORMAT parquet, PARTITION_BY (_p), COMPRESSION snappy)")
             con.execute("RESET partitioned_write_flush_threshold")
             queries = [f"SELECT * FROM read_parquet({_lit(os.fspath(d / '*.parquet'))}, "
                        f"hive_partitioning = false){_ORDER}" for d in sorted(spill.glob("_p=*"))]
+            if note is not None:
+                note("mitigate")
         for q in queries:
             reader = con.sql(q).to_arrow_reader(rows_per_batch)
             carry = None
@@ -725,7 +730,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
+        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user", unit_scale=True)
     from ocef.exposure.formulas import position_weights
     from ocef.validation import check_resources
 
@@ -750,9 +755,14 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     try:
         parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
         # input already grouped by user (a recommender's per-user top-N usually is): one read, no sort
+        if bar is not None and parts > 1:
+            bar.set_description("mitigate (reading the users)")
         clustered = parts > 1 and not has_rel and item_groups is None and _runs(con, names["c"]) == n_users_total
+        if bar is not None:
+            bar.set_description("mitigate")
         n_runs = 0
-        for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered):
+        for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered,
+                                note=bar.set_description if bar is not None else None):
             gcol = tbl.column("_g")
             if label_set is None or label_set.type != gcol.type:
                 label_set = pa.array(labels).cast(gcol.type)

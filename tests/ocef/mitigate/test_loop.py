@@ -211,6 +211,7 @@ def _same_results(a, b, log_a, log_b):
     pd.testing.assert_frame_equal(la, lb)
 
 
+@pytest.mark.slow
 def test_the_three_reads_give_the_same_results(tmp_path):
     """One sorted read (small input), the clustered stream (no sort) and the hash partitions (shuffled
     rows, or a relevance join) give the same statistics and the same logs."""
