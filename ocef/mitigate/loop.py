@@ -644,9 +644,12 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     envy_epsilon, envy_alpha : float, default 0.05
         ε and α of OCEF.
     chunk_users : int, default 20000
-        Users per chunk (the memory bound of the Python side).
+        Users per chunk (the memory bound of the Python side). Candidates whose rows are already
+        grouped by user are read once in their order; otherwise (or with ``relevance`` or
+        ``item_groups``) beyond two chunks they are first written once to hash partitions of the users
+        in the system's temporary folder (disk: about the size of the candidates).
     memory_limit : str, optional
-        DuckDB's memory limit while it sorts the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
+        DuckDB's memory limit while it groups the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
         spills to its temporary folder); default: DuckDB's own (80% of the RAM).
     progress : bool, default False
         A progress bar with the time left (stderr).
