@@ -5,12 +5,14 @@ parts, then runs :func:`ocef.mitigate.mitigate` with each batched method (boost,
 when registered) on one grid point, writing the re-ranked logs, and prints wall time, users per
 second (wall and CPU: the machine is shared) and the peak resident memory of the process (``ru_maxrss``).
 
-Run: ``python benchmarks/mitigate_scale.py --users 100000 [--candidates 100] [--chunk 20000]``.
+Run: ``python benchmarks/mitigate_scale.py --users 100000 [--data FOLDER] [--methods boost fair]``; one
+method per process (``/usr/bin/time -v``) for a per-method peak RSS. ``--data`` keeps the candidates
+(written there when absent), so a rerun measures the loop alone.
 
-Measured (boost, logs written, shared 2-core machine; candidates in user-hash partitions):
-10^5 users: 19.4 CPU s, 5 100 users per CPU second, peak RSS 0.79 GB; 3 x 10^5: 52.5 CPU s, 5 700,
-0.92 GB; 10^6: 229.8 CPU s, 4 400, 0.97 GB; 10^7 not run (about 40 CPU minutes extrapolated) (before the partitions: 1.29 GB at 10^5, 3.09 GB at 3 x 10^5).
-Pass ``--data FOLDER`` to keep the candidates, so that a rerun measures the loop's memory alone.
+Measured (``nice -n 10``, shared 2-core machine, load average 8-24; CPU of ``mitigate()``, peak RSS of
+the process; grouped input, no sort): 10^6 users: boost 47.1 CPU s (21 200 users per CPU second), 1.06 GB;
+DetConstSort 44.5 s (22 500), 1.04 GB; FA*IR 43.6 s (22 900), 1.01 GB. The 10^7 and 3 x 10^6 figures
+and 10^7 (boost: 394.9 CPU s, 25 300 per second, 1.01 GB; 24 min wall) are in docs/guide/mitigate.md (Scale). Before the one-read loop: boost 229.8 CPU s at 10^6 (4 400 per second).
 """
 from __future__ import annotations
 
@@ -63,7 +65,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         t = time.time()
         src = a.data if a.data is not None else str(Path(tmp) / "cand")
-        if "*" not in src and not Path(src).is_file() and not any(Path(src).glob("*.parquet")):  # else: read as it is
+        if not any(c in src for c in "*?[") and not Path(src).is_file() and not any(Path(src).glob("*.parquet")):  # else: read as it is
             write_candidates(Path(src), a.users, a.candidates)
             print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s", flush=True)
         out = a.out if a.out is not None else Path(tmp) / "out"
