@@ -22,6 +22,7 @@ the file.
 """
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import os
 import shutil
@@ -35,7 +36,7 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
            "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
-           "spark_table", "set_memory_limit"]
+           "spark_table", "set_memory_limit", "memory_limited"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 
@@ -993,7 +994,7 @@ def set_memory_limit(limit: str | float | None) -> None:
     """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
 
     The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
-    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    ``reo-ab``, ``pairwise``, ``exposure``, ``mitigate``, ``offpolicy``). Applies to the process's DuckDB database
     (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
     the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
     memory_limit.py). pandas frames are in memory already, and Spark has its own settings
@@ -1027,6 +1028,38 @@ def set_memory_limit(limit: str | float | None) -> None:
         database = _DATABASE.get(os.getpid())
     if database is not None:
         _apply_memory_limit(database)
+
+
+@contextlib.contextmanager
+def memory_limited(limit: str | float | None):
+    """:func:`set_memory_limit` for the duration of a ``with`` block, the one way a library call
+    bounds DuckDB's memory (``memory_limit=``); the limit in force before (the command line's
+    ``--memory-limit`` or none) is restored after. None leaves the limit in force unchanged.
+
+    Parameters
+    ----------
+    limit : str, float or None
+        Bytes or a size such as ``"2GB"`` (:func:`ocef.validation.parse_size`).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> with memory_limited("300MB"):
+    ...     duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()
+    [('300.0 MiB',)]
+    """
+    if limit is None:
+        yield
+        return
+    before = _MEMORY_LIMIT["bytes"]
+    set_memory_limit(limit)
+    try:
+        yield
+    finally:
+        set_memory_limit(before)
 
 
 def _apply_memory_limit(database) -> None:

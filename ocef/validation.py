@@ -1076,6 +1076,8 @@ def parse_size(text: str, name: str) -> float:
         raise ParameterError(f"{name} must be a number of bytes (e.g. 8G), got {text!r}") from None
     if not value > 0:
         raise ParameterError(f"{name} must be positive, got {text!r}")
+    if not np.isfinite(value):                      # "1e400GB": inf bytes, then NaN MiB (issue 28)
+        raise ParameterError(f"{name} must be a finite size (e.g. 8G), got {text!r}")
     return value
 
 

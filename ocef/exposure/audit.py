@@ -21,6 +21,7 @@ from ocef.exposure.shares import TARGET_MEANING, TARGETS
 from ocef.exposure.user_metrics import LIST_METRICS, RANKING_METRICS, REGISTRY
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, validate_params
+from ocef._progress import PROGRESS
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -35,7 +36,7 @@ DECLARED_PARAMS = {
     **LOG_PARAMS, **BROWSING_PARAMS,
     **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
     "target": Options(*TARGETS), "k": OrNone(Integer(1)), "confidence": CONFIDENCE,
-    "family": Options(*FAMILIES),
+    "family": Options(*FAMILIES), "progress": PROGRESS,
     "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
     "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),
 }
@@ -249,7 +250,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                       reference=None, confidence: float = 0.95, backend: str = "auto", columns=None, spark=None,
                       memory_limit: str | None = None, ranking_metrics=None, judgments=None,
                       attention: str = "trec", awrf_target="equal", ndkl_desired=None,
-                      complete: bool = False, family: str = "report") -> ExposureResult:
+                      complete: bool = False, family: str = "report", progress=False) -> ExposureResult:
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
     Reduces the log to sufficient statistics with ``backend`` (:func:`ocef.exposure.ranking_statistics`),
@@ -315,6 +316,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     family : {"report", "table"}, default "report"
         Holm's family: every test of the output together (groups, pairs, list metrics, ranking
         metrics: "significant" anywhere holds the family-wise error), or each table alone.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -344,7 +347,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     from ocef.exposure.shares import share_pairs, share_table
     from ocef.exposure.statistics import ranking_statistics
 
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.errors import ParameterError
 
@@ -361,10 +364,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
         notes.append(f"the log has the column {item_group!r}: it gives the item groups; the item_groups table "
                      "gives only the catalogue of the catalogue target")
     list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=2 + bool(ranking_metrics), desc="exposure: log passes, intervals", unit="step")
     st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
                                         item_groups=item_groups, user_groups=user_groups, browsing=browsing,
                                         patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
                                         columns=columns, spark=spark, memory_limit=memory_limit)
+    bar.update()
     groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
@@ -406,6 +413,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              "notes": "; ".join(notes) if notes else None}])
     res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
                          patience=patience, target=target, confidence=confidence, family=family)
+    bar.update()
     if ranking_metrics:
         from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
 
@@ -416,6 +424,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
             reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
             memory_limit=memory_limit)
         res = dataclasses.replace(res, ranking=ranking)
+        bar.update()
+    bar.close()
     tables = [("groups", groups), ("pairs", pairs)]
     if users is not None:
         tables.append(("users", users.pairs))

@@ -143,7 +143,7 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
     >>> [round(float(r[key]), 3) for key in ("estimate", "ci_low", "ci_high")]
     [0.5, -0.15, 1.15]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     from ocef.inference import wilson_interval
 
@@ -187,8 +187,8 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
     >>> round(r["difference"], 3), round(r["ratio"], 3), round(r["p_value"], 3)
     (1.0, 1.667, 0.228)
     """
-    from scipy.stats import norm
-    from scipy.stats import t as student
+    from ocef.inference import normal as norm
+    from ocef.inference import student_t as student
 
     ma, va = (float(x) for x in _mean_var(a["n"], a["sum"], a["sum_sq"]))
     mb, vb = (float(x) for x in _mean_var(b["n"], b["sum"], b["sum_sq"]))
@@ -526,7 +526,7 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
     >>> [round(r[k], 3) for k in ("estimate", "ci_low", "ci_high")]
     [0.3, -0.142, 2.681]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     n = int(n)
     if n < 1:

@@ -415,9 +415,12 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
                         f"(column {names['item_group']!r} missing or not in the item_groups table)")
     if sum(r["n"] - r["n_user"] for r in rows):
         raise DataError(f"{names['log']}: the user column has missing values")
-    if sum(r["n"] - r["n_rank"] for r in rows) or min(r["kmin"] for r in rows) < 1:
-        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing value, "
-                        f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
+    ks = [float(r[c]) for r in rows for c in ("kmin", "kmax") if r[c] is not None]
+    if sum(r["n"] - r["n_rank"] for r in rows) or not all(v == v and abs(v) < float("inf") for v in ks) \
+            or min(ks) < 1:                  # NaN, inf and 1e400 ranks: a one-line error, not an int() overflow
+        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing, NaN or "
+                        f"infinite value, none below 1); found values from {min(ks, default=float('nan')):g} to "
+                        f"{max(ks, default=float('nan')):g}")
     n_rows = sum(r["n"] for r in rows)
     kmax = max(r["kmax"] for r in rows)
     def span(count, low, high):       # NaN-aware over the item groups (Python's max ignores a NaN after a number)
@@ -511,7 +514,7 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
     >>> log.run(f"SELECT count(*) AS n FROM {log.table}")
     [{'n': 1}]
     """
-    from ocef.backends import duckdb_cursor, duckdb_table, spark_table
+    from ocef.backends import duckdb_cursor, duckdb_table, memory_limited, spark_table
 
     tables = ((_ITEM_TABLE, item_table), (_USER_TABLE, user_table), (_JUDGMENTS, judgments))
     if backend == "duckdb":
@@ -521,15 +524,14 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
         for name, tab in tables:
             if tab is not None:
                 con.register(name, tab)
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = '{memory_limit}'")
+        limited = memory_limited(memory_limit)      # the one mechanism of every memory limit
+        limited.__enter__()
 
         def run(sql):
             return fetch_rows(con, sql)
 
         def close():
-            if memory_limit is not None:
-                con.execute("RESET memory_limit")
+            limited.__exit__(None, None, None)
     else:
         dialect = "spark"
         spark, have = spark_table(source, _LOG, spark)

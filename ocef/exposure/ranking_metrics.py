@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier, sql_literal
+from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.frame import hall_interval
 from ocef.exposure.logs import (LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks,
                                 rows_select)
-from ocef.exposure.user_metrics import EE_METRICS, RANKING_METRICS, REGISTRY
+from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
 
@@ -59,8 +59,6 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
 __all__ = ["RANKING_METRICS", "MIN_USERS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
            "ranking_fairness", "ranking_fairness_sql"]
 
-#: FairRankTune's smoothing of NDKL's KL divergence.
-NDKL_EPS = 1e-7
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
 #: below these, Hall's interval covered under 0.93 in simulation (EE-D: 0.80 at 12 users, 0.89 at 20,
 #: 0.92 at 40 when sampled rankings rarely overlap; EE-R and EE-L: 0.92 at 12), so it is not printed.
@@ -105,15 +103,6 @@ def _distribution(name, value, labels) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------ SQL (DuckDB and Spark dialects)
-
-def _d(x: float) -> str:
-    return f"CAST({float(x)!r} AS DOUBLE)"
-
-
-def _relent_sql(x: str, y: str) -> str:
-    """``rel_entr(x, y)`` (scipy.special): ``x ln(x/y)``, 0 at x = 0."""
-    return f"(CASE WHEN {x} > 0 THEN {x} * ln({x} / {y}) ELSE CAST(0 AS DOUBLE) END)"
-
 
 def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model: BrowsingModel = BrowsingModel(),
                          attention: str = "trec", awrf_target=None,
@@ -160,10 +149,8 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
     """
     q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     metrics = _check_metrics(metrics)
-    G = len(item_groups)
     has_s, has_y, has_ug = "sample" in cols, "relevance" in cols, "user_group" in cols
     want_ee = any(m in EE_METRICS for m in metrics)
-    want_awrf, want_ndkl = "awrf" in metrics, "ndkl" in metrics
     if want_ee and "item" not in cols:
         raise DataError("expected exposure needs an item column in the log")
     if want_ee and judgments is None and not has_y:
@@ -172,61 +159,34 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
     select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group")
                          + (("item",) if want_ee else ()))
     e_sql = model.sql("_k", model.above_sql(keys) if has_y else None)
-    w_sql = ("CAST(CAST(CAST(1 AS DOUBLE) / log2(greatest(_k, CAST(2 AS DOUBLE))) AS FLOAT) AS DOUBLE)"
-             if attention == "trec" else "_e")
     ctes = [f"_rows AS (SELECT {select} FROM {table})",
             f"_e AS (SELECT *, {e_sql} AS _e FROM _rows)"]
+    # the per-ranking metrics: each registry entry's SQL pieces (rows, aggregates per ranking, stages)
+    vals = [m for m in PER_RANKING_METRICS if m in metrics]
+    x = RankingInput(item_groups=list(item_groups), attention=attention, awrf_target=awrf_target,
+                     ndkl_desired=ndkl_desired, keys=keys)
+    pieces = [REGISTRY[m].sql(x) for m in vals]
+    row_cols = [c for p in pieces for c in p.get("rows", ())]
     src = "_e"
-    if want_ndkl:                   # prefix proportions of each group: a cumulative window per ranking
-        win = f"OVER (PARTITION BY {keys} ORDER BY _k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-        cums = [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) {win} / _k + "
-                f"{_d(NDKL_EPS)} AS _p{j}" for j, g in enumerate(item_groups)]
-        ctes.append(f"_c AS (SELECT *, {', '.join(cums)} FROM _e)")
+    if row_cols:
+        ctes.append(f"_c AS (SELECT *, {', '.join(row_cols)} FROM _e)")
         src = "_c"
     per_rank = ["count(*) AS _n", "max(_k) AS _kmax", "sum(_k) AS _ksum", "sum(_k * _k) AS _ksq"]
     if has_ug:
         per_rank += ["min(_ug) AS _ug", "max(_ug) AS _ug2"]
-    if want_awrf:
-        per_rank += [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN {w_sql} ELSE CAST(0 AS DOUBLE) END) AS _a{j}"
-                     for j, g in enumerate(item_groups)]
-    if want_ndkl:
-        disc = "(CAST(1 AS DOUBLE) / log2(_k + 1))"
-        per_rank.append(f"sum({disc}) AS _z")
-        for j, g in enumerate(item_groups):
-            per_rank += [f"sum({disc} * _p{j} * ln(_p{j})) AS _na{j}", f"sum({disc} * _p{j}) AS _nb{j}"]
-            if ndkl_desired is None:
-                per_rank.append(f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) AS _nc{j}")
+    per_rank += [c for p in pieces for c in p.get("ranking", ())]
     ctes.append(f"_r AS (SELECT {keys}, {', '.join(per_rank)} FROM {src} GROUP BY {keys})")
     bad_rank = ("CASE WHEN _kmax <> _n OR _ksum <> _n * (_n + 1) / 2 "
                 "OR _ksq <> _n * (_n + 1) * (2 * _n + 1) / 6 THEN 1 ELSE 0 END")
-    rk = [keys, f"{bad_rank} AS _bad"] + (["_ug", "_ug2"] if has_ug else [])
-    if want_awrf:                   # 1 - JS(P, T)^2, P renormalised as scipy's jensenshannon
-        t = np.full(G, 1.0 / G) if awrf_target is None else np.asarray(awrf_target, dtype=float)
-        t = t / t.sum()
-        total = " + ".join(f"_a{j}" for j in range(G))
-        ctes_p = [f"_a{j} / ({total}) AS _P{j}" for j in range(G)]
-        rk += ctes_p
-    if want_ndkl:
-        if ndkl_desired is None:
-            logq = [f"ln(_nc{j} / _n + {_d(NDKL_EPS)})" for j in range(G)]
-        else:
-            logq = [_d(math.log(float(v) + NDKL_EPS)) for v in ndkl_desired]
-        num = " + ".join(f"_na{j} - {logq[j]} * _nb{j}" for j in range(G))
-        rk.append(f"({num}) / _z AS _ndkl")
-    ctes.append(f"_rk AS (SELECT {', '.join(rk)} FROM _r)")
-    if want_awrf:
-        parts = []
-        for j in range(G):
-            m = f"((_P{j} + {_d(t[j])}) / 2)"
-            parts.append(_relent_sql(f"_P{j}", m))
-            if t[j] > 0:
-                parts.append(f"{_d(t[j])} * ln({_d(t[j])} / {m})")
-        ctes.append(f"_ra AS (SELECT *, CAST(1 AS DOUBLE) - ({' + '.join(parts)}) / 2 AS _awrf FROM _rk)")
-        rsrc = "_ra"
-    else:
-        rsrc = "_rk"
+    n_stages = max([len(p["stages"]) for p in pieces], default=0)
+    stage0 = [c for p in pieces for stage in p["stages"][:1] for c in stage]
+    ctes.append(f"_rk AS (SELECT *, {', '.join([f'{bad_rank} AS _bad'] + stage0)} FROM _r)")
+    rsrc = "_rk"
+    for i in range(1, n_stages):
+        cols_i = [c for p in pieces for c in (p["stages"][i] if i < len(p["stages"]) else ())]
+        ctes.append(f"_rk{i} AS (SELECT *, {', '.join(cols_i)} FROM {rsrc})")
+        rsrc = f"_rk{i}"
     carry = ["_bad"] + (["_ug", "_ug2"] if has_ug else [])
-    vals = [m for m in ("awrf", "ndkl") if m in metrics]
     if has_s:
         agg = {"_bad": "max(_bad)", "_ug": "min(_ug)", "_ug2": "max(_ug2)"}
         pu = ([f"{agg[c]} AS {c}" for c in carry] + ["count(*) AS _S"] + [f"avg(_{m}) AS {m}" for m in vals])
@@ -259,9 +219,9 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
         ctes.append("_ee AS (SELECT coalesce(a._u, t._u) AS _u, coalesce(a._eps, CAST(0 AS DOUBLE)) AS _eps, "
                     "coalesce(t._t, CAST(0 AS DOUBLE)) AS _t, coalesce(a._bui, 0) AS _bui "
                     "FROM _eps a FULL OUTER JOIN _tg t ON a._u = t._u AND a._i = t._i)")
-        ctes.append("_eu AS (SELECT _u, sum(_eps * _eps) AS ee_disparity, sum(_eps * _t) AS ee_relevance, "
-                    "sum((_eps - _t) * (_eps - _t)) AS ee_difference, max(_bui) AS _bui FROM _ee GROUP BY _u)")
         ee = [m for m in EE_METRICS if m in metrics]
+        sums = "".join(f"sum({REGISTRY[m].sql}) AS {m}, " for m in ee)      # each entry's term of (eps, eps*)
+        ctes.append(f"_eu AS (SELECT _u, {sums}max(_bui) AS _bui FROM _ee GROUP BY _u)")
         ctes.append(f"_all AS (SELECT p.*, e._bui, {', '.join('e.' + m for m in ee)} FROM _pu p "
                     "LEFT JOIN _eu e ON p._u = e._u)")
         final_src = "_all"
@@ -317,8 +277,6 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
                      awrf_target, ndkl_desired, complete, columns):
     """numpy/pandas implementation of the per-user values (an independent check of the SQL)."""
     import pandas as pd
-    from scipy.spatial.distance import jensenshannon
-    from scipy.special import rel_entr
 
     lg = pandas_log(source, item_group=item_group, user_group=user_group, item_table=item_table,
                     user_table=user_table, columns=columns)
@@ -332,39 +290,14 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
     t = _distribution("awrf_target", awrf_target, labels)
     d = _distribution("ndkl_desired", ndkl_desired, labels)
     rank, y, ucode, users, scode, rcode = lg.rank, lg.relevance, lg.user, lg.users, lg.sample, lg.ranking
-    n_r, nu, G = len(lg.ranking_size), len(users), len(labels)
+    nu = len(users)
     cnt, user_of_r, S, gcode = lg.ranking_size, lg.ranking_user, lg.n_rankings, lg.group
-    order = np.lexsort((rank, rcode))                              # rows by ranking, then rank
     e = model.log_weights(rank, rcode, y)
     out = {}
-    if "awrf" in metrics:
-        w = ((1.0 / np.log2(np.maximum(rank, 2))).astype(np.float32).astype(float) if attention == "trec" else e)
-        a = np.zeros((n_r, G))
-        np.add.at(a, (rcode, gcode), w)
-        r = a / a.sum(axis=1, keepdims=True)
-        tt = np.full(G, 1.0 / G) if t is None else t
-        per_r = 1.0 - jensenshannon(r, np.broadcast_to(tt, r.shape), axis=1) ** 2
-        out["awrf"] = np.bincount(user_of_r, weights=per_r, minlength=nu) / S
-    if "ndkl" in metrics:
-        onehot = np.zeros((len(frame), G))
-        onehot[np.arange(len(frame)), gcode] = 1.0
-        oh = onehot[order]
-        cum = np.cumsum(oh, axis=0)
-        ro = rcode[order]
-        start = np.r_[0, np.flatnonzero(np.diff(ro)) + 1]
-        lengths = np.diff(np.r_[start, len(order)])
-        cum -= np.repeat(cum[start] - oh[start], lengths, axis=0)
-        prefix = cum / rank[order][:, None]
-        if d is None:
-            counts = np.zeros((n_r, G))
-            np.add.at(counts, (rcode, gcode), 1.0)
-            qr = (counts / cnt[:, None])[ro]
-        else:
-            qr = np.broadcast_to(d, prefix.shape)
-        kl = rel_entr(prefix + NDKL_EPS, qr + NDKL_EPS).sum(axis=1)
-        disc = 1.0 / np.log2(rank[order] + 1.0)
-        per_r = np.bincount(ro, weights=kl * disc, minlength=n_r) / np.bincount(ro, weights=disc, minlength=n_r)
-        out["ndkl"] = np.bincount(user_of_r, weights=per_r, minlength=nu) / S
+    x = RankingInput(item_groups=list(labels), attention=attention, awrf_target=t, ndkl_desired=d, rank=rank,
+                     ranking=rcode, group=gcode, exposure=e, ranking_size=cnt)
+    for m in (m for m in PER_RANKING_METRICS if m in metrics):       # each entry's numpy value per ranking
+        out[m] = np.bincount(user_of_r, weights=REGISTRY[m].numpy(x), minlength=nu) / S
     bad_item = np.zeros(nu, dtype=bool)
     if want_ee:
         item = frame[cols["item"]].to_numpy()
@@ -394,9 +327,8 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
         both = agg[["u", "i", "eps"]].merge(jt[["u", "i", "t"]], on=["u", "i"], how="outer").fillna(0.0)
         uu = both["u"].to_numpy().astype(np.int64)
         ep, tv = both["eps"].to_numpy(), both["t"].to_numpy()
-        out["ee_disparity"] = np.bincount(uu, weights=ep * ep, minlength=nu)
-        out["ee_relevance"] = np.bincount(uu, weights=ep * tv, minlength=nu)
-        out["ee_difference"] = np.bincount(uu, weights=(ep - tv) ** 2, minlength=nu)
+        for m in (m for m in EE_METRICS if m in metrics):
+            out[m] = np.bincount(uu, weights=REGISTRY[m].numpy(ep, tv), minlength=nu)
     raise_checks(0, 0, int(bad_item.sum()), names)
     table = pd.DataFrame({"user": users, "user_group": list(lg.user_group)})
     for m in metrics:
@@ -798,4 +730,4 @@ def _default_metrics(source, judgments, columns) -> list[str]:
     cols.update({r: c for r, c in (columns or {}).items() if r in cols})
     have = log_columns(source)
     ee = cols["item"] in have and (judgments is not None or cols["relevance"] in have)
-    return ["awrf", "ndkl"] + (list(EE_METRICS) if ee else [])
+    return [m for m in RANKING_METRICS if ee or m not in EE_METRICS]

@@ -61,8 +61,6 @@ def kl_bernoulli(p, q) -> np.ndarray:
 
     Examples
     --------
-    >>> float(kl_bernoulli(0.5, 0.5))
-    0.0
     >>> round(float(kl_bernoulli(1.0, 0.5)), 6)
     0.693147
     """
@@ -160,11 +158,8 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     """Lower confidence bound of the population UF (eq. 1) from simultaneous intervals:
     ``max(0, max ci_low − min ci_high)``.
 
-    When the intervals hold all at once (probability >= ``confidence`` for
-    :func:`simultaneous_intervals`), every group's population value lies in its interval, so the
-    largest population value is at least ``max ci_low`` and the smallest at most ``min ci_high``:
-    the population UF is at least their difference, over any subset of the valid groups (in
-    particular the ones a search evaluated). Clipped at 0 since UF >= 0.
+    Valid over any subset of the valid groups, in particular the ones a search evaluated
+    (module docstring).
 
     Parameters
     ----------
@@ -180,8 +175,6 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     --------
     >>> round(uf_lower_bound([0.1, 0.6], [0.3, 0.9]), 12)
     0.3
-    >>> uf_lower_bound([0.1, 0.2], [0.5, 0.9])
-    0.0
     """
     ci_low = np.asarray(ci_low, dtype=float)
     ci_high = np.asarray(ci_high, dtype=float)
@@ -194,11 +187,8 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
     """p-value of equal population means from the simultaneous intervals: the smallest
     ``1 − confidence`` at which :func:`uf_lower_bound` is positive (1 if none below 1).
 
-    Valid whatever groups ``mean`` holds (a subset of the ``n_groups`` valid groups chosen by
-    any search): under equal means all intervals cover the common mean with probability
-    ``>= confidence``, and then ``uf_lower`` is 0. Found by bisection on ``log10(1 − confidence)``
-    down to ``1e-300`` (a smaller p-value is reported as 0). No extra query of the model, but less
-    power than the permutation test (:func:`permutation_p_value`).
+    Valid whatever groups ``mean`` holds; found by bisection on ``log10(1 − confidence)`` down to
+    ``1e-300``. Less power than :func:`permutation_p_value`, but no extra query.
 
     Parameters
     ----------
@@ -217,9 +207,6 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
 
     Examples
     --------
-    >>> p = bound_p_value([0.2, 0.8], [200, 200], 2)
-    >>> bool(p < 1e-6)
-    True
     >>> bound_p_value([0.5, 0.52], [10, 10], 2)
     1.0
     """

@@ -69,6 +69,7 @@ import pandas as pd
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
 from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
+from ocef._progress import PROGRESS
 from ocef.metrics.recommender import (
     GINI_CONVENTIONS,
     TRUTH_METRICS,
@@ -83,6 +84,9 @@ from ocef.metrics.recommender import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator
+
+#: resamples evaluated at a time (drawn per chunk of RESAMPLE_CHUNK, the same draws with or without a bar)
+_STEP = 100
 
 __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROUP_METRICS", "PAIR_METRICS",
            "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval", "FAMILIES",
@@ -515,7 +519,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 def _t_interval(point, reps, df, confidence, log=False):
     """``(estimate, low, high, p_value)``: estimate ± t_df · SE* (SE* the bootstrap standard
     deviation), on log scale when ``log``; the p-value tests 0 (or ratio 1 on log scale)."""
-    from scipy import stats
+    from ocef.inference import student_t
 
     with np.errstate(invalid="ignore", divide="ignore"):
         if log:
@@ -526,9 +530,9 @@ def _t_interval(point, reps, df, confidence, log=False):
         se = np.nanstd(reps, axis=0, ddof=1)
         if T_SMALL_SAMPLE_CORRECTION:      # bootstrap SD of a mean is sqrt((n - 1) / n) times s / sqrt(n)
             se = se * np.sqrt((np.asarray(df, dtype=float) + 1.0) / np.asarray(df, dtype=float))
-        crit = stats.t.ppf(0.5 + np.asarray(confidence) / 2, df)
+        crit = student_t.ppf(0.5 + np.asarray(confidence) / 2, df)
         low, high = point - crit * se, point + crit * se
-        p = 2.0 * stats.t.sf(np.abs(point) / se, df)
+        p = 2.0 * student_t.sf(np.abs(point) / se, df)
         p = np.where(se > 0, p, np.where(point == 0, 1.0, 0.0))
         p = np.where(np.isfinite(point) & np.isfinite(se), p, np.nan)
     if log:
@@ -666,30 +670,29 @@ def _size_floor(metric, method, smallest, low, high, p, reasons):
     return low, high, p, reasons
 
 
-def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_truth) -> dict:
+def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_truth, progress=False) -> dict:
     """The bootstrap replicates of every metric (:func:`_metric_values` with resampled weights), in chunks
     of :data:`RESAMPLE_CHUNK` resamples above it: after the first chunk the memory the replicates will
     take is checked (:func:`ocef.validation.check_resources`), and a progress bar with the time left is
     shown on stderr."""
     from ocef.validation import check_resources
 
+    from ocef._progress import progress_bar
+
     chunks = [min(RESAMPLE_CHUNK, n_resamples - a) for a in range(0, n_resamples, RESAMPLE_CHUNK)]
     out = []
-    bar = None
-    for i, size in enumerate(chunks):
-        weights = [bootstrap_weights(int(n), size, gen) for n in sizes]
-        out.append(_metric_values(parts, weights, ref, gini_convention, has_truth))
-        if i == 0 and len(chunks) > 1:
-            per = sum(np.asarray(a).nbytes for level in out[0].values() for a in level.values()) / size
-            check_resources(f"n_resamples={n_resamples} (the bootstrap keeps every replicate of every metric)",
-                            memory=2.0 * per * n_resamples)
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=n_resamples, initial=size, desc="bootstrap resamples", unit="resample", leave=False)
-        elif bar is not None:
-            bar.update(size)
-    if bar is not None:
-        bar.close()
+    with progress_bar(progress, total=n_resamples, desc="bootstrap resamples", unit="resample") as bar:
+        for i, size in enumerate(chunks):
+            weights = [bootstrap_weights(int(n), size, gen) for n in sizes]   # the same draws with or without a bar
+            for lo in range(0, size, _STEP):                                   # evaluated in steps: the bar moves
+                out.append(_metric_values(parts, [w[lo:lo + _STEP] for w in weights], ref, gini_convention,
+                                          has_truth))
+                bar.update(min(_STEP, size - lo))
+                if i == 0 and lo == 0 and len(chunks) > 1:
+                    step = min(_STEP, size)
+                    per = sum(np.asarray(a).nbytes for level in out[0].values() for a in level.values()) / step
+                    check_resources(f"n_resamples={n_resamples} (the bootstrap keeps every replicate of every "
+                                    f"metric)", memory=2.0 * per * n_resamples)
     if len(out) == 1:
         return out[0]
     return {level: {key: np.concatenate([o[level][key] for o in out], axis=0) for key in out[0][level]}
@@ -698,11 +701,13 @@ def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_tr
 
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 146 TiB
                  confidence=CONFIDENCE, interval=Options(*INTERVALS), simultaneous=Boolean(),
-                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng())
+                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng(),
+                 progress=PROGRESS)
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,
-                     gini_convention: str = "holisticai", family: str = "report", rng=None) -> RecommenderBiasResult:
+                     gini_convention: str = "holisticai", family: str = "report", rng=None,
+                     progress=False) -> RecommenderBiasResult:
     """holisticai's bias metrics of a recommender for any number of groups, with population
     estimates, intervals that cover and multiplicity-adjusted comparisons with a reference.
 
@@ -745,6 +750,8 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
         Gini index divided by n − 1 (holisticai) or n.
     rng : None, int, SeedSequence or Generator
         Seeds the bootstrap.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -781,7 +788,8 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     point = _metric_values(parts, [np.ones((1, n)) for n in sizes], ref, gini_convention, has_truth)
     boot = None
     if n_resamples:
-        boot = _bootstrap(parts, sizes, int(n_resamples), as_generator(rng), ref, gini_convention, has_truth)
+        boot = _bootstrap(parts, sizes, int(n_resamples), as_generator(rng), ref, gini_convention, has_truth,
+                          progress)
 
     others = [g for g in range(len(names)) if g != ref]
     n_pairs = len(others)

@@ -48,6 +48,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import Boolean, Options, OrNone, Real, validate_params
 
 import numpy as np
 
@@ -141,12 +142,6 @@ def check_membership(group, n_users: int, name: str) -> np.ndarray:
     return arr
 
 
-def _check_choice(name: str, value, choices) -> str:
-    if value not in choices:
-        raise ParameterError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
-
-
 # ------------------------------------------------------------------ exposure
 
 def _min_max(*arrays, name: str) -> tuple[float, float]:
@@ -231,6 +226,7 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -307,6 +303,7 @@ def exposure_distribution(counts) -> np.ndarray:
         return c / total
 
 
+@validate_params(convention=Options(*GINI_CONVENTIONS))
 def gini(dist, convention: str = "holisticai") -> np.ndarray:
     """Gini index of distributions over the last axis (holisticai, GINI).
 
@@ -340,7 +337,6 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
     >>> float(gini([0.0, 0.0, 1.0])), float(gini([1 / 3, 1 / 3, 1 / 3]))
     (1.0, 0.0)
     """
-    _check_choice("convention", convention, GINI_CONVENTIONS)
     d = np.sort(np.asarray(dist, dtype=float), axis=-1)
     n = d.shape[-1]
     w = 2.0 * np.arange(1, n + 1) - n - 1
@@ -737,10 +733,10 @@ def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndar
 
 
 def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
-    _check_choice("convention", convention, GINI_CONVENTIONS)
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (holisticai).
 
@@ -771,6 +767,7 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
@@ -803,6 +800,7 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
@@ -833,6 +831,7 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
 
@@ -873,12 +872,12 @@ def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
 
 
 def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
-    _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
     a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize))
     first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
     return float(pair_metrics(first, second)[key])
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*DIFFERENCE_ORIENTATIONS))
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
     """MAD: mean score of group a − mean score of group b over their scored entries (holisticai).
 
@@ -906,10 +905,10 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
     >>> round(mad_score(a, b, scores), 4)
     0.0
     """
-    _check_choice("orientation", orientation, DIFFERENCE_ORIENTATIONS)
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
@@ -946,6 +945,7 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
@@ -979,12 +979,12 @@ def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False
 
 
 def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
-    _check_choice("orientation", orientation, RATIO_ORIENTATIONS)
     if truth is None:
         raise ParameterError(f"truth is required for {key}")
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1024,6 +1024,7 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1063,6 +1064,7 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
@@ -1101,6 +1103,7 @@ def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normali
     return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """RMSE of the scores against the truth over group a's scored cells / that of group b.
 
@@ -1133,6 +1136,7 @@ def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, ori
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """MAE of the scores against the truth over group a's scored cells / that of group b.
 
@@ -1184,6 +1188,8 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), metric_type=Options(*METRIC_TYPES),
+                 gini_convention=Options(*GINI_CONVENTIONS))
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
@@ -1250,14 +1256,12 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     """
     import pandas as pd
 
-    _check_choice("metric_type", metric_type, METRIC_TYPES)
     if scores is None:
         raise ParameterError("scores is required")
     if (group_a is None) != (group_b is None):
         raise ParameterError("give both group_a and group_b, or neither")
     if truth is not None and group_a is None:
         raise ParameterError("the opportunity ratios (truth given) need group_a and group_b")
-    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
     stats = user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize)
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:

@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.errors import DataError, ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.results import Result
-from ocef.validation import Boolean, Integer, Options, Real, as_generator, validate_params
+from ocef.validation import Integer, Options, Real, as_generator, validate_params
+from ocef._progress import PROGRESS
 
 __all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
 
@@ -379,7 +380,7 @@ def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = Fal
     written once to ``parts`` hash partitions of the users (Parquet, in a temporary folder; one scan
     of the input) and each partition is grouped by user by DuckDB and streamed on its own: the sort's
     memory is bounded by a partition, not by the whole candidates table. ``note(text)`` is told of
-    the partitioning pass (the progress bar's description).
+    the partitioning pass (the progress bar's postfix).
     """
     import shutil
     import tempfile
@@ -397,7 +398,7 @@ def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = Fal
         else:
             spill = Path(tempfile.mkdtemp(prefix="ocef-mitigate-"))
             if note is not None:
-                note(f"mitigate (grouping users: {parts} partitions)")
+                note(f"grouping the users: {parts} hash partitions")
             con.execute("SET partitioned_write_flush_threshold = 65536")
             con.execute(f"COPY (SELECT *, hash(_u) % {parts} AS _p FROM ({sql})) TO {_lit(os.fspath(spill))} "
                         "(FORMAT parquet, PARTITION_BY (_p), COMPRESSION snappy)")
@@ -405,7 +406,7 @@ def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = Fal
             queries = [f"SELECT * FROM read_parquet({_lit(os.fspath(d / '*.parquet'))}, "
                        f"hive_partitioning = false){_ORDER}" for d in sorted(spill.glob("_p=*"))]
             if note is not None:
-                note("mitigate")
+                note("")
         for q in queries:
             reader = con.sql(q).to_arrow_reader(rows_per_batch)
             carry = None
@@ -478,7 +479,10 @@ def _grid_points(method, grid, protected_code, labels):
                 params["protected"] = labels.index(params["protected"])   # a group label -> its code
             if protected_code is not None and "protected" in r.params and (default or "protected" not in params):
                 params["protected"] = protected_code          # --protected GROUP overrides the default grid's
-            full = r.check_params(params)
+            try:
+                full = r.check_params(params)
+            except (ParameterError, ParameterTypeError) as exc:     # name the grid point (--grid in the command)
+                raise type(exc)(f"grid[{i}] of method {m!r}: {exc}") from None
             shown = {k: (labels[v] if k == "protected" and isinstance(v, int) and 0 <= v < len(labels) else v)
                      for k, v in full.items()}
             points.append({"method": m, "point": len([p for p in points if p["method"] == m]), "params": full,
@@ -589,7 +593,7 @@ def _layout(G, has_rel):
 @validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
                  target=Options("equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
-                 chunk_users=Integer(1), progress=Boolean(), envy_epsilon=Real(0.0, 1.0, closed="right"),
+                 chunk_users=Integer(1), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
                  envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
@@ -676,7 +680,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     if memory_limit is not None:               # the one size syntax of every --memory-limit
         if not isinstance(memory_limit, str):
             raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
-        limit_mib = max(1, int(parse_size(memory_limit, "memory_limit") // 2**20))
+        parse_size(memory_limit, "memory_limit")
     has_rel = relevance is not None
     if target == "merit" and not has_rel:
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
@@ -729,11 +733,9 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
         envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
         envy_users = np.full(rho.shape[0], None, dtype=object)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from ocef._progress import progress_bar
 
-        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user", unit_scale=True)
+    bar = progress_bar(progress, total=int(n_users_total), desc="mitigate", unit="user")
     from ocef.exposure.formulas import position_weights
     from ocef.validation import check_resources
 
@@ -741,31 +743,28 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
-    if memory_limit is not None:
-        import tempfile
+    from ocef.backends import memory_limited
 
-        con.execute(f"SET memory_limit = '{limit_mib}MiB'")
-        spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
-        con.execute(f"SET temp_directory = '{spill}'")
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ocef.mitigate._select import order_users
 
     label_set = None
+    limited = memory_limited(memory_limit)     # ocef.backends' one mechanism (the CLI's --memory-limit too)
+    limited.__enter__()
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
         # input already grouped by user (a recommender's per-user top-N usually is): one read, no sort
-        if bar is not None and parts > 1:
-            bar.set_description("mitigate (reading the users)")
+        if parts > 1:
+            bar.set_postfix_str("checking that the users' rows are grouped")
         clustered = parts > 1 and not has_rel and item_groups is None and _runs(con, names["c"]) == n_users_total
-        if bar is not None:
-            bar.set_description("mitigate")
+        bar.set_postfix_str("")
         n_runs = 0
         for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered,
-                                note=bar.set_description if bar is not None else None):
+                                note=bar.set_postfix_str):
             gcol = tbl.column("_g")
             if label_set is None or label_set.type != gcol.type:
                 label_set = pa.array(labels).cast(gcol.type)
@@ -856,9 +855,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                             "changed while it was read")
         complete = True
     finally:
-        if memory_limit is not None:
-            con.execute("RESET memory_limit")
-            con.execute("RESET temp_directory")
+        limited.__exit__(None, None, None)
         if bar is not None:
             bar.close()
         for wr in writers.values():

@@ -52,6 +52,7 @@ from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.inputs import check_log, read_table, target_table
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Options, Rng, as_generator, validate_params
+from ocef._progress import PROGRESS
 
 __all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
            "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"]
@@ -263,7 +264,7 @@ def _exposure_rows(log, table, keys, levels, names):
 
 
 def _z(confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     return float(norm.ppf(0.5 + confidence / 2))
 
@@ -430,10 +431,11 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
 # ------------------------------------------------------------------------------------- the audit
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng())
+@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(), progress=PROGRESS)
 def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: str | None = None,
                     user_groups=None, item_groups=None, estimators: Sequence[str] = ("ips", "snips", "dr"),
-                    interval: str = "wald", confidence: float = 0.95, rng=None) -> OffPolicyResult:
+                    interval: str = "wald", confidence: float = 0.95, rng=None,
+                    progress=False) -> OffPolicyResult:
     """Per-group fairness of ``target`` from ``log`` (exposure, utility, merit-aware REO) with intervals.
 
     Parameters
@@ -454,6 +456,8 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     confidence : float, default 0.95
     rng : None, int or Generator
         Folds of the cross-fitted reward model (DM, DR, ...) when the target has no ``reward_hat``.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -479,6 +483,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     if unknown or not len(estimators):
         raise ParameterError(f"estimators must be among {UTILITY_ESTIMATORS}, got {list(estimators)!r}")
     log = check_log(read_table(log).copy())
+    notes = _reward_range(log["reward"].to_numpy(dtype=float), interval, item_group)
     if user_group is not None:
         log = _attach(log, user_groups, user_group, "user", "user_groups")
     if item_group is not None:
@@ -525,12 +530,16 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         return np.ones(len(log), bool), reward * ind, _terms(name, reward * ind, w, qhat * ind, V[:, j])
 
     cells = [("user", g) for g, _ in user_sets] + ([("item", g) for g in names] if item_group is not None else [])
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=len(estimators) * len(cells), desc="off-policy cells", unit="cell")
     for name in estimators:
         done = {}
         for side, g in cells:
             sel, r_g, terms = cell_terms(name, side, g)
             cell = utility_cell(terms, w[sel], r_g, miss[sel], estimator=name, interval=interval,
                                 confidence=confidence, rng=rng)
+            bar.update()
             done[(side, g)] = (terms, cell["reason"])
             grows.append({**base, "estimand": "utility", "estimator": name, "side": side,
                           "user_group": g if side == "user" else ALL, "item_group": g if side == "item" else ALL,
@@ -548,6 +557,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
                 else:                                          # disjoint rows: independent groups
                     pairs.append(_independent_pair("utility", name, side, a, b, ta, tb, confidence))
 
+    bar.close()
     # ---- merit-aware item fairness (REO with importance-weighted merit)
     if item_group is not None:
         grows_reo, pairs_reo = _merit_block(log, rows, info, item_group, levels, names, X, confidence)
@@ -564,7 +574,28 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
                              "family": FAMILY, "exposure_note": EXPOSURE_NOTE,
                              "ess": _diagnostics(w, reward, miss)["ess"], "max_weight": float(w.max()),
                              "support": 1.0 - float(miss.mean()), "clicks": int((reward > 0).sum())}])
-    return OffPolicyResult(overall=overall, groups=groups, pairs=pairs, confidence=confidence)
+    return OffPolicyResult(overall=overall, groups=groups, pairs=pairs, confidence=confidence, notes=tuple(notes))
+
+
+#: The intervals whose guarantee is for rewards in [0, 1] (their bounds use rmin = 0, rmax = 1).
+_UNIT_REWARD_INTERVALS = ("cressie-read", "clopper-pearson", "betting")
+
+
+def _reward_range(r: np.ndarray, interval: str, item_group) -> list[str]:
+    """Rewards outside [0, 1]: refused by the intervals built for [0, 1] and by the merit-aware REO (a
+    negative merit), else a note (the estimates and the Wald/bootstrap intervals hold for any bounded reward)."""
+    if not r.size or (r.min() >= 0 and r.max() <= 1):
+        return []
+    span = f"rewards in [{r.min():g}, {r.max():g}]"
+    if interval in _UNIT_REWARD_INTERVALS:
+        raise DataError(f"log: {span}, outside [0, 1], which the {interval} interval assumes: rescale the rewards "
+                        f"to [0, 1], (r - min) / (max - min), or use interval 'wald' or 'bootstrap'")
+    if item_group is not None and r.min() < 0:
+        raise DataError(f"log: negative rewards (min {r.min():g}) cannot be merit: the merit-aware REO of "
+                        f"item_group {item_group!r} reads rewards as merit >= 0; rescale the rewards to [0, 1] or "
+                        f"audit without the item group")
+    return [f"{span}, outside [0, 1]: the estimates and {interval} intervals hold for bounded rewards, but "
+            f"'clicks' (and the trust floor on ess_clicks) counts the rows with reward > 0"]
 
 
 _PAIR_COLS = ["estimand", "estimator", "side", "user_group", "group", "reference", "estimate", "se", "ci_low", "ci_high",
@@ -585,7 +616,7 @@ def _independent_pair(estimand, estimator, side, a, b, ta, tb, confidence):
 
 
 def _adjust(pairs, confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.inference import holm_adjust
 

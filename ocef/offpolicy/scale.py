@@ -183,7 +183,7 @@ def group_values(sums: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
     >>> group_values(s)[["estimator", "estimate", "ess"]].values.tolist()
     [['ips', 0.5, 2.0], ['snips', 0.5, 2.0]]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     by = [c for c in sums.columns if c not in SUM_COLUMNS]
     n = sums["n"].to_numpy(dtype=float)
