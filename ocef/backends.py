@@ -255,9 +255,8 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
                  name: str = "log", spark=None):
     """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
 
-    The sufficient statistics of every log-based estimate (REO's P_k, Q_k are ``positives / n``
-    of the random and default logs per item group). Every backend applies the same checks and
-    returns the same table (see the module docstring).
+    The sufficient statistics of every log-based estimate (REO's P_k, Q_k are ``positives / n`` of
+    the random and default logs per item group); every backend applies the same checks.
 
     Parameters
     ----------
@@ -278,24 +277,18 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     Returns
     -------
     DataFrame
-        The columns ``by``, then ``n`` and ``positives`` (int64), one row per distinct key,
-        sorted by key.
+        The columns ``by``, then ``n`` and ``positives`` (int64), one row per key, sorted by key.
 
     Raises
     ------
     ocef.errors.ParameterError, ocef.errors.DataError
-        Naming the column or file: missing columns, labels outside {0, 1}, NULL keys, an
-        unknown backend, a file that changed while it was read.
+        Missing columns, labels outside {0, 1}, NULL keys, an unknown backend, a file that changed
+        while it was read.
 
     Examples
     --------
     >>> import pandas as pd
     >>> log = pd.DataFrame({"day": [0, 0, 1, 1], "S": ["a", "b", "a", "a"], "Y": [1, 0, 0, 1]})
-    >>> group_counts(log, by=["day", "S"])
-       day  S  n  positives
-    0    0  a  1          1
-    1    0  b  1          0
-    2    1  a  2          1
     >>> group_counts(log, by=["S"], backend="duckdb")
        S  n  positives
     0  a  3          2
@@ -308,19 +301,19 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
 
-    DuckDB's results are fetched as tuples, so counting a file imports neither pandas nor pyarrow.
-    A :class:`Counted` source is returned as is when its keys and labels are the ones asked for.
+    DuckDB's results are fetched as tuples, so counting a file imports neither pandas nor pyarrow. A
+    :class:`Counted` source is returned as is when its keys and labels are the ones asked for.
 
     Parameters
     ----------
     source : str, os.PathLike, DataFrame, DuckDB relation, Sql, Spark DataFrame or Counted
         The log (see :func:`group_counts`).
     by : list of str
-        The key columns.
+        The key columns (e.g. ``["day", "S"]``); a NULL key is refused.
     label : str or list of str, default "Y"
-        The 0/1 label column(s) (Y = their OR).
+        A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend.
+        The counting backend (:func:`resolve_backend`).
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -399,19 +392,19 @@ def file_state(path) -> tuple:
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start counting several logs in background threads; collect the counts later.
 
-    Each source is counted by :func:`count_keys` in its own thread (DuckDB releases the GIL
-    while it scans), so a command can import its estimator (numpy, ...) meanwhile.
+    Each source is counted by :func:`count_keys` in its own thread (DuckDB releases the GIL while it
+    scans), so a command can import its estimator (numpy, ...) meanwhile.
 
     Parameters
     ----------
     sources : dict
         Log name -> log source (see :func:`group_counts`); the name is used in error messages.
     by : list of str
-        The key columns.
+        The key columns (e.g. ``["day", "S"]``); a NULL key is refused.
     label : str or list of str, default "Y"
-        The 0/1 label column(s) (Y = their OR).
+        A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend.
+        The counting backend (:func:`resolve_backend`).
 
     Returns
     -------

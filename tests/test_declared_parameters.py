@@ -161,6 +161,10 @@ VALID = {
     "ocef.datasets.toy.make_toy_reo_log": (ocef.datasets.toy.make_toy_reo_log, lambda: dict(n_per_group=100)),
     "ocef.datasets.toy.make_toy_reo_logs": (ocef.datasets.toy.make_toy_reo_logs, lambda: dict(n_per_group=100)),
     "ocef.datasets.toy.make_toy_reo_daily": (ocef.datasets.toy.make_toy_reo_daily, lambda: dict(n_per_group=1000)),
+    "ocef.datasets.toy.make_toy_rankings": (ocef.datasets.toy.make_toy_rankings, lambda: dict(n_users=20, k=3,
+                                                                                            n_items=6, rng=0)),
+    "ocef.datasets.toy.make_toy_propensity_log": (ocef.datasets.toy.make_toy_propensity_log,
+                                                  lambda: dict(n=20, slate=False, rng=0)),
     # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
     "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, _one_user()),
     "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, _batch()),

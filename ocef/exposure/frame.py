@@ -248,14 +248,11 @@ class MetricFrameResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-    >>> res.by, res.reference, res.binary
-    (('gender',), ('F',), ())
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender", reference="F")
     >>> res.overall.round(3)
-      metric  n_users  estimate  ci_low  ci_high reason
-    0   ndcg        6      0.55   0.295    0.805   None
+          metric  n_users  estimate  ci_low  ci_high reason
+    0  relevance       20     0.433   0.308    0.558   None
     """
 
     overall: pd.DataFrame
@@ -275,14 +272,9 @@ class MetricFrameResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-        >>> res.to_frame()[["gender", "metric", "n_users", "estimate"]].round(3)
-          gender metric  n_users  estimate
-        0  (all)   ndcg        6      0.55
-        1      F   ndcg        3      0.40
-        2      M   ndcg        3      0.70
+        >>> from ocef.datasets import make_toy_rankings
+        >>> metric_frame(make_toy_rankings(), metrics="relevance", by="gender").to_frame()["gender"].tolist()
+        ['(all)', 'F', 'M']
         """
         import pandas as pd
 
@@ -300,15 +292,12 @@ class MetricFrameResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)   # 3 users: no test
+        >>> from ocef.datasets import make_toy_rankings
+        >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender", reference="F")
+        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)
           gender   statistic  estimate  p_adjusted
-        0      M  difference      0.30         NaN
-        1      M       ratio      1.75         NaN
-        >>> res.summary()["reason"][0]
-        'no valid interval: a group has 2.8 effective users with a non-zero value, fewer than 4'
+        0      M  difference       0.0         1.0
+        1      M       ratio       1.0         1.0
         """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
@@ -333,6 +322,7 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
     reference : scalar or tuple, optional
         The group every other group is compared with (default: the largest).
     confidence : float, default 0.95
+        Two-sided level of the intervals.
     binary : sequence of str, optional
         Metrics that are 0/1 per user (Wilson intervals); default: those whose values are all 0 or 1.
 
@@ -342,14 +332,10 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"),
-    ...                    "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-    >>> res.groups[["gender", "estimate"]].round(2).values.tolist()
-    [['F', 0.4], ['M', 0.7]]
-    >>> res.pairs[["statistic", "estimate"]].round(2).values.tolist()
-    [['difference', 0.3], ['ratio', 1.75]]
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender")   # precision@3
+    >>> res.groups[["gender", "n_users", "estimate"]].round(2).values.tolist()
+    [['F', 10, 0.43], ['M', 10, 0.43]]
     """
     import pandas as pd
 

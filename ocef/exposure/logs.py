@@ -18,7 +18,7 @@ import numpy as np
 
 from ocef.backends import BACKENDS, fetch_rows, plain_value, sql_identifier
 from ocef.errors import DataError, ParameterError, ResourceLimitError
-from ocef.validation import Instance, Options
+from ocef.validation import Instance, Options, fill_doc
 
 __all__ = ["LOG_PARAMS", "ROLES", "rows_select", "MAX_ITEM_GROUPS", "read_log", "check_side", "check_judgments", "log_roles", "LogProfile",
            "SqlLog", "open_sql", "PandasLog", "pandas_log", "raise_checks", "sort_labels"]
@@ -28,6 +28,39 @@ ROLES = ("user", "item", "rank", "relevance", "sample", "n_relevant", "score")
 #: The declarations of the parameters that say where and how to read a log (every front door).
 LOG_PARAMS = {"item_group": Instance(str), "user_group": Instance(str, none=True), "backend": Options(*BACKENDS),
               "columns": Instance(dict, none=True), "memory_limit": Instance(str, none=True)}
+#: The docstring blocks of the parameters the exposure front doors share (``%(name)s``).
+fill_log_doc = fill_doc(
+    sides="""
+item_groups, user_groups : pandas.DataFrame, optional
+    Side tables ``item, <item_group>`` and ``user, <user_group>``.""",
+    browsing="""
+browsing : {"geometric", "dcg", "cascade"}, default "geometric"
+    Browsing model of the exposure (:class:`ocef.exposure.browsing.BrowsingModel`); the cascade
+    reads the log's relevance.
+patience, stop : float, default 0.5
+    ``p`` in (0, 1) of the geometric and cascade models; the cascade's stop probability ``u``.""",
+    judgments="""
+judgments : pandas.DataFrame, optional
+    ``user, item, relevance`` of every judged item of each user (TREC qrels): the target of
+    expected exposure. Default: the log's ``relevance`` of the items shown.""",
+    ranking="""
+attention : {"trec", "browsing"}, default "trec"
+    AWRF position weights: TREC 2022's ``1/log2(max(k, 2))`` or the browsing model's exposure.
+awrf_target : "equal" or dict, default "equal"
+    AWRF target distribution over the item groups (renormalised to sum 1).
+ndkl_desired : dict, optional
+    NDKL's desired distribution ``{item group: proportion}`` (default: each ranking's own).
+complete : bool, default False
+    Keep judgments with relevance <= 0 in the target (expeval ``-C``).""",
+    backend="""
+backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+    Counting backend: DuckDB for files, pandas or Spark for their DataFrames.
+columns : dict, optional
+    Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
+spark : SparkSession, optional
+    For ``backend="spark"`` (default: a local session).
+memory_limit : str, optional
+    DuckDB ``memory_limit`` for the queries (e.g. ``"200MB"``).""")
 #: Largest number of item groups (the statistics grow as (2G)²).
 MAX_ITEM_GROUPS = 64
 _ITEM_TABLE, _USER_TABLE, _JUDGMENTS, _LOG = "_ocef_item_groups", "_ocef_user_groups", "_ocef_judgments", "_ocef_rank_log"

@@ -1,38 +1,15 @@
 """Per-user ranking fairness over a whole top-k log: AWRF, NDKL and expected exposure (EE-D, EE-R,
 EE-L), with intervals clustered by user and Holm-adjusted comparisons of user groups.
 
-:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user; this module
-computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
-Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
-per-user values as any per-user metric (:func:`ocef.exposure.frame.metric_frame_from_moments`):
-the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
-users are the independent clusters: all of a user's positions and sampled rankings move together),
-none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
-reference group (Welch's interval and test, Holm-adjusted over every comparison).
-
-Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
-
-- ``awrf``: the mean over u's rankings of ``1 - JS(R_s, T)^2`` (TREC Fair Ranking 2022
-  ``qr_awrf``; :func:`ocef.exposure.formulas.awrf`), ``R_s`` the attention-weighted item-group
-  distribution of ranking s (attention ``"trec"``: ``1/log2(max(k, 2))``; ``"browsing"``: the
-  browsing model's exposure), ``T`` the target distribution (equal, or given).
-- ``ndkl``: the mean over u's rankings of NDKL (Geyik et al. 2019, Eq. 6;
-  :func:`ocef.exposure.formulas.ndkl`), desired distribution the ranking's own (FairRankTune's
-  default) or given.
-- ``ee_disparity``, ``ee_relevance``, ``ee_difference``: EE-D ``‖ε‖²``, EE-R ``ε·ε*``, EE-L ``‖ε −
-  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.formulas.expected_exposure_metrics`)
-  with ``ε_d`` the expected exposure of item d over u's sampled rankings (Eq. 2) and ``ε*_d`` its
-  target exposure (:func:`ocef.exposure.formulas.target_exposure`) from u's relevance judgments.
-  The target needs the relevance of **all** of u's relevant items, shown or not: pass them as a
-  ``judgments`` table (``user, item, relevance``, like TREC qrels). Without it the log's
-  ``relevance`` column is used, i.e. the judgments of the items shown only; an item relevant to u
-  that no ranking showed then gets no target, so EE-R and EE-L measure the exposure's fit to the
-  shown items' relevance, not to u's full relevance (the result's ``note`` says so).
-
-Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
-NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.exposure.exposure_fairness` and ``ocef exposure`` run it only
-when given ``ranking_metrics`` / ``--ranking-metrics``).
+:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user: ``awrf``
+(TREC Fair Ranking 2022 ``qr_awrf``), ``ndkl`` (Geyik et al. 2019, Eq. 6), ``ee_disparity``,
+``ee_relevance``, ``ee_difference`` (Diaz et al. 2020, Eq. 5-7, unnormalised), each the mean over a
+user's sampled rankings. This module computes them for every user where the log lives (one SQL
+query on DuckDB or Spark, numpy group-bys on pandas) and treats them as any per-user metric
+(:func:`ocef.exposure.frame.metric_frame_from_moments`: Hall's interval, :data:`MIN_USERS`, Welch
+comparisons). Expected exposure's target needs every relevant item of a user, shown or not
+(``judgments``); the guide (``docs/guide/exposure.md``) says what it measures without them. A
+second pass over the log: opt-in (``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
 
@@ -47,7 +24,7 @@ from ocef.backends import log_columns, plain_value, resolve_backend, sql_identif
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.frame import hall_interval
-from ocef.exposure.logs import (LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks,
+from ocef.exposure.logs import (LOG_PARAMS, fill_log_doc, check_judgments, check_side, open_sql, pandas_log, raise_checks,
                                 rows_select)
 from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
 from ocef.results import Result
@@ -349,15 +326,16 @@ DECLARED_PARAMS = {**LOG_PARAMS, **BROWSING_PARAMS, **RANKING_PARAMS, "metrics":
 
 
 @validate_params(**DECLARED_PARAMS)
+@fill_log_doc
 def per_user_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None,
                       user_groups=None, judgments=None, metrics=RANKING_METRICS, browsing: str = "geometric",
                       patience: float = 0.5, stop: float = 0.5, attention: str = "trec", awrf_target="equal",
                       ndkl_desired=None, complete: bool = False, backend: str = "auto", columns=None,
                       spark=None, memory_limit: str | None = None):
-    """One row per user of the log: its AWRF, NDKL and expected-exposure metrics (module docstring).
+    """One row per user of the log: its AWRF, NDKL and expected-exposure metrics.
 
-    This returns a row per user (for inspection, tests and small logs); :func:`ranking_fairness`
-    computes the same values inside the backend and returns only their moments per user group.
+    For inspection, tests and small logs; :func:`ranking_fairness` computes the same values inside the
+    backend and returns only their moments per user group.
 
     Parameters
     ----------
@@ -367,38 +345,13 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
         Column of the log (or of ``item_groups``) giving each item's group.
     user_group : str, optional
         Column of the log (or of ``user_groups``) giving each user's group.
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables ``item, <item_group>`` and ``user, <user_group>``.
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of every judged item of each user (TREC qrels); the target
-        exposure of expected exposure. Default: the log's ``relevance`` of the items shown.
+    %(sides)s
+    %(judgments)s
     metrics : sequence of str, default all of :data:`RANKING_METRICS`
         ``"awrf"``, ``"ndkl"``, ``"ee_disparity"``, ``"ee_relevance"``, ``"ee_difference"``.
-    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model of the exposure ε (and of AWRF's attention with ``attention="browsing"``);
-        the cascade reads the log's relevance column (the geometric model without one).
-    patience : float, default 0.5
-        ``p`` in (0, 1) of the geometric and cascade models.
-    stop : float, default 0.5
-        Cascade stop probability ``u`` in [0, 1].
-    attention : {"trec", "browsing"}, default "trec"
-        AWRF position weights: TREC 2022's ``1/log2(max(k, 2))`` or the browsing model's exposure.
-    awrf_target : "equal" or dict, default "equal"
-        AWRF target distribution over the item groups (renormalised to sum 1).
-    ndkl_desired : dict, optional
-        NDKL's desired distribution ``{item group: proportion}`` (default: each ranking's own).
-    complete : bool, default False
-        Keep judgments with relevance <= 0 in the target (expeval ``-C``: the judgments list
-        the whole candidate set); default: only relevant items (relevance > 0) have a target.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        DuckDB for files, pandas for pandas DataFrames, Spark for Spark DataFrames.
-    columns : dict, optional
-        Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``
-        (also the column names of ``judgments``).
-    spark : SparkSession, optional
-        The session of ``backend="spark"`` (default: a local one).
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
+    %(browsing)s
+    %(ranking)s
+    %(backend)s
 
     Returns
     -------
@@ -413,11 +366,11 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 1, 1], "item": [0, 1, 2, 3], "rank": [1, 2, 3, 4],
-    ...                     "relevance": [1, 0, 1, 1], "g": ["A", "A", "B", "B"]})
-    >>> per_user_fairness(log, item_group="g", metrics=["ndkl", "ee_disparity"]).round(6).to_dict("records")
-    [{'user': 1, 'user_group': '(all)', 'ndkl': 0.452368, 'ee_disparity': 1.328125}]
+    >>> from ocef.datasets import make_toy_rankings
+    >>> per_user_fairness(make_toy_rankings(), item_group="genre", metrics=["ndkl"]).round(3).head(2)
+       user user_group   ndkl
+    0     0      (all)  0.000
+    1     1      (all)  0.533
     """
     import pandas as pd
 
@@ -634,6 +587,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
 
 @validate_params(**{**DECLARED_PARAMS, "metrics": OrNone(DECLARED_PARAMS["metrics"])},
                  confidence=CONFIDENCE)
+@fill_log_doc
 def ranking_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None, user_groups=None,
                      judgments=None, metrics=None, browsing: str = "geometric", patience: float = 0.5,
                      stop: float = 0.5, attention: str = "trec", awrf_target="equal", ndkl_desired=None,
@@ -641,21 +595,13 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
                      columns=None, spark=None, memory_limit: str | None = None) -> RankingFairnessResult:
     """AWRF, NDKL and expected exposure (EE-D, EE-R, EE-L) over a whole top-k log, with intervals.
 
-    Every user's value is computed inside the backend (module docstring; equal to
-    :func:`ocef.exposure.formulas.awrf`, :func:`~ocef.exposure.formulas.ndkl` and
-    :func:`~ocef.exposure.formulas.expected_exposure_metrics` on that user's rankings); only
-    their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
-    is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
-    interval of that mean (:func:`hall_interval`; users independent; each user's positions and
-    sampled rankings are one cluster). Below :data:`MIN_USERS` users (EE-D 60, EE-R and EE-L 20,
-    where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
-    ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
-    the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
-    (:func:`ocef.exposure.frame.metric_frame_from_moments`). EE-R's difference is Welch's statistic
-    with Hall's skewness correction (:func:`ocef.exposure.frame.hall_difference`), and a comparison
-    in which a group has fewer than :data:`MIN_PAIR_USERS` users (160: below that, the difference of
-    a small group with sparse relevance covered under 0.94) prints no interval and no test, with a
-    ``reason``.
+    Each user's value is computed inside the backend; only its moments per user group leave it. The
+    system value is the mean over users (TREC Fair Ranking's aggregation) with Hall's interval
+    (:func:`hall_interval`; null below :data:`MIN_USERS`), and with ``user_group`` each group is
+    compared with the reference (Welch; Holm-adjusted, :func:`ocef.exposure.frame.metric_frame_from_moments`).
+    EE-R's difference is Welch's statistic with Hall's skewness correction
+    (:func:`ocef.exposure.frame.hall_difference`), null with a ``reason`` while a group has fewer than
+    :data:`MIN_PAIR_USERS` users (160).
 
     Parameters
     ----------
@@ -665,39 +611,18 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
         Item-group column (of the log or of ``item_groups``).
     user_group : str, optional
         User-group column (of the log or of ``user_groups``).
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables.
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of all judged items (the full target of expected exposure).
+    %(sides)s
+    %(judgments)s
     metrics : sequence of str, optional
-        Among :data:`RANKING_METRICS`; default: AWRF and NDKL, and the three EE metrics when there
-        is relevance (``judgments`` or a ``relevance`` column) and an item column.
-    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model of the exposure.
-    patience : float, default 0.5
-        ``p`` of the geometric and cascade models.
-    stop : float, default 0.5
-        Cascade stop probability.
-    attention : {"trec", "browsing"}, default "trec"
-        AWRF position weights.
-    awrf_target : "equal" or dict, default "equal"
-        AWRF target distribution.
-    ndkl_desired : dict, optional
-        NDKL desired distribution (default: each ranking's own).
-    complete : bool, default False
-        Judgments with relevance <= 0 keep a target (expeval ``-C``).
+        Among :data:`RANKING_METRICS`; default: AWRF and NDKL, and the EE metrics when there is
+        relevance and an item column.
+    %(browsing)s
+    %(ranking)s
     reference : optional
         Reference user group (default: the largest).
     confidence : float, default 0.95
         Level of the intervals; ``significant`` = ``p_adjusted <= 1 - confidence``.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Counting backend.
-    columns : dict, optional
-        Role renames (also for ``judgments``).
-    spark : SparkSession, optional
-        Session for ``backend="spark"``.
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
+    %(backend)s
 
     Returns
     -------
@@ -705,12 +630,10 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [0, 1, 1, 0, 0, 2], "rank": [1, 2, 1, 2, 1, 2],
-    ...                     "g": ["a", "b", "b", "a", "a", "a"]})
-    >>> res = ranking_fairness(log, item_group="g", metrics=["awrf"])
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = ranking_fairness(make_toy_rankings(), item_group="genre", metrics=["awrf"])
     >>> res.overall[["metric", "n_users", "estimate"]].round(4).to_dict("records")
-    [{'metric': 'awrf', 'n_users': 3, 'estimate': 0.9281}]
+    [{'metric': 'awrf', 'n_users': 20, 'estimate': 0.9361}]
     """
     model = BrowsingModel(browsing, patience, stop)
     if metrics is None:
