@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ocef.errors import DataError, OcefError
-from ocef.mitigate.expohedron import caratheodory_decomposition, expohedron_rerank, majorized, pareto_curve
+from ocef.mitigate.expohedron import (caratheodory_decomposition, expohedron_rerank, group_fairness_endpoint,
+                                      majorized, pareto_curve)
 from ocef.mitigate.rerank import rerank
 
 CASES = json.loads((Path(__file__).resolve().parent / "data" / "expohedron_reference.json").read_text())["cases"]
@@ -91,3 +92,18 @@ def test_near_tied_real_scores(case):
         assert majorized(x, gamma)
         c, v = caratheodory_decomposition(gamma, x)
         assert abs(c.sum() - 1) <= 1e-12 and np.max(np.abs(v @ c - x)) <= 1e-9
+
+
+GROUP_CASES = json.loads((Path(__file__).resolve().parent / "data" / "expohedron_group_reference.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", GROUP_CASES, ids=range(len(GROUP_CASES)))
+def test_group_fairness_endpoint_equals_the_reference(case):
+    """naver/expohedron's ``fairness_endpoint`` with a grouping matrix (make_expohedron_group_reference.py):
+    the demographic group-fair point of highest utility; its groups get the barycenter's exposure."""
+    gamma, rho, groups = (np.array(case[c]) for c in ("gamma", "relevance", "groups"))
+    point = group_fairness_endpoint(gamma, rho, groups)
+    assert np.max(np.abs(point - np.array(case["endpoint"]))) <= 1e-9
+    assert majorized(point, gamma)
+    for g in np.unique(groups):
+        assert abs(point[groups == g].sum() - np.mean(gamma) * np.sum(groups == g)) <= 1e-9
