@@ -9,7 +9,8 @@ and judged by the default test (studentized max-t, 199 resamples); printed: the 
 ``p_value <= 0.05`` (= rate of ``uf_lower > 0``, asserted on every run) with its binomial SE, the
 coverage of the population UF by ``uf_lower``, and how many valid groups DPSO looked at.
 
-Run: ``python benchmarks/fairrec_power.py [reps]`` (default 100).
+Run: ``python benchmarks/fairrec_power.py [reps] [grid substring]`` (default 100, every grid;
+e.g. ``100 occupation`` for the 294-cell grid only).
 """
 from __future__ import annotations
 
@@ -69,8 +70,9 @@ def true_uf(t, mean, attrs, min_users) -> float:
     return float(g.max() - g.min())
 
 
-def run(reps: int) -> None:
+def run(reps: int, only: str = "") -> None:
     grids = {"gender x age": ["gender", "age"], "gender x age x occupation": ["gender", "age", "occupation"]}
+    grids = {k: v for k, v in grids.items() if only in k}
     print(f"{'grid':27s} {'metric':6s} {'drop':>5s} {'min_u':>5s} {'method':10s} {'reject':>7s} {'SE':>6s} "
           f"{'cover':>6s} {'looked':>7s} {'s/run':>6s}")
     for gname, attrs in grids.items():
@@ -96,4 +98,4 @@ def run(reps: int) -> None:
 
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 100)
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 100, sys.argv[2] if len(sys.argv) > 2 else "")

@@ -340,9 +340,10 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
         cases.append(Case("reo", f"--random={name}", ("--random", name, "random"), "either", argv))
 
     ab = ["--control", f["default.csv"], "--treatment", f["default.csv"], "--random", f["random.csv"], "--json"]
-    add("reo-ab", ab, "--method", ["delta", "delta-shared", "partition", "bootstrap", "x"], lambda v: v != "x")
-    add("reo-ab", ab + ["--method", "partition"], "--folds", NUMBERS, anything)
-    add("reo-ab", ab + ["--method", "bootstrap"], "--resamples", NUMBERS, anything)
+    add("reo-ab", ab, "--interval", ["delta", "delta-shared", "partition", "standard", "percentile", "bca", "x"],
+        lambda v: v != "x")
+    add("reo-ab", ab + ["--interval", "partition"], "--folds", NUMBERS, anything)
+    add("reo-ab", ab + ["--interval", "percentile"], "--resamples", NUMBERS, anything)
     add("reo-ab", ab, "--confidence", NUMBERS, unit_open)
     add_file("reo-ab", ["--treatment", f["default.csv"], "--random", f["random.csv"], "--json"], "--control",
              ["no_group.csv", "no_pos.csv", "labels2.csv", "no_S.csv", "half.parquet", "empty.csv"])
@@ -442,7 +443,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("mitigate", mg, "--samples", NUMBERS, anything)
     add("mitigate", mg, "--protected", ["drama", "other", "nope", ""], anything)
     add("mitigate", mg, "--target", ["equal", "merit", "x"], lambda v: v == "equal")
-    add("mitigate", mg, "--grid", ["p=0.5", "p=2", "p=nan", "x=1", "", "p"], anything)
+    add("mitigate", mg, "--grid", ["p=0.5", "p=2", "p=nan", "x=1", "", "p", "p=abc", "nonsense"], anything)
     add("mitigate", mg, "--memory-limit", ["2GB", "0", "-1GB", "x", "1e400GB"], anything)
     add("mitigate", ["--candidates", f["cand.csv"], "--item-group", "genre", "--json"], "--method",
         ["fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost", "x"], lambda v: v != "x")
@@ -463,6 +464,8 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["oplog_p0.csv", "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
               "oplog_nop.csv", "empty.csv", "missing.npy"],
              names=("--log", "log", "propensity", "reward"))
+    add_file("offpolicy", ["--target", f["target.csv"], "--json", "--interval", "clopper-pearson"], "--log",
+             ["oplog_rneg.csv"], names=("--log", "log", "reward"))          # [0, 1] rewards assumed (issue 28)
     add_file("offpolicy", ["--log", f["oplog.csv"], "--item-group", "genre", "--json"], "--target",
              ["target_sum3.csv", "target_neg.csv", "empty.csv", "missing.npy"], names=("--target", "target", "probabilit"))
 

@@ -10,7 +10,13 @@ SNIPS value: the floors of ocef.offpolicy.diagnostics.TRUST_FLOORS were chosen f
 (rows with reward > 0 and weight > 0), by the effective number of clicks (sum w r)^2 / sum (w r)^2
 and by effective sample size.
 
+Non-binary rewards (``--reward``): ``rating`` draws 1-5 stars rescaled to [0, 1], (stars − 1) / 4 ~
+Binomial(4, ρ) / 4; ``beta`` a continuous reward ~ Beta(2ρ, 2(1 − ρ)); both have mean ρ(x, a), so the
+truth is unchanged and the floors on ``ess_clicks`` (ESS × value, in the reward's units) can be
+checked outside 0/1 rewards.
+
     python benchmarks/offpolicy_coverage.py [--quick] [--reps-scale 1.0] [--seed 0] [--csv PATH]
+                                            [--reward binary|rating|beta]
 """
 from __future__ import annotations
 
@@ -20,7 +26,21 @@ import time
 import numpy as np
 import pandas as pd
 
+from ocef.offpolicy import simulate
 from ocef.offpolicy.simulate import bandit_environment, interval_coverage
+
+_BINARY_LOG = simulate.sample_bandit_log
+
+
+def _graded(kind: str):
+    """``sample_bandit_log`` with the 0/1 reward replaced by a graded one of the same mean ρ(x, a)."""
+    def sample(environment, n, *, rng=None):
+        gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+        log = _BINARY_LOG(environment, n, rng=gen)
+        rho = np.clip(environment.rho[log.context, log.action], 1e-6, 1 - 1e-6)
+        r = gen.binomial(4, rho) / 4.0 if kind == "rating" else gen.beta(2 * rho, 2 * (1 - rho))
+        return log._replace(reward=r)
+    return sample
 
 CELLS = [(logger, target, n, base)
          for logger, target in (("uniform", "softmax"), ("epsilon-greedy", "argmax"), ("softmax", "softmax"))
@@ -47,13 +67,18 @@ def main() -> None:
     parser.add_argument("--reps-scale", type=float, default=1.0, help="multiply the repetitions per cell")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--csv", default=None, help="write every run here")
+    parser.add_argument("--reward", default="binary", choices=("binary", "rating", "beta"),
+                        help="0/1 clicks, 1-5 ratings rescaled to [0, 1], or a continuous Beta reward")
+    parser.add_argument("--max-n", type=int, default=100_000, help="skip cells with more rows")
     args = parser.parse_args()
+    if args.reward != "binary":
+        simulate.sample_bandit_log = _graded(args.reward)
     scale = args.reps_scale * (0.1 if args.quick else 1.0)
     seeds = np.random.SeedSequence(args.seed).spawn(len(CELLS))
     frames, rows = [], []
     start = time.perf_counter()
     for (logger, target, n, base), seed in zip(CELLS, seeds):
-        if args.quick and n > 10_000:
+        if (args.quick and n > 10_000) or n > args.max_n:
             continue
         env_seed, log_seed = seed.spawn(2)
         env = bandit_environment(logger=logger, target=target, base_rate=base, rng=env_seed)

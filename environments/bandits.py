@@ -27,9 +27,6 @@ EXPECTED_VERDICT = {1: "no_envy", 2: "envy", 3: "no_envy", 4: "envy"}
 def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
     """Means μ_0..μ_K of instance ``number`` (1-4) of App. D.1 with K = ``n_arms``.
 
-    With K = 9 these are the paper's 10-arm instances; K = 100 gives the K_max = 100
-    versions of Fig. 10, whose prefixes μ_{0:K'} are used for K' ≤ K_max.
-
     Parameters
     ----------
     number : {1, 2, 3, 4}
@@ -44,8 +41,6 @@ def paper_instance(number: int, n_arms: int = 9) -> np.ndarray:
 
     Examples
     --------
-    >>> paper_instance(1, n_arms=4)
-    array([0.6, 0.3, 0.3, 0.3, 0.3])
     >>> paper_instance(3, n_arms=4).round(3)
     array([0.7  , 0.433, 0.296, 0.185, 0.088])
     """

@@ -18,17 +18,10 @@ from ocef.validation import check_in_interval, check_positive_int, seed_from_rng
 class Environment:
     """Ground truth, users, item categories and a simulated Funk-SVD recommender.
 
-    The base of the environments of Do et al. 2022 (Sec. 6.1, App. B.1): a ground truth ρ^m(a) in
-    [0, 1] of every user m and item a (the expected reward of recommending a to m, Sec. 3.1),
-    the users' attributes defining groups, item categories (for the exposure-constrained
-    policies of eq. (2) and App. A), and the recommender whose *estimated* preferences the
-    audited policies are built from. Subclasses (:class:`~ocef.environments.synthetic.SyntheticEnvironment`,
+    The base of the environments of Do et al. 2022 (Sec. 6.1, App. B.1). Subclasses
+    (:class:`~ocef.environments.synthetic.SyntheticEnvironment`,
     :class:`~ocef.environments.movielens_env.MovieLensEnvironment`) set the attributes below and
-    implement :meth:`groups`. :meth:`estimated_scores` is shared: the recommender of Sec. 6.1 /
-    App. D.2, Funk SVD fitted on Bernoulli(ρ) ratings of a random ``train_fraction`` of each
-    user's entries (:func:`~ocef.environments.recommender.simulate_recommender`), cached on disk
-    (:func:`~ocef.environments.cache.cached_arrays`) under a key holding the fingerprint of ρ and
-    every training setting.
+    implement :meth:`groups`; :meth:`estimated_scores` is shared (cached on disk).
 
     Attributes
     ----------
@@ -55,22 +48,12 @@ class Environment:
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from unittest import mock
+    The mean utility (eq. (1)) of the argmax policy on the estimated scores, and the best one:
+
     >>> from ocef.environments.synthetic import SyntheticEnvironment
     >>> from ocef.policies import argmax_policy, utility
     >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, n_groups=2, rng=0)
-    >>> env
-    SyntheticEnvironment(synthetic rank 2, 20 users x 10 items, 2 groups, seed 0)
-    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-    ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
-    ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
-    >>> scores.shape, reg
-    ((20, 10), 1.0)
-
-    The mean utility (eq. (1)) of the argmax policy on the estimated scores, and the best
-    achievable one:
-
+    >>> scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
     >>> float(utility(env.rho, argmax_policy(scores)).mean().round(3)), float(env.rho.max(axis=1).mean().round(3))
     (0.57, 0.991)
     """
@@ -111,11 +94,6 @@ class Environment:
         names : list of str
             The name of each label.
 
-        Raises
-        ------
-        ParameterError
-            If ``partition`` is not one of :attr:`partitions` (in subclasses).
-
         Examples
         --------
         >>> from ocef.environments.synthetic import SyntheticEnvironment
@@ -135,9 +113,8 @@ class Environment:
         Examples
         --------
         >>> from ocef.environments.synthetic import SyntheticEnvironment
-        >>> fp = SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
-        >>> len(fp), fp == SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint()
-        (64, True)
+        >>> len(SyntheticEnvironment(n_users=6, n_items=5, rank=2, rng=0).fingerprint())
+        64
         """
         if getattr(self, "_fingerprint", None) is None:
             self._fingerprint = array_fingerprint(self.rho)
@@ -164,12 +141,8 @@ class Environment:
 
         Parameters
         ----------
-        factors : int
-            Latent factors d (>= 1).
-        train_fraction : float, default 0.2
-            Share of each user's entries observed, in (0, 1].
-        rng : None, int, SeedSequence or Generator, default 0
-            Seed of the simulation (converted to an int, which keys the cache entry).
+        factors, train_fraction, rng
+            As in :meth:`estimated_scores`.
 
         Returns
         -------
@@ -178,12 +151,8 @@ class Environment:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from unittest import mock
         >>> from ocef.environments.synthetic import SyntheticEnvironment
-        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
-        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-        ...     model = env.recommender_model(3, train_fraction=0.5, rng=0)
+        >>> model = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0).recommender_model(3, train_fraction=0.5)
         >>> model.P.shape, model.Q.shape
         ((20, 3), (10, 3))
         """
@@ -194,12 +163,8 @@ class Environment:
 
         Parameters
         ----------
-        factors : int
-            Latent factors d (>= 1).
-        train_fraction : float, default 0.2
-            Share of each user's entries observed, in (0, 1].
-        rng : None, int, SeedSequence or Generator, default 0
-            Seed of the simulation.
+        factors, train_fraction, rng
+            As in :meth:`estimated_scores`.
 
         Returns
         -------
@@ -208,22 +173,19 @@ class Environment:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from unittest import mock
         >>> from ocef.environments.synthetic import SyntheticEnvironment
         >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
-        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-        ...     reg = env.recommender_regularization(2, train_fraction=0.5, rng=0)
-        >>> reg in env.regularizations
-        True
+        >>> env.recommender_regularization(2, train_fraction=0.5)
+        0.01
         """
         return float(self._recommender_arrays(factors, train_fraction, rng)["reg"])
 
     def estimated_scores(self, factors: int, train_fraction: float = 0.2, *, rng=0) -> np.ndarray:
         """Estimated preferences of the simulated recommender (Do et al. 2022, Sec. 6.1, App. D.2).
 
-        The scores of Funk SVD with ``factors`` latent factors trained on Bernoulli(ρ) ratings of
-        ``train_fraction`` of each user's entries; the audited policies are built from them.
+        Funk SVD trained on Bernoulli(ρ) ratings of ``train_fraction`` of each user's entries
+        (:func:`~ocef.environments.recommender.simulate_recommender`), cached on disk under a key
+        holding the fingerprint of ρ and every training setting.
 
         Parameters
         ----------
@@ -242,13 +204,8 @@ class Environment:
 
         Examples
         --------
-        >>> import os, tempfile
-        >>> from unittest import mock
         >>> from ocef.environments.synthetic import SyntheticEnvironment
-        >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0)
-        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-        ...     scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
-        >>> scores.shape
+        >>> SyntheticEnvironment(n_users=20, n_items=10, rank=2, rng=0).estimated_scores(2, train_fraction=0.5).shape
         (20, 10)
         """
         return self.recommender_model(factors, train_fraction, rng=rng).scores()

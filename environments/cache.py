@@ -21,8 +21,7 @@ CACHE_VERSION = 1
 def cache_dir() -> Path:
     """The folder of the on-disk cache of fitted models.
 
-    Read at every call, so that setting the environment variable ``OCEF_CACHE_DIR`` takes
-    effect at once; the folder is created by :func:`cached_arrays` on its first write.
+    Read at every call; the folder is created by :func:`cached_arrays` on its first write.
 
     Returns
     -------
@@ -33,9 +32,6 @@ def cache_dir() -> Path:
     --------
     >>> import os
     >>> from unittest import mock
-    >>> with mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": "/tmp/ocef-cache"}):
-    ...     print(cache_dir().as_posix())
-    /tmp/ocef-cache
     >>> with mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": ""}):
     ...     print(cache_dir().relative_to(Path.home()).as_posix())
     .cache/ocef
@@ -47,10 +43,7 @@ def cache_dir() -> Path:
 def array_fingerprint(*arrays: np.ndarray) -> str:
     """SHA-256 hash identifying one or more arrays by their dtypes, shapes and bytes.
 
-    Used in cache keys to name a data set (the observed ratings of a MovieLens environment) or a
-    ground truth ρ (:meth:`ocef.environments.base.Environment.fingerprint`): two arrays with the
-    same values but another dtype or shape get different fingerprints, and the order of the
-    arrays matters.
+    Two arrays with the same values but another dtype or shape get different fingerprints.
 
     Parameters
     ----------
@@ -66,10 +59,6 @@ def array_fingerprint(*arrays: np.ndarray) -> str:
     --------
     >>> import numpy as np
     >>> a = np.arange(6).reshape(2, 3)
-    >>> len(array_fingerprint(a))
-    64
-    >>> array_fingerprint(a) == array_fingerprint(a.copy())
-    True
     >>> array_fingerprint(a) == array_fingerprint(a.reshape(3, 2))       # same bytes, another shape
     False
     """
@@ -84,9 +73,7 @@ def array_fingerprint(*arrays: np.ndarray) -> str:
 def cache_key(kind: str, params: dict) -> str:
     """The file stem of a cache entry: ``kind`` and a hash of every parameter of the computation.
 
-    The hash is the SHA-256 of the JSON text of ``params`` with sorted keys, the entry's ``kind``
-    and :data:`CACHE_VERSION` (bumped when a cached computation changes), truncated to 32
-    hexadecimal digits. Values JSON cannot encode are hashed through ``str``.
+    SHA-256 of the sorted-key JSON of ``params``, ``kind`` and :data:`CACHE_VERSION`, truncated.
 
     Parameters
     ----------
@@ -104,10 +91,8 @@ def cache_key(kind: str, params: dict) -> str:
     Examples
     --------
     >>> key = cache_key("recommender", {"factors": 4, "seed": 0})
-    >>> key.startswith("recommender-"), len(key)
+    >>> key == cache_key("recommender", {"seed": 0, "factors": 4}), len(key)
     (True, 44)
-    >>> key == cache_key("recommender", {"seed": 0, "factors": 4})
-    True
     >>> key == cache_key("recommender", {"factors": 8, "seed": 0})
     False
     """
@@ -119,10 +104,8 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
                   ) -> dict[str, np.ndarray]:
     """Named arrays read from the on-disk cache, or computed and stored there on a miss.
 
-    The entry is ``cache_dir() / (cache_key(kind, params) + ".npz")``. On a hit its arrays are
-    returned without calling ``compute``; a corrupt or unreadable entry counts as a miss. On a
-    miss ``compute()`` runs and its arrays are written atomically (:func:`ocef.files.atomic_write`),
-    so an interrupted run never leaves a truncated entry.
+    The entry is ``cache_dir() / (cache_key(kind, params) + ".npz")``, written atomically; a
+    corrupt or unreadable entry counts as a miss.
 
     Parameters
     ----------
@@ -140,18 +123,14 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from unittest import mock
     >>> calls = []
     >>> def compute():
     ...     calls.append(1)
     ...     return {"rho": np.full((2, 2), 0.5)}
-    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-    ...     first = cached_arrays("demo", {"seed": 0}, compute)
-    ...     again = cached_arrays("demo", {"seed": 0}, compute)       # read from disk
-    >>> again["rho"], len(calls)
-    (array([[0.5, 0.5],
-           [0.5, 0.5]]), 1)
+    >>> first = cached_arrays("demo", {"seed": 0}, compute)
+    >>> again = cached_arrays("demo", {"seed": 0}, compute)       # read from disk
+    >>> len(calls)
+    1
     """
     path = cache_dir() / f"{cache_key(kind, params)}.npz"
     if path.is_file():

@@ -31,10 +31,7 @@ __all__ = ["FairRecSplit", "fairrec_split", "leave_last_out", "item_popularity"]
 class FairRecSplit:
     """A leave-last-out split with what the metrics of Guo et al. 2023 (FairRec) need (Sec. 4.1).
 
-    Made by :func:`fairrec_split`; the training set fits a recommender, the candidate lists are
-    ranked by it, and the unfairness metrics of Guo et al. 2023 (Sec. 3) are computed per user group.
-    ``n_users``, ``n_items`` and ``n_candidates`` (rows of ``candidates`` per user) are
-    read-only properties.
+    Made by :func:`fairrec_split`.
 
     Attributes
     ----------
@@ -61,12 +58,8 @@ class FairRecSplit:
     ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})
     >>> split = fairrec_split(ratings, pd.DataFrame({"gender": [0, 1, 0]}), np.eye(8, 3),
     ...                       n_neg_test=3, rng=0)
-    >>> split.n_users, split.n_items, split.n_candidates
-    (3, 8, 4)
     >>> split.candidates.query("label == 1")["item"].tolist()      # each user's latest item
     [1, 3, 5]
-    >>> split.user_pop
-    array([30., 20., 30.])
     """
 
     train: pd.DataFrame
@@ -93,8 +86,7 @@ class FairRecSplit:
 def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
     """Item popularity of Guo et al. 2023, eq. (6): ``RP_j = φ(j) / |T| · 100%``.
 
-    ``φ(j)`` is the number of interactions with item ``j`` in the training set ``T`` and ``|T|``
-    the number of interactions in it; the popularities of all items sum to 100.
+    ``φ(j)`` is the number of interactions with item ``j`` in the training set ``T``.
 
     Parameters
     ----------
@@ -107,11 +99,6 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
     -------
     numpy.ndarray
         ``RP_j`` in %, shape (n_items,).
-
-    Raises
-    ------
-    ParameterError
-        If ``items`` is empty.
 
     Examples
     --------
@@ -127,8 +114,7 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
 def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split each user's interactions into the latest one and the others (Guo et al. 2023, Sec. 4.1).
 
-    The latest interaction is the one with the largest ``timestamp``; among interactions at the
-    same time, the one with the larger item index (a deterministic rule; the paper does not say).
+    Ties in ``timestamp``: the larger item index is the latest (the paper does not say).
 
     Parameters
     ----------
@@ -141,11 +127,6 @@ def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         Every interaction but the latest of each user, sorted by user, timestamp and item.
     last : pandas.DataFrame
         One row per user: their latest interaction, sorted by user.
-
-    Raises
-    ------
-    ParameterError
-        If a column is missing, or a user has a single interaction (no history would be left).
 
     Examples
     --------
@@ -183,13 +164,7 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
                   n_neg_test: int = 49, n_neg_train: int = 1, rng=None) -> FairRecSplit:
     """Leave-last-out split of Guo et al. 2023, Sec. 4.1 (He et al., 2017), with sampled negatives.
 
-    Each user's latest interaction (:func:`leave_last_out`) is the test target; the
-    ``n_neg_test`` test negatives are drawn uniformly *without* replacement among the items the
-    user never rated and shuffled with the target into a candidate list; every other interaction
-    is a training positive, each with ``n_neg_train`` negatives drawn uniformly among the user's
-    unrated items (independently, so a negative may repeat). The paper's 49 test negatives and
-    one training negative are the defaults; the departures from the authors' code are listed in
-    the module docstring.
+    The sampling rules, and the departures from the authors' code, are in the module docstring.
 
     Parameters
     ----------
@@ -214,12 +189,6 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
         ``train``, ``candidates``, ``users``, ``genres`` and the popularities ``rp`` (eq. (6))
         and ``user_pop``.
 
-    Raises
-    ------
-    ParameterError
-        If an index is out of range, a user has fewer than two interactions, or
-        ``n_neg_test`` exceeds some user's unrated items.
-
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -228,14 +197,6 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})
     >>> split = fairrec_split(ratings, pd.DataFrame({"gender": [0, 1, 0]}), np.eye(8, 3),
     ...                       n_neg_test=3, rng=0)
-    >>> split.train["label"].value_counts().sort_index().tolist()     # 5 negatives, 5 positives
-    [5, 5]
-    >>> split.candidates.head(4)
-       user  item  label
-    0     0     3      0
-    1     0     1      1
-    2     0     7      0
-    3     0     6      0
     >>> split.rp                                       # eq. (6) over the 5 training positives
     array([40., 20., 20.,  0., 20.,  0.,  0.,  0.])
     """

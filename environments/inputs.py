@@ -1,10 +1,7 @@
 """A recommender system to audit, from array files or from a named environment.
 
-The envy-freeness audits (:func:`ocef.envy.envy_report`, :func:`ocef.envy.run_audit`, the simulated
-service) need the true expected rewards ``rho`` (users x items, or users x contexts x items), the
-recommendation policy's probabilities of the same shape, optionally a group label per user and a
-context distribution. This module builds them in one of two ways, shared by the Python API and the
-command line (``ocef envy``, ``ocef audit``, ``ocef simulate-service``):
+Rewards ``rho``, the policy's probabilities, group labels and a context distribution, built in one
+of two ways shared by the Python API and the command line (``ocef envy``, ``ocef audit``):
 
 - :func:`inputs_from_files`: arrays saved as ``.npy`` or ``.csv`` (rows are users), with either the
   policy's probabilities or a recommender's scores turned into a named policy;
@@ -110,8 +107,6 @@ def load_array(path, *, name: str = "array") -> np.ndarray:
     ------
     FileNotFoundError
         No such file.
-    ParameterError
-        A folder, another suffix, an empty file, non-numeric or complex values.
 
     Examples
     --------
@@ -245,12 +240,6 @@ def inputs_from_files(rho, *, policy_probs=None, scores=None, groups=None, conte
     Returns
     -------
     AuditInputs
-
-    Raises
-    ------
-    ParameterError
-        Both or neither of ``policy_probs`` and ``scores``; shapes that disagree; a policy that
-        needs item categories.
 
     Examples
     --------
@@ -418,14 +407,8 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
         Sizes (a subsample of MovieLens; the synthetic environment's dimensions).
     policy : str, default "softmax"
         The policy on the recommender's scores (:func:`environment_policy`).
-    factors : int, default 8
-        Latent factors of the simulated recommender.
-    train_fraction : float, default 0.2
-        Fraction of each user's ground-truth entries the recommender observes (Do et al. 2022, Sec. 6.1).
-    beta : float, default 30.0
-        Inverse temperature of ``softmax``.
-    k : int, default 10
-        Length of the ``ranking`` policy.
+    factors, train_fraction, beta, k
+        As in :func:`environment_policy`.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
         Randomness of the synthetic environment and of the fit (an int seed lets the fit be cached).
     names : dict, optional
@@ -437,11 +420,6 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     Returns
     -------
     AuditInputs
-
-    Raises
-    ------
-    ParameterError
-        An unknown dataset or partition.
 
     Examples
     --------
@@ -626,8 +604,6 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     ------
     ocef.errors.DatasetNotFoundError
         The data set is not in ``data_dir``.
-    ParameterError
-        An unknown data set or partition, or a MovieLens-only option given for Coat.
 
     Examples
     --------

@@ -4,24 +4,8 @@
 ratings, and fill in missing entries using a popular matrix completion algorithm. This
 completed matrix serves as ground truth user preferences." (Sec. 6.1)
 
-* Size: on ML-1M the 2000 users and 2000 items with the most ratings; on ML-100K all
-  943 users and the :data:`DEFAULT_ITEMS_100K` = 1000 items with the most ratings (each
-  has at least 16 ratings; the 1682 - 1000 others are too sparse for completion to be
-  more than the item bias). Ties in the number of ratings are broken by the smaller id.
-* Completion: surprise's biased ``SVD`` (Funk SVD, as the paper's footnote
-  gbolmier/funk-svd) on the star ratings of the kept submatrix with the defaults of both
-  implementations (100 factors, 20 epochs, lr 0.005, reg 0.02). These do not run SGD to
-  convergence: on ML-100K (943 x 1000) the variance of ρ left after removing user and
-  item means is 0.0027 (vs 0.027 in total); with ``completion_epochs=100,
-  completion_lr=0.01`` it is 0.0156, a more personal ground truth. Both are parameters.
-* Stars -> [0, 1]: ``ρ = clip((r̂ - 1) / 4, 0, 1)``. The affine map sends the ends of
-  the 1-5 star scale to 0 and 1 and keeps the order and the relative gaps of the
-  predicted ratings; the clip only acts on SVD estimates outside the star scale (which
-  surprise itself clips when predicting). ρ is the probability of a positive binary
-  rating, so it must lie in [0, 1].
-* The simulated recommender (Bernoulli(ρ) samples of ``train_fraction`` of each user's
-  entries, Funk SVD with ``d`` factors, regularization chosen on held-out data) is
-  :meth:`ocef.environments.base.Environment.estimated_scores`.
+The choices (size, completion, stars to [0, 1]) are in docs/guide/envy.md ("The MovieLens ground
+truth: choices").
 """
 from __future__ import annotations
 
@@ -44,9 +28,7 @@ DEFAULT_ITEMS_100K = 1000
 def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.ndarray:
     """Map star ratings to the [0, 1] scale of OCEF's expected rewards (Do et al. 2022, Sec. 6.1).
 
-    ``clip((r - low) / (high - low), 0, 1)``: the ends of the star scale go to 0 and 1, the
-    order and relative gaps of the ratings are kept, and completed ratings outside the scale
-    are clipped (ρ is the probability of a positive binary rating, so it must lie in [0, 1]).
+    ``clip((r - low) / (high - low), 0, 1)``.
 
     Parameters
     ----------
@@ -71,8 +53,7 @@ def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.
 def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     """The users (or items) with the most ratings, as kept by the MovieLens environment.
 
-    Sec. 6.1 of Do et al. 2022 (OCEF) keeps "users and items with the most ratings". Ties in the number of
-    ratings are broken by the smaller index; the kept indices are returned sorted.
+    Ties are broken by the smaller index; the kept indices are returned sorted.
 
     Parameters
     ----------
@@ -90,19 +71,12 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     numpy.ndarray
         The kept values of ``column``, sorted ascending.
 
-    Raises
-    ------
-    ParameterError
-        If ``n`` exceeds the number of distinct values with ratings.
-
     Examples
     --------
     >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 2, 2, 2], "item": [5, 3, 3, 5, 4, 3]})
     >>> most_rated(ratings, "item", 2)             # item 3: 3 ratings, item 5: 2
     array([3, 5])
-    >>> most_rated(ratings, "user", None)
-    array([0, 1, 2])
     """
     counts = ratings[column].value_counts()
     order = counts.index.to_numpy()[np.lexsort((counts.index.to_numpy(), -counts.to_numpy()))]
@@ -156,15 +130,8 @@ class MovieLensEnvironment(Environment):
 
     The same on a tiny stand-in for the data (6 users rating 4 items):
 
-    >>> import os, tempfile
-    >>> from unittest import mock
     >>> from ocef.datasets import make_toy_movielens
-    >>> data = make_toy_movielens()
-    >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-    ...     env = MovieLensEnvironment(data=data, completion_factors=2)
-    >>> env
-    MovieLensEnvironment(MovieLens-100K, 6 users x 4 items)
-    >>> env.rho.round(2)[:2]
+    >>> MovieLensEnvironment(data=make_toy_movielens(), completion_factors=2).rho.round(2)[:2]
     array([[0.53, 0.63, 0.59, 0.55],
            [0.35, 0.44, 0.41, 0.37]])
     """
@@ -227,25 +194,10 @@ class MovieLensEnvironment(Environment):
         names : list of str
             The name of each label (only non-empty groups).
 
-        Raises
-        ------
-        ParameterError
-            If ``partition_name`` is unknown.
-
         Examples
         --------
-        A tiny stand-in for the MovieLens data (6 users, 4 items; ``MovieLens100K().data`` on the
-        real set):
-
-        >>> import os, tempfile
-        >>> from unittest import mock
         >>> from ocef.datasets import make_toy_movielens
-        >>> data = make_toy_movielens()
-        >>> with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(os.environ, {"OCEF_CACHE_DIR": tmp}):
-        ...     env = MovieLensEnvironment(data=data, completion_factors=2)
-        >>> env.groups("gender")
+        >>> MovieLensEnvironment(data=make_toy_movielens(), completion_factors=2).groups("gender")
         (array([0, 1, 0, 1, 0, 1]), ['F', 'M'])
-        >>> env.groups("gender-age")[1][:3]
-        ['F & 18-24', 'F & 25-34', 'F & 35-44']
         """
         return partition(self.users, partition_name)

@@ -61,11 +61,8 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
                        mode: str = "all", rng=None) -> pd.DataFrame:
     """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from a log of ratings of uniformly random items.
 
-    For every query (``query`` column, e.g. the user), every ordered pair (j, j′) of its rows with
-    ``label`` = 1 for j and 0 for j′; ``s_j, s_jp`` from ``group``; ``z`` = ``engagement`` of j
-    (e.g. the rating: 4 or 5 on Coat), or 0 when ``engagement`` is None. Because the rated items
-    were drawn uniformly at random, the pairs are the randomized comparisons the pairwise
-    fairness metrics of Beutel et al. 2019 (pairwise fairness) are defined on (:mod:`ocef.pairwise`).
+    Every ordered (liked, not liked) pair of rows of a query; the rated items being uniformly
+    random, these are the randomized comparisons of :mod:`ocef.pairwise`.
 
     Parameters
     ----------
@@ -93,11 +90,6 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     pandas.DataFrame
         Columns ``query, j, jp, s_j, s_jp, z``, one row per pair, sorted by query, j, jp.
 
-    Raises
-    ------
-    ParameterError
-        If ``mode`` is unknown, a column is missing, or ``label`` holds values other than 0/1.
-
     Examples
     --------
     >>> import pandas as pd
@@ -109,8 +101,6 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     0      0  10  11   a    b  5
     1      0  10  12   a    a  5
     2      1  12  10   a    a  4
-    >>> len(pairs_from_ratings(log, mode="one-per-query", rng=0))
-    2
     """
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {MODES}, got {mode!r}")
@@ -154,11 +144,6 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
     pandas.DataFrame
         Columns ``query, j, jp, s_j, s_jp, z`` sorted by query, j, jp; ``query`` is the
         clicked row's position in ``log``.
-
-    Raises
-    ------
-    ParameterError
-        If a column is missing.
 
     Examples
     --------

@@ -181,7 +181,7 @@ def run_parts(out_dir: Path, config: dict, keys: Iterable, compute: Callable[[ob
     different key, or ``--fresh``, deletes them and starts afresh. Returns the concatenation of
     all parts.
     """
-    from tqdm.auto import tqdm
+    from ocef._progress import progress_iter
 
     s = _SESSION.get()
     parts = Path(out_dir) / "parts"
@@ -201,7 +201,7 @@ def run_parts(out_dir: Path, config: dict, keys: Iterable, compute: Callable[[ob
         s.parts_reused += reused
         _say(f"reusing {reused} of {len(keys)} parts" + (f" ({desc})" if desc else ""))
     frames = []
-    for key, part in tqdm(list(zip(keys, files)), desc=desc, disable=not progress, leave=False):
+    for key, part in progress_iter(list(zip(keys, files)), progress, desc=desc, unit="part"):
         if part.exists():
             frames.append(pd.read_csv(part))
             continue

@@ -1,6 +1,6 @@
 """Packages whose public names are imported on first use (PEP 562).
 
-``ocef.envy``, ``ocef.reo``, ``ocef.metrics`` and ``ocef.exposure`` re-export their front doors from their
+``ocef.envy``, ``ocef.reo``, ``ocef.metrics``, ``ocef.exposure`` and ``ocef.pairwise`` re-export their front doors from their
 ``__init__`` without importing every module up front: ``ocef reo`` on a file needs DuckDB and the
 estimator, not POT, numba or the bootstrap machinery. One definition of that mechanism, here.
 """

@@ -22,6 +22,7 @@ the file.
 """
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import os
 import shutil
@@ -35,7 +36,7 @@ from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["BACKENDS", "Sql", "KeyCounts", "Counted", "start_counts", "count_keys", "group_counts", "is_missing", "label_columns", "check_csv_header", "check_parquet_file", "frame_label_indicator", "spark_session", "source_kind", "resolve_backend", "duckdb_cursor",
            "sql_identifier", "sql_literal", "fetch_rows", "plain_value", "log_columns", "log_frame", "duckdb_table",
-           "spark_table", "set_memory_limit"]
+           "spark_table", "set_memory_limit", "memory_limited"]
 
 BACKENDS = ("auto", "duckdb", "pandas", "spark")
 
@@ -254,9 +255,8 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
                  name: str = "log", spark=None):
     """Counts per key of a log: rows ``n`` and positives (rows with Y = 1) per distinct key.
 
-    The sufficient statistics of every log-based estimate (REO's P_k, Q_k are ``positives / n``
-    of the random and default logs per item group). Every backend applies the same checks and
-    returns the same table (see the module docstring).
+    The sufficient statistics of every log-based estimate (REO's P_k, Q_k are ``positives / n`` of
+    the random and default logs per item group); every backend applies the same checks.
 
     Parameters
     ----------
@@ -277,24 +277,18 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
     Returns
     -------
     DataFrame
-        The columns ``by``, then ``n`` and ``positives`` (int64), one row per distinct key,
-        sorted by key.
+        The columns ``by``, then ``n`` and ``positives`` (int64), one row per key, sorted by key.
 
     Raises
     ------
     ocef.errors.ParameterError, ocef.errors.DataError
-        Naming the column or file: missing columns, labels outside {0, 1}, NULL keys, an
-        unknown backend, a file that changed while it was read.
+        Missing columns, labels outside {0, 1}, NULL keys, an unknown backend, a file that changed
+        while it was read.
 
     Examples
     --------
     >>> import pandas as pd
     >>> log = pd.DataFrame({"day": [0, 0, 1, 1], "S": ["a", "b", "a", "a"], "Y": [1, 0, 0, 1]})
-    >>> group_counts(log, by=["day", "S"])
-       day  S  n  positives
-    0    0  a  1          1
-    1    0  b  1          0
-    2    1  a  2          1
     >>> group_counts(log, by=["S"], backend="duckdb")
        S  n  positives
     0  a  3          2
@@ -307,19 +301,19 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
                name: str = "log", spark=None) -> KeyCounts:
     """:func:`group_counts` as plain Python rows (:class:`KeyCounts`).
 
-    DuckDB's results are fetched as tuples, so counting a file imports neither pandas nor pyarrow.
-    A :class:`Counted` source is returned as is when its keys and labels are the ones asked for.
+    DuckDB's results are fetched as tuples, so counting a file imports neither pandas nor pyarrow. A
+    :class:`Counted` source is returned as is when its keys and labels are the ones asked for.
 
     Parameters
     ----------
     source : str, os.PathLike, DataFrame, DuckDB relation, Sql, Spark DataFrame or Counted
         The log (see :func:`group_counts`).
     by : list of str
-        The key columns.
+        The key columns (e.g. ``["day", "S"]``); a NULL key is refused.
     label : str or list of str, default "Y"
-        The 0/1 label column(s) (Y = their OR).
+        A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend.
+        The counting backend (:func:`resolve_backend`).
     name : str, default "log"
         Names the log in error messages.
     spark : SparkSession, optional
@@ -398,19 +392,19 @@ def file_state(path) -> tuple:
 def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str] = "Y", backend: str = "auto"):
     """Start counting several logs in background threads; collect the counts later.
 
-    Each source is counted by :func:`count_keys` in its own thread (DuckDB releases the GIL
-    while it scans), so a command can import its estimator (numpy, ...) meanwhile.
+    Each source is counted by :func:`count_keys` in its own thread (DuckDB releases the GIL while it
+    scans), so a command can import its estimator (numpy, ...) meanwhile.
 
     Parameters
     ----------
     sources : dict
         Log name -> log source (see :func:`group_counts`); the name is used in error messages.
     by : list of str
-        The key columns.
+        The key columns (e.g. ``["day", "S"]``); a NULL key is refused.
     label : str or list of str, default "Y"
-        The 0/1 label column(s) (Y = their OR).
+        A 0/1 (or boolean) column, or several (Y = their OR); any other value is refused.
     backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        The counting backend.
+        The counting backend (:func:`resolve_backend`).
 
     Returns
     -------
@@ -993,7 +987,7 @@ def set_memory_limit(limit: str | float | None) -> None:
     """Bound the memory DuckDB may use to count logs in this process; above it DuckDB spills to disk.
 
     The command line's ``--memory-limit`` of every command that reads logs (``ocef reo``,
-    ``reo-ab``, ``pairwise``, ``exposure``). Applies to the process's DuckDB database
+    ``reo-ab``, ``pairwise``, ``exposure``, ``mitigate``, ``offpolicy``). Applies to the process's DuckDB database
     (:func:`duckdb_cursor`) as ``SET memory_limit``, with a temporary directory to spill to (in
     the system's temporary folder, removed by DuckDB); peaks measured in docs/guide (benchmarks/
     memory_limit.py). pandas frames are in memory already, and Spark has its own settings
@@ -1027,6 +1021,38 @@ def set_memory_limit(limit: str | float | None) -> None:
         database = _DATABASE.get(os.getpid())
     if database is not None:
         _apply_memory_limit(database)
+
+
+@contextlib.contextmanager
+def memory_limited(limit: str | float | None):
+    """:func:`set_memory_limit` for the duration of a ``with`` block, the one way a library call
+    bounds DuckDB's memory (``memory_limit=``); the limit in force before (the command line's
+    ``--memory-limit`` or none) is restored after. None leaves the limit in force unchanged.
+
+    Parameters
+    ----------
+    limit : str, float or None
+        Bytes or a size such as ``"2GB"`` (:func:`ocef.validation.parse_size`).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> with memory_limited("300MB"):
+    ...     duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()
+    [('300.0 MiB',)]
+    """
+    if limit is None:
+        yield
+        return
+    before = _MEMORY_LIMIT["bytes"]
+    set_memory_limit(limit)
+    try:
+        yield
+    finally:
+        set_memory_limit(before)
 
 
 def _apply_memory_limit(database) -> None:

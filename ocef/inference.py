@@ -1,4 +1,5 @@
-"""Inference shared by the audits: multiplicity adjustment and binomial-proportion intervals.
+"""Inference shared by the audits: multiplicity adjustment, binomial-proportion intervals and the
+normal and Student t distribution functions (scipy.stats' values without its import time).
 
 One definition of each formula, used wherever an audit compares many groups (Holm's step-down
 adjustment) or reports a proportion (the Wilson score interval, which stays inside [0, 1]).
@@ -13,12 +14,15 @@ the American Statistical Association 22(158), 209-212, 1927.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
-from ocef.validation import check_in_interval
+from ocef.validation import CONFIDENCE, validate_params
 from ocef.errors import ParameterError
 
-__all__ = ["holm_adjust", "wilson_interval"]
+__all__ = ["holm_adjust", "wilson_interval", "norm_ppf", "norm_cdf", "norm_sf", "t_ppf", "t_cdf",
+           "t_sf"]
 
 
 def holm_adjust(p_values) -> np.ndarray:
@@ -62,6 +66,7 @@ def holm_adjust(p_values) -> np.ndarray:
     return out.reshape(p.shape)
 
 
+@validate_params(confidence=CONFIDENCE)
 def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of a binomial proportion; always inside [0, 1].
 
@@ -86,14 +91,11 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
     >>> float(low), round(float(high), 4)
     (0.0, 0.2775)
     """
-    from scipy.stats import norm
-
-    confidence = check_in_interval("confidence", confidence, 0.0, 1.0, high_open=True)
     k = np.asarray(successes, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(k > n):
         raise ParameterError("successes must lie in [0, n]")
-    z = norm.ppf(0.5 + confidence / 2)
+    z = norm_ppf(0.5 + confidence / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n
         denom = 1 + z * z / n
@@ -102,3 +104,162 @@ def wilson_interval(successes, n, *, confidence: float = 0.95) -> tuple[np.ndarr
         low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
         high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
     return low, high
+
+
+# --------------------------------------------------------------------------- distribution functions
+# Importing scipy.stats takes about a second (more than a small audit's own work); the audits only
+# need the normal and Student t distribution functions, which scipy.stats computes with these
+# scipy.special functions. The wrappers give scipy.stats' values (tested equal, edge cases
+# included: invalid arguments give NaN, the quantiles of 0 and 1 are -inf and inf).
+
+def norm_ppf(q):
+    """``scipy.stats.norm.ppf(q)``, without importing scipy.stats.
+
+    Parameters
+    ----------
+    q : float or array_like
+        Probabilities in [0, 1] (others give NaN).
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        The standard normal quantiles.
+
+    Examples
+    --------
+    >>> round(float(norm_ppf(0.975)), 4)
+    1.96
+    """
+    from scipy.special import ndtri
+
+    q = np.asarray(q, dtype=float)
+    return (np.where((q >= 0) & (q <= 1), ndtri(q), np.nan) + 0.0)[()]
+
+
+def norm_cdf(x):
+    """``scipy.stats.norm.cdf(x)``, without importing scipy.stats.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Values.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        P(Z <= x) for a standard normal Z.
+
+    Examples
+    --------
+    >>> float(norm_cdf(0.0))
+    0.5
+    """
+    from scipy.special import ndtr
+
+    return (ndtr(np.asarray(x, dtype=float)) + 0.0)[()]
+
+
+def norm_sf(x):
+    """``scipy.stats.norm.sf(x)`` (1 - cdf, accurate in the upper tail), without importing scipy.stats.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Values, as for :func:`norm_cdf`.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        P(Z > x) = ``norm_cdf(-x)``, computed without the cancellation of 1 - cdf.
+
+    Examples
+    --------
+    >>> round(float(norm_sf(1.96)), 4)
+    0.025
+    """
+    from scipy.special import ndtr
+
+    return (ndtr(-np.asarray(x, dtype=float)) + 0.0)[()]
+
+
+def t_ppf(q, df):
+    """``scipy.stats.t.ppf(q, df)``, Student's t quantile, without importing scipy.stats.
+
+    Parameters
+    ----------
+    q : float or array_like
+        Probabilities in [0, 1] (others give NaN).
+    df : float or array_like
+        Degrees of freedom > 0 (others give NaN); broadcast with ``q``.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        The quantiles.
+
+    Examples
+    --------
+    >>> round(float(t_ppf(0.975, 10)), 4)
+    2.2281
+    """
+    from scipy.special import stdtrit
+
+    q, df = np.asarray(q, dtype=float), np.asarray(df, dtype=float)
+    ok = (df > 0) & (q >= 0) & (q <= 1)
+    with np.errstate(invalid="ignore"):
+        inner = np.where(q == 0, -np.inf, np.where(q == 1, np.inf, stdtrit(df, q)))
+    return (np.where(ok, inner, np.nan) + 0.0)[()]
+
+
+def t_sf(x, df):
+    """``scipy.stats.t.sf(x, df)``, Student's t survival function, without importing scipy.stats.
+
+    Parameters
+    ----------
+    x, df : float or array_like
+        Values and degrees of freedom, as for :func:`t_cdf`.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        P(T > x) = ``t_cdf(-x, df)``.
+
+    Examples
+    --------
+    >>> float(t_sf(0.0, 5))
+    0.5
+    """
+    return t_cdf(-np.asarray(x, dtype=float), df)
+
+
+def t_cdf(x, df):
+    """``scipy.stats.t.cdf(x, df)``, Student's t distribution function, without importing scipy.stats.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Values.
+    df : float or array_like
+        Degrees of freedom > 0 (others give NaN); broadcast with ``x``.
+
+    Returns
+    -------
+    numpy.float64 or numpy.ndarray
+        P(T <= x).
+
+    Examples
+    --------
+    >>> round(float(t_cdf(2.2281, 10)), 3)
+    0.975
+    """
+    from scipy.special import stdtr
+
+    x, df = np.asarray(x, dtype=float), np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        inner = np.where(x == -np.inf, 0.0, np.where(x == np.inf, 1.0, stdtr(df, x)))
+    return (np.where((df > 0) & ~np.isnan(x), inner, np.nan) + 0.0)[()]
+
+
+#: Drop-in stand-ins for ``scipy.stats.norm`` and ``scipy.stats.t`` (their ``ppf``, ``cdf`` and ``sf``).
+normal = SimpleNamespace(ppf=norm_ppf, cdf=norm_cdf, sf=norm_sf)
+student_t = SimpleNamespace(ppf=t_ppf, cdf=t_cdf, sf=t_sf)

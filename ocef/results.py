@@ -262,15 +262,11 @@ class Result:
 
         Examples
         --------
-        >>> import dataclasses, json
-        >>> @dataclasses.dataclass(frozen=True)
-        ... class Share(Result):
-        ...     group: str
-        ...     estimate: float
-        >>> print(Share("a", float("nan")).to_json("share.json", indent=None))
-        {"group": "a", "estimate": null}
-        >>> json.load(open("share.json"))
-        {'group': 'a', 'estimate': None}
+        >>> from ocef.datasets import make_toy_rankings
+        >>> from ocef.exposure import metric_frame
+        >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender")
+        >>> res.to_json("frame.json", indent=None)[:40]
+        '{"overall": [{"metric": "relevance", "n_'
         """
         text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
         if path is not None:
@@ -300,18 +296,11 @@ class Result:
 
         Examples
         --------
-        >>> import dataclasses
-        >>> import pandas as pd
-        >>> @dataclasses.dataclass(frozen=True)
-        ... class Share(Result):
-        ...     group: str
-        ...     estimate: float
-        ...     def to_frame(self):
-        ...         return pd.DataFrame({"group": [self.group], "estimate": [self.estimate]})
-        >>> path = Share("a", 0.25).to_csv("share.csv")
-        >>> print(path.read_text(), end="")
-        group,estimate
-        a,0.25
+        >>> from ocef.datasets import make_toy_rankings
+        >>> from ocef.exposure import metric_frame
+        >>> path = metric_frame(make_toy_rankings(), metrics="relevance", by="gender").to_csv("frame.csv")
+        >>> path.read_text().splitlines()[0]
+        'gender,metric,n_users,estimate,ci_low,ci_high,reason'
         """
         frame = self.to_frame()
         return atomic_write(path, lambda p: frame.to_csv(p, index=False))

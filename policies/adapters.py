@@ -29,11 +29,8 @@ SCORE_POLICIES = ("softmax", "argmax", "ranking", "uniform")
 class IdMap:
     """Raw ids ↔ 0-based positions (rows of a score or factor matrix), explicit and strict.
 
-    ``index(ids)`` returns the positions of ``ids`` and raises a ``ValueError``
-    (:class:`~ocef.errors.ParameterError`) naming the unknown ones (at most 5 shown, with the
-    number missing, and a hint when the types differ: ``"196"`` is not ``196``). ``id in idmap``
-    and ``len(idmap)`` work as expected; ``IdMap.from_dict({raw: position})`` builds one from a
-    mapping such as surprise's ``trainset._raw2inner_id_users``.
+    ``IdMap.from_dict({raw: position})`` builds one from a mapping such as surprise's
+    ``trainset._raw2inner_id_users``.
 
     Parameters
     ----------
@@ -43,31 +40,11 @@ class IdMap:
     what : str, default "id"
         What the ids name (``"user"``, ``"item"``), for error messages.
 
-    Attributes
-    ----------
-    raw_ids : list
-        The raw ids in position order.
-    what : str
-        As given.
-
-    Raises
-    ------
-    ParameterError
-        If ``raw_ids`` is empty or has a duplicate.
-    ParameterTypeError
-        If ``raw_ids`` is a string or a scalar rather than a sequence.
-
     Examples
     --------
     >>> users = IdMap(["u7", "u3", "u9"], what="user")
     >>> users.index(["u9", "u7"])
     array([2, 0])
-    >>> "u3" in users, len(users)
-    (True, 3)
-    >>> users.index(["u1"])
-    Traceback (most recent call last):
-    ...
-    ocef.errors.ParameterError: 1 unknown user id(s), e.g. ['u1']: not known to the model (3 users)
     """
 
     def __init__(self, raw_ids, what: str = "id"):
@@ -110,19 +87,9 @@ class IdMap:
         numpy.ndarray
             Positions (dtype ``intp``), one per id.
 
-        Raises
-        ------
-        ParameterError
-            If an id is unknown (at most 5 named, with a hint when the types differ) or ``ids``
-            is empty.
-        ParameterTypeError
-            If ``ids`` is a string or a scalar.
-
         Examples
         --------
         >>> items = IdMap([196, 242, 302], what="item")
-        >>> items.index([302, 196])
-        array([2, 0])
         >>> items.index(["196"])
         Traceback (most recent call last):
         ...
@@ -208,12 +175,8 @@ def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, k:
 def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     """Scores of a fitted scikit-surprise algorithm for raw ``users`` × raw ``items``.
 
-    Entry (m, a) equals ``algo.predict(users[m], items[a]).est`` (with ``clip`` as there:
-    clipped to the rating scale). Matrix factorizations (``SVD``, ``NMF``) are computed in
-    one matrix product; other algorithms call ``algo.estimate`` per pair (falling back to
-    surprise's default prediction where the algorithm itself cannot predict, as ``predict``
-    does). Every id must be in the training set (unknown id → ValueError; surprise would
-    silently predict the mean).
+    Entry (m, a) equals ``algo.predict(users[m], items[a]).est``; every id must be in the training
+    set (surprise would silently predict the mean).
 
     Parameters
     ----------
@@ -230,13 +193,6 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     numpy.ndarray
         Scores, shape (len(users), len(items)).
 
-    Raises
-    ------
-    ParameterTypeError
-        If ``algo`` is not a fitted surprise algorithm, or the ids are not a sequence.
-    ParameterError
-        If an id is unknown or repeated.
-
     Examples
     --------
     >>> import pandas as pd
@@ -245,12 +201,9 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     ...                         "item": ["x", "y", "x", "z", "y"], "stars": [5, 1, 4, 2, 3]})
     >>> trainset = Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset()
     >>> algo = SVD(n_factors=2, random_state=0).fit(trainset)
-    >>> scores = surprise_scores(algo, ["ann", "bob"], ["x", "y", "z"])
-    >>> scores.round(3)
+    >>> surprise_scores(algo, ["ann", "bob"], ["x", "y", "z"]).round(3)
     array([[3.291, 2.805, 2.9  ],
            [3.273, 2.809, 2.915]])
-    >>> bool(np.isclose(scores[0, 2], algo.predict("ann", "z").est))
-    True
     """
     trainset = getattr(algo, "trainset", None)
     if trainset is None or not hasattr(algo, "estimate"):
@@ -289,50 +242,30 @@ def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: f
                          categories=None, clip: bool = True) -> ArrayPolicy:
     """A policy of Do et al. 2022 (OCEF) built from a fitted scikit-surprise model, for auditing it.
 
-    :func:`policy_from_scores` on :func:`surprise_scores`: row m of the policy is user
-    ``users[m]``, column a is item ``items[a]`` (raw ids).
+    :func:`policy_from_scores` on :func:`surprise_scores`.
 
     Parameters
     ----------
-    algo : surprise.AlgoBase
-        A fitted scikit-surprise algorithm.
-    users, items : sequence
-        Raw ids to audit, unique, known to the training set.
-    policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}, default "softmax"
-        As in :func:`policy_from_scores`.
-    beta : float, default 1.0
-        Inverse temperature of ``softmax``.
-    k : int, default 10
-        List length of ``ranking``.
-    categories : array_like, optional
-        Category of each of ``items``, for ``parity`` and ``equity``.
-    clip : bool, default True
-        Clip the estimates to the rating scale (as ``algo.predict``).
+    algo, users, items, clip
+        As in :func:`surprise_scores`.
+    policy, beta, k, categories
+        As in :func:`policy_from_scores` (``categories``: of each of ``items``).
 
     Returns
     -------
     ArrayPolicy
         The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
 
-    Raises
-    ------
-    ParameterError
-        If an id is unknown or repeated, or the policy's parameters are invalid.
-    ParameterTypeError
-        If ``algo`` is not a fitted surprise algorithm.
-
     Examples
     --------
     >>> import pandas as pd
     >>> from surprise import SVD, Dataset, Reader
-    >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob", "bob", "cy"],
-    ...                         "item": ["x", "y", "x", "z", "y"], "stars": [5, 1, 4, 2, 3]})
-    >>> trainset = Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset()
-    >>> algo = SVD(n_factors=2, random_state=0).fit(trainset)
-    >>> policy = policy_from_surprise(algo, ["ann", "bob"], ["x", "y", "z"], "softmax", beta=2.0)
-    >>> policy.probs.round(3)
-    array([[0.545, 0.206, 0.249],
-           [0.531, 0.21 , 0.26 ]])
+    >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob"], "item": ["x", "y", "x"], "stars": [5, 1, 4]})
+    >>> algo = SVD(n_factors=2, random_state=0).fit(
+    ...     Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset())
+    >>> policy_from_surprise(algo, ["ann", "bob"], ["x", "y"], "argmax").probs
+    array([[1., 0.],
+           [1., 0.]])
     """
     return policy_from_scores(surprise_scores(algo, users, items, clip=clip), policy, beta=beta, k=k,
                               categories=categories)
@@ -343,10 +276,7 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
     """Scores ŝ^m(a) = ⟨x_m, y_a⟩ of a fitted ``implicit`` model (ALS, BPR, LMF; the dot
     product its ``recommend`` ranks by) for raw ``users`` × raw ``items``.
 
-    ``implicit`` only knows row indices: ``user_ids`` / ``item_ids`` list the raw id of each
-    row of the user-items matrix the model was fitted on (or are :class:`IdMap` instances).
-    GPU models are copied to the CPU first. Only the ``user_factors`` and ``item_factors``
-    attributes are read, so the optional ``implicit`` package is not needed to call this.
+    Only ``user_factors`` and ``item_factors`` are read (GPU models are copied to the CPU).
 
     Parameters
     ----------
@@ -361,14 +291,6 @@ def implicit_scores(model, users, items, *, user_ids, item_ids) -> np.ndarray:
     -------
     numpy.ndarray
         Float64 scores, shape (len(users), len(items)).
-
-    Raises
-    ------
-    ParameterTypeError
-        If ``model`` has no factor matrices.
-    ParameterError
-        If the model is not fitted, ``user_ids``/``item_ids`` do not match its factor rows,
-        or an id is unknown or repeated.
 
     Examples
     --------
@@ -405,38 +327,19 @@ def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_i
                          k: int = 10, categories=None) -> ArrayPolicy:
     """A policy of Do et al. 2022 (OCEF) built from a fitted ``implicit`` model, for auditing it.
 
-    :func:`policy_from_scores` on :func:`implicit_scores` (the dot products of the user and
-    item factors): row m is user ``users[m]``, column a is item ``items[a]`` (raw ids).
+    :func:`policy_from_scores` on :func:`implicit_scores`.
 
     Parameters
     ----------
-    model : implicit model
-        A fitted model with ``user_factors`` and ``item_factors``.
-    users, items : sequence
-        Raw ids to audit, unique.
-    policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}, default "softmax"
-        As in :func:`policy_from_scores`.
-    user_ids, item_ids : sequence or IdMap
-        The raw id of each row of the model's user and item factors.
-    beta : float, default 1.0
-        Inverse temperature of ``softmax``.
-    k : int, default 10
-        List length of ``ranking``.
-    categories : array_like, optional
-        Category of each of ``items``, for ``parity`` and ``equity``.
+    model, users, items, user_ids, item_ids
+        As in :func:`implicit_scores`.
+    policy, beta, k, categories
+        As in :func:`policy_from_scores` (``categories``: of each of ``items``).
 
     Returns
     -------
     ArrayPolicy
         The policy (a :class:`RankingPolicy` for ``ranking``), len(users) x len(items).
-
-    Raises
-    ------
-    ParameterError
-        If an id is unknown or repeated, the id lists do not match the factors, or the
-        policy's parameters are invalid.
-    ParameterTypeError
-        If ``model`` has no factor matrices.
 
     Examples
     --------
@@ -460,15 +363,13 @@ def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_i
 def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) -> np.ndarray:
     """Scores of any scoring function for raw ``users`` × raw ``items``, queried in batches.
 
-    ``score(user_ids, item_ids)`` is called with a batch of raw user ids (a numpy array of at
-    most ``batch_size``) and all raw item ids, and returns the ``len(user_ids) ×
-    len(item_ids)`` matrix of scores (finite numbers). The scorer maps raw ids itself and must
-    raise on an id it does not know.
+    The scorer maps raw ids itself and must raise on an id it does not know.
 
     Parameters
     ----------
     score : callable
-        ``score(user_ids, item_ids) -> matrix``.
+        ``score(user_ids, item_ids) -> matrix`` of finite scores, called with a numpy array of at
+        most ``batch_size`` raw user ids and all raw item ids.
     users, items : sequence
         Raw ids, unique (numeric ids are passed as numeric arrays, others as object arrays).
     batch_size : int, default 1024
@@ -479,25 +380,12 @@ def callable_scores(score: Callable, users, items, *, batch_size: int = 1024) ->
     numpy.ndarray
         Scores, shape (len(users), len(items)).
 
-    Raises
-    ------
-    ParameterTypeError
-        If ``score`` is not callable.
-    ParameterError
-        If an id is repeated, or an answer has the wrong shape or a non-finite score.
-
     Examples
     --------
-    >>> calls = []
-    >>> def score(user_ids, item_ids):
-    ...     calls.append(len(user_ids))
-    ...     return np.add.outer(user_ids, item_ids) / 10
-    >>> callable_scores(score, [1, 2, 3], [10, 20], batch_size=2)
+    >>> callable_scores(lambda u, i: np.add.outer(u, i) / 10, [1, 2, 3], [10, 20], batch_size=2)
     array([[1.1, 2.1],
            [1.2, 2.2],
            [1.3, 2.3]])
-    >>> calls                                          # users per call
-    [2, 1]
     """
     if not callable(score):
         raise ParameterTypeError(f"score must be callable as score(user_ids, item_ids), got {type(score).__name__}")
@@ -526,17 +414,10 @@ def policy_from_callable(score: Callable, users, items, policy: str = "softmax",
 
     Parameters
     ----------
-    score : callable
-        ``score(user_ids, item_ids) -> matrix`` (len(user_ids) x len(item_ids)), called in
-        batches of users.
-    users, items : sequence
-        The raw ids to audit, in the order of the policy's rows and columns.
-    policy : str, default "softmax"
+    score, users, items, batch_size
+        As in :func:`callable_scores`.
+    policy, beta, k, categories
         As in :func:`policy_from_scores`.
-    beta, k, categories
-        As in :func:`policy_from_scores`.
-    batch_size : int, default 1024
-        Users per call of ``score``.
 
     Returns
     -------

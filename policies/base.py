@@ -22,8 +22,7 @@ ROW_SUM_ATOL = 1e-6
 def check_scores(scores, name: str = "scores") -> np.ndarray:
     """Validate a score (or probability) table: finite reals, users x items or users x contexts x items.
 
-    The last axis is always the items. Complex numbers, strings and booleans are refused, not
-    cast; the error names the first non-finite entry's row.
+    Complex numbers, strings and booleans are refused, not cast.
 
     Parameters
     ----------
@@ -37,18 +36,8 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     numpy.ndarray
         The table as a float array.
 
-    Raises
-    ------
-    ParameterError
-        If the table is not 2-d or 3-d, is empty or holds NaN or an infinity.
-    ParameterTypeError
-        If it is not an array of real numbers.
-
     Examples
     --------
-    >>> check_scores([[3, 1], [0, 2]])
-    array([[3., 1.],
-           [0., 2.]])
     >>> check_scores(np.array([[0.2, np.nan]]))
     Traceback (most recent call last):
     ...
@@ -69,9 +58,7 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
 def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
     """Validate a table of policy probabilities π^m(a|x) and return it as a float array.
 
-    ``probs`` is users x items (2-d) or users x contexts x items (3-d); every entry must be
-    finite and non-negative and every row (last axis) must sum to 1 within ``atol``.
-    The error message names the first offending row, e.g. ``probs row (3,)``.
+    Entries finite and non-negative, rows (last axis) summing to 1 within ``atol``.
 
     Parameters
     ----------
@@ -87,17 +74,8 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
     numpy.ndarray
         The probabilities as a float array (not renormalised).
 
-    Raises
-    ------
-    ParameterError
-        If the table is malformed (see :func:`check_scores`), has a negative entry, or a row
-        does not sum to 1.
-
     Examples
     --------
-    >>> check_policy_probs([[0.5, 0.5], [1, 0]])
-    array([[0.5, 0.5],
-           [1. , 0. ]])
     >>> check_policy_probs(np.array([[0.5, 0.4], [1.0, 0.0]]))
     Traceback (most recent call last):
     ...
@@ -136,10 +114,7 @@ def _check_users(users, n_users: int) -> np.ndarray:
 def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
     """Draw one item from each row of a probability table by inverse CDF on uniform draws.
 
-    Vectorized over rows: one uniform draw U per row and the index of the first item whose
-    cumulative probability exceeds U. Items of probability 0 are never drawn (the CDF is
-    renormalised by its last entry so that rounding cannot fall past the last positive item).
-    The rows are not validated (see :func:`check_policy_probs`).
+    Items of probability 0 are never drawn; the rows are not validated (:func:`check_policy_probs`).
 
     Parameters
     ----------
@@ -171,11 +146,6 @@ class Policy:
 
     Subclasses implement ``_probabilities(users)`` returning an array of shape
     (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).
-    Every audit accepts any Policy: :class:`ArrayPolicy` for a table, :class:`CallablePolicy`
-    for a black box that can only be queried, or your own subclass. ``probabilities(users)``
-    returns the rows of ``users`` (all by default); ``sample(users, rng=..., contexts=...)``
-    draws one item per user (:func:`sample_rows`); ``n_users``, ``n_items``, ``n_contexts``,
-    ``contextual`` and ``shape`` are read-only properties.
 
     Parameters
     ----------
@@ -187,13 +157,6 @@ class Policy:
         Number of contexts |X| (>= 1).
     contextual : bool, default False
         Whether probabilities are users x contexts x items; implied by ``n_contexts > 1``.
-
-    Raises
-    ------
-    ParameterTypeError
-        If a size is not an integer.
-    ParameterError
-        If a size is below 1.
 
     Examples
     --------
@@ -254,13 +217,6 @@ class Policy:
         numpy.ndarray
             Shape (n, A), or (n, X, A) for a contextual policy.
 
-        Raises
-        ------
-        ParameterError
-            If an index is out of range or ``users`` is not 1-d.
-        ParameterTypeError
-            If the indices are not integers.
-
         Examples
         --------
         >>> uniform = CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4)
@@ -272,9 +228,6 @@ class Policy:
 
     def sample(self, users, *, rng=None, contexts=None) -> np.ndarray:
         """Draw one item a ~ π^m(·|x) for each user in ``users`` (vectorized inverse CDF).
-
-        This is how an audit observes a user's reaction to another user's recommendations
-        (:func:`sample_rows`).
 
         Parameters
         ----------
@@ -290,16 +243,8 @@ class Policy:
         numpy.ndarray
             One item index per user.
 
-        Raises
-        ------
-        ParameterError
-            If an index is out of range, or ``contexts`` is missing, misshapen or not expected.
-
         Examples
         --------
-        >>> p = ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
-        >>> p.sample([0, 1, 1], rng=0)
-        array([1, 2, 2])
         >>> contextual = ArrayPolicy([[[1.0, 0.0], [0.0, 1.0]]])       # 1 user, 2 contexts
         >>> contextual.sample([0, 0], contexts=[0, 1], rng=0)
         array([0, 1])
@@ -337,18 +282,10 @@ class ArrayPolicy(Policy):
     atol : float, default ROW_SUM_ATOL (1e-6)
         Tolerance on each row's sum.
 
-    Raises
-    ------
-    ParameterError
-        If ``probs`` is not a valid probability table (:func:`check_policy_probs`).
-
     Examples
     --------
     >>> import numpy as np
-    >>> p = ArrayPolicy(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]))
-    >>> p.n_users, p.n_items
-    (2, 3)
-    >>> p.sample([0, 1, 1], rng=0)
+    >>> ArrayPolicy(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])).sample([0, 1, 1], rng=0)
     array([1, 2, 2])
     """
 
@@ -378,11 +315,6 @@ class ArrayPolicy(Policy):
         numpy.ndarray
             Shape (n, A) or (n, X, A).
 
-        Raises
-        ------
-        ParameterError
-            If an index is out of range.
-
         Examples
         --------
         >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1, 0])
@@ -400,25 +332,17 @@ class ArrayPolicy(Policy):
 class CallablePolicy(Policy):
     """A user-supplied recommender ``fn(users) -> probs`` that can only be queried.
 
-    ``fn`` receives a 1-d array of user indices and returns their probabilities, shape
-    (len(users), n_items) (or (len(users), n_contexts, n_items) when ``n_contexts > 1``);
-    every answer is validated (:func:`check_policy_probs` and its shape), so a black box that
-    misbehaves raises at the query instead of corrupting an audit.
+    Every answer is validated, so a black box that misbehaves raises at the query.
 
     Parameters
     ----------
     fn : callable
-        ``fn(users) -> probs``.
+        ``fn(users) -> probs`` for a 1-d array of user indices, shape (len(users), n_items)
+        (or (len(users), n_contexts, n_items)).
     n_users, n_items : int
         The shape of the policy (>= 1).
     n_contexts : int, default 1
         Number of contexts; the policy is contextual when it is more than 1.
-
-    Raises
-    ------
-    ParameterTypeError
-        If ``fn`` is not callable (and, at a query, :class:`~ocef.errors.ParameterError` if its
-        answer is not a probability table of the right shape).
 
     Examples
     --------
@@ -457,20 +381,10 @@ def as_policy(policy) -> Policy:
     Policy
         The policy.
 
-    Raises
-    ------
-    ParameterTypeError
-        If ``policy`` is a bare callable: wrap it in :class:`CallablePolicy` to give its shape.
-    ParameterError
-        If an array is not a valid probability table.
-
     Examples
     --------
     >>> as_policy([[0.5, 0.5], [0.0, 1.0]])
     ArrayPolicy(shape=(2, 2))
-    >>> p = ArrayPolicy([[1.0, 0.0]])
-    >>> as_policy(p) is p
-    True
     """
     if isinstance(policy, Policy):
         return policy
@@ -494,11 +408,6 @@ def as_probabilities(policy, name: str = "probs") -> np.ndarray:
     -------
     numpy.ndarray
         Users x items (or users x contexts x items) probabilities.
-
-    Raises
-    ------
-    ParameterError
-        If an array is not a valid probability table.
 
     Examples
     --------

@@ -25,8 +25,7 @@ from ocef.errors import ParameterError, ParameterTypeError
 def check_categories(categories, n_items: int) -> np.ndarray:
     """Validate item categories A_s (eq. (2), Do et al. 2022 (OCEF)): one integer label >= 0 per item.
 
-    Labels need not be contiguous (an unused label is an empty category). Floats holding whole
-    numbers are accepted and converted.
+    Labels need not be contiguous; floats holding whole numbers are converted.
 
     Parameters
     ----------
@@ -40,19 +39,10 @@ def check_categories(categories, n_items: int) -> np.ndarray:
     numpy.ndarray
         The labels, dtype ``intp``.
 
-    Raises
-    ------
-    ParameterError
-        If the shape is not ``(n_items,)`` or a label is negative.
-    ParameterTypeError
-        If the labels are not integers.
-
     Examples
     --------
-    >>> check_categories([0, 2, 2], n_items=3)
+    >>> check_categories(np.array([0.0, 2.0, 2.0]), n_items=3)
     array([0, 2, 2])
-    >>> check_categories(np.array([0.0, 1.0]), n_items=2)
-    array([0, 1])
     """
     cats = np.asarray(categories)
     if cats.ndim != 1 or cats.shape[0] != n_items:
@@ -70,7 +60,7 @@ def check_categories(categories, n_items: int) -> np.ndarray:
 def best_item_per_category(scores: np.ndarray, categories: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each user's best item in every category, a_s = argmax_{a∈A_s} ŝ(a) (App. A, before eq. (9)).
 
-    Ties go to the lowest item index. Vectorized over users; loops over categories only.
+    Ties go to the lowest item index.
 
     Parameters
     ----------
@@ -106,9 +96,7 @@ def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarra
                                        mass: np.ndarray) -> np.ndarray:
     """The exact optimum of max_p Σ_a p(a) ŝ(a) s.t. Σ_{a∈A_s} p(a) = E_s (eq. (2), App. A).
 
-    The linear program separates over categories, and within A_s its optimum puts the whole
-    mass E_s on the best item a_s (:func:`best_item_per_category`; closed form in the module
-    docstring).
+    Closed form in the module docstring (:func:`best_item_per_category`).
 
     Parameters
     ----------
@@ -163,9 +151,6 @@ def parity_exposure_mass(categories: np.ndarray) -> np.ndarray:
 def equity_exposure_mass(scores: np.ndarray, categories: np.ndarray) -> np.ndarray:
     """Exposure of each category under equity of exposure, E_s = Σ_{a∈A_s} ŝ(a) / Σ_a ŝ(a) (App. A).
 
-    Each category's share of the user's total estimated relevance. Undefined (NaN) for a user
-    whose scores sum to 0; :func:`equity_of_exposure_policy` then drops the constraint.
-
     Parameters
     ----------
     scores : numpy.ndarray
@@ -197,8 +182,7 @@ def equity_exposure_mass(scores: np.ndarray, categories: np.ndarray) -> np.ndarr
 def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     """π^{m,par}: optimal policy under parity of exposure (eq. (2)), in closed form.
 
-    Each category A_s receives exposure |A_s|/|A|, all of it on the user's estimated best
-    item of A_s (lowest index on ties). Parity optima are envy-free (Prop. 1).
+    All of E_s = |A_s|/|A| on the user's best item of A_s. Parity optima are envy-free (Prop. 1).
 
     Parameters
     ----------
@@ -229,10 +213,8 @@ def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
 def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     """π^{m,eq}: optimal policy under equity of exposure (App. A), in closed form.
 
-    Each category A_s receives exposure Σ_{a∈A_s} ŝ(a) / Σ_a ŝ(a), all of it on the user's
-    best item of A_s (App. A, before eq. (9)); rows with Σ_a ŝ(a) = 0 have no constraint
-    and get the argmax (lowest index). Scores must be non-negative (they are relevances).
-    Equity optima can be envious (Prop. 1, Table 2).
+    All of E_s = Σ_{a∈A_s} ŝ(a) / Σ_a ŝ(a) on the user's best item of A_s (rows with Σ_a ŝ(a) = 0:
+    the argmax). Equity optima can be envious (Prop. 1, Table 2).
 
     Parameters
     ----------

@@ -53,8 +53,7 @@ def dcg_weights(k: int) -> np.ndarray:
 def dcg_normalizer(k: int) -> float:
     """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (Do et al. 2022, App. B.1).
 
-    A :class:`RankingPolicy`'s utility (eq. (1)) is the DCG of App. B.1 divided by W, so that it
-    stays in [0, 1]; multiply a utility or an envy by W to express it in the paper's DCG units.
+    Multiply a utility or an envy by W to express it in the paper's DCG units (module docstring).
 
     Parameters
     ----------
@@ -66,17 +65,10 @@ def dcg_normalizer(k: int) -> float:
     float
         W.
 
-    Raises
-    ------
-    ParameterError
-        If ``k`` is below 1.
-
     Examples
     --------
     >>> round(dcg_normalizer(10), 4)
     4.5436
-    >>> dcg_normalizer(2) == 1 + 1 / np.log2(3)
-    True
     """
     return float(dcg_weights(k).sum())
 
@@ -84,8 +76,7 @@ def dcg_normalizer(k: int) -> float:
 def topk_rankings(scores: np.ndarray, k: int) -> np.ndarray:
     """The top-k items of each row of a score table, best first (App. B.1's ranking).
 
-    Sorted by decreasing score with a stable sort, so tied items keep their index order
-    (lowest index first).
+    Ties: lowest index first.
 
     Parameters
     ----------
@@ -111,9 +102,8 @@ def topk_rankings(scores: np.ndarray, k: int) -> np.ndarray:
 class RankingPolicy(ArrayPolicy):
     """A deterministic top-k ranking per user, as position-weighted exposure (App. B.1).
 
-    Item a_j at position j gets probability w_j / W with w_j = 1 / log2(1 + j) and
-    W = Σ_j w_j, so that the utility of eq. (1) is the DCG of App. B.1 divided by W (module
-    docstring). Built by :func:`topk_ranking_policy` from scores, or directly from rankings.
+    Item a_j gets probability w_j / W (module docstring). Built by :func:`topk_ranking_policy`
+    from scores, or directly from rankings.
 
     Parameters
     ----------
@@ -133,20 +123,9 @@ class RankingPolicy(ArrayPolicy):
     probs : numpy.ndarray
         The position-weighted exposure, users x items.
 
-    Raises
-    ------
-    ParameterError
-        If ``rankings`` has the wrong dimension, an index out of range, a repeated item, or
-        ``k > n_items``.
-    ParameterTypeError
-        If ``rankings`` is not integer.
-
     Examples
     --------
-    >>> p = RankingPolicy(np.array([[2, 0], [1, 2]]), n_items=3)
-    >>> p.k, p.weights.round(3)
-    (2, array([1.   , 0.631]))
-    >>> p.probs.round(3)                          # w_j / W at each listed item
+    >>> RankingPolicy(np.array([[2, 0], [1, 2]]), n_items=3).probs.round(3)     # w_j / W
     array([[0.387, 0.   , 0.613],
            [0.   , 0.613, 0.387]])
     """
@@ -178,9 +157,6 @@ class RankingPolicy(ArrayPolicy):
 def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
     """The *ranking* policy of App. B.1: top-k items by estimated score (k = 10 in the paper).
 
-    Its utility u^m(π) (eq. (1)) is the DCG of App. B.1 divided by W = Σ_j 1/log2(1+j)
-    (see the module docstring).
-
     Parameters
     ----------
     scores : array_like
@@ -197,13 +173,9 @@ def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
     Examples
     --------
     >>> import numpy as np
-    >>> p = topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2)
-    >>> p.rankings
+    >>> topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2).rankings
     array([[0, 2],
            [1, 2]])
-    >>> p.probs.round(3)
-    array([[0.613, 0.   , 0.387],
-           [0.   , 0.613, 0.387]])
     """
     s = check_scores(scores)
     k = min(check_positive_int("k", k), s.shape[-1])

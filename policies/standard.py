@@ -16,9 +16,6 @@ from ocef.errors import ParameterError
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     """One-hot rows on the best-scored item (the optimal unconstrained policy π^{m,*}, Sec. 3.2).
 
-    Ties: ``"first"`` puts all mass on the lowest item index among the maxima (numpy's
-    ``argmax`` rule); ``"uniform"`` spreads it evenly over all exactly-tied maxima. Both
-    are optimal for the scores; "first" is deterministic and the paper's *argmax*.
     The scores are not validated (see :func:`argmax_policy`).
 
     Parameters
@@ -26,23 +23,16 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     scores : numpy.ndarray
         Estimated preferences, items on the last axis.
     ties : {"first", "uniform"}, default "first"
-        The tie rule.
+        As in :func:`argmax_policy`.
 
     Returns
     -------
     numpy.ndarray
         Probabilities of the shape of ``scores``.
 
-    Raises
-    ------
-    ParameterError
-        If ``ties`` is unknown.
-
     Examples
     --------
     >>> scores = np.array([[0.1, 0.9, 0.9]])
-    >>> argmax_probabilities(scores)
-    array([[0., 1., 0.]])
     >>> argmax_probabilities(scores, ties="uniform")
     array([[0. , 0.5, 0.5]])
     """
@@ -64,7 +54,7 @@ def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
     scores : array_like
         Estimated preferences, users x items (or users x contexts x items).
     ties : {"first", "uniform"}, default "first"
-        All mass on the lowest item index among the maxima, or spread evenly over them.
+        All mass on the lowest item index among the maxima (the paper's), or spread evenly.
 
     Returns
     -------
@@ -75,9 +65,6 @@ def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
     --------
     >>> import numpy as np
     >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]])
-    >>> argmax_policy(scores).probs
-    array([[1., 0., 0.],
-           [0., 1., 0.]])
     >>> argmax_policy(scores, ties="uniform").probs
     array([[1. , 0. , 0. ],
            [0. , 0.5, 0.5]])
@@ -87,8 +74,6 @@ def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
 
 def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
     """Softmax policy π^m(a|x) ∝ exp(β ŝ^m(a|x)) with inverse temperature β > 0 (Sec. 6.1, App. B.2).
-
-    Computed stably (the row maximum is subtracted before exponentiating).
 
     Parameters
     ----------

@@ -11,9 +11,6 @@ from ocef.errors import ParameterError
 def check_rho(rho, name: str = "rho") -> np.ndarray:
     """Validate a ground truth ρ^m(a|x): expected rewards in [0, 1] (Do et al. 2022, Sec. 3.1).
 
-    OCEF's rewards are bounded in [0, 1], so the expected reward ρ^m(a|x) of recommending item
-    a to user m in context x must lie there.
-
     Parameters
     ----------
     rho : array_like
@@ -26,18 +23,8 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
     numpy.ndarray
         ``rho`` as a float array.
 
-    Raises
-    ------
-    ParameterError
-        If ``rho`` is not 2-d or 3-d, is empty, or has an entry outside [0, 1] (or NaN).
-    ParameterTypeError
-        If it is not an array of real numbers.
-
     Examples
     --------
-    >>> check_rho([[0.2, 1], [0, 0.5]])
-    array([[0.2, 1. ],
-           [0. , 0.5]])
     >>> check_rho(np.array([[0.2, 1.3]]))
     Traceback (most recent call last):
     ...
@@ -68,11 +55,6 @@ def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndar
     -------
     numpy.ndarray
         Shape (M, X) (a read-only broadcast view when a shared (X,) row was given).
-
-    Raises
-    ------
-    ParameterError
-        If the shape is wrong, an entry is negative or not finite, or a row does not sum to 1.
 
     Examples
     --------
@@ -125,12 +107,6 @@ def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndar
         The policy's probabilities.
     context_probs : numpy.ndarray or None
         Shape (M, X) for contextual inputs, else None.
-
-    Raises
-    ------
-    ParameterError
-        If either input is invalid, their dimensions or item (context) axes differ, or
-        ``context_probs`` is given for context-free inputs.
 
     Examples
     --------

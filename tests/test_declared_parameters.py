@@ -43,6 +43,11 @@ import ocef.reo.planning
 import ocef.pairwise.counts
 import ocef.metrics.from_log
 import ocef.datasets.toy
+import ocef.fairrec.unfairness
+import ocef.inference
+import ocef.metrics.recommender
+import ocef.pairwise.simulate
+import ocef.reo.counts
 from ocef.environments.bandits import paper_instance
 from ocef.errors import OcefError
 from ocef.validation import DECLARED
@@ -65,7 +70,24 @@ OP_TARGET = pd.DataFrame({"item": [0, 1], "probability": [0.7, 0.3]})
 RLOG = pd.DataFrame({"user": np.repeat(np.arange(4), 2), "item": np.arange(8), "rank": np.tile([1, 2], 4),
                      "relevance": np.tile([1.0, 0.0], 4), "g": list("abbaabab")})
 MOMENTS = {"n": 4, "sum": 2.0, "sum_sq": 1.5}
+GA, GB = np.array([1, 1, 1, 0, 0, 0]), np.array([0, 0, 0, 1, 1, 1])
+TRUTH = (RHO > 0.5).astype(float)
 CONFIGS = pd.DataFrame({"instance": [1], "alpha": [0.1], "delta": [0.05], "epsilon": [0.05]})
+
+
+def _one_user(**options):
+    """Valid arguments of a re-ranker of one user's candidates (the same for every method)."""
+    return lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0, **options)
+
+
+def _batch(**options):
+    """Valid arguments of a batch re-ranker (users x candidates)."""
+    return lambda: dict(scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, **options)
+
+
+def _pair_world():
+    return ocef.reo.simulate.as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]],
+                                      item_groups=[0, 0, 1, 1], scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
 
 
 def _world():
@@ -139,32 +161,30 @@ VALID = {
     "ocef.datasets.toy.make_toy_reo_log": (ocef.datasets.toy.make_toy_reo_log, lambda: dict(n_per_group=100)),
     "ocef.datasets.toy.make_toy_reo_logs": (ocef.datasets.toy.make_toy_reo_logs, lambda: dict(n_per_group=100)),
     "ocef.datasets.toy.make_toy_reo_daily": (ocef.datasets.toy.make_toy_reo_daily, lambda: dict(n_per_group=1000)),
+    "ocef.datasets.toy.make_toy_rankings": (ocef.datasets.toy.make_toy_rankings, lambda: dict(n_users=20, k=3,
+                                                                                            n_items=6, rng=0)),
+    "ocef.datasets.toy.make_toy_propensity_log": (ocef.datasets.toy.make_toy_propensity_log,
+                                                  lambda: dict(n=20, slate=False, rng=0)),
     # re-rankers (issue 29): one user's candidates, or a (users x candidates) batch
-    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0)),
-    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, lambda: dict(
-        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2)),
-    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=0.5, target=[0.5, 0.5])),
-    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, lam=1.0)),
-    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, alpha=0.5, fairness="demographic")),
-    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, p=0.5, alpha=0.1)),
-    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, lambda: dict(
-        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, p=0.5, alpha=0.1)),
+    "ocef.mitigate.boost.boost_rerank": (ocef.mitigate.boost.boost_rerank, _one_user()),
+    "ocef.mitigate.boost.boost_batch": (ocef.mitigate.boost.boost_batch, _batch()),
+    "ocef.mitigate.calibrated.calibrated_rerank": (ocef.mitigate.calibrated.calibrated_rerank,
+                                                   _one_user(lam=0.5, target=[0.5, 0.5])),
+    "ocef.mitigate.exposure_lp.lp_rerank": (ocef.mitigate.exposure_lp.lp_rerank, _one_user(lam=1.0)),
+    "ocef.mitigate.expohedron.expohedron_rerank": (ocef.mitigate.expohedron.expohedron_rerank,
+                                                   _one_user(alpha=0.5, fairness="demographic")),
+    "ocef.mitigate.fair.fair_rerank": (ocef.mitigate.fair.fair_rerank, _one_user(p=0.5, alpha=0.1)),
+    "ocef.mitigate.fair.fair_batch": (ocef.mitigate.fair.fair_batch, _batch(p=0.5, alpha=0.1)),
     "ocef.mitigate.fair.mtable": (ocef.mitigate.fair.mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
     "ocef.mitigate.fair.adjusted_mtable": (ocef.mitigate.fair.adjusted_mtable, lambda: dict(k=10, p=0.5, alpha=0.1)),
     "ocef.mitigate.fair.is_fair": (ocef.mitigate.fair.is_fair, lambda: dict(
         protected_flags=[1, 0, 1, 0, 1, 0, 1, 0, 1, 0], k=10, p=0.5, alpha=0.1)),
-    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank, lambda: dict(
-        scores=RHO[0], groups=LABELS[:3], k=2, rng=0, target="equal")),
-    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch, lambda: dict(
-        scores=RHO, groups=np.tile([0, 1, 1], (6, 1)), k=2, target=[0.5, 0.5])),
+    "ocef.mitigate.detconstsort.detconstsort_rerank": (ocef.mitigate.detconstsort.detconstsort_rerank,
+                                                       _one_user(target="equal")),
+    "ocef.mitigate.detconstsort.detconstsort_batch": (ocef.mitigate.detconstsort.detconstsort_batch,
+                                                      _batch(target=[0.5, 0.5])),
     "ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank": (ocef.mitigate.epsilon_greedy.epsilon_greedy_rerank,
-                                                           lambda: dict(scores=RHO[0], groups=LABELS[:3], k=2, rng=0,
-                                                                        epsilon=0.5, legacy_seed=3)),
+                                                           _one_user(epsilon=0.5, legacy_seed=3)),
     # the mitigate -> re-audit loop (issue 29)
     "ocef.mitigate.loop.mitigate": (ocef.mitigate.loop.mitigate, lambda: dict(
         candidates=pd.DataFrame({"user": np.repeat([0, 1], 3), "item": np.tile([0, 1, 2], 2),
@@ -172,18 +192,6 @@ VALID = {
         item_group="g", k=2, rng=0)),
     "ocef.mitigate.paired.equivalence_certificate": (ocef.mitigate.paired.equivalence_certificate, lambda: dict(
         estimates=[0.01], ses=[0.01], df=10)),
-    "ocef.pairwise.counts.pair_counts": (ocef.pairwise.counts.pair_counts, lambda: dict(pairs=PAIRS)),
-    "ocef.reo.simulate.default_recommendations": (ocef.reo.simulate.default_recommendations,
-                                                  lambda: dict(world=_world(), k=2)),
-    "ocef.reo.simulate.ground_truth": (ocef.reo.simulate.ground_truth, lambda: dict(world=_world(), k=2)),
-    "ocef.reo.simulate.expected_relevance": (ocef.reo.simulate.expected_relevance,
-                                             lambda: dict(world=_world(), k=2, p_act=0.1)),
-    "ocef.reo.planning.expected_random_rows": (ocef.reo.planning.expected_random_rows,
-                                               lambda: dict(p_act=0.1, n_requests=100, k=2)),
-    "ocef.reo.planning.p_act_for": (ocef.reo.planning.p_act_for, lambda: dict(n_random=10, n_requests=100, k=2)),
-    "ocef.metrics.from_log.seed004_from_log": (ocef.metrics.from_log.seed004_from_log, lambda: dict(
-        source=SEED004_LOG, n_items=4, user_group="ug")),
-    "ocef.datasets.toy.make_toy_envy": (ocef.datasets.toy.make_toy_envy, lambda: dict(n_per_group=2)),
     "ocef.exposure.audit.exposure_fairness": (ocef.exposure.audit.exposure_fairness, lambda: dict(
         rankings=RLOG, item_group="g")),
     "ocef.exposure.statistics.ranking_statistics": (ocef.exposure.statistics.ranking_statistics, lambda: dict(
@@ -202,6 +210,31 @@ VALID = {
     "ocef.exposure.frame.metric_frame_from_moments": (ocef.exposure.frame.metric_frame_from_moments, lambda: dict(
         table=pd.DataFrame({"s": ["a", "b"], "metric": "m", "n": [3, 3], "sum": [1.0, 2.0], "sum_sq": [0.5, 1.5],
                             "min": 0.0, "max": 1.0}), by=["s"])),
+    # issue 27: the remaining front doors (seed 004's holisticai metrics, REO counts, FairRec's user
+    # metrics, the pairwise simulators, Wilson's interval)
+    "ocef.inference.wilson_interval": (ocef.inference.wilson_interval, lambda: dict(successes=3, n=10)),
+    "ocef.reo.counts.reo_counts": (ocef.reo.counts.reo_counts, lambda: dict(logs={"default": LOG_D, "random": LOG_R})),
+    "ocef.fairrec.unfairness.user_metrics": (ocef.fairrec.unfairness.user_metrics, lambda: dict(
+        candidates=pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2], "label": [0, 1, 0, 1, 0, 0]}),
+        scores=[0.9, 0.5, 0.1, 0.2, 0.8, 0.3], k=2)),
+    "ocef.pairwise.simulate.pairs_truth": (ocef.pairwise.simulate.pairs_truth, lambda: dict(world=_pair_world())),
+    "ocef.pairwise.simulate.simulate_pairs": (ocef.pairwise.simulate.simulate_pairs, lambda: dict(
+        world=_pair_world(), n_requests=50, p_pair=0.5, rng=0)),
+    "ocef.metrics.recommender.exposure": (ocef.metrics.recommender.exposure, lambda: dict(scores=RHO, k=1)),
+    "ocef.metrics.recommender.aggregate_diversity": (ocef.metrics.recommender.aggregate_diversity, lambda: dict(scores=RHO, k=1)),
+    "ocef.metrics.recommender.gini_index": (ocef.metrics.recommender.gini_index, lambda: dict(scores=RHO, k=1)),
+    "ocef.metrics.recommender.exposure_entropy": (ocef.metrics.recommender.exposure_entropy, lambda: dict(scores=RHO, k=1)),
+    "ocef.metrics.recommender.avg_recommendation_popularity": (ocef.metrics.recommender.avg_recommendation_popularity, lambda: dict(scores=RHO, k=1)),
+    "ocef.metrics.recommender.gini": (ocef.metrics.recommender.gini, lambda: dict(dist=[0.2, 0.3, 0.5])),
+    "ocef.metrics.recommender.exposure_total_variation": (ocef.metrics.recommender.exposure_total_variation, lambda: dict(group_a=GA, group_b=GB, scores=RHO, k=1)),
+    "ocef.metrics.recommender.exposure_kl": (ocef.metrics.recommender.exposure_kl, lambda: dict(group_a=GA, group_b=GB, scores=RHO, k=1)),
+    "ocef.metrics.recommender.mad_score": (ocef.metrics.recommender.mad_score, lambda: dict(group_a=GA, group_b=GB, scores=RHO)),
+    "ocef.metrics.recommender.avg_precision_ratio": (ocef.metrics.recommender.avg_precision_ratio, lambda: dict(group_a=GA, group_b=GB, scores=RHO, truth=TRUTH, k=1)),
+    "ocef.metrics.recommender.avg_recall_ratio": (ocef.metrics.recommender.avg_recall_ratio, lambda: dict(group_a=GA, group_b=GB, scores=RHO, truth=TRUTH, k=1)),
+    "ocef.metrics.recommender.avg_f1_ratio": (ocef.metrics.recommender.avg_f1_ratio, lambda: dict(group_a=GA, group_b=GB, scores=RHO, truth=TRUTH, k=1)),
+    "ocef.metrics.recommender.recommender_rmse_ratio": (ocef.metrics.recommender.recommender_rmse_ratio, lambda: dict(group_a=GA, group_b=GB, scores=RHO, truth=TRUTH)),
+    "ocef.metrics.recommender.recommender_mae_ratio": (ocef.metrics.recommender.recommender_mae_ratio, lambda: dict(group_a=GA, group_b=GB, scores=RHO, truth=TRUTH)),
+    "ocef.metrics.recommender.recommender_bias_metrics": (ocef.metrics.recommender.recommender_bias_metrics, lambda: dict(group_a=GA, group_b=GB, scores=RHO, k=1)),
 }
 
 CASES = [(name, param, value) for name, (_, decl) in sorted(DECLARED.items()) for param, constraint in decl.items()

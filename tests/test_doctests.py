@@ -41,6 +41,7 @@ def _tests(module_name: str):
 @pytest.mark.parametrize("module_name", MODULES)
 def test_docstring_examples(module_name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)               # an example that writes a file writes it here
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path / "cache"))   # and its fitted models here
     tests = _tests(module_name)
     runner = doctest.DocTestRunner(optionflags=OPTIONS)
     with np.printoptions(legacy="1.25"):

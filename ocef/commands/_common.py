@@ -14,6 +14,40 @@ def add_memory_limit(p) -> None:
                         "Spark has its own spark.driver.memory / spark.executor.memory)")
 
 
+def add_log_options(p, flag: str, what: str, *, metavar: str = "LOG", item_group_required: bool = True,
+                    user_group_note: str = "", side_tables: bool = True, side_formats: str = " (CSV or Parquet)"):
+    """The log options of every command that audits a log, declared once: the log itself (``flag``,
+    required), ``--item-group`` and ``--user-group`` (columns), and with ``side_tables`` the side
+    tables ``--item-groups`` / ``--user-groups`` (read by the library: ``item, COL`` / ``user, COL``).
+
+    ``what`` opens the log's help (``"top-k log"``); ``user_group_note`` ends ``--user-group``'s
+    help (e.g. ``" (consumer side; default: none)"``); ``side_formats`` ends the side tables' help.
+    """
+    from pathlib import Path
+
+    p.add_argument(flag, type=Path, required=True, metavar=metavar,
+                   help=f"{what}: CSV or Parquet file, folder or glob")
+    p.add_argument("--item-group", required=item_group_required, default=None, metavar="COLUMN",
+                   help="column giving each item's group")
+    p.add_argument("--user-group", default=None, metavar="COLUMN",
+                   help=f"column giving each user's group{user_group_note}")
+    if side_tables:
+        p.add_argument("--item-groups", type=Path, default=None, metavar="FILE",
+                       help=f"side table with columns item and the --item-group column{side_formats}")
+        p.add_argument("--user-groups", type=Path, default=None, metavar="FILE",
+                       help=f"side table with columns user and the --user-group column{side_formats}")
+
+
+def add_progress(p) -> None:
+    """``--progress`` / ``--no-progress``, the one declaration of every command that can run long:
+    ``args.progress`` is ``"auto"`` (a bar on stderr when it is a terminal), True or False."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const=True, default="auto",
+                   help="show the progress bar (time left, on stderr) even when stderr is not a terminal")
+    g.add_argument("--no-progress", dest="progress", action="store_const", const=False,
+                   help="hide the progress bar (default: shown when stderr is a terminal)")
+
+
 def print_json(payload) -> None:
     """Print one strict-JSON object on stdout (results, numpy values; NaN/inf become null)."""
     from ocef.results import dumps

@@ -6,6 +6,7 @@ import argparse
 from ocef.commands._inputs import (add_audit_arguments, add_input_arguments, add_matching_argument,
                                    check_audit_arguments, load_inputs)
 from ocef.envy.engines import ENGINE_HELP, ENGINES
+from ocef.commands._common import add_progress
 
 
 def register(sub) -> None:
@@ -30,7 +31,7 @@ def register(sub) -> None:
                    help=ENGINE_HELP + "; numba/numpy draw group rewards from their exact law (fast PULL-ARM), "
                         "ask-tell runs the literal PULL-ARM of Alg. 2")
     p.add_argument("--out", type=str, default=None, help="also write the per-group table as CSV here")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -57,7 +58,7 @@ def _run(args: argparse.Namespace) -> int:
         problem = problem.duplicated(args.group_size, rng=args.seed)
     report = run_audit(problem, alpha=args.alpha, delta=args.delta, epsilon=args.epsilon, trials=args.trials,
                        rng=args.seed, max_steps=args.max_steps, engine=args.engine,
-                       progress=not (args.no_progress or args.json))
+                       progress=args.progress)
     if args.out is not None:
         report.to_csv(args.out)
     if args.json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ocef.commands._inputs import add_audit_arguments, check_audit_arguments
+from ocef.commands._common import add_progress
 
 
 def register(sub) -> None:
@@ -31,7 +32,7 @@ def register(sub) -> None:
                    help="first retry wait in seconds, doubled at each retry, at most 5 s (default 0.05)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for one answer (default 30)")
     p.add_argument("--out", type=str, default=None, help="also write the per-group table as CSV here")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_progress(p)
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (version, seed, checkpoint steps, wall time, groups)")
     p.set_defaults(func=_run)
@@ -73,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
                             fingerprint=fingerprint, alpha=args.alpha,
                             delta=args.delta, epsilon=args.epsilon, rng=seed, max_steps=args.max_steps,
                             checkpoint=args.checkpoint, every=args.every, group_names=groups.get("names"),
-                            true_means=truth, progress=not (args.no_progress or args.json))
+                            true_means=truth, progress=args.progress)
     except ServiceError as exc:
         where = f"; rerun with --checkpoint {args.checkpoint} to resume" if args.checkpoint else ""
         print(f"ocef audit-live: error: {exc}{where}", file=sys.stderr)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ocef.commands._common import parse_float_list, print_json
+from ocef.commands._common import add_progress, parse_float_list, print_json
 from ocef.envy.engines import ENGINE_HELP, ENGINES
 
 
@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-steps", type=int, default=10**6, help="step cap; runs reaching it are 'timeout'")
     p.add_argument("--engine", choices=ENGINES, default="auto", help=ENGINE_HELP)
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (runs decided, time left)")
+    add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     p.set_defaults(func=_run)
 
@@ -55,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
     cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
                         "epsilon": [args.epsilon], "group_size": [args.group_size]})
     result = run_bandits(cfg, {"bandit": means}, trials=args.trials, rng=args.seed, max_steps=args.max_steps,
-                         engine=args.engine, progress=not (args.no_progress or args.json))
+                         engine=args.engine, progress=args.progress)
     runs = result.to_frame()
     counts = runs["verdict"].value_counts()
     payload = {

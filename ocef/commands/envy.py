@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from ocef.commands._inputs import add_input_arguments, add_matching_argument, load_inputs
+from ocef.commands._common import add_progress
 
 
 def register(sub) -> None:
@@ -29,6 +30,7 @@ def register(sub) -> None:
     p.add_argument("--epsilon", type=float, default=0.05, help="envy tolerance for the proportion of envious (default: 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the environment and the simulated recommender (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -42,7 +44,7 @@ def _run(args: argparse.Namespace) -> int:
     epsilon = check_in_interval("--epsilon", args.epsilon, 0.0, 1.0, low_open=False)
     inputs = load_inputs(args)
     summary = envy_report(inputs.rho, inputs.policy, inputs.labels, matching=args.matching, epsilon=epsilon,
-                          context_probs=inputs.context_probs, group_names=inputs.names)
+                          context_probs=inputs.context_probs, group_names=inputs.names, progress=args.progress)
     payload = summary.to_dict()
     payload["source"] = description = inputs.description
     if args.json:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ocef.commands._common import add_memory_limit
+from ocef.commands._common import add_log_options, add_memory_limit, add_progress
 from ocef.commands.reo import BACKENDS  # a light copy, tested equal to ocef.backends.BACKENDS
 
 #: light copies of ocef.exposure.user_metrics.RANKING_METRICS and ocef.exposure.shares.TARGETS (tested
@@ -46,15 +46,7 @@ def register(sub) -> None:
                     "user group, with intervals clustered by user and Holm-adjusted tests. Reads a top-k log "
                     "(user, item, rank [, relevance, sample, n_relevant]) of any size with DuckDB, pandas or Spark.",
     )
-    p.add_argument("--rankings", type=Path, required=True, metavar="LOG",
-                   help="top-k log: CSV or Parquet file, folder or glob")
-    p.add_argument("--item-group", required=True, metavar="COLUMN", help="column giving each item's group")
-    p.add_argument("--user-group", default=None, metavar="COLUMN",
-                   help="column giving each user's group (consumer side; default: none)")
-    p.add_argument("--item-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns item and the --item-group column (CSV or Parquet)")
-    p.add_argument("--user-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns user and the --user-group column (CSV or Parquet)")
+    add_log_options(p, "--rankings", "top-k log", user_group_note=" (consumer side; default: none)")
     p.add_argument("--browsing", choices=("geometric", "dcg", "cascade"), default="geometric",
                    help="browsing model: geometric (RBP, p^(k-1)), dcg (1/log2(k+1)) or cascade (gERR) "
                         "(default: geometric)")
@@ -85,6 +77,7 @@ def register(sub) -> None:
                    help="Holm family of every 'significant': report (all the tests of the output together, the "
                         "default) or table (each table alone)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     add_memory_limit(p)
     p.set_defaults(func=_run)
 
@@ -149,7 +142,8 @@ def _run(args: argparse.Namespace) -> int:
                                browsing=args.browsing, patience=args.patience, stop=args.stop, target=args.target,
                                k=args.k, reference=args.reference, confidence=args.confidence, backend=args.backend,
                                ranking_metrics=args.ranking_metrics, judgments=_side(args.judgments),
-                               ndkl_desired=_distribution(args.ndkl_target), family=args.family)
+                               ndkl_desired=_distribution(args.ndkl_target), family=args.family,
+                               progress=args.progress)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ocef.errors import DataError, ParameterError, ResourceLimitError
 from ocef.fairrec import AUC_MODES, EPSILON_BASES, METHODS, TESTS
+from ocef.commands._common import add_progress
 
 
 def _auto_or(kind):
@@ -98,6 +99,7 @@ def register(sub) -> None:
     p.add_argument("--split-seed", type=int, default=None,
                    help="random seed of the split's negatives and of the model's training (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -140,7 +142,8 @@ def _oracle(args: argparse.Namespace, attributes: list[str]):
     from ocef.fairrec.pipeline import fit_movielens
 
     seed = 0 if args.split_seed is None else args.split_seed
-    fitted = fit_movielens(args.model or "logmf", args.data_dir, split_seed=seed, model_seed=seed)
+    fitted = fit_movielens(args.model or "logmf", args.data_dir, split_seed=seed, model_seed=seed,
+                           progress=args.progress)
     return fitted.oracle(args.metric, attributes, min_users=args.min_users, k=5 if args.k is None else args.k,
                          auc=args.auc or "mean", lazy=True)
 

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from ocef.commands._common import add_progress
+
+from ocef.commands._common import add_log_options, add_memory_limit
 
 #: a light copy of ocef.mitigate.loop.METHODS (tested equal)
 METHODS = ("fair", "detconstsort", "epsilon-greedy", "calibrated", "lp", "expohedron", "boost")
@@ -39,11 +42,8 @@ def register(sub) -> None:
                     "interval paired with the baseline, Holm-adjusted over the whole output; a TOST certificate of "
                     "the exposure target per setting and the utility-disparity front.",
     )
-    p.add_argument("--candidates", type=Path, required=True, metavar="FILE",
-                   help="candidates user, item, score + item-group column: CSV or Parquet file, folder or glob")
-    p.add_argument("--item-group", required=True, metavar="COLUMN", help="column giving each item's group")
-    p.add_argument("--user-group", default=None, metavar="COLUMN",
-                   help="column giving each user's group (statistics by user group; default: none)")
+    add_log_options(p, "--candidates", "candidates user, item, score + item-group column", metavar="FILE",
+                    user_group_note=" (statistics by user group; default: none)", side_tables=False)
     p.add_argument("--method", nargs="+", required=True, choices=METHODS, metavar="METHOD",
                    help=f"re-ranking method(s): {', '.join(METHODS)}")
     p.add_argument("--grid", action="append", default=None, metavar="name=value[,name=value...]",
@@ -69,10 +69,9 @@ def register(sub) -> None:
                    help="level of intervals, family-wise error and certificates (default: 0.95)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write the baseline and re-ranked top-k logs (Parquet) into DIR")
-    p.add_argument("--memory-limit", default=None, metavar="SIZE",
-                   help="DuckDB's memory limit while it sorts the candidates, e.g. 2GB (beyond: spills to disk)")
+    add_memory_limit(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic methods (default: 0)")
-    p.add_argument("--progress", action="store_true", help="progress bar with the time left (stderr)")
+    add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -125,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
                       relevance=str(args.relevance) if args.relevance else None, protected=args.protected,
                       out=str(args.out) if args.out else None, confidence=args.confidence, margin=args.margin,
                       target=args.target, browsing=args.browsing, patience=args.patience, samples=args.samples,
-                      memory_limit=args.memory_limit, progress=args.progress, rng=args.seed)
+                      progress=args.progress, rng=args.seed)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -2,7 +2,7 @@
 
 ``ocef offpolicy --log LOG --target TARGET [--item-group COL] [--user-group COL] [--item-groups FILE]
 [--user-groups FILE] [--estimator NAME ...] [--interval NAME] [--backend auto|duckdb|pandas]
-[--confidence C] [--seed S] [--json]``
+[--confidence C] [--seed S] [--memory-limit SIZE] [--json]``
 
 LOG: CSV or Parquet file, folder or glob, one row per logged action ``user, item, reward,
 propensity`` [, ``position``, group columns] (docs/formats/offpolicy-logs.md). TARGET: the target's
@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ocef.commands._common import add_log_options, add_memory_limit, add_progress
+
 #: light copies (tested equal to ocef.offpolicy.UTILITY_ESTIMATORS and AUDIT_INTERVALS)
 ESTIMATORS = ("ips", "snips", "dm", "dr", "sndr", "switch-dr", "dros")
 INTERVALS = ("wald", "bootstrap", "cressie-read", "gaussian", "clopper-pearson", "betting")
@@ -36,17 +38,11 @@ def register(sub) -> None:
                     "importance-weighted merit), with intervals, diagnostics (effective sample size, largest "
                     "weight, support, clicks) and Holm-adjusted comparisons, from a log of the current policy.",
     )
-    p.add_argument("--log", type=Path, required=True, metavar="LOG",
-                   help="log with user, item, reward, propensity: CSV or Parquet file, folder or glob")
+    add_log_options(p, "--log", "log with user, item, reward, propensity", item_group_required=False,
+                    side_formats="")
     p.add_argument("--target", type=Path, required=True, metavar="TARGET",
                    help="target policy: action probabilities (user, item, probability) or a top-k log "
                         "(user, item, rank)")
-    p.add_argument("--item-group", default=None, metavar="COLUMN", help="column giving each item's group")
-    p.add_argument("--user-group", default=None, metavar="COLUMN", help="column giving each user's group")
-    p.add_argument("--item-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns item and the --item-group column")
-    p.add_argument("--user-groups", type=Path, default=None, metavar="FILE",
-                   help="side table with columns user and the --user-group column")
     p.add_argument("--estimator", nargs="+", choices=ESTIMATORS, default=["ips", "snips", "dr"], metavar="NAME",
                    help=f"utility estimators: {', '.join(ESTIMATORS)} (default: ips snips dr)")
     p.add_argument("--interval", choices=INTERVALS, default="wald",
@@ -56,6 +52,8 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="folds of the cross-fitted reward model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_limit(p)
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -73,7 +71,7 @@ def _run(args: argparse.Namespace) -> int:
     result = offpolicy_audit(read(args.log), read(args.target), user_group=args.user_group,
                              item_group=args.item_group, user_groups=read(args.user_groups),
                              item_groups=read(args.item_groups), estimators=args.estimator, interval=args.interval,
-                             confidence=args.confidence, rng=args.seed)
+                             confidence=args.confidence, rng=args.seed, progress=args.progress)
     if args.json:
         print_json(result.to_dict())
         return 0
@@ -91,4 +89,6 @@ def _run(args: argparse.Namespace) -> int:
         pc = ["estimand", "estimator", "user_group", "group", "reference", "estimate", "ci_low", "ci_high",
               "p_adjusted", "verdict"]
         print(format_table({c: result.pairs[c].tolist() for c in pc}))
+    for note in result.notes:
+        print(f"note: {note}")
     return 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from ocef.commands._common import add_memory_limit
+from ocef.commands._common import add_memory_limit, add_progress
 from ocef.errors import ParameterError
 
 
@@ -48,6 +48,7 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence level (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap and the model (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     add_memory_limit(p)
     p.set_defaults(func=_run)
 
@@ -73,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
         pairs, scores, name = args.pairs, args.scores, str(args.pairs)
     result = pairwise_accuracy(pairs, scores=scores, subgroup=args.subgroup, cluster=args.cluster,
                                interval=args.interval, n_resamples=args.resamples, confidence=args.confidence,
-                               rng=args.seed)
+                               rng=args.seed, progress=args.progress)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -29,6 +29,7 @@ import argparse
 from pathlib import Path
 from ocef.errors import ParameterError
 from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
+from ocef.commands._common import add_progress
 
 DATASETS = ("movielens", "coat")
 COAT_PARTITIONS = ("gender", "age", "location", "fashioninterest")   # ocef.environments.inputs (not imported at --help)
@@ -93,6 +94,7 @@ def register(sub) -> None:
                    help="pair intervals that hold jointly over the groups (Bonferroni per metric)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the data set's recommender (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -145,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
                               thresh=0.5 if args.thresh is None else args.thresh, normalize=args.normalize,
                               n_resamples=args.resamples, rng=args.seed, confidence=args.confidence,
                               interval=args.interval, simultaneous=args.simultaneous,
-                              gini_convention=args.gini_convention, family=args.family)
+                              gini_convention=args.gini_convention, family=args.family, progress=args.progress)
     if args.json:
         print_json({**result.to_dict(), "source": description})
         return 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from ocef.commands._common import add_memory_limit
+from ocef.commands._common import add_memory_limit, add_progress
 from ocef.errors import ParameterError
 
 INTERVALS = ("delta-full", "delta", "standard", "percentile", "bca")
@@ -57,6 +57,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--spark-master", default="local[*]", metavar="URL",
                    help="Spark master for --backend spark (default: local[*]; e.g. spark://host:7077, yarn)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress(p)
     add_memory_limit(p)
 
 
@@ -166,7 +167,7 @@ def _run_reo(args: argparse.Namespace) -> int:
     if args.by is not None:
         return _run_by(args, default, random, kw)
     result = reo.estimate_reo(default, random, interval=args.interval, n_resamples=args.resamples, rng=args.seed,
-                              **kw)
+                              progress=args.progress, **kw)
     threshold = reo.eighty_percent_rule_threshold(len(result.columns["group"]))
     above = args.fail_above is not None and result.penalty_ci[0] > args.fail_above
     payload = result.to_dict()
@@ -254,7 +255,7 @@ def _run_ab(args: argparse.Namespace) -> int:
     backend, spark = _backend(args)
     result = reo.ab_test(args.control, args.treatment, args.random, interval=interval, label=label,
                          group=args.group, confidence=args.confidence, rng=args.seed, n_resamples=args.resamples,
-                         n_folds=args.folds, backend=backend, spark=spark)
+                         n_folds=args.folds, backend=backend, spark=spark, progress=args.progress)
     if args.json:
         print_json({**result.to_dict(), "backend": backend})
         return 0

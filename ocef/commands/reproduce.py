@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from ocef.errors import ParameterError
+from ocef.commands._common import add_progress
 
 
 def register(sub) -> None:
@@ -30,7 +31,7 @@ def register(sub) -> None:
                    help="check the claims again on the results already in --out (no experiment runs) and "
                         "rewrite the report")
     p.add_argument("--fresh", action="store_true", help="ignore cached parts and recompute everything")
-    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_progress(p)
     p.set_defaults(func=_run)
 
 
@@ -80,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
         for name in names:
             print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)
             entry = report.run_one(name, out=out, quick=args.quick, seed=args.seed, data_dir=args.data_dir,
-                                   progress=not args.no_progress, fresh=args.fresh,
+                                   progress=args.progress, fresh=args.fresh,
                                    log=lambda s: print(s, flush=True))
             entries.append(entry)
             if entry["status"] == "ok":

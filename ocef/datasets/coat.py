@@ -253,13 +253,8 @@ class Coat:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
-        >>> (root / "user_item_features").mkdir(parents=True)
-        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
-        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
-        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
-        >>> coat = Coat(root)
+        >>> from ocef.datasets import make_toy_coat
+        >>> coat = Coat(make_toy_coat())                 # 2 users x 4 coats (real: 290 x 300)
         >>> coat.ratings("test")
            user  item  rating
         0     0     1     5.0
@@ -289,13 +284,8 @@ class Coat:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
-        >>> (root / "user_item_features").mkdir(parents=True)
-        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
-        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
-        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
-        >>> coat = Coat(root)
+        >>> from ocef.datasets import make_toy_coat
+        >>> coat = Coat(make_toy_coat())                 # 2 users x 4 coats (real: 290 x 300)
         >>> default, random = coat.logs()
         >>> random[["user", "item", "Y", "S", "source"]]
            user  item  Y      S  source
@@ -325,13 +315,8 @@ class Coat:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> root = pathlib.Path(tempfile.mkdtemp()) / "coat"       # 2 users x 4 coats (real: 290 x 300)
-        >>> (root / "user_item_features").mkdir(parents=True)
-        >>> _ = (root / "train.ascii").write_text("5 0 3 0\\n0 4 0 1\\n")
-        >>> _ = (root / "test.ascii").write_text("0 5 0 2\\n4 0 1 0\\n")
-        >>> _ = (root / "user_item_features" / "item_features.ascii").write_text("1 0\\n0 1\\n1 0\\n0 1\\n")
-        >>> coat = Coat(root)
+        >>> from ocef.datasets import make_toy_coat
+        >>> coat = Coat(make_toy_coat())                 # 2 users x 4 coats (real: 290 x 300)
         >>> coat.pairs()
            query  j  jp    s_j   s_jp  z
         0      0  1   3  women  women  5

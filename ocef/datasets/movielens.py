@@ -95,14 +95,8 @@ class MovieLensData:
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> folder = pathlib.Path(tempfile.mkdtemp())               # a two-user ML-100K folder
-    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
-    >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
-    >>> flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
-    >>> _ = (folder / "u.item").write_text("".join(
-    ...     f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\\n"
-    ...     for i, f in enumerate(flags)))
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> folder = make_toy_ml100k()                  # 2 users, 2 movies (real: 943 x 1682)
     >>> data = load_movielens(folder)
     >>> data.source, data.n_users, data.n_items
     ('ml-100k', 2, 2)
@@ -150,15 +144,9 @@ def detect_format(path: Path | str) -> str:
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n")
-    >>> detect_format(folder)
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> detect_format(make_toy_ml100k())
     'ml-100k'
-    >>> detect_format(folder / "elsewhere")
-    Traceback (most recent call last):
-    ...
-    ocef.errors.DatasetNotFoundError: no MovieLens ratings file found in ...: looked for 'ratings.dat' (ML-1M format) and 'u.data' (ML-100K format)
     """
     path = Path(path)
     for fmt, files in FORMAT_FILES.items():
@@ -390,16 +378,10 @@ def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> (root / "ml-100k").mkdir()
-    >>> _ = (root / "ml-100k" / "u.data").write_text("1\\t1\\t5\\t881250949\\n")
-    >>> resolve_movielens_dir(root) == root / "ml-100k"
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> folder = make_toy_ml100k()
+    >>> resolve_movielens_dir(folder.parent) == folder          # a data root holding ml-100k/
     True
-    >>> resolve_movielens_dir(root / "empty")
-    Traceback (most recent call last):
-    ...
-    ocef.errors.DatasetNotFoundError: MovieLens ratings file ('ratings.dat' for ML-1M or 'u.data' for ML-100K) not found; searched: ...
     """
     searched = []
     if data_dir is not None:
@@ -501,14 +483,8 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> folder = pathlib.Path(tempfile.mkdtemp())               # a two-user ML-100K folder
-    >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
-    >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
-    >>> flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
-    >>> _ = (folder / "u.item").write_text("".join(
-    ...     f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\\n"
-    ...     for i, f in enumerate(flags)))
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> folder = make_toy_ml100k()                  # 2 users, 2 movies (real: 943 x 1682)
     >>> flags = genre_flags(load_movielens(folder))
     >>> flags.shape, [GENRE_FLAGS[j] for j in flags[0].nonzero()[0]]
     ((2, 19), ['Animation', "Children's", 'Comedy'])
@@ -671,14 +647,8 @@ class MovieLens100K:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
-        >>> folder.mkdir()
-        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
-        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
-        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
-        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
-        >>> ml = MovieLens100K(folder)
+        >>> from ocef.datasets import make_toy_ml100k
+        >>> ml = MovieLens100K(make_toy_ml100k())       # 2 users, 2 movies
         >>> ml.rating_matrix()
         array([[ 5., nan],
                [nan,  3.]])
@@ -721,14 +691,8 @@ class MovieLens100K:
 
         Examples
         --------
-        >>> import pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ml-100k"     # 2 users, 2 movies
-        >>> folder.mkdir()
-        >>> _ = (folder / "u.data").write_text("1\\t1\\t5\\t881250949\\n2\\t2\\t3\\t891717742\\n")
-        >>> _ = (folder / "u.user").write_text("1|24|M|technician|85711\\n2|53|F|other|94043\\n")
-        >>> _ = (folder / "u.item").write_text("".join(f"{i}|Movie {i}|01-Jan-1995||url|" + "|".join(
-        ...     "1" if j == 8 + i else "0" for j in range(19)) + "\\n" for i in (1, 2)))
-        >>> ml = MovieLens100K(folder)
+        >>> from ocef.datasets import make_toy_ml100k
+        >>> ml = MovieLens100K(make_toy_ml100k())       # 2 users, 2 movies
         >>> ml.attribute_codes()
            gender  age  occupation
         0       1    1          17

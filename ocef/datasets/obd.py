@@ -58,13 +58,9 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
 
     Examples
     --------
-    A campaign folder with three items (the real one has 80):
-
-    >>> import pathlib, tempfile
     >>> import pandas as pd
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"item_id": [0, 1, 2], "item_feature_0": [-0.5, 0.1, 1.2]}).to_csv(
-    ...     folder / "item_context.csv", index=False)
+    >>> from ocef.datasets import make_toy_obd
+    >>> folder = make_toy_obd() / "random" / "all"          # 3 items (the real one has 80)
     >>> obd_price_tier(folder, pd.DataFrame({"item_id": [2, 0]})).to_dict()
     {0: 'low', 1: 'low', 2: 'high'}
     """
@@ -142,19 +138,12 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
 
     Examples
     --------
-    A one-day folder with three items and four impressions (the real log has 10,000 rows per
-    campaign and policy):
-
     >>> from ocef.datasets import make_toy_obd
     >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
     >>> obd_pairs(root)
        query  j  jp   s_j s_jp  z
     0      0  2   0  high  low  0
     1      0  2   1  high  low  0
-    >>> obd_pairs(root, campaign="men")                # that campaign's folders are absent
-    Traceback (most recent call last):
-    ...
-    ocef.errors.DatasetNotFoundError: The Open Bandit Dataset not found in .../obd: missing bts/men/men.csv, ...
     """
     from ocef.environments.pairs import pairs_from_impressions
 

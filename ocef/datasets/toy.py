@@ -14,10 +14,23 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ocef.validation import Integer, validate_params
+from ocef.validation import Boolean, Integer, Rng, fill_doc, validate_params
 
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
-           "make_toy_movielens", "make_toy_obd", "make_toy_pairs"]
+           "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
+           "make_toy_propensity_log", "ToyScores", "make_toy_scores",
+           "make_toy_coat", "make_toy_ml100k"]
+
+#: The ``root`` parameter of the factories that write a data set's folder.
+_fill_root = fill_doc(root="""
+Parameters
+----------
+root : str or pathlib.Path, optional
+    Where to write (created); default a new temporary folder.
+
+Returns
+-------
+pathlib.Path""")
 
 
 class ToyEnvy(NamedTuple):
@@ -272,6 +285,7 @@ def make_toy_movielens():
     return MovieLensData(ratings, users, items, "ml-100k", Path("."))
 
 
+@_fill_root
 def make_toy_obd(root=None):
     """Write a one-day stand-in for the Open Bandit Dataset folder: 3 items, 4 impressions a policy.
 
@@ -279,14 +293,7 @@ def make_toy_obd(root=None):
     at positions 1, 2, 3, 1, one click (item 2), users ``a, a, a, b``; items 0, 1, 2 have
     ``item_feature_0`` -0.5, 0.1, 1.2.
 
-    Parameters
-    ----------
-    root : str or pathlib.Path, optional
-        Where to write (created); default a new temporary folder.
-
-    Returns
-    -------
-    pathlib.Path
+    %(root)s
         The dataset folder, readable by :class:`ocef.datasets.OpenBanditDataset`.
 
     Examples
@@ -338,3 +345,222 @@ def make_toy_pairs():
                          "s_j": list("aabbabab"), "s_jp": list("aabbbaba"), "z": 1,
                          "score_j": [0.9, 0.2, 0.7, 0.6, 0.8, 0.3, 0.5, 0.4],
                          "score_jp": [0.1, 0.8, 0.3, 0.6, 0.4, 0.9, 0.6, 0.2]})
+
+
+@validate_params(n_users=Integer(2, 10**6), k=Integer(1, 100), n_items=Integer(2, 10**4), rng=Rng())
+def make_toy_rankings(n_users: int = 20, *, k: int = 3, n_items: int = 6, rng=0):
+    """A top-k log of ``n_users`` users: item groups ``a``/``b``, 0/1 relevance, user groups ``F``/``M``.
+
+    Items ``0 .. n_items/2 − 1`` are of group ``a``; each user's list draws ``k`` distinct items,
+    an ``a`` item with twice a ``b`` item's weight, so that group ``a`` is over-exposed; an item is
+    relevant with probability 1/2. The first half of the users are ``F``, the others ``M``.
+
+    Parameters
+    ----------
+    n_users : int, default 20
+        Users, one ranking each.
+    k : int, default 3
+        List length (at most ``n_items``).
+    n_items : int, default 6
+        Items.
+    rng : int or numpy.random.Generator, default 0
+        Seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user, item, rank (1..k), genre, relevance, gender``, one row per shown item.
+
+    Examples
+    --------
+    >>> log = make_toy_rankings()
+    >>> log.shape, log.groupby("genre").size().to_dict()
+    ((60, 6), {'a': 40, 'b': 20})
+    """
+    import pandas as pd
+
+    from ocef.errors import ParameterError
+    from ocef.validation import as_generator
+
+    if k > n_items:
+        raise ParameterError(f"k must be at most n_items ({n_items}), got {k}")
+    g = as_generator(rng)
+    is_a = np.arange(n_items) < (n_items + 1) // 2
+    weight = np.where(is_a, 2.0, 1.0)
+    items = np.concatenate([g.choice(n_items, size=k, replace=False, p=weight / weight.sum())
+                            for _ in range(n_users)])
+    users = np.repeat(np.arange(n_users), k)
+    relevant = g.random((n_users, n_items)) < 0.5
+    return pd.DataFrame({"user": users, "item": items, "rank": np.tile(np.arange(1, k + 1), n_users),
+                         "genre": np.where(is_a[items], "a", "b"), "relevance": relevant[users, items].astype(int),
+                         "gender": np.where(users < n_users // 2, "F", "M")})
+
+
+class ToyPropensityLog(NamedTuple):
+    """``(log, target)`` of :func:`make_toy_propensity_log` (``offpolicy_audit(*toy)``).
+
+    Parameters
+    ----------
+    log, target : pandas.DataFrame
+        The logged impressions and the target policy ``item, probability`` (None for slates).
+
+    Examples
+    --------
+    >>> make_toy_propensity_log().target["probability"].tolist()
+    [0.6, 0.3, 0.1]
+    """
+
+    log: object
+    target: object
+
+
+@validate_params(n=Integer(2, 10**7), slate=Boolean(), rng=Rng())
+def make_toy_propensity_log(n: int = 200, *, slate: bool = False, rng=0) -> ToyPropensityLog:
+    """A uniformly random logging policy over 3 items, with its propensities and a target policy.
+
+    Without ``slate``: ``n`` impressions of users in groups ``a``/``b`` (alternating); the logging
+    policy shows each item with probability 1/3, item i is clicked with probability
+    (0.5, 0.3, 0.1)[i] (group ``b`` halves item 0's); the target shows items 0, 1, 2 with
+    probabilities 0.6, 0.3, 0.1. With ``slate``: ``n`` slates of 2 slots, the item-position
+    marginals of the logging (1/3) and of the target (0.5 and 0.3 when the logged item is the
+    target's choice for the slot, else 0.2 and 0.35) in ``propensity`` and ``target_probability``.
+
+    Parameters
+    ----------
+    n : int, default 200
+        Impressions, or slates.
+    slate : bool, default False
+        A slate log (``slate_id, position, item, reward, propensity, target_probability``).
+    rng : int or numpy.random.Generator, default 0
+        Seed.
+
+    Returns
+    -------
+    ToyPropensityLog
+        ``(log, target)``; ``log`` has columns ``user, item, reward, propensity, g`` (not slate).
+
+    Examples
+    --------
+    >>> log, target = make_toy_propensity_log()
+    >>> log.columns.tolist(), round(float(log.reward.mean()), 3)
+    (['user', 'item', 'reward', 'propensity', 'g'], 0.245)
+    >>> make_toy_propensity_log(4, slate=True).log.shape
+    (8, 6)
+    """
+    import pandas as pd
+
+    from ocef.validation import as_generator
+
+    g = as_generator(rng)
+    ctr = np.array([0.5, 0.3, 0.1])
+    if not slate:
+        item = g.integers(0, 3, size=n)
+        group = np.where(np.arange(n) % 2 == 0, "a", "b")
+        p = ctr[item] * np.where((group == "b") & (item == 0), 0.5, 1.0)
+        log = pd.DataFrame({"user": np.arange(n), "item": item, "reward": (g.random(n) < p).astype(int),
+                            "propensity": 1 / 3, "g": group})
+        return ToyPropensityLog(log, pd.DataFrame({"item": [0, 1, 2], "probability": [0.6, 0.3, 0.1]}))
+    item = np.argsort(g.random((n, 3)), axis=1)[:, :2].ravel()    # 2 distinct items, uniformly
+    position = np.tile([0, 1], n)
+    hit = item == position                                 # the target puts item 0 first, item 1 second
+    target = np.where(hit, np.where(position == 0, 0.5, 0.3), np.where(position == 0, 0.2, 0.35))
+    log = pd.DataFrame({"slate_id": np.repeat(np.arange(n), 2), "position": position, "item": item,
+                        "reward": (g.random(2 * n) < ctr[item]).astype(float), "propensity": 1 / 3,
+                        "target_probability": target})
+    return ToyPropensityLog(log, None)
+
+
+class ToyScores(NamedTuple):
+    """``(scores, truth, group_a, group_b)`` of :func:`make_toy_scores`.
+
+    Parameters
+    ----------
+    scores, truth, group_a, group_b : numpy.ndarray
+        Users x items scores and truth; the 0/1 membership of each user.
+
+    Examples
+    --------
+    >>> make_toy_scores().scores.shape
+    (4, 3)
+    """
+
+    scores: np.ndarray
+    truth: np.ndarray
+    group_a: np.ndarray
+    group_b: np.ndarray
+
+
+def make_toy_scores() -> ToyScores:
+    """Four users' scores of three items, the truth (each row reversed) and two groups of two users.
+
+    Shown its top item (``k=1``), group a (users 0, 1) gets items 0 and 2, group b items 0 and 1;
+    in the truth only user 3's top item is relevant. The examples of :mod:`ocef.metrics`.
+
+    Returns
+    -------
+    ToyScores
+        ``(scores, truth, group_a, group_b)``, new arrays on each call.
+
+    Examples
+    --------
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> scores.argmax(axis=1).tolist(), a.tolist()
+    ([0, 2, 0, 1], [1, 1, 0, 0])
+    """
+    scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
+    return ToyScores(scores, scores[:, ::-1].copy(), np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1]))
+
+
+@_fill_root
+def make_toy_coat(root=None):
+    """Write a stand-in for the Coat folder: 2 users x 4 coats (the real one is 290 x 300).
+
+    ``train.ascii`` rows ``5 0 3 0`` and ``0 4 0 1``, ``test.ascii`` rows ``0 5 0 2`` and
+    ``4 0 1 0``; coats 0 and 2 are for men, 1 and 3 for women.
+
+    %(root)s
+        The data set's folder, readable by :class:`ocef.datasets.Coat`.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in make_toy_coat().iterdir())
+    ['test.ascii', 'train.ascii', 'user_item_features']
+    """
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp()) / "coat" if root is None else Path(root)
+    (root / "user_item_features").mkdir(parents=True, exist_ok=True)
+    (root / "train.ascii").write_text("5 0 3 0\n0 4 0 1\n")
+    (root / "test.ascii").write_text("0 5 0 2\n4 0 1 0\n")
+    (root / "user_item_features" / "item_features.ascii").write_text("1 0\n0 1\n1 0\n0 1\n")
+    return root
+
+
+@_fill_root
+def make_toy_ml100k(root=None):
+    """Write a stand-in for the MovieLens-100K folder: 2 users, 2 movies, one rating each.
+
+    User 1 (24, M, technician) rates movie 1 (Animation, Children's, Comedy) 5; user 2 (53, F,
+    other) rates movie 2 (Drama) 3.
+
+    %(root)s
+        The folder, readable by :class:`ocef.datasets.MovieLens100K` and
+        :func:`ocef.datasets.load_movielens`.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in make_toy_ml100k().iterdir())
+    ['u.data', 'u.item', 'u.user']
+    """
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp()) / "ml-100k" if root is None else Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "u.data").write_text("1\t1\t5\t881250949\n2\t2\t3\t891717742\n")
+    (root / "u.user").write_text("1|24|M|technician|85711\n2|53|F|other|94043\n")
+    flags = [[0, 0, 0, 1, 1, 1] + [0] * 13, [0, 0, 0, 0, 0, 0, 0, 0, 1] + [0] * 10]
+    (root / "u.item").write_text("".join(f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\n"
+                                         for i, f in enumerate(flags)))
+    return root

@@ -33,6 +33,7 @@ import pandas as pd
 
 from ocef.envy import bounds
 from ocef.validation import as_generator, check_in_interval
+from ocef._progress import PROGRESS
 from ocef.envy.exact import transported_user_utilities, utility_matrix
 from ocef.envy.groups import check_group_names, check_partition, group_members
 from ocef.envy.matching import MATCHINGS, mixture_weights
@@ -43,7 +44,7 @@ from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_seq
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
 from ocef.policies.utility import check_context_probs, check_rho
 from ocef.errors import ParameterError
-from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Instance, Integer, OneOrMore, Options, Real, Rng,
+from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Instance, Integer, OneOrMore, Options, Real, Rng,
                              check_resources, validate_params)
 from ocef.envy.engines import ENGINES
 from ocef.envy.runner import MAX_STEPS, MAX_TRIALS, check_run_resources, estimated_work
@@ -172,9 +173,6 @@ class AuditProblem:
         """Whether each verdict is right (Sec. 5): ENVY iff ∃k μ_k > μ_0; ε-NO-ENVY iff
         max_k μ_k ≤ μ_0 + ε. Timeouts are not verdicts: NaN.
 
-        The true arm means μ_k of each audited group are those of the ground truth
-        (``arm_means``, eq. (6)); an ε-NO-ENVY verdict is checked with a tolerance of 1e-12.
-
         Parameters
         ----------
         groups : numpy.ndarray of int, shape (n,)
@@ -191,12 +189,9 @@ class AuditProblem:
 
         Examples
         --------
-        Both groups envy the other one (Δ = 0.70 and 0.65), so only ``envy`` is right:
-
         >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
         array([ 1.,  0., nan])
         """
@@ -242,25 +237,14 @@ class AuditProblem:
         float
             r_t in [0, 1], the group-average reward.
 
-        Raises
-        ------
-        ParameterError
-            When ``group`` or ``arm`` is out of range.
-
         Examples
         --------
-        Group 0's users receive item 1 (rewards 0.1 and 0.2 on average); arm 1 shows them
-        group 1's recommendations, item 0 (0.9 and 0.8):
-
         >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
-        >>> round(np.mean([problem.pull_literal(0, 0, rng=rng) for _ in range(200)]), 3)
-        0.132
-        >>> round(np.mean([problem.pull_literal(0, 1, rng=rng) for _ in range(200)]), 3)
-        0.858
+        >>> round(np.mean([problem.pull_literal(0, 1, rng=rng) for _ in range(200)]), 3)   # ρ 0.9, 0.8
+        0.882
         """
         self._check_arm(group, arm)
         rng = as_generator(rng)
@@ -307,17 +291,11 @@ class AuditProblem:
         float
             r_t in [0, 1], a multiple of 1/|g|.
 
-        Raises
-        ------
-        ParameterError
-            When ``group`` or ``arm`` is out of range.
-
         Examples
         --------
         >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
         >>> [problem.pull_fast(0, 1, rng=rng) for _ in range(5)]
         [1.0, 0.5, 0.5, 0.0, 1.0]
@@ -345,11 +323,8 @@ class AuditProblem:
 
         Examples
         --------
-        Group 0: utilities 0.1 and 0.2 under arm 0, 0.9 and 0.8 under arm 1:
-
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> problem.reward_distribution(0).round(2)
         array([[0.72, 0.26, 0.02],
                [0.02, 0.26, 0.72]])
@@ -383,8 +358,7 @@ class AuditProblem:
         --------
         >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> draw = problem.rewards([0, 1])
         >>> draw(np.array([0, 0, 1]), np.array([0, 1, 1]), np.random.default_rng(0))
         array([0. , 0.5, 0.5])
@@ -416,16 +390,13 @@ class AuditProblem:
 
         Raises
         ------
-        ParameterError
-            When ``avg_group_size`` is not a finite number at least the current average size.
         ResourceLimitError
             When the copies would exceed the memory or work limits.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> bigger = problem.duplicated(10, rng=0)
         >>> bigger.sizes.tolist(), bigger.multiplicity.tolist()
         ([8, 12], [5, 3, 7, 5])
@@ -458,30 +429,23 @@ class AuditProblem:
 class AuditReport(Result):
     """Result of a simulated full audit (:func:`run_audit`, Cor. 7.1).
 
-    One row per (parameter setting, trial, group) in ``groups``: ``alpha``, ``delta``,
-    ``epsilon``, ``trial``, ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or
-    ``timeout``), ``duration`` (steps), ``cost`` (eq. 10), ``true_envy`` (Δ^i from the ground
-    truth), ``envious`` (Δ^i > ε), ``correct`` (1/0, NaN for a timeout) and ``constraint_held``
-    (constraint (7) at every step). ``summary()`` aggregates per setting, with
-    ``all_correct_rate`` the share of audits whose G verdicts were all right, the event that
-    Corollary 7.1 guarantees with probability ≥ 1 − δ; ``to_dict()`` is the JSON of
-    ``ocef audit --json``.
+    ``summary()`` aggregates per setting; ``to_dict()`` is the JSON of ``ocef audit --json``.
 
     Attributes
     ----------
     groups : pandas.DataFrame
-        One row per (setting, trial, group), columns above.
+        One row per (setting, trial, group): ``alpha``, ``delta``, ``epsilon``, ``trial``,
+        ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or ``timeout``),
+        ``duration`` (steps), ``cost`` (eq. 10), ``true_envy`` (Δ^i), ``envious`` (Δ^i > ε),
+        ``correct`` (1/0, NaN for a timeout) and ``constraint_held`` (constraint (7) at every step).
     params : dict
         ``n_groups``, ``n_users``, ``matching`` and ``engine``.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
+    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
     >>> report = run_audit(problem, trials=3, rng=0)
-    >>> report.params
-    {'n_groups': 2, 'n_users': 4, 'matching': 'transport', 'engine': 'numpy'}
     >>> report.summary()[["n_audits", "share_envy", "all_correct_rate", "constraint_held"]]
        n_audits  share_envy  all_correct_rate  constraint_held
     0         3         1.0               1.0             True
@@ -495,9 +459,8 @@ class AuditReport(Result):
     def summary(self, by=("alpha", "delta", "epsilon")) -> pd.DataFrame:
         """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7).
 
-        One row per parameter setting. ``all_correct_rate`` is the share of audits (trials) in
-        which no group got a wrong verdict: the event Corollary 7.1 guarantees with probability
-        ≥ 1 − δ (a timeout is no verdict, so it does not count against it).
+        ``all_correct_rate`` is the share of audits with no wrong verdict (timeouts are no
+        verdicts): the event Corollary 7.1 guarantees with probability ≥ 1 − δ.
 
         Parameters
         ----------
@@ -517,13 +480,11 @@ class AuditReport(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
-        >>> report = run_audit(problem, epsilon=[0.05, 0.1], trials=2, rng=0)
-        >>> report.summary()[["epsilon", "n_audits", "share_envy", "correct_rate", "all_correct_rate"]]
-           epsilon  n_audits  share_envy  correct_rate  all_correct_rate
-        0     0.05         2         1.0           1.0               1.0
-        1     0.10         2         1.0           1.0               1.0
+        >>> problem = AuditProblem(*make_toy_envy())
+        >>> run_audit(problem, epsilon=[0.05, 0.1], trials=2, rng=0).summary()[["epsilon", "correct_rate"]]
+           epsilon  correct_rate
+        0     0.05           1.0
+        1     0.10           1.0
         """
         df = self.groups
         keys = [k for k in by if k in df]
@@ -566,13 +527,8 @@ class AuditReport(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
-        >>> frame = run_audit(problem, trials=1, rng=0).to_frame()
-        >>> list(frame.columns)  # doctest: +NORMALIZE_WHITESPACE
-        ['alpha', 'delta', 'epsilon', 'trial', 'group', 'name', 'size', 'verdict', 'duration',
-         'cost', 'true_envy', 'envious', 'correct', 'constraint_held']
-        >>> frame[["group", "verdict", "duration", "true_envy", "correct"]]
+        >>> problem = AuditProblem(*make_toy_envy())
+        >>> run_audit(problem, trials=1, rng=0).to_frame()[["group", "verdict", "duration", "true_envy", "correct"]]
            group verdict  duration  true_envy  correct
         0      0    envy       240       0.70      1.0
         1      1    envy       294       0.65      1.0
@@ -582,8 +538,6 @@ class AuditReport(Result):
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
         summary fields (flat for a single setting, else a ``summary`` list).
-
-        This is the record of ``ocef audit --json`` (which adds ``source``).
 
         Returns
         -------
@@ -598,17 +552,10 @@ class AuditReport(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels)
+        >>> problem = AuditProblem(*make_toy_envy())
         >>> record = run_audit(problem, trials=1, rng=0).to_dict()
-        >>> list(record)  # doctest: +NORMALIZE_WHITESPACE
-        ['groups', 'n_groups', 'n_users', 'matching', 'engine', 'n_audits', 'share_envy',
-         'share_no_envy', 'share_timeout', 'duration_mean', 'cost_mean', 'correct_rate',
-         'constraint_held', 'all_correct_rate', 'reason']
-        >>> {key: record["groups"][0][key] for key in ("group", "size", "verdict", "duration")}
-        {'group': 0, 'size': 2, 'verdict': 'envy', 'duration': 240}
-        >>> record["share_envy"], record["all_correct_rate"]
-        (1.0, 1.0)
+        >>> record["groups"][0]["verdict"], record["share_envy"], record["all_correct_rate"]
+        ('envy', 1.0, 1.0)
         """
         varying = [k for k in ("trial", *self.SUMMARY_KEYS) if self.groups[k].nunique() > 1]
         cols = [*varying, "group", "name", "size", "verdict", "duration", "cost", "true_envy"]
@@ -624,7 +571,7 @@ class AuditReport(Result):
 # ====================================================================== drivers
 @validate_params(problem=Instance(AuditProblem), alpha=OneOrMore(UNIT_HALF_OPEN), delta=OneOrMore(UNIT_OPEN),
                  epsilon=OneOrMore(UNIT_HALF_OPEN), trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS),
-                 engine=Options(*ENGINES), progress=Boolean(), sigma=Real(0, 1e6, closed="right"),
+                 engine=Options(*ENGINES), progress=PROGRESS, sigma=Real(0, 1e6, closed="right"),
                  omega=UNIT_OPEN, rng=Rng())
 def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, trials: int = 1, rng=None,
               max_steps: int = 10**6, engine: str = "auto", progress: bool = False,
@@ -645,9 +592,8 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
         Step cap; an undecided group is ``timeout``.
     engine : {"auto", "numba", "numpy", "ask-tell"}
         The simulation engine (:mod:`ocef.envy.engines`): ``"numba"`` (``"auto"``) and
-        ``"numpy"`` run every (setting, trial, group) audit at once with the fast exact PULL-ARM
-        (the group reward's exact Poisson-binomial law); ``"ask-tell"`` runs :func:`audit_live`
-        with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
+        ``"numpy"`` run every audit at once with the fast exact PULL-ARM; ``"ask-tell"`` runs
+        :func:`audit_live` with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
     progress : bool, default False
         Show a progress bar.
     sigma, omega : float
@@ -656,27 +602,18 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     Returns
     -------
     AuditReport
-        ``groups``: one row per (setting, trial, group) with ``verdict``, ``duration``, ``cost``,
-        ``true_envy``, ``correct``; ``summary()``: shares of verdicts, mean duration and cost,
-        joint correctness.
+        One row per (setting, trial, group) in ``groups``; ``summary()`` per setting.
 
     Examples
     --------
-    Two groups that each prefer the other's recommendations:
-
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-    >>> report = run_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, trials=2, rng=0)
+    >>> report = run_audit(AuditProblem(*make_toy_envy(), group_names=["A", "B"]), trials=2, rng=0)
     >>> report.groups[["trial", "name", "verdict", "true_envy"]]
        trial name verdict  true_envy
     0      0    A    envy       0.70
     1      0    B    envy       0.65
     2      1    A    envy       0.70
     3      1    B    envy       0.65
-    >>> report.summary()[["share_envy", "correct_rate"]]
-       share_envy  correct_rate
-    0         1.0           1.0
     """
     # the declared constraints checked every argument given (one value or a grid each)
     alphas, deltas, epsilons = ([float(v) for v in np.atleast_1d(x)] for x in (alpha, delta, epsilon))
@@ -728,10 +665,9 @@ def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
     costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
     base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
-    iterator = keys.itertuples(index=False)
-    if progress:
-        from tqdm.auto import tqdm
-        iterator = tqdm(iterator, total=len(keys), desc="audits", leave=False)
+    from ocef._progress import progress_iter
+
+    iterator = progress_iter(keys.itertuples(index=False), progress, total=len(keys), desc="audits")
     frames = [ask_tell_audit(problem, alpha=a, delta=d, epsilon=e, rng=audit_root(base, j), max_steps=max_steps,
                              sigma=sigma, omega=omega).groups for j, (a, d, e, _) in enumerate(iterator)]
     g = pd.concat(frames, ignore_index=True)

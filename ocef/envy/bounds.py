@@ -462,11 +462,6 @@ def duration_terms(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     numpy.ndarray, shape (..., K+1)
         H_0, H_1, ..., H_K (pulls of the baseline, then of each arm); infinite where a gap is 0.
 
-    Raises
-    ------
-    ParameterError
-        If ``form`` is not one of the two names.
-
     Examples
     --------
     >>> import numpy as np
@@ -526,11 +521,6 @@ def duration_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     float or numpy.ndarray, shape (...)
         The bound on τ.
 
-    Raises
-    ------
-    ParameterError
-        If ``form`` is unknown.
-
     Examples
     --------
     Groups of 100 users need about 1/100 of the steps of single users:
@@ -567,11 +557,6 @@ def cost_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OM
     -------
     float or numpy.ndarray, shape (...)
         The bound on C_τ (in units of reward, summed over steps).
-
-    Raises
-    ------
-    ParameterError
-        If ``form`` is unknown.
 
     Examples
     --------

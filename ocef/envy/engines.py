@@ -45,15 +45,8 @@ def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
     str
         ``engine``, unchanged.
 
-    Raises
-    ------
-    ParameterError
-        If ``engine`` is not a string in ``allowed``; the message lists the choices.
-
     Examples
     --------
-    >>> check_engine("numpy")
-    'numpy'
     >>> check_engine("ask-tell", ("auto", "numba", "numpy"))
     Traceback (most recent call last):
     ...
@@ -67,12 +60,7 @@ def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
 def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> str:
     """The engine ``"auto"`` stands for; any other engine is returned as is.
 
-    ``"auto"`` means ``"numba"`` for rewards given as finite distributions
-    (:class:`ocef.envy.runner.DiscreteRewards`) and at least :data:`AUTO_NUMBA_MIN_RUNS` runs (or
-    an unknown number) when numba's cache holds the compiled kernel
-    (:func:`ocef.envy._kernel.is_cached`), or at least :data:`AUTO_NUMBA_COLD_MIN_RUNS` runs when it
-    must be compiled first; else ``"numpy"``. Loading the compiled kernel takes about a second and
-    compiling it 7-40 s: below these sizes the numpy engine is done sooner.
+    The rule for ``"auto"`` is in the module docstring.
 
     Parameters
     ----------
@@ -92,8 +80,6 @@ def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> st
     --------
     >>> resolve_engine("auto", discrete=True, n_runs=10_000), resolve_engine("auto", discrete=True, n_runs=10)
     ('numba', 'numpy')
-    >>> resolve_engine("auto", discrete=False), resolve_engine("ask-tell", discrete=True)
-    ('numpy', 'ask-tell')
     """
     if engine == "auto":
         if not discrete or (n_runs is not None and n_runs < AUTO_NUMBA_MIN_RUNS):

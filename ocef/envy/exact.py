@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from ocef.validation import check_in_interval
 from ocef.envy.groups import check_group_names, check_partition
@@ -23,6 +22,7 @@ from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
 from ocef.results import Result, jsonable
 from ocef.validation import Options, Real, validate_params
+from ocef._progress import PROGRESS
 from ocef.errors import ParameterError, ParameterTypeError
 
 
@@ -33,10 +33,7 @@ SPARSE_DENSITY = 0.02
 def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.ndarray:
     """U[m, n] = u^m(π^n) = Σ_x q^m(x) Σ_a ρ^m(a|x) π^n(a|x) (eq. (1)) for all pairs of users.
 
-    One matrix product: (M x XA) @ (XA x M). ``rho`` and ``probs`` (array or Policy) are
-    users x items or users x contexts x items with the same number of users. The product
-    is exact in float64 (default); ``dtype=np.float32`` is about 3x faster and halves the
-    memory, with absolute errors of order 1e-6 on U (it returns float64).
+    One matrix product; ``dtype=np.float32`` is about 3x faster, with errors of order 1e-6 on U.
 
     Parameters
     ----------
@@ -73,6 +70,8 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
     if np.count_nonzero(right) <= SPARSE_DENSITY * right.size:
         # argmax, ranking, exposure-constrained policies have a few non-zeros per row:
         # the same product as a sparse x dense one, O(M * nnz) instead of O(M^2 * A)
+        from scipy import sparse
+
         return np.asarray(sparse.csr_matrix(right.astype(dtype, copy=False)) @ left.T).T.astype(np.float64, copy=False)
     return (left @ right.astype(dtype, copy=False).T).astype(np.float64, copy=False)
 
@@ -90,9 +89,6 @@ def check_utility_matrix(U) -> np.ndarray:
 def individual_envy(U) -> np.ndarray:
     """Envy of each user: max(max_n u^m(π^n) − u^m(π^m), 0) (Def. 3.1, Sec. 6).
 
-    How much more user m would get from the best other user's recommendations than from
-    their own; the system is ε-envy-free (Def. 3.1) iff every entry is ≤ ε.
-
     Parameters
     ----------
     U : array_like, shape (M, M)
@@ -103,17 +99,10 @@ def individual_envy(U) -> np.ndarray:
     numpy.ndarray, shape (M,)
         The envy of each user, ≥ 0.
 
-    Raises
-    ------
-    ParameterError
-        If ``U`` is not a finite, non-empty square matrix.
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> U = utility_matrix(rho, probs)
-    >>> individual_envy(U)
+    >>> individual_envy(utility_matrix(*make_toy_envy()[:2]))
     array([0.8, 0.6, 0.8, 0.5])
     """
     arr = check_utility_matrix(U)
@@ -134,11 +123,6 @@ def own_group_utilities(U, labels) -> np.ndarray:
     -------
     numpy.ndarray, shape (G,)
         μ^i for each group.
-
-    Raises
-    ------
-    ParameterError
-        For a bad utility matrix or partition.
 
     Examples
     --------
@@ -164,9 +148,7 @@ def _check_weights(weights: MixtureWeights, labels: np.ndarray) -> None:
 def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
     """Each user's utility under each group's matching policy, T[m, k] = u^m(π_k^m) (eq. (4)).
 
-    By linearity of u^m (eq. (1)), u^m(π_k^m) = Σ_{n∈g_k} γ_{m,n} u^m(π^n), so T is U averaged
-    with the mixture weights; no policy is evaluated again. With transported weights
-    T[m, label(m)] = u^m(π^m) (Prop. 4).
+    By linearity of u^m (eq. (1)), T is U averaged with the mixture weights.
 
     Parameters
     ----------
@@ -181,13 +163,6 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
     -------
     numpy.ndarray, shape (M, G)
         T[m, k] = u^m(π_k^m).
-
-    Raises
-    ------
-    ParameterError
-        If ``weights`` was computed for another partition.
-    ParameterTypeError
-        If ``weights`` is not a :class:`~ocef.envy.matching.MixtureWeights`.
 
     Examples
     --------
@@ -219,8 +194,7 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
 def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
     """Utility of group g_i under g_k's matching policies, mu[i, k] = μ_k^i (eq. (5)).
 
-    μ_k^i = (1/|g_i|) Σ_{m∈g_i} u^m(π_k^m) (Def. 4.1). A system is ε-group envy-free (eq. (6))
-    iff μ_k^i ≤ μ_i^i + ε for all i, k; :func:`group_envy` reads the envy off this matrix.
+    μ_k^i = (1/|g_i|) Σ_{m∈g_i} u^m(π_k^m) (Def. 4.1); :func:`group_envy` reads the envy off it.
 
     Parameters
     ----------
@@ -235,11 +209,6 @@ def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
     -------
     numpy.ndarray, shape (G, G)
         mu[i, k] = μ_k^i; the diagonal is μ_i^i.
-
-    Raises
-    ------
-    ParameterError, ParameterTypeError
-        For a bad matrix, partition or weights.
 
     Examples
     --------
@@ -318,11 +287,6 @@ def proportion_envious(envy, epsilon: float) -> float:
     float
         The share in [0, 1].
 
-    Raises
-    ------
-    ParameterError
-        If ``epsilon`` is outside [0, 1].
-
     Examples
     --------
     >>> proportion_envious([0.7, 0.65, 0.0, 0.05], epsilon=0.05)
@@ -336,11 +300,8 @@ def proportion_envious(envy, epsilon: float) -> float:
 class EnvySummary(Result):
     """Envy measures of a recommender system for individuals and for one partition (Sec. 6).
 
-    ``groups`` has one row per group: ``group`` (index), ``name``, ``size``, ``envy`` (Δ^i),
-    ``envious`` (Δ^i > ε), ``utility`` (μ_i^i), ``best_group`` (argmax_k μ_k^i) with its
-    ``best_name``, and ``best_utility`` (max_k μ_k^i); ``to_frame()`` returns it. These are
-    exact values from the ground truth (no sampling, so no interval). The group fields are None
-    (and ``groups`` empty) when only individual envy was computed.
+    Exact values from the ground truth (no sampling, so no interval); the group fields are None
+    when only individual envy was computed.
 
     Attributes
     ----------
@@ -359,7 +320,7 @@ class EnvySummary(Result):
     group_average_envy, group_prop_envious : float, optional
         Average envy and share of ε-envious groups.
     groups : pandas.DataFrame
-        One row per group (columns above).
+        One row per group (:meth:`to_frame`).
 
     Examples
     --------
@@ -369,10 +330,6 @@ class EnvySummary(Result):
     >>> summary = envy_summary(U, labels, mixture_weights(probs, labels), group_names=["A", "B"])
     >>> summary.individual_average_envy, summary.group_prop_envious
     (0.675, 1.0)
-    >>> summary.to_frame()[["name", "utility", "envy", "envious", "best_name"]]
-      name  utility  envy  envious best_name
-    0    A     0.15  0.70     True         B
-    1    B     0.15  0.65     True         A
     """
 
     epsilon: float
@@ -395,8 +352,7 @@ class EnvySummary(Result):
         pandas.DataFrame
             Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
             (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
-            μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows when only individual envy was
-            computed. Exact values: no interval columns.
+            μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows without groups.
 
         Examples
         --------
@@ -426,8 +382,6 @@ class EnvySummary(Result):
         >>> from ocef.datasets import make_toy_envy
         >>> rho, probs, labels = make_toy_envy()
         >>> record = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels)).to_dict()
-        >>> list(record)
-        ['epsilon', 'matching', 'n_users', 'n_groups', 'individual', 'group_average_envy', 'group_prop_envious', 'groups']
         >>> record["individual"], round(record["groups"][0]["envy"], 3)
         ({'average_envy': 0.675, 'prop_envious': 1.0}, 0.7)
         """
@@ -450,10 +404,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                  epsilon: float = 0.05, group_names=None) -> EnvySummary:
     """Average envy and proportion of ε-envious, for individuals and groups (Sec. 6).
 
-    ``U`` is the utility matrix; with ``labels`` (a partition) the group measures use
-    ``weights`` (from :func:`ocef.envy.matching.mixture_weights`) and ``group_names`` (default
-    "0", "1", ...). See :class:`EnvySummary` for the per-group table; :func:`envy_report`
-    computes U and the weights from ρ and the policies.
+    :func:`envy_report` computes U and the weights from ρ and the policies.
 
     Parameters
     ----------
@@ -473,20 +424,11 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     EnvySummary
         Individual and group envy measures, and the per-group table.
 
-    Raises
-    ------
-    ParameterError
-        For ``labels`` without ``weights`` (or the reverse), ε outside [0, 1], or a bad matrix,
-        partition or names.
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> U = utility_matrix(rho, probs)
-    >>> summary = envy_summary(U, epsilon=0.7)
-    >>> summary.individual_envy, summary.individual_prop_envious
-    (array([0.8, 0.6, 0.8, 0.5]), 0.5)
+    >>> envy_summary(utility_matrix(*make_toy_envy()[:2]), epsilon=0.7).individual_prop_envious
+    0.5
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, 1.0, low_open=False)
     ind = individual_envy(U)
@@ -520,29 +462,23 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
                        groups=groups)
 
 
-@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1))
+@validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1), progress=PROGRESS)
 def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon: float = 0.05,
-                context_probs=None, dtype=np.float64, group_names=None) -> EnvySummary:
+                context_probs=None, dtype=np.float64, group_names=None, progress=False) -> EnvySummary:
     """Exact envy of a system from the ground truth ρ and its policies: U, γ, then :func:`envy_summary`.
 
     Parameters
     ----------
-    rho : array_like
-        True preferences ρ^m(a|x) in [0, 1], users x items (or users x contexts x items).
-    probs : array_like or Policy
-        The policies π^m of every user, same shape as ``rho``.
+    rho, probs, context_probs, dtype
+        As in :func:`utility_matrix`.
     labels : array_like, optional
         Group of each user (0..G-1); without it only individual envy is computed.
     matching : {"transport", "average"}
         Users of two groups compared through optimal transport (Def. 4.2) or uniformly.
-    epsilon : float, default 0.05
-        The envy tolerance: a group is envious when its envy exceeds ε.
-    context_probs : array_like, optional
-        q^m(x), for contextual policies.
-    dtype : numpy dtype, default float64
-        Precision of the utility matrix product (see :func:`utility_matrix`).
-    group_names : sequence of str, optional
-        Names of the groups.
+    epsilon, group_names
+        As in :func:`envy_summary`.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -553,21 +489,27 @@ def envy_report(rho, probs, labels=None, *, matching: str = "transport", epsilon
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> envy_report(rho, probs, labels, epsilon=0.05).groups[["group", "utility", "envy", "envious"]]
+    >>> envy_report(*make_toy_envy(), epsilon=0.05).groups[["group", "utility", "envy", "envious"]]
        group  utility  envy  envious
     0      0     0.15  0.70     True
     1      1     0.15  0.65     True
     """
-    U = utility_matrix(rho, probs, context_probs, dtype=dtype)
-    weights = None
-    if labels is not None:
-        weights = mixture_weights(probs, labels, matching)
-        if weights.n_groups < 2:
-            # group envy compares a group with the others: with one group it was reported as 0
-            raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
-                                 "(give labels=None for individual envy only)")
-    return envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
+    from ocef._progress import progress_bar
+
+    with progress_bar(progress, total=3, desc="envy: utilities, matching, summary", unit="stage") as bar:
+        U = utility_matrix(rho, probs, context_probs, dtype=dtype)
+        bar.update()
+        weights = None
+        if labels is not None:
+            weights = mixture_weights(probs, labels, matching)
+            if weights.n_groups < 2:
+                # group envy compares a group with the others: with one group it was reported as 0
+                raise ParameterError("labels put every user in one group: group envy needs at least 2 groups "
+                                     "(give labels=None for individual envy only)")
+        bar.update()
+        summary = envy_summary(U, labels, weights, epsilon=epsilon, group_names=group_names)
+        bar.update()
+    return summary
 
 
 __all__ = [

@@ -39,7 +39,8 @@ from ocef.envy.groups import check_group_names
 from ocef.results import Result, jsonable
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_positive_int, check_unit_array
-from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Boolean, Integer, Real, Rng, validate_params
+from ocef._progress import PROGRESS
+from ocef.validation import UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 #: Identifies the layout of a live-audit checkpoint file.
@@ -61,11 +62,6 @@ def base_seed_sequence(rng) -> np.random.SeedSequence:
     -------
     numpy.random.SeedSequence
         The base of :func:`audit_root`.
-
-    Raises
-    ------
-    ParameterError, ParameterTypeError
-        For anything :func:`ocef.validation.as_generator` refuses (a negative or float seed...).
 
     Examples
     --------
@@ -89,9 +85,7 @@ def _child(seq: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
 def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
     """The root SeedSequence of the ``index``-th audit seeded by ``rng``.
 
-    Seed S gives ``SeedSequence(S, spawn_key=(index,))``: audit 0 is what ``ocef audit-live``
-    and ``ocef simulate-service --seed S`` use, audit j the j-th audit of
-    ``run_audit(engine="ask-tell")``.
+    Seed S gives ``SeedSequence(S, spawn_key=(index,))`` (audit 0: ``ocef audit-live``).
 
     Parameters
     ----------
@@ -122,9 +116,6 @@ def _as_root(rng) -> np.random.SeedSequence:
 def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequence:
     """Seed of the ℓ_t draws (line 3 of Algorithm 1) of group ``group``'s auditor.
 
-    Child ``(…, 0, group)`` of the audit's root, so each auditor has its own stream, recorded in
-    its checkpoint.
-
     Parameters
     ----------
     root : numpy.random.SeedSequence
@@ -148,8 +139,7 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
 def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.random.Generator:
     """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its step ``step``.
 
-    Child ``(…, 1, group, step)`` of the root: a pull is a pure function of (seed, group, arm,
-    step), so an HTTP retry or a replay after a crash draws the same reward.
+    Child ``(…, 1, group, step)`` of the root (module docstring).
 
     Parameters
     ----------
@@ -178,9 +168,6 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     """``pull(group, arm, step)``: the literal PULL-ARM of Algorithm 2
     (:meth:`ocef.envy.audit.AuditProblem.pull_literal`) with the keyed generator of (group, step).
 
-    ``rng`` is an int/SeedSequence as in :func:`audit_live` (an int S means the root
-    :func:`audit_root` (S)); the same function serves ``ocef simulate-service``.
-
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
@@ -195,15 +182,11 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
 
     Examples
     --------
-    The same (group, arm, step) always draws the same reward:
-
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-    >>> pull = keyed_pull(problem, 7)
-    >>> pull(0, 1, 3) == pull(0, 1, 3), [pull(0, 1, step) for step in range(5)]
-    (True, [0.5, 1.0, 1.0, 1.0, 0.5])
+    >>> pull = keyed_pull(AuditProblem(*make_toy_envy()), 7)
+    >>> [pull(0, 1, step) for step in range(5)]
+    [0.5, 1.0, 1.0, 1.0, 0.5]
     """
     root = _as_root(rng)
 
@@ -241,20 +224,12 @@ def _takes_step(pull) -> bool:
 class LiveAuditResult(Result):
     """Outcome of :func:`audit_live`: one row per group in ``groups``.
 
-    ``groups`` columns: ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy``, or
-    ``timeout`` when undecided at ``max_steps``), ``duration`` (steps = pulls of that group's
-    auditor) and, when the ground truth was given (``true_means``): ``cost`` (eq. 10),
-    ``constraint_held`` (constraint (7) at every step) and ``true_envy``.
-    ``params`` holds α, δ, ε, σ, ω, G and ``max_steps``; ``seed`` the audit's root seed;
-    ``checkpoint_steps`` the steps at which a checkpoint was written (over all sessions);
-    ``wall_time`` the seconds spent auditing (all sessions, up to the last checkpoint of
-    interrupted ones, plus this one); ``resumed_from`` the step restored from the
-    checkpoint (None for a fresh run). ``auditors`` (not serialised) are the final OCEFs.
-
     Attributes
     ----------
     groups : pandas.DataFrame
-        One row per group (columns above).
+        One row per group: ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy``, or
+        ``timeout``), ``duration`` (steps) and, with ``true_means``, ``cost`` (eq. 10),
+        ``constraint_held`` (constraint (7) at every step) and ``true_envy``.
     params : dict
         The audit's parameters (``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``,
         ``sigma``, ``omega``, ``max_steps``).
@@ -267,7 +242,7 @@ class LiveAuditResult(Result):
     wall_time : float
         Seconds spent auditing, over all sessions.
     resumed_from : int or None
-        The step restored from the checkpoint.
+        The step restored from the checkpoint (None for a fresh run).
     version : str
         The ``ocef`` version that ran the audit.
     auditors : tuple of OCEF
@@ -275,15 +250,8 @@ class LiveAuditResult(Result):
 
     Examples
     --------
-    >>> from ocef.envy.audit import AuditProblem
-    >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-    >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
-    >>> result.groups[["name", "verdict", "duration", "true_envy"]]
-      name verdict  duration  true_envy
-    0    A    envy       300       0.70
-    1    B    envy       385       0.65
+    >>> from ocef.envy.service import toy_service
+    >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
     >>> result.steps, result.seed
     (385, {'entropy': '7', 'spawn_key': [0]})
     """
@@ -310,11 +278,8 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
+        >>> from ocef.envy.service import toy_service
+        >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> result.to_frame()
            group name  size verdict  duration   cost  constraint_held  true_envy
         0      0    A     2    envy       300 -16.10             True       0.70
@@ -323,10 +288,7 @@ class LiveAuditResult(Result):
         return self.groups.copy()
 
     def to_dict(self) -> dict:
-        """The audit as a strict-JSON record (``ocef audit-live --json`` prints it with the service's
-        ``source``, ``service``, ``partition`` and ``retries`` added).
-
-        ``auditors`` is left out; a non-finite value is ``None``.
+        """The audit as a strict-JSON record (``ocef audit-live --json``), without ``auditors``.
 
         Returns
         -------
@@ -337,14 +299,9 @@ class LiveAuditResult(Result):
 
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
+        >>> from ocef.envy.service import toy_service
+        >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
         >>> record = result.to_dict()
-        >>> list(record)
-        ['version', 'seed', 'params', 'steps', 'checkpoint_steps', 'wall_time', 'resumed_from', 'groups']
         >>> record["steps"], record["resumed_from"], record["groups"][1]["verdict"]
         (385, None, 'envy')
         """
@@ -355,7 +312,7 @@ class LiveAuditResult(Result):
 
 # ====================================================================== the audit
 @validate_params(n_groups=Integer(2, 10**6), alpha=UNIT_HALF_OPEN, delta=UNIT_OPEN, epsilon=UNIT_HALF_OPEN,
-                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=Boolean(),
+                 max_steps=Integer(1, 10**15), every=Integer(1), rng=Rng(), progress=PROGRESS,
                  sigma=Real(0, 1e6, closed="right"), omega=UNIT_OPEN)
 def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha: float, delta: float,
                epsilon: float, rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA,
@@ -364,27 +321,16 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
                fingerprint: dict | None = None) -> LiveAuditResult:
     """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
 
-    ``pull(group, arm)`` — or ``pull(group, arm, step)`` if it takes a third argument, the
-    0-based step of that group's auditor, a key that makes retries idempotent — must make
-    the recommendations of Algorithm 2 for the users of ``group`` (arm 0: their own; arm
-    j ≥ 1: transported policies of the j-th other group, :func:`ocef.envy.audit.other_groups`)
-    and return the group-average reward in [0, 1]. An object with a ``pull_many(list of
-    (group, arm, step)) -> rewards`` method gets all the pulls of a step in one call.
-
     Each group's auditor has K = G − 1 arms and confidence δ/G; all undecided groups advance
-    one step at a time until every group has a verdict or ``max_steps`` steps.
-
-    ``rng``: int, SeedSequence (used as the root as is), Generator or None (see the module
-    docstring). ``checkpoint``: a JSON file written atomically every ``every`` steps and at
-    the end; if it exists the audit resumes from it (it must be an audit with the same
-    parameters, groups and seed, else ValueError; ``max_steps`` may differ).
-    ``true_means`` (G × G, ``arm_means[i, j]`` = μ_j of group i's audit, a simulator's ground
-    truth) adds the cost (eq. 10), constraint (7) and true envy to the result.
+    one step at a time until every group has a verdict or ``max_steps`` steps. An object with a
+    ``pull_many(list of (group, arm, step)) -> rewards`` method gets a step's pulls in one call.
 
     Parameters
     ----------
     pull : callable
-        ``pull(group, arm[, step]) -> reward in [0, 1]``, the live system's PULL-ARM.
+        ``pull(group, arm[, step]) -> reward in [0, 1]``, the PULL-ARM of Algorithm 2 (arm 0: the
+        group's own recommendations, arm j: the j-th other group's); ``step``, the 0-based step of
+        the group's auditor, makes retries idempotent.
     n_groups : int
         G ≥ 2.
     group_sizes : sequence of int
@@ -392,19 +338,21 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     alpha, delta, epsilon : float
         The OCEF parameters (Algorithm 1).
     rng : None, int, SeedSequence or Generator
-        The audit's randomness; an int is recorded in the result and the checkpoint.
+        The audit's randomness (module docstring); an int is recorded in the result.
     max_steps : int, default 10**6
         Step cap.
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
     checkpoint : str or Path, optional
-        JSON file to write every ``every`` steps and resume from.
+        JSON file written atomically every ``every`` steps and at the end; if it exists the
+        audit resumes from it (same parameters, groups and seed; ``max_steps`` may differ).
     every : int, default 1000
         Steps between checkpoints.
     group_names : sequence of str, optional
         Names of the groups.
     true_means : array_like, optional
-        A simulator's ground truth (G × G).
+        A simulator's ground truth (G × G, ``[i, j]`` = μ_j of group i's audit): adds cost (eq. 10),
+        constraint (7) and true envy.
     progress : bool, default False
         Show a progress bar.
     fingerprint : dict, optional
@@ -423,13 +371,10 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     DataError
         If the checkpoint is unreadable or belongs to another audit (parameters, groups, seed or
         fingerprint), or ``true_means`` has the wrong shape.
-    ParameterError
-        For parameters out of range, or ``pull_many`` returning the wrong number of rewards.
 
     Examples
     --------
-    A system whose group 0 prefers group 1's recommendations (mean 0.8 against 0.5), with
-    rewards keyed by (group, arm, step) so that a retried pull gets the same answer:
+    Group 0 prefers group 1's recommendations (mean 0.8 against 0.5):
 
     >>> import numpy as np
     >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])
@@ -498,10 +443,9 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
 
     batch = getattr(pull, "pull_many", None)
     with_step = batch is None and _takes_step(pull)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(desc="audit steps", unit="step", initial=step, leave=False)   # no total: verdicts end it
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, desc="audit steps", unit="step", initial=step)   # no total: verdicts end it
     start = time.perf_counter()
     try:
         while step < max_steps:
@@ -590,29 +534,14 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
     (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
     against ``ocef simulate-service`` over HTTP, in process.
 
-    One OCEF per group with K = G − 1 arms and δ/G (Cor. 7.1); every reward is drawn by the
-    literal PULL-ARM of Algorithm 2 (each user shown an item of their own or of a transported
-    policy, Def. 4.2) with the keyed generator of (group, step), so an interrupted audit resumed
-    from its checkpoint ends exactly as an uninterrupted one.
+    An interrupted audit resumed from its checkpoint ends exactly as an uninterrupted one.
 
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
         The simulated recommender.
-    alpha, delta, epsilon : float
-        The OCEF parameters (Algorithm 1): α, ε in (0, 1], δ in (0, 1) for the whole audit.
-    rng : None, int, SeedSequence or numpy.random.Generator
-        The audit's seed (an int S is the root :func:`audit_root` (S)).
-    max_steps : int, default 10**6
-        Step cap; undecided groups are ``timeout``.
-    sigma, omega : float, default 0.5 and 0.01
-        Sub-gaussian parameter and ω of Lemma 3.
-    checkpoint : str or Path, optional
-        JSON checkpoint to write every ``every`` steps and resume from.
-    every : int, default 1000
-        Steps between checkpoints.
-    progress : bool, default False
-        Show a progress bar.
+    alpha, delta, epsilon, rng, max_steps, sigma, omega, checkpoint, every, progress
+        As in :func:`audit_live`.
 
     Returns
     -------
@@ -626,22 +555,15 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
 
     Examples
     --------
-    Interrupted at step 100 (both groups still undecided), then resumed to the verdicts an
-    uninterrupted run reaches (300 and 385 steps):
+    Interrupted at step 100, then resumed to the verdicts of an uninterrupted run:
 
-    >>> from ocef.envy.audit import AuditProblem
-    >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-    >>> first = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
-    ...                        checkpoint="audit.json", every=50)
-    >>> first.groups["verdict"].tolist(), first.checkpoint_steps
-    (['timeout', 'timeout'], (50, 100))
-    >>> result = ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7,
-    ...                         checkpoint="audit.json", every=50)
-    >>> result.resumed_from
-    100
-    >>> result.groups[["name", "verdict", "duration"]]
+    >>> from ocef.envy.service import toy_service
+    >>> problem = toy_service().problem(None)[0]
+    >>> ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
+    ...                checkpoint="audit.json").groups["verdict"].tolist()
+    ['timeout', 'timeout']
+    >>> ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7,
+    ...                checkpoint="audit.json").groups[["name", "verdict", "duration"]]
       name verdict  duration
     0    A    envy       300
     1    B    envy       385

@@ -28,9 +28,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-import ot
-from scipy import sparse
-from scipy.spatial.distance import cdist, pdist, squareform
 
 from ocef.envy.groups import check_partition, group_members
 from ocef.policies.base import as_probabilities, sample_rows
@@ -48,9 +45,7 @@ def _as_probs(probs, name: str) -> np.ndarray:
 def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     """Transport cost c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 between users' policies (Def. 4.2).
 
-    The cost of Definition 4.2: the largest L1 distance, over contexts, between two users'
-    recommendation distributions; in [0, 2], 0 iff the policies are identical. Policies with
-    few non-zeros (argmax, top-k) use a sparse path; the loop is over contexts only.
+    In [0, 2], 0 iff the policies are identical.
 
     Parameters
     ----------
@@ -64,11 +59,6 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     -------
     numpy.ndarray, shape (M_a, M_b)
         c_{m,n}.
-
-    Raises
-    ------
-    ParameterError
-        If the policies are not probability rows, or the two sets differ in items or contexts.
 
     Examples
     --------
@@ -86,6 +76,8 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     b3 = None if b is None else (b[:, None, :] if b.ndim == 2 else b)
     sparse_rows = (np.count_nonzero(a3) <= SPARSE_DENSITY * a3.size
                    and (b3 is None or np.count_nonzero(b3) <= SPARSE_DENSITY * b3.size))
+    from scipy.spatial.distance import cdist, pdist, squareform     # scipy.spatial: 0.3 s, when used
+
     out = None
     for x in range(a3.shape[1]):
         ax = a3[:, x, :]
@@ -107,6 +99,8 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     and min(p_a, q_a) > 0 only for items in both supports: one outer minimum per item
     shared by some m and some n (a loop over items, not users).
     """
+    from scipy import sparse
+
     shared = np.zeros((a.shape[0], b.shape[0]))
     ca, cb = sparse.csc_matrix(a), sparse.csc_matrix(b)
     for item in np.flatnonzero((np.diff(ca.indptr) > 0) & (np.diff(cb.indptr) > 0)):
@@ -122,9 +116,8 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def average_weights(n_i: int, n_k: int) -> np.ndarray:
     """Mixture weights γ_{m,n} = 1/|g_k| of the average group policy of g_k (Sec. 4).
 
-    The average group policy π_k^m = (1/|g_k|) Σ_{n∈g_k} π^n (eq. (4) with uniform weights) is
-    the same for every m ∈ g_i; Proposition 3 shows it can make an envy-free system look
-    group-envious, which the transported policies (:func:`transport_weights`) avoid.
+    Proposition 3 shows it can make an envy-free system look group-envious, which the transported
+    policies (:func:`transport_weights`) avoid.
 
     Parameters
     ----------
@@ -137,11 +130,6 @@ def average_weights(n_i: int, n_k: int) -> np.ndarray:
     -------
     numpy.ndarray, shape (n_i, n_k)
         Every entry 1/n_k; rows sum to 1.
-
-    Raises
-    ------
-    ParameterError
-        If a size is below 1.
 
     Examples
     --------
@@ -159,18 +147,10 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     """Mixture weights of the transported policies of g_k for the users of g_i (Def. 4.2).
 
     γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the
-    uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃, so each row
-    sums to 1. ``probs_i`` (|g_i| users) and ``probs_k`` (|g_k| users) are the groups'
-    policies; ``cost`` may pass a precomputed c (|g_i| x |g_k|). This is the plan ``ot.emd``
-    returns for the users in the given order; :func:`mixture_weights` uses the canonical plan
-    (:func:`canonical_plan`) instead, which does not depend on that order.
-
-    ``mult_i``/``mult_k`` (optional, positive integers) say that each listed user stands for
-    that many identical copies (users duplicated to grow groups, Sec. 6.2). The uniform
-    distribution on the copies is then the distribution ∝ multiplicity on the distinct
-    users, and γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum() is the transported policy of every copy of
-    m under the optimal plan that splits γ̃ evenly among copies (an optimal plan of the
-    duplicated problem, since copies have identical costs).
+    uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃ (rows sum to 1):
+    the plan for the users in the given order (:func:`mixture_weights` uses
+    :func:`canonical_plan`). With multiplicities, the distributions are ∝ multiplicity and
+    γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum() (copies have identical costs).
 
     Parameters
     ----------
@@ -190,8 +170,6 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
 
     Raises
     ------
-    ParameterError
-        If a multiplicity is not positive or does not match its group.
     RuntimeError
         If ``ot.emd`` does not reach the optimum.
 
@@ -200,14 +178,9 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     User 0 of g_i (always item 0) is matched with the user of g_k closest to it (mostly item 0):
 
     >>> import numpy as np
-    >>> probs_i = np.array([[1.0, 0.0], [0.5, 0.5]])
-    >>> probs_k = np.array([[0.0, 1.0], [0.9, 0.1]])
-    >>> transport_weights(probs_i, probs_k)
+    >>> transport_weights(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
     array([[0., 1.],
            [1., 0.]])
-    >>> transport_weights(probs_i, probs_k, mult_k=[3, 1])
-    array([[0.5, 0.5],
-           [1. , 0. ]])
     """
     if cost is None:
         cost = policy_distance(probs_i, probs_k)
@@ -226,11 +199,8 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
 class MixtureWeights:
     """Mixture weights γ (eq. (4)) for every ordered pair of groups (i, k).
 
-    ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (m ∈ g_i in the order of
-    ``members[i]``, n ∈ g_k in the order of ``members[k]``), rows summing to 1: the matching
-    policy of g_k for user m is π_k^m = Σ_n γ_{m,n} π^n. Built by :func:`mixture_weights`;
-    ``n_groups`` and ``sizes`` give G and the |g_i|, :meth:`sample_partners` draws the matched
-    users of Algorithm 2 (line 4).
+    ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (in the order of ``members``), rows summing
+    to 1. Built by :func:`mixture_weights`.
 
     Attributes
     ----------
@@ -250,11 +220,6 @@ class MixtureWeights:
     >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
     >>> weights.n_groups, weights.sizes.tolist()
     (2, [2, 2])
-    >>> weights[0, 1]
-    array([[0., 1.],
-           [1., 0.]])
-    >>> weights.sample_partners(0, 1, rng=0)
-    array([3, 2])
     """
     labels: np.ndarray
     members: list
@@ -280,9 +245,6 @@ class MixtureWeights:
     def sample_partners(self, i: int, k: int, *, rng=None) -> np.ndarray:
         """For every m ∈ g_i (in ``members[i]`` order) draw n ~ γ_{m,·} on g_k (Alg. 2, line 4).
 
-        The matched user n of g_k whose recommendations m receives when the auditor explores
-        arm k: a draw from row m of the mixture weights γ of eq. (4), for all m at once.
-
         Parameters
         ----------
         i : int
@@ -304,16 +266,10 @@ class MixtureWeights:
 
         Examples
         --------
-        With transport matching user 0 of group 0 is matched with user 3 of group 1 and user 1
-        with user 2 (the plan is deterministic here, so every draw gives the same partners):
-
         >>> import numpy as np
         >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
-        >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
-        >>> weights.sample_partners(0, 1, rng=0)
+        >>> mixture_weights(probs, np.array([0, 0, 1, 1])).sample_partners(0, 1, rng=0)
         array([3, 2])
-        >>> weights.sample_partners(1, 0, rng=0)
-        array([1, 0])
         """
         return self.members[k][sample_rows(self[i, k], rng)]
 
@@ -344,12 +300,7 @@ def _policy_classes(probs: np.ndarray, mult: np.ndarray) -> _Classes:
 def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
     """γ̃: an optimal transport plan of Def. 4.2 between g_i and g_k, chosen canonically.
 
-    The transport is between the distributions ∝ multiplicity on the two groups, for the cost
-    of :func:`policy_distance`. Optimal plans often tie (see the module docstring); this one
-    depends only on the multiset of (policy, multiplicity) of each group: not on the order of
-    the users, nor on which group is called i. Users with identical policies are pooled, the
-    pooled problem is solved exactly by ``ot.emd``, and each class's mass is spread over its
-    members ∝ multiplicity.
+    Depends only on the multiset of (policy, multiplicity) of each group (module docstring).
 
     Parameters
     ----------
@@ -403,6 +354,8 @@ def _plan_of_classes(ci: _Classes, mult_i: np.ndarray, ck: _Classes, mult_k: np.
 
 def _class_plan(cost, mass_i, mass_k) -> np.ndarray:
     """Exact optimal plan (``ot.emd``) between two groups' policy classes."""
+    import ot      # POT loads scikit-learn: about a second, paid only by transport matching
+
     cost = np.ascontiguousarray(cost, dtype=float)
     a, b = mass_i / mass_i.sum(), mass_k / mass_k.sum()
     n_i, n_k = cost.shape
@@ -442,18 +395,10 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     MixtureWeights
         ``weights[i, k]`` is γ for the users of g_i and the policies of g_k.
 
-    Raises
-    ------
-    ParameterError
-        For an unknown ``matching``, a bad partition or bad multiplicities.
-
     Examples
     --------
     >>> import numpy as np
     >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
-    >>> mixture_weights(probs, np.array([0, 0, 1, 1]))[1, 0]
-    array([[0., 1.],
-           [1., 0.]])
     >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0]
     array([[0.5, 0.5],
            [0.5, 0.5]])

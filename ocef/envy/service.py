@@ -48,16 +48,12 @@ TRANSIENT_STATUS = (429, 502, 503, 504)
 class ServiceError(RuntimeError):
     """The service could not be reached or kept failing after every retry.
 
-    Raised by :class:`ServiceClient` once its retries of a transient failure (connection
-    refused or reset, timeout, HTTP 429/502/503/504) are exhausted; ``ocef audit-live`` then
+    Raised by :class:`ServiceClient` once its retries are exhausted; ``ocef audit-live`` then
     stops, and its checkpoint lets the audit resume later.
 
     Examples
     --------
-    A port where nothing listens any more:
-
-    >>> service = toy_service()
-    >>> server = make_server(service, 0)
+    >>> server = make_server(toy_service(), 0)       # a port where nothing listens any more
     >>> port = server.server_address[1]
     >>> server.server_close()
     >>> ServiceClient(f"http://127.0.0.1:{port}", retries=1, backoff=0.01).info()
@@ -71,13 +67,11 @@ class FingerprintError(DataError):
     """The service answering is not the one the audit started with (another version, seed or
     configuration): continuing would mix two systems' rewards in one verdict.
 
-    Raised by :meth:`SimulatedService.pull` (HTTP 409 over the wire) and by the client on a 409
-    answer; a :class:`~ocef.errors.DataError`.
+    Raised by :meth:`SimulatedService.pull` (HTTP 409 over the wire) and by the client on a 409.
 
     Examples
     --------
-    >>> service = toy_service()
-    >>> service.pull("groups", [[0, 1, 3]], fingerprint="0.0.0/1/abc")
+    >>> toy_service().pull("groups", [[0, 1, 3]], fingerprint="0.0.0/1/abc")
     Traceback (most recent call last):
     ...
     ocef.envy.service.FingerprintError: this service is .../7/..., the audit started against 0.0.0/1/abc; refusing to mix the two (another version, seed or configuration)
@@ -131,12 +125,6 @@ def fingerprint_id(fingerprint: dict) -> str:
     Returns
     -------
     str
-        ``"version/seed/configuration"``.
-
-    Raises
-    ------
-    KeyError
-        If a key is missing.
 
     Examples
     --------
@@ -153,12 +141,7 @@ _FEEDBACK_KEY = 0xFEED
 class SimulatedService:
     """The state of ``ocef simulate-service``: an environment, a policy and a seed.
 
-    ``problem_for(partition)`` returns the :class:`ocef.envy.audit.AuditProblem` of a partition
-    (built once, on first use). ``rng`` is an int seed (None: drawn from OS entropy); it is
-    published by ``/info`` so that a client can reproduce the audit, and keys every draw.
-
-    Its methods are the endpoints (``info``, ``groups``, ``truth``, ``pull``, ``recommend``,
-    ``feedback``), callable in process; :func:`make_server` serves them over HTTP.
+    Its methods are the endpoints, callable in process; :func:`make_server` serves them over HTTP.
 
     Parameters
     ----------
@@ -167,7 +150,7 @@ class SimulatedService:
     partitions : sequence of str
         The partitions served; the first is the default.
     rng : int or None, default 0
-        The seed S ≥ 0 (audits are keyed by :func:`ocef.envy.live.audit_root` (S)).
+        The seed S ≥ 0, published by ``/info``; it keys every draw (None: from OS entropy).
     description : str, default ""
         Free text published by ``/info`` (and part of the fingerprint).
     rho : numpy.ndarray, shape (M, I), optional
@@ -177,24 +160,13 @@ class SimulatedService:
     fail_every : int, optional
         Answer every N-th ``/pull`` with HTTP 503 (fault injection).
 
-    Raises
-    ------
-    ParameterError
-        If ``rng`` is not an integer ≥ 0.
-
     Examples
     --------
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> rho, probs, labels = make_toy_envy()
-    >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-    >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-    >>> service.groups()
-    {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
-    >>> service.pull("groups", [[0, 1, 3], [1, 0, 0]])
+    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
+    >>> SimulatedService(lambda partition: problem, ["groups"], rng=7).pull("groups", [[0, 1, 3], [1, 0, 0]])
     {'rewards': [1.0, 0.5]}
-    >>> service.recommend(0, k=1)
-    {'user': 0, 'items': [1], 'probs': [1.0]}
     """
 
     def __init__(self, problem_for, partitions, *, rng: int | None = 0, description: str = "", rho=None,
@@ -232,21 +204,11 @@ class SimulatedService:
             The problem and ``pull(group, arm, step) -> float``, the PULL-ARM of Algorithm 2
             whose draws are keyed by (seed, group, step) (:func:`ocef.envy.live.keyed_pull`).
 
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is not one of ``partitions``.
-
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> problem_, pull = service.problem(None)
-        >>> problem_ is problem, pull(0, 1, 3), pull(0, 1, 3)
-        (True, 1.0, 1.0)
+        >>> problem, pull = toy_service().problem(None)
+        >>> pull(0, 1, 3), pull(0, 1, 3)
+        (1.0, 1.0)
         """
         partition = self.partitions[0] if partition in (None, "") else partition
         if partition not in self.partitions:
@@ -270,12 +232,8 @@ class SimulatedService:
 
         Examples
         --------
-        >>> service = toy_service()
-        >>> info = service.info()
-        >>> list(info)
-        ['service', 'version', 'seed', 'description', 'partitions', 'default_partition', 'fingerprint']
-        >>> info["seed"], info["partitions"], sorted(info["fingerprint"])
-        (7, ['groups'], ['configuration', 'seed', 'version'])
+        >>> toy_service().info()["seed"]
+        7
         """
         import ocef
 
@@ -295,11 +253,6 @@ class SimulatedService:
         -------
         dict
             ``n_groups`` (G), ``sizes`` (|g_i|, copies counted) and ``names``.
-
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is unknown.
 
         Examples
         --------
@@ -324,18 +277,10 @@ class SimulatedService:
             ``arm_means`` (G × G: row i holds μ_0..μ_{G-1} of group i's audit, eq. (6)) and
             ``true_envy`` (Δ^i of each group).
 
-        Raises
-        ------
-        ParameterError
-            When ``partition`` is unknown.
-
         Examples
         --------
-        >>> import numpy as np
-        >>> service = toy_service()
-        >>> truth = service.truth()
-        >>> np.round(truth["arm_means"], 2).tolist(), np.round(truth["true_envy"], 2).tolist()
-        ([[0.15, 0.85], [0.15, 0.8]], [0.7, 0.65])
+        >>> toy_service().truth()["true_envy"]
+        [0.7000000000000001, 0.65]
         """
         problem, _ = self.problem(partition)
         return {"arm_means": problem.arm_means.tolist(), "true_envy": problem.true_envy.tolist()}
@@ -343,8 +288,7 @@ class SimulatedService:
     def pull(self, partition, pulls, fingerprint=None) -> dict:
         """The answer of ``POST /pull``: PULL-ARM of Algorithm 2 for each (group, arm, step).
 
-        Each reward is the group-average reward of a keyed draw (seed, group, step): asking
-        again for the same triple gives the same reward, so a retried request is harmless.
+        Draws are keyed by (seed, group, step): a retried request gets the same rewards.
 
         Parameters
         ----------
@@ -366,13 +310,10 @@ class SimulatedService:
         ------
         FingerprintError
             When ``fingerprint`` is another service's (HTTP 409 over the wire).
-        ParameterError
-            When ``partition`` is unknown or ``pulls`` is not a list of integer triples.
 
         Examples
         --------
-        >>> service = toy_service()
-        >>> service.pull("groups", [[0, 1, 3], [1, 0, 0], [0, 1, 3]])
+        >>> toy_service().pull("groups", [[0, 1, 3], [1, 0, 0], [0, 1, 3]])
         {'rewards': [1.0, 0.5, 1.0]}
         """
         if fingerprint is not None and fingerprint != fingerprint_id(self.fingerprint):
@@ -414,19 +355,9 @@ class SimulatedService:
             ``user``, ``items`` (by decreasing probability, ties by item index) and ``probs``
             (their probabilities π^user(a)).
 
-        Raises
-        ------
-        ParameterError
-            When ``user`` or ``k`` is out of range, or the policy has contexts.
-
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, rho=rho, probs=probs)
-        >>> service.recommend(2, k=2)
+        >>> toy_service().recommend(2, k=2)
         {'user': 2, 'items': [0, 1], 'probs': [1.0, 0.0]}
         """
         if self.probs.ndim != 2:
@@ -455,18 +386,10 @@ class SimulatedService:
         dict
             ``user``, ``items`` and ``rewards`` (0 or 1 per item).
 
-        Raises
-        ------
-        ParameterError
-            When ``user`` or an item is out of range, or the environment has contexts.
-
         Examples
         --------
-        >>> service = toy_service()
-        >>> service.feedback(0, [0, 1], key=5)
+        >>> toy_service().feedback(0, [0, 1], key=5)
         {'user': 0, 'items': [0, 1], 'rewards': [1, 0]}
-        >>> service.feedback(0, [0, 1], key=5) == service.feedback(0, [0, 1], key=5)
-        True
         """
         if self.rho.ndim != 2:
             raise ParameterError("/feedback serves context-free environments only")
@@ -487,21 +410,14 @@ class SimulatedService:
     def should_fail(self) -> bool:
         """Whether this ``/pull`` request is answered with HTTP 503 (fault injection).
 
-        Counts the ``/pull`` requests; with ``fail_every=N`` every N-th one fails, so that the
-        client's retries can be tested. Never fails without ``fail_every``.
-
         Returns
         -------
         bool
-            True for every ``fail_every``-th call.
+            True for every ``fail_every``-th call; never without ``fail_every``.
 
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=3)
+        >>> service = toy_service(); service.fail_every = 3
         >>> [service.should_fail() for _ in range(6)]
         [False, False, True, False, False, True]
         """
@@ -598,8 +514,7 @@ class _Server(ThreadingHTTPServer):
 def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
     """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (the loopback address only).
 
-    The routes are described in the module docstring (``/info``, ``/groups``, ``/truth``,
-    ``/pull``, ``/recommend``, ``/feedback``). Call ``serve_forever()`` (e.g. in a thread) and
+    The routes are those of the module docstring. Call ``serve_forever()`` (e.g. in a thread) and
     ``shutdown()`` then ``server_close()`` to stop.
 
     Parameters
@@ -623,8 +538,7 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
 
     Examples
     --------
-    >>> running = start_service()          # the toy service, in a thread
-    >>> client = running.client
+    >>> running = start_service(); client = running.client
     >>> client.info()["seed"], client.groups()["sizes"]
     (7, [2, 2])
     >>> running.close()
@@ -636,9 +550,8 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
 
 
 def toy_service(*, rng: int = 7) -> "SimulatedService":
-    """The toy envy problem (:func:`ocef.datasets.make_toy_envy`, groups ``A`` and ``B``) served by
-    a :class:`SimulatedService` with one partition, ``"groups"``: what the examples of this module
-    serve. The walkthrough of a live audit is in the user guide (docs/guide/envy.md).
+    """The toy envy problem (:func:`ocef.datasets.make_toy_envy`, groups ``A`` and ``B``) as a
+    :class:`SimulatedService` with one partition, ``"groups"``. Walkthrough: docs/guide/envy.md.
 
     Parameters
     ----------
@@ -687,14 +600,9 @@ class RunningService:
     def close(self) -> None:
         """Close the client, stop serving and release the port.
 
-        Returns
-        -------
-        None
-
         Examples
         --------
-        >>> running = start_service()
-        >>> running.close()
+        >>> start_service().close()
         """
         self.client.close()
         self.server.shutdown()
@@ -709,8 +617,6 @@ class RunningService:
 
 def start_service(service: "SimulatedService | None" = None, port: int = 0) -> RunningService:
     """Serve ``service`` (default: :func:`toy_service`) on 127.0.0.1:``port`` in a daemon thread.
-
-    What ``ocef simulate-service`` does in its own process, for examples, tests and notebooks.
 
     Parameters
     ----------
@@ -740,12 +646,9 @@ def start_service(service: "SimulatedService | None" = None, port: int = 0) -> R
 class ServiceClient:
     """Client of the service at ``url`` (``http://host:port``) with retries and backoff.
 
-    A request that fails transiently (connection refused or reset, timeout, HTTP 429/502/503/504)
-    is retried up to ``retries`` times, waiting ``backoff · 2^attempt`` seconds (at most
-    ``max_wait``); a 4xx answer is a ``ValueError`` carrying the service's message.
-    ``n_retries`` counts the retries made. ``info``, ``fingerprint``, ``groups`` and ``truth``
-    check the answers (a DataError names what is missing or out of range); ``puller`` returns
-    the :class:`RemotePull` that :func:`ocef.envy.audit_live` calls.
+    Transient failures (connection refused or reset, timeout, HTTP 429/502/503/504) are retried
+    (:meth:`request`); a :class:`ServiceError` is raised when the service cannot be reached.
+    ``info``, ``fingerprint``, ``groups`` and ``truth`` check the answers (DataError).
 
     Parameters
     ----------
@@ -760,17 +663,9 @@ class ServiceClient:
     max_wait : float, default 5.0
         Longest wait between two attempts.
 
-    Raises
-    ------
-    ParameterError
-        If ``url`` is not an ``http://`` URL with a host.
-
     Examples
     --------
-    >>> running = start_service()          # the toy service, in a thread
-    >>> client = running.client
-    >>> client.truth()["true_envy"]
-    [0.7000000000000001, 0.65]
+    >>> running = start_service(); client = running.client
     >>> client.fingerprint()["seed"], client.n_retries
     (7, 0)
     >>> running.close()
@@ -792,11 +687,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
-        >>> client.groups()["n_groups"]
-        2
-        >>> client.close(); client.groups()["n_groups"]
+        >>> running = start_service(); client = running.client
+        >>> client.close(); client.groups()["n_groups"]          # reconnects
         2
         >>> running.close()
         """
@@ -808,8 +700,7 @@ class ServiceClient:
         """Send one request and return the JSON object answered, retrying transient failures.
 
         A connection error, a timeout or HTTP 429/502/503/504 is retried up to ``retries`` times
-        with a wait of ``backoff · 2^(attempt-1)`` seconds (at most ``max_wait``); each retry adds
-        one to ``n_retries``.
+        after ``backoff · 2^(attempt-1)`` seconds (at most ``max_wait``), counted in ``n_retries``.
 
         Parameters
         ----------
@@ -837,24 +728,11 @@ class ServiceClient:
 
         Examples
         --------
-        >>> from ocef.envy.audit import AuditProblem
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> problem = AuditProblem(rho, probs, labels, group_names=["A", "B"])
-        >>> service = SimulatedService(lambda partition: problem, ["groups"], rng=7, fail_every=2)
-        >>> import threading
-        >>> server = make_server(service, 0)
-        >>> threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
-        >>> client = ServiceClient(f"http://127.0.0.1:{server.server_address[1]}")
-        >>> client.request("POST", "/pull", {"pulls": [[0, 1, 3]]})
-        {'rewards': [1.0]}
-        >>> client.request("POST", "/pull", {"pulls": [[0, 1, 3]]}), client.n_retries
-        ({'rewards': [1.0]}, 1)
-        >>> client.request("GET", "/groups?partition=other")
-        Traceback (most recent call last):
-        ...
-        ocef.errors.DataError: GET http://127.0.0.1:.../groups?partition=other: HTTP 400: partition must be one of groups, got 'other'
-        >>> client.close(); server.shutdown(); server.server_close()
+        >>> service = toy_service(); service.fail_every = 2           # every 2nd /pull fails
+        >>> running = start_service(service); client = running.client
+        >>> [client.request("POST", "/pull", {"pulls": [[0, 1, 3]]}) for _ in range(2)], client.n_retries
+        ([{'rewards': [1.0]}, {'rewards': [1.0]}], 1)
+        >>> running.close()
         """
         body = None if payload is None else json.dumps(payload).encode()
         headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -908,16 +786,12 @@ class ServiceClient:
         ------
         DataError
             When ``seed`` or ``version`` is missing, or ``seed`` is not an integer ≥ 0.
-        ServiceError
-            When the service cannot be reached.
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
-        >>> info = client.info()
-        >>> info["seed"], info["default_partition"]
-        (7, 'groups')
+        >>> running = start_service(); client = running.client
+        >>> client.info()["default_partition"]
+        'groups'
         >>> running.close()
         """
         info = _require(self.request("GET", "/info"), ("seed", "version"), f"GET {self.url}/info")
@@ -929,10 +803,6 @@ class ServiceClient:
     def fingerprint(self) -> dict | None:
         """The service's fingerprint (version, seed, configuration), None if it publishes none.
 
-        ``ocef audit-live`` records it at the start and sends it with every pull, so that a
-        resumed audit never continues against a service restarted with another seed or
-        configuration.
-
         Returns
         -------
         dict or None
@@ -942,16 +812,12 @@ class ServiceClient:
         ------
         DataError
             When the fingerprint lacks one of the three keys.
-        ServiceError
-            When the service cannot be reached.
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
-        >>> fingerprint = client.fingerprint()
-        >>> sorted(fingerprint), fingerprint["seed"]
-        (['configuration', 'seed', 'version'], 7)
+        >>> running = start_service(); client = running.client
+        >>> sorted(client.fingerprint())
+        ['configuration', 'seed', 'version']
         >>> running.close()
         """
         fp = self.info().get("fingerprint")
@@ -977,13 +843,10 @@ class ServiceClient:
         DataError
             When ``n_groups`` or ``sizes`` is missing or invalid, or the service refuses the
             partition.
-        ServiceError
-            When the service cannot be reached.
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
+        >>> running = start_service(); client = running.client
         >>> client.groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
         >>> running.close()
@@ -1021,16 +884,12 @@ class ServiceClient:
         ------
         DataError
             When ``arm_means`` is missing or holds a value outside [0, 1].
-        ServiceError
-            When the service cannot be reached.
 
         Examples
         --------
-        >>> import numpy as np
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
-        >>> np.round(client.truth()["arm_means"], 2).tolist()
-        [[0.15, 0.85], [0.15, 0.8]]
+        >>> running = start_service(); client = running.client
+        >>> len(client.truth()["arm_means"])
+        2
         >>> running.close()
         """
         answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
@@ -1060,8 +919,7 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
+        >>> running = start_service(); client = running.client
         >>> pull = client.puller("groups", client.fingerprint())
         >>> pull(0, 1, 3), pull(1, 0, 0)
         (1.0, 0.5)
@@ -1097,10 +955,6 @@ def _query(partition) -> str:
 class RemotePull:
     """``pull(group, arm, step)`` and ``pull_many(keys)`` over HTTP, for :func:`ocef.envy.live.audit_live`.
 
-    ``pull_many`` sends all the pulls of one synchronous step in one ``POST /pull`` (the
-    PULL-ARM of Algorithm 2 for each (group, arm, step)) and checks that the rewards are numbers
-    in [0, 1]; with a fingerprint the service refuses pulls meant for another system.
-
     Parameters
     ----------
     client : ServiceClient
@@ -1112,10 +966,7 @@ class RemotePull:
 
     Examples
     --------
-    The rewards are keyed by (group, arm, step): the same as the in-process service's.
-
-    >>> running = start_service()          # the toy service, in a thread
-    >>> client = running.client
+    >>> running = start_service(); client = running.client
     >>> pull = client.puller("groups", client.fingerprint())
     >>> pull(0, 1, 3), pull.pull_many([(0, 1, 3), (1, 0, 0)])
     (1.0, [1.0, 0.5])
@@ -1145,13 +996,10 @@ class RemotePull:
         DataError
             When the service answers another number of rewards or a reward outside [0, 1],
             refuses the pulls, or has changed fingerprint (:class:`FingerprintError`).
-        ServiceError
-            When the service cannot be reached.
 
         Examples
         --------
-        >>> running = start_service()          # the toy service, in a thread
-        >>> client = running.client
+        >>> running = start_service(); client = running.client
         >>> client.puller("groups").pull_many([(0, 0, 0), (0, 1, 1), (1, 1, 0)])
         [0.0, 1.0, 0.5]
         >>> running.close()

@@ -109,8 +109,7 @@ class RunResult(Result):
 def safety_budget(cum_mean_reward, t, alpha, mu0):
     """Safety budget Z_t = Σ_{s≤t} μ_{k_s} − (1−α) μ_0 t of App. G.2.
 
-    The conservative constraint (7), (1/t) Σ_{s≤t} μ_{k_s} ≥ (1−α) μ_0, is Z_t ≥ 0 at every t.
-    It needs the true means, so only a simulator computes it.
+    The conservative constraint (7) is Z_t ≥ 0 at every t.
 
     Parameters
     ----------
@@ -141,9 +140,7 @@ def safety_budget(cum_mean_reward, t, alpha, mu0):
 def audit_cost(cum_mean_reward, t, mu0):
     """Cost of exploration C_t = t μ_0 − Σ_{s≤t} μ_{k_s} of eq. (10).
 
-    The reward lost by the audit against showing the group its own recommendations at every
-    step (negative when the explored arms are better). Theorem 7 bounds it at the stopping time
-    (:func:`ocef.envy.cost_bound`).
+    Theorem 7 bounds it at the stopping time (:func:`ocef.envy.cost_bound`).
 
     Parameters
     ----------
@@ -170,10 +167,7 @@ def audit_cost(cum_mean_reward, t, mu0):
 def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int = 10**7) -> RunResult:
     """Run an ask/tell auditor (Algorithm 1) on a Bernoulli bandit until a verdict.
 
-    At each step the arm the auditor asks for is pulled: a group-average reward, Binomial(|g|,
-    μ_k)/|g| with |g| = ``bandit.group_size`` (Bernoulli for |g| = 1). Alongside, the true means
-    give the cost of eq. (10) and the safety budget of constraint (7), which the auditor never
-    sees.
+    The true means give the cost of eq. (10) and constraint (7), which the auditor never sees.
 
     Parameters
     ----------
@@ -190,11 +184,6 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int
     -------
     RunResult
         Verdict, duration, cost (eq. 10), whether (7) held, the smallest budget and the counts.
-
-    Raises
-    ------
-    ParameterError
-        If the bandit and the auditor have different numbers of arms, or ``max_steps`` < 1.
 
     Examples
     --------

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ocef.exposure.browsing import BROWSING_PARAMS
-from ocef.exposure.logs import LOG_PARAMS
+from ocef.exposure.logs import LOG_PARAMS, fill_log_doc
 from ocef.exposure.shares import TARGET_MEANING, TARGETS
 from ocef.exposure.user_metrics import LIST_METRICS, RANKING_METRICS, REGISTRY
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, validate_params
+from ocef._progress import PROGRESS
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -35,7 +36,7 @@ DECLARED_PARAMS = {
     **LOG_PARAMS, **BROWSING_PARAMS,
     **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
     "target": Options(*TARGETS), "k": OrNone(Integer(1)), "confidence": CONFIDENCE,
-    "family": Options(*FAMILIES),
+    "family": Options(*FAMILIES), "progress": PROGRESS,
     "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
     "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),
 }
@@ -86,17 +87,12 @@ class ExposureResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> import numpy as np
-    >>> log = pd.DataFrame({"user": np.repeat(np.arange(20), 2), "rank": np.tile([1, 2], 20),
-    ...                     "genre": list("ab" * 8 + "ba" * 12)})
-    >>> res = exposure_fairness(log, item_group="genre", target="equal")
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = exposure_fairness(make_toy_rankings(), item_group="genre", target="equal")
     >>> res.groups[res.groups.statistic == "share"][["item_group", "estimate", "ci_low", "ci_high"]].round(3)
       item_group  estimate  ci_low  ci_high
-    0          a     0.467   0.390    0.545
-    3          b     0.533   0.455    0.610
-    >>> res.overall["family"][0]
-    'report: Holm over all 2 tests of this output (groups, pairs)'
+    0          a     0.657   0.519    0.773
+    3          b     0.343   0.227    0.481
     """
 
     overall: pd.DataFrame
@@ -120,10 +116,8 @@ class ExposureResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
-        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
-        >>> exposure_fairness(log, item_group="genre").to_frame().shape
+        >>> from ocef.datasets import make_toy_rankings
+        >>> exposure_fairness(make_toy_rankings(), item_group="genre").to_frame().shape
         (6, 13)
         """
         return self.groups
@@ -138,15 +132,12 @@ class ExposureResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> import numpy as np
-        >>> log = pd.DataFrame({"user": np.repeat(np.arange(20), 2), "rank": np.tile([1, 2], 20),
-        ...                     "genre": list("ab" * 8 + "ba" * 12)})
-        >>> exposure_fairness(log, item_group="genre", target="equal").summary()[["item_group", "estimate",
-        ...                                                                        "p_adjusted"]].round(3)
+        >>> from ocef.datasets import make_toy_rankings
+        >>> res = exposure_fairness(make_toy_rankings(), item_group="genre", target="equal")
+        >>> res.summary()[["item_group", "estimate", "p_adjusted"]].round(3)
           item_group  estimate  p_adjusted
-        0          a    -0.033       0.772
-        1          b     0.033       0.772
+        0          a     0.157       0.056
+        1          b    -0.157       0.056
         """
         g = self.groups
         return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)
@@ -160,10 +151,8 @@ class ExposureResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
-        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
-        >>> sorted(exposure_fairness(log, item_group="genre").to_dict())
+        >>> from ocef.datasets import make_toy_rankings
+        >>> sorted(exposure_fairness(make_toy_rankings(), item_group="genre").to_dict())
         ['browsing', 'confidence', 'family', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
         """
         from ocef.results import jsonable
@@ -243,22 +232,23 @@ def pd_bool(values):
 
 
 @validate_params(**DECLARED_PARAMS)
+@fill_log_doc
 def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups=None, user_groups=None,
                       browsing: str = "geometric", patience: float = 0.5, stop: float = 0.5,
                       target: str = "catalogue", k: int | None = None, metrics=("precision", "ndcg", "hit_rate"),
                       reference=None, confidence: float = 0.95, backend: str = "auto", columns=None, spark=None,
                       memory_limit: str | None = None, ranking_metrics=None, judgments=None,
                       attention: str = "trec", awrf_target="equal", ndkl_desired=None,
-                      complete: bool = False, family: str = "report") -> ExposureResult:
+                      complete: bool = False, family: str = "report", progress=False) -> ExposureResult:
     """Exposure fairness of a top-k log, provider and consumer side, with intervals (the front door).
 
-    Reduces the log to sufficient statistics with ``backend`` (:func:`ocef.exposure.ranking_statistics`),
-    then per user group (and ``"(all)"``) each item group's exposure share, its difference and ratio
-    to the ``target`` share with delta-method intervals clustered by user, Holm-adjusted over the
-    differences (:func:`ocef.exposure.shares.share_table`); with ``user_group``, the differences of
-    shares between each user group and the reference, and the list metrics by user group
-    (:func:`ocef.exposure.metric_frame_from_moments`); with ``ranking_metrics``, the per-user AWRF,
-    NDKL and expected exposure (:func:`ocef.exposure.ranking_fairness`, a second pass).
+    Reduces the log to sufficient statistics (:func:`ocef.exposure.ranking_statistics`), then per user
+    group (and ``"(all)"``) each item group's exposure share, its difference and ratio to the
+    ``target`` share (delta-method intervals clustered by user, Holm-adjusted;
+    :func:`ocef.exposure.shares.share_table`); with ``user_group``, the differences of shares between
+    user groups and the list metrics by user group; with ``ranking_metrics``, AWRF, NDKL and expected
+    exposure (:func:`ocef.exposure.ranking_fairness`, a second pass). Walkthrough:
+    ``docs/guide/exposure.md``.
 
     Parameters
     ----------
@@ -268,53 +258,30 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
         Column of the log (or of ``item_groups``) giving each item's group.
     user_group : str, optional
         Column of the log (or of ``user_groups``) giving each user's group (consumer side).
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables ``item, <item_group>`` and ``user, <user_group>``; ``item_groups`` is also the
-        catalogue of the catalogue-proportional target (every item it lists counts).
-    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model (:class:`ocef.exposure.browsing.BrowsingModel`).
-    patience, stop : float, default 0.5
-        Browsing-model parameters (``stop``: the cascade's stop probability).
+    %(sides)s
+        ``item_groups`` is also the catalogue of the catalogue-proportional target.
+    %(browsing)s
     target : {"catalogue", "equal", "merit"}, default "catalogue"
-        Target shares: each group's share of the items (of ``item_groups``, else of the log), ``1/G``
-        per group, or the share of relevance (needs ``relevance``). The default is on target when
-        every item gets the same attention on average, so a small group with more attention per
-        item shows (:mod:`ocef.exposure.shares`); ``overall["target_meaning"]`` says it.
+        Target shares: each group's share of the items, ``1/G``, or the share of relevance
+        (:mod:`ocef.exposure.shares`; ``overall["target_meaning"]`` says what it implies).
     k : int, optional
         List length for precision (default: the largest rank of the log).
     metrics : sequence of str, default ("precision", "ndcg", "hit_rate")
-        List metrics of the registry compared across user groups (need ``relevance``; ``recall``
-        also ``n_relevant``); None for none.
+        List metrics of the registry compared across user groups (need ``relevance``); None for none.
     reference : optional
         Reference user group (default: the largest).
     confidence : float, default 0.95
-        Two-sided level; a test is ``significant`` when its Holm-adjusted p-value is at most
-        1 − ``confidence``.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Counting backend (DuckDB for files, pandas for DataFrames).
-    columns : dict, optional
-        Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
-    spark : SparkSession, optional
-        For ``backend="spark"``.
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for the queries (e.g. ``"200MB"``).
+        Two-sided level; ``significant`` = Holm-adjusted p-value <= 1 − ``confidence``.
+    %(backend)s
     ranking_metrics : sequence of str, optional
-        Among ``"awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference"``: means over users
-        with intervals, by user group, in the result's ``ranking`` view. Opt-in (a second pass).
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of every judged item (the target of expected exposure).
-    attention : {"trec", "browsing"}, default "trec"
-        AWRF's position weights.
-    awrf_target : "equal" or dict, default "equal"
-        AWRF's target distribution over the item groups.
-    ndkl_desired : dict, optional
-        NDKL's desired distribution ``{item group: proportion}``, e.g. the population's (default:
-        each ranking's own, FairRankTune's choice).
-    complete : bool, default False
-        Judgments with relevance <= 0 keep a target (expeval ``-C``).
+        Among ``"awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference"``: the result's
+        ``ranking`` view (opt-in: a second pass).
+    %(judgments)s
+    %(ranking)s
     family : {"report", "table"}, default "report"
-        Holm's family: every test of the output together (groups, pairs, list metrics, ranking
-        metrics: "significant" anywhere holds the family-wise error), or each table alone.
+        Holm's family: every test of the output together, or each table alone.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -322,21 +289,16 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For a parameter outside its declaration, or an unknown ``reference``.
     ocef.errors.DataError
-        For a malformed log, ``target="merit"`` without a relevance column, or ``target="catalogue"``
-        without an item column or ``item_groups`` table.
+        A malformed log, ``target="merit"`` without relevance, ``target="catalogue"`` without an item
+        column or ``item_groups``.
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 20, 20, 10], "rank": [1, 2, 1, 2],
-    ...                     "genre": ["a", "b", "b", "a"]})
-    >>> res = exposure_fairness(log, item_group="genre")
-    >>> shares = res.groups[res.groups["statistic"] == "share"]
-    >>> shares[["item_group", "estimate", "target"]].round(3).to_dict("list")
-    {'item_group': ['a', 'b'], 'estimate': [0.5, 0.5], 'target': [0.5, 0.5]}
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = exposure_fairness(make_toy_rankings(), item_group="genre")   # target: the catalogue's shares
+    >>> res.groups.query("statistic == 'share'")[["item_group", "estimate", "target"]].round(3).to_dict("list")
+    {'item_group': ['a', 'b'], 'estimate': [0.657, 0.343], 'target': [0.5, 0.5]}
     """
     import pandas as pd
 
@@ -344,7 +306,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     from ocef.exposure.shares import share_pairs, share_table
     from ocef.exposure.statistics import ranking_statistics
 
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.errors import ParameterError
 
@@ -361,10 +323,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
         notes.append(f"the log has the column {item_group!r}: it gives the item groups; the item_groups table "
                      "gives only the catalogue of the catalogue target")
     list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=2 + bool(ranking_metrics), desc="exposure: log passes, intervals", unit="step")
     st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
                                         item_groups=item_groups, user_groups=user_groups, browsing=browsing,
                                         patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
                                         columns=columns, spark=spark, memory_limit=memory_limit)
+    bar.update()
     groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
@@ -406,6 +372,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              "notes": "; ".join(notes) if notes else None}])
     res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
                          patience=patience, target=target, confidence=confidence, family=family)
+    bar.update()
     if ranking_metrics:
         from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
 
@@ -416,6 +383,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
             reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
             memory_limit=memory_limit)
         res = dataclasses.replace(res, ranking=ranking)
+        bar.update()
+    bar.close()
     tables = [("groups", groups), ("pairs", pairs)]
     if users is not None:
         tables.append(("users", users.pairs))

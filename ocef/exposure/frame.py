@@ -143,7 +143,7 @@ def mean_interval(n, total, total_sq, *, binary: bool = False, confidence: float
     >>> [round(float(r[key]), 3) for key in ("estimate", "ci_low", "ci_high")]
     [0.5, -0.15, 1.15]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     from ocef.inference import wilson_interval
 
@@ -187,8 +187,8 @@ def compare_means(a: dict, b: dict, *, confidence: float = 0.95) -> dict:
     >>> round(r["difference"], 3), round(r["ratio"], 3), round(r["p_value"], 3)
     (1.0, 1.667, 0.228)
     """
-    from scipy.stats import norm
-    from scipy.stats import t as student
+    from ocef.inference import normal as norm
+    from ocef.inference import student_t as student
 
     ma, va = (float(x) for x in _mean_var(a["n"], a["sum"], a["sum_sq"]))
     mb, vb = (float(x) for x in _mean_var(b["n"], b["sum"], b["sum_sq"]))
@@ -245,14 +245,11 @@ class MetricFrameResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-    >>> res.by, res.reference, res.binary
-    (('gender',), ('F',), ())
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender", reference="F")
     >>> res.overall.round(3)
-      metric  n_users  estimate  ci_low  ci_high reason
-    0   ndcg        6      0.55   0.295    0.805   None
+          metric  n_users  estimate  ci_low  ci_high reason
+    0  relevance       20     0.433   0.308    0.558   None
     """
 
     overall: pd.DataFrame
@@ -272,14 +269,9 @@ class MetricFrameResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-        >>> res.to_frame()[["gender", "metric", "n_users", "estimate"]].round(3)
-          gender metric  n_users  estimate
-        0  (all)   ndcg        6      0.55
-        1      F   ndcg        3      0.40
-        2      M   ndcg        3      0.70
+        >>> from ocef.datasets import make_toy_rankings
+        >>> metric_frame(make_toy_rankings(), metrics="relevance", by="gender").to_frame()["gender"].tolist()
+        ['(all)', 'F', 'M']
         """
         import pandas as pd
 
@@ -297,15 +289,12 @@ class MetricFrameResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"), "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-        >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)   # 3 users: no test
+        >>> from ocef.datasets import make_toy_rankings
+        >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender", reference="F")
+        >>> res.summary()[["gender", "statistic", "estimate", "p_adjusted"]].round(3)
           gender   statistic  estimate  p_adjusted
-        0      M  difference      0.30         NaN
-        1      M       ratio      1.75         NaN
-        >>> res.summary()["reason"][0]
-        'no valid interval: a group has 2.8 effective users with a non-zero value, fewer than 4'
+        0      M  difference       0.0         1.0
+        1      M       ratio       1.0         1.0
         """
         return self.pairs.sort_values(["p_adjusted", "metric"], na_position="last").reset_index(drop=True)
 
@@ -330,6 +319,7 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
     reference : scalar or tuple, optional
         The group every other group is compared with (default: the largest).
     confidence : float, default 0.95
+        Two-sided level of the intervals.
     binary : sequence of str, optional
         Metrics that are 0/1 per user (Wilson intervals); default: those whose values are all 0 or 1.
 
@@ -339,14 +329,10 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"user": range(6), "gender": list("FFFMMM"),
-    ...                    "ndcg": [0.2, 0.4, 0.6, 0.5, 0.7, 0.9]})
-    >>> res = metric_frame(df, metrics="ndcg", by="gender", reference="F")
-    >>> res.groups[["gender", "estimate"]].round(2).values.tolist()
-    [['F', 0.4], ['M', 0.7]]
-    >>> res.pairs[["statistic", "estimate"]].round(2).values.tolist()
-    [['difference', 0.3], ['ratio', 1.75]]
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = metric_frame(make_toy_rankings(), metrics="relevance", by="gender")   # precision@3
+    >>> res.groups[["gender", "n_users", "estimate"]].round(2).values.tolist()
+    [['F', 10, 0.43], ['M', 10, 0.43]]
     """
     import pandas as pd
 
@@ -526,7 +512,7 @@ def hall_interval(n, total, total_sq, total_cu, *, confidence: float = 0.95) -> 
     >>> [round(r[k], 3) for k in ("estimate", "ci_low", "ci_high")]
     [0.3, -0.142, 2.681]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     n = int(n)
     if n < 1:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ocef.backends import BACKENDS, fetch_rows, plain_value, sql_identifier
 from ocef.errors import DataError, ParameterError, ResourceLimitError
-from ocef.validation import Instance, Options
+from ocef.validation import Instance, Options, fill_doc
 
 __all__ = ["LOG_PARAMS", "ROLES", "rows_select", "MAX_ITEM_GROUPS", "read_log", "check_side", "check_judgments", "log_roles", "LogProfile",
            "SqlLog", "open_sql", "PandasLog", "pandas_log", "raise_checks", "sort_labels"]
@@ -28,6 +28,39 @@ ROLES = ("user", "item", "rank", "relevance", "sample", "n_relevant", "score")
 #: The declarations of the parameters that say where and how to read a log (every front door).
 LOG_PARAMS = {"item_group": Instance(str), "user_group": Instance(str, none=True), "backend": Options(*BACKENDS),
               "columns": Instance(dict, none=True), "memory_limit": Instance(str, none=True)}
+#: The docstring blocks of the parameters the exposure front doors share (``%(name)s``).
+fill_log_doc = fill_doc(
+    sides="""
+item_groups, user_groups : pandas.DataFrame, optional
+    Side tables ``item, <item_group>`` and ``user, <user_group>``.""",
+    browsing="""
+browsing : {"geometric", "dcg", "cascade"}, default "geometric"
+    Browsing model of the exposure (:class:`ocef.exposure.browsing.BrowsingModel`); the cascade
+    reads the log's relevance.
+patience, stop : float, default 0.5
+    ``p`` in (0, 1) of the geometric and cascade models; the cascade's stop probability ``u``.""",
+    judgments="""
+judgments : pandas.DataFrame, optional
+    ``user, item, relevance`` of every judged item of each user (TREC qrels): the target of
+    expected exposure. Default: the log's ``relevance`` of the items shown.""",
+    ranking="""
+attention : {"trec", "browsing"}, default "trec"
+    AWRF position weights: TREC 2022's ``1/log2(max(k, 2))`` or the browsing model's exposure.
+awrf_target : "equal" or dict, default "equal"
+    AWRF target distribution over the item groups (renormalised to sum 1).
+ndkl_desired : dict, optional
+    NDKL's desired distribution ``{item group: proportion}`` (default: each ranking's own).
+complete : bool, default False
+    Keep judgments with relevance <= 0 in the target (expeval ``-C``).""",
+    backend="""
+backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
+    Counting backend: DuckDB for files, pandas or Spark for their DataFrames.
+columns : dict, optional
+    Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``.
+spark : SparkSession, optional
+    For ``backend="spark"`` (default: a local session).
+memory_limit : str, optional
+    DuckDB ``memory_limit`` for the queries (e.g. ``"200MB"``).""")
 #: Largest number of item groups (the statistics grow as (2G)²).
 MAX_ITEM_GROUPS = 64
 _ITEM_TABLE, _USER_TABLE, _JUDGMENTS, _LOG = "_ocef_item_groups", "_ocef_user_groups", "_ocef_judgments", "_ocef_rank_log"
@@ -415,9 +448,12 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
                         f"(column {names['item_group']!r} missing or not in the item_groups table)")
     if sum(r["n"] - r["n_user"] for r in rows):
         raise DataError(f"{names['log']}: the user column has missing values")
-    if sum(r["n"] - r["n_rank"] for r in rows) or min(r["kmin"] for r in rows) < 1:
-        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing value, "
-                        f"none below 1); found minimum {min(r['kmin'] for r in rows if r['kmin'] is not None)}")
+    ks = [float(r[c]) for r in rows for c in ("kmin", "kmax") if r[c] is not None]
+    if sum(r["n"] - r["n_rank"] for r in rows) or not all(v == v and abs(v) < float("inf") for v in ks) \
+            or min(ks) < 1:                  # NaN, inf and 1e400 ranks: a one-line error, not an int() overflow
+        raise DataError(f"{names['log']}: column {names['rank']!r} must hold ranks 1, 2, ... (no missing, NaN or "
+                        f"infinite value, none below 1); found values from {min(ks, default=float('nan')):g} to "
+                        f"{max(ks, default=float('nan')):g}")
     n_rows = sum(r["n"] for r in rows)
     kmax = max(r["kmax"] for r in rows)
     def span(count, low, high):       # NaN-aware over the item groups (Python's max ignores a NaN after a number)
@@ -511,7 +547,7 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
     >>> log.run(f"SELECT count(*) AS n FROM {log.table}")
     [{'n': 1}]
     """
-    from ocef.backends import duckdb_cursor, duckdb_table, spark_table
+    from ocef.backends import duckdb_cursor, duckdb_table, memory_limited, spark_table
 
     tables = ((_ITEM_TABLE, item_table), (_USER_TABLE, user_table), (_JUDGMENTS, judgments))
     if backend == "duckdb":
@@ -521,15 +557,14 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
         for name, tab in tables:
             if tab is not None:
                 con.register(name, tab)
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = '{memory_limit}'")
+        limited = memory_limited(memory_limit)      # the one mechanism of every memory limit
+        limited.__enter__()
 
         def run(sql):
             return fetch_rows(con, sql)
 
         def close():
-            if memory_limit is not None:
-                con.execute("RESET memory_limit")
+            limited.__exit__(None, None, None)
     else:
         dialect = "spark"
         spark, have = spark_table(source, _LOG, spark)

@@ -1,38 +1,15 @@
 """Per-user ranking fairness over a whole top-k log: AWRF, NDKL and expected exposure (EE-D, EE-R,
 EE-L), with intervals clustered by user and Holm-adjusted comparisons of user groups.
 
-:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user; this module
-computes the same value for *every* user of a log, where the log lives (one SQL query on DuckDB or
-Spark, numpy group-bys on pandas; only per-user-group moments leave the backend), then treats the
-per-user values as any per-user metric (:func:`ocef.exposure.frame.metric_frame_from_moments`):
-the mean over users with Hall's (1992) skewness-corrected t interval of that mean (:func:`hall_interval`;
-users are the independent clusters: all of a user's positions and sampled rankings move together),
-none below the measured minimum of users (:data:`MIN_USERS`), and each user group compared with a
-reference group (Welch's interval and test, Holm-adjusted over every comparison).
-
-Per user u with sampled rankings s = 1..S_u (one ranking without a ``sample`` column):
-
-- ``awrf``: the mean over u's rankings of ``1 - JS(R_s, T)^2`` (TREC Fair Ranking 2022
-  ``qr_awrf``; :func:`ocef.exposure.formulas.awrf`), ``R_s`` the attention-weighted item-group
-  distribution of ranking s (attention ``"trec"``: ``1/log2(max(k, 2))``; ``"browsing"``: the
-  browsing model's exposure), ``T`` the target distribution (equal, or given).
-- ``ndkl``: the mean over u's rankings of NDKL (Geyik et al. 2019, Eq. 6;
-  :func:`ocef.exposure.formulas.ndkl`), desired distribution the ranking's own (FairRankTune's
-  default) or given.
-- ``ee_disparity``, ``ee_relevance``, ``ee_difference``: EE-D ``‖ε‖²``, EE-R ``ε·ε*``, EE-L ``‖ε −
-  ε*‖²`` (Diaz et al. 2020, Eq. 5-7, unnormalised; :func:`ocef.exposure.formulas.expected_exposure_metrics`)
-  with ``ε_d`` the expected exposure of item d over u's sampled rankings (Eq. 2) and ``ε*_d`` its
-  target exposure (:func:`ocef.exposure.formulas.target_exposure`) from u's relevance judgments.
-  The target needs the relevance of **all** of u's relevant items, shown or not: pass them as a
-  ``judgments`` table (``user, item, relevance``, like TREC qrels). Without it the log's
-  ``relevance`` column is used, i.e. the judgments of the items shown only; an item relevant to u
-  that no ranking showed then gets no target, so EE-R and EE-L measure the exposure's fit to the
-  shown items' relevance, not to u's full relevance (the result's ``note`` says so).
-
-Scale: this is a second pass over the log with a window (cumulative group counts per ranking, for
-NDKL) and, for expected exposure, a group-by on (user, item) and a join with the judgments — it is
-opt-in (``metrics=``; :func:`ocef.exposure.exposure_fairness` and ``ocef exposure`` run it only
-when given ``ranking_metrics`` / ``--ranking-metrics``).
+:mod:`ocef.exposure.formulas` defines each metric once, on the rankings of one user: ``awrf``
+(TREC Fair Ranking 2022 ``qr_awrf``), ``ndkl`` (Geyik et al. 2019, Eq. 6), ``ee_disparity``,
+``ee_relevance``, ``ee_difference`` (Diaz et al. 2020, Eq. 5-7, unnormalised), each the mean over a
+user's sampled rankings. This module computes them for every user where the log lives (one SQL
+query on DuckDB or Spark, numpy group-bys on pandas) and treats them as any per-user metric
+(:func:`ocef.exposure.frame.metric_frame_from_moments`: Hall's interval, :data:`MIN_USERS`, Welch
+comparisons). Expected exposure's target needs every relevant item of a user, shown or not
+(``judgments``); the guide (``docs/guide/exposure.md``) says what it measures without them. A
+second pass over the log: opt-in (``ranking_metrics`` / ``--ranking-metrics``).
 """
 from __future__ import annotations
 
@@ -43,13 +20,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier, sql_literal
+from ocef.backends import log_columns, plain_value, resolve_backend, sql_identifier
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.frame import hall_interval
-from ocef.exposure.logs import (LOG_PARAMS, check_judgments, check_side, open_sql, pandas_log, raise_checks,
+from ocef.exposure.logs import (LOG_PARAMS, fill_log_doc, check_judgments, check_side, open_sql, pandas_log, raise_checks,
                                 rows_select)
-from ocef.exposure.user_metrics import EE_METRICS, RANKING_METRICS, REGISTRY
+from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
 
@@ -59,8 +36,6 @@ if TYPE_CHECKING:                 # annotations only: pandas is imported where i
 __all__ = ["RANKING_METRICS", "MIN_USERS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
            "ranking_fairness", "ranking_fairness_sql"]
 
-#: FairRankTune's smoothing of NDKL's KL divergence.
-NDKL_EPS = 1e-7
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
 #: below these, Hall's interval covered under 0.93 in simulation (EE-D: 0.80 at 12 users, 0.89 at 20,
 #: 0.92 at 40 when sampled rankings rarely overlap; EE-R and EE-L: 0.92 at 12), so it is not printed.
@@ -105,15 +80,6 @@ def _distribution(name, value, labels) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------ SQL (DuckDB and Spark dialects)
-
-def _d(x: float) -> str:
-    return f"CAST({float(x)!r} AS DOUBLE)"
-
-
-def _relent_sql(x: str, y: str) -> str:
-    """``rel_entr(x, y)`` (scipy.special): ``x ln(x/y)``, 0 at x = 0."""
-    return f"(CASE WHEN {x} > 0 THEN {x} * ln({x} / {y}) ELSE CAST(0 AS DOUBLE) END)"
-
 
 def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model: BrowsingModel = BrowsingModel(),
                          attention: str = "trec", awrf_target=None,
@@ -160,10 +126,8 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
     """
     q = lambda c: sql_identifier(c, dialect)  # noqa: E731
     metrics = _check_metrics(metrics)
-    G = len(item_groups)
     has_s, has_y, has_ug = "sample" in cols, "relevance" in cols, "user_group" in cols
     want_ee = any(m in EE_METRICS for m in metrics)
-    want_awrf, want_ndkl = "awrf" in metrics, "ndkl" in metrics
     if want_ee and "item" not in cols:
         raise DataError("expected exposure needs an item column in the log")
     if want_ee and judgments is None and not has_y:
@@ -172,61 +136,34 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
     select = rows_select(cols, dialect, ("user", "rank", "item_group", "sample", "relevance", "user_group")
                          + (("item",) if want_ee else ()))
     e_sql = model.sql("_k", model.above_sql(keys) if has_y else None)
-    w_sql = ("CAST(CAST(CAST(1 AS DOUBLE) / log2(greatest(_k, CAST(2 AS DOUBLE))) AS FLOAT) AS DOUBLE)"
-             if attention == "trec" else "_e")
     ctes = [f"_rows AS (SELECT {select} FROM {table})",
             f"_e AS (SELECT *, {e_sql} AS _e FROM _rows)"]
+    # the per-ranking metrics: each registry entry's SQL pieces (rows, aggregates per ranking, stages)
+    vals = [m for m in PER_RANKING_METRICS if m in metrics]
+    x = RankingInput(item_groups=list(item_groups), attention=attention, awrf_target=awrf_target,
+                     ndkl_desired=ndkl_desired, keys=keys)
+    pieces = [REGISTRY[m].sql(x) for m in vals]
+    row_cols = [c for p in pieces for c in p.get("rows", ())]
     src = "_e"
-    if want_ndkl:                   # prefix proportions of each group: a cumulative window per ranking
-        win = f"OVER (PARTITION BY {keys} ORDER BY _k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-        cums = [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) {win} / _k + "
-                f"{_d(NDKL_EPS)} AS _p{j}" for j, g in enumerate(item_groups)]
-        ctes.append(f"_c AS (SELECT *, {', '.join(cums)} FROM _e)")
+    if row_cols:
+        ctes.append(f"_c AS (SELECT *, {', '.join(row_cols)} FROM _e)")
         src = "_c"
     per_rank = ["count(*) AS _n", "max(_k) AS _kmax", "sum(_k) AS _ksum", "sum(_k * _k) AS _ksq"]
     if has_ug:
         per_rank += ["min(_ug) AS _ug", "max(_ug) AS _ug2"]
-    if want_awrf:
-        per_rank += [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN {w_sql} ELSE CAST(0 AS DOUBLE) END) AS _a{j}"
-                     for j, g in enumerate(item_groups)]
-    if want_ndkl:
-        disc = "(CAST(1 AS DOUBLE) / log2(_k + 1))"
-        per_rank.append(f"sum({disc}) AS _z")
-        for j, g in enumerate(item_groups):
-            per_rank += [f"sum({disc} * _p{j} * ln(_p{j})) AS _na{j}", f"sum({disc} * _p{j}) AS _nb{j}"]
-            if ndkl_desired is None:
-                per_rank.append(f"sum(CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) AS _nc{j}")
+    per_rank += [c for p in pieces for c in p.get("ranking", ())]
     ctes.append(f"_r AS (SELECT {keys}, {', '.join(per_rank)} FROM {src} GROUP BY {keys})")
     bad_rank = ("CASE WHEN _kmax <> _n OR _ksum <> _n * (_n + 1) / 2 "
                 "OR _ksq <> _n * (_n + 1) * (2 * _n + 1) / 6 THEN 1 ELSE 0 END")
-    rk = [keys, f"{bad_rank} AS _bad"] + (["_ug", "_ug2"] if has_ug else [])
-    if want_awrf:                   # 1 - JS(P, T)^2, P renormalised as scipy's jensenshannon
-        t = np.full(G, 1.0 / G) if awrf_target is None else np.asarray(awrf_target, dtype=float)
-        t = t / t.sum()
-        total = " + ".join(f"_a{j}" for j in range(G))
-        ctes_p = [f"_a{j} / ({total}) AS _P{j}" for j in range(G)]
-        rk += ctes_p
-    if want_ndkl:
-        if ndkl_desired is None:
-            logq = [f"ln(_nc{j} / _n + {_d(NDKL_EPS)})" for j in range(G)]
-        else:
-            logq = [_d(math.log(float(v) + NDKL_EPS)) for v in ndkl_desired]
-        num = " + ".join(f"_na{j} - {logq[j]} * _nb{j}" for j in range(G))
-        rk.append(f"({num}) / _z AS _ndkl")
-    ctes.append(f"_rk AS (SELECT {', '.join(rk)} FROM _r)")
-    if want_awrf:
-        parts = []
-        for j in range(G):
-            m = f"((_P{j} + {_d(t[j])}) / 2)"
-            parts.append(_relent_sql(f"_P{j}", m))
-            if t[j] > 0:
-                parts.append(f"{_d(t[j])} * ln({_d(t[j])} / {m})")
-        ctes.append(f"_ra AS (SELECT *, CAST(1 AS DOUBLE) - ({' + '.join(parts)}) / 2 AS _awrf FROM _rk)")
-        rsrc = "_ra"
-    else:
-        rsrc = "_rk"
+    n_stages = max([len(p["stages"]) for p in pieces], default=0)
+    stage0 = [c for p in pieces for stage in p["stages"][:1] for c in stage]
+    ctes.append(f"_rk AS (SELECT *, {', '.join([f'{bad_rank} AS _bad'] + stage0)} FROM _r)")
+    rsrc = "_rk"
+    for i in range(1, n_stages):
+        cols_i = [c for p in pieces for c in (p["stages"][i] if i < len(p["stages"]) else ())]
+        ctes.append(f"_rk{i} AS (SELECT *, {', '.join(cols_i)} FROM {rsrc})")
+        rsrc = f"_rk{i}"
     carry = ["_bad"] + (["_ug", "_ug2"] if has_ug else [])
-    vals = [m for m in ("awrf", "ndkl") if m in metrics]
     if has_s:
         agg = {"_bad": "max(_bad)", "_ug": "min(_ug)", "_ug2": "max(_ug2)"}
         pu = ([f"{agg[c]} AS {c}" for c in carry] + ["count(*) AS _S"] + [f"avg(_{m}) AS {m}" for m in vals])
@@ -259,9 +196,9 @@ def ranking_fairness_sql(table: str, *, cols: dict, item_groups, metrics, model:
         ctes.append("_ee AS (SELECT coalesce(a._u, t._u) AS _u, coalesce(a._eps, CAST(0 AS DOUBLE)) AS _eps, "
                     "coalesce(t._t, CAST(0 AS DOUBLE)) AS _t, coalesce(a._bui, 0) AS _bui "
                     "FROM _eps a FULL OUTER JOIN _tg t ON a._u = t._u AND a._i = t._i)")
-        ctes.append("_eu AS (SELECT _u, sum(_eps * _eps) AS ee_disparity, sum(_eps * _t) AS ee_relevance, "
-                    "sum((_eps - _t) * (_eps - _t)) AS ee_difference, max(_bui) AS _bui FROM _ee GROUP BY _u)")
         ee = [m for m in EE_METRICS if m in metrics]
+        sums = "".join(f"sum({REGISTRY[m].sql}) AS {m}, " for m in ee)      # each entry's term of (eps, eps*)
+        ctes.append(f"_eu AS (SELECT _u, {sums}max(_bui) AS _bui FROM _ee GROUP BY _u)")
         ctes.append(f"_all AS (SELECT p.*, e._bui, {', '.join('e.' + m for m in ee)} FROM _pu p "
                     "LEFT JOIN _eu e ON p._u = e._u)")
         final_src = "_all"
@@ -317,8 +254,6 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
                      awrf_target, ndkl_desired, complete, columns):
     """numpy/pandas implementation of the per-user values (an independent check of the SQL)."""
     import pandas as pd
-    from scipy.spatial.distance import jensenshannon
-    from scipy.special import rel_entr
 
     lg = pandas_log(source, item_group=item_group, user_group=user_group, item_table=item_table,
                     user_table=user_table, columns=columns)
@@ -332,39 +267,14 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
     t = _distribution("awrf_target", awrf_target, labels)
     d = _distribution("ndkl_desired", ndkl_desired, labels)
     rank, y, ucode, users, scode, rcode = lg.rank, lg.relevance, lg.user, lg.users, lg.sample, lg.ranking
-    n_r, nu, G = len(lg.ranking_size), len(users), len(labels)
+    nu = len(users)
     cnt, user_of_r, S, gcode = lg.ranking_size, lg.ranking_user, lg.n_rankings, lg.group
-    order = np.lexsort((rank, rcode))                              # rows by ranking, then rank
     e = model.log_weights(rank, rcode, y)
     out = {}
-    if "awrf" in metrics:
-        w = ((1.0 / np.log2(np.maximum(rank, 2))).astype(np.float32).astype(float) if attention == "trec" else e)
-        a = np.zeros((n_r, G))
-        np.add.at(a, (rcode, gcode), w)
-        r = a / a.sum(axis=1, keepdims=True)
-        tt = np.full(G, 1.0 / G) if t is None else t
-        per_r = 1.0 - jensenshannon(r, np.broadcast_to(tt, r.shape), axis=1) ** 2
-        out["awrf"] = np.bincount(user_of_r, weights=per_r, minlength=nu) / S
-    if "ndkl" in metrics:
-        onehot = np.zeros((len(frame), G))
-        onehot[np.arange(len(frame)), gcode] = 1.0
-        oh = onehot[order]
-        cum = np.cumsum(oh, axis=0)
-        ro = rcode[order]
-        start = np.r_[0, np.flatnonzero(np.diff(ro)) + 1]
-        lengths = np.diff(np.r_[start, len(order)])
-        cum -= np.repeat(cum[start] - oh[start], lengths, axis=0)
-        prefix = cum / rank[order][:, None]
-        if d is None:
-            counts = np.zeros((n_r, G))
-            np.add.at(counts, (rcode, gcode), 1.0)
-            qr = (counts / cnt[:, None])[ro]
-        else:
-            qr = np.broadcast_to(d, prefix.shape)
-        kl = rel_entr(prefix + NDKL_EPS, qr + NDKL_EPS).sum(axis=1)
-        disc = 1.0 / np.log2(rank[order] + 1.0)
-        per_r = np.bincount(ro, weights=kl * disc, minlength=n_r) / np.bincount(ro, weights=disc, minlength=n_r)
-        out["ndkl"] = np.bincount(user_of_r, weights=per_r, minlength=nu) / S
+    x = RankingInput(item_groups=list(labels), attention=attention, awrf_target=t, ndkl_desired=d, rank=rank,
+                     ranking=rcode, group=gcode, exposure=e, ranking_size=cnt)
+    for m in (m for m in PER_RANKING_METRICS if m in metrics):       # each entry's numpy value per ranking
+        out[m] = np.bincount(user_of_r, weights=REGISTRY[m].numpy(x), minlength=nu) / S
     bad_item = np.zeros(nu, dtype=bool)
     if want_ee:
         item = frame[cols["item"]].to_numpy()
@@ -394,9 +304,8 @@ def _pandas_per_user(source, *, item_group, user_group, item_table, user_table, 
         both = agg[["u", "i", "eps"]].merge(jt[["u", "i", "t"]], on=["u", "i"], how="outer").fillna(0.0)
         uu = both["u"].to_numpy().astype(np.int64)
         ep, tv = both["eps"].to_numpy(), both["t"].to_numpy()
-        out["ee_disparity"] = np.bincount(uu, weights=ep * ep, minlength=nu)
-        out["ee_relevance"] = np.bincount(uu, weights=ep * tv, minlength=nu)
-        out["ee_difference"] = np.bincount(uu, weights=(ep - tv) ** 2, minlength=nu)
+        for m in (m for m in EE_METRICS if m in metrics):
+            out[m] = np.bincount(uu, weights=REGISTRY[m].numpy(ep, tv), minlength=nu)
     raise_checks(0, 0, int(bad_item.sum()), names)
     table = pd.DataFrame({"user": users, "user_group": list(lg.user_group)})
     for m in metrics:
@@ -413,15 +322,16 @@ DECLARED_PARAMS = {**LOG_PARAMS, **BROWSING_PARAMS, **RANKING_PARAMS, "metrics":
 
 
 @validate_params(**DECLARED_PARAMS)
+@fill_log_doc
 def per_user_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None,
                       user_groups=None, judgments=None, metrics=RANKING_METRICS, browsing: str = "geometric",
                       patience: float = 0.5, stop: float = 0.5, attention: str = "trec", awrf_target="equal",
                       ndkl_desired=None, complete: bool = False, backend: str = "auto", columns=None,
                       spark=None, memory_limit: str | None = None):
-    """One row per user of the log: its AWRF, NDKL and expected-exposure metrics (module docstring).
+    """One row per user of the log: its AWRF, NDKL and expected-exposure metrics.
 
-    This returns a row per user (for inspection, tests and small logs); :func:`ranking_fairness`
-    computes the same values inside the backend and returns only their moments per user group.
+    For inspection, tests and small logs; :func:`ranking_fairness` computes the same values inside the
+    backend and returns only their moments per user group.
 
     Parameters
     ----------
@@ -431,38 +341,13 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
         Column of the log (or of ``item_groups``) giving each item's group.
     user_group : str, optional
         Column of the log (or of ``user_groups``) giving each user's group.
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables ``item, <item_group>`` and ``user, <user_group>``.
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of every judged item of each user (TREC qrels); the target
-        exposure of expected exposure. Default: the log's ``relevance`` of the items shown.
+    %(sides)s
+    %(judgments)s
     metrics : sequence of str, default all of :data:`RANKING_METRICS`
         ``"awrf"``, ``"ndkl"``, ``"ee_disparity"``, ``"ee_relevance"``, ``"ee_difference"``.
-    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model of the exposure ε (and of AWRF's attention with ``attention="browsing"``);
-        the cascade reads the log's relevance column (the geometric model without one).
-    patience : float, default 0.5
-        ``p`` in (0, 1) of the geometric and cascade models.
-    stop : float, default 0.5
-        Cascade stop probability ``u`` in [0, 1].
-    attention : {"trec", "browsing"}, default "trec"
-        AWRF position weights: TREC 2022's ``1/log2(max(k, 2))`` or the browsing model's exposure.
-    awrf_target : "equal" or dict, default "equal"
-        AWRF target distribution over the item groups (renormalised to sum 1).
-    ndkl_desired : dict, optional
-        NDKL's desired distribution ``{item group: proportion}`` (default: each ranking's own).
-    complete : bool, default False
-        Keep judgments with relevance <= 0 in the target (expeval ``-C``: the judgments list
-        the whole candidate set); default: only relevant items (relevance > 0) have a target.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        DuckDB for files, pandas for pandas DataFrames, Spark for Spark DataFrames.
-    columns : dict, optional
-        Role renames ``{"user": ..., "item": ..., "rank": ..., "relevance": ..., "sample": ...}``
-        (also the column names of ``judgments``).
-    spark : SparkSession, optional
-        The session of ``backend="spark"`` (default: a local one).
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
+    %(browsing)s
+    %(ranking)s
+    %(backend)s
 
     Returns
     -------
@@ -477,11 +362,11 @@ def per_user_fairness(source, *, item_group: str, user_group: str | None = None,
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 1, 1], "item": [0, 1, 2, 3], "rank": [1, 2, 3, 4],
-    ...                     "relevance": [1, 0, 1, 1], "g": ["A", "A", "B", "B"]})
-    >>> per_user_fairness(log, item_group="g", metrics=["ndkl", "ee_disparity"]).round(6).to_dict("records")
-    [{'user': 1, 'user_group': '(all)', 'ndkl': 0.452368, 'ee_disparity': 1.328125}]
+    >>> from ocef.datasets import make_toy_rankings
+    >>> per_user_fairness(make_toy_rankings(), item_group="genre", metrics=["ndkl"]).round(3).head(2)
+       user user_group   ndkl
+    0     0      (all)  0.000
+    1     1      (all)  0.533
     """
     import pandas as pd
 
@@ -697,6 +582,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
 
 @validate_params(**{**DECLARED_PARAMS, "metrics": OrNone(DECLARED_PARAMS["metrics"])},
                  confidence=CONFIDENCE)
+@fill_log_doc
 def ranking_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None, user_groups=None,
                      judgments=None, metrics=None, browsing: str = "geometric", patience: float = 0.5,
                      stop: float = 0.5, attention: str = "trec", awrf_target="equal", ndkl_desired=None,
@@ -704,17 +590,10 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
                      columns=None, spark=None, memory_limit: str | None = None) -> RankingFairnessResult:
     """AWRF, NDKL and expected exposure (EE-D, EE-R, EE-L) over a whole top-k log, with intervals.
 
-    Every user's value is computed inside the backend (module docstring; equal to
-    :func:`ocef.exposure.formulas.awrf`, :func:`~ocef.exposure.formulas.ndkl` and
-    :func:`~ocef.exposure.formulas.expected_exposure_metrics` on that user's rankings); only
-    their moments per user group (``n, Σ, Σ², Σ³, min, max``) leave it. The system value of a metric
-    is the mean over users (TREC Fair Ranking's aggregation) with Hall's skewness-corrected t
-    interval of that mean (:func:`hall_interval`; users independent; each user's positions and
-    sampled rankings are one cluster). Below :data:`MIN_USERS` users (EE-D 80, EE-R and EE-L 20,
-    where the measured coverage fell under 0.93) the interval is null with a ``reason``. With
-    ``user_group``, each group's mean and each group vs the reference (Welch's interval and test of
-    the difference, a delta-method interval of the ratio), the p-values Holm-adjusted together
-    (:func:`ocef.exposure.frame.metric_frame_from_moments`).
+    Each user's value is computed inside the backend; only its moments per user group leave it. The
+    system value is the mean over users (TREC Fair Ranking's aggregation) with Hall's interval
+    (:func:`hall_interval`; null below :data:`MIN_USERS`), and with ``user_group`` each group is
+    compared with the reference (Welch; Holm-adjusted, :func:`ocef.exposure.frame.metric_frame_from_moments`).
 
     Parameters
     ----------
@@ -724,39 +603,18 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
         Item-group column (of the log or of ``item_groups``).
     user_group : str, optional
         User-group column (of the log or of ``user_groups``).
-    item_groups, user_groups : pandas.DataFrame, optional
-        Side tables.
-    judgments : pandas.DataFrame, optional
-        ``user, item, relevance`` of all judged items (the full target of expected exposure).
+    %(sides)s
+    %(judgments)s
     metrics : sequence of str, optional
-        Among :data:`RANKING_METRICS`; default: AWRF and NDKL, and the three EE metrics when there
-        is relevance (``judgments`` or a ``relevance`` column) and an item column.
-    browsing : {"geometric", "dcg", "cascade"}, default "geometric"
-        Browsing model of the exposure.
-    patience : float, default 0.5
-        ``p`` of the geometric and cascade models.
-    stop : float, default 0.5
-        Cascade stop probability.
-    attention : {"trec", "browsing"}, default "trec"
-        AWRF position weights.
-    awrf_target : "equal" or dict, default "equal"
-        AWRF target distribution.
-    ndkl_desired : dict, optional
-        NDKL desired distribution (default: each ranking's own).
-    complete : bool, default False
-        Judgments with relevance <= 0 keep a target (expeval ``-C``).
+        Among :data:`RANKING_METRICS`; default: AWRF and NDKL, and the EE metrics when there is
+        relevance and an item column.
+    %(browsing)s
+    %(ranking)s
     reference : optional
         Reference user group (default: the largest).
     confidence : float, default 0.95
         Level of the intervals; ``significant`` = ``p_adjusted <= 1 - confidence``.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Counting backend.
-    columns : dict, optional
-        Role renames (also for ``judgments``).
-    spark : SparkSession, optional
-        Session for ``backend="spark"``.
-    memory_limit : str, optional
-        DuckDB ``memory_limit`` for the query (e.g. ``"200MB"``).
+    %(backend)s
 
     Returns
     -------
@@ -764,12 +622,10 @@ def ranking_fairness(source, *, item_group: str, user_group: str | None = None, 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [0, 1, 1, 0, 0, 2], "rank": [1, 2, 1, 2, 1, 2],
-    ...                     "g": ["a", "b", "b", "a", "a", "a"]})
-    >>> res = ranking_fairness(log, item_group="g", metrics=["awrf"])
+    >>> from ocef.datasets import make_toy_rankings
+    >>> res = ranking_fairness(make_toy_rankings(), item_group="genre", metrics=["awrf"])
     >>> res.overall[["metric", "n_users", "estimate"]].round(4).to_dict("records")
-    [{'metric': 'awrf', 'n_users': 3, 'estimate': 0.9281}]
+    [{'metric': 'awrf', 'n_users': 20, 'estimate': 0.9361}]
     """
     model = BrowsingModel(browsing, patience, stop)
     if metrics is None:
@@ -798,4 +654,4 @@ def _default_metrics(source, judgments, columns) -> list[str]:
     cols.update({r: c for r, c in (columns or {}).items() if r in cols})
     have = log_columns(source)
     ee = cols["item"] in have and (judgments is not None or cols["relevance"] in have)
-    return ["awrf", "ndkl"] + (list(EE_METRICS) if ee else [])
+    return [m for m in RANKING_METRICS if ee or m not in EE_METRICS]

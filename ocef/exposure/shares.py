@@ -182,7 +182,7 @@ def _logit_bounds(share, se, q):
 
 
 def _share_rows(ug, ig, n, r, confidence, target):
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     n = int(n)
     q = float(student.ppf(0.5 + confidence / 2, n - 1)) if n >= 2 else np.nan
@@ -319,7 +319,7 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
     [0.0]
     """
     import pandas as pd
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     from ocef.inference import holm_adjust
 

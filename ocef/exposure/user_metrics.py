@@ -21,6 +21,7 @@ entry and its declared parameters).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -28,8 +29,9 @@ import numpy as np
 
 from ocef.errors import ParameterError
 
-__all__ = ["ATTENTION", "UserMetric", "UserContext", "REGISTRY", "LIST_METRICS", "RANKING_METRICS", "EE_METRICS",
-           "register", "list_value_sql", "list_values", "list_aggregates"]
+__all__ = ["ATTENTION", "UserMetric", "UserContext", "RankingInput", "REGISTRY", "LIST_METRICS", "RANKING_METRICS",
+           "PER_RANKING_METRICS", "EE_METRICS", "NDKL_EPS", "register", "list_value_sql", "list_values",
+           "list_aggregates"]
 
 
 @dataclass(frozen=True)
@@ -88,9 +90,19 @@ class UserMetric:
         ``ctx`` a :class:`UserContext`. NaN when undefined for that user.
     numpy : callable or None
         List family: ``numpy(a) -> array`` per ranking from the aggregates ``a`` (dict of arrays
-        ``hits, dcg, idcg, n_relevant, rr`` and the int ``k``).
-    sql : str or None
-        List family: the same per ranking as an SQL expression (``{k}`` is replaced by the list length).
+        ``hits, dcg, idcg, n_relevant, rr`` and the int ``k``). Ranking family, ``unit="ranking"``:
+        ``numpy(x) -> array`` of the value of each ranking of a whole log (``x`` a
+        :class:`RankingInput`); ``unit="item"``: ``numpy(eps, target) -> array`` of the term of each
+        (user, item) pair, summed per user.
+    sql : str, callable or None
+        List family: the same per ranking as an SQL expression (``{k}`` is replaced by the list
+        length). Ranking family, ``unit="ranking"``: ``sql(x) -> dict`` of SQL pieces (``rows``:
+        columns of each row, ``ranking``: aggregates of each ranking, ``stages``: lists of columns
+        computed in turn from them, the last one naming ``_<name>``); ``unit="item"``: the term
+        of each (user, item) pair over ``_eps`` and ``_t`` (ε and ε*), summed per user.
+    unit : {"ranking", "item"}
+        Ranking family: a value per ranking averaged over the user's rankings, or a sum over the
+        user's (user, item) pairs of a term of the expected exposure ε and its target ε*.
     needs : tuple of str
         Roles of the log it needs (``"relevance"``, ``"n_relevant"``, ``"item"``).
     binary : bool
@@ -113,7 +125,8 @@ class UserMetric:
     family: str
     reference: Callable
     numpy: Callable | None = None
-    sql: str | None = None
+    sql: str | Callable | None = None
+    unit: str = "ranking"
     needs: tuple = ()
     binary: bool = False
     min_users: int = 2
@@ -332,22 +345,171 @@ def _ranking_params() -> dict:
             "ee": {"complete": Boolean()}}
 
 
+#: FairRankTune's smoothing of NDKL's KL divergence.
+NDKL_EPS = 1e-7
+
+
+@dataclass(frozen=True)
+class RankingInput:
+    """What a per-ranking metric's kernels see of a whole log (:attr:`UserMetric.sql`, :attr:`UserMetric.numpy`).
+
+    Attributes
+    ----------
+    item_groups : list
+        The item-group labels (codes ``0..G-1``).
+    attention : str
+        AWRF's position weights.
+    awrf_target, ndkl_desired : numpy.ndarray or None
+        Distributions over ``item_groups`` (None: equal, and each ranking's own).
+    keys : str
+        SQL: the columns of one ranking (``"_u"`` or ``"_u, _s"``).
+    rank, ranking, group, exposure : numpy.ndarray or None
+        numpy, one entry per row: rank, ranking code, item-group code, browsing weight.
+    ranking_size : numpy.ndarray or None
+        numpy: rows of each ranking.
+
+    Examples
+    --------
+    >>> RankingInput(item_groups=["a", "b"]).attention
+    'trec'
+    """
+
+    item_groups: list
+    attention: str = "trec"
+    awrf_target: object = None
+    ndkl_desired: object = None
+    keys: str = "_u"
+    rank: object = None
+    ranking: object = None
+    group: object = None
+    exposure: object = None
+    ranking_size: object = None
+
+
+def _d(x: float) -> str:
+    return f"CAST({float(x)!r} AS DOUBLE)"
+
+
+def _relent_sql(x: str, y: str) -> str:
+    """``rel_entr(x, y)`` (scipy.special): ``x ln(x/y)``, 0 at x = 0."""
+    return f"(CASE WHEN {x} > 0 THEN {x} * ln({x} / {y}) ELSE CAST(0 AS DOUBLE) END)"
+
+
+def _is_group(g) -> str:
+    from ocef.backends import sql_literal
+
+    return f"CASE WHEN _ig = {sql_literal(g)} THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END"
+
+
+def _awrf_target(x: RankingInput) -> np.ndarray:
+    G = len(x.item_groups)
+    t = np.full(G, 1.0 / G) if x.awrf_target is None else np.asarray(x.awrf_target, dtype=float)
+    return t / t.sum()
+
+
+def _awrf_sql(x: RankingInput) -> dict:
+    """AWRF per ranking: attention per item group, then ``1 - JS(P, T)^2`` (P renormalised as
+    scipy's ``jensenshannon``)."""
+    from ocef.backends import sql_literal
+
+    G, t = len(x.item_groups), _awrf_target(x)
+    w = ("CAST(CAST(CAST(1 AS DOUBLE) / log2(greatest(_k, CAST(2 AS DOUBLE))) AS FLOAT) AS DOUBLE)"
+         if x.attention == "trec" else "_e")
+    total = " + ".join(f"_a{j}" for j in range(G))
+    parts = []
+    for j in range(G):
+        m = f"((_P{j} + {_d(t[j])}) / 2)"
+        parts.append(_relent_sql(f"_P{j}", m))
+        if t[j] > 0:
+            parts.append(f"{_d(t[j])} * ln({_d(t[j])} / {m})")
+    return {"ranking": [f"sum(CASE WHEN _ig = {sql_literal(g)} THEN {w} ELSE CAST(0 AS DOUBLE) END) AS _a{j}"
+                        for j, g in enumerate(x.item_groups)],
+            "stages": [[f"_a{j} / ({total}) AS _P{j}" for j in range(G)],
+                       [f"CAST(1 AS DOUBLE) - ({' + '.join(parts)}) / 2 AS _awrf"]]}
+
+
+def _awrf_numpy(x: RankingInput) -> np.ndarray:
+    from scipy.spatial.distance import jensenshannon
+
+    G = len(x.item_groups)
+    w = ((1.0 / np.log2(np.maximum(x.rank, 2))).astype(np.float32).astype(float) if x.attention == "trec"
+         else x.exposure)
+    a = np.zeros((len(x.ranking_size), G))
+    np.add.at(a, (x.ranking, x.group), w)
+    r = a / a.sum(axis=1, keepdims=True)
+    tt = np.full(G, 1.0 / G) if x.awrf_target is None else x.awrf_target
+    return 1.0 - jensenshannon(r, np.broadcast_to(tt, r.shape), axis=1) ** 2
+
+
+def _ndkl_sql(x: RankingInput) -> dict:
+    """NDKL per ranking: the prefix proportions of each group (a cumulative window per ranking),
+    their discounted KL divergence from the desired distribution."""
+    win = f"OVER (PARTITION BY {x.keys} ORDER BY _k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    disc = "(CAST(1 AS DOUBLE) / log2(_k + 1))"
+    ranking = [f"sum({disc}) AS _z"]
+    for j, g in enumerate(x.item_groups):
+        ranking += [f"sum({disc} * _p{j} * ln(_p{j})) AS _na{j}", f"sum({disc} * _p{j}) AS _nb{j}"]
+        if x.ndkl_desired is None:
+            ranking.append(f"sum({_is_group(g)}) AS _nc{j}")
+    G = len(x.item_groups)
+    if x.ndkl_desired is None:
+        logq = [f"ln(_nc{j} / _n + {_d(NDKL_EPS)})" for j in range(G)]
+    else:
+        logq = [_d(math.log(float(v) + NDKL_EPS)) for v in x.ndkl_desired]
+    num = " + ".join(f"_na{j} - {logq[j]} * _nb{j}" for j in range(G))
+    return {"rows": [f"sum({_is_group(g)}) {win} / _k + {_d(NDKL_EPS)} AS _p{j}"
+                     for j, g in enumerate(x.item_groups)],
+            "ranking": ranking, "stages": [[f"({num}) / _z AS _ndkl"]]}
+
+
+def _ndkl_numpy(x: RankingInput) -> np.ndarray:
+    from scipy.special import rel_entr
+
+    G, n_r, n = len(x.item_groups), len(x.ranking_size), len(x.rank)
+    order = np.lexsort((x.rank, x.ranking))                       # rows by ranking, then rank
+    onehot = np.zeros((n, G))
+    onehot[np.arange(n), x.group] = 1.0
+    oh = onehot[order]
+    cum = np.cumsum(oh, axis=0)
+    ro = x.ranking[order]
+    start = np.r_[0, np.flatnonzero(np.diff(ro)) + 1]
+    lengths = np.diff(np.r_[start, len(order)])
+    cum -= np.repeat(cum[start] - oh[start], lengths, axis=0)
+    prefix = cum / x.rank[order][:, None]
+    if x.ndkl_desired is None:
+        counts = np.zeros((n_r, G))
+        np.add.at(counts, (x.ranking, x.group), 1.0)
+        qr = (counts / x.ranking_size[:, None])[ro]
+    else:
+        qr = np.broadcast_to(x.ndkl_desired, prefix.shape)
+    kl = rel_entr(prefix + NDKL_EPS, qr + NDKL_EPS).sum(axis=1)
+    disc = 1.0 / np.log2(x.rank[order] + 1.0)
+    return np.bincount(ro, weights=kl * disc, minlength=n_r) / np.bincount(ro, weights=disc, minlength=n_r)
+
+
 _PARAMS = _ranking_params()
-register(UserMetric("awrf", "ranking", _awrf_reference, params=_PARAMS["awrf"], min_users=2,
+register(UserMetric("awrf", "ranking", _awrf_reference, numpy=_awrf_numpy, sql=_awrf_sql, params=_PARAMS["awrf"],
+                    min_users=2,
                     description="attention-weighted rank fairness, 1 - JS(R, T)^2 (TREC Fair Ranking 2022)"))
-register(UserMetric("ndkl", "ranking", _ndkl_reference, params=_PARAMS["ndkl"], min_users=2,
+register(UserMetric("ndkl", "ranking", _ndkl_reference, numpy=_ndkl_numpy, sql=_ndkl_sql, params=_PARAMS["ndkl"],
+                    min_users=2,
                     description="normalized discounted KL divergence of the prefixes (Geyik et al. 2019, Eq. 6)"))
-# the floors: Hall's interval covered under 0.93 below them in simulation (guide/exposure.md)
-for _name, _key, _floor, _needs, _text in (
-        ("ee_disparity", "disparity", 80, ("item",), "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
-        ("ee_relevance", "relevance", 20, ("item", "relevance"), "EE-R, eps . eps* (Eq. 6)"),
-        ("ee_difference", "difference", 20, ("item", "relevance"), "EE-L, ||eps - eps*||^2 (Eq. 7)")):
-    register(UserMetric(_name, "ranking", _ee_reference(_key), needs=_needs, min_users=_floor,
-                        params=_PARAMS["ee"], description=_text))
+# the floors (guide/exposure.md): EE-D below 60 users covered under 0.94 (benchmarks/ee_floor.py); EE-R, EE-L under 0.93 below 20
+for _name, _key, _floor, _needs, _sql, _np, _text in (
+        ("ee_disparity", "disparity", 60, ("item",), "_eps * _eps", lambda e, t: e * e,
+         "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
+        ("ee_relevance", "relevance", 20, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
+         "EE-R, eps . eps* (Eq. 6)"),
+        ("ee_difference", "difference", 20, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
+         lambda e, t: (e - t) ** 2, "EE-L, ||eps - eps*||^2 (Eq. 7)")):
+    register(UserMetric(_name, "ranking", _ee_reference(_key), numpy=_np, sql=_sql, unit="item", needs=_needs,
+                        min_users=_floor, params=_PARAMS["ee"], description=_text))
 
 #: The list metrics (computed by :func:`ocef.exposure.ranking_statistics`).
 LIST_METRICS = tuple(m for m, e in REGISTRY.items() if e.family == "list")
 #: The ranking metrics (computed by :func:`ocef.exposure.ranking_fairness`).
 RANKING_METRICS = tuple(m for m, e in REGISTRY.items() if e.family == "ranking")
+#: The ranking metrics with a value per ranking (averaged over each user's rankings).
+PER_RANKING_METRICS = tuple(m for m in RANKING_METRICS if REGISTRY[m].unit == "ranking")
 #: The expected-exposure metrics (one group-by per user and item, a join with the judgments).
-EE_METRICS = tuple(m for m in RANKING_METRICS if m.startswith("ee_"))
+EE_METRICS = tuple(m for m in RANKING_METRICS if REGISTRY[m].unit == "item")

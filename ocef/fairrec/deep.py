@@ -34,9 +34,6 @@ DEEP_CODE_VERSION = 2
 def torch_available() -> bool:
     """Whether torch can be imported, i.e. whether the deep models can be fitted here.
 
-    The deep models are an optional extra (``pip install -e '.[deep]'``, about 750 MB of CPU
-    wheels), never installed in CI; commands and experiments ask this before offering them.
-
     Returns
     -------
     bool
@@ -66,13 +63,8 @@ def _require_torch():
 class DeepCTR:
     """Base of the deep models (Guo et al. 2023, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
 
-    The fields are the split's user id, item id and each user attribute of ``split.users``
-    (gender, age, occupation: one embedding table each) and the item's genres (a bag: the mean of
-    the item's genre embeddings). Trained with binary cross-entropy and Adam on ``split.train``
-    (positives and sampled negatives); ``fit(split, rng=0, cache=True)`` caches the weights on
-    disk for an int ``rng`` (:func:`ocef.fairrec.training.fitted_params`), ``score(candidates)``
-    (also the call) returns click probabilities, like the numpy models of
-    :mod:`ocef.fairrec.models`. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`.
+    Fields and training: module docstring; ``score(candidates)`` (also the call) returns click
+    probabilities. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`.
     Measured on ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC
     0.65-0.73 (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF`
     reaches 0.838 in 5 s.
@@ -96,10 +88,8 @@ class DeepCTR:
 
     Examples
     --------
-    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
-    skipped by the doctests; making the model and reading its hyper-parameters does not.
-    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
-    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
+    Fitting needs torch (skipped in the doctests); ``split`` is a
+    :class:`~ocef.environments.fairrec_split.FairRecSplit`.
 
     >>> model = DeepCTR(embedding_dim=4, hidden=(64,), epochs=1)
     >>> model.kind, model.hyper()["hidden"]
@@ -192,13 +182,11 @@ class DeepCTR:
 
         return Net()
 
-    def fit(self, split, *, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True, progress=False):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
         seed; :func:`ocef.fairrec.training.fitted_params`).
 
-        Binary cross-entropy and Adam (``lr``, ``weight_decay=reg``) over ``epochs`` shuffled passes
-        of mini-batches; torch's seed is drawn from ``rng``. The cache key also holds torch's
-        version and the networks' code version, so weights of other code are never reused.
+        The cache key also holds torch's and the networks' code versions.
 
         Parameters
         ----------
@@ -209,6 +197,8 @@ class DeepCTR:
             Training randomness (initialisation, batch order); only an int seed is cached.
         cache : bool, default True
             Read and write the on-disk cache (``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``).
+        progress : bool or "auto", default False
+            A bar of the epochs with the time left on stderr (``"auto"``: when stderr is a terminal).
 
         Returns
         -------
@@ -216,17 +206,9 @@ class DeepCTR:
             The model itself, fitted (``params`` set), so calls chain:
             ``model.fit(split).score(candidates)``.
 
-        Raises
-        ------
-        ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-            A hyper-parameter out of range (:func:`ocef.fairrec.training.check_training`), or
-            torch not installed.
-
         Examples
         --------
-        A bad hyper-parameter is refused before any work (with or without torch); the fitted call
-        needs torch (the optional ``deep`` extra, never installed in CI), so it is skipped in the
-        doctests:
+        A bad hyper-parameter is refused before any work; the fitted call needs torch:
 
         >>> DCN(lr=2.0).fit(None)
         Traceback (most recent call last):
@@ -241,13 +223,13 @@ class DeepCTR:
         torch = _require_torch()
         self._setup(split)
         key = {**self.hyper(), "torch": torch.__version__, "code": DEEP_CODE_VERSION}
-        self.params = fitted_params(self.kind, split, key, rng, cache, lambda: self._train(split.train, rng))
+        self.params = fitted_params(self.kind, split, key, rng, cache, lambda: self._train(split.train, rng, progress))
         self._net = self._module()
         self._net.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.params.items()})
         self._net.eval()
         return self
 
-    def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:
+    def _train(self, train: pd.DataFrame, rng, progress=False) -> dict[str, np.ndarray]:
         torch = _require_torch()
         gen = as_generator(rng)
         torch.manual_seed(int(gen.integers(2**31)))
@@ -258,7 +240,9 @@ class DeepCTR:
         i = train["item"].to_numpy(dtype=np.int64)
         y = torch.from_numpy(train["label"].to_numpy(dtype=np.float32))
         net.train()
-        for _ in range(self.epochs):
+        from ocef._progress import progress_iter
+
+        for _ in progress_iter(range(self.epochs), progress, desc=f"training {self.kind}", unit="epoch"):
             perm = gen.permutation(u.size)
             for start in range(0, u.size, self.batch_size):
                 b = perm[start:start + self.batch_size]
@@ -282,15 +266,9 @@ class DeepCTR:
         numpy.ndarray of float, shape (len(candidates),)
             ``sigmoid(logit)`` in (0, 1).
 
-        Raises
-        ------
-        ocef.errors.ParameterError
-            Before ``fit``, or without torch.
-
         Examples
         --------
-        An unfitted model refuses (the fitted call needs torch, the optional ``deep`` extra, so
-        it is skipped in the doctests):
+        An unfitted model refuses (the fitted call needs torch):
 
         >>> import pandas as pd
         >>> WideDeep().score(pd.DataFrame({"user": [0], "item": [0]}))
@@ -324,33 +302,13 @@ class WideDeep(DeepCTR):
 
     Parameters
     ----------
-    embedding_dim : int, default 8
-        Dimension ``d`` of each field's embedding (>= 1).
-    hidden : tuple of int, default (256, 128)
-        Widths of the MLP's hidden layers (ReLU).
-    epochs : int, default 3
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 1e-3
-        Adam's step size, in (0, 1].
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
-    reg : float, default 1e-6
-        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
-    params : dict, optional
-        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+    embedding_dim, hidden, epochs, lr, batch_size, reg, params
+        As in :class:`DeepCTR`.
 
     Examples
     --------
-    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
-    skipped by the doctests; making the model and reading its hyper-parameters does not.
-    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
-    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
-
-    >>> model = WideDeep(embedding_dim=4, hidden=(64,), epochs=1)
-    >>> model.kind, model.hyper()["hidden"]
-    ('wdl', [64])
-    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
-    array([...])
+    >>> WideDeep(embedding_dim=4).kind
+    'wdl'
     """
 
     kind = "wdl"
@@ -369,33 +327,13 @@ class DeepFM(DeepCTR):
 
     Parameters
     ----------
-    embedding_dim : int, default 8
-        Dimension ``d`` of each field's embedding (>= 1).
-    hidden : tuple of int, default (256, 128)
-        Widths of the MLP's hidden layers (ReLU).
-    epochs : int, default 3
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 1e-3
-        Adam's step size, in (0, 1].
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
-    reg : float, default 1e-6
-        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
-    params : dict, optional
-        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+    embedding_dim, hidden, epochs, lr, batch_size, reg, params
+        As in :class:`DeepCTR`.
 
     Examples
     --------
-    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
-    skipped by the doctests; making the model and reading its hyper-parameters does not.
-    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
-    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
-
-    >>> model = DeepFM(embedding_dim=4, hidden=(64,), epochs=1)
-    >>> model.kind, model.hyper()["hidden"]
-    ('deepfm', [64])
-    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
-    array([...])
+    >>> DeepFM(embedding_dim=4).kind
+    'deepfm'
     """
 
     kind = "deepfm"
@@ -413,33 +351,13 @@ class DCN(DeepCTR):
 
     Parameters
     ----------
-    embedding_dim : int, default 8
-        Dimension ``d`` of each field's embedding (>= 1).
-    hidden : tuple of int, default (256, 128)
-        Widths of the MLP's hidden layers (ReLU).
-    epochs : int, default 3
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 1e-3
-        Adam's step size, in (0, 1].
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
-    reg : float, default 1e-6
-        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
-    params : dict, optional
-        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+    embedding_dim, hidden, epochs, lr, batch_size, reg, params
+        As in :class:`DeepCTR`.
 
     Examples
     --------
-    The examples that fit need torch (the optional ``deep`` extra, absent in CI), so they are
-    skipped by the doctests; making the model and reading its hyper-parameters does not.
-    ``split`` is a :class:`~ocef.environments.fairrec_split.FairRecSplit` (e.g.
-    ``movielens_fairrec_split(rng=0)`` of :mod:`ocef.environments.fairrec_split`).
-
-    >>> model = DCN(embedding_dim=4, hidden=(64,), epochs=1)
-    >>> model.kind, model.hyper()["hidden"]
-    ('dcn', [64])
-    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
-    array([...])
+    >>> DCN(embedding_dim=4).kind
+    'dcn'
     """
 
     kind = "dcn"

@@ -61,8 +61,6 @@ def kl_bernoulli(p, q) -> np.ndarray:
 
     Examples
     --------
-    >>> float(kl_bernoulli(0.5, 0.5))
-    0.0
     >>> round(float(kl_bernoulli(1.0, 0.5)), 6)
     0.693147
     """
@@ -160,11 +158,8 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     """Lower confidence bound of the population UF (eq. 1) from simultaneous intervals:
     ``max(0, max ci_low − min ci_high)``.
 
-    When the intervals hold all at once (probability >= ``confidence`` for
-    :func:`simultaneous_intervals`), every group's population value lies in its interval, so the
-    largest population value is at least ``max ci_low`` and the smallest at most ``min ci_high``:
-    the population UF is at least their difference, over any subset of the valid groups (in
-    particular the ones a search evaluated). Clipped at 0 since UF >= 0.
+    Valid over any subset of the valid groups, in particular the ones a search evaluated
+    (module docstring).
 
     Parameters
     ----------
@@ -180,8 +175,6 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     --------
     >>> round(uf_lower_bound([0.1, 0.6], [0.3, 0.9]), 12)
     0.3
-    >>> uf_lower_bound([0.1, 0.2], [0.5, 0.9])
-    0.0
     """
     ci_low = np.asarray(ci_low, dtype=float)
     ci_high = np.asarray(ci_high, dtype=float)
@@ -194,11 +187,8 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
     """p-value of equal population means from the simultaneous intervals: the smallest
     ``1 − confidence`` at which :func:`uf_lower_bound` is positive (1 if none below 1).
 
-    Valid whatever groups ``mean`` holds (a subset of the ``n_groups`` valid groups chosen by
-    any search): under equal means all intervals cover the common mean with probability
-    ``>= confidence``, and then ``uf_lower`` is 0. Found by bisection on ``log10(1 − confidence)``
-    down to ``1e-300`` (a smaller p-value is reported as 0). No extra query of the model, but less
-    power than the permutation test (:func:`permutation_p_value`).
+    Valid whatever groups ``mean`` holds; found by bisection on ``log10(1 − confidence)`` down to
+    ``1e-300``. Less power than :func:`permutation_p_value`, but no extra query.
 
     Parameters
     ----------
@@ -217,9 +207,6 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
 
     Examples
     --------
-    >>> p = bound_p_value([0.2, 0.8], [200, 200], 2)
-    >>> bool(p < 1e-6)
-    True
     >>> bound_p_value([0.5, 0.52], [10, 10], 2)
     1.0
     """
@@ -277,9 +264,13 @@ def permutation_p_value(observed: float, null) -> float:
 
 #: Prior degrees of freedom of the moderated variance (Smyth 2004, eq. 6 with a fixed ``d0``): a
 #: cell's variance is shrunk towards the pooled within-cell variance with the weight of ``d0`` users,
-#: so that a 5-user cell with three equal values does not get a standard error near 0 (which would
-#: make its t statistic explode and drown the max-t in noise from tiny cells).
-MODERATION_DF = 4.0
+#: so that a 5-user cell whose few values happen to be equal does not get a standard error near 0
+#: (its t statistic would explode and drown the max-t in noise from tiny cells). Measured with
+#: ``benchmarks/fairrec_power.py`` (MRR-like 0.20 drop in a 90-user cell, 294 cells, ``min_users=5``,
+#: 100 populations): power 0.69 at ``d0 = 4`` (null-max t of ~30 five-user cells of a discrete,
+#: skewed metric reached 4.0-4.4), 0.88 at 16, 0.86 with the pooled variance alone (``d0 = ∞``);
+#: the null rejection stays at the permutation test's exact level whatever ``d0``.
+MODERATION_DF = 16.0
 
 
 def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -309,7 +300,7 @@ def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, 
     --------
     >>> n, m, se = group_moments([0.0, 1.0, 0.0, 1.0, 0.5, 0.5], [0, 0, 0, 0, 1, 1], 2)
     >>> n.tolist(), m.tolist(), [round(float(x), 4) for x in se]
-    ([4, 2], [0.5, 0.5], [0.2673, 0.3162])
+    ([4, 2], [0.5, 0.5], [0.2565, 0.343])
     """
     v = np.atleast_2d(np.asarray(values, dtype=float))
     codes = np.asarray(codes, dtype=np.int64)

@@ -61,7 +61,7 @@ class _Base:
         return {"n_factors": self.n_factors, "epochs": self.epochs, "lr": self.lr, "reg": self.reg,
                 "batch_size": self.batch_size}
 
-    def fit(self, split, *, rng=0, cache: bool = True):
+    def fit(self, split, *, rng=0, cache: bool = True, progress=False):
         """Fit on ``split.train`` (a :class:`ocef.environments.fairrec_split.FairRecSplit`).
 
         Cached on disk when ``cache`` is on and ``rng`` is an int seed (the cache key includes it);
@@ -69,17 +69,19 @@ class _Base:
         """
         check_training(self, "n_factors")
         self._setup(split)
-        self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng))
+        self.params = fitted_params(self.kind, split, self.hyper(), rng, cache, lambda: self._train(split.train, rng, progress))
         return self
 
-    def _train(self, train: pd.DataFrame, rng) -> dict[str, np.ndarray]:
+    def _train(self, train: pd.DataFrame, rng, progress=False) -> dict[str, np.ndarray]:
         gen = as_generator(rng)
         params = self._init(gen)
         opt = _Adam(params, self.lr)
         u = train["user"].to_numpy(dtype=np.int64)
         i = train["item"].to_numpy(dtype=np.int64)
         y = train["label"].to_numpy(dtype=float)
-        for _ in range(self.epochs):
+        from ocef._progress import progress_iter
+
+        for _ in progress_iter(range(self.epochs), progress, desc=f"training {self.kind}", unit="epoch"):
             perm = gen.permutation(y.size)
             for start in range(0, y.size, self.batch_size):
                 b = perm[start:start + self.batch_size]
@@ -103,12 +105,8 @@ class _Base:
 class LogisticMF(_Base):
     """Logistic matrix factorization: ``P(click) = σ(b + b_u + b_i + p_u · q_i)``, BCE + L2 ``reg``.
 
-    A numpy click-through-rate model standing in for the paper's deep recommenders (Sec. 4.1):
-    FairRec tests any black box, and this one trains in seconds on ML-100K (AUC 0.838 measured,
-    ``specs/seeds-002-004.md`` B). ``fit(split, rng=0, cache=True)`` trains on ``split.train``
-    (positives and sampled negatives) by mini-batch Adam, caching the fit on disk for an int
-    ``rng``; ``score(candidates)`` (also the call) returns the click probability of each
-    ``(user, item)`` row.
+    Stands in for the paper's deep recommenders (Sec. 4.1): it trains in seconds on ML-100K (AUC
+    0.838). ``score(candidates)`` (also the call) returns each ``(user, item)`` row's click probability.
 
     Parameters
     ----------
@@ -170,25 +168,13 @@ class FactorizationMachine(_Base):
     occupation (one-hot) and the 19 genre flags of the item:
     ``ŷ = w0 + Σ_j w_j x_j + ½ Σ_f [(Σ_j v_jf x_j)² − Σ_j v_jf² x_j²]``, BCE + L2 ``reg``.
 
-    ``P(click) = σ(ŷ)``. The user fields are the columns of ``split.users`` (integer codes,
-    one-hot each) and the genre flags of ``split.genres`` enter as they are, so the model sees
-    the sensitive attributes as the paper's deep models do (Sec. 4.1). Fitted and queried as
-    :class:`LogisticMF`.
+    ``P(click) = σ(ŷ)``; the model sees the sensitive attributes as the paper's deep models do
+    (Sec. 4.1). Fitted and queried as :class:`LogisticMF`.
 
     Parameters
     ----------
-    n_factors : int, default 16
-        Dimension of the latent factors (>= 1).
-    epochs : int, default 10
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 0.01
-        Adam's step size, in (0, 1].
-    reg : float, default 1e-5
-        L2 penalty on the factors and weights (>= 0), added to the mean binary cross-entropy.
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
-    params : dict, optional
-        The fitted parameters (name -> array), set by ``fit``; empty before.
+    n_factors, epochs, lr, reg, batch_size, params
+        As in :class:`LogisticMF`.
 
     Examples
     --------
@@ -257,9 +243,6 @@ DEEP_MODEL_NAMES: tuple[str, ...] = ("wdl", "deepfm", "dcn")
 def make_model(name: str, **hyper):
     """A model by name: ``logmf``, ``fm`` (numpy) or ``wdl``, ``deepfm``, ``dcn`` (torch, extra ``deep``).
 
-    The CLI's ``--model`` and :func:`ocef.fairrec.pipeline.fit_movielens` go through here. The
-    model is returned unfitted.
-
     Parameters
     ----------
     name : {"logmf", "fm", "wdl", "deepfm", "dcn"}
@@ -277,8 +260,6 @@ def make_model(name: str, **hyper):
 
     Raises
     ------
-    ocef.errors.ParameterError
-        An unknown ``name``, or a deep model when torch is not installed.
     TypeError
         A hyper-parameter the class does not have.
 
@@ -286,10 +267,6 @@ def make_model(name: str, **hyper):
     --------
     >>> make_model("logmf", n_factors=8)
     LogisticMF(n_factors=8, epochs=10, lr=0.01, reg=1e-05, batch_size=1024)
-    >>> make_model("svd")
-    Traceback (most recent call last):
-    ...
-    ocef.errors.ParameterError: model must be one of ['fm', 'logmf', 'wdl', 'deepfm', 'dcn'], got 'svd'
     """
     if name in DEEP_MODEL_NAMES:
         from ocef.fairrec.deep import DEEP_MODELS, _require_torch

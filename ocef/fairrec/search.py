@@ -14,38 +14,9 @@ Alg. 3) and counts them. :func:`search` runs one of
   instead of the thermal term, each swarm guided only by its own best; the paper does not
   define its vanilla PSO, this one is ours).
 
-DPSO, decisions of ``specs/seeds-002-004.md`` (B) where Alg. 1-3 are silent:
-
-- each swarm has ``n_pt = max(2, int(ε · N))`` particles (Sec. 4.2: ``ε = n_pt / |N_groups|``) with
-  ``N = Π_i |B^{s_i}|`` (``epsilon_base="cells"``, the default): the paper's group counts are these
-  products (MovieLens 2·7·21 = 294, BlackFriday 2·7·21·3·5·2 = 8,820, Amazon 10³; Sec. 4.1) and the
-  authors' code sizes each swarm ``int(ε · Π (max − min + 1))``. ``epsilon_base="groups"`` takes
-  ``N`` = the valid groups (at least ``min_users`` users) instead: on a sparse grid (ML-100K at
-  ``min_users = 5``: 55 valid groups of 294 cells) the swarms are smaller and leave room to iterate
-  under a budget (Table 3; ``fairrec-budget`` measures both). ``epsilon="auto"`` / ``n_iter="auto"`` follow Sec. 4.2's guidance
-  (:func:`auto_epsilon`, :func:`auto_n_iter`);
-- Alg. 2: bounds ``B^{s_i} = [min, max]`` of the users' codes, coordinates drawn independently from
-  each attribute's empirical distribution ``D^{s_i}`` over users; velocities integer uniform in
-  ``[−v*, v*]``; ``Pbest ← P`` — the initial positions are evaluated (iteration 0), since Alg. 3
-  compares ``fitness(Pbest)``;
-- eq. (8)-(9) per particle and iteration: ``φ ~ N(0, 1)``, ``r1, r2 ~ U(0, 1)`` (scalars),
-  ``C^k`` = mean of the swarm's personal bests (the thermal-motion centre of Sun et al. 2011),
-  ``V ← clip(α|C − P|φ + c1 r1 (Pbest − P) + c2 r2 (Gbest − P), ±v*)``,
-  ``P ← clip(trunc(P + V), bounds)``;
-- a group with fewer than ``min_users`` users (or an undefined value) is never queried and never
-  becomes a Pbest or Gbest; Gbest of the max swarm is the best valid InfoBase entry of both swarms
-  (and the min swarm's the worst): the cross-swarm sharing of Sec. 3.3;
-- UF (Alg. 1 lines 8-10) = max − min over the valid InfoBase.
-
-Cost: ``n_evaluations`` counts the distinct groups queried (a cached group costs nothing again),
-``n_users_queried`` the users whose recommendations were computed (the cost of a black-box
-evaluation is proportional to the group size; TestSGD's complements are counted here too) and
-``cost = n_users_queried + group_cost · n_queries`` the machine-independent analogue of Table 3's
-testing time: querying the black box for ``n`` users costs ``n + group_cost`` (``group_cost``: the
-fixed overhead of one query, in users; an invalid group is never queried and costs nothing). Two
-budgets stop a search as the paper's fixed time does (Table 3): ``max_evaluations`` distinct
-groups, or ``max_cost`` — a query that would take the cost above ``max_cost`` is not made and the
-search ends there, so ``cost <= max_cost`` always.
+The implementation decisions of DPSO and the cost model (``n_evaluations``, ``n_users_queried``,
+``cost``, the budgets of Table 3) are in the FairRec guide (docs/guide/fairrec.md, "The searches,
+as implemented").
 """
 from __future__ import annotations
 
@@ -177,7 +148,7 @@ COVER_PARTICLES = 24
 
 
 def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[int, str]:
-    """Particles per swarm: ``max(2, int(ε · N))`` (module docstring), raised to
+    """Particles per swarm: ``max(2, int(ε · N))`` (FairRec guide), raised to
     ``min(n_groups, COVER_PARTICLES)`` so that a small grid is searched through; returns the number and
     the rule that set it (printed with the result)."""
     base = max(2, int(epsilon * n))
@@ -484,8 +455,6 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([0, 2])
-        >>> oracle.n_evaluations, oracle.cost
-        (2, 5.0)
         >>> oracle.reset(max_evaluations=10)
         >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
         (0, 0.0, 0)
@@ -505,7 +474,7 @@ class GroupOracle:
 
     @property
     def cost(self) -> float:
-        """``n_users_queried + group_cost · n_queries`` (module docstring)."""
+        """``n_users_queried + group_cost · n_queries`` (FairRec guide)."""
         return self.n_users_queried + self.group_cost * self.n_queries
 
     def query(self, rows: np.ndarray) -> float:
@@ -616,9 +585,8 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)                              # the search queried users 2 and 3
-        >>> values, extra = oracle.user_values()
-        >>> values.tolist(), extra
-        ([0.2, 0.4, 0.6, 1.0], 2)
+        >>> oracle.user_values()[1]                          # the extra users queried
+        2
         """
         if self.per_user is False:
             raise DataError("evaluate returns group values only; per-user values are needed")
@@ -649,9 +617,8 @@ class GroupOracle:
         >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> other = oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0]))
-        >>> other.values([0, 2]).tolist(), oracle.values([0, 2]).tolist()
-        ([1.0, 0.0], [0.2, 0.8])
+        >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
+        [1.0, 0.0]
         """
         import copy
 
@@ -664,10 +631,6 @@ class GroupOracle:
 
     def value(self, cell: int) -> float:
         """Fitness of one cell: cached (Alg. 3 lines 4-5) or queried (lines 8-9); NaN if invalid.
-
-        A cell with fewer than ``min_users`` users is never queried (counted in
-        ``n_invalid_visits``). A new valid cell is counted in ``n_evaluations`` and stored in the
-        InfoBase with the current ``iteration``.
 
         Parameters
         ----------
@@ -691,8 +654,6 @@ class GroupOracle:
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.value(2), oracle.value(2), oracle.n_evaluations        # the second is cached
         (0.8, 0.8, 1)
-        >>> oracle.value(3)                                               # an empty cell
-        nan
         """
         cell = int(cell)
         hit = self.infobase.get(cell)
@@ -817,9 +778,8 @@ class GroupOracle:
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)
-        >>> g = oracle.group(2)
-        >>> g.group, g.n_users, g.value
-        ({'g': 1, 'a': 0}, 2, 0.8)
+        >>> oracle.group(2).group
+        {'g': 1, 'a': 0}
         """
         v, n, _ = self.infobase[int(cell)]
         pos = self.position_of(np.array([cell]))[0]
@@ -1098,7 +1058,7 @@ class FairRecResult(Result):
     infobase : pandas.DataFrame
         Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (module docstring): distinct groups queried, users whose
+        The search's own cost (FairRec guide): distinct groups queried, users whose
         recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
         n_queries``.
     n_invalid_visits : int
@@ -1137,12 +1097,7 @@ class FairRecResult(Result):
     >>> gen = np.random.default_rng(0)
     >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
     >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
-    >>> oracle = GroupOracle.from_user_metrics(users, ["g"], "mrr", labels={"g": {0: "F", 1: "M"}})
-    >>> res = search(oracle, "exhaustive", n_resamples=99, rng=0)
-    >>> res.summary()[["role", "labels", "n_users", "value", "ci_low", "ci_high"]].round(3)
-                role labels  n_users  value  ci_low  ci_high
-    0     advantaged    g=M      111  0.575   0.543    0.607
-    1  disadvantaged    g=F       89  0.260   0.226    0.293
+    >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
     >>> round(res.uf, 3), round(res.uf_lower, 3), res.p_value, res.test
     (0.315, 0.273, 0.01, 'permutation')
     """
@@ -1220,10 +1175,10 @@ class FairRecResult(Result):
         >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
         >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", n_resamples=99, rng=0)
-        >>> res.summary()[["role", "group", "value", "uf", "p_value"]].round(3)
-                    role group  value     uf  p_value
-        0     advantaged   g=1  0.575  0.315     0.01
-        1  disadvantaged   g=0  0.260  0.315     0.01
+        >>> res.summary()[["role", "group", "value"]].round(3)
+                    role group  value
+        0     advantaged   g=1  0.575
+        1  disadvantaged   g=0  0.260
         """
         g = self.groups
         g = g[g.role.isin(["advantaged", "disadvantaged"])].drop(columns="rank")
@@ -1487,14 +1442,14 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
            group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
            test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
-    (module docstring), and judge UF against noise (:mod:`ocef.fairrec.inference`).
+    (FairRec guide), and judge UF against noise (:mod:`ocef.fairrec.inference`).
 
     Parameters
     ----------
     oracle : GroupOracle
         The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search (module docstring).
+        The search (FairRec guide).
     epsilon, n_iter : float, "auto" or None; int or "auto"
         DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
         ``epsilon_base``) and iterations; ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`,
@@ -1509,7 +1464,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     top_n : int
         Groups listed at each end.
     max_evaluations, max_cost, group_cost : int or None, float or None, float
-        Budgets (Table 3, module docstring): at most ``max_evaluations`` distinct groups, or
+        Budgets (Table 3, FairRec guide): at most ``max_evaluations`` distinct groups, or
         queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
         ``n + group_cost`` (default 1.0). None: no budget (the default).
     epsilon_base : {"cells", "groups"}, default "cells"
@@ -1539,8 +1494,6 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
 
     Raises
     ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        A parameter outside its declared range (each names the argument, value and range).
     ocef.errors.ResourceLimitError
         When the estimated work (:func:`search_work`) or the particles' memory exceeds the limits
         in force (:func:`ocef.validation.resource_limits`), before anything runs.

@@ -41,9 +41,7 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
 
     Examples
     --------
-    >>> import os, tempfile
     >>> from types import SimpleNamespace
-    >>> from unittest import mock
     >>> import numpy as np, pandas as pd
     >>> split = SimpleNamespace(train=pd.DataFrame({"user": [0, 1], "item": [1, 0], "label": [1, 0]}),
     ...                         users=pd.DataFrame({"gender": [0, 1]}), genres=np.eye(2))
@@ -51,12 +49,10 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
     >>> def train():
     ...     calls.append(1)
     ...     return {"w": np.arange(3.0)}
-    >>> with mock.patch.dict(os.environ, OCEF_CACHE_DIR=tempfile.mkdtemp()):
-    ...     first = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)
-    ...     again = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)     # read back
-    ...     fresh = fitted_params("demo", split, {"lr": 0.1}, None, True, train)  # not cached
+    >>> first = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)
+    >>> again = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)     # read back
     >>> again["w"].tolist(), len(calls)
-    ([0.0, 1.0, 2.0], 2)
+    ([0.0, 1.0, 2.0], 1)
     """
     if not (cache and isinstance(rng, (int, np.integer))):
         return train()
@@ -69,9 +65,6 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
 def check_training(model, size: str) -> None:
     """Check the training hyper-parameters every model shares (``size``: its width attribute, e.g. ``n_factors``).
 
-    Called by ``fit`` before any training: the width and ``epochs``, ``batch_size`` must be
-    integers >= 1, ``lr`` in (0, 1] and ``reg`` >= 0 (torch's ``weight_decay`` too).
-
     Parameters
     ----------
     model : LogisticMF, FactorizationMachine or ocef.fairrec.deep.DeepCTR
@@ -80,15 +73,9 @@ def check_training(model, size: str) -> None:
         The name of its width attribute: ``"n_factors"`` (numpy models) or ``"embedding_dim"``
         (deep models).
 
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        Naming the hyper-parameter, its value and its range.
-
     Examples
     --------
     >>> from ocef.fairrec.models import LogisticMF
-    >>> check_training(LogisticMF(), "n_factors")
     >>> check_training(LogisticMF(lr=2.0), "n_factors")
     Traceback (most recent call last):
     ...

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ocef.fairrec import AUC_MODES
 from ocef.results import Result
-from ocef.validation import check_positive_int
+from ocef.validation import Integer, Options, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
 
 __all__ = ["METRICS", "user_metrics", "ranked_table", "group_values", "unfairness", "Unfairness",
@@ -68,9 +68,8 @@ def check_k(k: int, n_candidates) -> int:
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Lay the candidate rows out as one row per user, the layout the metrics of Sec. 3.2 rank.
 
-    Users are sorted by id; within a user the candidates keep their order in ``candidates``
-    (the order that breaks score ties in :func:`user_metrics`). A user with fewer candidates
-    than the widest user is padded on the right (``valid`` False, score ``-inf``, item ``-1``).
+    Users sorted by id, candidates in their order (which breaks score ties); shorter users are
+    padded on the right.
 
     Parameters
     ----------
@@ -153,10 +152,7 @@ def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.n
 def pooled_auc(labels, scores) -> float:
     """ROC-AUC (EM1.1) of all the given rows pooled together: the authors' group AUC.
 
-    The probability that a positive row scores above a negative one, ties counting ½
-    (Mann-Whitney ``U / (n_pos n_neg)``). With ``auc="pooled"`` a group's AUC is this over
-    all its users' candidate rows at once (the authors' code), rather than the mean of its
-    users' AUCs (Def. 2.2; :func:`group_values`).
+    Mann-Whitney ``U / (n_pos n_neg)``, ties counting ½.
 
     Parameters
     ----------
@@ -174,8 +170,6 @@ def pooled_auc(labels, scores) -> float:
     --------
     >>> pooled_auc([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6])
     0.75
-    >>> pooled_auc([1, 1], [0.3, 0.4])
-    nan
     """
     labels = np.asarray(labels, dtype=float)[None, :]
     scores = np.asarray(scores, dtype=float)[None, :]
@@ -198,23 +192,13 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
     return 1.0 - sim[:, iu[0], iu[1]].mean(axis=1)
 
 
+@validate_params(k=Integer(1), ndcg=Options(*NDCG_MODES))
 def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, rp=None, user_pop=None,
                  ndcg: str = "standard") -> pd.DataFrame:
     """Each user's value of the five metrics of Sec. 3.2 for one ranking of the candidates.
 
-    Each user's candidates are ranked by score (descending; ties: the earlier candidate row
-    first) and the top ``k`` form the recommendation list ``rl_i``. Per user:
-
-    - ``auc`` (EM1.1): the probability that a positive candidate scores above a negative one,
-      ties ½ (over all the user's candidates, not only the top ``k``);
-    - ``mrr`` (eq. 2): ``1 / pos`` of the first positive in the top ``k``, 0 if none;
-    - ``ndcg`` (eq. 3-4): ``DCG@k / IDCG`` with binary gains (the module docstring says why the
-      paper's prediction gain ``p(v_a)`` is not used); ``IDCG`` over ``min(k, #positives)``
-      positions (``ndcg="standard"``) or all ``k`` positions (``ndcg="repo"``, the authors' code);
-    - ``urd`` (eq. 5): ``1 −`` the mean Jaccard similarity of the genre sets over the
-      ``k(k−1)/2`` unordered pairs of the list;
-    - ``urp`` (eq. 7, signed): mean ``RP`` (eq. 6) of the list minus the user's ``user_pop``;
-    - ``hit``: 1 if a positive is in the top ``k``, else 0.
+    The metrics are defined in the module docstring (``auc`` over all the user's candidates,
+    the others over the top ``k``); ``hit`` is 1 if a positive is in the top ``k``.
 
     Parameters
     ----------
@@ -245,8 +229,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     ------
     ocef.errors.DataError
         Bad candidates or scores (:func:`ranked_table`).
-    ocef.errors.ParameterError
-        ``k`` out of range (``k < 2`` with ``genres``), ``genres`` not 2-d, or an unknown ``ndcg``.
 
     Examples
     --------
@@ -261,7 +243,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     0     0  0.5  0.5  0.631  0.5  10.0  1.0
     1     1  0.0  0.0  0.000  0.5  -5.0  0.0
     """
-    check_ndcg(ndcg)
     users, items, labels, sc, valid = ranked_table(candidates, scores)
     k = check_k(k, valid.sum(axis=1))
     top = np.argsort(-sc, axis=1, kind="stable")[:, :k]          # ties: earlier candidate first
@@ -345,11 +326,8 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
                  scores=None, auc: str = "mean") -> pd.DataFrame:
     """The value of ``metric`` for every non-empty multi-attribute group (Def. 2.2).
 
-    A group is one combination of the attributes' codes (Def. 2.1, a cell of the Cartesian
-    product). Its value is the mean of ``metric`` over its users with a defined value (NaNs
-    skipped, e.g. a user without a positive has no AUC): the group term of MGD (Def. 2.2).
-    With ``metric="auc"`` and ``auc="pooled"`` it is instead the ROC-AUC of all the group's
-    candidate rows pooled (:func:`pooled_auc`, the authors' code).
+    A group's value is the mean of ``metric`` over its users with a defined value (Def. 2.2), or
+    with ``auc="pooled"`` the :func:`pooled_auc` of its candidate rows (the authors' code).
 
     Parameters
     ----------
@@ -376,9 +354,6 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
     Raises
     ------
-    ocef.errors.ParameterError
-        An unknown metric, attribute or ``auc`` mode, or pooled AUC without ``candidates``,
-        ``scores`` and a ``user`` column.
     ocef.errors.DataError
         A missing metric column, or an attribute column that does not hold integer codes.
 
@@ -475,10 +450,6 @@ class Group:
 class Unfairness(Result):
     """UF of eq. (1) over a table of group values, with the two groups that attain it.
 
-    Returned by :func:`unfairness` (exhaustive over the given groups; the searches of
-    :func:`ocef.fairrec.search.search` return a :class:`~ocef.fairrec.search.FairRecResult`).
-    ``to_frame()`` gives one row per role.
-
     Attributes
     ----------
     uf : float
@@ -494,8 +465,7 @@ class Unfairness(Result):
     --------
     >>> import pandas as pd
     >>> values = pd.DataFrame({"g": [0, 1, 2], "n_users": [5, 5, 1], "value": [0.2, 0.7, 0.9]})
-    >>> u = unfairness(values, min_users=2)
-    >>> u.to_frame()
+    >>> unfairness(values, min_users=2).to_frame()
                 role group  n_users  value   uf
     0     advantaged   g=1        5    0.7  0.5
     1  disadvantaged   g=0        5    0.2  0.5
@@ -535,10 +505,8 @@ class Unfairness(Result):
 def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     """Multi-attribute unfairness UF of eq. (1) over every valid group of a table.
 
-    ``UF = max_{i,j} MGD(G_i, G_j) = max_{i,j} |v_i − v_j| = max v − min v``, where ``v`` runs over
-    the groups with ``n_users >= min_users`` and a defined value (Def. 2.3). This is Themis'
-    exhaustive answer over the groups given; the value is the paper's sample statistic, biased
-    upwards when groups are small (see :mod:`ocef.fairrec.inference` for bounds that are not).
+    ``UF = max_{i,j} |v_i − v_j| = max v − min v`` over the valid groups (Def. 2.3); biased upwards
+    when groups are small (:mod:`ocef.fairrec.inference` gives bounds that are not).
 
     Parameters
     ----------
@@ -557,8 +525,6 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     ------
     ocef.errors.DataError
         When fewer than two groups are valid.
-    ocef.errors.ParameterError, ocef.errors.ParameterTypeError
-        ``min_users`` not an integer >= 1.
 
     Examples
     --------

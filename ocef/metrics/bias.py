@@ -1,60 +1,15 @@
 """holisticai's recommender bias metrics for any number of groups: sample values, population
 estimates, intervals that cover, and comparisons with the reference that control errors.
 
-:func:`recommender_bias` computes, from one score matrix (and optionally a truth matrix):
-
-- the item metrics of the whole system (aggregate diversity, Gini index, exposure entropy,
-  average recommendation popularity);
-- one row per group: its size, mean score (the MAD ingredient), the item metrics of the items
-  it is shown (its ARP uses the popularity over all users), and with a truth matrix its average
-  precision / recall / F1 and its RMSE / MAE;
-- one row per (group, reference) pair: MAD, ETV, EKL and the precision / recall / F1 / RMSE / MAE
-  ratios, oriented group relative to reference, i.e. holisticai's (group_a, group_b) =
-  (group, reference): with two groups the pair's ``value`` is holisticai's.
-
-Every value is a function of weighted sums over users of per-user statistics
-(:func:`ocef.metrics.recommender.user_stats` / :func:`~ocef.metrics.recommender.aggregate`), so
-the same code gives the sample values (weights 1) and ``n_resamples`` bootstrap replicates
-(weights = multiplicities of a resample, users resampled within each group) in a few matrix
-products.
-
-Each row carries ``value`` (holisticai's sample statistic, holisticai-equal), ``estimate`` (an
-estimate of the population quantity), ``ci_low``/``ci_high`` (an interval around ``estimate``),
-and for pairs ``p_value``/``p_adjusted``/``significant``. With ``interval="auto"`` (default) the
-method depends on the metric (:data:`AUTO_METHODS`), chosen by simulation (40 items, top-10,
-30/100/400 users per group; numbers in ``docs/guide/metrics.md``):
-
-- ``"t"`` (MAD, group means, ARP, precision/recall/F1, RMSE/MAE): ``estimate`` = ``value``,
-  ``estimate ± t_{n-1} · SE*`` with SE* the bootstrap standard deviation times √(n/(n−1))
-  (``T_SMALL_SAMPLE_CORRECTION``) and n the smaller group;
-  ``"t-log"`` (the ratios): the same on log scale (a ratio is positive; its log is closer to
-  normal). p-value of "no difference" (MAD 0, ratio 1) from the same t statistic.
-- ``"triangle"`` (ETV): ETV is ½‖d‖₁ of the difference d of the two exposure distributions. The
-  plug-in is biased upwards, strongly when many items have nearly equal exposure, and no
-  bootstrap of the plug-in is consistent there (its basic interval covered 0.67 / 0.81 / 0.87 at
-  30 / 100 / 400 users). By the triangle inequality |ETV̂ − ETV| ≤ ½‖d̂ − d‖₁, and the bootstrap
-  estimates the quantile q of ½‖d̂ − d‖₁ (a smooth function of the noise): ``[ETV̂ − q, ETV̂ + q]``
-  ∩ [0, 1] holds its level for every truth (conservative: it covered 1.00 in every regime);
-  ``estimate`` = the bootstrap bias-corrected 2·ETV̂ − mean(ETV*), inside the interval. p-value of
-  "equal exposure distributions": the share of replicates with ½‖d* − d̂‖₁ ≥ ETV̂.
-- ``"basic-smoothed"`` (EKL): the plug-in is +inf whenever the reference sample misses an item
-  the group is shown (53% of samples at 30 users, 40 items). The estimate uses the counts plus ½
-  per item in both groups (Krichevsky-Trofimov smoothing), bias-corrected by the bootstrap
-  (2·KL̃ − mean KL̃*), with the basic interval 2·KL̃ − q*, clipped at 0. ``value`` stays holisticai's
-  plug-in (possibly +inf, with ``reason``). Its p-value is the ETV test's (same null hypothesis:
-  equal exposure distributions).
-- ``"basic"`` (Gini index, exposure entropy: biased plug-ins): estimate 2·θ̂ − mean(θ*) and the
-  basic interval 2·θ̂ − q*; null (with ``reason``) where the Good-Turing share of exposures on
-  items shown once exceeds ``MAX_UNSEEN_MASS`` (coverage 0.57-0.82 there). The Gini index gets
-  the bias-corrected estimate but no interval (``GINI_NO_INTERVAL``: measured 0.89-0.92); an
-  explicit ``interval="basic"`` or ``"percentile"`` still computes one, at the caller's request.
-- aggregate diversity (a count of distinct items shown to a sample) has no interval: a bootstrap
-  cannot see items no sampled user was shown; its row says so in ``reason``.
-
-``interval="percentile"`` or ``"basic"`` apply one method to every metric (for comparison).
-Many groups: the p-values of each pair metric are Holm-adjusted over the pairs
-(:func:`ocef.inference.holm_adjust`; ``significant`` = ``p_adjusted`` ≤ 1 − ``confidence``), and
-``simultaneous=True`` widens the pair intervals to hold jointly over the pairs (Bonferroni).
+:func:`recommender_bias` gives the system's item metrics, one row per group and one row per
+(group, reference) pair (oriented as holisticai's ``(group_a, group_b)``, so that with two groups a
+pair's ``value`` is holisticai's). Every value is a function of weighted sums over users of
+per-user statistics (:func:`ocef.metrics.recommender.user_stats`), so the sample values (weights 1)
+and ``n_resamples`` bootstrap replicates (users resampled within each group) are a few matrix
+products. The interval method of each metric (:data:`AUTO_METHODS`: ``"t"``, ``"t-log"``,
+``"triangle"`` for ETV, ``"basic-smoothed"`` for EKL, ``"basic"``; none for aggregate diversity and
+the Gini index), why, and the coverage measured: ``docs/guide/metrics.md``. The p-values of each
+pair metric are Holm-adjusted (:func:`ocef.inference.holm_adjust`).
 """
 from __future__ import annotations
 
@@ -69,6 +24,7 @@ import pandas as pd
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
 from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
+from ocef._progress import PROGRESS
 from ocef.metrics.recommender import (
     GINI_CONVENTIONS,
     TRUTH_METRICS,
@@ -83,6 +39,9 @@ from ocef.metrics.recommender import (
 )
 from ocef.results import Result, jsonable
 from ocef.validation import as_generator
+
+#: resamples evaluated at a time (drawn per chunk of RESAMPLE_CHUNK, the same draws with or without a bar)
+_STEP = 100
 
 __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROUP_METRICS", "PAIR_METRICS",
            "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval", "FAMILIES",
@@ -145,31 +104,22 @@ class RecommenderBiasResult(Result):
     """holisticai's bias metrics of one recommender for any number of user groups, with intervals.
 
     Made by :func:`recommender_bias`. ``table`` (also ``to_frame()``) is tidy: one row per (level,
-    group, metric) with ``level`` (``overall``/``group``/``pair``), ``group``, ``reference``
-    (pairs), ``n_users``, ``metric``, ``value`` (holisticai's sample statistic, holisticai's number),
-    ``estimate`` (of the population quantity), ``ci_low``/``ci_high`` (around ``estimate``),
-    ``confidence``, ``interval`` (the method used for that metric), ``p_value``/``p_adjusted``/
-    ``significant`` (pairs; Holm over ``family``), ``reason`` (why something is null or
-    infinite), ``bias`` (bootstrap estimate of the plug-in bias) and ``n_defined`` (resamples in
-    which the value was defined). The views: ``overall`` (one row, the item metrics of the whole
-    system), ``groups`` (one row per group), ``pairs`` (one row per group vs the reference: MAD,
-    ETV, EKL and the ratios, oriented group relative to reference) and ``summary()`` (the pairs in
-    long form).
+    group, metric) with ``value`` (holisticai's sample statistic), ``estimate`` (of the population
+    quantity), ``ci_low``/``ci_high``, ``interval`` (the method), ``p_value``/``p_adjusted``/
+    ``significant`` (pairs), ``reason``, ``bias`` and ``n_defined``. The views: ``overall``,
+    ``groups``, ``pairs`` (wide, group relative to reference) and ``summary()`` (the pairs in long
+    form). How to read a row: ``docs/guide/metrics.md``.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        The tidy table described above.
+        The tidy table.
     group_names : tuple of str
         The groups, sorted.
     reference : str
         The group every other one is compared with.
-    k : int or None
-        List length used to read the recommendations (None: ``thresh``).
-    thresh : float or None
-        Score threshold used without ``k``.
-    normalize : bool
-        Whether the scores were min-max scaled first.
+    k, thresh, normalize
+        How the recommendations were read (:func:`ocef.metrics.exposure`).
     gini_convention : {"holisticai", "formula"}
         Denominator of the Gini index (:func:`ocef.metrics.gini`).
     n_resamples : int
@@ -181,10 +131,9 @@ class RecommenderBiasResult(Result):
     interval : {"auto", "percentile", "basic"}
         The interval choice (``"auto"``: per metric, :data:`AUTO_METHODS`).
     simultaneous : bool
-        Whether the pair intervals were widened to hold jointly over the pairs (Bonferroni).
+        Whether the pair intervals hold jointly over the pairs (Bonferroni).
     family : {"report", "table"}
-        What one Holm family of "significant" labels is (:data:`ocef.metrics.FAMILIES`): every pair
-        of every metric (default) or each metric's pairs.
+        What one Holm family is (:data:`ocef.metrics.FAMILIES`).
     replicates : numpy.ndarray or None
         Bootstrap values, shape (n_resamples, len(table)), aligned with the rows of ``table``.
 
@@ -193,8 +142,6 @@ class RecommenderBiasResult(Result):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-    >>> res.group_names, res.reference, res.replicates.shape
-    (('a', 'b'), 'a', (50, 17))
     >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
       group_a group_b    mad  mad_ci_low  mad_ci_high
     0       b       a -0.016      -0.086        0.054
@@ -515,7 +462,7 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 def _t_interval(point, reps, df, confidence, log=False):
     """``(estimate, low, high, p_value)``: estimate ± t_df · SE* (SE* the bootstrap standard
     deviation), on log scale when ``log``; the p-value tests 0 (or ratio 1 on log scale)."""
-    from scipy import stats
+    from ocef.inference import student_t
 
     with np.errstate(invalid="ignore", divide="ignore"):
         if log:
@@ -526,9 +473,9 @@ def _t_interval(point, reps, df, confidence, log=False):
         se = np.nanstd(reps, axis=0, ddof=1)
         if T_SMALL_SAMPLE_CORRECTION:      # bootstrap SD of a mean is sqrt((n - 1) / n) times s / sqrt(n)
             se = se * np.sqrt((np.asarray(df, dtype=float) + 1.0) / np.asarray(df, dtype=float))
-        crit = stats.t.ppf(0.5 + np.asarray(confidence) / 2, df)
+        crit = student_t.ppf(0.5 + np.asarray(confidence) / 2, df)
         low, high = point - crit * se, point + crit * se
-        p = 2.0 * stats.t.sf(np.abs(point) / se, df)
+        p = 2.0 * student_t.sf(np.abs(point) / se, df)
         p = np.where(se > 0, p, np.where(point == 0, 1.0, 0.0))
         p = np.where(np.isfinite(point) & np.isfinite(se), p, np.nan)
     if log:
@@ -666,30 +613,29 @@ def _size_floor(metric, method, smallest, low, high, p, reasons):
     return low, high, p, reasons
 
 
-def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_truth) -> dict:
+def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_truth, progress=False) -> dict:
     """The bootstrap replicates of every metric (:func:`_metric_values` with resampled weights), in chunks
     of :data:`RESAMPLE_CHUNK` resamples above it: after the first chunk the memory the replicates will
     take is checked (:func:`ocef.validation.check_resources`), and a progress bar with the time left is
     shown on stderr."""
     from ocef.validation import check_resources
 
+    from ocef._progress import progress_bar
+
     chunks = [min(RESAMPLE_CHUNK, n_resamples - a) for a in range(0, n_resamples, RESAMPLE_CHUNK)]
     out = []
-    bar = None
-    for i, size in enumerate(chunks):
-        weights = [bootstrap_weights(int(n), size, gen) for n in sizes]
-        out.append(_metric_values(parts, weights, ref, gini_convention, has_truth))
-        if i == 0 and len(chunks) > 1:
-            per = sum(np.asarray(a).nbytes for level in out[0].values() for a in level.values()) / size
-            check_resources(f"n_resamples={n_resamples} (the bootstrap keeps every replicate of every metric)",
-                            memory=2.0 * per * n_resamples)
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=n_resamples, initial=size, desc="bootstrap resamples", unit="resample", leave=False)
-        elif bar is not None:
-            bar.update(size)
-    if bar is not None:
-        bar.close()
+    with progress_bar(progress, total=n_resamples, desc="bootstrap resamples", unit="resample") as bar:
+        for i, size in enumerate(chunks):
+            weights = [bootstrap_weights(int(n), size, gen) for n in sizes]   # the same draws with or without a bar
+            for lo in range(0, size, _STEP):                                   # evaluated in steps: the bar moves
+                out.append(_metric_values(parts, [w[lo:lo + _STEP] for w in weights], ref, gini_convention,
+                                          has_truth))
+                bar.update(min(_STEP, size - lo))
+                if i == 0 and lo == 0 and len(chunks) > 1:
+                    step = min(_STEP, size)
+                    per = sum(np.asarray(a).nbytes for level in out[0].values() for a in level.values()) / step
+                    check_resources(f"n_resamples={n_resamples} (the bootstrap keeps every replicate of every "
+                                    f"metric)", memory=2.0 * per * n_resamples)
     if len(out) == 1:
         return out[0]
     return {level: {key: np.concatenate([o[level][key] for o in out], axis=0) for key in out[0][level]}
@@ -698,11 +644,13 @@ def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_tr
 
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 146 TiB
                  confidence=CONFIDENCE, interval=Options(*INTERVALS), simultaneous=Boolean(),
-                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng())
+                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng(),
+                 progress=PROGRESS)
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
                      confidence: float = 0.95, interval: str = "auto", simultaneous: bool = False,
-                     gini_convention: str = "holisticai", family: str = "report", rng=None) -> RecommenderBiasResult:
+                     gini_convention: str = "holisticai", family: str = "report", rng=None,
+                     progress=False) -> RecommenderBiasResult:
     """holisticai's bias metrics of a recommender for any number of groups, with population
     estimates, intervals that cover and multiplicity-adjusted comparisons with a reference.
 
@@ -711,61 +659,45 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     scores : array_like
         Users x items (NaN = not scored, never shown).
     truth : array_like, optional
-        The same shape: true relevance; enables the opportunity metrics (precision / recall /
-        F1 / RMSE / MAE and their ratios).
+        The same shape: true relevance; enables the opportunity metrics and their ratios.
     groups : array_like
         One label per user (numbers or strings, >= 2 groups).
     reference : label, optional
-        The group every other is compared with (default: the largest group, the first in
-        sorted order on ties).
+        The group every other is compared with (default: the largest, the first sorted on ties).
     k, thresh, normalize
-        How recommendations are read from the scores (:func:`ocef.metrics.exposure`): the ``k``
-        highest per user, else every score ``>= thresh``; ``normalize`` min-max scales first.
+        How recommendations are read from the scores (:func:`ocef.metrics.exposure`).
     n_resamples : int, default 200
-        Bootstrap resamples of users, stratified by group; 0: sample values only (no intervals,
-        and no estimate for the biased plug-ins ETV, EKL, Gini, entropy). Above
-        :data:`RESAMPLE_CHUNK` they run in chunks with a progress bar (time left) on stderr, after a
-        check that the replicates fit in the memory limit (:func:`ocef.validation.check_resources`).
+        Bootstrap resamples of users, stratified by group; 0: sample values only. Above
+        :data:`RESAMPLE_CHUNK` they run in chunks with a progress bar, after a memory check.
     confidence : float, default 0.95
-        Two-sided level of the intervals; a pair is ``significant`` when its Holm-adjusted
-        p-value is at most 1 − ``confidence``.
+        Two-sided level; a pair is ``significant`` when its Holm-adjusted p-value is <= 1 − ``confidence``.
     family : {"report", "table"}, default "report"
-        The family the Holm adjustment controls (:data:`FAMILIES`): every pair of every metric at
-        once (the probability of any false "significant" in the result is at most 1 −
-        ``confidence``), or each metric's pairs separately.
+        What one Holm family is (:data:`FAMILIES`): every pair of every metric, or each metric's pairs.
     interval : {"auto", "percentile", "basic"}
-        ``"auto"``: the method measured to cover for each metric (module docstring,
-        :data:`AUTO_METHODS`); ``"percentile"``/``"basic"``: that bootstrap interval for every
-        metric, around ``value`` (percentile, which can exclude it: then ``reason`` says so) or
-        around the bias-corrected value (basic).
+        ``"auto"``: the method measured to cover for each metric (:data:`AUTO_METHODS`); else that
+        bootstrap interval for every metric.
     simultaneous : bool, default False
-        Pair intervals at level 1 − (1 − ``confidence``)/m per metric (Bonferroni over the m
-        pairs): they then hold jointly.
+        Pair intervals that hold jointly over the pairs of a metric (Bonferroni).
     gini_convention : {"holisticai", "formula"}
         Gini index divided by n − 1 (holisticai) or n.
     rng : None, int, SeedSequence or Generator
         Seeds the bootstrap.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
     RecommenderBiasResult
-        ``table`` (tidy), ``overall``/``groups``/``pairs`` (wide views), ``summary()`` (pairs,
-        long form). Two groups give holisticai 1.0.14's numbers in ``value``: the pair row
-        (a, reference) holds ``mad_score``, ``exposure_l1``, ``exposure_kl`` and the ratios with
-        (group_a, group_b) = (a, reference).
+        With two groups, ``value`` holds holisticai 1.0.14's numbers (pair (a, reference) = holisticai's
+        (group_a, group_b)).
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> scores = rng.random((60, 8))
-    >>> groups = np.repeat(["a", "b"], 30)
-    >>> res = recommender_bias(scores, groups=groups, k=2, n_resamples=100, rng=1)
-    >>> row = res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation")]
-    >>> bool(row.ci_low <= row.estimate <= row.ci_high), row.interval
-    (True, 'triangle')
-    >>> sorted(res.summary().columns)[:3]
-    ['ci_high', 'ci_low', 'estimate']
+    >>> res = recommender_bias(rng.random((60, 8)), groups=np.repeat(["a", "b"], 30), k=2, n_resamples=100, rng=1)
+    >>> res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation"), "interval"]
+    'triangle'
     """
     arr = check_scores(scores)
     n_users = arr.shape[0]
@@ -781,7 +713,8 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
     point = _metric_values(parts, [np.ones((1, n)) for n in sizes], ref, gini_convention, has_truth)
     boot = None
     if n_resamples:
-        boot = _bootstrap(parts, sizes, int(n_resamples), as_generator(rng), ref, gini_convention, has_truth)
+        boot = _bootstrap(parts, sizes, int(n_resamples), as_generator(rng), ref, gini_convention, has_truth,
+                          progress)
 
     others = [g for g in range(len(names)) if g != ref]
     n_pairs = len(others)

@@ -358,43 +358,20 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
                      relevant_items=None, normalize: bool = False, score_bounds=None,
                      convention: str = "holisticai", backend: str = "auto", spark=None,
                      memory_limit: str | None = None):
-    """Every holisticai's bias metrics metric computed from a top-k log instead of a score matrix.
+    """Every holisticai bias metric computed from a top-k log instead of a score matrix.
 
-    The backend reduces the log to a few numbers: the exposure count of each item (and per user
-    group), and per user group the number of users, ARP's sum over users, the sum and count of the
-    shown items' scores, and the sums over users of precision, recall and F1. The metrics are then :mod:`ocef.metrics.recommender`'s functions of those numbers, equal
-    to the score-matrix path with ``k`` on the same recommendations:
-
-    * item metrics (all users): aggregate diversity, the Gini index, the entropy of the exposure
-      distribution (EDE) and the average recommendation popularity (ARP);
-    * for each ordered pair ``(a, b)`` of values of ``user_group``, a relative to b as holisticai
-      (holisticai's documentation writes b relative to a; read the pair ``(b, a)`` for it): ETV, EKL,
-      MAD = mean score of a's shown items − that of b's (:func:`ocef.metrics.recommender.mad_score`),
-      and the ratios a / b of the average over users of precision ``tp / n_shown``, recall
-      ``tp / n_relevant`` (0 when ``n_relevant = 0``) and F1 ``2 tp / (n_shown + n_relevant)``,
-      ``tp`` the user's shown items with relevance > 0 (holisticai's APR, recall ratio and AFR).
-
-    A value the log cannot give is ``None`` with a ``<metric>_reason`` saying why
-    (:data:`SEED004_LOG_REASONS`): MAD without a score column, or with ``normalize=True`` and no
-    ``score_bounds`` (the min-max scaling uses the whole matrix, which a top-k log does not carry);
-    the opportunity ratios without relevance; recall and F1 without each user's number of relevant
-    items in the catalog (``n_relevant`` column or ``relevant_items`` table). A ratio x/0 is
-    ``inf`` and 0/0 ``nan``, as the matrix path, with a reason ``"infinite: ..."`` /
-    ``"undefined: ..."``.
-
-    Equal to the matrix path when: the log lists each user's recommended items once; MAD's
-    matrix has NaN outside each user's shown items (the matrix path averages every scored entry,
-    the log only the shown ones); the truth is 0/1 and the log's relevance is the truth of the
-    shown items (holisticai binarises a graded truth with the same ``k``/``thresh``: write that
-    0/1 truth into the log); every user of a group is in the log (a user shown nothing has no row
-    and is left out of the group's average, where the matrix path counts a 0).
+    The backend reduces the log to a few counts (per item and per user group) and the metrics are
+    :mod:`ocef.metrics.recommender`'s functions of them: the item metrics of all users, and for each
+    ordered pair ``(a, b)`` of user groups, a relative to b as holisticai (ETV, EKL, MAD, the ratios of
+    average precision, recall and F1). A value the log cannot give is ``None`` with a
+    ``<metric>_reason`` (:data:`SEED004_LOG_REASONS`). When it equals the matrix path, and why it may
+    not: ``docs/guide/metrics.md`` ("From a top-k log at scale").
 
     Parameters
     ----------
     source : str, path, pandas.DataFrame or Spark DataFrame
-        The log (CSV/Parquet file, folder or glob; or a DataFrame): ``user, item`` at least, ``item``
-        in 0..n_items-1; optionally ``score``, ``relevance`` (>= 0; > 0 is relevant),
-        ``n_relevant`` (constant per user) and the user-group column.
+        The log (file, folder, glob or DataFrame): ``user, item`` (0..n_items-1) at least; optionally
+        ``score``, ``relevance`` (> 0 is relevant), ``n_relevant`` and the user-group column.
     n_items : int
         Size of the catalog (items never recommended count as 0 exposure).
     user_group : str, optional
@@ -402,41 +379,33 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     item, user, score, relevance, n_relevant : str
         Column names.
     relevant_items : pandas.DataFrame, optional
-        Side table of relevant items, columns ``user, item`` (every row relevant) or ``user, item,
-        relevance`` (rows with relevance > 0): gives both the relevance of the shown items and each
-        user's number of relevant items. Not together with relevance/n_relevant columns in the log.
+        ``user, item [, relevance]``: the relevant items of each user (instead of the relevance and
+        ``n_relevant`` columns).
     normalize : bool, default False
-        MAD of min-max scaled scores (holisticai's ``normalize``), which needs ``score_bounds``.
+        MAD of min-max scaled scores (holisticai's ``normalize``); needs ``score_bounds``.
     score_bounds : tuple of float, optional
-        ``(min, max)`` of the scored entries of the whole score matrix, for ``normalize=True``;
-        every score of the log must lie in it.
+        ``(min, max)`` of the whole score matrix, for ``normalize=True``.
     convention : {"holisticai", "formula"}
         Gini convention (:func:`ocef.metrics.recommender.gini`).
     backend : {"auto", "duckdb", "pandas", "spark"}
-        Where the log is reduced (``auto``: DuckDB for files, pandas for a pandas DataFrame, Spark
-        for a Spark DataFrame).
+        Where the log is reduced (``auto``: DuckDB for files, else the DataFrame's own).
     spark : SparkSession, optional
-        For ``backend="spark"`` (default :func:`ocef.backends.spark_session`).
+        For ``backend="spark"``.
     memory_limit : str, optional
-        DuckDB ``memory_limit`` for these queries (e.g. ``"200MB"``; DuckDB spills to disk beyond it).
+        DuckDB ``memory_limit`` (e.g. ``"200MB"``; DuckDB spills to disk beyond it).
 
     Returns
     -------
     dict
-        ``aggregate_diversity, gini_index, exposure_entropy, avg_recommendation_popularity``;
-        ``groups`` (``{g: {"n_users", "mean_score", "avg_precision", "avg_recall", "avg_f1"}}``,
-        ``None`` where the log cannot give it); ``pairs`` (``{(a, b): {"exposure_total_variation",
-        "exposure_kl", "mad", "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"}}`` and for
-        the last five a ``<name>_reason``, None when the value is finite); ``reason``: these are
-        holisticai's plug-in values without intervals (:data:`SEED004_LOG_NO_INTERVAL` says where the
-        intervals are).
+        The item metrics; ``groups`` (``{g: {"n_users", "mean_score", "avg_precision", ...}}``);
+        ``pairs`` (``{(a, b): {"exposure_total_variation", ..., "<name>_reason"}}``); ``reason``: plug-in
+        values without intervals (:data:`SEED004_LOG_NO_INTERVAL`).
 
     Raises
     ------
     DataError
-        Missing columns or values, an item listed twice for a user, item ids outside 0..n_items-1,
-        a user group or ``n_relevant`` not constant per user, more relevant shown items than
-        ``n_relevant``, a score outside ``score_bounds``.
+        Missing columns, an item listed twice for a user, ids outside 0..n_items-1, a group or
+        ``n_relevant`` not constant per user, a score outside ``score_bounds``.
     ParameterError
         A bad ``n_items``, ``backend``, ``score_bounds``, or relevance given twice.
 
@@ -448,8 +417,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     >>> out = seed004_from_log(log, n_items=4, user_group="ug")
     >>> out["aggregate_diversity"], round(out["pairs"][("a", "b")]["mad"], 4)
     (0.75, 0.1)
-    >>> out["pairs"][("a", "b")]["avg_precision_ratio"], out["pairs"][("a", "b")]["avg_recall_ratio"]
-    (0.5, None)
     """
     from ocef.metrics import recommender as rec
 

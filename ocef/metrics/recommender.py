@@ -1,56 +1,23 @@
 """Recommender bias metrics of holisticai (item, equality-of-outcome and equality-of-opportunity
 metrics), for two groups, with the numbers of ``holisticai`` 1.0.14 by default.
 
-Inputs (as holisticai): ``scores`` is a users x items matrix (NaN = the item was not scored for
-that user: it is never shown), ``truth`` a matrix of the same shape, ``group_a``/``group_b``
-0/1 membership vectors over the users (not necessarily complementary), and the recommendations
-are read from the scores by :func:`exposure`: the ``k`` highest per user, else every score
-``>= thresh``; ``normalize`` min-max scales the matrix first. A matrix whose scored entries are
-only 0 and 1 (after normalising; NaN cells allowed, never shown) is used as the exposure matrix as
-is (``k`` ignored).
-
-holisticai's bias metrics defines, with ``item_dist`` the exposure distribution over the n items (the share of
-all recommendations that go to each item):
-
-- MAD = (1/n) Σ ŷ_b − ŷ_a; its text says "positive when a receives higher scores":
-  :func:`mad_score` returns mean(ŷ_a) − mean(ŷ_b) (holisticai), ``orientation="b-a"`` the formula;
-- ETV = 0.5 × Σ |item_dist_a − item_dist_b| × n: the stray "× n" contradicts "the maximum
-  value is 1"; holisticai computes 0.5 × mean|·| × n = 0.5 × Σ|·|, the total variation distance
-  (:func:`exposure_total_variation`);
-- EKL = Σ item_dist_a log(item_dist_a / item_dist_b) (:func:`exposure_kl`, +inf when
-  item_dist_b = 0 where item_dist_a > 0);
-- APR = AP_b / AP_a, and the same for recall and F1: holisticai returns a / b
-  (``orientation="a/b"``, default) — ``orientation="b/a"`` gives holisticai's documented formula;
-- Aggregate diversity = |items shown| / |items|;
-- GINI = Σ_i (2i − n − 1) item_dist_(i) / (n Σ item_dist) on the ascending sort; holisticai
-  divides by n − 1 instead of n (``convention="holisticai"``, default, reaches 1 when one item
-  takes every recommendation); ``convention="formula"`` divides by n;
-- EDE = −Σ item_dist ln item_dist (0 ln 0 = 0);
-- ARP = (1/n) Σ item_dist: this is always 1/n; the text ("average amount of times an item is
-  recommended", over users) and holisticai compute the mean over users with at least one
-  recommendation of the mean, over that user's recommended items, of the number of users the
-  item is recommended to (:func:`avg_recommendation_popularity`).
-
-Further holisticai choices reproduced: the truth matrix of the opportunity ratios is binarised
-with the same ``k``/``thresh`` as the scores, and with ``normalize`` the scores and the truth
-are min-max scaled together; a user's precision/recall/F1 is 0 when undefined; ratios are x/0 =
-inf, 0/0 = nan; RMSE and MAE are over the scored cells of a group (NaN-aware). Departures: a
-NaN score is never shown (holisticai's ``top``, our ``k``, would show NaN items of users with
-fewer than ``k`` scores); ties in the ``k`` highest go to the lower item index (holisticai's order is unspecified);
-the 0/1 test is made once on the whole matrix (holisticai's EKL and ratios make it per group);
-normalising a constant matrix is an error (holisticai returns NaN everywhere).
-
-Options after the data are keyword-only (``f(scores, k=10)``; holisticai's ``f(scores, top, thresh,
-normalize)`` is ``f(scores, k=top, thresh=thresh, normalize=normalize)``).
+``scores`` is a users x items matrix (NaN = not scored, never shown), ``truth`` the same shape,
+``group_a``/``group_b`` 0/1 membership vectors over the users; the recommendations are read by
+:func:`exposure` (the ``k`` highest per user, else every score ``>= thresh``; a 0/1 matrix as is).
+The formulas, holisticai's documented and computed forms, and where we depart from both:
+``docs/guide/metrics.md`` ("Two groups, as holisticai computes them"). Options after the data are
+keyword-only (holisticai's ``f(scores, top, thresh, normalize)`` is ``f(scores, k=top, ...)``).
 """
 from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.validation import Boolean, Options, OrNone, Real, validate_params
 
 import numpy as np
 
+from ocef.validation import fill_doc
 
 __all__ = [
     "exposure", "min_max_normalize", "exposure_distribution", "gini", "entropy",
@@ -68,6 +35,37 @@ RATIO_ORIENTATIONS = ("a/b", "b/a")
 DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
 #: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
 TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
+#: The parameter blocks the metrics share (``%(name)s`` in their docstrings).
+_BLOCKS = dict(
+    groups="""
+group_a, group_b : array_like of 0/1
+    Membership of each user (not necessarily complementary).""",
+    scores="""
+scores : array_like
+    Users x items; NaN = not scored, never shown.""",
+    selection="""
+k : int, optional
+    List length: the ``k`` highest scores of each user are shown (ties: lower item index).
+thresh : float, default 0.5
+    Without ``k``: every score ``>= thresh`` is shown.
+normalize : bool, default False
+    Min-max scale the matrix first (holisticai's ``normalize``).""",
+    truth="""
+truth : array_like
+    True relevance, the scores' shape (binarised with the same ``k``/``thresh``).""",
+    orientation="""
+orientation : {"a/b", "b/a"}
+    holisticai's a / b (default) or holisticai's documented formula b / a.""",
+    ratio="""
+Returns
+-------
+float
+    The ratio; x/0 = inf, 0/0 = nan.""",
+)
+#: The parameters of the three opportunity ratios, in their order.
+_BLOCKS["opportunity"] = "\n".join(_BLOCKS[key].strip("\n") for key in ("groups", "scores", "truth", "selection",
+                                                                       "orientation"))
+_fill = fill_doc(**_BLOCKS)
 #: Entries processed at a time by the row-block loops (bounded temporaries, cache-friendly).
 _BLOCK = 1 << 20
 
@@ -139,12 +137,6 @@ def check_membership(group, n_users: int, name: str) -> np.ndarray:
     if not arr.any():
         raise ParameterError(f"{name} is empty: it must contain at least one user")
     return arr
-
-
-def _check_choice(name: str, value, choices) -> str:
-    if value not in choices:
-        raise ParameterError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
 
 
 # ------------------------------------------------------------------ exposure
@@ -231,6 +223,8 @@ def _top_per_row(arr: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normalize: bool = False) -> np.ndarray:
     """0/1 exposure matrix (int8, users x items): which items are shown to which user.
 
@@ -244,12 +238,7 @@ def exposure(scores, *, k: int | None = None, thresh: float | None = 0.5, normal
     ----------
     scores : array_like
         Users x items; NaN = not scored.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(selection)s
 
     Returns
     -------
@@ -307,6 +296,7 @@ def exposure_distribution(counts) -> np.ndarray:
         return c / total
 
 
+@validate_params(convention=Options(*GINI_CONVENTIONS))
 def gini(dist, convention: str = "holisticai") -> np.ndarray:
     """Gini index of distributions over the last axis (holisticai, GINI).
 
@@ -340,7 +330,6 @@ def gini(dist, convention: str = "holisticai") -> np.ndarray:
     >>> float(gini([0.0, 0.0, 1.0])), float(gini([1 / 3, 1 / 3, 1 / 3]))
     (1.0, 0.0)
     """
-    _check_choice("convention", convention, GINI_CONVENTIONS)
     d = np.sort(np.asarray(dist, dtype=float), axis=-1)
     n = d.shape[-1]
     w = 2.0 * np.arange(1, n + 1) - n - 1
@@ -486,15 +475,15 @@ class UserStats:
         return self.precision is not None
 
 
+@_fill
 def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order=None) -> UserStats:
     """Per-user sufficient statistics (:class:`UserStats`) of a score matrix and a truth matrix.
 
-    Every holisticai's bias metrics metric of a group, or of a bootstrap resample of users, is a function of
-    weighted sums over users of these statistics (:func:`aggregate`), so they are computed once, in
-    row blocks of bounded memory. holisticai's choices are kept: the exposure and the MAD use the
-    scores normalised alone; precision, recall and F1 compare the exposure of the scores normalised
-    jointly with the truth against the truth binarised the same way (``k`` or ``thresh``); RMSE and
-    MAE use the jointly normalised matrices, over the cells where both are defined.
+    Every holisticai metric of a group, or of a bootstrap resample of users, is a function of weighted
+    sums over users of these statistics (:func:`aggregate`), computed once in row blocks of bounded
+    memory. As holisticai: the exposure and MAD use the scores normalised alone; precision, recall and
+    F1 the scores normalised jointly with the truth, against the truth binarised the same way; RMSE and
+    MAE the jointly normalised matrices, where both are defined.
 
     Parameters
     ----------
@@ -502,35 +491,20 @@ def user_stats(scores, truth=None, *, k=None, thresh=0.5, normalize=False, order
         Users x items; NaN = not scored, never shown.
     truth : array_like, optional
         True relevance, the scores' shape; without it the truth statistics are None.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrices first (holisticai's ``normalize``).
+    %(selection)s
     order : array_like of int, optional
-        A permutation of the users: the statistics are listed in that order (e.g. users sorted by
-        group, so that each group is a contiguous slice).
+        A permutation of the users: the statistics are listed in that order.
 
     Returns
     -------
     UserStats
         One entry per user (``exposure`` one row per user).
 
-    Raises
-    ------
-    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
-        As :func:`exposure` for bad matrices, ``k`` or ``thresh``; ParameterError if ``truth``
-        has another shape.
-
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> st = user_stats(scores, scores[:, ::-1], k=1)
-    >>> st.exposure.tolist()
-    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
-    >>> st.precision.tolist()                 # only user 3's top item is relevant in the truth
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> user_stats(scores, truth, k=1).precision.tolist()       # only user 3's top item is relevant
     [0.0, 0.0, 0.0, 1.0]
     """
     s = check_scores(scores)
@@ -611,9 +585,9 @@ def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> groups = aggregate(user_stats(scores, scores[:, ::-1], k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> groups = aggregate(user_stats(scores, truth, k=1), [a, b])
     >>> groups["counts"].tolist(), groups["avg_precision"].tolist()
     ([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], [0.0, 0.5])
     """
@@ -675,9 +649,8 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> s = aggregate(user_stats(scores, k=1), np.ones(4))
+    >>> from ocef.datasets import make_toy_scores
+    >>> s = aggregate(user_stats(make_toy_scores().scores, k=1), [1, 1, 1, 1])
     >>> {key: round(float(v), 4) for key, v in item_metrics(s["counts"], s["pop"], s["n_active"]).items()}
     {'aggregate_diversity': 1.0, 'gini_index': 0.25, 'exposure_entropy': 1.0397, 'avg_recommendation_popularity': 1.5}
     """
@@ -712,9 +685,9 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> s = aggregate(user_stats(scores, k=1), [[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
+    >>> s = aggregate(user_stats(scores, k=1), [a, b])
     >>> out = pair_metrics({key: v[0] for key, v in s.items()}, {key: v[1] for key, v in s.items()})
     >>> float(out["exposure_total_variation"]), float(out["exposure_kl"])
     (0.5, inf)
@@ -737,23 +710,18 @@ def _system_item_metrics(stats: UserStats, convention: str) -> dict[str, np.ndar
 
 
 def _overall(scores, k, thresh, normalize, convention: str = "holisticai") -> dict[str, np.ndarray]:
-    _check_choice("convention", convention, GINI_CONVENTIONS)
     return _system_item_metrics(user_stats(scores, None, k=k, thresh=thresh, normalize=normalize), convention)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Aggregate diversity: |items shown| / |items| (holisticai).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -762,28 +730,23 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(aggregate_diversity(scores, k=1), 4)
     1.0
     """
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
+@_fill
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
     convention : {"holisticai", "formula"}
         Divide by n − 1 (holisticai) or n (holisticai's documented formula).
 
@@ -794,28 +757,23 @@ def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str =
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(gini_index(scores, k=1), 4)
     0.25
     """
     return float(_overall(scores, k, thresh, normalize, convention)["gini_index"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """Entropy of the item exposure distribution (holisticai EDE): −Σ d ln d.
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -824,28 +782,23 @@ def exposure_entropy(scores, *, k=None, thresh=0.5, normalize=False) -> float:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(exposure_entropy(scores, k=1), 4)
     1.0397
     """
     return float(_overall(scores, k, thresh, normalize)["exposure_entropy"])
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False) -> float:
-    """Average recommendation popularity (holisticai ARP, as holisticai: see the module notes).
+    """Average recommendation popularity (holisticai ARP, as holisticai: see the metrics guide).
 
     Parameters
     ----------
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -854,9 +807,8 @@ def avg_recommendation_popularity(scores, *, k=None, thresh=0.5, normalize=False
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_recommendation_popularity(scores, k=1)
     1.5
     """
@@ -873,21 +825,20 @@ def _two_groups(group_a, group_b, stats: UserStats) -> tuple[dict, dict]:
 
 
 def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
-    _check_choice("orientation", orientation, RATIO_ORIENTATIONS + DIFFERENCE_ORIENTATIONS)
     a, b = _two_groups(group_a, group_b, user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize))
     first, second = (a, b) if orientation in ("a/b", "a-b") else (b, a)
     return float(pair_metrics(first, second)[key])
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*DIFFERENCE_ORIENTATIONS))
+@_fill
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
     """MAD: mean score of group a − mean score of group b over their scored entries (holisticai).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     normalize : bool, default False
         Min-max scale the scores first.
     orientation : {"a-b", "b-a"}
@@ -900,31 +851,24 @@ def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: st
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(mad_score(a, b, scores), 4)
     0.0
     """
-    _check_choice("orientation", orientation, DIFFERENCE_ORIENTATIONS)
     return _pair("mad", group_a, group_b, scores, None, None, 0.5, normalize, orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """ETV = ½ Σ_i |item_dist_a − item_dist_b| (holisticai, without the stray × n).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(groups)s
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -933,9 +877,8 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> exposure_total_variation(a, b, scores, k=1)
     0.5
     """
@@ -946,21 +889,16 @@ def exposure_total_variation(group_a, group_b, scores, *, k=None, thresh=0.5, no
 exposure_l1 = exposure_total_variation
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean())
+@_fill
 def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False) -> float:
     """EKL = Σ_i item_dist_a ln(item_dist_a / item_dist_b) (holisticai).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+    %(groups)s
+    %(scores)s
+    %(selection)s
 
     Returns
     -------
@@ -969,9 +907,8 @@ def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> exposure_kl(a, b, scores, k=1)
     inf
     """
@@ -979,44 +916,27 @@ def exposure_kl(group_a, group_b, scores, *, k=None, thresh=0.5, normalize=False
 
 
 def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation) -> float:
-    _check_choice("orientation", orientation, RATIO_ORIENTATIONS)
     if truth is None:
         raise ParameterError(f"truth is required for {key}")
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@_fill
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
     """Average (over users) precision of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(opportunity)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_precision_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
@@ -1024,38 +944,22 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@_fill
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
     """Average (over users) recall of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(opportunity)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_recall_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
@@ -1063,102 +967,76 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@_fill
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
     """Average (over users) F1 of group a / that of group b (holisticai; holisticai's b / a with ``orientation="b/a"``).
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
-    truth : array_like
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``).
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(opportunity)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
-    >>> truth = scores[:, ::-1]
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> avg_f1_ratio(a, b, scores, truth, k=1)     # a's users never get their relevant item
     0.0
     """
     return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@_fill
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """RMSE of the scores against the truth over group a's scored cells / that of group b.
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     truth : array_like
         The scores' shape.
     normalize : bool, default False
         Min-max scale scores and truth together first.
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(recommender_rmse_ratio(a, b, scores, scores + 0.1), 4)
     1.0
     """
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
+@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@_fill
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """MAE of the scores against the truth over group a's scored cells / that of group b.
 
     Parameters
     ----------
-    group_a, group_b : array_like of 0/1
-        Membership of each user (not necessarily complementary).
-    scores : array_like
-        Users x items; NaN = not scored, never shown.
+    %(groups)s
+    %(scores)s
     truth : array_like
         The scores' shape.
     normalize : bool, default False
         Min-max scale scores and truth together first.
-    orientation : {"a/b", "b/a"}
-        holisticai's a / b (default) or holisticai's documented formula b / a.
+    %(orientation)s
 
-    Returns
-    -------
-    float
-        The ratio; x/0 = inf, 0/0 = nan.
+    %(ratio)s
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> round(recommender_mae_ratio(a, b, scores, scores + 0.1), 4)
     1.0
     """
@@ -1184,19 +1062,18 @@ METRIC_NAMES = {
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), metric_type=Options(*METRIC_TYPES),
+                 gini_convention=Options(*GINI_CONVENTIONS))
+@_fill
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
                              gini_convention: str = "holisticai"):
-    """holisticai's batch table of holisticai's metrics for two groups (point values, no intervals).
+    """holisticai's batch table of its metrics for two groups (point values, no intervals).
 
-    The recommendations are read from ``scores`` as in :func:`exposure` (the ``k`` highest per user,
-    else every score ``>= thresh``). The rows are holisticai's metric names with their value and
-    the value of an unbiased system (``Reference``): the item metrics (Aggregate Diversity, GINI
-    index, Exposure Distribution Entropy, Average Recommendation Popularity) always; the
-    equality-of-outcome metrics (MAD, ETV, EKL) when both groups are given; the
-    equality-of-opportunity ratios (average precision, recall, F1, RMSE and MAE, group a / group b)
-    when ``truth`` is given too. For any number of groups, with intervals, use
-    :func:`ocef.metrics.recommender_bias`.
+    The rows are holisticai's metric names with their value and that of an unbiased system
+    (``Reference``): the item metrics always, the equality-of-outcome metrics (MAD, ETV, EKL) with both
+    groups, the equality-of-opportunity ratios with ``truth`` too. For any number of groups, with
+    intervals: :func:`ocef.metrics.recommender_bias`.
 
     Parameters
     ----------
@@ -1205,14 +1082,8 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     scores : array_like
         Users x items; NaN = not scored, never shown. Required.
     truth : array_like, optional
-        True relevance, the scores' shape (binarised with the same ``k``/``thresh``); adds the
-        opportunity ratios.
-    k : int, optional
-        List length: the ``k`` highest scores of each user are shown (ties: lower item index).
-    thresh : float, default 0.5
-        Without ``k``: every score ``>= thresh`` is shown.
-    normalize : bool, default False
-        Min-max scale the matrix first (holisticai's ``normalize``).
+        True relevance, the scores' shape; adds the opportunity ratios.
+    %(selection)s
     metric_type : {"equal_outcome", "item_based", "equal_opportunity", "all"}
         Which rows to return (holisticai's default ``"equal_outcome"``).
     gini_convention : {"holisticai", "formula"}, default "holisticai"
@@ -1226,17 +1097,13 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     Raises
     ------
     ocef.errors.ParameterError
-        Without ``scores``; with one group only; with ``truth`` but no groups; for an unknown
-        ``metric_type`` or ``gini_convention``; for bad group vectors.
-    ocef.errors.ParameterError, ocef.errors.DataError, ocef.errors.ParameterTypeError
-        As :func:`exposure` for bad matrices, ``k`` or ``thresh`` (a shape, an all-NaN or
-        infinite matrix, a non-numeric one).
+        Without ``scores``; with one group only; with ``truth`` but no groups; an unknown
+        ``metric_type`` or ``gini_convention``; as :func:`exposure` for bad matrices.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.3, 0.8], [0.7, 0.3, 0.6], [0.1, 0.9, 0.2]])
-    >>> a, b = np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])
+    >>> from ocef.datasets import make_toy_scores
+    >>> scores, truth, a, b = make_toy_scores()
     >>> recommender_bias_metrics(a, b, scores, k=1, metric_type="all").round(4)
                                         Value Reference
     Metric
@@ -1250,14 +1117,12 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     """
     import pandas as pd
 
-    _check_choice("metric_type", metric_type, METRIC_TYPES)
     if scores is None:
         raise ParameterError("scores is required")
     if (group_a is None) != (group_b is None):
         raise ParameterError("give both group_a and group_b, or neither")
     if truth is not None and group_a is None:
         raise ParameterError("the opportunity ratios (truth given) need group_a and group_b")
-    _check_choice("gini_convention", gini_convention, GINI_CONVENTIONS)
     stats = user_stats(scores, truth, k=k, thresh=thresh, normalize=normalize)
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:

@@ -1,7 +1,8 @@
-"""Compiled stable top-m selection shared by the batched re-rankers (numba)."""
+"""Compiled stable top-m selection shared by the batched re-rankers, and the loop's per-user candidate order (numba)."""
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -28,3 +29,33 @@ def top_m(scores, select, m, out):                                           # p
             j -= 1
         out[j] = i
     return count
+
+
+@njit(parallel=True, cache=True)
+def order_users(scores, items, starts, counts):                             # pragma: no cover (compiled)
+    """Row permutation putting each user's rows (``starts[u]``, ``counts[u]`` contiguous rows) by
+    descending score, ties by ascending ``items`` (integer sort keys): DuckDB's ``ORDER BY score DESC,
+    item`` within each user, without sorting the whole table.
+    """
+    out = np.empty(scores.size, np.int64)
+    for u in prange(starts.size):
+        a = starts[u]
+        m = counts[u]
+        s = scores[a:a + m]
+        o = np.argsort(-s)                # equal scores are then ordered by item: any sort will do
+        i = 0
+        while i < m:
+            j = i + 1
+            while j < m and s[o[j]] == s[o[i]]:
+                j += 1
+            for p in range(i + 1, j):                     # a run of equal scores: insertion sort by item
+                v = o[p]
+                q = p
+                while q > i and items[a + o[q - 1]] > items[a + v]:
+                    o[q] = o[q - 1]
+                    q -= 1
+                o[q] = v
+            i = j
+        for p in range(m):
+            out[a + p] = a + o[p]
+    return out

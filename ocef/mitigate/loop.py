@@ -2,33 +2,14 @@
 logs and judge each setting against the unmitigated top-k over the same users.
 
 For each method and grid point of :data:`ocef.mitigate.rerank.RERANKERS`, the candidates (``user,
-item, score``, the system's top-N per user) are streamed from DuckDB a chunk of users at a time,
-re-ranked, written as a top-k log (docs/formats/rankings.md, the input of ``ocef exposure``) and
-reduced to per-user vectors whose moments give, for every statistic, the estimate under the remedy
-and under the baseline and their **paired** difference with an interval (:mod:`ocef.mitigate.paired`):
-
-- provider side: the exposure share of each item group (geometric or DCG browsing,
-  :func:`ocef.exposure.formulas.position_weights`, pooled over users as
-  :func:`ocef.exposure.formulas.exposure_shares`), its total variation from the target
-  (:func:`ocef.exposure.formulas.share_disparity`: the *disparity* of the front), the
-  exposure/merit ratio of each group (merit: held-out relevance of the candidates), the per-user
-  AWRF (TREC 2022 attention, :func:`ocef.exposure.formulas.awrf`) and NDKL
-  (:func:`ocef.exposure.formulas.ndkl`), both against equal group shares;
-- utility: nDCG@k, precision@k, recall@k against the **held-out** relevance (``relevance=``; a
-  split the candidates' model never saw and the grid was not tuned on; binary gains ``y > 0`` as
-  :mod:`ocef.exposure.user_metrics`), over the users with at least one held-out relevant item, and the
-  exposure-weighted mean model score (``expected_score``), which needs no labels.
-
-Every difference row is one test of one family: all statistics × item groups × user groups × grid
-points × methods of the call, Holm-adjusted. Each grid point also gets the equivalence certificate
-of its exposure target (:func:`ocef.mitigate.paired.equivalence_certificate`) and, when the users'
-preferences are known (``preferences=``), OCEF's envy audit of the re-ranked policy
-(:func:`ocef.envy.audit.run_audit`).
-
-Stochastic methods (lotteries of rankings) are written as ``samples`` draws per user from the
-user's lottery with ``sample = 0..S-1`` and the drawn ranking's ``probability``: ``ocef exposure``
-averages a user's samples equally, an unbiased estimate of the lottery's expected exposure, and the
-loop audits the same draws, so the two agree exactly.
+item, score``) are streamed from DuckDB a chunk of users at a time, re-ranked, written as a top-k
+log (docs/formats/rankings.md) and reduced to per-user vectors whose moments give, for every
+statistic (exposure shares and their disparity, exposure/merit, AWRF, NDKL; nDCG, precision and
+recall against held-out relevance; the expected score), the estimate under the remedy and the
+baseline and their **paired** difference (:mod:`ocef.mitigate.paired`), all Holm-adjusted as one
+family; each grid point also gets its equivalence certificate and, with ``preferences=``, OCEF's
+envy audit. Stochastic methods are written as ``samples`` draws per user, which ``ocef exposure``
+averages as the loop does. The statistics and the measured coverage: ``docs/guide/mitigate.md``.
 """
 from __future__ import annotations
 
@@ -40,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ocef.errors import DataError, ParameterError
+from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.results import Result
-from ocef.validation import Boolean, Integer, Options, Real, as_generator, validate_params
+from ocef.validation import Integer, Options, Real, as_generator, validate_params
+from ocef._progress import PROGRESS
 
 __all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
 
@@ -337,6 +319,7 @@ def _open(candidates, relevance, item_group, user_group, item_groups):
 
 
 def _stream_sql(names, item_group, user_group, has_rel) -> str:
+    """The candidates joined with the held-out relevance, unordered (``_u, _i, _s, _g[, _ug][, _y, _nrel]``)."""
     c, r = names["c"], names["r"]
     sel = [f'c."user" AS _u', 'c.item AS _i', 'CAST(c.score AS DOUBLE) AS _s', f'c."{item_group}" AS _g']
     if user_group:
@@ -348,33 +331,106 @@ def _stream_sql(names, item_group, user_group, has_rel) -> str:
                 f"ON c.\"user\" = rr.\"user\" AND c.item = rr.item"
                 f" LEFT JOIN (SELECT \"user\", count(DISTINCT item) FILTER (WHERE relevance > 0) AS _nrel FROM {r} "
                 f"GROUP BY \"user\") nr ON c.\"user\" = nr.\"user\"")
-    return (f"SELECT {', '.join(sel)} FROM {c} c{join} WHERE hash(c.\"user\") % {{parts}} = {{part}} "
-            f"ORDER BY _u, _s DESC, _i")
+    return f"SELECT {', '.join(sel)} FROM {c} c{join}"
 
 
-def _chunks(con, sql, rows_per_batch, parts: int = 1):
-    """Yield DataFrames of whole users from the ordered stream.
+_ORDER = " ORDER BY _u"      # DuckDB only brings each user's rows together; their order is compiled (order_users)
 
-    The users are split into ``parts`` partitions by the hash of their id and each partition is
-    sorted and streamed on its own: DuckDB sorts one partition at a time (memory bounded by the
-    partition, not by the whole candidates table), at the price of one scan of the input per partition.
+
+def _runs(con, table) -> int:
+    """The number of runs of equal users in the scan order of ``table`` (one pass over the user column)."""
+    import pyarrow as pa
+
+    runs, last = 0, None
+    for batch in con.sql(f'SELECT "user" FROM {table}').to_arrow_reader(1 << 20):
+        if not batch.num_rows:
+            continue
+        u = batch.column(0)
+        v = u.to_numpy(zero_copy_only=False) if pa.types.is_integer(u.type) else \
+            np.asarray(u.cast(pa.string()).to_pylist(), dtype=object)
+        runs += int(np.count_nonzero(v[1:] != v[:-1])) + int(last is None or v[0] != last)
+        last = v[-1]
+    return runs
+
+
+def _user_blocks(con, sql, rows_per_batch, parts: int = 1, clustered: bool = False, note=None):
+    """Yield Arrow tables of whole users (each user's rows contiguous, in no particular order).
+
+    ``clustered`` (each user's rows already contiguous in the input, checked by :func:`_runs`): the
+    input is streamed once in its own order, no sort. Otherwise with ``parts > 1`` the rows are first
+    written once to ``parts`` hash partitions of the users (Parquet, in a temporary folder; one scan
+    of the input) and each partition is grouped by user by DuckDB and streamed on its own: the sort's
+    memory is bounded by a partition, not by the whole candidates table. ``note(text)`` is told of
+    the partitioning pass (the progress bar's postfix).
     """
-    for part in range(parts):
-        reader = con.sql(sql.replace("{parts}", str(parts)).replace("{part}", str(part))).to_arrow_reader(rows_per_batch)
-        carry = None
-        for batch in reader:
-            df = batch.to_pandas()
-            if carry is not None:
-                df = pd.concat([carry, df], ignore_index=True)
-            if not len(df):
-                continue
-            last = df["_u"].iloc[-1]
-            tail = df["_u"].to_numpy() == last
-            carry = df[tail]
-            if (~tail).any():
-                yield df[~tail].reset_index(drop=True)
-        if carry is not None and len(carry):
-            yield carry.reset_index(drop=True)
+    import shutil
+    import tempfile
+
+    import pyarrow as pa
+
+    from ocef.backends import _lit
+
+    spill = None
+    try:
+        if clustered:
+            queries = [sql]
+        elif parts == 1:
+            queries = [sql + _ORDER]
+        else:
+            spill = Path(tempfile.mkdtemp(prefix="ocef-mitigate-"))
+            if note is not None:
+                note(f"grouping the users: {parts} hash partitions")
+            con.execute("SET partitioned_write_flush_threshold = 65536")
+            con.execute(f"COPY (SELECT *, hash(_u) % {parts} AS _p FROM ({sql})) TO {_lit(os.fspath(spill))} "
+                        "(FORMAT parquet, PARTITION_BY (_p), COMPRESSION snappy)")
+            con.execute("RESET partitioned_write_flush_threshold")
+            queries = [f"SELECT * FROM read_parquet({_lit(os.fspath(d / '*.parquet'))}, "
+                       f"hive_partitioning = false){_ORDER}" for d in sorted(spill.glob("_p=*"))]
+            if note is not None:
+                note("")
+        for q in queries:
+            reader = con.sql(q).to_arrow_reader(rows_per_batch)
+            carry = None
+            for batch in reader:
+                tbl = pa.Table.from_batches([batch])
+                if carry is not None:
+                    tbl = pa.concat_tables([carry, tbl])
+                if not tbl.num_rows:
+                    continue
+                tbl = tbl.combine_chunks()
+                u = _codes(tbl.column("_u"))
+                cut = int(np.flatnonzero(u != u[-1])[-1]) + 1 if (u != u[-1]).any() else 0
+                carry = tbl.slice(cut)
+                if cut:
+                    yield tbl.slice(0, cut)
+            if carry is not None and carry.num_rows:
+                yield carry
+            del reader
+    finally:
+        if spill is not None:
+            shutil.rmtree(spill, ignore_errors=True)
+
+
+def _codes(col) -> np.ndarray:
+    """Integer codes of an Arrow column, equal where the values are equal (the values when integer)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_integer(col.type) and not col.null_count:
+        return col.to_numpy()
+    return pc.dictionary_encode(col, null_encoding="encode").indices.to_numpy(zero_copy_only=False)
+
+
+def _sort_keys(col) -> np.ndarray:
+    """Integer keys ordered as the values of an Arrow column (the values when integer, else their dense rank)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_integer(col.type):
+        return col.to_numpy().astype(np.int64, copy=False)
+    return pc.rank(col, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(np.int64)
 
 
 # ------------------------------------------------------------------ the loop
@@ -404,7 +460,10 @@ def _grid_points(method, grid, protected_code, labels):
                 params["protected"] = labels.index(params["protected"])   # a group label -> its code
             if protected_code is not None and "protected" in r.params and (default or "protected" not in params):
                 params["protected"] = protected_code          # --protected GROUP overrides the default grid's
-            full = r.check_params(params)
+            try:
+                full = r.check_params(params)
+            except (ParameterError, ParameterTypeError) as exc:     # name the grid point (--grid in the command)
+                raise type(exc)(f"grid[{i}] of method {m!r}: {exc}") from None
             shown = {k: (labels[v] if k == "protected" and isinstance(v, int) and 0 <= v < len(labels) else v)
                      for k, v in full.items()}
             points.append({"method": m, "point": len([p for p in points if p["method"] == m]), "params": full,
@@ -442,40 +501,58 @@ def _rerank_chunk(pt, scores, groups, k, samples, rng):
     return R, (P if r.stochastic else None)
 
 
-def _log_frame(users, items, scores, glabels, ug, rel, nrel, R, P, item_group, user_group):
+def _log_table(tbl, idx, R, P, s_all, y_all, nrel_all, item_group, user_group):
+    """The top-k log of one arm on a block of users, as an Arrow table (columns taken, no pandas)."""
+    import pyarrow as pa
+
     n, S, k = R.shape
-    rows = np.arange(n)[:, None, None]
-    data = {"user": np.repeat(users, S * k), "item": items[rows, R].ravel(),
-            "rank": np.tile(np.arange(1, k + 1), n * S), "score": scores[rows, R].ravel(),
-            item_group: glabels[rows, R].ravel()}
+    at = idx[np.arange(n)[:, None, None], R].ravel()          # row of the block of each listed candidate
+    data = {"user": tbl.column("_u").take(at), "item": tbl.column("_i").take(at),
+            "rank": np.tile(np.arange(1, k + 1), n * S), "score": s_all[at], item_group: tbl.column("_g").take(at)}
     if user_group:
-        data[user_group] = np.repeat(ug, S * k)
-    if rel is not None:
-        data["relevance"] = rel[rows, R].ravel()
-        data["n_relevant"] = np.repeat(nrel, S * k)
+        data[user_group] = tbl.column("_ug").take(at)
+    if y_all is not None:
+        data["relevance"] = y_all[at]
+        data["n_relevant"] = nrel_all[at]
     if P is not None:
         data["sample"] = np.tile(np.repeat(np.arange(S), k), n)
         data["probability"] = np.repeat(P.ravel(), k)
-    return pd.DataFrame(data)
+    return pa.table(data)
 
 
 class _Writer:
-    def __init__(self, path):
-        self.path, self.writer = Path(path), None
+    """A Parquet log written in row groups of about ``ROW_GROUP`` rows under a temporary name."""
 
-    def write(self, frame):
+    ROW_GROUP = 1 << 20
+
+    def __init__(self, path):
+        self.path, self.writer, self.buffer, self.rows = Path(path), None, [], 0
+
+    def write(self, table):
+        self.buffer.append(table)
+        self.rows += table.num_rows
+        if self.rows >= self.ROW_GROUP:
+            self._flush()
+
+    def _flush(self):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if not self.buffer:
+            return
         if self.writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.tmp = self.path.with_name("." + self.path.name + ".part")
-            self.writer = pq.ParquetWriter(self.tmp, table.schema)
-        self.writer.write_table(table.cast(self.writer.schema))
+            self.writer = pq.ParquetWriter(self.tmp, self.buffer[0].schema)
+        table = pa.concat_tables([t.cast(self.writer.schema) for t in self.buffer])
+        self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        self.buffer, self.rows = [], 0
 
     def close(self, complete: bool = True):
         """Finish the file; an interrupted run leaves no partial log under the final name."""
+        if complete:
+            self._flush()
+        self.buffer = []
         if self.writer is not None:
             self.writer.close()
             if complete:
@@ -497,7 +574,7 @@ def _layout(G, has_rel):
 @validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
                  target=Options("catalogue", "equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
-                 chunk_users=Integer(1), progress=Boolean(), envy_epsilon=Real(0.0, 1.0, closed="right"),
+                 chunk_users=Integer(1), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
                  envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
@@ -507,18 +584,18 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
              rng=None) -> MitigationResult:
     """Re-rank candidates with fair re-rankers and re-audit each setting against the unmitigated top-k.
 
-    See the module docstring for the statistics, the pairing, the family and the certificate.
+    The statistics, the pairing, the family and the certificate: the module docstring and
+    ``docs/guide/mitigate.md``.
 
     Parameters
     ----------
     candidates : str, path or pandas.DataFrame
-        ``user, item, score`` and the item-group column (and the user-group column), the system's
-        top-N per user (N >= k): a CSV or Parquet file, folder or glob, read by DuckDB in chunks of users.
+        ``user, item, score``, the item-group column (and the user-group column): the system's top-N
+        per user (N >= k), read by DuckDB in chunks of users.
     item_group : str
         Column of the candidates (or of ``item_groups``) giving each item's group.
     user_group : str, optional
-        Column giving each user's group (constant per user): statistics by user group, and the
-        groups of the envy audit.
+        Column giving each user's group (constant per user).
     method : str or list of str, default "boost"
         Keys of :data:`ocef.mitigate.rerank.RERANKERS` (:data:`METHODS`).
     grid : list of dict, or dict {method: list of dict}, optional
@@ -526,12 +603,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     k : int, default 10
         Length of the re-ranked lists.
     relevance : str, path or pandas.DataFrame, optional
-        Held-out relevance ``user, item, relevance`` (> 0 = relevant): a validation split the
-        candidates' model never saw and the grid was not tuned on. Gives nDCG, precision, recall,
-        the merit of exposure/merit and the ``"merit"`` target.
+        Held-out relevance ``user, item, relevance`` (a split the candidates' model never saw): nDCG,
+        precision, recall, the merit of exposure/merit and the ``"merit"`` target.
     protected : optional
-        The protected item group (a label of ``item_group``), passed as ``protected`` to the
-        methods that take one.
+        The protected item group, passed to the methods that take one.
     out : str or path, optional
         Folder for the logs: ``baseline.parquet`` and ``<method>/<point>.parquet``.
     confidence : float, default 0.95
@@ -543,24 +618,29 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         group's share of the candidates' distinct items (equal exposure per item), 1/G, or the held-out
         merit share of the candidates (pooled over the users). AWRF and NDKL use the same distribution.
     browsing : {"geometric", "dcg"}, default "geometric"
+        Browsing model of the exposure.
     patience : float, default 0.5
+        Its patience.
     samples : int, default 10
         Draws per user from a stochastic method's lottery.
     item_groups : str, path or pandas.DataFrame, optional
         Side table ``item, <item_group>``.
     preferences : array_like, shape (n_users, n_items), optional
-        Known expected rewards ρ in [0, 1] (users 0..n-1, items 0..m-1 as in the candidates):
-        OCEF's envy audit of every point (needs ``user_group``).
+        Known expected rewards ρ in [0, 1]: OCEF's envy audit of every point (needs ``user_group``).
     envy_epsilon, envy_alpha : float, default 0.05
         ε and α of OCEF.
     chunk_users : int, default 20000
-        Users per chunk (the memory bound of the Python side).
+        Users per chunk (the memory bound of the Python side). Candidates whose rows are already
+        grouped by user are read once in their order; otherwise (or with ``relevance`` or
+        ``item_groups``) beyond two chunks they are first written once to hash partitions of the users
+        in the system's temporary folder (disk: about the size of the candidates).
     memory_limit : str, optional
-        DuckDB's memory limit while it sorts the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
+        DuckDB's memory limit while it groups the candidates by user (e.g. ``"1GB"``; beyond it DuckDB
         spills to its temporary folder); default: DuckDB's own (80% of the RAM).
     progress : bool, default False
         A progress bar with the time left (stderr).
     rng : None, int, SeedSequence or Generator
+        Randomness of the stochastic methods and of the draws.
 
     Returns
     -------
@@ -583,7 +663,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     if memory_limit is not None:               # the one size syntax of every --memory-limit
         if not isinstance(memory_limit, str):
             raise ParameterError(f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}")
-        limit_mib = max(1, int(parse_size(memory_limit, "memory_limit") // 2**20))
+        parse_size(memory_limit, "memory_limit")
     has_rel = relevance is not None
     if target == "merit" and not has_rel:
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
@@ -636,11 +716,9 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
         envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
         envy_users = np.full(rho.shape[0], None, dtype=object)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from ocef._progress import progress_bar
 
-        bar = tqdm(total=int(n_users_total), desc="mitigate", unit="user")
+    bar = progress_bar(progress, total=int(n_users_total), desc="mitigate", unit="user")
     from ocef.exposure.formulas import position_weights
     from ocef.validation import check_resources
 
@@ -648,60 +726,82 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
     check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
     w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
     sql = _stream_sql(names, item_group, user_group, has_rel)
-    if memory_limit is not None:
-        import tempfile
+    from ocef.backends import memory_limited
 
-        con.execute(f"SET memory_limit = '{limit_mib}MiB'")
-        spill = Path(tempfile.gettempdir()) / "ocef-duckdb"        # not DuckDB's default ./.tmp in the user's folder
-        con.execute(f"SET temp_directory = '{spill}'")
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ocef.mitigate._select import order_users
+
+    label_set = None
+    limited = memory_limited(memory_limit)     # ocef.backends' one mechanism (the CLI's --memory-limit too)
+    limited.__enter__()
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
         parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
-        for chunk in _chunks(con, sql, rows_per_batch, parts):
-            if chunk["_g"].isna().any():
-                raise DataError(f"candidates: {int(chunk['_g'].isna().sum())} row(s) have no item group "
+        # input already grouped by user (a recommender's per-user top-N usually is): one read, no sort
+        if parts > 1:
+            bar.set_postfix_str("checking that the users' rows are grouped")
+        clustered = parts > 1 and not has_rel and item_groups is None and _runs(con, names["c"]) == n_users_total
+        bar.set_postfix_str("")
+        n_runs = 0
+        for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered,
+                                note=bar.set_postfix_str):
+            gcol = tbl.column("_g")
+            if label_set is None or label_set.type != gcol.type:
+                label_set = pa.array(labels).cast(gcol.type)
+            gcode_all = pc.index_in(gcol, value_set=label_set)
+            if gcode_all.null_count:
+                raise DataError(f"candidates: {gcode_all.null_count} row(s) have no item group "
                                 f"(column {item_group!r} missing or not in item_groups)")
-            ucode, users = pd.factorize(chunk["_u"], sort=False)
-            icode, item_ids = pd.factorize(chunk["_i"], sort=False)
-            pair = ucode.astype(np.int64) * max(len(item_ids), 1) + icode
-            if np.unique(pair).size < pair.size:
-                dup = pd.Series(pair).duplicated().to_numpy()
-                raise DataError(f"candidates: user {chunk['_u'].to_numpy()[dup][0]!r} lists an item twice")
-            counts = np.bincount(ucode)
+            gcode_all = gcode_all.to_numpy().astype(np.int64)
+            ucode = _codes(tbl.column("_u"))
+            starts = np.flatnonzero(np.r_[True, ucode[1:] != ucode[:-1]])
+            counts = np.diff(np.r_[starts, ucode.size])
+            n_runs += starts.size
             if counts.min() < k:
-                bad = users[int(np.argmin(counts))]
+                bad = tbl.column("_u")[int(starts[np.argmin(counts)])].as_py()
                 raise DataError(f"candidates: user {bad!r} has {counts.min()} candidate(s), fewer than k = {k}")
             if user_group:
-                ugs = chunk.groupby(ucode)["_ug"]
-                if (ugs.nunique(dropna=False) > 1).any():
+                ucol = tbl.column("_ug")
+                ugc = _codes(ucol)
+                if (ugc != np.repeat(ugc[starts], counts)).any():
                     raise DataError(f"candidates: a user has several values of {user_group!r}: a user group "
                                     "must be constant per user")
-            gcode_all = pd.Categorical(chunk["_g"], categories=labels).codes
+            s_all = tbl.column("_s").to_numpy()
+            perm = order_users(s_all, _sort_keys(tbl.column("_i")), starts, counts)
+            icode = _codes(tbl.column("_i"))
+            y_all = tbl.column("_y").to_numpy() if has_rel else None
+            nrel_all = tbl.column("_nrel").to_numpy().astype(float) if has_rel else None
             for N in np.unique(counts):
                 sel_u = np.flatnonzero(counts == N)
-                rows = np.isin(ucode, sel_u)
-                sub = chunk[rows]
                 n = sel_u.size
-                items = sub["_i"].to_numpy().reshape(n, N)
-                scores = sub["_s"].to_numpy(float).reshape(n, N)
-                gc = gcode_all[rows].reshape(n, N).astype(np.int64)
-                glab = sub["_g"].to_numpy().reshape(n, N)
-                uid = users[sel_u]
-                ug = sub["_ug"].to_numpy().reshape(n, N)[:, 0] if user_group else None
+                # idx: row of the block of each user's candidates, by descending score (ties: item)
+                idx = perm.reshape(n, N) if n == starts.size else perm[starts[sel_u][:, None] + np.arange(N)]
+                scores, gc = s_all[idx], gcode_all[idx]
+                srt = np.sort(icode[idx], axis=1)
+                dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+                if dup.any():
+                    bad = tbl.column("_u")[int(idx[np.argmax(dup), 0])].as_py()
+                    raise DataError(f"candidates: user {bad!r} lists an item twice")
+                first = idx[:, 0]
+                ug = ucol.take(first).to_numpy(zero_copy_only=False) if user_group else None
                 if ug is not None and pd.isna(ug).any():
                     raise DataError(f"candidates: the user-group column {user_group!r} has missing values")
-                rel = sub["_y"].to_numpy(float).reshape(n, N) if has_rel else None
-                nrel = sub["_nrel"].to_numpy(float).reshape(n, N)[:, 0] if has_rel else None
+                rel = y_all[idx] if has_rel else None
+                nrel = nrel_all[first] if has_rel else None
                 if has_rel and (rel < 0).any():
                     raise DataError("relevance: values must be >= 0")
+                items = tbl.column("_i").to_numpy(zero_copy_only=False)[idx] if envy_pi is not None else None
                 base_R = np.broadcast_to(np.arange(k), (n, 1, k))
                 base = arm_values(base_R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
                                   browsing=browsing, patience=patience)
                 if "baseline" in writers:
-                    writers["baseline"].write(_log_frame(uid, items, scores, glab, ug, rel, nrel, base_R, None,
-                                                         item_group, user_group))
+                    writers["baseline"].write(_log_table(tbl, idx, base_R, None, s_all, y_all, nrel_all, item_group,
+                                                         user_group))
                 if envy_pi is not None:
+                    uid = tbl.column("_u").take(first).to_numpy(zero_copy_only=False)
                     _policy(envy_pi["baseline"], uid, items, base_R, w, rho.shape)
                     if ug is not None:
                         envy_users[np.asarray(uid, dtype=np.int64)] = ug
@@ -711,19 +811,18 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                     mit = arm_values(R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
                                      browsing=browsing, patience=patience)
                     if key in writers:
-                        writers[key].write(_log_frame(uid, items, scores, glab, ug, rel, nrel, R, P, item_group,
-                                                      user_group))
+                        writers[key].write(_log_table(tbl, idx, R, P, s_all, y_all, nrel_all, item_group, user_group))
                     if envy_pi is not None:
                         _policy(envy_pi[key], uid, items, R, w, rho.shape)
-                    parts = [base["exposure"], mit["exposure"]]
+                    parts_z = [base["exposure"], mit["exposure"]]
                     for name in ("awrf", "ndkl", "expected_score"):
-                        parts.append(np.column_stack([base[name], mit[name]]))
+                        parts_z.append(np.column_stack([base[name], mit[name]]))
                     if has_rel:
                         M = np.zeros((n, G))
                         for gi in range(G):
                             M[:, gi] = (rel * (gc == gi)).sum(axis=1)
-                        parts.append(M)
-                    acc(key, ug, "all", np.hstack(parts))
+                        parts_z.append(M)
+                    acc(key, ug, "all", np.hstack(parts_z))
                     if has_rel:
                         ok = nrel > 0
                         zu = np.column_stack([base["ndcg"], mit["ndcg"], base["precision"], mit["precision"],
@@ -734,11 +833,12 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                         ug_seen[lab] = True
                 if bar is not None:
                     bar.update(n)
+        if n_runs != n_users_total:                 # the second read of a clustered input in another order
+            raise DataError(f"candidates: read {n_runs} runs of users for {n_users_total} users; the input "
+                            "changed while it was read")
         complete = True
     finally:
-        if memory_limit is not None:
-            con.execute("RESET memory_limit")
-            con.execute("RESET temp_directory")
+        limited.__exit__(None, None, None)
         if bar is not None:
             bar.close()
         for wr in writers.values():

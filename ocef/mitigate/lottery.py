@@ -206,10 +206,6 @@ def check_candidates(scores, groups, k) -> tuple[np.ndarray, np.ndarray, int]:
     --------
     >>> check_candidates([0.5, 0.2], [0, 1], 2)
     (array([0.5, 0.2]), array([0, 1]), 2)
-    >>> check_candidates([0.5, 0.2], [0, 1], 3)
-    Traceback (most recent call last):
-    ...
-    ocef.errors.ParameterError: k must be at most the number of candidates (2), got 3
     """
     s = _check_scores(scores, 1)
     g = _check_groups(groups, s.shape)

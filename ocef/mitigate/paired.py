@@ -178,7 +178,7 @@ def delta_interval(moments: Moments, fn, *, confidence: float = 0.95, null: floa
     >>> round(r["estimate"], 4), round(r["se"], 4)
     (0.2, 0.0577)
     """
-    from scipy import stats
+    from ocef.inference import student_t
 
     n = moments.n
     mean = moments.mean()
@@ -199,10 +199,10 @@ def delta_interval(moments: Moments, fn, *, confidence: float = 0.95, null: floa
         out["reason"] = "no variation between users: the statistic is the same for every user (no interval)"
         return out
     se = var ** 0.5
-    q = float(stats.t.ppf(0.5 + confidence / 2, n - 1))
+    q = float(student_t.ppf(0.5 + confidence / 2, n - 1))
     out.update(se=se, ci_low=est - q * se, ci_high=est + q * se)
     if null is not None:
-        out["p_value"] = float(2 * stats.t.sf(abs(est - null) / se, n - 1))
+        out["p_value"] = float(2 * student_t.sf(abs(est - null) / se, n - 1))
     return out
 
 
@@ -272,7 +272,7 @@ def equivalence_certificate(estimates, ses, df, *, margin: float = 0.05, delta: 
     >>> equivalence_certificate([0.04, -0.04], [0.05, 0.05], 999, margin=0.05)["certificate"]
     'inconclusive'
     """
-    from scipy import stats
+    from ocef.inference import student_t
 
     est = np.atleast_1d(np.asarray(estimates, dtype=float))
     se = np.atleast_1d(np.asarray(ses, dtype=float))
@@ -286,12 +286,12 @@ def equivalence_certificate(estimates, ses, df, *, margin: float = 0.05, delta: 
         out["reason"] = ("no test: a share is undefined, or has no standard error (below the floor of users, or the "
                          "same for every user)")
         return out
-    p_low = stats.t.sf((est + margin) / se, df)        # H0: θ <= -ε
-    p_high = stats.t.cdf((est - margin) / se, df)      # H0: θ >= ε
+    p_low = student_t.sf((est + margin) / se, df)        # H0: θ <= -ε
+    p_high = student_t.cdf((est - margin) / se, df)      # H0: θ >= ε
     p_within = np.maximum(p_low, p_high)
     # H0: |θ| <= ε, rejected on either side: both sides at δ/2 (Bonferroni), so that at θ = 0 with
     # ε small against the standard error the two tails together stay at δ
-    p_out = np.minimum(1.0, 2 * np.minimum(stats.t.sf((est - margin) / se, df), stats.t.cdf((est + margin) / se, df)))
+    p_out = np.minimum(1.0, 2 * np.minimum(student_t.sf((est - margin) / se, df), student_t.cdf((est + margin) / se, df)))
     G = est.size
     out["p_within"] = float(p_within.max())
     out["p_outside"] = float(min(1.0, G * p_out.min()))

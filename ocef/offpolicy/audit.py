@@ -1,43 +1,16 @@
 """The off-policy fairness audit: per-group fairness of a target policy from the log of the current one.
 
 :func:`offpolicy_audit` answers "would policy B be fairer than policy A, per user group and per item
-group, judged from A's log?" with three estimands, each per group with an interval, and the gaps
-between groups:
-
-* **exposure** of each item group under the target: ``E_x[sum_{a in k} pi(a|x)]`` over the logged
-  contexts x — a plug-in that needs *no importance weighting* (the target's probabilities are known
-  in every logged context); rows are the independent units (contexts drawn i.i.d.), Wald interval;
-* **utility** of the target per user group (and per item group: the reward that group's items
-  bring), ``V_g = E[r(x, a) | g]`` under the target, by the estimators of
-  :mod:`ocef.offpolicy.estimators` (IPS, SNIPS, DM, DR, Switch-DR, DRos): each gives per-row
-  pseudo-outcomes whose group mean is the estimate, and the interval of :mod:`ocef.offpolicy.intervals`
-  is computed on them;
-* **merit-aware item fairness** (REO of Dong et al. 2024, with importance-weighted merit): per item group
-  ``U_k = N_k / M_k``, ``N_k = E[sum_a rho(a|x) r(x,a) 1{a in k}]`` (relevant and recommended under
-  the target) and ``M_k = E[sum_a r(x,a) 1{a in k}] = E_log[r 1{a in k} / p]`` (merit, importance
-  weighted by the logging propensity ``p``), so ``U_k`` is P(recommended | relevant, group k); the
-  relative utilities ``delta_U_k`` and the penalty ``Delta_REO`` of :mod:`ocef.reo` (eq. 2, 3) and
-  ``exposure / merit`` per item group. ``N_k`` is the IPS mean of ``rho r 1{k} / p`` over the log, or,
-  when the target comes as a top-k log with its own rewards (REO's default traffic), the mean of
-  ``r 1{k}`` over that log times the list length. Intervals by the delta method with the empirical
-  covariances of the per-row terms (:func:`ratio_covariance`); with uniform logging propensities and
-  0/1 rewards this *is* Algorithm 1 with the full multinomial covariance (``ocef reo``'s default
-  ``delta-full``): same U up to a constant, same ``delta_U``, penalty and intervals (a test).
-
-Every cell carries the diagnostics ``n_rows``, ``ess`` (Kish's ``(sum w)^2 / sum w^2``),
-``max_weight``, ``support`` (the share of the target's probability over the logged contexts that
-falls on actions the log shows; below 1 the logger never takes some target actions) and ``clicks``
-(rows with a positive reward). The trust rule is one rule,
-:func:`ocef.offpolicy.diagnostics.trust_reason`: a cell with no rows, no positive weight, any
-target mass on actions the log never shows (IPS-type estimates are then biased by up to that mass
-times the largest reward, a bias no interval carries), or ``ess_clicks`` (ESS x SNIPS value) below
-the interval's measured floor (:data:`ocef.offpolicy.diagnostics.TRUST_FLOORS`: 50 for Wald,
-Gaussian and the bootstrap, 100 for self-normalized Wald/bootstrap, none for the finite-sample
-intervals) is null with its ``reason``. No floor on ESS or on clicks is added: the simulations of
-``benchmarks/offpolicy_coverage.py`` measured none (and a floor on clicks selects the logs that
-missed the rare heavy-weight clicks, whose intervals then do not cover). Every comparison row of ``pairs`` (all estimands, estimators and group pairs together:
-one family) is Holm-adjusted; a comparison that is not significant, or that involves an untrusted
-cell, has the verdict ``"inconclusive"``.
+group, judged from A's log?" with three estimands, each with an interval, and the gaps between
+groups: the **exposure** of each item group under the target (a plug-in over the logged contexts),
+the **utility** per group by the estimators of :mod:`ocef.offpolicy.estimators`, and the
+**merit-aware item fairness** of REO (Dong et al. 2024, eq. 2-3) with importance-weighted merit
+``U_k = N_k / M_k`` (delta-method intervals, :func:`ratio_covariance`; with uniform logging it is
+``ocef reo``'s Algorithm 1). Every cell carries the diagnostics ``n_rows, ess, max_weight, support,
+clicks`` and is null with its ``reason`` under one trust rule
+(:func:`ocef.offpolicy.diagnostics.trust_reason`); the comparisons are one Holm family, and a
+comparison that is not significant or involves an untrusted cell is ``"inconclusive"``. The
+formulas, the rule and the coverage measured: ``docs/guide/offpolicy.md``.
 """
 from __future__ import annotations
 
@@ -52,6 +25,7 @@ from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.inputs import check_log, read_table, target_table
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Options, Rng, as_generator, validate_params
+from ocef._progress import PROGRESS
 
 __all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
            "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"]
@@ -93,10 +67,8 @@ class OffPolicyResult(Result):
 
     Examples
     --------
-    >>> log = pd.DataFrame({"user": np.arange(8) % 4, "item": [0, 1] * 4, "reward": [1, 0, 1, 1, 0, 0, 1, 0],
-    ...                     "propensity": 0.5, "g": ["a", "a", "b", "b"] * 2})
-    >>> target = pd.DataFrame({"item": [0, 1], "probability": [1.0, 0.0]})
-    >>> res = offpolicy_audit(log, target, user_group="g", estimators=["ips"])
+    >>> from ocef.datasets import make_toy_propensity_log
+    >>> res = offpolicy_audit(*make_toy_propensity_log(), user_group="g", estimators=["ips"])
     >>> res.groups.query("estimand == 'exposure'")[["user_group", "estimate"]].values.tolist()
     [['(all)', 1.0], ['a', 1.0], ['b', 1.0]]
     """
@@ -116,9 +88,8 @@ class OffPolicyResult(Result):
 
         Examples
         --------
-        >>> log = pd.DataFrame({"user": [0, 1], "item": [0, 0], "reward": [1, 0], "propensity": 1.0})
-        >>> offpolicy_audit(log, pd.DataFrame({"item": [0], "probability": [1.0]}),
-        ...                 estimators=["ips"]).to_frame()["estimand"].tolist()[:1]
+        >>> from ocef.datasets import make_toy_propensity_log
+        >>> offpolicy_audit(*make_toy_propensity_log(), estimators=["ips"]).to_frame()["estimand"].tolist()[:1]
         ['exposure']
         """
         return self.groups.copy()
@@ -133,9 +104,9 @@ class OffPolicyResult(Result):
 
         Examples
         --------
-        >>> log = pd.DataFrame({"user": [0, 1], "item": [0, 0], "reward": [1, 0], "propensity": 1.0})
-        >>> len(offpolicy_audit(log, pd.DataFrame({"item": [0], "probability": [1.0]}), estimators=["ips"]).summary())
-        0
+        >>> from ocef.datasets import make_toy_propensity_log
+        >>> offpolicy_audit(*make_toy_propensity_log(), user_group="g", estimators=["ips"]).summary()["verdict"][0]
+        'inconclusive'
         """
         return self.pairs.sort_values("p_adjusted", na_position="last").reset_index(drop=True)
 
@@ -263,7 +234,7 @@ def _exposure_rows(log, table, keys, levels, names):
 
 
 def _z(confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     return float(norm.ppf(0.5 + confidence / 2))
 
@@ -430,10 +401,11 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
 # ------------------------------------------------------------------------------------- the audit
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng())
+@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(), progress=PROGRESS)
 def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: str | None = None,
                     user_groups=None, item_groups=None, estimators: Sequence[str] = ("ips", "snips", "dr"),
-                    interval: str = "wald", confidence: float = 0.95, rng=None) -> OffPolicyResult:
+                    interval: str = "wald", confidence: float = 0.95, rng=None,
+                    progress=False) -> OffPolicyResult:
     """Per-group fairness of ``target`` from ``log`` (exposure, utility, merit-aware REO) with intervals.
 
     Parameters
@@ -452,8 +424,11 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     interval : str, default "wald"
         Interval of the utility cells, among :data:`AUDIT_INTERVALS`.
     confidence : float, default 0.95
+        Two-sided level.
     rng : None, int or Generator
         Folds of the cross-fitted reward model (DM, DR, ...) when the target has no ``reward_hat``.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -479,6 +454,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     if unknown or not len(estimators):
         raise ParameterError(f"estimators must be among {UTILITY_ESTIMATORS}, got {list(estimators)!r}")
     log = check_log(read_table(log).copy())
+    notes = _reward_range(log["reward"].to_numpy(dtype=float), interval, item_group)
     if user_group is not None:
         log = _attach(log, user_groups, user_group, "user", "user_groups")
     if item_group is not None:
@@ -525,12 +501,16 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         return np.ones(len(log), bool), reward * ind, _terms(name, reward * ind, w, qhat * ind, V[:, j])
 
     cells = [("user", g) for g, _ in user_sets] + ([("item", g) for g in names] if item_group is not None else [])
+    from ocef._progress import progress_bar
+
+    bar = progress_bar(progress, total=len(estimators) * len(cells), desc="off-policy cells", unit="cell")
     for name in estimators:
         done = {}
         for side, g in cells:
             sel, r_g, terms = cell_terms(name, side, g)
             cell = utility_cell(terms, w[sel], r_g, miss[sel], estimator=name, interval=interval,
                                 confidence=confidence, rng=rng)
+            bar.update()
             done[(side, g)] = (terms, cell["reason"])
             grows.append({**base, "estimand": "utility", "estimator": name, "side": side,
                           "user_group": g if side == "user" else ALL, "item_group": g if side == "item" else ALL,
@@ -548,6 +528,7 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
                 else:                                          # disjoint rows: independent groups
                     pairs.append(_independent_pair("utility", name, side, a, b, ta, tb, confidence))
 
+    bar.close()
     # ---- merit-aware item fairness (REO with importance-weighted merit)
     if item_group is not None:
         grows_reo, pairs_reo = _merit_block(log, rows, info, item_group, levels, names, X, confidence)
@@ -564,7 +545,28 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
                              "family": FAMILY, "exposure_note": EXPOSURE_NOTE,
                              "ess": _diagnostics(w, reward, miss)["ess"], "max_weight": float(w.max()),
                              "support": 1.0 - float(miss.mean()), "clicks": int((reward > 0).sum())}])
-    return OffPolicyResult(overall=overall, groups=groups, pairs=pairs, confidence=confidence)
+    return OffPolicyResult(overall=overall, groups=groups, pairs=pairs, confidence=confidence, notes=tuple(notes))
+
+
+#: The intervals whose guarantee is for rewards in [0, 1] (their bounds use rmin = 0, rmax = 1).
+_UNIT_REWARD_INTERVALS = ("cressie-read", "clopper-pearson", "betting")
+
+
+def _reward_range(r: np.ndarray, interval: str, item_group) -> list[str]:
+    """Rewards outside [0, 1]: refused by the intervals built for [0, 1] and by the merit-aware REO (a
+    negative merit), else a note (the estimates and the Wald/bootstrap intervals hold for any bounded reward)."""
+    if not r.size or (r.min() >= 0 and r.max() <= 1):
+        return []
+    span = f"rewards in [{r.min():g}, {r.max():g}]"
+    if interval in _UNIT_REWARD_INTERVALS:
+        raise DataError(f"log: {span}, outside [0, 1], which the {interval} interval assumes: rescale the rewards "
+                        f"to [0, 1], (r - min) / (max - min), or use interval 'wald' or 'bootstrap'")
+    if item_group is not None and r.min() < 0:
+        raise DataError(f"log: negative rewards (min {r.min():g}) cannot be merit: the merit-aware REO of "
+                        f"item_group {item_group!r} reads rewards as merit >= 0; rescale the rewards to [0, 1] or "
+                        f"audit without the item group")
+    return [f"{span}, outside [0, 1]: the estimates and {interval} intervals hold for bounded rewards, but "
+            f"'clicks' (and the trust floor on ess_clicks) counts the rows with reward > 0"]
 
 
 _PAIR_COLS = ["estimand", "estimator", "side", "user_group", "group", "reference", "estimate", "se", "ci_low", "ci_high",
@@ -585,7 +587,7 @@ def _independent_pair(estimand, estimator, side, a, b, ta, tb, confidence):
 
 
 def _adjust(pairs, confidence):
-    from scipy.stats import norm
+    from ocef.inference import normal as norm
 
     from ocef.inference import holm_adjust
 
@@ -714,31 +716,27 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     """Utility of a target ranking policy per user group from a slate log (IIPS, RIPS, standard slate
     IPS, pseudo-inverse, Cascade-DR).
 
-    The log has one row per (slate, slot): ``slate_id`` (int), ``position`` (0-based slot),
-    ``reward``, the user group column (constant within a slate), and for each estimator both
-    policies' probabilities of the logged slate: IIPS the item-position marginals ``propensity`` and
-    ``target_probability``; RIPS the prefix probabilities ``propensity_prefix`` and
-    ``target_probability_prefix``; SIPS the whole-slate ones ``propensity_slate`` and
-    ``target_probability_slate``; the pseudo-inverse estimator (Swaminathan et al. 2017, for a
-    logger that fills the slots independently; slates of one length) the item-position marginals, as
-    IIPS, with the slate's sum of slot rewards as its reward; Cascade-DR (Kiyohara et al. 2022) the
-    prefix probabilities, the logged item ``item`` (an integer in ``[0, n_actions)``) and, in Python,
-    a reward model ``q_hat`` and the target's per-slot item distribution ``target_action_dist`` (rows
-    aligned with the log's). The estimators are :mod:`ocef.offpolicy.slate`'s (one pseudo-outcome
-    per slate: the expected sum of slot rewards); cells and comparisons as in :func:`offpolicy_audit`
-    (diagnostics on the per-slate weight ``Σ_l w_{s,l} / L_s``, slates the independent units).
+    The log has one row per (slate, slot): ``slate_id``, ``position`` (0-based), ``reward``, the user
+    group column and, per estimator, both policies' probabilities of the logged slate: the
+    item-position marginals ``propensity``/``target_probability`` (IIPS, pseudo-inverse), the prefix
+    ones ``*_prefix`` (RIPS, Cascade-DR, which also needs ``item``) or the whole-slate ones ``*_slate``
+    (SIPS); the columns and estimators: ``docs/guide/offpolicy.md``. The estimators are
+    :mod:`ocef.offpolicy.slate`'s; cells and comparisons as in :func:`offpolicy_audit`, slates the units.
 
     Parameters
     ----------
     log : str, path or pandas.DataFrame
+        The slate log.
     user_group : str, optional
+        User-group column (constant within a slate).
     estimators : sequence of {"iips", "rips", "sips", "pseudo-inverse", "cascade-dr"}, default ("iips", "rips")
+        The slate estimators.
     interval : {"wald", "bootstrap"}, default "wald"
+        The interval of the per-slate pseudo-outcomes.
     confidence : float, default 0.95
+        Two-sided level.
     q_hat, target_action_dist : array_like, shape (n_rows, n_actions), optional
-        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row:
-        Q̂ of every item at the row's slot given the logged prefix, and the target's probability of
-        every item there.
+        Cascade-DR's inputs (:func:`ocef.offpolicy.slate.cascade_dr_terms`), one row per log row.
     rng : None, int or Generator
         The bootstrap's resamples.
 
@@ -751,20 +749,13 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     ------
     ocef.errors.DataError
         A missing column; slates of different lengths for the pseudo-inverse estimator.
-    ocef.errors.ParameterError
-        An unknown estimator.
 
     Examples
     --------
-    >>> log = pd.DataFrame({"slate_id": np.repeat(np.arange(40), 2), "position": np.tile([0, 1], 40),
-    ...                     "reward": np.tile([1.0, 0.0, 0.0, 1.0], 20), "propensity": 0.5,
-    ...                     "target_probability": np.tile([0.8, 0.2, 0.2, 0.8], 20)})
-    >>> res = slate_audit(log, estimators=["iips"])       # 40 slates: below the Wald floor
-    >>> res.groups["reason"].iloc[0].split(":")[0]
-    'untrusted'
-    >>> slate_audit(pd.concat([log.assign(slate_id=log.slate_id + 40 * k) for k in range(10)]),
-    ...             estimators=["iips"], interval="bootstrap", rng=0).groups["estimate"].round(3).tolist()
-    [1.6]
+    >>> from ocef.datasets import make_toy_propensity_log
+    >>> res = slate_audit(make_toy_propensity_log(400, slate=True).log, estimators=["iips"])
+    >>> res.groups[["estimate", "ci_low", "ci_high"]].round(3).values.tolist()
+    [[0.726, 0.656, 0.795]]
     """
     from ocef.offpolicy import slate
 

@@ -5,21 +5,11 @@ Each ``*_terms`` function returns one pseudo-outcome ŷ_i per logged row, so tha
 any group of rows is the mean of its ŷ_i and an interval comes from the same rows
 (:mod:`ocef.offpolicy.intervals`). The formulas are those of Open Bandit Pipeline
 (st-tech/zr-obp @8cbd5fa, ``obp/ope/estimators.py``; Saito et al. 2021), equal to it to 1e-12
-(``tests/ocef/offpolicy/test_estimators.py`` against the vendored reference), with the notation
-w_i = π_e(a_i | x_i) / π_b(a_i | x_i) (the importance weight), q̂ the reward model and
-d_i = Σ_a π_e(a | x_i) q̂(x_i, a) (the direct-method term).
-
-Where we depart from OBP (each departure documented at its function, OBP's behaviour kept behind
-``obp_compatible=True``):
-
-* DRos with λ = 0 and a row with w_i = 0: OBP computes the shrunk weight λw/(w²+λ) as 0/0 = NaN,
-  which makes the whole estimate NaN; we give such a row the shrunk weight 0 (its value for every
-  λ > 0 and its limit as λ → 0), so λ = 0 is exactly DM.
-* Self-normalized estimators with Σw = 0 are NaN in OBP; we raise :class:`ocef.errors.DataError`.
-* ``snips_terms`` and ``sndr_terms`` return, by default, the *linearized* rows (influence
-  function) whose mean is the self-normalized estimate and whose sample variance is its
-  delta-method variance; OBP's rows w_i r_i / mean(w) (same mean, wrong variance for a ratio) are
-  behind ``obp_compatible=True``.
+(``tests/ocef/offpolicy/test_estimators.py``), with w_i = π_e(a_i | x_i) / π_b(a_i | x_i) the
+importance weight, q̂ the reward model and d_i = Σ_a π_e(a | x_i) q̂(x_i, a) the direct-method
+term. Three departures from OBP (DRos at λ = 0, Σw = 0, the linearized self-normalized rows), each
+at its function and in ``docs/guide/offpolicy.md``; OBP's behaviour is kept behind
+``obp_compatible=True``.
 """
 from __future__ import annotations
 
@@ -29,13 +19,24 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.validation import as_real_array
+from ocef.validation import as_real_array, fill_doc
 
 __all__ = [
     "importance_weights", "logged_values", "rm_terms", "ips_terms", "dm_terms", "dr_terms",
     "switch_dr_terms", "dros_terms", "snips", "snips_terms", "sndr", "sndr_terms",
     "EstimatorSpec", "ESTIMATORS", "OBP_NAMES", "estimator_terms",
 ]
+
+#: The blocks the estimators share (``%(name)s`` in their docstrings).
+_fill = fill_doc(
+    dr="""
+reward, weight, q_hat_logged, dm : array_like, shape (n,)
+    As in :func:`dr_terms`.""",
+    rows="""
+Returns
+-------
+numpy.ndarray, shape (n,)
+    The rows ŷ_i.""")
 
 
 def _vector(name: str, values, n: int | None = None) -> np.ndarray:
@@ -169,6 +170,7 @@ def logged_values(action_dist, action, position=None, q_hat=None):
     return target, q[rows, act, pos], dm
 
 
+@_fill
 def rm_terms(reward, target_probability) -> np.ndarray:
     """Replay method (Li et al. 2011) rows: m_i r_i / mean(m), m_i = 1[π_e(a_i | x_i) == 1].
 
@@ -183,10 +185,7 @@ def rm_terms(reward, target_probability) -> np.ndarray:
     target_probability : array_like, shape (n,)
         π_e(a_i | x_i) of the logged actions.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        The rows ŷ_i.
+    %(rows)s
 
     Examples
     --------
@@ -269,6 +268,7 @@ def _dr_parts(reward, weight, q_hat_logged, dm):
     return r, _weights(weight, n), _vector("q_hat_logged", q_hat_logged, n), _vector("dm", dm, n)
 
 
+@_fill
 def dr_terms(reward, weight, q_hat_logged, dm, *, clip: float = inf) -> np.ndarray:
     """Doubly robust rows ŷ_i = d_i + min(w_i, λ)(r_i − q̂(x_i, a_i)) (Dudík et al. 2011, eq. 3).
 
@@ -287,10 +287,7 @@ def dr_terms(reward, weight, q_hat_logged, dm, *, clip: float = inf) -> np.ndarr
     clip : float, default inf
         λ ≥ 0 clipping the weight in the correction.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        The rows ŷ_i.
+    %(rows)s
 
     Examples
     --------
@@ -301,6 +298,7 @@ def dr_terms(reward, weight, q_hat_logged, dm, *, clip: float = inf) -> np.ndarr
     return d + np.minimum(w, _threshold("clip", clip)) * (r - q)
 
 
+@_fill
 def switch_dr_terms(reward, weight, q_hat_logged, dm, *, tau: float = inf) -> np.ndarray:
     """Switch-DR rows ŷ_i = d_i + 1[w_i ≤ τ] w_i (r_i − q̂(x_i, a_i)) (Wang et al. 2017, eq. 7).
 
@@ -309,15 +307,11 @@ def switch_dr_terms(reward, weight, q_hat_logged, dm, *, tau: float = inf) -> np
 
     Parameters
     ----------
-    reward, weight, q_hat_logged, dm : array_like, shape (n,)
-        As in :func:`dr_terms`.
+    %(dr)s
     tau : float, default inf
         τ ≥ 0: rows with a larger weight fall back on the reward model.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        The rows ŷ_i.
+    %(rows)s
 
     Examples
     --------
@@ -328,6 +322,7 @@ def switch_dr_terms(reward, weight, q_hat_logged, dm, *, tau: float = inf) -> np
     return d + (w <= _threshold("tau", tau)).astype(int) * w * (r - q)
 
 
+@_fill
 def dros_terms(reward, weight, q_hat_logged, dm, *, lam: float = 0.0,
                obp_compatible: bool = False) -> np.ndarray:
     """DR with optimistic shrinkage rows ŷ_i = d_i + ŵ_i (r_i − q̂(x_i, a_i)),
@@ -340,17 +335,13 @@ def dros_terms(reward, weight, q_hat_logged, dm, *, lam: float = 0.0,
 
     Parameters
     ----------
-    reward, weight, q_hat_logged, dm : array_like, shape (n,)
-        As in :func:`dr_terms`.
+    %(dr)s
     lam : float, default 0.0
         λ ≥ 0; 0 is DM, inf is DR.
     obp_compatible : bool, default False
         Keep OBP's NaN rows at λ = 0.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n,)
-        The rows ŷ_i.
+    %(rows)s
 
     Examples
     --------
@@ -442,14 +433,14 @@ def snips_terms(reward, weight, *, obp_compatible: bool = False) -> np.ndarray:
     return value + w * (r - value) / mean_w
 
 
+@_fill
 def sndr(reward, weight, q_hat_logged, dm) -> float:
     """Self-normalized DR V̂ = mean(d) + Σ w_i(r_i − q̂_i) / Σ w_i (OBP's
     ``SelfNormalizedDoublyRobust``; Kallus & Uehara 2019).
 
     Parameters
     ----------
-    reward, weight, q_hat_logged, dm : array_like, shape (n,)
-        As in :func:`dr_terms`.
+    %(dr)s
 
     Returns
     -------
@@ -470,14 +461,14 @@ def sndr(reward, weight, q_hat_logged, dm) -> float:
     return float(d.mean() + (w * (r - q)).sum() / _normalizer(w))
 
 
+@_fill
 def sndr_terms(reward, weight, q_hat_logged, dm, *, obp_compatible: bool = False) -> np.ndarray:
     """Rows whose mean is :func:`sndr`: linearized d_i + c + w_i((r_i − q̂_i) − c)/mean(w) with
     c = Σw(r − q̂)/Σw, or OBP's rows d_i + w_i(r_i − q̂_i)/mean(w) with ``obp_compatible=True``.
 
     Parameters
     ----------
-    reward, weight, q_hat_logged, dm : array_like, shape (n,)
-        As in :func:`dr_terms`.
+    %(dr)s
     obp_compatible : bool, default False
         Return OBP's rows (same mean).
 

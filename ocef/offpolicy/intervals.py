@@ -22,7 +22,6 @@ from math import inf
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize, special, stats
 
 from ocef.errors import DataError, ParameterError
 from ocef.validation import as_generator, as_real_array, check_in_interval, check_positive_int
@@ -128,7 +127,9 @@ def wald_interval(rows, *, confidence: float = 0.95, quantile: str = "t") -> Int
     sd = float(y.std(ddof=1))
     if sd == 0:
         return _null(mean, "all rows equal: a zero-width interval is not a confidence interval")
-    q = stats.t.ppf(1 - alpha / 2, n - 1) if quantile == "t" else stats.norm.ppf(1 - alpha / 2)
+    from ocef.inference import normal, student_t      # scipy.stats' values, without its second of import
+
+    q = student_t.ppf(1 - alpha / 2, n - 1) if quantile == "t" else normal.ppf(1 - alpha / 2)
     half = float(q) * sd / math.sqrt(n)
     return IntervalEstimate(mean, mean - half, mean + half, None)
 
@@ -360,6 +361,8 @@ def cressie_read_interval(weight, reward, *, confidence: float = 0.95, wmin: flo
         unca = (uncwfake + sumw) / (1 + n)
         uncb = (uncwfake ** 2 + sumwsq) / (1 + n)
         uncgstar = (1 + n) * (unca - 1) ** 2 / (uncb - unca * unca)
+    from scipy import stats
+
     delta = stats.f.isf(q=alpha, dfn=1, dfd=n)
     phi = (-uncgstar - delta) / (2 * (1 + n))
 
@@ -460,6 +463,8 @@ def clopper_pearson_interval(weight, reward, *, confidence: float = 0.95, rmin: 
         return IntervalEstimate(estimate, rmin, rmax, None)
     successes = _fsum(w * (r - rmin) / (rmax - rmin)) / w_max
     trials = n / w_max
+    from scipy import stats
+
     low = stats.beta.ppf(alpha / 2, successes, trials - successes + 1) if successes > 0 else 0
     high = stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes) if successes < trials else 1
     return IntervalEstimate(estimate, float(rmin + (rmax - rmin) * low), float(rmin + (rmax - rmin) * high), None)
@@ -467,6 +472,8 @@ def clopper_pearson_interval(weight, reward, *, confidence: float = 0.95, rmin: 
 
 def _log_wealth(s: float, v: float, rho: float) -> float:
     """log W(s, v) of the betting martingale with a gamma-mixture over bets (VWE ``cs._logwealth``)."""
+    from scipy import special
+
     def log_lower_gamma(a: float, x: float) -> float:
         return math.log(special.gammainc(a, x)) + float(special.loggamma(a))
     return (s + v + rho * math.log(rho) - (v + rho) * math.log(s + v + rho)
@@ -481,6 +488,8 @@ def _lower_bound(t: float, sum_x: float, v: float, rho: float, alpha: float) -> 
     mu_max = min(1.0, sum_x / t)
     if _log_wealth(sum_x - t * mu_max, v, rho) >= threshold:
         return mu_max
+    from scipy import optimize
+
     return float(optimize.brentq(lambda mu: _log_wealth(sum_x - t * mu, v, rho) - threshold, 0.0, mu_max))
 
 

@@ -94,8 +94,7 @@ def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | Non
     keys : sequence of str, optional
         Context columns joining the target (default: those of ``user``, ``position`` the target has).
     backend : {"duckdb", "spark"}, default "duckdb"
-        Where the query runs: DuckDB in this process, or Spark (files read by Spark, Spark
-        DataFrames as they are; :func:`ocef.backends.spark_table`) — the same SQL (:func:`sums_sql`).
+        Where the same SQL (:func:`sums_sql`) runs: DuckDB in this process, or Spark.
     spark : SparkSession, optional
         The session of ``backend="spark"`` (default :func:`ocef.backends.spark_session`).
 
@@ -113,11 +112,10 @@ def group_sums(log, target, *, by: Sequence[str] = (), keys: Sequence[str] | Non
 
     Examples
     --------
-    >>> log = pd.DataFrame({"user": [0, 1, 2], "item": [0, 1, 0], "reward": [1.0, 1.0, 0.0],
-    ...                     "propensity": 0.5, "g": ["a", "a", "b"]})
-    >>> s = group_sums(log, pd.DataFrame({"item": [0], "probability": [1.0]}), by=["g"])
-    >>> s[["g", "n", "sum_w", "sum_wr"]].values.tolist()
-    [['a', 2, 2.0, 2.0], ['b', 1, 2.0, 0.0]]
+    >>> from ocef.datasets import make_toy_propensity_log
+    >>> s = group_sums(*make_toy_propensity_log(), by=["g"])
+    >>> s[["g", "n", "sum_w", "sum_wr"]].round(2).values.tolist()
+    [['a', 100, 92.4, 34.8], ['b', 100, 89.7, 22.2]]
     """
     if backend not in ("duckdb", "spark"):
         raise ParameterError(f"backend must be 'duckdb' or 'spark', got {backend!r}")
@@ -183,7 +181,7 @@ def group_values(sums: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFram
     >>> group_values(s)[["estimator", "estimate", "ess"]].values.tolist()
     [['ips', 0.5, 2.0], ['snips', 0.5, 2.0]]
     """
-    from scipy.stats import t as student
+    from ocef.inference import student_t as student
 
     by = [c for c in sums.columns if c not in SUM_COLUMNS]
     n = sums["n"].to_numpy(dtype=float)

@@ -8,12 +8,8 @@ estimate of the expected sum of slot rewards per slate, and intervals come from 
 (st-tech/zr-obp @8cbd5fa, ``obp/ope/estimators_slate.py``; Kiyohara et al. WSDM 2022 for
 Cascade-DR, McInerney et al. KDD 2020 for RIPS, Li et al. 2018 for IIPS) and, for the
 pseudo-inverse estimator, VowpalWabbit/estimators @8ce3871 ``slates/pseudo_inverse.py``
-(Swaminathan et al., NeurIPS 2017, example 4).
-
-Departure from OBP's Cascade-DR: the previous-slot weight is looked up within each slate (after
-sorting by slate and position) rather than by shifting the flat array, so the rows need not come
-sorted; every slate must hold the slots 0, 1, ..., L_s − 1 (a cascade needs its prefix), which OBP
-assumes without checking. On sorted complete slates the two agree to 1e-12.
+(Swaminathan et al., NeurIPS 2017, example 4). Cascade-DR's one
+departure from OBP: ``docs/guide/offpolicy.md``.
 """
 from __future__ import annotations
 
@@ -21,10 +17,23 @@ import numpy as np
 
 from ocef.errors import DataError
 from ocef.offpolicy.estimators import _vector
-from ocef.validation import as_real_array
+from ocef.validation import as_real_array, fill_doc
 
 __all__ = ["slate_sums", "sips_terms", "iips_terms", "rips_terms", "self_normalized_slate_terms",
            "cascade_dr_terms", "pseudo_inverse_weights", "pseudo_inverse_terms"]
+
+#: The parameter and return blocks the slate estimators share (``%(name)s`` in their docstrings).
+_fill = fill_doc(
+    slots="""
+slate_id, position : array_like of int, shape (n_rows,)
+    Slate and 0-based slot of each row.
+reward : array_like, shape (n_rows,)
+    Slot rewards.""",
+    returns="""
+Returns
+-------
+numpy.ndarray, shape (n_slates,)
+    Per-slate pseudo-outcomes.""")
 
 
 def _ids(name: str, values, n: int | None = None) -> np.ndarray:
@@ -89,23 +98,18 @@ def _weights(slate_id, position, reward, logging_probability, target_probability
     return ids, pos, r, pb, pe
 
 
+@_fill
 def sips_terms(slate_id, position, reward, logging_probability, target_probability) -> np.ndarray:
     """Standard slate IPS: Ŷ_s = Σ_l w_s r_{s,l} with the whole-slate weight
     w_s = π_e(s)/π_b(s) (OBP ``SlateStandardIPS``).
 
     Parameters
     ----------
-    slate_id, position : array_like of int, shape (n_rows,)
-        Slate and 0-based slot of each row.
-    reward : array_like, shape (n_rows,)
-        Slot rewards.
+    %(slots)s
     logging_probability, target_probability : array_like, shape (n_rows,)
         Joint probabilities of the whole logged slate under each policy, repeated on its rows.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n_slates,)
-        Per-slate pseudo-outcomes.
+    %(returns)s
 
     Raises
     ------
@@ -127,23 +131,18 @@ def sips_terms(slate_id, position, reward, logging_probability, target_probabili
     return slate_sums(ids, r * (pe / pb))
 
 
+@_fill
 def iips_terms(slate_id, position, reward, logging_probability, target_probability) -> np.ndarray:
     """Independent IPS: Ŷ_s = Σ_l w_{s,l} r_{s,l} with the item-position marginal weight
     w_{s,l} = π_e(a_{s,l} at l)/π_b(a_{s,l} at l) (Li et al. 2018; OBP ``SlateIndependentIPS``).
 
     Parameters
     ----------
-    slate_id, position : array_like of int, shape (n_rows,)
-        Slate and 0-based slot of each row.
-    reward : array_like, shape (n_rows,)
-        Slot rewards.
+    %(slots)s
     logging_probability, target_probability : array_like, shape (n_rows,)
         Marginal probabilities of the logged item at its slot.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n_slates,)
-        Per-slate pseudo-outcomes.
+    %(returns)s
 
     Examples
     --------
@@ -167,6 +166,7 @@ def _prefix_order(ids: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndar
     return order, first
 
 
+@_fill
 def rips_terms(slate_id, position, reward, logging_probability, target_probability) -> np.ndarray:
     """Reward-interaction IPS: Ŷ_s = Σ_l w_{s,1:l} r_{s,l} with the cascade weight
     w_{s,1:l} = π_e(a_{s,1..l})/π_b(a_{s,1..l}) (McInerney et al. 2020; OBP
@@ -174,17 +174,11 @@ def rips_terms(slate_id, position, reward, logging_probability, target_probabili
 
     Parameters
     ----------
-    slate_id, position : array_like of int, shape (n_rows,)
-        Slate and 0-based slot of each row.
-    reward : array_like, shape (n_rows,)
-        Slot rewards.
+    %(slots)s
     logging_probability, target_probability : array_like, shape (n_rows,)
         Joint probabilities of the prefix a_{1..l} of the logged slate.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n_slates,)
-        Per-slate pseudo-outcomes.
+    %(returns)s
 
     Raises
     ------
@@ -206,6 +200,7 @@ def rips_terms(slate_id, position, reward, logging_probability, target_probabili
     return slate_sums(ids, r * (pe / pb))
 
 
+@_fill
 def self_normalized_slate_terms(slate_id, position, reward, logging_probability, target_probability, *,
                                 per_position: bool = True) -> np.ndarray:
     """Self-normalized slate IPS rows summed per slate: ŷ_{s,l} = w_{s,l} r_{s,l} / mean(w), the
@@ -214,10 +209,7 @@ def self_normalized_slate_terms(slate_id, position, reward, logging_probability,
 
     Parameters
     ----------
-    slate_id, position : array_like of int, shape (n_rows,)
-        Slate and 0-based slot of each row.
-    reward : array_like, shape (n_rows,)
-        Slot rewards.
+    %(slots)s
     logging_probability, target_probability : array_like, shape (n_rows,)
         Joint, item-position or cascade probabilities (SNSIPS, SNIIPS, SNRIPS).
     per_position : bool, default True
@@ -251,6 +243,7 @@ def self_normalized_slate_terms(slate_id, position, reward, logging_probability,
     return slate_sums(ids, rows)
 
 
+@_fill
 def cascade_dr_terms(slate_id, position, action, reward, logging_probability, target_probability, q_hat,
                      target_action_dist) -> np.ndarray:
     """Cascade doubly robust (Kiyohara et al., WSDM 2022, eq. 7; OBP ``SlateCascadeDoublyRobust``):
@@ -270,10 +263,7 @@ def cascade_dr_terms(slate_id, position, action, reward, logging_probability, ta
     target_action_dist : array_like, shape (n_rows, n_actions)
         π_e(a | x, a_{s,1:l−1}) at the row's slot, summing to 1 over the items.
 
-    Returns
-    -------
-    numpy.ndarray, shape (n_slates,)
-        Per-slate pseudo-outcomes.
+    %(returns)s
 
     Raises
     ------

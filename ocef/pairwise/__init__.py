@@ -12,15 +12,21 @@
 * :mod:`ocef.pairwise.lemmas` — the calibrated / equal-MSE models of Lemmas 1-2 (Sec. 4.2);
 * :mod:`ocef.pairwise.datasets` — scored pairs of Coat and the Open Bandit Dataset.
 """
-from ocef.pairwise.counts import (KINDS, PAIR_COLUMNS, SCORE_COLUMNS, PairCounts, attach_scores, check_pairs,
-                                  counts_from_arrays, group_mapping, pair_counts, read_table)
-from ocef.pairwise.accuracy import (PairwiseAccuracy, bootstrap_counts, bootstrap_counts_literal, cell_intervals,
-                                   cell_statistics, summary_intervals,
-                                   decompose_accuracy, exposure_table, pairwise_accuracy, position_decomposition,
-                                   rank_positions, summary_statistics)
-from ocef.pairwise.regularizer import (MFModel, RegularizerValue, fit_mf_pairwise, mf_loss_and_gradient,
-                                       pairwise_regularizer, pairs_to_indices)
-from ocef.pairwise.simulate import PairsTruth, SimulatedPairs, pairs_truth, relevant_sets, simulate_pairs
+from ocef._lazy import lazy_exports
+
+#: where each public name lives; modules are imported on first use (PEP 562), so ``ocef pairwise``
+#: on a file loads neither the simulator (scipy.optimize) nor the trainer.
+_HOME = {
+    "counts": ("KINDS", "PAIR_COLUMNS", "SCORE_COLUMNS", "PairCounts", "attach_scores", "check_pairs",
+               "counts_from_arrays", "group_mapping", "pair_counts", "read_table"),
+    "accuracy": ("PairwiseAccuracy", "bootstrap_counts", "bootstrap_counts_literal", "cell_intervals",
+                 "cell_statistics", "summary_intervals", "decompose_accuracy", "exposure_table", "pairwise_accuracy",
+                 "position_decomposition", "rank_positions", "summary_statistics"),
+    "regularizer": ("MFModel", "RegularizerValue", "fit_mf_pairwise", "mf_loss_and_gradient", "pairwise_regularizer",
+                    "pairs_to_indices"),
+    "simulate": ("PairsTruth", "SimulatedPairs", "pairs_truth", "relevant_sets", "simulate_pairs"),
+}
+_MODULES = ("counts", "accuracy", "regularizer", "simulate", "lemmas", "datasets")
 
 __all__ = [
     "MFModel", "RegularizerValue", "fit_mf_pairwise", "mf_loss_and_gradient", "pairwise_regularizer",
@@ -31,3 +37,5 @@ __all__ = [
     "summary_intervals", "decompose_accuracy",
     "exposure_table", "pairwise_accuracy", "position_decomposition", "rank_positions", "summary_statistics",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, _MODULES)

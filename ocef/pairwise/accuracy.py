@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 import pandas as pd
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
@@ -42,12 +43,9 @@ def _kind_counts(N: np.ndarray) -> np.ndarray:
 def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs and pairwise accuracy per (kind, clicked group, engagement level) from pair counts.
 
-    The accuracy of a cell estimates P(c_q(j, j′) | y_q,j > y_q,j′, s_j = s̃, z_q,j = z̃) with
-    c_q(j, j′) = 1[g(f(q, v_j)) > g(f(q, v_j′))]: over all pairs of the cell (kind ``overall``,
-    eq. 1-2, Definition 1), over the pairs with s_j = s_j′ (``intra``, eq. 3 and 5, Definition 2)
-    or with s_j ≠ s_j′ (``inter``, eq. 4 and 6, Definition 3). A tie counts ½ (Lemma 1's "ties are
-    split randomly"): accuracy = (#wins + ½ #ties) / #pairs. Vectorized over leading axes (e.g.
-    bootstrap replicates); works on expected counts (probabilities) too.
+    Kinds ``overall`` (eq. 1-2, Def. 1), ``intra`` (s_j = s_j′, eq. 3, 5, Def. 2) and ``inter``
+    (s_j ≠ s_j′, eq. 4, 6, Def. 3); accuracy = (#wins + ½ #ties) / #pairs (Lemma 1). Definitions:
+    docs/guide/pairwise.md. Vectorized over leading axes; expected counts work too.
 
     Parameters
     ----------
@@ -65,9 +63,8 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> n, acc = cell_statistics(pair_counts(make_toy_pairs()).total)
     >>> n[:, :, 0].tolist(), acc[:, :, 0].tolist()                   # rows: overall, intra, inter
     ([[4.0, 4.0], [2.0, 2.0], [2.0, 2.0]], [[0.5, 0.625], [0.5, 0.75], [0.5, 0.5]])
     """
@@ -82,11 +79,8 @@ def cell_statistics(N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
     """Per kind, each group's accuracy averaged over engagement levels, their ratio and their gap (Sec. 6.1).
 
-    Beutel et al. 2019 (pairwise fairness) "aggregate[s] the pairwise accuracy measures across engagement levels through a simple
-    average" and reports the ratio of the "not subgroup" average to the subgroup's: here
-    accuracy_0 and accuracy_1 are the equal-weight means over the levels marked in ``common``,
-    ratio = accuracy_0 / accuracy_1 (group 1 is the subgroup) and gap = accuracy_0 − accuracy_1.
-    A kind whose averaged cell is empty (NaN, e.g. in a bootstrap replicate) is undefined (NaN).
+    accuracy_0 and accuracy_1 are equal-weight means over the levels in ``common`` (Sec. 6.1's
+    "simple average"), ratio = accuracy_0 / accuracy_1 (group 1 the subgroup), gap = their difference.
 
     Parameters
     ----------
@@ -103,9 +97,8 @@ def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> n, acc = cell_statistics(pair_counts(pairs).total)
+    >>> n, acc = cell_statistics(pair_counts(make_toy_pairs()).total)
     >>> summary_statistics(acc, (n > 0).all(axis=1)).round(4).tolist()
     [[0.5, 0.625, 0.8, -0.125], [0.5, 0.75, 0.6667, -0.25], [0.5, 0.5, 1.0, 0.0]]
     """
@@ -140,18 +133,16 @@ def _exposure_statistics(N: np.ndarray) -> np.ndarray:
 
 def _critical(confidence: float, df):
     """Student's t critical value at ``confidence`` (two-sided) on ``df`` degrees of freedom."""
-    from scipy import stats
+    from ocef.inference import student_t
 
-    return stats.t.ppf(0.5 + confidence / 2.0, np.maximum(df, 1.0))
+    return student_t.ppf(0.5 + confidence / 2.0, np.maximum(df, 1.0))
 
 
 def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score bounds of a proportion with an elementwise critical value.
 
     The Wilson (1927) score interval of ``p`` on ``n_eff`` observations (as
-    :func:`ocef.inference.wilson_interval`), with the critical value given per element: here a
-    Student t quantile on the number of clusters minus one, and ``n_eff`` the effective number of
-    pairs of a cluster-robust variance (docs/guide/pairwise.md). The bounds stay in [0, 1].
+    :func:`ocef.inference.wilson_interval`), in [0, 1].
 
     Parameters
     ----------
@@ -169,9 +160,6 @@ def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> low, high = wilson_bounds(0.0, 10.0, 1.959963984540054)
-    >>> float(low), round(float(high), 4)
-    (0.0, 0.2775)
     >>> low, high = wilson_bounds([0.5, 1.0], [20.0, 0.0], 1.96)
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.2993, nan], [0.7007, nan])
@@ -217,14 +205,11 @@ def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str,
 
     Examples
     --------
-    >>> import pandas as pd
+    >>> from ocef.datasets import make_toy_pairs
     >>> from ocef.pairwise import pair_counts
-    >>> pairs = pd.DataFrame({"query": [0, 1, 2, 3], "j": [0, 0, 1, 1], "jp": [1, 1, 0, 0],
-    ...                       "s_j": [0, 0, 1, 1], "s_jp": [1, 1, 0, 0], "z": 1,
-    ...                       "score_j": [2.0, 0.0, 2.0, 2.0], "score_jp": [1.0, 1.0, 1.0, 1.0]})
-    >>> ci = cell_intervals(pair_counts(pairs))
+    >>> ci = cell_intervals(pair_counts(make_toy_pairs()))
     >>> float(ci["accuracy"][0, 0, 0]), int(ci["n_clusters"][0, 0, 0])
-    (0.5, 2)
+    (0.5, 4)
     """
     n_p, w_p, m, N, a, Qc = _cluster_parts(counts)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -238,16 +223,10 @@ def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str,
 def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: float = 0.95) -> dict[str, np.ndarray]:
     """Cluster-robust intervals and tests of the per-kind summary (Sec. 6.1) over the levels ``common``.
 
-    For each kind: each group's accuracy averaged over the levels (as
-    :func:`summary_statistics`), the gap a₀ − a₁ and the ratio a₀/a₁. Each cluster's influence on a
-    group's average is (1/L) Σ_z (w_qz − â_z n_qz)/N_z; the variances are Q/(Q − 1) Σ_q influence²,
-    Q the clusters with pairs in any averaged cell of the kind. Accuracies: Wilson on
-    n_eff = â(1 − â)/V with a t critical value on Q − 1 degrees of freedom; gap and ratio:
-    Newcombe's hybrid score (MOVER) intervals from the two Wilson intervals (Newcombe 1998,
-    Statistics in Medicine 17, 873-890), the ratio on log scale — a t interval on the linearised
-    variance covered only 0.69 in cells of ~3 pairs, where that variance is often 0. ``p_value``
-    of "gap = 0": the level at which the gap interval starts to exclude 0 (NaN with fewer than 2
-    clusters).
+    Accuracies: cluster-robust Wilson intervals; gap and ratio: Newcombe's hybrid score (MOVER)
+    intervals from the two Wilson intervals (Newcombe 1998), the ratio on log scale; ``p_value`` of
+    "gap = 0": the level at which the gap interval starts to exclude 0. Formulas and measured
+    coverage: docs/guide/pairwise.md.
 
     Parameters
     ----------
@@ -267,13 +246,10 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
+    >>> import numpy as np
+    >>> from ocef.datasets import make_toy_pairs
     >>> from ocef.pairwise import pair_counts
-    >>> rng = np.random.default_rng(0)
-    >>> pairs = pd.DataFrame({"query": np.arange(400), "j": 0, "jp": 1, "s_j": rng.integers(0, 2, 400),
-    ...                       "s_jp": rng.integers(0, 2, 400), "z": 1, "score_j": rng.random(400),
-    ...                       "score_jp": rng.random(400)})
-    >>> out = summary_intervals(pair_counts(pairs), np.ones((3, 1), bool))
+    >>> out = summary_intervals(pair_counts(make_toy_pairs()), np.ones((3, 1), bool))
     >>> bool(out["gap_ci_low"][0] < out["gap"][0] < out["gap_ci_high"][0])
     True
     """
@@ -323,14 +299,13 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 # --------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000) -> np.ndarray:
+def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: int = 20_000_000,
+                     progress=False) -> np.ndarray:
     """Replicate counts of the bootstrap clustered by ``counts.cluster`` (queries by default).
 
-    The Q clusters are resampled with replacement. Clusters with the same count profile are
-    exchangeable, so a resample is exactly a Multinomial(Q, m/Q) draw over the P distinct profiles
-    (m their multiplicities) and its counts are ``W @ profiles``; with many distinct profiles the Q
-    cluster indices are drawn instead (the same distribution, and the same draws as
-    :func:`bootstrap_counts_literal`). Memory is bounded by ``chunk``.
+    A resample is a Multinomial(Q, m/Q) draw over the distinct cluster profiles (m their
+    multiplicities), the same distribution as :func:`bootstrap_counts_literal`'s; memory is
+    bounded by ``chunk``.
 
     Parameters
     ----------
@@ -342,6 +317,8 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
         Seeds the draws.
     chunk : int, default 20_000_000
         Largest number of draws held in memory at once.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -351,9 +328,8 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> rep = bootstrap_counts(pair_counts(pairs), 3, rng=0)
+    >>> rep = bootstrap_counts(pair_counts(make_toy_pairs()), 3, rng=0)
     >>> rep.shape, rep.sum(axis=(1, 2, 3, 4)).tolist()             # one pair per query: 8 pairs each
     ((3, 2, 2, 1, 3), [8, 8, 8])
     """
@@ -373,24 +349,27 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
     by_index = P * 8 > Q
     profile_of_query = np.repeat(np.arange(P), m) if by_index else None
     step = max(1, chunk // max(Q if by_index else P, 1))
-    for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
-        b1 = min(n_resamples, b0 + step)
-        if by_index:
-            draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
-            draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
-            W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
-            del draws
-        else:
-            W = gen.multinomial(Q, m / Q, size=b1 - b0)
-        out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
+    from ocef._progress import progress_bar
+
+    with progress_bar(progress, total=n_resamples, desc="bootstrap resamples", unit="resample") as bar:
+        for b0 in range(0, n_resamples, step):                # chunks bound memory, not a per-draw loop
+            b1 = min(n_resamples, b0 + step)
+            if by_index:
+                draws = profile_of_query[gen.integers(0, Q, (b1 - b0, Q))]
+                draws += np.arange(b1 - b0)[:, None] * P                      # row b's profiles -> b·P + p
+                W = np.bincount(draws.ravel(), minlength=(b1 - b0) * P).reshape(b1 - b0, P)
+                del draws
+            else:
+                W = gen.multinomial(Q, m / Q, size=b1 - b0)
+            out[b0:b1] = np.rint(W.astype(float) @ proff).astype(np.int64)
+            bar.update(b1 - b0)
     return out.reshape((n_resamples,) + counts.profiles.shape[1:])
 
 
 def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) -> np.ndarray:
     """The literal clustered bootstrap, for checking :func:`bootstrap_counts`.
 
-    Expands the counts to one count vector per cluster, draws Q cluster indices with replacement
-    per resample and adds their vectors (a Python loop over resamples: slow, only for tests).
+    Draws Q cluster indices with replacement per resample (a Python loop: slow, for tests).
 
     Parameters
     ----------
@@ -409,9 +388,8 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
     >>> from ocef.pairwise import pair_counts
-    >>> counts = pair_counts(pairs)
+    >>> counts = pair_counts(make_toy_pairs())
     >>> bool((bootstrap_counts_literal(counts, 3, rng=0) == bootstrap_counts(counts, 3, rng=0)).all())
     True
     """
@@ -488,12 +466,9 @@ def _percentile(rep: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndar
 class PairwiseAccuracy(Result):
     """Pairwise accuracies with intervals (Definitions 1-3, eq. 1-7, Sec. 6.1), made by :func:`pairwise_accuracy`.
 
-    ``cells`` (also ``to_frame()``) has one row per (kind, clicked group, z): the accuracy of that
-    cell with its interval. ``summary()`` has one row per kind: both groups' accuracies averaged
-    over the z levels both have (Sec. 6.1), the gap and the ratio (group 0 / group 1, the paper's
-    "not subgroup" / subgroup) with intervals and the test of "gap = 0", Holm-adjusted over the
-    three kinds. The views ``groups`` (one row per group: its summary accuracies) and ``pairs``
-    (one row per kind: group 0 vs group 1) are DataFrame properties.
+    ``summary()`` has one row per kind: both groups' accuracies averaged over the z levels both
+    have (Sec. 6.1), gap, ratio (group 0 / group 1), intervals and the Holm-adjusted test of
+    "gap = 0"; ``groups`` and ``pairs`` are views.
 
     Attributes
     ----------
@@ -522,11 +497,7 @@ class PairwiseAccuracy(Result):
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> res = pairwise_accuracy(pairs)
-    >>> res.group_names, res.n_pairs
-    (('a', 'b'), 8)
-    >>> res.summary()[["kind", "accuracy_0", "accuracy_1", "gap"]].round(3)
+    >>> pairwise_accuracy(make_toy_pairs()).summary()[["kind", "accuracy_0", "accuracy_1", "gap"]].round(3)
           kind  accuracy_0  accuracy_1    gap
     0  overall         0.5       0.625 -0.125
     1    intra         0.5       0.750 -0.250
@@ -555,9 +526,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
-        >>> res.to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
+        >>> pairwise_accuracy(make_toy_pairs()).to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
               kind group  n_pairs  accuracy
         0  overall     a        4     0.500
         1  overall     b        4     0.625
@@ -575,9 +544,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
-        >>> res.summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
+        >>> pairwise_accuracy(make_toy_pairs()).summary()[["kind", "gap", "gap_ci_low", "gap_ci_high", "p_adjusted"]].round(3)
               kind    gap  gap_ci_low  gap_ci_high  p_adjusted
         0  overall -0.125      -0.621        0.472         1.0
         1    intra -0.250      -0.774        0.555         1.0
@@ -623,8 +590,7 @@ class PairwiseAccuracy(Result):
         Examples
         --------
         >>> from ocef.datasets import make_toy_pairs
-        >>> pairs = make_toy_pairs()
-        >>> res = pairwise_accuracy(pairs)
+        >>> res = pairwise_accuracy(make_toy_pairs())
         >>> out = res.to_dict()
         >>> out["groups"], out["n_pairs"], out["p_adjustment"]
         (['a', 'b'], 8, 'holm over the three kinds')
@@ -650,9 +616,11 @@ def _level_names(levels, mask) -> str:
 
 
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 87 TiB
-                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS))
+                 confidence=CONFIDENCE, interval=Options(*INTERVALS), rng=Rng(), backend=Options(*BACKENDS),
+                 progress=PROGRESS)
 def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "query", interval: str = "cluster-wilson",
-                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None) -> PairwiseAccuracy:
+                      n_resamples: int = 200, confidence: float = 0.95, rng=None, backend: str = "auto", z_levels=None,
+                      progress=False) -> PairwiseAccuracy:
     """Overall, intra- and inter-group pairwise accuracies per (clicked group, z) with intervals
     clustered by ``cluster``, and their per-kind summary (ratio, gap) with adjusted p-values.
 
@@ -676,6 +644,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -683,17 +653,12 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> n = 300
-    >>> pairs = pd.DataFrame({"query": np.arange(n), "j": 0, "jp": 1, "s_j": rng.integers(0, 2, n),
-    ...                       "s_jp": rng.integers(0, 2, n), "z": rng.integers(1, 3, n),
-    ...                       "score_j": rng.random(n) + 0.2, "score_jp": rng.random(n)})
-    >>> res = pairwise_accuracy(pairs)
-    >>> list(res.summary().kind), res.group_names
-    (['overall', 'intra', 'inter'], (0, 1))
-    >>> bool((res.cells.ci_low <= res.cells.accuracy).all())
-    True
+    >>> from ocef.datasets import make_toy_pairs
+    >>> pairwise_accuracy(make_toy_pairs()).summary()[["kind", "gap", "gap_ci_low", "gap_ci_high"]].round(3)
+          kind    gap  gap_ci_low  gap_ci_high
+    0  overall -0.125      -0.621        0.472
+    1    intra -0.250      -0.774        0.555
+    2    inter  0.000      -0.660        0.660
     """
     rng = as_generator(rng)
     if interval == "percentile" and n_resamples:
@@ -718,7 +683,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         few = (ci["n_pairs"] > 0) & (ci["n_clusters"] < 2)
         cell_reason[few] = "no valid interval: the cell's pairs come from a single cluster"
     elif n_resamples:
-        rep = bootstrap_counts(counts, n_resamples, rng=rng)
+        rep = bootstrap_counts(counts, n_resamples, rng=rng, progress=progress)
         _, rep_acc = cell_statistics(rep)
         lo, hi = _percentile(rep_acc, confidence)
         slo, shi = _percentile(summary_statistics(rep_acc, common), confidence)
@@ -775,10 +740,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
 def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     """Eq. (7): the overall accuracy of each clicked group as a weighted sum of its intra- and inter-group accuracies.
 
-    For clicked group s̃ at level z̃: P(c | y_j > y_j′, s_j = s̃, z̃) = Σ_{s̃′ ∈ {s̃, 1 − s̃}}
-    P(s_j′ = s̃′ | s_j = s̃, z̃) · P(c | s_j = s̃, s_j′ = s̃′, z̃). The identity is exact for the
-    empirical estimates (``recomposed`` equals ``overall`` up to rounding); a term with weight 0
-    contributes 0 (its accuracy is NaN).
+    P(c | y_j > y_j′, s_j = s̃, z̃) = Σ_{s̃′} P(s_j′ = s̃′ | s_j = s̃, z̃) · P(c | s_j = s̃, s_j′ = s̃′, z̃),
+    exact for the empirical estimates (``recomposed`` equals ``overall``).
 
     Parameters
     ----------
@@ -797,8 +760,7 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> decompose_accuracy(pairs)[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
+    >>> decompose_accuracy(make_toy_pairs())[["group", "weight_intra", "accuracy_intra", "accuracy_inter", "overall"]]
       group  weight_intra  accuracy_intra  accuracy_inter  overall
     0     a           0.5            0.50             0.5    0.500
     1     b           0.5            0.75             0.5    0.625
@@ -819,12 +781,9 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
 def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, rng=None, **kwargs) -> pd.DataFrame:
     """Exposure of each group over inter-group pairs (Sec. 6.4, Fig. 4), with clustered bootstrap intervals.
 
-    Per (group s, level z), over the inter-group pairs at z whichever item was clicked:
-    ``click_share`` — the share where the user clicked the group's item (the users' preference,
-    Fig. 4a); ``exposure`` — Exposure_{s,z} = P(c_q(j, j′) | s_j = s, s_j′ = 1 − s, z), the share
-    where the model ranks the group's item first (ties ½). The two groups' shares and exposures
-    sum to 1 at each z. The seed writes the condition as z_{q,j′} = z̃; only the clicked item has an
-    engagement, so z is the pair's bucket, as in every other metric.
+    Per (group s, level z) over the inter-group pairs: ``click_share``, the share where the user
+    clicked the group's item (Fig. 4a), and ``exposure`` = P(c_q(j, j′) | s_j = s, s_j′ = 1 − s, z),
+    the share where the model ranks the group's item first (ties ½).
 
     Parameters
     ----------
@@ -848,8 +807,7 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pairs = make_toy_pairs()
-    >>> exposure_table(pairs, n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
+    >>> exposure_table(make_toy_pairs(), n_resamples=0)[["group", "n_pairs", "click_share", "exposure"]]
       group  n_pairs  click_share  exposure
     0     a        4          0.5       0.5
     1     b        4          0.5       0.5
@@ -888,8 +846,6 @@ def rank_positions(scores) -> np.ndarray:
 
     Raises
     ------
-    ocef.errors.ParameterError
-        If ``scores`` has more than 2 dimensions.
     ocef.errors.DataError
         If ``scores`` holds ±inf.
 
@@ -919,10 +875,7 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     """Sec. 4.1: each item's position as |R_q| minus its wins within its group and against the other group.
 
     ℓ(j)_q = |R_q| − #{j′: s_j′ = s_j}·P(c | same group) − #{j′: s_j′ ≠ s_j}·P(c | other group), for
-    every item in R_q (the decomposition after Theorem 1). Note: Theorem 1's proof writes
-    E[ℓ] = |R_q|(1 − PairwiseAccuracy_q(j)); with |R_q| − 1 comparisons the exact identity is
-    ℓ(j)_q = |R_q| − (|R_q| − 1)·PairwiseAccuracy_q(j) (e.g. the top item: ℓ = 1, not 0); the
-    theorem's conclusion (equal accuracies give equal expected positions) holds either way.
+    every item in R_q (after Theorem 1, whose proof is off by one: ℓ = 1 for the top item, not 0).
 
     Parameters
     ----------
@@ -936,11 +889,6 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     pandas.DataFrame
         One row per (query, item in R_q): query, item, group, position, n_same, acc_same,
         n_other, acc_other, recomposed (equal to position).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``item_groups`` does not have one entry per item.
 
     Examples
     --------

@@ -168,8 +168,6 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For an unknown data set or model, or ``model="mf"`` on OBD.
     ocef.errors.DatasetNotFoundError
         When the data set is not found (:mod:`ocef.datasets`).
 

@@ -39,10 +39,7 @@ def _base_rate_model(y: np.ndarray) -> np.ndarray:
 def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
     """Calibration error |E[y | f = f_s] − f_s| of each group's prediction (eq. 9).
 
-    A pCTR model is calibrated when E[y | f(x) = ỹ] = ỹ (eq. 9), evaluated within a group in the
-    context of fairness. Items of group s occur with probability π_s (π_1 = ``share_1``), have
-    labels Bernoulli(ȳ_s) and are predicted ``predictions[s]``; groups predicted alike are pooled,
-    because the condition is on the prediction.
+    Groups predicted alike are pooled (the condition is on the prediction).
 
     Parameters
     ----------
@@ -60,8 +57,6 @@ def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
 
     Examples
     --------
-    >>> calibration_errors([0.8, 0.2], 0.5, [0.8, 0.2]).tolist()        # the lemmas' base-rate model
-    [0.0, 0.0]
     >>> calibration_errors([0.8, 0.2], 0.25, [0.5, 0.5]).round(4).tolist()
     [0.15, 0.15]
     """
@@ -74,11 +69,7 @@ def calibration_errors(y_bar, share_1: float, predictions) -> np.ndarray:
 def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
     """Expected counts N[s, t, z = 0, o] of the recorded pairs in the setting of Lemmas 1-2 (Sec. 4.2).
 
-    Each item of a randomized pair is in group 1 with probability ``share_1``, has label
-    Bernoulli(ȳ_s) and is predicted at its group's base rate f(q, v_j) = ȳ_{s_j}; a pair is
-    recorded when exactly one item is clicked, so (clicked group s, unclicked group s′) has
-    probability ∝ π_s ȳ_s · π_s′ (1 − ȳ_s′). Same-group pairs tie, an inter-group pair is won by the
-    group with the higher base rate.
+    The setting of the module docstring.
 
     Parameters
     ----------
@@ -92,11 +83,6 @@ def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
     numpy.ndarray, shape (2, 2, 1, 3)
         Probabilities (summing to 1) in the layout of :attr:`ocef.pairwise.PairCounts.total`:
         clicked group, kind (0 intra, 1 inter), level, outcome (loss, tie, win).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If a rate or ``share_1`` is outside (0, 1).
 
     Examples
     --------
@@ -119,11 +105,7 @@ def lemma_mass(y_bar_0: float, y_bar_1: float, share_1: float) -> np.ndarray:
 def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
     """Every quantity of Lemmas 1-2 (Sec. 4.2) for the base-rate model, exactly.
 
-    The model f(q, v_j) = ȳ_{s_j} is calibrated in each group (eq. 9, Lemma 1) and, when
-    ȳ_1 = 1 − ȳ_0, has equal MSE_s = ȳ_s − ȳ_s² in both groups (Lemma 2); yet same-group pairs tie
-    (accuracy ½), inter-group pairs are all won by the group with the higher base rate, and by eq.
-    (7) the overall accuracies differ whenever P(s_j ≠ s_j′ | y_j > y_j′) > 0. The accuracies are
-    computed from :func:`lemma_mass` by the same functions as the estimates.
+    The accuracies are computed from :func:`lemma_mass` by the same functions as the estimates.
 
     Parameters
     ----------
@@ -138,11 +120,6 @@ def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
         The inputs; ``calibration_error_0/1`` (eq. 9), ``mse_0/1``, ``p_inter`` (share of recorded
         pairs that are inter-group) and, for each kind ``overall``, ``intra``, ``inter``, the keys
         ``<kind>_accuracy_0``, ``<kind>_accuracy_1`` and ``<kind>_ratio``.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If a rate or ``share_1`` is outside (0, 1).
 
     Examples
     --------

@@ -29,7 +29,7 @@ from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records
 from ocef.reo.simulate import TrafficWorld
-from ocef.validation import as_generator, check_in_interval, check_positive_int
+from ocef.validation import Boolean, Integer, OrNone, Real, as_generator, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
@@ -39,10 +39,7 @@ __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "rel
 class PairsTruth(Result):
     """The exact pairwise accuracies of a randomized-pairs experiment, made by :func:`pairs_truth`.
 
-    The population values that the estimates of :func:`ocef.pairwise.pairwise_accuracy` target:
-    the probability mass of the recorded pairs goes through the same
-    :func:`ocef.pairwise.cell_statistics` and :func:`ocef.pairwise.summary_statistics` as the
-    counts. ``to_frame()`` is ``cells``; ``summary()`` the per-kind summary.
+    The population values that :func:`ocef.pairwise.pairwise_accuracy` estimates.
 
     Attributes
     ----------
@@ -61,8 +58,7 @@ class PairsTruth(Result):
     >>> from ocef.reo.simulate import as_world
     >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
     ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> truth = pairs_truth(world)
-    >>> truth.summary().round(4)
+    >>> pairs_truth(world).summary().round(4)
           kind  accuracy_0  accuracy_1   ratio     gap
     0  overall      0.7288      0.7794  0.9351 -0.0506
     1    intra      0.8703      0.6806  1.2788  0.1897
@@ -137,9 +133,6 @@ class PairsTruth(Result):
 class SimulatedPairs(Result):
     """Randomized pairs served on a simulated world, with their exact accuracies (:func:`simulate_pairs`).
 
-    ``to_frame()`` is the pairs table (the input format of :func:`ocef.pairwise.pair_counts`, with
-    the user and the position of the clicked item beside it).
-
     Attributes
     ----------
     pairs : pandas.DataFrame
@@ -160,8 +153,6 @@ class SimulatedPairs(Result):
     >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
     ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
     >>> sim = simulate_pairs(world, n_requests=20_000, p_pair=0.5, rng=0)
-    >>> sim.n_requests, sim.n_experimental, sim.n_recorded
-    (20000, 9933, 5240)
     >>> sim.pairs.head(2)
        query  user  j  jp  s_j  s_jp  z  score_j  score_jp  position_j
     0      3     1  1   0    0     0  2      4.0       1.0           3
@@ -215,9 +206,7 @@ class SimulatedPairs(Result):
 def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
     """The relevant set R_u of each user: the top ``n_relevant`` items by the world's default scores.
 
-    R_q of Beutel et al. 2019 (pairwise fairness) is the set returned by the retrieval stage (Sec. 3.1) among which the
-    randomized pairs are drawn (Sec. 3.4); here, each user's ``n_relevant`` best items by
-    ``world.scores`` (ties: lower item index), or every item.
+    R_q of the retrieval stage (Sec. 3.1); ties go to the lower item index.
 
     Parameters
     ----------
@@ -230,11 +219,6 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
     -------
     numpy.ndarray of int, shape (n_users, n_relevant)
         Item indices of each user's relevant set, best first (all items in order with None).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``n_relevant`` is below 2 or above the number of items.
 
     Examples
     --------
@@ -264,19 +248,15 @@ def _check(world, model_scores, position_bias, n_levels):
     theta = np.asarray(position_bias, dtype=float)
     if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
         raise ParameterError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
-    n_levels = check_positive_int("n_levels", n_levels)
     return scores, theta, n_levels
 
 
+@validate_params(n_relevant=OrNone(Integer(2)), n_levels=Integer(1), chunk=Integer(1))
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
     """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world``.
 
-    A recorded pair (u, j, j′, z) has probability proportional to
-    w_u · ½[θ₂ ρ_uj (1 − θ₃ ρ_uj′) + θ₃ ρ_uj (1 − θ₂ ρ_uj′)] · P(z | u, j) over the ordered pairs of
-    R_u (ρ = ``world.preferences``, θ = ``position_bias``, z = 1 + Binomial(n_levels − 1, ρ_uj)); the
-    resulting mass N[s, t, z, o] goes through the accuracy functions of eq. (1)-(7) and Sec. 6.1,
-    6.4 (module docstring). Users are processed in chunks of bounded memory (U x |R| x |R|).
+    The ground truth of the module docstring, in chunks of bounded memory (U x |R| x |R|).
 
     Parameters
     ----------
@@ -299,25 +279,18 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``world`` is not a TrafficWorld.
     ocef.errors.DataError
         If its item groups are not exactly 0 and 1.
-    ocef.errors.ParameterError
-        For bad ``model_scores``, ``position_bias``, ``n_levels`` or ``n_relevant``.
 
     Examples
     --------
     >>> from ocef.reo.simulate import as_world
     >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
     ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> truth = pairs_truth(world)
-    >>> truth.exposure.round(4)
+    >>> pairs_truth(world).exposure.round(4).head(2)
        group  z  click_share  exposure
     0      0  1       0.3922    0.2572
     1      0  2       0.5584    0.5927
-    2      1  1       0.6078    0.7428
-    3      1  2       0.4416    0.4073
     """
     from scipy.stats import binom              # lazily: scipy.stats is slow to import
 
@@ -357,16 +330,14 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
     return PairsTruth(mass, cells, summary, exposure)
 
 
+@validate_params(n_requests=Integer(1), p_pair=Real(0, 1, closed="right"), n_relevant=OrNone(Integer(2)),
+                 n_levels=Integer(1), truth=Boolean())
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
     """Serve requests on a simulated world and record the randomized pairs of Beutel et al.'s experiment (Sec. 3.4).
 
-    Each request comes from a user drawn with ``world.user_weights``; a share ``p_pair`` is in the
-    experimental slice: two distinct items drawn uniformly from R_u (:func:`relevant_sets`) are shown
-    at positions 2 and 3 in random order, each clicked independently with probability θ_pos · ρ_ui.
-    A pair is recorded when exactly one is clicked (j the clicked item, j′ the other) with its
-    engagement bucket z = 1 + Binomial(n_levels − 1, ρ_uj) and the audited scores of both items.
+    The serving model is in the module docstring.
 
     Parameters
     ----------
@@ -376,14 +347,8 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
         Requests served.
     p_pair : float, default 0.05
         Probability that a request is in the experimental slice, in (0, 1].
-    model_scores : array_like, shape (n_users, n_items), optional
-        The audited model's scores (default: ``world.scores``).
-    n_relevant : int, optional
-        Size of each user's relevant set (None: all items).
-    position_bias : (float, float), default (1.0, 1.0)
-        Examination probabilities of positions 2 and 3.
-    n_levels : int, default 2
-        Number of engagement levels.
+    model_scores, n_relevant, position_bias, n_levels
+        As in :func:`pairs_truth`.
     rng : None, int, SeedSequence or Generator
         Seeds the requests, pairs, clicks and engagements.
     truth : bool, default True
@@ -392,12 +357,6 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     Returns
     -------
     SimulatedPairs
-
-    Raises
-    ------
-    ocef.errors.ParameterTypeError, ocef.errors.DataError, ocef.errors.ParameterError
-        As :func:`pairs_truth`; ParameterError also for ``n_requests`` < 1 or ``p_pair`` outside
-        (0, 1].
 
     Examples
     --------
@@ -411,8 +370,6 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     ([0.75, 0.88, 0.68], [0.73, 0.87, 0.66])
     """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
-    n_requests = check_positive_int("n_requests", n_requests)
-    p_pair = check_in_interval("p_pair", p_pair, 0.0, 1.0, low_open=True, high_open=False)
     gen = as_generator(rng)
     R = relevant_sets(world, n_relevant)
     M = R.shape[1]

@@ -20,6 +20,7 @@ from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, 
 )
 from ocef.results import Result
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
 
@@ -44,32 +45,22 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
                     groups: Sequence, name: str = "log") -> np.ndarray:
     """The multinomial sufficient statistic of a log: positives per group and the rows without a positive (App. G.2).
 
-    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``. Every REO statistic depends on a log
-    only through these K + 1 counts, so resampling rows with replacement is a
-    ``Multinomial(n, c / n)`` draw of them (the bootstrap of Sec. 4.3 at O(K) per resample).
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #rows with Y=0)``: resampling rows is a
+    ``Multinomial(n, c / n)`` draw of them.
 
     Parameters
     ----------
     log : pandas.DataFrame
         The log, with the label and group columns.
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s) (:func:`ocef.reo.label_indicator`).
-    group : str, default "S"
-        The item-group column.
+    label, group, name
+        As in :func:`ocef.reo.positive_counts`.
     groups : sequence
         The K groups, in order; the last cell counts every other row (Y = 0, or a group not
-    listed).
-    name : str, default "log"
-        The log's name in error messages.
+        listed).
 
     Returns
     -------
     numpy.ndarray of int64, shape (K + 1,)
-
-    Raises
-    ------
-    ocef.errors.ParameterError, ValueError
-        For missing columns or labels other than 0/1 (:func:`ocef.reo.label_indicator`).
 
     Examples
     --------
@@ -88,12 +79,14 @@ def _ab_stat_from_counts(counts_control, counts_treatment, counts_random) -> np.
             - _reo_stat_from_counts(counts_control, counts_random))
 
 
-def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int) -> np.ndarray:
+def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: int, bar=None) -> np.ndarray:
     """Literal resampling: draw row indices with replacement and recount (Algorithm 4)."""
     rows = np.repeat(np.arange(counts.size), counts)
     out = np.empty((n_resamples, counts.size), dtype=np.int64)
     for b in range(n_resamples):  # one full recount per bootstrap data set, as in Alg. 4
         out[b] = np.bincount(rows[rng.integers(0, rows.size, rows.size)], minlength=counts.size)
+        if bar is not None:
+            bar.update()
     return out
 
 
@@ -114,13 +107,9 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
                  jack_weights: list[np.ndarray], confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Bias-corrected and accelerated (BCa) bootstrap interval from a weighted jackknife (Efron and Tibshirani 14.3, 15.4).
 
-    The algorithm of ``scipy.stats.bootstrap(method="BCa")``: the bias correction
-    ``z0 = Phi^-1(share of replicates below theta_hat)`` (ties counted half) and the acceleration
-    ``a = sum u^3 / (6 (sum u^2)^(3/2))`` from the jackknife values ``u``, summed over the
-    samples. The jackknife is given per sample as distinct leave-one-row-out values with their
-    multiplicities, so a statistic of category counts needs K + 1 values instead of n (App. G.2,
-    BCa of Sec. 4.3). Non-finite replicates are dropped per statistic; a tested equality with
-    scipy holds on row-level data.
+    The algorithm of ``scipy.stats.bootstrap(method="BCa")`` (tested equal on row-level data), with
+    the jackknife given as distinct leave-one-row-out values and their multiplicities (K + 1
+    values for a statistic of category counts).
 
     Parameters
     ----------
@@ -152,7 +141,7 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     >>> float(low[0]), float(high[0])
     (2.2, 7.2)
     """
-    from scipy import stats  # lazy: keeps `ocef reo` start-up light
+    from ocef.inference import normal  # scipy.stats' values; importing scipy.stats takes ~1 s
 
     alpha = (1.0 - confidence) / 2.0
     low = np.full(theta_hat.shape, np.nan)
@@ -167,18 +156,18 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
         dens += (w[:, None] * u ** 2).sum(axis=0) / n ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         a_hat = nums / (6.0 * dens ** 1.5)
-    z_alpha = stats.norm.ppf(alpha)
+    z_alpha = normal.ppf(alpha)
     for i in range(theta_hat.size):
         boot = theta_boot[:, i]
         boot = boot[np.isfinite(boot)]
         if boot.size == 0:
             continue
         pct = (np.count_nonzero(boot < theta_hat[i]) + np.count_nonzero(boot <= theta_hat[i])) / (2.0 * boot.size)
-        z0 = stats.norm.ppf(pct)
+        z0 = normal.ppf(pct)
         a = a_hat[i] if np.isfinite(a_hat[i]) else 0.0
         num1, num2 = z0 + z_alpha, z0 - z_alpha
-        a1 = stats.norm.cdf(z0 + num1 / (1 - a * num1))
-        a2 = stats.norm.cdf(z0 + num2 / (1 - a * num2))
+        a1 = normal.cdf(z0 + num1 / (1 - a * num1))
+        a2 = normal.cdf(z0 + num2 / (1 - a * num2))
         if np.isfinite(a1) and np.isfinite(a2):
             low[i], high[i] = np.quantile(boot, [a1, a2])
     return low, high
@@ -199,11 +188,6 @@ def check_bootstrap_method(method: str, name: str = "interval") -> str:
     str
         ``method`` unchanged.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For any other value.
-
     Examples
     --------
     >>> check_bootstrap_method("bca")
@@ -218,9 +202,7 @@ def check_bootstrap_method(method: str, name: str = "interval") -> str:
 class BootstrapSummary(Result):
     """Bootstrap of a vector statistic: estimate, replicates, standard error, bias and interval (Sec. 4.3, App. G.2).
 
-    For REO the statistics are ``delta_U_1..delta_U_K, penalty`` (:func:`bootstrap_reo_ci`) or
-    ``D_1..D_K, D_REO`` (:func:`ocef.reo.ab_test`, Algorithm 4); ``names`` labels them.
-    ``to_frame()`` has one row per statistic (the replicates stay in ``replicates``).
+    For REO the statistics are ``delta_U_1..delta_U_K, penalty`` or ``D_1..D_K, D_REO`` (Algorithm 4).
 
     Parameters
     ----------
@@ -246,11 +228,9 @@ class BootstrapSummary(Result):
     >>> from ocef.datasets import make_toy_reo_logs
     >>> d, r = make_toy_reo_logs()
     >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
-    >>> summary.to_frame()[["statistic", "estimate", "se", "ci_low", "ci_high"]].round(3)
-        statistic  estimate     se  ci_low  ci_high
-    0  delta_U[a]    -0.333  0.163  -0.654   -0.013
-    1  delta_U[b]     0.333  0.163   0.013    0.654
-    2     penalty     0.333  0.154   0.032    0.634
+    >>> summary.to_frame()[["statistic", "estimate", "se"]].round(3).tail(1)
+      statistic  estimate     se
+    2   penalty     0.333  0.154
     """
 
     estimate: np.ndarray          # (d,) on the original data
@@ -341,7 +321,8 @@ class BootstrapReo(NamedTuple):
 
 
 def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_resamples: int,
-                      confidence: float, rng, resample: str = "counts", names: Sequence = ()) -> BootstrapSummary:
+                      confidence: float, rng, resample: str = "counts", names: Sequence = (),
+                      progress=False) -> BootstrapSummary:
     from ocef.validation import as_generator, check_positive_int
 
     check_bootstrap_method(method)
@@ -355,9 +336,19 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
                     work=float(n_resamples) * max(width, 1), what="resampled cells")
     z = normal_quantile(confidence)
     rng = as_generator(rng)
-    draw = _multinomial_resamples if resample == "counts" else _row_resamples
+    from ocef._progress import progress_bar
+
     estimate = statistic(*samples)
-    replicates = statistic(*[draw(rng, c, n_resamples) for c in samples])
+    with progress_bar(progress, total=n_resamples * len(samples), desc="bootstrap resamples (per log)",
+                      unit="resample") as bar:
+        draws = []
+        for c in samples:                           # the same draws, in the same order, with or without a bar
+            if resample == "counts":
+                draws.append(_multinomial_resamples(rng, c, n_resamples))
+                bar.update(n_resamples)
+            else:
+                draws.append(_row_resamples(rng, c, n_resamples, bar))
+    replicates = statistic(*draws)
     finite = np.isfinite(replicates)
     n_undefined = int((~finite.all(axis=1)).sum())
     masked = np.where(finite, replicates, np.nan)
@@ -376,49 +367,32 @@ def _bootstrap_counts(statistic, samples: list[np.ndarray], *, method: str, n_re
 
 
 @validate_params(confidence=CONFIDENCE, n_resamples=Integer(2, 10**7), interval=Options(*BOOTSTRAP_INTERVALS),
-                 rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS))
+                 rng=Rng(), resample=Options("counts", "rows"), backend=Options(*BACKENDS), progress=PROGRESS)
 def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
                      group: str = "S", confidence: float = 0.95, n_resamples: int = 100,
                      interval: str = "standard", rng=None, groups: Sequence | None = None,
-                     resample: str = "counts", backend: str = "auto", spark=None) -> BootstrapReo:
+                     resample: str = "counts", backend: str = "auto", spark=None, progress=False) -> BootstrapReo:
     """Bootstrap intervals for ``delta_U_k`` and ``Delta_REO`` of one strategy (Sec. 4.3, App. G.2, Fig. 7-8).
 
-    D_rec and D_rand are resampled independently with replacement (same sizes), ``n_resamples``
-    times. A log enters REO only through its category counts (:func:`category_counts`), so a
-    resample is a multinomial draw of those K + 1 counts (``resample="counts"``, O(K) per
-    resample) -- the same distribution as resampling rows (``resample="rows"``, the literal
-    Algorithm 4 with a full recount, for comparison). The BCa acceleration uses an exact
-    count-level jackknife (:func:`bca_interval`). Statistic order: ``delta_U_1..delta_U_K,
-    penalty``. The bootstrap interval respects the boundary at 0 that the delta-method penalty
-    interval ignores (see :mod:`ocef.reo`); :func:`ocef.reo.estimate_reo` with a bootstrap
-    ``interval`` is the same estimate through the one door.
+    D_rec and D_rand are resampled independently, as multinomial draws of their category counts
+    (:func:`category_counts`); the interval respects the boundary at 0 that the delta-method
+    penalty interval ignores. :func:`ocef.reo.estimate_reo` with a bootstrap ``interval`` is the
+    same estimate through the one door.
 
     Parameters
     ----------
     default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
         The default log D_rec and the random log D_rand, reduced to counts first with
         ``backend`` (:func:`ocef.reo.reo_counts`).
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s).
-    group : str, default "S"
-        The item-group column.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
-    n_resamples : int, default 100
-        Bootstrap resamples, 2 <= n_resamples <= 10**7.
+    label, group, confidence, n_resamples, rng, groups, backend, spark
+        As in :func:`ocef.reo.ab_test`.
     interval : {"standard", "percentile", "bca"}, default "standard"
         ``"standard"``: estimate +- z SE_boot, the normal bootstrap of eq. (23);
         ``"percentile"``; ``"bca"``: bias-corrected and accelerated.
-    rng : None, int, SeedSequence or Generator
-        Randomness of the resamples.
-    groups : sequence, optional
-        The groups and their order (default: the sorted values found).
     resample : {"counts", "rows"}, default "counts"
-        Multinomial draws of the counts, or literal row resampling.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Where the counts are computed.
-    spark : SparkSession, optional
-        For ``backend="spark"``. (The delta-method diagnostics of the result use ``"delta-full"``.)
+        Multinomial draws of the counts, or literal row resampling (Algorithm 4, for comparison).
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -428,13 +402,6 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
         by the bootstrap ones (``method="bootstrap-<interval>"``);
         ``bootstrap``: the :class:`BootstrapSummary` (replicates; ``bias``, the bootstrap estimate
         of the estimator's bias, Fig. 8).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For bad arguments, missing columns, empty logs or groups without positives in the random
-        traffic (as :func:`ocef.reo.reo_result_from_counts`);
-        :class:`ocef.errors.ResourceLimitError` for resamples above the resource limits.
 
     Examples
     --------
@@ -453,7 +420,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     names = [f"delta_U[{g}]" for g in c.group_names] + ["penalty"]
     boot = _bootstrap_counts(_reo_stat_from_counts, [c.category_counts("default"), c.category_counts("random")],
                              method=interval, n_resamples=n_resamples, confidence=confidence, rng=rng,
-                             resample=resample, names=names)
+                             resample=resample, names=names, progress=progress)
     table = {**result.columns, "se": boot.se[:-1], "ci_low": boot.ci_low[:-1], "ci_high": boot.ci_high[:-1]}
     out = ReoResult(table, result.penalty, float(boot.se[-1]), (float(boot.ci_low[-1]), float(boot.ci_high[-1])),
                     result.n_default, result.n_random, result.confidence, None, f"bootstrap-{interval}",

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from ocef.backends import count_keys
+from ocef.backends import BACKENDS, count_keys
 from ocef.reo.groups import resolve_groups
 from ocef.results import Result
 from ocef.errors import ParameterError, ParameterTypeError
+from ocef.validation import Instance, OrNone, Options, validate_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,12 +27,7 @@ if TYPE_CHECKING:
 class ReoCounts(Result):
     """Per-group counts of named logs, the output of :func:`reo_counts`: the sufficient statistics of every REO estimate (eq. 5, App. G.2).
 
-    ``table`` is the same counts as a tidy DataFrame ``log, [by], group, n, positives``, made on
-    first access (``to_frame()`` returns a copy); ``groups`` has one row per group: ``group``,
-    then ``n_<log>`` and ``positives_<log>`` for each log (summed over ``by``). The methods read one log: ``positives(log)``
-    (``#{Y=1, S=s_k}``), ``group_rows(log)`` (rows per group), ``rows(log)`` (rows of the log)
-    and ``category_counts(log)`` (the K positives and the rows with Y = 0, App. G.2); each
-    has a leading key axis when ``by`` is set.
+    The methods read one log (with a leading key axis when ``by`` is set).
 
     Parameters
     ----------
@@ -51,14 +47,10 @@ class ReoCounts(Result):
     >>> from ocef.datasets import make_toy_reo_logs
     >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
     >>> counts = reo_counts({"default": d, "random": r})
-    >>> counts.cube.shape, counts.logs
-    ((2, 2, 2), ('default', 'random'))
     >>> counts.groups
       group  n_default  positives_default  n_random  positives_random
     0     a          3                  1         3                 2
     1     b          3                  3         3                 2
-    >>> counts.category_counts("random").tolist()          # positives of a, b; rows with Y = 0
-    [2, 2, 2]
     """
 
     cube: np.ndarray
@@ -111,13 +103,10 @@ class ReoCounts(Result):
         --------
         >>> from ocef.datasets import make_toy_reo_logs
         >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> counts = reo_counts({"default": d, "random": r})
-        >>> counts.to_frame()
+        >>> reo_counts({"default": d, "random": r}).to_frame().head(2)
                log group  n  positives
         0  default     a  3          1
         1  default     b  3          3
-        2   random     a  3          2
-        3   random     b  3          2
         """
         return self.table.copy()
 
@@ -140,18 +129,12 @@ class ReoCounts(Result):
             One count per group in the order of ``group_names``; per key and group when ``by``
             is set (D keys, in the order of ``index``). A copy.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
         >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> counts = reo_counts({"default": d, "random": r})
-        >>> counts.positives("default").tolist(), counts.positives("random").tolist()
-        ([1, 3], [2, 2])
+        >>> reo_counts({"default": d, "random": r}).positives("default").tolist()
+        [1, 3]
         """
         return self._cube(log, 1)
 
@@ -169,17 +152,11 @@ class ReoCounts(Result):
             One count per group in the order of ``group_names``; per key and group when ``by``
             is set. A copy.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
         >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> counts = reo_counts({"default": d, "random": r})
-        >>> counts.group_rows("default").tolist()
+        >>> reo_counts({"default": d, "random": r}).group_rows("default").tolist()
         [3, 3]
         """
         return self._cube(log, 0)
@@ -197,27 +174,17 @@ class ReoCounts(Result):
         numpy.int64 or numpy.ndarray of int64, shape (D,)
             The rows of the log (all groups), or one count per key when ``by`` is set.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
         >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> counts = reo_counts({"default": d, "random": r})
-        >>> int(counts.rows("random"))
+        >>> int(reo_counts({"default": d, "random": r}).rows("random"))
         6
         """
         return self.group_rows(log).sum(axis=-1)
 
     def category_counts(self, log: str) -> np.ndarray:
         """The multinomial sufficient statistic of one log (App. G.2): its positives per group, then its rows with Y = 0.
-
-        Each row of a log falls in one of K + 1 categories, "Y = 1 and S = s_k" (k = 1..K) or
-        "Y = 0"; these counts are what the parametric bootstrap of App. G.2 resamples
-        (:func:`ocef.reo.bootstrap_reo_ci`).
 
         Parameters
         ----------
@@ -230,31 +197,25 @@ class ReoCounts(Result):
             ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #{Y=0})``, per key when ``by`` is set; each
             row sums to the rows of the log.
 
-        Raises
-        ------
-        ParameterError
-            If ``log`` is not one of ``logs``.
-
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
         >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> counts = reo_counts({"default": d, "random": r})
-        >>> counts.category_counts("default").tolist()        # positives of a, b; rows with Y = 0
+        >>> reo_counts({"default": d, "random": r}).category_counts("default").tolist()        # positives of a, b; rows with Y = 0
         [1, 3, 2]
         """
         pos = self.positives(log)
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
 
 
+@validate_params(group=Instance(str), by=OrNone(Instance(str)), backend=Options(*BACKENDS))
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
                groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
     """Per-group counts of named logs, computed where the logs live: REO's sufficient statistics (eq. 5, App. G.2).
 
-    Every REO quantity depends on a log only through ``#{Y=1, S=s_k}`` and its number of rows
-    (optionally per day, Fig. 6). Each log is reduced to those counts by one backend
-    (:func:`ocef.backends.group_counts`): DuckDB for files, pandas for DataFrames, or Spark.
+    Each log is reduced by one backend (:func:`ocef.backends.group_counts`): DuckDB for files,
+    pandas for DataFrames, or Spark.
 
     Parameters
     ----------
@@ -280,24 +241,14 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For an empty log, missing columns, ``by`` equal to ``group``, or bad ``groups``.
     ValueError
         For labels other than 0 and 1 (:class:`ocef.errors.DataError` from DuckDB and Spark).
-    ocef.errors.ParameterTypeError
-        For a ``group`` that is not a non-empty string, or a log of an unknown type.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_logs
     >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
     >>> counts = reo_counts({"default": d, "random": r})
-    >>> counts.table
-           log group  n  positives
-    0  default     a  3          1
-    1  default     b  3          3
-    2   random     a  3          2
-    3   random     b  3          2
     >>> counts.positives("default").tolist(), int(counts.rows("random"))
     ([1, 3], 6)
     """

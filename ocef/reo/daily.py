@@ -28,18 +28,12 @@ from ocef.backends import BACKENDS
 class ReoDaily(Result):
     """REO per value of a key column (a day), the output of :func:`estimate_reo_by` (Sec. 4.3, Fig. 6).
 
-    ``table`` has one row per key with ``<by>, n_default, n_random, penalty, penalty_se, ci_low,
-    ci_high, delta_method_reliable``, with ``significantly_above`` (lower bound > threshold) and
-    ``significantly_below`` (upper bound < threshold) when a threshold is given, and ``note``
-    (why a day has no estimate or an unreliable one). ``groups`` has one row per (key, group):
-    ``<by>`` and the columns of :attr:`ReoResult.groups` (null numbers for a key without an
-    estimate). ``any_above`` says whether some day is significantly above the threshold.
-    ``to_dict()`` nests each day's per-group estimates.
+    ``any_above`` says whether some day is significantly above the threshold.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        One row per key (see above).
+        One row per key (:meth:`to_frame`).
     by : str
         The key column.
     group_names : tuple
@@ -60,12 +54,6 @@ class ReoDaily(Result):
     >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
     >>> daily.any_above, daily.table["significantly_above"].tolist()
     (True, [True, False])
-    >>> daily.groups[["day", "group", "delta_U", "ci_low", "ci_high"]].round(3)
-       day group  delta_U  ci_low  ci_high
-    0    1     a   -0.333  -0.437   -0.230
-    1    1     b    0.333   0.230    0.437
-    2    2     a   -0.032  -0.144    0.080
-    3    2     b    0.032  -0.080    0.144
     """
 
     table: pd.DataFrame
@@ -160,13 +148,8 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
                     threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:
     """One REO estimate with its interval per value of ``by``: the paper's daily monitoring (Sec. 4.3, Fig. 6).
 
-    The two logs are counted once per (``by``, group) (:func:`ocef.reo.reo_counts`) and
-    Algorithm 1 runs vectorized over the days. A day where the estimate is undefined (no row in a
-    log, a group without positives in the random traffic, no positive in the default traffic)
-    gets NaN and a ``note`` instead of failing the whole run. ``threshold`` (e.g.
-    :func:`ocef.reo.eighty_percent_rule_threshold`) adds ``significantly_above`` (interval above
-    it) and ``significantly_below`` (interval below it) per day; these are per-day comparisons,
-    not adjusted for the number of days.
+    Counted once per (``by``, group), Algorithm 1 vectorized over the days; an undefined day gets
+    NaN and a ``note``. The ``threshold`` comparisons are per day, not adjusted for their number.
 
     Parameters
     ----------
@@ -174,42 +157,25 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
         The default log D_rec and the random log D_rand (as :func:`ocef.reo.estimate_reo`).
     by : str, default "day"
         The key column.
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s).
-    group : str, default "S"
-        The item-group column.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
-    groups : sequence, optional
-        The groups and their order (default: the sorted values found).
+    label, group, confidence, groups, backend, spark
+        As in :func:`ocef.reo.ab_test`.
     interval : {"delta-full", "delta"}, default "delta-full"
         The delta-method covariance (:func:`ocef.reo.estimate_reo`).
     threshold : float, optional
-        A penalty threshold >= 0 to test each day against.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Where the counts are computed.
-    spark : SparkSession, optional
-        For ``backend="spark"``.
+        A penalty threshold >= 0 (e.g. :func:`ocef.reo.eighty_percent_rule_threshold`): adds
+        ``significantly_above`` / ``significantly_below`` per day.
 
     Returns
     -------
     ReoDaily
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For bad arguments, missing columns or bad labels (as :func:`ocef.reo.reo_counts`).
-
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_daily
-    >>> default, random = make_toy_reo_daily()
-    >>> from ocef.reo import eighty_percent_rule_threshold
-    >>> daily = estimate_reo_by(default, random, threshold=eighty_percent_rule_threshold(2))
-    >>> daily.table[["day", "penalty", "ci_low", "ci_high", "significantly_above"]].round(3)
-       day  penalty  ci_low  ci_high  significantly_above
-    0    1    0.333    0.23    0.437                 True
-    1    2    0.032   -0.08    0.144                False
+    >>> estimate_reo_by(*make_toy_reo_daily()).table[["day", "penalty", "ci_low", "ci_high"]].round(3)
+       day  penalty  ci_low  ci_high
+    0    1    0.333    0.23    0.437
+    1    2    0.032   -0.08    0.144
     """
     covariance = _COVARIANCE_OF[interval]
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups, by=by,

@@ -8,6 +8,7 @@ from typing import Sequence
 from ocef.backends import BACKENDS
 from ocef.reo.estimators import INTERVALS, ReoResult, reo_result_from_counts
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
+from ocef._progress import PROGRESS
 
 #: Every interval :func:`estimate_reo` offers: the delta method (:data:`INTERVALS`) and the bootstrap
 #: (:data:`ocef.reo.bootstrap.BOOTSTRAP_INTERVALS`, by :func:`ocef.reo.bootstrap_reo_ci`).
@@ -17,11 +18,11 @@ MAX_RESAMPLES = 10**7
 
 
 @validate_params(confidence=CONFIDENCE, interval=Options(*ALL_INTERVALS), backend=Options(*BACKENDS), n_resamples=Integer(2, MAX_RESAMPLES), rng=Rng(),
-                 resample=Options("counts", "rows"))
+                 resample=Options("counts", "rows"), progress=PROGRESS)
 def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: str = "S",
                  confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
                  n_resamples: int = 100, rng=None, resample: str = "counts",
-                 backend: str = "auto", spark=None) -> ReoResult:
+                 backend: str = "auto", spark=None, progress=False) -> ReoResult:
     """Estimate ``U_k``, ``delta_U_k`` and ``Delta_REO`` with intervals (eq. 5-7, Algorithm 1)
     from the default traffic log D_rec and the random traffic log D_rand.
 
@@ -54,6 +55,8 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
         Where the counts are computed ("auto": DuckDB for files, pandas for frames).
     spark : SparkSession, optional
         For ``backend="spark"``.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
 
     Returns
     -------
@@ -79,7 +82,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
 
         return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
                                 n_resamples=n_resamples, interval=interval, rng=rng, groups=groups,
-                                resample=resample, backend=backend, spark=spark).result
+                                resample=resample, backend=backend, spark=spark, progress=progress).result
     from ocef.reo.counts import reo_counts
 
     c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,

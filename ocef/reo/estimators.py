@@ -156,11 +156,6 @@ def normal_quantile(confidence: float) -> float:
     float
         ``z > 0``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``confidence`` is outside (0, 1).
-
     Examples
     --------
     >>> round(normal_quantile(0.95), 4)
@@ -462,11 +457,6 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
         Estimates, ``gamma``, ``sigma``, ``xi``, standard errors and ``z``; intervals by
         :meth:`ReoArrays.ci_delta_U` and :meth:`ReoArrays.ci_penalty`.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an unknown ``covariance`` or ``confidence`` outside (0, 1).
-
     Examples
     --------
     >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
@@ -500,17 +490,9 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
 
     Parameters
     ----------
-    pos_default : array_like of int, shape (..., K)
-        ``#{Y=1, S=s_k}`` in the default log D_rec.
-    n_default : int or array_like, shape (...)
-        ``|D_rec|``, > 0.
-    pos_random : array_like of int, shape (..., K)
-        ``#{Y=1, S=s_k}`` in the random log D_rand.
-    n_random : int or array_like, shape (...)
-        ``|D_rand|``, > 0.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
-    covariance : {"diagonal", "full"}, default "diagonal"
+    pos_default, n_default, pos_random, n_random
+        As in :func:`reo_result_from_counts`, with leading batch axes ``(...)``.
+    confidence, covariance
         As in :func:`delta_method_reo`.
 
     Returns
@@ -519,8 +501,6 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
 
     Examples
     --------
-    Two days at once:
-
     >>> arr = reo_from_counts([[100, 150], [90, 160]], [1000, 1000], [[200, 100], [190, 110]], [1000, 1000])
     >>> arr.penalty.round(4).tolist()
     [0.5, 0.5087]
@@ -548,9 +528,6 @@ def _check_columns(log: pd.DataFrame, columns: Sequence[str], name: str) -> None
 def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name: str = "log") -> np.ndarray:
     """Boolean label ``Y`` per row of a log: one 0/1 column, or the OR of several.
 
-    The seed's published data sets ``Y = 1`` when any engagement signal is 1 (Sec. 4.2): pass
-    the list of those columns.
-
     Parameters
     ----------
     log : pandas.DataFrame
@@ -567,10 +544,6 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
     Raises
     ------
-    ocef.errors.ParameterTypeError
-        If ``log`` is not a DataFrame.
-    ocef.errors.ParameterError
-        For a missing column or a non-0/1 label dtype.
     ValueError
         For label values other than 0 and 1.
 
@@ -673,13 +646,8 @@ GROUP_COLUMNS = ("group", "P", "Q", "U", "delta_U", "se", "ci_low", "ci_high")
 class ReoResult(Result):
     """REO estimates with standard errors and intervals (eq. 5-7, Algorithm 1 or the bootstrap).
 
-    The output of :func:`estimate_reo` and :func:`reo_result_from_counts`. ``groups`` is a tidy
-    DataFrame with one row per group: ``group, P, Q, U, delta_U, se, ci_low, ci_high`` (``se``
-    and the interval are those of ``delta_U``), made on first access from ``columns`` (the same
-    table as a dict of columns, so JSON output needs no pandas). Read the penalty interval only
-    when ``delta_method_reliable`` is True; otherwise read the per-group intervals or use a
-    bootstrap interval (see :mod:`ocef.reo`). ``to_frame``, ``to_dict``, ``to_json`` and
-    ``to_csv`` follow :class:`ocef.results.Result`; NaN becomes JSON null.
+    The output of :func:`estimate_reo` and :func:`reo_result_from_counts`; ``groups`` is ``columns``
+    as a DataFrame. Read the penalty interval only when ``delta_method_reliable`` is True.
 
     Parameters
     ----------
@@ -702,24 +670,13 @@ class ReoResult(Result):
         The interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
         ``"naive"``.
     delta_method_reliable : bool, default False
-        True only where the delta method's measured coverage holds: every group has at least
-        :data:`MIN_POSITIVES_DELTA` positive labels in both logs, and the penalty interval is
-        above 0 with a defined SE. Bootstrap results carry the flag of the delta interval too.
+        True only where the delta method's measured coverage holds (:func:`reo_result_from_counts`).
     notes : tuple of str, default ()
         Why an interval is unreliable (a group without positives, ...).
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If ``columns`` does not have exactly the columns above.
 
     Examples
     --------
     >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
-    >>> res.groups[["group", "U", "delta_U"]]
-      group    U  delta_U
-    0     a  0.5     -0.5
-    1     b  1.5      0.5
     >>> res.penalty, res.delta_method_reliable       # 6 rows per log: the interval reaches below 0
     (0.5, False)
     """
@@ -842,9 +799,7 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
 def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str]:
     """Why REO is undefined for these positive counts; empty when it is defined.
 
-    ``U_k = Q_k / P_k`` needs ``P_k > 0`` for every group (a positive label of each group in the
-    random traffic), and ``delta_U`` and the penalty need ``mean(U) > 0`` (a positive label in
-    the default traffic), eq. (2), (3) and (6).
+    ``U_k = Q_k / P_k`` needs ``P_k > 0`` for every group and the penalty ``mean(U) > 0`` (eq. 2-6).
 
     Parameters
     ----------
@@ -860,8 +815,6 @@ def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str
 
     Examples
     --------
-    >>> estimability_problems(["a", "b"], [3, 1], [2, 2])
-    []
     >>> len(estimability_problems(["a", "b"], [3, 0], [2, 0]))
     1
     """
@@ -884,9 +837,6 @@ def _check_estimable(groups: list, pos_default: np.ndarray, pos_random: np.ndarr
 
 def zero_default_notes(groups: Sequence, pos_default) -> list[str]:
     """Notes for groups without a positive label in the default log.
-
-    ``Q_k = 0`` gives ``U_k = 0`` with a delta-method SE of 0 (Algorithm 1's ``Gamma_kk`` vanishes
-    at the boundary), so the group's interval is degenerate and unreliable.
 
     Parameters
     ----------
@@ -922,11 +872,6 @@ def check_interval(interval: str) -> str:
     -------
     str
         ``interval`` unchanged.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For any other value.
 
     Examples
     --------
@@ -969,8 +914,6 @@ def small_count_note(pos_default, pos_random) -> str:
 
     Examples
     --------
-    >>> small_count_note([100, 200], [50, 60])
-    ''
     >>> small_count_note([100, 200], [5, 60])[:40]
     'a group has only 5 positive labels in on'
     """
@@ -1055,9 +998,7 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
                            rng=None) -> ReoResult:
     """The full :class:`ReoResult` from per-group positive counts and log sizes.
 
-    ``Q_k`` and ``P_k`` by eq. (5), ``U_k``, ``delta_U_k`` and ``Delta_REO`` by eq. (6)-(7), and
-    standard errors by the delta method (Algorithm 1; ``interval`` chooses its covariance). The
-    one estimator every data path (pandas, DuckDB, Spark, per day) ends in.
+    Eq. (5)-(7) and the delta method (Algorithm 1): the one estimator every data path ends in.
 
     Parameters
     ----------
@@ -1092,19 +1033,11 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
         is True only where the delta method's measured coverage holds: every group with at least
         :data:`MIN_POSITIVES_DELTA` positives in both logs, a penalty interval above 0.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an empty log, a group without positives in the random log (``U_k`` undefined), no
-        positive at all in the default log, or a bad ``confidence``/``interval``.
-
     Examples
     --------
     >>> res = reo_result_from_counts(["a", "b"], [100, 150], 1000, [200, 100], 1000)
-    >>> res.groups["U"].round(4).tolist(), round(res.penalty, 4)
-    ([0.5, 1.5], 0.5)
-    >>> [round(v, 4) for v in res.penalty_ci]
-    [0.3692, 0.6308]
+    >>> round(res.penalty, 4), [round(v, 4) for v in res.penalty_ci]
+    (0.5, [0.3692, 0.6308])
     """
     confidence = check_in_interval("confidence", confidence, 0.0, 1.0, low_open=True, high_open=True)
     covariance = _COVARIANCE_OF[check_interval(interval)]
@@ -1179,11 +1112,6 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
     -------
     ReoResult
         ``method="naive"``; ``se``, the intervals, ``penalty_se`` and ``confidence`` are NaN.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For missing columns, an empty log, bad labels, or a group without any logged positive.
 
     Examples
     --------

@@ -29,12 +29,6 @@ def resolve_groups(found_values: Sequence, group: str, groups) -> list:
     list
         The K groups, in order.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For fewer than 2 (distinct) groups, a value found that ``groups`` does not list, or a
-        missing value in the group column.
-
     Examples
     --------
     >>> resolve_groups([["b", "a"], ["a"]], "S", None)

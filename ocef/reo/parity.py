@@ -89,12 +89,6 @@ def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
     RspResult
         ``U``, ``delta_U`` and ``penalty`` (``Delta_RSP``).
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For shapes that differ or have fewer than 2 groups, or counts outside
-        ``0 <= n_recommended <= n_candidates``, ``n_candidates > 0``.
-
     Examples
     --------
     >>> rsp = ranking_statistical_parity([30, 10], [100, 100])
@@ -133,11 +127,6 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
     -------
     UserPrecision
         ``table`` (group, n, U, delta_U) and ``disparity``.
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For missing columns, an empty log, bad labels, missing or fewer than 2 user groups.
 
     Examples
     --------

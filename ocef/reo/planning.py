@@ -27,8 +27,6 @@ class _OneRow(Result):
 class SamplePlan(_OneRow):
     """Log sizes planned by :func:`delta_method_sample_size` (Algorithm 1's delta method).
 
-    One-row result: ``to_frame()`` is a one-row DataFrame of the fields.
-
     Parameters
     ----------
     n_default, n_random : int
@@ -95,11 +93,8 @@ class TheoremSampleSize(_OneRow):
 def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     """Largest ``Delta_REO`` compatible with the 80% rule among K groups (Sec. 4.3).
 
-    The rule asks ``min_k U_k >= ratio * max_k U_k``. The coefficient of variation (eq. 2) is
-    convex, so its maximum over that box is at a vertex: m groups at ``ratio`` and K - m at 1;
-    this returns the maximum over m. K = 2 gives 1/9 = 11.1%, the paper's threshold. A penalty
-    significantly above the threshold therefore proves that some pair of groups violates the
-    rule; use it as ``threshold`` of :func:`estimate_reo_by`.
+    The rule asks ``min_k U_k >= ratio * max_k U_k``; the maximum of the (convex) eq. (2) over that
+    box is at a vertex. A penalty significantly above it proves that some pair violates the rule.
 
     Parameters
     ----------
@@ -113,17 +108,10 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     float
         The threshold on ``Delta_REO``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``K < 2`` or ``ratio`` outside [0, 1).
-
     Examples
     --------
-    >>> round(eighty_percent_rule_threshold(2), 4)
+    >>> round(eighty_percent_rule_threshold(2), 4)                # the paper's 11.1%
     0.1111
-    >>> round(eighty_percent_rule_threshold(3, ratio=0.5), 4)
-    0.3536
     """
     K = check_positive_int("K", K, minimum=2)
     ratio = check_in_interval("ratio", ratio, 0.0, 1.0, low_open=False, high_open=True)
@@ -181,11 +169,8 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
                              target: str = "penalty", interval: str = "delta-full") -> SamplePlan:
     """Log sizes for which the delta-method interval of ``target`` has half-width at most ``epsilon`` (Algorithm 1).
 
-    The delta-method variance is linear in ``1/|D_rec|`` and ``1/|D_rand|``:
-    ``Var = A / |D_rec| + B / |D_rand|`` (``Gamma`` of Algorithm 1, or the full covariance of
-    :func:`utility_covariance`), so the sizes solve ``z(delta/2) sqrt(Var) <= epsilon``. Far less
-    conservative than :func:`theorem_sample_size`, and exact for the interval
-    :func:`estimate_reo` reports when the planning values are right.
+    Solves ``z(delta/2) sqrt(A / |D_rec| + B / |D_rand|) <= epsilon``; far less conservative than
+    :func:`theorem_sample_size`.
 
     Parameters
     ----------
@@ -211,10 +196,6 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For bad planning values, both or neither of ``n_default`` / ``random_to_default``, an
-        ``n_default`` too small for ``epsilon`` even with unlimited random traffic, or
-        ``target="penalty"`` at a penalty of 0 (its variance is undefined there).
     ocef.errors.DataError
         If the plan exceeds 10**15 rows.
 
@@ -266,9 +247,7 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
         n = 4 K^2 / (sum_k U_k)^2 / epsilon^2 * log(1/delta),
         |D_rec| = n max_k U_k^2 (1-q_k)/q_k,  |D_rand| = n max_k U_k^2 (1-p_k)/p_k.
 
-    The product is invariant to rescaling U, so ``U = Q/P`` may be used. It bounds the
-    covariance crudely (App. E) and is far more conservative than
-    :func:`delta_method_sample_size`.
+    ``U = Q/P`` may be used (the product is invariant to rescaling U).
 
     Parameters
     ----------
@@ -285,8 +264,6 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
 
     Raises
     ------
-    ocef.errors.ParameterError
-        For bad planning values, ``epsilon`` or ``delta``.
     ocef.errors.DataError
         If a size exceeds 10**15 rows.
 
@@ -311,9 +288,7 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
 
-    Each of ``n_requests`` requests is activated with probability ``p_act`` and then shows ``k``
-    uniformly random items; every random pair is logged (only D_rec is a uniform sample of the
-    recommended pairs), so ``E|D_rand| = p_act * n_requests * k``.
+    ``E|D_rand| = p_act * n_requests * k`` (every random pair is logged).
 
     Parameters
     ----------
@@ -328,11 +303,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     -------
     float
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``p_act`` outside [0, 1] or non-positive counts.
-
     Examples
     --------
     >>> expected_random_rows(0.01, n_requests=1_000_000, k=10)
@@ -344,9 +314,6 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
 @validate_params(n_random=Integer(1), n_requests=Integer(1), k=Integer(1))
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
-
-    Plan the random traffic with :func:`delta_method_sample_size` (which gives ``n_random``),
-    then turn it into the platform's activation rate here.
 
     Parameters
     ----------
@@ -361,11 +328,6 @@ def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     -------
     float
         ``n_random / (n_requests * k)``, in (0, 1].
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        If the target needs ``p_act > 1`` (more random rows than ``n_requests * k``).
 
     Examples
     --------

@@ -38,9 +38,7 @@ LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
 class TrafficWorld:
     """An environment for the random-traffic simulator (Sec. 3.2, App. I): users, items, preferences and the default strategy's scores.
 
-    Build one with :func:`as_world` (validated arrays) or :func:`make_traffic_world` (a
-    low-rank synthetic world). ``n_users``, ``n_items`` and ``groups`` (the distinct item groups,
-    sorted) are derived properties.
+    Build one with :func:`as_world` or :func:`make_traffic_world`.
 
     Parameters
     ----------
@@ -96,14 +94,6 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
     Returns
     -------
     TrafficWorld
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For preferences outside [0, 1], shapes that disagree, negative or non-finite scores,
-        fewer than two item groups, or bad user weights.
-    ocef.errors.ParameterTypeError
-        For non-integer item groups.
 
     Examples
     --------
@@ -189,11 +179,6 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     -------
     TrafficWorld
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range or of the wrong length.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
@@ -248,9 +233,7 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
     """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
 
-    The strategy ranks items by ``scores[u, i] * boosts[S(i)]`` in descending order (Sec. 4.4:
-    a boost raises an item's ranking score) and shows the top ``k``; ties go to the lower item
-    index, so the strategy is deterministic and its truth (:func:`ground_truth`) exact.
+    Items are ranked by ``scores[u, i] * boosts[S(i)]``; ties go to the lower item index.
 
     Parameters
     ----------
@@ -267,16 +250,9 @@ def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None 
     numpy.ndarray of int, shape (n_users, k)
         Item indices, best first.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``k`` out of range, a boost <= 0, or a boost of a group no item has.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> default_recommendations(world, 3)[:2].tolist()
-    [[27, 11, 19], [36, 31, 20]]
     >>> shown = default_recommendations(world, 3, {1: 2.0})        # boosting group 1
     >>> round(float(world.item_groups[shown].mean()), 3)          # share of group-1 items shown
     0.707
@@ -339,13 +315,10 @@ class TrafficTruth:
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> truth = ground_truth(world, 5)
-    >>> truth.groups.round(4)
+    >>> ground_truth(world, 5).groups.round(4)
        group       p       q       U  delta_U
     0      0  0.0353  0.1224  0.4340   0.0966
     1      1  0.0647  0.1852  0.3575  -0.0966
-    >>> round(truth.penalty, 4), truth.p_recommended
-    (0.0966, 0.125)
     """
 
     groups: pd.DataFrame
@@ -371,13 +344,9 @@ class TrafficTruth:
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
-    With user u drawing a request with probability ``w_u`` and items uniform over the pool of N
-    items: ``p_k = P(Y=1, S=s_k) = sum_u w_u sum_{i in group k} rho_ui / N``,
-    ``q_k = P(Y=1, S=s_k | R=1) = sum_u w_u sum_{i in group k} R_ui rho_ui / k`` and
-    ``U_k = P(R=1 | Y=1, S=s_k) = P(R=1) q_k / p_k`` with ``P(R=1) = k / N`` (eq. 1 by Bayes,
-    Sec. 3.3). ``U_k``, ``delta_U_k`` and ``Delta_REO`` come from
-    :func:`ocef.reo.reo_point_estimates` applied to the exact ``p_k``, ``q_k`` (eq. 4 with
-    ``P_hat = p``, ``Q_hat = q``), so the truth and the estimates share one definition.
+    The formulas of ``p_k``, ``q_k`` and ``U_k`` are in docs/guide/reo.md ("The random-traffic
+    simulator"); ``U_k``, ``delta_U_k`` and ``Delta_REO`` come from
+    :func:`ocef.reo.reo_point_estimates` (eq. 4), so the truth and the estimates share one definition.
 
     Parameters
     ----------
@@ -392,21 +361,10 @@ def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> 
     -------
     TrafficTruth
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``k`` out of range, bad boosts, or a group without any relevant pair (``U_k``
-        undefined).
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> truth = ground_truth(world, 5)
-    >>> truth.groups[["group", "U", "delta_U"]].round(4)
-       group       U  delta_U
-    0      0  0.4340   0.0966
-    1      1  0.3575  -0.0966
-    >>> round(truth.penalty, 4)
+    >>> round(ground_truth(world, 5).penalty, 4)
     0.0966
     """
     k = _check_k(k, world.n_items)
@@ -465,11 +423,6 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
     float
         Expected share of relevant impressions, in [0, 1].
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For ``p_act`` outside [0, 1] or as :func:`ground_truth`.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
@@ -517,8 +470,6 @@ class AbTrafficLogs:
     ...                  p_act=0.2, rng=0)
     >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}   # boosting group 1 lowers it
     {'control': 0.1078, 'treatment': 0.0239}
-    >>> len(ab.random)
-    1000
     """
 
     default: dict[str, pd.DataFrame]
@@ -563,13 +514,8 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
                      boosts: Mapping | None = None, rng=None) -> TrafficLogs:
     """Simulate ``n_days`` of traffic of one default strategy with random traffic (Sec. 3.2, App. I.1).
 
-    Each day ``requests_per_day`` requests arrive, the user of each drawn with
-    ``world.user_weights``. Every request is shown the default strategy's top ``k``
-    (:func:`default_recommendations`); with probability ``p_act`` it is also activated for random
-    traffic and shown ``k`` items drawn uniformly without replacement; an item in both lists is
-    shown once and logged in both logs (App. I.1). Every shown pair gets
-    ``Y ~ Bernoulli(preferences[u, i])``. The default log D_rec keeps a uniform sample of the
-    recommended pairs at rate ``log_rate``; the random log D_rand keeps every random pair.
+    Each day ``requests_per_day`` requests arrive (users drawn with ``world.user_weights``); the
+    model of a request is in docs/guide/reo.md ("The random-traffic simulator").
 
     Parameters
     ----------
@@ -595,20 +541,12 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     TrafficLogs
         ``default``, ``random`` (columns :data:`LOG_COLUMNS`), ``truth`` and ``served``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range; :class:`ocef.errors.ResourceLimitError` for a simulation
-        above the resource limits.
-
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
     >>> logs = simulate_traffic(world, k=5, requests_per_day=500, p_act=0.2, rng=0)
     >>> len(logs.default), len(logs.random)
     (2500, 550)
-    >>> logs.default.columns.tolist()
-    ['request', 'day', 'user', 'item', 'R', 'Y', 'S', 'source']
     """
     out = simulate_ab(world, {"default": boosts}, n_days=n_days, requests_per_day=requests_per_day,
                       k=k, p_act=p_act, log_rate=log_rate, rng=rng)
@@ -632,44 +570,23 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     whether the request's arm shows the pair, its ``arm`` column names that arm. Serving and
     logging follow :func:`simulate_traffic`.
 
-    The truth of an arm is its strategy applied to the whole user population (the quantity the
-    A/B comparison estimates). With ``assignment="user"`` an arm only sees its own users, so its
-    logs estimate the strategy on that user sample (``truth_served``): the difference is a
-    sampling error of the user split that the delta method does not model (negligible with many
-    users; ``"request"`` assignment removes it).
+    An arm's truth is its strategy on the whole user population; with ``assignment="user"`` its
+    logs estimate ``truth_served`` instead (:class:`AbTrafficLogs`).
 
     Parameters
     ----------
-    world : TrafficWorld
-        The environment.
     arms : mapping of str to (mapping or None)
         Arm name -> boosts; at least one arm.
-    n_days : int, default 1
-        Number of days, >= 1.
-    requests_per_day : int, default 10000
-        Requests per day (all arms together), >= 1.
-    k : int, default 10
-        Length of each list, 1 <= k <= ``world.n_items``.
-    p_act : float, default 0.01
-        Activation probability of random traffic, in [0, 1].
-    log_rate : float, default 1.0
-        Share of recommended pairs logged in each D_rec, in (0, 1].
+    world, n_days, requests_per_day, k, p_act, log_rate, rng
+        As in :func:`simulate_traffic` (``requests_per_day`` counts all arms together).
     assignment : {"user", "request"}, default "user"
         The unit assigned to an arm.
     arm_shares : array_like, optional
         Probability of each arm, positive, summing to 1 (default: equal).
-    rng : None, int, SeedSequence or Generator
-        Randomness.
 
     Returns
     -------
     AbTrafficLogs
-
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For an empty ``arms``, a bad ``assignment`` or ``arm_shares``, or serving arguments out of
-        range.
 
     Examples
     --------
@@ -811,10 +728,8 @@ def _log_columns(request, day, user, item, r, y, item_groups, source, arm) -> di
 class StreamedTraffic(Result):
     """Where :func:`stream_traffic` wrote the logs, and how many rows each day holds.
 
-    The directories hold Parquet files (one or more per day, named
-    ``day-DDDDD-part-PPPP.parquet``, columns :data:`LOG_COLUMNS`), readable as one log by
-    :func:`ocef.reo.estimate_reo` or ``ocef reo --default DIR --random DIR`` (DuckDB, pandas or
-    Spark). ``default_rows`` and ``random_rows`` are the totals.
+    The directories hold Parquet files ``day-DDDDD-part-PPPP.parquet`` (columns :data:`LOG_COLUMNS`),
+    readable as one log by :func:`ocef.reo.estimate_reo` or ``ocef reo --default DIR --random DIR``.
 
     Parameters
     ----------
@@ -830,10 +745,6 @@ class StreamedTraffic(Result):
     >>> import tempfile
     >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
     >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
-    >>> streamed.days
-       day  default_rows  random_rows
-    0    0          3000          710
-    1    1          3000          580
     >>> streamed.random_rows
     1290
     """
@@ -887,11 +798,8 @@ class StreamedTraffic(Result):
         >>> import tempfile
         >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
         >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
-        >>> out = streamed.to_dict()
-        >>> list(out)
+        >>> list(streamed.to_dict())
         ['default_dir', 'random_dir', 'days', 'default_rows', 'random_rows', 'truth_penalty']
-        >>> out["days"][0], out["random_rows"], round(out["truth_penalty"], 4)
-        ({'day': 0, 'default_rows': 3000, 'random_rows': 710}, 1290, 0.0783)
         """
         from ocef.results import jsonable
 
@@ -916,35 +824,18 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
                    chunk_requests: int = 200_000, rng=None, progress=None) -> StreamedTraffic:
     """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, with bounded memory.
 
-    Requests are served in chunks of ``chunk_requests`` (about ``chunk_requests * k`` rows in
-    memory at a time), whatever the number of rows. Writes ``out_dir/default/`` and
-    ``out_dir/random/`` (see :class:`StreamedTraffic`); existing ``*.parquet`` files there are
-    refused rather than mixed in. The draws follow the rules of :func:`simulate_traffic`;
-    chunking changes the order of the random draws, so the logs differ from
-    :func:`simulate_traffic`'s for the same seed but have the same distribution.
+    About ``chunk_requests * k`` rows are in memory at a time. Writes ``out_dir/default/`` and
+    ``out_dir/random/`` (existing ``*.parquet`` files there are refused). The logs have
+    :func:`simulate_traffic`'s distribution, not its draws for the same seed.
 
     Parameters
     ----------
-    world : TrafficWorld
-        The environment.
     out_dir : str or os.PathLike
         Directory to write into (created if needed).
-    n_days : int, default 1
-        Number of days, >= 1.
-    requests_per_day : int, default 10000
-        Requests per day, >= 1.
-    k : int, default 10
-        Length of each list, 1 <= k <= ``world.n_items``.
-    p_act : float, default 0.01
-        Activation probability of random traffic, in [0, 1].
-    log_rate : float, default 1.0
-        Share of recommended pairs logged in D_rec, in (0, 1].
-    boosts : mapping of int to float, optional
-        Score factors per item group (:func:`default_recommendations`).
+    world, n_days, requests_per_day, k, p_act, log_rate, boosts, rng
+        As in :func:`simulate_traffic`.
     chunk_requests : int, default 200000
         Requests per written chunk, >= 1.
-    rng : None, int, SeedSequence or Generator
-        Randomness.
     progress : callable, optional
         Called as ``progress(day, rows_written)`` after each chunk.
 
@@ -952,21 +843,12 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     -------
     StreamedTraffic
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For arguments out of range, or an output directory that already holds Parquet files.
-
     Examples
     --------
     >>> import tempfile
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
     >>> out = stream_traffic(world, tempfile.mkdtemp(), k=5, n_days=2, requests_per_day=400,
     ...                      p_act=0.2, chunk_requests=250, rng=0)
-    >>> out.days
-       day  default_rows  random_rows
-    0    0          2000          380
-    1    1          2000          375
     >>> sorted(p.name for p in out.default_dir.iterdir())[:2]
     ['day-00000-part-0000.parquet', 'day-00000-part-0001.parquet']
     """
@@ -1014,11 +896,8 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
                     *, rng=None) -> tuple[np.ndarray, np.ndarray]:
     """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
 
-    The random log of ``n_random`` rows draws
-    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))`` and
-    the default log ``Mult(n_default, (q_1, ..., q_K, 1 - sum q))``: the sufficient statistics of
-    ``P_hat_k`` and ``Q_hat_k`` (eq. 5), enough for every REO estimator
-    (:func:`ocef.reo.reo_from_counts`).
+    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))`` for
+    the random log (likewise ``q``, ``n_default``): the sufficient statistics of eq. (5).
 
     Parameters
     ----------
@@ -1038,18 +917,11 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     tuple of numpy.ndarray
         ``(random_counts, default_counts)``, each of shape ``size + (K,)``.
 
-    Raises
-    ------
-    ocef.errors.ParameterError
-        For rates outside [0, 1], summing above 1, of different lengths, or sizes < 1.
-
     Examples
     --------
     >>> pos_random, pos_default = draw_log_counts([0.05, 0.03], [0.12, 0.05], 1000, 2000, size=3, rng=0)
     >>> pos_random.tolist()
     [[51, 35], [63, 33], [60, 35]]
-    >>> pos_default.shape
-    (3, 2)
     """
     p = check_unit_array("p", p, ndim=1)
     q = check_unit_array("q", q, ndim=1)

@@ -96,7 +96,7 @@ def test_ranking_metrics_json_console_and_library(tmp_path, capsys):
 
 
 def test_a_null_interval_points_to_its_reason_on_the_console(tmp_path, capsys):
-    # 80 users in two groups of 27 and 53: EE-D's mean per group has no interval (fewer than 80
+    # 80 users in two groups of 27 and 53: EE-D's mean per group has no interval (fewer than 60
     # users); the console marks those rows and prints the reason, numbered, at the end
     _, path = make_log(tmp_path)
     assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre", "--user-group", "gender",
@@ -104,8 +104,8 @@ def test_a_null_interval_points_to_its_reason_on_the_console(tmp_path, capsys):
     text = capsys.readouterr().out
     rows = [line for line in text.splitlines() if " ee_disparity " in line and " nan " in line]
     assert rows[0].rstrip().endswith("[1]") and rows[1].rstrip().endswith("[2]")
-    assert "\nnotes\n  [1] no valid interval: 27 users, fewer than 80" in text
-    assert "  [2] no valid interval: 53 users, fewer than 80" in text
+    assert "\nnotes\n  [1] no valid interval: 27 users, fewer than 60" in text
+    assert "  [2] no valid interval: 53 users, fewer than 60" in text
 
 
 def test_ndkl_against_a_population_target(tmp_path, capsys):

@@ -40,3 +40,39 @@ def test_pairs_movielens_obd(tmp_path):
     assert make_toy_movielens().ratings.shape == (24, 4)
     root = make_toy_obd(tmp_path / "obd")
     assert (root / "bts" / "all" / "all.csv").exists()
+
+
+def test_make_toy_rankings_is_a_top_k_log_with_group_a_over_exposed():
+    from ocef.datasets import make_toy_rankings
+    log = make_toy_rankings(n_users=200, k=3, n_items=6, rng=1)
+    assert log.shape == (600, 6)
+    assert (log.groupby("user")["item"].nunique() == 3).all()            # distinct items per list
+    assert log["rank"].tolist()[:6] == [1, 2, 3, 1, 2, 3]
+    share_a = (log["genre"] == "a").mean()
+    assert 0.6 < share_a < 0.74                                          # exact: 0.667 (weights 2:1)
+    assert set(log["gender"]) == {"F", "M"} and set(log["relevance"]) == {0, 1}
+    assert make_toy_rankings(rng=3).equals(make_toy_rankings(rng=3))
+
+
+def test_make_toy_rankings_refuses_k_above_n_items():
+    from ocef.datasets import make_toy_rankings
+    from ocef.errors import ParameterError
+    with pytest.raises(ParameterError, match="k must be at most n_items"):
+        make_toy_rankings(k=7, n_items=6)
+
+
+def test_make_toy_propensity_log_ips_recovers_the_target_value():
+    from ocef.datasets import make_toy_propensity_log
+    log, target = make_toy_propensity_log(30000, rng=2)
+    pe = target.set_index("item")["probability"].reindex(log["item"]).to_numpy()
+    ips = float((pe / log["propensity"] * log["reward"]).mean())
+    truth = 0.6 * 0.5 * 0.75 + 0.3 * 0.3 + 0.1 * 0.1                    # group b halves item 0's rate
+    assert abs(ips - truth) < 0.02
+
+
+def test_make_toy_propensity_log_slates_hold_two_distinct_items():
+    from ocef.datasets import make_toy_propensity_log
+    log, target = make_toy_propensity_log(50, slate=True, rng=0)
+    assert target is None and log.shape == (100, 6)
+    assert (log.groupby("slate_id")["item"].nunique() == 2).all()
+    assert set(log["target_probability"]) <= {0.5, 0.3, 0.2, 0.35}

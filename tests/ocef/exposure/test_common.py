@@ -115,6 +115,9 @@ def test_the_registry_is_the_vocabulary():
         assert callable(entry.reference) and entry.min_users >= 2
         if entry.family == "list":
             assert callable(entry.numpy) and entry.sql
+        else:       # a ranking metric is one entry: its SQL pieces and its numpy kernel travel with it
+            assert entry.unit in ("ranking", "item") and callable(entry.numpy)
+            assert callable(entry.sql) if entry.unit == "ranking" else isinstance(entry.sql, str)
     assert set(LIST_METRICS) | set(RANKING_METRICS) == set(REGISTRY)
     from ocef.commands.exposure import RANKING_METRICS as CLI_METRICS, TARGETS as CLI_TARGETS
     from ocef.exposure.shares import TARGETS

@@ -367,7 +367,7 @@ def test_front_door_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
 
 
 def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
-    # 30 users: AWRF and NDKL get Hall's interval; EE-D (needs 80) has none, with a reason; EE-R and
+    # 30 users: AWRF and NDKL get Hall's interval; EE-D (needs 60) has none, with a reason; EE-R and
     # EE-L (need 20) have theirs. The minimums come from the measured coverage (guide/exposure.md).
     from ocef.exposure.ranking_metrics import MIN_USERS, ranking_fairness
 
@@ -376,7 +376,7 @@ def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
     log.loc[log["user"] % 3 == 0, "relevance"] = 0          # users differ, so the variance is not 0
     out = ranking_fairness(log, item_group="g", backend="pandas").overall.set_index("metric")
     assert MIN_USERS["ee_disparity"] > 30 >= MIN_USERS["ee_relevance"]
-    assert out.loc["ee_disparity", "reason"].startswith("no valid interval: 30 users, fewer than 80")
+    assert out.loc["ee_disparity", "reason"].startswith("no valid interval: 30 users, fewer than 60")
     assert np.isnan(out.loc["ee_disparity", ["ci_low", "ci_high"]].astype(float)).all()
     for metric in ("awrf", "ee_relevance", "ee_difference"):
         assert out.loc[metric, "reason"] is None or out.loc[metric, "reason"] != out.loc[metric, "reason"]

@@ -50,7 +50,7 @@ def test_family_is_the_report_by_default_and_said():
 
 def test_many_resamples_show_progress_and_are_checked(capsys):
     scores, truth, groups = _data(3, [6, 6], n_items=5)
-    res = recommender_bias(scores, groups=groups, k=2, n_resamples=4001, rng=0)
+    res = recommender_bias(scores, groups=groups, k=2, n_resamples=4001, rng=0, progress=True)
     assert res.replicates.shape[0] == 4001 and "bootstrap resamples" in capsys.readouterr().err
     with resource_limits(memory=10**6), pytest.raises(ResourceLimitError, match="n_resamples=200000"):
         recommender_bias(scores, groups=groups, k=2, n_resamples=200_000, rng=0)

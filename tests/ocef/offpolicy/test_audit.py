@@ -214,3 +214,27 @@ def sl_cascade(*args):
     from ocef.offpolicy.slate import cascade_dr_terms
 
     return cascade_dr_terms(*args)
+
+
+def test_slate_floors_are_per_estimator():
+    """benchmarks/offpolicy_slate_coverage.py: Wald floors on ess_clicks IIPS/pseudo-inverse 30, RIPS 50,
+    standard slate IPS 200. 25 slates of 2 slots, weights 1, slate rewards 1 or 2: ess_clicks 37.5."""
+    import pandas as pd
+
+    from ocef.offpolicy.audit import slate_audit
+    from ocef.offpolicy.diagnostics import TRUST_FLOORS
+
+    n = 25
+    log = pd.DataFrame({"slate_id": np.repeat(np.arange(n), 2), "position": np.tile([0, 1], n),
+                        "reward": np.ravel([[1.0, s % 2] for s in range(n)]),
+                        "propensity": 0.5, "target_probability": 0.5,
+                        "propensity_prefix": np.tile([0.5, 0.25], n), "target_probability_prefix": np.tile([0.5, 0.25], n),
+                        "propensity_slate": 0.25, "target_probability_slate": 0.25})
+    g = slate_audit(log, estimators=["iips", "pseudo-inverse", "rips", "sips"]).groups.set_index("estimator")
+    assert g.loc["iips", "reason"] is None or g.loc["iips", "reason"] != g.loc["iips", "reason"]   # None or NaN
+    assert g.loc["iips", "estimate"] == pytest.approx(1.48) and g.loc["iips", "ci_low"] < 1.48
+    assert np.isfinite(g.loc["pseudo-inverse", "ci_low"])
+    for name in ("rips", "sips"):
+        assert np.isnan(g.loc[name, "ci_low"]) and f"< {TRUST_FLOORS[name + '/wald']:g}" in g.loc[name, "reason"]
+        assert f"{name}/wald" in g.loc[name, "reason"]
+    assert TRUST_FLOORS["cascade-dr/wald"] < TRUST_FLOORS["iips/wald"] < TRUST_FLOORS["rips/wald"] < TRUST_FLOORS["sips/wald"]
