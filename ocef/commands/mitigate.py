@@ -2,7 +2,7 @@
 
 ``ocef mitigate --candidates FILE --item-group COL [--user-group COL] --method METHOD [METHOD ...]
 [--grid name=value[,name=value...]]... [--k K] [--relevance FILE] [--protected GROUP]
-[--target equal|merit] [--margin EPS] [--browsing geometric|dcg] [--patience P] [--samples S]
+[--target catalogue|equal|merit] [--margin EPS] [--browsing geometric|dcg] [--patience P] [--samples S]
 [--confidence C] [--out DIR] [--memory-limit SIZE] [--seed N] [--progress] [--json]``
 
 FILE: ``user, item, score`` and the item-group column, the system's top-N per user (N >= K), a CSV
@@ -54,8 +54,10 @@ def register(sub) -> None:
                         "setting was tuned on); gives nDCG, precision, recall and the merit target")
     p.add_argument("--protected", default=None, metavar="GROUP",
                    help="the protected item group, for the methods that take one")
-    p.add_argument("--target", choices=("equal", "merit"), default="equal",
-                   help="target exposure shares: equal (1/G) or merit (held-out relevance; needs --relevance)")
+    p.add_argument("--target", choices=("catalogue", "equal", "merit"), default="catalogue",
+                   help="target exposure shares (also of AWRF and NDKL), as ocef exposure's: catalogue (each group's "
+                        "share of the candidates' items, the default), equal (1/G) or merit (held-out relevance; "
+                        "needs --relevance)")
     p.add_argument("--margin", type=float, default=0.05,
                    help="certificate: equivalence margin on the exposure share (default: 0.05)")
     p.add_argument("--browsing", choices=("geometric", "dcg"), default="geometric",

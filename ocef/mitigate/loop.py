@@ -572,13 +572,13 @@ def _layout(G, has_rel):
 
 
 @validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
-                 target=Options("equal", "merit"), browsing=Options("geometric", "dcg"),
+                 target=Options("catalogue", "equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
                  chunk_users=Integer(1), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
                  envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
-             target: str = "equal", browsing: str = "geometric", patience: float = 0.5, samples: int = 10,
+             target: str = "catalogue", browsing: str = "geometric", patience: float = 0.5, samples: int = 10,
              item_groups=None, preferences=None, envy_epsilon: float = 0.05, envy_alpha: float = 0.05,
              chunk_users: int = 20000, memory_limit: str | None = None, progress: bool = False,
              rng=None) -> MitigationResult:
@@ -613,8 +613,10 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         1 - δ of the intervals, of the family-wise error (Holm) and of the certificates.
     margin : float, default 0.05
         ε of the certificate, on the share scale.
-    target : {"equal", "merit"}, default "equal"
-        Target exposure shares: 1/G, or the held-out merit share of the candidates.
+    target : {"catalogue", "equal", "merit"}, default "catalogue"
+        Target exposure shares, as ``ocef exposure``'s (:data:`ocef.exposure.shares.TARGETS`): each
+        group's share of the candidates' distinct items (equal exposure per item), 1/G, or the held-out
+        merit share of the candidates (pooled over the users). AWRF and NDKL use the same distribution.
     browsing : {"geometric", "dcg"}, default "geometric"
         Browsing model of the exposure.
     patience : float, default 0.5
@@ -688,7 +690,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         raise DataError(f"candidates: {n_bad} row(s) with a missing user, item or score")
     if not n_users_total:
         raise DataError("candidates: no rows")
-    eq_target = np.full(G, 1.0 / G)
+    list_target = _target_shares(con, names, item_group, labels, target, has_rel)
     layout, dim = _layout(G, has_rel)
     out_dir = Path(out) if out is not None else None
     writers = {}
@@ -793,7 +795,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                     raise DataError("relevance: values must be >= 0")
                 items = tbl.column("_i").to_numpy(zero_copy_only=False)[idx] if envy_pi is not None else None
                 base_R = np.broadcast_to(np.arange(k), (n, 1, k))
-                base = arm_values(base_R, gc, scores, n_groups=G, target=eq_target, relevance=rel, n_relevant=nrel,
+                base = arm_values(base_R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
                                   browsing=browsing, patience=patience)
                 if "baseline" in writers:
                     writers["baseline"].write(_log_table(tbl, idx, base_R, None, s_all, y_all, nrel_all, item_group,
@@ -806,7 +808,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
                 for pt in points:
                     key = (pt["method"], pt["point"])
                     R, P = _rerank_chunk(pt, scores, gc, k, samples, gen)
-                    mit = arm_values(R, gc, scores, n_groups=G, target=eq_target, relevance=rel, n_relevant=nrel,
+                    mit = arm_values(R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
                                      browsing=browsing, patience=patience)
                     if key in writers:
                         writers[key].write(_log_table(tbl, idx, R, P, s_all, y_all, nrel_all, item_group, user_group))
@@ -843,7 +845,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
             wr.close(complete)
     return _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing,
                    patience, samples, n_users_total, out_dir, envy_pi, preferences, envy_users if envy_pi else None,
-                   envy_epsilon, envy_alpha, gen, user_group)
+                   envy_epsilon, envy_alpha, gen, user_group, list_target=list_target)
 
 
 def _policy(pi, uid, items, R, w, shape):
@@ -857,12 +859,35 @@ def _policy(pi, uid, items, R, w, shape):
     np.add.at(pi, (np.repeat(u, S * k), it.ravel()), np.tile(w / w.sum() / S, n * S))
 
 
-def _stat_fns(G, layout, has_rel, target):
+def _target_shares(con, names, item_group, labels, target, has_rel) -> np.ndarray:
+    """The target distribution over the item groups (``labels`` order): the candidates' distinct items
+    per group ("catalogue"), 1/G ("equal"), or the relevance of the candidates per group ("merit", the
+    pooled point estimate the share statistics use), for AWRF and NDKL and the fixed targets."""
+    G = len(labels)
+    if target == "equal":
+        return np.full(G, 1.0 / G)
+    c, r = names["c"], names["r"]
+    if target == "catalogue":
+        sql = f'SELECT "{item_group}", count(DISTINCT item) FROM {c} GROUP BY 1'
+    else:
+        sql = (f'SELECT c."{item_group}", sum(coalesce(CAST(rr.relevance AS DOUBLE), 0.0)) FROM {c} c LEFT JOIN '
+               f'(SELECT "user", item, max(relevance) AS relevance FROM {r} GROUP BY ALL) rr '
+               f'ON c."user" = rr."user" AND c.item = rr.item GROUP BY 1')
+    amount = dict(con.execute(sql).fetchall())
+    v = np.array([float(amount.get(lab) or 0.0) for lab in labels])
+    if v.sum() <= 0:
+        raise DataError("target='merit': no candidate has held-out relevance > 0")
+    return v / v.sum()
+
+
+def _stat_fns(G, layout, has_rel, target, list_target=None):
     """{(statistic, item group index or None): {arm: fn(mean vector)}} of the 'all' block."""
     from ocef.exposure.formulas import exposure_shares, share_disparity
 
+    fixed = np.full(G, 1.0 / G) if list_target is None else np.asarray(list_target, dtype=float)
+
     def tgt(z):
-        return exposure_shares(z[layout["M"]]) if target == "merit" else np.full(G, 1.0 / G)
+        return exposure_shares(z[layout["M"]]) if target == "merit" else fixed
 
     def shares(z, arm):
         return exposure_shares(z[layout["X" + arm]])
@@ -885,11 +910,11 @@ def _stat_fns(G, layout, has_rel, target):
 
 def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing, patience,
             samples, n_users_total, out_dir, envy_pi, preferences, envy_users, envy_epsilon, envy_alpha, gen,
-            user_group):
+            user_group, list_target=None):
     from ocef.inference import holm_adjust
     from ocef.mitigate.paired import delta_interval
 
-    fns, tgt, shares = _stat_fns(G, layout, has_rel, target)
+    fns, tgt, shares = _stat_fns(G, layout, has_rel, target, list_target)
     ufns = {name: {"b": (lambda z, j=j: z[2 * j]), "m": (lambda z, j=j: z[2 * j + 1])}
             for j, name in enumerate(("ndcg", "precision", "recall"))}
     ug_labels = [_ALL] + sorted(ug_seen, key=str)
@@ -970,7 +995,8 @@ def _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin
                      "log": str(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet") if out_dir else None})
     pts = pd.DataFrame(prow)
     pts["on_front"] = _non_dominated(pts["utility"].to_numpy(float), pts["disparity"].to_numpy(float))
-    settings = {"k": k, "browsing": browsing, "patience": patience, "target": target, "margin": margin,
+    settings = {"k": k, "browsing": browsing, "patience": patience, "target": target,
+                "target_shares": None if list_target is None else [float(x) for x in list_target], "margin": margin,
                 "confidence": confidence, "n_users": int(n_users_total), "utility": util, "samples": samples,
                 "item_groups": labels, "user_group": user_group,
                 "certificate_test": ("TOST (Schuirmann 1987) of |exposure share - target| < margin, every item group "

@@ -45,7 +45,10 @@ def test_quick_run_on_real_data(tmp_path, monkeypatch):
     assert table.groupby(["dataset", "item_grouping"])["on_front"].any().all()
     env = ran[ran["dataset"] == "MovieLens environment"]
     assert env["envy"].isin(["envy", "envy-free", "inconclusive"]).all()
-    assert {"lp", "expohedron"} <= set(table["method"])           # the lotteries, on the first setting
+    lotteries = ran[ran["method"].isin(["lp", "expohedron"])]    # every grid point of every setting, none failed
+    assert (lotteries.groupby(["dataset", "item_grouping", "method"])["point"].nunique() == 3).all()
+    assert len(lotteries.groupby(["dataset", "item_grouping"])) == 4
+    assert not (table["method"].isin(["lp", "expohedron"]) & (table["point"] == -2)).any()
     assert ran["certificate"].isin(["within", "outside", "inconclusive"]).all()
     assert table.loc[table["point"] == -2, "certificate_reason"].str.contains("failed").all()
     assert paths[-1].suffix == ".png" and paths[-1].stat().st_size > 10_000

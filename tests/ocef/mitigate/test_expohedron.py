@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ocef.errors import DataError, OcefError
-from ocef.mitigate.expohedron import caratheodory_decomposition, expohedron_rerank, majorized, pareto_curve
+from ocef.mitigate.expohedron import (caratheodory_decomposition, expohedron_rerank, group_fairness_endpoint,
+                                      majorized, pareto_curve)
 from ocef.mitigate.rerank import rerank
 
 CASES = json.loads((Path(__file__).resolve().parent / "data" / "expohedron_reference.json").read_text())["cases"]
@@ -69,3 +70,40 @@ def test_bad_inputs(kwargs, err):
     assert isinstance(info.value, OcefError)
     with pytest.raises(DataError):
         caratheodory_decomposition([1.0, 0.0], [1.5, -0.5])
+
+
+NEAR_TIED = json.loads((Path(__file__).resolve().parent / "data" / "expohedron_near_tied.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", NEAR_TIED, ids=[c["user"] for c in NEAR_TIED])
+def test_near_tied_real_scores(case):
+    """MovieLens-100K users whose top-30 scores are near-tied (gaps 2.7e-6 to 2.7e-4): the projection of ρ
+    onto a face of near-tied items is tiny, and before the block-mean projection its rounding (relative to
+    ρ, not to the projection) pushed the bisection off the face. The curve runs from the meritocratic
+    end to the PRP vertex through faces of decreasing dimension, and its points decompose."""
+    rho = np.array(case["scores"])
+    gamma = 1 / np.log2(np.arange(2, rho.size + 2))
+    curve = pareto_curve(gamma, rho)
+    util = curve @ rho
+    assert np.all(np.diff(util) > 0)
+    assert abs(util[-1] - np.sort(gamma) @ np.sort(rho)) <= 1e-9
+    assert np.max(np.abs(curve[-1] - gamma[np.argsort(np.argsort(-rho))])) <= 1e-9
+    for x in (curve[0], (curve[1] + curve[2]) / 2, curve[-2]):
+        assert majorized(x, gamma)
+        c, v = caratheodory_decomposition(gamma, x)
+        assert abs(c.sum() - 1) <= 1e-12 and np.max(np.abs(v @ c - x)) <= 1e-9
+
+
+GROUP_CASES = json.loads((Path(__file__).resolve().parent / "data" / "expohedron_group_reference.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", GROUP_CASES, ids=range(len(GROUP_CASES)))
+def test_group_fairness_endpoint_equals_the_reference(case):
+    """naver/expohedron's ``fairness_endpoint`` with a grouping matrix (make_expohedron_group_reference.py):
+    the demographic group-fair point of highest utility; its groups get the barycenter's exposure."""
+    gamma, rho, groups = (np.array(case[c]) for c in ("gamma", "relevance", "groups"))
+    point = group_fairness_endpoint(gamma, rho, groups)
+    assert np.max(np.abs(point - np.array(case["endpoint"]))) <= 1e-9
+    assert majorized(point, gamma)
+    for g in np.unique(groups):
+        assert abs(point[groups == g].sum() - np.mean(gamma) * np.sum(groups == g)) <= 1e-9

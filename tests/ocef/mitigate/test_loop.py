@@ -2,6 +2,8 @@
 ocef.exposure's formulas, paired rows equal to a direct paired t test, lotteries, envy, errors."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -69,7 +71,7 @@ def test_arm_values_equal_exposure_formulas():
 def test_difference_rows_are_paired_t_tests():
     cand, rel = world(n_users=90)
     res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.3}], k=5, relevance=rel,
-                   protected="tail", rng=0)
+                   protected="tail", rng=0, target="equal")
     # recompute per-user awrf of both arms and compare with a direct paired interval
     c = cand.sort_values(["user", "score", "item"], ascending=[True, False, True])
     groups = (c["pop"].to_numpy() == "tail").astype(int).reshape(90, 12)
@@ -198,6 +200,34 @@ def test_a_failing_reranker_is_named_and_leaves_no_partial_log(tmp_path, monkeyp
         mitigate(cand, item_group="pop", method=["boost", "broken"], k=4, out=tmp_path, chunk_users=10)
     assert info.value.method == "broken"
     assert not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob("*.part"))
+
+
+@pytest.mark.parametrize("target, shares", [("catalogue", [0.4, 0.6]), ("merit", [1 / 3, 2 / 3]), ("equal", [0.5, 0.5])])
+def test_awrf_ndkl_and_disparity_use_the_chosen_target(target, shares):
+    """Two users, k = 2: user 0 lists head, head; user 1 head, tail. Catalogue: 2 head and 3 tail items
+    among the candidates -> (0.4, 0.6); merit: held-out relevance 1 head, 2 tail -> (1/3, 2/3). NDKL
+    (Geyik et al. Eq. 6) = Σ_i KL(prefix_i || target)/log2(i+1) / Σ_i 1/log2(i+1), by hand; the
+    disparity is the total variation of the pooled geometric shares (2.5, 0.5)/3 from the target."""
+    cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 3, 4], "score": [.9, .8, .7, .9, .8, .7],
+                         "pop": ["head", "head", "tail", "head", "tail", "tail"]})
+    rel = pd.DataFrame({"user": [0, 1, 1], "item": [2, 3, 0], "relevance": [1.0, 1.0, 1.0]})
+    res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, relevance=rel,
+                   protected="tail", rng=0, target=target)
+    assert res.settings["target_shares"] == pytest.approx(shares, abs=1e-12)
+    h, t = shares
+    kl_head = np.log(1 / h)                                   # prefix (1, 0)
+    kl_half = 0.5 * np.log(0.5 / h) + 0.5 * np.log(0.5 / t)   # prefix (1/2, 1/2)
+    z = 1 + 1 / np.log2(3)
+    want = (kl_head + (kl_head + kl_half / np.log2(3)) / z) / 2
+    st = res.statistics.set_index(["statistic", "arm"])
+    assert st.loc[("ndkl", "baseline"), "estimate"] == pytest.approx(want, abs=1e-5)   # ndkl's 1e-7 smoothing
+    assert st.loc[("disparity", "baseline"), "estimate"] == pytest.approx(abs(2.5 / 3 - h), abs=1e-12)
+
+
+def test_default_target_is_catalogue_as_ocef_exposure():
+    from ocef.exposure.shares import TARGETS
+
+    assert inspect.signature(mitigate).parameters["target"].default == TARGETS[0] == "catalogue"
 
 
 def _same_results(a, b, log_a, log_b):
