@@ -71,7 +71,7 @@ def floor_reason(n, total, total_sq, *, minimum=None, binary: bool = False, min_
     """
     if n < max(min_users, 2):
         return (f"no valid interval: {int(n)} users, fewer than {max(min_users, 2)}" +
-                (" (below that the interval covered under 0.93 in simulation)" if min_users > 2 else ""))
+                (" (below that the interval covered under 0.94 in simulation)" if min_users > 2 else ""))
     if binary or (minimum is not None and minimum == minimum and minimum < 0):
         return None
     eff = total * total / total_sq if total_sq > 0 else 0.0

@@ -367,18 +367,19 @@ def test_front_door_ranking_view_is_opt_in_and_leaves_the_rest_unchanged():
 
 
 def test_intervals_below_their_measured_minimum_of_users_are_not_printed():
-    # 30 users: AWRF and NDKL get Hall's interval; EE-D (needs 60) has none, with a reason; EE-R and
-    # EE-L (need 20) have theirs. The minimums come from the measured coverage (guide/exposure.md).
+    # 30 users: AWRF and NDKL get Hall's interval; EE-D (needs 60) and EE-R (needs 120) have none,
+    # with a reason; EE-L (needs 20) has its interval. The minimums come from the measured coverage (guide/exposure.md).
     from ocef.exposure.ranking_metrics import MIN_USERS, ranking_fairness
 
     base = example_log()
     log = pd.concat([base.assign(user=u) for u in range(30)], ignore_index=True)
     log.loc[log["user"] % 3 == 0, "relevance"] = 0          # users differ, so the variance is not 0
     out = ranking_fairness(log, item_group="g", backend="pandas").overall.set_index("metric")
-    assert MIN_USERS["ee_disparity"] > 30 >= MIN_USERS["ee_relevance"]
-    assert out.loc["ee_disparity", "reason"].startswith("no valid interval: 30 users, fewer than 60")
-    assert np.isnan(out.loc["ee_disparity", ["ci_low", "ci_high"]].astype(float)).all()
-    for metric in ("awrf", "ee_relevance", "ee_difference"):
+    assert MIN_USERS["ee_relevance"] > MIN_USERS["ee_disparity"] > 30 >= MIN_USERS["ee_difference"]
+    for metric, floor in (("ee_disparity", 60), ("ee_relevance", 120)):
+        assert out.loc[metric, "reason"].startswith(f"no valid interval: 30 users, fewer than {floor}")
+        assert np.isnan(out.loc[metric, ["ci_low", "ci_high"]].astype(float)).all()
+    for metric in ("awrf", "ee_difference"):
         assert out.loc[metric, "reason"] is None or out.loc[metric, "reason"] != out.loc[metric, "reason"]
         assert out.loc[metric, "ci_low"] <= out.loc[metric, "estimate"] <= out.loc[metric, "ci_high"]
 

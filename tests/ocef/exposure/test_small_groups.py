@@ -100,18 +100,18 @@ def _ee_relevance_table(n_small):
 
 
 def test_ee_relevance_pairs_below_their_floor_are_withheld_with_the_count():
-    # 100 users: the group mean is printed (EE-R's mean floor is 20) but the comparison with the
+    # 130 users: the group mean is printed (EE-R's mean floor is 120) but the comparison with the
     # reference is not (160: below that the difference of a sparse group covered under 0.94)
     from ocef.exposure.frame import metric_frame_from_moments
     from ocef.exposure.ranking_metrics import HALL_PAIRS, MIN_PAIR_USERS, MIN_USERS
 
     assert MIN_PAIR_USERS == {"ee_relevance": 160} and HALL_PAIRS == ("ee_relevance",)
-    res = metric_frame_from_moments(_ee_relevance_table(100), by=["user_group"], reference="b", min_users=MIN_USERS,
+    res = metric_frame_from_moments(_ee_relevance_table(130), by=["user_group"], reference="b", min_users=MIN_USERS,
                                     min_pair_users=MIN_PAIR_USERS, skew_corrected=HALL_PAIRS)
     assert res.groups["ci_low"].notna().all()
     assert res.pairs[["ci_low", "ci_high", "p_value", "p_adjusted"]].isna().all().all()
     assert res.pairs["significant"].isna().all()
-    assert (res.pairs["reason"] == "no valid interval: a group has 100 users, fewer than 160 for a comparison "
+    assert (res.pairs["reason"] == "no valid interval: a group has 130 users, fewer than 160 for a comparison "
             "(below that, the difference of ee_relevance covered under 0.94 in simulation)").all()
 
 
@@ -190,12 +190,12 @@ def test_ranking_fairness_withholds_ee_relevance_pairs_of_small_groups():
     from test_ranking_metrics import simulate_log
     from ocef.exposure.ranking_metrics import ranking_fairness
 
-    log, judg = simulate_log(150, rng=3, skew=0.0)
-    log["ug"] = np.where(log["user"] < 50, "x", "y")            # 50 and 100 users
+    log, judg = simulate_log(300, rng=3, skew=0.0)
+    log["ug"] = np.where(log["user"] < 130, "x", "y")           # 130 and 170 users: means printed (120)
     pairs = ranking_fairness(log, item_group="g", user_group="ug", judgments=judg, backend="pandas",
                              metrics=["ee_relevance", "ee_difference"]).pairs.set_index(["metric", "statistic"])
     assert pairs.loc[("ee_relevance", "difference"), "reason"].startswith(
-        "no valid interval: a group has 50 users, fewer than 160 for a comparison")
+        "no valid interval: a group has 130 users, fewer than 160 for a comparison")
     assert np.isnan(pairs.loc[("ee_relevance", "difference"), "ci_low"])
     assert pairs.loc[("ee_difference", "difference"), "ci_low"] < pairs.loc[("ee_difference", "difference"), "ci_high"]
 
