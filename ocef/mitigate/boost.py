@@ -128,11 +128,10 @@ def boost_batch(scores, groups, k, *, protected=1, amount=0.1) -> np.ndarray:
 
     Parameters
     ----------
-    scores : array-like of float, shape (n_users, n_candidates)
-    groups : array-like of int, shape (n_users, n_candidates)
-    k : int
-    protected : int, default 1
-    amount : float, default 0.1
+    scores, groups : array-like, shape (n_users, n_candidates)
+        One row per user; otherwise as in :func:`boost_rerank`.
+    k, protected, amount
+        As in :func:`boost_rerank`.
 
     Returns
     -------

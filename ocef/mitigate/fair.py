@@ -330,12 +330,10 @@ def fair_batch(scores, groups, k, *, protected=1, p=0.5, alpha=0.1) -> np.ndarra
 
     Parameters
     ----------
-    scores : array-like of float, shape (n_users, n_candidates)
-    groups : array-like of int, shape (n_users, n_candidates)
-    k : int
-    protected : int, default 1
-    p : float, default 0.5
-    alpha : float, default 0.1
+    scores, groups : array-like, shape (n_users, n_candidates)
+        One row per user; otherwise as in :func:`fair_rerank`.
+    k, protected, p, alpha
+        As in :func:`fair_rerank`.
 
     Returns
     -------
