@@ -1072,7 +1072,8 @@ def duckdb_cursor():
 
     Opening a database costs about 22 ms of CPU, a cursor on it nothing; each cursor is its own
     connection, so threads count in parallel. Keyed by process id: a forked worker opens its own
-    database. The progress bar is off because it would write to the terminal.
+    database. DuckDB's own progress bar is off because it would write to the terminal; inside
+    :func:`ocef._progress.query_progress` the cursor reports its progress to OCEF's bar instead.
 
     Returns
     -------
@@ -1094,7 +1095,14 @@ def duckdb_cursor():
             if _MEMORY_LIMIT["bytes"] is not None:
                 _apply_memory_limit(database)
     con = database.cursor()
-    con.execute("SET enable_progress_bar = false")
+    from ocef._progress import watched
+
+    if watched(con):             # a --progress bar is on (ocef._progress.query_progress): DuckDB's estimate, not its print
+        con.execute("SET enable_progress_bar = true")
+        con.execute("SET enable_progress_bar_print = false")
+        con.execute("SET progress_bar_time = 0")
+    else:
+        con.execute("SET enable_progress_bar = false")
     return con
 
 
