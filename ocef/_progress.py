@@ -51,6 +51,7 @@ class _NoBar:
     """What :func:`progress_bar` returns when nothing is shown: every call does nothing."""
 
     n = 0
+    total = None
 
     def update(self, n=1):
         return None

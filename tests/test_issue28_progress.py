@@ -63,18 +63,51 @@ def test_the_exposure_audit_watches_its_counting_query(capsys, monkeypatch):
     assert "exposure: log passes" in capsys.readouterr().err
 
 
-USERS = pd.DataFrame({"g": np.repeat(np.arange(4), 30), "a": np.tile([0, 1, 2], 40),
-                      "mrr": np.random.default_rng(0).uniform(size=120)})
-
-
-def test_dpso_and_the_permutation_test_show_bars_with_their_totals(capsys, monkeypatch):
+@pytest.fixture
+def eager(monkeypatch):
+    """Every update of a forced bar drawn on stderr, however quick (tqdm throttles to 0.1 s)."""
     import tqdm.auto
 
-    class Eager(tqdm.auto.tqdm):                                      # draw every update, however quick
+    class Eager(tqdm.auto.tqdm):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, mininterval=0, miniters=1, **kwargs)
 
     monkeypatch.setattr(tqdm.auto, "tqdm", Eager)
+
+
+def test_a_long_envy_run_shows_its_steps_with_the_time_left(capsys, eager):
+    # issue 28: one undecided run (zero gap, so Theorem 6's bound is infinite) ran to max_steps with the
+    # bar of runs decided at 0/1 the whole time
+    from ocef.envy.runner import DiscreteRewards, run_batch
+
+    means = np.array([[0.5, 0.5, 0.5]])
+    kw = dict(group_size=20, true_means=means, rng=0, engine="numpy", max_steps=20_000)
+    loud = run_batch(np.array([2]), 0.05, 0.05, 1e-9, DiscreteRewards.binomial(means, 20), progress=True, **kw)
+    draws = _bars(capsys.readouterr().err, "audits: steps (at most)")
+    assert {t for _, t in draws} == {20_000.0}                      # the bound is max_steps here
+    assert [n for n, _ in draws][-1] == 16_384                       # moved every 4,096 steps
+    quiet = run_batch(np.array([2]), 0.05, 0.05, 1e-9, DiscreteRewards.binomial(means, 20), **kw)
+    assert capsys.readouterr().err == ""
+    assert loud.verdict_names().tolist() == quiet.verdict_names().tolist() == ["timeout"]
+    assert (loud.counts == quiet.counts).all() and (loud.duration == quiet.duration).all()
+
+
+def test_the_steps_bar_ends_at_theorem_6s_bound_when_the_means_are_known(capsys, eager):
+    from ocef.envy.runner import DiscreteRewards, estimated_work, run_batch
+
+    means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]] * 6)        # 12 runs: the lock-step, then the tail
+    run_batch(np.full(12, 2), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20), group_size=20,
+              true_means=means, rng=0, engine="numpy", progress=True)
+    draws = _bars(capsys.readouterr().err, "audits: steps (at most)")
+    bound = int(estimated_work(means, 0.05, 0.05, 0.05, 20, 10**6).max())
+    assert {t for _, t in draws} == {float(bound)}
+
+
+USERS = pd.DataFrame({"g": np.repeat(np.arange(4), 30), "a": np.tile([0, 1, 2], 40),
+                      "mrr": np.random.default_rng(0).uniform(size=120)})
+
+
+def test_dpso_and_the_permutation_test_show_bars_with_their_totals(capsys, eager):
     oracle = GroupOracle.from_user_metrics(USERS, ["g", "a"], "mrr")
     loud = search(oracle, n_iter=7, n_resamples=99, test="permutation", rng=0, progress=True).to_dict()
     err = capsys.readouterr().err
