@@ -109,7 +109,6 @@ def progress_iter(iterable, progress, *, total=None, desc: str = "", unit: str =
 
 #: Seconds between two polls of a running DuckDB query (a query shorter than this shows no bar).
 QUERY_POLL = 0.5
-_WATCHERS: list = []                 # the active query watchers, innermost last (a module-level setting)
 
 
 class _QueryWatcher:
@@ -165,26 +164,14 @@ def query_progress(progress, desc: str = "DuckDB query"):
     if not shown(progress):
         yield
         return
+    from ocef.backends import QUERY_WATCHERS       # duckdb_cursor hands its cursors to the last one
+
     watcher = _QueryWatcher(desc)
-    _WATCHERS.append(watcher)
+    QUERY_WATCHERS.append(watcher)
     watcher.thread.start()
     try:
         yield
     finally:
-        _WATCHERS.remove(watcher)
+        QUERY_WATCHERS.remove(watcher)
         watcher.stop.set()
         watcher.thread.join(5)
-
-
-def watched(con) -> bool:
-    """Hand a DuckDB cursor to the innermost :func:`query_progress` block, if any; whether it was.
-
-    Examples
-    --------
-    >>> watched(object())
-    False
-    """
-    if not _WATCHERS:
-        return False
-    _WATCHERS[-1].cursors.append(con)
-    return True

@@ -1067,6 +1067,11 @@ def _apply_memory_limit(database) -> None:
     database.execute(f"SET temp_directory = {_lit(spill)}")
 
 
+#: The active watchers of :func:`ocef._progress.query_progress`, innermost last: the cursors opened
+#: meanwhile are handed to the last one (a module-level setting: it applies to other threads too).
+QUERY_WATCHERS: list = []
+
+
 def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar.
 
@@ -1095,9 +1100,8 @@ def duckdb_cursor():
             if _MEMORY_LIMIT["bytes"] is not None:
                 _apply_memory_limit(database)
     con = database.cursor()
-    from ocef._progress import watched
-
-    if watched(con):             # a --progress bar is on (ocef._progress.query_progress): DuckDB's estimate, not its print
+    if QUERY_WATCHERS:           # a bar is on (ocef._progress.query_progress): DuckDB's estimate, not its print
+        QUERY_WATCHERS[-1].cursors.append(con)
         con.execute("SET enable_progress_bar = true")
         con.execute("SET enable_progress_bar_print = false")
         con.execute("SET progress_bar_time = 0")

@@ -43,7 +43,9 @@ def test_no_query_bar_by_default_and_cursors_are_plain_outside(capsys, monkeypat
     with query_progress(True):
         watched = duckdb_cursor()
         assert watched.sql("SELECT current_setting('enable_progress_bar_print')").fetchall() == [(False,)]
-    assert progress_module._WATCHERS == []                           # the block removed its watcher
+    from ocef.backends import QUERY_WATCHERS
+
+    assert QUERY_WATCHERS == []                                      # the block removed its watcher
 
 
 def test_the_exposure_audit_watches_its_counting_query(capsys, monkeypatch):
@@ -51,8 +53,12 @@ def test_the_exposure_audit_watches_its_counting_query(capsys, monkeypatch):
 
     monkeypatch.setattr(progress_module, "QUERY_POLL", 0.0)          # poll without pause: any query is seen
     seen = []
-    real = progress_module.watched
-    monkeypatch.setattr(progress_module, "watched", lambda con: real(con) and not seen.append(con))
+    real = progress_module._QueryWatcher.__init__
+
+    def init(self, desc):
+        real(self, desc)
+        self.cursors = seen                                           # every cursor watched, in one list
+    monkeypatch.setattr(progress_module._QueryWatcher, "__init__", init)
     log = pd.DataFrame({"user": np.repeat(np.arange(30), 3), "item": np.tile([0, 1, 2], 30),
                         "rank": np.tile([1, 2, 3], 30), "genre": np.tile(["a", "b", "b"], 30)})
     quiet = exposure_fairness(log, item_group="genre", backend="duckdb").to_dict()
