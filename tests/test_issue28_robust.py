@@ -302,3 +302,20 @@ def test_mitigate_refuses_a_list_length_it_cannot_hold(tmp_path, run):
     cand.to_csv(tmp_path / "cand.csv", index=False)
     one_line(run("mitigate", "--candidates", tmp_path / "cand.csv", "--item-group", "genre", "--method", "fair",
                  "--json", "--k", "1000000000000"), "k=1000000000000")
+
+
+@pytest.mark.data
+def test_fairrec_on_movielens_refuses_an_unwritable_cache_at_once(tmp_path, monkeypatch, run):
+    # issue 28: each run refit the model (~30 s) without a word, OCEF_CACHE_DIR naming a file
+    import time
+
+    from tests.conftest import require_data
+
+    data = require_data("ml-100k")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(a_file))
+    t0 = time.perf_counter()
+    line = one_line(run("fairrec", "--dataset", "movielens", "--data-dir", data, "--iters", "2", "--json"),
+                    "OCEF_CACHE_DIR=", "cannot be written", "writable folder")
+    assert time.perf_counter() - t0 < 20 and str(a_file) in line               # before any training
