@@ -645,6 +645,11 @@ def python_cases(f: dict) -> list[Case]:
         if c.door == "fairrec.oracle":
             c.names = ("value", "evaluate", "metric")
     door("run_audit[timeouts]", "run_audit_timeouts", {"max_steps": lambda v: None if integer(1, 10**15)(v) else False})
+    door("exposure_fairness", "exposure_fairness", {"k": anything, "patience": real_in(0, 1, hi_open=True),
+                                                    "confidence": real_in(0, 1, hi_open=True),
+                                                    "browsing": lambda v: False, "target": lambda v: False,
+                                                    "backend": lambda v: isinstance(v, str) and v in BACKENDS,
+                                                    "reference": anything, "progress": anything})
     door("pairwise_accuracy[percentile]", "pairwise_percentile",
          {"n_resamples": lambda v: (True if integer(200, 10**5)(v) or (integer(0, 0)(v)) else
                                     (False if not integer(0, 10**6)(v) or v < 200 else None))})
@@ -763,6 +768,10 @@ def build_call(spec, f):
             oracle = GroupOracle.from_user_metrics(t, ["gender", "age", "occupation"], "mrr", min_users=5)
             return search(oracle, n_resamples=20, rng=0)
         return grid
+    if make == "exposure_fairness":
+        from ocef.exposure import exposure_fairness
+        log = pd.read_csv(f["rank.csv"])
+        return lambda: exposure_fairness(log, **{"item_group": "genre", "user_group": "gender", p: value})
     raise KeyError(make)
 
 
