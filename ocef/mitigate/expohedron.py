@@ -402,11 +402,13 @@ def caratheodory_decomposition(gamma, point, tol: float = HIGH_TOLERANCE) -> tup
     return coefficients[keep], vertices[:, keep]
 
 
-@validate_params(k=Integer(1), rng=Rng(), alpha=Real(0, 1), fairness=Options("meritocratic", "demographic"))
+@validate_params(k=Integer(1), rng=Rng(), alpha=Real(0, 1), fairness=Options("meritocratic", "demographic", "group"))
 def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="meritocratic") -> Lottery:
     """A Pareto-optimal fair lottery of rankings of one user's candidates (the expohedron).
 
-    γ_j = 1/log2(1 + j) over all n positions; the point of :func:`pareto_curve` whose utility is
+    γ_j = 1/log2(1 + j) over all n positions; the point of :func:`pareto_curve` (``fairness`` =
+    "meritocratic" or "demographic": individual fairness) or of :func:`group_pareto_curve` (``fairness`` =
+    "group": demographic fairness of the item groups, Kletti et al. Sec. 5) whose utility is
     ``U_fair + alpha·(U_PRP − U_fair)`` (linear inside a segment) is decomposed by
     :func:`caratheodory_decomposition`; each vertex gives the ranking of the items by decreasing
     exposure (ties: input order), cut at k (rankings with the same top k are merged).
@@ -416,15 +418,17 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
     scores : array-like of float, shape (n_candidates,)
         Relevance ρ ≥ 0 (not all 0).
     groups : array-like of int, shape (n_candidates,)
-        Checked but not used: the fairness here is per item (individual), as the reference's
-        ``pareto_curve_pbm_individual``.
+        The item groups of ``fairness="group"``; checked but not used by the individual notions (the
+        reference's ``pareto_curve_pbm_individual``).
     k : int
         1 <= k <= n_candidates.
     rng : None, int or numpy.random.Generator, optional
         Unused (the lottery is returned, not drawn).
     alpha : float, default 0.5
         Position on the curve in utility: 0 the fairness end, 1 the PRP ranking.
-    fairness : {"meritocratic", "demographic"}, default "meritocratic"
+    fairness : {"meritocratic", "demographic", "group"}, default "meritocratic"
+        Individual fairness (the exposure of each item against its target) or group fairness (each
+        item group's exposure against |group|·mean(γ), :func:`group_unfairness`).
 
     Returns
     -------
@@ -440,13 +444,15 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
     >>> lot = expohedron_rerank([0.9, 0.8, 0.5, 0.3, 0.1], [0, 0, 1, 1, 1], 2, alpha=0.0)
     >>> lot.rankings.shape[1], round(float(lot.probabilities.sum()), 12)
     (2, 1.0)
+    >>> expohedron_rerank([0.5, 0.6, 0.8, 0.9], [1, 0, 1, 0], 4, alpha=0.0, fairness="group").probabilities
+    array([0.5, 0.5])
     """
-    s, _, k = check_candidates(scores, groups, k)
+    s, g, k = check_candidates(scores, groups, k)
     if s.min() < 0 or s.max() <= 0:
         raise DataError("scores must be >= 0 and not all 0 for the expohedron (relevance)")
     n = s.size
     gamma = 1.0 / np.log2(np.arange(2, n + 2))
-    curve = pareto_curve(gamma, s, fairness)
+    curve = group_pareto_curve(gamma, s, g) if fairness == "group" else pareto_curve(gamma, s, fairness)
     util = curve @ s
     goal = util[0] + alpha * (util[-1] - util[0])
     j = int(np.searchsorted(util, goal, side="left"))
@@ -535,71 +541,82 @@ class _GroupProblem:
         w = np.stack([np.bincount(self.labels, v, minlength=self.m) for v in vertices], axis=1)
         return w, vertices @ self.rho
 
-    def _kkt(self, w: np.ndarray, u: np.ndarray) -> np.ndarray | None:
-        """The inverse of the KKT matrix of the simplex QP over these vertices, None if their group
-        exposures are affinely dependent (then a smaller support is optimal)."""
+    def _affine(self, w: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """θ(λ) = θ₀ + λθ₁ minimizing ½‖wθ − c‖² − λ uθ on the affine hull of these vertices (Σθ = 1), or
+        None if their group exposures are affinely dependent (then a smaller support is optimal).
+
+        θ = e₁ + (0, α) − (Σα) e₁ with α minimizing ½‖w₁ + Dα − c‖² − λ Δu·α, D = (w_k − w₁)_k: the normal
+        equations Dᵀ D α = Dᵀ (c − w₁) + λ Δu solved by a QR of D, which stays well conditioned when the
+        vertices' group exposures are close (not so Wᵀ W)."""
         k = w.shape[1]
-        if k > 1:
-            diff = w[:, 1:] - w[:, :1]
-            sv = np.linalg.svd(diff, compute_uv=False)
-            if sv.size < k - 1 or sv[-1] <= 1e-9 * max(1.0, sv[0]):
-                return None
-        kkt = np.zeros((k + 1, k + 1))
-        kkt[:k, :k] = w.T @ w
-        kkt[:k, k] = -1.0
-        kkt[k, :k] = 1.0
-        return np.linalg.inv(kkt)
+        if k == 1:
+            return np.ones(1), np.zeros(1)
+        d = w[:, 1:] - w[:, :1]
+        q, r = np.linalg.qr(d)
+        diag = np.abs(np.diag(r))
+        if r.shape[0] < k - 1 or diag.min() <= 1e-12 * max(1.0, diag.max()):
+            return None
+        a0 = np.linalg.solve(r, q.T @ (self.c - w[:, 0]))
+        a1 = np.linalg.solve(r, np.linalg.solve(r.T, u[1:] - u[0]))
+        return np.concatenate(([1.0 - a0.sum()], a0)), np.concatenate(([-a1.sum()], a1))
+
+    def _gap_tolerance(self, s: np.ndarray) -> float:
+        """The Frank-Wolfe gap s·v − s·x counted as 0: rounding of the scores times the exposures."""
+        return 1e-12 * (np.abs(s).max() + 1.0) * self.total
 
     def _simplex_qp(self, w, u, lam) -> np.ndarray:
-        """θ minimizing ½‖wθ − c‖² − λ uθ on the simplex: the first KKT point over the subsets."""
+        """θ minimizing f(θ) = ½‖wθ − c‖² − λ uθ on the simplex: the first subset of vertices (smallest
+        first) whose affine minimizer of f has θ > 0 and no vertex improving it (every gap s·v_k − s·x
+        within rounding, s the oracle's scores at x); if rounding leaves none, the feasible one of lowest f."""
         k = w.shape[1]
-        grad_of = lambda th: w.T @ (w @ th - self.c) - lam * u      # noqa: E731
-        scale = self.total ** 2 + lam * self.total
+        fallback, fallback_f = None, np.inf
         for size in range(1, k + 1):
             for subset in combinations(range(k), size):
                 idx = list(subset)
-                inv = self._kkt(w[:, idx], u[idx])
-                if inv is None:
+                line = self._affine(w[:, idx], u[idx])
+                if line is None:
                     continue
-                sol = inv @ np.concatenate((w[:, idx].T @ self.c + lam * u[idx], [1.0]))
-                if np.any(sol[:size] < -1e-12):
+                sol = line[0] + lam * line[1]
+                if np.any(sol <= 0):
                     continue
                 theta = np.zeros(k)
-                theta[idx] = np.clip(sol[:size], 0, None)
-                theta /= theta.sum()
-                if np.all(grad_of(theta) >= sol[size] - 1e-12 * scale):
+                theta[idx] = sol / np.sum(sol)
+                resid = w @ theta - self.c
+                gaps = lam * u - w.T @ resid                 # s·v_k for each vertex k
+                s_scale = lam * np.max(self.rho) + np.abs(resid).max()
+                if np.all(gaps - gaps @ theta <= self._gap_tolerance(np.array([s_scale]))):
                     return theta
-        raise DataError("the group Pareto problem has no KKT point on the vertices: a loss of precision")
+                f = 0.5 * resid @ resid - lam * (u @ theta)
+                if f < fallback_f:
+                    fallback, fallback_f = theta, f
+        if fallback is None:
+            raise DataError("the group Pareto problem has no optimum on the vertices: a loss of precision")
+        return fallback
 
     def solve(self, lam: float, vertices: np.ndarray | None = None) -> np.ndarray:
         """The vertices (rows) of the optimum at ``lam`` (affinely independent group exposures)."""
         verts = self.vertex(self.rho)[None, :] if vertices is None else vertices
-        added = False
         for _ in range(50 * self.gd.size + 100):
             w, u = self.image(verts)
             theta = self._simplex_qp(w, u, lam)
-            if added and theta[-1] == 0:                 # the oracle's vertex does not help: rounding
-                return verts[theta > 0]
             verts, theta = verts[theta > 0], theta[theta > 0]
             x = theta @ verts
             s = lam * self.rho - (np.bincount(self.labels, x, minlength=self.m) - self.c)[self.labels]
             new = self.vertex(s)
-            if s @ new - s @ x <= 1e-13 * (np.abs(s).max() + 1.0) * self.total \
+            if s @ new - s @ x <= self._gap_tolerance(s) \
                     or np.any(np.all(np.abs(verts - new) < 1e-15, axis=1)):
                 return verts
-            verts, added = np.vstack((verts, new)), True
+            verts = np.vstack((verts, new))
         raise DataError("the group Pareto problem did not converge")
 
     def piece(self, lam: float, vertices: np.ndarray | None = None):
         """(lo, hi, vertices, θ₀, θ₁): the optimum is (θ₀ + λθ₁) @ vertices for λ in [lo, hi]."""
         verts = self.solve(lam, vertices)
         w, u = self.image(verts)
-        k = verts.shape[0]
-        inv = self._kkt(w, u)
-        if inv is None:
+        line = self._affine(w, u)
+        if line is None:
             raise DataError("the group Pareto problem's support is degenerate: a loss of precision")
-        t0 = (inv @ np.concatenate((w.T @ self.c, [1.0])))[:k]
-        t1 = (inv @ np.concatenate((u, [0.0])))[:k]
+        t0, t1 = line
         lo, hi = 0.0, np.inf
 
         def bound(a, b, slack, tol):                     # a + λ b ≥ −slack; |b| ≤ tol: a tie kept (rounding)
@@ -616,12 +633,15 @@ class _GroupProblem:
         b_tol = 1e-9 * (1.0 + np.abs(w @ t1).max())
         for v in verts:
             order = np.argsort(-v, kind="stable")
+            if self.level_start.size == self.gd.size:    # γ strictly decreasing: adjacent positions
+                bound(a_s[order[:-1]] - a_s[order[1:]], b_s[order[:-1]] - b_s[order[1:]], 1e3 * self.tol, b_tol)
+                continue
             for start, mid, end in zip(self.level_start[:-1], self.level_end[:-1], self.level_end[1:]):
                 upper, lower = order[start:mid], order[mid:end]
                 bound((a_s[upper][:, None] - a_s[lower][None, :]).ravel(),
                       (b_s[upper][:, None] - b_s[lower][None, :]).ravel(), 1e3 * self.tol, b_tol)
         if not lo - 1e-9 * (1 + lam) <= lam <= hi + 1e-9 * (1 + lam):
-            raise DataError(f"the group Pareto problem's optimum is not optimal at its λ: a loss of precision {lam} {lo} {hi} {len(verts)}")
+            lo = hi = lam                                # the range is lost to rounding: this λ only
         lo, hi = min(lo, lam), max(hi, lam)
         return lo, hi, verts, t0, t1
 
@@ -639,15 +659,18 @@ def _group_pieces(gamma: np.ndarray, rho: np.ndarray, labels: np.ndarray):
         lam = 2.0 * p[1] + 1.0
     top = pieces[-1][0]
     pieces.sort(key=lambda p: p[0])
-    gaps = [(0.0, pieces[0][0])] + [(pieces[i][1], pieces[i + 1][0]) for i in range(len(pieces) - 1)]
+    gaps = [(0.0, pieces[0][0], None, pieces[0][2])] + \
+        [(pieces[i][1], pieces[i + 1][0], pieces[i][2], pieces[i + 1][2]) for i in range(len(pieces) - 1)]
     while gaps:
-        a, b = gaps.pop()
-        if b - a <= 1e-12 * b or b <= 1e-10 * max(top, 1.0):
+        a, b, below, above = gaps.pop()
+        if b - a <= 1e-9 * b or b <= 1e-10 * max(top, 1.0):
             continue
+        if len(pieces) > 50 * gamma.size * prob.m + 100:
+            raise DataError("the group Pareto curve has too many pieces: a loss of precision")
         lam = np.sqrt(a * b) if a > 0 and b > 4 * a else (a + b) / 2
-        p = prob.piece(lam)
+        p = prob.piece(lam, above if below is None else np.vstack((below, above)))   # warm start
         pieces.append(p)
-        gaps += [(a, min(p[0], b)), (max(p[1], a), b)]
+        gaps += [(a, min(p[0], b), below, p[2]), (max(p[1], a), b, p[2], above)]
     pieces.sort(key=lambda p: p[0])
     return prob, pieces
 
@@ -707,11 +730,6 @@ def group_pareto_curve(gamma, relevance, groups) -> np.ndarray:
     tied = np.unique(np.stack((labels.astype(float), rho)), axis=1, return_inverse=True)[1].ravel()
     counts = np.bincount(tied)
     points = np.stack([(np.bincount(tied, x) / counts)[tied] for x in points])   # ties share exposure
-    end = group_fairness_endpoint(gamma, rho, labels)
-    w0, u0 = prob.image(points[:1])
-    we, ue = prob.image(end[None, :])
-    if np.max(np.abs(we - w0)) <= 1e-9 * prob.total and abs(ue[0] - u0[0]) <= 1e-9 * prob.total:
-        points[0] = end                                  # the reference's point of the (unique) fair optimum
     return points
 
 
