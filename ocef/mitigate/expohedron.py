@@ -31,7 +31,8 @@ from ocef.errors import DataError
 from ocef.mitigate.lottery import Lottery, check_candidates, lottery_from_rankings
 from ocef.validation import Integer, Options, Real, Rng, validate_params
 
-__all__ = ["expohedron_rerank", "pareto_curve", "group_fairness_endpoint", "group_pareto_curve", "group_unfairness",
+__all__ = ["expohedron_rerank", "pareto_curve", "group_fairness_endpoint", "group_pareto_curve", "group_pareto_point",
+           "group_unfairness",
            "caratheodory_decomposition", "majorized", "identify_face", "face_intersection"]
 
 LOW_TOLERANCE = 1e-6            # the reference's tolerances, by name
@@ -452,7 +453,11 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
         raise DataError("scores must be >= 0 and not all 0 for the expohedron (relevance)")
     n = s.size
     gamma = 1.0 / np.log2(np.arange(2, n + 2))
-    curve = group_pareto_curve(gamma, s, g) if fairness == "group" else pareto_curve(gamma, s, fairness)
+    if fairness == "group":
+        coefficients, vertices = group_pareto_point(gamma, s, g, alpha)
+        rankings = np.argsort(-vertices.T, axis=1, kind="stable")[:, :k]
+        return lottery_from_rankings(rankings, coefficients)
+    curve = pareto_curve(gamma, s, fairness)
     util = curve @ s
     goal = util[0] + alpha * (util[-1] - util[0])
     j = int(np.searchsorted(util, goal, side="left"))
@@ -753,3 +758,74 @@ def _drop_collinear(points: np.ndarray, prob: _GroupProblem) -> np.ndarray:
     if len(keep) > 1:
         out.append(keep[-1])
     return points[out]
+
+
+def group_pareto_point(gamma, relevance, groups, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The point of :func:`group_pareto_curve` at a share ``alpha`` of the way, in utility, from the group
+    fairness end to the end of highest utility, as a lottery of at most (number of groups) rankings.
+
+    Found without the whole curve: the pieces of λ are searched (bisection between the pieces known
+    below and above the goal utility) until one contains the goal, where the utility is affine in λ.
+
+    Parameters
+    ----------
+    gamma : array-like of float, shape (n,)
+    relevance : array-like of float, shape (n,)
+    groups : array-like, shape (n,)
+    alpha : float
+        In [0, 1].
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``coefficients`` (m,) and ``vertices`` (n, m) as :func:`caratheodory_decomposition`'s: column j
+        is the exposure of each item under ranking j.
+
+    Examples
+    --------
+    >>> c, v = group_pareto_point([4.0, 3.0, 2.0, 1.0], [0.5, 0.6, 0.8, 0.9], [1, 0, 1, 0], 0.0)
+    >>> v @ c
+    array([1.5, 1.5, 3.5, 3.5])
+    """
+    gamma = np.asarray(gamma, dtype=float)
+    rho = np.asarray(relevance, dtype=float)
+    labels = _group_labels(groups, gamma.size)
+    if rho.size != gamma.size or rho.min() < 0 or rho.max() <= 0:
+        raise DataError("relevance must have one value >= 0 per item, not all 0")
+    prob = _GroupProblem(gamma, rho, labels)
+
+    def utility(p, lam):
+        return float((p[3] + lam * p[4]) @ (p[2] @ prob.rho))
+
+    p = prob.piece(1.0)
+    top = p
+    while np.isfinite(top[1]):                           # the end of highest utility: hi = ∞
+        top = prob.piece(2 * top[1] + 1, top[2])
+    while p[0] > 0:                                      # the fair end: the piece containing λ = 0⁺
+        p = prob.piece(p[0] / 4, p[2])
+    u_fair = utility(p, 0.0)
+    above, below = top, None                             # pieces known above / below the goal
+    goal = u_fair + alpha * (utility(top, top[0]) - u_fair)
+    tol = 1e-12 * (abs(goal) + 1.0)
+    for _ in range(50 * gamma.size * prob.m + 100):
+        u_lo = utility(p, p[0] if p[0] > 0 else 0.0)
+        u_hi = utility(p, p[1]) if np.isfinite(p[1]) else utility(p, p[0])
+        if u_lo - tol <= goal <= u_hi + tol:
+            slope = float(p[4] @ (p[2] @ prob.rho))
+            lam = p[0] if abs(slope) <= 1e-15 or not np.isfinite(p[1]) else \
+                float(np.clip((goal - utility(p, 0.0)) / slope, max(p[0], 0.0), p[1]))
+            theta = np.clip(p[3] + lam * p[4], 0, None)
+            keep = theta > MAX_TOLERANCE
+            return theta[keep] / theta[keep].sum(), p[2][keep].T
+        if goal < u_lo:
+            above = p
+        else:
+            below = p
+        a, b = below[1], above[0]
+        if b - a <= 1e-9 * b:                            # between two pieces that meet: their common end
+            theta = np.clip(above[3] + b * above[4], 0, None)
+            keep = theta > MAX_TOLERANCE
+            return theta[keep] / theta[keep].sum(), above[2][keep].T
+        lam = np.sqrt(a * b) if a > 0 and b > 4 * a else (a + b) / 2
+        p = prob.piece(lam, np.vstack((below[2], above[2])))
+    raise DataError("the group Pareto point was not found: a loss of precision")
