@@ -496,14 +496,16 @@ def group_unfairness(exposure, gamma, groups) -> float:
 
     A is the group membership matrix (one row per item group) and b = mean(γ)·1 the barycenter, so the
     target of each group is the exposure of its items under the uniform lottery (|G|·mean(γ)); the group
-    fair points are those with A x = A b (:func:`group_fairness_endpoint` is the one of highest utility).
+    fair points are those with A x = A b (the first point of :func:`group_pareto_curve` is the one of
+    highest utility).
 
     Parameters
     ----------
     exposure : array-like of float, shape (n,)
+        A point of the expohedron.
     gamma : array-like of float, shape (n,)
     groups : array-like, shape (n,)
-        The item group of each item.
+        One label per item (any hashable values; A has one row per distinct label).
 
     Returns
     -------
