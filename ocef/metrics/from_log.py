@@ -461,7 +461,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     # the registry's group values (aggregate()'s keys), None with a reason where the log cannot give them
     roles = {"score": has_s, "relevance": has_y, "n_relevant": has_nr}
     columns = {"score": score, "relevance": relevance, "n_relevant": n_relevant}
-    values = [m for m in REGISTRY.values() if m.level == "group" and m.log is not None]
+    values = [m for m in REGISTRY.values() if m.kind == "group" and m.log is not None]
     missing = {}                          # group value -> why the log cannot give it
     for m in values:
         lack = [r for r in m.log.needs if not roles[r]]
@@ -486,7 +486,7 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     out["pairs"] = {}
     if user_group:
         # the registry's pair metrics that compare a value the log gives (ETV, EKL first: the distributions)
-        pairs = sorted((m for m in REGISTRY.values() if m.level == "pair" and (
+        pairs = sorted((m for m in REGISTRY.values() if m.kind == "pair" and (
             m.compares == "dist" or m.compares in {v.name for v in values})), key=lambda m: m.compares != "dist")
         filled = {g: {k: (math.nan if x is None else x) for k, x in v.items()} for g, v in per_group.items()}
         for a, va in per_group.items():

@@ -743,7 +743,7 @@ class BiasMetric:
     ----------
     name : str
         Its key in tables, JSON and dicts.
-    level : {"system", "group", "pair"}
+    kind : {"system", "group", "pair"}
         ``"system"``: an item metric of a set of users (all users, and each group);
         ``"group"``: a value of each group that a pair metric compares; ``"pair"``: group a relative
         to group b.
@@ -786,7 +786,7 @@ class BiasMetric:
     """
 
     name: str
-    level: str
+    kind: str
     formula: str
     kernel: Callable
     interval: str
@@ -826,12 +826,12 @@ def register(metric: BiasMetric) -> BiasMetric:
     return metric
 
 
-def entries(level: str) -> list[BiasMetric]:
-    """The entries of :data:`REGISTRY` of one level, in order.
+def entries(kind: str) -> list[BiasMetric]:
+    """The entries of :data:`REGISTRY` of one kind, in order.
 
     Parameters
     ----------
-    level : {"system", "group", "pair"}
+    kind : {"system", "group", "pair"}
 
     Returns
     -------
@@ -842,7 +842,7 @@ def entries(level: str) -> list[BiasMetric]:
     >>> [m.name for m in entries("system")]
     ['aggregate_diversity', 'gini_index', 'exposure_entropy', 'avg_recommendation_popularity']
     """
-    return [m for m in REGISTRY.values() if m.level == level]
+    return [m for m in REGISTRY.values() if m.kind == kind]
 
 
 def _ratio_of(key):

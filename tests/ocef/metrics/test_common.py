@@ -52,9 +52,9 @@ def numpy_values(scores, truth, groups, k, params) -> dict:
     system = rec.item_metrics(agg["counts"][0], agg["pop"][0], agg["n_active"][0],
                               convention=params.get("gini_convention", "holisticai"))
     for name, m in REGISTRY.items():
-        if m.level == "system":
+        if m.kind == "system":
             out[name] = float(system[name])
-        elif m.level == "group":
+        elif m.kind == "group":
             out[name] = {g: float(agg[name][i + 1]) for i, g in enumerate(names)}
         else:
             out[name] = {(a, b): float(rec.pair_metrics(one(i + 1), one(j + 1))[name])
@@ -69,11 +69,11 @@ def log_values(log, n_items, backend, params) -> dict:
     res = seed004_from_log(log, n_items=n_items, user_group="ug", backend=backend, **kw)
     out = {}
     for name, m in REGISTRY.items():
-        if m.level == "system":
+        if m.kind == "system":
             out[name] = res[name]
-        elif m.level == "group" and m.log is not None:
+        elif m.kind == "group" and m.log is not None:
             out[name] = {g: v[name] for g, v in res["groups"].items()}
-        elif m.level == "pair" and name in next(iter(res["pairs"].values())):
+        elif m.kind == "pair" and name in next(iter(res["pairs"].values())):
             out[name] = {pair: v[name] for pair, v in res["pairs"].items()}
     return out
 
@@ -93,9 +93,9 @@ def settings():
 def from_log(m) -> bool:
     """Whether a top-k log gives the entry: every system metric, the group values with a log piece,
     the pairs of those values and of the exposure distributions."""
-    if m.level == "group":
+    if m.kind == "group":
         return m.log is not None
-    return m.level == "system" or m.compares == "dist" or REGISTRY[m.compares].log is not None
+    return m.kind == "system" or m.compares == "dist" or REGISTRY[m.compares].log is not None
 
 
 def _same(got, want, name):
@@ -137,20 +137,20 @@ def test_every_metric_on_spark_equals_its_numpy_kernel():
 
 
 def test_the_registry_is_the_vocabulary():
-    levels = {"system", "group", "pair"}
+    kinds = {"system", "group", "pair"}
     for name, m in REGISTRY.items():
-        assert m.name == name and m.level in levels and m.formula and callable(m.kernel), name
+        assert m.name == name and m.kind in kinds and m.formula and callable(m.kernel), name
         assert m.interval in bias.MIN_GROUP_USERS or m.interval == "none", name
-        if m.level == "pair":
-            assert m.compares == "dist" or REGISTRY[m.compares].level == "group", name
+        if m.kind == "pair":
+            assert m.compares == "dist" or REGISTRY[m.compares].kind == "group", name
         if m.log is not None:
-            assert m.level == "group" and m.log.sql and callable(m.log.pandas) and callable(m.log.value), name
+            assert m.kind == "group" and m.log.sql and callable(m.log.pandas) and callable(m.log.value), name
         if m.label:         # holisticai's batch table lists it under its metric_type
             assert m.metric_type in rec.METRIC_TYPES and rec.METRIC_NAMES[m.label] == (name, m.unbiased)
     # the doors' vocabularies are the registry's
     assert bias.AUTO_METHODS == {n: m.interval for n, m in REGISTRY.items()}
     assert set(bias.OVERALL_METRICS) | set(bias.PAIR_METRICS) | set(bias.GROUP_METRICS) == set(REGISTRY)
-    assert rec.TRUTH_METRICS == tuple(n for n, m in REGISTRY.items() if m.level == "group" and "truth" in m.needs)
+    assert rec.TRUTH_METRICS == tuple(n for n, m in REGISTRY.items() if m.kind == "group" and "truth" in m.needs)
     scores, truth, groups, _, k = generated(0)
     table = bias.recommender_bias(scores, truth, groups=groups, k=k, n_resamples=0).table
     assert set(table.metric) == set(REGISTRY)
