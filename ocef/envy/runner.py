@@ -28,7 +28,7 @@ import pandas as pd
 from ocef.envy import bounds
 from ocef.envy.auditor import Verdict
 from ocef.envy.engines import check_engine, resolve_engine
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import (Integer, Options, Real, Rng, as_generator, check_alpha, check_delta,
                              check_epsilon, check_positive_int, check_resources, check_unit_array, validate_params)
@@ -795,27 +795,14 @@ class BanditRuns(Result):
     engine: str
     note: str = ""
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per run (a copy of ``runs``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``trial``, the configuration columns (those of ``configs`` in their order, then
-            ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
-            ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
-            (constraint (7) at every step).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
-        ...                         "group_size": 20})
-        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-        >>> runs.to_frame()[["alpha", "trial", "verdict", "duration", "cost"]].head(2)
-           alpha  trial verdict  duration  cost
-        0   0.05      0    envy       104  -1.5
-        1   0.05      1    envy       105  -1.0
+        ``trial``, the configuration columns (those of ``configs`` in their order, then
+        ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
+        ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
+        (constraint (7) at every step).
         """
         return self.runs.copy()
 
@@ -850,24 +837,12 @@ class BanditRuns(Result):
                      duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
                      constraint_held=("constraint_held", "all")).reset_index()
 
+    @presents
     def to_dict(self) -> dict:
         """The runs and their per-configuration summary as a strict-JSON record.
 
-        Returns
-        -------
-        dict
-            ``engine``, ``note``, ``summary`` (the rows of :meth:`summary` as records) and ``runs``
-            (the rows of :meth:`to_frame` as records).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
-        ...                         "group_size": 20})
-        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-        >>> record = runs.to_dict()
-        >>> list(record), len(record["summary"]), len(record["runs"])
-        (['engine', 'note', 'summary', 'runs'], 2, 6)
+        ``engine``, ``note``, ``summary`` (the rows of :meth:`summary` as records) and ``runs``
+        (the rows of :meth:`to_frame` as records).
         """
         return jsonable({"engine": self.engine, "note": self.note, "summary": self.summary(), "runs": self.runs})
 

@@ -31,7 +31,7 @@ from ocef.fairrec import EPSILON_BASES, METHODS
 from ocef.fairrec.inference import TESTS, bound_p_value, maxt_inference, simultaneous_intervals, uf_lower_bound
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
 from ocef.validation import (
     CONFIDENCE,
@@ -1223,30 +1223,16 @@ class FairRecResult(Result):
                                                  else "")
         return test[0].upper() + test[1:] + bound + "."
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The InfoBase with a readable ``group`` name and the role of the two reported groups.
 
         The tidy form of the result (``to_csv`` writes it): every evaluated group, not only the two
         reported ones.
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
-            ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
-            ``method``, ``metric``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> gen = np.random.default_rng(0)
-        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
-        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
-        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", test=None)
-        >>> res.to_frame()[["group", "n_users", "value", "role"]].round(3)
-          group  n_users  value           role
-        0   g=0       89  0.260  disadvantaged
-        1   g=1      111  0.575     advantaged
+        ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
+        ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
+        ``method``, ``metric``.
         """
         df = self.infobase.copy()
         attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]

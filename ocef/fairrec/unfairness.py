@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import AUC_MODES
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import Integer, Options, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
 
@@ -477,23 +477,12 @@ class Unfairness(Result):
     n_groups: int
     min_users: int
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per role: ``role, group, n_users, value, uf``.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Two rows, the advantaged group then the disadvantaged one; ``group`` as
-            ``"gender=0 & age=1"``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> values = pd.DataFrame({"g": [0, 1], "n_users": [4, 6], "value": [0.5, 0.25]})
-        >>> unfairness(values).to_frame()
-                    role group  n_users  value    uf
-        0     advantaged   g=0        4   0.50  0.25
-        1  disadvantaged   g=1        6   0.25  0.25
+        Two rows, the advantaged group then the disadvantaged one; ``group`` as
+        ``"gender=0 & age=1"``.
         """
         rows = []
         for role, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):

@@ -39,7 +39,7 @@ from ocef.metrics.recommender import (
     pair_metrics,
     user_stats,
 )
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.validation import as_generator
 
 #: resamples evaluated at a time (drawn per chunk of RESAMPLE_CHUNK, the same draws with or without a bar)
@@ -164,21 +164,9 @@ class RecommenderBiasResult(Result):
     #: bootstrap replicates, (n_resamples, len(table)) aligned with the rows of ``table`` (None without)
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """The tidy table (a copy of ``table``): one row per (level, group, metric).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-        >>> res.to_frame().level.value_counts().to_dict()
-        {'group': 10, 'overall': 4, 'pair': 3}
-        """
+        """The tidy table (a copy of ``table``): one row per (level, group, metric)."""
         return self.table.copy()
 
     def _wide(self, level: str, keys: list[str]) -> pd.DataFrame:
@@ -252,25 +240,13 @@ class RecommenderBiasResult(Result):
             out.append(row)
         return out
 
+    @presents
     def to_dict(self) -> dict:
         """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``, JSON-ready.
 
         Each metric is an object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted,
         significant,] interval, reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason``
         says which ("infinite: ..." or "undefined: ...").
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-        >>> mad = res.to_dict()["pairs"][0]["mad"]
-        >>> round(mad["estimate"], 3), mad["interval"], mad["significant"]
-        (-0.016, 't', False)
         """
         overall = self._records("overall", ["n_users"])[0]
         groups = self._records("group", ["group", "n_users"])
