@@ -341,18 +341,10 @@ def presents(method):
 
     Examples
     --------
-    >>> import dataclasses
-    >>> import pandas as pd
-    >>> @dataclasses.dataclass(frozen=True)
-    ... class Share(Result):
-    ...     group: str
-    ...     @presents
-    ...     def to_frame(self):
-    ...         \"\"\"One row: the group.\"\"\"
-    ...         return pd.DataFrame({"group": [self.group]})
-    >>> print(Share.to_frame.__doc__.splitlines()[0]); "Examples" in Share.to_frame.__doc__
-    One row: the group.
-    True
+    >>> from ocef.reo.daily import ReoDaily          # its to_frame is decorated
+    >>> doc = ReoDaily.to_frame.__doc__
+    >>> doc.splitlines()[0][:23], [title for title in ("Returns", "Examples") if title in doc.splitlines()]
+    ('The per-day penalties a', ['Returns', 'Examples'])
     """
     base = getattr(Result, method.__name__)
     own = inspect.cleandoc(method.__doc__ or "")
