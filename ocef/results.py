@@ -60,7 +60,6 @@ def jsonable(obj: Any) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> jsonable({"n": np.int64(3), "x": np.array([0.5, np.nan, np.inf])})
     {'n': 3, 'x': [0.5, None, None]}
     """
@@ -124,7 +123,6 @@ def records(frame) -> list[dict]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> records(pd.DataFrame({"group": ["a", "b"], "estimate": [0.25, float("nan")]}))
     [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
     """
@@ -165,7 +163,6 @@ class Result:
     Examples
     --------
     >>> import dataclasses
-    >>> import pandas as pd
     >>> @dataclasses.dataclass(frozen=True)
     ... class Share(Result):
     ...     group: str
@@ -196,7 +193,6 @@ class Result:
         Examples
         --------
         >>> import dataclasses
-        >>> import pandas as pd
         >>> from ocef.results import Result
         >>> @dataclasses.dataclass(frozen=True)
         ... class Share(Result):
@@ -226,7 +222,6 @@ class Result:
         Examples
         --------
         >>> import dataclasses
-        >>> import numpy as np
         >>> from ocef.results import Result
         >>> @dataclasses.dataclass(frozen=True)
         ... class Share(Result):

@@ -99,7 +99,6 @@ class AuditProblem:
 
     Examples
     --------
-    >>> import numpy as np
     >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
     >>> problem = AuditProblem(rho, np.array([[0.0, 1.0]] * 4), np.array([0, 0, 1, 1]))
     >>> problem.n_groups, problem.sizes.tolist()
@@ -189,7 +188,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
@@ -239,7 +237,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
@@ -293,7 +290,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
@@ -356,7 +352,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> draw = problem.rewards([0, 1])

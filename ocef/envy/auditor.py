@@ -149,7 +149,6 @@ class OCEF:
     The ask/tell loop against a simulated group of 50 users whose arm 1 (another group's
     recommendations) is better than its own (arm 0):
 
-    >>> import numpy as np
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
     >>> bandit = BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50)

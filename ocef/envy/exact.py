@@ -53,7 +53,6 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
 
     Examples
     --------
-    >>> import numpy as np
     >>> utility_matrix(np.array([[0.9, 0.1], [0.2, 0.7]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     array([[0.1, 0.9],
            [0.7, 0.2]])
@@ -241,7 +240,6 @@ def group_envy(mu) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> group_envy(np.array([[0.5, 0.8], [0.6, 0.4]]))
     array([0.3, 0.2])
     """

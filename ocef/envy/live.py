@@ -355,7 +355,6 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     --------
     Group 0 prefers group 1's recommendations (mean 0.8 against 0.5):
 
-    >>> import numpy as np
     >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])
     >>> def pull(group, arm, step):
     ...     rng = np.random.default_rng([group, arm, step])

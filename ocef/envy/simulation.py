@@ -41,7 +41,6 @@ class RunResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.auditor import OCEF
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
@@ -69,7 +68,6 @@ class RunResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.auditor import OCEF
         >>> from ocef.environments.bandits import BernoulliBandit
         >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
@@ -176,7 +174,6 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int
     --------
     Arm 1 (mean 0.6) beats the baseline (0.3): ENVY after 54 steps, 47 of them on the baseline.
 
-    >>> import numpy as np
     >>> from ocef.envy.auditor import OCEF
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)

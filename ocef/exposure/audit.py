@@ -169,7 +169,6 @@ def adjust_family(tables, *, confidence: float):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> a = pd.DataFrame({"statistic": ["difference", "ratio"], "p_value": [0.02, 0.02]})
     >>> b = pd.DataFrame({"statistic": ["share difference"], "p_value": [0.01]})
     >>> adjust_family([a, b], confidence=0.95)

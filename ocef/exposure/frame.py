@@ -397,7 +397,6 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"g": ["a", "b"], "metric": "hit_rate", "n": [100, 100], "sum": [50.0, 30.0],
     ...                   "sum_sq": [50.0, 30.0], "min": 0.0, "max": 1.0})
     >>> res = metric_frame_from_moments(t, by=["g"], binary=["hit_rate"])

@@ -459,7 +459,6 @@ class RankingFairnessResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
     ...                     "g": ["a", "b", "a", "a", "b", "a", "b", "b"], "ug": list("xxxxyyyy")})
     >>> res = ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"])
@@ -501,7 +500,6 @@ class RankingFairnessResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
         ...                     "g": ["a", "b", "a", "a", "b", "b", "a", "b"], "ug": list("xxxxyyyy")})
         >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"]).summary()["statistic"].tolist()

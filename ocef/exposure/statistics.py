@@ -81,7 +81,6 @@ class RankingStats(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
     ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
     >>> st = ranking_statistics(log, item_group="genre")            # geometric browsing, patience 0.5
@@ -336,7 +335,6 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1], "item": [5, 6], "rank": [1, 2], "g": ["a", "b"]})
     >>> st = ranking_statistics(log, item_group="g")
     >>> st.sums.tolist()

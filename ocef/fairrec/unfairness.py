@@ -95,7 +95,6 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
     Examples
     --------
-    >>> import pandas as pd
     >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [3, 4, 5, 3, 4],
     ...                      "label": [0, 1, 0, 1, 0]})
     >>> users, items, labels, sc, valid = ranked_table(cand, [0.9, 0.5, 0.1, 0.2, 0.8])
@@ -232,7 +231,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2],
     ...                      "label": [0, 1, 0, 1, 0, 0]})
     >>> genres = np.array([[1, 0], [1, 1], [0, 1]])
@@ -359,7 +357,6 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
     >>> group_values(t, ["gender"], "mrr")
        gender  n_users     value
@@ -463,7 +460,6 @@ class Unfairness(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> values = pd.DataFrame({"g": [0, 1, 2], "n_users": [5, 5, 1], "value": [0.2, 0.7, 0.9]})
     >>> unfairness(values, min_users=2).to_frame()
                 role group  n_users  value   uf
@@ -517,7 +513,6 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
     >>> u = unfairness(group_values(t, ["gender"], "mrr"))
     >>> round(u.uf, 4), u.advantaged.group, u.disadvantaged.n_users

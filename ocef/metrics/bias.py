@@ -140,7 +140,6 @@ class RecommenderBiasResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
     >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
@@ -214,7 +213,6 @@ class RecommenderBiasResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> rng = np.random.default_rng(0)
         >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
         >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
@@ -395,7 +393,6 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 
     Examples
     --------
-    >>> import numpy as np
     >>> reps = np.arange(1.0, 101.0)[:, None]          # replicates 1..100 of a statistic
     >>> low, high, bias, n = bootstrap_interval(reps, np.array([40.0]), 0.9, interval="basic")
     >>> round(float(low[0]), 2), round(float(high[0]), 2), float(bias[0]), int(n[0])
@@ -670,7 +667,6 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
 
     Examples
     --------
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((60, 8)), groups=np.repeat(["a", "b"], 30), k=2, n_resamples=100, rng=1)
     >>> res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation"), "interval"]

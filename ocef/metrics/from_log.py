@@ -412,7 +412,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
     ...                     "score": [0.9, 0.5, 0.8, 0.4], "relevance": [1, 0, 1, 1]})
     >>> out = seed004_from_log(log, n_items=4, user_group="ug")

@@ -460,7 +460,6 @@ class UserStats:
 
     Examples
     --------
-    >>> import numpy as np
     >>> st = user_stats(np.array([[0.9, 0.1], [0.2, 0.8]]), k=1)
     >>> st.n_shown.tolist(), st.score_sum.tolist(), st.has_truth
     ([1.0, 1.0], [1.0, 1.0], False)

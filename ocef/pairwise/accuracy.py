@@ -246,7 +246,6 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.datasets import make_toy_pairs
     >>> from ocef.pairwise import pair_counts
     >>> out = summary_intervals(pair_counts(make_toy_pairs()), np.ones((3, 1), bool))

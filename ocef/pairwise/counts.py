@@ -147,7 +147,6 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import numpy as np
     >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
         kind  z  n_pairs
     0  intra  1        3
@@ -193,7 +192,6 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> check_pairs(pairs)
@@ -283,7 +281,6 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})

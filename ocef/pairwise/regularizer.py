@@ -195,7 +195,6 @@ class MFModel(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
     ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -220,7 +219,6 @@ class MFModel(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
         ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
         >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -244,7 +242,6 @@ class MFModel(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
         ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
         >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -298,7 +295,6 @@ def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) ->
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})
     >>> {key: v.tolist() for key, v in pairs_to_indices(pairs).items()}
     {'u': [0, 1, 2], 'j': [0, 1, 2], 'jp': [2, 0, 1], 's_j': [0.0, 1.0, 1.0], 's_jp': [1.0, 0.0, 0.0]}
@@ -364,7 +360,6 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
 
     Examples
     --------
-    >>> import numpy as np
     >>> data = {"u": np.array([0, 1, 2]), "i": np.array([0, 1, 2]), "r": np.array([5.0, 4.0, 1.0])}
     >>> theta = np.random.default_rng(0).normal(0, 0.1, 1 + 3 + 3 + (3 + 3) * 2)
     >>> obj, grad, mse, corr = mf_loss_and_gradient(theta, data, None, n_users=3, n_items=3, rank=2,
@@ -457,7 +452,6 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
     ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})

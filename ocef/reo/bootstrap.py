@@ -64,7 +64,6 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> category_counts(d, groups=["a", "b"]).tolist()
     [1, 3, 2]

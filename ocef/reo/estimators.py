@@ -549,7 +549,6 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"click": [0, 1, 0], "like": [0, 0, 1]})
     >>> label_indicator(log, ["click", "like"]).tolist()
     [False, True, True]
@@ -615,7 +614,6 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> positive_counts(d, groups=["a", "b"])
     PositiveCounts(positives=array([1, 3]), n=6)
@@ -1094,7 +1092,6 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"],
     ...                   "R": [0, 1, 0, 0, 0, 1]})
