@@ -576,12 +576,12 @@ class _GroupProblem:
         return 1e-12 * (np.abs(s).max() + 1.0) * self.total
 
     def _simplex_qp(self, w, u, lam) -> np.ndarray:
-        """θ minimizing f(θ) = ½‖wθ − c‖² − λ uθ on the simplex: the first subset of vertices (smallest
+        """θ minimizing f(θ) = ½‖wθ − c‖² − λ uθ on the simplex: the first subset of vertices (largest
         first) whose affine minimizer of f has θ > 0 and no vertex improving it (every gap s·v_k − s·x
         within rounding, s the oracle's scores at x); if rounding leaves none, the feasible one of lowest f."""
         k = w.shape[1]
         fallback, fallback_f = None, np.inf
-        for size in range(1, k + 1):
+        for size in range(k, 0, -1):                     # the last support and the oracle's vertex first
             for subset in combinations(range(k), size):
                 idx = list(subset)
                 line = self._affine(w[:, idx], u[idx])
