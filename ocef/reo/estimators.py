@@ -11,7 +11,7 @@ import numpy as np
 
 from ocef.backends import _missing, frame_label_indicator, label_columns
 from ocef.reo.groups import _plain_key, resolve_groups
-from ocef.results import Result, jsonable
+from ocef.results import Result, column_records, jsonable
 from ocef.validation import check_in_interval
 from ocef.errors import ParameterError, ParameterTypeError
 
@@ -729,8 +729,7 @@ class ReoResult(Result):
         >>> rec["group"], rec["U"], rec["delta_U"], round(rec["se"], 4)
         ('a', 0.5, -0.5, 0.5728)
         """
-        names = list(self.columns)
-        return [jsonable(dict(zip(names, row))) for row in zip(*self.columns.values())]
+        return column_records(self.columns)
 
     def to_frame(self) -> pd.DataFrame:
         """The estimate as one tidy table: the ``groups`` table with the penalty fields repeated on every row.
