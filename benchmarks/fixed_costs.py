@@ -74,6 +74,8 @@ def startup_commands(p: dict[str, Path]) -> dict[str, list[str]]:
         "ocef bandit": OCEF + ["bandit", "--means", "0.6,0.3", "--trials", "1", "--max-steps", "50", "--json"],
         "ocef envy": OCEF + ["envy", "--rho", str(p["rho"]), "--policy-probs", str(p["probs"]),
                              "--groups", str(p["groups"]), "--json"],
+        "ocef envy --matching average": OCEF + ["envy", "--rho", str(p["rho"]), "--policy-probs", str(p["probs"]),
+                                                "--groups", str(p["groups"]), "--matching", "average", "--json"],
         "ocef recmetrics": OCEF + ["recmetrics", "--scores", str(p["scores"]), "--groups", str(p["groups"]),
                                    "--k", "3", "--resamples", "0", "--json"],
         "ocef audit --help": OCEF + ["audit", "--help"],

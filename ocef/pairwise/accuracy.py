@@ -583,6 +583,8 @@ class PairwiseAccuracy(Result):
     def groups(self) -> pd.DataFrame:
         """One row per group: ``group`` (name), ``index`` (0 or 1), ``n_pairs`` (as the clicked
         item), and its summary accuracy per kind with intervals (``overall``, ``overall_ci_low``, ...)."""
+        import pandas as pd
+
         rows = []
         for g, name in enumerate(self.group_names):
             row = {"group": name, "index": g,
@@ -592,8 +594,6 @@ class PairwiseAccuracy(Result):
                 row[f"{r.kind}_ci_low"] = getattr(r, f"accuracy_{g}_ci_low")
                 row[f"{r.kind}_ci_high"] = getattr(r, f"accuracy_{g}_ci_high")
             rows.append(row)
-        import pandas as pd
-
         return pd.DataFrame(rows)
 
     @property
@@ -728,8 +728,8 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     unexplained = (n > 0) & ~(np.isfinite(lo) & np.isfinite(hi)) & np.equal(cell_reason, None)
     cell_reason[unexplained] = why
     cells = grid_columns({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
-                       n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
-                       ci_low=lo, ci_high=hi, reason=cell_reason)
+                         n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
+                         ci_low=lo, ci_high=hi, reason=cell_reason)
     from ocef.inference import holm_adjust
 
     p = si["p_value"] if interval == "cluster-wilson" else np.full(3, np.nan)
@@ -928,6 +928,8 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     2     2       2.0       1.0        0.5
     3     3       3.0       0.0        0.5
     """
+    import pandas as pd
+
     g = np.atleast_2d(np.asarray(scores, dtype=float))
     groups = np.asarray(item_groups)
     if groups.shape != (g.shape[1],):
@@ -947,8 +949,6 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     size = valid.sum(axis=1, keepdims=True)
     recomposed = size - np.nan_to_num(n_same * acc_same) - np.nan_to_num(n_other * acc_other)
     q, j = np.nonzero(valid)
-    import pandas as pd
-
     return pd.DataFrame({"query": q, "item": j, "group": groups[j], "position": pos[q, j],
                          "n_same": n_same[q, j], "acc_same": acc_same[q, j], "n_other": n_other[q, j],
                          "acc_other": acc_other[q, j], "recomposed": recomposed[q, j].astype(float)})

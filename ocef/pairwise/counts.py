@@ -32,8 +32,7 @@ if TYPE_CHECKING:       # annotations only: pandas is imported where a DataFrame
     import pandas as pd
 
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
-           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame",
-           "grid_columns"]
+           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame", "grid_columns"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
 PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
