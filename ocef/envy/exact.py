@@ -21,7 +21,7 @@ from ocef.validation import check_in_interval
 from ocef.envy.groups import check_group_names, check_partition
 from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
-from ocef.results import Result, column_records, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import Options, Real, validate_params
 from ocef._progress import PROGRESS
 from ocef.errors import ParameterError, ParameterTypeError
@@ -60,7 +60,6 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
 
     Examples
     --------
-    >>> import numpy as np
     >>> utility_matrix(np.array([[0.9, 0.1], [0.2, 0.7]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     array([[0.1, 0.9],
            [0.7, 0.2]])
@@ -248,7 +247,6 @@ def group_envy(mu) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> group_envy(np.array([[0.5, 0.8], [0.6, 0.4]]))
     array([0.3, 0.2])
     """
@@ -361,46 +359,23 @@ class EnvySummary(Result):
 
         return pd.DataFrame(columns=list(GROUP_COLUMNS)) if self.columns is None else pd.DataFrame(self.columns)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per group (a copy of ``groups``): its size, envy Δ^i and best other group.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
-            (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
-            μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows without groups.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> summary = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels),
-        ...                        group_names=["A", "B"])
-        >>> summary.to_frame()
-           group name  size  envy  envious  utility  best_group best_name  best_utility
-        0      0    A     2  0.70     True     0.15           1         B          0.85
-        1      1    B     2  0.65     True     0.15           0         A          0.80
+        Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
+        (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
+        μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows without groups.
         """
         return self.groups.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """The strict-JSON record of ``ocef envy --json`` (which adds ``source``); ``as_dict`` is the same method.
 
-        Returns
-        -------
-        dict
-            Keys ``epsilon``, ``matching``, ``n_users``, ``n_groups``, ``individual`` (a dict with
-            ``average_envy`` and ``prop_envious``), ``group_average_envy``,
-            ``group_prop_envious`` and ``groups`` (the rows of :meth:`to_frame` as records).
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> record = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels)).to_dict()
-        >>> record["individual"], round(record["groups"][0]["envy"], 3)
-        ({'average_envy': 0.675, 'prop_envious': 1.0}, 0.7)
+        Keys ``epsilon``, ``matching``, ``n_users``, ``n_groups``, ``individual`` (a dict with
+        ``average_envy`` and ``prop_envious``), ``group_average_envy``,
+        ``group_prop_envious`` and ``groups`` (the rows of :meth:`to_frame` as records).
         """
         return jsonable({
             "epsilon": self.epsilon,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -263,19 +263,9 @@ class MetricFrameResult(Result):
     confidence: float = 0.95
     binary: tuple = field(default=())
 
+    @presents
     def to_frame(self):
-        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)").
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_rankings
-        >>> metric_frame(make_toy_rankings(), metrics="relevance", by="gender").to_frame()["gender"].tolist()
-        ['(all)', 'F', 'M']
-        """
+        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)")."""
         import pandas as pd
 
         over = self.overall.copy()
@@ -407,7 +397,6 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"g": ["a", "b"], "metric": "hit_rate", "n": [100, 100], "sum": [50.0, 30.0],
     ...                   "sum_sq": [50.0, 30.0], "min": 0.0, "max": 1.0})
     >>> res = metric_frame_from_moments(t, by=["g"], binary=["hit_rate"])

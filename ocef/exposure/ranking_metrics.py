@@ -27,7 +27,7 @@ from ocef.exposure.frame import hall_interval
 from ocef.exposure.logs import (LOG_PARAMS, fill_log_doc, check_judgments, check_side, open_sql, pandas_log, raise_checks,
                                 rows_select)
 from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -459,7 +459,6 @@ class RankingFairnessResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
     ...                     "g": ["a", "b", "a", "a", "b", "a", "b", "b"], "ug": list("xxxxyyyy")})
     >>> res = ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"])
@@ -483,21 +482,11 @@ class RankingFairnessResult(Result):
     attention: str = "trec"
     confidence: float = 0.95
 
+    @presents
     def to_frame(self):
         """The per-user-group table (``groups``; empty without user groups, then read ``overall``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``groups``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": ["a", "b", "a", "a"],
-        ...                     "ug": ["x", "x", "y", "y"]})
-        >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["awrf"]).to_frame()["user_group"].tolist()
-        ['x', 'y']
+        ``groups``.
         """
         return self.groups
 
@@ -511,7 +500,6 @@ class RankingFairnessResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
         ...                     "g": ["a", "b", "a", "a", "b", "b", "a", "b"], "ug": list("xxxxyyyy")})
         >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"]).summary()["statistic"].tolist()

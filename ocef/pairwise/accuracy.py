@@ -20,7 +20,7 @@ from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
 
 from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_columns, grid_frame, pair_counts
-from ocef.results import Result, column_records, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 from ocef.errors import DataError, ParameterError
 
@@ -250,7 +250,6 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.datasets import make_toy_pairs
     >>> from ocef.pairwise import pair_counts
     >>> out = summary_intervals(pair_counts(make_toy_pairs()), np.ones((3, 1), bool))
@@ -542,21 +541,11 @@ class PairwiseAccuracy(Result):
         return pd.DataFrame({name: pd.array(col, dtype="boolean") if name == "significant" else col
                              for name, col in self.summary_columns.items()})
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The per-cell accuracies with their intervals (a copy of ``cells``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> pairwise_accuracy(make_toy_pairs()).to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
-              kind group  n_pairs  accuracy
-        0  overall     a        4     0.500
-        1  overall     b        4     0.625
+        kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
         """
         return self.cells.copy()
 
@@ -607,22 +596,12 @@ class PairwiseAccuracy(Result):
         out.insert(2, "group_1", self.group_names[1])
         return out
 
+    @presents
     def to_dict(self) -> dict:
         """The cells, the summary and the settings as JSON-ready values (strict JSON: NaN becomes null).
 
-        Returns
-        -------
-        dict
-            ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
-            ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> res = pairwise_accuracy(make_toy_pairs())
-        >>> out = res.to_dict()
-        >>> out["groups"], out["n_pairs"], out["p_adjustment"]
-        (['a', 'b'], 8, 'holm over the three kinds')
+        ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
+        ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
         """
         return jsonable({"cells": column_records(self.cell_columns), "summary": column_records(self.summary_columns),
                          "groups": list(self.group_names), "z_levels": list(self.z_levels),

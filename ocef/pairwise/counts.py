@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import Options, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
@@ -112,40 +112,20 @@ class PairCounts(Result):
     def n_queries(self) -> int:
         return int(self.multiplicity.sum())
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs (``total``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> pair_counts(make_toy_pairs()).to_frame().query("group == 'b' and n_pairs > 0")
-           group   kind  z outcome  n_pairs
-        7      b  intra  1     tie        1
-        8      b  intra  1     win        1
-        9      b  inter  1    loss        1
-        11     b  inter  1     win        1
+        Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
         """
         return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
+    @presents
     def to_dict(self) -> dict:
         """The group names, levels, sizes and the counts (:meth:`to_frame` as records), JSON-ready.
 
-        Returns
-        -------
-        dict
-            ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> {key: v for key, v in pair_counts(make_toy_pairs()).to_dict().items() if key != "counts"}
-        {'groups': ['a', 'b'], 'z_levels': [1], 'n_pairs': 8, 'n_queries': 8, 'cluster': 'query'}
+        ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
         """
         from ocef.results import jsonable
 
@@ -172,7 +152,6 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import numpy as np
     >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
         kind  z  n_pairs
     0  intra  1        3
@@ -245,7 +224,6 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> check_pairs(pairs)
@@ -337,7 +315,6 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})

@@ -23,7 +23,7 @@ from ocef.reo.estimators import (
     reo_jacobians,
     rtpr_utilities,
 )
-from ocef.results import Result, column_records, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
@@ -181,25 +181,14 @@ class AbResult(Result):
 
         return pd.DataFrame(self.columns)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The A/B comparison as one tidy table: the ``groups`` table with the ``D_REO`` fields repeated on every row.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low,
-            ci_high, p_value`` (``D_k``, Algorithms 2-4), then ``D_reo, D_reo_se, D_reo_ci_low,
-            D_reo_ci_high, D_reo_p_value, penalty_control, penalty_treatment, n_control,
-            n_treatment, n_random, method, confidence``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
-        >>> ab.to_frame()[["group", "D", "p_value", "D_reo", "D_reo_p_value", "method"]].round(3)
-          group      D  p_value  D_reo  D_reo_p_value        method
-        0     a  0.133    0.448 -0.133          0.448  delta-shared
-        1     b -0.133    0.448 -0.133          0.448  delta-shared
+        One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low,
+        ci_high, p_value`` (``D_k``, Algorithms 2-4), then ``D_reo, D_reo_se, D_reo_ci_low,
+        D_reo_ci_high, D_reo_p_value, penalty_control, penalty_treatment, n_control,
+        n_treatment, n_random, method, confidence``.
         """
         return self.groups.assign(
             D_reo=self.D_reo, D_reo_se=self.D_reo_se, D_reo_ci_low=self.D_reo_ci[0],
@@ -208,23 +197,14 @@ class AbResult(Result):
             n_control=self.n_control, n_treatment=self.n_treatment, n_random=self.n_random,
             method=self.method, confidence=self.confidence)
 
+    @presents
     def to_dict(self) -> dict:
         """The A/B comparison as strict-JSON data (what ``ocef reo-ab --json`` prints).
 
-        Returns
-        -------
-        dict
-            Keys ``groups`` (the ``groups`` table as records), ``D_reo``, ``D_reo_se``,
-            ``D_reo_ci`` (``[low, high]``), ``D_reo_p_value``, ``penalty_control``,
-            ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``, ``method``,
-            ``confidence`` and ``notes`` (list of str); NaN becomes None.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
-        >>> [round(v, 3) for v in ab.to_dict()["D_reo_ci"]]
-        [-0.478, 0.211]
+        Keys ``groups`` (the ``groups`` table as records), ``D_reo``, ``D_reo_se``,
+        ``D_reo_ci`` (``[low, high]``), ``D_reo_p_value``, ``penalty_control``,
+        ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``, ``method``,
+        ``confidence`` and ``notes`` (list of str); NaN becomes None.
         """
         return jsonable({
             "groups": column_records(self.columns), "D_reo": self.D_reo, "D_reo_se": self.D_reo_se,
