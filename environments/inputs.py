@@ -176,10 +176,10 @@ def load_groups(path, *, n_users: int, name: str = "groups") -> tuple[np.ndarray
     >>> load_groups("groups.csv", n_users=3)
     (array([1, 0, 0]), ['F', 'M'])
     """
-    import pandas as pd
-
     path = Path(path)
     if path.suffix.lower() == ".csv" and path.is_file():
+        import pandas as pd        # names in a .csv; a .npy file needs numpy only
+
         try:
             frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
         except pd.errors.EmptyDataError:

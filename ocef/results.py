@@ -32,7 +32,7 @@ import numpy as np
 from ocef.files import atomic_write, atomic_write_text
 from ocef.errors import ParameterTypeError
 
-__all__ = ["Result", "jsonable", "dumps", "records", "presents"]
+__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "presents"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -127,6 +127,32 @@ def records(frame) -> list[dict]:
     [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
     """
     return [{str(k): jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def column_records(columns) -> list[dict]:
+    """The rows of a table held as equal-length columns, as strict-JSON dicts, without pandas.
+
+    What :func:`records` gives for ``pandas.DataFrame(columns)``, for results that keep their small
+    tables as columns and build the DataFrame only when it is asked for (importing pandas takes
+    longer than a small audit's work).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Column name to values (lists or 1-d arrays of one length).
+
+    Returns
+    -------
+    list of dict
+        One dict per row, keys in column order, values converted by :func:`jsonable`.
+
+    Examples
+    --------
+    >>> column_records({"group": ["a", "b"], "estimate": np.array([0.25, np.nan])})
+    [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
+    """
+    names = list(columns)
+    return [jsonable(dict(zip(names, row))) for row in zip(*columns.values())]
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:

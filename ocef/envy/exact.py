@@ -12,18 +12,25 @@ Everything derives from the utility matrix U[m, n] = u^m(π^n) (eq. (1)):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ocef.validation import check_in_interval
 from ocef.envy.groups import check_group_names, check_partition
 from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
-from ocef.results import Result, jsonable, presents
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import Options, Real, validate_params
 from ocef._progress import PROGRESS
 from ocef.errors import ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
+
+#: the columns of :attr:`EnvySummary.groups`, in order
+GROUP_COLUMNS = ("group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility")
 
 
 #: Policies with at most this fraction of non-zero probabilities use a sparse product.
@@ -317,8 +324,12 @@ class EnvySummary(Result):
         Δ^i of each group.
     group_average_envy, group_prop_envious : float, optional
         Average envy and share of ε-envious groups.
+    columns : mapping of str to sequence, optional
+        The per-group table as columns (``group, name, size, envy, envious, utility, best_group,
+        best_name, best_utility``); None without groups.
     groups : pandas.DataFrame
-        One row per group (:meth:`to_frame`).
+        ``columns`` as a DataFrame, one row per group (:meth:`to_frame`); built when first read
+        (``to_dict`` and ``ocef envy --json`` do not need pandas).
 
     Examples
     --------
@@ -339,8 +350,14 @@ class EnvySummary(Result):
     group_envy: np.ndarray | None = field(default=None, repr=False)
     group_average_envy: float | None = None
     group_prop_envious: float | None = None
-    groups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=["group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility"]), repr=False)
+    columns: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """The per-group table (see the class docstring); no rows without groups."""
+        import pandas as pd
+
+        return pd.DataFrame(columns=list(GROUP_COLUMNS)) if self.columns is None else pd.DataFrame(self.columns)
 
     @presents
     def to_frame(self) -> pd.DataFrame:
@@ -364,12 +381,12 @@ class EnvySummary(Result):
             "epsilon": self.epsilon,
             "matching": self.matching,
             "n_users": int(self.individual_envy.size),
-            "n_groups": int(len(self.groups)),
+            "n_groups": 0 if self.columns is None else len(self.columns["group"]),
             "individual": {"average_envy": self.individual_average_envy,
                            "prop_envious": self.individual_prop_envious},
             "group_average_envy": self.group_average_envy,
             "group_prop_envious": self.group_prop_envious,
-            "groups": self.groups,
+            "groups": [] if self.columns is None else column_records(self.columns),
         })
 
     as_dict = to_dict
@@ -421,7 +438,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     n_groups = mu.shape[0]
     names = check_group_names(group_names, n_groups)
     best = mu.argmax(axis=1)
-    groups = pd.DataFrame({
+    columns = {
         "group": np.arange(n_groups),
         "name": names,
         "size": np.bincount(lab),
@@ -431,10 +448,10 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
         "best_group": best,
         "best_name": [names[b] for b in best],
         "best_utility": mu[np.arange(n_groups), best],
-    })
+    }
     return EnvySummary(**individual, matching=weights.matching, mu=mu, group_envy=delta,
                        group_average_envy=average_envy(delta), group_prop_envious=proportion_envious(delta, eps),
-                       groups=groups)
+                       columns=columns)
 
 
 @validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1), progress=PROGRESS)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, percentile_bounds,
                                   
@@ -23,6 +22,9 @@ from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
 
 # --------------------------------------------------------------------------------------------
 # Bootstrap (App. G.2, Sec. 4.3) on category counts
@@ -250,6 +252,8 @@ class BootstrapSummary(Result):
         (the SE of eq. 23), ``bias``, ``ci_low``, ``ci_high``, ``method``, ``n_resamples``
         (B) and ``n_undefined``.
         """
+        import pandas as pd
+
         names = list(self.names) if self.names else list(range(len(self.estimate)))
         return pd.DataFrame({"statistic": names, "estimate": self.estimate, "se": self.se, "bias": self.bias,
                              "ci_low": self.ci_low, "ci_high": self.ci_high, "method": self.method,

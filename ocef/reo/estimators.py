@@ -11,7 +11,7 @@ import numpy as np
 
 from ocef.backends import _missing, frame_label_indicator, label_columns
 from ocef.reo.groups import _plain_key, resolve_groups
-from ocef.results import Result, jsonable, presents
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import check_in_interval
 from ocef.errors import ParameterError, ParameterTypeError
 
@@ -727,8 +727,7 @@ class ReoResult(Result):
         >>> rec["group"], rec["U"], rec["delta_U"], round(rec["se"], 4)
         ('a', 0.5, -0.5, 0.5728)
         """
-        names = list(self.columns)
-        return [jsonable(dict(zip(names, row))) for row in zip(*self.columns.values())]
+        return column_records(self.columns)
 
     @presents
     def to_frame(self) -> pd.DataFrame:
