@@ -33,7 +33,7 @@ from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_par
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "HALL_PAIRS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
+__all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "MIN_RATIO_USERS", "HALL_PAIRS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
            "ranking_fairness", "ranking_fairness_sql"]
 
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
@@ -43,6 +43,8 @@ __all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "HALL_PAIRS", "RANK
 MIN_USERS = {m: REGISTRY[m].min_users for m in RANKING_METRICS}
 #: metric -> fewest users of each group of a printed comparison (EE-R's Welch difference; guide/exposure.md)
 MIN_PAIR_USERS = {m: REGISTRY[m].min_pair_users for m in RANKING_METRICS if REGISTRY[m].min_pair_users}
+#: Fewest users of each group for the ratio row's interval, where above the comparison's floor.
+MIN_RATIO_USERS = {m: REGISTRY[m].min_ratio_users for m in RANKING_METRICS if REGISTRY[m].min_ratio_users}
 #: The metrics whose comparisons use Hall's skewness-corrected difference (:func:`hall_difference`).
 HALL_PAIRS = tuple(m for m in RANKING_METRICS if REGISTRY[m].pair_interval == "hall")
 #: The declared parameters of the ranking metrics (each entry's ``params``, merged).
@@ -522,6 +524,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
         raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
     mf = metric_frame_from_moments(moments, by=["user_group"], reference=reference if user_group else None,
                                    confidence=confidence, min_users=MIN_USERS, min_pair_users=MIN_PAIR_USERS,
+                                   min_ratio_users=MIN_RATIO_USERS,
                                    skew_corrected=HALL_PAIRS)
     note = {m: (_TARGET_NOTE_LOG if target_source == "log relevance" and m in ("ee_relevance", "ee_difference")
                 else None) for m in metrics}
