@@ -203,6 +203,42 @@ def make_inputs(root: Path) -> dict:
     log.assign(reward=-1).to_csv(root / "oplog_rneg.csv", index=False)
     log.iloc[:0].to_csv(root / "oplog_empty.csv", index=False)
     log.drop(columns="propensity").to_csv(root / "oplog_nop.csv", index=False)
+    # ocef exposure (top-k logs; the surface of the second campaign of issue 28)
+    nu, kk = 60, 5
+    rk = pd.DataFrame({"user": np.repeat(np.arange(nu), kk), "item": rng.integers(0, 40, nu * kk),
+                       "rank": np.tile(np.arange(1, kk + 1), nu)})
+    rk = rk.drop_duplicates(["user", "item"]).copy()
+    rk["rank"] = rk.groupby("user").cumcount() + 1
+    rk["relevance"] = (rng.random(len(rk)) < 0.3).astype(int)
+    rk["genre"] = np.where(rk["item"] < 10, "pop", "niche")
+    rk["gender"] = np.where(rk["user"] % 3 == 0, "f", "m")
+    rk["n_relevant"] = rk.groupby("user")["relevance"].transform("sum") + 1
+    rk.to_csv(root / "rank.csv", index=False)
+    rk.to_csv(root / "[x].csv", index=False)
+    bad_rank = {
+        "rank_relnan.csv": rk.assign(relevance=np.where(rk.index % 5 == 0, np.nan, rk.relevance)),
+        "rank_relinf.csv": rk.assign(relevance=np.where(rk.index % 5 == 0, np.inf, rk.relevance)),
+        "rank_relbig.csv": rk.assign(relevance=rk.relevance * 1e308),
+        "rank_relneg.csv": rk.assign(relevance=-rk.relevance),
+        "rank_nrelneg.csv": rk.assign(n_relevant=-1),
+        "rank_nrelnan.csv": rk.assign(n_relevant=np.nan),
+        "rank_bigrank.csv": rk.assign(rank=np.where(rk.index == 3, 10**9, rk["rank"])),
+        "rank_1e400.csv": rk.assign(rank=rk["rank"].astype(str).where(rk.index != 3, "1e400")),
+        "rank_dupitem.csv": pd.concat([rk, rk.iloc[:1].assign(rank=kk + 1)]),
+        "rank_norank.csv": rk.drop(columns="rank"),
+        "rank_nogenre.csv": rk.drop(columns="genre"),
+        "rank_empty.csv": rk.iloc[:0],
+        "rank_strrank.csv": rk.assign(rank="a"),
+        "rank_userchange.csv": rk.assign(gender=np.where(rk.index % 2 == 0, "f", "m")),
+        "rank_intgender.csv": rk.assign(gender=(rk.user % 3 == 0).astype(int)),
+    }
+    for name, frame in bad_rank.items():
+        frame.to_csv(root / name, index=False)
+    rk[["item", "genre"]].drop_duplicates("item").to_csv(root / "rank_items.csv", index=False)
+    rk[["user", "item", "relevance"]].to_csv(root / "rank_judg.csv", index=False)
+    rk[["user", "item"]].assign(relevance=-1).to_csv(root / "rank_judgneg.csv", index=False)
+    for name in ("rank.csv", "[x].csv", *bad_rank, "rank_items.csv", "rank_judg.csv", "rank_judgneg.csv"):
+        f[name] = root / name
     for name in ("cand.csv", "rel.csv", "cand_nan.csv", "cand_inf.csv", "cand_onegroup.csv", "cand_dup.csv",
                  "cand_noscore.csv", "oplog.csv", "target.csv", "target_sum3.csv", "target_neg.csv", "oplog_p0.csv",
                  "oplog_pnan.csv", "oplog_p2.csv", "oplog_rinf.csv", "oplog_rneg.csv", "oplog_empty.csv",
@@ -468,6 +504,41 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["oplog_rneg.csv"], names=("--log", "log", "reward"))          # [0, 1] rewards assumed (issue 28)
     add_file("offpolicy", ["--log", f["oplog.csv"], "--item-group", "genre", "--json"], "--target",
              ["target_sum3.csv", "target_neg.csv", "empty.csv", "missing.npy"], names=("--target", "target", "probabilit"))
+
+    ex = ["--rankings", f["rank.csv"], "--item-group", "genre", "--json", "--no-progress"]
+    add("exposure", ex, "--k", NUMBERS, anything)
+    add("exposure", ex, "--patience", NUMBERS, unit_open)
+    add("exposure", ex + ["--browsing", "cascade"], "--stop", NUMBERS, anything)
+    add("exposure", ex, "--confidence", NUMBERS, unit_open)
+    add("exposure", ex, "--browsing", ["geometric", "dcg", "cascade", "x"], lambda v: v != "x")
+    add("exposure", ex, "--target", ["catalogue", "equal", "merit", "x"], lambda v: v != "x")
+    add("exposure", ex, "--backend", ["auto", "duckdb", "pandas", "spark-x"], lambda v: v != "spark-x")
+    add("exposure", ex, "--user-group", ["gender", "nope", "", "genre", "user"], anything)
+    add("exposure", ex + ["--user-group", "gender"], "--reference", ["m", "f", "x", ""], anything)
+    add("exposure", ex + ["--user-group", "gender"], "--ranking-metrics",
+        ["awrf", "ndkl", "ee_disparity", "ee_relevance", "ee_difference", "x"], lambda v: v != "x")
+    add("exposure", ex + ["--ranking-metrics", "ndkl"], "--ndkl-target",
+        ["pop=0.3", "pop=0.3 niche=0.7", "pop=x", "x=1", "pop=-1", "pop=nan"], anything)
+    add("exposure", ex, "--memory-limit", ["1GB", "0", "x", "-1GB"], anything)
+    add("exposure", ex, "--family", ["report", "table", "x"], lambda v: v != "x")
+    add_file("exposure", ["--item-group", "genre", "--json", "--no-progress", "--user-group", "gender"], "--rankings",
+             ["rank_relnan.csv", "rank_relinf.csv", "rank_relbig.csv", "rank_relneg.csv", "rank_nrelneg.csv",
+              "rank_nrelnan.csv", "rank_bigrank.csv", "rank_1e400.csv", "rank_dupitem.csv", "rank_norank.csv",
+              "rank_nogenre.csv", "rank_empty.csv", "rank_strrank.csv", "rank_userchange.csv", "empty.csv",
+              "missing.npy", "garbage.npy", "default.zip"],
+             names=("--rankings", "rankings", "rank", "relevance", "n_relevant", "genre", "item", "gender", "user"))
+    for name in ("[x].csv", "rank_intgender.csv"):
+        cases.append(Case("exposure", f"--rankings={name}", ("--rankings",), "ok",
+                          ["exposure", "--rankings", str(f[name]), "--item-group", "genre", "--user-group", "gender",
+                           "--json", "--no-progress"]))
+    cases.append(Case("exposure", "--reference 1 (integer user groups)", ("--reference",), "ok",
+                      ["exposure", "--rankings", str(f["rank_intgender.csv"]), "--item-group", "genre",
+                       "--user-group", "gender", "--reference", "1", "--json", "--no-progress"]))
+    add_file("exposure", ex + ["--ranking-metrics", "ee_relevance"], "--judgments",
+             ["rank_judgneg.csv", "empty.csv", "missing.npy"], names=("--judgments", "judgments", "relevance"))
+    add_file("exposure", ex, "--item-groups", ["empty.csv", "missing.npy", "text.csv"],
+             names=("--item-groups", "item-groups", "item_groups", "genre", "item"))
+    add("exposure", ex, "--k", ["5", "50"], lambda v: None)           # 5-item lists: --k 50 needs a note
 
     svc = ["--rho", f["rho"], "--policy-probs", f["probs"], "--groups", f["groups"]]
     add("simulate-service", svc, "--port", ["-1", "70000", "abc", "1e3"], lambda v: False)

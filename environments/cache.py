@@ -120,6 +120,13 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
     dict of str to numpy.ndarray
         The arrays of ``compute()`` (on a miss) or as read back from the entry (on a hit).
 
+    Raises
+    ------
+    ocef.errors.ParameterError
+        On a miss, before ``compute()``, when ``$OCEF_CACHE_DIR`` is set to a folder that cannot be
+        created or written (every run would recompute). Without the variable, an unwritable default
+        folder only warns (``RuntimeWarning``) and the result is returned uncached.
+
     Examples
     --------
     >>> calls = []
@@ -138,17 +145,41 @@ def cached_arrays(kind: str, params: dict, compute: Callable[[], dict[str, np.nd
                 return {k: f[k] for k in f.files}
         except (OSError, ValueError):  # corrupt entry: recompute
             pass
+    problem = _unwritable(path.parent)
+    if problem and os.environ.get("OCEF_CACHE_DIR"):
+        # issue 28: an OCEF_CACHE_DIR set to a folder that cannot be written made every run refit its model
+        # (~30 s for FairRec's) with a warning only at the end; the user chose that folder, so say it at once
+        from ocef.errors import ParameterError
+
+        raise ParameterError(f"OCEF_CACHE_DIR={path.parent} cannot be written ({problem}): fitted models could not "
+                             f"be kept and would be refit at every run; set OCEF_CACHE_DIR to a writable folder or "
+                             f"unset it (default ~/.cache/ocef)")
     arrays = compute()
     # np.savez on an open file keeps the temporary name (a path would get ".npz" appended).
     try:
+        if problem:
+            raise OSError(problem)
         atomic_write(path, lambda p: _savez(p, arrays))
-    except OSError as exc:       # issue 28: OCEF_CACHE_DIR naming a file ended the run after the work was done
+    except OSError as exc:       # the default folder (no OCEF_CACHE_DIR) unwritable: the result stands, uncached
         import warnings
 
-        warnings.warn(f"the cache folder {path.parent} (OCEF_CACHE_DIR) cannot be written ({exc.strerror or exc}): "
-                      f"the result is not cached; set OCEF_CACHE_DIR to a writable folder", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(f"the cache folder {path.parent} cannot be written ({exc.strerror or exc}): the result is not "
+                      f"cached and is recomputed at every run; set OCEF_CACHE_DIR to a writable folder",
+                      RuntimeWarning, stacklevel=2)
     return arrays
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold cache entries (created if missing), or None when it can."""
+    if folder.exists() and not folder.is_dir():
+        return "it is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "permission denied"
+    return None
 
 
 def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:

@@ -1054,12 +1054,18 @@ def _apply_memory_limit(database) -> None:
     database.execute(f"SET temp_directory = {_lit(spill)}")
 
 
+#: The active watchers of :func:`ocef._progress.query_progress`, innermost last: the cursors opened
+#: meanwhile are handed to the last one (a module-level setting: it applies to other threads too).
+QUERY_WATCHERS: list = []
+
+
 def duckdb_cursor():
     """A connection to the process's one in-memory DuckDB database, without the progress bar.
 
     Opening a database costs about 22 ms of CPU, a cursor on it nothing; each cursor is its own
     connection, so threads count in parallel. Keyed by process id: a forked worker opens its own
-    database. The progress bar is off because it would write to the terminal.
+    database. DuckDB's own progress bar is off because it would write to the terminal; inside
+    :func:`ocef._progress.query_progress` the cursor reports its progress to OCEF's bar instead.
 
     Returns
     -------
@@ -1081,7 +1087,13 @@ def duckdb_cursor():
             if _MEMORY_LIMIT["bytes"] is not None:
                 _apply_memory_limit(database)
     con = database.cursor()
-    con.execute("SET enable_progress_bar = false")
+    if QUERY_WATCHERS:           # a bar is on (ocef._progress.query_progress): DuckDB's estimate, not its print
+        QUERY_WATCHERS[-1].cursors.append(con)
+        con.execute("SET enable_progress_bar = true")
+        con.execute("SET enable_progress_bar_print = false")
+        con.execute("SET progress_bar_time = 0")
+    else:
+        con.execute("SET enable_progress_bar = false")
     return con
 
 

@@ -250,15 +250,48 @@ def test_a_confidence_too_close_to_1_gives_null_intervals_with_their_reason():
     assert table.loc[open_ends, "ci_low"].isna().all()
 
 
-def test_an_unwritable_cache_folder_warns_and_keeps_the_result(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["a file", "under a file"])
+def test_an_unwritable_cache_folder_is_refused_before_the_work(tmp_path, monkeypatch, kind):
+    # issue 28: the model was refit (~30 s for FairRec's) at every run, the warning came only at the end
     from ocef.environments.cache import cached_arrays
 
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
-    monkeypatch.setenv("OCEF_CACHE_DIR", str(a_file))
-    with pytest.warns(RuntimeWarning, match="OCEF_CACHE_DIR"):
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(a_file if kind == "a file" else a_file / "sub"))
+    calls = []
+    with pytest.raises(ParameterError, match="OCEF_CACHE_DIR=.*cannot be written.*set OCEF_CACHE_DIR to a writable"):
+        cached_arrays("demo", {"a": 1}, lambda: calls.append(1) or {"v": np.arange(2.0)})
+    assert calls == []                                          # refused before any work
+
+
+def test_an_unwritable_default_cache_folder_warns_and_keeps_the_result(tmp_path, monkeypatch):
+    # no OCEF_CACHE_DIR (the user chose nothing): the default folder unwritable costs the cache, not the answer
+    from ocef.environments.cache import cached_arrays
+
+    a_file = tmp_path / "home"
+    a_file.write_text("x")
+    monkeypatch.delenv("OCEF_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(a_file))
+    with pytest.warns(RuntimeWarning, match="cannot be written.*set OCEF_CACHE_DIR"):
         out = cached_arrays("demo", {"a": 1}, lambda: {"v": np.arange(2.0)})
     assert out["v"].tolist() == [0.0, 1.0]
+
+
+def test_a_read_only_cache_still_serves_its_entries(tmp_path, monkeypatch):
+    import os
+
+    from ocef.environments.cache import cached_arrays
+
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(tmp_path / "shared"))
+    cached_arrays("demo", {"a": 1}, lambda: {"v": np.arange(2.0)})
+    os.chmod(tmp_path / "shared", 0o555)
+    try:
+        if os.access(tmp_path / "shared", os.W_OK):
+            pytest.skip("running as a user who can write anywhere (root)")
+        out = cached_arrays("demo", {"a": 1}, lambda: pytest.fail("refit despite the entry"))
+        assert out["v"].tolist() == [0.0, 1.0]
+    finally:
+        os.chmod(tmp_path / "shared", 0o755)
 
 
 def test_mitigate_refuses_a_list_length_it_cannot_hold(tmp_path, run):
@@ -269,3 +302,20 @@ def test_mitigate_refuses_a_list_length_it_cannot_hold(tmp_path, run):
     cand.to_csv(tmp_path / "cand.csv", index=False)
     one_line(run("mitigate", "--candidates", tmp_path / "cand.csv", "--item-group", "genre", "--method", "fair",
                  "--json", "--k", "1000000000000"), "k=1000000000000")
+
+
+@pytest.mark.data
+def test_fairrec_on_movielens_refuses_an_unwritable_cache_at_once(tmp_path, monkeypatch, run):
+    # issue 28: each run refit the model (~30 s) without a word, OCEF_CACHE_DIR naming a file
+    import time
+
+    from tests.conftest import require_data
+
+    data = require_data("ml-100k")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    monkeypatch.setenv("OCEF_CACHE_DIR", str(a_file))
+    t0 = time.perf_counter()
+    line = one_line(run("fairrec", "--dataset", "movielens", "--data-dir", data, "--iters", "2", "--json"),
+                    "OCEF_CACHE_DIR=", "cannot be written", "writable folder")
+    assert time.perf_counter() - t0 < 20 and str(a_file) in line               # before any training

@@ -205,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
     res = search(oracle, args.method, epsilon=args.epsilon, n_iter=args.iters, theta=args.theta,
                  top_n=args.top_n, max_evaluations=args.max_evaluations, max_cost=args.max_cost,
                  group_cost=args.group_cost, epsilon_base=args.epsilon_base, confidence=args.confidence,
-                 test=args.test, n_resamples=args.n_resamples, rng=args.seed)
+                 test=args.test, n_resamples=args.n_resamples, rng=args.seed, progress=args.progress)
     if args.json:
         from ocef.commands._common import print_json
 

@@ -82,6 +82,8 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
 #: engine's lock-step (about 10**4 steps per second measured, all runs together, vs about 10**8 pulls per
 #: second compiled) and the ask-tell engine (Python per pull).
 PYTHON_STEP_COST = 10**4
+#: Steps between two moves of the lock-step's bar of steps (when a bar is shown).
+STEP_TICK = 4096
 #: The ask-tell engine's cost of one pull in compiled-pull equivalents (Python per pull, a few µs).
 ASK_TELL_PULL_COST = 100
 
@@ -354,7 +356,9 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     sigma, omega : float, default 0.5 and 0.01
         Sub-gaussian parameter and ω of Lemma 3.
     progress : bool, default False
-        Show a progress bar of the runs decided.
+        Show a progress bar of the runs decided; the numpy engine adds one of its lock-step's steps,
+        up to the longest run's bound (Theorem 6 with ``true_means``, else ``max_steps``), with the
+        time left; the numba engine then runs one run per thread at a time so that its bar moves.
     desc : str, default "audits"
         Label of the progress bar.
 
@@ -425,17 +429,27 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     out_cum = np.zeros(r_total)
     out_min_budget = np.full(r_total, np.inf)
 
-    from ocef._progress import progress_bar
+    from ocef._progress import progress_bar, shown
 
     bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
+    # issue 28: a few long runs left the bar of runs decided at 0 for minutes; the lock-step's steps
+    # have their own bar, up to the longest run's bound (Theorem 6, or max_steps), with the time left
+    longest = max_steps
+    if true_means is not None and shown(progress):
+        keys = np.stack([delta, alpha, epsilon, gsize], axis=1)
+        longest = int(max(np.max(estimated_work(true_means[(keys == key).all(axis=1)], *key[:3], int(key[3]), max_steps))
+                          for key in np.unique(keys, axis=0)))
+    steps = progress_bar(progress, total=longest, desc=f"{desc}: steps (at most)", unit="step")
 
     t = 0
     while st.idx.size and t < max_steps:
         if st.idx.size <= PYTHON_TAIL_RUNS:      # a few runs left: array calls cost more than they save
             _python_tail(st, t, sample, true_means, rng, max_steps, sigma, omega,
-                         (out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget), bar)
+                         (out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget), bar, steps)
             break
         t += 1
+        if t % STEP_TICK == 0:
+            steps.update(min(t, longest) - steps.n)
         rows = np.arange(st.idx.size)
         # Line 3: ℓ_t uniform in S_{t-1}.
         ell = st.act[rows, (rng.random(st.idx.size) * st.n_act).astype(np.int64)]
@@ -509,6 +523,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
             st.keep(~done)
             if bar is not None:
                 bar.update(int(done.sum()))
+    steps.close()
     if bar is not None:
         bar.close()
 
@@ -568,7 +583,8 @@ class _Row:
         self.min_up, self.arg_up, self.max_lo, self.arg_lo, self.max_n = min_up, arg_up, max_lo, arg_lo, max_n
 
 
-def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigma, omega, outs, bar) -> None:
+def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigma, omega, outs, bar,
+                 steps=None) -> None:
     """Run the runs still going in ``st`` (after step ``t``) to their verdicts, one Python step at a time.
 
     The lock-step of :func:`run_batch` transcribed to Python numbers: the same draws from ``rng``
@@ -603,6 +619,8 @@ def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigm
 
     while rows and t < max_steps:
         t += 1
+        if steps is not None and t % STEP_TICK == 0:
+            steps.update(min(t, steps.total or t) - steps.n)
         # Line 3: ℓ_t uniform in S_{t-1} (one draw per run, in row order).
         uniforms = rng.random(len(rows)).tolist()
         arms = []
@@ -715,12 +733,14 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
     out = _kernel.Outcomes(verdict=np.zeros(r_total, dtype=np.int8), duration=np.zeros(r_total, dtype=np.int64),
                            counts=np.zeros((r_total, k1), dtype=np.int64), sums=np.zeros((r_total, k1)),
                            cum=np.zeros(r_total), min_budget=np.zeros(r_total))
-    from ocef._progress import progress_bar
+    from ocef._progress import progress_bar, shown
 
     bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
     # Compiled code does not see Ctrl-C: run in chunks so that an interrupt is honoured between
     # them (within a second or so), and the progress bar moves.
     chunk = max(64, min(1024, r_total // 50))
+    if shown(progress):          # issue 28: few long runs in one chunk left the bar at 0; a chunk per thread
+        chunk = min(chunk, max(1, numba.get_num_threads()))
     for lo in range(0, r_total, chunk):
         sl = slice(lo, min(lo + chunk, r_total))
         # Runs differ in length by orders of magnitude: hand them to the threads in small

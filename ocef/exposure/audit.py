@@ -260,7 +260,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     family : {"report", "table"}, default "report"
         Holm's family: every test of the output together, or each table alone.
     progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
 
     Returns
     -------
@@ -302,13 +302,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
         notes.append(f"the log has the column {item_group!r}: it gives the item groups; the item_groups table "
                      "gives only the catalogue of the catalogue target")
     list_metrics = [] if metrics is None else [metrics] if isinstance(metrics, str) else list(metrics)
-    from ocef._progress import progress_bar
+    from ocef._progress import progress_bar, query_progress
 
     bar = progress_bar(progress, total=2 + bool(ranking_metrics), desc="exposure: log passes, intervals", unit="step")
-    st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
-                                        item_groups=item_groups, user_groups=user_groups, browsing=browsing,
-                                        patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
-                                        columns=columns, spark=spark, memory_limit=memory_limit)
+    with query_progress(progress, "exposure: counting the log"):      # a long DuckDB query's own bar
+        st = ranking_statistics.__wrapped__(rankings, item_group=item_group, user_group=user_group,
+                                            item_groups=item_groups, user_groups=user_groups, browsing=browsing,
+                                            patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
+                                            columns=columns, spark=spark, memory_limit=memory_limit)
     bar.update()
     groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
@@ -355,12 +356,13 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     if ranking_metrics:
         from ocef.exposure.ranking_metrics import ranking_fairness   # opt-in: a second pass over the log
 
-        ranking = ranking_fairness.__wrapped__(
-            rankings, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
-            judgments=judgments, metrics=ranking_metrics, browsing=browsing, patience=patience, stop=stop,
-            attention=attention, awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete,
-            reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
-            memory_limit=memory_limit)
+        with query_progress(progress, "exposure: ranking metrics pass"):
+            ranking = ranking_fairness.__wrapped__(
+                rankings, item_group=item_group, user_group=user_group, item_groups=item_groups, user_groups=user_groups,
+                judgments=judgments, metrics=ranking_metrics, browsing=browsing, patience=patience, stop=stop,
+                attention=attention, awrf_target=awrf_target, ndkl_desired=ndkl_desired, complete=complete,
+                reference=reference, confidence=confidence, backend=backend, columns=columns, spark=spark,
+                memory_limit=memory_limit)
         res = dataclasses.replace(res, ranking=ranking)
         bar.update()
     bar.close()

@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ocef._progress import PROGRESS
 from ocef.fairrec import EPSILON_BASES, METHODS
 from ocef.fairrec.inference import TESTS, bound_p_value, maxt_inference, simultaneous_intervals, uf_lower_bound
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
@@ -1242,7 +1243,7 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 
 
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
-         vanilla: bool, cover: bool = False) -> None:
+         vanilla: bool, cover: bool = False, progress=False) -> None:
     """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
     fills the oracle's InfoBase. ``cover``: swarm A starts on the valid groups (one particle each,
     ``n_pt == n_groups``) instead of Alg. 2's draw, so that a small grid is looked at whole."""
@@ -1261,7 +1262,10 @@ def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, 
     fit = oracle.values(oracle.cell_of(P))
     pbest = P.astype(float).copy()                                  # Alg. 2 line 8
     pbest_fit = np.where(np.isnan(fit), -np.inf, sign * fit)        # invalid: never a best
-    for it in range(1, n_iter + 1):
+    from ocef._progress import progress_iter
+
+    for it in progress_iter(range(1, n_iter + 1), progress, desc=f"{'vanilla PSO' if vanilla else 'DPSO'} iterations",
+                            unit="iteration"):
         oracle.iteration = it
         gbest = np.empty_like(pbest)
         for s in (0, 1):
@@ -1358,13 +1362,13 @@ AUTO_COST_RATIO = 2.0
 
 
 def _run(oracle: GroupOracle, method: str, gen: np.random.Generator, *, n_pt, iters, alpha, c1, c2, vmax, theta,
-         budget: bool, cover: bool = False):
+         budget: bool, cover: bool = False, progress=False):
     """One search on ``oracle`` (reset by the caller); returns TestSGD's pair of cells or None."""
     pair = None
     try:
         if method in ("dpso", "vanilla"):
             _pso(oracle, gen, n_pt=n_pt, n_iter=iters, alpha=alpha, c1=c1, c2=c2, vmax=vmax,
-                 vanilla=method == "vanilla", cover=cover)
+                 vanilla=method == "vanilla", cover=cover, progress=progress)
         elif method == "exhaustive":
             cells = oracle.valid_cells
             if budget:
@@ -1399,12 +1403,12 @@ _NONNEG = Real(0, np.inf, closed="left")
                  theta=Real(0, 1), top_n=Integer(1), max_evaluations=Either(Options(None), Integer(1)),
                  max_cost=Either(Options(None), Real(0, np.inf, closed="neither")), group_cost=_NONNEG,
                  epsilon_base=Options(*EPSILON_BASES), confidence=CONFIDENCE,
-                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng())
+                 test=Options(None, "auto", *TESTS), n_resamples=Integer(1, 10**6), rng=Rng(), progress=PROGRESS)
 def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | None = None, n_iter: int | str = 10,
            alpha: float = 0.09, c1: float = 2.0, c2: float = 2.0, vmax: float = 2.0, theta: float = 0.01,
            top_n: int = 5, max_evaluations: int | None = None, max_cost: float | None = None,
            group_cost: float = 1.0, epsilon_base: str = "cells", confidence: float = 0.95,
-           test: str | None = "auto", n_resamples: int = 199, rng=None) -> FairRecResult:
+           test: str | None = "auto", n_resamples: int = 199, rng=None, progress=False) -> FairRecResult:
     """Find the most advantaged and disadvantaged groups and UF (eq. 1) with ``method``
     (FairRec guide), and judge UF against noise (:mod:`ocef.fairrec.inference`).
 
@@ -1449,6 +1453,9 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
         Permutations of the permutation test (>= 1).
     rng : None, int, SeedSequence or Generator
         Randomness of the search and of the permutations. Same ``rng``, same result.
+    progress : bool or "auto", default False
+        A bar with the time left on stderr (:mod:`ocef._progress`) over DPSO's iterations and
+        over the permutation test's resamples; it never changes the result.
 
     Returns
     -------
@@ -1492,7 +1499,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
                     cover=cover)
     oracle.reset(max_evaluations, max_cost, float(group_cost))
     t0 = time.perf_counter()
-    pair = _run(oracle, method, search_gen, **settings)
+    pair = _run(oracle, method, search_gen, **settings, progress=progress)
     seconds = time.perf_counter() - t0
     n_eval, n_uq, n_q, cost = oracle.n_evaluations, oracle.n_users_queried, oracle.n_queries, oracle.cost
     infobase = oracle.infobase_frame()
@@ -1565,7 +1572,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
             users = np.concatenate([oracle.members(c) for c in oracle.valid_cells.tolist()])
             searched = np.array([index[c] for c in cells.tolist()], dtype=np.int64)
             maxt = maxt_inference(values[users], codes, oracle.valid_cells.size, searched, confidence=confidence,
-                                  n_resamples=n_resamples, rng=perm_gen, bounds=oracle.bounds)
+                                  n_resamples=n_resamples, rng=perm_gen, bounds=oracle.bounds, progress=progress)
             p_value, uf_lower = maxt["p_value"], maxt["uf_lower"]
             ci = {c: (l_, h_) for c, l_, h_ in zip(cells.tolist(), maxt["ci_low"].tolist(), maxt["ci_high"].tolist())}
             reasons = [r for r in reasons if not r.startswith("no valid interval: the metric's range")]

@@ -653,7 +653,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     backend : {"auto", "pandas", "duckdb"}
         The counting backend: how the pairs table is counted (:func:`ocef.pairwise.pair_counts`).
     progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
 
     Returns
     -------
@@ -671,8 +671,11 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     rng = as_generator(rng)
     if interval == "percentile" and n_resamples:
         check_percentile_resamples(n_resamples, confidence)
-    counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
-                        backend=backend, z_levels=z_levels)
+    from ocef._progress import query_progress
+
+    with query_progress(progress, "pairwise: counting the pairs"):       # a long DuckDB query's own bar
+        counts = _as_counts(pairs, scores=scores, subgroup=subgroup, cluster=cluster,
+                            backend=backend, z_levels=z_levels)
     N = counts.total
     n, acc = cell_statistics(N)
     # levels averaged: those where both groups have pairs, per kind (Sec. 6.1), stated in the summary

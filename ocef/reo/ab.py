@@ -282,7 +282,7 @@ def ab_test(control, treatment, random, *,
     spark : SparkSession, optional
         For ``backend="spark"``.
     progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
 
     Returns
     -------
@@ -309,8 +309,11 @@ def ab_test(control, treatment, random, *,
     from ocef.reo.counts import reo_counts
 
     method = interval
-    counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
-                        group=group, groups=groups, backend=backend, spark=spark)
+    from ocef._progress import query_progress
+
+    with query_progress(progress, "reo-ab: counting the logs"):          # a long DuckDB query's own bar
+        counts = reo_counts({"control": control, "treatment": treatment, "random": random}, label=label,
+                            group=group, groups=groups, backend=backend, spark=spark)
     names = list(counts.group_names)
     for arm in ("control", "treatment"):
         # a group absent from an arm's log has Q_k = 0 with a delta-method SE of 0: the difference

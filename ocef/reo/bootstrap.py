@@ -368,7 +368,7 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     resample : {"counts", "rows"}, default "counts"
         Multinomial draws of the counts, or literal row resampling (Algorithm 4, for comparison).
     progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
 
     Returns
     -------
@@ -388,8 +388,11 @@ def bootstrap_reo_ci(default, random, *, label: str | Sequence[str] = "Y",
     """
     from ocef.reo.counts import reo_counts
 
-    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
-                   backend=backend, spark=spark)
+    from ocef._progress import query_progress
+
+    with query_progress(progress, "reo: counting the logs"):             # a long DuckDB query's own bar
+        c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
+                       backend=backend, spark=spark)
     result = reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                     c.positives("random"), int(c.rows("random")),
                                     confidence=confidence, interval="delta-full", small_counts="delta")

@@ -56,7 +56,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     spark : SparkSession, optional
         For ``backend="spark"``.
     progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged.
+        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
 
     Returns
     -------
@@ -82,10 +82,12 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
         return bootstrap_reo_ci(default, random, label=label, group=group, confidence=confidence,
                                 n_resamples=n_resamples, interval=interval, rng=rng, groups=groups,
                                 resample=resample, backend=backend, spark=spark, progress=progress).result
+    from ocef._progress import query_progress
     from ocef.reo.counts import reo_counts
 
-    c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
-                   backend=backend, spark=spark)
+    with query_progress(progress, "reo: counting the logs"):             # a long DuckDB query's own bar
+        c = reo_counts({"default": default, "random": random}, label=label, group=group, groups=groups,
+                       backend=backend, spark=spark)
     return reo_result_from_counts(c.group_names, c.positives("default"), int(c.rows("default")),
                                   c.positives("random"), int(c.rows("random")),
                                   confidence=confidence, interval=interval, rng=rng)
