@@ -4,6 +4,10 @@
 under identical user and item groups (``exposure_small_groups.null_log``: every test's null is
 true), and which tables carried a rejection; ``reps`` runs (SE = √(p(1 − p)/reps)).
 
+Measured (2,000 runs each): 60 users, seed 1: 0.036 ± 0.004 (groups 0.019, pairs 0.010, users.pairs
+0.008, ranking.pairs 0.005); 300 users, seed 2: 0.039 ± 0.004 (groups 0.013, pairs 0.009, users.pairs
+0.012, ranking.pairs 0.009).
+
     nice -n 10 python benchmarks/exposure_family.py [--reps 2000] [--users 60] [--seed 1]
 """
 from __future__ import annotations

@@ -10,7 +10,8 @@ and judged by the default test (studentized max-t, 199 resamples); printed: the 
 coverage of the population UF by ``uf_lower``, and how many valid groups DPSO looked at.
 
 Run: ``python benchmarks/fairrec_power.py [reps] [grid substring]`` (default 100, every grid;
-e.g. ``100 occupation`` for the 294-cell grid only).
+e.g. ``100 occupation`` for the 294-cell grid only; ``100 "gender x age" mrr null`` for the MRR-like null rows
+of the 14-cell grid only).
 """
 from __future__ import annotations
 
@@ -70,14 +71,14 @@ def true_uf(t, mean, attrs, min_users) -> float:
     return float(g.max() - g.min())
 
 
-def run(reps: int, only: str = "") -> None:
+def run(reps: int, only: str = "", metrics: str = "auc,mrr", null_only: bool = False) -> None:
     grids = {"gender x age": ["gender", "age"], "gender x age x occupation": ["gender", "age", "occupation"]}
     grids = {k: v for k, v in grids.items() if only in k}
     print(f"{'grid':27s} {'metric':6s} {'drop':>5s} {'min_u':>5s} {'method':10s} {'reject':>7s} {'SE':>6s} "
           f"{'cover':>6s} {'looked':>7s} {'s/run':>6s}")
     for gname, attrs in grids.items():
-        for metric, drop in (("auc", 0.10), ("mrr", 0.20)):
-            for d in (drop, 0.0):
+        for metric, drop in (m for m in (("auc", 0.10), ("mrr", 0.20)) if m[0] in metrics.split(",")):
+            for d in ((0.0,) if null_only else (drop, 0.0)):
                 for min_users in (5, 20):
                     for method in ("dpso", "exhaustive"):
                         rej = cov = 0
@@ -98,4 +99,5 @@ def run(reps: int, only: str = "") -> None:
 
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 100, sys.argv[2] if len(sys.argv) > 2 else "")
+    run(int(sys.argv[1]) if len(sys.argv) > 1 else 100, sys.argv[2] if len(sys.argv) > 2 else "",
+        sys.argv[3] if len(sys.argv) > 3 else "auc,mrr", len(sys.argv) > 4 and sys.argv[4] == "null")

@@ -12,8 +12,9 @@ method per process (``/usr/bin/time -v``) for a per-method peak RSS. ``--data`` 
 Measured (``nice -n 10``, shared 2-core machine, load average 8-24; CPU of ``mitigate()``, peak RSS of
 the process; grouped input, no sort): 10^6 users: boost 47.1 CPU s (21 200 users per CPU second), 1.06 GB;
 DetConstSort 44.5 s (22 500), 1.04 GB; FA*IR 43.6 s (22 900), 1.01 GB. The 10^7 and 3 x 10^6 figures
-and 10^7 (boost: 394.9 CPU s, 25 300 per second, 1.01 GB; DetConstSort 642.0 s and FA*IR 605.7 s, both peaking at
-20.1 GB: memory is not yet bounded at 10^7) are in docs/guide/mitigate.md (Scale). Before the one-read loop: boost 229.8 CPU s at 10^6 (4 400 per second).
+and 10^7 (boost: 394.9 CPU s, 25 300 per second, 1.01 GB; with ``--memory-limit 1GB``: DetConstSort 578.4 s,
+17 300 per second, 1.46 GB; FA*IR 549.2 s, 18 200 per second, 1.43 GB; 20.1 GB before the catalogue target's
+count was made spillable) are in docs/guide/mitigate.md (Scale). Before the one-read loop: boost 229.8 CPU s at 10^6 (4 400 per second).
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Targets (issue 27): ``ocef bandit --means 0.6,0.3 --trials 1 --json`` and ``ocef
 baseline each. The three commands are run in turn, ``--repeats`` times each, in this one process run
 (the machines are shared and noisy), and the medians are compared; the load average is printed
 with them. The commands run with their byte-code written, as an installed package does
-(``PYTHONDONTWRITEBYTECODE`` is dropped for them). Every command: ``benchmarks/fixed_costs.py``.
+(``PYTHONDONTWRITEBYTECODE`` is dropped for them). Every command: ``benchmarks/fixed_costs.py``;
+figures: docs/guide/large-logs.md ("Fixed costs").
 
     python benchmarks/startup.py [--repeats 7]
 """

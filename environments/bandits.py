@@ -72,7 +72,6 @@ class BernoulliBandit:
 
     Examples
     --------
-    >>> import numpy as np
     >>> BernoulliBandit(np.array([0.3, 0.6]), group_size=4).sample(np.array([0, 1, 1]), rng=0)
     array([0.25, 0.75, 1.  ])
     """

@@ -57,7 +57,6 @@ def array_fingerprint(*arrays: np.ndarray) -> str:
 
     Examples
     --------
-    >>> import numpy as np
     >>> a = np.arange(6).reshape(2, 3)
     >>> array_fingerprint(a) == array_fingerprint(a.reshape(3, 2))       # same bytes, another shape
     False

@@ -52,7 +52,6 @@ class FairRecSplit:
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1, 2, 2, 2],
     ...                         "item": [0, 1, 2, 1, 3, 0, 4, 5],
     ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})
@@ -130,7 +129,6 @@ def leave_last_out(ratings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [0, 1, 2, 1, 3],
     ...                         "timestamp": [10, 30, 20, 6, 6]})
     >>> history, last = leave_last_out(ratings)
@@ -191,7 +189,6 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 0, 1, 1, 2, 2, 2],
     ...                         "item": [0, 1, 2, 1, 3, 0, 4, 5],
     ...                         "timestamp": [10, 30, 20, 5, 6, 1, 2, 3]})

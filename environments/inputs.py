@@ -55,7 +55,6 @@ class AuditInputs:
 
     Examples
     --------
-    >>> import numpy as np
     >>> inputs = AuditInputs(np.full((2, 3), 0.5), np.full((2, 3), 1 / 3), np.array([0, 1]), None, None,
     ...                      "two users")
     >>> inputs.rho.shape, inputs.description
@@ -177,10 +176,10 @@ def load_groups(path, *, n_users: int, name: str = "groups") -> tuple[np.ndarray
     >>> load_groups("groups.csv", n_users=3)
     (array([1, 0, 0]), ['F', 'M'])
     """
-    import pandas as pd
-
     path = Path(path)
     if path.suffix.lower() == ".csv" and path.is_file():
+        import pandas as pd        # names in a .csv; a .npy file needs numpy only
+
         try:
             frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
         except pd.errors.EmptyDataError:
@@ -243,7 +242,6 @@ def inputs_from_files(rho, *, policy_probs=None, scores=None, groups=None, conte
 
     Examples
     --------
-    >>> import numpy as np
     >>> np.save("rho.npy", np.array([[0.9, 0.1], [0.2, 0.8]]))
     >>> np.save("scores.npy", np.array([[2.0, 1.0], [0.0, 3.0]]))
     >>> inputs = inputs_from_files("rho.npy", scores="scores.npy", policy="argmax")
@@ -464,7 +462,6 @@ class BiasInputs:
 
     Examples
     --------
-    >>> import numpy as np
     >>> BiasInputs(np.zeros((2, 3)), None, np.array(["a", "b"]), "two users").groups.tolist()
     ['a', 'b']
     """

@@ -128,7 +128,6 @@ def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.Da
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"Y": [1, 0, 0, 1], "S": ["a", "b", "a", "b"],
     ...                     "source": ["default", "random", "default", "random"]})
     >>> default, random = split_by_source(log)
@@ -215,7 +214,6 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
 
     Examples
     --------
-    >>> import pandas as pd
     >>> columns = list(PUBLISHED_SIGNALS) + [PUBLISHED_GROUP]
     >>> rows = [[1, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 1, 0]]
     >>> pd.DataFrame(rows, columns=columns).to_csv("default.csv", index=False)

@@ -73,7 +73,6 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 2, 2, 2], "item": [5, 3, 3, 5, 4, 3]})
     >>> most_rated(ratings, "item", 2)             # item 3: 3 ratings, item 5: 2
     array([3, 5])

@@ -92,7 +92,6 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [10, 11, 12, 10, 12],
     ...                     "Y": [1, 0, 0, 0, 1], "S": ["a", "b", "a", "a", "a"],
     ...                     "rating": [5, 2, 1, 3, 4]})
@@ -147,7 +146,6 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"context": [7, 7, 7, 8, 8], "day": 0, "item": [1, 2, 3, 1, 2],
     ...                     "Y": [1, 0, 0, 0, 1], "S": [0, 1, 0, 0, 1]})
     >>> pairs_from_impressions(log)

@@ -91,7 +91,6 @@ class KeyCounts:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"S": ["a", "b", "a"], "Y": [1, 0, 0]})
     >>> counts = count_keys(log, by=["S"])
     >>> counts.keys, counts.rows
@@ -113,7 +112,6 @@ class KeyCounts:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> log = pd.DataFrame({"S": ["a", "b", "a"], "G": [0, 0, 1], "Y": [1, 0, 0]})
         >>> count_keys(log, by=["S", "G"]).to_frame()
            S  G  n  positives
@@ -151,7 +149,6 @@ class Counted:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"S": ["a", "b", "a"], "Y": [1, 0, 0]})
     >>> done = Counted(count_keys(log, by=["S"]), ("S",), ("Y",))
     >>> count_keys(done, by=["S"]).rows
@@ -184,7 +181,6 @@ def source_kind(source) -> str:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> source_kind("logs/default.parquet"), source_kind(pd.DataFrame()), source_kind(Sql("SELECT 1"))
     ('file', 'pandas', 'duckdb')
     """
@@ -231,7 +227,6 @@ def resolve_backend(backend: str, source) -> str:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> resolve_backend("auto", "log.csv"), resolve_backend("auto", pd.DataFrame())
     ('duckdb', 'pandas')
     >>> resolve_backend("pandas", "log.csv")
@@ -287,7 +282,6 @@ def group_counts(source, *, by: Sequence[str], label: str | Sequence[str] = "Y",
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"day": [0, 0, 1, 1], "S": ["a", "b", "a", "a"], "Y": [1, 0, 0, 1]})
     >>> group_counts(log, by=["S"], backend="duckdb")
        S  n  positives
@@ -326,7 +320,6 @@ def count_keys(source, *, by: Sequence[str], label: str | Sequence[str] = "Y", b
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"S": [1, 0, 1], "click": [1, 1, 0], "buy": [0, 0, 1]})
     >>> count_keys(log, by=["S"], label=["click", "buy"]).rows       # Y = click OR buy
     ((0, 1, 1), (1, 2, 2))
@@ -414,7 +407,6 @@ def start_counts(sources: dict, *, by: Sequence[str], label: str | Sequence[str]
 
     Examples
     --------
-    >>> import pandas as pd
     >>> finish = start_counts({"default": pd.DataFrame({"S": [0, 1, 1], "Y": [1, 1, 0]})}, by=["S"])
     >>> finish()["default"].table.rows
     ((0, 1, 1), (1, 2, 1))
@@ -576,7 +568,6 @@ def is_missing(v) -> bool:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> [is_missing(v) for v in (None, float("nan"), pd.NA, pd.NaT, 0, "a")]
     [True, True, True, True, False, False]
     """
@@ -625,7 +616,6 @@ def frame_label_indicator(frame, labels: Sequence[str], name: str = "log"):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> frame = pd.DataFrame({"click": [1, 0, 0], "buy": [False, False, True]})
     >>> frame_label_indicator(frame, ["click", "buy"]).tolist()
     [True, False, True]
@@ -825,7 +815,6 @@ def plain_value(v):
 
     Examples
     --------
-    >>> import numpy as np
     >>> type(plain_value(np.int64(3))).__name__, plain_value("a")
     ('int', 'a')
     """
@@ -899,7 +888,6 @@ def log_columns(source) -> list:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log_columns(pd.DataFrame({"user": [1], "item": [2]}))
     ['user', 'item']
     """
@@ -928,7 +916,6 @@ def duckdb_table(con, source, name: str) -> tuple[str, list]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> con = duckdb_cursor()
     >>> duckdb_table(con, pd.DataFrame({"user": [1]}), "_log")
     ('_log', ['user'])

@@ -57,7 +57,6 @@ def read_errors() -> tuple:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> [e.__name__ for e in read_errors()]
     ['OSError', 'EOFError', 'UnicodeError', 'error', 'ParserError']
     >>> with open("log.csv.gz", "wb") as f:

@@ -19,7 +19,9 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import inspect
 import json
+import re
 import math
 import os
 from pathlib import Path
@@ -30,7 +32,7 @@ import numpy as np
 from ocef.files import atomic_write, atomic_write_text
 from ocef.errors import ParameterTypeError
 
-__all__ = ["Result", "jsonable", "dumps", "records"]
+__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "presents"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -58,7 +60,6 @@ def jsonable(obj: Any) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> jsonable({"n": np.int64(3), "x": np.array([0.5, np.nan, np.inf])})
     {'n': 3, 'x': [0.5, None, None]}
     """
@@ -122,11 +123,36 @@ def records(frame) -> list[dict]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> records(pd.DataFrame({"group": ["a", "b"], "estimate": [0.25, float("nan")]}))
     [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
     """
     return [{str(k): jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def column_records(columns) -> list[dict]:
+    """The rows of a table held as equal-length columns, as strict-JSON dicts, without pandas.
+
+    What :func:`records` gives for ``pandas.DataFrame(columns)``, for results that keep their small
+    tables as columns and build the DataFrame only when it is asked for (importing pandas takes
+    longer than a small audit's work).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Column name to values (lists or 1-d arrays of one length).
+
+    Returns
+    -------
+    list of dict
+        One dict per row, keys in column order, values converted by :func:`jsonable`.
+
+    Examples
+    --------
+    >>> column_records({"group": ["a", "b"], "estimate": np.array([0.25, np.nan])})
+    [{'group': 'a', 'estimate': 0.25}, {'group': 'b', 'estimate': None}]
+    """
+    names = list(columns)
+    return [jsonable(dict(zip(names, row))) for row in zip(*columns.values())]
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
@@ -163,7 +189,6 @@ class Result:
     Examples
     --------
     >>> import dataclasses
-    >>> import pandas as pd
     >>> @dataclasses.dataclass(frozen=True)
     ... class Share(Result):
     ...     group: str
@@ -194,7 +219,7 @@ class Result:
         Examples
         --------
         >>> import dataclasses
-        >>> import pandas as pd
+        >>> from ocef.results import Result
         >>> @dataclasses.dataclass(frozen=True)
         ... class Share(Result):
         ...     group: str
@@ -223,7 +248,7 @@ class Result:
         Examples
         --------
         >>> import dataclasses
-        >>> import numpy as np
+        >>> from ocef.results import Result
         >>> @dataclasses.dataclass(frozen=True)
         ... class Share(Result):
         ...     group: str
@@ -304,3 +329,48 @@ class Result:
         """
         frame = self.to_frame()
         return atomic_write(path, lambda p: frame.to_csv(p, index=False))
+
+
+_SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}\n", re.M)
+
+
+def _sections(doc: str) -> dict[str, str]:
+    """The numpydoc sections of a docstring: title -> the section's text (title and rule included)."""
+    doc = inspect.cleandoc(doc or "")
+    heads = list(_SECTION.finditer(doc))
+    return {h.group(1): doc[h.start():(heads[i + 1].start() if i + 1 < len(heads) else len(doc))].rstrip()
+            for i, h in enumerate(heads)}
+
+
+def presents(method):
+    """Decorator of a result class's view (``to_frame``, ``to_dict``, ``to_json``, ``to_csv``): the
+    protocol's documentation, written once on :class:`Result`, completes the view's own docstring.
+
+    The view's docstring says what it presents (its rows, columns or keys); the sections it does
+    not write itself (``Parameters``, ``Returns``, ``Raises``, ``Examples``) are :class:`Result`'s
+    method of the same name, so the API reference and the doctests see one numpydoc docstring.
+
+    Parameters
+    ----------
+    method : callable
+        A method named as one of :class:`Result`'s.
+
+    Returns
+    -------
+    callable
+        ``method``, its ``__doc__`` completed.
+
+    Examples
+    --------
+    >>> from ocef.reo.daily import ReoDaily          # its to_frame is decorated
+    >>> doc = ReoDaily.to_frame.__doc__
+    >>> doc.splitlines()[0][:23], [title for title in ("Returns", "Examples") if title in doc.splitlines()]
+    ('The per-day penalties a', ['Returns', 'Examples'])
+    """
+    base = getattr(Result, method.__name__)
+    own = inspect.cleandoc(method.__doc__ or "")
+    have = _sections(own)
+    extra = [text for title, text in _sections(base.__doc__).items()
+             if title not in have and not (title == "Raises" and method.__name__ == "to_frame")]
+    method.__doc__ = "\n\n".join([own] + extra) + "\n"
+    return method

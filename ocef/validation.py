@@ -247,7 +247,6 @@ def check_positive_int(name: str, value, minimum: int = 1) -> int:
 
     Examples
     --------
-    >>> import numpy as np
     >>> check_positive_int("k", np.int64(5)), check_positive_int("n_neg_train", 0, minimum=0)
     (5, 0)
     """
@@ -383,7 +382,6 @@ def as_generator(rng) -> np.random.Generator:
 
     Examples
     --------
-    >>> import numpy as np
     >>> int(as_generator(0).integers(100)) == int(as_generator(0).integers(100))
     True
     >>> gen = np.random.default_rng(5)
@@ -429,7 +427,6 @@ def seed_from_rng(rng) -> int:
 
     Examples
     --------
-    >>> import numpy as np
     >>> seed_from_rng(7)
     7
     >>> seed_from_rng(np.random.SeedSequence(1)) == seed_from_rng(np.random.SeedSequence(1))
@@ -656,7 +653,6 @@ class Integer(Real):
 
     Examples
     --------
-    >>> import numpy as np
     >>> Integer(1), Integer(1, 10).check("k", np.int64(3))
     (an integer >= 1, 3)
     """
@@ -732,7 +728,6 @@ class Boolean(Constraint):
 
     Examples
     --------
-    >>> import numpy as np
     >>> Boolean().check("lazy", np.bool_(True))
     True
     """
@@ -834,7 +829,6 @@ class Instance(Constraint):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> table = Instance(pd.DataFrame, none=True)
     >>> table, table.check("table", None)
     (a DataFrame or None, None)

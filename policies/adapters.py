@@ -163,7 +163,6 @@ def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, k:
 
     Examples
     --------
-    >>> import numpy as np
     >>> policy_from_scores(np.array([[3.0, 1.0], [0.0, 2.0]]), "argmax").probs
     array([[1., 0.],
            [0., 1.]])
@@ -195,7 +194,6 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from surprise import SVD, Dataset, Reader
     >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob", "bob", "cy"],
     ...                         "item": ["x", "y", "x", "z", "y"], "stars": [5, 1, 4, 2, 3]})
@@ -258,7 +256,6 @@ def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: f
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from surprise import SVD, Dataset, Reader
     >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob"], "item": ["x", "y", "x"], "stars": [5, 1, 4]})
     >>> algo = SVD(n_factors=2, random_state=0).fit(
@@ -426,7 +423,6 @@ def policy_from_callable(score: Callable, users, items, policy: str = "softmax",
 
     Examples
     --------
-    >>> import numpy as np
     >>> def score(user_ids, item_ids):           # prefers items with an id close to the user's
     ...     return -np.abs(np.subtract.outer(np.asarray(user_ids), np.asarray(item_ids)))
     >>> policy_from_callable(score, [10, 30], [10, 20, 30], "argmax").probs

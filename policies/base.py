@@ -160,7 +160,6 @@ class Policy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> class Popular(Policy):                     # every user gets item 0
     ...     def __init__(self):
     ...         super().__init__(n_users=3, n_items=2)
@@ -284,7 +283,6 @@ class ArrayPolicy(Policy):
 
     Examples
     --------
-    >>> import numpy as np
     >>> ArrayPolicy(np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])).sample([0, 1, 1], rng=0)
     array([1, 2, 2])
     """
@@ -346,7 +344,6 @@ class CallablePolicy(Policy):
 
     Examples
     --------
-    >>> import numpy as np
     >>> black_box = CallablePolicy(lambda users: np.tile([0.2, 0.8], (len(users), 1)), n_users=3, n_items=2)
     >>> black_box.probabilities([0, 2])
     array([[0.2, 0.8],

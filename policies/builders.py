@@ -38,7 +38,6 @@ def build_policy(name: str, scores, *, beta: float = 1.0, k: int = 10, categorie
 
     Examples
     --------
-    >>> import numpy as np
     >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
     >>> build_policy("parity", scores, categories=np.array([0, 0, 1, 1])).probs
     array([[0.5, 0. , 0.5, 0. ],

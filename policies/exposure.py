@@ -198,7 +198,6 @@ def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
     >>> parity_of_exposure_policy(scores, np.array([0, 0, 1, 1])).probs
     array([[0.5, 0. , 0.5, 0. ],
@@ -230,7 +229,6 @@ def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
     >>> equity_of_exposure_policy(scores, np.array([0, 0, 1, 1])).probs.round(3)
     array([[0.556, 0.   , 0.444, 0.   ],

@@ -172,7 +172,6 @@ def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2).rankings
     array([[0, 2],
            [1, 2]])

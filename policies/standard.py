@@ -63,7 +63,6 @@ def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]])
     >>> argmax_policy(scores, ties="uniform").probs
     array([[1. , 0. , 0. ],
@@ -89,7 +88,6 @@ def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
 
     Examples
     --------
-    >>> import numpy as np
     >>> softmax_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]]), beta=2).probs.round(3)
     array([[0.606, 0.122, 0.272],
            [0.131, 0.435, 0.435]])

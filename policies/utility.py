@@ -155,7 +155,6 @@ def utility(rho, probs, context_probs=None) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> rho = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.2]])
     >>> utility(rho, np.array([[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]]))
     array([0.75, 1.  ])

@@ -1,4 +1,5 @@
-"""The examples of every docstring of the package run as doctests (numpydoc ``Examples``).
+"""The examples of every docstring of the package run as doctests (numpydoc ``Examples``), with
+``np`` and ``pd`` imported (:data:`ASSUMED`).
 
 Each module of ``ocef`` (with ``ocef.environments``, ``ocef.policies``, ``ocef.experiments``) is
 one test; a module without examples passes trivially, so the last test guards against the
@@ -11,6 +12,7 @@ import importlib
 import pkgutil
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ocef
@@ -32,10 +34,15 @@ def _modules() -> list[str]:
 MODULES = _modules()
 
 
+#: What every example may assume, as numpydoc's standard and pandas' documentation do
+#: (``import numpy as np``, ``import pandas as pd``): an example does not repeat these imports.
+ASSUMED = {"np": np, "pd": pd}
+
+
 def _tests(module_name: str):
     module = importlib.import_module(module_name)
     finder = doctest.DocTestFinder(exclude_empty=True)
-    return [t for t in finder.find(module, module_name) if t.examples]
+    return [t for t in finder.find(module, module_name, extraglobs=ASSUMED) if t.examples]
 
 
 @pytest.mark.parametrize("module_name", MODULES)

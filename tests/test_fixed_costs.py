@@ -128,6 +128,28 @@ def test_each_command_loads_only_what_its_work_uses(tiny):
     assert "scipy" not in mods["envy average"]          # dense policies, average matching: numpy only
 
 
+@needs_fork
+def test_small_audits_load_no_pandas(tiny):
+    # their results keep small tables as columns (DataFrames are built when asked for): the JSON
+    # output needs numpy, DuckDB to read the files and, where a t quantile is computed,
+    # scipy.special (ocef.inference); neither pandas nor pyarrow (DuckDB reads Parquet itself)
+    p = {name: str(tiny / name) for name in ("default.parquet", "random.parquet", "pairs.parquet", "rho.npy",
+                                             "probs.npy", "groups.npy")}
+    runs = [
+        ("reo", ["reo", "--default", p["default.parquet"], "--random", p["random.parquet"], "--json"]),
+        ("reo-ab", ["reo-ab", "--control", p["default.parquet"], "--treatment", p["default.parquet"],
+                    "--random", p["random.parquet"], "--json"]),
+        ("pairwise", ["pairwise", "--pairs", p["pairs.parquet"], "--resamples", "0", "--json"]),
+        ("envy average", ["envy", "--rho", p["rho.npy"], "--policy-probs", p["probs.npy"], "--groups",
+                          p["groups.npy"], "--matching", "average", "--json"]),
+    ]
+    loaded = _loaded(runs, tiny, preload="import numpy")
+    assert {name: code for name, (code, _) in loaded.items()} == {name: 0 for name, _ in runs}
+    assert {name: set(got) for name, (_, got) in loaded.items()} == {
+        "reo": {"numpy", "duckdb"}, "reo-ab": {"numpy", "duckdb"},
+        "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"}}
+
+
 def test_light_copies_equal_their_originals():
     from ocef.commands._inputs import POLICY_NAMES
     from ocef.policies.builders import POLICY_NAMES as original

@@ -431,7 +431,6 @@ def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> users = pd.DataFrame({"gender": ["M", "F", "M"], "age": [25, 25, 18]})
     >>> partition(users, "gender-age")
     (array([2, 0, 1]), ['F & 25-34', 'M & 18-24', 'M & 25-34'])
@@ -532,7 +531,6 @@ def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> users = pd.DataFrame({"gender": ["F", "M"], "age": [1, 25], "occupation": [10, 12]})
     >>> user_attribute_codes(users)
        gender  age  occupation

@@ -58,7 +58,6 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from ocef.datasets import make_toy_obd
     >>> folder = make_toy_obd() / "random" / "all"          # 3 items (the real one has 80)
     >>> obd_price_tier(folder, pd.DataFrame({"item_id": [2, 0]})).to_dict()

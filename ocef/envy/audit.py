@@ -38,7 +38,7 @@ from ocef.envy.exact import transported_user_utilities, utility_matrix
 from ocef.envy.groups import check_group_names, check_partition, group_members
 from ocef.envy.matching import MATCHINGS, mixture_weights
 from ocef.envy.engines import resolve_engine
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.envy.runner import DiscreteRewards, run_batch
 from ocef.envy.live import audit_live, ask_tell_audit, audit_root, base_seed_sequence  # noqa: F401  (audit_live re-exported)
 from ocef.policies.base import Policy, as_policy, as_probabilities, sample_rows
@@ -99,7 +99,6 @@ class AuditProblem:
 
     Examples
     --------
-    >>> import numpy as np
     >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
     >>> problem = AuditProblem(rho, np.array([[0.0, 1.0]] * 4), np.array([0, 0, 1, 1]))
     >>> problem.n_groups, problem.sizes.tolist()
@@ -189,7 +188,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
@@ -239,7 +237,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
@@ -293,7 +290,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> rng = np.random.default_rng(0)
@@ -356,7 +352,6 @@ class AuditProblem:
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.datasets import make_toy_envy
         >>> problem = AuditProblem(*make_toy_envy())
         >>> draw = problem.rewards([0, 1])
@@ -514,48 +509,27 @@ class AuditReport(Result):
             for t in out["share_timeout"]]
         return out
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per (parameter setting, trial, group): a copy of ``groups``.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``alpha``, ``delta``, ``epsilon``, ``trial``, ``group``, ``name``, ``size``,
-            ``verdict``, ``duration``, ``cost``, ``true_envy``, ``envious``, ``correct`` and
-            ``constraint_held`` (see the class docstring).
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> run_audit(problem, trials=1, rng=0).to_frame()[["group", "verdict", "duration", "true_envy", "correct"]]
-           group verdict  duration  true_envy  correct
-        0      0    envy       240       0.70      1.0
-        1      1    envy       294       0.65      1.0
+        Columns ``alpha``, ``delta``, ``epsilon``, ``trial``, ``group``, ``name``, ``size``,
+        ``verdict``, ``duration``, ``cost``, ``true_envy``, ``envious``, ``correct`` and
+        ``constraint_held`` (see the class docstring).
         """
         return self.groups.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """JSON-ready: ``groups`` (one entry per group, or per group and trial/setting) and the
         summary fields (flat for a single setting, else a ``summary`` list).
 
-        Returns
-        -------
-        dict
-            ``groups`` (records with ``group``, ``name``, ``size``, ``verdict``, ``duration``,
-            ``cost``, ``true_envy``, preceded by ``trial``/``alpha``/``delta``/``epsilon`` when
-            they vary), then the ``params`` keys (``n_groups``, ``n_users``, ``matching``,
-            ``engine``), then for a single setting the :meth:`summary` columns as flat keys
-            (``n_audits``, ``share_envy``, ..., ``all_correct_rate``, ``reason``), else ``summary``: a list of
-            its rows.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> record = run_audit(problem, trials=1, rng=0).to_dict()
-        >>> record["groups"][0]["verdict"], record["share_envy"], record["all_correct_rate"]
-        ('envy', 1.0, 1.0)
+        ``groups`` (records with ``group``, ``name``, ``size``, ``verdict``, ``duration``,
+        ``cost``, ``true_envy``, preceded by ``trial``/``alpha``/``delta``/``epsilon`` when
+        they vary), then the ``params`` keys (``n_groups``, ``n_users``, ``matching``,
+        ``engine``), then for a single setting the :meth:`summary` columns as flat keys
+        (``n_audits``, ``share_envy``, ..., ``all_correct_rate``, ``reason``), else ``summary``: a list of
+        its rows.
         """
         varying = [k for k in ("trial", *self.SUMMARY_KEYS) if self.groups[k].nunique() > 1]
         cols = [*varying, "group", "name", "size", "verdict", "duration", "cost", "true_envy"]

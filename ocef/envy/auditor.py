@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ocef.envy import bounds
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import (UNIT_HALF_OPEN, UNIT_OPEN, Integer, Real, Rng, as_generator, validate_params)
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
@@ -149,7 +149,6 @@ class OCEF:
     The ask/tell loop against a simulated group of 50 users whose arm 1 (another group's
     recommendations) is better than its own (arm 0):
 
-    >>> import numpy as np
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
     >>> bandit = BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50)
@@ -552,23 +551,12 @@ class AuditorState(Result):
     upper: np.ndarray
     active: np.ndarray
 
+    @presents
     def to_frame(self):
         """One row per arm k = 0..K: its count, mean and Lemma 3 bounds, and whether it is active.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``arm`` (0 = baseline), ``count`` N_k(t), ``mean`` μ̂_k(t), ``lower`` μ̲_k(t),
-            ``upper`` μ̄_k(t) and ``active`` (k ∈ S_t; always False for arm 0).
-
-        Examples
-        --------
-        >>> auditor = OCEF(n_arms=1, delta=0.05, alpha=0.1, epsilon=0.05, rng=0)
-        >>> _ = auditor.observe(auditor.next_arm(), 0.5)
-        >>> auditor.snapshot().to_frame().round(3)
-           arm  count  mean  lower  upper  active
-        0    0      1   0.5 -2.007  3.007   False
-        1    1      0   0.0 -3.507  3.507    True
+        Columns ``arm`` (0 = baseline), ``count`` N_k(t), ``mean`` μ̂_k(t), ``lower`` μ̲_k(t),
+        ``upper`` μ̄_k(t) and ``active`` (k ∈ S_t; always False for arm 0).
         """
         import pandas as pd
 

@@ -176,7 +176,6 @@ def beta_from_constants(n, scale, factor, omega=OMEGA):
 
     Examples
     --------
-    >>> import numpy as np
     >>> scale, factor = beta_constants(0.05, n_arms=9)
     >>> beta_from_constants(np.array([0, 1, 10]), scale, factor).round(3)
     array([3.696, 2.696, 1.03 ])
@@ -218,7 +217,6 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
 
     Examples
     --------
-    >>> import numpy as np
     >>> beta(np.array([0, 1, 10, 100]), 0.05, n_arms=9).round(3)
     array([3.696, 2.696, 1.03 , 0.332])
     """
@@ -321,7 +319,6 @@ def big_phi(sum_beta_n, n_explore, delta, group_size=1, sigma=SIGMA):
     --------
     After 10 exploration steps φ(t) = 13.115: it caps a large Σ β_k N_k, not a small one.
 
-    >>> import numpy as np
     >>> big_phi(np.array([2.0, 50.0]), 10, 0.05).round(3)
     array([ 2.   , 13.115])
     """
@@ -388,7 +385,6 @@ def gaps(means, epsilon):
 
     Examples
     --------
-    >>> import numpy as np
     >>> gaps(np.array([0.5, 0.6, 0.3]), epsilon=0.05)
     array([0.1 , 0.25])
     """
@@ -464,7 +460,6 @@ def duration_terms(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
 
     Examples
     --------
-    >>> import numpy as np
     >>> duration_terms(np.array([0.5, 0.8, 0.2]), 0.05, 0.05, 0.05).round(0)
     array([85824.,  1989.,  1460.])
     >>> duration_terms(np.array([0.5, 0.8, 0.2]), 0.05, 0.05, 0.05, form="theorem6").round(0)
@@ -525,7 +520,6 @@ def duration_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     --------
     Groups of 100 users need about 1/100 of the steps of single users:
 
-    >>> import numpy as np
     >>> means = np.array([0.5, 0.8, 0.2])
     >>> round(float(duration_bound(means, 0.05, 0.05, 0.05))), round(float(duration_bound(means, 0.05, 0.05, 0.05, 100)))
     (89274, 1389)
@@ -562,7 +556,6 @@ def cost_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OM
     --------
     Only arm 2 (mean 0.2 < 0.5) costs: 0.3 · H_2 = 0.3 · 1460.
 
-    >>> import numpy as np
     >>> round(float(cost_bound(np.array([0.5, 0.8, 0.2]), 0.05, 0.05, 0.05)), 1)
     438.1
     """

@@ -12,18 +12,25 @@ Everything derives from the utility matrix U[m, n] = u^m(π^n) (eq. (1)):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ocef.validation import check_in_interval
 from ocef.envy.groups import check_group_names, check_partition
 from ocef.envy.matching import MixtureWeights, mixture_weights
 from ocef.policies.utility import check_rho_probs
-from ocef.results import Result, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import Options, Real, validate_params
 from ocef._progress import PROGRESS
 from ocef.errors import ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
+
+#: the columns of :attr:`EnvySummary.groups`, in order
+GROUP_COLUMNS = ("group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility")
 
 
 #: Policies with at most this fraction of non-zero probabilities use a sparse product.
@@ -53,7 +60,6 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
 
     Examples
     --------
-    >>> import numpy as np
     >>> utility_matrix(np.array([[0.9, 0.1], [0.2, 0.7]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     array([[0.1, 0.9],
            [0.7, 0.2]])
@@ -241,7 +247,6 @@ def group_envy(mu) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> group_envy(np.array([[0.5, 0.8], [0.6, 0.4]]))
     array([0.3, 0.2])
     """
@@ -319,8 +324,12 @@ class EnvySummary(Result):
         Δ^i of each group.
     group_average_envy, group_prop_envious : float, optional
         Average envy and share of ε-envious groups.
+    columns : mapping of str to sequence, optional
+        The per-group table as columns (``group, name, size, envy, envious, utility, best_group,
+        best_name, best_utility``); None without groups.
     groups : pandas.DataFrame
-        One row per group (:meth:`to_frame`).
+        ``columns`` as a DataFrame, one row per group (:meth:`to_frame`); built when first read
+        (``to_dict`` and ``ocef envy --json`` do not need pandas).
 
     Examples
     --------
@@ -341,60 +350,43 @@ class EnvySummary(Result):
     group_envy: np.ndarray | None = field(default=None, repr=False)
     group_average_envy: float | None = None
     group_prop_envious: float | None = None
-    groups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
-        columns=["group", "name", "size", "envy", "envious", "utility", "best_group", "best_name", "best_utility"]), repr=False)
+    columns: Mapping[str, Any] | None = field(default=None, repr=False)
 
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """The per-group table (see the class docstring); no rows without groups."""
+        import pandas as pd
+
+        return pd.DataFrame(columns=list(GROUP_COLUMNS)) if self.columns is None else pd.DataFrame(self.columns)
+
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per group (a copy of ``groups``): its size, envy Δ^i and best other group.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
-            (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
-            μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows without groups.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> summary = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels),
-        ...                        group_names=["A", "B"])
-        >>> summary.to_frame()
-           group name  size  envy  envious  utility  best_group best_name  best_utility
-        0      0    A     2  0.70     True     0.15           1         B          0.85
-        1      1    B     2  0.65     True     0.15           0         A          0.80
+        Columns ``group`` (index), ``name``, ``size`` (|g_i|), ``envy`` (Δ^i), ``envious``
+        (Δ^i > ε), ``utility`` (μ_i^i of eq. (5)), ``best_group`` and ``best_name`` (argmax_k
+        μ_k^i) and ``best_utility`` (max_k μ_k^i); no rows without groups.
         """
         return self.groups.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """The strict-JSON record of ``ocef envy --json`` (which adds ``source``); ``as_dict`` is the same method.
 
-        Returns
-        -------
-        dict
-            Keys ``epsilon``, ``matching``, ``n_users``, ``n_groups``, ``individual`` (a dict with
-            ``average_envy`` and ``prop_envious``), ``group_average_envy``,
-            ``group_prop_envious`` and ``groups`` (the rows of :meth:`to_frame` as records).
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_envy
-        >>> rho, probs, labels = make_toy_envy()
-        >>> record = envy_summary(utility_matrix(rho, probs), labels, mixture_weights(probs, labels)).to_dict()
-        >>> record["individual"], round(record["groups"][0]["envy"], 3)
-        ({'average_envy': 0.675, 'prop_envious': 1.0}, 0.7)
+        Keys ``epsilon``, ``matching``, ``n_users``, ``n_groups``, ``individual`` (a dict with
+        ``average_envy`` and ``prop_envious``), ``group_average_envy``,
+        ``group_prop_envious`` and ``groups`` (the rows of :meth:`to_frame` as records).
         """
         return jsonable({
             "epsilon": self.epsilon,
             "matching": self.matching,
             "n_users": int(self.individual_envy.size),
-            "n_groups": int(len(self.groups)),
+            "n_groups": 0 if self.columns is None else len(self.columns["group"]),
             "individual": {"average_envy": self.individual_average_envy,
                            "prop_envious": self.individual_prop_envious},
             "group_average_envy": self.group_average_envy,
             "group_prop_envious": self.group_prop_envious,
-            "groups": self.groups,
+            "groups": [] if self.columns is None else column_records(self.columns),
         })
 
     as_dict = to_dict
@@ -446,7 +438,7 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     n_groups = mu.shape[0]
     names = check_group_names(group_names, n_groups)
     best = mu.argmax(axis=1)
-    groups = pd.DataFrame({
+    columns = {
         "group": np.arange(n_groups),
         "name": names,
         "size": np.bincount(lab),
@@ -456,10 +448,10 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
         "best_group": best,
         "best_name": [names[b] for b in best],
         "best_utility": mu[np.arange(n_groups), best],
-    })
+    }
     return EnvySummary(**individual, matching=weights.matching, mu=mu, group_envy=delta,
                        group_average_envy=average_envy(delta), group_prop_envious=proportion_envious(delta, eps),
-                       groups=groups)
+                       columns=columns)
 
 
 @validate_params(matching=Options("transport", "average"), epsilon=Real(0, 1), progress=PROGRESS)

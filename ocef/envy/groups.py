@@ -51,7 +51,6 @@ def check_partition(groups, n_users: int) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> check_partition(np.array(["b", "a", "b"]), 3)
     array([1, 0, 1])
     >>> check_partition([np.array([0, 2]), np.array([1])], 3)
@@ -106,7 +105,6 @@ def group_members(labels) -> list[np.ndarray]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> [g.tolist() for g in group_members(np.array([1, 0, 1, 0]))]
     [[1, 3], [0, 2]]
     """

@@ -36,7 +36,7 @@ from ocef.envy import bounds
 from ocef.envy.auditor import OCEF, Verdict
 from ocef.files import atomic_write_text
 from ocef.envy.groups import check_group_names
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import as_generator, check_positive_int, check_unit_array
 from ocef._progress import PROGRESS
@@ -266,44 +266,23 @@ class LiveAuditResult(Result):
     version: str
     auditors: tuple = field(default=(), repr=False, compare=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per group: its verdict and duration (a copy of ``groups``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or
-            ``timeout``) and ``duration`` (steps), then ``cost`` (eq. 10), ``constraint_held``
-            and ``true_envy`` when the ground truth was given.
-
-        Examples
-        --------
-        >>> from ocef.envy.service import toy_service
-        >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
-        >>> result.to_frame()
-           group name  size verdict  duration   cost  constraint_held  true_envy
-        0      0    A     2    envy       300 -16.10             True       0.70
-        1      1    B     2    envy       385 -12.35             True       0.65
+        Columns ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or
+        ``timeout``) and ``duration`` (steps), then ``cost`` (eq. 10), ``constraint_held``
+        and ``true_envy`` when the ground truth was given.
         """
         return self.groups.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """The audit as a strict-JSON record (``ocef audit-live --json``), without ``auditors``.
 
-        Returns
-        -------
-        dict
-            Keys ``version``, ``seed`` (``entropy`` as strings, ``spawn_key``), ``params``,
-            ``steps``, ``checkpoint_steps`` (list), ``wall_time`` (seconds), ``resumed_from``
-            and ``groups`` (the rows of :meth:`to_frame` as records).
-
-        Examples
-        --------
-        >>> from ocef.envy.service import toy_service
-        >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
-        >>> record = result.to_dict()
-        >>> record["steps"], record["resumed_from"], record["groups"][1]["verdict"]
-        (385, None, 'envy')
+        Keys ``version``, ``seed`` (``entropy`` as strings, ``spawn_key``), ``params``,
+        ``steps``, ``checkpoint_steps`` (list), ``wall_time`` (seconds), ``resumed_from``
+        and ``groups`` (the rows of :meth:`to_frame` as records).
         """
         return jsonable({"version": self.version, "seed": self.seed, "params": self.params, "steps": self.steps,
                          "checkpoint_steps": list(self.checkpoint_steps), "wall_time": self.wall_time,
@@ -376,7 +355,6 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     --------
     Group 0 prefers group 1's recommendations (mean 0.8 against 0.5):
 
-    >>> import numpy as np
     >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])
     >>> def pull(group, arm, step):
     ...     rng = np.random.default_rng([group, arm, step])

@@ -62,7 +62,6 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> policy_distance(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
     array([[2. , 0.2],
            [1. , 0.8]])
@@ -177,7 +176,6 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     --------
     User 0 of g_i (always item 0) is matched with the user of g_k closest to it (mostly item 0):
 
-    >>> import numpy as np
     >>> transport_weights(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
     array([[0., 1.],
            [1., 0.]])
@@ -215,7 +213,6 @@ class MixtureWeights:
 
     Examples
     --------
-    >>> import numpy as np
     >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
     >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
     >>> weights.n_groups, weights.sizes.tolist()
@@ -266,7 +263,6 @@ class MixtureWeights:
 
         Examples
         --------
-        >>> import numpy as np
         >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
         >>> mixture_weights(probs, np.array([0, 0, 1, 1])).sample_partners(0, 1, rng=0)
         array([3, 2])
@@ -323,7 +319,6 @@ def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
     --------
     The users of g_k listed in reverse give the same plan, with its columns reversed:
 
-    >>> import numpy as np
     >>> probs_i = np.array([[1.0, 0.0], [0.5, 0.5]])
     >>> probs_k = np.array([[0.0, 1.0], [0.9, 0.1]])
     >>> canonical_plan(probs_i, [1, 1], probs_k, [1, 1])
@@ -397,7 +392,6 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
 
     Examples
     --------
-    >>> import numpy as np
     >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
     >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0]
     array([[0.5, 0.5],

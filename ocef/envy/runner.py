@@ -28,7 +28,7 @@ import pandas as pd
 from ocef.envy import bounds
 from ocef.envy.auditor import Verdict
 from ocef.envy.engines import check_engine, resolve_engine
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.envy.simulation import CONSTRAINT_TOL, audit_cost, safety_budget
 from ocef.validation import (Integer, Options, Real, Rng, as_generator, check_alpha, check_delta,
                              check_epsilon, check_positive_int, check_resources, check_unit_array, validate_params)
@@ -68,7 +68,6 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
 
     Examples
     --------
-    >>> import numpy as np
     >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
     >>> estimated_work(means, 0.05, 0.05, 0.05, 20, 10**6).round(0)
     array([ 4800., 45601.])
@@ -188,7 +187,6 @@ class DiscreteRewards:
 
     Examples
     --------
-    >>> import numpy as np
     >>> rewards = DiscreteRewards.binomial(np.array([[0.5, 0.9]]), group_size=4)
     >>> rewards(np.array([0, 0, 0]), np.array([0, 1, 1]), np.random.default_rng(0))
     array([0.5 , 0.75, 0.5 ])
@@ -251,7 +249,6 @@ class BatchResult:
 
     Examples
     --------
-    >>> import numpy as np
     >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
     >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
     ...                 group_size=20, true_means=means, rng=0, engine="numpy")
@@ -277,7 +274,6 @@ class BatchResult:
 
         Examples
         --------
-        >>> import numpy as np
         >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.2, 0.2]])
         >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
         ...                 group_size=20, rng=0, engine="numpy")
@@ -375,7 +371,6 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     --------
     One envious group (0.8 against 0.5), one 0.05-envy-free (0.52), slower to certify:
 
-    >>> import numpy as np
     >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
     >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
     ...                 group_size=20, true_means=means, rng=0, engine="numpy")
@@ -776,7 +771,6 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
 
     Examples
     --------
-    >>> import numpy as np
     >>> sample = bernoulli_sampler(np.array([[0.5, 0.9]]), group_size=10)
     >>> sample(np.array([0, 0]), np.array([0, 1]), np.random.default_rng(0))
     array([0.6, 1. ])
@@ -804,7 +798,6 @@ class BanditRuns(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> configs = pd.DataFrame({"instance": ["a"], "alpha": 0.05, "delta": 0.05, "epsilon": 0.05})
     >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
     >>> runs.engine, runs.runs["verdict"].tolist()
@@ -815,27 +808,14 @@ class BanditRuns(Result):
     engine: str
     note: str = ""
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per run (a copy of ``runs``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``trial``, the configuration columns (those of ``configs`` in their order, then
-            ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
-            ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
-            (constraint (7) at every step).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
-        ...                         "group_size": 20})
-        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-        >>> runs.to_frame()[["alpha", "trial", "verdict", "duration", "cost"]].head(2)
-           alpha  trial verdict  duration  cost
-        0   0.05      0    envy       104  -1.5
-        1   0.05      1    envy       105  -1.0
+        ``trial``, the configuration columns (those of ``configs`` in their order, then
+        ``n_arms`` and ``group_size`` if ``configs`` lacks them), then ``verdict`` (``envy``, ``no_envy`` or
+        ``timeout``), ``duration`` (steps τ), ``cost`` (C_τ, eq. (10)) and ``constraint_held``
+        (constraint (7) at every step).
         """
         return self.runs.copy()
 
@@ -852,7 +832,6 @@ class BanditRuns(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
         ...                         "group_size": 20})
         >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
@@ -870,24 +849,12 @@ class BanditRuns(Result):
                      duration_mean=("duration", "mean"), cost_mean=("cost", "mean"),
                      constraint_held=("constraint_held", "all")).reset_index()
 
+    @presents
     def to_dict(self) -> dict:
         """The runs and their per-configuration summary as a strict-JSON record.
 
-        Returns
-        -------
-        dict
-            ``engine``, ``note``, ``summary`` (the rows of :meth:`summary` as records) and ``runs``
-            (the rows of :meth:`to_frame` as records).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
-        ...                         "group_size": 20})
-        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-        >>> record = runs.to_dict()
-        >>> list(record), len(record["summary"]), len(record["runs"])
-        (['engine', 'note', 'summary', 'runs'], 2, 6)
+        ``engine``, ``note``, ``summary`` (the rows of :meth:`summary` as records) and ``runs``
+        (the rows of :meth:`to_frame` as records).
         """
         return jsonable({"engine": self.engine, "note": self.note, "summary": self.summary(), "runs": self.runs})
 
@@ -926,7 +893,6 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from ocef.environments.bandits import paper_instance
     >>> configs = pd.DataFrame({"instance": 1, "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
     >>> runs = run_bandits(configs, {1: paper_instance(1, n_arms=4)}, trials=20, rng=0, engine="numpy")

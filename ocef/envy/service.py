@@ -98,7 +98,6 @@ def configuration_digest(description: str, partitions, arrays=()) -> str:
 
     Examples
     --------
-    >>> import numpy as np
     >>> configuration_digest("x", ["g"], [np.zeros(2)]) == configuration_digest("x", ["g"], [np.zeros(2)])
     True
     """

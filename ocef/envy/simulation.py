@@ -12,7 +12,7 @@ import pandas as pd
 from ocef.environments.bandits import BernoulliBandit
 from ocef.validation import as_generator, check_positive_int
 from ocef.envy.auditor import OCEF, Verdict
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.errors import ParameterError
 
 #: Slack for floating-point round-off when checking constraint (7).
@@ -41,7 +41,6 @@ class RunResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.envy.auditor import OCEF
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
@@ -69,7 +68,6 @@ class RunResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> from ocef.envy.auditor import OCEF
         >>> from ocef.environments.bandits import BernoulliBandit
         >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
@@ -83,25 +81,12 @@ class RunResult(Result):
         return {"verdict": self.verdict.value, "duration": self.duration, "cost": self.cost,
                 "constraint_held": self.constraint_held}
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The run as a one-row DataFrame (:meth:`as_row`).
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row; columns ``verdict``, ``duration``, ``cost`` (eq. (10)) and
-            ``constraint_held``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from ocef.envy.auditor import OCEF
-        >>> from ocef.environments.bandits import BernoulliBandit
-        >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)
-        >>> result = simulate(auditor, BernoulliBandit(np.array([0.3, 0.6, 0.3]), group_size=50), rng=1)
-        >>> result.to_frame()
-          verdict  duration  cost  constraint_held
-        0    envy        54  -1.2             True
+        One row; columns ``verdict``, ``duration``, ``cost`` (eq. (10)) and
+        ``constraint_held``.
         """
         return pd.DataFrame([self.as_row()])
 
@@ -189,7 +174,6 @@ def simulate(auditor: OCEF, bandit: BernoulliBandit, *, rng=None, max_steps: int
     --------
     Arm 1 (mean 0.6) beats the baseline (0.3): ENVY after 54 steps, 47 of them on the baseline.
 
-    >>> import numpy as np
     >>> from ocef.envy.auditor import OCEF
     >>> from ocef.environments.bandits import BernoulliBandit
     >>> auditor = OCEF(n_arms=2, delta=0.05, alpha=0.1, epsilon=0.05, group_size=50, rng=0)

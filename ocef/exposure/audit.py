@@ -19,7 +19,7 @@ from ocef.exposure.browsing import BROWSING_PARAMS
 from ocef.exposure.logs import LOG_PARAMS, fill_log_doc
 from ocef.exposure.shares import TARGET_MEANING, TARGETS
 from ocef.exposure.user_metrics import LIST_METRICS, RANKING_METRICS, REGISTRY
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, validate_params
 from ocef._progress import PROGRESS
 
@@ -107,19 +107,9 @@ class ExposureResult(Result):
     ranking: object = None
     family: str = "report"
 
+    @presents
     def to_frame(self):
-        """The per-group table ``groups`` (share, difference and ratio rows per user group and item group).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_rankings
-        >>> exposure_fairness(make_toy_rankings(), item_group="genre").to_frame().shape
-        (6, 13)
-        """
+        """The per-group table ``groups`` (share, difference and ratio rows per user group and item group)."""
         return self.groups
 
     def summary(self):
@@ -142,19 +132,9 @@ class ExposureResult(Result):
         g = self.groups
         return g[g["statistic"] == "difference"].sort_values("p_adjusted").reset_index(drop=True)
 
+    @presents
     def to_dict(self) -> dict:
-        """``overall``, ``groups``, ``pairs``, ``users`` (its views) and the settings, JSON-ready.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_rankings
-        >>> sorted(exposure_fairness(make_toy_rankings(), item_group="genre").to_dict())
-        ['browsing', 'confidence', 'family', 'groups', 'overall', 'pairs', 'patience', 'target', 'users']
-        """
+        """``overall``, ``groups``, ``pairs``, ``users`` (its views) and the settings, JSON-ready."""
         from ocef.results import jsonable
 
         out = {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),
@@ -189,7 +169,6 @@ def adjust_family(tables, *, confidence: float):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> a = pd.DataFrame({"statistic": ["difference", "ratio"], "p_value": [0.02, 0.02]})
     >>> b = pd.DataFrame({"statistic": ["share difference"], "p_value": [0.01]})
     >>> adjust_family([a, b], confidence=0.95)

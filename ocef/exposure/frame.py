@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -263,19 +263,9 @@ class MetricFrameResult(Result):
     confidence: float = 0.95
     binary: tuple = field(default=())
 
+    @presents
     def to_frame(self):
-        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)").
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_rankings
-        >>> metric_frame(make_toy_rankings(), metrics="relevance", by="gender").to_frame()["gender"].tolist()
-        ['(all)', 'F', 'M']
-        """
+        """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)")."""
         import pandas as pd
 
         over = self.overall.copy()
@@ -375,7 +365,8 @@ def metric_frame(data, *, metrics, by, user: str | None = "user", reference=None
 
 @validate_params(confidence=CONFIDENCE)
 def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 0.95, binary=(),
-                              min_users=None, min_pair_users=None, skew_corrected=()) -> MetricFrameResult:
+                              min_users=None, min_pair_users=None, min_ratio_users=None,
+                              skew_corrected=()) -> MetricFrameResult:
     """:func:`metric_frame` from per-group moments (one row per group and metric: the ``by``
     columns, ``metric``, ``n``, ``sum``, ``sum_sq``, ``min``, ``max``), e.g. as computed by a
     DuckDB or Spark query over millions of users.
@@ -397,6 +388,9 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         ``{metric: users}``: the floor of the comparisons alone (e.g. EE-R's 160, where the
         difference of a small, sparse group undercovered at fewer users): a pair in which a group
         has fewer users prints no interval and no test (null + ``reason``).
+    min_ratio_users : dict, optional
+        ``{metric: users}``: the floor of the ratio row's interval alone (e.g. EE-L's 30): below it
+        the difference row and the test stand, the ratio prints its estimate without an interval.
     skew_corrected : sequence of str
         Metrics whose difference is :func:`hall_difference` (interval and p-value; the table then
         needs a ``sum_cu`` column) in place of Welch's.
@@ -407,7 +401,6 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"g": ["a", "b"], "metric": "hit_rate", "n": [100, 100], "sum": [50.0, 30.0],
     ...                   "sum_sq": [50.0, 30.0], "min": 0.0, "max": 1.0})
     >>> res = metric_frame_from_moments(t, by=["g"], binary=["hit_rate"])
@@ -437,6 +430,7 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
     cells = {}
     floors = dict(min_users or {})
     pair_floors = dict(min_pair_users or {})
+    ratio_floors = dict(min_ratio_users or {})
 
     def withheld(rec, m):
         return floor_reason(rec["n"], rec["sum"], rec["sum_sq"], minimum=rec.get("min"), binary=m in binary,
@@ -476,11 +470,16 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         if why is not None and c["reason"] in (None, _NO_RATIO):     # the pair is no better than its weaker group
             c.update(difference_low=np.nan, difference_high=np.nan, ratio_low=np.nan, ratio_high=np.nan,
                      p_value=np.nan, reason=why)
+        ratio_why = None
+        if c["reason"] is None and smaller < ratio_floors.get(m, 0):     # the difference holds, the ratio's interval not yet
+            ratio_why = (f"no valid interval for the ratio: a group has {smaller} users, fewer than "
+                         f"{ratio_floors[m]} (below that, the ratio of {m} covered under 0.94 in simulation)")
+            c.update(ratio_low=np.nan, ratio_high=np.nan)
         base = {**dict(zip(by, key)), "reference": ref[0] if len(ref) == 1 else ref, "metric": m}
         prow.append({**base, "statistic": "difference", "estimate": c["difference"], "ci_low": c["difference_low"],
                      "ci_high": c["difference_high"], "p_value": c["p_value"], "reason": c["reason"]})
         prow.append({**base, "statistic": "ratio", "estimate": c["ratio"], "ci_low": c["ratio_low"],
-                     "ci_high": c["ratio_high"], "p_value": c["p_value"], "reason": c["reason"]})
+                     "ci_high": c["ratio_high"], "p_value": c["p_value"], "reason": ratio_why or c["reason"]})
     cols = by + ["reference", "metric", "statistic", "estimate", "ci_low", "ci_high", "p_value", "p_adjusted",
                  "significant", "reason"]
     pairs = pd.DataFrame(prow, columns=[c for c in cols if c not in ("p_adjusted", "significant")])

@@ -102,7 +102,6 @@ def read_log(source, *, columns=None):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> read_log(pd.DataFrame({"uid": [1], "iid": [2], "pos": [1]}),
     ...          columns={"user": "uid", "item": "iid", "rank": "pos"}).columns.tolist()
     ['user', 'item', 'rank']
@@ -135,7 +134,6 @@ def check_side(table, key: str, col: str, name: str):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> check_side(pd.DataFrame({"item": [1, 2], "g": ["a", "b"], "x": 0}), "item", "g", "item_groups").columns.tolist()
     ['item', 'g']
     """
@@ -170,7 +168,6 @@ def check_judgments(judgments, columns=None):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> check_judgments(pd.DataFrame({"user": [1], "item": [2], "relevance": [1.0]})).shape
     (1, 3)
     """
@@ -365,7 +362,6 @@ class SqlLog:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = open_sql(pd.DataFrame({"user": [1, 1], "item": [3, 4], "rank": [1, 2], "g": ["a", "b"]}),
     ...                "duckdb", item_group="g")
     >>> log.profile.labels, log.profile.kmax, log.profile.item_counts
@@ -542,7 +538,6 @@ def open_sql(source, backend: str, *, item_group: str, user_group=None, item_tab
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = open_sql(pd.DataFrame({"user": [1], "rank": [1], "g": ["a"]}), "duckdb", item_group="g")
     >>> log.run(f"SELECT count(*) AS n FROM {log.table}")
     [{'n': 1}]
@@ -636,7 +631,6 @@ class PandasLog:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> lg = pandas_log(pd.DataFrame({"user": [1, 1, 2], "rank": [1, 2, 1], "g": ["a", "b", "a"]}), item_group="g")
     >>> lg.group.tolist(), lg.n_rankings.tolist()
     ([0, 1, 0], [1.0, 1.0])
@@ -679,7 +673,6 @@ def pandas_log(source, *, item_group: str, user_group=None, item_table=None, use
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pandas_log(pd.DataFrame({"user": [1, 1], "rank": [1, 2], "g": ["a", "b"]}), item_group="g").profile.labels
     ['a', 'b']
     """

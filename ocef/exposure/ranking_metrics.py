@@ -27,13 +27,13 @@ from ocef.exposure.frame import hall_interval
 from ocef.exposure.logs import (LOG_PARAMS, fill_log_doc, check_judgments, check_side, open_sql, pandas_log, raise_checks,
                                 rows_select)
 from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
 
-__all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "HALL_PAIRS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
+__all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "MIN_RATIO_USERS", "HALL_PAIRS", "RANKING_PARAMS", "RankingFairnessResult", "per_user_fairness",
            "ranking_fairness", "ranking_fairness_sql"]
 
 #: Fewest users for which a mean's interval is printed, from the measured coverage (guide/exposure.md):
@@ -43,6 +43,8 @@ __all__ = ["RANKING_METRICS", "MIN_USERS", "MIN_PAIR_USERS", "HALL_PAIRS", "RANK
 MIN_USERS = {m: REGISTRY[m].min_users for m in RANKING_METRICS}
 #: metric -> fewest users of each group of a printed comparison (EE-R's Welch difference; guide/exposure.md)
 MIN_PAIR_USERS = {m: REGISTRY[m].min_pair_users for m in RANKING_METRICS if REGISTRY[m].min_pair_users}
+#: Fewest users of each group for the ratio row's interval, where above the comparison's floor.
+MIN_RATIO_USERS = {m: REGISTRY[m].min_ratio_users for m in RANKING_METRICS if REGISTRY[m].min_ratio_users}
 #: The metrics whose comparisons use Hall's skewness-corrected difference (:func:`hall_difference`).
 HALL_PAIRS = tuple(m for m in RANKING_METRICS if REGISTRY[m].pair_interval == "hall")
 #: The declared parameters of the ranking metrics (each entry's ``params``, merged).
@@ -459,7 +461,6 @@ class RankingFairnessResult(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
     ...                     "g": ["a", "b", "a", "a", "b", "a", "b", "b"], "ug": list("xxxxyyyy")})
     >>> res = ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"])
@@ -483,21 +484,11 @@ class RankingFairnessResult(Result):
     attention: str = "trec"
     confidence: float = 0.95
 
+    @presents
     def to_frame(self):
         """The per-user-group table (``groups``; empty without user groups, then read ``overall``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``groups``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": ["a", "b", "a", "a"],
-        ...                     "ug": ["x", "x", "y", "y"]})
-        >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["awrf"]).to_frame()["user_group"].tolist()
-        ['x', 'y']
+        ``groups``.
         """
         return self.groups
 
@@ -511,7 +502,6 @@ class RankingFairnessResult(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3, 4, 4], "rank": [1, 2] * 4,
         ...                     "g": ["a", "b", "a", "a", "b", "b", "a", "b"], "ug": list("xxxxyyyy")})
         >>> ranking_fairness(log, item_group="g", user_group="ug", metrics=["ndkl"]).summary()["statistic"].tolist()
@@ -534,6 +524,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
         raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
     mf = metric_frame_from_moments(moments, by=["user_group"], reference=reference if user_group else None,
                                    confidence=confidence, min_users=MIN_USERS, min_pair_users=MIN_PAIR_USERS,
+                                   min_ratio_users=MIN_RATIO_USERS,
                                    skew_corrected=HALL_PAIRS)
     note = {m: (_TARGET_NOTE_LOG if target_source == "log relevance" and m in ("ee_relevance", "ee_difference")
                 else None) for m in metrics}

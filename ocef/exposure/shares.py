@@ -71,7 +71,6 @@ def share_intervals(n, sums, cross, *, target: str = "equal", n_groups: int | No
 
     Examples
     --------
-    >>> import numpy as np
     >>> X = np.array([[1.0, 0.5], [0.5, 1.0], [1.0, 0.5]])
     >>> r = share_intervals(3, X.sum(0), X.T @ X)
     >>> round(r[0]["share"], 4), r[0]["target"]
@@ -253,7 +252,6 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from ocef.exposure.statistics import ranking_statistics
     >>> st = ranking_statistics(pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": list("abba")}),
     ...                         item_group="g")

@@ -29,7 +29,7 @@ from ocef.errors import DataError
 from ocef.exposure.browsing import BROWSING_PARAMS, BrowsingModel
 from ocef.exposure.logs import LOG_PARAMS, check_side, open_sql, pandas_log, rows_select
 from ocef.exposure.user_metrics import LIST_METRICS, REGISTRY, list_value_sql, list_values
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import Integer, OneOrMore, Options, OrNone, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -81,7 +81,6 @@ class RankingStats(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
     ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
     >>> st = ranking_statistics(log, item_group="genre")            # geometric browsing, patience 0.5
@@ -102,23 +101,10 @@ class RankingStats(Result):
     catalogue_source: str | None = None
     longest: int | None = None
 
+    @presents
     def to_frame(self):
         """One row per user group and item group: ``user_group, item_group, n_users, exposure, merit``
         (sums over users; merit NaN without relevance).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> log = pd.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [10, 20, 20, 10, 10, 30], "rank": [1, 2, 1, 2, 1, 2],
-        ...                     "genre": ["a", "b", "b", "a", "a", "b"]})
-        >>> ranking_statistics(log, item_group="genre").to_frame()
-          user_group item_group  n_users  exposure  merit
-        0      (all)          a        3       2.5    NaN
-        1      (all)          b        3       2.0    NaN
         """
         import pandas as pd
 
@@ -349,7 +335,6 @@ def ranking_statistics(source, *, item_group: str, user_group: str | None = None
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [1, 1], "item": [5, 6], "rank": [1, 2], "g": ["a", "b"]})
     >>> st = ranking_statistics(log, item_group="g")
     >>> st.sums.tolist()

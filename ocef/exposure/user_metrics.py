@@ -115,6 +115,9 @@ class UserMetric:
     pair_interval : {"welch", "hall"}
         Interval and test of the difference of two groups: Welch's, or Welch's statistic with
         Hall's skewness correction (:func:`ocef.exposure.frame.hall_difference`).
+    min_ratio_users : int
+        Fewest users of each group for which the ratio of two groups' means gets its interval (0: no
+        floor beyond the comparison's; the measured floor of the delta-method ratio interval).
     params : dict
         Parameters of the front doors that change its value: name -> constraint (declared once,
         on :func:`ocef.exposure.exposure_fairness` and :func:`ocef.exposure.ranking_fairness`).
@@ -138,6 +141,7 @@ class UserMetric:
     min_users: int = 2
     min_pair_users: int = 0
     pair_interval: str = "welch"
+    min_ratio_users: int = 0
     params: dict = field(default_factory=dict)
     description: str = ""
 
@@ -502,18 +506,22 @@ register(UserMetric("awrf", "ranking", _awrf_reference, numpy=_awrf_numpy, sql=_
 register(UserMetric("ndkl", "ranking", _ndkl_reference, numpy=_ndkl_numpy, sql=_ndkl_sql, params=_PARAMS["ndkl"],
                     min_users=2,
                     description="normalized discounted KL divergence of the prefixes (Geyik et al. 2019, Eq. 6)"))
+RATIO_EE_R = 400
 # the floors (guide/exposure.md): EE-D below 60 users covered under 0.94 (benchmarks/ee_floor.py); EE-R 0.928-0.938 in two designs
 # up to 80 users and 0.941-0.952 from 120 (10,000 replicates); EE-L under 0.93 below 20;
 # EE-R's difference of a 5% sparse group vs the rest: Welch's under 0.94 up to 400 users, Hall's from 160 on (0.937 at 120)
-for _name, _key, _floor, _pair, _needs, _sql, _np, _text in (
-        ("ee_disparity", "disparity", 60, 0, ("item",), "_eps * _eps", lambda e, t: e * e,
+# the ratio of a 5% sparse group's mean to the rest's (delta method on the log, 2,000 replicates, SE 0.005):
+# EE-L 0.935-0.942 at 20 users, 0.942-0.958 from 30; EE-R 0.934-0.943 at 160-320, RATIO_EE_R from 400
+for _name, _key, _floor, _pair, _ratio, _needs, _sql, _np, _text in (
+        ("ee_disparity", "disparity", 60, 0, 0, ("item",), "_eps * _eps", lambda e, t: e * e,
          "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
-        ("ee_relevance", "relevance", 120, 160, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
+        ("ee_relevance", "relevance", 120, 160, RATIO_EE_R, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
          "EE-R, eps . eps* (Eq. 6)"),
-        ("ee_difference", "difference", 20, 0, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
+        ("ee_difference", "difference", 20, 0, 30, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
          lambda e, t: (e - t) ** 2, "EE-L, ||eps - eps*||^2 (Eq. 7)")):
     register(UserMetric(_name, "ranking", _ee_reference(_key), numpy=_np, sql=_sql, unit="item", needs=_needs,
                         min_users=_floor, min_pair_users=_pair, pair_interval="hall" if _pair else "welch",
+                        min_ratio_users=_ratio,
                         params=_PARAMS["ee"], description=_text))
 
 #: The list metrics (computed by :func:`ocef.exposure.ranking_statistics`).

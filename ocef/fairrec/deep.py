@@ -270,7 +270,6 @@ class DeepCTR:
         --------
         An unfitted model refuses (the fitted call needs torch):
 
-        >>> import pandas as pd
         >>> WideDeep().score(pd.DataFrame({"user": [0], "item": [0]}))
         Traceback (most recent call last):
         ...

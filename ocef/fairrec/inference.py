@@ -498,7 +498,6 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
 
     Examples
     --------
-    >>> import numpy as np
     >>> gen = np.random.default_rng(0)
     >>> codes = np.repeat(np.arange(4), 50)
     >>> values = gen.random(200) - 0.3 * (codes == 2)

@@ -125,7 +125,6 @@ class LogisticMF(_Base):
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> from ocef.environments.fairrec_split import fairrec_split
     >>> gen = np.random.default_rng(0)                 # 40 users, each likes the items of its parity
     >>> items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]
@@ -178,7 +177,6 @@ class FactorizationMachine(_Base):
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> from ocef.environments.fairrec_split import fairrec_split
     >>> gen = np.random.default_rng(0)                 # 40 users, each likes the items of its parity
     >>> items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]

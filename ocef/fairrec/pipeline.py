@@ -35,7 +35,6 @@ class FittedRecommender:
     --------
     A small synthetic split (the real one is :func:`fit_movielens`'s):
 
-    >>> import numpy as np, pandas as pd
     >>> from ocef.environments.fairrec_split import fairrec_split
     >>> from ocef.fairrec.models import LogisticMF
     >>> from ocef.fairrec.search import search
@@ -88,7 +87,6 @@ class FittedRecommender:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> from ocef.environments.fairrec_split import fairrec_split
         >>> gen = np.random.default_rng(0)
         >>> items = [gen.choice(30, 6, replace=False) for _ in range(20)]

@@ -32,7 +32,7 @@ from ocef.fairrec import EPSILON_BASES, METHODS
 from ocef.fairrec.inference import TESTS, bound_p_value, maxt_inference, simultaneous_intervals, uf_lower_bound
 from ocef.fairrec.unfairness import (Group, _check_attributes, check_auc, check_k, check_metric, check_ndcg,
                                   pooled_auc, ranked_table, user_metrics)
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.errors import DataError, ParameterError, ParameterTypeError, ResourceLimitError
 from ocef.validation import (
     CONFIDENCE,
@@ -279,7 +279,6 @@ class GroupOracle:
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> users = pd.DataFrame({"g": [0, 0, 1, 1]})
     >>> oracle = GroupOracle(users, ["g"], lambda rows: np.array([0.0, 1.0, 1.0, 1.0])[rows])
     >>> oracle.values(np.array([0, 1])).tolist()
@@ -354,7 +353,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.cell_of([[1, 0], [0, 1]]).tolist()
@@ -376,7 +374,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.position_of([2, 1]).tolist()
@@ -399,7 +396,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.size([0, 1, 2, 3]).tolist()
@@ -425,7 +421,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.members(2).tolist(), oracle.members(3).tolist()
@@ -452,7 +447,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([0, 2])
@@ -501,7 +495,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.query(np.array([0, 3])), oracle.n_queries, oracle.cost
@@ -548,7 +541,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1, 2]})
         >>> oracle = GroupOracle(users, ["g"], lambda rows: np.zeros(rows.size), min_users=2)
         >>> oracle.valid_rows().tolist()                     # group g=2 has one user
@@ -582,7 +574,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)                              # the search queried users 2 and 3
@@ -615,7 +606,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
@@ -650,7 +640,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.value(2), oracle.value(2), oracle.n_evaluations        # the second is cached
@@ -690,7 +679,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> oracle.values([0, 2, 3]).tolist()
@@ -714,7 +702,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([2, 0])
@@ -736,7 +723,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([2, 0])
@@ -775,7 +761,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.value(2)
@@ -801,7 +786,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1], "a": [0, 1]}), ["g", "a"],
         ...                      lambda rows: np.zeros(rows.size), labels={"g": {0: "F", 1: "M"}})
         >>> oracle.label_of({"g": 1, "a": 1})
@@ -821,7 +805,6 @@ class GroupOracle:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = pd.DataFrame({"g": [0, 0, 1, 1], "mrr": [1.0, 0.5, 0.0, float("nan")]})
         >>> o = GroupOracle.from_user_metrics(t, ["g"], "mrr")
         >>> o.values([0, 1]).tolist(), o.size([0, 1]).tolist()
@@ -952,7 +935,6 @@ def metric_bounds(split, metric: str) -> tuple[float, float]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from types import SimpleNamespace
     >>> split = SimpleNamespace(rp=np.array([0.5, 2.0, 4.0]), user_pop=np.array([1.0, 3.0]))
     >>> metric_bounds(split, "mrr"), metric_bounds(split, "urp")
@@ -987,7 +969,6 @@ def defined_users(split, metric: str) -> np.ndarray:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from types import SimpleNamespace
     >>> cand = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "label": [1, 0, 1, 1, 0, 0]})
     >>> split = SimpleNamespace(candidates=cand, n_users=3)
@@ -1094,7 +1075,6 @@ class FairRecResult(Result):
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> gen = np.random.default_rng(0)
     >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
     >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
@@ -1171,7 +1151,6 @@ class FairRecResult(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> gen = np.random.default_rng(0)
         >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
@@ -1198,7 +1177,6 @@ class FairRecResult(Result):
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
         >>> gen = np.random.default_rng(0)
         >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
         >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
@@ -1224,30 +1202,16 @@ class FairRecResult(Result):
                                                  else "")
         return test[0].upper() + test[1:] + bound + "."
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The InfoBase with a readable ``group`` name and the role of the two reported groups.
 
         The tidy form of the result (``to_csv`` writes it): every evaluated group, not only the two
         reported ones.
 
-        Returns
-        -------
-        pandas.DataFrame
-            ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
-            ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
-            ``method``, ``metric``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd
-        >>> gen = np.random.default_rng(0)
-        >>> users = pd.DataFrame({"g": gen.integers(0, 2, 200)})
-        >>> users["mrr"] = gen.random(200) * 0.5 + 0.3 * (users.g == 1)
-        >>> res = search(GroupOracle.from_user_metrics(users, ["g"], "mrr"), "exhaustive", test=None)
-        >>> res.to_frame()[["group", "n_users", "value", "role"]].round(3)
-          group  n_users  value           role
-        0   g=0       89  0.260  disadvantaged
-        1   g=1      111  0.575     advantaged
+        ``group`` (codes), ``labels`` (when known), the attribute columns, ``n_users``,
+        ``value``, ``iteration``, ``role`` (``"advantaged"``, ``"disadvantaged"`` or ``""``),
+        ``method``, ``metric``.
         """
         df = self.infobase.copy()
         attrs = [c for c in df.columns if c not in ("n_users", "value", "iteration")]
@@ -1509,7 +1473,6 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> gen = np.random.default_rng(0)
     >>> users = pd.DataFrame({"g": gen.integers(0, 2, 400), "a": gen.integers(0, 3, 400)})
     >>> users["mrr"] = gen.random(400) * 0.5 + 0.5 * (users.g == 1)       # group g=1 is better

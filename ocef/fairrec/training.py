@@ -42,7 +42,6 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> import numpy as np, pandas as pd
     >>> split = SimpleNamespace(train=pd.DataFrame({"user": [0, 1], "item": [1, 0], "label": [1, 0]}),
     ...                         users=pd.DataFrame({"gender": [0, 1]}), genres=np.eye(2))
     >>> calls = []

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ocef.fairrec import AUC_MODES
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import Integer, Options, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
 
@@ -95,7 +95,6 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
     Examples
     --------
-    >>> import pandas as pd
     >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [3, 4, 5, 3, 4],
     ...                      "label": [0, 1, 0, 1, 0]})
     >>> users, items, labels, sc, valid = ranked_table(cand, [0.9, 0.5, 0.1, 0.2, 0.8])
@@ -232,7 +231,6 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2],
     ...                      "label": [0, 1, 0, 1, 0, 0]})
     >>> genres = np.array([[1, 0], [1, 1], [0, 1]])
@@ -359,7 +357,6 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
     >>> group_values(t, ["gender"], "mrr")
        gender  n_users     value
@@ -463,7 +460,6 @@ class Unfairness(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> values = pd.DataFrame({"g": [0, 1, 2], "n_users": [5, 5, 1], "value": [0.2, 0.7, 0.9]})
     >>> unfairness(values, min_users=2).to_frame()
                 role group  n_users  value   uf
@@ -477,23 +473,12 @@ class Unfairness(Result):
     n_groups: int
     min_users: int
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per role: ``role, group, n_users, value, uf``.
 
-        Returns
-        -------
-        pandas.DataFrame
-            Two rows, the advantaged group then the disadvantaged one; ``group`` as
-            ``"gender=0 & age=1"``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> values = pd.DataFrame({"g": [0, 1], "n_users": [4, 6], "value": [0.5, 0.25]})
-        >>> unfairness(values).to_frame()
-                    role group  n_users  value    uf
-        0     advantaged   g=0        4   0.50  0.25
-        1  disadvantaged   g=1        6   0.25  0.25
+        Two rows, the advantaged group then the disadvantaged one; ``group`` as
+        ``"gender=0 & age=1"``.
         """
         rows = []
         for role, g in (("advantaged", self.advantaged), ("disadvantaged", self.disadvantaged)):
@@ -528,7 +513,6 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
     >>> u = unfairness(group_values(t, ["gender"], "mrr"))
     >>> round(u.uf, 4), u.advantaged.group, u.disadvantaged.n_users

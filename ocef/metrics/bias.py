@@ -26,18 +26,20 @@ from ocef.inference import holm_adjust
 from ocef.metrics import FAMILIES, FAMILY_TEXT, RESAMPLE_CHUNK
 from ocef._progress import PROGRESS
 from ocef.metrics.recommender import (
-    GINI_CONVENTIONS,
+    GINI_CONVENTION,
+    REGISTRY,
     TRUTH_METRICS,
     UserStats,
     aggregate,
     check_scores,
+    entries,
     exposure_distribution,
     item_metrics,
     kl_divergence,
     pair_metrics,
     user_stats,
 )
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.validation import as_generator
 
 #: resamples evaluated at a time (drawn per chunk of RESAMPLE_CHUNK, the same draws with or without a bar)
@@ -47,17 +49,16 @@ __all__ = ["recommender_bias", "RecommenderBiasResult", "OVERALL_METRICS", "GROU
            "INTERVALS", "AUTO_METHODS", "KL_SMOOTHING", "bootstrap_weights", "bootstrap_interval", "FAMILIES",
            "MIN_GROUP_USERS"]
 
-OVERALL_METRICS = ("aggregate_diversity", "gini_index", "exposure_entropy", "avg_recommendation_popularity")
+#: The metrics of each level of the table, from :data:`ocef.metrics.recommender.REGISTRY`.
+OVERALL_METRICS = tuple(m.name for m in entries("system"))
 GROUP_METRICS = ("mean_score",) + OVERALL_METRICS + TRUTH_METRICS
-PAIR_METRICS = ("mad", "exposure_total_variation", "exposure_kl") + tuple(f"{k}_ratio" for k in TRUTH_METRICS)
+PAIR_METRICS = tuple(m.name for m in entries("pair"))
 INTERVALS = ("auto", "percentile", "basic")
 #: pseudo-count added to every item's exposure count of both groups for the EKL estimate
 KL_SMOOTHING = 0.5
-#: the interval method of each metric with ``interval="auto"`` (see the module docstring)
-AUTO_METHODS = {"mean_score": "t", "aggregate_diversity": "none", "gini_index": "basic",
-                "exposure_entropy": "basic", "avg_recommendation_popularity": "t",
-                **{key: "t" for key in TRUTH_METRICS}, "mad": "t", "exposure_total_variation": "triangle",
-                "exposure_kl": "basic-smoothed", **{f"{key}_ratio": "t-log" for key in TRUTH_METRICS}}
+#: the interval method of each metric with ``interval="auto"`` (see the module docstring): each
+#: registry entry's ``interval``
+AUTO_METHODS = {name: m.interval for name, m in REGISTRY.items()}
 OVERALL_GROUP = "all"
 COLUMNS = ["level", "group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
            "confidence", "interval", "p_value", "p_adjusted", "significant", "reason", "bias", "n_defined"]
@@ -139,7 +140,6 @@ class RecommenderBiasResult(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
     >>> res.pairs[["group_a", "group_b", "mad", "mad_ci_low", "mad_ci_high"]].round(3)
@@ -163,21 +163,9 @@ class RecommenderBiasResult(Result):
     #: bootstrap replicates, (n_resamples, len(table)) aligned with the rows of ``table`` (None without)
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """The tidy table (a copy of ``table``): one row per (level, group, metric).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-        >>> res.to_frame().level.value_counts().to_dict()
-        {'group': 10, 'overall': 4, 'pair': 3}
-        """
+        """The tidy table (a copy of ``table``): one row per (level, group, metric)."""
         return self.table.copy()
 
     def _wide(self, level: str, keys: list[str]) -> pd.DataFrame:
@@ -225,7 +213,6 @@ class RecommenderBiasResult(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> rng = np.random.default_rng(0)
         >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
         >>> res.summary()[["group", "reference", "metric", "value", "p_adjusted"]].round(3).head(3)
@@ -251,25 +238,13 @@ class RecommenderBiasResult(Result):
             out.append(row)
         return out
 
+    @presents
     def to_dict(self) -> dict:
         """``{"overall": {...}, "groups": [...], "pairs": [...], settings}``, JSON-ready.
 
         Each metric is an object ``{value, estimate, ci_low, ci_high, [p_value, p_adjusted,
         significant,] interval, reason, n_defined}``. ±inf and NaN are both JSON ``null``: ``reason``
         says which ("infinite: ..." or "undefined: ...").
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=50, rng=1)
-        >>> mad = res.to_dict()["pairs"][0]["mad"]
-        >>> round(mad["estimate"], 3), mad["interval"], mad["significant"]
-        (-0.016, 't', False)
         """
         overall = self._records("overall", ["n_users"])[0]
         groups = self._records("group", ["group", "n_users"])
@@ -368,11 +343,11 @@ def _metric_values(parts: list[UserStats], weights: list[np.ndarray], ref: int, 
     overall = item_metrics(total, group_values["pop"].sum(axis=1), group_values["n_active"].sum(axis=1),
                            convention=convention)
     group_values["dist"] = exposure_distribution(group_values["counts"])
-    group = {"mean_score": group_values["mean_score"]}
+    values = [m.name for m in entries("group") if m.name in group_values]      # the registry's group values
+    group = {values[0]: group_values[values[0]]}                                  # (mean_score first)
     group.update(item_metrics(group_values["counts"], group_values["pop"], group_values["n_active"],
                               popularity=total[:, None, :], convention=convention, dist=group_values["dist"]))
-    if has_truth:
-        group.update({key: group_values[key] for key in TRUTH_METRICS})
+    group.update({key: group_values[key] for key in values[1:]})
     others = [g for g in range(len(parts)) if g != ref]
     pair = pair_metrics({k: v[:, others] for k, v in group_values.items()},
                         {k: v[:, [ref]] for k, v in group_values.items()})
@@ -418,7 +393,6 @@ def bootstrap_interval(samples: np.ndarray, point: np.ndarray, confidence: float
 
     Examples
     --------
-    >>> import numpy as np
     >>> reps = np.arange(1.0, 101.0)[:, None]          # replicates 1..100 of a statistic
     >>> low, high, bias, n = bootstrap_interval(reps, np.array([40.0]), 0.9, interval="basic")
     >>> round(float(low[0]), 2), round(float(high[0]), 2), float(bias[0]), int(n[0])
@@ -644,7 +618,7 @@ def _bootstrap(parts, sizes, n_resamples: int, gen, ref, gini_convention, has_tr
 
 @validate_params(n_resamples=Integer(0, 10**6),     # issue 23: 10**12 resamples tried 146 TiB
                  confidence=CONFIDENCE, interval=Options(*INTERVALS), simultaneous=Boolean(),
-                 gini_convention=Options(*GINI_CONVENTIONS), family=Options(*FAMILIES), rng=Rng(),
+                 gini_convention=GINI_CONVENTION, family=Options(*FAMILIES), rng=Rng(),
                  progress=PROGRESS)
 def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int | None = None,
                      thresh: float | None = 0.5, normalize: bool = False, n_resamples: int = 200,
@@ -693,7 +667,6 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
 
     Examples
     --------
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> res = recommender_bias(rng.random((60, 8)), groups=np.repeat(["a", "b"], 30), k=2, n_resamples=100, rng=1)
     >>> res.table.set_index(["level", "metric"]).loc[("pair", "exposure_total_variation"), "interval"]

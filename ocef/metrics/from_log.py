@@ -14,7 +14,7 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
-from ocef.metrics.recommender import GINI_CONVENTIONS
+from ocef.metrics.recommender import GINI_CONVENTION, REGISTRY
 from ocef.validation import Boolean, Integer, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -87,6 +87,11 @@ def _relevant_tables(table, user: str, item: str, relevance: str):
     return pairs, counts
 
 
+def _log_values(roles: dict) -> list:
+    """The group values of :data:`ocef.metrics.recommender.REGISTRY` that a log with these roles gives."""
+    return [m for m in REGISTRY.values() if m.log is not None and all(roles[r] for r in m.log.needs)]
+
+
 def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bool = False) -> tuple[str, str, str]:
     """The three queries of :func:`seed004_from_log` (DuckDB or Spark dialect): per user group, the
     duplicate check, and per user group and item.
@@ -157,17 +162,16 @@ def seed004_sql(table: str, *, cols: dict, dialect: str = "duckdb", relevant: bo
              "sum(CASE WHEN _u IS NULL THEN 1 ELSE 0 END) AS null_user", "sum(_n - _ni) AS null_item",
              "sum(_cs / _n) AS arp_sum", "sum(CASE WHEN _ug <> _ug2 OR _ugn < _n THEN 1 ELSE 0 END) AS bad_ug"]
     if has_s:
-        final += ["sum(_ss) AS s_sum", "sum(_sn) AS s_n", "sum(_n - _sn) AS null_score", "min(_smin) AS s_min",
-                  "max(_smax) AS s_max"]
+        final += ["sum(_n - _sn) AS null_score", "min(_smin) AS s_min", "max(_smax) AS s_max"]
     if has_y:
-        final += ["sum(_tp / _n) AS p_sum", "sum(_n - _yn) AS null_rel", "min(_ymin) AS ymin"]
+        final += ["sum(_n - _yn) AS null_rel", "min(_ymin) AS ymin"]
     if has_nr:
         final += ["sum(CASE WHEN _nr <> _nr2 THEN 1 ELSE 0 END) AS bad_nrel",
                   "sum(CASE WHEN _nrn < _n THEN 1 ELSE 0 END) AS null_nrel", "min(_nr) AS nrel_min"]
     if has_y and has_nr:
-        final += ["sum(CASE WHEN _tp > _nr THEN 1 ELSE 0 END) AS tp_over",
-                  f"sum(CASE WHEN _nr > 0 THEN _tp / _nr ELSE {zero} END) AS r_sum",
-                  "sum(2 * _tp / (_n + _nr)) AS f_sum"]          # _n >= 1: F1 is always defined
+        final.append("sum(CASE WHEN _tp > _nr THEN 1 ELSE 0 END) AS tp_over")
+    roles = {"score": has_s, "relevance": has_y, "n_relevant": has_nr}
+    final += [f"{expr} AS {col}" for m in _log_values(roles) for col, expr in m.log.sql.items()]   # the registry's
     rows = f"WITH _l AS (SELECT {', '.join(sel)} FROM {src})"
     # each row carries its item's exposure count over all users (a join with a table of n_items rows)
     counted = ("_ic AS (SELECT _i AS _ci, CAST(count(*) AS DOUBLE) AS _c FROM _l GROUP BY _i), "
@@ -221,20 +225,17 @@ def _seed004_pandas(frame, cols: dict, pairs=None, counts=None) -> tuple[list[di
                "dup": int((sub["_ni"] - sub["_nd"]).sum()), "bad_ug": int((sub["_ugk"] > 1).sum()),
                "arp_sum": float((sub["_cs"] / n_sub).sum())}
         if has_s:
-            row.update(s_sum=float(sub["_ss"].sum()), s_n=int(sub["_sn"].sum()),
-                       null_score=int((sub["_n"] - sub["_sn"]).sum()), s_min=sub["_smin"].min(),
+            row.update(null_score=int((sub["_n"] - sub["_sn"]).sum()), s_min=sub["_smin"].min(),
                        s_max=sub["_smax"].max())
         if has_y:
-            row.update(p_sum=float((sub["_tp"] / n_sub).sum()), null_rel=int((sub["_n"] - sub["_yn"]).sum()),
-                       ymin=sub["_ymin"].min())
+            row.update(null_rel=int((sub["_n"] - sub["_yn"]).sum()), ymin=sub["_ymin"].min())
         if has_nr:
             row.update(bad_nrel=int((sub["_nrk"] > 1).sum()), null_nrel=int((sub["_nrn"] < sub["_n"]).sum()),
                        nrel_min=sub["_nr"].min())
         if has_y and has_nr:
-            tp, nr = sub["_tp"].to_numpy(), sub["_nr"].to_numpy()
-            with np.errstate(divide="ignore", invalid="ignore"):
-                row.update(tp_over=int((tp > nr).sum()), r_sum=float(np.where(nr > 0, tp / nr, 0.0).sum()),
-                           f_sum=float((2 * tp / (n_sub.to_numpy() + nr)).sum()))
+            row.update(tp_over=int((sub["_tp"].to_numpy() > sub["_nr"].to_numpy()).sum()))
+        for m in _log_values({"score": has_s, "relevance": has_y, "n_relevant": has_nr}):   # the registry's sums
+            row.update(m.log.pandas(sub))
         groups.append(row)
     items = f.groupby(["_ug", "_i"], dropna=False, sort=False).size().rename("c").reset_index()
     return groups, {c: items[c].to_numpy() for c in ("_ug", "_i", "c")}
@@ -352,7 +353,7 @@ SEED004_LOG_NO_INTERVAL = ("no valid interval: holisticai's plug-in values from 
                            "share intervals, or metric_frame on per-user precision/recall")
 
 
-@validate_params(n_items=Integer(1), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
+@validate_params(n_items=Integer(1), normalize=Boolean(), convention=GINI_CONVENTION)
 def seed004_from_log(source, *, n_items: int, user_group: str | None = None, item: str = "item", user: str = "user",
                      score: str = "score", relevance: str = "relevance", n_relevant: str = "n_relevant",
                      relevant_items=None, normalize: bool = False, score_bounds=None,
@@ -411,7 +412,6 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "ug": ["a", "a", "b", "b"],
     ...                     "score": [0.9, 0.5, 0.8, 0.4], "relevance": [1, 0, 1, 1]})
     >>> out = seed004_from_log(log, n_items=4, user_group="ug")
@@ -457,52 +457,55 @@ def seed004_from_log(source, *, n_items: int, user_group: str | None = None, ite
     # ARP: rec.avg_popularity's Σ_i pop_i c_i (pop_i = Σ_{u shown i} 1/n_shown_u) summed by user instead of by
     # item, Σ_u Σ_{i shown to u} c_i / n_shown_u, which the backend adds up without a per-item join
     out["avg_recommendation_popularity"] = sum(float(r["arp_sum"]) for r in groups) / n_active
-    # group values (aggregate()'s keys), None where the log cannot give them
-    reasons = {}
-    if not has_s:
-        reasons["mad"] = SEED004_LOG_REASONS["no_score"].format(col=score)
-    elif normalize and score_bounds is None:
-        reasons["mad"] = SEED004_LOG_REASONS["normalize"]
-    if not has_y:
-        for key in ("avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio"):
-            reasons[key] = SEED004_LOG_REASONS["no_relevance"].format(col=relevance)
-    elif not has_nr:
-        for key, name in (("avg_recall_ratio", "recall"), ("avg_f1_ratio", "F1")):
-            reasons[key] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=name, col=n_relevant)
+    # the registry's group values (aggregate()'s keys), None with a reason where the log cannot give them
+    roles = {"score": has_s, "relevance": has_y, "n_relevant": has_nr}
+    columns = {"score": score, "relevance": relevance, "n_relevant": n_relevant}
+    values = [m for m in REGISTRY.values() if m.kind == "group" and m.log is not None]
+    missing = {}                          # group value -> why the log cannot give it
+    for m in values:
+        lack = [r for r in m.log.needs if not roles[r]]
+        if lack == ["n_relevant"]:
+            missing[m.name] = SEED004_LOG_REASONS["no_n_relevant"].format(metric=m.log.noun, col=n_relevant)
+        elif lack:
+            key = "no_score" if lack[0] == "score" else "no_relevance"
+            missing[m.name] = SEED004_LOG_REASONS[key].format(col=columns[lack[0]])
+    if has_s and normalize and score_bounds is None:
+        missing["mean_score"] = SEED004_LOG_REASONS["normalize"]
     per_group = {}
     for r in sorted(groups, key=lambda r: (str(type(plain_value(r["_ug"]))), plain_value(r["_ug"]))):
         g, n = plain_value(r["_ug"]), float(r["n_users"])
         sel = np.asarray(ugs == g, dtype=bool)
         vals = {"n_users": int(n), "counts": np.bincount(ids[sel], weights=c[sel], minlength=n_items)}
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = float(r["s_sum"]) / float(r["s_n"]) if has_s and r["s_n"] else (math.nan if has_s else None)
-        if mean is not None and normalize:
-            mean = float(rec._scaled(mean, (lo, hi - lo))) if score_bounds is not None else None
-        vals["mean_score"] = None if "mad" in reasons else mean
-        vals["avg_precision"] = float(r["p_sum"]) / n if has_y else None
-        vals["avg_recall"] = float(r["r_sum"]) / n if has_y and has_nr else None
-        vals["avg_f1"] = float(r["f_sum"]) / n if has_y and has_nr else None
+        for m in values:
+            vals[m.name] = None if m.name in missing else m.log.value(r, n)
+        if vals.get("mean_score") is not None and normalize:        # MAD of min-max scaled scores
+            vals["mean_score"] = float(rec._scaled(vals["mean_score"], (lo, hi - lo)))
         per_group[g] = vals
     out["groups"] = {g: {k: v for k, v in vals.items() if k != "counts"} for g, vals in per_group.items()}
     out["pairs"] = {}
     if user_group:
-        keys = {"mad": "mean_score", "avg_precision_ratio": "avg_precision", "avg_recall_ratio": "avg_recall",
-                "avg_f1_ratio": "avg_f1"}
+        # the registry's pair metrics that compare a value the log gives (ETV, EKL first: the distributions)
+        pairs = sorted((m for m in REGISTRY.values() if m.kind == "pair" and (
+            m.compares == "dist" or m.compares in {v.name for v in values})), key=lambda m: m.compares != "dist")
         filled = {g: {k: (math.nan if x is None else x) for k, x in v.items()} for g, v in per_group.items()}
         for a, va in per_group.items():
             for b, vb in per_group.items():
                 if a == b:
                     continue
                 m = rec.pair_metrics(filled[a], filled[b])
-                pair = {"exposure_total_variation": float(m["exposure_total_variation"]),
-                        "exposure_kl": float(m["exposure_kl"])}
-                pair["exposure_kl_reason"] = (None if math.isfinite(pair["exposure_kl"]) else
-                                              f"infinite: group {b!r} is never shown an item that group {a!r} is shown")
-                for key, group_key in keys.items():
-                    if key in reasons:
-                        pair[key], pair[f"{key}_reason"] = None, reasons[key]
+                pair = {}
+                for entry in pairs:
+                    key, group_key = entry.name, entry.compares
+                    if group_key in missing:
+                        pair[key], pair[f"{key}_reason"] = None, missing[group_key]
                         continue
                     pair[key] = float(m[key])
+                    if key == "exposure_total_variation":
+                        continue
+                    if key == "exposure_kl":
+                        pair[f"{key}_reason"] = (None if math.isfinite(pair[key]) else
+                                                 f"infinite: group {b!r} is never shown an item that group {a!r} is shown")
+                        continue
                     pair[f"{key}_reason"] = (None if key == "mad" or math.isfinite(pair[key]) else
                                              _ratio_reason(group_key.replace("_", " "), va[group_key], vb[group_key]))
                 out["pairs"][(a, b)] = pair

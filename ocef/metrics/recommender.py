@@ -10,8 +10,11 @@ keyword-only (holisticai's ``f(scores, top, thresh, normalize)`` is ``f(scores, 
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.validation import Boolean, Options, OrNone, Real, validate_params
 
@@ -27,14 +30,18 @@ __all__ = [
     "avg_precision_ratio", "avg_recall_ratio", "avg_f1_ratio",
     "recommender_rmse_ratio", "recommender_mae_ratio", "recommender_bias_metrics",
     "user_stats", "aggregate", "item_metrics", "pair_metrics", "UserStats", "TRUTH_METRICS",
-    "GINI_CONVENTIONS", "RATIO_ORIENTATIONS", "DIFFERENCE_ORIENTATIONS",
+    "GINI_CONVENTIONS", "RATIO_ORIENTATIONS", "DIFFERENCE_ORIENTATIONS", "REGISTRY", "BiasMetric", "LogPiece",
+    "register", "entries",
 ]
 
 GINI_CONVENTIONS = ("holisticai", "formula")
 RATIO_ORIENTATIONS = ("a/b", "b/a")
 DIFFERENCE_ORIENTATIONS = ("a-b", "b-a")
-#: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
-TRUTH_METRICS = ("avg_precision", "avg_recall", "avg_f1", "rmse", "mae")
+#: The declared constraints of the parameters that change a metric's value (one object each, shared by
+#: every front door that takes the parameter and by the metric's :data:`REGISTRY` entry).
+GINI_CONVENTION = Options(*GINI_CONVENTIONS)
+RATIO_ORIENTATION = Options(*RATIO_ORIENTATIONS)
+DIFFERENCE_ORIENTATION = Options(*DIFFERENCE_ORIENTATIONS)
 #: The parameter blocks the metrics share (``%(name)s`` in their docstrings).
 _BLOCKS = dict(
     groups="""
@@ -296,7 +303,7 @@ def exposure_distribution(counts) -> np.ndarray:
         return c / total
 
 
-@validate_params(convention=Options(*GINI_CONVENTIONS))
+@validate_params(convention=GINI_CONVENTION)
 def gini(dist, convention: str = "holisticai") -> np.ndarray:
     """Gini index of distributions over the last axis (holisticai, GINI).
 
@@ -453,7 +460,6 @@ class UserStats:
 
     Examples
     --------
-    >>> import numpy as np
     >>> st = user_stats(np.array([[0.9, 0.1], [0.2, 0.8]]), k=1)
     >>> st.n_shown.tolist(), st.score_sum.tolist(), st.has_truth
     ([1.0, 1.0], [1.0, 1.0], False)
@@ -597,15 +603,14 @@ def aggregate(stats: UserStats, weights) -> dict[str, np.ndarray]:
     inv_shown = np.where(active, 1.0 / np.where(active, stats.n_shown, 1.0), 0.0)
     out = {"n_users": n, "counts": w @ stats.exposure, "pop": (w * inv_shown) @ stats.exposure,
            "n_active": w @ active.astype(float)}
+    sums = {"n_users": n}              # the weighted sums of the statistics, the input of the group entries
+    for f in dataclasses.fields(stats):
+        if f.name != "exposure" and getattr(stats, f.name) is not None:
+            sums[f.name] = w @ getattr(stats, f.name)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["mean_score"] = (w @ stats.score_sum) / (w @ stats.score_n)
-        if stats.has_truth:
-            out["avg_precision"] = (w @ stats.precision) / n
-            out["avg_recall"] = (w @ stats.recall) / n
-            out["avg_f1"] = (w @ stats.f1) / n
-            err_n = w @ stats.err_n
-            out["rmse"] = np.sqrt((w @ stats.sq_err) / err_n)
-            out["mae"] = (w @ stats.abs_err) / err_n
+        for m in entries("group"):
+            if stats.has_truth or "truth" not in m.needs:
+                out[m.name] = m.kernel(sums)
     return out
 
 
@@ -655,10 +660,9 @@ def item_metrics(counts, pop, n_active, popularity=None, convention: str = "holi
     {'aggregate_diversity': 1.0, 'gini_index': 0.25, 'exposure_entropy': 1.0397, 'avg_recommendation_popularity': 1.5}
     """
     c = np.asarray(counts, dtype=float)
-    dist = exposure_distribution(c) if dist is None else dist
-    return {"aggregate_diversity": (c > 0).mean(axis=-1), "gini_index": gini(dist, convention),
-            "exposure_entropy": entropy(dist),
-            "avg_recommendation_popularity": avg_popularity(pop, c if popularity is None else popularity, n_active)}
+    v = {"counts": c, "dist": exposure_distribution(c) if dist is None else dist, "pop": pop,
+         "popularity": c if popularity is None else popularity, "n_active": n_active, "convention": convention}
+    return {m.name: m.kernel(v) for m in entries("system")}
 
 
 def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
@@ -692,13 +696,227 @@ def pair_metrics(a: dict, b: dict) -> dict[str, np.ndarray]:
     >>> float(out["exposure_total_variation"]), float(out["exposure_kl"])
     (0.5, inf)
     """
-    pa, pb = (g["dist"] if "dist" in g else exposure_distribution(g["counts"]) for g in (a, b))
-    out = {"mad": np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]),
-           "exposure_total_variation": total_variation(pa, pb), "exposure_kl": kl_divergence(pa, pb)}
-    for key in TRUTH_METRICS:
-        if key in a:
-            out[f"{key}_ratio"] = ratio(a[key], b[key])
-    return out
+    a, b = ({**g, "dist": g["dist"] if "dist" in g else exposure_distribution(g["counts"])} for g in (a, b))
+    return {m.name: m.kernel(a, b) for m in entries("pair") if m.compares in a}
+
+
+# ------------------------------------------------------------------ the registry: one entry per metric
+
+@dataclass(frozen=True)
+class LogPiece:
+    """How :func:`ocef.metrics.seed004_from_log` computes a group value of :data:`REGISTRY` from a top-k log.
+
+    Attributes
+    ----------
+    needs : tuple of str
+        Roles of the log it needs (``"score"``, ``"relevance"``, ``"n_relevant"``).
+    sql : dict
+        Column -> SQL sum over the users of a user group, of the per-user columns of
+        :func:`ocef.metrics.from_log.seed004_sql` (``_n`` items shown, ``_ss``/``_sn`` sum and number of
+        the scores, ``_tp`` relevant items shown, ``_nr`` the user's ``n_relevant``).
+    pandas : callable
+        ``pandas(per_user) -> dict``: the same sums from the per-user frame (the pandas backend).
+    value : callable
+        ``value(row, n_users) -> float``: the group value from those sums.
+    noun : str
+        What the value is, in the ``reason`` when the log lacks a role.
+
+    Examples
+    --------
+    >>> REGISTRY["avg_precision"].log.sql
+    {'p_sum': 'sum(_tp / _n)'}
+    """
+
+    needs: tuple
+    sql: dict
+    pandas: Callable
+    value: Callable
+    noun: str = ""
+
+
+@dataclass(frozen=True)
+class BiasMetric:
+    """One metric of seed 004 (holisticai's recommender bias metrics) in :data:`REGISTRY`.
+
+    Attributes
+    ----------
+    name : str
+        Its key in tables, JSON and dicts.
+    kind : {"system", "group", "pair"}
+        ``"system"``: an item metric of a set of users (all users, and each group);
+        ``"group"``: a value of each group that a pair metric compares; ``"pair"``: group a relative
+        to group b.
+    formula : str
+        Where it is defined: ``seed 004 eq. (n)`` numbers the displayed formulas of
+        ``seeds/004`` in their order (MAD 1, ETV 2, EKL 3, APR 4, recall ratio 5, AFR 6, aggregate
+        diversity 7, GINI 8, EDE 9, ARP 10), else holisticai 1.0.14's code.
+    kernel : callable
+        The numpy formula, vectorized over leading axes (groups, bootstrap resamples).
+        ``"system"``: ``kernel(v)``, ``v`` a dict of ``counts``, ``dist``, ``pop``, ``popularity``,
+        ``n_active``, ``convention`` (:func:`item_metrics`); ``"group"``: ``kernel(s)``, ``s`` the
+        weighted sums of :class:`UserStats`' fields and ``n_users`` (:func:`aggregate`); ``"pair"``:
+        ``kernel(a, b)`` of two groups' values (:func:`pair_metrics`).
+    interval : str
+        Its interval method in :func:`ocef.metrics.recommender_bias` with ``interval="auto"``
+        (``"t"``, ``"t-log"``, ``"triangle"``, ``"basic-smoothed"``, ``"basic"``, ``"none"``).
+    label : str
+        holisticai's row name (:func:`recommender_bias_metrics`; empty for group values).
+    unbiased : float or str
+        The value of an unbiased system (``"-"``: none).
+    metric_type : str
+        holisticai's ``metric_type`` it belongs to (``"item_based"``, ``"equal_outcome"``,
+        ``"equal_opportunity"``; empty for group values).
+    compares : str or None
+        Pair metrics: the group value they compare (``"dist"``: the exposure distribution).
+    needs : tuple of str
+        ``("truth",)`` when it needs a truth matrix.
+    params : dict
+        Parameters that change its value: name -> the declared constraint (the same object on every
+        front door that takes it).
+    log : LogPiece or None
+        Group values: how :func:`ocef.metrics.seed004_from_log` gets it from a log (None: a log
+        cannot give it, and the pair metrics comparing it are left out there). System metrics are
+        functions of the log's exposure counts; pair metrics, of the group values.
+
+    Examples
+    --------
+    >>> REGISTRY["exposure_total_variation"].formula, REGISTRY["exposure_total_variation"].interval
+    ('seed 004 eq. (2)', 'triangle')
+    """
+
+    name: str
+    kind: str
+    formula: str
+    kernel: Callable
+    interval: str
+    label: str = ""
+    unbiased: object = "-"
+    metric_type: str = ""
+    compares: str | None = None
+    needs: tuple = ()
+    params: dict = field(default_factory=dict)
+    log: LogPiece | None = None
+
+
+#: name -> :class:`BiasMetric`, in the order of the tables. **Adding a metric is one entry here**
+#: (docs/contributing.md, "Adding a metric").
+REGISTRY: dict[str, BiasMetric] = {}
+
+
+def register(metric: BiasMetric) -> BiasMetric:
+    """Add a metric to :data:`REGISTRY` (its name must be new).
+
+    Parameters
+    ----------
+    metric : BiasMetric
+
+    Returns
+    -------
+    BiasMetric
+
+    Examples
+    --------
+    >>> [m.name for m in entries("pair")][:3]
+    ['mad', 'exposure_total_variation', 'exposure_kl']
+    """
+    if metric.name in REGISTRY:
+        raise ParameterError(f"metric {metric.name!r} is registered twice")
+    REGISTRY[metric.name] = metric
+    return metric
+
+
+def entries(kind: str) -> list[BiasMetric]:
+    """The entries of :data:`REGISTRY` of one kind, in order.
+
+    Parameters
+    ----------
+    kind : {"system", "group", "pair"}
+
+    Returns
+    -------
+    list of BiasMetric
+
+    Examples
+    --------
+    >>> [m.name for m in entries("system")]
+    ['aggregate_diversity', 'gini_index', 'exposure_entropy', 'avg_recommendation_popularity']
+    """
+    return [m for m in REGISTRY.values() if m.kind == kind]
+
+
+def _ratio_of(key):
+    return lambda a, b: ratio(a[key], b[key])
+
+
+def _where_positive(tp, nr):
+    """tp / nr where nr > 0, else 0 (a user without a relevant item has recall 0, as holisticai)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(nr > 0, tp / nr, 0.0)
+
+
+def _user_mean(key):
+    """A group value that is a mean over users of a per-user statistic."""
+    return lambda s: s[key] / s["n_users"]
+
+
+# item metrics of a set of users (seed 004, "Item Metrics")
+register(BiasMetric("aggregate_diversity", "system", "seed 004 eq. (7)", lambda v: (v["counts"] > 0).mean(axis=-1),
+                    "none", "Aggregate Diversity", 1, "item_based"))
+register(BiasMetric("gini_index", "system", "seed 004 eq. (8)", lambda v: gini(v["dist"], v["convention"]), "basic",
+                    "GINI index", 0, "item_based", params={"gini_convention": GINI_CONVENTION}))
+register(BiasMetric("exposure_entropy", "system", "seed 004 eq. (9)", lambda v: entropy(v["dist"]), "basic",
+                    "Exposure Distribution Entropy", "-", "item_based"))
+register(BiasMetric("avg_recommendation_popularity", "system", "seed 004 eq. (10), as holisticai computes it",
+                    lambda v: avg_popularity(v["pop"], v["popularity"], v["n_active"]), "t",
+                    "Average Recommendation Popularity", "-", "item_based"))
+# the group values the pair metrics compare (weighted sums over users, :func:`aggregate`)
+register(BiasMetric(
+    "mean_score", "group", "seed 004 eq. (1): the group's mean predicted score",
+    lambda s: s["score_sum"] / s["score_n"], "t",
+    log=LogPiece(("score",), {"s_sum": "sum(_ss)", "s_n": "sum(_sn)"},
+                 lambda pu: {"s_sum": float(pu["_ss"].sum()), "s_n": int(pu["_sn"].sum())},
+                 lambda r, n: float(r["s_sum"]) / float(r["s_n"]) if r["s_n"] else math.nan, "the mean score")))
+register(BiasMetric(
+    "avg_precision", "group", "seed 004 eq. (4): AP_g, the mean precision over users", _user_mean("precision"),
+    "t", needs=("truth",),
+    log=LogPiece(("relevance",), {"p_sum": "sum(_tp / _n)"},
+                 lambda pu: {"p_sum": float((pu["_tp"] / pu["_n"].astype(float)).sum())},
+                 lambda r, n: float(r["p_sum"]) / n, "precision")))
+register(BiasMetric(
+    "avg_recall", "group", "seed 004 eq. (5): the mean recall over users", _user_mean("recall"), "t",
+    needs=("truth",),
+    log=LogPiece(("relevance", "n_relevant"),
+                 {"r_sum": "sum(CASE WHEN _nr > 0 THEN _tp / _nr ELSE CAST(0 AS DOUBLE) END)"},
+                 lambda pu: {"r_sum": float(_where_positive(pu["_tp"].to_numpy(), pu["_nr"].to_numpy()).sum())},
+                 lambda r, n: float(r["r_sum"]) / n, "recall")))
+register(BiasMetric(
+    "avg_f1", "group", "seed 004 eq. (6): the mean F1 over users", _user_mean("f1"), "t", needs=("truth",),
+    log=LogPiece(("relevance", "n_relevant"), {"f_sum": "sum(2 * _tp / (_n + _nr))"},     # _n >= 1: always defined
+                 lambda pu: {"f_sum": float((2 * pu["_tp"].to_numpy() / (pu["_n"].to_numpy(dtype=float)
+                                                                                 + pu["_nr"].to_numpy())).sum())},
+                 lambda r, n: float(r["f_sum"]) / n, "F1")))
+register(BiasMetric("rmse", "group", "holisticai 1.0.14: RMSE over the group's scored cells",
+                    lambda s: np.sqrt(s["sq_err"] / s["err_n"]), "t", needs=("truth",)))
+register(BiasMetric("mae", "group", "holisticai 1.0.14: MAE over the group's scored cells",
+                    lambda s: s["abs_err"] / s["err_n"], "t", needs=("truth",)))
+# comparisons of group a with group b (seed 004, "Equality of Outcome / Opportunity Metrics")
+register(BiasMetric("mad", "pair", "seed 004 eq. (1), oriented a - b as holisticai computes it",
+                    lambda a, b: np.asarray(a["mean_score"]) - np.asarray(b["mean_score"]), "t",
+                    "Mean Absolute Deviation", 0, "equal_outcome", "mean_score"))
+register(BiasMetric("exposure_total_variation", "pair", "seed 004 eq. (2)",
+                    lambda a, b: total_variation(a["dist"], b["dist"]), "triangle", "Exposure Total Variation", 0,
+                    "equal_outcome", "dist"))
+register(BiasMetric("exposure_kl", "pair", "seed 004 eq. (3)", lambda a, b: kl_divergence(a["dist"], b["dist"]),
+                    "basic-smoothed", "Exposure KL Divergence", 0, "equal_outcome", "dist"))
+for _key, _label, _eq in (("avg_precision", "Average Precision Ratio", "seed 004 eq. (4)"),
+                          ("avg_recall", "Average Recall Ratio", "seed 004 eq. (5)"),
+                          ("avg_f1", "Average F1 Ratio", "seed 004 eq. (6)"),
+                          ("rmse", "Recommender RMSE Ratio", "holisticai 1.0.14's recommender_rmse_ratio"),
+                          ("mae", "Recommender MAE Ratio", "holisticai 1.0.14's recommender_mae_ratio")):
+    register(BiasMetric(f"{_key}_ratio", "pair", f"{_eq}, oriented a / b as holisticai computes it",
+                        _ratio_of(_key), "t-log", _label, 1, "equal_opportunity", _key, needs=("truth",)))
+#: Group values that need a truth matrix (:func:`aggregate`); :func:`pair_metrics` gives their ``_ratio``.
+TRUTH_METRICS = tuple(m.name for m in entries("group") if "truth" in m.needs)
 
 
 # ------------------------------------------------------------------ item metrics (holisticai)
@@ -738,7 +956,7 @@ def aggregate_diversity(scores, *, k=None, thresh=0.5, normalize=False) -> float
     return float(_overall(scores, k, thresh, normalize)["aggregate_diversity"])
 
 
-@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=Options(*GINI_CONVENTIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), convention=GINI_CONVENTION)
 @_fill
 def gini_index(scores, *, k=None, thresh=0.5, normalize=False, convention: str = "holisticai") -> float:
     """Gini index of the item exposure distribution (holisticai GINI; ``convention`` see :func:`gini`).
@@ -830,7 +1048,7 @@ def _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientatio
     return float(pair_metrics(first, second)[key])
 
 
-@validate_params(normalize=Boolean(), orientation=Options(*DIFFERENCE_ORIENTATIONS))
+@validate_params(normalize=Boolean(), orientation=DIFFERENCE_ORIENTATION)
 @_fill
 def mad_score(group_a, group_b, scores, normalize: bool = False, orientation: str = "a-b") -> float:
     """MAD: mean score of group a − mean score of group b over their scored entries (holisticai).
@@ -921,7 +1139,7 @@ def _opportunity_ratio(key, group_a, group_b, scores, truth, k, thresh, normaliz
     return _pair(key, group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=RATIO_ORIENTATION)
 @_fill
 def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                         orientation: str = "a/b") -> float:
@@ -944,7 +1162,7 @@ def avg_precision_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, 
                               orientation)
 
 
-@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=RATIO_ORIENTATION)
 @_fill
 def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                      orientation: str = "a/b") -> float:
@@ -967,7 +1185,7 @@ def avg_recall_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, nor
                               orientation)
 
 
-@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), orientation=RATIO_ORIENTATION)
 @_fill
 def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normalize=False,
                  orientation: str = "a/b") -> float:
@@ -989,7 +1207,7 @@ def avg_f1_ratio(group_a, group_b, scores, truth, *, k=None, thresh=0.5, normali
     return _opportunity_ratio("avg_f1_ratio", group_a, group_b, scores, truth, k, thresh, normalize, orientation)
 
 
-@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(normalize=Boolean(), orientation=RATIO_ORIENTATION)
 @_fill
 def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """RMSE of the scores against the truth over group a's scored cells / that of group b.
@@ -1016,7 +1234,7 @@ def recommender_rmse_ratio(group_a, group_b, scores, truth, normalize=False, ori
     return _opportunity_ratio("rmse_ratio", group_a, group_b, scores, truth, None, 0.5, normalize, orientation)
 
 
-@validate_params(normalize=Boolean(), orientation=Options(*RATIO_ORIENTATIONS))
+@validate_params(normalize=Boolean(), orientation=RATIO_ORIENTATION)
 @_fill
 def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orientation: str = "a/b") -> float:
     """MAE of the scores against the truth over group a's scored cells / that of group b.
@@ -1044,26 +1262,13 @@ def recommender_mae_ratio(group_a, group_b, scores, truth, normalize=False, orie
 
 
 #: holisticai's metric names, the key of each in :func:`ocef.metrics.recommender_bias`, and the
-#: value of an unbiased system ("-": none).
-METRIC_NAMES = {
-    "Aggregate Diversity": ("aggregate_diversity", 1),
-    "GINI index": ("gini_index", 0),
-    "Exposure Distribution Entropy": ("exposure_entropy", "-"),
-    "Average Recommendation Popularity": ("avg_recommendation_popularity", "-"),
-    "Mean Absolute Deviation": ("mad", 0),
-    "Exposure Total Variation": ("exposure_total_variation", 0),
-    "Exposure KL Divergence": ("exposure_kl", 0),
-    "Average Precision Ratio": ("avg_precision_ratio", 1),
-    "Average Recall Ratio": ("avg_recall_ratio", 1),
-    "Average F1 Ratio": ("avg_f1_ratio", 1),
-    "Recommender RMSE Ratio": ("rmse_ratio", 1),
-    "Recommender MAE Ratio": ("mae_ratio", 1),
-}
+#: value of an unbiased system ("-": none): the labelled entries of :data:`REGISTRY`.
+METRIC_NAMES = {m.label: (m.name, m.unbiased) for m in REGISTRY.values() if m.label}
 METRIC_TYPES = ("all", "item_based", "equal_outcome", "equal_opportunity")
 
 
 @validate_params(thresh=OrNone(Real(closed="neither")), normalize=Boolean(), metric_type=Options(*METRIC_TYPES),
-                 gini_convention=Options(*GINI_CONVENTIONS))
+                 gini_convention=GINI_CONVENTION)
 @_fill
 def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None, *, k=None, thresh=0.5,
                              normalize=False, metric_type: str = "equal_outcome",
@@ -1127,13 +1332,8 @@ def recommender_bias_metrics(group_a=None, group_b=None, scores=None, truth=None
     computed = _system_item_metrics(stats, gini_convention)
     if group_a is not None:
         computed.update(pair_metrics(*_two_groups(group_a, group_b, stats)))
-    keys = {name: key for name, (key, _) in METRIC_NAMES.items()}
-    values = {name: float(computed[key]) for name, key in keys.items() if key in computed}
-    item = list(values)[:4]
-    outcome = list(values)[4:7]
-    opportunity = list(values)[7:]
-    rows = {"all": item + outcome + opportunity, "item_based": item, "equal_outcome": outcome,
-            "equal_opportunity": opportunity}[metric_type]
-    frame = pd.DataFrame({"Metric": rows, "Value": [values[r] for r in rows],
-                          "Reference": [METRIC_NAMES[r][1] for r in rows]})
+    shown = [m for m in REGISTRY.values() if m.label and m.name in computed
+             and metric_type in ("all", m.metric_type)]
+    frame = pd.DataFrame({"Metric": [m.label for m in shown], "Value": [float(computed[m.name]) for m in shown],
+                          "Reference": [m.unbiased for m in shown]})
     return frame.set_index("Metric")

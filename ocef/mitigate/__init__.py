@@ -29,7 +29,7 @@ _HOME = {
     'epsilon_greedy': ('epsilon_greedy_rerank', 'epsilon_greedy_order'),
     'exposure_lp': ('lp_rerank', 'fair_ranking_lp', 'birkhoff_von_neumann', 'position_bias'),
     'expohedron': ('expohedron_rerank', 'pareto_curve', 'caratheodory_decomposition', 'majorized', 'identify_face',
-                   'face_intersection'),
+                   'face_intersection', 'group_pareto_curve', 'group_pareto_point', 'group_unfairness'),
     'calibrated': ('calibrated_rerank', 'calibrated_greedy', 'minmax_scale', 'genre_distribution'),
     # the mitigate -> re-audit loop (paired intervals, certificates, the front)
     'loop': ('mitigate', 'MitigationResult', 'arm_values'),
@@ -48,6 +48,7 @@ __all__ = [
     "calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution",
     "lp_rerank", "fair_ranking_lp", "birkhoff_von_neumann", "position_bias",
     "expohedron_rerank", "pareto_curve", "caratheodory_decomposition", "majorized", "identify_face", "face_intersection",
+    "group_pareto_curve", "group_pareto_point", "group_unfairness",
     "mitigate", "MitigationResult", "arm_values",
     "Moments", "delta_interval", "paired_interval", "equivalence_certificate",
 ]

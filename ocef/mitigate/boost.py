@@ -42,7 +42,6 @@ def boosted_scores(scores: np.ndarray, groups: np.ndarray, protected: int, amoun
 
     Examples
     --------
-    >>> import numpy as np
     >>> boosted_scores(np.array([0.9, 0.5]), np.array([0, 1]), 1, 0.5)
     array([0.9, 1. ])
     """
@@ -74,7 +73,6 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> top_k(np.array([0.2, 0.9, 0.2, 0.5]), 3)
     array([1, 3, 0])
     """

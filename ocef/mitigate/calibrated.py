@@ -41,7 +41,6 @@ def minmax_scale(x: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> minmax_scale(np.array([4.5, 4.4, 2.0])).round(2), minmax_scale(np.array([3.0, 3.0]))
     (array([1.  , 0.96, 0.  ]), array([0., 0.]))
     """
@@ -112,7 +111,6 @@ def calibrated_greedy(relevance, features, target, k: int, lam: float, *, return
 
     Examples
     --------
-    >>> import numpy as np
     >>> f = np.array([[1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1]])
     >>> calibrated_greedy([4.5, 4.4, 4.3, 3.0, 2.5, 2.0], f, [0.75, 0.25, 0.25], 4, 0.5)
     array([0, 5, 1, 2])

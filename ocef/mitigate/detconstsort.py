@@ -57,7 +57,6 @@ def target_shares(groups: np.ndarray, target, n_groups: int) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> target_shares(np.array([[0, 0, 0, 1]]), "proportional", 2)
     array([[0.75, 0.25]])
     >>> target_shares(np.array([[0, 0, 0, 1]]), "equal", 2)
@@ -200,7 +199,6 @@ def detconstsort_rerank(scores, groups, k, *, rng=None, target="proportional") -
 
     Examples
     --------
-    >>> import numpy as np
     >>> groups = [0, 0, 0, 0, 1, 0, 1, 1, 2, 0, 2, 2]
     >>> detconstsort_rerank(np.arange(12, 0, -1), groups, 8, target=[0.5, 0.25, 0.25]).rankings
     array([[0, 1, 2, 4, 8, 3, 5, 6]])

@@ -84,7 +84,6 @@ def epsilon_greedy_rerank(scores, groups, k, *, rng=None, epsilon=0.1, legacy_se
 
     Examples
     --------
-    >>> import numpy as np
     >>> epsilon_greedy_rerank(np.arange(12, 0, -1), np.zeros(12, int), 12, epsilon=0.3, legacy_seed=42).rankings
     array([[ 0,  1,  2,  3,  7,  8,  6,  4,  5, 11, 10,  9]])
     """

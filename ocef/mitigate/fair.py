@@ -315,7 +315,6 @@ def fair_rerank(scores, groups, k, *, rng=None, protected=1, p=0.5, alpha=0.1) -
 
     Examples
     --------
-    >>> import numpy as np
     >>> groups = np.isin(np.arange(1, 21), [5, 9, 12, 14, 15, 16, 17, 18, 19, 20]).astype(int)
     >>> fair_rerank(np.arange(20, 0, -1), groups, 10, p=0.5, alpha=0.1).rankings + 1
     array([[ 1,  2,  3,  5,  4,  6,  9,  7,  8, 12]])

@@ -669,73 +669,79 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         raise ParameterError("target='merit' needs relevance (the held-out merit of the candidates)")
     if preferences is not None and user_group is None:
         raise ParameterError("preferences (the envy audit) need user_group: the groups OCEF compares")
-    con, names = _open(candidates, relevance, item_group, user_group, item_groups)
-    labels = [r[0] for r in con.execute(f'SELECT DISTINCT "{item_group}" FROM {names["c"]}').fetchall()]
-    if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in labels):
-        raise DataError(f"candidates: column {item_group!r} has missing item groups")
-    labels = sorted(labels, key=lambda v: (str(type(v)), v))
-    G = len(labels)
-    if G < 2:
-        raise DataError(f"candidates: column {item_group!r} has {G} item group; need at least 2")
-    protected_code = None
-    if protected is not None:
-        if protected not in labels:
-            raise ParameterError(f"protected must be an item group of {item_group!r} ({labels}), got {protected!r}")
-        protected_code = labels.index(protected)
-    points = _grid_points(method, grid, protected_code, labels)
-    n_users_total, n_rows, n_bad = con.execute(
-        f'SELECT count(DISTINCT "user"), count(*), count(*) FILTER (WHERE "user" IS NULL OR item IS NULL OR score IS NULL '
-        f'OR isnan(CAST(score AS DOUBLE))) FROM {names["c"]}').fetchall()[0]
-    if n_bad:
-        raise DataError(f"candidates: {n_bad} row(s) with a missing user, item or score")
-    if not n_users_total:
-        raise DataError("candidates: no rows")
-    list_target = _target_shares(con, names, item_group, labels, target, has_rel)
-    layout, dim = _layout(G, has_rel)
-    out_dir = Path(out) if out is not None else None
-    writers = {}
-    if out_dir is not None:
-        writers["baseline"] = _Writer(out_dir / "baseline.parquet")
-        for pt in points:
-            writers[(pt["method"], pt["point"])] = _Writer(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet")
-    moments: dict = {}
-    ug_seen: dict = {}
-
-    def acc(key, ug_labels, block, z):
-        from ocef.mitigate.paired import Moments
-
-        for lab in [_ALL] + (sorted(set(ug_labels), key=str) if ug_labels is not None else []):
-            sel = slice(None) if lab == _ALL else (ug_labels == lab)
-            m = moments.setdefault((key, lab, block), Moments(z.shape[1]))
-            m.add(z[sel])
-
-    envy_pi = None
-    if preferences is not None:
-        rho = np.asarray(preferences, dtype=float)
-        if rho.ndim != 2 or np.isnan(rho).any() or rho.min() < 0 or rho.max() > 1:
-            raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
-        envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
-        envy_users = np.full(rho.shape[0], None, dtype=object)
-    from ocef._progress import progress_bar
-
-    bar = progress_bar(progress, total=int(n_users_total), desc="mitigate", unit="user")
-    from ocef.exposure.formulas import position_weights
-    from ocef.validation import check_resources
-
-    # issue 28: --k 10**12 tried a 7 TiB array of position weights (a traceback)
-    check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
-    w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
-    sql = _stream_sql(names, item_group, user_group, has_rel)
     from ocef.backends import memory_limited
 
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ocef.mitigate._select import order_users
-
-    label_set = None
+    # the limit covers every query of the run: the counts and the catalogue target before the loop too
+    # (entered at the loop only, a 1 GB limit let the catalogue aggregate reach 10 GB at 10^7 users)
     limited = memory_limited(memory_limit)     # ocef.backends' one mechanism (the CLI's --memory-limit too)
     limited.__enter__()
+    try:
+        con, names = _open(candidates, relevance, item_group, user_group, item_groups)
+        labels = [r[0] for r in con.execute(f'SELECT DISTINCT "{item_group}" FROM {names["c"]}').fetchall()]
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in labels):
+            raise DataError(f"candidates: column {item_group!r} has missing item groups")
+        labels = sorted(labels, key=lambda v: (str(type(v)), v))
+        G = len(labels)
+        if G < 2:
+            raise DataError(f"candidates: column {item_group!r} has {G} item group; need at least 2")
+        protected_code = None
+        if protected is not None:
+            if protected not in labels:
+                raise ParameterError(f"protected must be an item group of {item_group!r} ({labels}), got {protected!r}")
+            protected_code = labels.index(protected)
+        points = _grid_points(method, grid, protected_code, labels)
+        n_users_total, n_rows, n_bad = con.execute(
+            f'SELECT count(DISTINCT "user"), count(*), count(*) FILTER (WHERE "user" IS NULL OR item IS NULL OR score IS NULL '
+            f'OR isnan(CAST(score AS DOUBLE))) FROM {names["c"]}').fetchall()[0]
+        if n_bad:
+            raise DataError(f"candidates: {n_bad} row(s) with a missing user, item or score")
+        if not n_users_total:
+            raise DataError("candidates: no rows")
+        list_target = _target_shares(con, names, item_group, labels, target, has_rel)
+        layout, dim = _layout(G, has_rel)
+        out_dir = Path(out) if out is not None else None
+        writers = {}
+        if out_dir is not None:
+            writers["baseline"] = _Writer(out_dir / "baseline.parquet")
+            for pt in points:
+                writers[(pt["method"], pt["point"])] = _Writer(out_dir / pt["method"] / f"point-{pt['point']:02d}.parquet")
+        moments: dict = {}
+        ug_seen: dict = {}
+
+        def acc(key, ug_labels, block, z):
+            from ocef.mitigate.paired import Moments
+
+            for lab in [_ALL] + (sorted(set(ug_labels), key=str) if ug_labels is not None else []):
+                sel = slice(None) if lab == _ALL else (ug_labels == lab)
+                m = moments.setdefault((key, lab, block), Moments(z.shape[1]))
+                m.add(z[sel])
+
+        envy_pi = None
+        if preferences is not None:
+            rho = np.asarray(preferences, dtype=float)
+            if rho.ndim != 2 or np.isnan(rho).any() or rho.min() < 0 or rho.max() > 1:
+                raise DataError("preferences must be a (users, items) matrix of expected rewards in [0, 1]")
+            envy_pi = {key: np.zeros_like(rho) for key in ["baseline"] + [(p["method"], p["point"]) for p in points]}
+            envy_users = np.full(rho.shape[0], None, dtype=object)
+        from ocef._progress import progress_bar
+
+        bar = progress_bar(progress, total=int(n_users_total), desc="mitigate", unit="user")
+        from ocef.exposure.formulas import position_weights
+        from ocef.validation import check_resources
+
+        # issue 28: --k 10**12 tried a 7 TiB array of position weights (a traceback)
+        check_resources(f"k={k} (list length)", memory=8.0 * 4 * float(k))
+        w = position_weights(np.arange(1, k + 1), browsing=browsing, patience=patience)
+        sql = _stream_sql(names, item_group, user_group, has_rel)
+
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from ocef.mitigate._select import order_users
+    except BaseException:
+        limited.__exit__(None, None, None)
+        raise
+    label_set = None
     complete = False
     rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
     try:
@@ -867,14 +873,20 @@ def _target_shares(con, names, item_group, labels, target, has_rel) -> np.ndarra
     if target == "equal":
         return np.full(G, 1.0 / G)
     c, r = names["c"], names["r"]
+    params = None
     if target == "catalogue":
-        sql = f'SELECT "{item_group}", count(DISTINCT item) FROM {c} GROUP BY 1'
+        # the distinct (group code, item) pairs: fixed-width keys, so DuckDB's aggregate spills to disk under
+        # a memory limit (count(DISTINCT item) GROUP BY a text label held 10^8 items in memory: 20 GB at 10^7 users)
+        sql = (f'SELECT g, count(*) FROM (SELECT DISTINCT list_position(?, "{item_group}") - 1 AS g, item '
+               f'FROM {c} WHERE item IS NOT NULL) GROUP BY 1')
+        params = [list(labels)]
     else:
         sql = (f'SELECT c."{item_group}", sum(coalesce(CAST(rr.relevance AS DOUBLE), 0.0)) FROM {c} c LEFT JOIN '
                f'(SELECT "user", item, max(relevance) AS relevance FROM {r} GROUP BY ALL) rr '
                f'ON c."user" = rr."user" AND c.item = rr.item GROUP BY 1')
-    amount = dict(con.execute(sql).fetchall())
-    v = np.array([float(amount.get(lab) or 0.0) for lab in labels])
+    amount = dict(con.execute(sql, params).fetchall())
+    keys = range(G) if params is not None else labels
+    v = np.array([float(amount.get(key) or 0.0) for key in keys])
     if v.sum() <= 0:
         raise DataError("target='merit': no candidate has held-out relevance > 0")
     return v / v.sum()

@@ -41,7 +41,6 @@ class Lottery(Result):
 
     Examples
     --------
-    >>> import numpy as np
     >>> lot = Lottery(np.array([[2, 0], [0, 2]]), np.array([0.75, 0.25]))
     >>> lot.k, lot.top()
     (2, array([2, 0]))
@@ -85,7 +84,6 @@ class Lottery(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> Lottery(np.array([[1, 0], [0, 1]]), np.array([0.4, 0.6])).top()
         array([0, 1])
         """
@@ -100,7 +98,6 @@ class Lottery(Result):
 
         Examples
         --------
-        >>> import numpy as np
         >>> Lottery(np.array([[1, 0]]), np.array([1.0])).to_frame().shape
         (2, 4)
         """

@@ -129,7 +129,7 @@ RERANKERS: dict[str, Reranker] = {
     "lp": _entry("lp", _lp.lp_rerank, [{"lam": lam} for lam in (1.0, 10.0, 1000.0)], stochastic=True,
                  reference="Singh & Joachims (KDD 2018) LP + Birkhoff-von Neumann; Fair-PGRank fair_rank with HiGHS"),
     "expohedron": _entry("expohedron", _expo.expohedron_rerank,
-                         [{"alpha": a, "fairness": "meritocratic"} for a in (0.0, 0.5, 0.9)], stochastic=True,
+                         [{"alpha": a, "fairness": "group"} for a in (0.0, 0.5, 0.9)], stochastic=True,
                          reference="Kletti et al. (WSDM 2022); equals naver/expohedron @30bf252"),
     "boost": _entry("boost", _boost.boost_rerank, [{"protected": 1, "amount": a} for a in (0.05, 0.1, 0.25, 0.5)],
                     batch=_boost.boost_batch, reference="score boost (baseline)"),

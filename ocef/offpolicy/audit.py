@@ -23,7 +23,7 @@ import pandas as pd
 
 from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.inputs import check_log, read_table, target_table
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, Options, Rng, as_generator, validate_params
 from ocef._progress import PROGRESS
 
@@ -79,19 +79,9 @@ class OffPolicyResult(Result):
     confidence: float = 0.95
     notes: tuple = field(default=())
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """``groups`` (one row per estimand, estimator and group).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_propensity_log
-        >>> offpolicy_audit(*make_toy_propensity_log(), estimators=["ips"]).to_frame()["estimand"].tolist()[:1]
-        ['exposure']
-        """
+        """``groups`` (one row per estimand, estimator and group)."""
         return self.groups.copy()
 
     def summary(self) -> pd.DataFrame:

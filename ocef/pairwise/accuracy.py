@@ -12,16 +12,20 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
-import pandas as pd
 
-from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_frame, pair_counts
-from ocef.results import Result, jsonable, records
+from ocef.pairwise.counts import BACKENDS, KINDS, PairCounts, grid_columns, grid_frame, pair_counts
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 from ocef.errors import DataError, ParameterError
+
+if TYPE_CHECKING:       # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
 
 __all__ = ["PairwiseAccuracy", "pairwise_accuracy", "cell_statistics", "summary_statistics", "cell_intervals",
            "summary_intervals", "wilson_bounds", "INTERVALS", "min_percentile_resamples", "check_percentile_resamples",
@@ -246,7 +250,6 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
 
     Examples
     --------
-    >>> import numpy as np
     >>> from ocef.datasets import make_toy_pairs
     >>> from ocef.pairwise import pair_counts
     >>> out = summary_intervals(pair_counts(make_toy_pairs()), np.ones((3, 1), bool))
@@ -470,8 +473,16 @@ class PairwiseAccuracy(Result):
     have (Sec. 6.1), gap, ratio (group 0 / group 1), intervals and the Holm-adjusted test of
     "gap = 0"; ``groups`` and ``pairs`` are views.
 
+    The two tables are kept as columns (``cell_columns``, ``summary_columns``) and made
+    DataFrames when first read (``cells``, ``summary_table``): ``to_dict`` and ``ocef pairwise
+    --json`` do not need pandas.
+
     Attributes
     ----------
+    cell_columns : mapping of str to sequence
+        The columns of ``cells``.
+    summary_columns : mapping of str to sequence
+        The columns of ``summary_table``.
     cells : pandas.DataFrame
         kind, group (the clicked item's group name), z, n_pairs, n_clusters, accuracy, ci_low,
         ci_high, reason (why an interval is null).
@@ -504,8 +515,8 @@ class PairwiseAccuracy(Result):
     2    inter         0.5       0.500  0.000
     """
 
-    cells: pd.DataFrame
-    summary_table: pd.DataFrame
+    cell_columns: Mapping[str, Any] = dataclasses.field(repr=False)
+    summary_columns: Mapping[str, Any] = dataclasses.field(repr=False)
     group_names: tuple
     z_levels: tuple
     n_pairs: int
@@ -515,21 +526,26 @@ class PairwiseAccuracy(Result):
     counts: PairCounts = dataclasses.field(repr=False)
     interval: str = "cluster-wilson"
 
+    @cached_property
+    def cells(self) -> pd.DataFrame:
+        """The per-cell table (see the class docstring)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.cell_columns)
+
+    @cached_property
+    def summary_table(self) -> pd.DataFrame:
+        """The per-kind table (see the class docstring); ``significant`` is a nullable boolean."""
+        import pandas as pd
+
+        return pd.DataFrame({name: pd.array(col, dtype="boolean") if name == "significant" else col
+                             for name, col in self.summary_columns.items()})
+
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The per-cell accuracies with their intervals (a copy of ``cells``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> pairwise_accuracy(make_toy_pairs()).to_frame()[["kind", "group", "n_pairs", "accuracy"]].head(2)
-              kind group  n_pairs  accuracy
-        0  overall     a        4     0.500
-        1  overall     b        4     0.625
+        kind, group, z, n_pairs, n_clusters, accuracy, ci_low, ci_high, reason.
         """
         return self.cells.copy()
 
@@ -556,6 +572,8 @@ class PairwiseAccuracy(Result):
     def groups(self) -> pd.DataFrame:
         """One row per group: ``group`` (name), ``index`` (0 or 1), ``n_pairs`` (as the clicked
         item), and its summary accuracy per kind with intervals (``overall``, ``overall_ci_low``, ...)."""
+        import pandas as pd
+
         rows = []
         for g, name in enumerate(self.group_names):
             row = {"group": name, "index": g,
@@ -578,24 +596,14 @@ class PairwiseAccuracy(Result):
         out.insert(2, "group_1", self.group_names[1])
         return out
 
+    @presents
     def to_dict(self) -> dict:
         """The cells, the summary and the settings as JSON-ready values (strict JSON: NaN becomes null).
 
-        Returns
-        -------
-        dict
-            ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
-            ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> res = pairwise_accuracy(make_toy_pairs())
-        >>> out = res.to_dict()
-        >>> out["groups"], out["n_pairs"], out["p_adjustment"]
-        (['a', 'b'], 8, 'holm over the three kinds')
+        ``cells``, ``summary`` (lists of records), ``groups``, ``z_levels``, ``n_pairs``,
+        ``n_queries``, ``confidence``, ``interval``, ``n_resamples``, ``cluster``, ``p_adjustment``.
         """
-        return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
+        return jsonable({"cells": column_records(self.cell_columns), "summary": column_records(self.summary_columns),
                          "groups": list(self.group_names), "z_levels": list(self.z_levels),
                          "n_pairs": self.n_pairs, "n_queries": self.n_queries,
                          "confidence": self.confidence, "interval": self.interval, "n_resamples": self.n_resamples,
@@ -701,9 +709,9 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
            f"no valid interval: the {interval} interval is not defined for this cell")
     unexplained = (n > 0) & ~(np.isfinite(lo) & np.isfinite(hi)) & np.equal(cell_reason, None)
     cell_reason[unexplained] = why
-    cells = grid_frame({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
-                       n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
-                       ci_low=lo, ci_high=hi, reason=cell_reason)
+    cells = grid_columns({"kind": KINDS, "group": counts.group_names, "z": counts.z_levels},
+                         n_pairs=n.astype(np.int64), n_clusters=ci["n_clusters"].astype(np.int64), accuracy=acc,
+                         ci_low=lo, ci_high=hi, reason=cell_reason)
     from ocef.inference import holm_adjust
 
     p = si["p_value"] if interval == "cluster-wilson" else np.full(3, np.nan)
@@ -722,7 +730,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         if common[kk].any() and not np.isfinite(ends).all() and not (interval != "cluster-wilson" and not n_resamples):
             notes.append(why)
         reasons.append("; ".join(notes) or None)
-    summary = pd.DataFrame({
+    summary = {
         "kind": list(KINDS), "accuracy_0": summ[:, 0], "accuracy_1": summ[:, 1],
         "ratio": summ[:, 2], "gap": summ[:, 3],
         "accuracy_0_ci_low": slo[:, 0], "accuracy_0_ci_high": shi[:, 0],
@@ -730,12 +738,12 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
         "ratio_ci_low": slo[:, 2], "ratio_ci_high": shi[:, 2],
         "gap_ci_low": slo[:, 3], "gap_ci_high": shi[:, 3],
         "p_value": p, "p_adjusted": p_adj,
-        "significant": pd.array(np.where(np.isnan(p_adj), None, p_adj <= 1.0 - confidence), dtype="boolean"),
+        "significant": np.where(np.isnan(p_adj), None, p_adj <= 1.0 - confidence),
         "n_levels": common.sum(axis=1),
         "z_levels": [_level_names(counts.z_levels, common[kk]) for kk in range(3)],
         "z_levels_dropped": [_level_names(counts.z_levels, present[kk] & ~common[kk]) for kk in range(3)],
         "reason": reasons,
-    })
+    }
     return PairwiseAccuracy(cells, summary, counts.group_names, counts.z_levels, counts.n_pairs, counts.n_queries,
                             confidence, n_resamples if interval == "percentile" else 0, counts, interval)
 
@@ -902,6 +910,8 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     2     2       2.0       1.0        0.5
     3     3       3.0       0.0        0.5
     """
+    import pandas as pd
+
     g = np.atleast_2d(np.asarray(scores, dtype=float))
     groups = np.asarray(item_groups)
     if groups.shape != (g.shape[1],):

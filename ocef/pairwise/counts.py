@@ -17,19 +17,22 @@ Two counting backends (``backend=``) give the same counts (a test checks it):
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import Options, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
+if TYPE_CHECKING:       # annotations only: pandas is imported where a DataFrame is read or built
+    import pandas as pd
+
 __all__ = ["PAIR_COLUMNS", "SCORE_COLUMNS", "KINDS", "BACKENDS", "PairCounts", "check_pairs", "attach_scores",
-           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame"]
+           "pair_counts", "counts_from_arrays", "group_mapping", "grid_frame", "grid_columns"]
 
 #: Required columns of a pairs table (``z`` may be absent: one engagement level).
 PAIR_COLUMNS = ["query", "j", "jp", "s_j", "s_jp", "z"]
@@ -86,6 +89,8 @@ class PairCounts(Result):
         ``n_pairs``, ``n_intra``, ``n_inter`` (pairs whose other item is of the same / the other
         group) and ``wins``, ``ties``, ``losses`` (the clicked item's score above, equal to, below
         the other's)."""
+        import pandas as pd
+
         t = self.total                                       # (group, kind, z, outcome)
         return pd.DataFrame({"group": list(self.group_names), "index": [0, 1],
                              "n_pairs": t.sum(axis=(1, 2, 3)).astype(np.int64),
@@ -107,40 +112,20 @@ class PairCounts(Result):
     def n_queries(self) -> int:
         return int(self.multiplicity.sum())
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """One row per (clicked group, kind intra/inter, z, outcome) with its number of pairs (``total``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> pair_counts(make_toy_pairs()).to_frame().query("group == 'b' and n_pairs > 0")
-           group   kind  z outcome  n_pairs
-        7      b  intra  1     tie        1
-        8      b  intra  1     win        1
-        9      b  inter  1    loss        1
-        11     b  inter  1     win        1
+        Columns ``group, kind, z, outcome, n_pairs``; 2 × 2 × Z × 3 rows.
         """
         return grid_frame({"group": self.group_names, "kind": ("intra", "inter"), "z": self.z_levels,
                            "outcome": ("loss", "tie", "win")}, n_pairs=self.total.astype(np.int64))
 
+    @presents
     def to_dict(self) -> dict:
         """The group names, levels, sizes and the counts (:meth:`to_frame` as records), JSON-ready.
 
-        Returns
-        -------
-        dict
-            ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_pairs
-        >>> {key: v for key, v in pair_counts(make_toy_pairs()).to_dict().items() if key != "counts"}
-        {'groups': ['a', 'b'], 'z_levels': [1], 'n_pairs': 8, 'n_queries': 8, 'cluster': 'query'}
+        ``groups`` (the names), ``z_levels``, ``n_pairs``, ``n_queries``, ``cluster``, ``counts``.
         """
         from ocef.results import jsonable
 
@@ -167,7 +152,6 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import numpy as np
     >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
         kind  z  n_pairs
     0  intra  1        3
@@ -175,12 +159,39 @@ def grid_frame(labels: dict, **columns) -> pd.DataFrame:
     2  inter  1        0
     3  inter  2        2
     """
+    import pandas as pd
+
+    return pd.DataFrame(grid_columns(labels, **columns))
+
+
+def grid_columns(labels: dict, **columns) -> dict[str, np.ndarray]:
+    """The columns of :func:`grid_frame` as numpy arrays, without pandas (e.g. for JSON records).
+
+    Parameters
+    ----------
+    labels : dict
+        Column name -> the labels along that axis, in order (as in :func:`grid_frame`).
+    **columns : array_like
+        Value columns, each of the grid's shape.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The label columns, then the value columns, one entry per cell, in C order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cols = grid_columns({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
+    >>> cols["kind"].tolist(), cols["n_pairs"].tolist()
+    (['intra', 'intra', 'inter', 'inter'], [3, 1, 0, 2])
+    """
     shape = tuple(len(v) for v in labels.values())
     idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
     out = {name: (v if isinstance(v, np.ndarray) else np.asarray(v, dtype=object))[i]
            for (name, v), i in zip(labels.items(), idx)}
     out.update({name: np.asarray(v).reshape(-1) for name, v in columns.items()})
-    return pd.DataFrame(out)
+    return out
 
 
 # --------------------------------------------------------------------------- checks
@@ -213,7 +224,6 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> check_pairs(pairs)
@@ -221,6 +231,8 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     ...
     ocef.errors.DataError: pairs is missing column(s) ['score_j', 'score_jp'] (give scores: a table with columns item, score, or query, item, score); it has ['query', 'j', 'jp', 's_j', 's_jp']
     """
+    import pandas as pd
+
     if not isinstance(pairs, pd.DataFrame):
         raise ParameterTypeError(f"pairs must be a pandas DataFrame (or a file path), got {type(pairs).__name__}")
     _check_columns(list(pairs.columns), cluster, need_scores)
@@ -303,7 +315,6 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
     ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
     >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})
@@ -313,6 +324,8 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     1  1   2      0.5       0.1
     2  2   0      0.1       0.9
     """
+    import pandas as pd
+
     if not isinstance(scores, pd.DataFrame):
         raise ParameterTypeError(f"scores must be a DataFrame with columns item, score, got {type(scores).__name__}")
     _check_score_columns(list(scores.columns))
@@ -480,6 +493,8 @@ def _factorize(values, uniques: bool = True) -> tuple[np.ndarray, list | None]:
             if present.all():
                 return shifted, levels
             return (np.cumsum(present) - 1)[shifted], levels
+    import pandas as pd
+
     codes, found = pd.factorize(arr)
     return codes, (list(found) if uniques else None)
 
@@ -628,7 +643,8 @@ def _duckdb_source(obj, name: str, con) -> str:
         if path.suffix.lower() in (".parquet", ".pq"):
             return f"read_parquet('{text}')"
         return f"read_csv_auto('{text}', header=true)"
-    if isinstance(obj, pd.DataFrame):
+    pd = sys.modules.get("pandas")          # not imported: obj cannot be a DataFrame
+    if pd is not None and isinstance(obj, pd.DataFrame):
         con.register(f"{name}_df", obj)
         return f"{name}_df"
     raise ParameterTypeError(f"{name} must be a DataFrame or a file path, got {type(obj).__name__}")

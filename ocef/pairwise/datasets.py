@@ -41,7 +41,6 @@ def coat_sizes(default: pd.DataFrame, random: pd.DataFrame) -> tuple[int, int]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
     >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
     >>> coat_sizes(default, random)
@@ -66,7 +65,6 @@ def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
     >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
     >>> coat_ratings(default).shape
@@ -98,7 +96,6 @@ def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, *, rng=None) -> M
 
     Examples
     --------
-    >>> import pandas as pd
     >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
     >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
     >>> model = coat_mf(default, *coat_sizes(default, random), rng=0)
@@ -128,7 +125,6 @@ def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") ->
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1], "j": [0, 2], "jp": [1, 0]})
     >>> score_pairs(pairs, np.array([[0.5, 0.2, 0.9], [0.1, 0.4, 0.3]]))
        query  j  jp  score_j  score_jp

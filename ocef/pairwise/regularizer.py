@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import as_generator, check_in_interval, check_positive_int
 from ocef.errors import DataError, ParameterError
 
@@ -67,36 +67,17 @@ class RegularizerValue(Result):
     grad_score_jp: np.ndarray = dataclasses.field(repr=False)
     weights: np.ndarray = dataclasses.field(repr=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """One row per pair: its ``weight`` and the gradients ``grad_score_j``, ``grad_score_jp``.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> r = pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0])
-        >>> r.to_frame().round(4).head(1)
-           weight  grad_score_j  grad_score_jp
-        0    0.25        0.3192        -0.3192
-        """
+        """One row per pair: its ``weight`` and the gradients ``grad_score_j``, ``grad_score_jp``."""
         return pd.DataFrame({"weight": self.weights, "grad_score_j": self.grad_score_j,
                              "grad_score_jp": self.grad_score_jp})
 
+    @presents
     def to_dict(self) -> dict:
         """The regularizer's value, its signed correlation and the number of regularized pairs.
 
-        Returns
-        -------
-        dict
-            ``value`` (|Corr(A, B)|), ``corr`` (Corr(A, B)), ``n_pairs`` (pairs with a positive weight).
-
-        Examples
-        --------
-        >>> r = pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0])
-        >>> {key: round(v, 4) for key, v in r.to_dict().items()}
-        {'value': 0.2466, 'corr': -0.2466, 'n_pairs': 4}
+        ``value`` (|Corr(A, B)|), ``corr`` (Corr(A, B)), ``n_pairs`` (pairs with a positive weight).
         """
         return {"value": float(self.value), "corr": float(self.corr), "n_pairs": int((self.weights > 0).sum())}
 
@@ -214,7 +195,6 @@ class MFModel(Result):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
     ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -239,7 +219,6 @@ class MFModel(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
         ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
         >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -263,7 +242,6 @@ class MFModel(Result):
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
         ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
         >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
@@ -275,40 +253,16 @@ class MFModel(Result):
         return (self.mu + self.user_bias[u] + self.item_bias[i]
                 + np.einsum("nk,nk->n", self.user_factors[u], self.item_factors[i]))
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """The training history: one row per epoch with ``epoch, mse, corr, objective``.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
-        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
-        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
-        >>> model.to_frame().columns.tolist(), len(model.to_frame())
-        (['epoch', 'mse', 'corr', 'objective'], 200)
-        """
+        """The training history: one row per epoch with ``epoch, mse, corr, objective``."""
         return self.history.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """The model's sizes, μ, λ and history (not the factors), as JSON-ready values.
 
-        Returns
-        -------
-        dict
-            ``mu``, ``lam``, ``rank``, ``n_users``, ``n_items``, ``history`` (a list of records).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
-        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
-        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
-        >>> {key: model.to_dict()[key] for key in ("rank", "n_users", "n_items", "lam")}
-        {'rank': 2, 'n_users': 3, 'n_items': 3, 'lam': 0.0}
+        ``mu``, ``lam``, ``rank``, ``n_users``, ``n_items``, ``history`` (a list of records).
         """
         from ocef.results import jsonable
 
@@ -341,7 +295,6 @@ def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) ->
 
     Examples
     --------
-    >>> import pandas as pd
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})
     >>> {key: v.tolist() for key, v in pairs_to_indices(pairs).items()}
     {'u': [0, 1, 2], 'j': [0, 1, 2], 'jp': [2, 0, 1], 's_j': [0.0, 1.0, 1.0], 's_jp': [1.0, 0.0, 0.0]}
@@ -407,7 +360,6 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
 
     Examples
     --------
-    >>> import numpy as np
     >>> data = {"u": np.array([0, 1, 2]), "i": np.array([0, 1, 2]), "r": np.array([5.0, 4.0, 1.0])}
     >>> theta = np.random.default_rng(0).normal(0, 0.1, 1 + 3 + 3 + (3 + 3) * 2)
     >>> obj, grad, mse, corr = mf_loss_and_gradient(theta, data, None, n_users=3, n_items=3, rank=2,
@@ -500,7 +452,6 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     Examples
     --------
-    >>> import pandas as pd
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
     ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})

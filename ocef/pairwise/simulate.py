@@ -27,7 +27,7 @@ import pandas as pd
 
 from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summary_statistics
-from ocef.results import Result, jsonable, records
+from ocef.results import Result, jsonable, records, presents
 from ocef.reo.simulate import TrafficWorld
 from ocef.validation import Boolean, Integer, OrNone, Real, as_generator, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError, ParameterTypeError
@@ -70,23 +70,9 @@ class PairsTruth(Result):
     summary_table: pd.DataFrame = dataclasses.field(repr=False)
     exposure: pd.DataFrame = dataclasses.field(repr=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """The exact accuracy of every cell: ``kind, group, z, probability, accuracy`` (``cells``).
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.reo.simulate import as_world
-        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-        >>> pairs_truth(world).to_frame().round(4).head(2)
-              kind  group  z  probability  accuracy
-        0  overall      0  1       0.1243    0.5102
-        1  overall      0  2       0.4025    0.9475
-        """
+        """The exact accuracy of every cell: ``kind, group, z, probability, accuracy`` (``cells``)."""
         return self.cells.copy()
 
     def summary(self) -> pd.DataFrame:
@@ -110,21 +96,9 @@ class PairsTruth(Result):
         """
         return self.summary_table.copy()
 
+    @presents
     def to_dict(self) -> dict:
-        """``cells``, ``summary`` and ``exposure`` as lists of JSON-ready records.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> from ocef.reo.simulate import as_world
-        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-        >>> sorted(pairs_truth(world).to_dict())
-        ['cells', 'exposure', 'summary']
-        """
+        """``cells``, ``summary`` and ``exposure`` as lists of JSON-ready records."""
         return jsonable({"cells": records(self.cells), "summary": records(self.summary_table),
                          "exposure": records(self.exposure)})
 
@@ -165,39 +139,16 @@ class SimulatedPairs(Result):
     n_experimental: int = 0
     n_recorded: int = 0
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
-        """The recorded pairs table (a copy of ``pairs``), the input of :func:`ocef.pairwise.pair_counts`.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> from ocef.reo.simulate import as_world
-        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-        >>> simulate_pairs(world, n_requests=2000, p_pair=0.5, rng=0, truth=False).to_frame().shape
-        (533, 10)
-        """
+        """The recorded pairs table (a copy of ``pairs``), the input of :func:`ocef.pairwise.pair_counts`."""
         return self.pairs.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """The numbers of requests, experimental requests and recorded pairs, and the truth's records.
 
-        Returns
-        -------
-        dict
-            ``n_requests``, ``n_experimental``, ``n_recorded``, ``truth`` (:meth:`PairsTruth.to_dict`).
-
-        Examples
-        --------
-        >>> from ocef.reo.simulate import as_world
-        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-        >>> out = simulate_pairs(world, n_requests=2000, p_pair=0.5, rng=0).to_dict()
-        >>> out["n_requests"], out["n_recorded"], sorted(out["truth"])
-        (2000, 533, ['cells', 'exposure', 'summary'])
+        ``n_requests``, ``n_experimental``, ``n_recorded``, ``truth`` (:meth:`PairsTruth.to_dict`).
         """
         return {"n_requests": self.n_requests, "n_experimental": self.n_experimental,
                 "n_recorded": self.n_recorded, "truth": self.truth.to_dict()}

@@ -4,11 +4,11 @@ See :mod:`ocef.reo` for the whole API and the references."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ocef.reo.bootstrap import (
     BOOTSTRAP_INTERVALS,
@@ -23,11 +23,14 @@ from ocef.reo.estimators import (
     reo_jacobians,
     rtpr_utilities,
 )
-from ocef.results import Result, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import DataError, ParameterError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
 
 # --------------------------------------------------------------------------------------------
 # A/B comparisons (App. D "Between strategies", App. G)
@@ -119,11 +122,14 @@ class AbResult(Result):
     ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``; the output of
     :func:`ab_test`.
 
+    ``groups`` is ``columns`` as a DataFrame (built when first read: ``to_dict`` and
+    ``ocef reo-ab --json`` do not need pandas).
+
     Parameters
     ----------
-    groups : pandas.DataFrame
-        One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high,
-        p_value``.
+    columns : mapping of str to sequence
+        The per-group table as columns: ``group, delta_U_control, delta_U_treatment, D, se,
+        ci_low, ci_high, p_value``, each with one value per group.
     D_reo : float
         ``D_REO``, the difference of the penalties.
     D_reo_se : float
@@ -152,7 +158,7 @@ class AbResult(Result):
     (-0.1333, 0.1758, 0.448)
     """
 
-    groups: pd.DataFrame
+    columns: Mapping[str, Any] = field(repr=False)
     D_reo: float
     D_reo_se: float
     D_reo_ci: tuple[float, float]
@@ -168,25 +174,21 @@ class AbResult(Result):
     #: where the delta-method variance vanishes and intervals and p-values are too narrow).
     notes: tuple = ()
 
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """The per-group table (see the class docstring)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.columns)
+
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The A/B comparison as one tidy table: the ``groups`` table with the ``D_REO`` fields repeated on every row.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low,
-            ci_high, p_value`` (``D_k``, Algorithms 2-4), then ``D_reo, D_reo_se, D_reo_ci_low,
-            D_reo_ci_high, D_reo_p_value, penalty_control, penalty_treatment, n_control,
-            n_treatment, n_random, method, confidence``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
-        >>> ab.to_frame()[["group", "D", "p_value", "D_reo", "D_reo_p_value", "method"]].round(3)
-          group      D  p_value  D_reo  D_reo_p_value        method
-        0     a  0.133    0.448 -0.133          0.448  delta-shared
-        1     b -0.133    0.448 -0.133          0.448  delta-shared
+        One row per group: ``group, delta_U_control, delta_U_treatment, D, se, ci_low,
+        ci_high, p_value`` (``D_k``, Algorithms 2-4), then ``D_reo, D_reo_se, D_reo_ci_low,
+        D_reo_ci_high, D_reo_p_value, penalty_control, penalty_treatment, n_control,
+        n_treatment, n_random, method, confidence``.
         """
         return self.groups.assign(
             D_reo=self.D_reo, D_reo_se=self.D_reo_se, D_reo_ci_low=self.D_reo_ci[0],
@@ -195,26 +197,17 @@ class AbResult(Result):
             n_control=self.n_control, n_treatment=self.n_treatment, n_random=self.n_random,
             method=self.method, confidence=self.confidence)
 
+    @presents
     def to_dict(self) -> dict:
         """The A/B comparison as strict-JSON data (what ``ocef reo-ab --json`` prints).
 
-        Returns
-        -------
-        dict
-            Keys ``groups`` (the ``groups`` table as records), ``D_reo``, ``D_reo_se``,
-            ``D_reo_ci`` (``[low, high]``), ``D_reo_p_value``, ``penalty_control``,
-            ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``, ``method``,
-            ``confidence`` and ``notes`` (list of str); NaN becomes None.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-        >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))       # control, treatment, random
-        >>> [round(v, 3) for v in ab.to_dict()["D_reo_ci"]]
-        [-0.478, 0.211]
+        Keys ``groups`` (the ``groups`` table as records), ``D_reo``, ``D_reo_se``,
+        ``D_reo_ci`` (``[low, high]``), ``D_reo_p_value``, ``penalty_control``,
+        ``penalty_treatment``, ``n_control``, ``n_treatment``, ``n_random``, ``method``,
+        ``confidence`` and ``notes`` (list of str); NaN becomes None.
         """
         return jsonable({
-            "groups": self.groups, "D_reo": self.D_reo, "D_reo_se": self.D_reo_se,
+            "groups": column_records(self.columns), "D_reo": self.D_reo, "D_reo_se": self.D_reo_se,
             "D_reo_ci": list(self.D_reo_ci), "D_reo_p_value": self.D_reo_p_value,
             "penalty_control": self.penalty_control, "penalty_treatment": self.penalty_treatment,
             "n_control": self.n_control, "n_treatment": self.n_treatment, "n_random": self.n_random,
@@ -390,9 +383,9 @@ def ab_test(control, treatment, random, *,
         p = _normal_p_value(D, se)
         method = f"bootstrap-{interval}"
 
-    table = pd.DataFrame({
+    table = {
         "group": names, "delta_U_control": arr_c.delta_U, "delta_U_treatment": arr_t.delta_U,
         "D": D[:-1], "se": se[:-1], "ci_low": low[:-1], "ci_high": high[:-1], "p_value": p[:-1],
-    })
+    }
     return AbResult(table, float(D[-1]), float(se[-1]), (float(low[-1]), float(high[-1])), float(p[-1]),
                     float(arr_c.penalty), float(arr_t.penalty), n_c, n_t, n_r, method, confidence, tuple(notes))

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, percentile_bounds,
                                   
@@ -18,11 +17,14 @@ from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, 
     reo_point_estimates,
     reo_result_from_counts,
 )
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import CONFIDENCE, Integer, Options, Rng, validate_params
 from ocef._progress import PROGRESS
 from ocef.backends import BACKENDS
 from ocef.errors import ParameterError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
 
 # --------------------------------------------------------------------------------------------
 # Bootstrap (App. G.2, Sec. 4.3) on category counts
@@ -64,7 +66,6 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> category_counts(d, groups=["a", "b"]).tolist()
     [1, 3, 2]
@@ -243,52 +244,27 @@ class BootstrapSummary(Result):
     n_undefined: int              # replicates where the statistic is undefined (dropped)
     names: tuple = ()             # one name per statistic (default: 0..d-1)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The bootstrap as one tidy table, one row per statistic (the replicates stay in ``replicates``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``statistic`` (the name from ``names``, or 0..d-1), ``estimate``, ``se``
-            (the SE of eq. 23), ``bias``, ``ci_low``, ``ci_high``, ``method``, ``n_resamples``
-            (B) and ``n_undefined``.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs()
-        >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
-        >>> summary.to_frame()[["statistic", "estimate", "bias", "method", "n_resamples", "n_undefined"]].round(3)
-            statistic  estimate   bias    method  n_resamples  n_undefined
-        0  delta_U[a]    -0.333 -0.001  standard          200            0
-        1  delta_U[b]     0.333  0.001  standard          200            0
-        2     penalty     0.333  0.005  standard          200            0
+        Columns ``statistic`` (the name from ``names``, or 0..d-1), ``estimate``, ``se``
+        (the SE of eq. 23), ``bias``, ``ci_low``, ``ci_high``, ``method``, ``n_resamples``
+        (B) and ``n_undefined``.
         """
+        import pandas as pd
+
         names = list(self.names) if self.names else list(range(len(self.estimate)))
         return pd.DataFrame({"statistic": names, "estimate": self.estimate, "se": self.se, "bias": self.bias,
                              "ci_low": self.ci_low, "ci_high": self.ci_high, "method": self.method,
                              "n_resamples": len(self.replicates), "n_undefined": self.n_undefined})
 
+    @presents
     def to_dict(self) -> dict:
         """The bootstrap as strict-JSON data, without the replicates.
 
-        Returns
-        -------
-        dict
-            Keys ``statistics`` (the rows of :meth:`to_frame` as records), ``method``,
-            ``n_resamples`` and ``n_undefined``; NaN becomes None.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs()
-        >>> summary = bootstrap_reo_ci(d, r, n_resamples=200, rng=0).bootstrap
-        >>> out = summary.to_dict()
-        >>> list(out), out["n_resamples"]
-        (['statistics', 'method', 'n_resamples', 'n_undefined'], 200)
-        >>> penalty = out["statistics"][2]
-        >>> penalty["statistic"], round(penalty["ci_low"], 3), round(penalty["ci_high"], 3)
-        ('penalty', 0.032, 0.634)
+        Keys ``statistics`` (the rows of :meth:`to_frame` as records), ``method``,
+        ``n_resamples`` and ``n_undefined``; NaN becomes None.
         """
         from ocef.results import jsonable
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ocef.backends import BACKENDS, count_keys
 from ocef.reo.groups import resolve_groups
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.errors import ParameterError, ParameterTypeError
 from ocef.validation import Instance, OrNone, Options, validate_params
 
@@ -89,24 +89,13 @@ class ReoCounts(Result):
         table["positives"] = table["positives"].astype(np.int64)
         return table
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The tidy counts: one row per log, [key] and group (a copy of ``table``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``log``, the key column ``by`` when it is set, ``group``, ``n`` (rows, int64)
-            and ``positives`` (rows with Y = 1, int64): the counts behind ``P_k`` and ``Q_k``
-            (eq. 5). Groups without rows in a log appear with zeros.
-
-        Examples
-        --------
-        >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> reo_counts({"default": d, "random": r}).to_frame().head(2)
-               log group  n  positives
-        0  default     a  3          1
-        1  default     b  3          3
+        Columns ``log``, the key column ``by`` when it is set, ``group``, ``n`` (rows, int64)
+        and ``positives`` (rows with Y = 1, int64): the counts behind ``P_k`` and ``Q_k``
+        (eq. 5). Groups without rows in a log appear with zeros.
         """
         return self.table.copy()
 

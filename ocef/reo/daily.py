@@ -19,7 +19,7 @@ from ocef.reo.estimators import (
     estimability_problems,
     zero_default_notes,
 )
-from ocef.results import Result, jsonable
+from ocef.results import Result, jsonable, presents
 from ocef.validation import CONFIDENCE, Either, Options, Real, validate_params
 from ocef.backends import BACKENDS
 
@@ -64,27 +64,15 @@ class ReoDaily(Result):
     threshold: float | None = None
     days: tuple = field(default=(), repr=False)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The per-day penalties as one tidy table: ``table`` with the interval method and confidence added.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per value of ``by``: ``<by>, n_default, n_random, penalty`` (``Delta_REO``,
-            eq. 6), ``penalty_se, ci_low, ci_high, delta_method_reliable``, then
-            ``significantly_above`` and ``significantly_below`` when a threshold was given,
-            ``note`` (why a day has no estimate or an unreliable one), ``method`` and
-            ``confidence``. The per-group estimates are in ``groups``.
-
-        Examples
-        --------
-        >>> from ocef.reo import eighty_percent_rule_threshold
-        >>> from ocef.datasets import make_toy_reo_daily
-        >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
-        >>> daily.to_frame()[["day", "penalty", "ci_low", "ci_high", "significantly_above", "method"]].round(3)
-           day  penalty  ci_low  ci_high  significantly_above      method
-        0    1    0.333    0.23    0.437                 True  delta-full
-        1    2    0.032   -0.08    0.144                False  delta-full
+        One row per value of ``by``: ``<by>, n_default, n_random, penalty`` (``Delta_REO``,
+        eq. 6), ``penalty_se, ci_low, ci_high, delta_method_reliable``, then
+        ``significantly_above`` and ``significantly_below`` when a threshold was given,
+        ``note`` (why a day has no estimate or an unreliable one), ``method`` and
+        ``confidence``. The per-group estimates are in ``groups``.
         """
         return self.table.assign(method=self.method, confidence=self.confidence)
 
@@ -105,28 +93,14 @@ class ReoDaily(Result):
             return pd.DataFrame(columns=[self.by, *GROUP_COLUMNS])
         return pd.concat(parts, ignore_index=True)
 
+    @presents
     def to_dict(self) -> dict:
         """The per-day estimates as strict-JSON data, each day with its per-group estimates nested.
 
-        Returns
-        -------
-        dict
-            Keys ``by`` (the key column), ``groups`` (the K group names), ``confidence``,
-            ``method``, ``threshold`` (None when none was given) and ``days``: one dict per row
-            of ``table`` (its columns as keys) with the day's :meth:`ReoResult.group_records`
-            under ``groups`` (None for a day without an estimate). NaN becomes None.
-
-        Examples
-        --------
-        >>> from ocef.reo import eighty_percent_rule_threshold
-        >>> from ocef.datasets import make_toy_reo_daily
-        >>> daily = estimate_reo_by(*make_toy_reo_daily(), threshold=eighty_percent_rule_threshold(2))
-        >>> out = daily.to_dict()
-        >>> list(out), out["groups"], round(out["threshold"], 4)
-        (['by', 'groups', 'confidence', 'method', 'threshold', 'days'], ['a', 'b'], 0.1111)
-        >>> first = out["days"][0]
-        >>> first["day"], round(first["penalty"], 3), [round(g["delta_U"], 3) for g in first["groups"]]
-        (1, 0.333, [-0.333, 0.333])
+        Keys ``by`` (the key column), ``groups`` (the K group names), ``confidence``,
+        ``method``, ``threshold`` (None when none was given) and ``days``: one dict per row
+        of ``table`` (its columns as keys) with the day's :meth:`ReoResult.group_records`
+        under ``groups`` (None for a day without an estimate). NaN becomes None.
         """
         rows = []
         for rec, res in zip(jsonable(self.table), self.days):

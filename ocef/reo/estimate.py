@@ -68,7 +68,6 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": [0, 0, 1, 1, 0, 1]})
     >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": [0, 1, 0, 1, 0, 1]})
     >>> res = estimate_reo(d, r)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ocef.backends import _missing, frame_label_indicator, label_columns
 from ocef.reo.groups import _plain_key, resolve_groups
-from ocef.results import Result, jsonable
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import check_in_interval
 from ocef.errors import ParameterError, ParameterTypeError
 
@@ -549,7 +549,6 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
     Examples
     --------
-    >>> import pandas as pd
     >>> log = pd.DataFrame({"click": [0, 1, 0], "like": [0, 0, 1]})
     >>> label_indicator(log, ["click", "like"]).tolist()
     [False, True, True]
@@ -615,7 +614,6 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> positive_counts(d, groups=["a", "b"])
     PositiveCounts(positives=array([1, 3]), n=6)
@@ -729,53 +727,31 @@ class ReoResult(Result):
         >>> rec["group"], rec["U"], rec["delta_U"], round(rec["se"], 4)
         ('a', 0.5, -0.5, 0.5728)
         """
-        names = list(self.columns)
-        return [jsonable(dict(zip(names, row))) for row in zip(*self.columns.values())]
+        return column_records(self.columns)
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The estimate as one tidy table: the ``groups`` table with the penalty fields repeated on every row.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per group with columns ``group, P, Q, U, delta_U, se, ci_low, ci_high``
-            (eq. 5-7; ``se`` and the interval are those of ``delta_U``), then ``penalty``
-            (``Delta_REO``, eq. 6), ``penalty_se``, ``penalty_ci_low``, ``penalty_ci_high``,
-            ``n_default``, ``n_random``, ``confidence``, ``method`` and
-            ``delta_method_reliable``.
-
-        Examples
-        --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
-        >>> res.to_frame()[["group", "delta_U", "penalty", "penalty_ci_low", "n_default", "method"]].round(3)
-          group  delta_U  penalty  penalty_ci_low  n_default      method
-        0     a     -0.5      0.5          -0.623          6  delta-full
-        1     b      0.5      0.5          -0.623          6  delta-full
+        One row per group with columns ``group, P, Q, U, delta_U, se, ci_low, ci_high``
+        (eq. 5-7; ``se`` and the interval are those of ``delta_U``), then ``penalty``
+        (``Delta_REO``, eq. 6), ``penalty_se``, ``penalty_ci_low``, ``penalty_ci_high``,
+        ``n_default``, ``n_random``, ``confidence``, ``method`` and
+        ``delta_method_reliable``.
         """
         return self.groups.assign(
             penalty=self.penalty, penalty_se=self.penalty_se, penalty_ci_low=self.penalty_ci[0],
             penalty_ci_high=self.penalty_ci[1], n_default=self.n_default, n_random=self.n_random,
             confidence=self.confidence, method=self.method, delta_method_reliable=self.delta_method_reliable)
 
+    @presents
     def to_dict(self) -> dict:
         """The estimate as strict-JSON data (what ``to_json`` and ``ocef reo --json`` print).
 
-        Returns
-        -------
-        dict
-            Keys ``groups`` (the records of :meth:`group_records`), ``penalty``, ``penalty_se``,
-            ``penalty_ci`` (``[low, high]``), ``n_default``, ``n_random``, ``confidence``,
-            ``method``, ``delta_method_reliable`` and ``notes`` (list of str). Undefined numbers
-            (NaN) become None (JSON null); ``sigma`` is left out.
-
-        Examples
-        --------
-        >>> res = reo_result_from_counts(["a", "b"], [1, 3], 6, [2, 2], 6, small_counts="delta")
-        >>> out = res.to_dict()
-        >>> list(out)
-        ['groups', 'penalty', 'penalty_se', 'penalty_ci', 'n_default', 'n_random', 'confidence', 'method', 'delta_method_reliable', 'notes']
-        >>> out["penalty"], [round(v, 4) for v in out["penalty_ci"]], out["delta_method_reliable"]
-        (0.5, [-0.6227, 1.6227], False)
+        Keys ``groups`` (the records of :meth:`group_records`), ``penalty``, ``penalty_se``,
+        ``penalty_ci`` (``[low, high]``), ``n_default``, ``n_random``, ``confidence``,
+        ``method``, ``delta_method_reliable`` and ``notes`` (list of str). Undefined numbers
+        (NaN) become None (JSON null); ``sigma`` is left out.
         """
         return jsonable({
             "groups": self.group_records(), "penalty": self.penalty, "penalty_se": self.penalty_se,
@@ -1115,7 +1091,6 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
     >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"],
     ...                   "R": [0, 1, 0, 0, 0, 1]})

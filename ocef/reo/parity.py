@@ -58,7 +58,6 @@ class UserPrecision(NamedTuple):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "A": ["f", "f", "f", "m", "m", "m"]})
     >>> up = user_precision_utility(d, user_group="A")
     >>> isinstance(up, UserPrecision), round(up.disparity, 4)
@@ -130,7 +129,6 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
 
     Examples
     --------
-    >>> import pandas as pd
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "A": ["f", "f", "f", "m", "m", "m"]})
     >>> up = user_precision_utility(d, user_group="A")
     >>> up.table[["group", "n", "U"]].round(4)

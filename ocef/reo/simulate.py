@@ -17,7 +17,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from ocef.results import Result
+from ocef.results import Result, presents
 from ocef.validation import (check_resources,
     as_generator,
     check_in_interval,
@@ -762,44 +762,22 @@ class StreamedTraffic(Result):
     def random_rows(self) -> int:
         return int(self.days["random_rows"].sum())
 
+    @presents
     def to_frame(self) -> pd.DataFrame:
         """The rows written per day (a copy of ``days``).
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row per simulated day: ``day``, ``default_rows`` and ``random_rows`` (int).
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
-        >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
-        >>> streamed.to_frame()
-           day  default_rows  random_rows
-        0    0          3000          710
-        1    1          3000          580
+        One row per simulated day: ``day``, ``default_rows`` and ``random_rows`` (int).
         """
         return self.days.copy()
 
+    @presents
     def to_dict(self) -> dict:
         """Where the logs are and what they hold, as strict-JSON data.
 
-        Returns
-        -------
-        dict
-            Keys ``default_dir`` and ``random_dir`` (str paths), ``days`` (the rows of
-            :meth:`to_frame` as records), ``default_rows``, ``random_rows`` (totals) and
-            ``truth_penalty`` (the exact ``Delta_REO`` of the simulated strategy, eq. 2, from
-            ``truth``).
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
-        >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
-        >>> list(streamed.to_dict())
-        ['default_dir', 'random_dir', 'days', 'default_rows', 'random_rows', 'truth_penalty']
+        Keys ``default_dir`` and ``random_dir`` (str paths), ``days`` (the rows of
+        :meth:`to_frame` as records), ``default_rows``, ``random_rows`` (totals) and
+        ``truth_penalty`` (the exact ``Delta_REO`` of the simulated strategy, eq. 2, from
+        ``truth``).
         """
         from ocef.results import jsonable
 

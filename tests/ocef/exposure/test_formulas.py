@@ -37,7 +37,8 @@ def example_log() -> pd.DataFrame:
 
 def test_doctests_run():
     for mod in (importlib.import_module("ocef.exposure.formulas"), frame, statistics):
-        failed, attempted = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        # np and pd assumed, as in every example (tests/test_doctests.py's ASSUMED)
+        failed, attempted = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE, extraglobs={"np": np, "pd": pd})
         assert attempted > 0 and failed == 0, mod.__name__
 
 

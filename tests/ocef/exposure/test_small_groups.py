@@ -360,3 +360,26 @@ def test_a_nan_relevance_in_a_csv_is_refused_in_any_item_group(tmp_path, capsys,
     path.write_text(f"user,item,rank,relevance,genre\n1,1,1,{first},a\n1,2,2,{second},b\n")
     assert cli.main(["exposure", "--rankings", str(path), "--item-group", "genre"]) == 2
     assert "relevance must be a finite number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n_small, withheld", [(160, True), (399, True), (400, False)])
+def test_ee_relevance_ratio_interval_needs_its_own_floor(n_small, withheld):
+    # from 160 users the difference (Hall) and its test print; the delta-method ratio covered
+    # 0.934-0.943 at 160-320 users and 0.946-0.954 from 400 (benchmarks/ee_floor.py): below 400 the
+    # ratio row keeps its estimate and the test but prints no interval, with the count in the reason
+    from ocef.exposure.frame import metric_frame_from_moments
+    from ocef.exposure.ranking_metrics import HALL_PAIRS, MIN_PAIR_USERS, MIN_RATIO_USERS, MIN_USERS
+
+    assert MIN_RATIO_USERS == {"ee_relevance": 400, "ee_difference": 30}
+    res = metric_frame_from_moments(_ee_relevance_table(n_small), by=["user_group"], reference="b",
+                                    min_users=MIN_USERS, min_pair_users=MIN_PAIR_USERS,
+                                    min_ratio_users=MIN_RATIO_USERS, skew_corrected=HALL_PAIRS)
+    diff, ratio = (res.pairs[res.pairs.statistic == s].iloc[0] for s in ("difference", "ratio"))
+    assert pd.isna(diff["reason"]) and diff["ci_low"] < diff["ci_high"]
+    assert ratio["estimate"] > 0 and ratio["p_value"] == diff["p_value"]
+    if withheld:
+        assert np.isnan(ratio["ci_low"]) and np.isnan(ratio["ci_high"])
+        assert ratio["reason"] == (f"no valid interval for the ratio: a group has {n_small} users, fewer than 400 "
+                                   "(below that, the ratio of ee_relevance covered under 0.94 in simulation)")
+    else:
+        assert pd.isna(ratio["reason"]) and ratio["ci_low"] < ratio["estimate"] < ratio["ci_high"]

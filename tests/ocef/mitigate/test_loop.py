@@ -280,3 +280,16 @@ def test_candidates_are_ordered_by_score_then_item():
     share = (top["pop"] == "tail").to_numpy() * 0.5 ** np.tile(np.arange(4), 30)
     got = res.statistics.query("statistic == 'share' and arm == 'baseline' and item_group == 'tail'")["estimate"]
     assert got.iloc[0] == pytest.approx(share.sum() / (30 * (1 - 0.5 ** 4) / 0.5), rel=1e-12)
+
+
+@pytest.mark.parametrize("groups, items, shares", [
+    ([7, 7, 3, 7, 3, 3], [0, 1, 2, 0, 3, 4], [0.6, 0.4]),                  # labels sorted: 3 (3 items), 7 (2)
+    (["head", "head", "tail", "head", "tail", "tail"], ["a", "b", "c", "a", "d", "e"], [0.4, 0.6])])
+def test_catalogue_target_counts_distinct_items_by_group_code(groups, items, shares):
+    """The catalogue target is counted on (group code, item) pairs, not on text labels (an aggregate
+    DuckDB can spill at 10^7 users): integer labels and text item keys give the hand count, 2 items
+    of one group and 3 of the other among the candidates (item 0 / 'a' listed twice)."""
+    cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": items, "score": [.9, .8, .7, .9, .8, .7],
+                         "pop": groups})
+    res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    assert res.settings["target_shares"] == pytest.approx(shares, abs=1e-12)
