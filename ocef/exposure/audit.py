@@ -35,7 +35,7 @@ FAMILIES = ("report", "table")
 DECLARED_PARAMS = {
     **LOG_PARAMS, **BROWSING_PARAMS,
     **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
-    "target": Options(*TARGETS), "k": OrNone(Integer(1)), "confidence": CONFIDENCE,
+    "target": Options(*TARGETS), "k": OrNone(Integer(1, 2**53)), "confidence": CONFIDENCE,   # 2**53: a float count
     "family": Options(*FAMILIES), "progress": PROGRESS,
     "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
     "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),

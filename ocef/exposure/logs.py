@@ -189,6 +189,9 @@ def check_judgments(judgments, columns=None):
     y = pd.to_numeric(j[roles["relevance"]], errors="coerce")
     if y.isna().any() or not np.isfinite(y.to_numpy(dtype=float)).all():
         raise DataError(f"judgments: column {roles['relevance']!r} must be a finite number on every row")
+    if (y < 0).any():                 # relevance grades of expected exposure are >= 0 (issue 28's campaign: accepted)
+        raise DataError(f"judgments: column {roles['relevance']!r} must be >= 0 (relevance grades); found "
+                        f"{float(y.min()):g}")
     if j.duplicated([roles["user"], roles["item"]]).any():
         raise DataError("judgments lists some (user, item) more than once")
     return j
@@ -444,6 +447,10 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
                         f"(column {names['item_group']!r} missing or not in the item_groups table)")
     if sum(r["n"] - r["n_user"] for r in rows):
         raise DataError(f"{names['log']}: the user column has missing values")
+    text = [r[c] for r in rows for c in ("kmin", "kmax") if r[c] is not None and not isinstance(r[c], (int, float))]
+    if text:                          # a text rank column (issue 28's campaign: a ValueError traceback)
+        raise DataError(f"{names['log']}: column {names['rank']!r} must hold numeric ranks 1, 2, ...; found "
+                        f"{type(text[0]).__name__} values such as {text[0]!r}")
     ks = [float(r[c]) for r in rows for c in ("kmin", "kmax") if r[c] is not None]
     if sum(r["n"] - r["n_rank"] for r in rows) or not all(v == v and abs(v) < float("inf") for v in ks) \
             or min(ks) < 1:                  # NaN, inf and 1e400 ranks: a one-line error, not an int() overflow
@@ -696,7 +703,12 @@ def pandas_log(source, *, item_group: str, user_group=None, item_table=None, use
     if cols["item"] in frame.columns:
         counts = {plain_value(g): int(n) for g, n in frame.groupby(item_group)[cols["item"]].nunique().items()}
     item_counts, source_of = _catalogue(labels, counts, item_table, cols["item"], item_group)
-    rank = frame[cols["rank"]].to_numpy(dtype=float)
+    try:
+        rank = frame[cols["rank"]].to_numpy(dtype=float)
+    except (TypeError, ValueError):   # a text rank column (issue 28's campaign: a ValueError traceback)
+        bad = frame[cols["rank"]].dropna().iloc[0]
+        raise DataError(f"log: column {cols['rank']!r} must hold numeric ranks 1, 2, ...; found "
+                        f"{type(bad).__name__} values such as {bad!r}") from None
     if np.isnan(rank).any() or (rank < 1).any():
         raise DataError(f"log: column {cols['rank']!r} must hold ranks 1, 2, ... (no missing value, none below 1)")
     has_rel = "relevance" in cols
