@@ -673,9 +673,7 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
 
     # the limit covers every query of the run: the counts and the catalogue target before the loop too
     # (entered at the loop only, a 1 GB limit let the catalogue aggregate reach 10 GB at 10^7 users)
-    limited = memory_limited(memory_limit)     # ocef.backends' one mechanism (the CLI's --memory-limit too)
-    limited.__enter__()
-    try:
+    with memory_limited(memory_limit):     # ocef.backends' one mechanism (the CLI's --memory-limit too)
         con, names = _open(candidates, relevance, item_group, user_group, item_groups)
         labels = [r[0] for r in con.execute(f'SELECT DISTINCT "{item_group}" FROM {names["c"]}').fetchall()]
         if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in labels):
@@ -738,117 +736,113 @@ def mitigate(candidates, *, item_group: str, user_group: str | None = None, meth
         import pyarrow.compute as pc
 
         from ocef.mitigate._select import order_users
-    except BaseException:
-        limited.__exit__(None, None, None)
-        raise
-    label_set = None
-    complete = False
-    rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
-    try:
-        parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
-        # input already grouped by user (a recommender's per-user top-N usually is): one read, no sort
-        if parts > 1:
-            bar.set_postfix_str("checking that the users' rows are grouped")
-        clustered = parts > 1 and not has_rel and item_groups is None and _runs(con, names["c"]) == n_users_total
-        bar.set_postfix_str("")
-        n_runs = 0
-        for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered,
-                                note=bar.set_postfix_str):
-            gcol = tbl.column("_g")
-            if label_set is None or label_set.type != gcol.type:
-                label_set = pa.array(labels).cast(gcol.type)
-            gcode_all = pc.index_in(gcol, value_set=label_set)
-            if gcode_all.null_count:
-                raise DataError(f"candidates: {gcode_all.null_count} row(s) have no item group "
-                                f"(column {item_group!r} missing or not in item_groups)")
-            gcode_all = gcode_all.to_numpy().astype(np.int64)
-            ucode = _codes(tbl.column("_u"))
-            starts = np.flatnonzero(np.r_[True, ucode[1:] != ucode[:-1]])
-            counts = np.diff(np.r_[starts, ucode.size])
-            n_runs += starts.size
-            if counts.min() < k:
-                bad = tbl.column("_u")[int(starts[np.argmin(counts)])].as_py()
-                raise DataError(f"candidates: user {bad!r} has {counts.min()} candidate(s), fewer than k = {k}")
-            if user_group:
-                ucol = tbl.column("_ug")
-                ugc = _codes(ucol)
-                if (ugc != np.repeat(ugc[starts], counts)).any():
-                    raise DataError(f"candidates: a user has several values of {user_group!r}: a user group "
-                                    "must be constant per user")
-            s_all = tbl.column("_s").to_numpy()
-            perm = order_users(s_all, _sort_keys(tbl.column("_i")), starts, counts)
-            icode = _codes(tbl.column("_i"))
-            y_all = tbl.column("_y").to_numpy() if has_rel else None
-            nrel_all = tbl.column("_nrel").to_numpy().astype(float) if has_rel else None
-            for N in np.unique(counts):
-                sel_u = np.flatnonzero(counts == N)
-                n = sel_u.size
-                # idx: row of the block of each user's candidates, by descending score (ties: item)
-                idx = perm.reshape(n, N) if n == starts.size else perm[starts[sel_u][:, None] + np.arange(N)]
-                scores, gc = s_all[idx], gcode_all[idx]
-                srt = np.sort(icode[idx], axis=1)
-                dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
-                if dup.any():
-                    bad = tbl.column("_u")[int(idx[np.argmax(dup), 0])].as_py()
-                    raise DataError(f"candidates: user {bad!r} lists an item twice")
-                first = idx[:, 0]
-                ug = ucol.take(first).to_numpy(zero_copy_only=False) if user_group else None
-                if ug is not None and pd.isna(ug).any():
-                    raise DataError(f"candidates: the user-group column {user_group!r} has missing values")
-                rel = y_all[idx] if has_rel else None
-                nrel = nrel_all[first] if has_rel else None
-                if has_rel and (rel < 0).any():
-                    raise DataError("relevance: values must be >= 0")
-                items = tbl.column("_i").to_numpy(zero_copy_only=False)[idx] if envy_pi is not None else None
-                base_R = np.broadcast_to(np.arange(k), (n, 1, k))
-                base = arm_values(base_R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
-                                  browsing=browsing, patience=patience)
-                if "baseline" in writers:
-                    writers["baseline"].write(_log_table(tbl, idx, base_R, None, s_all, y_all, nrel_all, item_group,
-                                                         user_group))
-                if envy_pi is not None:
-                    uid = tbl.column("_u").take(first).to_numpy(zero_copy_only=False)
-                    _policy(envy_pi["baseline"], uid, items, base_R, w, rho.shape)
-                    if ug is not None:
-                        envy_users[np.asarray(uid, dtype=np.int64)] = ug
-                for pt in points:
-                    key = (pt["method"], pt["point"])
-                    R, P = _rerank_chunk(pt, scores, gc, k, samples, gen)
-                    mit = arm_values(R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
-                                     browsing=browsing, patience=patience)
-                    if key in writers:
-                        writers[key].write(_log_table(tbl, idx, R, P, s_all, y_all, nrel_all, item_group, user_group))
+        label_set = None
+        complete = False
+        rows_per_batch = max(chunk_users * -(-int(n_rows) // int(n_users_total)), 1024)   # about chunk_users users
+        try:
+            parts = max(1, -(-int(n_rows) // (2 * rows_per_batch)))     # partitions of about two chunks each
+            # input already grouped by user (a recommender's per-user top-N usually is): one read, no sort
+            if parts > 1:
+                bar.set_postfix_str("checking that the users' rows are grouped")
+            clustered = parts > 1 and not has_rel and item_groups is None and _runs(con, names["c"]) == n_users_total
+            bar.set_postfix_str("")
+            n_runs = 0
+            for tbl in _user_blocks(con, sql, rows_per_batch, parts, clustered,
+                                    note=bar.set_postfix_str):
+                gcol = tbl.column("_g")
+                if label_set is None or label_set.type != gcol.type:
+                    label_set = pa.array(labels).cast(gcol.type)
+                gcode_all = pc.index_in(gcol, value_set=label_set)
+                if gcode_all.null_count:
+                    raise DataError(f"candidates: {gcode_all.null_count} row(s) have no item group "
+                                    f"(column {item_group!r} missing or not in item_groups)")
+                gcode_all = gcode_all.to_numpy().astype(np.int64)
+                ucode = _codes(tbl.column("_u"))
+                starts = np.flatnonzero(np.r_[True, ucode[1:] != ucode[:-1]])
+                counts = np.diff(np.r_[starts, ucode.size])
+                n_runs += starts.size
+                if counts.min() < k:
+                    bad = tbl.column("_u")[int(starts[np.argmin(counts)])].as_py()
+                    raise DataError(f"candidates: user {bad!r} has {counts.min()} candidate(s), fewer than k = {k}")
+                if user_group:
+                    ucol = tbl.column("_ug")
+                    ugc = _codes(ucol)
+                    if (ugc != np.repeat(ugc[starts], counts)).any():
+                        raise DataError(f"candidates: a user has several values of {user_group!r}: a user group "
+                                        "must be constant per user")
+                s_all = tbl.column("_s").to_numpy()
+                perm = order_users(s_all, _sort_keys(tbl.column("_i")), starts, counts)
+                icode = _codes(tbl.column("_i"))
+                y_all = tbl.column("_y").to_numpy() if has_rel else None
+                nrel_all = tbl.column("_nrel").to_numpy().astype(float) if has_rel else None
+                for N in np.unique(counts):
+                    sel_u = np.flatnonzero(counts == N)
+                    n = sel_u.size
+                    # idx: row of the block of each user's candidates, by descending score (ties: item)
+                    idx = perm.reshape(n, N) if n == starts.size else perm[starts[sel_u][:, None] + np.arange(N)]
+                    scores, gc = s_all[idx], gcode_all[idx]
+                    srt = np.sort(icode[idx], axis=1)
+                    dup = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+                    if dup.any():
+                        bad = tbl.column("_u")[int(idx[np.argmax(dup), 0])].as_py()
+                        raise DataError(f"candidates: user {bad!r} lists an item twice")
+                    first = idx[:, 0]
+                    ug = ucol.take(first).to_numpy(zero_copy_only=False) if user_group else None
+                    if ug is not None and pd.isna(ug).any():
+                        raise DataError(f"candidates: the user-group column {user_group!r} has missing values")
+                    rel = y_all[idx] if has_rel else None
+                    nrel = nrel_all[first] if has_rel else None
+                    if has_rel and (rel < 0).any():
+                        raise DataError("relevance: values must be >= 0")
+                    items = tbl.column("_i").to_numpy(zero_copy_only=False)[idx] if envy_pi is not None else None
+                    base_R = np.broadcast_to(np.arange(k), (n, 1, k))
+                    base = arm_values(base_R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
+                                      browsing=browsing, patience=patience)
+                    if "baseline" in writers:
+                        writers["baseline"].write(_log_table(tbl, idx, base_R, None, s_all, y_all, nrel_all, item_group,
+                                                             user_group))
                     if envy_pi is not None:
-                        _policy(envy_pi[key], uid, items, R, w, rho.shape)
-                    parts_z = [base["exposure"], mit["exposure"]]
-                    for name in ("awrf", "ndkl", "expected_score"):
-                        parts_z.append(np.column_stack([base[name], mit[name]]))
-                    if has_rel:
-                        M = np.zeros((n, G))
-                        for gi in range(G):
-                            M[:, gi] = (rel * (gc == gi)).sum(axis=1)
-                        parts_z.append(M)
-                    acc(key, ug, "all", np.hstack(parts_z))
-                    if has_rel:
-                        ok = nrel > 0
-                        zu = np.column_stack([base["ndcg"], mit["ndcg"], base["precision"], mit["precision"],
-                                              base["recall"], mit["recall"]])[ok]
-                        acc(key, ug[ok] if ug is not None else None, "utility", zu)
-                if ug is not None:
-                    for lab in set(ug.tolist()):
-                        ug_seen[lab] = True
-                if bar is not None:
-                    bar.update(n)
-        if n_runs != n_users_total:                 # the second read of a clustered input in another order
-            raise DataError(f"candidates: read {n_runs} runs of users for {n_users_total} users; the input "
-                            "changed while it was read")
-        complete = True
-    finally:
-        limited.__exit__(None, None, None)
-        if bar is not None:
-            bar.close()
-        for wr in writers.values():
-            wr.close(complete)
+                        uid = tbl.column("_u").take(first).to_numpy(zero_copy_only=False)
+                        _policy(envy_pi["baseline"], uid, items, base_R, w, rho.shape)
+                        if ug is not None:
+                            envy_users[np.asarray(uid, dtype=np.int64)] = ug
+                    for pt in points:
+                        key = (pt["method"], pt["point"])
+                        R, P = _rerank_chunk(pt, scores, gc, k, samples, gen)
+                        mit = arm_values(R, gc, scores, n_groups=G, target=list_target, relevance=rel, n_relevant=nrel,
+                                         browsing=browsing, patience=patience)
+                        if key in writers:
+                            writers[key].write(_log_table(tbl, idx, R, P, s_all, y_all, nrel_all, item_group, user_group))
+                        if envy_pi is not None:
+                            _policy(envy_pi[key], uid, items, R, w, rho.shape)
+                        parts_z = [base["exposure"], mit["exposure"]]
+                        for name in ("awrf", "ndkl", "expected_score"):
+                            parts_z.append(np.column_stack([base[name], mit[name]]))
+                        if has_rel:
+                            M = np.zeros((n, G))
+                            for gi in range(G):
+                                M[:, gi] = (rel * (gc == gi)).sum(axis=1)
+                            parts_z.append(M)
+                        acc(key, ug, "all", np.hstack(parts_z))
+                        if has_rel:
+                            ok = nrel > 0
+                            zu = np.column_stack([base["ndcg"], mit["ndcg"], base["precision"], mit["precision"],
+                                                  base["recall"], mit["recall"]])[ok]
+                            acc(key, ug[ok] if ug is not None else None, "utility", zu)
+                    if ug is not None:
+                        for lab in set(ug.tolist()):
+                            ug_seen[lab] = True
+                    if bar is not None:
+                        bar.update(n)
+            if n_runs != n_users_total:                 # the second read of a clustered input in another order
+                raise DataError(f"candidates: read {n_runs} runs of users for {n_users_total} users; the input "
+                                "changed while it was read")
+            complete = True
+        finally:
+            if bar is not None:
+                bar.close()
+            for wr in writers.values():
+                wr.close(complete)
     return _result(points, moments, G, labels, layout, has_rel, ug_seen, target, margin, confidence, k, browsing,
                    patience, samples, n_users_total, out_dir, envy_pi, preferences, envy_users if envy_pi else None,
                    envy_epsilon, envy_alpha, gen, user_group, list_target=list_target)

@@ -293,3 +293,25 @@ def test_catalogue_target_counts_distinct_items_by_group_code(groups, items, sha
                          "pop": groups})
     res = mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
     assert res.settings["target_shares"] == pytest.approx(shares, abs=1e-12)
+
+
+def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
+    """The catalogue target's count runs under ``memory_limit`` (it ran before the limit was set, and
+    reached 10 GB at 10^7 users under a 1 GB limit); the limit in force before is restored after."""
+    from ocef.backends import duckdb_cursor
+    from ocef.mitigate import loop
+
+    seen = []
+    original = loop._target_shares
+
+    def spy(con, *args, **kwargs):
+        seen.append(con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        return original(con, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "_target_shares", spy)
+    before = duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 3, 4], "score": [.9, .8, .7, .9, .8, .7],
+                         "pop": ["head", "head", "tail", "head", "tail", "tail"]})
+    mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0, memory_limit="300MB")
+    assert seen == ["300.0 MiB"]
+    assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
