@@ -867,20 +867,17 @@ def _target_shares(con, names, item_group, labels, target, has_rel) -> np.ndarra
     if target == "equal":
         return np.full(G, 1.0 / G)
     c, r = names["c"], names["r"]
-    params = None
     if target == "catalogue":
         # the distinct (group code, item) pairs: fixed-width keys, so DuckDB's aggregate spills to disk under
         # a memory limit (count(DISTINCT item) GROUP BY a text label held 10^8 items in memory: 20 GB at 10^7 users)
         sql = (f'SELECT g, count(*) FROM (SELECT DISTINCT list_position(?, "{item_group}") - 1 AS g, item '
                f'FROM {c} WHERE item IS NOT NULL) GROUP BY 1')
-        params = [list(labels)]
     else:
-        sql = (f'SELECT c."{item_group}", sum(coalesce(CAST(rr.relevance AS DOUBLE), 0.0)) FROM {c} c LEFT JOIN '
-               f'(SELECT "user", item, max(relevance) AS relevance FROM {r} GROUP BY ALL) rr '
+        sql = (f'SELECT list_position(?, c."{item_group}") - 1, sum(coalesce(CAST(rr.relevance AS DOUBLE), 0.0)) '
+               f'FROM {c} c LEFT JOIN (SELECT "user", item, max(relevance) AS relevance FROM {r} GROUP BY ALL) rr '
                f'ON c."user" = rr."user" AND c.item = rr.item GROUP BY 1')
-    amount = dict(con.execute(sql, params).fetchall())
-    keys = range(G) if params is not None else labels
-    v = np.array([float(amount.get(key) or 0.0) for key in keys])
+    amount = dict(con.execute(sql, [list(labels)]).fetchall())      # group code -> amount
+    v = np.array([float(amount.get(g) or 0.0) for g in range(G)])
     if v.sum() <= 0:
         raise DataError("target='merit': no candidate has held-out relevance > 0")
     return v / v.sum()
