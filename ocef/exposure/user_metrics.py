@@ -506,16 +506,15 @@ register(UserMetric("awrf", "ranking", _awrf_reference, numpy=_awrf_numpy, sql=_
 register(UserMetric("ndkl", "ranking", _ndkl_reference, numpy=_ndkl_numpy, sql=_ndkl_sql, params=_PARAMS["ndkl"],
                     min_users=2,
                     description="normalized discounted KL divergence of the prefixes (Geyik et al. 2019, Eq. 6)"))
-RATIO_EE_R = 400
 # the floors (guide/exposure.md): EE-D below 60 users covered under 0.94 (benchmarks/ee_floor.py); EE-R 0.928-0.938 in two designs
 # up to 80 users and 0.941-0.952 from 120 (10,000 replicates); EE-L under 0.93 below 20;
 # EE-R's difference of a 5% sparse group vs the rest: Welch's under 0.94 up to 400 users, Hall's from 160 on (0.937 at 120)
 # the ratio of a 5% sparse group's mean to the rest's (delta method on the log, 2,000 replicates, SE 0.005):
-# EE-L 0.935-0.942 at 20 users, 0.942-0.958 from 30; EE-R 0.934-0.943 at 160-320, RATIO_EE_R from 400
+# EE-L 0.935-0.942 at 20 users, 0.942-0.958 from 30; EE-R 0.934-0.943 at 160-320, 0.946-0.955 from 400
 for _name, _key, _floor, _pair, _ratio, _needs, _sql, _np, _text in (
         ("ee_disparity", "disparity", 60, 0, 0, ("item",), "_eps * _eps", lambda e, t: e * e,
          "EE-D, ||eps||^2 (Diaz et al. 2020, Eq. 5)"),
-        ("ee_relevance", "relevance", 120, 160, RATIO_EE_R, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
+        ("ee_relevance", "relevance", 120, 160, 400, ("item", "relevance"), "_eps * _t", lambda e, t: e * t,
          "EE-R, eps . eps* (Eq. 6)"),
         ("ee_difference", "difference", 20, 0, 30, ("item", "relevance"), "(_eps - _t) * (_eps - _t)",
          lambda e, t: (e - t) ** 2, "EE-L, ||eps - eps*||^2 (Eq. 7)")):
