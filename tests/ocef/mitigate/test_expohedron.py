@@ -213,3 +213,19 @@ def test_group_pareto_point_and_rerank():
         assert abs(x @ scores - (util[0] + alpha * (util[-1] - util[0]))) <= 1e-9 and majorized(x, gamma_n)
     with pytest.raises(DataError):
         group_pareto_curve([1.0, 0.5], [0.0, 0.0], [0, 1])
+
+
+def test_group_curve_refuses_more_groups_than_it_solves_in_reasonable_time():
+    """The exact group curve's support search is exponential in the groups (53 CPU s per user at 10
+    groups, 30 candidates): above MAX_GROUPS a one-line error names the count and the alternatives."""
+    from ocef.errors import DataError
+    from ocef.mitigate.expohedron import MAX_GROUPS, group_pareto_point
+
+    n = 12
+    gamma = 1.0 / np.log2(np.arange(2, n + 2))
+    rho = np.linspace(1.0, 0.1, n)
+    with pytest.raises(DataError, match=f"takes {MAX_GROUPS + 1} item groups; it is solved exactly for at most "
+                                        f"{MAX_GROUPS}.*fairness='meritocratic'"):
+        group_pareto_point(gamma, rho, np.arange(n) % (MAX_GROUPS + 1), 0.5)
+    c, v = group_pareto_point(gamma, rho, np.arange(n) % 2, 0.5)          # two groups: solved
+    assert np.isclose(c.sum(), 1.0)
