@@ -12,6 +12,10 @@ Classes
 - ``traceback``: exit status 1 (a bug: traceback + "please report"), any other status, or an
   exception that is not OCEF's own (KeyError, IndexError, MemoryError, OverflowError, ...).
 - ``hang``: still running at the time limit (default 60 s).
+- ``crash``: the child died without a word (killed by a signal, a segfault, the memory cap) or raised
+  something that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``) from a Python door.
+- ``valid input refused``: an input inside the option's documented domain (``expect="ok"``)
+  answered with an error, clear or not.
 
 Run it (anyone can; nothing but the package and its test extras is needed)::
 
@@ -43,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 SILENT = "silent answer: a null value with no reason"     # returned by a case that checks its answer itself
-CLASSES = ("clear error", "handled", "unclear message", "silent answer", "traceback", "hang")
+CLASSES = ("clear error", "handled", "unclear message", "silent answer", "traceback", "hang", "crash",
+           "valid input refused")
 MEMORY_CAP = 6 * 2**30          # address space of a case (numba reserves some)
 
 
@@ -820,7 +825,11 @@ def classify(case: Case, result) -> tuple[str, str]:
     if result is None:
         return "hang", ""
     kind, code, text, exc_name = result
+    if kind == "crash" or exc_name == "crash":
+        return "crash", text[-600:]
     if kind == "cli":
+        if code == 2 and case.expect == "ok":
+            return "valid input refused", text.strip()[:300]
         if code == 2:
             lines = text.strip().splitlines()
             one = len(lines) == 1 and "Traceback" not in text
@@ -839,6 +848,8 @@ def classify(case: Case, result) -> tuple[str, str]:
             return "silent answer", "a null value with no reason"
         if code == 0:
             return ("silent answer" if case.expect == "error" else "handled"), ""
+        if code in (2, 4) and case.expect == "ok":
+            return "valid input refused", f"{exc_name}: {text[:300]}"
         if code in (2, 4):
             value = case.call[2]
             names = case.names + ((value,) if isinstance(value, str) and value else ())
@@ -887,7 +898,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=int, default=None, help="run a deterministic sample of this many cases")
     ap.add_argument("--only", default=None, help="comma-separated commands / front doors to run")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--show", default="traceback,silent answer,hang,unclear message",
+    ap.add_argument("--show", default="traceback,silent answer,hang,crash,valid input refused,unclear message",
                     help="classes whose cases are listed (comma-separated; '' for none)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -936,11 +947,12 @@ def main(argv=None) -> int:
         per_door[case.door][cls] += 1
         totals[cls] += 1
     width = max(len(d) for d in per_door)
-    print(f"\n{'command / front door':<{width}} " + " ".join(f"{c:>15}" for c in CLASSES) + f" {'total':>7}")
+    cw = max(len(c) for c in CLASSES)
+    print(f"\n{'command / front door':<{width}} " + " ".join(f"{c:>{cw}}" for c in CLASSES) + f" {'total':>7}")
     for door in sorted(per_door):
-        print(f"{door:<{width}} " + " ".join(f"{per_door[door][c]:>15}" for c in CLASSES)
+        print(f"{door:<{width}} " + " ".join(f"{per_door[door][c]:>{cw}}" for c in CLASSES)
               + f" {sum(per_door[door].values()):>7}")
-    print(f"{'TOTAL':<{width}} " + " ".join(f"{totals[c]:>15}" for c in CLASSES) + f" {sum(totals.values()):>7}")
+    print(f"{'TOTAL':<{width}} " + " ".join(f"{totals[c]:>{cw}}" for c in CLASSES) + f" {sum(totals.values()):>7}")
     print(f"wall time {time.perf_counter() - t0:.0f} s; slowest case {max(r[2] for r in results):.1f} s")
     show = [s.strip() for s in args.show.split(",") if s.strip()]
     for case, (cls, detail, secs) in zip(cases, results):
@@ -950,7 +962,7 @@ def main(argv=None) -> int:
                 print("  ocef " + " ".join(repr(a) if (" " in a or not a) else a for a in case.argv))
             if detail:
                 print("  " + detail.replace("\n", "\n  ")[-800:])
-    bad = totals["traceback"] + totals["silent answer"] + totals["hang"]
+    bad = sum(totals[c] for c in ("traceback", "silent answer", "hang", "crash", "valid input refused"))
     return 1 if bad else 0
 
 

@@ -149,13 +149,23 @@ def _version() -> str:
 _NUMPY_REPR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str)_?\d*\((.*?)\)")
 
 
-def error_line(command: str, exc: BaseException) -> str:
-    """One line for an error: the message, with numpy scalar reprs (``np.float64(1.0)``) shown plainly."""
+def error_line(command: str, exc: BaseException, option_names: dict | None = None) -> str:
+    """One line for an error: the message, with numpy scalar reprs (``np.float64(1.0)``) shown plainly
+    and the library's parameter names that a command spells differently (``option_names``, e.g.
+    ``{"ndkl_desired": "--ndkl-target"}``, set by the command's parser) shown as the option typed.
+
+    Examples
+    --------
+    >>> error_line("exposure", ValueError("ndkl_desired['a'] must be >= 0"), {"ndkl_desired": "--ndkl-target"})
+    "ocef exposure: error: --ndkl-target['a'] must be >= 0"
+    """
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         msg = f"{exc.filename}: {exc.strerror}"
     else:
         msg = str(exc) or type(exc).__name__
     msg = _NUMPY_REPR.sub(r"\1", " ".join(msg.split()))
+    for name, option in (option_names or {}).items():
+        msg = re.sub(rf"(?<![\w-]){re.escape(name)}(?!\w)", option, msg)
     return f"ocef {command}: error: {msg}"
 
 
@@ -321,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:              # noqa: BLE001 (sorted below: the user's or a bug)
         if is_user_error(exc):
             # Bad input is reported as one clear line, not a traceback.
-            print(error_line(args.command, exc), file=sys.stderr)
+            print(error_line(args.command, exc, getattr(args, "option_names", None)), file=sys.stderr)
             return 2
         import traceback
 

@@ -852,6 +852,39 @@ class Instance(Constraint):
         return [v for v in (3.5, "text") if not isinstance(v, self.types)]
 
 
+class Name(Instance):
+    """A non-empty string naming something of the input (a column, a group); ``""`` is refused.
+
+    ``check`` returns the value unchanged. An empty name would otherwise surface later as a
+    missing column ``''`` that names no parameter.
+
+    Parameters
+    ----------
+    none : bool, default False
+        Accept None too.
+
+    Examples
+    --------
+    >>> Name(none=True).check("user_group", "gender"), Name(none=True)
+    ('gender', a non-empty str or None)
+    """
+
+    def __init__(self, none: bool = False):
+        super().__init__(str, none=none)
+
+    def describe(self) -> str:
+        return "a non-empty str" + (" or None" if self.none else "")
+
+    def check(self, name, value):
+        value = super().check(name, value)
+        if value == "":
+            raise ParameterError(f"{name} must be {self.describe()} (a column name), got {value!r}")
+        return value
+
+    def invalid_values(self) -> list:
+        return [3.5, ""]
+
+
 class Either(Constraint):
     """Any one of several constraints (the first that accepts the value decides the conversion).
 

@@ -98,6 +98,27 @@ def test_a_long_envy_run_shows_its_steps_with_the_time_left(capsys, eager):
     assert (loud.counts == quiet.counts).all() and (loud.duration == quiet.duration).all()
 
 
+def test_a_long_compiled_envy_run_shows_its_steps_with_the_time_left(capsys, eager, monkeypatch):
+    # issue 28: with the numba engine a single long run was one compiled call, with no bar moving;
+    # it is now advanced COMPILED_STEPS steps a call, and its steps have a bar with the time left
+    import ocef.envy.runner as runner
+    from ocef.envy.runner import DiscreteRewards, run_batch
+
+    monkeypatch.setattr(runner, "COMPILED_STEPS", 4096)
+    means = np.array([[0.5, 0.5, 0.5]])
+    kw = dict(group_size=20, true_means=means, rng=0, engine="numba", max_steps=20_000)
+    loud = run_batch(np.array([2]), 0.05, 0.05, 1e-9, DiscreteRewards.binomial(means, 20), progress=True, **kw)
+    err = capsys.readouterr().err
+    draws = _bars(err, "audits: steps (at most)")
+    assert {t for _, t in draws} == {20_000.0}                      # the bound is max_steps here
+    assert {4096.0, 8192.0, 16_384.0, 20_000.0} <= {n for n, _ in draws}
+    assert "<" in err                                                # tqdm's "elapsed<left"
+    quiet = run_batch(np.array([2]), 0.05, 0.05, 1e-9, DiscreteRewards.binomial(means, 20), **kw)
+    assert capsys.readouterr().err == ""
+    assert loud.verdict_names().tolist() == quiet.verdict_names().tolist() == ["timeout"]
+    assert (loud.counts == quiet.counts).all() and (loud.duration == quiet.duration).all()
+
+
 def test_the_steps_bar_ends_at_theorem_6s_bound_when_the_means_are_known(capsys, eager):
     from ocef.envy.runner import DiscreteRewards, estimated_work, run_batch
 

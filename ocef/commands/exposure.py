@@ -79,7 +79,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_progress(p)
     add_memory_limit(p)
-    p.set_defaults(func=_run)
+    # the library's name of an option spelled differently, for the error line (ocef.cli.error_line)
+    p.set_defaults(func=_run, option_names={"ndkl_desired": "--ndkl-target"})
 
 
 def _side(path):
@@ -107,6 +108,9 @@ def _distribution(pairs):
             sep = ""
         if not sep or not group:
             raise ParameterError(f"--ndkl-target takes GROUP=PROPORTION pairs, got {pair!r}")
+        if "=" in group:            # "pop=0.3 niche=0.7" quoted as one argument
+            raise ParameterError(f"--ndkl-target takes one GROUP=PROPORTION pair per argument, got {pair!r}: "
+                                 "leave the pairs unquoted (--ndkl-target pop=0.3 niche=0.7)")
     return out
 
 

@@ -3,10 +3,17 @@
 Same semantics as :func:`ocef.envy.runner.run_batch` — Algorithm 1 with the bounds of
 :mod:`ocef.envy.bounds` (its formulas are compiled as they are, not rewritten), the active set
 as a swap-remove list and the cached extremes of S — with rewards drawn from finite
-distributions (:class:`ocef.envy.runner.DiscreteRewards`). Each run has its own seed for
-numba's Mersenne Twister (numpy's legacy MT19937 stream): per step it draws one uniform
-for ℓ_t, then one for the reward, so a run's result does not depend on the other runs of
-the batch, and runs are spread over the cores with ``prange``.
+distributions (:class:`ocef.envy.runner.DiscreteRewards`). Each run has its own seed for a
+Mersenne Twister (numpy's legacy MT19937 stream, the one numba's ``np.random.seed`` gives): per
+step it draws one uniform for ℓ_t, then one for the reward, so a run's result does not depend on
+the other runs of the batch, and runs are spread over the cores with ``prange``.
+
+A run is resumable (issue 28): its whole state — the generator's 624 words and position
+included, kept in :class:`State` rather than in numba's hidden thread-local generator — lives
+in arrays, and :func:`run_many` advances every run up to a step ``t_stop``. Calling it with
+``t_stop`` growing in slices gives the very same results as one call to ``max_steps`` (bit for
+bit; ``tests/ocef/envy/test_runner.py``), so a single long run can show its progress and honour
+Ctrl-C between slices.
 """
 from __future__ import annotations
 
@@ -62,6 +69,81 @@ class Outcomes(NamedTuple):
     def slice(self, sl: slice) -> "Outcomes":
         return Outcomes(*(a[sl] for a in self))
 
+#: Columns of ``State.ints`` and ``State.reals``; ``STATUS`` is FRESH, RUNNING or DONE.
+T, N_ACT, MAX_N, ARG_UP, ARG_LO, MTI, STATUS = range(7)
+MIN_UP, MAX_LO, SUM_EXPLORE, SUM_BETA_N = range(4)
+FRESH, RUNNING, DONE = 0, 1, 2
+#: Words of the MT19937 state.
+MT_N = 624
+
+
+class State(NamedTuple):
+    """Everything a run carries from one step to the next, one row per run (resumable runs).
+
+    ``ints`` (R, 7) and ``reals`` (R, 4) hold the scalars (columns :data:`T` ... :data:`STATUS`,
+    :data:`MIN_UP` ... :data:`SUM_BETA_N`); ``width``, ``upper``, ``lower``, ``act``, ``pos`` are
+    (R, K+1); ``mt`` (R, 624) the generator's words (int64 holding uint32 values).
+    """
+
+    ints: np.ndarray
+    reals: np.ndarray
+    width: np.ndarray
+    upper: np.ndarray
+    lower: np.ndarray
+    act: np.ndarray
+    pos: np.ndarray
+    mt: np.ndarray
+
+    @classmethod
+    def empty(cls, r: int, k1: int) -> "State":
+        """The state of ``r`` runs not started yet (``STATUS`` = FRESH), for at most ``k1 - 1`` arms."""
+        return cls(np.zeros((r, 7), dtype=np.int64), np.zeros((r, 4)), np.zeros((r, k1)), np.zeros((r, k1)),
+                   np.zeros((r, k1)), np.zeros((r, k1), dtype=np.int64), np.zeros((r, k1), dtype=np.int64),
+                   np.zeros((r, MT_N), dtype=np.int64))
+
+
+@njit(cache=True)
+def _mt_seed(mt, seed):
+    """MT19937's ``init_genrand`` (numpy's legacy seeding of an integer, numba's ``np.random.seed``)."""
+    x = seed & 0xFFFFFFFF
+    for i in range(MT_N):
+        mt[i] = x
+        x = (1812433253 * (x ^ (x >> 30)) + i + 1) & 0xFFFFFFFF
+
+
+@njit(cache=True)
+def _mt_twist(mt):
+    """The MT19937 recurrence over the 624 words, in place."""
+    for i in range(MT_N):
+        y = (mt[i] & 0x80000000) | (mt[(i + 1) % MT_N] & 0x7FFFFFFF)
+        v = mt[(i + 397) % MT_N] ^ (y >> 1)
+        if y & 1:
+            v ^= 0x9908B0DF
+        mt[i] = v
+
+
+@njit(cache=True)
+def _mt_int32(mt, idx):
+    """The next 32-bit output (tempered) and the new position."""
+    if idx >= MT_N:
+        _mt_twist(mt)
+        idx = 0
+    y = mt[idx]
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return y, idx + 1
+
+
+@njit(cache=True)
+def _mt_random(mt, idx):
+    """A uniform in [0, 1) with 53 bits (``genrand_res53``, numpy's ``random_sample``) and the new position."""
+    a, idx = _mt_int32(mt, idx)
+    b, idx = _mt_int32(mt, idx)
+    return ((a >> 5) * 67108864.0 + (b >> 6)) / 9007199254740992.0, idx
+
+
 _beta_pulled = njit(cache=True)(bounds.beta_pulled)
 _phi_pulled = njit(cache=True)(bounds.phi_pulled)
 _xi = njit(cache=True)(bounds.xi)
@@ -84,34 +166,40 @@ def _rescan(act, n_act, counts, upper, lower):
 
 
 @njit(cache=True)
-def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
-    """Run ``r`` of ``runs`` to its verdict; fills ``counts``/``sums`` (length K+1) and returns
-    (verdict code, duration, Σ μ_{k_s}, min safety budget)."""
+def _run_one(runs, r, rewards, omega, max_steps, t_stop, counts, sums, cum_out, budget_out,
+             ints, reals, width, upper, lower, act, pos, mt):
+    """Advance run ``r`` of ``runs`` from its state to step ``t_stop`` or its verdict.
+
+    ``counts``, ``sums`` and the state's arrays (:class:`State`) are the run's rows; ``cum_out``
+    and ``budget_out`` its one-element slices of Σ μ_{k_s} and min Z_t. Returns the verdict
+    code, or 0 while the run goes on (``t_stop`` < ``max_steps``), and the step reached."""
     k, delta, alpha, epsilon = runs.n_arms[r], runs.delta[r], runs.alpha[r], runs.epsilon[r]
     scale, factor, sigma_g = runs.scale[r], runs.factor[r], runs.sigma_g[r]
     blocks, true_means = runs.blocks[r], runs.true_means[r]
     flat, starts, denom = rewards.flat, rewards.starts, rewards.denom
-    np.random.seed(runs.seed[r])
-    width = np.empty(k + 1)
-    upper = np.empty(k + 1)
-    lower = np.empty(k + 1)
-    w0 = _beta_pulled(1.0, scale, factor, omega) + bounds.UNPULLED_EXTRA_WIDTH
-    for j in range(k + 1):
-        counts[j] = 0
-        sums[j] = 0.0
-        width[j] = w0
-        upper[j] = w0
-        lower[j] = -w0
-    act = np.arange(1, k + 1)
-    pos = np.arange(-1, k)
-    n_act = k
-    max_n, min_up, arg_up, max_lo, arg_lo = 0, upper[1], 1, lower[1], 1
-    sum_explore = 0.0
-    sum_beta_n = 0.0
-    cum = 0.0
-    min_budget = np.inf
-    for t in range(1, max_steps + 1):
-        ell = act[int(np.random.random() * n_act)]                 # line 3
+    if ints[STATUS] == FRESH:
+        _mt_seed(mt, runs.seed[r])
+        w0 = _beta_pulled(1.0, scale, factor, omega) + bounds.UNPULLED_EXTRA_WIDTH
+        for j in range(k + 1):
+            counts[j] = 0
+            sums[j] = 0.0
+            width[j] = w0
+            upper[j] = w0
+            lower[j] = -w0
+            act[j] = j + 1
+            pos[j] = j - 1
+        ints[T], ints[N_ACT], ints[MAX_N], ints[ARG_UP], ints[ARG_LO], ints[MTI] = 0, k, 0, 1, 1, MT_N
+        reals[MIN_UP], reals[MAX_LO], reals[SUM_EXPLORE], reals[SUM_BETA_N] = upper[1], lower[1], 0.0, 0.0
+        cum_out[0], budget_out[0] = 0.0, np.inf
+        ints[STATUS] = RUNNING
+    n_act, max_n, arg_up, arg_lo, mti = ints[N_ACT], ints[MAX_N], ints[ARG_UP], ints[ARG_LO], ints[MTI]
+    min_up, max_lo, sum_explore, sum_beta_n = reals[MIN_UP], reals[MAX_LO], reals[SUM_EXPLORE], reals[SUM_BETA_N]
+    cum, min_budget = cum_out[0], budget_out[0]
+    code, t, last = 0, ints[T], min(t_stop, max_steps)
+    while t < last:
+        t += 1
+        u, mti = _mt_random(mt, mti)
+        ell = act[int(u * n_act)]                                    # line 3
         n0 = counts[0]
         arm = 0
         if not n0 < max_n:                                           # line 4 (β_0 > min_S β_k ⟺ N_0 < max_S N_k)
@@ -121,7 +209,7 @@ def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
             if _xi(sum_explore, big_phi, lower[ell], n0, t, alpha, upper[0]) >= 0:
                 arm = ell
         b = blocks[arm]                                              # line 6: PULL-ARM
-        u = np.random.random()
+        u, mti = _mt_random(mt, mti)
         reward = (np.searchsorted(flat, b + u, side="right") - starts[b]) / denom[b]
         n_arm = counts[arm] + 1
         counts[arm] = n_arm
@@ -155,17 +243,26 @@ def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
             for j in range(1, k + 1):                                # increasing arm order
                 p = pos[j]
                 if p < n_act and p >= 0 and act[p] == j and upper[j] <= threshold:
-                    last = act[n_act - 1]
-                    act[p] = last
-                    pos[last] = p
+                    last_arm = act[n_act - 1]
+                    act[p] = last_arm
+                    pos[last_arm] = p
                     pos[j] = -1
                     n_act -= 1
             max_n, min_up, arg_up, max_lo, arg_lo = _rescan(act, n_act, counts, upper, lower)
         if n_act == 0:                                               # line 9
-            return _NO_ENVY, t, cum, min_budget
+            code = _NO_ENVY
+            break
         if max_lo > upper[0]:                                        # line 8
-            return _ENVY, t, cum, min_budget
-    return _TIMEOUT, max_steps, cum, min_budget
+            code = _ENVY
+            break
+    if code == 0 and t >= max_steps:
+        code = _TIMEOUT
+    ints[T], ints[N_ACT], ints[MAX_N], ints[ARG_UP], ints[ARG_LO], ints[MTI] = t, n_act, max_n, arg_up, arg_lo, mti
+    reals[MIN_UP], reals[MAX_LO], reals[SUM_EXPLORE], reals[SUM_BETA_N] = min_up, max_lo, sum_explore, sum_beta_n
+    cum_out[0], budget_out[0] = cum, min_budget
+    if code > 0:
+        ints[STATUS] = DONE
+    return code, t
 
 
 def is_cached() -> bool:
@@ -192,19 +289,33 @@ def is_cached() -> bool:
         return False
 
 
-def run_many(runs: Runs, rewards: RewardTable, omega: float, max_steps: int, out: Outcomes) -> None:
-    """Run every run of ``runs`` to its verdict (in parallel over runs), writing into ``out``."""
+def run_many(runs: Runs, rewards: RewardTable, omega: float, max_steps: int, out: Outcomes,
+             state: State | None = None, t_stop: int | None = None) -> int:
+    """Advance every run of ``runs`` (in parallel over runs) to step ``t_stop`` (default
+    ``max_steps``) or its verdict, writing the decided runs into ``out``; returns how many runs go on.
+
+    ``state`` (:class:`State`) carries the runs from one call to the next: calls with a growing
+    ``t_stop`` give the results of one call to ``max_steps``, bit for bit. Without it, every run
+    goes to its verdict in this call."""
     # The outputs go in as plain arrays: numba's parallel loops drop writes made to arrays
     # reached through a tuple argument (numba 0.68).
-    _run_many(runs, rewards, omega, max_steps, out.verdict, out.duration, out.counts, out.sums, out.cum,
-              out.min_budget)
+    if state is None:
+        state = State.empty(runs.seed.size, out.counts.shape[1])
+    stop = max_steps if t_stop is None else min(int(t_stop), max_steps)
+    _run_many(runs, rewards, omega, max_steps, stop, out.verdict, out.duration, out.counts, out.sums, out.cum,
+              out.min_budget, *state)
+    return int(np.count_nonzero(state.ints[:, STATUS] != DONE))
 
 
 @njit(parallel=True, cache=True)
-def _run_many(runs, rewards, omega, max_steps, verdict, duration, counts, sums, cum, min_budget):
+def _run_many(runs, rewards, omega, max_steps, t_stop, verdict, duration, counts, sums, cum, min_budget,
+              ints, reals, width, upper, lower, act, pos, mt):
     for r in prange(runs.seed.size):
-        v, d, c, m = _run_one(runs, r, rewards, omega, max_steps, counts[r], sums[r])
-        verdict[r] = v
-        duration[r] = d
-        cum[r] = c
-        min_budget[r] = m
+        if ints[r, STATUS] == DONE:
+            continue
+        code, t = _run_one(runs, r, rewards, omega, max_steps, t_stop, counts[r], sums[r], cum[r:r + 1],
+                           min_budget[r:r + 1], ints[r], reals[r], width[r], upper[r], lower[r], act[r], pos[r],
+                           mt[r])
+        if code > 0:
+            verdict[r] = code
+            duration[r] = t

@@ -84,6 +84,9 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
 PYTHON_STEP_COST = 10**4
 #: Steps between two moves of the lock-step's bar of steps (when a bar is shown).
 STEP_TICK = 4096
+#: Steps a compiled run advances per call (issue 28): between two calls the bars move and Ctrl-C is
+#: honoured; results do not depend on it (the runs' state is carried over, bit for bit).
+COMPILED_STEPS = 2**21
 #: The ask-tell engine's cost of one pull in compiled-pull equivalents (Python per pull, a few µs).
 ASK_TELL_PULL_COST = 100
 
@@ -331,6 +334,16 @@ class _Lockstep:
         self.max_n[rows] = np.where(a, self.counts[rows, 1:], -1).max(axis=1)
 
 
+def _longest_run(true_means, delta, alpha, epsilon, gsize, max_steps) -> int:
+    """The most steps one of the runs may take (:func:`estimated_work`; ``max_steps`` without the
+    true means): the total of the bar of steps."""
+    if true_means is None:
+        return int(max_steps)
+    keys = np.stack([delta, alpha, epsilon, gsize], axis=1)
+    return int(max(np.max(estimated_work(true_means[(keys == key).all(axis=1)], *key[:3], int(key[3]), max_steps))
+                   for key in np.unique(keys, axis=0)))
+
+
 def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, true_means=None,
               rng=None, max_steps: int = 10**6, sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA,
               progress: bool = False, desc: str = "audits", engine: str = "auto") -> BatchResult:
@@ -434,11 +447,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
     # issue 28: a few long runs left the bar of runs decided at 0 for minutes; the lock-step's steps
     # have their own bar, up to the longest run's bound (Theorem 6, or max_steps), with the time left
-    longest = max_steps
-    if true_means is not None and shown(progress):
-        keys = np.stack([delta, alpha, epsilon, gsize], axis=1)
-        longest = int(max(np.max(estimated_work(true_means[(keys == key).all(axis=1)], *key[:3], int(key[3]), max_steps))
-                          for key in np.unique(keys, axis=0)))
+    longest = _longest_run(true_means, delta, alpha, epsilon, gsize, max_steps) if shown(progress) else max_steps
     steps = progress_bar(progress, total=longest, desc=f"{desc}: steps (at most)", unit="step")
 
     t = 0
@@ -736,21 +745,32 @@ def _run_compiled(n_arms, delta, alpha, epsilon, gsize, rewards: DiscreteRewards
     from ocef._progress import progress_bar, shown
 
     bar = progress_bar(progress, total=r_total, desc=desc, unit="run")
-    # Compiled code does not see Ctrl-C: run in chunks so that an interrupt is honoured between
-    # them (within a second or so), and the progress bar moves.
+    # Compiled code does not see Ctrl-C: run in chunks of runs, each advanced COMPILED_STEPS steps
+    # a call, so that an interrupt is honoured between calls (within a second or so) and the bars
+    # move; the runs' state carries them from one call to the next (bit-identical results).
     chunk = max(64, min(1024, r_total // 50))
     if shown(progress):          # issue 28: few long runs in one chunk left the bar at 0; a chunk per thread
         chunk = min(chunk, max(1, numba.get_num_threads()))
     for lo in range(0, r_total, chunk):
         sl = slice(lo, min(lo + chunk, r_total))
-        # Runs differ in length by orders of magnitude: hand them to the threads in small
-        # chunks (dynamic scheduling). Each run has its own seed, so results do not change.
-        with numba.parallel_chunksize(8):
-            _kernel.run_many(runs.slice(sl), table, float(omega), int(max_steps), out.slice(sl))
-        if bar is not None:
-            bar.update(sl.stop - sl.start)
-    if bar is not None:
-        bar.close()
+        part, state = runs.slice(sl), _kernel.State.empty(sl.stop - sl.start, k1)
+        steps, t_stop, going = None, 0, 1
+        while going:
+            t_stop = min(t_stop + COMPILED_STEPS, max_steps)
+            # Runs differ in length by orders of magnitude: hand them to the threads in small
+            # chunks (dynamic scheduling). Each run has its own seed, so results do not change.
+            with numba.parallel_chunksize(8):
+                going = _kernel.run_many(part, table, float(omega), int(max_steps), out.slice(sl), state, t_stop)
+            if going and steps is None and shown(progress):    # a long chunk: its steps, with the time left
+                longest = _longest_run(None if true_means is None else true_means[sl], delta[sl], alpha[sl],
+                                       epsilon[sl], gsize[sl], max_steps)
+                steps = progress_bar(progress, total=longest, desc=f"{desc}: steps (at most)", unit="step")
+            if steps is not None:
+                steps.update(min(t_stop, steps.total) - steps.n)
+        if steps is not None:
+            steps.close()
+        bar.update(sl.stop - sl.start)
+    bar.close()
     return _result(out.verdict, out.duration, out.counts, out.sums, out.cum, out.min_budget, true_means)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ocef.backends import BACKENDS, fetch_rows, plain_value, sql_identifier
 from ocef.errors import DataError, ParameterError, ResourceLimitError
-from ocef.validation import Instance, Options, fill_doc
+from ocef.validation import Instance, Name, Options, fill_doc
 
 __all__ = ["LOG_PARAMS", "ROLES", "rows_select", "MAX_ITEM_GROUPS", "read_log", "check_side", "check_judgments", "log_roles", "LogProfile",
            "SqlLog", "open_sql", "PandasLog", "pandas_log", "raise_checks", "sort_labels"]
@@ -26,7 +26,7 @@ __all__ = ["LOG_PARAMS", "ROLES", "rows_select", "MAX_ITEM_GROUPS", "read_log", 
 #: The columns a log may carry, by role (renamed with ``columns={role: column}``).
 ROLES = ("user", "item", "rank", "relevance", "sample", "n_relevant", "score")
 #: The declarations of the parameters that say where and how to read a log (every front door).
-LOG_PARAMS = {"item_group": Instance(str), "user_group": Instance(str, none=True), "backend": Options(*BACKENDS),
+LOG_PARAMS = {"item_group": Name(), "user_group": Name(none=True), "backend": Options(*BACKENDS),
               "columns": Instance(dict, none=True), "memory_limit": Instance(str, none=True)}
 #: The docstring blocks of the parameters the exposure front doors share (``%(name)s``).
 fill_log_doc = fill_doc(

@@ -122,3 +122,19 @@ def test_ndkl_against_a_population_target(tmp_path, capsys):
                      "--ndkl-target", "gen"]) == 2
     err = capsys.readouterr().err
     assert "--ndkl-target" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    # issue 28's last campaign: each line names the option typed, not the library's parameter
+    (["--ranking-metrics", "ndkl", "--ndkl-target", "gen=0.3 niche=0.7"],
+     "--ndkl-target takes one GROUP=PROPORTION pair per argument, got 'gen=0.3 niche=0.7'"),
+    (["--ranking-metrics", "ndkl", "--ndkl-target", "gen=-1"], "--ndkl-target['gen'] must be a finite number >= 0"),
+    (["--ranking-metrics", "ndkl", "--ndkl-target", "gen=nan"], "--ndkl-target['gen'] must be a finite number"),
+    (["--ranking-metrics", "ndkl", "--ndkl-target", "x=1"], "--ndkl-target names item group(s) ['x']"),
+    (["--user-group", ""], "user_group must be a non-empty str or None (a column name), got ''"),
+])
+def test_errors_name_the_option_typed(tmp_path, cli_run, argv, message):
+    _, path = make_log(tmp_path)
+    code, out, err = cli_run("exposure", "--rankings", path, "--item-group", "genre", "--json", *argv)
+    assert (code, out) == (2, "")
+    assert message in err and err.count("\n") == 1 and "ndkl_desired" not in err

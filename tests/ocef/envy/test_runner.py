@@ -159,3 +159,37 @@ def test_binomial_pmf_equals_scipy(n):
 
     for p in (0.0, 1e-3, 0.3, 0.5, 0.97, 1.0):
         np.testing.assert_allclose(binomial_pmf(n, p), binom.pmf(np.arange(n + 1), n, p), rtol=1e-9, atol=1e-300)
+
+
+def test_the_compiled_generator_is_numpys_legacy_mt19937():
+    # the kernel keeps each run's generator in its own state (resumable runs, issue 28): it must be
+    # the stream numba's np.random.seed gave, numpy's legacy MT19937 (its 53-bit doubles)
+    from ocef.envy import _kernel
+
+    for seed in (0, 1, 12345, 2**32 - 1):
+        mt, idx = np.zeros(_kernel.MT_N, dtype=np.int64), _kernel.MT_N
+        _kernel._mt_seed(mt, seed)
+        got = []
+        for _ in range(1500):                               # past two twists of the 624 words
+            u, idx = _kernel._mt_random(mt, idx)
+            got.append(u)
+        np.testing.assert_array_equal(got, np.random.RandomState(seed).random_sample(1500))
+
+
+@pytest.mark.parametrize("slice_steps", [1, 7, 1000])
+def test_compiled_runs_in_slices_of_steps_equal_one_call_bit_for_bit(monkeypatch, slice_steps):
+    # issue 28: a long compiled run is advanced COMPILED_STEPS steps a call (progress, Ctrl-C); its
+    # results must not depend on the slicing: envy, no-envy and timeout runs
+    import ocef.envy.runner as runner
+    from ocef.envy.runner import DiscreteRewards
+
+    means = np.concatenate([np.repeat(paper_instance(i, 4)[None, :], 3, axis=0) for i in (1, 2, 3, 4)])
+    means[::5, 1:] = means[::5, :1]                          # zero gaps: these run to max_steps
+    kw = dict(group_size=2, true_means=means, rng=4, engine="numba", max_steps=3000)
+    rewards = DiscreteRewards.binomial(means, 2)
+    whole = run_batch(np.full(12, 4), 0.05, 0.3, 0.05, rewards, **kw)
+    monkeypatch.setattr(runner, "COMPILED_STEPS", slice_steps)
+    sliced = run_batch(np.full(12, 4), 0.05, 0.3, 0.05, rewards, **kw)
+    assert set(whole.verdict_names()) >= {"timeout"} and len(set(whole.verdict_names())) >= 2
+    for name in ("verdict", "duration", "counts", "means", "cost", "min_budget"):
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name), err_msg=name)
