@@ -343,8 +343,8 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
              ["huge_labels.npy", "float_labels.npy", "one_group.npy", "neg_labels.npy", "empty.csv", "garbage.npy",
               "missing.npy", "rho", "dir.npy"])
     syn = ["--dataset", "synthetic", "--json"]
-    add("envy", syn, "--n-users", NUMBERS, int_in(2, 10**5))
-    add("envy", syn, "--n-items", NUMBERS, int_in(2, 10**5))
+    add("envy", syn, "--n-users", NUMBERS, int_in(4, 10**5))        # the synthetic world's 4 user groups
+    add("envy", syn, "--n-items", NUMBERS, int_in(5, 10**5))        # ... and 5 item categories
     add("envy", syn, "--factors", NUMBERS, int_in(1, 10**4))
     add("envy", syn, "--beta", NUMBERS, lambda v: (_num(v) is not None and 0 < _num(v) < 1e6) or None)
     add("envy", syn, "--k", NUMBERS, anything)
@@ -368,7 +368,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("reo", reo + ["--interval", "percentile"], "--resamples", NUMBERS, anything)
     add("reo", reo, "--plan-epsilon", NUMBERS, anything)
     add("reo", reo, "--backend", ["duckdb", "pandas", "spark-x", ""], lambda v: v in ("duckdb", "pandas"))
-    add("reo", reo, "--engine", ["duckdb", "pandas"], lambda v: True)
+    add("reo", reo, "--engine", ["duckdb", "pandas"], lambda v: False)   # removed in issue 27 (--backend)
     add("reo", reo, "--label", ["Y", "S", "nope", "", ",", "Y,Y"], anything)
     add("reo", reo, "--group", ["S", "Y", "nope", "", "day"], anything)
     add("reo", reo, "--by", ["day", "nope", "Y"], anything)
@@ -478,7 +478,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     # ocef mitigate and ocef offpolicy (merged from main near the end of issue 28)
     mg = ["--candidates", f["cand.csv"], "--item-group", "genre", "--method", "fair", "--json"]
     add("mitigate", mg, "--k", NUMBERS, anything)
-    add("mitigate", mg, "--confidence", NUMBERS, unit_open)
+    add("mitigate", mg, "--confidence", NUMBERS, lambda v: _num(v) is not None and 0.5 < _num(v) < 1)   # documented
     add("mitigate", mg, "--margin", NUMBERS, anything)
     add("mitigate", mg, "--patience", NUMBERS, anything)
     add("mitigate", mg, "--samples", NUMBERS, anything)
@@ -514,7 +514,7 @@ def cli_cases(f: dict, url: str | None) -> list[Case]:
     add("exposure", ex, "--k", NUMBERS, anything)
     add("exposure", ex, "--patience", NUMBERS, unit_open)
     add("exposure", ex + ["--browsing", "cascade"], "--stop", NUMBERS, anything)
-    add("exposure", ex, "--confidence", NUMBERS, unit_open)
+    add("exposure", ex, "--confidence", NUMBERS, lambda v: unit_open(v) and _num(v) <= 0.999999999)   # documented
     add("exposure", ex, "--browsing", ["geometric", "dcg", "cascade", "x"], lambda v: v != "x")
     add("exposure", ex, "--target", ["catalogue", "equal", "merit", "x"], lambda v: v != "x")
     add("exposure", ex, "--backend", ["auto", "duckdb", "pandas", "spark-x"], lambda v: v != "spark-x")
@@ -631,7 +631,7 @@ def python_cases(f: dict) -> list[Case]:
     door("recommender_bias", "recommender_bias", {"k": anything, "n_resamples": anything, "confidence": anything})
     door("pairwise_accuracy", "pairwise_accuracy", {"n_resamples": anything, "confidence": anything,
                                                     "backend": lambda v: isinstance(v, str) and v in BACKENDS,
-                                                    "engine": lambda v: v is None or (isinstance(v, str) and v in BACKENDS),
+                                                    "engine": lambda v: False,     # removed in issue 27 (backend)
                                                     "cluster": lambda v: isinstance(v, str) and v == "query",
                                                     "rng": anything})
     door("fairrec.search", "search", {"n_iter": anything, "epsilon": anything, "top_n": anything,
@@ -655,6 +655,26 @@ def python_cases(f: dict) -> list[Case]:
                                                     "browsing": lambda v: False, "target": lambda v: False,
                                                     "backend": lambda v: isinstance(v, str) and v in BACKENDS,
                                                     "reference": anything, "progress": anything})
+    # issue 28 (robust3): the front doors no campaign had fuzzed yet
+    unit = real_in(0, 1, hi_open=True)
+    door("offpolicy_audit", "offpolicy_audit", {"confidence": unit, "interval": lambda v: False, "rng": anything,
+                                                "estimators": lambda v: False, "progress": anything})
+    door("mitigate", "mitigate", {"k": anything, "confidence": real_in(0.5, 1, hi_open=True), "margin": anything,
+                                  "samples": anything, "chunk_users": anything, "envy_epsilon": anything,
+                                  "envy_alpha": anything, "patience": unit, "target": lambda v: False,
+                                  "method": lambda v: False, "protected": anything})
+    door("ranking_fairness", "ranking_fairness", {"confidence": unit, "patience": unit, "stop": anything,
+                                                  "awrf_target": anything, "ndkl_desired": anything,
+                                                  "attention": lambda v: False,
+                                                  "metrics": lambda v: True if v is None else False,
+                                                  "reference": anything})
+    door("estimate_reo_by", "estimate_reo_by", {"confidence": unit, "threshold": anything, "by": anything,
+                                                "interval": lambda v: False})
+    door("simulate_pairs", "simulate_pairs", {"n_requests": anything, "p_pair": anything, "n_relevant": anything,
+                                              "n_levels": anything, "position_bias": anything})
+    door("reo.planning", "planning", {"p_act": anything, "n_requests": anything, "k": anything})
+    door("fair_rerank", "fair_rerank", {"k": anything, "p": anything, "alpha": anything, "protected": anything})
+    door("calibrated_rerank", "calibrated_rerank", {"k": anything, "lam": anything, "target": anything})
     door("pairwise_accuracy[percentile]", "pairwise_percentile",
          {"n_resamples": lambda v: (True if integer(200, 10**5)(v) or (integer(0, 0)(v)) else
                                     (False if not integer(0, 10**6)(v) or v < 200 else None))})
@@ -777,6 +797,40 @@ def build_call(spec, f):
         from ocef.exposure import exposure_fairness
         log = pd.read_csv(f["rank.csv"])
         return lambda: exposure_fairness(log, **{"item_group": "genre", "user_group": "gender", p: value})
+    if make == "offpolicy_audit":
+        from ocef.offpolicy import offpolicy_audit
+        log, target = pd.read_csv(f["oplog.csv"]), pd.read_csv(f["target.csv"])
+        return lambda: offpolicy_audit(log, target, **{"item_group": "genre", "rng": 0, p: value})
+    if make == "mitigate":
+        from ocef.mitigate import mitigate
+        cand = pd.read_csv(f["cand.csv"])
+        return lambda: mitigate(cand, **{"item_group": "genre", "method": "fair", "k": 5, "rng": 0, p: value})
+    if make == "ranking_fairness":
+        from ocef.exposure import ranking_fairness
+        log = pd.read_csv(f["rank.csv"])
+        kw = {"item_group": "genre", "user_group": "gender", "metrics": ["awrf", "ndkl"]}
+        if p == "reference":
+            kw["metrics"] = ["awrf"]
+        return lambda: ranking_fairness(log, **{**kw, p: value})
+    if make == "estimate_reo_by":
+        from ocef.reo import estimate_reo_by
+        d, r = pd.read_csv(f["default.csv"]), pd.read_csv(f["random.csv"])
+        return lambda: estimate_reo_by(d, r, **{"by": "day", p: value})
+    if make == "simulate_pairs":
+        from ocef.pairwise.simulate import simulate_pairs
+        from ocef.reo.simulate import make_traffic_world
+        w = make_traffic_world(n_users=50, n_items=20, rng=0)
+        return lambda: simulate_pairs(w, **{"n_requests": 500, "rng": 0, p: value})
+    if make == "planning":
+        from ocef.reo.planning import expected_random_rows
+        return lambda: expected_random_rows(**{"p_act": 0.01, "n_requests": 1000, "k": 5, p: value})
+    if make in ("fair_rerank", "calibrated_rerank"):
+        from ocef.mitigate.calibrated import calibrated_rerank
+        from ocef.mitigate.fair import fair_rerank
+        fn = fair_rerank if make == "fair_rerank" else calibrated_rerank
+        scores, groups = rng.random(10), np.tile([0, 1], 5)
+        kw = {"k": 4, "rng": 0}
+        return lambda: fn(scores, groups, **{**kw, p: value})
     raise KeyError(make)
 
 

@@ -141,9 +141,10 @@ class SyntheticEnvironment(Environment):
         n_groups = check_positive_int("n_groups", n_groups)
         n_categories = check_positive_int("n_categories", n_categories)
         if n_groups > n_users:
-            raise ParameterError(f"n_groups must be at most n_users={n_users}, got {n_groups}")
+            raise ParameterError(f"n_users must be at least n_groups={n_groups} (a user per group), got {n_users}")
         if n_categories > n_items:
-            raise ParameterError(f"n_categories must be at most n_items={n_items}, got {n_categories}")
+            raise ParameterError(f"n_items must be at least n_categories={n_categories} (an item per category), "
+                                 f"got {n_items}")
         group_spread = check_in_interval("group_spread", group_spread, 0.0, np.inf, low_open=False,
                                          high_open=True)
         # rho, the scores and the policies are n_users x n_items tables: refuse before drawing them

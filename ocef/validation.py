@@ -776,8 +776,9 @@ class OneOrMore(Constraint):
     """A scalar or a non-empty 1-d sequence, each entry satisfying ``inner`` (a grid of values).
 
     For parameters that take one value or a grid of them (e.g. the α values of a sweep). A
-    scalar is checked by ``inner`` and returned as it is converted; a list, tuple or 1-d array
-    becomes a list of checked values; an entry's error names it as ``name[i]``.
+    scalar is checked by ``inner`` and returned as it is converted, except a string (one name,
+    e.g. ``"ndcg"``), which becomes a list of one; a list, tuple or 1-d array becomes a list of
+    checked values; an entry's error names it as ``name[i]``.
 
     Parameters
     ----------
@@ -800,7 +801,12 @@ class OneOrMore(Constraint):
         return f"{self.inner.describe()}, or a non-empty sequence of them"
 
     def check(self, name, value):
-        if isinstance(value, (str, bytes, dict, set)):
+        if isinstance(value, str):              # one name ("ndcg"), not its characters: a list of one
+            try:
+                return [self.inner.check(name, value)]
+            except (ParameterError, ParameterTypeError):
+                raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}") from None
+        if isinstance(value, (bytes, dict, set)):
             raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
         if isinstance(value, (list, tuple, np.ndarray)):
             arr = np.asarray(value, dtype=object)
@@ -883,6 +889,30 @@ class Name(Instance):
 
     def invalid_values(self) -> list:
         return [3.5, ""]
+
+
+class Label(Constraint):
+    """One label of a group: a string or a number (any numpy scalar), not a sequence or an array.
+
+    ``check`` returns the value unchanged. A list or an array here would reach a membership test
+    (``label in groups``) and fail there with numpy's "truth value ... is ambiguous".
+
+    Examples
+    --------
+    >>> Label().check("reference", "m"), Label()
+    ('m', a group label (a string or a number))
+    """
+
+    def describe(self) -> str:
+        return "a group label (a string or a number)"
+
+    def check(self, name, value):
+        if not np.isscalar(value):
+            raise ParameterTypeError(f"{name} must be {self.describe()}, got {type(value).__name__}")
+        return value
+
+    def invalid_values(self) -> list:
+        return [["a"], np.array([1, 2]), {"a": 1}]
 
 
 class Either(Constraint):

@@ -319,3 +319,24 @@ def test_fairrec_on_movielens_refuses_an_unwritable_cache_at_once(tmp_path, monk
     line = one_line(run("fairrec", "--dataset", "movielens", "--data-dir", data, "--iters", "2", "--json"),
                     "OCEF_CACHE_DIR=", "cannot be written", "writable folder")
     assert time.perf_counter() - t0 < 20 and str(a_file) in line               # before any training
+
+
+@pytest.mark.parametrize("reference", [np.array([0.1, 0.2]), ["m"], {"a": 1}])
+def test_exposure_refuses_a_reference_that_is_not_one_label(reference):
+    # an array used to reach `ref not in groups` and raise numpy's "truth value ... ambiguous" (a bug)
+    from ocef.errors import ParameterTypeError
+    from ocef.exposure import exposure_fairness
+
+    log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [1, 2, 1, 3], "rank": [1, 2, 1, 2],
+                        "genre": ["a", "b", "a", "b"], "gender": ["f", "f", "m", "m"]})
+    with pytest.raises(ParameterTypeError, match=r"^reference must be one user group's label \(a string or a "
+                                                 r"number\), got " + type(reference).__name__ + "$"):
+        exposure_fairness(log, item_group="genre", user_group="gender", reference=reference)
+
+
+def test_a_synthetic_world_too_small_for_its_groups_says_which_input(run):
+    # was "n_groups must be at most n_users=2, got 4": the command has no option for n_groups
+    one_line(run("envy", "--dataset", "synthetic", "--n-users", "2", "--json"),
+             "n_users must be at least n_groups=4 (a user per group), got 2")
+    one_line(run("envy", "--dataset", "synthetic", "--n-items", "3", "--json"),
+             "n_items must be at least n_categories=5 (an item per category), got 3")

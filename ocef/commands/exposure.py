@@ -63,7 +63,8 @@ def register(sub) -> None:
                    help="reference user group (default: the largest)")
     p.add_argument("--backend", choices=BACKENDS, default="auto",
                    help="counting backend: auto (DuckDB for files), duckdb, pandas or spark (default: auto)")
-    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default: 0.95)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="level of the intervals, in (0, 1) and at most 0.999999999 (default: 0.95)")
     p.add_argument("--ranking-metrics", nargs="+", choices=RANKING_METRICS, default=None, metavar="METRIC",
                    help="per-user ranking metrics, means over users with intervals by user group: "
                         f"{', '.join(RANKING_METRICS)} (a second pass over the log; default: none)")

@@ -66,7 +66,7 @@ def register(sub) -> None:
     p.add_argument("--samples", type=int, default=10,
                    help="rankings drawn per user from a stochastic method's lottery (default: 10)")
     p.add_argument("--confidence", type=float, default=0.95,
-                   help="level of intervals, family-wise error and certificates (default: 0.95)")
+                   help="level in (0.5, 1) of intervals, family-wise error and certificates (default: 0.95)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write the baseline and re-ranked top-k logs (Parquet) into DIR")
     add_memory_limit(p)

@@ -20,7 +20,7 @@ from ocef.exposure.logs import LOG_PARAMS, fill_log_doc
 from ocef.exposure.shares import TARGET_MEANING, TARGETS
 from ocef.exposure.user_metrics import LIST_METRICS, RANKING_METRICS, REGISTRY
 from ocef.results import Result, presents
-from ocef.validation import CONFIDENCE, Integer, OneOrMore, Options, OrNone, validate_params
+from ocef.validation import CONFIDENCE, Integer, Label, OneOrMore, Options, OrNone, validate_params
 from ocef._progress import PROGRESS
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -36,7 +36,7 @@ DECLARED_PARAMS = {
     **LOG_PARAMS, **BROWSING_PARAMS,
     **{name: c for m in RANKING_METRICS for name, c in REGISTRY[m].params.items()},
     "target": Options(*TARGETS), "k": OrNone(Integer(1, 2**53)), "confidence": CONFIDENCE,   # 2**53: a float count
-    "family": Options(*FAMILIES), "progress": PROGRESS,
+    "family": Options(*FAMILIES), "progress": PROGRESS, "reference": OrNone(Label()),
     "metrics": OrNone(OneOrMore(Options(*LIST_METRICS))),
     "ranking_metrics": OrNone(OneOrMore(Options(*RANKING_METRICS))),
 }

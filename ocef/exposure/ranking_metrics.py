@@ -28,7 +28,7 @@ from ocef.exposure.logs import (LOG_PARAMS, fill_log_doc, check_judgments, check
                                 rows_select)
 from ocef.exposure.user_metrics import EE_METRICS, PER_RANKING_METRICS, RANKING_METRICS, REGISTRY, RankingInput
 from ocef.results import Result, presents
-from ocef.validation import CONFIDENCE, OneOrMore, OrNone, Options, validate_params
+from ocef.validation import CONFIDENCE, Label, OneOrMore, OrNone, Options, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd
@@ -577,7 +577,7 @@ def _result(moments, *, metrics, user_group, reference, confidence, target_sourc
 
 
 @validate_params(**{**DECLARED_PARAMS, "metrics": OrNone(DECLARED_PARAMS["metrics"])},
-                 confidence=CONFIDENCE)
+                 confidence=CONFIDENCE, reference=OrNone(Label()))
 @fill_log_doc
 def ranking_fairness(source, *, item_group: str, user_group: str | None = None, item_groups=None, user_groups=None,
                      judgments=None, metrics=None, browsing: str = "geometric", patience: float = 0.5,

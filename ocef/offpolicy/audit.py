@@ -24,7 +24,7 @@ import pandas as pd
 from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.inputs import check_log, read_table, target_table
 from ocef.results import Result, presents
-from ocef.validation import CONFIDENCE, Options, Rng, as_generator, validate_params
+from ocef.validation import CONFIDENCE, OneOrMore, Options, Rng, as_generator, validate_params
 from ocef._progress import PROGRESS
 
 __all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
@@ -391,7 +391,8 @@ def utility_cell(terms, weight, reward, missing=None, *, estimator: str = "ips",
 # ------------------------------------------------------------------------------------- the audit
 
 
-@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(), progress=PROGRESS)
+@validate_params(confidence=CONFIDENCE, interval=Options(*AUDIT_INTERVALS), rng=Rng(), progress=PROGRESS,
+                 estimators=OneOrMore(Options(*UTILITY_ESTIMATORS)))
 def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: str | None = None,
                     user_groups=None, item_groups=None, estimators: Sequence[str] = ("ips", "snips", "dr"),
                     interval: str = "wald", confidence: float = 0.95, rng=None,

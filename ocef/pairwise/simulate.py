@@ -29,10 +29,14 @@ from ocef.pairwise.counts import KINDS, grid_frame
 from ocef.pairwise.accuracy import _exposure_statistics, cell_statistics, summary_statistics
 from ocef.results import Result, jsonable, records, presents
 from ocef.reo.simulate import TrafficWorld
-from ocef.validation import Boolean, Integer, OrNone, Real, as_generator, check_positive_int, validate_params
+from ocef.validation import (Boolean, Integer, OrNone, Real, as_generator, check_positive_int, check_resources,
+                             validate_params)
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 
 __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "relevant_sets"]
+
+#: Most relevance grades ``n_levels`` (the truth's table has 12 cells per grade).
+MAX_LEVELS = 10**6
 
 
 @dataclass(frozen=True)
@@ -196,13 +200,16 @@ def _check(world, model_scores, position_bias, n_levels):
     scores = world.scores if model_scores is None else np.asarray(model_scores, dtype=float)
     if scores.shape != world.preferences.shape or not np.all(np.isfinite(scores)):
         raise ParameterError(f"model_scores must be finite with shape {world.preferences.shape}, got {scores.shape}")
-    theta = np.asarray(position_bias, dtype=float)
-    if theta.shape != (2,) or np.any(theta <= 0) or np.any(theta > 1):
+    try:
+        theta = np.asarray(position_bias, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        theta = np.full(1, np.nan)                # refused below, with the value given
+    if theta.shape != (2,) or not np.all((theta > 0) & (theta <= 1)):
         raise ParameterError(f"position_bias must be two examination probabilities in (0, 1], got {position_bias!r}")
     return scores, theta, n_levels
 
 
-@validate_params(n_relevant=OrNone(Integer(2)), n_levels=Integer(1), chunk=Integer(1))
+@validate_params(n_relevant=OrNone(Integer(2)), n_levels=Integer(1, MAX_LEVELS), chunk=Integer(1))
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
     """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world``.
@@ -281,8 +288,8 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
     return PairsTruth(mass, cells, summary, exposure)
 
 
-@validate_params(n_requests=Integer(1), p_pair=Real(0, 1, closed="right"), n_relevant=OrNone(Integer(2)),
-                 n_levels=Integer(1), truth=Boolean())
+@validate_params(n_requests=Integer(1, 2**53), p_pair=Real(0, 1, closed="right"), n_relevant=OrNone(Integer(2)),
+                 n_levels=Integer(1, MAX_LEVELS), truth=Boolean())
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
@@ -321,6 +328,7 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     ([0.75, 0.88, 0.68], [0.73, 0.87, 0.66])
     """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
+    check_resources("n_requests", memory=8.0 * n_requests, what="one uniform draw per request")
     gen = as_generator(rng)
     R = relevant_sets(world, n_relevant)
     M = R.shape[1]

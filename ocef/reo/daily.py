@@ -20,7 +20,7 @@ from ocef.reo.estimators import (
     zero_default_notes,
 )
 from ocef.results import Result, jsonable, presents
-from ocef.validation import CONFIDENCE, Either, Options, Real, validate_params
+from ocef.validation import CONFIDENCE, Either, Name, Options, Real, validate_params
 from ocef.backends import BACKENDS
 
 
@@ -116,7 +116,7 @@ class ReoDaily(Result):
 
 
 @validate_params(confidence=CONFIDENCE, interval=Options(*INTERVALS), backend=Options(*BACKENDS),
-                 threshold=Either(Options(None), Real(0, float("inf"), closed="left")))
+                 threshold=Either(Options(None), Real(0, float("inf"), closed="left")), by=Name())
 def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[str] = "Y", group: str = "S",
                     confidence: float = 0.95, groups: Sequence | None = None, interval: str = "delta-full",
                     threshold: float | None = None, backend: str = "auto", spark=None) -> ReoDaily:

@@ -284,7 +284,7 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     return TheoremSampleSize(float(n), _rows("|D_rec|", nd, eps), _rows("|D_rand|", nr, eps), eps, d)
 
 
-@validate_params(p_act=Real(0, 1), n_requests=Integer(1), k=Integer(1))
+@validate_params(p_act=Real(0, 1), n_requests=Integer(1, 2**53), k=Integer(1, 2**53))     # 2**53: float counts
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
 
@@ -311,7 +311,7 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
     return float(p_act) * n_requests * k
 
 
-@validate_params(n_random=Integer(1), n_requests=Integer(1), k=Integer(1))
+@validate_params(n_random=Integer(1, 2**53), n_requests=Integer(1, 2**53), k=Integer(1, 2**53))
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
     """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
 
