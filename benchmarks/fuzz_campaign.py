@@ -659,7 +659,7 @@ def python_cases(f: dict) -> list[Case]:
     unit = real_in(0, 1, hi_open=True)
     door("offpolicy_audit", "offpolicy_audit", {"confidence": unit, "interval": lambda v: False, "rng": anything,
                                                 "estimators": lambda v: False, "progress": anything})
-    door("mitigate", "mitigate", {"k": anything, "confidence": real_in(0.5, 1, hi_open=True), "margin": anything,
+    door("mitigate.loop", "mitigate", {"k": anything, "confidence": real_in(0.5, 1, hi_open=True), "margin": anything,
                                   "samples": anything, "chunk_users": anything, "envy_epsilon": anything,
                                   "envy_alpha": anything, "patience": unit, "target": lambda v: False,
                                   "method": lambda v: False, "protected": anything})

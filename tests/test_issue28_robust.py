@@ -329,8 +329,8 @@ def test_exposure_refuses_a_reference_that_is_not_one_label(reference):
 
     log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [1, 2, 1, 3], "rank": [1, 2, 1, 2],
                         "genre": ["a", "b", "a", "b"], "gender": ["f", "f", "m", "m"]})
-    with pytest.raises(ParameterTypeError, match=r"^reference must be one user group's label \(a string or a "
-                                                 r"number\), got " + type(reference).__name__ + "$"):
+    with pytest.raises(ParameterTypeError, match=r"^reference must be a group label \(a string or a number\), got "
+                                                 + type(reference).__name__ + "$"):
         exposure_fairness(log, item_group="genre", user_group="gender", reference=reference)
 
 
@@ -340,3 +340,67 @@ def test_a_synthetic_world_too_small_for_its_groups_says_which_input(run):
              "n_users must be at least n_groups=4 (a user per group), got 2")
     one_line(run("envy", "--dataset", "synthetic", "--n-items", "3", "--json"),
              "n_items must be at least n_categories=5 (an item per category), got 3")
+
+
+# ---- the front doors the campaign had not fuzzed before (benchmarks/fuzz_campaign.py, robust3)
+
+def test_simulate_pairs_refuses_sizes_it_cannot_hold_and_a_malformed_position_bias():
+    from ocef.errors import ResourceLimitError
+    from ocef.pairwise.simulate import simulate_pairs
+    from ocef.reo.simulate import make_traffic_world
+
+    world = make_traffic_world(n_users=30, n_items=12, rng=0)
+    with pytest.raises(ResourceLimitError, match=r"^n_requests: needs about 7.28 TiB of memory"):
+        simulate_pairs(world, n_requests=10**12, rng=0)              # was numpy's MemoryError
+    with pytest.raises(ParameterError, match=r"^n_levels must be an integer in \[1, 1e\+06\]"):
+        simulate_pairs(world, n_requests=100, n_levels=10**400, rng=0)       # was an OverflowError
+    for bias in (10**400, 0.5 + 0.1j, {"a": 1}):                      # OverflowError / TypeError before
+        with pytest.raises(ParameterError, match=r"^position_bias must be two examination probabilities"):
+            simulate_pairs(world, n_requests=100, position_bias=bias, rng=0)
+
+
+def test_reo_planning_counts_beyond_a_float_are_refused():
+    from ocef.reo.planning import expected_random_rows, p_act_for
+
+    with pytest.raises(ParameterError, match=r"^n_requests must be an integer in \[1, 9.0072e\+15\]"):
+        expected_random_rows(0.01, n_requests=10**400, k=5)          # was an OverflowError
+    with pytest.raises(ParameterError, match=r"^k must be an integer"):
+        p_act_for(10, n_requests=1000, k=10**400)
+
+
+def test_offpolicy_estimators_are_declared_and_one_name_is_a_list_of_one():
+    from ocef.datasets import make_toy_propensity_log
+    from ocef.offpolicy import offpolicy_audit
+
+    log, target = make_toy_propensity_log()
+    with pytest.raises(ParameterError, match=r"^estimators must be one of 'ips'"):
+        offpolicy_audit(log, target, user_group="g", estimators=float("nan"))   # was "'float' is not iterable"
+    one = offpolicy_audit(log, target, user_group="g", estimators="ips").to_frame()
+    listed = offpolicy_audit(log, target, user_group="g", estimators=["ips"]).to_frame()
+    pd.testing.assert_frame_equal(one, listed)
+
+
+def test_one_metric_given_as_a_string_is_accepted():
+    # OneOrMore refused "precision" with "must be one of 'precision', ... got 'precision'"
+    from ocef.datasets import make_toy_rankings
+    from ocef.exposure import exposure_fairness
+
+    log = make_toy_rankings()
+    a = exposure_fairness(log, item_group="genre", user_group="gender", metrics="precision").users.groups
+    b = exposure_fairness(log, item_group="genre", user_group="gender", metrics=["precision"]).users.groups
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_estimate_reo_by_and_ranking_fairness_name_a_malformed_by_or_reference():
+    from ocef.datasets import make_toy_rankings, make_toy_reo_logs
+    from ocef.errors import ParameterTypeError
+    from ocef.exposure import ranking_fairness
+    from ocef.reo import estimate_reo_by
+
+    default, random = make_toy_reo_logs()[:2]
+    with pytest.raises(ParameterTypeError, match=r"^by must be a non-empty str, got NoneType$"):
+        estimate_reo_by(default, random, by=None)                      # was "NoneType has no len()"
+    with pytest.raises(ParameterTypeError, match=r"^reference must be a group label \(a string or a number\), "
+                                                 r"got ndarray$"):
+        ranking_fairness(make_toy_rankings(), item_group="genre", user_group="gender", metrics=["awrf"],
+                         reference=np.array(["f", "m"]))
