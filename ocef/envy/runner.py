@@ -371,7 +371,8 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     progress : bool, default False
         Show a progress bar of the runs decided; the numpy engine adds one of its lock-step's steps,
         up to the longest run's bound (Theorem 6 with ``true_means``, else ``max_steps``), with the
-        time left; the numba engine then runs one run per thread at a time so that its bar moves.
+        time left; the numba engine then runs one run per thread at a time so that its bar moves, and
+        a chunk of runs still going after :data:`COMPILED_STEPS` steps gets the same bar of steps.
     desc : str, default "audits"
         Label of the progress bar.
 

@@ -156,3 +156,11 @@ def test_movielens(capsys):
     assert out["n_cells"] == 294 and out["n_groups"] == 55 and 0 < out["uf"] <= 1
     assert main(["fairrec", "--dataset", "movielens", "--data-dir", str(data), "--k", "50"]) == 2
     assert "k must be smaller" in capsys.readouterr().err
+
+
+def test_top_n_one_lists_the_extreme_groups_only(table, capsys):
+    # last session's campaign: `ocef fairrec --top-n 1` ended in a traceback (verified fixed; kept here)
+    path, _ = table
+    assert main(["fairrec", "--user-metrics", str(path), "--metric", "mrr", "--top-n", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["top_advantaged"] == [out["advantaged"]] and out["top_disadvantaged"] == [out["disadvantaged"]]
