@@ -73,13 +73,9 @@ def _auto_position(n_groups) -> float:
 
 
 def auto_epsilon(n_groups: int) -> float:
-    """ε for ``N`` groups by Sec. 4.2's guidance ("we suggest choosing ε in the range of
-    [0.002, 0.005] in the complex case ... in the relatively simple cases ... where N_groups <= 1,000,
-    we set ε in the range of [0.1, 0.2]"): ε = 0.1 up to 1,000 groups, 0.005 from 53,058 groups (the
-    authors' LFM360K setting) and geometric interpolation between,
-    ``log ε = log 0.1 + t · log(0.005 / 0.1)`` with ``t = log(N / 1,000) / log(53,058 / 1,000)``.
-    The particles per swarm ``ε · N`` then grow as ``N^0.25`` between the anchors (100 at 1,000 groups,
-    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``.
+    """ε for ``N`` groups by Sec. 4.2's guidance: 0.1 up to 1,000 groups, 0.005 from 53,058 (the
+    authors' LFM360K setting), geometric interpolation between, so that the particles per swarm
+    ``ε · N`` grow as ``N^0.25`` (100 at 1,000 groups, 265 at 53,058) instead of linearly.
 
     Parameters
     ----------
@@ -93,10 +89,8 @@ def auto_epsilon(n_groups: int) -> float:
 
     Examples
     --------
-    >>> auto_epsilon(294)                       # MovieLens' 2 x 7 x 21 grid: a simple case
-    0.1
-    >>> round(auto_epsilon(10_000), 4), int(auto_epsilon(10_000) * 10_000)
-    (0.0176, 176)
+    >>> auto_epsilon(294), round(auto_epsilon(10_000), 4)
+    (0.1, 0.0176)
     """
     t = _auto_position(n_groups)
     if t in (0.0, 1.0):                                  # the anchors exactly (no exp/log round-off)
@@ -205,34 +199,30 @@ def _check_grid(attributes, low, high) -> None:
 
 def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_users: int,
                 n_resamples: int = 0) -> float:
-    """Estimated work of :func:`search` in :data:`ocef.validation.DEFAULT_LIMITS`'s steps: group visits
-    (each :data:`VISIT_WORK` steps) of one search — DPSO/vanilla ``2 · n_pt · (n_iter + 1)`` (two
-    swarms, the initial positions and ``n_iter`` moves, Alg. 1-3), exhaustive ``n_groups``, TestSGD
-    ``n_groups`` visits plus one complement of ``n_users`` rows each — times ``1 + n_resamples`` (the
-    permutation test re-runs the search).
+    """Estimated work of :func:`search` in :data:`ocef.validation.DEFAULT_LIMITS`'s steps, checked by
+    :func:`search` against :func:`ocef.validation.limit` before anything runs.
 
-    :func:`search` compares it with the work limit in force (:func:`ocef.validation.limit`) before
-    anything runs.
+    Group visits (each :data:`VISIT_WORK` steps): DPSO/vanilla ``2 · n_pt · (n_iter + 1)``,
+    exhaustive ``n_groups``, TestSGD ``n_groups`` plus one complement of ``n_users`` rows each; times
+    ``1 + n_resamples`` (the permutation test re-runs the search).
 
     Parameters
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search.
     n_pt : int or None
-        Particles per swarm (DPSO and vanilla; ignored otherwise).
+        Particles per swarm (DPSO and vanilla).
     n_iter : int
         Iterations (DPSO and vanilla).
     n_groups : int
         Valid groups of the oracle.
     n_users : int
-        Users with a defined metric (TestSGD's complements).
-    n_resamples : int, default 0
-        Permutations of the permutation test (0: none).
+        Users with a defined metric.
+    n_resamples : int
+        Permutations of the permutation test.
 
     Returns
     -------
     float
-        Estimated steps.
 
     Examples
     --------
@@ -256,26 +246,22 @@ class GroupOracle:
     users : pandas.DataFrame
         One row per user with integer attribute codes (row ``r`` is user ``r`` of ``evaluate``).
     attributes : sequence of str
-        The sensitive attributes (columns) spanning the search space.
+        The sensitive attributes spanning the search space.
     evaluate : callable
-        ``evaluate(user_rows)`` queries the model for those users only and returns either one
-        metric value per row (NaN where undefined; the group value is their mean, Def. 2.2's MGD)
-        or the group's value as one float (e.g. a pooled AUC).
+        ``evaluate(user_rows)`` queries the model for those users only and returns one metric
+        value per row (NaN where undefined; the group value is their mean, Def. 2.2's MGD) or the
+        group's value as one float (e.g. a pooled AUC).
     min_users : int
-        Smallest number of users *with a defined metric* in a valid group; smaller groups are never
-        queried.
+        Smallest number of users *with a defined metric* in a valid group.
     name : str
         The metric's name.
     defined : array_like of bool, optional
-        Which users have a defined metric (known from the data without querying the model, e.g. a
-        user without a positive candidate has no AUC); default: every user. Undefined users belong
-        to no group.
+        Users with a defined metric, known without querying the model; default every user.
     bounds : (float, float), optional
-        Range of one user's metric value (``None``: unknown). With per-user values and a range,
-        :func:`search` reports simultaneous intervals and ``uf_lower``
-        (:mod:`ocef.fairrec.inference`).
+        Range of one user's value; with per-user values, :func:`search` reports simultaneous
+        intervals and ``uf_lower`` (:mod:`ocef.fairrec.inference`).
     labels : dict, optional
-        ``{attribute: {code: label}}`` to print groups by name (e.g. ``{"gender": {0: "F", 1: "M"}}``).
+        ``{attribute: {code: label}}`` to print groups by name.
 
     Examples
     --------
@@ -473,20 +459,16 @@ class GroupOracle:
         return self.n_users_queried + self.group_cost * self.n_queries
 
     def query(self, rows: np.ndarray) -> float:
-        """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
-        ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``.
-
-        Not cached (TestSGD's complements go through here); :meth:`value` is the cached door.
+        """Evaluate any set of user rows, uncached (TestSGD's complements); :meth:`value` is the cached door.
 
         Parameters
         ----------
         rows : numpy.ndarray of int
-            User rows.
 
         Returns
         -------
         float
-            The group value: the mean of the defined per-user values, or the black box's float.
+            The mean of the defined per-user values, or the black box's float.
 
         Raises
         ------
@@ -550,22 +532,20 @@ class GroupOracle:
         return np.sort(np.concatenate([self._order[a:a + n] for a, n in zip(self._start[i], self._count[i])]))
 
     def user_values(self, rows=None) -> tuple[np.ndarray, int]:
-        """Metric values of the users ``rows`` (default: every defined user): the ones queried in this
-        search plus one query of the others (the extra cost of a permutation test). Returns
-        ``(values of every user, NaN outside rows, n_users_queried)``; raises an error if
-        ``evaluate`` returns group values only.
+        """Metric values of the users ``rows``: those queried by the search plus one query of the others
+        (the extra cost of a permutation test).
 
         Parameters
         ----------
         rows : array_like of int, optional
-            User rows wanted; None: every user with a defined metric.
+            None: every user with a defined metric.
 
         Returns
         -------
         values : numpy.ndarray of float, shape (n_users,)
-            The metric value of each wanted user, NaN elsewhere.
+            NaN outside ``rows``.
         n_users_queried : int
-            Users queried now (not already known from the search).
+            Users queried now.
 
         Raises
         ------
@@ -907,26 +887,20 @@ METRIC_BOUNDS: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in ("auc", 
 
 
 def metric_bounds(split, metric: str) -> tuple[float, float]:
-    """Range of one user's ``metric`` on ``split`` whatever the model ranks: [0, 1] for AUC, MRR,
-    NDCG, URD; for URP (eq. 7, ``mean RP(top k) − mean RP(history)``) ``[min RP − max user_pop,
-    max RP − min user_pop]`` over the split's items and users (data, not model output).
+    """Range of one user's ``metric`` on ``split`` whatever the model ranks (data, not model output,
+    so the intervals of :mod:`ocef.fairrec.inference` are not fitted to what they judge).
 
-    The range feeds the simultaneous intervals of :mod:`ocef.fairrec.inference`, which are valid
-    for any distribution on it; it must not depend on the model, or the bound would be fitted to
-    the data it judges.
+    [0, 1] for AUC, MRR, NDCG, URD; for URP (eq. 7) ``[min RP − max user_pop, max RP − min user_pop]``.
 
     Parameters
     ----------
     split : FairRecSplit
-        The split (:class:`ocef.environments.fairrec_split.FairRecSplit`); only ``rp`` and
-        ``user_pop`` are read, for URP.
+        Only ``rp`` and ``user_pop`` are read, for URP.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
-        The metric.
 
     Returns
     -------
     (float, float)
-        ``(low, high)``.
 
     Raises
     ------
@@ -950,22 +924,18 @@ def defined_users(split, metric: str) -> np.ndarray:
     """Which users of ``split`` have a defined ``metric`` whatever the model: AUC needs a positive and
     a negative candidate, NDCG a positive; MRR, URD and URP are always defined.
 
-    Known from the candidates' labels without querying the model, so a search's valid groups
-    (``min_users`` users *with a defined metric*) are fixed before any evaluation. In a
-    leave-last-out split every user has one positive and ``n_neg_test`` negatives, so every user
-    is defined; a hand-made candidate table may differ.
+    Known from the labels without querying the model, so a search's valid groups are fixed before
+    any evaluation.
 
     Parameters
     ----------
     split : FairRecSplit
-        The split; ``candidates`` (``user, item, label``) and ``n_users`` are read.
+        ``candidates`` (``user, item, label``) and ``n_users`` are read.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
-        The metric.
 
     Returns
     -------
     numpy.ndarray of bool, shape (n_users,)
-        True where the user's metric is defined.
 
     Examples
     --------
@@ -1009,69 +979,51 @@ def _check_bounds(bounds):
 
 @dataclass(frozen=True)
 class FairRecResult(Result):
-    """Outcome of a search (Alg. 1's output) with selection-adjusted inference.
+    """Outcome of a search (Alg. 1's output) with selection-adjusted inference, from :func:`search`.
 
-    Returned by :func:`search`. A :class:`ocef.results.Result`: ``to_dict``, ``to_json`` (strict
-    JSON; the InfoBase is left out, it is the frame), ``to_frame`` and ``to_csv``.
+    A :class:`ocef.results.Result` (the InfoBase is the frame, left out of ``to_json``); views
+    ``overall``, ``groups``, ``summary()`` and ``verdict()``.
 
     Attributes
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search that ran.
     metric : str
-        The metric's name (the oracle's ``name``).
     uf : float
-        UF of eq. (1): value of ``advantaged`` minus value of ``disadvantaged`` (the paper's
-        statistic; biased upwards by the search's maximum over noisy groups). NaN if the search
-        evaluated no valid group.
+        UF of eq. (1), ``advantaged`` minus ``disadvantaged`` (biased upwards by the search's
+        maximum over noisy groups); NaN if no valid group was evaluated.
     uf_lower : float
-        Lower confidence bound, at ``confidence``, of the population UF over the valid groups, valid
-        whatever groups the search looked at (:mod:`ocef.fairrec.inference`); NaN with a ``reason``
-        where no valid bound exists.
+        Lower confidence bound of the population UF, valid whatever groups the search looked at
+        (:mod:`ocef.fairrec.inference`); NaN with a ``reason`` where none is valid.
     p_value, significant : float, bool
-        p-value of the null "the metric's distribution does not depend on the attributes"
-        (``test``: ``"permutation"`` with ``n_resamples`` re-runs of the search, or ``"bound"``);
-        ``significant`` = ``p_value <= 1 − confidence``.
+        Of the null "the metric does not depend on the attributes"; ``significant`` =
+        ``p_value <= 1 − confidence``.
     advantaged, disadvantaged : Group or None
-        The reported groups, each with ``n_users`` (users with a defined metric), ``value`` and a
-        simultaneous interval ``ci_low``, ``ci_high``; None if the search evaluated no valid group.
+        With ``n_users``, ``value`` and a simultaneous interval ``ci_low``, ``ci_high``.
     top_advantaged, top_disadvantaged : list of Group
-        The ``top_n`` best and worst evaluated groups, likewise.
+        The ``top_n`` best and worst evaluated groups.
     infobase : pandas.DataFrame
         Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (FairRec guide): distinct groups queried, users whose
-        recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
-        n_queries``.
+        The search's own cost: distinct groups, users queried, black-box calls, and
+        ``n_users_queried + group_cost · n_queries``.
     n_invalid_visits : int
-        Visits of groups with fewer than ``min_users`` users (never queried, cost nothing).
+        Visits of groups below ``min_users`` (never queried).
     n_groups, n_cells : int
-        Valid groups and cells of the attribute grid (``Π`` of the attributes' ranges).
+        Valid groups and cells of the attribute grid.
     min_users : int
-        Smallest size of a valid group (users with a defined metric).
     seconds : float
-        Wall time of the search itself.
     params : dict
-        The settings used (``epsilon`` and ``n_iter`` after ``"auto"``, ``n_particles``, eq. (8)'s
-        constants, budgets, ``bounds``).
+        The settings used, ``"auto"`` resolved.
     confidence : float
-        Level of the intervals and of ``uf_lower``.
     test : {"permutation", "bound"} or None
-        The test that gave ``p_value`` (``"auto"`` resolved), None if none.
     n_resamples : int
-        Permutations run (0 unless ``test == "permutation"``).
     reason : str
-        Why a bound, interval or p-value is missing or was replaced ("" when nothing is).
+        Why a bound, interval or p-value is missing or was replaced.
     inference_users_queried, inference_queries : int
-        Extra black-box cost of the inference: the permutation test's users not queried by the
-        search, and the one query that fetched them (0 or 1).
+        Extra black-box cost of the permutation test.
     inference_seconds : float
-        Wall time of the inference.
     labels : dict
-        ``{attribute: {code: label}}`` the groups are printed with.
-
-    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()`` and
-    ``verdict()`` (one sentence).
+        ``{attribute: {code: label}}``.
 
     Examples
     --------
@@ -1415,16 +1367,12 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     Parameters
     ----------
     oracle : GroupOracle
-        The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search (FairRec guide).
     epsilon, n_iter : float, "auto" or None; int or "auto"
-        DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
-        ``epsilon_base``) and iterations; ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`,
-        :func:`auto_n_iter`); a number is taken literally; None (default): ε = 0.1 as Sec. 4.2
-        recommends for <= 1,000 groups, with at least ``min(valid groups, COVER_PARTICLES)``
-        particles per swarm so that a small grid is searched through (``params["n_particles_rule"]``
-        says which rule set the number).
+        DPSO/vanilla: particles per swarm as a share of ``N`` (see ``epsilon_base``) and
+        iterations; ``"auto"``: Sec. 4.2's rule (:func:`auto_epsilon`, :func:`auto_n_iter`); None:
+        ε = 0.1 (Sec. 4.2, <= 1,000 groups) with at least ``min(valid groups, COVER_PARTICLES)``
+        particles (``params["n_particles_rule"]`` says which rule applied).
     alpha, c1, c2, vmax : float
         Eq. (8)'s constants (Sec. 4.1: 0.09, 2, 2, 2).
     theta : float
@@ -1432,36 +1380,27 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     top_n : int
         Groups listed at each end.
     max_evaluations, max_cost, group_cost : int or None, float or None, float
-        Budgets (Table 3, FairRec guide): at most ``max_evaluations`` distinct groups, or
-        queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
-        ``n + group_cost`` (default 1.0). None: no budget (the default).
-    epsilon_base : {"cells", "groups"}, default "cells"
-        What ``epsilon`` is a share of: every cell of the attribute grid (the paper's group
-        counts) or the valid groups (smaller swarms on a sparse grid).
+        Budgets (Table 3): distinct groups, or total ``cost`` where a query of ``n`` users costs
+        ``n + group_cost``. None: no budget.
+    epsilon_base : {"cells", "groups"}
+        ``epsilon`` is a share of the grid's cells (the paper) or of the valid groups.
     confidence : float
-        Level of the simultaneous group intervals and of ``uf_lower``; ``significant`` means
-        ``p_value <= 1 − confidence``.
+        Of the group intervals and ``uf_lower``.
     test : {"auto", "permutation", "bound"} or None
-        How ``p_value`` is computed: ``"permutation"`` re-runs the search on ``n_resamples``
-        permutations of the users' metric values (exact; extra cost: one query of the valid groups'
-        users the search had not queried, then computation only); ``"bound"`` from the simultaneous
-        intervals (no extra query, conservative); ``"auto"`` (default): the permutation test when its
-        extra query costs at most ``AUTO_COST_RATIO`` (2) times the search's own cost, else the bound
-        (``reason`` says so; e.g. DPSO on a 39,366-cell grid, where it would cost 8x); None: no
-        p-value (``uf_lower`` is still computed). ``test`` in the result: the one used.
+        ``"permutation"`` re-runs the search on permuted metric values (exact; one extra query of
+        the users not yet queried); ``"bound"`` from the simultaneous intervals (no query,
+        conservative); ``"auto"``: the permutation test when its extra query costs at most
+        ``AUTO_COST_RATIO`` times the search's own, else the bound (``reason`` says so); None: no
+        p-value.
     n_resamples : int
-        Permutations of the permutation test (>= 1).
+        Permutations of the permutation test.
     rng : None, int, SeedSequence or Generator
-        Randomness of the search and of the permutations. Same ``rng``, same result.
-    progress : bool or "auto", default False
-        A bar with the time left on stderr (:mod:`ocef._progress`) over DPSO's iterations and
-        over the permutation test's resamples; it never changes the result.
+    progress : bool or "auto"
+        A progress bar on stderr; never changes the result.
 
     Returns
     -------
     FairRecResult
-        UF, the groups, the InfoBase, the cost and the inference (``uf_lower``, ``p_value``,
-        ``significant``, ``reason``).
 
     Raises
     ------
@@ -1478,8 +1417,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     >>> users["mrr"] = gen.random(400) * 0.5 + 0.5 * (users.g == 1)       # group g=1 is better
     >>> res = search(GroupOracle.from_user_metrics(users, ["g", "a"], "mrr", min_users=5), "exhaustive",
     ...              n_resamples=99, rng=0)
-    >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant, res.uf_lower > 0.1
-    (1, 0, True, True)
+    >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant
+    (1, 0, True)
     """
     n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
     eps = auto_epsilon(n_base) if epsilon == "auto" else 0.1 if epsilon is None else float(epsilon)
