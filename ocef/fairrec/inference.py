@@ -444,26 +444,20 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
                    rng=None, bounds=None, progress=False) -> dict:
     """Studentized max-t inference for UF (eq. 1) over searched cells, valid whatever the search looked at.
 
-    With ``m_g``, ``se_g`` the mean and moderated standard error of cell ``g`` (:func:`group_moments`)
-    and ``d_g = m_g − m̄``, ``s_g`` its deviation from the grand mean and standard error
-    (:func:`deviations`), the statistic is ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells
-    ``S``. Two reference distributions, each over *all* valid cells (a superset of ``S``, hence
-    valid for any search):
+    ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells ``S``, with ``d_g = m_g − m̄`` and ``s_g``
+    from :func:`group_moments` and :func:`deviations`. Two reference distributions, each over *all*
+    valid cells (a superset of ``S``, hence valid for any search):
 
-    - **permutation** (null: the metric does not depend on the attributes): the users' cell labels
-      are permuted jointly and ``D* = max_g |d*_g| / s*_g`` recomputed over all valid cells;
-      ``T <= D``, so ``p_perm = (1 + #{D* >= T}) / (1 + B)`` is exact at every level under
-      exchangeability (Phipson and Smyth 2010);
-    - **bootstrap** (simultaneous intervals ``d_g ± c s_g`` of ``δ_g = μ_g − μ̄``): users resampled
-      within each cell, ``M* = max_g |d*_g − d_g| / s*_g`` (bootstrap max-t, Romano and Wolf 2005),
-      ``p_boot = (1 + #{M* >= T}) / (1 + B)``.
+    - **permutation** (null: the metric does not depend on the attributes): ``p_perm = (1 + #{D* >=
+      T}) / (1 + B)`` with the permuted ``D* = max_g |d*_g| / s*_g``, exact under exchangeability
+      (Phipson and Smyth 2010);
+    - **bootstrap** (simultaneous intervals of ``δ_g = μ_g − μ̄``): users resampled within cells,
+      ``M* = max_g |d*_g − d_g| / s*_g`` (Romano and Wolf 2005).
 
-    One critical value ``c = max(c_perm, c_boot)`` (each the level-``1 − confidence`` threshold of
-    its null sample) gives ``uf_lower`` (:func:`maxt_lower_bound`), and ``p_value = max(p_perm,
-    p_boot)``: ``uf_lower > 0`` iff ``p_value <= 1 − confidence``, exactly — both compare ``T`` with
-    the same null samples through the same monotone function :func:`excess`. The group intervals
-    ``m_g ± c_g se_g`` (``c_g`` the bootstrap max-t quantile of ``max_g |m*_g − m_g| / se*_g``) hold
-    all at once with probability ≈ ``confidence``.
+    ``c = max(c_perm, c_boot)`` gives ``uf_lower`` (:func:`maxt_lower_bound`) and ``p_value =
+    max(p_perm, p_boot)``, so that ``uf_lower > 0`` iff ``p_value <= 1 − confidence`` (both go through
+    :func:`excess`). The group intervals ``m_g ± c_g se_g`` hold jointly with probability ≈
+    ``confidence``.
 
     Parameters
     ----------
@@ -472,35 +466,29 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     codes : array_like of int, shape (n_users,)
         Each user's cell index ``0 .. n_codes − 1``.
     n_codes : int
-        Number of valid cells (each non-empty).
+        Number of valid (non-empty) cells.
     searched : array_like of int
-        Indices of the cells the search evaluated (at least two).
-    confidence : float, default 0.95
-        Level of the intervals and of ``uf_lower``; the test's level is ``1 − confidence``.
-    n_resamples : int, default 199
+        The cells the search evaluated (at least two).
+    confidence : float
+    n_resamples : int
         Permutations and bootstrap resamples (each).
     rng : None, int, SeedSequence or Generator
-        Randomness.
     bounds : (float, float), optional
         Range of one value: the group intervals are clipped to it.
-    progress : bool or "auto", default False
-        A bar over the resamples with the time left (:mod:`ocef._progress`), moved once per chunk
-        of about 2·10^7 resampled values; it never changes the result.
+    progress : bool or "auto"
+        A progress bar over the resamples; never changes the result.
 
     Returns
     -------
     dict
-        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (``p_value <= 1 −
-        confidence``, decided on the counts so that round-off cannot split it from ``uf_lower > 0``),
-        ``p_permutation``, ``p_bootstrap``,
-        ``uf_lower``, ``ci_low``, ``ci_high`` (group means, per searched cell in ``searched``
-        order), ``reason`` ("" or why no gap can be established: too few resamples).
+        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (decided on the counts,
+        so round-off cannot split it from ``uf_lower > 0``), ``p_permutation``, ``p_bootstrap``,
+        ``uf_lower``, ``ci_low``, ``ci_high`` (per searched cell) and ``reason``.
 
     Examples
     --------
-    >>> gen = np.random.default_rng(0)
     >>> codes = np.repeat(np.arange(4), 50)
-    >>> values = gen.random(200) - 0.3 * (codes == 2)
+    >>> values = np.random.default_rng(0).random(200) - 0.3 * (codes == 2)
     >>> out = maxt_inference(values, codes, 4, [0, 1, 2, 3], rng=0)
     >>> out["p_value"] <= 0.05, out["uf_lower"] > 0
     (True, True)
