@@ -50,18 +50,16 @@ _AUDITOR_KEY, _PULL_KEY = 0, 1
 
 # ====================================================================== keyed randomness
 def base_seed_sequence(rng) -> np.random.SeedSequence:
-    """The base SeedSequence of keyed audit randomness, from any accepted ``rng``.
+    """The base SeedSequence of keyed audit randomness: an int (or list) seeds it, a SeedSequence is
+    kept, None takes OS entropy, a Generator gives 128 bits (one draw).
 
     Parameters
     ----------
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
-        An int (or list of ints) seeds it; a SeedSequence is kept as is; None takes fresh OS
-        entropy; a Generator gives 128 bits of entropy (one draw, so it advances).
 
     Returns
     -------
     numpy.random.SeedSequence
-        The base of :func:`audit_root`.
 
     Examples
     --------
@@ -83,27 +81,23 @@ def _child(seq: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
 
 
 def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
-    """The root SeedSequence of the ``index``-th audit seeded by ``rng``.
-
-    Seed S gives ``SeedSequence(S, spawn_key=(index,))`` (audit 0: ``ocef audit-live``).
+    """The root SeedSequence of the ``index``-th audit: ``SeedSequence(S, spawn_key=(index,))``
+    (audit 0: ``ocef audit-live``).
 
     Parameters
     ----------
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
-        The seed (:func:`base_seed_sequence`).
-    index : int, default 0
-        Which audit.
+        :func:`base_seed_sequence`.
+    index : int
 
     Returns
     -------
     numpy.random.SeedSequence
-        The audit's root.
 
     Examples
     --------
-    >>> root = audit_root(7, 2)
-    >>> root.entropy, root.spawn_key
-    (7, (2,))
+    >>> audit_root(7, 2).spawn_key
+    (2,)
     """
     return _child(base_seed_sequence(rng), index)
 
@@ -119,14 +113,12 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
     Parameters
     ----------
     root : numpy.random.SeedSequence
-        The audit's root (:func:`audit_root`).
+        :func:`audit_root`.
     group : int
-        The audited group i.
 
     Returns
     -------
     numpy.random.SeedSequence
-        The seed of that auditor's generator.
 
     Examples
     --------
@@ -137,28 +129,23 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
 
 
 def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.random.Generator:
-    """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its step ``step``.
-
-    Child ``(…, 1, group, step)`` of the root (module docstring).
+    """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its ``step``: child
+    ``(…, 1, group, step)`` of the root; the same arguments give the same draws.
 
     Parameters
     ----------
     root : numpy.random.SeedSequence
-        The audit's root (:func:`audit_root`).
     group : int
-        The audited group.
     step : int
-        The 0-based step of that group's auditor.
+        0-based, of that group's auditor.
 
     Returns
     -------
     numpy.random.Generator
-        A fresh PCG64 generator; the same arguments give the same draws.
 
     Examples
     --------
-    >>> root = audit_root(7)
-    >>> pull_generator(root, 0, 5).random() == pull_generator(root, 0, 5).random()
+    >>> pull_generator(audit_root(7), 0, 5).random() == pull_generator(audit_root(7), 0, 5).random()
     True
     """
     return np.random.Generator(np.random.PCG64(_child(root, _PULL_KEY, group, step)))
@@ -171,14 +158,12 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
-        The simulated recommender (ground truth, policies, partition, matching).
     rng : None, int, SeedSequence or numpy.random.Generator
-        The audit's seed; a SeedSequence is used as the root as is.
+        The audit's seed; a SeedSequence is the root.
 
     Returns
     -------
     callable
-        ``pull(group, arm, step) -> float``, the group-average reward in [0, 1].
 
     Examples
     --------
@@ -227,33 +212,30 @@ class LiveAuditResult(Result):
     Attributes
     ----------
     groups : pandas.DataFrame
-        One row per group: ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy``, or
-        ``timeout``), ``duration`` (steps) and, with ``true_means``, ``cost`` (eq. 10),
-        ``constraint_held`` (constraint (7) at every step) and ``true_envy``.
+        ``group``, ``name``, ``size``, ``verdict``, ``duration`` and, with ``true_means``, ``cost``
+        (eq. 10), ``constraint_held`` (7) and ``true_envy``.
     params : dict
-        The audit's parameters (``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``,
-        ``sigma``, ``omega``, ``max_steps``).
+        ``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``, ``sigma``, ``omega``,
+        ``max_steps``.
     seed : dict
-        The root SeedSequence as strict JSON (``entropy`` as strings, ``spawn_key``).
+        The root SeedSequence as strict JSON.
     steps : int
-        Synchronous steps taken (the longest group's duration).
+        Synchronous steps taken.
     checkpoint_steps : tuple of int
-        Steps at which the checkpoint was written.
     wall_time : float
-        Seconds spent auditing, over all sessions.
+        Seconds, over all sessions.
     resumed_from : int or None
-        The step restored from the checkpoint (None for a fresh run).
+        The step restored from the checkpoint.
     version : str
-        The ``ocef`` version that ran the audit.
     auditors : tuple of OCEF
         The final auditors (not compared, not serialised).
 
     Examples
     --------
-    >>> from ocef.envy.service import toy_service
-    >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
-    >>> result.steps, result.seed
-    (385, {'entropy': '7', 'spawn_key': [0]})
+    >>> from ocef.envy.audit import AuditProblem
+    >>> from ocef.datasets import make_toy_envy
+    >>> ask_tell_audit(AuditProblem(*make_toy_envy()), alpha=0.05, delta=0.05, epsilon=0.05, rng=7).seed
+    {'entropy': '7', 'spawn_key': [0]}
     """
 
     groups: pd.DataFrame
