@@ -19,7 +19,7 @@ from ocef.validation import Boolean, Integer, Rng, fill_doc, validate_params
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
            "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
            "make_toy_propensity_log", "ToyScores", "make_toy_scores",
-           "make_toy_coat", "make_toy_ml100k"]
+           "make_toy_coat", "make_toy_ml100k", "make_toy_fairrec_split"]
 
 #: The ``root`` parameter of the factories that write a data set's folder.
 _fill_root = fill_doc(root="""
@@ -528,3 +528,32 @@ def make_toy_ml100k(root=None):
     (root / "u.item").write_text("".join(f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\n"
                                          for i, f in enumerate(flags)))
     return root
+
+
+def make_toy_fairrec_split():
+    """A leave-last-out FairRec split of 40 users who each like 6 of the 30 items of their parity.
+
+    Users have ``gender`` (user % 2) and ``age`` (user % 3); items alternate two genres; 9 test
+    negatives per user (:func:`ocef.environments.fairrec_split.fairrec_split`, seed 0). The
+    examples of :mod:`ocef.fairrec`.
+
+    Returns
+    -------
+    ocef.environments.fairrec_split.FairRecSplit
+        The same split on each call (400 candidate rows).
+
+    Examples
+    --------
+    >>> make_toy_fairrec_split().candidates.shape
+    (400, 3)
+    """
+    import pandas as pd
+
+    from ocef.environments.fairrec_split import fairrec_split
+
+    gen = np.random.default_rng(0)
+    items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]
+    ratings = pd.DataFrame({"user": np.repeat(np.arange(40), 6), "item": np.concatenate(items),
+                            "timestamp": np.tile(np.arange(6), 40)})
+    users = pd.DataFrame({"gender": np.arange(40) % 2, "age": np.arange(40) % 3})
+    return fairrec_split(ratings, users, np.eye(2, dtype=int)[np.arange(30) % 2], n_neg_test=9, rng=0)

@@ -99,18 +99,17 @@ def auto_epsilon(n_groups: int) -> float:
 
 
 def auto_n_iter(n_groups: int) -> int:
-    """n_it for ``N`` groups by Sec. 4.2's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
-    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
+    """n_it for ``N`` groups by Sec. 4.2's guidance ([5, 10] up to 1,000 groups, [15, 20] in the complex
+    case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
 
     Parameters
     ----------
     n_groups : int
-        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+        ``N`` (``epsilon_base`` of :func:`search`).
 
     Returns
     -------
     int
-        The number of DPSO iterations, in [10, 20].
 
     Examples
     --------
@@ -323,15 +322,12 @@ class GroupOracle:
 
     # -- cells and positions ------------------------------------------------------------------
     def cell_of(self, positions: np.ndarray) -> np.ndarray:
-        """Mixed-radix cell id of positions (rows of attribute codes).
-
-        A position (Alg. 1's particle) is one code per attribute; its cell id is
-        ``Σ_j (code_j − low_j) · Π_{l>j} cards_l``, the int64 key of the InfoBase.
+        """Mixed-radix cell ids ``Σ_j (code_j − low_j) · Π_{l>j} cards_l`` (the InfoBase's int64 keys) of
+        positions (Alg. 1's particles: one code per attribute).
 
         Parameters
         ----------
         positions : array_like of int, shape (n, n_attributes)
-            Codes within each attribute's bounds ``[low, high]``.
 
         Returns
         -------
@@ -340,8 +336,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.cell_of([[1, 0], [0, 1]]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).cell_of([[1, 0], [0, 1]]).tolist()
         [2, 1]
         """
         return (np.asarray(positions, dtype=np.int64) - self.low) @ self._radix
@@ -352,7 +347,6 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int, shape (n,)
-            Cell ids.
 
         Returns
         -------
@@ -361,20 +355,18 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.position_of([2, 1]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).position_of([2, 1]).tolist()
         [[1, 0], [0, 1]]
         """
         cells = np.asarray(cells, dtype=np.int64)
         return (cells[:, None] // self._radix) % self.cards + self.low
 
     def size(self, cells) -> np.ndarray:
-        """Number of users of each cell id (users with a defined metric; 0 for an empty cell).
+        """Users with a defined metric in each cell (0 for an empty cell).
 
         Parameters
         ----------
         cells : int or array_like of int
-            Cell ids.
 
         Returns
         -------
@@ -383,8 +375,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.size([0, 1, 2, 3]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).size([0, 1, 2, 3]).tolist()
         [1, 1, 2, 0]
         """
         cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
@@ -393,24 +384,21 @@ class GroupOracle:
         return np.where(self._cells[i] == cells, self._count[i], 0)
 
     def members(self, cell: int) -> np.ndarray:
-        """User rows of one cell (the rows of ``users`` passed to ``evaluate`` for that group).
+        """User rows of one cell (users without a defined metric excluded), as passed to ``evaluate``.
 
         Parameters
         ----------
         cell : int
-            A cell id.
 
         Returns
         -------
         numpy.ndarray of int64
-            The rows (users without a defined metric excluded); empty for an empty cell.
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.members(2).tolist(), oracle.members(3).tolist()
-        ([2, 3], [])
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).members(2).tolist()
+        [2, 3]
         """
         i = int(np.searchsorted(self._cells, cell))
         if i >= self._cells.size or self._cells[i] != cell:
@@ -425,18 +413,17 @@ class GroupOracle:
         Parameters
         ----------
         max_evaluations : int, optional
-            Most distinct groups to query; None: no limit.
+            Most distinct groups to query.
         max_cost : float, optional
-            Most ``cost`` (``n_users_queried + group_cost · n_queries``); None: no limit.
-        group_cost : float, default 1.0
+            Most ``cost`` (``n_users_queried + group_cost · n_queries``).
+        group_cost : float
             Fixed cost of one query, in users.
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> _ = oracle.values([0, 2])
-        >>> oracle.reset(max_evaluations=10)
+        >>> _ = oracle.values([0, 2]); oracle.reset(max_evaluations=10)
         >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
         (0, 0.0, 0)
         """
@@ -571,24 +558,21 @@ class GroupOracle:
         return np.where(want, self._user_values, np.nan), int(missing.size)
 
     def permuted(self, values: np.ndarray) -> "GroupOracle":
-        """A copy of this oracle (same groups, settings and labels, empty InfoBase) whose black box
-        returns ``values`` (one per user, e.g. the metric values permuted across the defined users).
+        """A copy (same groups, settings and labels, empty InfoBase) whose black box returns ``values``
+        (e.g. the metric values permuted across the defined users).
 
         Parameters
         ----------
         values : array_like of float, shape (n_users,)
-            The per-user values the copy's black box returns.
 
         Returns
         -------
         GroupOracle
-            The copy (the original is untouched).
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
         [1.0, 0.0]
         """
         import copy
@@ -606,12 +590,10 @@ class GroupOracle:
         Parameters
         ----------
         cell : int
-            A cell id.
 
         Returns
         -------
         float
-            The group's value, or NaN.
 
         Raises
         ------
@@ -651,7 +633,6 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int
-            Cell ids.
 
         Returns
         -------
@@ -660,8 +641,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.values([0, 2, 3]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows]).values([0, 2, 3]).tolist()
         [0.2, 0.8, nan]
         """
         cells = np.asarray(cells, dtype=np.int64)
@@ -694,22 +674,20 @@ class GroupOracle:
         return cells[keep], vals[keep]
 
     def infobase_frame(self) -> pd.DataFrame:
-        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups).
+        """The InfoBase (``FairRecResult.infobase``): ``attrs…, n_users, value, iteration``, one row per
+        valid evaluated group in evaluation order.
 
         Returns
         -------
         pandas.DataFrame
-            One row per evaluated group, in evaluation order (``FairRecResult.infobase``).
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([2, 0])
-        >>> oracle.infobase_frame()
-           g  a  n_users  value  iteration
-        0  1  0        2    0.8          0
-        1  0  0        1    0.2          0
+        >>> oracle.infobase_frame().values.tolist()
+        [[1.0, 0.0, 2.0, 0.8, 0.0], [0.0, 0.0, 1.0, 0.2, 0.0]]
         """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         pos = self.position_of(cells) if cells.size else np.empty((0, len(self.attributes)), dtype=np.int64)
@@ -727,7 +705,7 @@ class GroupOracle:
         ----------
         cell : int
             A cell id in the InfoBase.
-        ci_low, ci_high : float, default NaN
+        ci_low, ci_high : float
             Its simultaneous interval, if any.
 
         Returns
@@ -766,10 +744,8 @@ class GroupOracle:
 
         Examples
         --------
-        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1], "a": [0, 1]}), ["g", "a"],
-        ...                      lambda rows: np.zeros(rows.size), labels={"g": {0: "F", 1: "M"}})
-        >>> oracle.label_of({"g": 1, "a": 1})
-        {'g': 'M', 'a': '1'}
+        >>> GroupOracle(pd.DataFrame({"g": [0, 1]}), ["g"], lambda rows: np.zeros(rows.size), labels={"g": {1: "M"}}).label_of({"g": 1})
+        {'g': 'M'}
         """
         return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}
 
