@@ -44,7 +44,8 @@ class Environment:
     >>> from ocef.environments.synthetic import SyntheticEnvironment
     >>> from ocef.policies import argmax_policy, utility
     >>> env = SyntheticEnvironment(n_users=20, n_items=10, rank=2, n_groups=2, rng=0)
-    >>> float(utility(env.rho, argmax_policy(env.estimated_scores(2, train_fraction=0.5, rng=0))).mean().round(3))
+    >>> scores = env.estimated_scores(2, train_fraction=0.5, rng=0)
+    >>> float(utility(env.rho, argmax_policy(scores)).mean().round(3))       # mean utility, eq. (1)
     0.57
     """
 

@@ -442,7 +442,7 @@ def duration_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     group_size : int
     sigma, omega : float
     form : {"lemmas", "theorem6"}
-        As in :func:`duration_terms`.
+        Constants of Lemmas 9-10 for this σ, ω, or Theorem 6 as printed (:func:`duration_terms`).
 
     Returns
     -------
