@@ -185,7 +185,8 @@ def surprise_scores(algo, users, items, *, clip: bool = True) -> np.ndarray:
     --------
     >>> from surprise import SVD, Dataset, Reader
     >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob"], "item": ["x", "y", "x"], "stars": [5, 1, 4]})
-    >>> algo = SVD(n_factors=2, random_state=0).fit(Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset())
+    >>> algo = SVD(n_factors=2, random_state=0).fit(
+    ...     Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset())
     >>> surprise_scores(algo, ["ann", "bob"], ["x", "y"]).shape
     (2, 2)
     """
@@ -242,7 +243,8 @@ def policy_from_surprise(algo, users, items, policy: str = "softmax", *, beta: f
     --------
     >>> from surprise import SVD, Dataset, Reader
     >>> ratings = pd.DataFrame({"user": ["ann", "ann", "bob"], "item": ["x", "y", "x"], "stars": [5, 1, 4]})
-    >>> algo = SVD(n_factors=2, random_state=0).fit(Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset())
+    >>> algo = SVD(n_factors=2, random_state=0).fit(
+    ...     Dataset.load_from_df(ratings, Reader(rating_scale=(1, 5))).build_full_trainset())
     >>> policy_from_surprise(algo, ["ann", "bob"], ["x", "y"], "argmax").probs.tolist()
     [[1.0, 0.0], [1.0, 0.0]]
     """
@@ -315,7 +317,8 @@ def policy_from_implicit(model, users, items, policy: str = "softmax", *, user_i
     --------
     >>> from types import SimpleNamespace                # stands for a fitted model
     >>> model = SimpleNamespace(user_factors=np.eye(2, dtype=np.float32), item_factors=np.array([[0.75, 0.25], [0.5, 0.5]]))
-    >>> policy_from_implicit(model, ["u1", "u2"], ["i0", "i1"], "argmax", user_ids=["u1", "u2"], item_ids=["i0", "i1"]).probs.tolist()
+    >>> policy = policy_from_implicit(model, ["u1", "u2"], ["i0", "i1"], "argmax", user_ids=["u1", "u2"], item_ids=["i0", "i1"])
+    >>> policy.probs.tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return policy_from_scores(implicit_scores(model, users, items, user_ids=user_ids, item_ids=item_ids), policy,

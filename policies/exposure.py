@@ -106,7 +106,8 @@ def exposure_constrained_probabilities(scores: np.ndarray, categories: np.ndarra
 
     Examples
     --------
-    >>> exposure_constrained_probabilities(np.array([[0.9, 0.1, 0.5, 0.3]]), np.array([0, 0, 1, 1]), np.array([0.75, 0.25])).tolist()
+    >>> scores, categories = np.array([[0.9, 0.1, 0.5, 0.3]]), np.array([0, 0, 1, 1])
+    >>> exposure_constrained_probabilities(scores, categories, np.array([0.75, 0.25])).tolist()
     [[0.75, 0.0, 0.25, 0.0]]
     """
     present, best = best_item_per_category(scores, categories)

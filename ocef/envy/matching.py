@@ -234,7 +234,8 @@ class MixtureWeights:
 
         Examples
         --------
-        >>> mixture_weights(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]]), np.array([0, 0, 1, 1])).sample_partners(0, 1, rng=0)
+        >>> weights = mixture_weights(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]]), np.array([0, 0, 1, 1]))
+        >>> weights.sample_partners(0, 1, rng=0)
         array([3, 2])
         """
         return self.members[k][sample_rows(self[i, k], rng)]
@@ -286,7 +287,8 @@ def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
     Examples
     --------
     >>> probs_i, probs_k = np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]])
-    >>> (canonical_plan(probs_i, [1, 1], probs_k[::-1], [1, 1]) == canonical_plan(probs_i, [1, 1], probs_k, [1, 1])[:, ::-1]).all()
+    >>> plan = canonical_plan(probs_i, [1, 1], probs_k, [1, 1])
+    >>> (canonical_plan(probs_i, [1, 1], probs_k[::-1], [1, 1]) == plan[:, ::-1]).all()   # order-free
     True
     """
     mult_i, mult_k = np.asarray(mult_i), np.asarray(mult_k)
@@ -345,7 +347,8 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
 
     Examples
     --------
-    >>> mixture_weights(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]]), np.array([0, 0, 1, 1]), "average")[1, 0].tolist()
+    >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
+    >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0].tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """
     if matching not in MATCHINGS:

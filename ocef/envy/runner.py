@@ -170,7 +170,8 @@ class DiscreteRewards:
 
     Examples
     --------
-    >>> DiscreteRewards.binomial(np.array([[0.5, 0.9]]), group_size=4)(np.array([0, 0, 0]), np.array([0, 1, 1]), np.random.default_rng(0))
+    >>> rewards = DiscreteRewards.binomial(np.array([[0.5, 0.9]]), group_size=4)
+    >>> rewards(np.array([0, 0, 0]), np.array([0, 1, 1]), np.random.default_rng(0))
     array([0.5 , 0.75, 0.5 ])
     """
 
@@ -229,7 +230,8 @@ class BatchResult:
     Examples
     --------
     >>> means = np.array([[0.5, 0.8, 0.2]])
-    >>> run_batch(np.array([2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20), group_size=20, true_means=means, rng=0).constraint_held
+    >>> run_batch(np.array([2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20), group_size=20,
+    ...           true_means=means, rng=0).constraint_held
     array([ True])
     """
 
@@ -794,7 +796,8 @@ class BanditRuns(Result):
         Examples
         --------
         >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05, "group_size": 20})
-        >>> run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy").summary()["duration_mean"].round(2).tolist()
+        >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
+        >>> runs.summary()["duration_mean"].round(2).tolist()
         [104.0, 86.33]
         """
         keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
@@ -847,7 +850,8 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     --------
     >>> from ocef.environments.bandits import paper_instance
     >>> configs = pd.DataFrame({"instance": 1, "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
-    >>> run_bandits(configs, {1: paper_instance(1, n_arms=4)}, trials=20, rng=0, engine="numpy").summary()["share_no_envy"].tolist()
+    >>> runs = run_bandits(configs, {1: paper_instance(1, n_arms=4)}, trials=20, rng=0, engine="numpy")
+    >>> runs.summary()["share_no_envy"].tolist()
     [1.0, 1.0]
     """
     if not isinstance(configs, pd.DataFrame):

@@ -55,7 +55,8 @@ class RunResult(Result):
     counts: np.ndarray
 
     def as_row(self) -> dict:
-        """The run's scalar outcome as one table row: ``verdict`` (its value), ``duration``, ``cost``, ``constraint_held``.
+        """The run's scalar outcome as one table row: ``verdict`` (its value), ``duration``, ``cost``,
+        ``constraint_held``.
 
         Returns
         -------

@@ -236,7 +236,8 @@ class DeepCTR:
         return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
 
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
-        """Click probability ``sigmoid(logit)`` of every ``(user, item)`` row of ``candidates``: the black box FairRec queries.
+        """Click probability ``sigmoid(logit)`` of every ``(user, item)`` row of ``candidates``: the black box
+        FairRec queries.
 
         Parameters
         ----------

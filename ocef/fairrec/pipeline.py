@@ -78,7 +78,8 @@ class FittedRecommender:
         --------
         >>> from ocef.datasets import make_toy_fairrec_split
         >>> split = make_toy_fairrec_split()
-        >>> oracle = FittedRecommender("random", split, None, np.linspace(0, 1, len(split.candidates))).oracle("mrr", ["gender"], k=3)
+        >>> fitted = FittedRecommender("random", split, None, np.linspace(0, 1, len(split.candidates)))
+        >>> oracle = fitted.oracle("mrr", ["gender"], k=3)
         >>> oracle.n_groups, oracle.bounds, oracle.label_of({"gender": 1})
         (2, (0.0, 1.0), {'gender': 'M'})
         """

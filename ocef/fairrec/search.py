@@ -572,7 +572,8 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows)))
+        >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
         [1.0, 0.0]
         """
         import copy
@@ -744,7 +745,8 @@ class GroupOracle:
 
         Examples
         --------
-        >>> GroupOracle(pd.DataFrame({"g": [0, 1]}), ["g"], lambda rows: np.zeros(rows.size), labels={"g": {1: "M"}}).label_of({"g": 1})
+        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1]}), ["g"], lambda rows: np.zeros(rows.size), labels={"g": {1: "M"}})
+        >>> oracle.label_of({"g": 1})
         {'g': 'M'}
         """
         return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}

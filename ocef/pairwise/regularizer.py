@@ -229,7 +229,8 @@ class MFModel(Result):
 
         Examples
         --------
-        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2], "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+        >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+        ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
         >>> fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0).predict([0, 2], [0, 2]).round(1).tolist()
         [5.0, 4.0]
         """
@@ -428,7 +429,8 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
 
     Examples
     --------
-    >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2], "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
+    >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
+    ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})
     >>> bool(abs(fit_mf_pairwise(ratings, pairs, lam=1.0, rank=2, epochs=200, rng=0).history["corr"].iloc[-1]) < 0.01)
     True

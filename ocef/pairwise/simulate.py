@@ -281,7 +281,8 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     >>> from ocef.reo.simulate import make_traffic_world
     >>> from ocef.pairwise import pairwise_accuracy
     >>> sim = simulate_pairs(make_traffic_world(n_users=20, n_items=6, rng=0), n_requests=20_000, p_pair=0.5, rng=0)
-    >>> pairwise_accuracy(sim.pairs).summary()["accuracy_0"].round(2).tolist(), sim.truth.summary()["accuracy_0"].round(2).tolist()
+    >>> estimate, truth = pairwise_accuracy(sim.pairs).summary(), sim.truth.summary()
+    >>> estimate["accuracy_0"].round(2).tolist(), truth["accuracy_0"].round(2).tolist()
     ([0.8, 0.8, 0.8], [0.8, 0.8, 0.79])
     """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class ReoCounts(Result):
-    """Per-group counts of named logs, from :func:`reo_counts`: the sufficient statistics of every REO estimate (eq. 5, App. G.2).
+    """Per-group counts of named logs, from :func:`reo_counts`: the sufficient statistics of every REO
+    estimate (eq. 5, App. G.2).
 
     The methods read one log (with a leading key axis when ``by`` is set).
 

@@ -296,7 +296,8 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
 
 @validate_params(n_random=Integer(1), n_requests=Integer(1), k=Integer(1))
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
-    """The activation probability giving ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
+    """The activation probability giving ``n_random`` random rows in expectation (inverse of
+    :func:`expected_random_rows`).
 
     Parameters
     ----------

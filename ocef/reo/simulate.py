@@ -749,7 +749,8 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
-    >>> len(list(stream_traffic(world, "logs", k=5, n_days=2, requests_per_day=400, p_act=0.2, chunk_requests=250, rng=0).default_dir.iterdir()))
+    >>> out = stream_traffic(world, "logs", k=5, n_days=2, requests_per_day=400, p_act=0.2, chunk_requests=250, rng=0)
+    >>> len(list(out.default_dir.iterdir()))
     4
     """
     import pyarrow.parquet as pq
