@@ -1,33 +1,12 @@
 """Loaders for recommendation logs with default and random traffic (Dong et al. 2024, Sec. 3.2, 4.2).
 
-Generic log schema
-------------------
-A log is a table (CSV, optionally compressed, or Parquet) with one row per logged
-(request, item) impression:
-
-============  ==========================================================================
-column        meaning
-============  ==========================================================================
-label(s)      0/1 preference signal Y (several columns allowed: Y = 1 if any is 1)
-group         item group S (any hashable values; at least 2 groups)
-``source``    optional: ``"default"`` (D_rec, the default strategy) or ``"random"``
-              (D_rand, uniformly random items); needed only when both traffics share a file
-``day``       optional: day index or date, to estimate per day
-others        kept as they are (``request``, ``user``, ``item``, ``R``, ...)
-============  ==========================================================================
-
-The default and random traffic come either as two files or as one file with a ``source``
-column (:func:`split_by_source`). The project's simulator (``ocef.reo.simulate``) writes the same
-schema with columns ``request, day, user, item, R, Y, S, source``.
-
-Real data sets
---------------
-Coat and the Open Bandit Dataset are read by :mod:`ocef.datasets` (:func:`ocef.datasets.load_logs`);
-here:
-
-* the paper's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
-  boolean columns ``like_video, share, follow, finish, download, long_view, young_adult``;
-  Y = any of the six engagement signals, S = ``young_adult`` (creator aged 18-24).
+A log is a CSV (optionally compressed) or Parquet table with one row per logged (request, item)
+impression: 0/1 label column(s) Y, an item-group column S, and optionally ``source``
+(``"default"`` or ``"random"``, when both traffics share one file, :func:`split_by_source`) and
+``day``; other columns are kept. The full schema: docs/formats/reo-logs.md. Coat and the Open
+Bandit Dataset are read by :mod:`ocef.datasets`; the paper's published TikTok data by
+:func:`load_published` (Y = any of :data:`PUBLISHED_SIGNALS`, S = ``young_adult``, creators
+aged 18-24).
 """
 from __future__ import annotations
 

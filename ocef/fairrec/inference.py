@@ -1,30 +1,13 @@
 """Selection-adjusted inference for the unfairness UF found by a search (Guo et al. 2023, eq. 1).
 
-UF is ``max − min`` of group values over the groups a search evaluated; the search picks the two
-extremes among many noisy group means, so UF is biased upwards (under no unfairness at all,
-exhaustive search over 294 MovieLens-like cells reports UF ≈ 0.55 at ``min_users = 5``). Two
-findings are valid whatever groups the search looked at:
-
-- **Simultaneous intervals and ``uf_lower``.** Every valid group ``g`` (at least ``min_users``
-  users with a defined metric; their number ``G`` is known before any evaluation) gets an interval
-  ``[ci_low_g, ci_high_g]`` for its population mean ``μ_g`` from the Chernoff-Hoeffding bound in
-  its Kullback-Leibler form (Hoeffding 1963, Thm. 1: for independent values in ``[a, b]`` with mean
-  ``μ``, ``P(X̄ ≥ x) ≤ exp(−n kl(x, μ))`` for ``x > μ`` after rescaling to ``[0, 1]``), each side at
-  level ``(1 − confidence) / (2G)`` (Bonferroni over the ``2G`` one-sided statements). With
-  probability at least ``confidence`` all ``G`` intervals hold at once, and then the population
-  ``UF = max_g μ_g − min_g μ_g`` is at least ``max ci_low − min ci_high`` over *any* subset of
-  groups, in particular the ones the search evaluated: that is ``uf_lower`` (clipped at 0, since
-  UF ≥ 0). The bound needs only each group's mean, size and the metric's range ``[a, b]`` (no
-  extra query); it holds in finite samples for any distribution on ``[a, b]`` (no normal
-  approximation, so 5-user groups are covered), and is conservative (measured: see the tests).
-- **p-value.** ``test="permutation"``: under the null that the metric's distribution does not
-  depend on the attributes, the users' attribute rows are exchangeable; the search is re-run
-  (same method and settings, fresh randomness) on ``n_resamples`` permutations of the users'
-  metric values and ``p = (1 + #{UF* ≥ UF}) / (1 + n_resamples)`` (exact level for any search).
-  Its extra black-box cost is one query of the users the search had not queried yet (their
-  metric values); the re-runs then cost computation only. ``test="bound"``: the smallest level
-  ``1 − confidence`` at which ``uf_lower`` would be positive (a test of equal group means; no
-  extra query, less power).
+UF is ``max − min`` of group values over the groups a search evaluated; picking the two extremes
+among many noisy group means biases it upwards (under no unfairness at all, exhaustive search
+over 294 MovieLens-like cells reports UF ≈ 0.55 at ``min_users = 5``). Two findings are valid
+whatever groups the search looked at: ``uf_lower`` and ``p_value`` from one studentized max-t
+statistic (:func:`maxt_inference`: permutation and bootstrap references over all valid cells),
+and, as a fallback needing no extra query, simultaneous Chernoff-Hoeffding intervals
+(Hoeffding 1963, Thm. 1; :func:`simultaneous_intervals`, :func:`uf_lower_bound`,
+:func:`bound_p_value`). Construction and measured levels: docs/guide/fairrec.md.
 
 References
 ----------
