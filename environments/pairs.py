@@ -35,8 +35,7 @@ def _need(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
 
 def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str, item: str, group: str,
                 engagement: str | None) -> pd.DataFrame:
-    """Every (clicked row, unclicked row of another item) sharing the ``on`` values, as a pairs
-    table (``query`` column of the clicked row; z = its ``engagement``, or 0)."""
+    """Every (clicked row, unclicked row of another item) sharing the ``on`` values, as a pairs table."""
     m = clicks.merge(others[on + [item, group]], on=on, suffixes=("_j", "_jp"))
     m = m[m[f"{item}_j"].to_numpy() != m[f"{item}_jp"].to_numpy()]
     return pd.DataFrame({

@@ -571,10 +571,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
 
 
 def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
-    """One live audit per (setting, trial) with the literal PULL-ARM and keyed randomness
-    (:func:`ocef.envy.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
-    seed audit 0 equals ``ocef audit-live`` against ``ocef simulate-service --seed seed``);
-    costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
+    """One keyed live audit per (setting, trial); audit j has root ``audit_root(rng, j)`` (audit 0 = audit-live)."""
     base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
     from ocef._progress import progress_iter

@@ -190,8 +190,7 @@ class OCEF:
         self.last_xi = math.nan                       # ξ_t of the last step (eq. 8), for inspection
 
     def _refill(self) -> None:
-        """Draw the next block of uniforms for line 3, remembering the generator state it
-        was drawn from (a checkpoint stores that state and the position in the block)."""
+        """Draw the next block of line-3 uniforms, remembering the generator state (checkpoints store it)."""
         self._buffer_state = self._rng.bit_generator.state
         self._uniforms = self._rng.random(self._BUFFER).tolist()
         self._u_idx = 0

@@ -444,8 +444,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
 
 
 def _check_group_sizes(group_sizes, n_groups: int) -> np.ndarray:
-    """|g| of every group as int64: one whole number >= 1 per group, or one for all (2.0 is 2;
-    1.5 is refused: truncated to 1, it used to give the auditor a wrong |g| in Lemma 3's width)."""
+    """|g| of every group as int64: whole numbers >= 1 (1.5 is refused, not truncated; Lemma 3 needs |g|)."""
     arr = np.asarray(group_sizes)
     if arr.ndim > 1 or arr.size not in (1, n_groups):
         raise ParameterError(f"group_sizes must hold one size per group ({n_groups}), got shape {arr.shape}")

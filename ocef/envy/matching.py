@@ -87,12 +87,7 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
 
 
 def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise ||a_m − b_n||_1 for non-negative rows with few non-zeros.
-
-    |p − q| = p + q − 2 min(p, q) item-wise, so ||p − q||_1 = Σp + Σq − 2 Σ_a min(p_a, q_a),
-    and min(p_a, q_a) > 0 only for items in both supports: one outer minimum per item
-    shared by some m and some n (a loop over items, not users).
-    """
+    """Pairwise ||a_m − b_n||_1 = Σa + Σb − 2 Σ min(a, b) of sparse non-negative rows, looping over items."""
     from scipy import sparse
 
     shared = np.zeros((a.shape[0], b.shape[0]))
@@ -242,8 +237,7 @@ class MixtureWeights:
 
 
 class _Classes(NamedTuple):
-    """A group's distinct policies (in the order of their bytes), each user's class, class masses, and
-    the key that orients a pair of groups by content."""
+    """A group's distinct policies (by bytes), each user's class, class masses and the orienting key."""
 
     policies: np.ndarray
     inverse: np.ndarray

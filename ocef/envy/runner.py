@@ -272,15 +272,7 @@ def _broadcast(value, size, check):
 
 
 class _Lockstep:
-    """State of the numpy engine's runs still going: every field is an array whose first axis is
-    the row (row r is original run ``idx[r]``); finished rows are dropped together by :meth:`keep`.
-
-    A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in the
-    ask/tell class), and the extremes of S that lines 4, 7 and 8 need are cached — ``max_n`` =
-    max N_k (β is strictly decreasing in N, so β_0 > min_S β_k ⟺ N_0 < max_S N_k), ``min_up`` = min
-    μ̄_k and ``max_lo`` = max μ̲_k. A row is rescanned (O(K)) only when an arm leaves S or a cached
-    extreme belonged to the arm just pulled and moved the wrong way.
-    """
+    """State of the numpy engine's unfinished runs; O(1) a step with S as a compact list and cached extremes."""
 
     FIELDS = ("idx", "scale", "factor", "delta", "alpha", "epsilon", "gsize", "active", "act", "pos", "n_act",
               "counts", "sums", "width", "upper", "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo",
@@ -510,9 +502,7 @@ PYTHON_TAIL_RUNS = 16
 
 
 class _Widths:
-    """β(n) of Lemma 3 and φ(a) of Lemma 4 for one (scale, factor, δ, |g|), n, a = 0, 1, 2, ...,
-    computed by :func:`ocef.envy.bounds.beta_from_constants` and :func:`ocef.envy.bounds.phi` on
-    arrays (so with the very floating-point operations of the lock-step) and grown by doubling."""
+    """β(n) of Lemma 3 and φ(a) of Lemma 4 as tables grown by doubling, with the lock-step's float operations."""
 
     __slots__ = ("scale", "factor", "delta", "gsize", "sigma", "omega", "beta", "phi")
 
@@ -534,8 +524,7 @@ class _Widths:
 
 
 class _Row:
-    """One run of the plain-Python lock-step (:func:`_python_tail`): the row of a :class:`_Lockstep`
-    as Python numbers and lists."""
+    """One run of :func:`_python_tail`: a :class:`_Lockstep` row as Python numbers and lists."""
 
     __slots__ = ("idx", "alpha", "epsilon", "active", "act", "pos", "n_act", "counts", "sums", "width", "upper",
                  "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo", "sum_explore", "sum_beta_n", "cum_mu",
@@ -556,13 +545,7 @@ class _Row:
 
 def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigma, omega, outs, bar,
                  steps=None) -> None:
-    """Run the runs still going in ``st`` (after step ``t``) to their verdicts, one Python step at a time.
-
-    The lock-step of :func:`run_batch` transcribed to Python numbers: the same draws from ``rng``
-    in the same order (ℓ's uniforms of all runs, then their rewards'), the same IEEE operations in
-    the same order, the widths from :class:`_Widths` tables; so the results are bit for bit those
-    of the array code. Writes each finished run into ``outs`` (the output arrays of :func:`run_batch`).
-    """
+    """Finish the runs of ``st`` one Python step at a time, bit for bit as the array lock-step would."""
     from bisect import bisect_right
 
     out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget = outs

@@ -377,16 +377,12 @@ def maxt_lower_bound(d, s, c) -> float:
 
 
 def _allowed(alpha: float, n_resamples: int) -> int:
-    """``k``: a permutation p-value ``(1 + count) / (1 + B)`` is at most ``alpha`` iff ``count <= k``,
-    ``k = floor(alpha (1 + B)) − 1`` (a relative tolerance of 1e-12 absorbs the round-off of
-    ``1 − confidence``: 1 − 0.8 is 0.19999999999999996)."""
+    """Largest count ``k`` with ``(1 + count) / (1 + B) <= alpha`` (round-off of ``1 − confidence`` absorbed)."""
     return int(np.floor(alpha * (1 + n_resamples) * (1 + 1e-12))) - 1
 
 
 def _critical(null, alpha: float) -> float:
-    """The threshold of a test at level ``alpha`` against ``null``: ``count = #{null >= t} <= k``
-    (:func:`_allowed`) iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value (``inf`` when
-    ``k < 0``: no test at that level)."""
+    """Threshold ``c`` with ``#{null >= t} <= k`` iff ``t > c`` (``inf`` when ``k < 0``: no test)."""
     null = np.sort(np.asarray(null, dtype=float))[::-1]
     k = _allowed(alpha, null.size)
     if k < 0:

@@ -65,8 +65,7 @@ AUTO_COMPLEX: tuple[int, float, int] = (53_058, 0.005, 20)
 
 
 def _auto_position(n_groups) -> float:
-    """Where ``N`` lies between the two anchors on a log scale: 0 at or below ``AUTO_SIMPLE``, 1 at or
-    above ``AUTO_COMPLEX``."""
+    """Where ``N`` lies between ``AUTO_SIMPLE`` (0) and ``AUTO_COMPLEX`` (1) on a log scale."""
     n = check_positive_int("n_groups", n_groups)
     lo, hi = AUTO_SIMPLE[0], AUTO_COMPLEX[0]
     return float(np.clip(np.log(n / lo) / np.log(hi / lo), 0.0, 1.0))
@@ -127,8 +126,7 @@ def _mean_defined(v: np.ndarray) -> float:
 
 
 def _check_every_user(users: np.ndarray, n_users: int) -> None:
-    """The users with candidates (sorted, unique) must be the split's users ``0 .. n_users − 1``: a group's
-    rows are user indices, so a user without candidates would shift every user after it."""
+    """Refuse candidates that skip a user: group rows are user indices ``0 .. n_users − 1``."""
     if not np.array_equal(users, np.arange(n_users)):
         raise DataError(f"every user of the split needs candidates: {users.size} users have candidates, "
                          f"the split has {n_users}")
@@ -142,9 +140,7 @@ COVER_PARTICLES = 24
 
 
 def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[int, str]:
-    """Particles per swarm: ``max(2, int(ε · N))`` (FairRec guide), raised to
-    ``min(n_groups, COVER_PARTICLES)`` so that a small grid is searched through; returns the number and
-    the rule that set it (printed with the result)."""
+    """Particles per swarm ``max(2, int(ε · N))``, raised to cover a small grid, and the rule that set it."""
     base = max(2, int(epsilon * n))
     if n_groups is not None and base < min(n_groups, COVER_PARTICLES):
         return min(n_groups, COVER_PARTICLES), (f"raised from max(2, int(epsilon*N)) = {base} to "
@@ -154,8 +150,7 @@ def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[i
 
 
 def _maxt_work(n_users: int, n_resamples: int) -> float:
-    """Work of the max-t inference: two resamples of ``n_users`` values (a permutation and a bootstrap),
-    each ~20 compiled steps a value (draw, gather, two bincounts), ``n_resamples`` times."""
+    """Work of the max-t inference: two resamples of ``n_users`` values, ``n_resamples`` times."""
     return 40.0 * n_users * (1 + n_resamples)
 
 
@@ -171,10 +166,7 @@ VISIT_WORK = 10**3
 
 
 def _check_grid(attributes, low, high) -> None:
-    """Refuse, before allocating, attribute codes whose range cannot be searched (issue 23): each
-    attribute spans at most :data:`MAX_ATTRIBUTE_RANGE` codes (the marginal of Alg. 2 is dense over
-    it, 8 bytes a code; the limit in force via :func:`ocef.validation.check_resources` applies too)
-    and the grid has at most :data:`MAX_CELLS` cells (int64 cell ids)."""
+    """Refuse attribute ranges above :data:`MAX_ATTRIBUTE_RANGE` or grids above :data:`MAX_CELLS` (issue 23)."""
     from ocef.validation import check_resources
 
     spans = [int(h) - int(lo) + 1 for lo, h in zip(low.tolist(), high.tolist())]
@@ -934,8 +926,7 @@ def defined_users(split, metric: str) -> np.ndarray:
 
 
 def _check_within(name: str, values: np.ndarray, bounds) -> None:
-    """Refuse per-user values outside the declared range (issue 28: ``--bounds 0,1`` on a metric reaching
-    2.3 printed an interval [0.78, 1.0] around 2.32)."""
+    """Refuse per-user values outside the declared ``bounds`` (issue 28)."""
     v = values[~np.isnan(values)]
     if v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
         raise DataError(f"bounds ({bounds[0]:g}, {bounds[1]:g}) do not hold for the metric {name or '(unnamed)'}: "
@@ -1174,9 +1165,7 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
          vanilla: bool, cover: bool = False, progress=False) -> None:
-    """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
-    fills the oracle's InfoBase. ``cover``: swarm A starts on the valid groups (one particle each,
-    ``n_pt == n_groups``) instead of Alg. 2's draw, so that a small grid is looked at whole."""
+    """Alg. 1-3 or the vanilla two-swarm PSO; ``cover`` starts swarm A on every valid group."""
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
@@ -1252,8 +1241,7 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
 
 
 def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
-    """Issue 23: an empty table, a metric column of text or of NaN only gave ``uf: null`` or a
-    zero-size-array error; they are refused naming the table and the column."""
+    """Refuse an empty table or a metric column of text or only NaN, naming them (issue 23)."""
 
     if len(table) == 0:
         raise DataError(f"the user-metrics table has no row (metric {metric!r})")
@@ -1268,10 +1256,7 @@ def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
 
 def _check_search_resources(oracle: "GroupOracle", method: str, *, n_pt, n_iter: int, epsilon: float, test,
                             n_resamples: int) -> None:
-    """Issue 23: a GroupOracle of 10⁴ × 10⁴ cells gave DPSO 10⁷ particles per swarm at ε = 0.1 and ran
-    for minutes without a word. The search's work (:func:`search_work`) and its particles' memory are
-    checked against :mod:`ocef.validation`'s limits (override: ``resource_limits(work=...)`` or
-    ``OCEF_MAX_WORK``) before anything runs; the permutation test is checked again where it starts."""
+    """Refuse, before anything runs, a search whose work or particle memory exceeds the limits (issue 23)."""
     from ocef.validation import check_resources
 
     work = search_work(method, n_pt=n_pt, n_iter=n_iter, n_groups=oracle.n_groups, n_users=oracle.n_users_total)

@@ -122,8 +122,7 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
 
 def _mann_whitney_auc(pos_rank_sum, n_pos, n_neg) -> np.ndarray:
-    """ROC-AUC (ties ½) from the sum of the positives' ranks (ties averaged) among ``n_pos + n_neg``
-    scores: ``(R − n_pos (n_pos + 1) / 2) / (n_pos n_neg)``; nan with one class."""
+    """ROC-AUC (ties ½) from the positives' rank sum; NaN with one class."""
     pos_rank_sum, n_pos, n_neg = (np.asarray(v, dtype=float) for v in (pos_rank_sum, n_pos, n_neg))
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = (pos_rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
@@ -274,8 +273,7 @@ MAX_CODE = 2**62
 
 
 def _check_codes(name: str, col: pd.Series) -> None:
-    """An attribute column must hold integer codes of magnitude at most :data:`MAX_CODE`: text, missing,
-    fractional, infinite and huge values are refused naming the attribute and a few offending values."""
+    """Refuse attribute values that are not integer codes within :data:`MAX_CODE`, naming a few."""
 
     if isinstance(col, pd.DataFrame):
         raise DataError(f"attribute {name!r} is a column of the table more than once")

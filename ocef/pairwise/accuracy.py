@@ -116,8 +116,7 @@ def summary_statistics(acc: np.ndarray, common: np.ndarray) -> np.ndarray:
 
 
 def _exposure_statistics(N: np.ndarray) -> np.ndarray:
-    """Inter-group pairs per (group s, z): ``(n_pairs at z, click share of s, exposure of s)``
-    (..., 2, Z, 3); exposure = (wins of s-clicked + losses of (1−s)-clicked, ties ½) / n."""
+    """Inter-group ``(n_pairs, click share, exposure)`` per (group s, z); ties count ½."""
     inter = np.asarray(N, dtype=float)[..., 1, :, :]                    # (..., 2 clicked, Z, 3)
     n_s = inter.sum(axis=-1)                                             # (..., 2, Z)
     n = n_s.sum(axis=-2, keepdims=True)                                  # (..., 1, Z)
@@ -172,8 +171,7 @@ def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cluster_parts(counts: PairCounts):
-    """Per profile: pairs n_p and wins w_p per (kind, group, z) (P, 3, 2, Z); multiplicities m;
-    totals N, W; accuracies â; clusters with pairs Q_c."""
+    """Per profile: pairs and wins per (kind, group, z), multiplicities, totals, accuracies, clusters."""
     n_p, acc_p = cell_statistics(counts.profiles)
     m = counts.multiplicity.astype(float)
     w_p = np.where(n_p > 0, np.nan_to_num(acc_p), 0.0) * n_p

@@ -613,12 +613,7 @@ def _duckdb_source(obj, name: str, con) -> str:
 
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
-    """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
-    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
-
-    Runs on a cursor of the process's one in-memory database (:func:`ocef.backends.duckdb_cursor`,
-    as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
-    released when it closes, so calls and threads never see each other's ``pairs_df``."""
+    """DuckDB path: pairs checked and coded in SQL on a private cursor, then profiled as the pandas path."""
     import duckdb
 
     from ocef.backends import duckdb_cursor

@@ -47,8 +47,7 @@ def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
-    """Covariance of the cell shares of one multinomial log of size ``n`` (..., K, K):
-    ``(diag(p) - p p^T) / n``, or only its diagonal ``p (1 - p) / n`` (Algorithm 1's Gamma)."""
+    """``(diag(p) - p p^T) / n`` of one multinomial log's cell shares, or only its diagonal."""
     n = np.asarray(n, dtype=float)[..., None, None]
     K = p.shape[-1]
     if covariance == "diagonal":
@@ -203,8 +202,7 @@ class AbResult(Result):
 
 
 def _normal_p_value(estimate, se) -> np.ndarray:
-    """Two-sided normal p-value ``2 (1 - Phi(|estimate / se|)) = erfc(|z| / sqrt 2)`` (no scipy.stats
-    import, ~0.3-1 s, on the delta-method paths of ``ocef reo-ab``)."""
+    """Two-sided normal p-value ``erfc(|estimate / se| / sqrt 2)``, without importing scipy.stats."""
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(np.asarray(estimate, dtype=float) / np.asarray(se, dtype=float))
     return np.asarray(_ERFC(z / math.sqrt(2.0)), dtype=float)[()]

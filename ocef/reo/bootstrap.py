@@ -87,8 +87,7 @@ def _row_resamples(rng: np.random.Generator, counts: np.ndarray, n_resamples: in
 
 
 def _jackknife_values(statistic, samples: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Leave-one-row-out values of ``statistic`` per sample: for sample j, one value per
-    category (row removed from that category) with weight = the category's count."""
+    """Leave-one-row-out values of ``statistic`` per sample, one per category, weighted by its count."""
     values, weights = [], []
     for j, c in enumerate(samples):
         keep = c > 0

@@ -852,8 +852,7 @@ def small_count_note(pos_default, pos_random) -> str:
 
 
 def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
-    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
-    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts of D_rec, D_rand; NaN where a log is empty."""
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
         P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
@@ -896,9 +895,7 @@ def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.nda
 
 
 def _small_count_bootstrap(cd: np.ndarray, cr: np.ndarray, confidence: float, rng):
-    """``(se, low, high)`` of ``delta_U_1..delta_U_K, penalty`` by the count percentile bootstrap
-    (:data:`SMALL_COUNT_RESAMPLES` multinomial resamples of both logs' category counts, as
-    :func:`ocef.reo.bootstrap_reo_ci` with ``interval="percentile"``)."""
+    """``(se, low, high)`` by the count percentile bootstrap (:data:`SMALL_COUNT_RESAMPLES` resamples)."""
     import warnings
 
     from ocef.validation import as_generator

@@ -134,8 +134,7 @@ def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _variance_coefficients(P, Q, covariance: str = "diagonal") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
-    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1, and the full covariance)."""
+    """``(A, B)`` with ``Var = A / |D_rec| + B / |D_rand|`` for the penalty and each delta_U_k."""
     P, Q = _check_rates(P, Q)
     a = delta_method_reo(P, Q, 1.0, np.inf, covariance=covariance)
     b = delta_method_reo(P, Q, np.inf, 1.0, covariance=covariance)

@@ -254,9 +254,7 @@ SERVING = dict(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=
 
 
 def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_rate) -> None:
-    """What the declarations (:data:`SERVING`) cannot see: ``k`` at most the world's items, and
-    the resources of ``n_days * requests_per_day`` requests of ``k`` served items each (and a
-    random list with probability ``p_act``), refused before the first day above the limits."""
+    """Refuse ``k`` above the world's items, or a serving load above the resource limits, before day one."""
     _check_k(k, world.n_items)
     check_resources("n_days, requests_per_day, k", work=float(n_days) * requests_per_day * k, what="served items",
                     memory=8.0 * 8 * float(requests_per_day) * k * max(log_rate, p_act))
@@ -575,8 +573,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
 
 def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
                   population: TrafficTruth) -> TrafficTruth:
-    """Exact REO quantities an arm's logs estimate under user assignment: q_k over the arm's users
-    (request weights w_u renormalised within the arm) and p_k of the whole population."""
+    """The truth an arm's logs estimate under user assignment: q_k over its users, p_k over everyone."""
     if not in_arm.any():
         return population
     w = np.where(in_arm, world.user_weights, 0.0)
@@ -591,8 +588,7 @@ def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
 
 def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
                        day: int, k: int, p_act: float, log_rate: float, gen: np.random.Generator):
-    """Serve ``n`` requests of one day (docs/guide/reo.md): ``(default columns, random columns,
-    served)``; the columns are dicts of arrays in :data:`LOG_COLUMNS` order plus ``arm`` (index)."""
+    """Serve ``n`` requests of one day: ``(default columns, random columns, served)`` (docs/guide/reo.md)."""
     n_arms = tops.shape[0]
     request = np.arange(first_request, first_request + n)
     user = gen.choice(world.n_users, size=n, p=world.user_weights)
