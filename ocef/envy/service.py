@@ -44,10 +44,11 @@ class ServiceError(RuntimeError):
 
     Examples
     --------
-    >>> ServiceClient("http://127.0.0.1:9", retries=1, backoff=0.01).info()
+    >>> server = make_server(toy_service()); port = server.server_address[1]; server.server_close()
+    >>> ServiceClient(f"http://127.0.0.1:{port}", retries=1, backoff=0.01).info()     # nothing listens there
     Traceback (most recent call last):
     ...
-    ocef.envy.service.ServiceError: GET http://127.0.0.1:9/info failed after 2 attempts (...)
+    ocef.envy.service.ServiceError: GET http://127.0.0.1:.../info failed after 2 attempts (...)
     """
 
 
