@@ -168,11 +168,7 @@ def _rescan(act, n_act, counts, upper, lower):
 @njit(cache=True)
 def _run_one(runs, r, rewards, omega, max_steps, t_stop, counts, sums, cum_out, budget_out,
              ints, reals, width, upper, lower, act, pos, mt):
-    """Advance run ``r`` of ``runs`` from its state to step ``t_stop`` or its verdict.
-
-    ``counts``, ``sums`` and the state's arrays (:class:`State`) are the run's rows; ``cum_out``
-    and ``budget_out`` its one-element slices of Σ μ_{k_s} and min Z_t. Returns the verdict
-    code, or 0 while the run goes on (``t_stop`` < ``max_steps``), and the step reached."""
+    """Advance run ``r`` (its rows of :class:`State`) to ``t_stop`` or its verdict: (verdict code or 0, step)."""
     k, delta, alpha, epsilon = runs.n_arms[r], runs.delta[r], runs.alpha[r], runs.epsilon[r]
     scale, factor, sigma_g = runs.scale[r], runs.factor[r], runs.sigma_g[r]
     blocks, true_means = runs.blocks[r], runs.true_means[r]
