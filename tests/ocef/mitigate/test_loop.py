@@ -3,6 +3,7 @@ ocef.exposure's formulas, paired rows equal to a direct paired t test, lotteries
 from __future__ import annotations
 
 import inspect
+import time
 
 import numpy as np
 import pandas as pd
@@ -315,3 +316,56 @@ def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
     mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0, memory_limit="300MB")
     assert seen == ["300.0 MiB"]
     assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
+
+
+def test_the_stream_holds_a_bounded_number_of_batches(monkeypatch):
+    """Candidates grouped by user are streamed: when the loop orders a block of users, DuckDB has read
+    at most a few batches more than the loop consumed (its streaming buffer, set small here), not the
+    whole input. Every row the scan produces passes a counting function; a reader that reads ahead
+    (``list(reader)``, ``.arrow()``, a sort of the whole input) fails this with about 97 000 rows ahead."""
+    import numba
+
+    from ocef.mitigate import _select, loop
+
+    n_users, n_cand = 10_000, 10                                     # 100 000 rows, 40 batches of 250 users
+    g = np.random.default_rng(0)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(n_users), n_cand), "item": np.tile(np.arange(n_cand), n_users),
+                         "score": g.random(n_users * n_cand), "pop": np.tile(["h"] * 7 + ["t"] * 3, n_users)})
+    produced, seen = [0], []
+
+    def count(users):                                                # called by DuckDB on each vector it scans
+        produced[0] += len(users)
+        return users
+
+    open_, blocks, order = loop._open, loop._user_blocks, _select.order_users
+
+    def counted_open(*args, **kwargs):
+        con, names = open_(*args, **kwargs)
+        con.execute("SET streaming_buffer_size = '16KB'")            # DuckDB's own read-ahead (default 10 MiB)
+        con.create_function("_count_rows", count, ["BIGINT"], "BIGINT", type="arrow", side_effects=True)
+        con.execute(f'CREATE TEMP VIEW _counted AS SELECT _count_rows("user") AS "user", item, score, pop '
+                    f'FROM {names["c"]}')
+        return con, {**names, "c": "_counted"}
+
+    def counted_blocks(*args, **kwargs):
+        produced[0] = 0                                              # the stream starts: count its rows only
+        yield from blocks(*args, **kwargs)
+
+    def slow_order(scores, *args):                                   # a slow consumer of each block
+        seen.append((scores.size, produced[0]))
+        time.sleep(0.002)
+        return order(scores, *args)
+
+    monkeypatch.setattr(loop, "_open", counted_open)
+    monkeypatch.setattr(loop, "_user_blocks", counted_blocks)
+    monkeypatch.setattr(_select, "order_users", slow_order)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)           # 80 tiny parallel kernels wait for a busy core each on a loaded machine
+    try:
+        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.1}], k=5, chunk_users=250, rng=0)
+    finally:
+        numba.set_num_threads(threads)
+    consumed = np.cumsum([size for size, _ in seen])
+    ahead = np.array([p for _, p in seen]) - consumed
+    assert consumed[-1] == n_users * n_cand and len(seen) >= 30
+    assert ahead.max() <= 40_000, f"read {ahead.max()} rows ahead of the loop"
