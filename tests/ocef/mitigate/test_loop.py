@@ -369,3 +369,57 @@ def test_the_stream_holds_a_bounded_number_of_batches(monkeypatch):
     ahead = np.array([p for _, p in seen]) - consumed
     assert consumed[-1] == n_users * n_cand and len(seen) >= 30
     assert ahead.max() <= 40_000, f"read {ahead.max()} rows ahead of the loop"
+
+
+def test_a_default_memory_limit_bounds_duckdb(monkeypatch):
+    """Without ``memory_limit`` nor a limit in force, the run is bounded by DEFAULT_MEMORY_LIMIT (1 GB; the
+    catalogue count took 9.45 GB of DuckDB's default 80% of the RAM at 10^7 users); a limit in force
+    (``ocef --memory-limit``) is kept; the setting before is restored after."""
+    from ocef.backends import duckdb_cursor, set_memory_limit
+    from ocef.mitigate import loop
+
+    seen = []
+    original = loop._target_shares
+
+    def spy(con, *args, **kwargs):
+        seen.append(con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        return original(con, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "_target_shares", spy)
+    cand, _ = world(n_users=10, n_cand=6)
+    before = duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    set_memory_limit("700MB")
+    try:
+        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    finally:
+        set_memory_limit(None)
+    assert loop.DEFAULT_MEMORY_LIMIT == "1GB" and seen == ["1.0 GiB", "700.0 MiB"]
+    assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_bitset_counts_equal_duckdb_aggregates(shuffle):
+    """The one-pass counts (bit sets of integer keys) equal count(DISTINCT ...) and the runs of users:
+    negative keys, an item listed in two item groups, rows grouped by user or shuffled; keys that are
+    not integers or span too wide a range are left to DuckDB (None)."""
+    from ocef.mitigate import loop
+
+    cand, _ = world(n_users=50, n_cand=8, seed=3)
+    cand["user"] -= 20
+    cand["item"] -= 7
+    cand.loc[3, "pop"] = "tail" if cand.loc[3, "pop"] == "head" else "head"          # item 3's row: other group
+    if shuffle:
+        cand = cand.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    con, names = loop._open(cand, None, "pop", None, None)
+    got = loop._scan_counts(con, names, "pop", ["head", "tail"], catalogue=True)
+    c = names["c"]
+    want = con.execute(f'SELECT count(DISTINCT "user"), count(*) FROM {c}').fetchall()[0]
+    pairs = dict(con.execute(f"SELECT pop = 'tail', count(*) FROM (SELECT DISTINCT pop, item FROM {c}) GROUP BY 1").fetchall())
+    runs = int((cand["user"].to_numpy()[1:] != cand["user"].to_numpy()[:-1]).sum()) + 1
+    assert (got["users"], got["rows"], got["bad"], got["runs"]) == (*want, 0, runs)
+    assert got["items"] == {0: pairs[False], 1: pairs[True]}
+    assert (runs == 50) is not shuffle
+    for col, value in (("item", cand["item"].astype(str)), ("user", cand["user"] * 2 ** 35)):   # text; 2^32 users wide
+        con, names = loop._open(cand.assign(**{col: value}), None, "pop", None, None)
+        assert loop._scan_counts(con, names, "pop", ["head", "tail"], catalogue=True) is None
