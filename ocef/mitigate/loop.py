@@ -397,9 +397,10 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
         if bad or not batch.num_rows:                  # an error follows: count the bad rows only
             continue
         u = batch.column(0).to_numpy().astype(np.int64, copy=False)
-        runs += int(np.count_nonzero(u[1:] != u[:-1])) + int(last is None or u[0] != last)
+        first = np.flatnonzero(np.r_[last is None or u[0] != last, u[1:] != u[:-1]])     # the first row of each run
+        runs += first.size
         last = u[-1]
-        mark_bits(users, u - lo_u)
+        mark_bits(users, u[first] - lo_u)
         if catalogue:
             g = batch.column(3).to_numpy(zero_copy_only=False)
             if np.isnan(g).any() if g.dtype.kind == "f" else False:
