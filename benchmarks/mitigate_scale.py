@@ -63,6 +63,9 @@ def main(argv=None):
                    help="candidates folder or glob (written there when the folder holds no Parquet yet)")
     p.add_argument("--out", type=Path, default=None, help="folder for the logs (default: a temporary folder)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--kernels", action="store_true",
+                   help="also time each method's kernel alone (benchmarks/rerank_scale.py, random arrays, no I/O) "
+                        "on as many users in this process, and print the loop's CPU rate over the kernel's")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.time()
@@ -72,6 +75,13 @@ def main(argv=None):
             print(f"wrote {a.users} users x {a.candidates} candidates in {time.time() - t:.1f} s", flush=True)
         out = a.out if a.out is not None else Path(tmp) / "out"
         for method in [m for m in a.methods if m in RERANKERS]:
+            if a.kernels:
+                from rerank_scale import kernel_rate
+
+                load0 = os.getloadavg()
+                k_wall, k_cpu, _ = kernel_rate(method, a.users, a.candidates, 10)
+                print(f"{method:13s} kernel alone: {k_wall:7.0f} users/s, {k_cpu:7.0f} users per CPU second; "
+                      f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
             load0 = os.getloadavg()
             t = time.time()
             c0 = time.process_time()
@@ -87,6 +97,8 @@ def main(argv=None):
                   f"load average {load0[0]:.1f} -> {os.getloadavg()[0]:.1f}; "
                   f"disparity {res.points['disparity'].iloc[0]:.3f} -> {res.points['disparity'].iloc[1]:.3f} (TV)",
                   flush=True)
+            if a.kernels:
+                print(f"{method:13s} kernel / loop, users per CPU second: {k_cpu / (n / cpu):.1f}x", flush=True)
 
 
 if __name__ == "__main__":
