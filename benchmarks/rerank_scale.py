@@ -2,8 +2,8 @@
 
 Streams ``--users`` users in chunks of ``--chunk`` (scores uniform, two item groups, 30% protected),
 re-ranks each chunk with ``ocef.mitigate.rerank_batch`` and prints users per second of wall time and
-of CPU time (timed without tracing: tracemalloc halves the compiled kernels' speed), the peak memory one chunk's re-ranking
-allocates (tracemalloc on one more chunk, numpy included; the compiled kernels' per-user buffers are
+of CPU time (timed without tracing: tracemalloc halves the compiled kernels' speed), the peak memory one
+chunk's re-ranking allocates (tracemalloc on one more chunk, numpy included; the compiled kernels' per-user buffers are
 not traced but are O(k + N) per thread) and the process's peak RSS, and the time extrapolated to
 10^7 users (linear: the work per chunk does not depend on the number of chunks).
 

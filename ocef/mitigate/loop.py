@@ -376,7 +376,8 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
     types = {r[0]: str(r[1]) for r in con.execute(f"DESCRIBE {c}").fetchall()}
     if types.get("user") not in _INTEGER or types.get("item") not in _INTEGER:
         return None
-    lo_u, hi_u, lo_i, hi_i = con.execute(f'SELECT min("user"), max("user"), min(item), max(item) FROM {c}').fetchall()[0]
+    lo_u, hi_u, lo_i, hi_i = con.execute(
+        f'SELECT min("user"), max("user"), min(item), max(item) FROM {c}').fetchall()[0]
     if lo_u is None or lo_i is None or max(abs(lo_u), abs(hi_u), abs(lo_i), abs(hi_i)) >= 2 ** 62:
         return None
     stride = ((hi_i - lo_i) // 8 + 1) * 8 if catalogue else 0          # bits of one item group's items
@@ -403,9 +404,10 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
         mark_bits(users, u[first] - lo_u)
         if catalogue:
             g = batch.column(3).to_numpy(zero_copy_only=False)
-            if np.isnan(g).any() if g.dtype.kind == "f" else False:
+            if g.dtype.kind == "f" and np.isnan(g).any():
                 return None                           # an item group outside the labels: the SQL path's answer
-            mark_bits(items, batch.column(1).to_numpy().astype(np.int64, copy=False) - lo_i + g.astype(np.int64) * stride)
+            i = batch.column(1).to_numpy().astype(np.int64, copy=False)
+            mark_bits(items, i - lo_i + g.astype(np.int64) * stride)
     out = {"rows": rows, "bad": bad, "runs": runs, "users": int(np.bitwise_count(users).sum())}
     if catalogue:
         per = stride // 8

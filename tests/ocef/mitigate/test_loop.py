@@ -415,7 +415,8 @@ def test_bitset_counts_equal_duckdb_aggregates(shuffle):
     got = loop._scan_counts(con, names, "pop", ["head", "tail"], catalogue=True)
     c = names["c"]
     want = con.execute(f'SELECT count(DISTINCT "user"), count(*) FROM {c}').fetchall()[0]
-    pairs = dict(con.execute(f"SELECT pop = 'tail', count(*) FROM (SELECT DISTINCT pop, item FROM {c}) GROUP BY 1").fetchall())
+    pairs = dict(con.execute(f"SELECT pop = 'tail', count(*) FROM (SELECT DISTINCT pop, item FROM {c}) "
+                             "GROUP BY 1").fetchall())
     runs = int((cand["user"].to_numpy()[1:] != cand["user"].to_numpy()[:-1]).sum()) + 1
     assert (got["users"], got["rows"], got["bad"], got["runs"]) == (*want, 0, runs)
     assert got["items"] == {0: pairs[False], 1: pairs[True]}
