@@ -298,8 +298,10 @@ def test_catalogue_target_counts_distinct_items_by_group_code(groups, items, sha
 
 def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
     """The catalogue target's count runs under ``memory_limit`` (it ran before the limit was set, and
-    reached 10 GB at 10^7 users under a 1 GB limit); the limit in force before is restored after."""
-    from ocef.backends import duckdb_cursor
+    reached 10 GB at 10^7 users under a 1 GB limit); without it, a limit in force (``ocef --memory-limit``)
+    is kept, and with none DEFAULT_MEMORY_LIMIT bounds the run (1 GB; the catalogue count took 9.45 GB
+    of DuckDB's default 80% of the RAM at 10^7 users); the setting before is restored after."""
+    from ocef.backends import duckdb_cursor, set_memory_limit
     from ocef.mitigate import loop
 
     seen = []
@@ -314,7 +316,13 @@ def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
     cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 3, 4], "score": [.9, .8, .7, .9, .8, .7],
                          "pop": ["head", "head", "tail", "head", "tail", "tail"]})
     mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0, memory_limit="300MB")
-    assert seen == ["300.0 MiB"]
+    mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    set_memory_limit("700MB")
+    try:
+        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    finally:
+        set_memory_limit(None)
+    assert loop.DEFAULT_MEMORY_LIMIT == "1GB" and seen == ["300.0 MiB", "1.0 GiB", "700.0 MiB"]
     assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
 
 
@@ -369,33 +377,6 @@ def test_the_stream_holds_a_bounded_number_of_batches(monkeypatch):
     ahead = np.array([p for _, p in seen]) - consumed
     assert consumed[-1] == n_users * n_cand and len(seen) >= 30
     assert ahead.max() <= 40_000, f"read {ahead.max()} rows ahead of the loop"
-
-
-def test_a_default_memory_limit_bounds_duckdb(monkeypatch):
-    """Without ``memory_limit`` nor a limit in force, the run is bounded by DEFAULT_MEMORY_LIMIT (1 GB; the
-    catalogue count took 9.45 GB of DuckDB's default 80% of the RAM at 10^7 users); a limit in force
-    (``ocef --memory-limit``) is kept; the setting before is restored after."""
-    from ocef.backends import duckdb_cursor, set_memory_limit
-    from ocef.mitigate import loop
-
-    seen = []
-    original = loop._target_shares
-
-    def spy(con, *args, **kwargs):
-        seen.append(con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0])
-        return original(con, *args, **kwargs)
-
-    monkeypatch.setattr(loop, "_target_shares", spy)
-    cand, _ = world(n_users=10, n_cand=6)
-    before = duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
-    set_memory_limit("700MB")
-    try:
-        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
-    finally:
-        set_memory_limit(None)
-    assert loop.DEFAULT_MEMORY_LIMIT == "1GB" and seen == ["1.0 GiB", "700.0 MiB"]
-    assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
