@@ -370,7 +370,7 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
     at most ``_BITSET_BYTES`` in all. None when ``user`` or ``item`` is not an integer column or the
     ranges are wider (the caller then asks DuckDB).
     """
-    from ocef.mitigate._select import mark_bits
+    from ocef.mitigate._select import count_bits, mark_bits
 
     c = names["c"]
     types = {r[0]: str(r[1]) for r in con.execute(f"DESCRIBE {c}").fetchall()}
@@ -408,10 +408,10 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
                 return None                           # an item group outside the labels: the SQL path's answer
             i = batch.column(1).to_numpy().astype(np.int64, copy=False)
             mark_bits(items, i - lo_i + g.astype(np.int64) * stride)
-    out = {"rows": rows, "bad": bad, "runs": runs, "users": int(np.bitwise_count(users).sum())}
+    out = {"rows": rows, "bad": bad, "runs": runs, "users": int(count_bits(users))}
     if catalogue:
         per = stride // 8
-        out["items"] = {g: int(np.bitwise_count(items[g * per:(g + 1) * per]).sum()) for g in range(len(labels))}
+        out["items"] = {g: int(count_bits(items[g * per:(g + 1) * per])) for g in range(len(labels))}
     return out
 
 

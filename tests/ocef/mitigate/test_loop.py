@@ -428,3 +428,11 @@ def test_the_counting_pass_changes_no_result(tmp_path, monkeypatch):
         for log in logs:
             other = tmp_path / name / "old" / log.relative_to(tmp_path / name / "new")
             pd.testing.assert_frame_equal(pd.read_parquet(log), pd.read_parquet(other), check_exact=True)
+
+
+def test_count_bits_counts_every_set_bit():
+    from ocef.mitigate._select import count_bits
+
+    bits = np.random.default_rng(3).integers(0, 256, 1001).astype(np.uint8)
+    assert count_bits(bits) == sum(bin(int(b)).count("1") for b in bits)
+    assert count_bits(np.zeros(0, np.uint8)) == 0 and count_bits(np.full(3, 255, np.uint8)) == 24
