@@ -93,6 +93,10 @@ def tiny(tmp_path_factory):
     item = np.argsort(gen.random((users, 50)), axis=1)[:, :5].ravel()
     pd.DataFrame({"user": np.repeat(np.arange(users), 5), "item": item, "rank": np.tile(np.arange(1, 6), users),
                   "genre": np.where(item < 20, "pop", "niche")}).to_parquet(d / "rankings.parquet")
+    pd.DataFrame({"user": np.repeat(np.arange(users), 5), "item": item, "rank": np.tile(np.arange(1, 6), users),
+                  "genre": np.where(item < 20, "pop", "niche"), "relevance": (gen.random(n) < 0.3).astype("int8"),
+                  "gender": np.repeat(np.where(np.arange(users) % 3 == 0, "f", "m"), 5)}).to_parquet(
+        d / "rankings_rel.parquet")
     np.save(d / "rho.npy", gen.random((12, 6)))
     np.save(d / "probs.npy", gen.dirichlet(np.ones(6), size=12))
     np.save(d / "groups.npy", np.repeat([0, 1], 6))
@@ -131,10 +135,11 @@ def test_each_command_loads_only_what_its_work_uses(tiny):
 @needs_fork
 def test_small_audits_load_no_pandas(tiny):
     # their results keep small tables as columns (DataFrames are built when asked for): the JSON
-    # output needs numpy, DuckDB to read the files and, where a t quantile is computed,
-    # scipy.special (ocef.inference); neither pandas nor pyarrow (DuckDB reads Parquet itself)
+    # output and the console's tables need numpy, DuckDB to read the files and, where a t quantile
+    # or an entropy is computed, scipy.special (ocef.inference, scipy.special.entr); neither pandas
+    # nor pyarrow (DuckDB reads Parquet itself)
     p = {name: str(tiny / name) for name in ("default.parquet", "random.parquet", "pairs.parquet", "rho.npy",
-                                             "probs.npy", "groups.npy")}
+                                             "probs.npy", "groups.npy", "rankings.parquet", "rankings_rel.parquet")}
     runs = [
         ("reo", ["reo", "--default", p["default.parquet"], "--random", p["random.parquet"], "--json"]),
         ("reo-ab", ["reo-ab", "--control", p["default.parquet"], "--treatment", p["default.parquet"],
@@ -142,12 +147,23 @@ def test_small_audits_load_no_pandas(tiny):
         ("pairwise", ["pairwise", "--pairs", p["pairs.parquet"], "--resamples", "0", "--json"]),
         ("envy average", ["envy", "--rho", p["rho.npy"], "--policy-probs", p["probs.npy"], "--groups",
                           p["groups.npy"], "--matching", "average", "--json"]),
+        ("exposure", ["exposure", "--rankings", p["rankings.parquet"], "--item-group", "genre", "--json"]),
+        # with relevance and user groups: the per-user metrics and the pairs of user groups, printed
+        ("exposure users", ["exposure", "--rankings", p["rankings_rel.parquet"], "--item-group", "genre",
+                            "--user-group", "gender"]),
+        ("recmetrics", ["recmetrics", "--scores", p["rho.npy"], "--groups", p["groups.npy"], "--k", "3",
+                        "--resamples", "0", "--json"]),
+        ("recmetrics intervals", ["recmetrics", "--scores", p["rho.npy"], "--groups", p["groups.npy"], "--k", "3",
+                                  "--resamples", "20"]),
     ]
     loaded = _loaded(runs, tiny, preload="import numpy")
     assert {name: code for name, (code, _) in loaded.items()} == {name: 0 for name, _ in runs}
+    special = {"numpy", "scipy", "scipy.special"}
     assert {name: set(got) for name, (_, got) in loaded.items()} == {
         "reo": {"numpy", "duckdb"}, "reo-ab": {"numpy", "duckdb"},
-        "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"}}
+        "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"},
+        "exposure": special | {"duckdb"}, "exposure users": special | {"duckdb"}, "recmetrics": special,
+        "recmetrics intervals": special}
 
 
 def test_light_copies_equal_their_originals():

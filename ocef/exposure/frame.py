@@ -284,6 +284,16 @@ class MetricFrameResult(Result):
         return column_frame(self.columns["pairs"], objects=("significant",))
 
     @presents
+    def to_dict(self) -> dict:
+        """``overall``, ``groups`` and ``pairs`` (lists of records), ``by``, ``reference``, ``confidence``
+        and ``binary``, made from the columns (no pandas)."""
+        from ocef.results import column_records, jsonable
+
+        return {**{name: column_records(self.columns[name]) for name in ("overall", "groups", "pairs")},
+                "by": jsonable(self.by), "reference": jsonable(self.reference), "confidence": self.confidence,
+                "binary": jsonable(self.binary)}
+
+    @presents
     def to_frame(self):
         """``groups`` with a first row per metric for the overall value (the ``by`` columns say "(all)")."""
         import pandas as pd

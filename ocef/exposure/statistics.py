@@ -111,6 +111,15 @@ class RankingStats(Result):
         return pd.DataFrame(list(self.moments), columns=MOMENT_COLUMNS)
 
     @presents
+    def to_dict(self) -> dict:
+        """Every field, the moments under the key ``metrics`` (a list of records), JSON-ready."""
+        from ocef.results import jsonable
+
+        return {("metrics" if f.name == "moments" else f.name):
+                jsonable([dict(r) for r in self.moments] if f.name == "moments" else getattr(self, f.name))
+                for f in dataclasses.fields(self) if f.repr and not f.name.startswith("_")}
+
+    @presents
     def to_frame(self):
         """One row per user group and item group: ``user_group, item_group, n_users, exposure, merit``
         (sums over users; merit NaN without relevance).
