@@ -243,14 +243,14 @@ class RecommenderBiasResult(Result):
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "reason"]].reset_index(drop=True)
 
-    def rows(self, level: str) -> list[dict]:
-        """The rows of one level of the table (``"overall"``, ``"group"`` or ``"pair"``) as dicts of the
-        columns, in the table's order, without pandas (null: None or NaN).
+    def rows(self, part: str) -> list[dict]:
+        """The rows of one part of the table (its ``level`` column: ``"overall"``, ``"group"`` or
+        ``"pair"``) as dicts of the columns, in the table's order, without pandas (null: None or NaN).
 
         Parameters
         ----------
-        level : {"overall", "group", "pair"}
-            The level of the rows.
+        part : {"overall", "group", "pair"}
+            The rows' ``level``.
 
         Returns
         -------
@@ -266,7 +266,7 @@ class RecommenderBiasResult(Result):
         """
         names = list(self.columns)
         return [dict(zip(names, row)) for row, lv in zip(zip(*self.columns.values()), self.columns["level"])
-                if lv == level]
+                if lv == part]
 
     def _records(self, level: str, keys: list[str]) -> list[dict]:
         """One dict per ``keys`` value of the rows of ``level`` (in order of first appearance), each
