@@ -318,7 +318,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     {'item_group': ['a', 'b'], 'estimate': [0.657, 0.343], 'target': [0.5, 0.5]}
     """
     from ocef.exposure.frame import metric_frame_from_moments, rows_to_columns
-    from ocef.exposure.shares import share_columns, share_pair_columns
+    from ocef.exposure.shares import _share_columns, _share_pair_columns
     from ocef.exposure.statistics import ranking_statistics
 
     from ocef.inference import normal as norm
@@ -347,7 +347,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                                             patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
                                             columns=columns, spark=spark, memory_limit=memory_limit)
     bar.update()
-    groups, per_group = share_columns(st, target=target, confidence=confidence, by_user_group=user_group is not None)
+    groups, per_group = _share_columns(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
     if st.longest is not None and st.k > st.longest and list_metrics:
@@ -373,9 +373,9 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
             notes.append(f"{m}: {n_out} of {total} users have no value (no relevant item: {m} is undefined for "
                          "them) and are left out of its means")
     if ref is not None:
-        pairs = share_pair_columns(st.item_groups, per_group, ugs, ref, confidence=confidence)
+        pairs = _share_pair_columns(st.item_groups, per_group, ugs, ref, confidence=confidence)
     else:
-        pairs = share_pair_columns(st.item_groups, {None: (0, [])}, [], None, confidence=confidence)
+        pairs = _share_pair_columns(st.item_groups, {None: (0, [])}, [], None, confidence=confidence)
     tv = 0.5 * sum(abs(r["difference"]) for r in per_group[next(iter(per_group))][1])
     meaning = TARGET_MEANING[target].format(source=st.catalogue_source)
     overall = rows_to_columns([{"n_users": int(st.n_users.sum()), "n_rows": st.n_rows, "n_item_groups": len(st.item_groups),

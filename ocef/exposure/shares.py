@@ -21,7 +21,7 @@ import numpy as np
 from ocef.errors import DataError
 
 __all__ = ["TARGETS", "TARGET_MEANING", "SHARE_FLOORS", "share_intervals", "share_floor_reason", "share_table",
-           "share_pairs", "share_columns", "share_pair_columns", "SHARE_COLUMNS", "PAIR_COLUMNS"]
+           "share_pairs"]
 
 #: The target shares, the default first.
 TARGETS = ("catalogue", "equal", "merit")
@@ -260,46 +260,21 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
     """
     from ocef.exposure.frame import column_frame
 
-    columns, per_group = share_columns(stats, target=target, confidence=confidence, by_user_group=by_user_group)
+    columns, per_group = _share_columns(stats, target=target, confidence=confidence, by_user_group=by_user_group)
     return column_frame(columns, objects=("significant",)), per_group
 
 
 #: the columns of :func:`share_table`'s table
-SHARE_COLUMNS = ["user_group", "item_group", "n_users", "statistic", "target", "estimate", "ci_low", "ci_high",
+_SHARE_COLUMNS = ["user_group", "item_group", "n_users", "statistic", "target", "estimate", "ci_low", "ci_high",
                  "confidence", "p_value", "p_adjusted", "significant", "reason"]
 #: the columns of :func:`share_pairs`' table
-PAIR_COLUMNS = ["user_group", "reference", "item_group", "statistic", "estimate", "ci_low", "ci_high", "p_value",
+_PAIR_COLUMNS = ["user_group", "reference", "item_group", "statistic", "estimate", "ci_low", "ci_high", "p_value",
                 "reason", "p_adjusted", "significant"]
 
 
-def share_columns(stats, *, target: str, confidence: float, by_user_group: bool):
-    """:func:`share_table` without pandas: its table as columns (:data:`SHARE_COLUMNS`, lists of values;
-    ``significant`` True, False or None) and the per-stratum results.
-
-    Parameters
-    ----------
-    stats : RankingStats
-        The log's statistics.
-    target : {"catalogue", "equal", "merit"}
-        The target shares.
-    confidence : float
-        Two-sided level.
-    by_user_group : bool
-        Whether the log was split by a user-group column (adds the ``"(all)"`` stratum).
-
-    Returns
-    -------
-    (dict, dict)
-        ``{column: values}``, and ``{user group: (n users, share_intervals results)}``.
-
-    Examples
-    --------
-    >>> from ocef.exposure.statistics import ranking_statistics
-    >>> st = ranking_statistics(pd.DataFrame({"user": [1, 1, 2, 2], "rank": [1, 2, 1, 2], "g": list("abba")}),
-    ...                         item_group="g")
-    >>> share_columns(st, target="equal", confidence=0.95, by_user_group=False)[0]["statistic"]
-    ['share', 'difference', 'ratio', 'share', 'difference', 'ratio']
-    """
+def _share_columns(stats, *, target: str, confidence: float, by_user_group: bool):
+    """:func:`share_table` without pandas: its table as columns (``_SHARE_COLUMNS``, lists of
+    values; ``significant`` True, False or None) and the per-stratum results."""
     from ocef.exposure.frame import significance
     from ocef.inference import holm_adjust
 
@@ -323,7 +298,7 @@ def share_columns(stats, *, target: str, confidence: float, by_user_group: bool)
     p_adjusted[statistic == "ratio"] = adj
     extra = {"p_adjusted": p_adjusted, "confidence": [confidence] * len(rows),
              "significant": significance(p_adjusted, confidence)}   # None: no test (share rows, or no interval)
-    return {c: extra[c] if c in extra else [r[c] for r in rows] for c in SHARE_COLUMNS}, per_group
+    return {c: extra[c] if c in extra else [r[c] for r in rows] for c in _SHARE_COLUMNS}, per_group
 
 
 def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confidence: float):
@@ -355,36 +330,12 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
     """
     from ocef.exposure.frame import column_frame
 
-    columns = share_pair_columns(item_groups, per_group, user_groups, reference, confidence=confidence)
+    columns = _share_pair_columns(item_groups, per_group, user_groups, reference, confidence=confidence)
     return column_frame(columns, objects=("significant",))
 
 
-def share_pair_columns(item_groups, per_group: dict, user_groups, reference, *, confidence: float) -> dict:
-    """:func:`share_pairs` without pandas: its table as columns (:data:`PAIR_COLUMNS`, lists of values).
-
-    Parameters
-    ----------
-    item_groups : sequence
-        Item-group labels.
-    per_group : dict
-        ``{user group: (n users, share_intervals results)}`` (:func:`share_columns`).
-    user_groups : sequence
-        The user groups (without ``"(all)"``).
-    reference : object
-        The reference user group.
-    confidence : float
-        Two-sided level.
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> r = {"share": 0.5, "share_se": 0.1, "n_eff": 30.0}
-    >>> share_pair_columns(["a"], {"x": (40, [r]), "y": (40, [r])}, ["x", "y"], "x", confidence=0.95)["estimate"]
-    [0.0]
-    """
+def _share_pair_columns(item_groups, per_group: dict, user_groups, reference, *, confidence: float) -> dict:
+    """:func:`share_pairs` without pandas: its table as columns (``_PAIR_COLUMNS``, lists of values)."""
     from ocef.exposure.frame import significance
     from ocef.inference import student_t as student
 
@@ -414,7 +365,7 @@ def share_pair_columns(item_groups, per_group: dict, user_groups, reference, *, 
                          "ci_high": d + q * se if ok else np.nan,
                          "p_value": float(2 * student.sf(abs(d) / se, min(na, nb) - 1)) if ok else np.nan,
                          "reason": reason})
-    pairs = {c: [r[c] for r in prow] for c in PAIR_COLUMNS[:9]}
+    pairs = {c: [r[c] for r in prow] for c in _PAIR_COLUMNS[:9]}
     pairs["p_adjusted"] = holm_adjust(np.array(pairs["p_value"], dtype=float)) if prow else np.zeros(0)
     pairs["significant"] = significance(pairs["p_adjusted"], confidence)      # None: no test, no label
     return pairs
