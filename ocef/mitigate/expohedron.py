@@ -484,9 +484,10 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
 # Group fairness: the Pareto curve of utility against group unfairness (Kletti et al. Sec. 5)
 # --------------------------------------------------------------------------------------------------
 
-#: Most item groups of the exact group curve (:class:`_GroupProblem`'s support search enumerates subsets of
-#: vertices: measured, 30 candidates, 0.013 / 0.092 / 0.18 / 1.3 / 53 CPU s per user at 2 / 4 / 6 / 8 / 10 groups).
-MAX_GROUPS = 100
+#: Most item groups of the exact group curve: its cost is polynomial (:meth:`_GroupProblem._simplex_qp`) but steep in
+#: the groups; measured CPU s per user on the default grid (3 points), 100 candidates: 1.0 at 20 groups, 1.9 at 32,
+#: 17 at 50, 37 at 64 (``benchmarks/expohedron_group.py``).
+MAX_GROUPS = 32
 
 
 def _group_labels(groups, n: int) -> np.ndarray:
@@ -538,9 +539,9 @@ class _GroupProblem:
     def __init__(self, gamma, rho, labels):
         if labels.max() + 1 > MAX_GROUPS:
             raise DataError(f"the expohedron's group curve takes {int(labels.max()) + 1} item groups; it is solved "
-                            f"exactly for at most {MAX_GROUPS} (its cost grows exponentially with the groups: 30 "
-                            f"candidates, 0.01 / 0.09 / 1.3 / 53 CPU s per user at 2 / 4 / 8 / 10 groups); "
-                            f"merge groups, or use fairness='meritocratic' (--grid alpha=...,fairness=meritocratic)")
+                            f"exactly for at most {MAX_GROUPS} (measured, 100 candidates: 1.9 CPU s per user at 32 "
+                            f"groups, 17 s at 50, 37 s at 64); merge groups, or use fairness='meritocratic' "
+                            f"(--grid alpha=...,fairness=meritocratic)")
         self.gd = -np.sort(-gamma)
         self.total = float(np.sum(gamma))
         self.rho = rho / np.max(rho)                    # λ in the units of the normalized relevance
@@ -662,7 +663,10 @@ class _GroupProblem:
         theta = None
         for _ in range(50 * self.gd.size + 100):
             w, u = self.image(verts)
-            theta = self._simplex_qp(w, u, lam, None if theta is None else np.append(theta, 0.0))
+            start = None if theta is None else np.append(theta, 0.0)
+            theta = self._simplex_qp(w, u, lam, start)
+            if start is not None and theta[-1] == 0 and np.all(theta[:-1] > 0):
+                return verts[:-1]                        # the oracle's vertex lowers f by rounding only
             verts, theta = verts[theta > 0], theta[theta > 0]
             x = theta @ verts
             s = lam * self.rho - (np.bincount(self.labels, x, minlength=self.m) - self.c)[self.labels]

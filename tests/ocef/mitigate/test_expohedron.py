@@ -217,19 +217,23 @@ def test_group_pareto_point_and_rerank():
 
 
 def test_group_curve_refuses_more_groups_than_it_solves_in_reasonable_time():
-    """The exact group curve's support search is exponential in the groups (53 CPU s per user at 10
-    groups, 30 candidates): above MAX_GROUPS a one-line error names the count and the alternatives."""
+    """The exact group curve's cost is polynomial but steep in the groups (100 candidates: 1.9 CPU s per user at
+    32 groups, 17 s at 50): above MAX_GROUPS a one-line error names the count, the measured cost and the
+    alternatives; at MAX_GROUPS it is solved."""
     from ocef.errors import DataError
     from ocef.mitigate.expohedron import MAX_GROUPS, group_pareto_point
 
-    n = 12
+    assert MAX_GROUPS == 32
+    n = MAX_GROUPS + 1
     gamma = 1.0 / np.log2(np.arange(2, n + 2))
     rho = np.linspace(1.0, 0.1, n)
     with pytest.raises(DataError, match=f"takes {MAX_GROUPS + 1} item groups; it is solved exactly for at most "
-                                        f"{MAX_GROUPS}.*fairness='meritocratic'"):
-        group_pareto_point(gamma, rho, np.arange(n) % (MAX_GROUPS + 1), 0.5)
-    c, v = group_pareto_point(gamma, rho, np.arange(n) % 2, 0.5)          # two groups: solved
-    assert np.isclose(c.sum(), 1.0)
+                                        f"{MAX_GROUPS} \\(measured, 100 candidates: 1.9 CPU s per user at 32 groups, "
+                                        f"17 s at 50.*fairness='meritocratic'"):
+        group_pareto_point(gamma, rho, np.arange(n), 0.5)
+    for n_groups in (2, MAX_GROUPS):                                       # solved
+        c, v = group_pareto_point(gamma, rho, np.arange(n) % n_groups, 0.5)
+        assert np.isclose(c.sum(), 1.0) and majorized(v @ c, gamma)
 
 
 # ---- the group curve's simplex QP: the active-set method against the subset search it replaced ---------------
@@ -375,29 +379,33 @@ def _highs_group_qp(gamma, rho, labels, lam):
     solver.setOptionValue("qp_regularization_value", 0.0)
     solver.setOptionValue("primal_feasibility_tolerance", HIGHS_TOLERANCE)
     solver.setOptionValue("dual_feasibility_tolerance", HIGHS_TOLERANCE)
+    solver.setOptionValue("time_limit", 30.0)
     solver.passModel(model)
     solver.run()
-    assert solver.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert solver.getModelStatus() == highspy.HighsModelStatus.kOptimal, solver.modelStatusToString(solver.getModelStatus())
     return solver.getInfo().objective_function_value + 0.5 * c @ c, np.array(solver.getSolution().col_value)[n * n:]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("highspy") is None,
                     reason="highspy absent (pip install 'ocef[test]'): the group optimum's cross-check against "
                            "HiGHS's QP solver needs it")
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(15))
 def test_group_optimum_equals_highs_qp(seed):
-    """3-8 groups, 6-12 items, relevance with ties and zeros; at λ = 0.01 ... 10 (units of max ρ), the optimum of
+    """3-8 groups, 6-12 items (and 12, 16, 20 groups of 24 items, beyond the subset search's reach), relevance
+    with ties and zeros; at λ = 0.01 ... 10 (units of max ρ), the optimum of
     ½‖A x − A b‖² − λ ρ̂·x the group curve is made of (:meth:`_GroupProblem.piece`) has HiGHS's objective value,
     and the same group exposures (unique: the objective is strictly convex in them).
     Tolerance, from HiGHS's: a point whose primal and dual infeasibilities are below ε = 1e-8 has an objective
     within ε·(Σ|columns| + Σ|duals|) of the optimum — Σ|P| = n, Σ|e| ≤ Σγ, the 2n + m duals below the
-    gradient's scale (λ + Σγ) — under 1e-5 here (measured: 6e-15); the group exposures e of such a point
-    satisfy ½‖e − e*‖² ≤ its objective gap, within √(2·1e-5) < 5e-3 (measured: 3e-14); ours is feasible, so
+    gradient's scale (λ + Σγ) — under 1e-5 here (n ≤ 24; measured: 1e-14); the group exposures e of such a point
+    satisfy ½‖e − e*‖² ≤ its objective gap, within √(2·1e-5) < 5e-3 (measured: 8e-13); ours is feasible, so
     never below HiGHS's objective by more than that tolerance."""
     from ocef.mitigate.expohedron import _GroupProblem
     rng = np.random.default_rng(100 + seed)
-    n_groups = 3 + seed % 6
-    gamma, rho, groups = _random_group_instance(100 + seed, int(rng.integers(max(n_groups, 6), 13)), n_groups)
+    n_groups = 3 + seed % 6 if seed < 12 else (12, 16, 20)[seed - 12]
+    n_items = int(rng.integers(max(n_groups, 6), 13)) if seed < 12 else 24
+    # instance 114 (20 groups, 10 zero relevances): HiGHS's QP solver does not stop at λ = 10 (100 s), ours takes 5 ms
+    gamma, rho, groups = _random_group_instance(100 + seed if seed != 14 else 115, n_items, n_groups)
     labels = np.unique(groups, return_inverse=True)[1].ravel()
     prob = _GroupProblem(gamma, rho, labels)
     for lam in (0.01, 0.1, 0.3, 1.0, 3.0, 10.0):
