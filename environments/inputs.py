@@ -41,24 +41,21 @@ class AuditInputs:
     rho : numpy.ndarray
         True expected rewards in [0, 1], users x items (or users x contexts x items).
     policy : numpy.ndarray or ocef.policies.ArrayPolicy
-        The recommendation policy: its probabilities (same shape as ``rho``) or a policy object.
+        Probabilities of the shape of ``rho``, or a policy object.
     labels : numpy.ndarray or None
-        Group label of each user (integers), ``None`` when no groups were given.
+        Group label of each user.
     names : list of str or None
         Group names in label order, when the labels came from names.
     context_probs : numpy.ndarray or None
-        Context distribution q(x) (X values, or users x X); ``None`` means uniform.
+        Context distribution q(x) (X values, or users x X); None: uniform.
     description : str
-        Where the inputs came from, for reports.
     partition : str or None
-        The named partition of a named environment's users (``None`` for arrays).
+        The named partition of a named environment's users.
 
     Examples
     --------
-    >>> inputs = AuditInputs(np.full((2, 3), 0.5), np.full((2, 3), 1 / 3), np.array([0, 1]), None, None,
-    ...                      "two users")
-    >>> inputs.rho.shape, inputs.description
-    ((2, 3), 'two users')
+    >>> AuditInputs(np.full((2, 3), 0.5), np.full((2, 3), 1 / 3), np.array([0, 1]), None, None, "two users").rho.shape
+    (2, 3)
     """
 
     rho: Any
@@ -86,21 +83,18 @@ def _numeric_frame(path: Path):
 
 
 def load_array(path, *, name: str = "array") -> np.ndarray:
-    """A numeric array from a ``.npy`` or ``.csv`` file (rows are users).
-
-    A ``.csv`` may start with one header line; every other cell must be a number.
+    """A numeric array from a ``.npy`` or ``.csv`` file (rows are users; a ``.csv`` may have one header line).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file.
-    name : str, default "array"
+    name : str
         How error messages name the input (the command line passes its option, e.g. ``--rho``).
 
     Returns
     -------
     numpy.ndarray
-        The array (``float`` for a ``.csv``; the stored dtype for a ``.npy``).
+        ``float`` for a ``.csv``; the stored dtype for a ``.npy``.
 
     Raises
     ------
@@ -111,9 +105,8 @@ def load_array(path, *, name: str = "array") -> np.ndarray:
     --------
     >>> from pathlib import Path
     >>> _ = Path("rho.csv").write_text("item0,item1\\n0.5,0.25\\n1,0\\n")
-    >>> load_array("rho.csv", name="--rho")
-    array([[0.5 , 0.25],
-           [1.  , 0.  ]])
+    >>> load_array("rho.csv", name="--rho").tolist()
+    [[0.5, 0.25], [1.0, 0.0]]
     """
     path = Path(path)
     if path.is_dir():
@@ -150,24 +143,22 @@ def load_array(path, *, name: str = "array") -> np.ndarray:
 def load_groups(path, *, n_users: int, name: str = "groups") -> tuple[np.ndarray, list[str] | None]:
     """Group labels of ``n_users`` users from a file: integers, or names in a one-column ``.csv``.
 
-    Names are factorized in sorted order (label 0 is the first name). A ``.csv`` with
-    ``n_users + 1`` rows starts with a header line.
+    Names are factorized in sorted order; a ``.csv`` with ``n_users + 1`` rows starts with a header.
 
     Parameters
     ----------
     path : str or os.PathLike
-        A ``.csv`` (one column) or ``.npy`` (one label per user) file.
+        A ``.csv`` (one column) or ``.npy`` file.
     n_users : int
-        The number of users, to recognise a header line.
-    name : str, default "groups"
+        To recognise a header line.
+    name : str
         How error messages name the input.
 
     Returns
     -------
     labels : numpy.ndarray
-        One label per user.
     names : list of str or None
-        The group names of labels 0, 1, ... when the file holds names, else ``None``.
+        The names of labels 0, 1, ... when the file holds names.
 
     Examples
     --------
@@ -215,26 +206,24 @@ def inputs_from_files(rho, *, policy_probs=None, scores=None, groups=None, conte
         True expected rewards in [0, 1] (``.npy`` or ``.csv``; users x items, or users x contexts x
         items in a ``.npy``).
     policy_probs : str or os.PathLike, optional
-        The policy's probabilities, of the shape of ``rho``, rows summing to 1. Give this or
-        ``scores``.
+        The policy's probabilities, of the shape of ``rho``. Give this or ``scores``.
     scores : str or os.PathLike, optional
-        A recommender's scores, of the shape of ``rho``, turned into the policy ``policy``
-        (:func:`ocef.policies.policy_from_scores`).
+        A recommender's scores, turned into ``policy`` (:func:`ocef.policies.policy_from_scores`).
     groups : str or os.PathLike, optional
-        Group label of each user (:func:`load_groups`).
+        :func:`load_groups`.
     context_probs : str or os.PathLike, optional
         Context distribution q(x): X values, or users x X (default: uniform).
-    policy : {"softmax", "argmax", "ranking", "uniform"}, default "softmax"
-        The policy made from ``scores`` (parity and equity of exposure need item categories: use
-        :func:`inputs_from_environment` or ``policy_probs``).
-    beta : float, default 30.0
+    policy : {"softmax", "argmax", "ranking", "uniform"}
+        Made from ``scores`` (parity and equity of exposure need item categories:
+        :func:`inputs_from_environment`).
+    beta : float
         Inverse temperature of ``softmax``.
-    k : int, default 10
+    k : int
         Length of the ``ranking`` policy.
-    require_groups : bool, default False
-        Raise when ``groups`` is missing (a full audit needs groups).
+    require_groups : bool
+        Raise when ``groups`` is missing.
     names : dict, optional
-        How messages name each input (``{"rho": "--rho", "policy_probs": "--policy-probs", ...}``).
+        How messages name each input (``{"rho": "--rho", ...}``).
 
     Returns
     -------
@@ -244,10 +233,8 @@ def inputs_from_files(rho, *, policy_probs=None, scores=None, groups=None, conte
     --------
     >>> np.save("rho.npy", np.array([[0.9, 0.1], [0.2, 0.8]]))
     >>> np.save("scores.npy", np.array([[2.0, 1.0], [0.0, 3.0]]))
-    >>> inputs = inputs_from_files("rho.npy", scores="scores.npy", policy="argmax")
-    >>> inputs.policy.probabilities()
-    array([[1., 0.],
-           [0., 1.]])
+    >>> inputs_from_files("rho.npy", scores="scores.npy", policy="argmax").policy.probabilities().tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
     """
     from ocef.validation import check_positive_int
 
@@ -301,27 +288,23 @@ def environment_policy(env, policy: str = "softmax", *, factors: int = 8, train_
                        beta: float = 30.0, k: int = 10, rng=0):
     """The policy ``policy`` on the scores of a recommender fitted to part of ``env``'s ground truth.
 
-    The simulated recommender is a matrix factorization with ``factors`` latent factors fitted on a
-    ``train_fraction`` of each user's entries (``env.estimated_scores``, Do et al. 2022, Sec. 6.1). The equity-of-exposure policy needs
-    non-negative relevances: its estimates are clipped to the [0, 1] rating scale first (the only
-    policy whose scores are changed); the other policies use the estimates as they are.
+    A matrix factorization with ``factors`` latent factors fitted on a ``train_fraction`` of each
+    user's entries (``env.estimated_scores``, Do et al. 2022, Sec. 6.1). Equity of exposure needs
+    non-negative relevances: its estimates (only its) are clipped to [0, 1] first.
 
     Parameters
     ----------
     env : ocef.environments.Environment
-        A named environment (MovieLens, synthetic).
-    policy : {"softmax", "argmax", "uniform", "parity", "equity", "ranking"}, default "softmax"
-        The policy (:func:`ocef.policies.build_policy`).
-    factors : int, default 8
-        Latent factors of the simulated recommender.
-    train_fraction : float, default 0.2
-        Fraction of each user's ground-truth entries the recommender observes (Do et al. 2022, Sec. 6.1).
-    beta : float, default 30.0
+    policy : {"softmax", "argmax", "uniform", "parity", "equity", "ranking"}
+        :func:`ocef.policies.build_policy`.
+    factors : int
+    train_fraction : float
+    beta : float
         Inverse temperature of ``softmax``.
-    k : int, default 10
+    k : int
         Length of the ``ranking`` policy.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
-        Randomness of the fit (an int seed lets the fit be cached on disk).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        An int seed lets the fit be cached on disk.
 
     Returns
     -------
@@ -330,9 +313,8 @@ def environment_policy(env, policy: str = "softmax", *, factors: int = 8, train_
     Examples
     --------
     >>> from ocef.environments.synthetic import SyntheticEnvironment
-    >>> env = SyntheticEnvironment(n_users=6, n_items=8, rng=0)
-    >>> environment_policy(env, "argmax", factors=2, rng=0).probabilities().sum(axis=-1)
-    array([1., 1., 1., 1., 1., 1.])
+    >>> environment_policy(SyntheticEnvironment(n_users=6, n_items=8, rng=0), "argmax", factors=2, rng=0).probabilities().shape
+    (6, 8)
     """
     from ocef.policies.builders import build_policy
 
@@ -351,11 +333,10 @@ def load_environment(dataset: str, *, data_dir=None, n_users=None, n_items=None,
         MovieLens (ML-1M when present in ``data_dir``, else ML-100K; the ground truth is a fitted
         completion of the ratings) or the synthetic low-rank environment.
     data_dir : str or os.PathLike, optional
-        Folder of ``ml-1m/`` or ``ml-100k/`` (MovieLens only).
+        Folder of ``ml-1m/`` or ``ml-100k/``.
     n_users, n_items : int, optional
-        Users and items kept (MovieLens: those with most ratings) or generated (synthetic).
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
-        Randomness of the synthetic environment.
+        Kept (MovieLens: those with most ratings) or generated (synthetic).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
     names : dict, optional
         How messages name each input.
 
@@ -365,9 +346,8 @@ def load_environment(dataset: str, *, data_dir=None, n_users=None, n_items=None,
 
     Examples
     --------
-    >>> env = load_environment("synthetic", n_users=8, n_items=5)
-    >>> env.rho.shape, env.partitions
-    ((8, 5), ('group',))
+    >>> load_environment("synthetic", n_users=8, n_items=5).rho.shape
+    (8, 5)
     """
     if dataset not in ENVIRONMENTS:
         raise ParameterError(f"{_name(names, 'dataset')} must be one of {', '.join(ENVIRONMENTS)}, got {dataset!r}")
@@ -394,26 +374,22 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     Parameters
     ----------
     dataset : {"movielens", "synthetic"}
-        The environment: MovieLens (ML-1M when present, else ML-100K, from ``data_dir``) or the
-        synthetic one.
+        As in :func:`load_environment`.
     partition : str, optional
-        The attribute that partitions users (``env.partitions``); default
-        :data:`DEFAULT_PARTITION` of the dataset.
+        One of ``env.partitions``; default :data:`DEFAULT_PARTITION` of the dataset.
     data_dir : str or os.PathLike, optional
-        Folder of ``ml-1m/`` or ``ml-100k/`` (default: ``$OCEF_DATA_DIR`` or ``../shared/data``).
+        Default ``$OCEF_DATA_DIR`` or ``../shared/data``.
     n_users, n_items : int, optional
-        Sizes (a subsample of MovieLens; the synthetic environment's dimensions).
-    policy : str, default "softmax"
+    policy : str
         The policy on the recommender's scores (:func:`environment_policy`).
     factors, train_fraction, beta, k
         As in :func:`environment_policy`.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
-        Randomness of the synthetic environment and of the fit (an int seed lets the fit be cached).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Of the synthetic environment and the fit (an int seed lets the fit be cached).
     names : dict, optional
-        How messages name each input (the command line's options).
+        How messages name each input.
     env : ocef.environments.Environment, optional
-        An environment already built (``dataset`` then only names it); for several partitions of
-        one environment.
+        An environment already built (``dataset`` then only names it).
 
     Returns
     -------
@@ -452,13 +428,12 @@ class BiasInputs:
     Attributes
     ----------
     scores : numpy.ndarray
-        A recommender's scores, users x items (NaN: not scored).
+        Users x items (NaN: not scored).
     truth : numpy.ndarray or None
         True relevance of the same shape (NaN: unknown), for the opportunity metrics.
     groups : numpy.ndarray
-        One group label per user (names where the data has them).
+        One group label per user.
     description : str
-        Where the inputs came from, for reports.
 
     Examples
     --------
@@ -475,20 +450,18 @@ class BiasInputs:
 def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
     """A 2-d float matrix from ``.npy`` or ``.csv`` (rows are users), where a cell may be unscored.
 
-    In a ``.csv`` an empty cell, ``nan``, ``NaN`` or ``NA`` is NaN (not scored); any other
-    non-numeric cell is an error; a first line of names is a header.
+    In a ``.csv`` an empty cell, ``nan``, ``NaN`` or ``NA`` is NaN; any other non-numeric cell is an
+    error; a first line of names is a header.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file.
-    name : str, default "matrix"
+    name : str
         How error messages name the input.
 
     Returns
     -------
     numpy.ndarray
-        ``float`` matrix with NaN where a cell is unscored.
 
     Raises
     ------
@@ -499,18 +472,16 @@ def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
     --------
     >>> from pathlib import Path
     >>> _ = Path("scores.csv").write_text("i0,i1,i2\\n0.9,,0.1\\n0.2,0.8,NA\\n")
-    >>> load_matrix("scores.csv")
-    array([[0.9, nan, 0.1],
-           [0.2, 0.8, nan]])
+    >>> load_matrix("scores.csv").tolist()
+    [[0.9, nan, 0.1], [0.2, 0.8, nan]]
     """
-    import pandas as pd
-
-
     path = Path(path)
     if path.suffix.lower() != ".csv":
         return np.asarray(load_array(path, name=name), dtype=float)
     if not path.is_file():
         raise FileNotFoundError(f"{name}: file not found: {path.resolve()}")
+    import pandas as pd        # a .csv; a .npy file needs numpy only
+
     frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
     cells = frame.apply(lambda col: col.str.strip())
     missing = cells.isin(["", "nan", "NaN", "NA"])
@@ -530,13 +501,13 @@ def bias_inputs_from_files(scores, groups, *, truth=None, names: dict | None = N
     Parameters
     ----------
     scores : str or os.PathLike
-        Scores, users x items (:func:`load_matrix`; NaN or an empty cell: not scored).
+        Users x items (:func:`load_matrix`).
     groups : str or os.PathLike
-        One group label per user (:func:`load_groups`; names are kept as names).
+        :func:`load_groups`; names are kept as names.
     truth : str or os.PathLike, optional
         True relevance, users x items, for the opportunity metrics.
     names : dict, optional
-        How messages name each input (``{"scores": "--scores", ...}``).
+        How messages name each input.
 
     Returns
     -------
@@ -545,8 +516,7 @@ def bias_inputs_from_files(scores, groups, *, truth=None, names: dict | None = N
     Examples
     --------
     >>> from pathlib import Path
-    >>> _ = Path("s.csv").write_text("0.9,0.1\\n0.2,0.8\\n")
-    >>> _ = Path("g.csv").write_text("F\\nM\\n")
+    >>> _ = Path("s.csv").write_text("0.9,0.1\\n0.2,0.8\\n"), Path("g.csv").write_text("F\\nM\\n")
     >>> bias_inputs_from_files("s.csv", "g.csv").groups.tolist()
     ['F', 'M']
     """
@@ -566,30 +536,25 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
                              names: dict | None = None) -> BiasInputs:
     """The bias metrics' inputs from a real data set and a fitted recommender.
 
-    - ``movielens``: the scores of a ``factors``-factor recommender fitted on ``train_fraction``
-      of each user's entries of the MovieLens ground truth (Do et al. 2022, Sec. 6.1); the truth is the
-      ground truth ``rho``.
+    - ``movielens``: a ``factors``-factor recommender fitted on ``train_fraction`` of each user's
+      entries of the MovieLens ground truth (Do et al. 2022, Sec. 6.1); truth: the ground truth.
     - ``coat``: a ``factors``-factor Funk SVD fitted on Coat's self-selected ratings, mapped to
-      [0, 1]; the truth is the ratings of the randomly assigned items (``test.ascii``), NaN
-      elsewhere.
+      [0, 1]; truth: the ratings of the randomly assigned items (``test.ascii``), NaN elsewhere.
 
     Parameters
     ----------
     dataset : {"movielens", "coat"}
-        The data set (looked for in ``data_dir``; see :mod:`ocef.datasets`).
-    partition : str, default "gender"
+    partition : str
         The user attribute whose values are the groups (MovieLens: ``env.partitions``; Coat:
         :data:`COAT_PARTITIONS`).
     data_dir : str or os.PathLike, optional
-        Folder of the data sets (default: ``$OCEF_DATA_DIR`` or ``../shared/data``).
-    factors : int, default 8
-        Latent factors of the recommender.
+        Default ``$OCEF_DATA_DIR`` or ``../shared/data``.
+    factors : int
     train_fraction : float, optional
-        MovieLens only: fraction of each user's entries the recommender observes (default 0.2).
+        MovieLens only (default 0.2).
     n_users, n_items : int, optional
-        MovieLens only: users and items kept (those with most ratings).
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
-        Randomness of the fit.
+        MovieLens only: those with most ratings are kept.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
     names : dict, optional
         How messages name each input.
 
@@ -604,11 +569,10 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
 
     Examples
     --------
-    >>> try:
-    ...     bias_inputs_from_dataset("coat", data_dir="no-such-folder")
-    ... except FileNotFoundError as e:
-    ...     print(type(e).__name__)
-    DatasetNotFoundError
+    >>> bias_inputs_from_dataset("coat", data_dir="no-such-folder")
+    Traceback (most recent call last):
+    ...
+    ocef.errors.DatasetNotFoundError: ...
     """
     if dataset == "movielens":
         from ocef.environments.movielens_env import MovieLensEnvironment

@@ -1,33 +1,12 @@
 """Loaders for recommendation logs with default and random traffic (Dong et al. 2024, Sec. 3.2, 4.2).
 
-Generic log schema
-------------------
-A log is a table (CSV, optionally compressed, or Parquet) with one row per logged
-(request, item) impression:
-
-============  ==========================================================================
-column        meaning
-============  ==========================================================================
-label(s)      0/1 preference signal Y (several columns allowed: Y = 1 if any is 1)
-group         item group S (any hashable values; at least 2 groups)
-``source``    optional: ``"default"`` (D_rec, the default strategy) or ``"random"``
-              (D_rand, uniformly random items); needed only when both traffics share a file
-``day``       optional: day index or date, to estimate per day
-others        kept as they are (``request``, ``user``, ``item``, ``R``, ...)
-============  ==========================================================================
-
-The default and random traffic come either as two files or as one file with a ``source``
-column (:func:`split_by_source`). The project's simulator (``ocef.reo.simulate``) writes the same
-schema with columns ``request, day, user, item, R, Y, S, source``.
-
-Real data sets
---------------
-Coat and the Open Bandit Dataset are read by :mod:`ocef.datasets` (:func:`ocef.datasets.load_logs`);
-here:
-
-* the paper's published TikTok data (:data:`PUBLISHED_SIGNALS`, :func:`load_published`):
-  boolean columns ``like_video, share, follow, finish, download, long_view, young_adult``;
-  Y = any of the six engagement signals, S = ``young_adult`` (creator aged 18-24).
+A log is a CSV (optionally compressed) or Parquet table with one row per logged (request, item)
+impression: 0/1 label column(s) Y, an item-group column S, and optionally ``source``
+(``"default"`` or ``"random"``, when both traffics share one file, :func:`split_by_source`) and
+``day``; other columns are kept. The full schema: docs/formats/reo-logs.md. Coat and the Open
+Bandit Dataset are read by :mod:`ocef.datasets`; the paper's published TikTok data by
+:func:`load_published` (Y = any of :data:`PUBLISHED_SIGNALS`, S = ``young_adult``, creators
+aged 18-24).
 """
 from __future__ import annotations
 
@@ -55,21 +34,18 @@ PUBLISHED_GROUP = "young_adult"
 def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Read one log file of the generic schema (module docstring) into a DataFrame.
 
-    ``.parquet``/``.pq`` with pyarrow, anything else as CSV (compression from the suffix); a CSV's
-    header is checked first (:func:`~ocef.log_schema.check_csv_header`).
+    ``.parquet``/``.pq`` with pyarrow, anything else as CSV (compression from the suffix, header
+    checked first by :func:`~ocef.log_schema.check_csv_header`).
 
     Parameters
     ----------
     path : str or Path
-        The log file.
     columns : sequence of str, optional
-        Columns the log must have; the error names the missing ones and the file. None checks
-        nothing.
+        Columns the log must have (the error names the missing ones and the file).
 
     Returns
     -------
     pandas.DataFrame
-        The whole log, every column as read.
 
     Raises
     ------
@@ -108,31 +84,25 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
 
 
 def split_by_source(log: pd.DataFrame, *, source: str = "source") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split a log holding both traffics into its default and its random rows (Dong et al. 2024, Sec. 3.2).
-
-    Row order is kept within each part.
+    """Split a log holding both traffics into its default and random rows (Dong et al. 2024, Sec. 3.2), order kept.
 
     Parameters
     ----------
     log : pandas.DataFrame
-        A log with a traffic-source column holding only ``"default"`` and ``"random"``.
-    source : str, default "source"
-        The name of that column.
+        With a traffic-source column holding only ``"default"`` and ``"random"``.
+    source : str
+        That column.
 
     Returns
     -------
-    default : pandas.DataFrame
-        The rows with ``"default"``, re-indexed from 0.
-    random : pandas.DataFrame
-        The rows with ``"random"``, re-indexed from 0.
+    default, random : pandas.DataFrame
+        Re-indexed from 0.
 
     Examples
     --------
-    >>> log = pd.DataFrame({"Y": [1, 0, 0, 1], "S": ["a", "b", "a", "b"],
-    ...                     "source": ["default", "random", "default", "random"]})
-    >>> default, random = split_by_source(log)
-    >>> len(default), len(random), random["Y"].tolist()
-    (2, 2, [0, 1])
+    >>> log = pd.DataFrame({"Y": [1, 0, 0, 1], "source": ["default", "random", "default", "random"]})
+    >>> [part["Y"].tolist() for part in split_by_source(log)]
+    [[1, 0], [0, 1]]
     """
     if source not in log.columns:
         raise ParameterError(f"log is missing the traffic-source column {source!r}; it has {list(log.columns)}")
@@ -151,27 +121,24 @@ def load_logs(default: str | Path | None = None, random: str | Path | None = Non
     """Load the default and the random traffic of a REO audit (Dong et al. 2024, Sec. 3.2, 4.2).
 
     Two files, or one ``combined`` file split by its ``source`` column (:func:`split_by_source`),
-    each in the generic schema (module docstring).
+    in the generic schema (module docstring).
 
     Parameters
     ----------
     default, random : str or Path, optional
-        The files of the default traffic D_rec and of the uniformly random traffic D_rand.
+        The files of D_rec and D_rand.
     combined : str or Path, optional
-        One file with both traffics, instead of ``default`` and ``random``.
-    label : str or sequence of str, default "Y"
+        One file with both traffics, instead.
+    label : str or sequence of str
         The 0/1 preference column(s) (Y = 1 when any of them is 1).
-    group : str, default "S"
+    group : str
         The item-group column.
-    source : str, default "source"
+    source : str
         The traffic-source column of ``combined``.
 
     Returns
     -------
-    default : pandas.DataFrame
-        The default traffic.
-    random : pandas.DataFrame
-        The random traffic.
+    default, random : pandas.DataFrame
 
     Examples
     --------
@@ -195,35 +162,23 @@ def load_published(default: str | Path, random: str | Path) -> tuple[pd.DataFram
     """Load the TikTok logs published with Dong et al. 2024 (Sec. 1, 4.2) in the generic schema.
 
     Y = any of the six engagement signals (:data:`PUBLISHED_SIGNALS`), S = ``young_adult``
-    (:data:`PUBLISHED_GROUP`); other columns are kept.
+    (:data:`PUBLISHED_GROUP`), ``source`` = ``"default"`` or ``"random"``; other columns are kept.
 
     Parameters
     ----------
-    default : str or Path
-        The file of the default traffic (recommended videos).
-    random : str or Path
-        The file of the random traffic (uniformly random videos).
+    default, random : str or Path
+        The files of the recommended and the uniformly random videos.
 
     Returns
     -------
-    default : pandas.DataFrame
-        The default traffic with added columns ``Y`` and ``S`` (int8) and ``source``
-        (``"default"``).
-    random : pandas.DataFrame
-        The random traffic, likewise with ``source`` = ``"random"``.
+    default, random : pandas.DataFrame
 
     Examples
     --------
-    >>> columns = list(PUBLISHED_SIGNALS) + [PUBLISHED_GROUP]
-    >>> rows = [[1, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 1, 0]]
-    >>> pd.DataFrame(rows, columns=columns).to_csv("default.csv", index=False)
-    >>> pd.DataFrame(rows[:2], columns=columns).to_csv("random.csv", index=False)
-    >>> default, random = load_published("default.csv", "random.csv")
-    >>> default[["Y", "S", "source"]]
-       Y  S   source
-    0  1  1  default
-    1  0  0  default
-    2  1  0  default
+    >>> rows = [[1, 0, 0, 0, 0, 0, 1], [0, 0, 0, 1, 0, 1, 0]]
+    >>> pd.DataFrame(rows, columns=[*PUBLISHED_SIGNALS, PUBLISHED_GROUP]).to_csv("log.csv", index=False)
+    >>> load_published("log.csv", "log.csv")[0][["Y", "S"]].values.tolist()
+    [[1, 1], [1, 0]]
     """
     need = list(PUBLISHED_SIGNALS) + [PUBLISHED_GROUP]
     out = []

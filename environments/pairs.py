@@ -35,8 +35,7 @@ def _need(log: pd.DataFrame, columns: Sequence[str], name: str) -> None:
 
 def _pair_frame(clicks: pd.DataFrame, others: pd.DataFrame, on: list, query: str, item: str, group: str,
                 engagement: str | None) -> pd.DataFrame:
-    """Every (clicked row, unclicked row of another item) sharing the ``on`` values, as a pairs
-    table (``query`` column of the clicked row; z = its ``engagement``, or 0)."""
+    """Every (clicked row, unclicked row of another item) sharing the ``on`` values, as a pairs table."""
     m = clicks.merge(others[on + [item, group]], on=on, suffixes=("_j", "_jp"))
     m = m[m[f"{item}_j"].to_numpy() != m[f"{item}_jp"].to_numpy()]
     return pd.DataFrame({
@@ -59,47 +58,38 @@ def _one_per_query(pairs: pd.DataFrame, rng) -> pd.DataFrame:
 def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str = "S",
                        engagement: str | None = "rating", query: str = "user", item: str = "item",
                        mode: str = "all", rng=None) -> pd.DataFrame:
-    """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from a log of ratings of uniformly random items.
-
-    Every ordered (liked, not liked) pair of rows of a query; the rated items being uniformly
-    random, these are the randomized comparisons of :mod:`ocef.pairwise`.
+    """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from a log of ratings of uniformly random items:
+    every ordered (liked, not liked) pair of rows of a query.
 
     Parameters
     ----------
     random_log : pandas.DataFrame
-        One row per rating of a random item, with the ``query``, ``item``, ``label``, ``group``
-        (and ``engagement``) columns.
-    label : str, default "Y"
-        The 0/1 preference column (1: liked / clicked).
-    group : str, default "S"
+        One row per rating of a random item.
+    label : str
+        The 0/1 preference column.
+    group : str
         The item-group column.
-    engagement : str or None, default "rating"
+    engagement : str or None
         The column giving z, the engagement bucket of the liked item; None sets z = 0.
-    query : str, default "user"
-        The column identifying a query (the comparisons are made within one query).
-    item : str, default "item"
-        The item column.
-    mode : {"all", "one-per-query"}, default "all"
-        Every pair, or one pair per query drawn uniformly (Beutel et al.'s one randomized pair per
-        query).
+    query : str
+        The comparisons are made within one query.
+    item : str
+    mode : {"all", "one-per-query"}
+        Every pair, or one uniformly drawn pair per query (Beutel et al.'s).
     rng : None, int, SeedSequence or Generator, optional
-        Draws the pair kept per query in ``"one-per-query"`` mode.
+        For ``"one-per-query"``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``query, j, jp, s_j, s_jp, z``, one row per pair, sorted by query, j, jp.
+        ``query, j, jp, s_j, s_jp, z``, sorted by query, j, jp.
 
     Examples
     --------
-    >>> log = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [10, 11, 12, 10, 12],
-    ...                     "Y": [1, 0, 0, 0, 1], "S": ["a", "b", "a", "a", "a"],
-    ...                     "rating": [5, 2, 1, 3, 4]})
-    >>> pairs_from_ratings(log)
-       query   j  jp s_j s_jp  z
-    0      0  10  11   a    b  5
-    1      0  10  12   a    a  5
-    2      1  12  10   a    a  4
+    >>> log = pd.DataFrame({"user": [0, 0, 1, 1], "item": [10, 11, 10, 12], "Y": [1, 0, 0, 1],
+    ...                     "S": ["a", "b", "a", "a"], "rating": [5, 2, 3, 4]})
+    >>> pairs_from_ratings(log)[["j", "jp", "z"]].values.tolist()
+    [[10, 11, 5], [12, 10, 4]]
     """
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {MODES}, got {mode!r}")
@@ -118,41 +108,32 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
                            group: str = "S", item: str = "item", engagement: str | None = None) -> pd.DataFrame:
     """Randomized pairs (Beutel et al. 2019, Sec. 3.4) from single impressions of a uniform-random log.
 
-    Each clicked row (``label`` = 1) is paired with every unclicked row of a *different* item
-    that shares the values of ``match_on`` (e.g. the user-feature tuple and the day): the best
-    reconstruction of "the same query" when slates are not logged (the Open Bandit Dataset's
-    ``random`` log).
+    Each clicked row is paired with every unclicked row of a *different* item sharing the values of
+    ``match_on`` (e.g. the user features and the day): "the same query" when slates are not logged
+    (the Open Bandit Dataset's ``random`` log).
 
     Parameters
     ----------
     log : pandas.DataFrame
         One row per impression of a uniformly random item.
-    match_on : sequence of str, default ("context", "day")
-        Columns whose values define "the same query".
-    label : str, default "Y"
-        The click column (1: clicked; any other value is an unclicked row).
-    group : str, default "S"
-        The item-group column.
-    item : str, default "item"
-        The item column.
+    match_on : sequence of str
+    label : str
+        The click column (1: clicked).
+    group, item : str
     engagement : str, optional
         The column giving z for the clicked row; None sets z = 0.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``query, j, jp, s_j, s_jp, z`` sorted by query, j, jp; ``query`` is the
-        clicked row's position in ``log``.
+        ``query, j, jp, s_j, s_jp, z`` sorted by query, j, jp; ``query`` is the clicked row's
+        position in ``log``.
 
     Examples
     --------
-    >>> log = pd.DataFrame({"context": [7, 7, 7, 8, 8], "day": 0, "item": [1, 2, 3, 1, 2],
-    ...                     "Y": [1, 0, 0, 0, 1], "S": [0, 1, 0, 0, 1]})
-    >>> pairs_from_impressions(log)
-       query  j  jp  s_j  s_jp  z
-    0      0  1   2    0     1  0
-    1      0  1   3    0     0  0
-    2      4  2   1    1     0  0
+    >>> log = pd.DataFrame({"context": [7, 7, 7], "day": 0, "item": [1, 2, 3], "Y": [1, 0, 0], "S": [0, 1, 0]})
+    >>> pairs_from_impressions(log)[["j", "jp"]].values.tolist()
+    [[1, 2], [1, 3]]
     """
     match_on = list(match_on)
     _need(log, match_on + [label, item, group] + ([engagement] if engagement else []), "log")

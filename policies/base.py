@@ -20,21 +20,18 @@ ROW_SUM_ATOL = 1e-6
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """Validate a score (or probability) table: finite reals, users x items or users x contexts x items.
-
-    Complex numbers, strings and booleans are refused, not cast.
+    """Validate a score (or probability) table: finite reals, 2-d (users x items) or 3-d (users x
+    contexts x items), non-empty; complex numbers, strings and booleans are refused, not cast.
 
     Parameters
     ----------
     scores : array_like
-        The table, 2-d (users x items) or 3-d (users x contexts x items), non-empty.
-    name : str, default "scores"
+    name : str
         The argument's name in error messages.
 
     Returns
     -------
-    numpy.ndarray
-        The table as a float array.
+    numpy.ndarray of float
 
     Examples
     --------
@@ -56,23 +53,20 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
 
 
 def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
-    """Validate a table of policy probabilities π^m(a|x) and return it as a float array.
-
-    Entries finite and non-negative, rows (last axis) summing to 1 within ``atol``.
+    """Validate policy probabilities π^m(a|x): finite, non-negative, rows summing to 1 within ``atol``
+    (not renormalised).
 
     Parameters
     ----------
     probs : array_like
-        The probabilities.
-    name : str, default "probs"
+    name : str
         The argument's name in error messages.
-    atol : float, default ROW_SUM_ATOL (1e-6)
+    atol : float
         Tolerance on ``|Σ_a π(a|x) - 1|``.
 
     Returns
     -------
-    numpy.ndarray
-        The probabilities as a float array (not renormalised).
+    numpy.ndarray of float
 
     Examples
     --------
@@ -112,27 +106,23 @@ def _check_users(users, n_users: int) -> np.ndarray:
 
 
 def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
-    """Draw one item from each row of a probability table by inverse CDF on uniform draws.
-
-    Items of probability 0 are never drawn; the rows are not validated (:func:`check_policy_probs`).
+    """Draw one item from each row of a probability table by inverse CDF (rows not validated).
 
     Parameters
     ----------
     probs : numpy.ndarray
-        Shape (N, A), non-negative rows summing to 1.
+        Shape (N, A), rows summing to 1.
     rng : None, int, SeedSequence or Generator
-        Draws the N uniforms.
 
     Returns
     -------
-    numpy.ndarray
-        N item indices in ``[0, A)`` (dtype ``intp``).
+    numpy.ndarray of intp
+        N item indices.
 
     Examples
     --------
-    >>> probs = np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.5, 0.0, 0.5]])
-    >>> sample_rows(probs, rng=0)
-    array([1, 0, 0])
+    >>> sample_rows(np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]]), rng=0)
+    array([1, 0])
     """
     gen = as_generator(rng)
     cdf = np.cumsum(probs, axis=-1)
@@ -144,30 +134,27 @@ def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
 class Policy:
     """A recommender system: one stochastic policy π^m(·|x) per user m (Do et al. 2022, Sec. 3.1).
 
-    Subclasses implement ``_probabilities(users)`` returning an array of shape
-    (len(users), n_items) if context-free, else (len(users), n_contexts, n_items).
+    Subclasses implement ``_probabilities(users)``, of shape (len(users), n_items), or
+    (len(users), n_contexts, n_items) if contextual.
 
     Parameters
     ----------
     n_users : int
-        Number of users M (>= 1).
+        M.
     n_items : int
-        Number of items |A| (>= 1).
-    n_contexts : int, default 1
-        Number of contexts |X| (>= 1).
-    contextual : bool, default False
+        |A|.
+    n_contexts : int
+        |X|.
+    contextual : bool
         Whether probabilities are users x contexts x items; implied by ``n_contexts > 1``.
 
     Examples
     --------
     >>> class Popular(Policy):                     # every user gets item 0
-    ...     def __init__(self):
-    ...         super().__init__(n_users=3, n_items=2)
     ...     def _probabilities(self, users):
     ...         return np.tile([1.0, 0.0], (len(users), 1))
-    >>> Popular().probabilities([0, 2])
-    array([[1., 0.],
-           [1., 0.]])
+    >>> Popular(n_users=3, n_items=2).probabilities([0, 2]).tolist()
+    [[1.0, 0.0], [1.0, 0.0]]
     """
 
     def __init__(self, n_users: int, n_items: int, n_contexts: int = 1, *, contextual: bool = False):
@@ -209,7 +196,7 @@ class Policy:
         Parameters
         ----------
         users : array_like of int, optional
-            User indices in ``[0, n_users)`` (a scalar is one user); None for all users.
+            User indices (a scalar is one user); None for all users.
 
         Returns
         -------
@@ -218,8 +205,7 @@ class Policy:
 
         Examples
         --------
-        >>> uniform = CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4)
-        >>> uniform.probabilities([2])
+        >>> CallablePolicy(lambda users: np.full((len(users), 4), 0.25), n_users=3, n_items=4).probabilities([2])
         array([[0.25, 0.25, 0.25, 0.25]])
         """
         idx = np.arange(self._n_users) if users is None else _check_users(users, self._n_users)
@@ -231,21 +217,18 @@ class Policy:
         Parameters
         ----------
         users : array_like of int
-            User indices (repeats allowed).
+            Repeats allowed.
         rng : None, int, SeedSequence or Generator, optional
-            Draws the items.
         contexts : array_like of int, optional
-            One context index per user; required for a contextual policy, refused otherwise.
+            One context per user; required for a contextual policy, refused otherwise.
 
         Returns
         -------
         numpy.ndarray
-            One item index per user.
 
         Examples
         --------
-        >>> contextual = ArrayPolicy([[[1.0, 0.0], [0.0, 1.0]]])       # 1 user, 2 contexts
-        >>> contextual.sample([0, 0], contexts=[0, 1], rng=0)
+        >>> ArrayPolicy([[[1.0, 0.0], [0.0, 1.0]]]).sample([0, 0], contexts=[0, 1], rng=0)     # 1 user, 2 contexts
         array([0, 1])
         """
         idx = _check_users(users, self._n_users)
@@ -306,7 +289,6 @@ class ArrayPolicy(Policy):
         Parameters
         ----------
         users : array_like of int, optional
-            User indices in ``[0, n_users)``; None for all users.
 
         Returns
         -------
@@ -315,9 +297,8 @@ class ArrayPolicy(Policy):
 
         Examples
         --------
-        >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1, 0])
-        array([[0. , 0. , 1. ],
-               [0.5, 0.5, 0. ]])
+        >>> ArrayPolicy([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]).probabilities([1]).tolist()
+        [[0.0, 0.0, 1.0]]
         """
         if users is None:
             return self._probs
@@ -328,26 +309,22 @@ class ArrayPolicy(Policy):
 
 
 class CallablePolicy(Policy):
-    """A user-supplied recommender ``fn(users) -> probs`` that can only be queried.
-
-    Every answer is validated, so a black box that misbehaves raises at the query.
+    """A user-supplied recommender ``fn(users) -> probs`` that can only be queried; every answer is
+    validated, so a black box that misbehaves raises at the query.
 
     Parameters
     ----------
     fn : callable
-        ``fn(users) -> probs`` for a 1-d array of user indices, shape (len(users), n_items)
-        (or (len(users), n_contexts, n_items)).
+        ``fn(users) -> probs`` for a 1-d array of user indices, shape (len(users), n_items) (or
+        (len(users), n_contexts, n_items)).
     n_users, n_items : int
-        The shape of the policy (>= 1).
-    n_contexts : int, default 1
-        Number of contexts; the policy is contextual when it is more than 1.
+    n_contexts : int
+        The policy is contextual when it is more than 1.
 
     Examples
     --------
-    >>> black_box = CallablePolicy(lambda users: np.tile([0.2, 0.8], (len(users), 1)), n_users=3, n_items=2)
-    >>> black_box.probabilities([0, 2])
-    array([[0.2, 0.8],
-           [0.2, 0.8]])
+    >>> CallablePolicy(lambda users: np.tile([0.2, 0.8], (len(users), 1)), n_users=3, n_items=2).probabilities([0]).tolist()
+    [[0.2, 0.8]]
     """
 
     def __init__(self, fn: Callable[[np.ndarray], np.ndarray], n_users: int, n_items: int,
@@ -366,17 +343,15 @@ class CallablePolicy(Policy):
 
 
 def as_policy(policy) -> Policy:
-    """Accept a policy in any form the audits take and return it as a :class:`Policy`.
+    """A policy in any form the audits take, as a :class:`Policy` (a table is wrapped in :class:`ArrayPolicy`).
 
     Parameters
     ----------
     policy : Policy or array_like
-        A Policy (returned as is) or a probability table (wrapped in :class:`ArrayPolicy`).
 
     Returns
     -------
     Policy
-        The policy.
 
     Examples
     --------
@@ -391,27 +366,23 @@ def as_policy(policy) -> Policy:
 
 
 def as_probabilities(policy, name: str = "probs") -> np.ndarray:
-    """The full probability table of a policy given in any form the audits take.
+    """The full probability table of a policy given in any form the audits take (a
+    :class:`CallablePolicy` is queried for all users; a table is validated).
 
     Parameters
     ----------
     policy : Policy or array_like
-        A Policy (its ``probabilities()`` of every user, which queries a
-        :class:`CallablePolicy` for all users) or a probability table (validated).
-    name : str, default "probs"
+    name : str
         The argument's name in error messages.
 
     Returns
     -------
     numpy.ndarray
-        Users x items (or users x contexts x items) probabilities.
 
     Examples
     --------
-    >>> black_box = CallablePolicy(lambda users: np.tile([0.25, 0.75], (len(users), 1)), 2, 2)
-    >>> as_probabilities(black_box)
-    array([[0.25, 0.75],
-           [0.25, 0.75]])
+    >>> as_probabilities(CallablePolicy(lambda users: np.tile([0.25, 0.75], (len(users), 1)), 2, 2)).tolist()
+    [[0.25, 0.75], [0.25, 0.75]]
     """
     if isinstance(policy, Policy):
         return policy.probabilities()

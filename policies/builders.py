@@ -23,25 +23,19 @@ def build_policy(name: str, scores, *, beta: float = 1.0, k: int = 10, categorie
         ``uniform``, ``parity`` / ``equity`` of exposure (need the item ``categories``; equity
         needs non-negative scores), ``ranking`` (top-``k``, DCG utility).
     scores : array_like
-        Estimated preferences, users x items.
-    beta : float, default 1.0
-        Inverse temperature of ``softmax``.
-    k : int, default 10
-        List length of ``ranking``.
+    beta : float
+    k : int
     categories : array_like, optional
-        Item categories, for ``parity`` and ``equity``.
 
     Returns
     -------
     ArrayPolicy
-        The policy.
 
     Examples
     --------
     >>> scores = np.array([[0.9, 0.1, 0.5, 0.3], [0.2, 0.8, 0.1, 0.6]])
-    >>> build_policy("parity", scores, categories=np.array([0, 0, 1, 1])).probs
-    array([[0.5, 0. , 0.5, 0. ],
-           [0. , 0.5, 0. , 0.5]])
+    >>> build_policy("parity", scores, categories=np.array([0, 0, 1, 1])).probs.tolist()
+    [[0.5, 0.0, 0.5, 0.0], [0.0, 0.5, 0.0, 0.5]]
     """
     if name not in POLICY_NAMES:
         raise ParameterError(f"policy must be one of {', '.join(POLICY_NAMES)}, got {name!r}")

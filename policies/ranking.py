@@ -34,36 +34,32 @@ def dcg_weights(k: int) -> np.ndarray:
     Parameters
     ----------
     k : int
-        The list length.
 
     Returns
     -------
     numpy.ndarray
-        The k position weights.
 
     Examples
     --------
-    >>> dcg_weights(3).round(3)
-    array([1.   , 0.631, 0.5  ])
+    >>> dcg_weights(3).round(3).tolist()
+    [1.0, 0.631, 0.5]
     """
     k = check_positive_int("k", k)
     return 1.0 / np.log2(1.0 + np.arange(1, k + 1))
 
 
 def dcg_normalizer(k: int) -> float:
-    """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (Do et al. 2022, App. B.1).
-
-    Multiply a utility or an envy by W to express it in the paper's DCG units (module docstring).
+    """The DCG of an ideal top-k list, W = Σ_{j=1}^{k} 1 / log2(1 + j) (Do et al. 2022, App. B.1);
+    multiply a utility or an envy by W for the paper's DCG units.
 
     Parameters
     ----------
     k : int
-        The list length (>= 1; the paper: 10).
+        The paper: 10.
 
     Returns
     -------
     float
-        W.
 
     Examples
     --------
@@ -74,21 +70,19 @@ def dcg_normalizer(k: int) -> float:
 
 
 def topk_rankings(scores: np.ndarray, k: int) -> np.ndarray:
-    """The top-k items of each row of a score table, best first (App. B.1's ranking).
-
-    Ties: lowest index first.
+    """The top-k items of each row of a score table, best first, ties by lowest index (App. B.1).
 
     Parameters
     ----------
     scores : numpy.ndarray
-        Estimated preferences, items on the last axis.
+        Items on the last axis.
     k : int
-        List length (the first ``k`` of the order; all items if ``k`` exceeds them).
+        All items if ``k`` exceeds them.
 
     Returns
     -------
     numpy.ndarray
-        Item indices, shape ``scores.shape[:-1] + (k,)``.
+        Shape ``scores.shape[:-1] + (k,)``.
 
     Examples
     --------
@@ -100,34 +94,29 @@ def topk_rankings(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 class RankingPolicy(ArrayPolicy):
-    """A deterministic top-k ranking per user, as position-weighted exposure (App. B.1).
-
-    Item a_j gets probability w_j / W (module docstring). Built by :func:`topk_ranking_policy`
-    from scores, or directly from rankings.
+    """A deterministic top-k ranking per user, as position-weighted exposure (App. B.1): item a_j gets
+    w_j / W (module docstring). Built by :func:`topk_ranking_policy` or from rankings.
 
     Parameters
     ----------
     rankings : array_like of int
-        Users x k (or users x contexts x k) item indices, best first, distinct in each list.
+        Users x k (or users x contexts x k) distinct item indices, best first.
     n_items : int
-        Number of items |A| (>= k).
+        |A| >= k.
 
     Attributes
     ----------
     rankings : numpy.ndarray
-        The lists (read-only).
     k : int
-        List length.
     weights : numpy.ndarray
-        The DCG position weights w_1..w_k (:func:`dcg_weights`).
+        w_1..w_k (:func:`dcg_weights`).
     probs : numpy.ndarray
         The position-weighted exposure, users x items.
 
     Examples
     --------
-    >>> RankingPolicy(np.array([[2, 0], [1, 2]]), n_items=3).probs.round(3)     # w_j / W
-    array([[0.387, 0.   , 0.613],
-           [0.   , 0.613, 0.387]])
+    >>> RankingPolicy(np.array([[2, 0]]), n_items=3).probs.round(3).tolist()     # w_j / W
+    [[0.387, 0.0, 0.613]]
     """
 
     def __init__(self, rankings, n_items: int):
@@ -160,21 +149,18 @@ def topk_ranking_policy(scores, *, k: int = 10) -> RankingPolicy:
     Parameters
     ----------
     scores : array_like
-        Estimated preferences, users x items (or users x contexts x items).
-    k : int, default 10
-        Length of the list, capped at the number of items.
+        Users x items (or users x contexts x items).
+    k : int
+        Capped at the number of items.
 
     Returns
     -------
     RankingPolicy
-        ``rankings`` (the k items of each user, best first) and ``probs`` (the DCG weights of
-        the positions, normalized).
 
     Examples
     --------
-    >>> topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2).rankings
-    array([[0, 2],
-           [1, 2]])
+    >>> topk_ranking_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.7]]), k=2).rankings.tolist()
+    [[0, 2], [1, 2]]
     """
     s = check_scores(scores)
     k = min(check_positive_int("k", k), s.shape[-1])

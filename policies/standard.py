@@ -14,26 +14,22 @@ from ocef.errors import ParameterError
 
 
 def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
-    """One-hot rows on the best-scored item (the optimal unconstrained policy π^{m,*}, Sec. 3.2).
-
-    The scores are not validated (see :func:`argmax_policy`).
+    """One-hot rows on the best-scored item (the optimal unconstrained policy π^{m,*}, Sec. 3.2);
+    scores not validated (:func:`argmax_policy` does).
 
     Parameters
     ----------
     scores : numpy.ndarray
-        Estimated preferences, items on the last axis.
-    ties : {"first", "uniform"}, default "first"
+    ties : {"first", "uniform"}
         As in :func:`argmax_policy`.
 
     Returns
     -------
     numpy.ndarray
-        Probabilities of the shape of ``scores``.
 
     Examples
     --------
-    >>> scores = np.array([[0.1, 0.9, 0.9]])
-    >>> argmax_probabilities(scores, ties="uniform")
+    >>> argmax_probabilities(np.array([[0.1, 0.9, 0.9]]), ties="uniform")
     array([[0. , 0.5, 0.5]])
     """
     if ties not in ("first", "uniform"):
@@ -52,45 +48,40 @@ def argmax_policy(scores, ties: str = "first") -> ArrayPolicy:
     Parameters
     ----------
     scores : array_like
-        Estimated preferences, users x items (or users x contexts x items).
-    ties : {"first", "uniform"}, default "first"
-        All mass on the lowest item index among the maxima (the paper's), or spread evenly.
+        Users x items (or users x contexts x items).
+    ties : {"first", "uniform"}
+        All mass on the lowest index among the maxima (the paper's), or spread evenly.
 
     Returns
     -------
     ArrayPolicy
-        One-hot rows (``probs``) on the best-scored item.
 
     Examples
     --------
-    >>> scores = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]])
-    >>> argmax_policy(scores, ties="uniform").probs
-    array([[1. , 0. , 0. ],
-           [0. , 0.5, 0.5]])
+    >>> argmax_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]]), ties="uniform").probs.tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]]
     """
     return ArrayPolicy(argmax_probabilities(check_scores(scores), ties))
 
 
 def softmax_policy(scores, beta: float = 1.0) -> ArrayPolicy:
-    """Softmax policy π^m(a|x) ∝ exp(β ŝ^m(a|x)) with inverse temperature β > 0 (Sec. 6.1, App. B.2).
+    """Softmax policy π^m(a|x) ∝ exp(β ŝ^m(a|x)) (Sec. 6.1, App. B.2).
 
     Parameters
     ----------
     scores : array_like
-        Estimated preferences, users x items (or users x contexts x items).
-    beta : float, default 1.0
-        Inverse temperature β > 0: large β approaches the argmax policy, small β the uniform one.
+        Users x items (or users x contexts x items).
+    beta : float
+        Inverse temperature β > 0: large β approaches argmax, small β uniform.
 
     Returns
     -------
     ArrayPolicy
-        Rows summing to 1.
 
     Examples
     --------
-    >>> softmax_policy(np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.8]]), beta=2).probs.round(3)
-    array([[0.606, 0.122, 0.272],
-           [0.131, 0.435, 0.435]])
+    >>> softmax_policy(np.array([[0.9, 0.1, 0.5]]), beta=2).probs.round(3).tolist()
+    [[0.606, 0.122, 0.272]]
     """
     beta = check_in_interval("beta", beta, 0.0, np.inf, low_open=True, high_open=True)
     from scipy.special import softmax   # imported here: scipy.special costs start-up time
@@ -111,20 +102,17 @@ def uniform_policy(n_users: int, n_items: int, n_contexts: int = 1) -> ArrayPoli
     Parameters
     ----------
     n_users, n_items : int
-        Shape of the policy.
-    n_contexts : int, default 1
-        With more than one context the policy is users x contexts x items.
+    n_contexts : int
+        With more than one, the policy is users x contexts x items.
 
     Returns
     -------
     ArrayPolicy
-        Every entry 1 / n_items.
 
     Examples
     --------
-    >>> uniform_policy(2, 4).probs
-    array([[0.25, 0.25, 0.25, 0.25],
-           [0.25, 0.25, 0.25, 0.25]])
+    >>> uniform_policy(2, 4).probs[0].tolist()
+    [0.25, 0.25, 0.25, 0.25]
     """
     n_users = check_positive_int("n_users", n_users)
     n_items = check_positive_int("n_items", n_items)

@@ -14,14 +14,13 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
     Parameters
     ----------
     rho : array_like
-        Users x items or users x contexts x items, real, non-empty.
-    name : str, default "rho"
+        Users x items or users x contexts x items.
+    name : str
         The argument's name in error messages.
 
     Returns
     -------
-    numpy.ndarray
-        ``rho`` as a float array.
+    numpy.ndarray of float
 
     Examples
     --------
@@ -38,32 +37,24 @@ def check_rho(rho, name: str = "rho") -> np.ndarray:
 
 
 def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndarray:
-    """Validate the context distributions q^m(x) of eq. (1) (Do et al. 2022) and give one row per user.
+    """Validate the context distributions q^m(x) of eq. (1) (Do et al. 2022), one row per user.
 
     Parameters
     ----------
     context_probs : array_like or None
-        Shape (X,) (one distribution shared by all users) or (M, X) (one per user): finite,
-        non-negative, rows summing to 1 within ``ROW_SUM_ATOL``. None means the uniform
-        distribution over the X contexts.
-    n_users : int
-        Number of users M.
-    n_contexts : int
-        Number of contexts X.
+        Shape (X,) (shared by all users) or (M, X), rows summing to 1 within ``ROW_SUM_ATOL``;
+        None: uniform.
+    n_users, n_contexts : int
 
     Returns
     -------
     numpy.ndarray
-        Shape (M, X) (a read-only broadcast view when a shared (X,) row was given).
+        Shape (M, X) (a read-only broadcast view for a shared row).
 
     Examples
     --------
-    >>> check_context_probs([0.2, 0.8], n_users=3, n_contexts=2)
-    array([[0.2, 0.8],
-           [0.2, 0.8],
-           [0.2, 0.8]])
-    >>> check_context_probs(None, n_users=1, n_contexts=4)
-    array([[0.25, 0.25, 0.25, 0.25]])
+    >>> check_context_probs([0.2, 0.8], n_users=3, n_contexts=2).shape
+    (3, 2)
     """
     if context_probs is None:
         return np.full((n_users, n_contexts), 1.0 / n_contexts)
@@ -85,35 +76,26 @@ def check_context_probs(context_probs, n_users: int, n_contexts: int) -> np.ndar
 def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Validate a ground truth ρ and a policy π together, as eq. (1) (Do et al. 2022) combines them.
 
-    Both must be context-free (2-d) or both contextual (3-d), with the same items (and
-    contexts); the number of users may differ (a policy of other users can be evaluated on the
-    rows of ρ after broadcasting, as envy does).
+    Both context-free (2-d) or both contextual (3-d), with the same items (and contexts); the number
+    of users may differ (envy evaluates a policy of other users on the rows of ρ).
 
     Parameters
     ----------
     rho : array_like
-        Ground truth in [0, 1] (:func:`check_rho`).
+        :func:`check_rho`.
     probs : Policy or array_like
-        The policy (:func:`~ocef.policies.base.as_probabilities`).
+        :func:`~ocef.policies.base.as_probabilities`.
     context_probs : array_like, optional
-        q^m(x) for contextual inputs (:func:`check_context_probs`; uniform if None); must be
-        None for context-free ones.
+        q^m(x) for contextual inputs (:func:`check_context_probs`; uniform if None).
 
     Returns
     -------
-    rho : numpy.ndarray
-        The ground truth.
-    probs : numpy.ndarray
-        The policy's probabilities.
+    rho, probs : numpy.ndarray
     context_probs : numpy.ndarray or None
-        Shape (M, X) for contextual inputs, else None.
+        Shape (M, X) for contextual inputs.
 
     Examples
     --------
-    >>> rho, probs, q = check_rho_probs(np.full((2, 3, 4), 0.5), np.full((2, 3, 4), 0.25))
-    >>> q                                    # uniform over the 3 contexts
-    array([[0.33333333, 0.33333333, 0.33333333],
-           [0.33333333, 0.33333333, 0.33333333]])
     >>> check_rho_probs(np.eye(2), np.full((2, 3), 1 / 3))
     Traceback (most recent call last):
     ...
@@ -135,16 +117,16 @@ def check_rho_probs(rho, probs, context_probs=None) -> tuple[np.ndarray, np.ndar
 
 
 def utility(rho, probs, context_probs=None) -> np.ndarray:
-    """u^m(π^m) of eq. (1) for every user m: row-wise Σ_x q^m(x) Σ_a π^m(a|x) ρ^m(a|x).
+    """u^m(π^m) of eq. (1) for every user m: Σ_x q^m(x) Σ_a π^m(a|x) ρ^m(a|x).
 
     To evaluate one policy π for every user, pass ``probs`` broadcast to rho's shape.
 
     Parameters
     ----------
     rho : array_like
-        True preferences ρ^m(a|x) in [0, 1], users x items or users x contexts x items.
+        ρ^m(a|x) in [0, 1], users x items or users x contexts x items.
     probs : array_like or Policy
-        The policy, same shape as ``rho``.
+        Of the shape of ``rho``.
     context_probs : array_like, optional
         q^m(x), shape (X,) or (M, X); uniform if None.
 
@@ -155,8 +137,7 @@ def utility(rho, probs, context_probs=None) -> np.ndarray:
 
     Examples
     --------
-    >>> rho = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.2]])
-    >>> utility(rho, np.array([[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]]))
+    >>> utility(np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.2]]), np.array([[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]]))
     array([0.75, 1.  ])
     """
     r, p, q = check_rho_probs(rho, probs, context_probs)

@@ -10,7 +10,7 @@
   :func:`make_toy_reo_logs`, :func:`make_toy_reo_daily`, :func:`make_toy_movielens`,
   :func:`make_toy_obd`, :func:`make_toy_pairs`, :func:`make_toy_rankings`,
   :func:`make_toy_propensity_log`, :func:`make_toy_scores`, :func:`make_toy_coat`,
-  :func:`make_toy_ml100k`
+  :func:`make_toy_ml100k`, :func:`make_toy_fairrec_split`
   (:mod:`ocef.datasets.toy`).
 
 Each class reads a folder: the ``data_dir`` argument (a data root or the data set's own folder),
@@ -30,14 +30,15 @@ from ocef.datasets.obd import OpenBanditDataset, load_obd
 from ocef.datasets.toy import (ToyEnvy, ToyReoLogs, make_toy_envy, make_toy_movielens, make_toy_obd, make_toy_pairs,
                                make_toy_reo_daily, make_toy_reo_log, make_toy_reo_logs, make_toy_rankings,
                                ToyPropensityLog, make_toy_propensity_log, ToyScores, make_toy_scores, make_toy_coat,
-                               make_toy_ml100k)
+                               make_toy_ml100k, make_toy_fairrec_split)
 from ocef.errors import ParameterError
 
 __all__ = ["MovieLens100K", "Coat", "OpenBanditDataset", "DatasetNotFoundError", "DATASETS", "load_logs",
            "find_dataset", "load_movielens", "load_coat", "load_obd", "ToyEnvy", "make_toy_envy",
            "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily", "make_toy_movielens",
            "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog", "make_toy_propensity_log",
-           "ToyScores", "make_toy_scores", "make_toy_coat", "make_toy_ml100k"]
+           "ToyScores", "make_toy_scores", "make_toy_coat", "make_toy_ml100k",
+           "make_toy_fairrec_split"]
 
 #: name -> class, for the commands' ``--dataset``.
 DATASETS = {"ml-100k": MovieLens100K, "coat": Coat, "obd": OpenBanditDataset}

@@ -24,13 +24,12 @@ def find_dataset(title: str, folder_name: str, files: tuple[str, ...], url: str,
     url : str
         Where to download it, for the error message.
     data_dir : str or Path, optional
-        The data root or the data set's own folder; default ``$OCEF_DATA_DIR``, then
-        ``../shared/data`` next to the checkout (:func:`ocef.environments.paths.data_root`).
+        The data root or the data set's own folder (default:
+        :func:`ocef.environments.paths.data_root`).
 
     Returns
     -------
     Path
-        The folder.
 
     Raises
     ------

@@ -72,38 +72,28 @@ _AGE_CODES = np.array([1, 18, 25, 35, 45, 50, 56])
 
 @dataclass(frozen=True)
 class MovieLensData:
-    """A MovieLens data set with contiguous 0-based user and item indices.
-
-    What :func:`load_movielens` returns for either format, users coded as in ML-1M (the module
-    docstring); ``n_users`` and ``n_items`` count the rows of ``users`` and ``items``.
+    """A MovieLens data set with contiguous 0-based user and item indices (:func:`load_movielens`),
+    users coded as in ML-1M (module docstring).
 
     Attributes
     ----------
     ratings : pandas.DataFrame
-        Columns ``user, item, rating, timestamp`` (``user``/``item`` index the rows of
-        ``users``/``items``; ratings 1-5; Unix seconds).
+        ``user, item, rating, timestamp`` (indices into ``users``/``items``; 1-5; Unix seconds).
     users : pandas.DataFrame
-        ``user_id`` (raw id), ``gender`` (``"F"``/``"M"``), ``age`` (ML-1M bracket code of
-        :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20 of :data:`OCCUPATIONS`).
+        ``user_id``, ``gender`` (``"F"``/``"M"``), ``age`` (bracket code of
+        :data:`AGE_BRACKETS`), ``occupation`` (code 0-20 of :data:`OCCUPATIONS`).
     items : pandas.DataFrame
-        ``item_id`` (raw id), ``title``, ``category`` (first genre name, or ``"unknown"``),
-        ``category_code`` (index in :data:`CATEGORY_NAMES`).
+        ``item_id``, ``title``, ``category`` (first genre, or ``"unknown"``), ``category_code``
+        (index in :data:`CATEGORY_NAMES`).
     source : {"ml-1m", "ml-100k"}
-        The format read.
     path : Path
-        The folder read.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_ml100k
-    >>> folder = make_toy_ml100k()                  # 2 users, 2 movies (real: 943 x 1682)
-    >>> data = load_movielens(folder)
-    >>> data.source, data.n_users, data.n_items
-    ('ml-100k', 2, 2)
-    >>> data.users[["gender", "age", "occupation"]].values.tolist()
-    [['M', 18, 17], ['F', 50, 0]]
-    >>> data.items["category"].tolist()
-    ['Animation', 'Drama']
+    >>> data = load_movielens(make_toy_ml100k())    # 2 users, 2 movies (real: 943 x 1682)
+    >>> data.source, data.users[["gender", "age", "occupation"]].values.tolist()
+    ('ml-100k', [['M', 18, 17], ['F', 50, 0]])
     """
 
     ratings: pd.DataFrame
@@ -122,10 +112,7 @@ class MovieLensData:
 
 
 def detect_format(path: Path | str) -> str:
-    """``"ml-1m"`` if ``path`` holds ``ratings.dat``, ``"ml-100k"`` if it holds ``u.data``.
-
-    Only the ratings file is looked for; the other two files of the format are required when
-    loading (:func:`load_movielens`). ML-1M wins when a folder holds both.
+    """``"ml-1m"`` if ``path`` holds ``ratings.dat`` (preferred), ``"ml-100k"`` if it holds ``u.data``.
 
     Parameters
     ----------
@@ -135,7 +122,6 @@ def detect_format(path: Path | str) -> str:
     Returns
     -------
     {"ml-1m", "ml-100k"}
-        The format.
 
     Raises
     ------
@@ -165,21 +151,16 @@ def _require(path: Path, name: str) -> Path:
 
 
 def bucket_age(age) -> np.ndarray:
-    """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56).
-
-    Brackets ``<18 -> 1``, ``18-24 -> 18``, ``25-34 -> 25``, ``35-44 -> 35``, ``45-49 -> 45``,
-    ``50-55 -> 50``, ``>=56 -> 56`` (the code is the bracket's lowest age; ``1`` is "Under 18"),
-    so ML-100K users (raw ages) group as ML-1M's do (Do et al. 2022, App. B.1).
+    """Map ages in years to ML-1M's 7 age-bracket codes (1, 18, 25, 35, 45, 50, 56), each the
+    bracket's lowest age (1: under 18), so ML-100K users group as ML-1M's do (Do et al. 2022, App. B.1).
 
     Parameters
     ----------
     age : array_like of int or float
-        Ages in years (finite, >= 0).
 
     Returns
     -------
     numpy.ndarray of int
-        The bracket code of each age, same shape.
 
     Raises
     ------
@@ -198,22 +179,19 @@ def bucket_age(age) -> np.ndarray:
 
 
 def occupation_code_100k(names, ages) -> np.ndarray:
-    """ML-1M occupation codes of 100K occupation names (students under 18 -> 10, K-12).
-
-    The mapping is :data:`OCCUPATION_100K_TO_1M`, with its judgment calls in the module
-    docstring's table; names are matched case-insensitively, surrounding spaces ignored.
+    """ML-1M occupation codes of 100K occupation names (:data:`OCCUPATION_100K_TO_1M`, judgment calls
+    in the module docstring; case-insensitive); a ``student`` under 18 becomes 10 (K-12).
 
     Parameters
     ----------
     names : array_like of str
-        ML-100K occupation names (``u.user``'s fourth column), one per user.
+        ML-100K occupation names (``u.user``'s fourth column).
     ages : array_like of int
-        The users' ages in years (same length): a ``student`` under 18 becomes code 10.
+        The users' ages in years.
 
     Returns
     -------
     numpy.ndarray of int
-        The ML-1M code (0-20 of :data:`OCCUPATIONS`) of each user.
 
     Raises
     ------
@@ -288,26 +266,22 @@ def _index(raw: pd.Series, known: pd.Series, what: str, where: Path) -> np.ndarr
 def load_movielens(data_dir: Path | str | None = None) -> MovieLensData:
     """Load MovieLens from ``data_dir``, auto-detecting the 1M or 100K format.
 
-    ``data_dir`` may be the data set's own folder, or a data root holding ``ml-1m/`` or
-    ``ml-100k/`` (ML-1M is preferred when both are present), or ``None`` for the default
-    root (``$OCEF_DATA_DIR``, then ``../shared/data``; see :mod:`ocef.environments.paths`).
-    Missing files raise FileNotFoundError naming the file and the folder searched.
-
     Parameters
     ----------
     data_dir : str or Path, optional
-        A data set's folder or a data root.
+        The data set's folder, or a data root holding ``ml-1m/`` (preferred) or ``ml-100k/``;
+        None: the default root (:mod:`ocef.environments.paths`). Missing files raise
+        FileNotFoundError naming the file and the folder.
 
     Returns
     -------
     MovieLensData
-        ``ratings``, ``users``, ``items`` with 0-based indices, ``source`` and ``path``.
 
     Examples
     --------
-    >>> data = load_movielens()                          # doctest: +SKIP
-    >>> data.source, data.n_users, data.n_items          # doctest: +SKIP
-    ('ml-100k', 943, 1682)
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> load_movielens(make_toy_ml100k()).n_users
+    2
     """
     path = resolve_movielens_dir(data_dir)
     fmt = detect_format(path)
@@ -357,19 +331,17 @@ def _load(path: Path, fmt: str) -> MovieLensData:
 
 
 def resolve_movielens_dir(data_dir: Path | str | None = None) -> Path:
-    """The folder to read: ``data_dir`` itself if it holds MovieLens files, else its
-    ``ml-1m/`` then ``ml-100k/`` subfolder (via :func:`ocef.environments.paths.dataset_dir`).
+    """The folder to read: ``data_dir`` itself if it holds MovieLens files, else its ``ml-1m/`` then
+    ``ml-100k/`` subfolder (:func:`ocef.environments.paths.dataset_dir`).
 
     Parameters
     ----------
     data_dir : str or Path, optional
-        A MovieLens folder, or a data root holding ``ml-1m/`` or ``ml-100k/``; None: the default
-        root (``$OCEF_DATA_DIR``, then ``../shared/data`` next to the checkout).
+        None: the default root.
 
     Returns
     -------
     Path
-        The folder holding ``ratings.dat`` or ``u.data``.
 
     Raises
     ------
@@ -409,30 +381,25 @@ def _attribute_name(column: str, value) -> str:
 
 
 def partition(users: pd.DataFrame, name: str) -> tuple[np.ndarray, list[str]]:
-    """Group labels of ``users`` for partition ``name`` (one of :data:`PARTITIONS`).
-
-    Returns ``(labels, names)``: ``labels[m]`` in ``0..G-1`` numbers only the non-empty
-    groups (sorted by attribute codes), ``names[g]`` is e.g. ``"F"``, ``"25-34"``,
-    ``"M & 25-34"``. Groups are intersections of the attributes (App. B.1).
+    """Group labels of ``users`` for partition ``name``: intersections of the attributes (App. B.1),
+    numbering only the non-empty groups, sorted by attribute codes.
 
     Parameters
     ----------
     users : pandas.DataFrame
-        Users with the columns the partition needs (``gender``, ``age``, ``occupation``).
+        With the columns the partition needs (``gender``, ``age``, ``occupation``).
     name : str
         A key of :data:`PARTITIONS`.
 
     Returns
     -------
     labels : numpy.ndarray
-        The group of each user.
     names : list of str
-        The group names.
+        E.g. ``"F"``, ``"25-34"``, ``"M & 25-34"``.
 
     Examples
     --------
-    >>> users = pd.DataFrame({"gender": ["M", "F", "M"], "age": [25, 25, 18]})
-    >>> partition(users, "gender-age")
+    >>> partition(pd.DataFrame({"gender": ["M", "F", "M"], "age": [25, 25, 18]}), "gender-age")
     (array([2, 0, 1]), ['F & 25-34', 'M & 18-24', 'M & 25-34'])
     """
     if name not in PARTITIONS:
@@ -456,22 +423,20 @@ GENDER_CODES: dict[str, int] = {"F": 0, "M": 1}
 
 
 def genre_flags(data: MovieLensData) -> np.ndarray:
-    """All genre flags of ``data.items`` as an ``(n_items, 19)`` 0/1 int array (columns
-    :data:`GENRE_FLAGS`), rows in the order of ``data.items``.
+    """All genre flags of ``data.items``, columns :data:`GENRE_FLAGS`.
 
     ``data.items`` keeps only the first genre (Do et al. 2022); Guo et al.'s diversity metric (eq. 5)
-    compares the full genre sets, so they are re-read from ``u.item`` (ML-100K flags) or
-    ``movies.dat`` (ML-1M ``|``-separated names; ``unknown`` is set when none of the 18 genres is listed).
+    compares the full genre sets, re-read from ``u.item`` or ``movies.dat`` (``unknown`` set when
+    none of the 18 genres is listed).
 
     Parameters
     ----------
     data : MovieLensData
-        A loaded data set (:func:`load_movielens`); its ``path`` is read again.
+        Its ``path`` is read again.
 
     Returns
     -------
     numpy.ndarray of int8, shape (n_items, 19)
-        1 where the movie has the genre.
 
     Raises
     ------
@@ -483,10 +448,9 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
     Examples
     --------
     >>> from ocef.datasets import make_toy_ml100k
-    >>> folder = make_toy_ml100k()                  # 2 users, 2 movies (real: 943 x 1682)
-    >>> flags = genre_flags(load_movielens(folder))
-    >>> flags.shape, [GENRE_FLAGS[j] for j in flags[0].nonzero()[0]]
-    ((2, 19), ['Animation', "Children's", 'Comedy'])
+    >>> flags = genre_flags(load_movielens(make_toy_ml100k()))
+    >>> [GENRE_FLAGS[j] for j in flags[0].nonzero()[0]]
+    ['Animation', "Children's", 'Comedy']
     """
     path = Path(data.path)
     if data.source == "ml-100k":
@@ -508,21 +472,19 @@ def genre_flags(data: MovieLensData) -> np.ndarray:
 def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
     """Integer codes of the sensitive attributes (Guo et al. 2023, Def. 2.2): ``gender`` (F 0, M 1),
     ``age`` (bracket index 0-6 of :data:`AGE_BRACKETS`), ``occupation`` (ML-1M code 0-20).
-    One row per user, in the order of ``users``.
 
-    These are the positions of FairRec's search space (Alg. 2's bounds ``B^{s_i}``): gender x
-    age x occupation spans 2 x 7 x 21 = 294 cells, the paper's MovieLens group count (Sec. 4.1).
+    The positions of FairRec's search space (Alg. 2's bounds ``B^{s_i}``): 2 x 7 x 21 = 294 cells,
+    the paper's MovieLens group count (Sec. 4.1).
 
     Parameters
     ----------
     users : pandas.DataFrame
-        ``MovieLensData.users``: ``gender`` (``"F"``/``"M"``), ``age`` (ML-1M bracket code),
-        ``occupation`` (ML-1M code).
+        ``MovieLensData.users``.
 
     Returns
     -------
     pandas.DataFrame
-        Integer columns ``gender``, ``age``, ``occupation``.
+        Integer columns ``gender``, ``age``, ``occupation``, one row per user.
 
     Raises
     ------
@@ -531,11 +493,8 @@ def user_attribute_codes(users: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> users = pd.DataFrame({"gender": ["F", "M"], "age": [1, 25], "occupation": [10, 12]})
-    >>> user_attribute_codes(users)
-       gender  age  occupation
-    0       0    0          10
-    1       1    2          12
+    >>> user_attribute_codes(pd.DataFrame({"gender": ["F", "M"], "age": [1, 25], "occupation": [10, 12]})).values.tolist()
+    [[0, 0, 10], [1, 2, 12]]
     """
     gender = users["gender"].map(GENDER_CODES)
     if gender.isna().any():
@@ -554,22 +513,18 @@ MOVIELENS_100K_URL = "https://grouplens.org/datasets/movielens/100k/"
 class MovieLens100K:
     """MovieLens-100K (Harper and Konstan, 2015), read from a folder.
 
-    100,000 ratings (1-5) of 1,682 movies by 943 users, with each user's gender, age, occupation
-    and each movie's 19 genre flags. Ages and occupations are coded as in ML-1M (the module
-    docstring), as the envy-freeness experiments of Do et al. need.
+    100,000 ratings (1-5) of 1,682 movies by 943 users, with gender, age, occupation and 19 genre
+    flags; ages and occupations coded as in ML-1M (module docstring), as Do et al. need.
 
     Parameters
     ----------
     data_dir : str or Path, optional
-        The data root holding ``ml-100k/`` or the data set's own folder; default
-        ``$OCEF_DATA_DIR``, then ``../shared/data`` next to the checkout.
+        The data root holding ``ml-100k/`` or the data set's own folder.
 
     Attributes
     ----------
     path : Path
-        The folder read.
     data : MovieLensData
-        The loaded tables (:func:`load_movielens`).
 
     Raises
     ------
@@ -578,12 +533,10 @@ class MovieLens100K:
 
     Examples
     --------
-    >>> from ocef.datasets import MovieLens100K
-    >>> ml = MovieLens100K()                                       # doctest: +SKIP
-    >>> ml.n_users, ml.n_items, len(ml.ratings)                    # doctest: +SKIP
-    (943, 1682, 100000)
-    >>> ml.users[["gender", "age_bracket", "occupation_name"]].iloc[0].tolist()   # doctest: +SKIP
-    ['M', '18-24', 'technician/engineer']
+    >>> from ocef.datasets import make_toy_ml100k
+    >>> ml = MovieLens100K(make_toy_ml100k())       # 2 users, 2 movies (real: 943 x 1682)
+    >>> ml.n_users, ml.n_items
+    (2, 2)
     """
 
     name = "ml-100k"
@@ -662,20 +615,18 @@ class MovieLens100K:
         Parameters
         ----------
         name : str
-            ``"gender"``, ``"age"``, ``"occupation"``, ``"gender-age"``, ... (:data:`PARTITIONS`).
+            ``"gender"``, ``"age"``, ``"occupation"``, ``"gender-age"``, ...
 
         Returns
         -------
         labels : numpy.ndarray
-            The group of each user, ``0..G-1``.
         names : list of str
-            The name of each group, such as ``"F"`` or ``"M & 25-34"``.
 
         Examples
         --------
-        >>> labels, names = MovieLens100K().partition("gender")    # doctest: +SKIP
-        >>> names, np.bincount(labels).tolist()                    # doctest: +SKIP
-        (['F', 'M'], [273, 670])
+        >>> from ocef.datasets import make_toy_ml100k
+        >>> MovieLens100K(make_toy_ml100k()).partition("gender")
+        (array([1, 0]), ['F', 'M'])
         """
         return partition(self.data.users, name)
 
@@ -685,15 +636,11 @@ class MovieLens100K:
         Returns
         -------
         pandas.DataFrame
-            ``gender`` (F 0, M 1), ``age`` (bracket index 0-6), ``occupation`` (ML-1M code).
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_ml100k
-        >>> ml = MovieLens100K(make_toy_ml100k())       # 2 users, 2 movies
-        >>> ml.attribute_codes()
-           gender  age  occupation
-        0       1    1          17
-        1       0    5           0
+        >>> MovieLens100K(make_toy_ml100k()).attribute_codes().values.tolist()
+        [[1, 1, 17], [0, 5, 0]]
         """
         return user_attribute_codes(self.data.users)

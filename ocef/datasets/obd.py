@@ -36,20 +36,20 @@ def _files(campaign: str) -> tuple[str, ...]:
 
 
 def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
-    """OBD's item group per item id: ``"high"`` if ``item_feature_0`` (``folder /
-    item_context.csv``) is above its median over the items, else ``"low"``.
+    """OBD's item group per item id: ``"high"`` if ``item_feature_0`` (``item_context.csv``) is above
+    its median over the items, else ``"low"``.
 
     Parameters
     ----------
     folder : Path
         A policy's campaign folder (``obd/random/all``).
     log : pandas.DataFrame
-        The folder's log (column ``item_id``); an item missing from the item context is an error.
+        The folder's log (column ``item_id``).
 
     Returns
     -------
     pandas.Series
-        The tier, indexed by item id.
+        Indexed by item id.
 
     Raises
     ------
@@ -59,8 +59,7 @@ def obd_price_tier(folder: Path, log: pd.DataFrame) -> pd.Series:
     Examples
     --------
     >>> from ocef.datasets import make_toy_obd
-    >>> folder = make_toy_obd() / "random" / "all"          # 3 items (the real one has 80)
-    >>> obd_price_tier(folder, pd.DataFrame({"item_id": [2, 0]})).to_dict()
+    >>> obd_price_tier(make_toy_obd() / "random" / "all", pd.DataFrame({"item_id": [2, 0]})).to_dict()
     {0: 'low', 1: 'low', 2: 'high'}
     """
     price = read_log(Path(folder) / "item_context.csv", columns=["item_id", "item_feature_0"]).set_index(
@@ -77,20 +76,19 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
     Parameters
     ----------
     data_dir : str or Path, optional
-        The data root or the data set's folder (default ``$OCEF_DATA_DIR``, then ``../shared/data``).
+        The data root or the data set's folder.
     campaign : {"all", "men", "women"}
-        The campaign folder.
 
     Returns
     -------
     default, random : pandas.DataFrame
-        ``bts`` and ``random`` logs with columns ``request`` (round), ``day`` (date of the
-        timestamp), ``item``, ``position``, ``Y`` = click, ``S`` = price tier, ``source``.
+        ``bts`` and ``random`` logs: ``request`` (round), ``day``, ``item``, ``position``, ``Y`` =
+        click, ``S`` = price tier, ``source``.
 
     Examples
     --------
-    >>> default, random = load_obd()                  # doctest: +SKIP
-    >>> sorted(random["S"].unique())                  # doctest: +SKIP
+    >>> from ocef.datasets import make_toy_obd
+    >>> sorted(load_obd(make_toy_obd())[1]["S"].unique())
     ['high', 'low']
     """
     root = find_dataset("The Open Bandit Dataset", "obd", _files(campaign), OBD_URL, data_dir)
@@ -113,22 +111,20 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
 
 
 def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> pd.DataFrame:
-    """The uniformly random log as randomized pairs: impressions matched on the four user
-    features and the day; s = price tier. Smoke data only (38 clicks, 1,888 pairs).
+    """The uniformly random log as randomized pairs: impressions matched on the four user features and
+    the day; s = price tier. Smoke data only (38 clicks, 1,888 pairs).
 
     Parameters
     ----------
     data_dir : str or Path, optional
         The data root or the data set's folder.
     campaign : {"all", "men", "women"}
-        The campaign folder.
 
     Returns
     -------
     pandas.DataFrame
-        The pairs (:doc:`/formats/pairs`): ``query`` (the clicked row), ``j`` (clicked item),
-        ``jp`` (an unclicked item shown to the same user-feature tuple that day), ``s_j``,
-        ``s_jp`` (their price tiers), ``z`` (0: no engagement level).
+        :doc:`/formats/pairs`: ``query`` (the clicked row), ``j`` (clicked item), ``jp`` (an
+        unclicked item shown to the same user features that day), price tiers, ``z`` = 0.
 
     Raises
     ------
@@ -138,11 +134,8 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
     Examples
     --------
     >>> from ocef.datasets import make_toy_obd
-    >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
-    >>> obd_pairs(root)
-       query  j  jp   s_j s_jp  z
-    0      0  2   0  high  low  0
-    1      0  2   1  high  low  0
+    >>> obd_pairs(make_toy_obd())[["j", "jp", "s_j", "s_jp"]].values.tolist()
+    [[2, 0, 'high', 'low'], [2, 1, 'high', 'low']]
     """
     from ocef.environments.pairs import pairs_from_impressions
 
@@ -164,10 +157,8 @@ class OpenBanditDataset:
     Parameters
     ----------
     data_dir : str or Path, optional
-        The data root holding ``obd/`` or the data set's own folder; default ``$OCEF_DATA_DIR``,
-        then ``../shared/data`` next to the checkout.
-    campaign : {"all", "men", "women"}, default "all"
-        The campaign folder.
+        The data root holding ``obd/`` or the data set's own folder.
+    campaign : {"all", "men", "women"}
 
     Raises
     ------
@@ -176,10 +167,9 @@ class OpenBanditDataset:
 
     Examples
     --------
-    >>> from ocef.datasets import OpenBanditDataset
-    >>> obd = OpenBanditDataset()                         # doctest: +SKIP
-    >>> obd.log("random").shape[0]                        # doctest: +SKIP
-    10000
+    >>> from ocef.datasets import make_toy_obd
+    >>> OpenBanditDataset(make_toy_obd()).log("random").shape[0]          # real: 10,000 a day
+    4
     """
 
     name = "obd"
@@ -215,9 +205,7 @@ class OpenBanditDataset:
         Examples
         --------
         >>> from ocef.datasets import make_toy_obd
-        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
-        >>> obd = OpenBanditDataset(root)
-        >>> obd.log("random")[["item_id", "position", "click"]].values.tolist()
+        >>> OpenBanditDataset(make_toy_obd()).log("random")[["item_id", "position", "click"]].values.tolist()
         [[2, 1, 1], [0, 2, 0], [1, 3, 0], [0, 1, 0]]
         """
         if policy not in OBD_POLICIES:
@@ -233,40 +221,32 @@ class OpenBanditDataset:
         return price.assign(tier=tier).sort_values("item_id").reset_index(drop=True)
 
     def logs(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The (default, random) REO logs (:func:`load_obd`): Thompson sampling as the default
-        traffic, the uniformly random policy as the random traffic; ``S`` = price tier.
+        """The (default, random) REO logs (:func:`load_obd`): Thompson sampling and the uniformly random
+        policy; ``S`` = price tier.
 
         Returns
         -------
         default, random : pandas.DataFrame
-            ``request, day, item, position, Y, S, source``.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_obd
-        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
-        >>> obd = OpenBanditDataset(root)
-        >>> default, random = obd.logs()
-        >>> random[["item", "Y", "S", "source"]].values.tolist()
-        [[2, 1, 'high', 'random'], [0, 0, 'low', 'random'], [1, 0, 'low', 'random'], [0, 0, 'low', 'random']]
+        >>> OpenBanditDataset(make_toy_obd()).logs()[1]["S"].tolist()
+        ['high', 'low', 'low', 'low']
         """
         return load_obd(self.path, campaign=self.campaign)
 
     def pairs(self) -> pd.DataFrame:
-        """The randomized pairs of the random log (:func:`obd_pairs`): each click against the
-        unclicked impressions of the same user features and day.
+        """The randomized pairs of the random log (:func:`obd_pairs`).
 
         Returns
         -------
         pandas.DataFrame
-            ``query, j, jp, s_j, s_jp, z``.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_obd
-        >>> root = make_toy_obd()                # 3 items, 4 impressions a policy
-        >>> obd = OpenBanditDataset(root)
-        >>> obd.pairs()[["j", "jp", "s_j", "s_jp"]].values.tolist()
-        [[2, 0, 'high', 'low'], [2, 1, 'high', 'low']]
+        >>> len(OpenBanditDataset(make_toy_obd()).pairs())
+        2
         """
         return obd_pairs(self.path, campaign=self.campaign)

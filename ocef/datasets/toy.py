@@ -19,7 +19,7 @@ from ocef.validation import Boolean, Integer, Rng, fill_doc, validate_params
 __all__ = ["ToyEnvy", "make_toy_envy", "ToyReoLogs", "make_toy_reo_log", "make_toy_reo_logs", "make_toy_reo_daily",
            "make_toy_movielens", "make_toy_obd", "make_toy_pairs", "make_toy_rankings", "ToyPropensityLog",
            "make_toy_propensity_log", "ToyScores", "make_toy_scores",
-           "make_toy_coat", "make_toy_ml100k"]
+           "make_toy_coat", "make_toy_ml100k", "make_toy_fairrec_split"]
 
 #: The ``root`` parameter of the factories that write a data set's folder.
 _fill_root = fill_doc(root="""
@@ -34,24 +34,22 @@ pathlib.Path""")
 
 
 class ToyEnvy(NamedTuple):
-    """The arrays of an envy-freeness audit, the output of :func:`make_toy_envy`.
-
-    Unpacks as ``rho, probs, labels`` and passes on as ``AuditProblem(*toy)``.
+    """The arrays of an envy-freeness audit, the output of :func:`make_toy_envy`; unpacks as
+    ``rho, probs, labels`` and passes on as ``AuditProblem(*toy)``.
 
     Parameters
     ----------
     rho : numpy.ndarray
         Users x items, expected rewards in [0, 1].
     probs : numpy.ndarray
-        Users x items, the recommender's policy (rows sum to 1).
+        Users x items, the recommender's policy.
     labels : numpy.ndarray
         The group of each user, 0..G-1.
 
     Examples
     --------
-    >>> toy = make_toy_envy()
-    >>> toy.labels.tolist(), toy.probs.sum(axis=1).tolist()
-    ([0, 0, 1, 1], [1.0, 1.0, 1.0, 1.0])
+    >>> make_toy_envy().labels.tolist()
+    [0, 0, 1, 1]
     """
 
     rho: np.ndarray
@@ -71,33 +69,24 @@ def make_toy_envy(n_per_group: int = 2) -> ToyEnvy:
 
     Group 0's users expect rewards (0.9, 0.1) and (0.8, 0.2) from items 0 and 1, group 1's
     (0.1, 0.9) and (0.2, 0.7); the policy recommends item 1 to group 0 and item 0 to group 1, so
-    every user (and both groups, under any matching) envies the other group: the exact group
-    envies are 0.70 (group 0) and 0.65 (group 1) for the transported policies. The smallest
-    problem on which an audit has something to find, used by the examples of
-    :mod:`ocef.envy`.
+    both groups envy the other under any matching: exact group envies 0.70 and 0.65. The
+    smallest problem on which an audit has something to find (the examples of :mod:`ocef.envy`).
 
     Parameters
     ----------
-    n_per_group : int, default 2
-        Users per group: the two users of each group are repeated ``n_per_group / 2`` times (an
-        odd number keeps the first user once more), so the group means stay those of the
-        4-user problem for even values.
+    n_per_group : int
+        Users per group: the two users of each group repeated (an odd number keeps the first user
+        once more), so the group means stay those of the 4-user problem for even values.
 
     Returns
     -------
     ToyEnvy
-        ``(rho, probs, labels)``, new arrays on each call.
+        New arrays on each call.
 
     Examples
     --------
-    >>> rho, probs, labels = make_toy_envy()
-    >>> rho
-    array([[0.9, 0.1],
-           [0.8, 0.2],
-           [0.1, 0.9],
-           [0.2, 0.7]])
-    >>> make_toy_envy(4).labels.tolist()
-    [0, 0, 0, 0, 1, 1, 1, 1]
+    >>> make_toy_envy().rho.tolist()
+    [[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]]
     """
     take = np.arange(n_per_group) % 2
     rows = np.concatenate([take, take + 2])
@@ -105,16 +94,13 @@ def make_toy_envy(n_per_group: int = 2) -> ToyEnvy:
 
 
 class ToyReoLogs(NamedTuple):
-    """A default and a random traffic log of an REO audit, the output of :func:`make_toy_reo_logs`.
-
-    Unpacks as ``default, random`` (``estimate_reo(*toy)``).
+    """A default and a random traffic log of an REO audit (:func:`make_toy_reo_logs`); unpacks as
+    ``default, random`` (``estimate_reo(*toy)``).
 
     Parameters
     ----------
-    default : pandas.DataFrame
-        The recommender's log, columns ``Y`` (0/1 label) and ``S`` (item group).
-    random : pandas.DataFrame
-        The random-traffic log, same columns.
+    default, random : pandas.DataFrame
+        Columns ``Y`` (0/1 label) and ``S`` (item group).
 
     Examples
     --------
@@ -140,15 +126,14 @@ def make_toy_reo_log(positives=(20, 40), n_per_group: int = 100):
 
     Parameters
     ----------
-    positives : sequence of int, default (20, 40)
-        Positive labels of each group (groups named ``"a"``, ``"b"``, ...), each <= ``n_per_group``.
-    n_per_group : int, default 100
-        Rows per group.
+    positives : sequence of int
+        Positive labels of each group (groups ``"a"``, ``"b"``, ...).
+    n_per_group : int
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``Y`` (0/1) and ``S`` (the group), group by group, positives first.
+        Columns ``Y`` and ``S``, group by group, positives first.
 
     Raises
     ------
@@ -157,12 +142,8 @@ def make_toy_reo_log(positives=(20, 40), n_per_group: int = 100):
 
     Examples
     --------
-    >>> make_toy_reo_log((1, 2), n_per_group=2)
-       Y  S
-    0  1  a
-    1  0  a
-    2  1  b
-    3  1  b
+    >>> make_toy_reo_log((1, 2), n_per_group=2).values.tolist()
+    [[1, 'a'], [0, 'a'], [1, 'b'], [1, 'b']]
     """
     import pandas as pd
 
@@ -185,23 +166,20 @@ def make_toy_reo_logs(default_positives=(20, 40), random_positives=(30, 30),
 
     Parameters
     ----------
-    default_positives : sequence of int, default (20, 40)
-        Positives of each group in the default log.
-    random_positives : sequence of int, default (30, 30)
-        Positives of each group in the random log.
-    n_per_group : int, default 100
+    default_positives, random_positives : sequence of int
+        Positives of each group in each log.
+    n_per_group : int
         Rows per group in each log.
 
     Returns
     -------
     ToyReoLogs
-        ``(default, random)``, new frames on each call.
+        New frames on each call.
 
     Examples
     --------
-    >>> default, random = make_toy_reo_logs()
-    >>> default.groupby("S")["Y"].sum().tolist(), random.groupby("S")["Y"].sum().tolist()
-    ([20, 40], [30, 30])
+    >>> make_toy_reo_logs().default.groupby("S")["Y"].sum().tolist()
+    [20, 40]
     """
     return ToyReoLogs(make_toy_reo_log(default_positives, n_per_group),
                       make_toy_reo_log(random_positives, n_per_group))
@@ -210,22 +188,19 @@ def make_toy_reo_logs(default_positives=(20, 40), random_positives=(30, 30),
 @validate_params(n_per_group=Integer(1, 10**7))
 def make_toy_reo_daily(default_positives=((200, 400), (300, 320)), random_positives=((300, 300), (300, 300)),
                        n_per_group: int = 1000) -> ToyReoLogs:
-    """Default and random logs over several days (a ``day`` column 1, 2, ...), for per-day REO.
-
-    With the defaults, day 1 has the penalty 1/3 of :func:`make_toy_reo_logs` and day 2 almost
-    none (U = (1, 16/15)).
+    """Default and random logs over several days (a ``day`` column 1, 2, ...), for per-day REO; with
+    the defaults day 1 has the penalty 1/3 of :func:`make_toy_reo_logs` and day 2 almost none.
 
     Parameters
     ----------
     default_positives, random_positives : sequence of sequence of int
-        Per day, the positives of each group in the default and in the random log.
-    n_per_group : int, default 1000
+        Per day, the positives of each group.
+    n_per_group : int
         Rows per group and day in each log.
 
     Returns
     -------
     ToyReoLogs
-        ``(default, random)`` with columns ``Y``, ``S`` and ``day``.
 
     Raises
     ------
@@ -234,8 +209,7 @@ def make_toy_reo_daily(default_positives=((200, 400), (300, 320)), random_positi
 
     Examples
     --------
-    >>> default, random = make_toy_reo_daily()
-    >>> default.groupby("day")["Y"].sum().tolist()
+    >>> make_toy_reo_daily().default.groupby("day")["Y"].sum().tolist()
     [600, 620]
     """
     import pandas as pd
@@ -351,31 +325,26 @@ def make_toy_pairs():
 def make_toy_rankings(n_users: int = 20, *, k: int = 3, n_items: int = 6, rng=0):
     """A top-k log of ``n_users`` users: item groups ``a``/``b``, 0/1 relevance, user groups ``F``/``M``.
 
-    Items ``0 .. n_items/2 − 1`` are of group ``a``; each user's list draws ``k`` distinct items,
-    an ``a`` item with twice a ``b`` item's weight, so that group ``a`` is over-exposed; an item is
-    relevant with probability 1/2. The first half of the users are ``F``, the others ``M``.
+    Items ``0 .. n_items/2 − 1`` are of group ``a``, drawn with twice a ``b`` item's weight (``a``
+    is over-exposed); an item is relevant with probability 1/2; the first half of the users are ``F``.
 
     Parameters
     ----------
-    n_users : int, default 20
-        Users, one ranking each.
-    k : int, default 3
-        List length (at most ``n_items``).
-    n_items : int, default 6
-        Items.
-    rng : int or numpy.random.Generator, default 0
-        Seed.
+    n_users : int
+        One ranking each.
+    k : int
+    n_items : int
+    rng : int or numpy.random.Generator
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``user, item, rank (1..k), genre, relevance, gender``, one row per shown item.
+        Columns ``user, item, rank (1..k), genre, relevance, gender``.
 
     Examples
     --------
-    >>> log = make_toy_rankings()
-    >>> log.shape, log.groupby("genre").size().to_dict()
-    ((60, 6), {'a': 40, 'b': 20})
+    >>> make_toy_rankings().groupby("genre").size().to_dict()
+    {'a': 40, 'b': 20}
     """
     import pandas as pd
 
@@ -418,34 +387,29 @@ class ToyPropensityLog(NamedTuple):
 def make_toy_propensity_log(n: int = 200, *, slate: bool = False, rng=0) -> ToyPropensityLog:
     """A uniformly random logging policy over 3 items, with its propensities and a target policy.
 
-    Without ``slate``: ``n`` impressions of users in groups ``a``/``b`` (alternating); the logging
-    policy shows each item with probability 1/3, item i is clicked with probability
-    (0.5, 0.3, 0.1)[i] (group ``b`` halves item 0's); the target shows items 0, 1, 2 with
-    probabilities 0.6, 0.3, 0.1. With ``slate``: ``n`` slates of 2 slots, the item-position
-    marginals of the logging (1/3) and of the target (0.5 and 0.3 when the logged item is the
-    target's choice for the slot, else 0.2 and 0.35) in ``propensity`` and ``target_probability``.
+    Without ``slate``: ``n`` impressions of users in groups ``a``/``b`` (alternating), each item
+    shown with probability 1/3, item i clicked with probability (0.5, 0.3, 0.1)[i] (group ``b``
+    halves item 0's); the target shows items 0, 1, 2 with probabilities 0.6, 0.3, 0.1. With
+    ``slate``: ``n`` slates of 2 slots, item-position marginals of the logging (1/3) and of the
+    target (0.5 and 0.3 when the logged item is the target's choice for the slot, else 0.2 and 0.35).
 
     Parameters
     ----------
-    n : int, default 200
+    n : int
         Impressions, or slates.
-    slate : bool, default False
-        A slate log (``slate_id, position, item, reward, propensity, target_probability``).
-    rng : int or numpy.random.Generator, default 0
-        Seed.
+    slate : bool
+    rng : int or numpy.random.Generator
 
     Returns
     -------
     ToyPropensityLog
-        ``(log, target)``; ``log`` has columns ``user, item, reward, propensity, g`` (not slate).
+        ``(log, target)``; ``log``: ``user, item, reward, propensity, g``, or ``slate_id,
+        position, item, reward, propensity, target_probability``.
 
     Examples
     --------
-    >>> log, target = make_toy_propensity_log()
-    >>> log.columns.tolist(), round(float(log.reward.mean()), 3)
-    (['user', 'item', 'reward', 'propensity', 'g'], 0.245)
-    >>> make_toy_propensity_log(4, slate=True).log.shape
-    (8, 6)
+    >>> round(float(make_toy_propensity_log().log.reward.mean()), 3)
+    0.245
     """
     import pandas as pd
 
@@ -564,3 +528,32 @@ def make_toy_ml100k(root=None):
     (root / "u.item").write_text("".join(f"{i + 1}|Movie {i + 1}|01-Jan-1995||url|" + "|".join(map(str, f)) + "\n"
                                          for i, f in enumerate(flags)))
     return root
+
+
+def make_toy_fairrec_split():
+    """A leave-last-out FairRec split of 40 users who each like 6 of the 30 items of their parity.
+
+    Users have ``gender`` (user % 2) and ``age`` (user % 3); items alternate two genres; 9 test
+    negatives per user (:func:`ocef.environments.fairrec_split.fairrec_split`, seed 0). The
+    examples of :mod:`ocef.fairrec`.
+
+    Returns
+    -------
+    ocef.environments.fairrec_split.FairRecSplit
+        The same split on each call (400 candidate rows).
+
+    Examples
+    --------
+    >>> make_toy_fairrec_split().candidates.shape
+    (400, 3)
+    """
+    import pandas as pd
+
+    from ocef.environments.fairrec_split import fairrec_split
+
+    gen = np.random.default_rng(0)
+    items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]
+    ratings = pd.DataFrame({"user": np.repeat(np.arange(40), 6), "item": np.concatenate(items),
+                            "timestamp": np.tile(np.arange(6), 40)})
+    users = pd.DataFrame({"gender": np.arange(40) % 2, "age": np.arange(40) % 3})
+    return fairrec_split(ratings, users, np.eye(2, dtype=int)[np.arange(30) % 2], n_neg_test=9, rng=0)

@@ -85,8 +85,7 @@ def _rescan(act, n_act, counts, upper, lower):
 
 @njit(cache=True)
 def _run_one(runs, r, rewards, omega, max_steps, counts, sums):
-    """Run ``r`` of ``runs`` to its verdict; fills ``counts``/``sums`` (length K+1) and returns
-    (verdict code, duration, Σ μ_{k_s}, min safety budget)."""
+    """Run ``r`` to its verdict, filling ``counts``/``sums``: (verdict code, duration, Σ μ_{k_s}, min budget)."""
     k, delta, alpha, epsilon = runs.n_arms[r], runs.delta[r], runs.alpha[r], runs.epsilon[r]
     scale, factor, sigma_g = runs.scale[r], runs.factor[r], runs.sigma_g[r]
     blocks, true_means = runs.blocks[r], runs.true_means[r]

@@ -53,15 +53,12 @@ RewardFn = Callable[[np.ndarray, np.ndarray, np.ndarray | None, np.random.Genera
 
 
 def other_groups(n_groups: int) -> np.ndarray:
-    """Which group each arm of each group's audit stands for (Cor. 7.1, Algorithm 2).
-
-    Group i's OCEF has K = G − 1 arms: arm 0 is its own recommendations and arm j ≥ 1 the
-    transported policies of ``others[i, j-1]``, the j-th of the other groups in increasing order.
+    """Which group each arm of each group's audit stands for (Cor. 7.1, Algorithm 2): group i's arm 0
+    is its own recommendations, arm j ≥ 1 the j-th other group in increasing order.
 
     Parameters
     ----------
     n_groups : int
-        G ≥ 1.
 
     Returns
     -------
@@ -70,10 +67,8 @@ def other_groups(n_groups: int) -> np.ndarray:
 
     Examples
     --------
-    >>> other_groups(3)
-    array([[1, 2],
-           [0, 2],
-           [0, 1]])
+    >>> other_groups(3).tolist()
+    [[1, 2], [0, 2], [0, 1]]
     """
     g = np.arange(n_groups)
     return np.array([np.delete(g, i) for i in g]).reshape(n_groups, n_groups - 1)
@@ -85,24 +80,23 @@ class AuditProblem:
     Parameters
     ----------
     rho : array (M, I) or (M, X, I)
-        Expected rewards ρ^m(a|x) in [0, 1]; simulated rewards are Bernoulli(ρ).
+        Expected rewards ρ^m(a|x); simulated rewards are Bernoulli(ρ).
     policy : Policy or array of the same shape
-        π^m(·|x) of every user (any :class:`ocef.policies.base.Policy`, user-supplied ones too).
+        π^m(·|x) of every user (any :class:`ocef.policies.base.Policy`).
     labels : array (M,)
         Group of each user, 0..G−1 (G ≥ 2; every group non-empty).
     matching : "transport" (Def. 4.2, default) or "average"
     context_probs : q^m(x), (X,) or (M, X); uniform if None (contextual policies only)
     multiplicity : array (M,) of integers ≥ 1, optional
-        Each user stands for that many identical copies (groups grown by duplication,
-        Sec. 6.2); group sizes, transport marginals and rewards count copies.
+        Identical copies of each user (groups grown by duplication, Sec. 6.2); sizes, transport
+        marginals and rewards count copies.
     group_names : names of the groups, optional
 
     Examples
     --------
-    >>> rho = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.7]])
-    >>> problem = AuditProblem(rho, np.array([[0.0, 1.0]] * 4), np.array([0, 0, 1, 1]))
-    >>> problem.n_groups, problem.sizes.tolist()
-    (2, [2, 2])
+    >>> from ocef.datasets import make_toy_envy
+    >>> AuditProblem(*make_toy_envy()).sizes.tolist()
+    [2, 2]
     """
 
     @validate_params(matching=Options(*MATCHINGS))
@@ -169,29 +163,25 @@ class AuditProblem:
         return np.maximum(self.arm_means[:, 1:].max(axis=1) - self.arm_means[:, 0], 0.0)
 
     def correct(self, groups: np.ndarray, verdicts: np.ndarray, epsilon) -> np.ndarray:
-        """Whether each verdict is right (Sec. 5): ENVY iff ∃k μ_k > μ_0; ε-NO-ENVY iff
-        max_k μ_k ≤ μ_0 + ε. Timeouts are not verdicts: NaN.
+        """Whether each verdict is right (Sec. 5): ENVY iff ∃k μ_k > μ_0; ε-NO-ENVY iff max_k μ_k ≤ μ_0 + ε.
 
         Parameters
         ----------
         groups : numpy.ndarray of int, shape (n,)
-            The audited group of each verdict, in 0..G-1.
         verdicts : numpy.ndarray of str, shape (n,)
-            ``"envy"``, ``"no_envy"`` or ``"timeout"`` (the values of :class:`Verdict`).
+            Values of :class:`Verdict`.
         epsilon : float or numpy.ndarray, shape (n,)
-            The tolerance ε of each audit.
 
         Returns
         -------
         numpy.ndarray of float, shape (n,)
-            1.0 for a right verdict, 0.0 for a wrong one, NaN for a timeout.
+            1.0 right, 0.0 wrong, NaN for a timeout (not a verdict).
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> problem.correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05)
-        array([ 1.,  0., nan])
+        >>> AuditProblem(*make_toy_envy()).correct(np.array([0, 1, 1]), np.array(["envy", "no_envy", "timeout"]), 0.05).tolist()
+        [1.0, 0.0, nan]
         """
         gap = self.arm_means[groups, 1:].max(axis=1) - self.arm_means[groups, 0]
         eps = np.broadcast_to(np.asarray(epsilon, dtype=float), gap.shape)
@@ -210,36 +200,29 @@ class AuditProblem:
     def pull_literal(self, group: int, arm: int, *, rng=None, reward: RewardFn | None = None) -> float:
         """PULL-ARM of Algorithm 2 (App. F) for target ``group`` and ``arm``, as written.
 
-        For every user m of the group (each copy of a duplicated user separately, all in
-        parallel): context x ~ q^m; n = m for arm 0 (n ~ γ_{m,·} on the own group under average
-        matching: arm 0 is π_i^m of eq. (6)), else n ~ γ_{m,·} on the arm's group (Def. 4.2);
-        a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x), Bernoulli(ρ^m(a|x))
-        unless ``reward(users, items, contexts, rng)`` is given.
-        Returns r_t = (1/|g|) Σ_m r^m.
+        For every user m of the group (each copy separately, in parallel): context x ~ q^m; n = m for
+        arm 0 (n ~ γ_{m,·} on the own group under average matching: π_i^m of eq. (6)), else n ~ γ_{m,·}
+        on the arm's group (Def. 4.2); a ~ π^n(·|x) (only ``Policy.sample`` is queried); r^m ~ ν^m(a|x),
+        Bernoulli(ρ^m(a|x)) unless ``reward`` is given. Returns r_t = (1/|g|) Σ_m r^m.
 
         Parameters
         ----------
         group : int
-            The audited group g, in 0..G-1.
         arm : int
-            0 (the group's own recommendations) or k in 1..G-1, the k-th other group of
-            ``others[group]``.
+            0 (the group's own recommendations) or the k-th other group of ``others[group]``.
         rng : None, int, SeedSequence or numpy.random.Generator
-            Randomness of contexts, partners, recommendations and rewards.
         reward : callable, optional
-            ``reward(users, items, contexts, rng) -> array`` of each user's reward in [0, 1]
-            (``contexts`` None for a context-free problem); default Bernoulli(ρ^m(a|x)).
+            ``reward(users, items, contexts, rng) -> array`` in [0, 1] (``contexts`` None when
+            context-free).
 
         Returns
         -------
         float
-            r_t in [0, 1], the group-average reward.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> rng = np.random.default_rng(0)
+        >>> problem, rng = AuditProblem(*make_toy_envy()), np.random.default_rng(0)
         >>> round(np.mean([problem.pull_literal(0, 1, rng=rng) for _ in range(200)]), 3)   # ρ 0.9, 0.8
         0.882
         """
@@ -268,62 +251,46 @@ class AuditProblem:
         return float(r.mean())
 
     def pull_fast(self, group: int, arm: int, *, rng=None) -> float:
-        """Exact fast PULL-ARM: r^m ~ Bernoulli(u^m(π_k^m)) for every user (copy) of the group.
-
-        The same law of r_t as :meth:`pull_literal` (Algorithm 2) without drawing contexts,
-        partners and items: |g|·r_t is drawn from the Poisson-binomial law of
-        :meth:`reward_distribution`.
+        """Exact fast PULL-ARM: the law of :meth:`pull_literal`'s r_t without drawing contexts, partners and
+        items (|g|·r_t from the Poisson-binomial law of :meth:`reward_distribution`).
 
         Parameters
         ----------
-        group : int
-            The audited group g, in 0..G-1.
-        arm : int
-            0 (the group's own recommendations) or k in 1..G-1.
+        group, arm : int
         rng : None, int, SeedSequence or numpy.random.Generator
-            Randomness of the draw.
 
         Returns
         -------
         float
-            r_t in [0, 1], a multiple of 1/|g|.
+            A multiple of 1/|g|.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> rng = np.random.default_rng(0)
-        >>> [problem.pull_fast(0, 1, rng=rng) for _ in range(5)]
-        [1.0, 0.5, 0.5, 0.0, 1.0]
+        >>> AuditProblem(*make_toy_envy()).pull_fast(0, 1, rng=0) in (0.0, 0.5, 1.0)
+        True
         """
         self._check_arm(group, arm)
         return float(self.rewards(np.array([group]))(np.array([0]), np.array([arm]), as_generator(rng))[0])
 
     def reward_distribution(self, group: int) -> np.ndarray:
-        """Exact distribution of the number of successes among the copies of ``group``, per arm.
-
-        Row j is the Poisson-binomial pmf of Σ_{m∈g} Bernoulli(u^m(arm j)) (each copy of a
-        duplicated user a separate Bernoulli), over 0..|g|: r_t = successes / |g|.
-        Computed by the usual dynamic program, one Bernoulli at a time.
+        """Exact distribution of the successes among the copies of ``group``, per arm: the Poisson-binomial
+        pmf of Σ_{m∈g} Bernoulli(u^m(arm j)) over 0..|g| (dynamic program), r_t = successes / |g|.
 
         Parameters
         ----------
         group : int
-            The audited group g, in 0..G-1.
 
         Returns
         -------
         numpy.ndarray, shape (G, |g| + 1)
-            Row j (arm j: 0 the group's own recommendations, j ≥ 1 the j-th other group) is
-            P(successes = s) for s = 0..|g|, |g| counting copies; each row sums to 1.
+            Row j: arm j (0 the group's own recommendations); each row sums to 1.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> problem.reward_distribution(0).round(2)
-        array([[0.72, 0.26, 0.02],
-               [0.02, 0.26, 0.72]])
+        >>> AuditProblem(*make_toy_envy()).reward_distribution(0).round(2).tolist()
+        [[0.72, 0.26, 0.02], [0.02, 0.26, 0.72]]
         """
         users = np.repeat(self.members[group], self.multiplicity[self.members[group]])
         probs = self.arm_utilities[users]                          # (|g| copies, G arms)
@@ -336,26 +303,21 @@ class AuditProblem:
 
     def rewards(self, run_groups) -> DiscreteRewards:
         """Exact fast PULL-ARM for :func:`ocef.envy.runner.run_batch`, run r auditing group
-        ``run_groups[r]``: r^m ~ Bernoulli(u^m(π_k^m)) independently for every user (copy) m,
-        so |g|·r_t follows :meth:`reward_distribution`, drawn by inverting its exact cdf.
+        ``run_groups[r]``: |g|·r_t drawn from :meth:`reward_distribution` by inverting its exact cdf.
 
         Parameters
         ----------
         run_groups : array-like of int, shape (R,)
-            The audited group of each run, in 0..G-1.
 
         Returns
         -------
         DiscreteRewards
-            Callable as ``rewards(runs, arms, rng)``: the reward r_t in [0, 1] of arm ``arms[j]``
-            for run ``runs[j]``, one draw each (arrays of equal length).
+            ``rewards(runs, arms, rng)``: one reward of arm ``arms[j]`` for run ``runs[j]`` each.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> draw = problem.rewards([0, 1])
-        >>> draw(np.array([0, 0, 1]), np.array([0, 1, 1]), np.random.default_rng(0))
+        >>> AuditProblem(*make_toy_envy()).rewards([0, 1])(np.array([0, 0, 1]), np.array([0, 1, 1]), np.random.default_rng(0))
         array([0. , 0.5, 0.5])
         """
         if getattr(self, "_pmfs", None) is None:
@@ -366,22 +328,18 @@ class AuditProblem:
 
     # ------------------------------------------------------------------ larger groups
     def duplicated(self, avg_group_size: float, *, rng=None) -> "AuditProblem":
-        """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2)
-        until the average group size reaches ``avg_group_size``; duplicates share preferences
-        and policies (they are kept as multiplicities, see the class docstring).
+        """Grow the groups by duplicating users drawn uniformly at random (Sec. 6.2, App. D.2) until the
+        average group size reaches ``avg_group_size`` (duplicates kept as multiplicities).
 
         Parameters
         ----------
         avg_group_size : float
-            The target average number of users (copies) per group, at least the current one;
-            the total is rounded to an integer.
+            At least the current one; the total is rounded.
         rng : None, int, SeedSequence or numpy.random.Generator
-            Randomness of which users are copied.
 
         Returns
         -------
         AuditProblem
-            A new problem with the same users, policies and groups and larger ``multiplicity``.
 
         Raises
         ------
@@ -391,10 +349,8 @@ class AuditProblem:
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> bigger = problem.duplicated(10, rng=0)
-        >>> bigger.sizes.tolist(), bigger.multiplicity.tolist()
-        ([8, 12], [5, 3, 7, 5])
+        >>> AuditProblem(*make_toy_envy()).duplicated(10, rng=0).sizes.tolist()
+        [8, 12]
         """
         # a finite number (inf used to end in an OverflowError, NaN in "cannot convert float NaN")
         avg_group_size = check_in_interval("avg_group_size", avg_group_size, 0.0, np.inf, high_open=True)
@@ -422,28 +378,24 @@ class AuditProblem:
 # ====================================================================== report
 @dataclass(frozen=True)
 class AuditReport(Result):
-    """Result of a simulated full audit (:func:`run_audit`, Cor. 7.1).
-
-    ``summary()`` aggregates per setting; ``to_dict()`` is the JSON of ``ocef audit --json``.
+    """Result of a simulated full audit (:func:`run_audit`, Cor. 7.1); ``summary()`` per setting,
+    ``to_dict()`` the JSON of ``ocef audit --json``.
 
     Attributes
     ----------
     groups : pandas.DataFrame
         One row per (setting, trial, group): ``alpha``, ``delta``, ``epsilon``, ``trial``,
-        ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy`` or ``timeout``),
-        ``duration`` (steps), ``cost`` (eq. 10), ``true_envy`` (Δ^i), ``envious`` (Δ^i > ε),
-        ``correct`` (1/0, NaN for a timeout) and ``constraint_held`` (constraint (7) at every step).
+        ``group``, ``name``, ``size``, ``verdict``, ``duration`` (steps), ``cost`` (eq. 10),
+        ``true_envy`` (Δ^i), ``envious`` (Δ^i > ε), ``correct`` (1/0, NaN for a timeout) and
+        ``constraint_held`` (constraint (7) at every step).
     params : dict
         ``n_groups``, ``n_users``, ``matching`` and ``engine``.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
-    >>> report = run_audit(problem, trials=3, rng=0)
-    >>> report.summary()[["n_audits", "share_envy", "all_correct_rate", "constraint_held"]]
-       n_audits  share_envy  all_correct_rate  constraint_held
-    0         3         1.0               1.0             True
+    >>> run_audit(AuditProblem(*make_toy_envy()), trials=3, rng=0).summary()["all_correct_rate"].tolist()
+    [1.0]
     """
 
     groups: pd.DataFrame
@@ -452,34 +404,29 @@ class AuditReport(Result):
     SUMMARY_KEYS = ("alpha", "delta", "epsilon")
 
     def summary(self, by=("alpha", "delta", "epsilon")) -> pd.DataFrame:
-        """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7).
+        """Shares of ENVY / ε-NO-ENVY / timeout, mean duration and cost, correctness, (7), per setting.
 
-        ``all_correct_rate`` is the share of audits with no wrong verdict (timeouts are no
-        verdicts): the event Corollary 7.1 guarantees with probability ≥ 1 − δ.
+        ``all_correct_rate`` is the share of audits with no wrong verdict: the event Corollary 7.1
+        guarantees with probability ≥ 1 − δ.
 
         Parameters
         ----------
-        by : sequence of str, default ("alpha", "delta", "epsilon")
-            The columns of ``groups`` that define a setting; none: one row for everything.
+        by : sequence of str
+            The columns of ``groups`` that define a setting; none: one row.
 
         Returns
         -------
         pandas.DataFrame
-            Columns: the ``by`` keys, ``n_audits`` (trials), ``share_envy``, ``share_no_envy``,
-            ``share_timeout`` (shares of the verdicts over groups and trials), ``duration_mean``
-            (steps), ``cost_mean`` (eq. 10), ``correct_rate`` (share of right verdicts, timeouts
-            excluded), ``constraint_held`` (constraint (7) held at every step of every audit),
-            ``all_correct_rate`` (null when no audit gave a verdict) and ``reason`` (why a rate is
-            null or counts fewer audits than were run: timeouts; ``""`` when every audit decided).
+            The ``by`` keys, ``n_audits``, ``share_envy``, ``share_no_envy``, ``share_timeout``,
+            ``duration_mean``, ``cost_mean`` (eq. 10), ``correct_rate`` (timeouts excluded),
+            ``constraint_held``, ``all_correct_rate`` (null when no audit gave a verdict) and ``reason``
+            (why a rate is null or counts fewer audits: timeouts).
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_envy
-        >>> problem = AuditProblem(*make_toy_envy())
-        >>> run_audit(problem, epsilon=[0.05, 0.1], trials=2, rng=0).summary()[["epsilon", "correct_rate"]]
-           epsilon  correct_rate
-        0     0.05           1.0
-        1     0.10           1.0
+        >>> run_audit(AuditProblem(*make_toy_envy()), epsilon=[0.05, 0.1], trials=2, rng=0).summary()["correct_rate"].tolist()
+        [1.0, 1.0]
         """
         df = self.groups
         keys = [k for k in by if k in df]
@@ -555,39 +502,30 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     Parameters
     ----------
     problem : AuditProblem
-        Ground truth, policies, partition and matching.
     alpha, delta, epsilon : float or sequence of float
-        The OCEF parameters (Algorithm 1); sequences: every combination is audited.
-    trials : int, default 1
+        Algorithm 1's parameters; with sequences, every combination is audited.
+    trials : int
         Audits per combination.
     rng : None, int, SeedSequence or Generator
-        Randomness of the audits.
-    max_steps : int, default 10**6
-        Step cap; an undecided group is ``timeout``.
+    max_steps : int
+        An undecided group is ``timeout``.
     engine : {"auto", "numba", "numpy", "ask-tell"}
-        The simulation engine (:mod:`ocef.envy.engines`): ``"numba"`` (``"auto"``) and
-        ``"numpy"`` run every audit at once with the fast exact PULL-ARM; ``"ask-tell"`` runs
-        :func:`audit_live` with the literal PULL-ARM of Algorithm 2 (slow; the reference semantics).
-    progress : bool, default False
-        Show a progress bar.
+        :mod:`ocef.envy.engines`: ``"numba"`` (``"auto"``) and ``"numpy"`` run every audit at once
+        with the fast exact PULL-ARM; ``"ask-tell"`` runs :func:`audit_live` with the literal
+        PULL-ARM of Algorithm 2 (slow; the reference semantics).
+    progress : bool
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
 
     Returns
     -------
     AuditReport
-        One row per (setting, trial, group) in ``groups``; ``summary()`` per setting.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_envy
-    >>> report = run_audit(AuditProblem(*make_toy_envy(), group_names=["A", "B"]), trials=2, rng=0)
-    >>> report.groups[["trial", "name", "verdict", "true_envy"]]
-       trial name verdict  true_envy
-    0      0    A    envy       0.70
-    1      0    B    envy       0.65
-    2      1    A    envy       0.70
-    3      1    B    envy       0.65
+    >>> run_audit(AuditProblem(*make_toy_envy(), group_names=["A", "B"]), rng=0).groups[["name", "verdict"]].values.tolist()
+    [['A', 'envy'], ['B', 'envy']]
     """
     # the declared constraints checked every argument given (one value or a grid each)
     alphas, deltas, epsilons = ([float(v) for v in np.atleast_1d(x)] for x in (alpha, delta, epsilon))
@@ -633,10 +571,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
 
 
 def _ask_tell_audits(problem, grid, rng, max_steps, sigma, omega, progress):
-    """One live audit per (setting, trial) with the literal PULL-ARM and keyed randomness
-    (:func:`ocef.envy.live.ask_tell_audit`; audit j has root ``audit_root(rng, j)``, so with an int
-    seed audit 0 equals ``ocef audit-live`` against ``ocef simulate-service --seed seed``);
-    costs from truth. ``rng`` is run_audit's argument as given (an int seeds the keys)."""
+    """One keyed live audit per (setting, trial); audit j has root ``audit_root(rng, j)`` (audit 0 = audit-live)."""
     base = base_seed_sequence(rng)
     keys = grid[["alpha", "delta", "epsilon", "trial"]].drop_duplicates()
     from ocef._progress import progress_iter

@@ -31,19 +31,17 @@ ENGINE_HELP = ("simulation engine: numba (compiled, the fastest on many runs), n
 
 
 def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
-    """Check a simulation engine name against the vocabulary of :data:`ENGINES`.
+    """Check a simulation engine name against :data:`ENGINES`.
 
     Parameters
     ----------
     engine : str
-        The engine asked for: ``"auto"``, ``"numba"``, ``"numpy"`` or ``"ask-tell"``.
-    allowed : tuple of str, default ENGINES
+    allowed : tuple of str
         The engines the caller supports (``run_batch`` has no ``"ask-tell"``).
 
     Returns
     -------
     str
-        ``engine``, unchanged.
 
     Examples
     --------
@@ -58,23 +56,18 @@ def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
 
 
 def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> str:
-    """The engine ``"auto"`` stands for; any other engine is returned as is.
-
-    The rule for ``"auto"`` is in the module docstring.
+    """The engine ``"auto"`` stands for (rule in the module docstring); others are returned as is.
 
     Parameters
     ----------
     engine : str
-        A checked engine name (:func:`check_engine`).
     discrete : bool
         Whether the rewards are a finite distribution (the compiled engine needs one).
     n_runs : int, optional
-        Number of simulated runs; None when not known in advance.
 
     Returns
     -------
     str
-        ``"numba"``, ``"numpy"`` or ``"ask-tell"``.
 
     Examples
     --------

@@ -38,23 +38,18 @@ def check_partition(groups, n_users: int) -> np.ndarray:
     Parameters
     ----------
     groups : array_like or list of array_like
-        Either a 1-d array of integer labels 0..G-1 (one per user), a 1-d array of group names
-        or booleans (group g = the g-th distinct value in sorted order), or a list of 1-d
-        arrays of user indices (one per group, disjoint, covering every user).
+        Integer labels 0..G-1, names or booleans (group g = the g-th distinct value, sorted), or a
+        list of disjoint arrays of user indices covering every user.
     n_users : int
-        M ≥ 1, the number of users.
 
     Returns
     -------
     numpy.ndarray of intp, shape (n_users,)
-        ``labels[m] = i`` iff user m ∈ g_i.
 
     Examples
     --------
-    >>> check_partition(np.array(["b", "a", "b"]), 3)
-    array([1, 0, 1])
-    >>> check_partition([np.array([0, 2]), np.array([1])], 3)
-    array([0, 1, 0])
+    >>> check_partition(np.array(["b", "a", "b"]), 3).tolist(), check_partition([np.array([0, 2]), np.array([1])], 3).tolist()
+    ([1, 0, 1], [0, 1, 0])
     """
     if isinstance(n_users, bool) or not isinstance(n_users, numbers.Integral) or n_users < 1:
         raise ParameterError(f"n_users must be a positive integer, got {n_users!r}")
@@ -115,19 +110,16 @@ def group_members(labels) -> list[np.ndarray]:
 
 
 def check_group_names(group_names, n_groups: int) -> list[str]:
-    """The names of ``n_groups`` groups as strings, one per group.
+    """The names of ``n_groups`` groups as strings (None: ``"0", "1", ...``).
 
     Parameters
     ----------
     group_names : sequence or None
-        One name per group (converted with ``str``); None names them ``"0", "1", ...``.
     n_groups : int
-        G, the number of groups.
 
     Returns
     -------
     list of str
-        G names.
 
     Examples
     --------

@@ -50,18 +50,16 @@ _AUDITOR_KEY, _PULL_KEY = 0, 1
 
 # ====================================================================== keyed randomness
 def base_seed_sequence(rng) -> np.random.SeedSequence:
-    """The base SeedSequence of keyed audit randomness, from any accepted ``rng``.
+    """The base SeedSequence of keyed audit randomness: an int (or list) seeds it, a SeedSequence is
+    kept, None takes OS entropy, a Generator gives 128 bits (one draw).
 
     Parameters
     ----------
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
-        An int (or list of ints) seeds it; a SeedSequence is kept as is; None takes fresh OS
-        entropy; a Generator gives 128 bits of entropy (one draw, so it advances).
 
     Returns
     -------
     numpy.random.SeedSequence
-        The base of :func:`audit_root`.
 
     Examples
     --------
@@ -83,27 +81,23 @@ def _child(seq: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
 
 
 def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
-    """The root SeedSequence of the ``index``-th audit seeded by ``rng``.
-
-    Seed S gives ``SeedSequence(S, spawn_key=(index,))`` (audit 0: ``ocef audit-live``).
+    """The root SeedSequence of the ``index``-th audit: ``SeedSequence(S, spawn_key=(index,))``
+    (audit 0: ``ocef audit-live``).
 
     Parameters
     ----------
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
-        The seed (:func:`base_seed_sequence`).
-    index : int, default 0
-        Which audit.
+        :func:`base_seed_sequence`.
+    index : int
 
     Returns
     -------
     numpy.random.SeedSequence
-        The audit's root.
 
     Examples
     --------
-    >>> root = audit_root(7, 2)
-    >>> root.entropy, root.spawn_key
-    (7, (2,))
+    >>> audit_root(7, 2).spawn_key
+    (2,)
     """
     return _child(base_seed_sequence(rng), index)
 
@@ -119,14 +113,12 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
     Parameters
     ----------
     root : numpy.random.SeedSequence
-        The audit's root (:func:`audit_root`).
+        :func:`audit_root`.
     group : int
-        The audited group i.
 
     Returns
     -------
     numpy.random.SeedSequence
-        The seed of that auditor's generator.
 
     Examples
     --------
@@ -137,28 +129,23 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
 
 
 def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.random.Generator:
-    """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its step ``step``.
-
-    Child ``(…, 1, group, step)`` of the root (module docstring).
+    """The generator of the PULL-ARM (Algorithm 2) of ``group`` at its ``step``: child
+    ``(…, 1, group, step)`` of the root; the same arguments give the same draws.
 
     Parameters
     ----------
     root : numpy.random.SeedSequence
-        The audit's root (:func:`audit_root`).
     group : int
-        The audited group.
     step : int
-        The 0-based step of that group's auditor.
+        0-based, of that group's auditor.
 
     Returns
     -------
     numpy.random.Generator
-        A fresh PCG64 generator; the same arguments give the same draws.
 
     Examples
     --------
-    >>> root = audit_root(7)
-    >>> pull_generator(root, 0, 5).random() == pull_generator(root, 0, 5).random()
+    >>> pull_generator(audit_root(7), 0, 5).random() == pull_generator(audit_root(7), 0, 5).random()
     True
     """
     return np.random.Generator(np.random.PCG64(_child(root, _PULL_KEY, group, step)))
@@ -171,14 +158,12 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
-        The simulated recommender (ground truth, policies, partition, matching).
     rng : None, int, SeedSequence or numpy.random.Generator
-        The audit's seed; a SeedSequence is used as the root as is.
+        The audit's seed; a SeedSequence is the root.
 
     Returns
     -------
     callable
-        ``pull(group, arm, step) -> float``, the group-average reward in [0, 1].
 
     Examples
     --------
@@ -227,33 +212,30 @@ class LiveAuditResult(Result):
     Attributes
     ----------
     groups : pandas.DataFrame
-        One row per group: ``group``, ``name``, ``size``, ``verdict`` (``envy``, ``no_envy``, or
-        ``timeout``), ``duration`` (steps) and, with ``true_means``, ``cost`` (eq. 10),
-        ``constraint_held`` (constraint (7) at every step) and ``true_envy``.
+        ``group``, ``name``, ``size``, ``verdict``, ``duration`` and, with ``true_means``, ``cost``
+        (eq. 10), ``constraint_held`` (7) and ``true_envy``.
     params : dict
-        The audit's parameters (``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``,
-        ``sigma``, ``omega``, ``max_steps``).
+        ``n_groups``, ``group_sizes``, ``alpha``, ``delta``, ``epsilon``, ``sigma``, ``omega``,
+        ``max_steps``.
     seed : dict
-        The root SeedSequence as strict JSON (``entropy`` as strings, ``spawn_key``).
+        The root SeedSequence as strict JSON.
     steps : int
-        Synchronous steps taken (the longest group's duration).
+        Synchronous steps taken.
     checkpoint_steps : tuple of int
-        Steps at which the checkpoint was written.
     wall_time : float
-        Seconds spent auditing, over all sessions.
+        Seconds, over all sessions.
     resumed_from : int or None
-        The step restored from the checkpoint (None for a fresh run).
+        The step restored from the checkpoint.
     version : str
-        The ``ocef`` version that ran the audit.
     auditors : tuple of OCEF
         The final auditors (not compared, not serialised).
 
     Examples
     --------
-    >>> from ocef.envy.service import toy_service
-    >>> result = ask_tell_audit(toy_service().problem(None)[0], alpha=0.05, delta=0.05, epsilon=0.05, rng=7)
-    >>> result.steps, result.seed
-    (385, {'entropy': '7', 'spawn_key': [0]})
+    >>> from ocef.envy.audit import AuditProblem
+    >>> from ocef.datasets import make_toy_envy
+    >>> ask_tell_audit(AuditProblem(*make_toy_envy()), alpha=0.05, delta=0.05, epsilon=0.05, rng=7).seed
+    {'entropy': '7', 'spawn_key': [0]}
     """
 
     groups: pd.DataFrame
@@ -300,50 +282,43 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
                fingerprint: dict | None = None) -> LiveAuditResult:
     """Audit every group of a live system (Cor. 7.1) with G ask/tell OCEF instances.
 
-    Each group's auditor has K = G − 1 arms and confidence δ/G; all undecided groups advance
-    one step at a time until every group has a verdict or ``max_steps`` steps. An object with a
+    Each group's auditor has K = G − 1 arms and confidence δ/G; the undecided groups advance one
+    step at a time until every group has a verdict or ``max_steps`` steps. A ``pull`` object with a
     ``pull_many(list of (group, arm, step)) -> rewards`` method gets a step's pulls in one call.
 
     Parameters
     ----------
     pull : callable
         ``pull(group, arm[, step]) -> reward in [0, 1]``, the PULL-ARM of Algorithm 2 (arm 0: the
-        group's own recommendations, arm j: the j-th other group's); ``step``, the 0-based step of
-        the group's auditor, makes retries idempotent.
+        group's own recommendations, arm j: the j-th other group's); ``step`` makes retries
+        idempotent.
     n_groups : int
         G ≥ 2.
     group_sizes : sequence of int
         |g| of each group.
     alpha, delta, epsilon : float
-        The OCEF parameters (Algorithm 1).
+        Algorithm 1's parameters.
     rng : None, int, SeedSequence or Generator
-        The audit's randomness (module docstring); an int is recorded in the result.
-    max_steps : int, default 10**6
-        Step cap.
+        An int is recorded in the result.
+    max_steps : int
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
     checkpoint : str or Path, optional
-        JSON file written atomically every ``every`` steps and at the end; if it exists the
-        audit resumes from it (same parameters, groups and seed; ``max_steps`` may differ).
-    every : int, default 1000
-        Steps between checkpoints.
+        JSON file written atomically every ``every`` steps and at the end; an existing one is
+        resumed (same parameters, groups and seed; ``max_steps`` may differ).
+    every : int
     group_names : sequence of str, optional
-        Names of the groups.
     true_means : array_like, optional
-        A simulator's ground truth (G × G, ``[i, j]`` = μ_j of group i's audit): adds cost (eq. 10),
-        constraint (7) and true envy.
-    progress : bool, default False
-        Show a progress bar.
+        A simulator's ground truth (G × G, ``[i, j]`` = μ_j of group i's audit): adds cost
+        (eq. 10), constraint (7) and true envy.
+    progress : bool
     fingerprint : dict, optional
-        The audited system's identity (``version``, ``seed``, ``configuration`` of
-        :meth:`ocef.envy.ServiceClient.fingerprint`); stored in ``params`` so that a checkpoint
+        The audited system's identity (:meth:`ocef.envy.ServiceClient.fingerprint`); a checkpoint
         resumes only against the same system.
 
     Returns
     -------
     LiveAuditResult
-        ``groups``: verdict, duration (and cost, constraint_held, true_envy with
-        ``true_means``) per group; ``steps``, ``seed``, ``checkpoint_steps``, ``wall_time``.
 
     Raises
     ------
@@ -353,17 +328,10 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
 
     Examples
     --------
-    Group 0 prefers group 1's recommendations (mean 0.8 against 0.5):
-
-    >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])
-    >>> def pull(group, arm, step):
-    ...     rng = np.random.default_rng([group, arm, step])
-    ...     return float(rng.binomial(100, means[group, arm]) / 100)
-    >>> result = audit_live(pull, 2, [100, 100], alpha=0.05, delta=0.05, epsilon=0.05, rng=0)
-    >>> result.groups[["group", "verdict", "duration"]]
-       group  verdict  duration
-    0      0     envy        68
-    1      1  no_envy        82
+    >>> means = np.array([[0.5, 0.8], [0.5, 0.4]])      # group 0 prefers group 1's recommendations
+    >>> pull = lambda group, arm, step: np.random.default_rng([group, arm, step]).binomial(100, means[group, arm]) / 100
+    >>> audit_live(pull, 2, [100, 100], alpha=0.05, delta=0.05, epsilon=0.05, rng=0).groups["verdict"].tolist()
+    ['envy', 'no_envy']
     """
     sizes = _check_group_sizes(group_sizes, n_groups)
     names = check_group_names(group_names, n_groups)
@@ -476,8 +444,7 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
 
 
 def _check_group_sizes(group_sizes, n_groups: int) -> np.ndarray:
-    """|g| of every group as int64: one whole number >= 1 per group, or one for all (2.0 is 2;
-    1.5 is refused: truncated to 1, it used to give the auditor a wrong |g| in Lemma 3's width)."""
+    """|g| of every group as int64: whole numbers >= 1 (1.5 is refused, not truncated; Lemma 3 needs |g|)."""
     arr = np.asarray(group_sizes)
     if arr.ndim > 1 or arr.size not in (1, n_groups):
         raise ParameterError(f"group_sizes must hold one size per group ({n_groups}), got shape {arr.shape}")
@@ -508,23 +475,19 @@ def _read_checkpoint(path: Path) -> dict:
 def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=None, max_steps: int = 10**6,
                    sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, checkpoint=None, every: int = 1000,
                    progress: bool = False) -> LiveAuditResult:
-    """:func:`audit_live` of an :class:`ocef.envy.audit.AuditProblem` with its literal PULL-ARM
-    (:func:`keyed_pull`), costs from its ground truth — what ``ocef audit-live`` computes
-    against ``ocef simulate-service`` over HTTP, in process.
-
-    An interrupted audit resumed from its checkpoint ends exactly as an uninterrupted one.
+    """:func:`audit_live` of an :class:`ocef.envy.audit.AuditProblem` through its literal PULL-ARM
+    (:func:`keyed_pull`), with costs from its ground truth: ``ocef audit-live`` against ``ocef
+    simulate-service``, in process. A run resumed from its checkpoint ends as an uninterrupted one.
 
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
-        The simulated recommender.
     alpha, delta, epsilon, rng, max_steps, sigma, omega, checkpoint, every, progress
         As in :func:`audit_live`.
 
     Returns
     -------
     LiveAuditResult
-        Per group: verdict, duration, cost (eq. 10), constraint (7) and true envy.
 
     Raises
     ------
@@ -533,18 +496,10 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
 
     Examples
     --------
-    Interrupted at step 100, then resumed to the verdicts of an uninterrupted run:
-
-    >>> from ocef.envy.service import toy_service
-    >>> problem = toy_service().problem(None)[0]
-    >>> ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7, max_steps=100,
-    ...                checkpoint="audit.json").groups["verdict"].tolist()
-    ['timeout', 'timeout']
-    >>> ask_tell_audit(problem, alpha=0.05, delta=0.05, epsilon=0.05, rng=7,
-    ...                checkpoint="audit.json").groups[["name", "verdict", "duration"]]
-      name verdict  duration
-    0    A    envy       300
-    1    B    envy       385
+    >>> from ocef.envy.audit import AuditProblem
+    >>> from ocef.datasets import make_toy_envy
+    >>> ask_tell_audit(AuditProblem(*make_toy_envy()), alpha=0.05, delta=0.05, epsilon=0.05, rng=7).groups["verdict"].tolist()
+    ['envy', 'envy']
     """
     root = _as_root(rng)
     return audit_live(keyed_pull(problem, root), problem.n_groups, problem.sizes, alpha=alpha, delta=delta,

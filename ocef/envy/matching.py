@@ -43,28 +43,23 @@ def _as_probs(probs, name: str) -> np.ndarray:
 
 
 def policy_distance(probs_a, probs_b=None) -> np.ndarray:
-    """Transport cost c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 between users' policies (Def. 4.2).
-
-    In [0, 2], 0 iff the policies are identical.
+    """Transport cost c_{m,n} = sup_x ||π^m(·|x) − π^n(·|x)||_1 between users' policies (Def. 4.2), in
+    [0, 2], 0 iff the policies are identical.
 
     Parameters
     ----------
     probs_a : array_like or Policy, shape (M_a, I) or (M_a, X, I)
-        Policies π^m(a|x) of the first users (rows sum to 1).
     probs_b : array_like or Policy, optional
-        Policies of the second users, same items (and contexts); None means ``probs_a``
-        (a symmetric matrix, computed on half the pairs).
+        Same items (and contexts); None: ``probs_a`` (symmetric, computed on half the pairs).
 
     Returns
     -------
     numpy.ndarray, shape (M_a, M_b)
-        c_{m,n}.
 
     Examples
     --------
-    >>> policy_distance(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
-    array([[2. , 0.2],
-           [1. , 0.8]])
+    >>> policy_distance(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]])).round(6).tolist()
+    [[2.0, 0.2], [1.0, 0.8]]
     """
     a = _as_probs(probs_a, "probs_a")
     b = None if probs_b is None else _as_probs(probs_b, "probs_b")
@@ -92,12 +87,7 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
 
 
 def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise ||a_m − b_n||_1 for non-negative rows with few non-zeros.
-
-    |p − q| = p + q − 2 min(p, q) item-wise, so ||p − q||_1 = Σp + Σq − 2 Σ_a min(p_a, q_a),
-    and min(p_a, q_a) > 0 only for items in both supports: one outer minimum per item
-    shared by some m and some n (a loop over items, not users).
-    """
+    """Pairwise ||a_m − b_n||_1 = Σa + Σb − 2 Σ min(a, b) of sparse non-negative rows, looping over items."""
     from scipy import sparse
 
     shared = np.zeros((a.shape[0], b.shape[0]))
@@ -113,28 +103,22 @@ def _l1_sparse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def average_weights(n_i: int, n_k: int) -> np.ndarray:
-    """Mixture weights γ_{m,n} = 1/|g_k| of the average group policy of g_k (Sec. 4).
-
-    Proposition 3 shows it can make an envy-free system look group-envious, which the transported
-    policies (:func:`transport_weights`) avoid.
+    """Mixture weights γ_{m,n} = 1/|g_k| of the average group policy of g_k (Sec. 4); Proposition 3
+    shows it can make an envy-free system look group-envious, which :func:`transport_weights` avoids.
 
     Parameters
     ----------
-    n_i : int
-        |g_i| ≥ 1, the size of the audited group (rows).
-    n_k : int
-        |g_k| ≥ 1, the size of the group whose policies are mixed (columns).
+    n_i, n_k : int
+        |g_i| (rows, the audited group) and |g_k| (columns).
 
     Returns
     -------
     numpy.ndarray, shape (n_i, n_k)
-        Every entry 1/n_k; rows sum to 1.
 
     Examples
     --------
-    >>> average_weights(2, 4)
-    array([[0.25, 0.25, 0.25, 0.25],
-           [0.25, 0.25, 0.25, 0.25]])
+    >>> average_weights(1, 4).tolist()
+    [[0.25, 0.25, 0.25, 0.25]]
     """
     if n_i < 1 or n_k < 1:
         raise ParameterError(f"group sizes must be >= 1, got {n_i} and {n_k}")
@@ -145,27 +129,21 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
                       mult_i=None, mult_k=None) -> np.ndarray:
     """Mixture weights of the transported policies of g_k for the users of g_i (Def. 4.2).
 
-    γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the
-    uniform distributions on g_i and g_k (exact: ``ot.emd``), and γ = |g_i| γ̃ (rows sum to 1):
-    the plan for the users in the given order (:func:`mixture_weights` uses
-    :func:`canonical_plan`). With multiplicities, the distributions are ∝ multiplicity and
-    γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum() (copies have identical costs).
+    γ̃ = argmin_{γ̃ ∈ P} Σ γ̃_{m,n} c_{m,n} over the transportation polytope between the uniform
+    distributions on g_i and g_k (exact: ``ot.emd``), γ = |g_i| γ̃ (rows sum to 1), for the users in
+    the given order (:func:`mixture_weights` uses :func:`canonical_plan`). With multiplicities the
+    distributions are ∝ multiplicity and γ_{m,·} = γ̃_{m,·}/γ̃_{m,·}.sum().
 
     Parameters
     ----------
-    probs_i : array_like or Policy, shape (|g_i|, I) or (|g_i|, X, I)
-        Policies of the users of g_i.
-    probs_k : array_like or Policy, shape (|g_k|, I) or (|g_k|, X, I)
-        Policies of the users of g_k.
+    probs_i, probs_k : array_like or Policy, shape (|g|, I) or (|g|, X, I)
     cost : numpy.ndarray, shape (|g_i|, |g_k|), optional
         Precomputed c_{m,n} (:func:`policy_distance`); the policies are then not read.
     mult_i, mult_k : array_like of int, optional
-        Multiplicity ≥ 1 of each user of g_i and g_k (default 1).
 
     Returns
     -------
     numpy.ndarray, shape (|g_i|, |g_k|)
-        γ_{m,n}, each row a probability distribution on g_k.
 
     Raises
     ------
@@ -174,11 +152,8 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
 
     Examples
     --------
-    User 0 of g_i (always item 0) is matched with the user of g_k closest to it (mostly item 0):
-
-    >>> transport_weights(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]]))
-    array([[0., 1.],
-           [1., 0.]])
+    >>> transport_weights(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]])).tolist()   # nearest partner
+    [[0.0, 1.0], [1.0, 0.0]]
     """
     if cost is None:
         cost = policy_distance(probs_i, probs_k)
@@ -195,28 +170,22 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
 
 @dataclass
 class MixtureWeights:
-    """Mixture weights γ (eq. (4)) for every ordered pair of groups (i, k).
-
-    ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (in the order of ``members``), rows summing
-    to 1. Built by :func:`mixture_weights`.
+    """Mixture weights γ (eq. (4)) for every ordered pair of groups (i, k), from :func:`mixture_weights`:
+    ``self[i, k]`` is the |g_i| x |g_k| matrix γ_{m,n} (in the order of ``members``).
 
     Attributes
     ----------
     labels : numpy.ndarray of int, shape (M,)
-        The partition (:func:`ocef.envy.groups.check_partition`).
     members : list of numpy.ndarray
         The users of each group (:func:`ocef.envy.groups.group_members`).
     matching : {"transport", "average"}
-        Transported policies (Def. 4.2) or average group policies.
     blocks : dict
         ``(i, k) -> γ``; empty for plain average matching (computed on access).
 
     Examples
     --------
-    >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
-    >>> weights = mixture_weights(probs, np.array([0, 0, 1, 1]))
-    >>> weights.n_groups, weights.sizes.tolist()
-    (2, [2, 2])
+    >>> mixture_weights(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]]), np.array([0, 0, 1, 1])).sizes.tolist()
+    [2, 2]
     """
     labels: np.ndarray
     members: list
@@ -244,17 +213,14 @@ class MixtureWeights:
 
         Parameters
         ----------
-        i : int
-            The audited group g_i, in 0..G-1.
-        k : int
-            The other group g_k whose recommendations are shown, in 0..G-1.
+        i, k : int
+            The audited group and the group whose recommendations are shown.
         rng : None, int, SeedSequence or numpy.random.Generator
-            Randomness of the draws.
 
         Returns
         -------
         numpy.ndarray of int, shape (|g_i|,)
-            User indices (into all M users, members of g_k), one per member of g_i.
+            User indices (into all M users).
 
         Raises
         ------
@@ -263,16 +229,15 @@ class MixtureWeights:
 
         Examples
         --------
-        >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
-        >>> mixture_weights(probs, np.array([0, 0, 1, 1])).sample_partners(0, 1, rng=0)
+        >>> weights = mixture_weights(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]]), np.array([0, 0, 1, 1]))
+        >>> weights.sample_partners(0, 1, rng=0)
         array([3, 2])
         """
         return self.members[k][sample_rows(self[i, k], rng)]
 
 
 class _Classes(NamedTuple):
-    """A group's distinct policies (in the order of their bytes), each user's class, class masses, and
-    the key that orients a pair of groups by content."""
+    """A group's distinct policies (by bytes), each user's class, class masses and the orienting key."""
 
     policies: np.ndarray
     inverse: np.ndarray
@@ -294,21 +259,19 @@ def _policy_classes(probs: np.ndarray, mult: np.ndarray) -> _Classes:
 
 
 def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
-    """γ̃: an optimal transport plan of Def. 4.2 between g_i and g_k, chosen canonically.
-
-    Depends only on the multiset of (policy, multiplicity) of each group (module docstring).
+    """γ̃: an optimal transport plan of Def. 4.2 between g_i and g_k that depends only on the multiset of
+    (policy, multiplicity) of each group (module docstring).
 
     Parameters
     ----------
     probs_i, probs_k : array_like, shape (|g|, I) or (|g|, X, I)
-        The two groups' policies.
     mult_i, mult_k : array_like of int
-        Positive multiplicity of each user (1 = a plain user).
+        Multiplicity of each user (1 = a plain user).
 
     Returns
     -------
     numpy.ndarray, shape (|g_i|, |g_k|)
-        γ̃ ≥ 0, summing to 1 (rows sum to the users' masses); γ = γ̃ / row sums.
+        γ̃ ≥ 0, summing to 1; γ = γ̃ / row sums.
 
     Raises
     ------
@@ -317,16 +280,10 @@ def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
 
     Examples
     --------
-    The users of g_k listed in reverse give the same plan, with its columns reversed:
-
-    >>> probs_i = np.array([[1.0, 0.0], [0.5, 0.5]])
-    >>> probs_k = np.array([[0.0, 1.0], [0.9, 0.1]])
-    >>> canonical_plan(probs_i, [1, 1], probs_k, [1, 1])
-    array([[0. , 0.5],
-           [0.5, 0. ]])
-    >>> canonical_plan(probs_i, [1, 1], probs_k[::-1], [1, 1])
-    array([[0.5, 0. ],
-           [0. , 0.5]])
+    >>> probs_i, probs_k = np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.9, 0.1]])
+    >>> plan = canonical_plan(probs_i, [1, 1], probs_k, [1, 1])
+    >>> (canonical_plan(probs_i, [1, 1], probs_k[::-1], [1, 1]) == plan[:, ::-1]).all()   # order-free
+    True
     """
     mult_i, mult_k = np.asarray(mult_i), np.asarray(mult_k)
     ci = _policy_classes(np.asarray(probs_i, dtype=float), mult_i)
@@ -363,39 +320,30 @@ def _class_plan(cost, mass_i, mass_k) -> np.ndarray:
 def mixture_weights(probs, labels, matching: str = "transport", multiplicity=None) -> MixtureWeights:
     """γ for every ordered pair of groups under ``matching`` = "transport" (Def. 4.2) or "average".
 
-    ``probs`` (array or Policy) holds every user's policy; ``labels`` is the partition
-    (see :func:`ocef.envy.groups.check_partition`). For "transport", the cost matrix between the
-    groups' distinct policies (classes, see the module docstring) is computed once; one exact
-    ``ot.emd`` is solved per unordered pair {i, k}, for the canonical plan
-    (:func:`canonical_plan`), and its transpose is the optimal plan of (k, i) (c is symmetric);
-    for i = k the identity is an optimal (zero-cost) plan, so that μ_i^i = μ^i (Prop. 4).
-
-    ``multiplicity`` (optional, positive integers per user) makes each user stand for that
-    many identical copies (see :func:`transport_weights`); average weights are then
-    ∝ multiplicity.
+    For "transport", the cost between the groups' distinct policies (classes, module docstring) is
+    computed once; one exact ``ot.emd`` per unordered pair {i, k} gives the canonical plan
+    (:func:`canonical_plan`), its transpose that of (k, i) (c is symmetric); for i = k the identity
+    is an optimal plan, so that μ_i^i = μ^i (Prop. 4). With ``multiplicity`` each user stands for
+    that many identical copies (average weights ∝ multiplicity).
 
     Parameters
     ----------
     probs : array_like or Policy, shape (M, I) or (M, X, I)
-        Every user's policy π^m.
     labels : array_like, shape (M,)
-        The partition into G groups (any form :func:`ocef.envy.groups.check_partition` accepts).
-    matching : {"transport", "average"}, default "transport"
-        Transported policies (Def. 4.2) or average group policies (Sec. 4).
+        Any form :func:`ocef.envy.groups.check_partition` accepts.
+    matching : {"transport", "average"}
     multiplicity : array_like of int, shape (M,), optional
-        Copies ≥ 1 of each user (groups grown by duplication, Sec. 6.2).
+        Copies of each user (groups grown by duplication, Sec. 6.2).
 
     Returns
     -------
     MixtureWeights
-        ``weights[i, k]`` is γ for the users of g_i and the policies of g_k.
 
     Examples
     --------
     >>> probs = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.9, 0.1]])
-    >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0]
-    array([[0.5, 0.5],
-           [0.5, 0.5]])
+    >>> mixture_weights(probs, np.array([0, 0, 1, 1]), "average")[1, 0].tolist()
+    [[0.5, 0.5], [0.5, 0.5]]
     """
     if matching not in MATCHINGS:
         raise ParameterError(f"matching must be one of {MATCHINGS}, got {matching!r}")

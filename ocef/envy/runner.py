@@ -45,32 +45,25 @@ MAX_TRIALS = 10**8
 
 
 def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.ndarray:
-    """Steps each run may take: ``min(max_steps, Theorem 6's bound on the duration)`` per run (the
-    bound holds with probability 1 − δ; runs that stop earlier cost less). Used to refuse, before
-    running, a call whose work exceeds the limit (:func:`ocef.validation.check_resources`).
+    """Steps each run may take: ``min(max_steps, Theorem 6's duration bound)`` (the bound holds with
+    probability 1 − δ), to refuse a call over the work limit before running it.
 
     Parameters
     ----------
     means : array_like, shape (R, K+1)
-        True arm means of each run (``means[:, 0]`` the baseline).
     delta, alpha, epsilon : float or array_like
-        The OCEF parameters of each run.
     group_size : int or array_like
-        |g| of each run.
     max_steps : int
-        The step cap of the simulation.
 
     Returns
     -------
     numpy.ndarray, shape (R,)
-        min(max_steps, :func:`ocef.envy.bounds.duration_bound`); a zero gap (infinite bound)
-        gives ``max_steps``.
+        ``max_steps`` where a gap is zero (infinite bound).
 
     Examples
     --------
-    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
-    >>> estimated_work(means, 0.05, 0.05, 0.05, 20, 10**6).round(0)
-    array([ 4800., 45601.])
+    >>> estimated_work(np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]]), 0.05, 0.05, 0.05, 20, 10**6).round(0).tolist()
+    [4800.0, 45601.0]
     """
     with np.errstate(all="ignore"):
         tau = np.asarray(bounds.duration_bound(means, delta, alpha, epsilon, group_size), dtype=float)
@@ -90,24 +83,20 @@ ASK_TELL_PULL_COST = 100
 
 def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, engine: str = "numba",
                         longest=None) -> None:
-    """Refuse a simulation of ``n_runs`` runs with up to ``n_arms_max`` arms whose memory or
-    work exceeds the limits; the message names ``argument``. ``work``: the steps of each
-    configuration (summed); ``longest``: the most steps of one run (the numpy engine's lock-step
-    lasts as long as its longest run); both weighted by :data:`PYTHON_STEP_COST` for the engines
-    that run Python per step.
+    """Refuse a simulation of ``n_runs`` runs with up to ``n_arms_max`` arms whose memory or work
+    exceeds the limits, naming ``argument``; the work is weighted by :data:`PYTHON_STEP_COST` for
+    the engines that run Python per step.
 
     Parameters
     ----------
     n_runs : int
-        Runs simulated at once.
     n_arms_max : int
-        The largest K among them (state arrays are (R, K_max+1)).
+        The largest K (state arrays are (R, K_max+1)).
     work : float or array_like
-        Steps of each configuration (summed), e.g. from :func:`estimated_work` times the trials.
+        Steps of each configuration (summed), e.g. :func:`estimated_work` times the trials.
     argument : str
-        The arguments to name in the error (what the user should lower).
-    engine : {"numba", "numpy", "ask-tell"}, default "numba"
-        The resolved engine, which weighs the work.
+        What the user should lower.
+    engine : {"numba", "numpy", "ask-tell"}
     longest : float, optional
         Most steps of one run (the numpy engine's lock-step length); default the total work.
 
@@ -118,7 +107,6 @@ def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, en
 
     Examples
     --------
-    >>> check_run_resources(10, 2, [1e3], argument="trials")
     >>> check_run_resources(10**9, 100, [1e6], argument="trials")
     Traceback (most recent call last):
     ...
@@ -138,26 +126,23 @@ Sampler = Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:
-    """P(X = k), k = 0..n, for X ~ Binomial(n, p), from log-factorials (exact to rounding).
-
-    Equal to ``scipy.stats.binom.pmf(range(n + 1), n, p)`` (tested), without scipy's import time.
+    """P(X = k), k = 0..n, for X ~ Binomial(n, p), from log-factorials: equal to
+    ``scipy.stats.binom.pmf`` (tested), without scipy's import time.
 
     Parameters
     ----------
     n : int
-        Number of trials n ≥ 0.
     p : float
-        Success probability in [0, 1] (0 and 1 give point masses).
+        0 and 1 give point masses.
 
     Returns
     -------
     numpy.ndarray, shape (n+1,)
-        The probabilities of 0..n successes.
 
     Examples
     --------
-    >>> binomial_pmf(3, 0.5)
-    array([0.125, 0.375, 0.375, 0.125])
+    >>> binomial_pmf(3, 0.5).round(6).tolist()
+    [0.125, 0.375, 0.375, 0.125]
     """
     k = np.arange(n + 1)
     if p <= 0.0 or p >= 1.0:
@@ -169,10 +154,9 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
 
 @dataclass
 class DiscreteRewards:
-    """Group rewards with finite distributions: block b is a distribution on
-    {0, 1/d_b, ..., 1}; run r pulling arm k draws from block ``blocks[r, k]``.
-
-    Callable as a sampler ``(runs, arms, rng)``; build it with :meth:`from_pmfs` or :meth:`binomial`.
+    """Group rewards with finite distributions: block b is a distribution on {0, 1/d_b, ..., 1}; run r
+    pulling arm k draws from block ``blocks[r, k]``. A sampler ``(runs, arms, rng)``, built by
+    :meth:`from_pmfs` or :meth:`binomial`.
 
     Attributes
     ----------
@@ -181,9 +165,8 @@ class DiscreteRewards:
     starts : numpy.ndarray of int
         Start of each block's cdf in ``flat``.
     denom : numpy.ndarray
-        d_b, the denominator of block b's support {0, 1/d_b, ..., 1}.
+        d_b.
     blocks : numpy.ndarray of int, shape (R, K+1)
-        The block of each (run, arm).
 
     Examples
     --------
@@ -233,27 +216,23 @@ class BatchResult:
     Attributes
     ----------
     verdict : numpy.ndarray of int8, shape (R,)
-        Verdict codes (:attr:`ocef.envy.Verdict.code`: 1 envy, 2 no envy, 3 timeout).
+        :attr:`ocef.envy.Verdict.code`: 1 envy, 2 no envy, 3 timeout.
     duration : numpy.ndarray of int, shape (R,)
-        τ, the steps until the verdict (or the cap).
+        τ (or the cap).
     counts : numpy.ndarray of int, shape (R, K_max+1)
         N_k(τ).
     means : numpy.ndarray, shape (R, K_max+1)
         μ̂_k(τ).
-    cost : numpy.ndarray or None
-        C_τ of eq. (10), when the true means were given.
-    constraint_held : numpy.ndarray of bool or None
-        Whether constraint (7) held at every step, when the true means were given.
-    min_budget : numpy.ndarray or None
-        min_t Z_t (:func:`ocef.envy.simulation.safety_budget`), when the true means were given.
+    cost, constraint_held, min_budget : numpy.ndarray or None
+        C_τ of eq. (10), constraint (7) at every step, and min_t Z_t
+        (:func:`ocef.envy.simulation.safety_budget`), with the true means.
 
     Examples
     --------
-    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
-    >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
-    ...                 group_size=20, true_means=means, rng=0, engine="numpy")
-    >>> res.duration, res.constraint_held
-    (array([ 221, 5255]), array([ True,  True]))
+    >>> means = np.array([[0.5, 0.8, 0.2]])
+    >>> run_batch(np.array([2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20), group_size=20,
+    ...           true_means=means, rng=0).constraint_held
+    array([ True])
     """
 
     verdict: np.ndarray          # Verdict codes (Verdict.code)
@@ -293,15 +272,7 @@ def _broadcast(value, size, check):
 
 
 class _Lockstep:
-    """State of the numpy engine's runs still going: every field is an array whose first axis is
-    the row (row r is original run ``idx[r]``); finished rows are dropped together by :meth:`keep`.
-
-    A step costs O(1) per run: the active set S is a compact list ``act`` (swap-remove, as in the
-    ask/tell class), and the extremes of S that lines 4, 7 and 8 need are cached — ``max_n`` =
-    max N_k (β is strictly decreasing in N, so β_0 > min_S β_k ⟺ N_0 < max_S N_k), ``min_up`` = min
-    μ̄_k and ``max_lo`` = max μ̲_k. A row is rescanned (O(K)) only when an arm leaves S or a cached
-    extreme belonged to the arm just pulled and moved the wrong way.
-    """
+    """State of the numpy engine's unfinished runs; O(1) a step with S as a compact list and cached extremes."""
 
     FIELDS = ("idx", "scale", "factor", "delta", "alpha", "epsilon", "gsize", "active", "act", "pos", "n_act",
               "counts", "sums", "width", "upper", "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo",
@@ -339,39 +310,31 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     Parameters
     ----------
     n_arms : int array (R,)
-        K of each run (arms 1..K are audited; padding arms beyond K are never active).
+        K of each run (padding arms beyond K are never active).
     delta, alpha, epsilon, group_size : scalars or arrays (R,)
-        The OCEF parameters δ in (0, 1), α and ε in (0, 1], and |g| ≥ 1 of each run.
     sample : callable(runs, arms, rng) -> rewards in [0, 1], or DiscreteRewards
-        Group-average rewards for original run indices ``runs`` pulling ``arms``.
+        Group-average rewards of original run indices ``runs`` pulling ``arms``.
     true_means : array (R, K_max+1), optional
-        Used only to measure the cost (10) and check constraint (7) at every step.
+        Only to measure the cost (10) and check constraint (7) at every step.
     max_steps : int
-        Step cap; runs still going get the ``timeout`` verdict with duration = cap.
+        Runs still going get ``timeout`` with duration = cap.
     engine : "auto", "numba" or "numpy"
-        The engine (module docstring); "auto" picks numba for a :class:`DiscreteRewards` and
-        enough runs (:mod:`ocef.envy.engines`), numpy otherwise.
+        "auto": numba for a :class:`DiscreteRewards` and enough runs (:mod:`ocef.envy.engines`).
     rng : None, int, SeedSequence or numpy.random.Generator
-        Randomness of the runs (line 3 of Algorithm 1 and the rewards).
-    sigma, omega : float, default 0.5 and 0.01
+    sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
-    progress : bool, default False
-        Show a progress bar of the runs decided; the numpy engine adds one of its lock-step's steps,
-        up to the longest run's bound (Theorem 6 with ``true_means``, else ``max_steps``), with the
-        time left; the numba engine then runs one run per thread at a time so that its bar moves.
-    desc : str, default "audits"
+    progress : bool
+        A progress bar of the runs decided (numba then runs one run per thread at a time).
+    desc : str
         Label of the progress bar.
 
     Returns
     -------
     BatchResult
-        Verdict, duration, counts and means of every run; cost and constraint with ``true_means``.
 
     Examples
     --------
-    One envious group (0.8 against 0.5), one 0.05-envy-free (0.52), slower to certify:
-
-    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])
+    >>> means = np.array([[0.5, 0.8, 0.2], [0.5, 0.52, 0.3]])       # envious; 0.05-envy-free
     >>> res = run_batch(np.array([2, 2]), 0.05, 0.05, 0.05, DiscreteRewards.binomial(means, 20),
     ...                 group_size=20, true_means=means, rng=0, engine="numpy")
     >>> res.verdict_names().tolist(), res.duration.tolist()
@@ -539,9 +502,7 @@ PYTHON_TAIL_RUNS = 16
 
 
 class _Widths:
-    """β(n) of Lemma 3 and φ(a) of Lemma 4 for one (scale, factor, δ, |g|), n, a = 0, 1, 2, ...,
-    computed by :func:`ocef.envy.bounds.beta_from_constants` and :func:`ocef.envy.bounds.phi` on
-    arrays (so with the very floating-point operations of the lock-step) and grown by doubling."""
+    """β(n) of Lemma 3 and φ(a) of Lemma 4 as tables grown by doubling, with the lock-step's float operations."""
 
     __slots__ = ("scale", "factor", "delta", "gsize", "sigma", "omega", "beta", "phi")
 
@@ -563,8 +524,7 @@ class _Widths:
 
 
 class _Row:
-    """One run of the plain-Python lock-step (:func:`_python_tail`): the row of a :class:`_Lockstep`
-    as Python numbers and lists."""
+    """One run of :func:`_python_tail`: a :class:`_Lockstep` row as Python numbers and lists."""
 
     __slots__ = ("idx", "alpha", "epsilon", "active", "act", "pos", "n_act", "counts", "sums", "width", "upper",
                  "lower", "max_n", "min_up", "arg_up", "max_lo", "arg_lo", "sum_explore", "sum_beta_n", "cum_mu",
@@ -585,13 +545,7 @@ class _Row:
 
 def _python_tail(st: _Lockstep, t: int, sample, true_means, rng, max_steps, sigma, omega, outs, bar,
                  steps=None) -> None:
-    """Run the runs still going in ``st`` (after step ``t``) to their verdicts, one Python step at a time.
-
-    The lock-step of :func:`run_batch` transcribed to Python numbers: the same draws from ``rng``
-    in the same order (ℓ's uniforms of all runs, then their rewards'), the same IEEE operations in
-    the same order, the widths from :class:`_Widths` tables; so the results are bit for bit those
-    of the array code. Writes each finished run into ``outs`` (the output arrays of :func:`run_batch`).
-    """
+    """Finish the runs of ``st`` one Python step at a time, bit for bit as the array lock-step would."""
     from bisect import bisect_right
 
     out_verdict, out_duration, out_counts, out_sums, out_cum, out_min_budget = outs
@@ -760,19 +714,16 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     Parameters
     ----------
     means : array_like, shape (R, K+1)
-        True arm means of each run.
-    group_size : int or array_like, default 1
-        |g| of each run.
+    group_size : int or array_like
 
     Returns
     -------
     callable
-        ``sample(runs, arms, rng) -> rewards`` in {0, 1/|g|, ..., 1}.
+        ``sample(runs, arms, rng) -> rewards``.
 
     Examples
     --------
-    >>> sample = bernoulli_sampler(np.array([[0.5, 0.9]]), group_size=10)
-    >>> sample(np.array([0, 0]), np.array([0, 1]), np.random.default_rng(0))
+    >>> bernoulli_sampler(np.array([[0.5, 0.9]]), group_size=10)(np.array([0, 0]), np.array([0, 1]), np.random.default_rng(0))
     array([0.6, 1. ])
     """
     means = np.asarray(means, dtype=float)
@@ -791,17 +742,14 @@ class BanditRuns(Result):
     runs : pandas.DataFrame
         One row per run (:meth:`to_frame`).
     engine : str
-        The simulation engine that ran them (``"numba"``, ``"numpy"`` or ``"ask-tell"``).
     note : str
-        What the caller should know about how ``configs`` was read (e.g. rows without ``n_arms``
-        audited every arm of their instance); ``""`` when nothing.
+        How ``configs`` was read (e.g. rows without ``n_arms`` audited every arm); ``""`` if nothing.
 
     Examples
     --------
     >>> configs = pd.DataFrame({"instance": ["a"], "alpha": 0.05, "delta": 0.05, "epsilon": 0.05})
-    >>> runs = run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-    >>> runs.engine, runs.runs["verdict"].tolist()
-    ('numpy', ['envy', 'envy', 'envy'])
+    >>> run_bandits(configs, {"a": [0.5, 0.8, 0.2]}, trials=3, rng=0, engine="numpy").runs["verdict"].tolist()
+    ['envy', 'envy', 'envy']
     """
 
     runs: pd.DataFrame
@@ -825,20 +773,15 @@ class BanditRuns(Result):
         Returns
         -------
         pandas.DataFrame
-            One row per configuration, in the order of ``configs``: the configuration columns
-            present in ``runs``, ``trials`` (runs), ``share_envy``, ``share_no_envy``,
-            ``share_timeout``, ``duration_mean`` (steps), ``cost_mean`` (eq. (10)) and
-            ``constraint_held`` (constraint (7) held at every step of every run).
+            One row per configuration: its columns, ``trials``, ``share_envy``, ``share_no_envy``,
+            ``share_timeout``, ``duration_mean``, ``cost_mean`` (eq. (10)) and ``constraint_held``.
 
         Examples
         --------
-        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05,
-        ...                         "group_size": 20})
+        >>> configs = pd.DataFrame({"instance": "a", "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05, "group_size": 20})
         >>> runs = run_bandits(configs, {"a": [0.3, 0.8, 0.2]}, trials=3, rng=0, engine="numpy")
-        >>> runs.summary()[["alpha", "trials", "share_envy", "duration_mean", "constraint_held"]].round(2)
-           alpha  trials  share_envy  duration_mean  constraint_held
-        0   0.05       3         1.0         104.00             True
-        1   0.20       3         1.0          86.33             True
+        >>> runs.summary()["duration_mean"].round(2).tolist()
+        [104.0, 86.33]
         """
         keys = [c for c in ("instance", "n_arms", "alpha", "delta", "epsilon", "group_size") if c in self.runs]
         g = self.runs.groupby(keys, sort=False)
@@ -869,17 +812,14 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     Parameters
     ----------
     configs : pandas.DataFrame
-        One row per configuration with columns ``instance`` (a key of ``means``), ``alpha``,
-        ``delta``, ``epsilon`` and optionally ``n_arms`` (use the prefix μ_{0:K'}, Fig. 10) and
-        ``group_size``.
+        One row per configuration: ``instance`` (a key of ``means``), ``alpha``, ``delta``,
+        ``epsilon``, optionally ``n_arms`` (the prefix μ_{0:K'}, Fig. 10) and ``group_size``.
     means : dict
-        instance -> arm means μ_0..μ_K (arm 0 the baseline).
+        instance -> arm means μ_0..μ_K.
     trials : int
         Runs per configuration.
     rng : None, int, SeedSequence or Generator
-        Randomness of the runs.
-    max_steps : int, default 10**6
-        Step cap; an undecided run is ``timeout``.
+    max_steps : int
     sigma, omega, progress
         As in :func:`run_batch`.
     engine : {"auto", "numba", "numpy", "ask-tell"}
@@ -888,18 +828,14 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     Returns
     -------
     BanditRuns
-        ``runs``: one row per run (verdict, duration, cost, constraint_held); ``summary()``: one
-        row per configuration.
 
     Examples
     --------
     >>> from ocef.environments.bandits import paper_instance
     >>> configs = pd.DataFrame({"instance": 1, "alpha": [0.05, 0.2], "delta": 0.05, "epsilon": 0.05})
     >>> runs = run_bandits(configs, {1: paper_instance(1, n_arms=4)}, trials=20, rng=0, engine="numpy")
-    >>> runs.summary()[["alpha", "share_no_envy", "constraint_held"]]
-       alpha  share_no_envy  constraint_held
-    0   0.05            1.0             True
-    1   0.20            1.0             True
+    >>> runs.summary()["share_no_envy"].tolist()
+    [1.0, 1.0]
     """
     if not isinstance(configs, pd.DataFrame):
         raise ParameterTypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")

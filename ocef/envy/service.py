@@ -1,30 +1,22 @@
 """A simulated recommender served over HTTP on the loopback address, and its client.
 
-The server (:func:`make_server`, standard-library ``ThreadingHTTPServer``, HTTP/1.1 keep-alive,
-bound to 127.0.0.1 only) answers with JSON:
+The server (:func:`make_server`, bound to 127.0.0.1 only, HTTP/1.1 keep-alive) answers JSON:
 
-* ``GET /info`` — version, seed, description, partitions and the default one, and the
-  ``fingerprint`` (version, seed and a digest of the configuration: environment, policy, matching);
-  ``audit-live`` sends it with every pull and the service refuses (HTTP 409) a pull made for
-  another fingerprint, so that an audit never continues against a service restarted with another
-  seed or configuration.
-* ``GET /groups?partition=P`` — ``n_groups``, ``sizes``, ``names`` of the partition.
-* ``GET /truth?partition=P`` — ``arm_means`` (G × G), the simulator's ground truth, so that a
-  client can report costs (eq. 10) and constraint (7); a real system would not offer it.
+* ``GET /info`` — version, seed, description, partitions and the ``fingerprint`` (version, seed,
+  configuration digest); a pull made for another fingerprint is refused (HTTP 409), so an audit
+  never continues against a service restarted with another seed or configuration.
+* ``GET /groups?partition=P`` — ``n_groups``, ``sizes``, ``names``.
+* ``GET /truth?partition=P`` — ``arm_means`` (G × G), the simulator's ground truth, for costs
+  (eq. 10) and constraint (7); a real system would not offer it.
 * ``POST /pull`` ``{"partition": P, "pulls": [[group, arm, step], ...]}`` → ``{"rewards": [...]}``:
-  PULL-ARM of Algorithm 2 (App. F) for each (group, arm) — every user of the group is shown
-  the recommendation of their own policy (arm 0) or of a user of the arm's group matched by
-  transport (Def. 4.2), and the group-average reward is drawn from the ground truth. Draws
-  are keyed by (seed, group, step) (:func:`ocef.envy.live.pull_generator`): a retried request
-  gets the same answer.
-* ``GET /recommend?user=U&k=K`` — the user's K most probable items under the policy.
-* ``POST /feedback`` ``{"user": U, "items": [...], "key": int (optional)}`` — the reward
-  (click, Bernoulli(ρ^U(a))) of each shown item, drawn from the ground truth.
+  PULL-ARM of Algorithm 2 (App. F) through the transport matching (Def. 4.2); draws keyed by
+  (seed, group, step) (:func:`ocef.envy.live.pull_generator`), so a retry gets the same answer.
+* ``GET /recommend?user=U&k=K`` — the user's K most probable items.
+* ``POST /feedback`` ``{"user": U, "items": [...], "key": int (optional)}`` — a click,
+  Bernoulli(ρ^U(a)), per shown item.
 
-``fail_every=N`` makes every N-th ``/pull`` answer 503 (fault injection for tests of the
-client's retries). :class:`ServiceClient` keeps one connection, retries transient failures
-(connection errors, timeouts, 429/502/503/504) with exponential backoff and raises
-:class:`ServiceError` once they are exhausted.
+``fail_every=N`` answers every N-th ``/pull`` with 503 (fault injection). :class:`ServiceClient`
+retries transient failures with exponential backoff, then raises :class:`ServiceError`.
 """
 from __future__ import annotations
 
@@ -48,18 +40,15 @@ TRANSIENT_STATUS = (429, 502, 503, 504)
 class ServiceError(RuntimeError):
     """The service could not be reached or kept failing after every retry.
 
-    Raised by :class:`ServiceClient` once its retries are exhausted; ``ocef audit-live`` then
-    stops, and its checkpoint lets the audit resume later.
+    ``ocef audit-live`` then stops; its checkpoint lets the audit resume later.
 
     Examples
     --------
-    >>> server = make_server(toy_service(), 0)       # a port where nothing listens any more
-    >>> port = server.server_address[1]
-    >>> server.server_close()
-    >>> ServiceClient(f"http://127.0.0.1:{port}", retries=1, backoff=0.01).info()
+    >>> server = make_server(toy_service()); port = server.server_address[1]; server.server_close()
+    >>> ServiceClient(f"http://127.0.0.1:{port}", retries=1, backoff=0.01).info()     # nothing listens there
     Traceback (most recent call last):
     ...
-    ocef.envy.service.ServiceError: GET http://127.0.0.1:.../info failed after 2 attempts (ConnectionRefusedError: ...)
+    ocef.envy.service.ServiceError: GET http://127.0.0.1:.../info failed after 2 attempts (...)
     """
 
 
@@ -79,17 +68,14 @@ class FingerprintError(DataError):
 
 
 def configuration_digest(description: str, partitions, arrays=()) -> str:
-    """A short digest of a service's configuration: its description, partitions and the bytes of
-    its arrays (ground truth, policy). Same configuration, same digest.
+    """A short digest of a service's description, partitions and arrays: same configuration, same digest.
 
     Parameters
     ----------
     description : str
-        The service's description.
     partitions : sequence of str
-        The partitions it serves.
-    arrays : sequence of numpy.ndarray or None, default ()
-        Arrays whose dtype, shape and bytes enter the digest (None entries are skipped).
+    arrays : sequence of numpy.ndarray or None
+        Their dtype, shape and bytes enter the digest (None entries are skipped).
 
     Returns
     -------
@@ -119,7 +105,7 @@ def fingerprint_id(fingerprint: dict) -> str:
     Parameters
     ----------
     fingerprint : dict
-        With keys ``version``, ``seed`` and ``configuration`` (``GET /info``).
+        Keys ``version``, ``seed`` and ``configuration`` (``GET /info``).
 
     Returns
     -------
@@ -147,23 +133,21 @@ class SimulatedService:
     problem_for : callable
         ``problem_for(partition) -> AuditProblem``, called once per partition, on first use.
     partitions : sequence of str
-        The partitions served; the first is the default.
-    rng : int or None, default 0
+        The first is the default.
+    rng : int or None
         The seed S ≥ 0, published by ``/info``; it keys every draw (None: from OS entropy).
-    description : str, default ""
-        Free text published by ``/info`` (and part of the fingerprint).
-    rho : numpy.ndarray, shape (M, I), optional
-        Ground truth for ``/feedback`` (and the fingerprint).
-    probs : numpy.ndarray, shape (M, I), optional
-        The policy, for ``/recommend`` (and the fingerprint).
+    description : str
+        Free text published by ``/info`` (part of the fingerprint).
+    rho, probs : numpy.ndarray, shape (M, I), optional
+        Ground truth for ``/feedback`` and policy for ``/recommend`` (both in the fingerprint).
     fail_every : int, optional
-        Answer every N-th ``/pull`` with HTTP 503 (fault injection).
+        Answer every N-th ``/pull`` with HTTP 503.
 
     Examples
     --------
     >>> from ocef.envy.audit import AuditProblem
     >>> from ocef.datasets import make_toy_envy
-    >>> problem = AuditProblem(*make_toy_envy(), group_names=["A", "B"])
+    >>> problem = AuditProblem(*make_toy_envy())
     >>> SimulatedService(lambda partition: problem, ["groups"], rng=7).pull("groups", [[0, 1, 3], [1, 0, 0]])
     {'rewards': [1.0, 0.5]}
     """
@@ -195,13 +179,12 @@ class SimulatedService:
         Parameters
         ----------
         partition : str or None
-            One of ``partitions``; None or ``""`` is the first (the default partition).
+            None or ``""`` is the default partition.
 
         Returns
         -------
         tuple of (AuditProblem, callable)
-            The problem and ``pull(group, arm, step) -> float``, the PULL-ARM of Algorithm 2
-            whose draws are keyed by (seed, group, step) (:func:`ocef.envy.live.keyed_pull`).
+            The problem and ``pull(group, arm, step) -> float`` (:func:`ocef.envy.live.keyed_pull`).
 
         Examples
         --------
@@ -220,14 +203,13 @@ class SimulatedService:
 
     # ------------------------------------------------------------------ endpoints
     def info(self) -> dict:
-        """The answer of ``GET /info``: what the service is and its fingerprint.
+        """The answer of ``GET /info``.
 
         Returns
         -------
         dict
-            Keys ``service``, ``version`` (of ``ocef``), ``seed``, ``description``,
-            ``partitions``, ``default_partition`` and ``fingerprint`` (a dict of ``version``,
-            ``seed`` and ``configuration``, the digest of description, partitions, ρ and policy).
+            ``service``, ``version``, ``seed``, ``description``, ``partitions``,
+            ``default_partition`` and ``fingerprint`` (``version``, ``seed``, ``configuration``).
 
         Examples
         --------
@@ -246,17 +228,16 @@ class SimulatedService:
         Parameters
         ----------
         partition : str, optional
-            One of ``partitions``; None is the default (the first).
+            None is the default.
 
         Returns
         -------
         dict
-            ``n_groups`` (G), ``sizes`` (|g_i|, copies counted) and ``names``.
+            ``n_groups``, ``sizes`` (copies counted) and ``names``.
 
         Examples
         --------
-        >>> service = toy_service()
-        >>> service.groups("groups")
+        >>> toy_service().groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
         """
         problem, _ = self.problem(partition)
@@ -268,13 +249,12 @@ class SimulatedService:
         Parameters
         ----------
         partition : str, optional
-            One of ``partitions``; None is the default (the first).
+            None is the default.
 
         Returns
         -------
         dict
-            ``arm_means`` (G × G: row i holds μ_0..μ_{G-1} of group i's audit, eq. (6)) and
-            ``true_envy`` (Δ^i of each group).
+            ``arm_means`` (G × G, row i the μ_0..μ_{G-1} of group i, eq. (6)) and ``true_envy``.
 
         Examples
         --------
@@ -285,20 +265,17 @@ class SimulatedService:
         return {"arm_means": problem.arm_means.tolist(), "true_envy": problem.true_envy.tolist()}
 
     def pull(self, partition, pulls, fingerprint=None) -> dict:
-        """The answer of ``POST /pull``: PULL-ARM of Algorithm 2 for each (group, arm, step).
-
-        Draws are keyed by (seed, group, step): a retried request gets the same rewards.
+        """The answer of ``POST /pull``: PULL-ARM of Algorithm 2 per (group, arm, step), keyed draws.
 
         Parameters
         ----------
         partition : str or None
-            One of ``partitions``; None is the default (the first).
+            None is the default.
         pulls : list of [int, int, int]
-            ``[group, arm, step]`` triples: arm 0 the group's own recommendations, arm j ≥ 1
-            the j-th other group's; step ≥ 0 the step of that group's auditor.
+            ``[group, arm, step]``: arm 0 the group's own recommendations, arm j ≥ 1 the j-th other
+            group's; step ≥ 0 that group's auditor step.
         fingerprint : str, optional
-            :func:`fingerprint_id` of the service the audit started with; refused if it is not
-            this one's.
+            :func:`fingerprint_id` of the service the audit started with.
 
         Returns
         -------
@@ -344,15 +321,14 @@ class SimulatedService:
         Parameters
         ----------
         user : int
-            The user, in 0..M-1.
-        k : int, default 10
-            The length of the list, in 1..I.
+            In 0..M-1.
+        k : int
+            In 1..I.
 
         Returns
         -------
         dict
-            ``user``, ``items`` (by decreasing probability, ties by item index) and ``probs``
-            (their probabilities π^user(a)).
+            ``user``, ``items`` (by decreasing probability, ties by index) and their ``probs``.
 
         Examples
         --------
@@ -368,17 +344,16 @@ class SimulatedService:
         return {"user": u, "items": order.tolist(), "probs": self.probs[u, order].tolist()}
 
     def feedback(self, user, items, key=None) -> dict:
-        """The answer of ``POST /feedback``: a click (Bernoulli(ρ^user(a))) for each shown item.
+        """The answer of ``POST /feedback``: a click, Bernoulli(ρ^user(a)), per shown item.
 
         Parameters
         ----------
         user : int
-            The user, in 0..M-1.
+            In 0..M-1.
         items : list of int
-            The items shown, indices in 0..I-1.
+            Item indices in 0..I-1.
         key : int, optional
-            Keys the draws (seed, user, key): the same key gives the same clicks. None draws
-            from the service's own feedback stream.
+            Keys the draws (seed, user, key); None draws from the service's own stream.
 
         Returns
         -------
@@ -407,12 +382,11 @@ class SimulatedService:
         return {"user": u, "items": a.tolist(), "rewards": clicks.tolist()}
 
     def should_fail(self) -> bool:
-        """Whether this ``/pull`` request is answered with HTTP 503 (fault injection).
+        """Whether this ``/pull`` request is answered with HTTP 503 (every ``fail_every``-th).
 
         Returns
         -------
         bool
-            True for every ``fail_every``-th call; never without ``fail_every``.
 
         Examples
         --------
@@ -492,8 +466,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
-    """The service's server: a client that disconnects mid-answer (an interrupted ``ocef
-    audit-live``, a closed browser tab) is routine, not an error, and prints no traceback."""
+    """The service's server: a client that disconnects mid-answer is routine and prints no traceback."""
 
     daemon_threads = True
     quiet = True
@@ -511,24 +484,22 @@ class _Server(ThreadingHTTPServer):
 
 
 def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True) -> ThreadingHTTPServer:
-    """A threading HTTP server for ``service`` on 127.0.0.1:``port`` (the loopback address only).
+    """A threading HTTP server for ``service`` on 127.0.0.1:``port``, not yet serving.
 
-    The routes are those of the module docstring. Call ``serve_forever()`` (e.g. in a thread) and
-    ``shutdown()`` then ``server_close()`` to stop.
+    Call ``serve_forever()`` (e.g. in a thread), then ``shutdown()`` and ``server_close()``;
+    :func:`start_service` does it for you.
 
     Parameters
     ----------
     service : SimulatedService
-        What to serve.
-    port : int, default 0
-        TCP port; 0 takes a free one (``server.server_address[1]``).
-    quiet : bool, default True
+    port : int
+        0 takes a free one (``server.server_address[1]``).
+    quiet : bool
         Do not log each request to stderr.
 
     Returns
     -------
     http.server.ThreadingHTTPServer
-        The bound server, not yet serving.
 
     Raises
     ------
@@ -537,10 +508,9 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
 
     Examples
     --------
-    >>> running = start_service(); client = running.client
-    >>> client.info()["seed"], client.groups()["sizes"]
-    (7, [2, 2])
-    >>> running.close()
+    >>> server = make_server(toy_service()); server.server_address[0]
+    '127.0.0.1'
+    >>> server.server_close()
     """
     handler = type("ServiceHandler", (_Handler,), {"service": service, "quiet": quiet})
     server = _Server((LOOPBACK, int(port)), handler)
@@ -554,18 +524,17 @@ def toy_service(*, rng: int = 7) -> "SimulatedService":
 
     Parameters
     ----------
-    rng : int, default 7
+    rng : int
         The service's seed.
 
     Returns
     -------
     SimulatedService
-        Not yet served (:func:`start_service`).
 
     Examples
     --------
-    >>> toy_service().groups("groups")
-    {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
+    >>> toy_service().info()["partitions"]
+    ['groups']
     """
     from ocef.datasets import make_toy_envy
     from ocef.envy.audit import AuditProblem
@@ -576,18 +545,16 @@ def toy_service(*, rng: int = 7) -> "SimulatedService":
 
 
 class RunningService:
-    """A service served in a background thread (:func:`start_service`): its ``url``, a ``client``
-    (:class:`ServiceClient`) and :meth:`close`; a context manager that closes on exit.
+    """A service served in a background thread (:func:`start_service`); closes on exiting a ``with``.
 
     Parameters
     ----------
     server : http.server.ThreadingHTTPServer
-        The server, serving (:func:`make_server`).
+        Serving (:func:`make_server`).
 
     Examples
     --------
-    >>> with start_service() as running:
-    ...     running.client.info()["seed"]
+    >>> with start_service() as running: running.client.info()["seed"]
     7
     """
 
@@ -620,9 +587,8 @@ def start_service(service: "SimulatedService | None" = None, port: int = 0) -> R
     Parameters
     ----------
     service : SimulatedService, optional
-        What to serve; default the toy service.
-    port : int, default 0
-        TCP port; 0 takes a free one.
+    port : int
+        0 takes a free one.
 
     Returns
     -------
@@ -631,10 +597,8 @@ def start_service(service: "SimulatedService | None" = None, port: int = 0) -> R
 
     Examples
     --------
-    >>> running = start_service()
-    >>> running.client.groups()["sizes"]
+    >>> with start_service() as running: running.client.groups()["sizes"]
     [2, 2]
-    >>> running.close()
     """
     server = make_server(toy_service() if service is None else service, port)
     threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()   # poll every 10 ms
@@ -646,28 +610,25 @@ class ServiceClient:
     """Client of the service at ``url`` (``http://host:port``) with retries and backoff.
 
     Transient failures (connection refused or reset, timeout, HTTP 429/502/503/504) are retried
-    (:meth:`request`); a :class:`ServiceError` is raised when the service cannot be reached.
-    ``info``, ``fingerprint``, ``groups`` and ``truth`` check the answers (DataError).
+    (:meth:`request`), then :class:`ServiceError` is raised. ``info``, ``fingerprint``, ``groups``
+    and ``truth`` check the answers (DataError).
 
     Parameters
     ----------
     url : str
-        ``http://host:port`` of the service.
-    timeout : float, default 30.0
+    timeout : float
         Seconds to wait for one answer.
-    retries : int, default 8
+    retries : int
         Retries of a transient failure.
-    backoff : float, default 0.05
+    backoff : float
         First wait in seconds, doubled at each retry.
-    max_wait : float, default 5.0
+    max_wait : float
         Longest wait between two attempts.
 
     Examples
     --------
-    >>> running = start_service(); client = running.client
-    >>> client.fingerprint()["seed"], client.n_retries
+    >>> with start_service() as running: running.client.fingerprint()["seed"], running.client.n_retries
     (7, 0)
-    >>> running.close()
     """
 
     def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 8, backoff: float = 0.05,
@@ -686,10 +647,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> client.close(); client.groups()["n_groups"]          # reconnects
+        >>> with start_service() as running: running.client.close(); running.client.groups()["n_groups"]
         2
-        >>> running.close()
         """
         if self._conn is not None:
             self._conn.close()
@@ -698,22 +657,20 @@ class ServiceClient:
     def request(self, method: str, path: str, payload=None) -> dict:
         """Send one request and return the JSON object answered, retrying transient failures.
 
-        A connection error, a timeout or HTTP 429/502/503/504 is retried up to ``retries`` times
-        after ``backoff · 2^(attempt-1)`` seconds (at most ``max_wait``), counted in ``n_retries``.
+        A connection error, a timeout or HTTP 429/502/503/504 is retried up to ``retries`` times after
+        ``backoff · 2^(attempt-1)`` seconds (at most ``max_wait``), counted in ``n_retries``.
 
         Parameters
         ----------
         method : {"GET", "POST"}
-            The HTTP method.
         path : str
-            The path with its query, e.g. ``"/groups?partition=P"``.
+            With its query, e.g. ``"/groups?partition=P"``.
         payload : object, optional
             JSON body of a POST.
 
         Returns
         -------
         dict
-            The service's answer.
 
         Raises
         ------
@@ -728,10 +685,9 @@ class ServiceClient:
         Examples
         --------
         >>> service = toy_service(); service.fail_every = 2           # every 2nd /pull fails
-        >>> running = start_service(service); client = running.client
-        >>> [client.request("POST", "/pull", {"pulls": [[0, 1, 3]]}) for _ in range(2)], client.n_retries
+        >>> with start_service(service) as running:
+        ...     [running.client.request("POST", "/pull", {"pulls": [[0, 1, 3]]}) for _ in range(2)], running.client.n_retries
         ([{'rewards': [1.0]}, {'rewards': [1.0]}], 1)
-        >>> running.close()
         """
         body = None if payload is None else json.dumps(payload).encode()
         headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -773,13 +729,11 @@ class ServiceClient:
         raise ServiceError(f"{method} {self.url}{path} failed after {self.retries + 1} attempts ({last})")
 
     def info(self) -> dict:
-        """``GET /info``, checked: ``seed`` (an int >= 0) and ``version`` must be there.
+        """``GET /info`` (:meth:`SimulatedService.info`), checked: ``seed`` (an int ≥ 0) and ``version``.
 
         Returns
         -------
         dict
-            The service's answer (see :meth:`SimulatedService.info`): at least ``seed`` and
-            ``version``.
 
         Raises
         ------
@@ -788,10 +742,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> client.info()["default_partition"]
+        >>> with start_service() as running: running.client.info()["default_partition"]
         'groups'
-        >>> running.close()
         """
         info = _require(self.request("GET", "/info"), ("seed", "version"), f"GET {self.url}/info")
         seed = info["seed"]
@@ -800,12 +752,11 @@ class ServiceClient:
         return info
 
     def fingerprint(self) -> dict | None:
-        """The service's fingerprint (version, seed, configuration), None if it publishes none.
+        """The service's fingerprint (``version``, ``seed``, ``configuration``), None if it publishes none.
 
         Returns
         -------
         dict or None
-            ``version``, ``seed`` and ``configuration`` (a digest) from ``GET /info``.
 
         Raises
         ------
@@ -814,10 +765,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> sorted(client.fingerprint())
+        >>> with start_service() as running: sorted(running.client.fingerprint())
         ['configuration', 'seed', 'version']
-        >>> running.close()
         """
         fp = self.info().get("fingerprint")
         if fp is None:
@@ -830,7 +779,7 @@ class ServiceClient:
         Parameters
         ----------
         partition : str, optional
-            The partition; None is the service's default.
+            None is the service's default.
 
         Returns
         -------
@@ -845,10 +794,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> client.groups("groups")
+        >>> with start_service() as running: running.client.groups("groups")
         {'n_groups': 2, 'sizes': [2, 2], 'names': ['A', 'B']}
-        >>> running.close()
         """
         answer = _require(self.request("GET", "/groups" + _query(partition)), ("n_groups", "sizes"),
                           f"GET {self.url}/groups")
@@ -865,19 +812,18 @@ class ServiceClient:
         return answer
 
     def truth(self, partition=None) -> dict:
-        """``GET /truth`` with ``arm_means`` checked: a G × G table of numbers in [0, 1] (a null, NaN or
+        """``GET /truth``, checked: ``arm_means`` a G × G table of numbers in [0, 1] (a null, NaN or
         out-of-range mean is refused, never turned into a cost).
 
         Parameters
         ----------
         partition : str, optional
-            The partition; None is the service's default.
+            None is the service's default.
 
         Returns
         -------
         dict
-            ``arm_means`` (G × G, row i the arm means μ_0..μ_{G-1} of group i's audit) and
-            whatever else the service sends (the simulator adds ``true_envy``).
+            ``arm_means`` and whatever else the service sends (the simulator adds ``true_envy``).
 
         Raises
         ------
@@ -886,10 +832,8 @@ class ServiceClient:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> len(client.truth()["arm_means"])
+        >>> with start_service() as running: len(running.client.truth()["arm_means"])
         2
-        >>> running.close()
         """
         answer = _require(self.request("GET", "/truth" + _query(partition)), ("arm_means",), f"GET {self.url}/truth")
         means = answer["arm_means"]
@@ -906,23 +850,18 @@ class ServiceClient:
         Parameters
         ----------
         partition : str, optional
-            The partition audited; None is the service's default.
+            None is the service's default.
         fingerprint : dict, optional
-            :meth:`fingerprint` at the start of the audit; pulls carry it and the service
-            refuses them if it has changed.
+            :meth:`fingerprint` at the start of the audit; the service refuses pulls once it changes.
 
         Returns
         -------
         RemotePull
-            ``pull(group, arm, step) -> float`` and ``pull_many(keys) -> list of float``.
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> pull = client.puller("groups", client.fingerprint())
-        >>> pull(0, 1, 3), pull(1, 0, 0)
-        (1.0, 0.5)
-        >>> running.close()
+        >>> with start_service() as running: running.client.puller("groups")(0, 1, 3)
+        1.0
         """
         return RemotePull(self, partition, fingerprint)
 
@@ -957,19 +896,15 @@ class RemotePull:
     Parameters
     ----------
     client : ServiceClient
-        The connection to the service.
     partition : str, optional
-        The partition audited (None: the service's default).
+        None is the service's default.
     fingerprint : dict, optional
-        The service's fingerprint at the start of the audit (:meth:`ServiceClient.fingerprint`).
+        :meth:`ServiceClient.fingerprint` at the start of the audit.
 
     Examples
     --------
-    >>> running = start_service(); client = running.client
-    >>> pull = client.puller("groups", client.fingerprint())
-    >>> pull(0, 1, 3), pull.pull_many([(0, 1, 3), (1, 0, 0)])
-    (1.0, [1.0, 0.5])
-    >>> running.close()
+    >>> with start_service() as running: RemotePull(running.client, "groups")(1, 0, 0)
+    0.5
     """
 
     def __init__(self, client: ServiceClient, partition=None, fingerprint: dict | None = None):
@@ -982,8 +917,7 @@ class RemotePull:
         Parameters
         ----------
         keys : iterable of (int, int, int)
-            ``(group, arm, step)`` triples: arm 0 the group's own recommendations, arm j ≥ 1
-            the j-th other group's, step the step of that group's auditor.
+            ``(group, arm, step)`` triples, as :meth:`SimulatedService.pull`.
 
         Returns
         -------
@@ -998,10 +932,8 @@ class RemotePull:
 
         Examples
         --------
-        >>> running = start_service(); client = running.client
-        >>> client.puller("groups").pull_many([(0, 0, 0), (0, 1, 1), (1, 1, 0)])
+        >>> with start_service() as running: running.client.puller("groups").pull_many([(0, 0, 0), (0, 1, 1), (1, 1, 0)])
         [0.0, 1.0, 0.5]
-        >>> running.close()
         """
         pulls = [[int(g), int(a), int(t)] for g, a, t in keys]
         payload = {"partition": self.partition, "pulls": pulls}

@@ -64,38 +64,30 @@ class DeepCTR:
     """Base of the deep models (Guo et al. 2023, Sec. 4.1): fields, embeddings, training loop, cache and scoring.
 
     Fields and training: module docstring; ``score(candidates)`` (also the call) returns click
-    probabilities. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`.
-    Measured on ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC
-    0.65-0.73 (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF`
-    reaches 0.838 in 5 s.
+    probabilities. Use a subclass: :class:`WideDeep`, :class:`DeepFM`, :class:`DCN`. Measured on
+    ML-100K (embedding 4, MLP 256-128, 3 epochs): 162-296 s a model on CPU, AUC 0.65-0.73
+    (``specs/seeds-002-004.md``); the numpy :class:`~ocef.fairrec.models.LogisticMF` reaches 0.838 in 5 s.
 
     Parameters
     ----------
-    embedding_dim : int, default 8
-        Dimension ``d`` of each field's embedding (>= 1).
-    hidden : tuple of int, default (256, 128)
+    embedding_dim : int
+        Dimension ``d`` of each field's embedding.
+    hidden : tuple of int
         Widths of the MLP's hidden layers (ReLU).
-    epochs : int, default 3
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 1e-3
-        Adam's step size, in (0, 1].
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
-    reg : float, default 1e-6
-        Adam's ``weight_decay`` (an L2 penalty on every weight, >= 0).
+    epochs : int
+        Passes over ``split.train``.
+    lr : float
+        Adam's step size.
+    batch_size : int
+    reg : float
+        Adam's ``weight_decay``.
     params : dict, optional
-        The fitted network's state (name -> numpy array), set by ``fit``; empty before.
+        The fitted network's state, set by ``fit``.
 
     Examples
     --------
-    Fitting needs torch (skipped in the doctests); ``split`` is a
-    :class:`~ocef.environments.fairrec_split.FairRecSplit`.
-
-    >>> model = DeepCTR(embedding_dim=4, hidden=(64,), epochs=1)
-    >>> model.kind, model.hyper()["hidden"]
-    ('deep', [64])
-    >>> model.fit(split, rng=0).score(split.candidates)[:3]   # doctest: +SKIP
-    array([...])
+    >>> DeepCTR(embedding_dim=4, hidden=(64,), epochs=1).hyper()["hidden"]       # fitting needs torch
+    [64]
     """
 
     embedding_dim: int = 8
@@ -184,40 +176,30 @@ class DeepCTR:
 
     def fit(self, split, *, rng=0, cache: bool = True, progress=False):
         """Fit on ``split.train``; weights cached on disk for an int ``rng`` (key: hyper-parameters, data,
-        seed; :func:`ocef.fairrec.training.fitted_params`).
-
-        The cache key also holds torch's and the networks' code versions.
+        seed, torch's and the networks' code versions; :func:`ocef.fairrec.training.fitted_params`).
 
         Parameters
         ----------
         split : FairRecSplit
-            The leave-last-out split (:class:`ocef.environments.fairrec_split.FairRecSplit`):
-            ``train`` (``user, item, label``), ``users`` (attribute codes), ``genres``.
-        rng : None, int, SeedSequence or Generator, default 0
-            Training randomness (initialisation, batch order); only an int seed is cached.
-        cache : bool, default True
-            Read and write the on-disk cache (``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``).
-        progress : bool or "auto", default False
-            A bar of the epochs with the time left on stderr (``"auto"``: when stderr is a terminal).
+            ``train``, ``users`` (attribute codes), ``genres``.
+        rng : None, int, SeedSequence or Generator
+            Only an int seed is cached.
+        cache : bool
+            Read and write the on-disk cache.
+        progress : bool or "auto"
+            A progress bar of the epochs on stderr.
 
         Returns
         -------
         DeepCTR
-            The model itself, fitted (``params`` set), so calls chain:
-            ``model.fit(split).score(candidates)``.
+            Itself, fitted: ``model.fit(split).score(candidates)``.
 
         Examples
         --------
-        A bad hyper-parameter is refused before any work; the fitted call needs torch:
-
-        >>> DCN(lr=2.0).fit(None)
+        >>> DCN(lr=2.0).fit(None)                       # refused before any work; a real fit needs torch
         Traceback (most recent call last):
         ...
         ocef.errors.ParameterError: lr must be in (0.0, 1.0], got 2.0
-        >>> from ocef.environments.fairrec_split import movielens_fairrec_split      # doctest: +SKIP
-        >>> model = DCN(embedding_dim=4).fit(movielens_fairrec_split(rng=0), rng=0)  # doctest: +SKIP
-        >>> sorted(model.params)[:2]                                                  # doctest: +SKIP
-        ['cross_b.0', 'cross_b.1']
         """
         check_training(self, "embedding_dim")           # reg too: torch's weight_decay must be >= 0
         torch = _require_torch()
@@ -254,30 +236,24 @@ class DeepCTR:
         return {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
 
     def score(self, candidates: pd.DataFrame) -> np.ndarray:
-        """Click probability of every ``(user, item)`` row of ``candidates``: the black box FairRec queries.
+        """Click probability ``sigmoid(logit)`` of every ``(user, item)`` row of ``candidates``: the black box
+        FairRec queries.
 
         Parameters
         ----------
         candidates : pandas.DataFrame
-            Columns ``user`` and ``item``: indices of the split the model was fitted on.
+            ``user`` and ``item``, indices of the split the model was fitted on.
 
         Returns
         -------
         numpy.ndarray of float, shape (len(candidates),)
-            ``sigmoid(logit)`` in (0, 1).
 
         Examples
         --------
-        An unfitted model refuses (the fitted call needs torch):
-
         >>> WideDeep().score(pd.DataFrame({"user": [0], "item": [0]}))
         Traceback (most recent call last):
         ...
         ocef.errors.ParameterError: WideDeep is not fitted: call fit(split) first
-        >>> from ocef.environments.fairrec_split import movielens_fairrec_split              # doctest: +SKIP
-        >>> split = movielens_fairrec_split(rng=0)        # ML-100K: 943 users x 50 candidates  # doctest: +SKIP
-        >>> WideDeep().fit(split, rng=0).score(split.candidates).shape                        # doctest: +SKIP
-        (47150,)
         """
         if not self.params:
             raise ParameterError(f"{type(self).__name__} is not fitted: call fit(split) first")

@@ -1,30 +1,13 @@
 """Selection-adjusted inference for the unfairness UF found by a search (Guo et al. 2023, eq. 1).
 
-UF is ``max − min`` of group values over the groups a search evaluated; the search picks the two
-extremes among many noisy group means, so UF is biased upwards (under no unfairness at all,
-exhaustive search over 294 MovieLens-like cells reports UF ≈ 0.55 at ``min_users = 5``). Two
-findings are valid whatever groups the search looked at:
-
-- **Simultaneous intervals and ``uf_lower``.** Every valid group ``g`` (at least ``min_users``
-  users with a defined metric; their number ``G`` is known before any evaluation) gets an interval
-  ``[ci_low_g, ci_high_g]`` for its population mean ``μ_g`` from the Chernoff-Hoeffding bound in
-  its Kullback-Leibler form (Hoeffding 1963, Thm. 1: for independent values in ``[a, b]`` with mean
-  ``μ``, ``P(X̄ ≥ x) ≤ exp(−n kl(x, μ))`` for ``x > μ`` after rescaling to ``[0, 1]``), each side at
-  level ``(1 − confidence) / (2G)`` (Bonferroni over the ``2G`` one-sided statements). With
-  probability at least ``confidence`` all ``G`` intervals hold at once, and then the population
-  ``UF = max_g μ_g − min_g μ_g`` is at least ``max ci_low − min ci_high`` over *any* subset of
-  groups, in particular the ones the search evaluated: that is ``uf_lower`` (clipped at 0, since
-  UF ≥ 0). The bound needs only each group's mean, size and the metric's range ``[a, b]`` (no
-  extra query); it holds in finite samples for any distribution on ``[a, b]`` (no normal
-  approximation, so 5-user groups are covered), and is conservative (measured: see the tests).
-- **p-value.** ``test="permutation"``: under the null that the metric's distribution does not
-  depend on the attributes, the users' attribute rows are exchangeable; the search is re-run
-  (same method and settings, fresh randomness) on ``n_resamples`` permutations of the users'
-  metric values and ``p = (1 + #{UF* ≥ UF}) / (1 + n_resamples)`` (exact level for any search).
-  Its extra black-box cost is one query of the users the search had not queried yet (their
-  metric values); the re-runs then cost computation only. ``test="bound"``: the smallest level
-  ``1 − confidence`` at which ``uf_lower`` would be positive (a test of equal group means; no
-  extra query, less power).
+UF is ``max − min`` of group values over the groups a search evaluated; picking the two extremes
+among many noisy group means biases it upwards (under no unfairness at all, exhaustive search
+over 294 MovieLens-like cells reports UF ≈ 0.55 at ``min_users = 5``). Two findings are valid
+whatever groups the search looked at: ``uf_lower`` and ``p_value`` from one studentized max-t
+statistic (:func:`maxt_inference`: permutation and bootstrap references over all valid cells),
+and, as a fallback needing no extra query, simultaneous Chernoff-Hoeffding intervals
+(Hoeffding 1963, Thm. 1; :func:`simultaneous_intervals`, :func:`uf_lower_bound`,
+:func:`bound_p_value`). Construction and measured levels: docs/guide/fairrec.md.
 
 References
 ----------
@@ -73,33 +56,29 @@ def kl_bernoulli(p, q) -> np.ndarray:
 
 
 def kl_interval(mean, n, delta, low: float = 0.0, high: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Chernoff-Hoeffding confidence bounds (Hoeffding 1963, Thm. 1) for the mean of ``n``
-    independent values in ``[low, high]``, each one-sided at level ``delta``.
+    """Chernoff-Hoeffding confidence bounds (Hoeffding 1963, Thm. 1) for the mean of ``n`` independent
+    values in ``[low, high]``, each one-sided at level ``delta``.
 
-    With ``m`` the sample mean rescaled to [0, 1], the lower bound is the smallest ``q <= m`` and the
-    upper the largest ``q >= m`` with ``n · kl(m, q) <= log(1 / delta)`` (:func:`kl_bernoulli`),
-    mapped back to ``[low, high]``; valid for every ``n >= 1`` and every distribution on the range.
+    With ``m`` the mean rescaled to [0, 1], the smallest ``q <= m`` and the largest ``q >= m`` with
+    ``n · kl(m, q) <= log(1 / delta)`` (:func:`kl_bernoulli`), mapped back; valid for every ``n >= 1``
+    and every distribution on the range.
 
     Parameters
     ----------
     mean : array_like of float
-        Sample means, inside ``[low, high]``.
     n : array_like of int
-        Sample sizes (>= 1).
     delta : float or array_like
-        One-sided error level in (0, 1).
+        One-sided error level.
     low, high : float
         The range of a single value.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        Lower and upper bounds.
 
     Examples
     --------
-    >>> lo, hi = kl_interval([0.5], [100], 0.025)
-    >>> [round(float(lo[0]), 3), round(float(hi[0]), 3)]
+    >>> [round(float(b[0]), 3) for b in kl_interval([0.5], [100], 0.025)]
     [0.367, 0.633]
     """
     mean = np.asarray(mean, dtype=float)
@@ -123,24 +102,22 @@ def kl_interval(mean, n, delta, low: float = 0.0, high: float = 1.0) -> tuple[np
 
 
 def simultaneous_intervals(mean, n, n_groups: int, *, confidence: float = 0.95, bounds=(0.0, 1.0)):
-    """Intervals for group means that hold all at once, with probability >= ``confidence``, over
+    """Intervals for group means that hold all at once with probability >= ``confidence`` over
     ``n_groups`` groups: :func:`kl_interval` with each side at ``(1 − confidence) / (2 n_groups)``.
 
     Parameters
     ----------
     mean, n : array_like
-        Means and sizes of the groups to report (any subset of the ``n_groups`` valid groups).
+        Of the groups to report (any subset of the ``n_groups`` valid groups).
     n_groups : int
-        Number of valid groups the family covers (the Bonferroni count).
+        The Bonferroni count.
     confidence : float
-        Simultaneous level in (0, 1).
     bounds : (float, float)
         Range of a single user's metric value.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        ``ci_low``, ``ci_high``.
 
     Examples
     --------
@@ -155,21 +132,17 @@ def simultaneous_intervals(mean, n, n_groups: int, *, confidence: float = 0.95, 
 
 
 def uf_lower_bound(ci_low, ci_high) -> float:
-    """Lower confidence bound of the population UF (eq. 1) from simultaneous intervals:
-    ``max(0, max ci_low − min ci_high)``.
-
-    Valid over any subset of the valid groups, in particular the ones a search evaluated
-    (module docstring).
+    """Lower confidence bound of the population UF (eq. 1) from simultaneous intervals, ``max(0, max
+    ci_low − min ci_high)``; valid over any subset of the valid groups, e.g. those a search evaluated.
 
     Parameters
     ----------
     ci_low, ci_high : array_like of float, shape (n_evaluated,)
-        The simultaneous intervals of the evaluated groups (same order).
 
     Returns
     -------
     float
-        The bound (>= 0); NaN with fewer than two groups (UF is undefined).
+        NaN with fewer than two groups.
 
     Examples
     --------
@@ -184,26 +157,24 @@ def uf_lower_bound(ci_low, ci_high) -> float:
 
 
 def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
-    """p-value of equal population means from the simultaneous intervals: the smallest
-    ``1 − confidence`` at which :func:`uf_lower_bound` is positive (1 if none below 1).
-
-    Valid whatever groups ``mean`` holds; found by bisection on ``log10(1 − confidence)`` down to
-    ``1e-300``. Less power than :func:`permutation_p_value`, but no extra query.
+    """p-value of equal population means from the simultaneous intervals: the smallest ``1 − confidence``
+    at which :func:`uf_lower_bound` is positive (1 if none), by bisection on ``log10(1 − confidence)``
+    down to ``1e-300``. Valid whatever groups ``mean`` holds; less power than
+    :func:`permutation_p_value`, but no extra query.
 
     Parameters
     ----------
     mean, n : array_like, shape (n_evaluated,)
-        The evaluated groups' values (means of their users' metric) and sizes (users with a
-        defined metric, >= 1).
+        The evaluated groups' values and sizes.
     n_groups : int
-        Number of valid groups the simultaneous family covers (the Bonferroni count, >= 1).
-    bounds : (float, float), default (0.0, 1.0)
-        Range ``[low, high]`` of one user's metric value.
+        The Bonferroni count.
+    bounds : (float, float)
+        Range of one user's metric value.
 
     Returns
     -------
     float
-        The p-value in [0, 1]; NaN with fewer than two groups.
+        NaN with fewer than two groups.
 
     Examples
     --------
@@ -234,24 +205,20 @@ def bound_p_value(mean, n, n_groups: int, *, bounds=(0.0, 1.0)) -> float:
 
 
 def permutation_p_value(observed: float, null) -> float:
-    """``(1 + #{null >= observed}) / (1 + len(null))``: the permutation p-value, exact at every
-    level that is a multiple of ``1 / (1 + len(null))`` under exchangeability.
-
-    Counting the observed statistic among the resamples (the ``1 +``) keeps the test exact and the
-    p-value above 0 (Phipson and Smyth 2010). Ties count as at least as extreme (an absolute
-    tolerance of ``1e-12`` absorbs round-off of re-computed UFs).
+    """``(1 + #{null >= observed}) / (1 + len(null))``: the permutation p-value, exact at every multiple
+    of ``1 / (1 + len(null))`` under exchangeability (Phipson and Smyth 2010); ties within ``1e-12``
+    count as at least as extreme.
 
     Parameters
     ----------
     observed : float
-        The statistic on the data (e.g. the UF a search found, eq. 1).
+        E.g. the UF a search found (eq. 1).
     null : array_like of float, shape (n_resamples,)
-        The statistic on each permutation (e.g. the search re-run on permuted metric values).
+        E.g. the search re-run on permuted metric values.
 
     Returns
     -------
     float
-        The p-value in ``[1 / (1 + n_resamples), 1]``.
 
     Examples
     --------
@@ -276,31 +243,26 @@ MODERATION_DF = 16.0
 def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Size, mean and moderated standard error of each group (the studentization of :func:`maxt_inference`).
 
-    The moderated variance of group ``g`` (Smyth 2004, eq. 6 with fixed prior degrees of freedom
-    ``d0 =`` :data:`MODERATION_DF`) is ``s̃²_g = ((n_g − 1) s²_g + d0 s²_0) / (n_g − 1 + d0)`` with
-    ``s²_g`` the group's unbiased variance and ``s²_0`` the pooled within-group variance; the standard
-    error is ``s̃_g / √n_g``.
+    Moderated variance (Smyth 2004, eq. 6, fixed prior degrees of freedom ``d0 =``
+    :data:`MODERATION_DF`): ``s̃²_g = ((n_g − 1) s²_g + d0 s²_0) / (n_g − 1 + d0)``, ``s²_0`` the pooled
+    within-group variance; standard error ``s̃_g / √n_g``.
 
     Parameters
     ----------
     values : array_like of float, shape (n_users,) or (n_resamples, n_users)
-        Per-user metric values (one row per resample).
     codes : array_like of int, shape (n_users,)
-        Group index ``0 .. n_codes − 1`` of each user (every group non-empty).
+        Group index of each user (every group non-empty).
     n_codes : int
-        Number of groups.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray, numpy.ndarray)
-        ``n`` (shape ``(n_codes,)``), ``mean`` and ``se`` (shape ``(n_codes,)`` or
-        ``(n_resamples, n_codes)``).
+        ``n``, ``mean`` and ``se``.
 
     Examples
     --------
-    >>> n, m, se = group_moments([0.0, 1.0, 0.0, 1.0, 0.5, 0.5], [0, 0, 0, 0, 1, 1], 2)
-    >>> n.tolist(), m.tolist(), [round(float(x), 4) for x in se]
-    ([4, 2], [0.5, 0.5], [0.2565, 0.343])
+    >>> [round(float(x), 4) for x in group_moments([0.0, 1.0, 0.0, 1.0, 0.5, 0.5], [0, 0, 0, 0, 1, 1], 2)[2]]
+    [0.2565, 0.343]
     """
     v = np.atleast_2d(np.asarray(values, dtype=float))
     codes = np.asarray(codes, dtype=np.int64)
@@ -323,27 +285,23 @@ def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, 
 
 
 def deviations(n, mean, se) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's deviation from the grand mean and its standard error.
-
-    With weights ``w_g = n_g / N``, the grand mean is ``m̄ = Σ w_h m_h`` and
-    ``Var(m_g − m̄) = (1 − w_g)² se²_g + Σ_{h≠g} w²_h se²_h`` (independent group means).
+    """Each group's deviation from the grand mean ``m̄ = Σ w_h m_h`` (``w_g = n_g / N``) and its standard
+    error, ``Var(m_g − m̄) = (1 − w_g)² se²_g + Σ_{h≠g} w²_h se²_h``.
 
     Parameters
     ----------
     n : array_like of int, shape (n_groups,)
-        Group sizes.
     mean, se : array_like of float, shape (n_groups,) or (n_resamples, n_groups)
-        Group means and standard errors.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
-        ``d = m − m̄`` and its standard error, shaped like ``mean``.
+        ``d = m − m̄`` and its standard error.
 
     Examples
     --------
     >>> d, s = deviations([1, 1], [0.0, 1.0], [0.1, 0.1])
-    >>> d.tolist(), [round(float(x), 6) for x in s]
+    >>> d.tolist(), s.round(6).tolist()
     ([-0.5, 0.5], [0.070711, 0.070711])
     """
     n = np.asarray(n, dtype=float)
@@ -357,21 +315,18 @@ def deviations(n, mean, se) -> tuple[np.ndarray, np.ndarray]:
 
 
 def excess(d, s, c) -> np.ndarray:
-    """``max_g (|d_g| − c·s_g)``: positive iff some group deviates from the grand mean by more than
-    ``c`` standard errors; non-increasing in ``c`` (also in floating point), so ``excess(c) > 0`` iff
-    ``c`` is below the max-t statistic ``max_g |d_g| / s_g``.
+    """``max_g (|d_g| − c·s_g)``: positive iff ``c`` is below the max-t statistic ``max_g |d_g| / s_g``
+    (non-increasing in ``c``, also in floating point).
 
     Parameters
     ----------
     d, s : array_like of float, shape (n_groups,)
-        Deviations from the grand mean and their standard errors (:func:`deviations`).
+        :func:`deviations`.
     c : float or array_like of float
-        Critical values.
 
     Returns
     -------
     numpy.ndarray
-        One value per ``c``.
 
     Examples
     --------
@@ -387,24 +342,23 @@ def excess(d, s, c) -> np.ndarray:
 
 
 def maxt_lower_bound(d, s, c) -> float:
-    """Lower bound of the population UF from simultaneous intervals ``d_g ± c s_g`` of the deviations
-    ``δ_g = μ_g − μ̄`` (:func:`deviations`): ``max(0, max_g (d_g − c s_g)) − min(0, min_h (d_h + c s_h))``.
+    """Lower bound of the population UF from simultaneous intervals ``d_g ± c s_g`` of ``δ_g = μ_g − μ̄``:
+    ``max(0, max_g (d_g − c s_g)) − min(0, min_h (d_h + c s_h))``.
 
-    When every interval holds, ``max_g μ_g − μ̄ >= max(0, max_g (d_g − c s_g))`` (``μ̄``, a weighted
-    mean of the ``μ_g``, is at most their maximum) and likewise at the bottom, so the population UF
-    (eq. 1) is at least the bound. It is positive iff ``excess(d, s, c) > 0`` (:func:`excess`).
+    When every interval holds, ``max_g μ_g − μ̄ >= max(0, max_g (d_g − c s_g))`` (``μ̄`` is at most the
+    largest ``μ_g``) and likewise at the bottom, so UF (eq. 1) is at least the bound; it is positive
+    iff ``excess(d, s, c) > 0``.
 
     Parameters
     ----------
     d, s : array_like of float, shape (n_groups,)
-        Deviations and standard errors of the groups looked at.
     c : float
-        Critical value (``inf``: no bound, 0 returned).
+        ``inf``: no bound, 0 returned.
 
     Returns
     -------
     float
-        The bound (>= 0); NaN with fewer than two groups.
+        NaN with fewer than two groups.
 
     Examples
     --------
@@ -423,16 +377,12 @@ def maxt_lower_bound(d, s, c) -> float:
 
 
 def _allowed(alpha: float, n_resamples: int) -> int:
-    """``k``: a permutation p-value ``(1 + count) / (1 + B)`` is at most ``alpha`` iff ``count <= k``,
-    ``k = floor(alpha (1 + B)) − 1`` (a relative tolerance of 1e-12 absorbs the round-off of
-    ``1 − confidence``: 1 − 0.8 is 0.19999999999999996)."""
+    """Largest count ``k`` with ``(1 + count) / (1 + B) <= alpha`` (round-off of ``1 − confidence`` absorbed)."""
     return int(np.floor(alpha * (1 + n_resamples) * (1 + 1e-12))) - 1
 
 
 def _critical(null, alpha: float) -> float:
-    """The threshold of a test at level ``alpha`` against ``null``: ``count = #{null >= t} <= k``
-    (:func:`_allowed`) iff ``t > c`` with ``c`` the ``(k + 1)``-th largest null value (``inf`` when
-    ``k < 0``: no test at that level)."""
+    """Threshold ``c`` with ``#{null >= t} <= k`` iff ``t > c`` (``inf`` when ``k < 0``: no test)."""
     null = np.sort(np.asarray(null, dtype=float))[::-1]
     k = _allowed(alpha, null.size)
     if k < 0:
@@ -444,26 +394,20 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
                    rng=None, bounds=None, progress=False) -> dict:
     """Studentized max-t inference for UF (eq. 1) over searched cells, valid whatever the search looked at.
 
-    With ``m_g``, ``se_g`` the mean and moderated standard error of cell ``g`` (:func:`group_moments`)
-    and ``d_g = m_g − m̄``, ``s_g`` its deviation from the grand mean and standard error
-    (:func:`deviations`), the statistic is ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells
-    ``S``. Two reference distributions, each over *all* valid cells (a superset of ``S``, hence
-    valid for any search):
+    ``T = max_{g ∈ S} |d_g| / s_g`` over the searched cells ``S``, with ``d_g = m_g − m̄`` and ``s_g``
+    from :func:`group_moments` and :func:`deviations`. Two reference distributions, each over *all*
+    valid cells (a superset of ``S``, hence valid for any search):
 
-    - **permutation** (null: the metric does not depend on the attributes): the users' cell labels
-      are permuted jointly and ``D* = max_g |d*_g| / s*_g`` recomputed over all valid cells;
-      ``T <= D``, so ``p_perm = (1 + #{D* >= T}) / (1 + B)`` is exact at every level under
-      exchangeability (Phipson and Smyth 2010);
-    - **bootstrap** (simultaneous intervals ``d_g ± c s_g`` of ``δ_g = μ_g − μ̄``): users resampled
-      within each cell, ``M* = max_g |d*_g − d_g| / s*_g`` (bootstrap max-t, Romano and Wolf 2005),
-      ``p_boot = (1 + #{M* >= T}) / (1 + B)``.
+    - **permutation** (null: the metric does not depend on the attributes): ``p_perm = (1 + #{D* >=
+      T}) / (1 + B)`` with the permuted ``D* = max_g |d*_g| / s*_g``, exact under exchangeability
+      (Phipson and Smyth 2010);
+    - **bootstrap** (simultaneous intervals of ``δ_g = μ_g − μ̄``): users resampled within cells,
+      ``M* = max_g |d*_g − d_g| / s*_g`` (Romano and Wolf 2005).
 
-    One critical value ``c = max(c_perm, c_boot)`` (each the level-``1 − confidence`` threshold of
-    its null sample) gives ``uf_lower`` (:func:`maxt_lower_bound`), and ``p_value = max(p_perm,
-    p_boot)``: ``uf_lower > 0`` iff ``p_value <= 1 − confidence``, exactly — both compare ``T`` with
-    the same null samples through the same monotone function :func:`excess`. The group intervals
-    ``m_g ± c_g se_g`` (``c_g`` the bootstrap max-t quantile of ``max_g |m*_g − m_g| / se*_g``) hold
-    all at once with probability ≈ ``confidence``.
+    ``c = max(c_perm, c_boot)`` gives ``uf_lower`` (:func:`maxt_lower_bound`) and ``p_value =
+    max(p_perm, p_boot)``, so that ``uf_lower > 0`` iff ``p_value <= 1 − confidence`` (both go through
+    :func:`excess`). The group intervals ``m_g ± c_g se_g`` hold jointly with probability ≈
+    ``confidence``.
 
     Parameters
     ----------
@@ -472,35 +416,29 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     codes : array_like of int, shape (n_users,)
         Each user's cell index ``0 .. n_codes − 1``.
     n_codes : int
-        Number of valid cells (each non-empty).
+        Number of valid (non-empty) cells.
     searched : array_like of int
-        Indices of the cells the search evaluated (at least two).
-    confidence : float, default 0.95
-        Level of the intervals and of ``uf_lower``; the test's level is ``1 − confidence``.
-    n_resamples : int, default 199
+        The cells the search evaluated (at least two).
+    confidence : float
+    n_resamples : int
         Permutations and bootstrap resamples (each).
     rng : None, int, SeedSequence or Generator
-        Randomness.
     bounds : (float, float), optional
         Range of one value: the group intervals are clipped to it.
-    progress : bool or "auto", default False
-        A bar over the resamples with the time left (:mod:`ocef._progress`), moved once per chunk
-        of about 2·10^7 resampled values; it never changes the result.
+    progress : bool or "auto"
+        A progress bar over the resamples; never changes the result.
 
     Returns
     -------
     dict
-        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (``p_value <= 1 −
-        confidence``, decided on the counts so that round-off cannot split it from ``uf_lower > 0``),
-        ``p_permutation``, ``p_bootstrap``,
-        ``uf_lower``, ``ci_low``, ``ci_high`` (group means, per searched cell in ``searched``
-        order), ``reason`` ("" or why no gap can be established: too few resamples).
+        ``statistic`` (T), ``critical`` (c), ``p_value``, ``significant`` (decided on the counts,
+        so round-off cannot split it from ``uf_lower > 0``), ``p_permutation``, ``p_bootstrap``,
+        ``uf_lower``, ``ci_low``, ``ci_high`` (per searched cell) and ``reason``.
 
     Examples
     --------
-    >>> gen = np.random.default_rng(0)
     >>> codes = np.repeat(np.arange(4), 50)
-    >>> values = gen.random(200) - 0.3 * (codes == 2)
+    >>> values = np.random.default_rng(0).random(200) - 0.3 * (codes == 2)
     >>> out = maxt_inference(values, codes, 4, [0, 1, 2, 3], rng=0)
     >>> out["p_value"] <= 0.05, out["uf_lower"] > 0
     (True, True)

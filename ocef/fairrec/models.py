@@ -110,32 +110,23 @@ class LogisticMF(_Base):
 
     Parameters
     ----------
-    n_factors : int, default 16
-        Dimension of the latent factors (>= 1).
-    epochs : int, default 10
-        Passes over ``split.train`` (>= 1).
-    lr : float, default 0.01
-        Adam's step size, in (0, 1].
-    reg : float, default 1e-5
-        L2 penalty on the factors and weights (>= 0), added to the mean binary cross-entropy.
-    batch_size : int, default 1024
-        Rows per mini-batch (>= 1).
+    n_factors : int
+    epochs : int
+        Passes over ``split.train``.
+    lr : float
+        Adam's step size.
+    reg : float
+        L2 penalty on the factors and weights, added to the mean binary cross-entropy.
+    batch_size : int
     params : dict, optional
-        The fitted parameters (name -> array), set by ``fit``; empty before.
+        The fitted parameters, set by ``fit``.
 
     Examples
     --------
-    >>> from ocef.environments.fairrec_split import fairrec_split
-    >>> gen = np.random.default_rng(0)                 # 40 users, each likes the items of its parity
-    >>> items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]
-    >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(40), 6), "item": np.concatenate(items),
-    ...                         "timestamp": np.tile(np.arange(6), 40)})
-    >>> users = pd.DataFrame({"gender": np.arange(40) % 2, "age": np.arange(40) % 3})
-    >>> split = fairrec_split(ratings, users, np.eye(2, dtype=int)[np.arange(30) % 2], n_neg_test=9, rng=0)
-    >>> model = LogisticMF(n_factors=4, epochs=20, lr=0.05).fit(split, rng=0, cache=False)
-    >>> scores = model.score(split.candidates)
-    >>> scores.shape, bool(((scores > 0) & (scores < 1)).all())
-    ((400,), True)
+    >>> from ocef.datasets import make_toy_fairrec_split
+    >>> split = make_toy_fairrec_split()
+    >>> LogisticMF(n_factors=4, epochs=20, lr=0.05).fit(split, rng=0, cache=False).score(split.candidates).shape
+    (400,)
     """
 
     kind = "logmf"
@@ -164,11 +155,11 @@ class LogisticMF(_Base):
 @dataclass
 class FactorizationMachine(_Base):
     """Second-order factorization machine (Rendle 2010) on the fields user, item, gender, age,
-    occupation (one-hot) and the 19 genre flags of the item:
-    ``ŷ = w0 + Σ_j w_j x_j + ½ Σ_f [(Σ_j v_jf x_j)² − Σ_j v_jf² x_j²]``, BCE + L2 ``reg``.
+    occupation (one-hot) and the item's 19 genre flags:
+    ``ŷ = w0 + Σ_j w_j x_j + ½ Σ_f [(Σ_j v_jf x_j)² − Σ_j v_jf² x_j²]``, ``P(click) = σ(ŷ)``, BCE + L2.
 
-    ``P(click) = σ(ŷ)``; the model sees the sensitive attributes as the paper's deep models do
-    (Sec. 4.1). Fitted and queried as :class:`LogisticMF`.
+    It sees the sensitive attributes as the paper's deep models do (Sec. 4.1); fitted and queried
+    as :class:`LogisticMF`.
 
     Parameters
     ----------
@@ -177,14 +168,9 @@ class FactorizationMachine(_Base):
 
     Examples
     --------
-    >>> from ocef.environments.fairrec_split import fairrec_split
-    >>> gen = np.random.default_rng(0)                 # 40 users, each likes the items of its parity
-    >>> items = [gen.choice(np.arange(u % 2, 30, 2), 6, replace=False) for u in range(40)]
-    >>> ratings = pd.DataFrame({"user": np.repeat(np.arange(40), 6), "item": np.concatenate(items),
-    ...                         "timestamp": np.tile(np.arange(6), 40)})
-    >>> users = pd.DataFrame({"gender": np.arange(40) % 2, "age": np.arange(40) % 3})
-    >>> split = fairrec_split(ratings, users, np.eye(2, dtype=int)[np.arange(30) % 2], n_neg_test=9, rng=0)
+    >>> from ocef.datasets import make_toy_fairrec_split
     >>> from ocef.fairrec.unfairness import user_metrics
+    >>> split = make_toy_fairrec_split()
     >>> model = FactorizationMachine(n_factors=4, epochs=20, lr=0.05).fit(split, rng=0, cache=False)
     >>> round(float(user_metrics(split.candidates, model(split.candidates), k=3)["auc"].mean()), 3)
     0.853
@@ -244,17 +230,15 @@ def make_model(name: str, **hyper):
     Parameters
     ----------
     name : {"logmf", "fm", "wdl", "deepfm", "dcn"}
-        :class:`LogisticMF`, :class:`FactorizationMachine`, or the torch models
-        :class:`~ocef.fairrec.deep.WideDeep`, :class:`~ocef.fairrec.deep.DeepFM`,
-        :class:`~ocef.fairrec.deep.DCN`.
+        :class:`LogisticMF`, :class:`FactorizationMachine`, :class:`~ocef.fairrec.deep.WideDeep`,
+        :class:`~ocef.fairrec.deep.DeepFM`, :class:`~ocef.fairrec.deep.DCN`.
     **hyper
-        Hyper-parameters of the model's class (e.g. ``n_factors=8``; the deep models take
-        ``embedding_dim``, ``hidden``, ...).
+        Hyper-parameters of the model's class.
 
     Returns
     -------
     LogisticMF, FactorizationMachine or ocef.fairrec.deep.DeepCTR
-        The unfitted model.
+        Unfitted.
 
     Raises
     ------

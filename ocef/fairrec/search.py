@@ -65,21 +65,16 @@ AUTO_COMPLEX: tuple[int, float, int] = (53_058, 0.005, 20)
 
 
 def _auto_position(n_groups) -> float:
-    """Where ``N`` lies between the two anchors on a log scale: 0 at or below ``AUTO_SIMPLE``, 1 at or
-    above ``AUTO_COMPLEX``."""
+    """Where ``N`` lies between ``AUTO_SIMPLE`` (0) and ``AUTO_COMPLEX`` (1) on a log scale."""
     n = check_positive_int("n_groups", n_groups)
     lo, hi = AUTO_SIMPLE[0], AUTO_COMPLEX[0]
     return float(np.clip(np.log(n / lo) / np.log(hi / lo), 0.0, 1.0))
 
 
 def auto_epsilon(n_groups: int) -> float:
-    """ε for ``N`` groups by Sec. 4.2's guidance ("we suggest choosing ε in the range of
-    [0.002, 0.005] in the complex case ... in the relatively simple cases ... where N_groups <= 1,000,
-    we set ε in the range of [0.1, 0.2]"): ε = 0.1 up to 1,000 groups, 0.005 from 53,058 groups (the
-    authors' LFM360K setting) and geometric interpolation between,
-    ``log ε = log 0.1 + t · log(0.005 / 0.1)`` with ``t = log(N / 1,000) / log(53,058 / 1,000)``.
-    The particles per swarm ``ε · N`` then grow as ``N^0.25`` between the anchors (100 at 1,000 groups,
-    ~175 at 10⁴, 265 at 53,058): sub-linearly, where a fixed ε is linear in ``N``.
+    """ε for ``N`` groups by Sec. 4.2's guidance: 0.1 up to 1,000 groups, 0.005 from 53,058 (the
+    authors' LFM360K setting), geometric interpolation between, so that the particles per swarm
+    ``ε · N`` grow as ``N^0.25`` (100 at 1,000 groups, 265 at 53,058) instead of linearly.
 
     Parameters
     ----------
@@ -93,10 +88,8 @@ def auto_epsilon(n_groups: int) -> float:
 
     Examples
     --------
-    >>> auto_epsilon(294)                       # MovieLens' 2 x 7 x 21 grid: a simple case
-    0.1
-    >>> round(auto_epsilon(10_000), 4), int(auto_epsilon(10_000) * 10_000)
-    (0.0176, 176)
+    >>> auto_epsilon(294), round(auto_epsilon(10_000), 4)
+    (0.1, 0.0176)
     """
     t = _auto_position(n_groups)
     if t in (0.0, 1.0):                                  # the anchors exactly (no exp/log round-off)
@@ -105,18 +98,17 @@ def auto_epsilon(n_groups: int) -> float:
 
 
 def auto_n_iter(n_groups: int) -> int:
-    """n_it for ``N`` groups by Sec. 4.2's guidance (n_it in [5, 10] for <= 1,000 groups, [15, 20] in
-    the complex case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
+    """n_it for ``N`` groups by Sec. 4.2's guidance ([5, 10] up to 1,000 groups, [15, 20] in the complex
+    case): 10 up to 1,000 groups, 20 from 53,058, linear in ``log N`` between (rounded).
 
     Parameters
     ----------
     n_groups : int
-        ``N``: the cells of the grid or the valid groups (``epsilon_base`` of :func:`search`), >= 1.
+        ``N`` (``epsilon_base`` of :func:`search`).
 
     Returns
     -------
     int
-        The number of DPSO iterations, in [10, 20].
 
     Examples
     --------
@@ -134,8 +126,7 @@ def _mean_defined(v: np.ndarray) -> float:
 
 
 def _check_every_user(users: np.ndarray, n_users: int) -> None:
-    """The users with candidates (sorted, unique) must be the split's users ``0 .. n_users − 1``: a group's
-    rows are user indices, so a user without candidates would shift every user after it."""
+    """Refuse candidates that skip a user: group rows are user indices ``0 .. n_users − 1``."""
     if not np.array_equal(users, np.arange(n_users)):
         raise DataError(f"every user of the split needs candidates: {users.size} users have candidates, "
                          f"the split has {n_users}")
@@ -149,9 +140,7 @@ COVER_PARTICLES = 24
 
 
 def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[int, str]:
-    """Particles per swarm: ``max(2, int(ε · N))`` (FairRec guide), raised to
-    ``min(n_groups, COVER_PARTICLES)`` so that a small grid is searched through; returns the number and
-    the rule that set it (printed with the result)."""
+    """Particles per swarm ``max(2, int(ε · N))``, raised to cover a small grid, and the rule that set it."""
     base = max(2, int(epsilon * n))
     if n_groups is not None and base < min(n_groups, COVER_PARTICLES):
         return min(n_groups, COVER_PARTICLES), (f"raised from max(2, int(epsilon*N)) = {base} to "
@@ -161,8 +150,7 @@ def _n_particles(epsilon: float, n: int, n_groups: int | None = None) -> tuple[i
 
 
 def _maxt_work(n_users: int, n_resamples: int) -> float:
-    """Work of the max-t inference: two resamples of ``n_users`` values (a permutation and a bootstrap),
-    each ~20 compiled steps a value (draw, gather, two bincounts), ``n_resamples`` times."""
+    """Work of the max-t inference: two resamples of ``n_users`` values, ``n_resamples`` times."""
     return 40.0 * n_users * (1 + n_resamples)
 
 
@@ -178,10 +166,7 @@ VISIT_WORK = 10**3
 
 
 def _check_grid(attributes, low, high) -> None:
-    """Refuse, before allocating, attribute codes whose range cannot be searched (issue 23): each
-    attribute spans at most :data:`MAX_ATTRIBUTE_RANGE` codes (the marginal of Alg. 2 is dense over
-    it, 8 bytes a code; the limit in force via :func:`ocef.validation.check_resources` applies too)
-    and the grid has at most :data:`MAX_CELLS` cells (int64 cell ids)."""
+    """Refuse attribute ranges above :data:`MAX_ATTRIBUTE_RANGE` or grids above :data:`MAX_CELLS` (issue 23)."""
     from ocef.validation import check_resources
 
     spans = [int(h) - int(lo) + 1 for lo, h in zip(low.tolist(), high.tolist())]
@@ -205,34 +190,30 @@ def _check_grid(attributes, low, high) -> None:
 
 def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_users: int,
                 n_resamples: int = 0) -> float:
-    """Estimated work of :func:`search` in :data:`ocef.validation.DEFAULT_LIMITS`'s steps: group visits
-    (each :data:`VISIT_WORK` steps) of one search — DPSO/vanilla ``2 · n_pt · (n_iter + 1)`` (two
-    swarms, the initial positions and ``n_iter`` moves, Alg. 1-3), exhaustive ``n_groups``, TestSGD
-    ``n_groups`` visits plus one complement of ``n_users`` rows each — times ``1 + n_resamples`` (the
-    permutation test re-runs the search).
+    """Estimated work of :func:`search` in :data:`ocef.validation.DEFAULT_LIMITS`'s steps, checked by
+    :func:`search` against :func:`ocef.validation.limit` before anything runs.
 
-    :func:`search` compares it with the work limit in force (:func:`ocef.validation.limit`) before
-    anything runs.
+    Group visits (each :data:`VISIT_WORK` steps): DPSO/vanilla ``2 · n_pt · (n_iter + 1)``,
+    exhaustive ``n_groups``, TestSGD ``n_groups`` plus one complement of ``n_users`` rows each; times
+    ``1 + n_resamples`` (the permutation test re-runs the search).
 
     Parameters
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search.
     n_pt : int or None
-        Particles per swarm (DPSO and vanilla; ignored otherwise).
+        Particles per swarm (DPSO and vanilla).
     n_iter : int
         Iterations (DPSO and vanilla).
     n_groups : int
         Valid groups of the oracle.
     n_users : int
-        Users with a defined metric (TestSGD's complements).
-    n_resamples : int, default 0
-        Permutations of the permutation test (0: none).
+        Users with a defined metric.
+    n_resamples : int
+        Permutations of the permutation test.
 
     Returns
     -------
     float
-        Estimated steps.
 
     Examples
     --------
@@ -256,26 +237,22 @@ class GroupOracle:
     users : pandas.DataFrame
         One row per user with integer attribute codes (row ``r`` is user ``r`` of ``evaluate``).
     attributes : sequence of str
-        The sensitive attributes (columns) spanning the search space.
+        The sensitive attributes spanning the search space.
     evaluate : callable
-        ``evaluate(user_rows)`` queries the model for those users only and returns either one
-        metric value per row (NaN where undefined; the group value is their mean, Def. 2.2's MGD)
-        or the group's value as one float (e.g. a pooled AUC).
+        ``evaluate(user_rows)`` queries the model for those users only and returns one metric
+        value per row (NaN where undefined; the group value is their mean, Def. 2.2's MGD) or the
+        group's value as one float (e.g. a pooled AUC).
     min_users : int
-        Smallest number of users *with a defined metric* in a valid group; smaller groups are never
-        queried.
+        Smallest number of users *with a defined metric* in a valid group.
     name : str
         The metric's name.
     defined : array_like of bool, optional
-        Which users have a defined metric (known from the data without querying the model, e.g. a
-        user without a positive candidate has no AUC); default: every user. Undefined users belong
-        to no group.
+        Users with a defined metric, known without querying the model; default every user.
     bounds : (float, float), optional
-        Range of one user's metric value (``None``: unknown). With per-user values and a range,
-        :func:`search` reports simultaneous intervals and ``uf_lower``
-        (:mod:`ocef.fairrec.inference`).
+        Range of one user's value; with per-user values, :func:`search` reports simultaneous
+        intervals and ``uf_lower`` (:mod:`ocef.fairrec.inference`).
     labels : dict, optional
-        ``{attribute: {code: label}}`` to print groups by name (e.g. ``{"gender": {0: "F", 1: "M"}}``).
+        ``{attribute: {code: label}}`` to print groups by name.
 
     Examples
     --------
@@ -337,15 +314,12 @@ class GroupOracle:
 
     # -- cells and positions ------------------------------------------------------------------
     def cell_of(self, positions: np.ndarray) -> np.ndarray:
-        """Mixed-radix cell id of positions (rows of attribute codes).
-
-        A position (Alg. 1's particle) is one code per attribute; its cell id is
-        ``Σ_j (code_j − low_j) · Π_{l>j} cards_l``, the int64 key of the InfoBase.
+        """Mixed-radix cell ids ``Σ_j (code_j − low_j) · Π_{l>j} cards_l`` (the InfoBase's int64 keys) of
+        positions (Alg. 1's particles: one code per attribute).
 
         Parameters
         ----------
         positions : array_like of int, shape (n, n_attributes)
-            Codes within each attribute's bounds ``[low, high]``.
 
         Returns
         -------
@@ -354,8 +328,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.cell_of([[1, 0], [0, 1]]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).cell_of([[1, 0], [0, 1]]).tolist()
         [2, 1]
         """
         return (np.asarray(positions, dtype=np.int64) - self.low) @ self._radix
@@ -366,7 +339,6 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int, shape (n,)
-            Cell ids.
 
         Returns
         -------
@@ -375,20 +347,18 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.position_of([2, 1]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).position_of([2, 1]).tolist()
         [[1, 0], [0, 1]]
         """
         cells = np.asarray(cells, dtype=np.int64)
         return (cells[:, None] // self._radix) % self.cards + self.low
 
     def size(self, cells) -> np.ndarray:
-        """Number of users of each cell id (users with a defined metric; 0 for an empty cell).
+        """Users with a defined metric in each cell (0 for an empty cell).
 
         Parameters
         ----------
         cells : int or array_like of int
-            Cell ids.
 
         Returns
         -------
@@ -397,8 +367,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.size([0, 1, 2, 3]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).size([0, 1, 2, 3]).tolist()
         [1, 1, 2, 0]
         """
         cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
@@ -407,24 +376,21 @@ class GroupOracle:
         return np.where(self._cells[i] == cells, self._count[i], 0)
 
     def members(self, cell: int) -> np.ndarray:
-        """User rows of one cell (the rows of ``users`` passed to ``evaluate`` for that group).
+        """User rows of one cell (users without a defined metric excluded), as passed to ``evaluate``.
 
         Parameters
         ----------
         cell : int
-            A cell id.
 
         Returns
         -------
         numpy.ndarray of int64
-            The rows (users without a defined metric excluded); empty for an empty cell.
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.members(2).tolist(), oracle.members(3).tolist()
-        ([2, 3], [])
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows))).members(2).tolist()
+        [2, 3]
         """
         i = int(np.searchsorted(self._cells, cell))
         if i >= self._cells.size or self._cells[i] != cell:
@@ -439,18 +405,17 @@ class GroupOracle:
         Parameters
         ----------
         max_evaluations : int, optional
-            Most distinct groups to query; None: no limit.
+            Most distinct groups to query.
         max_cost : float, optional
-            Most ``cost`` (``n_users_queried + group_cost · n_queries``); None: no limit.
-        group_cost : float, default 1.0
+            Most ``cost`` (``n_users_queried + group_cost · n_queries``).
+        group_cost : float
             Fixed cost of one query, in users.
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> _ = oracle.values([0, 2])
-        >>> oracle.reset(max_evaluations=10)
+        >>> _ = oracle.values([0, 2]); oracle.reset(max_evaluations=10)
         >>> oracle.n_evaluations, oracle.cost, len(oracle.infobase)
         (0, 0.0, 0)
         """
@@ -473,20 +438,16 @@ class GroupOracle:
         return self.n_users_queried + self.group_cost * self.n_queries
 
     def query(self, rows: np.ndarray) -> float:
-        """Evaluate an arbitrary set of user rows (counted in ``n_users_queried``, ``n_queries`` and
-        ``cost``); raises :class:`BudgetExhausted` instead if the query would exceed ``max_cost``.
-
-        Not cached (TestSGD's complements go through here); :meth:`value` is the cached door.
+        """Evaluate any set of user rows, uncached (TestSGD's complements); :meth:`value` is the cached door.
 
         Parameters
         ----------
         rows : numpy.ndarray of int
-            User rows.
 
         Returns
         -------
         float
-            The group value: the mean of the defined per-user values, or the black box's float.
+            The mean of the defined per-user values, or the black box's float.
 
         Raises
         ------
@@ -550,22 +511,20 @@ class GroupOracle:
         return np.sort(np.concatenate([self._order[a:a + n] for a, n in zip(self._start[i], self._count[i])]))
 
     def user_values(self, rows=None) -> tuple[np.ndarray, int]:
-        """Metric values of the users ``rows`` (default: every defined user): the ones queried in this
-        search plus one query of the others (the extra cost of a permutation test). Returns
-        ``(values of every user, NaN outside rows, n_users_queried)``; raises an error if
-        ``evaluate`` returns group values only.
+        """Metric values of the users ``rows``: those queried by the search plus one query of the others
+        (the extra cost of a permutation test).
 
         Parameters
         ----------
         rows : array_like of int, optional
-            User rows wanted; None: every user with a defined metric.
+            None: every user with a defined metric.
 
         Returns
         -------
         values : numpy.ndarray of float, shape (n_users,)
-            The metric value of each wanted user, NaN elsewhere.
+            NaN outside ``rows``.
         n_users_queried : int
-            Users queried now (not already known from the search).
+            Users queried now.
 
         Raises
         ------
@@ -591,23 +550,21 @@ class GroupOracle:
         return np.where(want, self._user_values, np.nan), int(missing.size)
 
     def permuted(self, values: np.ndarray) -> "GroupOracle":
-        """A copy of this oracle (same groups, settings and labels, empty InfoBase) whose black box
-        returns ``values`` (one per user, e.g. the metric values permuted across the defined users).
+        """A copy (same groups, settings and labels, empty InfoBase) whose black box returns ``values``
+        (e.g. the metric values permuted across the defined users).
 
         Parameters
         ----------
         values : array_like of float, shape (n_users,)
-            The per-user values the copy's black box returns.
 
         Returns
         -------
         GroupOracle
-            The copy (the original is untouched).
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
+        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.zeros(len(rows)))
         >>> oracle.permuted(np.array([1.0, 0.0, 0.0, 0.0])).values([0, 2]).tolist()
         [1.0, 0.0]
         """
@@ -626,12 +583,10 @@ class GroupOracle:
         Parameters
         ----------
         cell : int
-            A cell id.
 
         Returns
         -------
         float
-            The group's value, or NaN.
 
         Raises
         ------
@@ -671,7 +626,6 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int
-            Cell ids.
 
         Returns
         -------
@@ -680,8 +634,7 @@ class GroupOracle:
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
-        >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
-        >>> oracle.values([0, 2, 3]).tolist()
+        >>> GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows]).values([0, 2, 3]).tolist()
         [0.2, 0.8, nan]
         """
         cells = np.asarray(cells, dtype=np.int64)
@@ -714,22 +667,20 @@ class GroupOracle:
         return cells[keep], vals[keep]
 
     def infobase_frame(self) -> pd.DataFrame:
-        """The InfoBase: ``attrs…, n_users, value, iteration`` (valid evaluated groups).
+        """The InfoBase (``FairRecResult.infobase``): ``attrs…, n_users, value, iteration``, one row per
+        valid evaluated group in evaluation order.
 
         Returns
         -------
         pandas.DataFrame
-            One row per evaluated group, in evaluation order (``FairRecResult.infobase``).
 
         Examples
         --------
         >>> users = pd.DataFrame({"g": [0, 0, 1, 1], "a": [0, 1, 0, 0]})
         >>> oracle = GroupOracle(users, ["g", "a"], lambda rows: np.array([0.2, 0.4, 0.6, 1.0])[rows])
         >>> _ = oracle.values([2, 0])
-        >>> oracle.infobase_frame()
-           g  a  n_users  value  iteration
-        0  1  0        2    0.8          0
-        1  0  0        1    0.2          0
+        >>> oracle.infobase_frame().values.tolist()
+        [[1.0, 0.0, 2.0, 0.8, 0.0], [0.0, 0.0, 1.0, 0.2, 0.0]]
         """
         cells = np.fromiter(self.infobase.keys(), dtype=np.int64, count=len(self.infobase))
         pos = self.position_of(cells) if cells.size else np.empty((0, len(self.attributes)), dtype=np.int64)
@@ -747,7 +698,7 @@ class GroupOracle:
         ----------
         cell : int
             A cell id in the InfoBase.
-        ci_low, ci_high : float, default NaN
+        ci_low, ci_high : float
             Its simultaneous interval, if any.
 
         Returns
@@ -786,10 +737,9 @@ class GroupOracle:
 
         Examples
         --------
-        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1], "a": [0, 1]}), ["g", "a"],
-        ...                      lambda rows: np.zeros(rows.size), labels={"g": {0: "F", 1: "M"}})
-        >>> oracle.label_of({"g": 1, "a": 1})
-        {'g': 'M', 'a': '1'}
+        >>> oracle = GroupOracle(pd.DataFrame({"g": [0, 1]}), ["g"], lambda rows: np.zeros(rows.size), labels={"g": {1: "M"}})
+        >>> oracle.label_of({"g": 1})
+        {'g': 'M'}
         """
         return {a: str(self.labels.get(a, {}).get(int(c), c)) for a, c in codes.items()}
 
@@ -907,26 +857,20 @@ METRIC_BOUNDS: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in ("auc", 
 
 
 def metric_bounds(split, metric: str) -> tuple[float, float]:
-    """Range of one user's ``metric`` on ``split`` whatever the model ranks: [0, 1] for AUC, MRR,
-    NDCG, URD; for URP (eq. 7, ``mean RP(top k) − mean RP(history)``) ``[min RP − max user_pop,
-    max RP − min user_pop]`` over the split's items and users (data, not model output).
+    """Range of one user's ``metric`` on ``split`` whatever the model ranks (data, not model output,
+    so the intervals of :mod:`ocef.fairrec.inference` are not fitted to what they judge).
 
-    The range feeds the simultaneous intervals of :mod:`ocef.fairrec.inference`, which are valid
-    for any distribution on it; it must not depend on the model, or the bound would be fitted to
-    the data it judges.
+    [0, 1] for AUC, MRR, NDCG, URD; for URP (eq. 7) ``[min RP − max user_pop, max RP − min user_pop]``.
 
     Parameters
     ----------
     split : FairRecSplit
-        The split (:class:`ocef.environments.fairrec_split.FairRecSplit`); only ``rp`` and
-        ``user_pop`` are read, for URP.
+        Only ``rp`` and ``user_pop`` are read, for URP.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
-        The metric.
 
     Returns
     -------
     (float, float)
-        ``(low, high)``.
 
     Raises
     ------
@@ -950,22 +894,18 @@ def defined_users(split, metric: str) -> np.ndarray:
     """Which users of ``split`` have a defined ``metric`` whatever the model: AUC needs a positive and
     a negative candidate, NDCG a positive; MRR, URD and URP are always defined.
 
-    Known from the candidates' labels without querying the model, so a search's valid groups
-    (``min_users`` users *with a defined metric*) are fixed before any evaluation. In a
-    leave-last-out split every user has one positive and ``n_neg_test`` negatives, so every user
-    is defined; a hand-made candidate table may differ.
+    Known from the labels without querying the model, so a search's valid groups are fixed before
+    any evaluation.
 
     Parameters
     ----------
     split : FairRecSplit
-        The split; ``candidates`` (``user, item, label``) and ``n_users`` are read.
+        ``candidates`` (``user, item, label``) and ``n_users`` are read.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
-        The metric.
 
     Returns
     -------
     numpy.ndarray of bool, shape (n_users,)
-        True where the user's metric is defined.
 
     Examples
     --------
@@ -986,8 +926,7 @@ def defined_users(split, metric: str) -> np.ndarray:
 
 
 def _check_within(name: str, values: np.ndarray, bounds) -> None:
-    """Refuse per-user values outside the declared range (issue 28: ``--bounds 0,1`` on a metric reaching
-    2.3 printed an interval [0.78, 1.0] around 2.32)."""
+    """Refuse per-user values outside the declared ``bounds`` (issue 28)."""
     v = values[~np.isnan(values)]
     if v.size and (v.min() < bounds[0] or v.max() > bounds[1]):
         raise DataError(f"bounds ({bounds[0]:g}, {bounds[1]:g}) do not hold for the metric {name or '(unnamed)'}: "
@@ -1009,69 +948,51 @@ def _check_bounds(bounds):
 
 @dataclass(frozen=True)
 class FairRecResult(Result):
-    """Outcome of a search (Alg. 1's output) with selection-adjusted inference.
+    """Outcome of a search (Alg. 1's output) with selection-adjusted inference, from :func:`search`.
 
-    Returned by :func:`search`. A :class:`ocef.results.Result`: ``to_dict``, ``to_json`` (strict
-    JSON; the InfoBase is left out, it is the frame), ``to_frame`` and ``to_csv``.
+    A :class:`ocef.results.Result` (the InfoBase is the frame, left out of ``to_json``); views
+    ``overall``, ``groups``, ``summary()`` and ``verdict()``.
 
     Attributes
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search that ran.
     metric : str
-        The metric's name (the oracle's ``name``).
     uf : float
-        UF of eq. (1): value of ``advantaged`` minus value of ``disadvantaged`` (the paper's
-        statistic; biased upwards by the search's maximum over noisy groups). NaN if the search
-        evaluated no valid group.
+        UF of eq. (1), ``advantaged`` minus ``disadvantaged`` (biased upwards by the search's
+        maximum over noisy groups); NaN if no valid group was evaluated.
     uf_lower : float
-        Lower confidence bound, at ``confidence``, of the population UF over the valid groups, valid
-        whatever groups the search looked at (:mod:`ocef.fairrec.inference`); NaN with a ``reason``
-        where no valid bound exists.
+        Lower confidence bound of the population UF, valid whatever groups the search looked at
+        (:mod:`ocef.fairrec.inference`); NaN with a ``reason`` where none is valid.
     p_value, significant : float, bool
-        p-value of the null "the metric's distribution does not depend on the attributes"
-        (``test``: ``"permutation"`` with ``n_resamples`` re-runs of the search, or ``"bound"``);
-        ``significant`` = ``p_value <= 1 − confidence``.
+        Of the null "the metric does not depend on the attributes"; ``significant`` =
+        ``p_value <= 1 − confidence``.
     advantaged, disadvantaged : Group or None
-        The reported groups, each with ``n_users`` (users with a defined metric), ``value`` and a
-        simultaneous interval ``ci_low``, ``ci_high``; None if the search evaluated no valid group.
+        With ``n_users``, ``value`` and a simultaneous interval ``ci_low``, ``ci_high``.
     top_advantaged, top_disadvantaged : list of Group
-        The ``top_n`` best and worst evaluated groups, likewise.
+        The ``top_n`` best and worst evaluated groups.
     infobase : pandas.DataFrame
         Every group evaluated (Alg. 3's InfoBase): ``attrs…, n_users, value, iteration``.
     n_evaluations, n_users_queried, n_queries, cost : int, int, int, float
-        The search's own cost (FairRec guide): distinct groups queried, users whose
-        recommendations were computed, black-box calls, and ``n_users_queried + group_cost ·
-        n_queries``.
+        The search's own cost: distinct groups, users queried, black-box calls, and
+        ``n_users_queried + group_cost · n_queries``.
     n_invalid_visits : int
-        Visits of groups with fewer than ``min_users`` users (never queried, cost nothing).
+        Visits of groups below ``min_users`` (never queried).
     n_groups, n_cells : int
-        Valid groups and cells of the attribute grid (``Π`` of the attributes' ranges).
+        Valid groups and cells of the attribute grid.
     min_users : int
-        Smallest size of a valid group (users with a defined metric).
     seconds : float
-        Wall time of the search itself.
     params : dict
-        The settings used (``epsilon`` and ``n_iter`` after ``"auto"``, ``n_particles``, eq. (8)'s
-        constants, budgets, ``bounds``).
+        The settings used, ``"auto"`` resolved.
     confidence : float
-        Level of the intervals and of ``uf_lower``.
     test : {"permutation", "bound"} or None
-        The test that gave ``p_value`` (``"auto"`` resolved), None if none.
     n_resamples : int
-        Permutations run (0 unless ``test == "permutation"``).
     reason : str
-        Why a bound, interval or p-value is missing or was replaced ("" when nothing is).
+        Why a bound, interval or p-value is missing or was replaced.
     inference_users_queried, inference_queries : int
-        Extra black-box cost of the inference: the permutation test's users not queried by the
-        search, and the one query that fetched them (0 or 1).
+        Extra black-box cost of the permutation test.
     inference_seconds : float
-        Wall time of the inference.
     labels : dict
-        ``{attribute: {code: label}}`` the groups are printed with.
-
-    Views: ``overall`` (one row), ``groups`` (one row per reported group), ``summary()`` and
-    ``verdict()`` (one sentence).
+        ``{attribute: {code: label}}``.
 
     Examples
     --------
@@ -1244,9 +1165,7 @@ def _sample_positions(oracle: GroupOracle, n: int, gen: np.random.Generator, uni
 
 def _pso(oracle: GroupOracle, gen: np.random.Generator, *, n_pt, n_iter, alpha, c1, c2, vmax,
          vanilla: bool, cover: bool = False, progress=False) -> None:
-    """Alg. 1-3 (``vanilla=False``) or the vanilla two-swarm PSO with ``n_pt`` particles per swarm;
-    fills the oracle's InfoBase. ``cover``: swarm A starts on the valid groups (one particle each,
-    ``n_pt == n_groups``) instead of Alg. 2's draw, so that a small grid is looked at whole."""
+    """Alg. 1-3 or the vanilla two-swarm PSO; ``cover`` starts swarm A on every valid group."""
     # Particles alternate A0, D0, A1, D1, ... so that a budget cut (Table 3) leaves both swarms
     # evaluated; 0: swarm A (max), 1: swarm D (min).
     side = np.tile([0, 1], n_pt)
@@ -1322,8 +1241,7 @@ def _testsgd(oracle: GroupOracle, theta: float) -> tuple[int, int] | None:
 
 
 def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
-    """Issue 23: an empty table, a metric column of text or of NaN only gave ``uf: null`` or a
-    zero-size-array error; they are refused naming the table and the column."""
+    """Refuse an empty table or a metric column of text or only NaN, naming them (issue 23)."""
 
     if len(table) == 0:
         raise DataError(f"the user-metrics table has no row (metric {metric!r})")
@@ -1338,10 +1256,7 @@ def _check_metric_column(table: pd.DataFrame, metric: str) -> None:
 
 def _check_search_resources(oracle: "GroupOracle", method: str, *, n_pt, n_iter: int, epsilon: float, test,
                             n_resamples: int) -> None:
-    """Issue 23: a GroupOracle of 10⁴ × 10⁴ cells gave DPSO 10⁷ particles per swarm at ε = 0.1 and ran
-    for minutes without a word. The search's work (:func:`search_work`) and its particles' memory are
-    checked against :mod:`ocef.validation`'s limits (override: ``resource_limits(work=...)`` or
-    ``OCEF_MAX_WORK``) before anything runs; the permutation test is checked again where it starts."""
+    """Refuse, before anything runs, a search whose work or particle memory exceeds the limits (issue 23)."""
     from ocef.validation import check_resources
 
     work = search_work(method, n_pt=n_pt, n_iter=n_iter, n_groups=oracle.n_groups, n_users=oracle.n_users_total)
@@ -1415,16 +1330,12 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     Parameters
     ----------
     oracle : GroupOracle
-        The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
-        The search (FairRec guide).
     epsilon, n_iter : float, "auto" or None; int or "auto"
-        DPSO/vanilla: particles per swarm as a share of ``N`` (cells or valid groups by
-        ``epsilon_base``) and iterations; ``"auto"`` applies Sec. 4.2's rule (:func:`auto_epsilon`,
-        :func:`auto_n_iter`); a number is taken literally; None (default): ε = 0.1 as Sec. 4.2
-        recommends for <= 1,000 groups, with at least ``min(valid groups, COVER_PARTICLES)``
-        particles per swarm so that a small grid is searched through (``params["n_particles_rule"]``
-        says which rule set the number).
+        DPSO/vanilla: particles per swarm as a share of ``N`` (see ``epsilon_base``) and
+        iterations; ``"auto"``: Sec. 4.2's rule (:func:`auto_epsilon`, :func:`auto_n_iter`); None:
+        ε = 0.1 (Sec. 4.2, <= 1,000 groups) with at least ``min(valid groups, COVER_PARTICLES)``
+        particles (``params["n_particles_rule"]`` says which rule applied).
     alpha, c1, c2, vmax : float
         Eq. (8)'s constants (Sec. 4.1: 0.09, 2, 2, 2).
     theta : float
@@ -1432,36 +1343,27 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     top_n : int
         Groups listed at each end.
     max_evaluations, max_cost, group_cost : int or None, float or None, float
-        Budgets (Table 3, FairRec guide): at most ``max_evaluations`` distinct groups, or
-        queries up to a ``cost`` of ``max_cost``, where one query of ``n`` users costs
-        ``n + group_cost`` (default 1.0). None: no budget (the default).
-    epsilon_base : {"cells", "groups"}, default "cells"
-        What ``epsilon`` is a share of: every cell of the attribute grid (the paper's group
-        counts) or the valid groups (smaller swarms on a sparse grid).
+        Budgets (Table 3): distinct groups, or total ``cost`` where a query of ``n`` users costs
+        ``n + group_cost``. None: no budget.
+    epsilon_base : {"cells", "groups"}
+        ``epsilon`` is a share of the grid's cells (the paper) or of the valid groups.
     confidence : float
-        Level of the simultaneous group intervals and of ``uf_lower``; ``significant`` means
-        ``p_value <= 1 − confidence``.
+        Of the group intervals and ``uf_lower``.
     test : {"auto", "permutation", "bound"} or None
-        How ``p_value`` is computed: ``"permutation"`` re-runs the search on ``n_resamples``
-        permutations of the users' metric values (exact; extra cost: one query of the valid groups'
-        users the search had not queried, then computation only); ``"bound"`` from the simultaneous
-        intervals (no extra query, conservative); ``"auto"`` (default): the permutation test when its
-        extra query costs at most ``AUTO_COST_RATIO`` (2) times the search's own cost, else the bound
-        (``reason`` says so; e.g. DPSO on a 39,366-cell grid, where it would cost 8x); None: no
-        p-value (``uf_lower`` is still computed). ``test`` in the result: the one used.
+        ``"permutation"`` re-runs the search on permuted metric values (exact; one extra query of
+        the users not yet queried); ``"bound"`` from the simultaneous intervals (no query,
+        conservative); ``"auto"``: the permutation test when its extra query costs at most
+        ``AUTO_COST_RATIO`` times the search's own, else the bound (``reason`` says so); None: no
+        p-value.
     n_resamples : int
-        Permutations of the permutation test (>= 1).
+        Permutations of the permutation test.
     rng : None, int, SeedSequence or Generator
-        Randomness of the search and of the permutations. Same ``rng``, same result.
-    progress : bool or "auto", default False
-        A bar with the time left on stderr (:mod:`ocef._progress`) over DPSO's iterations and
-        over the permutation test's resamples; it never changes the result.
+    progress : bool or "auto"
+        A progress bar on stderr; never changes the result.
 
     Returns
     -------
     FairRecResult
-        UF, the groups, the InfoBase, the cost and the inference (``uf_lower``, ``p_value``,
-        ``significant``, ``reason``).
 
     Raises
     ------
@@ -1478,8 +1380,8 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     >>> users["mrr"] = gen.random(400) * 0.5 + 0.5 * (users.g == 1)       # group g=1 is better
     >>> res = search(GroupOracle.from_user_metrics(users, ["g", "a"], "mrr", min_users=5), "exhaustive",
     ...              n_resamples=99, rng=0)
-    >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant, res.uf_lower > 0.1
-    (1, 0, True, True)
+    >>> res.advantaged.group["g"], res.disadvantaged.group["g"], res.significant
+    (1, 0, True)
     """
     n_base = oracle.n_cells if epsilon_base == "cells" else oracle.n_groups
     eps = auto_epsilon(n_base) if epsilon == "auto" else 0.1 if epsilon is None else float(epsilon)

@@ -11,47 +11,36 @@ from ocef.validation import check_in_interval, check_positive_int
 
 
 def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[str, np.ndarray]:
-    """``train()``'s parameters, cached on disk (when ``cache`` and ``rng`` is an int seed) under
-    ``key`` (the hyper-parameters), a fingerprint of ``split``'s training data and the seed. ``rng``
-    None or a Generator trains afresh: its draws differ from call to call, a cached fit would not.
-
-    The cache folder is ``$OCEF_CACHE_DIR``, else ``~/.cache/ocef``
-    (:func:`ocef.environments.cache.cached_arrays`; entries are written atomically).
+    """``train()``'s parameters, cached on disk (:func:`ocef.environments.cache.cached_arrays`) when
+    ``cache`` and ``rng`` is an int seed, under ``key``, a fingerprint of ``split``'s training data and
+    the seed; None or a Generator trains afresh (its draws differ from call to call).
 
     Parameters
     ----------
     kind : str
-        The model's kind (``"logmf"``, ``"fm"``, ``"wdl"``, ...), part of the file name and key.
+        The model's kind, part of the file name and key.
     split : FairRecSplit
-        The split trained on; ``train`` (``user, item, label``), ``users`` and ``genres`` are
-        fingerprinted.
+        ``train``, ``users`` and ``genres`` are fingerprinted.
     key : dict
         The hyper-parameters (and, for torch, its version), JSON-serializable.
     rng : None, int, SeedSequence or Generator
-        The training randomness; only an int seed (>= 0) is cached.
     cache : bool
         False: always train.
     train : callable
-        ``train() -> dict of numpy.ndarray``: fits the model (drawing from ``rng``).
+        ``train() -> dict of numpy.ndarray``, drawing from ``rng``.
 
     Returns
     -------
     dict of str to numpy.ndarray
-        The fitted parameters.
 
     Examples
     --------
-    >>> from types import SimpleNamespace
-    >>> split = SimpleNamespace(train=pd.DataFrame({"user": [0, 1], "item": [1, 0], "label": [1, 0]}),
-    ...                         users=pd.DataFrame({"gender": [0, 1]}), genres=np.eye(2))
+    >>> from ocef.datasets import make_toy_fairrec_split
     >>> calls = []
-    >>> def train():
-    ...     calls.append(1)
-    ...     return {"w": np.arange(3.0)}
-    >>> first = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)
-    >>> again = fitted_params("demo", split, {"lr": 0.1}, 0, True, train)     # read back
-    >>> again["w"].tolist(), len(calls)
-    ([0.0, 1.0, 2.0], 1)
+    >>> train = lambda: calls.append(1) or {"w": np.arange(3.0)}
+    >>> _ = [fitted_params("demo", make_toy_fairrec_split(), {"lr": 0.1}, 0, True, train) for _ in range(2)]
+    >>> len(calls)                                        # the second call read the cache
+    1
     """
     if not (cache and isinstance(rng, (int, np.integer))):
         return train()
@@ -62,15 +51,13 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
 
 
 def check_training(model, size: str) -> None:
-    """Check the training hyper-parameters every model shares (``size``: its width attribute, e.g. ``n_factors``).
+    """Check the training hyper-parameters every model shares.
 
     Parameters
     ----------
     model : LogisticMF, FactorizationMachine or ocef.fairrec.deep.DeepCTR
-        The model whose attributes are checked.
     size : str
-        The name of its width attribute: ``"n_factors"`` (numpy models) or ``"embedding_dim"``
-        (deep models).
+        Its width attribute: ``"n_factors"`` (numpy models) or ``"embedding_dim"`` (deep models).
 
     Examples
     --------

@@ -66,26 +66,21 @@ def check_k(k: int, n_candidates) -> int:
 
 
 def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Lay the candidate rows out as one row per user, the layout the metrics of Sec. 3.2 rank.
-
-    Users sorted by id, candidates in their order (which breaks score ties); shorter users are
-    padded on the right.
+    """Lay the candidate rows out as one row per user, the layout the metrics of Sec. 3.2 rank: users
+    sorted by id, candidates in their order (which breaks score ties), shorter users padded right.
 
     Parameters
     ----------
     candidates : pandas.DataFrame
-        One row per candidate with columns ``user``, ``item`` (integer ids) and ``label`` (1 for
-        a target item, 0 for a sampled negative).
+        ``user``, ``item`` (integer ids) and ``label`` (1 target, 0 sampled negative).
     scores : array_like of float, shape (len(candidates),)
-        The recommender's score of each candidate row (finite; higher ranks first).
+        Higher ranks first.
 
     Returns
     -------
     users : numpy.ndarray, shape (n_users,)
-        The distinct user ids, sorted.
     items, labels, scores, valid : numpy.ndarray, shape (n_users, max candidates)
-        Item ids (int, ``-1`` in padding), labels (float 0/1), scores (float, ``-inf`` in
-        padding) and the mask of real (not padded) entries.
+        Item ids (``-1`` in padding), labels (0/1), scores (``-inf`` in padding), real-entry mask.
 
     Raises
     ------
@@ -95,11 +90,9 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
     Examples
     --------
-    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [3, 4, 5, 3, 4],
-    ...                      "label": [0, 1, 0, 1, 0]})
-    >>> users, items, labels, sc, valid = ranked_table(cand, [0.9, 0.5, 0.1, 0.2, 0.8])
-    >>> users.tolist(), items.tolist(), valid.sum(axis=1).tolist()
-    ([0, 1], [[3, 4, 5], [3, 4, -1]], [3, 2])
+    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1], "item": [3, 4, 5, 3, 4], "label": [0, 1, 0, 1, 0]})
+    >>> ranked_table(cand, [0.9, 0.5, 0.1, 0.2, 0.8])[1].tolist()
+    [[3, 4, 5], [3, 4, -1]]
     """
     missing = {"user", "item", "label"} - set(candidates.columns)
     if missing:
@@ -129,8 +122,7 @@ def ranked_table(candidates: pd.DataFrame, scores) -> tuple[np.ndarray, np.ndarr
 
 
 def _mann_whitney_auc(pos_rank_sum, n_pos, n_neg) -> np.ndarray:
-    """ROC-AUC (ties ½) from the sum of the positives' ranks (ties averaged) among ``n_pos + n_neg``
-    scores: ``(R − n_pos (n_pos + 1) / 2) / (n_pos n_neg)``; nan with one class."""
+    """ROC-AUC (ties ½) from the positives' rank sum; NaN with one class."""
     pos_rank_sum, n_pos, n_neg = (np.asarray(v, dtype=float) for v in (pos_rank_sum, n_pos, n_neg))
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = (pos_rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
@@ -149,21 +141,18 @@ def _rank_auc(labels: np.ndarray, scores: np.ndarray, valid: np.ndarray) -> np.n
 
 
 def pooled_auc(labels, scores) -> float:
-    """ROC-AUC (EM1.1) of all the given rows pooled together: the authors' group AUC.
-
-    Mann-Whitney ``U / (n_pos n_neg)``, ties counting ½.
+    """ROC-AUC (EM1.1) of all the given rows pooled together (the authors' group AUC): Mann-Whitney
+    ``U / (n_pos n_neg)``, ties counting ½.
 
     Parameters
     ----------
     labels : array_like of {0, 1}, shape (n,)
-        1 for a target (positive) row, 0 for a negative.
     scores : array_like of float, shape (n,)
-        The score of each row.
 
     Returns
     -------
     float
-        The AUC in [0, 1]; NaN when the rows are all positive or all negative.
+        NaN when the rows are all positive or all negative.
 
     Examples
     --------
@@ -194,35 +183,31 @@ def jaccard_diversity(genre_sets: np.ndarray) -> np.ndarray:
 @validate_params(k=Integer(1), ndcg=Options(*NDCG_MODES))
 def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, rp=None, user_pop=None,
                  ndcg: str = "standard") -> pd.DataFrame:
-    """Each user's value of the five metrics of Sec. 3.2 for one ranking of the candidates.
-
-    The metrics are defined in the module docstring (``auc`` over all the user's candidates,
-    the others over the top ``k``); ``hit`` is 1 if a positive is in the top ``k``.
+    """Each user's value of the five metrics of Sec. 3.2 (module docstring) for one ranking of the
+    candidates: ``auc`` over all the user's candidates, the others over the top ``k``; ``hit`` is 1 if a
+    positive is in the top ``k``.
 
     Parameters
     ----------
     candidates : pandas.DataFrame
-        Columns ``user``, ``item``, ``label`` (0/1), e.g. ``FairRecSplit.candidates``.
+        ``user``, ``item``, ``label``, e.g. ``FairRecSplit.candidates``.
     scores : array_like of float, shape (len(candidates),)
-        The model's score of each candidate row (finite).
-    k : int, default 5
-        Length of the recommendation list, ``1 <= k <`` every user's number of candidates
-        (``urd`` needs ``k >= 2``).
+    k : int
+        ``1 <= k <`` every user's number of candidates (``urd`` needs ``k >= 2``).
     genres : array_like of {0, 1}, shape (n_items, G), optional
-        Genre flags of every item (indexed by item id); without it ``urd`` is NaN.
+        Without it ``urd`` is NaN.
     rp : array_like of float, shape (n_items,), optional
-        Item popularity ``RP_j`` of eq. (6), in %, indexed by item id.
+        ``RP_j`` of eq. (6), in %.
     user_pop : array_like of float, optional
-        Mean ``RP`` of each user's history (eq. 7's second term), indexed by user id; ``urp``
-        is NaN unless both ``rp`` and ``user_pop`` are given.
-    ndcg : {"standard", "repo"}, default "standard"
-        The ideal DCG used by ``ndcg`` (above).
+        Mean ``RP`` of each user's history (eq. 7); ``urp`` needs both.
+    ndcg : {"standard", "repo"}
+        The ideal DCG used by ``ndcg``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per user (sorted by id): ``user, auc, mrr, ndcg, urd, urp, hit``; ``auc`` is NaN
-        for a user whose candidates are all of one label, ``ndcg`` for a user without a positive.
+        ``user, auc, mrr, ndcg, urd, urp, hit``, sorted by user; ``auc`` NaN for a user whose
+        candidates are all of one label, ``ndcg`` for a user without a positive.
 
     Raises
     ------
@@ -231,15 +216,9 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
 
     Examples
     --------
-    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2],
-    ...                      "label": [0, 1, 0, 1, 0, 0]})
-    >>> genres = np.array([[1, 0], [1, 1], [0, 1]])
-    >>> m = user_metrics(cand, [0.9, 0.5, 0.1, 0.2, 0.8, 0.3], k=2, genres=genres,
-    ...                  rp=[50.0, 30.0, 20.0], user_pop=[30.0, 30.0])
-    >>> m.round(3)
-       user  auc  mrr   ndcg  urd   urp  hit
-    0     0  0.5  0.5  0.631  0.5  10.0  1.0
-    1     1  0.0  0.0  0.000  0.5  -5.0  0.0
+    >>> cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 1, 2], "label": [0, 1, 0, 1, 0, 0]})
+    >>> user_metrics(cand, [0.9, 0.5, 0.1, 0.2, 0.8, 0.3], k=2)[["auc", "mrr", "hit"]].values.tolist()
+    [[0.5, 0.5, 1.0], [0.0, 0.0, 0.0]]
     """
     users, items, labels, sc, valid = ranked_table(candidates, scores)
     k = check_k(k, valid.sum(axis=1))
@@ -294,8 +273,7 @@ MAX_CODE = 2**62
 
 
 def _check_codes(name: str, col: pd.Series) -> None:
-    """An attribute column must hold integer codes of magnitude at most :data:`MAX_CODE`: text, missing,
-    fractional, infinite and huge values are refused naming the attribute and a few offending values."""
+    """Refuse attribute values that are not integer codes within :data:`MAX_CODE`, naming a few."""
 
     if isinstance(col, pd.DataFrame):
         raise DataError(f"attribute {name!r} is a column of the table more than once")
@@ -322,33 +300,27 @@ def _check_codes(name: str, col: pd.Series) -> None:
 
 def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.DataFrame | None = None,
                  scores=None, auc: str = "mean") -> pd.DataFrame:
-    """The value of ``metric`` for every non-empty multi-attribute group (Def. 2.2).
-
-    A group's value is the mean of ``metric`` over its users with a defined value (Def. 2.2), or
-    with ``auc="pooled"`` the :func:`pooled_auc` of its candidate rows (the authors' code).
+    """The value of ``metric`` for every non-empty multi-attribute group (Def. 2.2): the mean over its
+    users with a defined value, or with ``auc="pooled"`` the :func:`pooled_auc` of its candidates
+    (the authors' code).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        One row per user with the attribute columns (integer codes) and the metric column,
-        e.g. :func:`user_metrics` joined with the users' attributes; a ``user`` column is needed
-        for pooled AUC.
+        One row per user with integer attribute codes and the metric column (and ``user`` for
+        pooled AUC).
     attributes : str or sequence of str
-        The sensitive attributes (columns of ``table``) that form the groups.
     metric : {"auc", "mrr", "ndcg", "urd", "urp"}
-        The metric column.
     candidates : pandas.DataFrame, optional
-        Candidate rows ``user, item, label``; needed for pooled AUC only.
+        For pooled AUC only.
     scores : array_like of float, optional
-        Scores of ``candidates``; needed for pooled AUC only.
-    auc : {"mean", "pooled"}, default "mean"
-        How a group's AUC is computed (above).
+        For pooled AUC only.
+    auc : {"mean", "pooled"}
 
     Returns
     -------
     pandas.DataFrame
-        One row per non-empty group: the attribute columns, ``n_users`` (users with a defined
-        metric) and ``value`` (NaN for a group without one).
+        The attribute columns, ``n_users`` (with a defined metric) and ``value``.
 
     Raises
     ------
@@ -358,10 +330,8 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
     Examples
     --------
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
-    >>> group_values(t, ["gender"], "mrr")
-       gender  n_users     value
-    0       0        2  0.750000
-    1       1        3  0.333333
+    >>> group_values(t, ["gender"], "mrr")["value"].round(4).tolist()
+    [0.75, 0.3333]
     """
     metric = check_metric(metric)
     attributes = _check_attributes(table, attributes)
@@ -395,22 +365,21 @@ class Group:
     Attributes
     ----------
     group : dict
-        ``{attribute: code}``, the group's cell of the attribute grid.
+        ``{attribute: code}``, its cell of the attribute grid.
     n_users : int
-        Number of the group's users with a defined metric.
+        Users with a defined metric.
     value : float
-        The group's value: the mean of the metric over those users (Def. 2.2), or a pooled AUC.
-    ci_low, ci_high : float, default NaN
-        Simultaneous confidence interval for the group's population value
-        (:func:`ocef.fairrec.inference.simultaneous_intervals`); NaN where none is valid.
+        The mean metric of those users (Def. 2.2), or a pooled AUC.
+    ci_low, ci_high : float
+        Simultaneous interval (:func:`ocef.fairrec.inference.simultaneous_intervals`); NaN where
+        none is valid.
     labels : dict, optional
-        ``{attribute: label}`` for printing (e.g. ``{"gender": "F"}``); None: print the codes.
+        ``{attribute: label}`` for printing.
 
     Examples
     --------
-    >>> g = Group({"gender": 0, "age": 1}, 12, 0.41, labels={"gender": "F", "age": "18-24"})
-    >>> g.name(), g.name(labels=False)
-    ('gender=F, age=18-24', 'gender=0, age=1')
+    >>> Group({"gender": 0, "age": 1}, 12, 0.41, labels={"gender": "F", "age": "18-24"}).name()
+    'gender=F, age=18-24'
     """
 
     group: dict
@@ -421,12 +390,12 @@ class Group:
     labels: dict | None = None
 
     def name(self, labels: bool = True) -> str:
-        """``"gender=F, age=18-24"`` (labels where known) or the codes (``labels=False``).
+        """``"gender=F, age=18-24"`` (labels where known) or the codes.
 
         Parameters
         ----------
-        labels : bool, default True
-            Show the labels when the group has them; False: always the codes.
+        labels : bool
+            False: always the codes.
 
         Returns
         -------
@@ -434,9 +403,7 @@ class Group:
 
         Examples
         --------
-        >>> Group({"gender": 0}, 5, 0.3, labels={"gender": "F"}).name()
-        'gender=F'
-        >>> Group({"gender": 0}, 5, 0.3).name()
+        >>> Group({"gender": 0}, 5, 0.3, labels={"gender": "F"}).name(labels=False)
         'gender=0'
         """
         shown = self.labels if labels and self.labels else self.group
@@ -450,21 +417,17 @@ class Unfairness(Result):
     Attributes
     ----------
     uf : float
-        ``max − min`` of the valid groups' values (eq. 1; >= 0).
+        ``max − min`` of the valid groups' values (eq. 1).
     advantaged, disadvantaged : Group
-        The groups with the largest and the smallest value.
     n_groups : int
-        Number of valid groups (``n_users >= min_users`` and a defined value).
+        Valid groups (``n_users >= min_users`` and a defined value).
     min_users : int
-        The size threshold of a valid group.
 
     Examples
     --------
     >>> values = pd.DataFrame({"g": [0, 1, 2], "n_users": [5, 5, 1], "value": [0.2, 0.7, 0.9]})
-    >>> unfairness(values, min_users=2).to_frame()
-                role group  n_users  value   uf
-    0     advantaged   g=1        5    0.7  0.5
-    1  disadvantaged   g=0        5    0.2  0.5
+    >>> unfairness(values, min_users=2).to_frame()[["role", "group"]].values.tolist()
+    [['advantaged', 'g=1'], ['disadvantaged', 'g=0']]
     """
 
     uf: float
@@ -496,15 +459,14 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     Parameters
     ----------
     values : pandas.DataFrame
-        Output of :func:`group_values`: attribute columns, ``n_users``, ``value`` (an
-        ``iteration`` column, as in a search's InfoBase, is ignored).
-    min_users : int, default 1
-        Smallest ``n_users`` of a valid group (>= 1).
+        :func:`group_values` (an ``iteration`` column, as in an InfoBase, is ignored).
+    min_users : int
+        Smallest ``n_users`` of a valid group.
 
     Returns
     -------
     Unfairness
-        UF with its advantaged and disadvantaged groups (ties: the first row wins).
+        Ties: the first row wins.
 
     Raises
     ------
@@ -514,9 +476,8 @@ def unfairness(values: pd.DataFrame, min_users: int = 1) -> Unfairness:
     Examples
     --------
     >>> t = pd.DataFrame({"gender": [0, 0, 1, 1, 1], "mrr": [1.0, 0.5, 0.25, 0.75, 0.0]})
-    >>> u = unfairness(group_values(t, ["gender"], "mrr"))
-    >>> round(u.uf, 4), u.advantaged.group, u.disadvantaged.n_users
-    (0.4167, {'gender': 0}, 3)
+    >>> round(unfairness(group_values(t, ["gender"], "mrr")).uf, 4)
+    0.4167
     """
     min_users = check_positive_int("min_users", min_users)
     attrs = [c for c in values.columns if c not in ("n_users", "value", "iteration")]

@@ -47,34 +47,29 @@ BACKENDS = ("auto", "pandas", "duckdb")
 class PairCounts(Result):
     """Counts of a pairs table, reduced to distinct per-cluster profiles (Beutel et al. 2019, Sec. 3.4).
 
-    Every pairwise metric (eq. 1-7, Sec. 6.1, 6.4) is a function of the counts N[s, t, z, o] =
-    #pairs with clicked group s, kind t (0 intra: s_j = s_j′, 1 inter), engagement level z and
-    outcome o (0 loss: score_j < score_jp, 1 tie, 2 win); the clustered bootstrap needs them per
-    query. Queries with identical counts ("profiles") are exchangeable, so only the distinct
-    profiles and their multiplicities are kept (at most 2·2·Z·3 with one pair per query).
-    ``total`` = Σ multiplicity × profiles.
+    Every pairwise metric (eq. 1-7, Sec. 6.1, 6.4) is a function of N[s, t, z, o] = #pairs with
+    clicked group s, kind t (0 intra: s_j = s_j′, 1 inter), level z and outcome o (0 loss:
+    score_j < score_jp, 1 tie, 2 win); the clustered bootstrap needs them per query. Queries with
+    identical counts are exchangeable, so only the distinct profiles and their multiplicities are
+    kept; ``total`` = Σ multiplicity × profiles.
 
     Attributes
     ----------
     profiles : numpy.ndarray of int, shape (P, 2, 2, Z, 3)
-        N[s, t, z, o] of each distinct profile.
     multiplicity : numpy.ndarray of int, shape (P,)
-        The number of clusters with that profile.
+        Clusters with that profile.
     group_names : tuple
-        The two group names, index 0 and 1 (the clicked item's group s; ratios are group 0 /
-        group 1, the paper's "not subgroup" / subgroup).
+        Groups 0 and 1 of the clicked item; ratios are group 0 / group 1 (the paper's "not
+        subgroup" / subgroup).
     z_levels : tuple
-        The engagement levels, in order.
-    cluster : str, default "query"
-        The column whose values are the clusters (the bootstrap's independent units).
+    cluster : str
+        The column whose values are the bootstrap's independent units.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> pair_counts(make_toy_pairs()).groups
-      group  index  n_pairs  n_intra  n_inter  wins  ties  losses
-    0     a      0        4        2        2     2     0       2
-    1     b      1        4        2        2     2     1       1
+    >>> pair_counts(make_toy_pairs()).groups[["group", "wins", "ties", "losses"]].values.tolist()
+    [['a', 2, 0, 2], ['b', 2, 1, 1]]
     """
 
     profiles: np.ndarray = dataclasses.field(repr=False)
@@ -135,29 +130,24 @@ class PairCounts(Result):
 
 
 def grid_frame(labels: dict, **columns) -> pd.DataFrame:
-    """A tidy DataFrame of arrays over a labelled grid: one row per cell, in C order.
+    """A tidy DataFrame of arrays over a labelled grid: label columns then value columns, one row per cell, C order.
 
     Parameters
     ----------
     labels : dict
-        Column name -> the labels along that axis, in order. Labels given as a numpy array keep
-        its dtype; others become objects (names may mix types, e.g. ``("not 2", 2)``).
+        Column name -> the labels along that axis; a numpy array keeps its dtype, others become
+        objects (names may mix types, e.g. ``("not 2", 2)``).
     **columns : array_like
-        Value columns, each of the grid's shape (``len`` of each label axis).
+        Value columns of the grid's shape.
 
     Returns
     -------
     pandas.DataFrame
-        The label columns, then the value columns, one row per cell.
 
     Examples
     --------
-    >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
-        kind  z  n_pairs
-    0  intra  1        3
-    1  intra  2        1
-    2  inter  1        0
-    3  inter  2        2
+    >>> grid_frame({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]])).values.tolist()
+    [['intra', 1, 3], ['intra', 2, 1], ['inter', 1, 0], ['inter', 2, 2]]
     """
     import pandas as pd
 
@@ -170,21 +160,17 @@ def grid_columns(labels: dict, **columns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     labels : dict
-        Column name -> the labels along that axis, in order (as in :func:`grid_frame`).
     **columns : array_like
-        Value columns, each of the grid's shape.
+        As in :func:`grid_frame`.
 
     Returns
     -------
     dict of str to numpy.ndarray
-        The label columns, then the value columns, one entry per cell, in C order.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> cols = grid_columns({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))
-    >>> cols["kind"].tolist(), cols["n_pairs"].tolist()
-    (['intra', 'intra', 'inter', 'inter'], [3, 1, 0, 2])
+    >>> grid_columns({"kind": ("intra", "inter"), "z": (1, 2)}, n_pairs=np.array([[3, 1], [0, 2]]))["kind"].tolist()
+    ['intra', 'intra', 'inter', 'inter']
     """
     shape = tuple(len(v) for v in labels.values())
     idx = np.unravel_index(np.arange(int(np.prod(shape))), shape)
@@ -198,23 +184,20 @@ def grid_columns(labels: dict, **columns) -> dict[str, np.ndarray]:
 
 
 def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str = "query") -> pd.DataFrame:
-    """Validate a pairs table (Beutel et al. 2019, Sec. 3.4: one row per recorded randomized pair).
-
-    Adds ``z = 0`` (one engagement level) when there is no ``z`` column.
+    """Validate a pairs table (Beutel et al. 2019, Sec. 3.4: one row per recorded randomized pair),
+    adding ``z = 0`` (one engagement level) when there is no ``z`` column.
 
     Parameters
     ----------
     pairs : pandas.DataFrame
-        The pairs table.
-    need_scores : bool, default True
-        Require ``score_j`` and ``score_jp`` (False when a scores table is attached later).
-    cluster : str, default "query"
+    need_scores : bool
+        Require ``score_j`` and ``score_jp`` (False when scores are attached later).
+    cluster : str
         The column whose values are the bootstrap's clusters.
 
     Returns
     -------
     pandas.DataFrame
-        ``pairs``, with ``z`` added if it was absent.
 
     Raises
     ------
@@ -224,12 +207,10 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
 
     Examples
     --------
-    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
-    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
-    >>> check_pairs(pairs)
+    >>> check_pairs(pd.DataFrame({"query": [0], "j": [0], "jp": [1], "s_j": ["a"], "s_jp": ["b"]}))
     Traceback (most recent call last):
     ...
-    ocef.errors.DataError: pairs is missing column(s) ['score_j', 'score_jp'] (give scores: a table with columns item, score, or query, item, score); it has ['query', 'j', 'jp', 's_j', 's_jp']
+    ocef.errors.DataError: pairs is missing column(s) ['score_j', 'score_jp'] ...
     """
     import pandas as pd
 
@@ -291,22 +272,19 @@ def _check_score_columns(columns: list) -> None:
 
 
 def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Add ``score_j``, ``score_jp`` to a pairs table from a separate scores table.
-
-    The model's scores g(f(q, v)) may come as one score per item (columns ``item, score``) or per
-    query (``query, item, score``); existing score columns of ``pairs`` are replaced.
+    """Add ``score_j``, ``score_jp`` to a pairs table from a scores table, per item (``item, score``)
+    or per query (``query, item, score``); existing score columns are replaced.
 
     Parameters
     ----------
     pairs : pandas.DataFrame
-        The pairs table (``query``, ``j``, ``jp``, ...).
     scores : pandas.DataFrame
-        Columns ``item, score`` or ``query, item, score``, one row per key.
+        One row per key.
 
     Returns
     -------
     pandas.DataFrame
-        A copy of ``pairs`` with ``score_j`` and ``score_jp``.
+        A copy.
 
     Raises
     ------
@@ -315,14 +293,9 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [1, 2, 0],
-    ...                       "s_j": ["a", "a", "b"], "s_jp": ["a", "b", "a"]})
-    >>> scores = pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]})
-    >>> attach_scores(pairs, scores)[["j", "jp", "score_j", "score_jp"]]
-       j  jp  score_j  score_jp
-    0  0   1      0.9       0.5
-    1  1   2      0.5       0.1
-    2  2   0      0.1       0.9
+    >>> pairs = pd.DataFrame({"query": [0, 1], "j": [0, 1], "jp": [1, 2], "s_j": ["a", "a"], "s_jp": ["a", "b"]})
+    >>> attach_scores(pairs, pd.DataFrame({"item": [0, 1, 2], "score": [0.9, 0.5, 0.1]}))["score_jp"].tolist()
+    [0.5, 0.1]
     """
     import pandas as pd
 
@@ -346,11 +319,10 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
-    """The two group names and the map from the raw group values to 0/1.
+    """The two group names and the map from the raw group values to 0/1 (the subgroup is 1).
 
-    The subgroup is group 1 (ratios are "not subgroup" / subgroup). Two values: sorted, unless
-    ``subgroup`` names one. More values need ``subgroup``; the others become ``"not <subgroup>"``.
-    A string ``subgroup`` matches a numeric value with that spelling (``--subgroup 2``).
+    Two values: sorted, unless ``subgroup`` names one. More values need ``subgroup``; the others
+    become ``"not <subgroup>"``. A string ``subgroup`` matches a numeric value so spelled.
 
     Parameters
     ----------
@@ -362,7 +334,6 @@ def group_mapping(values: Sequence, subgroup=None) -> tuple[tuple, dict]:
     Returns
     -------
     names : tuple
-        ``(name_0, name_1)``.
     mapping : dict
         Raw value -> 0 or 1.
 
@@ -407,29 +378,26 @@ def _outcome(score_j: np.ndarray, score_jp: np.ndarray) -> np.ndarray:
 
 def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=None,
                        z_levels=None, cluster: str = "query") -> PairCounts:
-    """Counts of randomized pairs (:class:`PairCounts`) from per-row arrays.
-
-    Each row is ``weight`` identical pairs of cluster ``query``.
+    """Counts of randomized pairs (:class:`PairCounts`) from per-row arrays, each row ``weight``
+    identical pairs of cluster ``query``.
 
     Parameters
     ----------
     query : array_like
-        Cluster of each row (the bootstrap's independent unit).
+        Cluster of each row.
     s_j, s_jp : array_like
         Groups of the clicked and of the unclicked item.
     z : array_like
-        Engagement level of each pair.
+        Engagement levels.
     outcome : array_like of int
         0 loss (score_j < score_jp), 1 tie, 2 win.
     weight : array_like of int, optional
-        Pairs per row (default 1).
     subgroup : optional
-        The group compared with the rest (:func:`group_mapping`).
+        :func:`group_mapping`.
     z_levels : sequence, optional
-        The engagement levels in order (default: the sorted values found; a level without pairs
-        is kept).
-    cluster : str, default "query"
-        Name of the cluster column (recorded in the counts).
+        Default: the sorted values found (a level without pairs is kept).
+    cluster : str
+        Recorded in the counts.
 
     Returns
     -------
@@ -442,10 +410,9 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
 
     Examples
     --------
-    >>> counts = counts_from_arrays(query=[0, 0, 1, 2], s_j=["a", "a", "b", "b"], s_jp=["a", "b", "a", "a"],
-    ...                             z=[1, 1, 1, 2], outcome=[2, 0, 1, 2])
+    >>> counts = counts_from_arrays(query=[0, 0, 1], s_j=["a", "a", "b"], s_jp=["a", "b", "a"], z=[1, 1, 2], outcome=[2, 0, 1])
     >>> counts.n_pairs, counts.n_queries, counts.z_levels
-    (4, 3, (1, 2))
+    (3, 2, (1, 2))
     """
     codes_j, uj = _factorize(s_j)
     codes_jp, ujp = _factorize(s_jp)
@@ -551,26 +518,23 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
                 backend: str = "auto") -> PairCounts:
     """Reduce a pairs table to :class:`PairCounts`, the only input the pairwise metrics need.
 
-    The table's columns are in the module docstring; each pair's outcome is c_q(j, j′) (eq. 1; a tie
-    is kept apart). The ``"pandas"`` and ``"duckdb"`` backends give the same counts.
+    Columns in the module docstring; each pair's outcome is c_q(j, j′) (eq. 1; ties kept apart). The
+    ``"pandas"`` and ``"duckdb"`` backends give the same counts.
 
     Parameters
     ----------
     pairs : pandas.DataFrame, str or path
-        The pairs table, or a CSV/Parquet file of it (:data:`PAIR_COLUMNS`, plus ``score_j`` /
+        The table, or a CSV/Parquet file of it (:data:`PAIR_COLUMNS`, plus ``score_j`` /
         ``score_jp`` unless ``scores`` is given).
     scores : pandas.DataFrame, str or path, optional
-        A scores table with columns ``item, score`` or ``query, item, score`` (:func:`attach_scores`).
+        :func:`attach_scores`.
     subgroup : optional
-        The group value compared with the rest; required when s_j/s_jp hold more than two values
-        (:func:`group_mapping`).
-    cluster : str, default "query"
-        The column whose values are the bootstrap's clusters (users, when one user makes many
-        queries).
+        Required with more than two group values (:func:`group_mapping`).
+    cluster : str
+        The bootstrap's clusters (users, when one user makes many queries).
     z_levels : sequence, optional
-        The engagement levels in order (default: the sorted values found).
-    backend : {"auto", "pandas", "duckdb"}, default "auto"
-        The counting backend (``"auto"``: DuckDB for file paths, pandas for DataFrames).
+    backend : {"auto", "pandas", "duckdb"}
+        ``"auto"``: DuckDB for file paths, pandas for DataFrames.
 
     Returns
     -------
@@ -587,9 +551,8 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     Examples
     --------
     >>> from ocef.datasets import make_toy_pairs
-    >>> counts = pair_counts(make_toy_pairs())
-    >>> counts.n_pairs, counts.n_queries, counts.z_levels
-    (8, 8, (1,))
+    >>> pair_counts(make_toy_pairs()).n_pairs
+    8
     """
 
     _check_cluster(cluster)
@@ -615,7 +578,6 @@ def read_table(path) -> pd.DataFrame:
     Parameters
     ----------
     path : str or path
-        A ``.csv`` or ``.parquet`` file.
 
     Returns
     -------
@@ -651,12 +613,7 @@ def _duckdb_source(obj, name: str, con) -> str:
 
 
 def _duckdb_counts(pairs, scores, *, subgroup, cluster: str, z_levels) -> PairCounts:
-    """DuckDB path: the pairs (joined with scores) checked in SQL and read back as integer codes
-    per pair (groups, levels and outcomes mapped in SQL), then the profiles as the pandas path.
-
-    Runs on a cursor of the process's one in-memory database (:func:`ocef.backends.duckdb_cursor`,
-    as the log counts): a DataFrame registered on a cursor is visible to that cursor only and
-    released when it closes, so calls and threads never see each other's ``pairs_df``."""
+    """DuckDB path: pairs checked and coded in SQL on a private cursor, then profiled as the pandas path."""
     import duckdb
 
     from ocef.backends import duckdb_cursor

@@ -31,19 +31,15 @@ def coat_sizes(default: pd.DataFrame, random: pd.DataFrame) -> tuple[int, int]:
     Parameters
     ----------
     default, random : pandas.DataFrame
-        Coat's self-selected and random logs (:meth:`ocef.datasets.Coat.logs`), with integer
-        ``user`` and ``item`` columns.
+        :meth:`ocef.datasets.Coat.logs`, integer ``user`` and ``item`` columns.
 
     Returns
     -------
     (int, int)
-        ``(n_users, n_items)``.
 
     Examples
     --------
-    >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
-    >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
-    >>> coat_sizes(default, random)
+    >>> coat_sizes(pd.DataFrame({"user": [0, 2], "item": [0, 2]}), pd.DataFrame({"user": [3], "item": [1]}))
     (4, 3)
     """
     return (int(max(default.user.max(), random.user.max())) + 1,
@@ -51,24 +47,20 @@ def coat_sizes(default: pd.DataFrame, random: pd.DataFrame) -> tuple[int, int]:
 
 
 def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
-    """Coat's self-selected ratings (the default log) as the trainer's ``user, item, rating`` table.
+    """Coat's self-selected ratings as :func:`ocef.pairwise.fit_mf_pairwise`'s ``user, item, rating`` table.
 
     Parameters
     ----------
     default : pandas.DataFrame
-        Coat's default log, with columns ``user``, ``item``, ``rating``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``user, item, rating`` (:func:`ocef.pairwise.fit_mf_pairwise`'s input).
 
     Examples
     --------
-    >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
-    >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
-    >>> coat_ratings(default).shape
-    (4, 3)
+    >>> coat_ratings(pd.DataFrame({"user": [0, 2], "item": [0, 2], "rating": [5, 2], "Y": [1, 0]})).columns.tolist()
+    ['user', 'item', 'rating']
     """
     return pd.DataFrame({"user": default.user, "item": default["item"], "rating": default.rating})
 
@@ -76,60 +68,52 @@ def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
 def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, *, rng=None) -> MFModel:
     """The "production" model of the Coat analyses: a rank-8 matrix factorisation of the self-selected ratings.
 
-    :func:`ocef.pairwise.fit_mf_pairwise` without the regularizer (λ = 0), rank 8, ridge 0.01, 200
-    Adam steps of size 0.05: the model trained on self-selected (biased) ratings whose pairwise
-    accuracies the randomized Coat pairs then audit, as Beutel et al. 2019 (pairwise fairness) audits its production ranker.
+    :func:`ocef.pairwise.fit_mf_pairwise` with λ = 0, rank 8, ridge 0.01, 200 Adam steps of size
+    0.05: the model trained on biased ratings whose pairwise accuracies the randomized Coat pairs
+    audit, as Beutel et al. 2019 audits its production ranker.
 
     Parameters
     ----------
     default : pandas.DataFrame
-        Coat's default log (``user, item, rating``).
+        Coat's default log.
     n_users, n_items : int
-        Sizes of the score matrix (:func:`coat_sizes`: both logs' users and items).
+        :func:`coat_sizes`.
     rng : None, int, SeedSequence or Generator
-        Seeds the initial factors.
 
     Returns
     -------
     ocef.pairwise.MFModel
-        The trained model; ``scores()`` is n_users x n_items.
 
     Examples
     --------
     >>> default = pd.DataFrame({"user": [0, 0, 1, 2], "item": [0, 1, 1, 2], "rating": [5, 3, 4, 2]})
-    >>> random = pd.DataFrame({"user": [0, 1, 3], "item": [2, 0, 1], "rating": [1, 2, 5]})
-    >>> model = coat_mf(default, *coat_sizes(default, random), rng=0)
-    >>> model.scores().shape, model.user_factors.shape
-    ((4, 3), (4, 8))
+    >>> coat_mf(default, 4, 3, rng=0).scores().shape
+    (4, 3)
     """
     return fit_mf_pairwise(coat_ratings(default), n_users=n_users, n_items=n_items, rank=8, l2=0.01, epochs=200, lr=0.05, rng=rng)
 
 
 def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") -> pd.DataFrame:
-    """Add the audited model's scores ``score_j``, ``score_jp`` to a pairs table.
+    """Add the audited model's scores ``score_j``, ``score_jp`` to a pairs table (a copy).
 
     Parameters
     ----------
     pairs : pandas.DataFrame
-        Pairs with item indices ``j``, ``jp`` (and the user index in column ``user``).
+        With item indices ``j``, ``jp`` (and the user index in ``user``).
     scores : array_like of float
-        A users x items score matrix (per-user scores), or an items vector (one score per item,
-        e.g. popularity).
-    user : str, default "query"
-        The column of ``pairs`` holding the user index (for a matrix).
+        Users x items, or one score per item (e.g. popularity).
+    user : str
+        The user-index column (for a matrix).
 
     Returns
     -------
     pandas.DataFrame
-        A copy of ``pairs`` with ``score_j`` and ``score_jp``.
 
     Examples
     --------
     >>> pairs = pd.DataFrame({"query": [0, 1], "j": [0, 2], "jp": [1, 0]})
-    >>> score_pairs(pairs, np.array([[0.5, 0.2, 0.9], [0.1, 0.4, 0.3]]))
-       query  j  jp  score_j  score_jp
-    0      0  0   1      0.5       0.2
-    1      1  2   0      0.3       0.1
+    >>> score_pairs(pairs, np.array([[0.5, 0.2, 0.9], [0.1, 0.4, 0.3]]))["score_j"].tolist()
+    [0.5, 0.3]
     """
     scores = np.asarray(scores, dtype=float)
     if scores.ndim == 1:
@@ -138,29 +122,25 @@ def score_pairs(pairs: pd.DataFrame, scores: np.ndarray, user: str = "query") ->
 
 
 def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=None) -> pd.DataFrame:
-    """Scored randomized pairs of a real data set (Coat or the Open Bandit Dataset).
+    """Scored randomized pairs of a real data set, the input of :func:`ocef.pairwise.pairwise_accuracy`.
 
     Coat: the pairs of the random ratings (:meth:`ocef.datasets.Coat.pairs`), scored by
-    :func:`coat_mf` (``model="mf"``, default) or by popularity (likes per item in the self-selected
-    log). OBD: the pairs of the random log (:meth:`ocef.datasets.OpenBanditDataset.pairs`) scored by
-    popularity (click rate per item in the Bernoulli-Thompson-sampling log; the random log has no
-    user ids, so no MF). The result is the input of :func:`ocef.pairwise.pairwise_accuracy`.
+    :func:`coat_mf` or by popularity (likes per item in the self-selected log). OBD: the pairs of the
+    random log, scored by popularity (click rate per item in the Thompson-sampling log; the random
+    log has no user ids, so no MF).
 
     Parameters
     ----------
     name : {"coat", "obd"}
-        The data set.
     model : {"mf", "popularity"}, optional
-        The scoring model (default: ``"mf"`` for Coat, ``"popularity"`` for OBD).
+        Default: ``"mf"`` for Coat, ``"popularity"`` for OBD.
     data_dir : str or path, optional
-        Where the data sets live (default: found automatically, :mod:`ocef.datasets`).
     rng : None, int, SeedSequence or Generator
-        Seeds the MF.
 
     Returns
     -------
     pandas.DataFrame
-        A pairs table: query, j, jp, s_j, s_jp, z, score_j, score_jp.
+        query, j, jp, s_j, s_jp, z, score_j, score_jp.
 
     Raises
     ------
@@ -169,13 +149,9 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
 
     Examples
     --------
-    >>> dataset_pairs("netflix")
-    Traceback (most recent call last):
-    ...
-    ocef.errors.ParameterError: dataset must be 'coat' or 'obd', got 'netflix'
-    >>> pairs = dataset_pairs("coat", "popularity")            # doctest: +SKIP
-    >>> len(pairs), sorted(pairs.s_j.unique()), sorted(pairs.z.unique().tolist())   # doctest: +SKIP
-    (8770, ['men', 'women'], [4, 5])
+    >>> from ocef.datasets import make_toy_obd
+    >>> dataset_pairs("obd", data_dir=make_toy_obd())[["j", "jp", "score_j"]].values.tolist()
+    [[2.0, 0.0, 1.0], [2.0, 1.0, 1.0]]
     """
     if name not in DEFAULT_MODELS:
         raise ParameterError(f"dataset must be 'coat' or 'obd', got {name!r}")

@@ -40,25 +40,24 @@ REG_KINDS = ("inter", "all")
 
 @dataclass(frozen=True)
 class RegularizerValue(Result):
-    """The pairwise regularizer |Corr_P(A, B)| of eq. (10)-(12) with its gradient, made by :func:`pairwise_regularizer`.
+    """The pairwise regularizer |Corr_P(A, B)| of eq. (10)-(12) with its gradient, from :func:`pairwise_regularizer`.
 
     Attributes
     ----------
     value : float
-        |Corr(A, B)|, the term added (times λ) to the training loss in eq. (10).
+        |Corr(A, B)|, added (times λ) to the training loss of eq. (10).
     corr : float
-        Corr(A, B), signed: negative when the model ranks the clicked item better, relative to
-        the other item, for group 0's clicks than for group 1's.
+        Signed: negative when the model ranks the clicked item relatively better for group 0's
+        clicks than for group 1's.
     grad_score_j, grad_score_jp : numpy.ndarray
-        ∂|Corr|/∂g of each pair's clicked-item and unclicked-item score (0 outside the set).
+        ∂|Corr|/∂g of each pair's two scores (0 outside the set).
     weights : numpy.ndarray
-        The pair weights (summing to 1; 0 outside the regularized set).
+        The pair weights (summing to 1; 0 outside the set).
 
     Examples
     --------
-    >>> r = pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0])
-    >>> r.to_dict()["n_pairs"], round(r.value, 4), round(r.corr, 4)
-    (4, 0.2466, -0.2466)
+    >>> round(pairwise_regularizer([0.9, 0.2, 0.8, 0.3], [0.1, 0.6, 0.5, 0.7], [0, 0, 1, 1], [1, 1, 0, 0]).corr, 4)
+    -0.2466
     """
 
     value: float
@@ -92,28 +91,25 @@ def _binary(name: str, values, n: int) -> np.ndarray:
 
 def pairwise_regularizer(score_j, score_jp, s_j, s_jp, *, y_j=1.0, y_jp=0.0, kind: str = "inter",
                          rebalance: bool = True) -> RegularizerValue:
-    """The pairwise regularizer |Corr_P(A, B)| of eq. (10)-(12) and its exact gradient.
-
-    A, B, the re-balancing and the gradient are defined in the module docstring (eq. 11-12).
+    """The pairwise regularizer |Corr_P(A, B)| of eq. (10)-(12) and its exact gradient (A, B, the
+    re-balancing and the gradient: module docstring).
 
     Parameters
     ----------
     score_j, score_jp : array_like of float, shape (n,)
-        g(f(q, v)) of each pair's two items (finite).
+        g(f(q, v)) of each pair's two items.
     s_j, s_jp : array_like of 0/1
-        Group of each item (1 = subgroup); broadcast to (n,).
-    y_j, y_jp : float or array_like, default 1.0 and 0.0
-        Labels (default: j clicked, j′ not); pairs with y_j = y_jp have A = B = 0 and are excluded.
-    kind : {"inter", "all"}, default "inter"
-        Regularize over the inter-group pairs only, or over all pairs.
-    rebalance : bool, default True
-        Weights ½/n_s by the clicked item's group s (Sec. 5); False: uniform weights.
+        Groups (1 = subgroup).
+    y_j, y_jp : float or array_like
+        Labels (default: j clicked, j′ not); pairs with y_j = y_jp are excluded.
+    kind : {"inter", "all"}
+        The inter-group pairs only, or all pairs.
+    rebalance : bool
+        Weights ½/n_s by the clicked item's group s (Sec. 5); False: uniform.
 
     Returns
     -------
     RegularizerValue
-        ``value`` = |Corr|, ``corr``, the gradients with respect to ``score_j`` and ``score_jp``,
-        and the pair ``weights``.
 
     Raises
     ------
@@ -179,27 +175,20 @@ class MFModel(Result):
     Attributes
     ----------
     mu : float
-        Global offset μ.
-    user_bias : numpy.ndarray, shape (n_users,)
-        b_u.
-    item_bias : numpy.ndarray, shape (n_items,)
-        c_i.
-    user_factors : numpy.ndarray, shape (n_users, rank)
-        p_u.
-    item_factors : numpy.ndarray, shape (n_items, rank)
-        q_i.
-    lam : float, default 0.0
-        The weight λ of the pairwise regularizer it was trained with (0: plain MF).
+    user_bias, item_bias : numpy.ndarray
+        b_u and c_i.
+    user_factors, item_factors : numpy.ndarray
+        p_u and q_i, (n, rank).
+    lam : float
+        λ of the pairwise regularizer it was trained with (0: plain MF).
     history : pandas.DataFrame
         One row per epoch: ``epoch, mse, corr, objective``.
 
     Examples
     --------
-    >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
-    ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
-    >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
-    >>> model.scores().shape, model.predict([0], [0]).round(1).tolist()
-    ((3, 3), [5.0])
+    >>> ratings = pd.DataFrame({"user": [0, 1, 2], "item": [0, 1, 2], "rating": [5.0, 4.0, 1.0]})
+    >>> fit_mf_pairwise(ratings, rank=2, epochs=10, rng=0).scores().shape
+    (3, 3)
     """
 
     mu: float
@@ -228,24 +217,21 @@ class MFModel(Result):
         return self.mu + self.user_bias[:, None] + self.item_bias[None, :] + self.user_factors @ self.item_factors.T
 
     def predict(self, users, items) -> np.ndarray:
-        """Predicted scores r̂_ui of the (user, item) pairs ``zip(users, items)``.
+        """Predicted scores r̂_ui of the pairs ``zip(users, items)``.
 
         Parameters
         ----------
         users, items : array_like of int
-            User and item indices, of one length.
 
         Returns
         -------
         numpy.ndarray of float
-            One score per pair.
 
         Examples
         --------
         >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
         ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
-        >>> model = fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0)
-        >>> model.predict([0, 2], [0, 2]).round(1).tolist()
+        >>> fit_mf_pairwise(ratings, rank=2, epochs=200, rng=0).predict([0, 2], [0, 2]).round(1).tolist()
         [5.0, 4.0]
         """
         u = np.asarray(users, dtype=np.int64)
@@ -277,11 +263,11 @@ def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) ->
     Parameters
     ----------
     pairs : pandas.DataFrame
-        Pairs with columns ``j``, ``jp`` (item indices), ``s_j``, ``s_jp`` (groups) and ``user``.
-    user : str, default "query"
+        Columns ``j``, ``jp`` (item indices), ``s_j``, ``s_jp`` and ``user``.
+    user : str
         The column holding each pair's user index.
-    subgroup : default 1
-        The group value coded 1 (every other value is 0).
+    subgroup
+        The group value coded 1 (every other is 0).
 
     Returns
     -------
@@ -295,9 +281,9 @@ def pairs_to_indices(pairs: pd.DataFrame, *, user: str = "query", subgroup=1) ->
 
     Examples
     --------
-    >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})
-    >>> {key: v.tolist() for key, v in pairs_to_indices(pairs).items()}
-    {'u': [0, 1, 2], 'j': [0, 1, 2], 'jp': [2, 0, 1], 's_j': [0.0, 1.0, 1.0], 's_jp': [1.0, 0.0, 0.0]}
+    >>> pairs = pd.DataFrame({"query": [0, 1], "j": [0, 1], "jp": [2, 0], "s_j": [0, 1], "s_jp": [1, 0]})
+    >>> pairs_to_indices(pairs)["s_j"].tolist()
+    [0.0, 1.0]
     """
     missing = [c for c in (user, "j", "jp", "s_j", "s_jp") if c not in pairs.columns]
     if missing:
@@ -329,20 +315,19 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
     """The training objective of eq. (10) for a matrix factorisation, and its exact gradient.
 
     Objective = MSE(D) + l2·(‖b‖² + ‖c‖² + ‖P‖² + ‖Q‖²) + λ·|Corr_P(A, B)| with
-    r̂_ui = μ + b_u + c_i + ⟨p_u, q_i⟩ (the mean, not the sum of eq. 10); the gradient is exact.
+    r̂_ui = μ + b_u + c_i + ⟨p_u, q_i⟩ (the mean, not the sum of eq. 10).
 
     Parameters
     ----------
     theta : numpy.ndarray
-        Flat parameters (μ, b (n_users), c (n_items), P (n_users x rank), Q (n_items x rank)).
+        Flat (μ, b, c, P, Q).
     ratings : dict of numpy.ndarray
-        ``u``, ``i`` (indices) and ``r`` (ratings).
+        ``u``, ``i`` and ``r``.
     pairs : dict of numpy.ndarray or None
-        ``u``, ``j``, ``jp``, ``s_j``, ``s_jp`` (:func:`pairs_to_indices`); None: no regularizer.
+        :func:`pairs_to_indices`; None: no regularizer.
     n_users, n_items, rank : int
-        The sizes that shape ``theta``.
     lam : float
-        λ >= 0, the regularizer's weight (0: plain MF).
+        λ, the regularizer's weight.
     l2 : float
         Ridge penalty on biases and factors.
     kind, rebalance
@@ -352,19 +337,15 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
     -------
     objective : float
     gradient : numpy.ndarray
-        The gradient of the objective, ``theta``'s shape.
     mse : float
-        The MSE term.
     corr : float
-        The signed Corr(A, B) (0 without pairs or with ``lam`` 0).
+        Signed Corr(A, B) (0 without pairs or with ``lam`` 0).
 
     Examples
     --------
     >>> data = {"u": np.array([0, 1, 2]), "i": np.array([0, 1, 2]), "r": np.array([5.0, 4.0, 1.0])}
     >>> theta = np.random.default_rng(0).normal(0, 0.1, 1 + 3 + 3 + (3 + 3) * 2)
-    >>> obj, grad, mse, corr = mf_loss_and_gradient(theta, data, None, n_users=3, n_items=3, rank=2,
-    ...                                               lam=0.0, l2=0.0)
-    >>> round(mse, 4)
+    >>> round(mf_loss_and_gradient(theta, data, None, n_users=3, n_items=3, rank=2, lam=0.0, l2=0.0)[2], 4)
     13.7409
     """
     mu, bu, bi, P, Q = _unpack(theta, n_users, n_items, rank)
@@ -417,20 +398,17 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     ratings : pandas.DataFrame
         Columns ``user, item, rating`` (integer indices).
     pairs : pandas.DataFrame, optional
-        A pairs table whose ``pair_user`` column holds each query's user index and whose ``j`` /
-        ``jp`` are item indices (:func:`pairs_to_indices`); needed when ``lam > 0``.
-    lam : float, default 0.0
-        λ >= 0, the regularizer's weight.
+        Needed when ``lam > 0`` (:func:`pairs_to_indices`).
+    lam : float
+        λ, the regularizer's weight.
     n_users, n_items : int, optional
-        Sizes (default: from the largest indices; with ``init``: its sizes, which these must match).
-    rank : int, default 8
-        Number of factors.
-    l2 : float, default 1e-3
+        Default: from the largest indices (with ``init``: its sizes, which these must match).
+    rank : int
+    l2 : float
         Ridge penalty.
-    epochs : int, default 300
+    epochs : int
         Full-batch Adam steps.
-    lr : float, default 0.05
-        Adam's step size.
+    lr : float
     kind, rebalance
         As in :func:`pairwise_regularizer`.
     pair_user, subgroup
@@ -438,12 +416,11 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     init : MFModel, optional
         Start from this model (its rank and sizes are kept).
     rng : None, int, SeedSequence or Generator
-        Seeds the initial factors (not used with ``init``).
+        Not used with ``init``.
 
     Returns
     -------
     MFModel
-        The trained model with its per-epoch ``history``.
 
     Raises
     ------
@@ -455,8 +432,7 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     >>> ratings = pd.DataFrame({"user": [0, 0, 1, 1, 2, 2], "item": [0, 1, 1, 2, 0, 2],
     ...                         "rating": [5.0, 3.0, 4.0, 2.0, 1.0, 4.0]})
     >>> pairs = pd.DataFrame({"query": [0, 1, 2], "j": [0, 1, 2], "jp": [2, 0, 1], "s_j": [0, 1, 1], "s_jp": [1, 0, 0]})
-    >>> fair = fit_mf_pairwise(ratings, pairs, lam=1.0, rank=2, epochs=200, rng=0)
-    >>> bool(abs(fair.history["corr"].iloc[-1]) < 0.01)           # |Corr(A, B)| driven to ~0
+    >>> bool(abs(fit_mf_pairwise(ratings, pairs, lam=1.0, rank=2, epochs=200, rng=0).history["corr"].iloc[-1]) < 0.01)
     True
     """
     lam = check_in_interval("lam", lam, 0.0, np.inf, low_open=False, high_open=True)

@@ -37,32 +37,25 @@ __all__ = ["SimulatedPairs", "PairsTruth", "simulate_pairs", "pairs_truth", "rel
 
 @dataclass(frozen=True)
 class PairsTruth(Result):
-    """The exact pairwise accuracies of a randomized-pairs experiment, made by :func:`pairs_truth`.
-
-    The population values that :func:`ocef.pairwise.pairwise_accuracy` estimates.
+    """The exact pairwise accuracies of a randomized-pairs experiment (:func:`pairs_truth`): the
+    population values :func:`ocef.pairwise.pairwise_accuracy` estimates.
 
     Attributes
     ----------
     mass : numpy.ndarray, shape (2, 2, Z, 3)
-        Probability of a recorded pair per (clicked group, intra/inter, z, outcome), summing to 1.
+        Probability of a recorded pair per (clicked group, intra/inter, z, outcome).
     cells : pandas.DataFrame
         kind, group, z, probability, accuracy (eq. 1-6).
     summary_table : pandas.DataFrame
-        kind, accuracy_0, accuracy_1, ratio, gap (Sec. 6.1; levels averaged: those with mass for
-        both groups).
+        kind, accuracy_0, accuracy_1, ratio, gap (Sec. 6.1; levels with mass for both groups).
     exposure : pandas.DataFrame
         group, z, click_share, exposure over the inter-group pairs (Sec. 6.4).
 
     Examples
     --------
-    >>> from ocef.reo.simulate import as_world
-    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> pairs_truth(world).summary().round(4)
-          kind  accuracy_0  accuracy_1   ratio     gap
-    0  overall      0.7288      0.7794  0.9351 -0.0506
-    1    intra      0.8703      0.6806  1.2788  0.1897
-    2    inter      0.6606      0.8291  0.7968 -0.1685
+    >>> from ocef.reo.simulate import make_traffic_world
+    >>> float(pairs_truth(make_traffic_world(n_users=20, n_items=6, rng=0)).mass.sum())
+    1.0
     """
 
     mass: np.ndarray = dataclasses.field(repr=False)
@@ -81,18 +74,12 @@ class PairsTruth(Result):
         Returns
         -------
         pandas.DataFrame
-            One row per kind (overall, intra, inter).
 
         Examples
         --------
-        >>> from ocef.reo.simulate import as_world
-        >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-        ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-        >>> pairs_truth(world).summary()[["kind", "gap"]].round(4)
-              kind     gap
-        0  overall -0.0506
-        1    intra  0.1897
-        2    inter -0.1685
+        >>> from ocef.reo.simulate import make_traffic_world
+        >>> pairs_truth(make_traffic_world(n_users=20, n_items=6, rng=0)).summary()["gap"].round(4).tolist()
+        [0.0728, 0.092, 0.0669]
         """
         return self.summary_table.copy()
 
@@ -110,27 +97,20 @@ class SimulatedPairs(Result):
     Attributes
     ----------
     pairs : pandas.DataFrame
-        query, user, j (clicked), jp (unclicked), s_j, s_jp, z, score_j, score_jp, position_j
-        (2 or 3).
+        query, user, j (clicked), jp, s_j, s_jp, z, score_j, score_jp, position_j (2 or 3).
     truth : PairsTruth or None
-        The exact accuracies of the audited scores (None with ``truth=False``).
+        None with ``truth=False``.
     n_requests : int
-        Requests served.
     n_experimental : int
-        Requests in the experimental slice (shown a randomized pair).
+        Requests shown a randomized pair.
     n_recorded : int
-        Pairs recorded (exactly one of the two items clicked).
+        Pairs with exactly one of the two items clicked.
 
     Examples
     --------
-    >>> from ocef.reo.simulate import as_world
-    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> sim = simulate_pairs(world, n_requests=20_000, p_pair=0.5, rng=0)
-    >>> sim.pairs.head(2)
-       query  user  j  jp  s_j  s_jp  z  score_j  score_jp  position_j
-    0      3     1  1   0    0     0  2      4.0       1.0           3
-    1     11     0  0   3    0     1  2      4.0       2.0           3
+    >>> from ocef.reo.simulate import make_traffic_world
+    >>> simulate_pairs(make_traffic_world(n_users=20, n_items=6, rng=0), n_requests=20_000, p_pair=0.5, rng=0).n_recorded
+    1762
     """
 
     pairs: pd.DataFrame = dataclasses.field(repr=False)
@@ -155,29 +135,24 @@ class SimulatedPairs(Result):
 
 
 def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
-    """The relevant set R_u of each user: the top ``n_relevant`` items by the world's default scores.
-
-    R_q of the retrieval stage (Sec. 3.1); ties go to the lower item index.
+    """The relevant set R_u of each user (R_q of the retrieval stage, Sec. 3.1): the top
+    ``n_relevant`` items by the world's default scores, ties by lower index.
 
     Parameters
     ----------
     world : ocef.reo.simulate.TrafficWorld
-        The simulated world.
     n_relevant : int or None
-        Size of each R_u, in [2, n_items]; None: all items.
+        In [2, n_items]; None: all items.
 
     Returns
     -------
     numpy.ndarray of int, shape (n_users, n_relevant)
-        Item indices of each user's relevant set, best first (all items in order with None).
 
     Examples
     --------
-    >>> from ocef.reo.simulate import as_world
-    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> relevant_sets(world, 2).tolist()
-    [[0, 2], [1, 3]]
+    >>> from ocef.reo.simulate import make_traffic_world
+    >>> relevant_sets(make_traffic_world(n_users=20, n_items=6, rng=0), 2)[:2].tolist()
+    [[4, 1], [5, 2]]
     """
     if n_relevant is None:
         return np.broadcast_to(np.arange(world.n_items), (world.n_users, world.n_items))
@@ -205,23 +180,22 @@ def _check(world, model_scores, position_bias, n_levels):
 @validate_params(n_relevant=OrNone(Integer(2)), n_levels=Integer(1), chunk=Integer(1))
 def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | None = None,
                 position_bias=(1.0, 1.0), n_levels: int = 2, chunk: int = 2_000_000) -> PairsTruth:
-    """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world``.
-
-    The ground truth of the module docstring, in chunks of bounded memory (U x |R| x |R|).
+    """The exact pairwise accuracies of ``model_scores`` on the randomized pairs of ``world`` (the
+    ground truth of the module docstring), in chunks of bounded memory.
 
     Parameters
     ----------
     world : ocef.reo.simulate.TrafficWorld
         Two item groups 0 and 1.
     model_scores : array_like, shape (n_users, n_items), optional
-        The audited model's scores g(f(q, v)) (default: ``world.scores``).
+        g(f(q, v)) of the audited model (default: ``world.scores``).
     n_relevant : int, optional
-        Size of each user's relevant set (:func:`relevant_sets`; None: all items).
-    position_bias : (float, float), default (1.0, 1.0)
-        Examination probabilities θ₂, θ₃ of positions 2 and 3, in (0, 1].
-    n_levels : int, default 2
-        Number of engagement levels z.
-    chunk : int, default 2_000_000
+        :func:`relevant_sets`.
+    position_bias : (float, float)
+        Examination probabilities θ₂, θ₃ of positions 2 and 3.
+    n_levels : int
+        Engagement levels z.
+    chunk : int
         Largest U x |R| x |R| block held in memory.
 
     Returns
@@ -235,13 +209,9 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 
     Examples
     --------
-    >>> from ocef.reo.simulate import as_world
-    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
-    >>> pairs_truth(world).exposure.round(4).head(2)
-       group  z  click_share  exposure
-    0      0  1       0.3922    0.2572
-    1      0  2       0.5584    0.5927
+    >>> from ocef.reo.simulate import make_traffic_world
+    >>> pairs_truth(make_traffic_world(n_users=20, n_items=6, rng=0)).exposure["exposure"].round(4).tolist()[:2]
+    [0.5434, 0.5241]
     """
     from scipy.stats import binom              # lazily: scipy.stats is slow to import
 
@@ -286,24 +256,21 @@ def pairs_truth(world: TrafficWorld, *, model_scores=None, n_relevant: int | Non
 def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: float = 0.05,
                    model_scores=None, n_relevant: int | None = None, position_bias=(1.0, 1.0),
                    n_levels: int = 2, rng=None, truth: bool = True) -> SimulatedPairs:
-    """Serve requests on a simulated world and record the randomized pairs of Beutel et al.'s experiment (Sec. 3.4).
-
-    The serving model is in the module docstring.
+    """Serve requests on a simulated world and record the randomized pairs of Beutel et al.'s experiment
+    (Sec. 3.4; serving model in the module docstring).
 
     Parameters
     ----------
     world : ocef.reo.simulate.TrafficWorld
         Two item groups 0 and 1.
-    n_requests : int, default 100_000
-        Requests served.
-    p_pair : float, default 0.05
-        Probability that a request is in the experimental slice, in (0, 1].
+    n_requests : int
+    p_pair : float
+        Probability that a request is in the experimental slice.
     model_scores, n_relevant, position_bias, n_levels
         As in :func:`pairs_truth`.
     rng : None, int, SeedSequence or Generator
-        Seeds the requests, pairs, clicks and engagements.
-    truth : bool, default True
-        Also compute the exact accuracies (:func:`pairs_truth`).
+    truth : bool
+        Also compute the exact accuracies.
 
     Returns
     -------
@@ -311,14 +278,12 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
 
     Examples
     --------
-    >>> from ocef.reo.simulate import as_world
-    >>> world = as_world(preferences=[[0.9, 0.2, 0.6, 0.4], [0.3, 0.8, 0.5, 0.7]], item_groups=[0, 0, 1, 1],
-    ...                  scores=[[4.0, 1.0, 3.0, 2.0], [1.0, 4.0, 2.0, 3.0]])
+    >>> from ocef.reo.simulate import make_traffic_world
     >>> from ocef.pairwise import pairwise_accuracy
-    >>> sim = simulate_pairs(world, n_requests=20_000, p_pair=0.5, rng=0)
-    >>> estimate = pairwise_accuracy(sim.pairs).summary()["accuracy_0"]
-    >>> [round(float(x), 2) for x in estimate], [round(float(x), 2) for x in sim.truth.summary()["accuracy_0"]]
-    ([0.75, 0.88, 0.68], [0.73, 0.87, 0.66])
+    >>> sim = simulate_pairs(make_traffic_world(n_users=20, n_items=6, rng=0), n_requests=20_000, p_pair=0.5, rng=0)
+    >>> estimate, truth = pairwise_accuracy(sim.pairs).summary(), sim.truth.summary()
+    >>> estimate["accuracy_0"].round(2).tolist(), truth["accuracy_0"].round(2).tolist()
+    ([0.8, 0.8, 0.8], [0.8, 0.8, 0.79])
     """
     scores, (t2, t3), n_levels = _check(world, model_scores, position_bias, n_levels)
     gen = as_generator(rng)

@@ -47,8 +47,7 @@ def _quadratic(J: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 def _multinomial_cov(p: np.ndarray, n, covariance: str) -> np.ndarray:
-    """Covariance of the cell shares of one multinomial log of size ``n`` (..., K, K):
-    ``(diag(p) - p p^T) / n``, or only its diagonal ``p (1 - p) / n`` (Algorithm 1's Gamma)."""
+    """``(diag(p) - p p^T) / n`` of one multinomial log's cell shares, or only its diagonal."""
     n = np.asarray(n, dtype=float)[..., None, None]
     K = p.shape[-1]
     if covariance == "diagonal":
@@ -60,17 +59,16 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
                               covariance: str = "full") -> np.ndarray:
     """Delta-method variances of ``(D_1..D_K, D_REO)`` for two arms sharing one random log (an extension of Algorithm 2; not in the paper).
 
-    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` with respect to U (App. F,
-    :func:`ocef.reo.reo_jacobians`) and ``U = Q / P``, the first-order expansion in the
-    independent estimates ``Q^T``, ``Q^C`` and ``P`` gives::
+    With ``J = [G, G H]`` the gradient of ``(delta_U, Delta_REO)`` in U (App. F,
+    :func:`ocef.reo.reo_jacobians`) and ``U = Q / P``, the first-order expansion in the independent
+    ``Q^T``, ``Q^C`` and ``P`` gives::
 
         Var_m = a_T^T Cov(Q^T) a_T + a_C^T Cov(Q^C) a_C + v^T Cov(P) v,
         a_j = J_jm / P_j (per arm),  v_j = (J^T_jm U^T_j - J^C_jm U^C_j) / P_j,
 
-    with the multinomial covariances ``Cov(Q) = (diag(Q) - Q Q^T) / |D_rec|`` and
-    ``Cov(P) = (diag(P) - P P^T) / |D_rand|`` (``covariance="full"``). With
-    ``covariance="diagonal"`` only their diagonals are kept (A/A rejection 8-9% at level 5% when
-    positive labels are common). This is the variance of ``ab_test(interval="delta-shared")``.
+    with multinomial ``Cov(Q) = (diag(Q) - Q Q^T) / |D_rec|`` and ``Cov(P) = (diag(P) - P P^T) /
+    |D_rand|``; ``covariance="diagonal"`` keeps their diagonals only (A/A rejection 8-9% at level 5%
+    when positive labels are common).
 
     Parameters
     ----------
@@ -78,17 +76,14 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
         ``P_k`` of the shared random log.
     Q_control, Q_treatment : array_like, shape (..., K)
         ``Q_k`` of each arm's default log.
-    n_control, n_treatment : int or array_like, shape (...)
-        ``|D_rec|`` of each arm, > 0.
-    n_random : int or array_like, shape (...)
-        ``|D_rand|``, > 0.
-    covariance : {"full", "diagonal"}, default "full"
-        The multinomial covariances, or only their diagonals.
+    n_control, n_treatment, n_random : int or array_like, shape (...)
+        ``|D_rec|`` of each arm and ``|D_rand|``.
+    covariance : {"full", "diagonal"}
 
     Returns
     -------
     numpy.ndarray, shape (..., K + 1)
-        Variances of ``D_1..D_K`` and of ``D_REO``; NaN for ``D_REO`` where an arm's penalty is 0.
+        Variances of ``D_1..D_K`` and ``D_REO``; NaN for ``D_REO`` where an arm's penalty is 0.
 
     Examples
     --------
@@ -117,25 +112,19 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
 
 @dataclass(frozen=True, eq=False)
 class AbResult(Result):
-    """Treatment minus control REO metrics with standard errors, intervals and p-values (App. D, Algorithms 2-4).
+    """Treatment minus control REO metrics with standard errors, intervals and p-values (App. D,
+    Algorithms 2-4), the output of :func:`ab_test`.
 
-    ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``; the output of
-    :func:`ab_test`.
-
-    ``groups`` is ``columns`` as a DataFrame (built when first read: ``to_dict`` and
-    ``ocef reo-ab --json`` do not need pandas).
+    ``groups`` is ``columns`` as a DataFrame, built when first read (``to_dict`` needs no pandas).
 
     Parameters
     ----------
     columns : mapping of str to sequence
-        The per-group table as columns: ``group, delta_U_control, delta_U_treatment, D, se,
-        ci_low, ci_high, p_value``, each with one value per group.
-    D_reo : float
-        ``D_REO``, the difference of the penalties.
-    D_reo_se : float
-        Its standard error (NaN where undefined, e.g. an arm's penalty exactly 0).
+        ``group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value``, one value
+        per group each.
+    D_reo, D_reo_se : float
+        ``D_REO`` and its standard error (NaN where undefined, e.g. an arm's penalty exactly 0).
     D_reo_ci : tuple of float
-        ``(low, high)`` of its interval.
     D_reo_p_value : float
         Two-sided p-value of ``D_REO = 0``.
     penalty_control, penalty_treatment : float
@@ -143,19 +132,16 @@ class AbResult(Result):
     n_control, n_treatment, n_random : int
         Rows of the three logs.
     method : str
-        The method used (``"delta"``, ``"delta-shared"``, ``"partition"`` or
-        ``"bootstrap-<interval>"``).
+        ``"delta"``, ``"delta-shared"``, ``"partition"`` or ``"bootstrap-<interval>"``.
     confidence : float
-        Two-sided level of the intervals.
-    notes : tuple of str, default ()
+    notes : tuple of str
         Warnings on the validity of the intervals (e.g. a group without positive in an arm).
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-    >>> ab = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))
-    >>> round(ab.D_reo, 4), round(ab.D_reo_se, 4), round(ab.D_reo_p_value, 3)
-    (-0.1333, 0.1758, 0.448)
+    >>> round(ab_test(log((20, 40)), log((24, 36)), log((30, 30))).D_reo_se, 4)
+    0.1758
     """
 
     columns: Mapping[str, Any] = field(repr=False)
@@ -216,8 +202,7 @@ class AbResult(Result):
 
 
 def _normal_p_value(estimate, se) -> np.ndarray:
-    """Two-sided normal p-value ``2 (1 - Phi(|estimate / se|)) = erfc(|z| / sqrt 2)`` (no scipy.stats
-    import, ~0.3-1 s, on the delta-method paths of ``ocef reo-ab``)."""
+    """Two-sided normal p-value ``erfc(|estimate / se| / sqrt 2)``, without importing scipy.stats."""
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(np.asarray(estimate, dtype=float) / np.asarray(se, dtype=float))
     return np.asarray(_ERFC(z / math.sqrt(2.0)), dtype=float)[()]
@@ -242,13 +227,12 @@ def ab_test(control, treatment, random, *,
             n_folds: int | tuple[int, int] = 10, backend: str = "auto", spark=None, progress=False) -> AbResult:
     """Compare the REO metrics of a treatment arm with a control arm that share one random traffic log (App. D, Algorithms 2-4; App. I.2).
 
-    The differences ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C``
-    get a standard error, an interval and a two-sided p-value of H0: no difference. ``interval``
-    (one set of names with :func:`ocef.reo.estimate_reo`) chooses the method:
+    ``D_k = delta_U_k^T - delta_U_k^C`` and ``D_REO = Delta_REO^T - Delta_REO^C`` get a standard
+    error, an interval and a two-sided p-value of H0: no difference, by ``interval``:
 
     * ``"delta"`` -- Algorithm 2, ``SE(D) = sqrt(SE_T^2 + SE_C^2)``: it neglects the covariance of
       the shared D_rand (its D_REO intervals covered 86.7-91% at 95%; reo guide);
-    * ``"delta-shared"`` (the default) -- the delta method applied jointly to (Q^T, Q^C, P)
+    * ``"delta-shared"`` -- the delta method applied jointly to (Q^T, Q^C, P)
       (:func:`shared_random_ab_variance`), which holds its level; an extension, not in the paper;
     * ``"partition"`` -- Algorithm 3: ``n_folds`` folds per arm compared by Welch's t-test (scipy's
       unrounded degrees of freedom where eq. 22 floors them);
@@ -259,36 +243,29 @@ def ab_test(control, treatment, random, *,
     ----------
     control, treatment, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
         The two arms' default logs and the shared random log, reduced to per-group counts first
-        with ``backend`` (:func:`ocef.reo.reo_counts`).
-    interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}, default "delta-shared"
-        The comparison (see above, :data:`AB_INTERVALS`).
-    label : str or sequence of str, default "Y"
+        (:func:`ocef.reo.reo_counts`).
+    interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}
+    label : str or sequence of str
         The 0/1 label column(s).
-    group : str, default "S"
+    group : str
         The item-group column.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
+    confidence : float
     rng : None, int, SeedSequence or Generator
-        Randomness of the folds or the resamples.
     groups : sequence, optional
         The groups and their order (default: the sorted values found).
-    n_resamples : int, default 100
-        Bootstrap resamples (bootstrap intervals), 2 <= n_resamples <= 10**7.
-    n_folds : int or tuple of (int, int), default 10
-        Folds per arm for ``interval="partition"``, >= 2 and at most the rows of the smaller log;
-        a pair gives (control, treatment).
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Where the counts are computed.
+    n_resamples : int
+        Bootstrap resamples.
+    n_folds : int or tuple of (int, int)
+        Folds per arm for ``"partition"``, at most the rows of the smaller log; a pair gives
+        (control, treatment).
+    backend : {"auto", "duckdb", "pandas", "spark"}
     spark : SparkSession, optional
-        For ``backend="spark"``.
-    progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
+    progress : bool or "auto"
+        A progress bar on stderr; never changes the result.
 
     Returns
     -------
     AbResult
-        ``groups`` (group, delta_U_control, delta_U_treatment, D, se, ci_low, ci_high, p_value),
-        ``D_reo`` with its SE, interval and p-value, and ``notes`` on unreliable intervals.
 
     Raises
     ------
@@ -298,8 +275,7 @@ def ab_test(control, treatment, random, *,
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_log as log   # 100 rows a group
-    >>> control, treatment, random = log((20, 40)), log((24, 36)), log((30, 30))
-    >>> res = ab_test(control, treatment, random)
+    >>> res = ab_test(log((20, 40)), log((24, 36)), log((30, 30)))
     >>> round(res.D_reo, 4), [round(v, 3) for v in res.D_reo_ci], round(res.D_reo_p_value, 3)
     (-0.1333, [-0.478, 0.211], 0.448)
     """

@@ -25,32 +25,27 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class ReoCounts(Result):
-    """Per-group counts of named logs, the output of :func:`reo_counts`: the sufficient statistics of every REO estimate (eq. 5, App. G.2).
+    """Per-group counts of named logs, from :func:`reo_counts`: the sufficient statistics of every REO
+    estimate (eq. 5, App. G.2).
 
     The methods read one log (with a leading key axis when ``by`` is set).
 
     Parameters
     ----------
     cube : numpy.ndarray of int64, shape (n_logs, [n_keys,] K, 2)
-        Rows and positives (rows with Y = 1) of every log, key and group, zeros included.
+        Rows and positives of every log, key and group, zeros included.
     group_names : tuple
-        The K groups, in order.
     logs : tuple of str
-        The log names, in order.
     by : str, optional
-        The name of the extra key (e.g. ``"day"``), or None.
+        The extra key (e.g. ``"day"``).
     index : tuple, optional
-        The key values in order (when ``by`` is set).
+        The key values in order.
 
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_logs
-    >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-    >>> counts = reo_counts({"default": d, "random": r})
-    >>> counts.groups
-      group  n_default  positives_default  n_random  positives_random
-    0     a          3                  1         3                 2
-    1     b          3                  3         3                 2
+    >>> reo_counts(dict(zip(["default", "random"], make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)))).groups.values.tolist()
+    [['a', 3, 1, 3, 2], ['b', 3, 3, 3, 2]]
     """
 
     cube: np.ndarray
@@ -105,93 +100,81 @@ class ReoCounts(Result):
         return self.cube[self.logs.index(log), ..., column].copy()
 
     def positives(self, log: str) -> np.ndarray:
-        """The positives ``#{Y=1, S=s_k}`` of one log per group: the numerators of ``P_k`` and ``Q_k`` (eq. 5).
+        """The positives ``#{Y=1, S=s_k}`` of one log per group (per key and group with ``by``): the
+        numerators of ``P_k`` and ``Q_k`` (eq. 5).
 
         Parameters
         ----------
         log : str
-            The name of a log, one of ``logs``.
+            One of ``logs``.
 
         Returns
         -------
         numpy.ndarray of int64, shape (K,) or (D, K)
-            One count per group in the order of ``group_names``; per key and group when ``by``
-            is set (D keys, in the order of ``index``). A copy.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> reo_counts({"default": d, "random": r}).positives("default").tolist()
+        >>> reo_counts(dict(zip(["default", "random"], make_toy_reo_logs((1, 3))))).positives("default").tolist()
         [1, 3]
         """
         return self._cube(log, 1)
 
     def group_rows(self, log: str) -> np.ndarray:
-        """The rows of one log per group ``#{S=s_k}`` (with any label).
+        """The rows of one log per group ``#{S=s_k}`` (per key and group with ``by``).
 
         Parameters
         ----------
         log : str
-            The name of a log, one of ``logs``.
 
         Returns
         -------
         numpy.ndarray of int64, shape (K,) or (D, K)
-            One count per group in the order of ``group_names``; per key and group when ``by``
-            is set. A copy.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> reo_counts({"default": d, "random": r}).group_rows("default").tolist()
-        [3, 3]
+        >>> reo_counts(dict(zip(["default", "random"], make_toy_reo_logs()))).group_rows("default").tolist()
+        [100, 100]
         """
         return self._cube(log, 0)
 
     def rows(self, log: str) -> np.ndarray:
-        """The number of rows of one log: ``|D_rec|`` or ``|D_rand|``, the denominators of eq. (5).
+        """The rows of one log, ``|D_rec|`` or ``|D_rand|`` (per key with ``by``): the denominators of eq. (5).
 
         Parameters
         ----------
         log : str
-            The name of a log, one of ``logs``.
 
         Returns
         -------
         numpy.int64 or numpy.ndarray of int64, shape (D,)
-            The rows of the log (all groups), or one count per key when ``by`` is set.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> int(reo_counts({"default": d, "random": r}).rows("random"))
-        6
+        >>> int(reo_counts(dict(zip(["default", "random"], make_toy_reo_logs()))).rows("random"))
+        200
         """
         return self.group_rows(log).sum(axis=-1)
 
     def category_counts(self, log: str) -> np.ndarray:
-        """The multinomial sufficient statistic of one log (App. G.2): its positives per group, then its rows with Y = 0.
+        """The multinomial sufficient statistic of one log (App. G.2): ``(#{Y=1,S=s_1}, ...,
+        #{Y=1,S=s_K}, #{Y=0})``, per key with ``by``.
 
         Parameters
         ----------
         log : str
-            The name of a log, one of ``logs``.
 
         Returns
         -------
         numpy.ndarray of int64, shape (K+1,) or (D, K+1)
-            ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, #{Y=0})``, per key when ``by`` is set; each
-            row sums to the rows of the log.
 
         Examples
         --------
         >>> from ocef.datasets import make_toy_reo_logs
-        >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-        >>> reo_counts({"default": d, "random": r}).category_counts("default").tolist()        # positives of a, b; rows with Y = 0
-        [1, 3, 2]
+        >>> reo_counts(dict(zip(["default", "random"], make_toy_reo_logs()))).category_counts("default").tolist()
+        [20, 40, 140]
         """
         pos = self.positives(log)
         return np.concatenate([pos, (self.rows(log) - pos.sum(axis=-1))[..., None]], axis=-1)
@@ -201,28 +184,23 @@ class ReoCounts(Result):
 def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", group: str = "S",
                groups: Sequence | None = None, by: str | None = None, backend: str = "auto",
                spark=None) -> ReoCounts:
-    """Per-group counts of named logs, computed where the logs live: REO's sufficient statistics (eq. 5, App. G.2).
-
-    Each log is reduced by one backend (:func:`ocef.backends.group_counts`): DuckDB for files,
-    pandas for DataFrames, or Spark.
+    """Per-group counts of named logs, computed where the logs live (:func:`ocef.backends.group_counts`:
+    DuckDB for files, pandas for DataFrames, or Spark): REO's sufficient statistics (eq. 5, App. G.2).
 
     Parameters
     ----------
     logs : mapping of str to log
-        Name -> a pandas DataFrame, a file (CSV, Parquet, a directory or glob of Parquet
-        partitions), a DuckDB relation, an :class:`ocef.backends.Sql` query or a Spark DataFrame.
-    label : str or sequence of str, default "Y"
+        Name -> a DataFrame, a file (CSV, Parquet, a directory or glob of Parquet partitions), a
+        DuckDB relation, an :class:`ocef.backends.Sql` query or a Spark DataFrame.
+    label : str or sequence of str
         The 0/1 label column(s); with several, ``Y`` is their OR.
-    group : str, default "S"
-        The item-group column.
+    group : str
     groups : sequence, optional
-        The groups and their order (default: the sorted values found in the logs; at least 2).
+        Default: the sorted values found (at least 2).
     by : str, optional
-        An extra key column (e.g. ``"day"``): counts per value of it.
-    backend : {"auto", "duckdb", "pandas", "spark"}, default "auto"
-        Where the counts are computed.
+        An extra key column (e.g. ``"day"``).
+    backend : {"auto", "duckdb", "pandas", "spark"}
     spark : SparkSession, optional
-        For ``backend="spark"``.
 
     Returns
     -------
@@ -236,10 +214,9 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     Examples
     --------
     >>> from ocef.datasets import make_toy_reo_logs
-    >>> d, r = make_toy_reo_logs((1, 3), (2, 2), n_per_group=3)
-    >>> counts = reo_counts({"default": d, "random": r})
-    >>> counts.positives("default").tolist(), int(counts.rows("random"))
-    ([1, 3], 6)
+    >>> default, random = make_toy_reo_logs()
+    >>> reo_counts({"default": default, "random": random}).positives("random").tolist()
+    [30, 30]
     """
     if not isinstance(group, str) or not group:
         raise ParameterTypeError(f"group must be the name of the item-group column (a non-empty str), got {group!r}")

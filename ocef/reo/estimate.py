@@ -29,52 +29,46 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     Parameters
     ----------
     default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
-        The two logs. They are reduced to per-group counts first (:func:`ocef.reo.reo_counts`):
-        a file is CSV, Parquet, a directory or glob of Parquet partitions.
+        Reduced to per-group counts first (:func:`ocef.reo.reo_counts`); a file is CSV, Parquet,
+        or a directory or glob of Parquet partitions.
     label : str or list of str
-        A 0/1 column, or a list of them (Y = any of them).
+        A 0/1 column, or several (Y = any of them).
     group : str
         The item-group column S.
-    confidence : float in (0, 1)
-        Two-sided level of the intervals.
+    confidence : float
     groups : list, optional
-        Fixes the groups and their order (default: the sorted values found in both logs).
+        The groups and their order (default: the sorted values found in both logs).
     interval : str
-        ``"delta-full"`` (default; the delta method with the full multinomial covariance of the
-        Q_k and of the P_k, :func:`utility_covariance`), ``"delta"`` (Algorithm 1 as printed,
-        diagonal Gamma: it under-covers when positive labels are common), or a bootstrap interval
-        of Sec. 4.3 — ``"standard"`` (eq. 23), ``"percentile"``, ``"bca"`` — computed by
-        :func:`ocef.reo.bootstrap_reo_ci` (one door: its options are the next three).
-    n_resamples : int >= 2
-        Bootstrap resamples (bootstrap intervals only).
+        ``"delta-full"`` (the delta method with the full multinomial covariance,
+        :func:`utility_covariance`), ``"delta"`` (Algorithm 1 as printed, diagonal Gamma: it
+        under-covers when positive labels are common), or a bootstrap interval of Sec. 4.3 --
+        ``"standard"`` (eq. 23), ``"percentile"``, ``"bca"`` -- by :func:`ocef.reo.bootstrap_reo_ci`
+        (with the next three options).
+    n_resamples : int
     rng : None, int, SeedSequence or Generator
-        Randomness of the bootstrap.
     resample : "counts" or "rows"
-        How the bootstrap resamples (see :func:`ocef.reo.bootstrap_reo_ci`).
     backend : "auto", "duckdb", "pandas" or "spark"
-        Where the counts are computed ("auto": DuckDB for files, pandas for frames).
+        "auto": DuckDB for files, pandas for frames.
     spark : SparkSession, optional
-        For ``backend="spark"``.
-    progress : bool or "auto", default False
-        A bar with the time left on stderr (``"auto"``: when stderr is a terminal); results unchanged; a long DuckDB count shows its own bar (:func:`ocef._progress.query_progress`).
+    progress : bool or "auto"
+        A progress bar on stderr; never changes the result.
 
     Returns
     -------
     ReoResult
-        ``groups`` (one row per group), ``penalty`` and its interval; ``method`` names the interval.
 
-    Raises ``ocef.errors.DataError`` naming the problem for missing columns, empty logs, labels
-    outside {0, 1}, and groups without positives in the random traffic.
+    Raises
+    ------
+    ocef.errors.DataError
+        For missing columns, empty logs, labels outside {0, 1}, and groups without positives in
+        the random traffic.
 
     Examples
     --------
-    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": [0, 0, 1, 1, 0, 1]})
-    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": [0, 1, 0, 1, 0, 1]})
-    >>> res = estimate_reo(d, r)
-    >>> res.groups["U"].round(4).tolist()      # U_k = Q_k / P_k: (1/6)/(2/6), (3/6)/(2/6)
-    [0.5, 1.5]
-    >>> round(res.penalty, 4)                  # std/mean of U
-    0.5
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> res = estimate_reo(*make_toy_reo_logs())
+    >>> res.groups["U"].round(4).tolist(), round(res.penalty, 4)
+    ([0.6667, 1.3333], 0.3333)
     """
     if interval not in INTERVALS:
         from ocef.reo.bootstrap import bootstrap_reo_ci

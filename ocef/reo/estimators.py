@@ -25,22 +25,19 @@ if TYPE_CHECKING:                      # pandas is imported where a DataFrame is
 def rtpr_utilities(P, Q) -> np.ndarray:
     """RTPR utilities ``U_k = Q_k / P_k`` of the K item groups (eq. 4 and 6).
 
-    ``U_k = P(R=1 | Y=1, S=s_k)`` (eq. 1) is, by Bayes' rule, ``P(R=1) Q_k / P_k`` with
-    ``P_k = P(Y=1, S=s_k)`` and ``Q_k = P(Y=1, S=s_k | R=1)`` (eq. 5). The common factor
-    ``P(R=1)`` is dropped: ``delta_U_k`` and ``Delta_REO`` (eq. 2, 3) do not depend on it.
+    ``U_k = P(R=1 | Y=1, S=s_k)`` (eq. 1) is, by Bayes' rule, ``P(R=1) Q_k / P_k`` (eq. 5); the
+    common factor ``P(R=1)`` is dropped: ``delta_U_k`` and ``Delta_REO`` (eq. 2, 3) do not depend on it.
 
     Parameters
     ----------
-    P : array_like, shape (..., K)
-        ``P_k``, joint rates of a positive label and group k in the random traffic, in [0, 1].
-    Q : array_like, shape (..., K)
-        ``Q_k``, the same rates in the default traffic, in [0, 1]; broadcast against ``P``.
+    P, Q : array_like, shape (..., K)
+        ``P_k``, ``Q_k``: joint rates of a positive label and group k in the random and in the
+        default traffic; broadcast together.
 
     Returns
     -------
     numpy.ndarray, shape (..., K)
-        ``Q / P``. A ``P_k = 0`` gives ``inf`` or ``nan`` without a warning; the log entry points
-        (:func:`estimate_reo`, :func:`reo_result_from_counts`) refuse such input with a named error.
+        A ``P_k = 0`` gives ``inf`` or ``nan`` quietly; the log entry points refuse it by name.
 
     See Also
     --------
@@ -58,20 +55,17 @@ def rtpr_utilities(P, Q) -> np.ndarray:
 
 
 def relative_group_utilities(U) -> np.ndarray:
-    """Relative utilities ``delta_U_k = U_k / mean(U_1..U_K) - 1`` (eq. 3 and 7).
-
-    Positive for a group the default strategy favours among relevant items, negative for one it
-    disfavours; they sum to 0 over the groups and are invariant to rescaling ``U``.
+    """Relative utilities ``delta_U_k = U_k / mean(U_1..U_K) - 1`` (eq. 3 and 7): positive for a group
+    the default strategy favours among relevant items; they sum to 0 and ignore a rescaling of ``U``.
 
     Parameters
     ----------
     U : array_like, shape (..., K)
-        Utilities of the K groups (:func:`rtpr_utilities`), >= 0, over the last axis.
 
     Returns
     -------
     numpy.ndarray, shape (..., K)
-        ``delta_U``; ``nan`` (no warning) where ``mean(U) = 0``.
+        ``nan`` (quietly) where ``mean(U) = 0``.
 
     Examples
     --------
@@ -84,29 +78,25 @@ def relative_group_utilities(U) -> np.ndarray:
 
 
 def reo_penalty(U) -> np.ndarray:
-    """The REO penalty ``Delta_REO = std(U) / mean(U)`` (eq. 2 and 6).
+    """The REO penalty ``Delta_REO = std(U) / mean(U)`` (eq. 2 and 6) over the last axis.
 
-    The standard deviation is the *population* one (divisor K), as the gradient
-    ``H_j = delta_U_j / (K Delta_REO)`` of App. F and the 11.1% threshold of Sec. 4.3
-    (``U_1 = 0.8 U_2`` gives 1/9) require. It equals ``sqrt(mean(delta_U_k^2))`` (eq. 19): 0 when
-    every group has the same utility.
+    The *population* standard deviation (divisor K), as the gradient ``H_j = delta_U_j / (K
+    Delta_REO)`` of App. F and the 11.1% threshold of Sec. 4.3 (``U_1 = 0.8 U_2`` gives 1/9)
+    require; it equals ``sqrt(mean(delta_U_k^2))`` (eq. 19).
 
     Parameters
     ----------
     U : array_like, shape (..., K)
-        Utilities of the K groups, >= 0; the statistic is taken over the last axis.
 
     Returns
     -------
     numpy.ndarray, shape (...)
-        The penalty (a 0-d array for one vector of utilities); ``nan`` where ``mean(U) = 0``.
+        ``nan`` where ``mean(U) = 0``.
 
     Examples
     --------
-    >>> float(reo_penalty([0.5, 1.5]))
-    0.5
-    >>> reo_penalty([[1.0, 1.0], [0.8, 1.0]]).round(4).tolist()   # equal; the 80% rule's 1/9
-    [0.0, 0.1111]
+    >>> reo_penalty([[1.0, 1.0], [0.8, 1.0], [0.5, 1.5]]).round(4).tolist()   # equal; the 80% rule's 1/9
+    [0.0, 0.1111, 0.5]
     """
     U = np.asarray(U, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -119,15 +109,14 @@ def reo_point_estimates(P, Q) -> "ReoPoint":
     Parameters
     ----------
     P : array_like, shape (..., K)
-        ``P_k = P(Y=1, S=s_k)`` estimated on the random traffic (eq. 5), in [0, 1].
+        ``P_k = P(Y=1, S=s_k)`` on the random traffic (eq. 5).
     Q : array_like, shape (..., K)
-        ``Q_k = P(Y=1, S=s_k | R=1)`` estimated on the default traffic (eq. 5), in [0, 1].
+        ``Q_k = P(Y=1, S=s_k | R=1)`` on the default traffic (eq. 5).
 
     Returns
     -------
     ReoPoint
-        ``U`` (..., K) from :func:`rtpr_utilities`, ``delta_U`` (..., K) from
-        :func:`relative_group_utilities` and ``penalty`` (...) from :func:`reo_penalty`.
+        ``U``, ``delta_U`` and ``penalty``.
 
     Examples
     --------
@@ -140,21 +129,17 @@ def reo_point_estimates(P, Q) -> "ReoPoint":
 
 
 def normal_quantile(confidence: float) -> float:
-    """The normal quantile ``z(delta/2)`` of the intervals of Algorithm 1 (App. D).
-
-    The upper ``(1 - confidence)/2`` quantile of N(0, 1), so that ``estimate +- z SE`` has
-    two-sided level ``confidence``. Computed from the lower tail, which keeps its precision up
-    to ``confidence = 1 - 1e-16``.
+    """The normal quantile ``z(delta/2)`` of the intervals of Algorithm 1 (App. D), computed from the
+    lower tail (precise up to ``confidence = 1 - 1e-16``).
 
     Parameters
     ----------
     confidence : float
-        Two-sided level, in the open interval (0, 1).
+        Two-sided level.
 
     Returns
     -------
     float
-        ``z > 0``.
 
     Examples
     --------
@@ -221,36 +206,32 @@ COVARIANCES = ("full", "diagonal")
 class ReoArrays(NamedTuple):
     """Algorithm 1 on arrays (App. D, App. F), the output of :func:`delta_method_reo`.
 
-    Every field keeps the leading batch shape ``(...)`` of the input, so one call processes many
-    replicates or days. :meth:`ci_delta_U` and :meth:`ci_penalty` give the intervals
-    ``estimate +- z SE``.
+    Every field keeps the batch shape ``(...)`` of the input; :meth:`ci_delta_U` and
+    :meth:`ci_penalty` give the intervals ``estimate +- z SE``.
 
     Parameters
     ----------
     U, delta_U : numpy.ndarray, shape (..., K)
-        Utilities ``U_k = Q_k / P_k`` (eq. 6) and relative utilities (eq. 7).
+        Eq. (6) and (7).
     penalty : numpy.ndarray, shape (...)
         ``Delta_REO`` (eq. 6).
     gamma : numpy.ndarray, shape (..., K)
-        Diagonal of ``Gamma = Cov(U_hat)`` (the same for both covariances).
+        Diagonal of ``Gamma = Cov(U_hat)``.
     sigma : numpy.ndarray, shape (..., K, K)
         ``Sigma = G^T Gamma G``, the covariance of ``delta_U``.
     xi : numpy.ndarray, shape (...)
         ``Xi = H^T Sigma H``, the variance of the penalty.
     se_delta_U : numpy.ndarray, shape (..., K)
-        ``sqrt(diag Sigma)``.
     se_penalty : numpy.ndarray, shape (...)
-        ``sqrt(Xi)``; NaN where the penalty is 0 (not differentiable there).
+        NaN where the penalty is 0 (not differentiable there).
     z : float
-        ``z(delta/2)`` of the requested confidence (:func:`normal_quantile`).
+        :func:`normal_quantile`.
     covariance : {"diagonal", "full"}
-        ``"diagonal"``: Algorithm 1 as printed; ``"full"``: the multinomial covariances kept
-        (:func:`utility_covariance`). Default ``"diagonal"``.
+        Algorithm 1 as printed, or the multinomial covariances (:func:`utility_covariance`).
 
     Examples
     --------
-    >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
-    >>> [round(float(v), 4) for v in arr.ci_penalty()]
+    >>> [round(float(v), 4) for v in delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000).ci_penalty()]
     [0.3777, 0.6223]
     """
 
@@ -288,23 +269,18 @@ class ReoArrays(NamedTuple):
     def ci_penalty(self) -> tuple[np.ndarray, np.ndarray]:
         """The normal interval ``Delta_REO +- z sqrt(Xi)`` of the penalty (eq. 6, Algorithm 1).
 
-        Where the penalty is exactly 0 its standard error is undefined (the penalty is not
-        differentiable there) and both bounds are NaN. The interval may reach below 0 on small
-        logs; the delta method is then unreliable (see :class:`ReoResult`).
+        NaN where the penalty is exactly 0 (not differentiable there); on small logs the interval may
+        reach below 0 and the delta method is unreliable (:class:`ReoResult`).
 
         Returns
         -------
         ci_low, ci_high : numpy.ndarray, shape (...)
-            Lower and upper bounds, with the batch shape of the input (0-d for one estimate).
 
         Examples
         --------
-        Two replicates in one call; in the second the utilities are equal, so the penalty is 0:
-
         >>> arr = delta_method_reo([[0.2, 0.1], [0.2, 0.2]], [[0.1, 0.15], [0.1, 0.1]], 1000, 1000)
-        >>> lo, hi = arr.ci_penalty()
-        >>> arr.penalty.round(4).tolist(), lo.round(4).tolist(), hi.round(4).tolist()
-        ([0.5, 0.0], [0.3777, nan], [0.6223, nan])
+        >>> [v.round(4).tolist() for v in arr.ci_penalty()]          # the second penalty is 0
+        [[0.3777, nan], [0.6223, nan]]
         """
         return self.penalty - self.z * self.se_penalty, self.penalty + self.z * self.se_penalty
 
@@ -312,22 +288,21 @@ class ReoArrays(NamedTuple):
 def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
     """Diagonal of ``Gamma = Cov(U_hat)`` as Algorithm 1 prints it (App. D, App. F).
 
-    ``Gamma_kk = U_k^2 ((1-Q_k) / (Q_k n_default) + (1-P_k) / (P_k n_random))``, the delta-method
-    variance of ``U_hat_k = Q_hat_k / P_hat_k`` with independent binomial ``Q_hat_k`` and
-    ``P_hat_k``. It is computed as ``(Q_k (1-Q_k)/n_default + Q_k^2 (1-P_k)/(P_k n_random)) / P_k^2``,
-    algebraically identical and finite when ``Q_k = 0`` (then ``U_k = 0`` and ``Gamma_kk = 0``).
+    ``Gamma_kk = U_k^2 ((1-Q_k) / (Q_k n_default) + (1-P_k) / (P_k n_random))`` (independent
+    binomial ``Q_hat_k``, ``P_hat_k``), computed as ``(Q_k (1-Q_k)/n_default + Q_k^2 (1-P_k)/(P_k
+    n_random)) / P_k^2``: identical, and finite (0) when ``Q_k = 0``.
 
     Parameters
     ----------
     P, Q : array_like, shape (..., K)
-        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5).
+        Eq. (5).
     n_default, n_random : int or array_like, shape (...)
-        Sizes ``|D_rec|`` and ``|D_rand|`` of the two logs (> 0; ``inf`` drops that log's term).
+        ``|D_rec|`` and ``|D_rand|`` (``inf`` drops that log's term).
 
     Returns
     -------
     numpy.ndarray, shape (..., K)
-        ``Gamma_kk``; ``inf``/``nan`` where ``P_k = 0``.
+        ``inf``/``nan`` where ``P_k = 0``.
 
     Examples
     --------
@@ -345,32 +320,26 @@ def utility_covariance_diagonal(P, Q, n_default, n_random) -> np.ndarray:
 def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
     """Full delta-method covariance ``Gamma = Cov(U_hat)`` from the multinomial logs (App. F, corrected).
 
-    The ``Q_hat_k`` are the cell shares of one multinomial default log,
-    ``Cov(Q_hat_j, Q_hat_k) = (delta_jk Q_k - Q_j Q_k) / n_default``, and likewise the
-    ``P_hat_k`` of the random log; with ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k`` the
-    delta method gives::
+    With multinomial ``Cov(Q_hat_j, Q_hat_k) = (delta_jk Q_k - Q_j Q_k) / n_default`` (likewise
+    ``P_hat``), ``dU_k/dQ_k = 1/P_k`` and ``dU_k/dP_k = -U_k/P_k``::
 
         Gamma_jk = delta_jk (Q_k / (P_k^2 n_default) + Q_k^2 / (P_k^3 n_random))
                    - U_j U_k (1/n_default + 1/n_random).
 
-    Its diagonal is Algorithm 1's Gamma (:func:`utility_covariance_diagonal`); Algorithm 1 drops
-    the off-diagonal terms. Since ``delta_U`` and ``Delta_REO`` are invariant to rescaling U,
-    ``G^T U = 0`` and the rank-one term cancels in ``G^T Gamma G``: the full Sigma is larger than
-    Algorithm 1's by ``(1/n_d + 1/n_r) G^T diag(U^2) G``, a relative ``~ (Q_k + P_k)/2`` that
-    matters when positive labels are common. This is the covariance of ``interval="delta-full"``,
-    the default of :func:`estimate_reo`.
+    Algorithm 1 keeps only the diagonal (:func:`utility_covariance_diagonal`). As ``G^T U = 0``,
+    the rank-one term cancels in ``G^T Gamma G``: the full Sigma exceeds Algorithm 1's by ``(1/n_d
+    + 1/n_r) G^T diag(U^2) G``, a relative ``~ (Q_k + P_k)/2`` that matters when positive labels are
+    common. The covariance of ``interval="delta-full"``, :func:`estimate_reo`'s default.
 
     Parameters
     ----------
     P, Q : array_like, shape (..., K)
-        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5).
     n_default, n_random : int or array_like, shape (...)
-        Sizes ``|D_rec|`` and ``|D_rand|`` of the two logs (> 0; ``inf`` drops that log's term).
+        As in :func:`utility_covariance_diagonal`.
 
     Returns
     -------
     numpy.ndarray, shape (..., K, K)
-        ``Gamma``, symmetric.
 
     Examples
     --------
@@ -394,24 +363,22 @@ def reo_jacobians(U) -> ReoJacobians:
 
     ``G[..., j, k] = d delta_U_k / d U_j = K (delta_jk sum_i U_i - U_k) / (sum_i U_i)^2`` (the
     gradient of eq. 10) and ``H[..., j] = d Delta_REO / d delta_U_j = delta_U_j / (K Delta_REO)``
-    (the gradient of eq. 19). ``G @ H`` is the gradient of the penalty with respect to U.
+    (the gradient of eq. 19); ``G @ H`` is the penalty's gradient in U.
 
     Parameters
     ----------
     U : array_like, shape (..., K)
-        Utilities of the K groups, with a positive sum.
+        With a positive sum.
 
     Returns
     -------
     ReoJacobians
-        ``G`` (..., K, K) and ``H`` (..., K); ``H`` is NaN where the penalty is 0, where
-        ``Delta_REO`` is not differentiable.
+        ``G`` (..., K, K) and ``H`` (..., K); ``H`` is NaN where the penalty is 0.
 
     Examples
     --------
-    >>> G, H = reo_jacobians([0.5, 1.5])
-    >>> G.tolist(), H.tolist()
-    ([[0.75, -0.75], [-0.25, 0.25]], [-0.5, 0.5])
+    >>> [a.tolist() for a in reo_jacobians([0.5, 1.5])]
+    [[[0.75, -0.75], [-0.25, 0.25]], [-0.5, 0.5]]
     """
     U = np.asarray(U, dtype=float)
     K = U.shape[-1]
@@ -431,37 +398,32 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
     With ``U = Q / P`` (eq. 6) and the Jacobians of :func:`reo_jacobians`:
 
     * ``Gamma = diag(U_k^2 ((1-Q_k)/(Q_k |D_rec|) + (1-P_k)/(P_k |D_rand|)))`` (Algorithm 1,
-      ``covariance="diagonal"``, the default here) or the full multinomial covariance
-      (``covariance="full"``, :func:`utility_covariance`; the default of :func:`estimate_reo`);
+      ``covariance="diagonal"``) or the full multinomial covariance (``"full"``,
+      :func:`utility_covariance`; the default of :func:`estimate_reo`);
     * ``Sigma = G^T Gamma G`` (eq. 11), ``Xi = H^T Sigma H`` (eq. 20);
       ``SE(delta_U_k) = sqrt(Sigma_kk)``, ``SE(Delta_REO) = sqrt(Xi)``.
 
-    Vectorized over the leading axes, so many replicates (simulations, days) are processed in one
-    call. ``H`` is undefined where ``Delta_REO = 0``: ``se_penalty`` is NaN there, and near 0 the
-    symmetric interval is unreliable (see :mod:`ocef.reo`).
+    Vectorized over the leading axes (replicates, days). ``se_penalty`` is NaN where
+    ``Delta_REO = 0``, and near 0 the symmetric interval is unreliable (see :mod:`ocef.reo`).
 
     Parameters
     ----------
     P, Q : array_like, shape (..., K)
-        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5), in [0, 1].
+        Eq. (5).
     n_default, n_random : int or array_like, shape (...)
-        ``|D_rec|`` and ``|D_rand|``, > 0.
-    confidence : float, default 0.95
-        Two-sided level of the intervals, in (0, 1).
-    covariance : {"diagonal", "full"}, default "diagonal"
-        ``Gamma`` of Algorithm 1 as printed, or the full multinomial one (:data:`COVARIANCES`).
+        ``|D_rec|`` and ``|D_rand|``.
+    confidence : float
+    covariance : {"diagonal", "full"}
+        :data:`COVARIANCES`.
 
     Returns
     -------
     ReoArrays
-        Estimates, ``gamma``, ``sigma``, ``xi``, standard errors and ``z``; intervals by
-        :meth:`ReoArrays.ci_delta_U` and :meth:`ReoArrays.ci_penalty`.
 
     Examples
     --------
-    >>> arr = delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000)
-    >>> round(float(arr.penalty), 4), round(float(arr.se_penalty), 4)
-    (0.5, 0.0624)
+    >>> round(float(delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000).se_penalty), 4)
+    0.0624
     >>> round(float(delta_method_reo([0.2, 0.1], [0.1, 0.15], 1000, 1000, covariance="full").se_penalty), 4)
     0.0667
     """
@@ -483,10 +445,8 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
 
 def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
                     confidence: float = 0.95, covariance: str = "diagonal") -> ReoArrays:
-    """Algorithm 1 from per-group positive counts and log sizes (eq. 5, App. D).
-
-    ``Q_k = pos_default[..., k] / n_default`` and ``P_k = pos_random[..., k] / n_random``
-    (eq. 5), then :func:`delta_method_reo`.
+    """Algorithm 1 from per-group positive counts and log sizes: ``Q_k = pos_default[..., k] /
+    n_default``, ``P_k = pos_random[..., k] / n_random`` (eq. 5), then :func:`delta_method_reo`.
 
     Parameters
     ----------
@@ -501,8 +461,7 @@ def reo_from_counts(pos_default, n_default, pos_random, n_random, *,
 
     Examples
     --------
-    >>> arr = reo_from_counts([[100, 150], [90, 160]], [1000, 1000], [[200, 100], [190, 110]], [1000, 1000])
-    >>> arr.penalty.round(4).tolist()
+    >>> reo_from_counts([[100, 150], [90, 160]], [1000, 1000], [[200, 100], [190, 110]], [1000, 1000]).penalty.round(4).tolist()
     [0.5, 0.5087]
     """
     nd = np.asarray(n_default, dtype=float)
@@ -531,16 +490,14 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
     Parameters
     ----------
     log : pandas.DataFrame
-        The log.
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s). Values must be 0 or 1 (bools accepted); anything else, NaN
-        included, is refused.
-    name : str, default "log"
+    label : str or sequence of str
+        0/1 columns (bools accepted; anything else, NaN included, is refused).
+    name : str
         The log's name in error messages.
 
     Returns
     -------
-    numpy.ndarray of bool, shape (len(log),)
+    numpy.ndarray of bool
 
     Raises
     ------
@@ -549,8 +506,7 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
 
     Examples
     --------
-    >>> log = pd.DataFrame({"click": [0, 1, 0], "like": [0, 0, 1]})
-    >>> label_indicator(log, ["click", "like"]).tolist()
+    >>> label_indicator(pd.DataFrame({"click": [0, 1, 0], "like": [0, 0, 1]}), ["click", "like"]).tolist()
     [False, True, True]
     """
     labels = label_columns(label)
@@ -592,20 +548,19 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     Parameters
     ----------
     log : pandas.DataFrame
-        A log with the label and group columns.
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s) (:func:`label_indicator`).
-    group : str, default "S"
+    label : str or sequence of str
+        :func:`label_indicator`.
+    group : str
         The item-group column.
     groups : sequence
-        The K groups, in the order of the output; rows of other groups are not counted.
-    name : str, default "log"
+        The K groups, in the order of the output; other groups' rows are not counted.
+    name : str
         The log's name in error messages.
 
     Returns
     -------
     PositiveCounts
-        ``positives`` (K,) = ``#{Y=1, S=s_k}`` and ``n = len(log)``.
+        ``positives`` = ``#{Y=1, S=s_k}`` and ``n = len(log)``.
 
     Raises
     ------
@@ -614,9 +569,8 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
 
     Examples
     --------
-    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-    >>> positive_counts(d, groups=["a", "b"])
-    PositiveCounts(positives=array([1, 3]), n=6)
+    >>> positive_counts(pd.DataFrame({"Y": [1, 0, 1, 1], "S": ["a", "a", "b", "b"]}), groups=["a", "b"])
+    PositiveCounts(positives=array([1, 2]), n=4)
     """
     import pandas as pd
 
@@ -650,27 +604,23 @@ class ReoResult(Result):
     Parameters
     ----------
     columns : mapping of str to sequence
-        The per-group table as columns, keys exactly ``group, P, Q, U, delta_U, se, ci_low,
-        ci_high``, each of length K.
+        Exactly ``group, P, Q, U, delta_U, se, ci_low, ci_high``, each of length K.
     penalty : float
         ``Delta_REO`` (eq. 6).
     penalty_se : float
-        Its standard error (NaN where undefined: a penalty of exactly 0, or the naive estimator).
+        NaN where undefined (a penalty of exactly 0, or the naive estimator).
     penalty_ci : tuple of float
-        ``(low, high)`` of its interval.
     n_default, n_random : int
         ``|D_rec|`` and ``|D_rand|``.
-    confidence : float, default 0.95
-        Two-sided level of the intervals.
+    confidence : float
     sigma : numpy.ndarray, shape (K, K), optional
         Covariance of ``delta_U`` (delta method only).
-    method : str, default "delta-full"
-        The interval: ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or
-        ``"naive"``.
-    delta_method_reliable : bool, default False
+    method : str
+        ``"delta-full"``, ``"delta"`` (Algorithm 1), ``"bootstrap-<interval>"`` or ``"naive"``.
+    delta_method_reliable : bool
         True only where the delta method's measured coverage holds (:func:`reo_result_from_counts`).
-    notes : tuple of str, default ()
-        Why an interval is unreliable (a group without positives, ...).
+    notes : tuple of str
+        Why an interval is unreliable.
 
     Examples
     --------
@@ -773,26 +723,24 @@ def _result_from_arrays(groups: list, P, Q, arr: ReoArrays, n_default: int, n_ra
 
 
 def estimability_problems(groups: Sequence, pos_default, pos_random) -> list[str]:
-    """Why REO is undefined for these positive counts; empty when it is defined.
-
-    ``U_k = Q_k / P_k`` needs ``P_k > 0`` for every group and the penalty ``mean(U) > 0`` (eq. 2-6).
+    """Why REO is undefined for these positive counts (``P_k > 0`` for every group and ``mean(U) > 0``
+    are needed, eq. 2-6); empty when it is defined.
 
     Parameters
     ----------
     groups : sequence
-        The K group names, used in the messages.
+        The K group names, for the messages.
     pos_default, pos_random : array_like of int, shape (K,)
-        ``#{Y=1, S=s_k}`` in the default and in the random log.
+        ``#{Y=1, S=s_k}`` in each log.
 
     Returns
     -------
     list of str
-        One message per problem, naming the groups.
 
     Examples
     --------
-    >>> len(estimability_problems(["a", "b"], [3, 0], [2, 0]))
-    1
+    >>> estimability_problems(["a", "b"], [3, 0], [2, 0])
+    [...]
     """
     problems = []
     no_pos = [g for g, c in zip(groups, np.asarray(pos_random)) if c == 0]
@@ -904,8 +852,7 @@ def small_count_note(pos_default, pos_random) -> str:
 
 
 def _reo_stat_from_counts(counts_default: np.ndarray, counts_random: np.ndarray) -> np.ndarray:
-    """``(delta_U_1..delta_U_K, penalty)`` from category counts ``(..., K+1)`` of D_rec, D_rand;
-    NaN (no warning) where a log is empty, e.g. a partition fold (callers refuse non-finite values)."""
+    """``(delta_U_1..delta_U_K, penalty)`` from category counts of D_rec, D_rand; NaN where a log is empty."""
     with np.errstate(divide="ignore", invalid="ignore"):
         Q = counts_default[..., :-1] / counts_default.sum(axis=-1, keepdims=True)
         P = counts_random[..., :-1] / counts_random.sum(axis=-1, keepdims=True)
@@ -921,15 +868,13 @@ def _multinomial_resamples(rng: np.random.Generator, counts: np.ndarray, n_resam
 
 
 def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval: the ``(1 − confidence)/2`` and ``(1 + confidence)/2`` quantiles of
-    the replicates over axis 0, NaN replicates ignored (an all-NaN column gives NaN quietly).
+    """Percentile bootstrap interval over axis 0: the ``(1 ± confidence)/2`` quantiles, NaN replicates
+    ignored (an all-NaN column gives NaN quietly).
 
     Parameters
     ----------
     replicates : numpy.ndarray, shape (B, d)
-        Bootstrap replicates (NaN where undefined).
     confidence : float
-        Two-sided level.
 
     Returns
     -------
@@ -938,9 +883,8 @@ def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.nda
 
     Examples
     --------
-    >>> lo, hi = percentile_bounds(np.arange(101.0)[:, None], 0.9)
-    >>> round(float(lo[0]), 9), round(float(hi[0]), 9)
-    (5.0, 95.0)
+    >>> [round(float(v[0]), 9) for v in percentile_bounds(np.arange(101.0)[:, None], 0.9)]
+    [5.0, 95.0]
     """
     import warnings
 
@@ -951,9 +895,7 @@ def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.nda
 
 
 def _small_count_bootstrap(cd: np.ndarray, cr: np.ndarray, confidence: float, rng):
-    """``(se, low, high)`` of ``delta_U_1..delta_U_K, penalty`` by the count percentile bootstrap
-    (:data:`SMALL_COUNT_RESAMPLES` multinomial resamples of both logs' category counts, as
-    :func:`ocef.reo.bootstrap_reo_ci` with ``interval="percentile"``)."""
+    """``(se, low, high)`` by the count percentile bootstrap (:data:`SMALL_COUNT_RESAMPLES` resamples)."""
     import warnings
 
     from ocef.validation import as_generator
@@ -972,42 +914,34 @@ def _small_count_bootstrap(cd: np.ndarray, cr: np.ndarray, confidence: float, rn
 def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_random, n_random: int, *,
                            confidence: float = 0.95, interval: str = "delta-full", small_counts: str = "bootstrap",
                            rng=None) -> ReoResult:
-    """The full :class:`ReoResult` from per-group positive counts and log sizes.
-
-    Eq. (5)-(7) and the delta method (Algorithm 1): the one estimator every data path ends in.
+    """The full :class:`ReoResult` from per-group positive counts and log sizes: eq. (5)-(7) and the
+    delta method (Algorithm 1), the one estimator every data path ends in.
 
     Parameters
     ----------
     groups : sequence
         The K group names, in the order of the counts.
-    pos_default : array_like of int, shape (K,)
-        ``#{Y=1, S=s_k}`` in the default log D_rec.
-    n_default : int
-        ``|D_rec|``, > 0.
-    pos_random : array_like of int, shape (K,)
-        ``#{Y=1, S=s_k}`` in the random log D_rand.
-    n_random : int
-        ``|D_rand|``, > 0.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
-    interval : {"delta-full", "delta"}, default "delta-full"
+    pos_default, pos_random : array_like of int, shape (K,)
+        ``#{Y=1, S=s_k}`` in D_rec and in D_rand.
+    n_default, n_random : int
+        ``|D_rec|`` and ``|D_rand|``.
+    confidence : float
+    interval : {"delta-full", "delta"}
         Full multinomial covariance, or Algorithm 1's diagonal ``Gamma``.
-    small_counts : {"bootstrap", "delta"}, default "bootstrap"
-        When a group has fewer than :data:`MIN_POSITIVES_DELTA` positive labels in either log (the
-        delta method's measured floor): ``"bootstrap"`` replaces the intervals (groups and penalty)
-        by the count bootstrap (:data:`SMALL_COUNT_INTERVAL`, :data:`SMALL_COUNT_RESAMPLES`
-        resamples; ``method`` says ``"bootstrap-percentile"`` and a note why), and below
-        :data:`MIN_POSITIVES_ANY` prints none (NaN, ``method="none"``, a note); ``"delta"`` keeps the
-        delta-method interval. Either way ``delta_method_reliable`` is False there.
+    small_counts : {"bootstrap", "delta"}
+        Below :data:`MIN_POSITIVES_DELTA` positives of a group in either log (the delta method's
+        measured floor): ``"bootstrap"`` uses the count bootstrap (:data:`SMALL_COUNT_INTERVAL`,
+        :data:`SMALL_COUNT_RESAMPLES` resamples, a note why) and below :data:`MIN_POSITIVES_ANY`
+        prints no interval (``method="none"``); ``"delta"`` keeps the delta method. Either way
+        ``delta_method_reliable`` is False there.
     rng : None, int, SeedSequence or Generator
-        Randomness of that bootstrap (None: seed 0, so that the same counts give the same interval).
+        Of that bootstrap (None: seed 0, so the same counts give the same interval).
 
     Returns
     -------
     ReoResult
-        ``method`` is ``interval`` (or the bootstrap's, see ``small_counts``). ``delta_method_reliable``
-        is True only where the delta method's measured coverage holds: every group with at least
-        :data:`MIN_POSITIVES_DELTA` positives in both logs, a penalty interval above 0.
+        ``delta_method_reliable`` only with at least :data:`MIN_POSITIVES_DELTA` positives per group
+        in both logs and a penalty interval above 0.
 
     Examples
     --------
@@ -1058,46 +992,36 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
               groups: Sequence | None = None) -> ReoResult:
     """REO by the estimator that treats every missing label as negative, for comparison (Sec. 1, Table 1).
 
-    Every pair of the pair space whose label was not logged counts as ``Y = 0``; only logged rows
-    can then be positive, and eq. (1) on that data gives::
+    Every unlogged pair counts as ``Y = 0``, so eq. (1) gives::
 
         U_k^naive = #{logged, R=1, Y=1, S=s_k} / #{logged, Y=1, S=s_k}
 
-    where default-traffic rows have ``R = 1`` and random-traffic rows take ``R`` from the
-    ``recommended`` column when present (else 0). Without random traffic every ``U_k`` is 1 and
-    the penalty is 0 whatever the system does (Table 1: data sets A and B look the same); with
-    some random traffic the result depends on the logging volumes, not on the system, so the
-    estimator is inconsistent. Point estimates only.
+    (default rows have ``R = 1``; random rows take ``R`` from ``recommended``, else 0). Without
+    random traffic every ``U_k`` is 1 and the penalty 0 whatever the system does (Table 1); with some,
+    the result depends on the logging volumes, not the system: inconsistent. Point estimates only.
 
     Parameters
     ----------
     default : pandas.DataFrame
-        The default log D_rec.
     random : pandas.DataFrame, optional
-        The random log D_rand (default: none).
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s) (:func:`label_indicator`).
-    group : str, default "S"
-        The item-group column.
-    recommended : str, default "R"
-        The 0/1 column of the random log saying whether the default strategy recommends the pair.
+    label : str or sequence of str
+        :func:`label_indicator`.
+    group : str
+    recommended : str
+        The 0/1 column of the random log: does the default strategy recommend the pair.
     groups : sequence, optional
-        The groups and their order (default: the sorted values found).
+        Default: the sorted values found.
 
     Returns
     -------
     ReoResult
-        ``method="naive"``; ``se``, the intervals, ``penalty_se`` and ``confidence`` are NaN.
+        ``method="naive"``; the standard errors and intervals are NaN.
 
     Examples
     --------
-    >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 1], "S": ["a", "a", "b", "b", "a", "b"]})
-    >>> r = pd.DataFrame({"Y": [1, 1, 0, 1, 1, 0], "S": ["a", "b", "a", "b", "a", "b"],
-    ...                   "R": [0, 1, 0, 0, 0, 1]})
-    >>> naive_reo(d).penalty                       # no random traffic: always 0
+    >>> from ocef.datasets import make_toy_reo_logs
+    >>> naive_reo(make_toy_reo_logs().default).penalty            # no random traffic: always 0
     0.0
-    >>> round(naive_reo(d, r).penalty, 4)
-    0.4118
     """
     import pandas as pd
 

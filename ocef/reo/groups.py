@@ -12,29 +12,25 @@ from ocef.errors import ParameterError
 
 
 def resolve_groups(found_values: Sequence, group: str, groups) -> list:
-    """The K groups of a REO estimate (Sec. 2): ``groups`` checked, or the sorted values found in the logs.
+    """The K groups of a REO estimate (Sec. 2): ``groups`` checked, or the sorted values found.
 
     Parameters
     ----------
     found_values : sequence of array_like
         The distinct values of the group column, one array per log.
     group : str
-        The group column's name, used in the messages.
+        The column's name, for the messages.
     groups : sequence or None
-        The groups asked for and their order: at least 2 distinct values that cover every value
-        found. None: the sorted values found (numpy scalars as plain Python values).
+        At least 2 distinct values covering every value found.
 
     Returns
     -------
     list
-        The K groups, in order.
 
     Examples
     --------
     >>> resolve_groups([["b", "a"], ["a"]], "S", None)
     ['a', 'b']
-    >>> resolve_groups([["b", "a"], ["a"]], "S", ["b", "a"])
-    ['b', 'a']
     """
     if groups is not None:
         groups = list(groups)

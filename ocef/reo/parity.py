@@ -71,28 +71,26 @@ class UserPrecision(NamedTuple):
 def ranking_statistical_parity(n_recommended, n_candidates) -> RspResult:
     """Ranking statistical parity RSP over the pair space (App. H.1, eq. 24-26).
 
-    ``U_k = #{R=1, S=s_k} / #{S=s_k}`` (eq. 24), ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25)
-    and ``Delta_RSP = std(U) / mean(U)`` (eq. 26, population std). RSP uses no label, so it needs
-    no random traffic: ``n_candidates[k]`` is the number of (request, item) pairs with an item of
-    group k (requests x items of the group). Vectorized over leading axes.
+    ``U_k = #{R=1, S=s_k} / #{S=s_k}`` (eq. 24), ``delta_U_k = U_k - mean(U)`` (absolute, eq. 25),
+    ``Delta_RSP = std(U) / mean(U)`` (eq. 26, population std). No label, so no random traffic
+    needed. Vectorized over leading axes.
 
     Parameters
     ----------
     n_recommended : array_like, shape (..., K)
-        ``#{R=1, S=s_k}``: recommended pairs per item group, ``0 <= n_recommended <= n_candidates``.
+        ``#{R=1, S=s_k}``: recommended pairs per item group.
     n_candidates : array_like, shape (..., K)
-        ``#{S=s_k}``: candidate pairs per group, > 0; same shape, ``K >= 2``.
+        ``#{S=s_k}``: (request, item) pairs with an item of group k.
 
     Returns
     -------
     RspResult
-        ``U``, ``delta_U`` and ``penalty`` (``Delta_RSP``).
+        ``U``, ``delta_U`` and ``penalty``.
 
     Examples
     --------
-    >>> rsp = ranking_statistical_parity([30, 10], [100, 100])
-    >>> rsp.U.tolist(), rsp.delta_U.round(4).tolist(), round(float(rsp.penalty), 4)
-    ([0.3, 0.1], [0.1, -0.1], 0.5)
+    >>> round(float(ranking_statistical_parity([30, 10], [100, 100]).penalty), 4)
+    0.5
     """
     rec = np.asarray(n_recommended, dtype=float)
     cand = np.asarray(n_candidates, dtype=float)
@@ -109,16 +107,14 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
                            user_group: str) -> UserPrecision:
     """User-side constrained RTPR, precision@k per user group, from the default log alone (App. H.2, eq. 27).
 
-    ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over the default traffic D_rec, where ``S(u)`` is
-    the user's group: every recommended pair is labelled, so no random traffic is needed.
-    ``delta_U_k`` follows eq. (3) and the disparity is ``std(U) / mean(U)`` (eq. 2's form).
+    ``U_k = #{Y=1, S(u)=s_k} / #{S(u)=s_k}`` over D_rec (every recommended pair is labelled, so no
+    random traffic is needed); ``delta_U_k`` as eq. (3), disparity ``std(U) / mean(U)``.
 
     Parameters
     ----------
     default : pandas.DataFrame
-        The default log D_rec, with the label and user-group columns.
-    label : str or sequence of str, default "Y"
-        The 0/1 label column(s) (:func:`label_indicator`).
+    label : str or sequence of str
+        :func:`label_indicator`.
     user_group : str
         The user-group column ``S(u)``; at least 2 groups, no missing values.
 
@@ -130,11 +126,8 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
     Examples
     --------
     >>> d = pd.DataFrame({"Y": [1, 0, 1, 1, 0, 0], "A": ["f", "f", "f", "m", "m", "m"]})
-    >>> up = user_precision_utility(d, user_group="A")
-    >>> up.table[["group", "n", "U"]].round(4)
-      group  n       U
-    0     f  3  0.6667
-    1     m  3  0.3333
+    >>> user_precision_utility(d, user_group="A").table["U"].round(4).tolist()
+    [0.6667, 0.3333]
     """
     _check_log(default, label, user_group, "default")
     y = label_indicator(default, label, name="default")

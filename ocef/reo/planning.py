@@ -32,21 +32,18 @@ class SamplePlan(_OneRow):
     n_default, n_random : int
         Planned ``|D_rec|`` and ``|D_rand|``.
     half_width : float
-        The half-width of the delta-method interval those sizes give, ``<= epsilon``.
+        The half-width those sizes give, ``<= epsilon``.
     epsilon : float
         The half-width asked for.
     confidence : float
-        Two-sided level of the interval.
     target : {"penalty", "delta_U"}
-        The quantity planned for (``"delta_U"``: the widest group).
+        ``"delta_U"``: the widest group.
     interval : {"delta-full", "delta"}
-        The delta-method covariance planned with.
 
     Examples
     --------
-    >>> plan = delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, random_to_default=0.5)
-    >>> plan.n_default, plan.n_random
-    (48542, 24271)
+    >>> delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, random_to_default=0.5).n_default
+    48542
     """
 
     n_default: int
@@ -65,19 +62,16 @@ class TheoremSampleSize(_OneRow):
     Parameters
     ----------
     n : float
-        The theorem's ``n = 4 K^2 / ((sum_k U_k)^2 epsilon^2) log(1/delta)`` (eq. 21).
+        ``n = 4 K^2 / ((sum_k U_k)^2 epsilon^2) log(1/delta)`` (eq. 21).
     n_default, n_random : int
         ``|D_rec|`` and ``|D_rand|`` of eq. (8), rounded up.
-    epsilon : float
-        The error bound asked for.
-    delta : float
-        The failure probability asked for.
+    epsilon, delta : float
+        The error bound and failure probability asked for.
 
     Examples
     --------
-    >>> th = theorem_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, delta=0.05)
-    >>> th.n_default, th.n_random
-    (61187, 126877)
+    >>> theorem_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, delta=0.05).n_random
+    126877
     """
 
     n: float
@@ -93,20 +87,18 @@ class TheoremSampleSize(_OneRow):
 def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     """Largest ``Delta_REO`` compatible with the 80% rule among K groups (Sec. 4.3).
 
-    The rule asks ``min_k U_k >= ratio * max_k U_k``; the maximum of the (convex) eq. (2) over that
-    box is at a vertex. A penalty significantly above it proves that some pair violates the rule.
+    The rule asks ``min_k U_k >= ratio * max_k U_k``; the maximum of the convex eq. (2) over that box
+    is at a vertex. A penalty significantly above it proves that some pair violates the rule.
 
     Parameters
     ----------
     K : int
-        Number of groups, >= 2.
-    ratio : float, default 0.8
-        The rule's ratio, in [0, 1).
+    ratio : float
+        In [0, 1).
 
     Returns
     -------
     float
-        The threshold on ``Delta_REO``.
 
     Examples
     --------
@@ -142,8 +134,7 @@ def _check_rates(P, Q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _variance_coefficients(P, Q, covariance: str = "diagonal") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``Var = A / |D_rec| + B / |D_rand|`` for the penalty (A, B scalars) and for each delta_U_k
-    (A_k, B_k): Gamma is linear in 1/|D_rec| and 1/|D_rand| (Alg. 1, and the full covariance)."""
+    """``(A, B)`` with ``Var = A / |D_rec| + B / |D_rand|`` for the penalty and each delta_U_k."""
     P, Q = _check_rates(P, Q)
     a = delta_method_reo(P, Q, 1.0, np.inf, covariance=covariance)
     b = delta_method_reo(P, Q, np.inf, 1.0, covariance=covariance)
@@ -175,20 +166,19 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
     Parameters
     ----------
     P, Q : array_like, shape (K,)
-        Planning values of ``P_k`` and ``Q_k`` (a pilot estimate), every entry in (0, 1], K >= 2.
+        Planning values of ``P_k`` and ``Q_k`` (a pilot estimate), in (0, 1].
     epsilon : float
-        Target half-width, > 0.
-    confidence : float, default 0.95
-        Two-sided level, in (0, 1).
+        Target half-width.
+    confidence : float
     n_default : int, optional
-        The default log you will have: the random log needed is returned. Give exactly one of
-        ``n_default`` and ``random_to_default``.
+        The default log you will have: the random log needed is returned. Give this or
+        ``random_to_default``.
     random_to_default : float, optional
-        The ratio ``|D_rand| / |D_rec|``, > 0: both sizes are returned.
-    target : {"penalty", "delta_U"}, default "penalty"
-        Plan for the penalty, or for every group's ``delta_U_k``.
-    interval : {"delta-full", "delta"}, default "delta-full"
-        The covariance of the interval (as :func:`estimate_reo`).
+        The ratio ``|D_rand| / |D_rec|``: both sizes are returned.
+    target : {"penalty", "delta_U"}
+        The penalty, or every group's ``delta_U_k``.
+    interval : {"delta-full", "delta"}
+        As :func:`estimate_reo`.
 
     Returns
     -------
@@ -201,9 +191,8 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
 
     Examples
     --------
-    >>> plan = delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, n_default=100_000)
-    >>> plan.n_random, round(plan.half_width, 4)
-    (21353, 0.05)
+    >>> delta_method_sample_size([0.05, 0.03], [0.12, 0.05], epsilon=0.05, n_default=100_000).n_random
+    21353
     """
     eps = check_in_interval("epsilon", epsilon, 0.0, np.inf, low_open=True, high_open=True)
     z = normal_quantile(confidence)
@@ -252,11 +241,9 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     Parameters
     ----------
     P, Q : array_like, shape (K,)
-        Planning values of ``P_k`` and ``Q_k``, every entry in (0, 1], K >= 2.
+        Planning values of ``P_k`` and ``Q_k``, in (0, 1].
     epsilon : float
-        Error bound, > 0.
     delta : float
-        Failure probability, in (0, 1).
 
     Returns
     -------
@@ -286,18 +273,13 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
 
 @validate_params(p_act=Real(0, 1), n_requests=Integer(1), k=Integer(1))
 def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
-    """Expected size of the random log ``|D_rand|`` for an activation probability ``p_act`` (Sec. 3.2, App. I).
-
-    ``E|D_rand| = p_act * n_requests * k`` (every random pair is logged).
+    """Expected size of the random log, ``E|D_rand| = p_act * n_requests * k`` (Sec. 3.2, App. I).
 
     Parameters
     ----------
     p_act : float
-        Activation probability, in [0, 1].
-    n_requests : int
-        Number of requests, >= 1.
-    k : int
-        Length of a random list, >= 1.
+        Activation probability.
+    n_requests, k : int
 
     Returns
     -------
@@ -313,21 +295,16 @@ def expected_random_rows(p_act: float, *, n_requests: int, k: int) -> float:
 
 @validate_params(n_random=Integer(1), n_requests=Integer(1), k=Integer(1))
 def p_act_for(n_random: int, *, n_requests: int, k: int) -> float:
-    """The activation probability ``p_act`` that yields ``n_random`` random rows in expectation (inverse of :func:`expected_random_rows`).
+    """The activation probability giving ``n_random`` random rows in expectation (inverse of
+    :func:`expected_random_rows`).
 
     Parameters
     ----------
-    n_random : int
-        Target ``|D_rand|``, >= 1.
-    n_requests : int
-        Number of requests over the collection period, >= 1.
-    k : int
-        Length of a random list, >= 1.
+    n_random, n_requests, k : int
 
     Returns
     -------
     float
-        ``n_random / (n_requests * k)``, in (0, 1].
 
     Examples
     --------

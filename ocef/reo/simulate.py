@@ -36,26 +36,24 @@ LOG_COLUMNS = ["request", "day", "user", "item", "R", "Y", "S", "source"]
 
 @dataclass(frozen=True)
 class TrafficWorld:
-    """An environment for the random-traffic simulator (Sec. 3.2, App. I): users, items, preferences and the default strategy's scores.
-
-    Build one with :func:`as_world` or :func:`make_traffic_world`.
+    """An environment for the random-traffic simulator (Sec. 3.2, App. I): users, items, preferences
+    and the default strategy's scores; built by :func:`as_world` or :func:`make_traffic_world`.
 
     Parameters
     ----------
     preferences : numpy.ndarray, shape (n_users, n_items)
-        ``rho_ui = P(Y=1)`` for a shown pair, in [0, 1].
+        ``rho_ui = P(Y=1)`` for a shown pair.
     item_groups : numpy.ndarray of int64, shape (n_items,)
-        The sensitive attribute ``S(i)`` of each item; at least 2 groups.
+        The sensitive attribute ``S(i)``; at least 2 groups.
     scores : numpy.ndarray, shape (n_users, n_items)
-        The default strategy's ranking scores, finite and >= 0.
+        The default strategy's ranking scores, >= 0.
     user_weights : numpy.ndarray, shape (n_users,)
-        ``w_u``, the probability that a request comes from user u (sums to 1).
+        ``w_u``, the probability that a request comes from user u.
 
     Examples
     --------
-    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
-    >>> world.n_users, world.n_items, world.groups.tolist()
-    (50, 40, [0, 1])
+    >>> make_traffic_world(n_users=50, n_items=40, rng=0).groups.tolist()
+    [0, 1]
     """
 
     preferences: np.ndarray
@@ -82,14 +80,10 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
 
     Parameters
     ----------
-    preferences : array_like, shape (n_users, n_items)
-        ``P(Y=1)`` of each pair, in [0, 1].
-    item_groups : array_like of int, shape (n_items,)
-        Integer group label of each item; at least 2 groups.
-    scores : array_like, shape (n_users, n_items)
-        The default strategy's ranking scores, finite and >= 0 (boosts multiply them).
+    preferences, item_groups, scores
+        As in :class:`TrafficWorld` (boosts multiply the scores).
     user_weights : array_like, shape (n_users,), optional
-        Request rates, finite, >= 0, not all 0; normalized to sum to 1 (default: uniform).
+        Request rates, not all 0, normalized (default: uniform).
 
     Returns
     -------
@@ -97,9 +91,8 @@ def as_world(preferences, item_groups, scores, user_weights=None) -> TrafficWorl
 
     Examples
     --------
-    >>> world = as_world([[0.1, 0.5, 0.2], [0.3, 0.1, 0.4]], [0, 1, 1], [[1, 2, 3], [3, 2, 1]])
-    >>> world.n_users, world.n_items, world.user_weights.tolist()
-    (2, 3, [0.5, 0.5])
+    >>> as_world([[0.1, 0.5, 0.2], [0.3, 0.1, 0.4]], [0, 1, 1], [[1, 2, 3], [3, 2, 1]]).user_weights.tolist()
+    [0.5, 0.5]
     """
     pref = check_unit_array("preferences", preferences, ndim=2)
     n_users, n_items = pref.shape
@@ -138,42 +131,26 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
                        rng=None) -> TrafficWorld:
     """A small low-rank preference world for experiments and tests (App. I.3), no download needed.
 
-    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (every group gets at
-      least one item);
-    * user and item factors are standard normal of dimension ``rank``; the preference logit is
-      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c`` with ``c`` set so that the
-      mean preference is ``positive_rate``; ``preferences = sigmoid(logit)``;
-    * the default strategy's ``scores = sigmoid(logit + N(0, score_noise^2) + score_bias[S(i)])``:
-      a noisy estimate of the preferences (the model is not perfect, App. I.3) that may favour
-      some groups (``score_bias``, in logits), the source of REO unfairness;
-    * ``user_activity > 0`` makes request rates heterogeneous: ``w_u ∝ exp(activity * z_u)``.
+    * item ``i`` gets a group ``S(i)`` with probabilities ``group_shares`` (each group at least one);
+    * standard normal user and item factors of dimension ``rank``; preference logit
+      ``preference_scale * <x_u, y_i> / sqrt(rank) + shift[S(i)] + c``, ``c`` making the mean
+      preference ``positive_rate``; ``preferences = sigmoid(logit)``;
+    * ``scores = sigmoid(logit + N(0, score_noise^2) + score_bias[S(i)])``: a noisy estimate (App.
+      I.3) that may favour some groups (``score_bias``, in logits), the source of REO unfairness;
+    * ``user_activity > 0``: request rates ``w_u ∝ exp(activity * z_u)``.
 
     Parameters
     ----------
-    n_users : int, default 500
-        Number of users, >= 1.
-    n_items : int, default 200
-        Number of items, >= 2 and >= ``n_groups``.
-    n_groups : int, default 2
-        Number of item groups K, >= 2.
-    rank : int, default 8
-        Dimension of the latent factors, >= 1.
+    n_users, n_items, n_groups, rank : int
     group_shares : array_like, shape (n_groups,), optional
-        Probabilities of the item groups, positive, summing to 1 (default: equal).
-    positive_rate : float, default 0.1
-        Mean preference, in (0, 1).
-    preference_scale : float, default 1.5
-        Scale of the factor term of the logit.
-    group_preference_shift : array_like, shape (n_groups,), optional
-        Per-group shift of the preference logit (default: 0).
-    score_noise : float, default 1.0
-        Standard deviation of the logit noise of the scores, >= 0.
-    score_bias : array_like, shape (n_groups,), optional
-        Per-group shift of the score logit (default: 0): the default strategy's unfairness.
-    user_activity : float, default 0.0
-        Spread of the log request rates, >= 0 (0: every user equally active).
+        Default: equal.
+    positive_rate : float
+    preference_scale : float
+    group_preference_shift, score_bias : array_like, shape (n_groups,), optional
+        Per-group shifts of the preference and of the score logits (default 0).
+    score_noise : float
+    user_activity : float
     rng : None, int, SeedSequence or Generator
-        Randomness; the same seed gives the same world.
 
     Returns
     -------
@@ -231,30 +208,25 @@ def _boost_vector(boosts: Mapping | None, groups: np.ndarray, name: str = "boost
 
 @validate_params(k=Integer(1))
 def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> np.ndarray:
-    """Items the default strategy shows each user: the top ``k`` of the (boosted) ranking scores (Sec. 3.2, Sec. 4.4).
-
-    Items are ranked by ``scores[u, i] * boosts[S(i)]``; ties go to the lower item index.
+    """Items the default strategy shows each user: the top ``k`` of ``scores[u, i] * boosts[S(i)]``,
+    ties by lower index (Sec. 3.2, Sec. 4.4).
 
     Parameters
     ----------
     world : TrafficWorld
-        The environment.
     k : int
-        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     boosts : mapping of int to float, optional
-        Multiplicative score factor per item group, > 0 (e.g. ``{1: 1.25}``); groups not named
-        keep factor 1. Default: no boost.
+        Score factor per item group (e.g. ``{1: 1.25}``); others keep 1.
 
     Returns
     -------
     numpy.ndarray of int, shape (n_users, k)
-        Item indices, best first.
+        Best first.
 
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> shown = default_recommendations(world, 3, {1: 2.0})        # boosting group 1
-    >>> round(float(world.item_groups[shown].mean()), 3)          # share of group-1 items shown
+    >>> round(float(world.item_groups[default_recommendations(world, 3, {1: 2.0})].mean()), 3)   # group 1's share
     0.707
     """
     k = _check_k(k, world.n_items)
@@ -282,9 +254,7 @@ SERVING = dict(n_days=Integer(1, 10**9), requests_per_day=Integer(1, 10**12), k=
 
 
 def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_rate) -> None:
-    """What the declarations (:data:`SERVING`) cannot see: ``k`` at most the world's items, and
-    the resources of ``n_days * requests_per_day`` requests of ``k`` served items each (and a
-    random list with probability ``p_act``), refused before the first day above the limits."""
+    """Refuse ``k`` above the world's items, or a serving load above the resource limits, before day one."""
     _check_k(k, world.n_items)
     check_resources("n_days, requests_per_day, k", work=float(n_days) * requests_per_day * k, what="served items",
                     memory=8.0 * 8 * float(requests_per_day) * k * max(log_rate, p_act))
@@ -295,30 +265,26 @@ def _check_serving(world: TrafficWorld, n_days, requests_per_day, k, p_act, log_
 
 @dataclass(frozen=True)
 class TrafficTruth:
-    """Exact REO quantities of the pair space the simulator samples from (App. D, eq. 1-3), the output of :func:`ground_truth`.
-
-    ``p``, ``q`` and ``delta_u`` are the columns of ``groups`` as arrays.
+    """Exact REO quantities of the simulated pair space (App. D, eq. 1-3), from :func:`ground_truth`;
+    ``p``, ``q`` and ``delta_u`` are ``groups``' columns as arrays.
 
     Parameters
     ----------
     groups : pandas.DataFrame
-        One row per item group: ``group``, ``p`` (``P(Y=1, S=s_k)``), ``q``
-        (``P(Y=1, S=s_k | R=1)``), ``U`` (``P(R=1 | Y=1, S=s_k)``, eq. 1) and ``delta_U`` (eq. 3).
+        ``group``, ``p`` (``P(Y=1, S=s_k)``), ``q`` (``P(Y=1, S=s_k | R=1)``), ``U`` (eq. 1) and
+        ``delta_U`` (eq. 3).
     penalty : float
         ``Delta_REO`` (eq. 2).
     p_recommended : float
         ``P(R=1)``: the share of the item pool a list shows.
     relevance_default, relevance_random : float
-        Expected share of relevant items among the default / uniformly random items
-        (``sum_k q_k`` and ``sum_k p_k``; the App. I.2 trade-off).
+        ``sum_k q_k`` and ``sum_k p_k`` (the App. I.2 trade-off).
 
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> ground_truth(world, 5).groups.round(4)
-       group       p       q       U  delta_U
-    0      0  0.0353  0.1224  0.4340   0.0966
-    1      1  0.0647  0.1852  0.3575  -0.0966
+    >>> ground_truth(world, 5).groups["U"].round(4).tolist()
+    [0.434, 0.3575]
     """
 
     groups: pd.DataFrame
@@ -344,18 +310,15 @@ class TrafficTruth:
 def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> TrafficTruth:
     """Exact ``p_k``, ``q_k``, ``U_k``, ``delta_U_k`` and ``Delta_REO`` of the default strategy on ``world`` (App. D, eq. 1-3).
 
-    The formulas of ``p_k``, ``q_k`` and ``U_k`` are in docs/guide/reo.md ("The random-traffic
-    simulator"); ``U_k``, ``delta_U_k`` and ``Delta_REO`` come from
-    :func:`ocef.reo.reo_point_estimates` (eq. 4), so the truth and the estimates share one definition.
+    Formulas in docs/guide/reo.md ("The random-traffic simulator"); ``U_k`` onwards come from
+    :func:`ocef.reo.reo_point_estimates`, so truth and estimates share one definition.
 
     Parameters
     ----------
     world : TrafficWorld
-        The environment.
     k : int
-        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     boosts : mapping of int to float, optional
-        Score factors per item group (:func:`default_recommendations`).
+        :func:`default_recommendations`.
 
     Returns
     -------
@@ -363,8 +326,7 @@ def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> 
 
     Examples
     --------
-    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> round(ground_truth(world, 5).penalty, 4)
+    >>> round(ground_truth(make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0), 5).penalty, 4)
     0.0966
     """
     k = _check_k(k, world.n_items)
@@ -396,32 +358,26 @@ def _reo_point(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
 def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mapping | None = None) -> float:
     """Expected share of relevant items among the items users are shown, as a function of ``p_act`` (App. I.1-I.2).
 
-    Per request the default strategy shows ``k`` items, relevant with probability
-    ``P(Y=1|R=1) = sum_g q_g``; with probability ``p_act`` it also gets ``k`` uniform items, of
-    which on average ``k^2 / N`` duplicate default items (shown once, App. I.1) and
-    ``k (P(Y=1) - P(Y=1, R=1))`` are relevant new impressions, with ``P(Y=1) = sum_g p_g`` and
-    ``P(Y=1, R=1) = P(R=1) sum_g q_g``. The ratio::
+    Per request ``k`` default items, relevant with ``P(Y=1|R=1) = sum_g q_g``; with probability
+    ``p_act`` also ``k`` uniform items, ``k^2 / N`` of them duplicates (shown once, App. I.1)::
 
         (k Q + p_act k (P - P(R=1) Q)) / (k + p_act k (1 - P(R=1)))
 
-    is the relevance the platform keeps; it decreases in ``p_act`` whenever random items are
-    less relevant than default ones (the trade-off of eq. 28).
+    with ``P = sum_g p_g``; it decreases in ``p_act`` whenever random items are less relevant than
+    default ones (the trade-off of eq. 28).
 
     Parameters
     ----------
     world : TrafficWorld
-        The environment.
     k : int
-        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     p_act : float
-        Activation probability of the random traffic, in [0, 1].
+        Activation probability of the random traffic.
     boosts : mapping of int to float, optional
-        Score factors per item group (:func:`default_recommendations`).
+        :func:`default_recommendations`.
 
     Returns
     -------
     float
-        Expected share of relevant impressions, in [0, 1].
 
     Examples
     --------
@@ -439,35 +395,29 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
 
 @dataclass
 class AbTrafficLogs:
-    """Simulated A/B logs, the output of :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
+    """Simulated A/B logs, from :func:`simulate_ab`: one default log and one truth per arm, one shared random log.
 
-    ``served`` has one row per (day, arm): requests, activated requests, impressions (distinct
-    shown items), relevant impressions, overlapping pairs (App. I.1) and their relevance share.
-    ``truth`` is each arm's strategy on the whole user population; ``truth_served`` is the
-    quantity the logs estimate: q_k of the arm's own users (its default log only holds their
-    requests) with p_k of the whole population (the shared random log). With
-    ``assignment="request"`` the two are equal; with ``"user"`` they differ by the sampling error
-    of the user split, which no interval computed from the logs includes.
+    ``truth`` is each arm's strategy on the whole user population; ``truth_served`` is what the logs
+    estimate: q_k of the arm's own users with p_k of the whole population. With
+    ``assignment="request"`` the two are equal; with ``"user"`` they differ by the sampling error of
+    the user split, which no interval computed from the logs includes.
 
     Parameters
     ----------
     default : dict of str to pandas.DataFrame
-        Each arm's default log D_rec (columns :data:`LOG_COLUMNS` plus ``arm``).
+        Each arm's D_rec (:data:`LOG_COLUMNS` plus ``arm``).
     random : pandas.DataFrame
-        The shared random log D_rand; ``R`` says whether the request's arm shows the pair and
-        ``arm`` names that arm.
+        The shared D_rand; ``R``: does the request's arm show the pair, ``arm``: that arm.
     truth : dict of str to TrafficTruth
-        Each arm's strategy on the whole population.
     served : pandas.DataFrame
-        Per (day, arm) impressions and relevance.
+        Per (day, arm): requests, activated requests, impressions, relevant impressions,
+        overlapping pairs (App. I.1) and their relevance share.
     truth_served : dict of str to TrafficTruth, optional
-        The truth each arm's logs estimate (see above).
 
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, requests_per_day=500,
-    ...                  p_act=0.2, rng=0)
+    >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, requests_per_day=500, p_act=0.2, rng=0)
     >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}   # boosting group 1 lowers it
     {'control': 0.1078, 'treatment': 0.0239}
     """
@@ -481,25 +431,22 @@ class AbTrafficLogs:
 
 @dataclass
 class TrafficLogs:
-    """Simulated logs of one default strategy, the output of :func:`simulate_traffic` (Sec. 3.2, App. I.1).
+    """Simulated logs of one default strategy, from :func:`simulate_traffic` (Sec. 3.2, App. I.1).
 
     Parameters
     ----------
-    default : pandas.DataFrame
-        The default log D_rec (columns :data:`LOG_COLUMNS`).
-    random : pandas.DataFrame
-        The random log D_rand (same columns).
+    default, random : pandas.DataFrame
+        D_rec and D_rand (:data:`LOG_COLUMNS`).
     truth : TrafficTruth
         The exact REO quantities the logs estimate.
     served : pandas.DataFrame
-        Per-day requests, impressions and relevance (see :class:`AbTrafficLogs`).
+        Per-day requests, impressions and relevance (:class:`AbTrafficLogs`).
 
     Examples
     --------
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> logs = simulate_traffic(world, requests_per_day=500, p_act=0.2, rng=0)
-    >>> len(logs.default), len(logs.random), round(logs.truth.penalty, 4)
-    (5000, 1000, 0.1078)
+    >>> round(simulate_traffic(world, requests_per_day=500, p_act=0.2, rng=0).truth.penalty, 4)
+    0.1078
     """
 
     default: pd.DataFrame
@@ -520,26 +467,18 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     Parameters
     ----------
     world : TrafficWorld
-        The environment.
-    n_days : int, default 1
-        Number of days, >= 1.
-    requests_per_day : int, default 10000
-        Requests per day, >= 1.
-    k : int, default 10
-        Length of each list, 1 <= k <= ``world.n_items``.
-    p_act : float, default 0.01
-        Activation probability of random traffic, in [0, 1]; 0 gives an empty random log.
-    log_rate : float, default 1.0
-        Share of recommended pairs logged in D_rec, in (0, 1].
+    n_days, requests_per_day, k : int
+    p_act : float
+        Activation probability of random traffic; 0 gives an empty random log.
+    log_rate : float
+        Share of recommended pairs logged in D_rec.
     boosts : mapping of int to float, optional
-        Score factors per item group (:func:`default_recommendations`).
+        :func:`default_recommendations`.
     rng : None, int, SeedSequence or Generator
-        Randomness.
 
     Returns
     -------
     TrafficLogs
-        ``default``, ``random`` (columns :data:`LOG_COLUMNS`), ``truth`` and ``served``.
 
     Examples
     --------
@@ -562,27 +501,20 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
                 rng=None) -> AbTrafficLogs:
     """Simulate an A/B test whose arms differ by their boosts and share one random traffic (App. D, App. I.2, Fig. 11-12).
 
-    ``arms`` maps an arm name to its boosts (``None`` = unboosted scores), e.g.
-    ``{"control": None, "treatment": {0: 1.25, 1: 1}}``. With ``assignment="user"`` each user is
-    assigned to one arm (shares ``arm_shares``) for the whole experiment (Fig. 11); with
-    ``"request"`` every request is assigned afresh. Activation for random traffic is independent
-    of the arm (orthogonal layers, App. I.2), so one random log serves every arm; its ``R`` says
-    whether the request's arm shows the pair, its ``arm`` column names that arm. Serving and
-    logging follow :func:`simulate_traffic`.
-
-    An arm's truth is its strategy on the whole user population; with ``assignment="user"`` its
-    logs estimate ``truth_served`` instead (:class:`AbTrafficLogs`).
+    With ``assignment="user"`` each user keeps one arm (shares ``arm_shares``) for the whole
+    experiment (Fig. 11); with ``"request"`` every request is assigned afresh. Activation for random
+    traffic is independent of the arm (orthogonal layers, App. I.2), so one random log serves every
+    arm. Serving and logging follow :func:`simulate_traffic`.
 
     Parameters
     ----------
     arms : mapping of str to (mapping or None)
-        Arm name -> boosts; at least one arm.
+        Arm name -> boosts (None: unboosted), e.g. ``{"control": None, "treatment": {0: 1.25}}``.
     world, n_days, requests_per_day, k, p_act, log_rate, rng
-        As in :func:`simulate_traffic` (``requests_per_day`` counts all arms together).
-    assignment : {"user", "request"}, default "user"
-        The unit assigned to an arm.
+        As in :func:`simulate_traffic` (``requests_per_day`` counts all arms).
+    assignment : {"user", "request"}
     arm_shares : array_like, optional
-        Probability of each arm, positive, summing to 1 (default: equal).
+        Default: equal.
 
     Returns
     -------
@@ -590,15 +522,12 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
 
     Examples
     --------
+    >>> from ocef.reo import ab_test
     >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
     >>> ab = simulate_ab(world, {"control": None, "treatment": {1: 1.5}}, k=5, requests_per_day=500,
     ...                  p_act=0.2, assignment="request", rng=0)
-    >>> {arm: round(t.penalty, 4) for arm, t in ab.truth.items()}
-    {'control': 0.0966, 'treatment': 0.0405}
-    >>> from ocef.reo import ab_test
-    >>> res = ab_test(ab.default["control"], ab.default["treatment"], ab.random)
-    >>> round(res.D_reo, 3), round(res.D_reo_se, 3)
-    (-0.183, 0.069)
+    >>> round(ab_test(ab.default["control"], ab.default["treatment"], ab.random).D_reo, 3)
+    -0.183
     """
     if not isinstance(arms, Mapping) or len(arms) == 0:
         raise ParameterError(f"arms must be a non-empty mapping name -> boosts, got {arms!r}")
@@ -644,8 +573,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
 
 def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
                   population: TrafficTruth) -> TrafficTruth:
-    """Exact REO quantities an arm's logs estimate under user assignment: q_k over the arm's users
-    (request weights w_u renormalised within the arm) and p_k of the whole population."""
+    """The truth an arm's logs estimate under user assignment: q_k over its users, p_k over everyone."""
     if not in_arm.any():
         return population
     w = np.where(in_arm, world.user_weights, 0.0)
@@ -660,8 +588,7 @@ def _served_truth(world: TrafficWorld, k: int, boosts, in_arm: np.ndarray,
 
 def _simulate_requests(world: TrafficWorld, tops: np.ndarray, user_arm, shares, first_request: int, n: int,
                        day: int, k: int, p_act: float, log_rate: float, gen: np.random.Generator):
-    """Serve ``n`` requests of one day (docs/guide/reo.md): ``(default columns, random columns,
-    served)``; the columns are dicts of arrays in :data:`LOG_COLUMNS` order plus ``arm`` (index)."""
+    """Serve ``n`` requests of one day: ``(default columns, random columns, served)`` (docs/guide/reo.md)."""
     n_arms = tops.shape[0]
     request = np.arange(first_request, first_request + n)
     user = gen.choice(world.n_users, size=n, p=world.user_weights)
@@ -726,26 +653,20 @@ def _log_columns(request, day, user, item, r, y, item_groups, source, arm) -> di
 
 @dataclass(frozen=True)
 class StreamedTraffic(Result):
-    """Where :func:`stream_traffic` wrote the logs, and how many rows each day holds.
-
-    The directories hold Parquet files ``day-DDDDD-part-PPPP.parquet`` (columns :data:`LOG_COLUMNS`),
-    readable as one log by :func:`ocef.reo.estimate_reo` or ``ocef reo --default DIR --random DIR``.
+    """Where :func:`stream_traffic` wrote the logs (Parquet files ``day-DDDDD-part-PPPP.parquet``,
+    readable as one log by :func:`ocef.reo.estimate_reo`), and the rows of each day.
 
     Parameters
     ----------
     default_dir, random_dir : pathlib.Path
-        The directories of the default and the random log.
     days : pandas.DataFrame
-        One row per day: ``day, default_rows, random_rows``.
+        ``day, default_rows, random_rows``.
     truth : TrafficTruth
-        The exact REO quantities of the simulated strategy.
 
     Examples
     --------
-    >>> import tempfile
     >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
-    >>> streamed = stream_traffic(world, tempfile.mkdtemp(), n_days=2, requests_per_day=300, p_act=0.2, rng=0)
-    >>> streamed.random_rows
+    >>> stream_traffic(world, "out", n_days=2, requests_per_day=300, p_act=0.2, rng=0).random_rows
     1290
     """
 
@@ -803,19 +724,19 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
     """Simulate like :func:`simulate_traffic` but write the logs to Parquet as they are drawn, with bounded memory.
 
     About ``chunk_requests * k`` rows are in memory at a time. Writes ``out_dir/default/`` and
-    ``out_dir/random/`` (existing ``*.parquet`` files there are refused). The logs have
-    :func:`simulate_traffic`'s distribution, not its draws for the same seed.
+    ``out_dir/random/`` (existing ``*.parquet`` files there are refused). Same distribution as
+    :func:`simulate_traffic`, not the same draws for a seed.
 
     Parameters
     ----------
     out_dir : str or os.PathLike
-        Directory to write into (created if needed).
+        Created if needed.
     world, n_days, requests_per_day, k, p_act, log_rate, boosts, rng
         As in :func:`simulate_traffic`.
-    chunk_requests : int, default 200000
-        Requests per written chunk, >= 1.
+    chunk_requests : int
+        Requests per written chunk.
     progress : callable, optional
-        Called as ``progress(day, rows_written)`` after each chunk.
+        ``progress(day, rows_written)`` after each chunk.
 
     Returns
     -------
@@ -823,12 +744,10 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
 
     Examples
     --------
-    >>> import tempfile
-    >>> world = make_traffic_world(n_users=50, n_items=40, score_bias=[0.0, -1.0], rng=0)
-    >>> out = stream_traffic(world, tempfile.mkdtemp(), k=5, n_days=2, requests_per_day=400,
-    ...                      p_act=0.2, chunk_requests=250, rng=0)
-    >>> sorted(p.name for p in out.default_dir.iterdir())[:2]
-    ['day-00000-part-0000.parquet', 'day-00000-part-0001.parquet']
+    >>> world = make_traffic_world(n_users=50, n_items=40, rng=0)
+    >>> out = stream_traffic(world, "logs", k=5, n_days=2, requests_per_day=400, p_act=0.2, chunk_requests=250, rng=0)
+    >>> len(list(out.default_dir.iterdir()))
+    4
     """
     import pyarrow.parquet as pq
 
@@ -872,23 +791,18 @@ def stream_traffic(world: TrafficWorld, out_dir, *, n_days: int = 1, requests_pe
 
 def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
                     *, rng=None) -> tuple[np.ndarray, np.ndarray]:
-    """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1).
-
-    ``(#{Y=1,S=s_1}, ..., #{Y=1,S=s_K}, rest) ~ Mult(n_random, (p_1, ..., p_K, 1 - sum p))`` for
-    the random log (likewise ``q``, ``n_default``): the sufficient statistics of eq. (5).
+    """Positive counts per group of i.i.d. logs, for ``size`` replicates at once (Sec. 4.1): the
+    sufficient statistics of eq. (5), ``(#{Y=1,S=s_1}, ..., rest) ~ Mult(n_random, (p_1, ...,
+    p_K, 1 - sum p))`` (likewise ``q``, ``n_default``).
 
     Parameters
     ----------
-    p : array_like, shape (K,)
-        ``p_k = P(Y=1, S=s_k)`` of the random traffic, in [0, 1], summing to at most 1.
-    q : array_like, shape (K,)
-        ``q_k = P(Y=1, S=s_k | R=1)`` of the default traffic, likewise.
+    p, q : array_like, shape (K,)
+        ``P(Y=1, S=s_k)`` of the random and ``P(Y=1, S=s_k | R=1)`` of the default traffic.
     n_random, n_default : int
-        Rows of the random and of the default log, >= 1.
-    size : int or tuple of int, default 1
+    size : int or tuple of int
         Replicate shape.
     rng : None, int, SeedSequence or Generator
-        Randomness.
 
     Returns
     -------
@@ -897,8 +811,7 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
 
     Examples
     --------
-    >>> pos_random, pos_default = draw_log_counts([0.05, 0.03], [0.12, 0.05], 1000, 2000, size=3, rng=0)
-    >>> pos_random.tolist()
+    >>> draw_log_counts([0.05, 0.03], [0.12, 0.05], 1000, 2000, size=3, rng=0)[0].tolist()
     [[51, 35], [63, 33], [60, 35]]
     """
     p = check_unit_array("p", p, ndim=1)
