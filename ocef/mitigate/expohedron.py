@@ -598,7 +598,7 @@ class _GroupProblem:
         group exposures are affinely dependent, f is linear along the null direction d (Σd = 0, wd = 0);
         θ moves along d, the way f does not increase, until a weight reaches 0. Each major cycle lowers f and
         ends on the unique minimizer over its support, so no support recurs: exact termination in finitely
-        many steps, each a QR of at most m + 1 columns — polynomial per step, against the 2ᵏ subsets of a
+        many steps, each a QR of the support's group exposures (m rows) — polynomial, against the 2ᵏ subsets of a
         search. ``theta0``: a feasible start (the last optimum with the oracle's new vertex at 0)."""
         k = w.shape[1]
         if theta0 is None:
