@@ -4,10 +4,12 @@ On the 41 random instances of ``tests/ocef/mitigate/data/expohedron_group_refere
 @30bf252 run by ``make_expohedron_group_reference.py``): the fair end against a linear program over doubly
 stochastic matrices (HiGHS) with the groups' exposures fixed at the barycenter's, and against the reference's
 ``fairness_endpoint``; with two groups, every segment end and an inner point against the LP's best utility at
-the same disparity; the 7 curves the reference finishes. Then the CPU time per user and grid point of
-``expohedron_rerank(fairness="group")`` with ``--candidates`` random candidates and 2, 3 and 4 item groups.
+the same disparity; the 7 curves the reference finishes. Then the CPU time per user of
+``expohedron_rerank(fairness="group")`` on ``ocef mitigate``'s default grid (alpha = 0, 0.5, 0.9), random scores
+and items spread evenly over 2 ... 32 item groups, with 30 and 100 candidates (``--candidates``): the table of the
+guide and of ``MAX_GROUPS``.
 
-    python benchmarks/expohedron_group.py --candidates 30 --users 5
+    python benchmarks/expohedron_group.py --users 5
 """
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ def lp_utility(gamma, rho, groups, disparity=None) -> float:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--candidates", type=int, default=30)
+    ap.add_argument("--candidates", type=int, nargs="+", default=[30, 100])
+    ap.add_argument("--groups", type=int, nargs="+", default=[2, 4, 8, 12, 16, 20, 32])
     ap.add_argument("--users", type=int, default=5)
     args = ap.parse_args(argv)
     cases = json.loads(DATA.read_text())["cases"]
@@ -78,20 +81,22 @@ def main(argv=None):
     print(f"{len(cases)} instances: fair end vs LP {end_lp:.1e}; reference fairness_endpoint short of the LP on "
           f"{len(short)} ({min(short):.1e} to {max(short):.1e}), elsewhere equal to ours within {end_ref:.1e}; "
           f"two groups, utility vs LP along the curve {along:.1e}; the reference's finished curves {ref_curve:.1e}")
-    rng = np.random.default_rng(0)
-    n = args.candidates
-    for n_groups in (2, 3, 4):
-        times = []
-        for _ in range(args.users):
-            scores = np.sort(rng.random(n))[::-1]
-            groups = (rng.random(n) < 0.3).astype(int) if n_groups == 2 else rng.integers(0, n_groups, n)
-            for alpha in (0.0, 0.5, 0.9):
+    print("CPU s per user (grid alpha = 0, 0.5, 0.9; mean and max over users)")
+    print("groups | " + " | ".join(f"{n} candidates" for n in args.candidates))
+    for n_groups in args.groups:
+        cells = []
+        for n in args.candidates:
+            rng = np.random.default_rng(n_groups)
+            times = []
+            for _ in range(args.users):
+                scores = rng.random(n)
+                groups = rng.permutation(np.arange(n) % n_groups)
                 t = time.process_time()
-                expohedron_rerank(scores, groups, 10, alpha=alpha, fairness="group")
+                for alpha in (0.0, 0.5, 0.9):
+                    expohedron_rerank(scores, groups, 10, alpha=alpha, fairness="group")
                 times.append(time.process_time() - t)
-        print(f"{n} candidates, {n_groups} groups: {np.mean(times):.3f} CPU s per user and grid point "
-              f"(max {np.max(times):.3f})")
-
+            cells.append(f"{np.mean(times):.3f} (max {np.max(times):.3f})")
+        print(f"{n_groups:6d} | " + " | ".join(cells), flush=True)
 
 if __name__ == "__main__":
     main()

@@ -475,14 +475,13 @@ def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
     >>> load_matrix("scores.csv").tolist()
     [[0.9, nan, 0.1], [0.2, 0.8, nan]]
     """
-    import pandas as pd
-
-
     path = Path(path)
     if path.suffix.lower() != ".csv":
         return np.asarray(load_array(path, name=name), dtype=float)
     if not path.is_file():
         raise FileNotFoundError(f"{name}: file not found: {path.resolve()}")
+    import pandas as pd        # a .csv; a .npy file needs numpy only
+
     frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
     cells = frame.apply(lambda col: col.str.strip())
     missing = cells.isin(["", "nan", "NaN", "NA"])

@@ -93,6 +93,10 @@ def tiny(tmp_path_factory):
     item = np.argsort(gen.random((users, 50)), axis=1)[:, :5].ravel()
     pd.DataFrame({"user": np.repeat(np.arange(users), 5), "item": item, "rank": np.tile(np.arange(1, 6), users),
                   "genre": np.where(item < 20, "pop", "niche")}).to_parquet(d / "rankings.parquet")
+    pd.DataFrame({"user": np.repeat(np.arange(users), 5), "item": item, "rank": np.tile(np.arange(1, 6), users),
+                  "genre": np.where(item < 20, "pop", "niche"), "relevance": (gen.random(n) < 0.3).astype("int8"),
+                  "gender": np.repeat(np.where(np.arange(users) % 3 == 0, "f", "m"), 5)}).to_parquet(
+        d / "rankings_rel.parquet")
     np.save(d / "rho.npy", gen.random((12, 6)))
     np.save(d / "probs.npy", gen.dirichlet(np.ones(6), size=12))
     np.save(d / "groups.npy", np.repeat([0, 1], 6))
@@ -131,8 +135,9 @@ def test_each_command_loads_only_what_its_work_uses(tiny):
 @needs_fork
 def test_small_audits_load_no_pandas(tiny):
     # their results keep small tables as columns (DataFrames are built when asked for): the JSON
-    # output needs numpy, DuckDB to read the files and, where a t quantile is computed,
-    # scipy.special (ocef.inference); neither pandas nor pyarrow (DuckDB reads Parquet itself)
+    # output and the console's tables need numpy, DuckDB to read the files and, where a t quantile
+    # or an entropy is computed, scipy.special (ocef.inference, scipy.special.entr); neither pandas
+    # nor pyarrow (DuckDB reads Parquet itself)
     p = {name: str(tiny / name) for name in ("default.parquet", "random.parquet", "pairs.parquet", "rho.npy",
                                              "probs.npy", "groups.npy")}
     runs = [
@@ -148,6 +153,28 @@ def test_small_audits_load_no_pandas(tiny):
     assert {name: set(got) for name, (_, got) in loaded.items()} == {
         "reo": {"numpy", "duckdb"}, "reo-ab": {"numpy", "duckdb"},
         "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"}}
+
+
+@needs_fork
+def test_exposure_and_recmetrics_load_no_pandas(tiny):
+    # as above; scipy.special for the t quantiles and recmetrics' entropy (scipy.special.entr)
+    p = {name: str(tiny / name) for name in ("rho.npy", "groups.npy", "rankings.parquet", "rankings_rel.parquet")}
+    runs = [
+        ("exposure", ["exposure", "--rankings", p["rankings.parquet"], "--item-group", "genre", "--json"]),
+        # with relevance and user groups: the per-user metrics and the pairs of user groups, printed
+        ("exposure users", ["exposure", "--rankings", p["rankings_rel.parquet"], "--item-group", "genre",
+                            "--user-group", "gender"]),
+        ("recmetrics", ["recmetrics", "--scores", p["rho.npy"], "--groups", p["groups.npy"], "--k", "3",
+                        "--resamples", "0", "--json"]),
+        ("recmetrics intervals", ["recmetrics", "--scores", p["rho.npy"], "--groups", p["groups.npy"], "--k", "3",
+                                  "--resamples", "20"]),
+    ]
+    loaded = _loaded(runs, tiny, preload="import numpy")
+    assert {name: code for name, (code, _) in loaded.items()} == {name: 0 for name, _ in runs}
+    special = {"numpy", "scipy", "scipy.special"}
+    assert {name: set(got) for name, (_, got) in loaded.items()} == {
+        "exposure": special | {"duckdb"}, "exposure users": special | {"duckdb"}, "recmetrics": special,
+        "recmetrics intervals": special}
 
 
 def test_light_copies_equal_their_originals():
@@ -212,3 +239,59 @@ def test_numpy_engine_python_tail_is_bit_identical_to_the_array_steps(monkeypatc
             assert a is None
             continue
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), field
+
+
+# ------------------------------------------------------------------ results kept as columns
+
+def test_recommender_bias_json_from_columns_is_the_tables_records():
+    # to_dict() is made from the columns; the records the DataFrame gives (the former to_dict) are the same
+    import json
+
+    from ocef.metrics import recommender_bias
+
+    gen = np.random.default_rng(2)
+    scores = gen.random((36, 8))
+    scores[gen.random(scores.shape) < 0.1] = np.nan
+    labels = np.array(["a", "b", "c"])[np.arange(36) % 3]
+    res = recommender_bias(scores, (gen.random(scores.shape) < 0.3).astype(float), groups=labels, k=3,
+                           n_resamples=30, rng=0)
+    t = res.table
+    assert t["significant"].dtype == "boolean" and len(t) == len(res.columns["level"])
+
+    def records(level, keys):
+        fields = ["value", "estimate", "ci_low", "ci_high", "interval", "reason", "n_defined"]
+        if level == "pair":
+            fields[4:4] = ["p_value", "p_adjusted", "significant"]
+        out = []
+        for key, sub in t[t.level == level].groupby(keys, sort=False, dropna=False):
+            row = dict(zip(keys, key))
+            for r in sub.itertuples(index=False):
+                row[r.metric] = {f: getattr(r, f) for f in fields}
+            out.append(row)
+        return out
+
+    got = res.to_dict()
+    from ocef.results import jsonable
+
+    assert json.dumps(got["groups"]) == json.dumps(jsonable(records("group", ["group", "n_users"])))
+    pairs = [{"group_a": r.pop("group"), "group_b": r.pop("reference"), **r}
+             for r in records("pair", ["group", "reference", "n_users"])]
+    assert json.dumps(got["pairs"]) == json.dumps(jsonable(pairs))
+    assert json.dumps(got["overall"]) == json.dumps(jsonable(records("overall", ["n_users"])[0]))
+
+
+def test_exposure_json_from_columns_is_the_frames_records():
+    import json
+
+    from ocef.datasets import make_toy_rankings
+    from ocef.exposure import exposure_fairness
+    from ocef.results import records
+
+    res = exposure_fairness(make_toy_rankings(), item_group="genre", user_group="gender")
+    got = res.to_dict()
+    for name in ("overall", "groups", "pairs"):
+        assert json.dumps(got[name]) == json.dumps(records(getattr(res, name))), name
+    for name in ("overall", "groups", "pairs"):
+        assert json.dumps(got["users"][name]) == json.dumps(records(getattr(res.users, name))), name
+    assert res.groups["significant"].dtype == object and len(res.pairs) == len(got["pairs"]) > 0
+    assert json.dumps(res.stats.to_dict()["metrics"]) == json.dumps(records(res.stats.metrics))

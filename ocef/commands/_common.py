@@ -10,8 +10,8 @@ def add_memory_limit(p) -> None:
     (applied by :func:`ocef.cli.main` through :func:`ocef.backends.set_memory_limit`)."""
     p.add_argument("--memory-limit", default=None, metavar="SIZE",
                    help="bound DuckDB's memory, e.g. 2GB or 512MB; above it DuckDB spills to a temporary "
-                        "folder (default: DuckDB's, 80%% of RAM; pandas frames are in memory already, "
-                        "Spark has its own spark.driver.memory / spark.executor.memory)")
+                        "folder (default: DuckDB's, 80%% of RAM; ocef mitigate: 1GB; pandas frames are in memory "
+                        "already, Spark has its own spark.driver.memory / spark.executor.memory)")
 
 
 def add_log_options(p, flag: str, what: str, *, metavar: str = "LOG", item_group_required: bool = True,

@@ -125,15 +125,15 @@ def _run(args: argparse.Namespace) -> int:
     short = {"p_adjusted": "p_adj", "significant": "sig"}
 
     def table(frame, cols):
-        """``cols`` of ``frame``; a row whose value or interval is null points to its reason;
-        ``significant`` is shown as ``*`` (yes), blank (no) or ``-`` (no test)."""
+        """``cols`` of ``frame`` (a DataFrame or a dict of columns); a row whose value or interval is
+        null points to its reason; ``significant`` is shown as ``*`` (yes), blank (no) or ``-`` (no test)."""
         data = {}
         for c in cols:
-            values = frame[c].tolist()
+            values = [v.item() if hasattr(v, "item") else v for v in list(frame[c])]   # numpy scalars: Python's
             if c == "significant":
                 values = ["*" if v is True else "" if v is False else "-" for v in values]
             data[short.get(c, c)] = values
-        if "reason" in frame.columns and frame["reason"].map(lambda r: isinstance(r, str) and bool(r)).any():
+        if "reason" in frame and any(isinstance(r, str) and bool(r) for r in frame["reason"]):
             data["why"] = [marks.mark(r).strip() for r in frame["reason"]]
         return format_table(data)
 
@@ -152,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    o = result.overall.iloc[0]
+    o = {name: values[0] for name, values in result.columns["overall"].items()}
     say(f"exposure of {o['n_item_groups']} item groups over {o['n_users']} users ({o['n_rows']} rows, k = {o['k']}), "
         f"browsing {result.browsing}" + (f" p = {result.patience:g}" if result.browsing != "dcg" else "")
         + f", target {result.target}; total variation from the target: {o['total_variation']:.4g} "
@@ -164,20 +164,20 @@ def _run(args: argparse.Namespace) -> int:
     if o["notes"]:
         for n in o["notes"].split("; "):
             say(f"note: {n}")
-    g = result.groups
+    g = result.columns["groups"]
     cols = ["user_group", "item_group", "statistic", "target", "estimate", "ci_low", "ci_high", "p_adjusted",
             "significant"]
     print(table(g, cols))
-    if len(result.pairs):
+    if len(result.columns["pairs"]["estimate"]):
         print("\nuser groups vs the reference (difference of exposure shares):")
         pc = ["user_group", "reference", "item_group", "estimate", "ci_low", "ci_high", "p_adjusted", "significant"]
-        print(table(result.pairs, pc))
+        print(table(result.columns["pairs"], pc))
     if result.users is not None:
         print("\nper-user metrics by user group:")
-        ug = result.users.groups
+        ug = result.users.columns["groups"]
         print(table(ug, ["user_group", "metric", "n_users", "estimate", "ci_low", "ci_high"]))
-        if len(result.users.pairs):
-            up = result.users.pairs
+        if len(result.users.columns["pairs"]["estimate"]):
+            up = result.users.columns["pairs"]
             print(table(up, ["user_group", "reference", "metric", "statistic", "estimate", "ci_low", "ci_high",
                              "p_adjusted", "significant"]))
     r = result.ranking

@@ -168,20 +168,27 @@ def fmt(value) -> str:
 
 
 def verdict(significant) -> str:
-    """``yes``/``no`` from a nullable boolean, ``-`` when there is no test."""
-    import pandas as pd
-
-    return "-" if pd.isna(significant) else ("yes" if bool(significant) else "no")
-
-
-def coincide_note(table) -> str | None:
-    """The sentence explaining why precision, recall and F1 print the same numbers, when they do."""
+    """``yes``/``no`` from a nullable boolean, ``-`` when there is no test (None, NaN or ``pandas.NA``)."""
     import numpy as np
 
-    part = table[table.level == "group"].pivot(index="group", columns="metric", values="value")
-    if not {"avg_precision", "avg_recall", "avg_f1"} <= set(part.columns):
+    if not isinstance(significant, (bool, int, float, np.bool_, np.number)) or significant != significant:
+        return "-"
+    return "yes" if bool(significant) else "no"
+
+
+def coincide_note(rows) -> str | None:
+    """The sentence explaining why precision, recall and F1 print the same numbers, when they do
+    (``rows``: the group rows of the table, :meth:`ocef.metrics.RecommenderBiasResult.rows`)."""
+    import numpy as np
+
+    part: dict = {}
+    for r in rows:
+        part.setdefault(r["metric"], {})[r["group"]] = r["value"]
+    if not {"avg_precision", "avg_recall", "avg_f1"} <= set(part):
         return None
-    p, r, f = (part[c].to_numpy(dtype=float) for c in ("avg_precision", "avg_recall", "avg_f1"))
+    groups = sorted(part["avg_precision"])          # the pivot's order: groups sorted
+    p, r, f = (np.array([part[c].get(g, np.nan) for g in groups], dtype=float)
+               for c in ("avg_precision", "avg_recall", "avg_f1"))
     if np.allclose(p, r, rtol=0, atol=1e-12, equal_nan=True) and np.allclose(p, f, rtol=0, atol=1e-12, equal_nan=True):
         return ("precision, recall and F1 coincide (and so do their ratios): every user is shown as many items as "
                 "are relevant to them (a fixed list length k reads both the scores and the truth), so "
@@ -194,10 +201,10 @@ def console_report(result, description: str, shape) -> list[str]:
     as wide as the terminal (80 columns when piped), numbers with 4 significant digits; reasons as
     numbered notes."""
     import textwrap
+    from types import SimpleNamespace
 
     from ocef.commands._common import ConsoleTable, console_width
 
-    t = result.table
     how = f"top {result.k}" if result.k is not None else f"scores >= {result.thresh:g}"
     lines = textwrap.wrap(f"recommender bias metrics of {description}", console_width(), subsequent_indent="  ")
     head = (f"{shape[0]} users x {shape[1]} items; recommended: {how}{', normalised' if result.normalize else ''}; "
@@ -209,7 +216,7 @@ def console_report(result, description: str, shape) -> list[str]:
     lines += textwrap.wrap(head, console_width(), initial_indent="  ", subsequent_indent="  ")
     lines += textwrap.wrap("value = holisticai's sample statistic; estimate = of the population quantity; the "
                            "interval is around the estimate", console_width(), initial_indent="  ", subsequent_indent="  ")
-    note = coincide_note(t)
+    note = coincide_note(result.rows("group"))
     if note:
         lines += textwrap.wrap("note: " + note, console_width(), initial_indent="  ", subsequent_indent="  ")
 
@@ -218,22 +225,26 @@ def console_report(result, description: str, shape) -> list[str]:
 
     for level, title in (("overall", "overall (all users)"), ("group", "groups"),
                          ("pair", f"pairs: each group relative to the reference {result.reference!r}")):
-        part = t[t.level == level]
+        part = [SimpleNamespace(**{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()})
+                for r in result.rows(level)]
         lines += ["", title]
         if level == "overall":
             rows = [(r.metric, fmt(r.value), fmt(r.estimate), f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason))
-                    for r in part.itertuples(index=False)]
+                    for r in part]
             lines += table(rows, ["metric", "value", "estimate", "interval"], [32, 11, 11, 32])
             continue
-        for metric, sub in part.groupby("metric", sort=False):
+        by_metric: dict = {}
+        for r in part:
+            by_metric.setdefault(r.metric, []).append(r)
+        for metric, sub in by_metric.items():
             lines.append(f" {metric}")
             if level == "group":
                 rows = [(r.group, r.n_users, fmt(r.value), fmt(r.estimate),
-                         f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason)) for r in sub.itertuples(index=False)]
+                         f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]" + mark(r.reason)) for r in sub]
                 lines += table(rows, ["group", "users", "value", "estimate", "interval"], [24, 7, 11, 11, 30])
             else:
                 rows = [(r.group, r.n_users, fmt(r.value), fmt(r.estimate), f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]",
-                         fmt(r.p_adjusted), verdict(r.significant) + mark(r.reason)) for r in sub.itertuples(index=False)]
+                         fmt(r.p_adjusted), verdict(r.significant) + mark(r.reason)) for r in sub]
                 lines += table(rows, ["group", "users", "value", "estimate", "interval", "p (Holm)", "signif."],
                                [22, 7, 10, 10, 24, 10, 12])
     lines += console.notes()

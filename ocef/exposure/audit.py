@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -50,10 +51,14 @@ class ExposureResult(Result):
     receives, compared with a target share (equal, or merit-proportional), with intervals clustered
     by user and Holm-adjusted tests. Consumer side (with a user-group column): each user group vs
     the reference. ``to_frame()`` is ``groups``; ``summary()`` the differences from the target,
-    most significant first.
+    most significant first. The result keeps its tables as columns and builds each DataFrame when it
+    is first read: ``to_dict()`` and ``ocef exposure --json`` do not need pandas.
 
     Attributes
     ----------
+    columns : dict
+        ``{"overall": ..., "groups": ..., "pairs": ...}``, each a mapping of column name to values
+        (one per row): the three tables below.
     overall : pandas.DataFrame
         One row: users, rows, item groups, browsing model, the total variation between shares and
         target (a plug-in without an interval: ``total_variation_reason`` says so).
@@ -95,9 +100,7 @@ class ExposureResult(Result):
     3          b     0.343   0.227    0.481
     """
 
-    overall: pd.DataFrame
-    groups: pd.DataFrame
-    pairs: pd.DataFrame
+    columns: Mapping[str, Any] = field(repr=False)
     users: object
     stats: object = field(repr=False)
     browsing: str = "geometric"
@@ -106,6 +109,27 @@ class ExposureResult(Result):
     confidence: float = 0.95
     ranking: object = None
     family: str = "report"
+
+    @cached_property
+    def overall(self) -> pd.DataFrame:
+        """One row: the log, the settings and the total variation (see the class docstring)."""
+        from ocef.exposure.frame import column_frame
+
+        return column_frame(self.columns["overall"])
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """Share, difference and ratio rows per user group and item group (see the class docstring)."""
+        from ocef.exposure.frame import column_frame
+
+        return column_frame(self.columns["groups"], objects=("significant",))
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """Each user group vs the reference, per item group (see the class docstring)."""
+        from ocef.exposure.frame import column_frame
+
+        return column_frame(self.columns["pairs"], objects=("significant",))
 
     @presents
     def to_frame(self):
@@ -135,12 +159,14 @@ class ExposureResult(Result):
     @presents
     def to_dict(self) -> dict:
         """``overall``, ``groups``, ``pairs``, ``users`` (its views) and the settings, JSON-ready."""
-        from ocef.results import jsonable
+        from ocef.results import column_records
 
-        out = {"overall": jsonable(self.overall), "groups": jsonable(self.groups), "pairs": jsonable(self.pairs),
-               "users": None if self.users is None else {"groups": jsonable(self.users.groups),
-                                                          "pairs": jsonable(self.users.pairs),
-                                                          "overall": jsonable(self.users.overall)},
+        u = None if self.users is None else self.users.columns
+        out = {"overall": column_records(self.columns["overall"]), "groups": column_records(self.columns["groups"]),
+               "pairs": column_records(self.columns["pairs"]),
+               "users": None if u is None else {"groups": column_records(u["groups"]),
+                                                "pairs": column_records(u["pairs"]),
+                                                "overall": column_records(u["overall"])},
                "browsing": self.browsing, "patience": self.patience, "target": self.target,
                "confidence": self.confidence, "family": self.family}
         if self.ranking is not None:              # only when asked for (ranking_metrics=)
@@ -157,8 +183,9 @@ def adjust_family(tables, *, confidence: float):
 
     Parameters
     ----------
-    tables : sequence of pandas.DataFrame
-        Tables with ``statistic``, ``p_value``, ``p_adjusted`` and ``significant`` columns.
+    tables : sequence of pandas.DataFrame or dict
+        Tables with ``statistic``, ``p_value``, ``p_adjusted`` and ``significant`` columns (DataFrames,
+        or dicts of columns such as ``ExposureResult.columns["groups"]``).
     confidence : float
         ``significant`` = ``p_adjusted <= 1 - confidence``.
 
@@ -178,22 +205,33 @@ def adjust_family(tables, *, confidence: float):
     """
     from ocef.inference import holm_adjust
 
-    tests = [(t, t["statistic"].ne("ratio").to_numpy() & t["p_value"].notna().to_numpy()) for t in tables]
-    p = np.concatenate([t["p_value"].to_numpy(dtype=float)[m] for t, m in tests]) if tests else np.zeros(0)
+    tests = [(t, _tested(t)) for t in tables]
+    p = np.concatenate([np.asarray(t["p_value"], dtype=float)[m] for t, m in tests]) if tests else np.zeros(0)
     adj, start = holm_adjust(p), 0
     for t, m in tests:
-        col = np.full(len(t), np.nan)
+        col = np.full(m.size, np.nan)
         col[m] = adj[start:start + int(m.sum())]
         start += int(m.sum())
-        stat = t["statistic"].to_numpy()
-        for i in range(1, len(t)):                       # a ratio row: its difference row's test
+        stat = np.asarray(t["statistic"], dtype=object)
+        for i in range(1, m.size):                       # a ratio row: its difference row's test
             if stat[i] == "ratio" and stat[i - 1] == "difference":
                 col[i] = col[i - 1]
         t["p_adjusted"] = col
         sig = pd_bool(col <= 1 - confidence)
         sig[np.isnan(col)] = None
-        t["significant"] = sig
+        t["significant"] = sig if hasattr(t, "columns") else sig.tolist()
     return int(p.size)
+
+
+def _tested(table) -> np.ndarray:
+    """The rows of a table (DataFrame or dict of columns) that are tests: a p-value, not a ratio row."""
+    return (np.asarray(table["statistic"], dtype=object) != "ratio") & ~np.isnan(np.asarray(table["p_value"],
+                                                                                              dtype=float))
+
+
+#: the columns of ``ExposureResult.overall`` before ``family`` (added last, once the family is known)
+OVERALL_COLUMNS = ["n_users", "n_rows", "n_item_groups", "n_user_groups", "k", "browsing", "patience", "target",
+                   "target_meaning", "total_variation", "total_variation_reason", "notes"]
 
 
 def _columns_of(source) -> list:
@@ -279,10 +317,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     >>> res.groups.query("statistic == 'share'")[["item_group", "estimate", "target"]].round(3).to_dict("list")
     {'item_group': ['a', 'b'], 'estimate': [0.657, 0.343], 'target': [0.5, 0.5]}
     """
-    import pandas as pd
-
-    from ocef.exposure.frame import metric_frame_from_moments
-    from ocef.exposure.shares import share_pairs, share_table
+    from ocef.exposure.frame import metric_frame_from_moments, rows_to_columns
+    from ocef.exposure.shares import _share_columns, _share_pair_columns
     from ocef.exposure.statistics import ranking_statistics
 
     from ocef.inference import normal as norm
@@ -311,7 +347,7 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                                             patience=patience, stop=stop, k=k, metrics=list_metrics, backend=backend,
                                             columns=columns, spark=spark, memory_limit=memory_limit)
     bar.update()
-    groups, per_group = share_table(st, target=target, confidence=confidence, by_user_group=user_group is not None)
+    groups, per_group = _share_columns(st, target=target, confidence=confidence, by_user_group=user_group is not None)
     ugs = list(st.user_groups)
     users, ref = None, None
     if st.longest is not None and st.k > st.longest and list_metrics:
@@ -327,21 +363,22 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
 
             raise ParameterError(f"reference must be one of the user groups {ugs}, got {reference!r}")
     binary = [m for m in LIST_METRICS if REGISTRY[m].binary]
-    if len(st.metrics):
-        users = metric_frame_from_moments(st.metrics, by=["user_group"], reference=ref, confidence=confidence,
+    if len(st.moments):
+        users = metric_frame_from_moments(st.moments, by=["user_group"], reference=ref, confidence=confidence,
                                           binary=binary)
         total = int(st.n_users.sum())
-        left = {m: total - int(n) for m, n in zip(users.overall["metric"], users.overall["n_users"]) if n < total}
+        uo = users.columns["overall"]
+        left = {m: total - int(n) for m, n in zip(uo["metric"], uo["n_users"]) if n < total}
         for m, n_out in left.items():
             notes.append(f"{m}: {n_out} of {total} users have no value (no relevant item: {m} is undefined for "
                          "them) and are left out of its means")
     if ref is not None:
-        pairs = share_pairs(st.item_groups, per_group, ugs, ref, confidence=confidence)
+        pairs = _share_pair_columns(st.item_groups, per_group, ugs, ref, confidence=confidence)
     else:
-        pairs = share_pairs(st.item_groups, {None: (0, [])}, [], None, confidence=confidence)
+        pairs = _share_pair_columns(st.item_groups, {None: (0, [])}, [], None, confidence=confidence)
     tv = 0.5 * sum(abs(r["difference"]) for r in per_group[next(iter(per_group))][1])
     meaning = TARGET_MEANING[target].format(source=st.catalogue_source)
-    overall = pd.DataFrame([{"n_users": int(st.n_users.sum()), "n_rows": st.n_rows, "n_item_groups": len(st.item_groups),
+    overall = rows_to_columns([{"n_users": int(st.n_users.sum()), "n_rows": st.n_rows, "n_item_groups": len(st.item_groups),
                              "n_user_groups": len(ugs) if user_group is not None else 0, "k": st.k,
                              "browsing": browsing, "patience": patience if browsing != "dcg" else None,
                              "target": target, "target_meaning": meaning, "total_variation": tv,
@@ -349,8 +386,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
                              "total_variation_reason": "no valid interval: a plug-in summary of the group "
                                                        "differences; read each group's difference, its interval "
                                                        "and its Holm-adjusted test",
-                             "notes": "; ".join(notes) if notes else None}])
-    res = ExposureResult(overall=overall, groups=groups, pairs=pairs, users=users, stats=st, browsing=browsing,
+                             "notes": "; ".join(notes) if notes else None}], OVERALL_COLUMNS)
+    res = ExposureResult(columns={"overall": overall, "groups": groups, "pairs": pairs}, users=users, stats=st, browsing=browsing,
                          patience=patience, target=target, confidence=confidence, family=family)
     bar.update()
     if ranking_metrics:
@@ -368,14 +405,14 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     bar.close()
     tables = [("groups", groups), ("pairs", pairs)]
     if users is not None:
-        tables.append(("users", users.pairs))
+        tables.append(("users", users.columns["pairs"]))
     if res.ranking is not None:
         tables.append(("ranking", res.ranking.pairs))
     if family == "report":
         n_tests = adjust_family([t for _, t in tables], confidence=confidence)
-        overall["family"] = (f"report: Holm over all {n_tests} tests of this output "
-                             f"({', '.join(name for name, _ in tables)})")
+        overall["family"] = [f"report: Holm over all {n_tests} tests of this output "
+                             f"({', '.join(name for name, _ in tables)})"]
     else:
-        counts = [f"{name} {int((t['statistic'].ne('ratio') & t['p_value'].notna()).sum())}" for name, t in tables]
-        overall["family"] = "table: Holm within each table (" + ", ".join(counts) + " tests)"
+        counts = [f"{name} {int(_tested(t).sum())}" for name, t in tables]
+        overall["family"] = ["table: Holm within each table (" + ", ".join(counts) + " tests)"]
     return res

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -228,8 +229,14 @@ class MetricFrameResult(Result):
     overall rows (attributes ``"(all)"``) over ``groups``; ``summary()`` is ``pairs`` sorted by
     adjusted p-value.
 
+    The result keeps its three tables as columns (``columns``) and builds each DataFrame when it is
+    first read; ``to_dict()`` does not need pandas.
+
     Attributes
     ----------
+    columns : dict
+        ``{"overall": ..., "groups": ..., "pairs": ...}``, each a mapping of column name to a list
+        of values (one per row), the tables below.
     overall : pandas.DataFrame
         One row per metric: ``metric, n_users, estimate, ci_low, ci_high, reason``.
     groups : pandas.DataFrame
@@ -255,13 +262,36 @@ class MetricFrameResult(Result):
     0  relevance       20     0.433   0.308    0.558   None
     """
 
-    overall: pd.DataFrame
-    groups: pd.DataFrame
-    pairs: pd.DataFrame
+    columns: Mapping[str, Any] = field(repr=False)
     by: tuple
     reference: tuple
     confidence: float = 0.95
     binary: tuple = field(default=())
+
+    @cached_property
+    def overall(self) -> pd.DataFrame:
+        """One row per metric (see the class docstring)."""
+        return column_frame(self.columns["overall"])
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per group and metric (see the class docstring)."""
+        return column_frame(self.columns["groups"])
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """One row per compared group, metric and statistic (see the class docstring)."""
+        return column_frame(self.columns["pairs"], objects=("significant",))
+
+    @presents
+    def to_dict(self) -> dict:
+        """``overall``, ``groups`` and ``pairs`` (lists of records), ``by``, ``reference``, ``confidence``
+        and ``binary``, made from the columns (no pandas)."""
+        from ocef.results import column_records, jsonable
+
+        return {**{name: column_records(self.columns[name]) for name in ("overall", "groups", "pairs")},
+                "by": jsonable(self.by), "reference": jsonable(self.reference), "confidence": self.confidence,
+                "binary": jsonable(self.binary)}
 
     @presents
     def to_frame(self):
@@ -407,22 +437,25 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
     >>> res.pairs[["g", "statistic", "estimate"]].round(2).values.tolist()
     [['b', 'difference', -0.2], ['b', 'ratio', 0.6]]
     """
-    import pandas as pd
-
     from ocef.inference import holm_adjust
 
     by = [by] if isinstance(by, str) else list(by)
     binary = set(binary)
-    table = table.sort_values(by + ["metric"], kind="stable").reset_index(drop=True)
-    sizes = table.groupby(by, sort=True)["n"].max()
-    if sizes.empty:
+    recs = _sorted_moments(table, by)
+    sizes: dict = {}
+    for rec in recs:                     # the groupby(by, sort=True)["n"].max() of the sorted table
+        key = tuple(rec[c] for c in by)
+        if not any(v is None or (isinstance(v, float) and v != v) for v in key):     # groupby drops null keys
+            sizes[key] = max(sizes.get(key, rec["n"]), rec["n"])
+    if not sizes:
         raise DataError("no group has any user")
     if reference is None:
-        ref = sizes.idxmax()
+        ref = max(sizes, key=sizes.__getitem__)            # the first group of the largest size
+        ref = ref if len(by) > 1 else ref[0]
     else:
         ref = reference
     ref = ref if isinstance(ref, tuple) else (ref,)
-    keys = [tuple(k) if isinstance(k, tuple) else (k,) for k in sizes.index]
+    keys = list(sizes)
     if ref not in keys:
         raise ParameterError(f"reference must be one of the groups {keys if len(by) > 1 else [k[0] for k in keys]}, "
                              f"got {reference!r}")
@@ -436,7 +469,7 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         return floor_reason(rec["n"], rec["sum"], rec["sum_sq"], minimum=rec.get("min"), binary=m in binary,
                             min_users=floors.get(m, 2))
 
-    for rec in table.to_dict("records"):
+    for rec in recs:
         key = tuple(rec[c] for c in by)
         cells[(key, rec["metric"])] = rec
         mi = mean_interval(rec["n"], rec["sum"], rec["sum_sq"], binary=rec["metric"] in binary, confidence=confidence)
@@ -444,14 +477,17 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
         grows.append({**{c: rec[c] for c in by}, "metric": rec["metric"], "n_users": int(rec["n"]),
                       "estimate": mi["estimate"], "ci_low": np.nan if why else mi["ci_low"],
                       "ci_high": np.nan if why else mi["ci_high"], "reason": why or mi["reason"]})
-    metrics = list(dict.fromkeys(table["metric"]))
+    metrics = list(dict.fromkeys(rec["metric"] for rec in recs))
     overall = []
     for m in metrics:
-        sub = table[table["metric"] == m]
-        n, s1, s2 = int(sub["n"].sum()), float(sub["sum"].sum()), float(sub["sum_sq"].sum())
+        sub = [rec for rec in recs if rec["metric"] == m]
+        # numpy's sums of the column, as pandas' Series.sum (pairwise summation): bit for bit
+        n, s1, s2 = (np.array([rec[c] for rec in sub]).sum() for c in ("n", "sum", "sum_sq"))
+        n, s1, s2 = int(n), float(s1), float(s2)
+        mins = [rec["min"] for rec in sub if rec["min"] is not None and rec["min"] == rec["min"]]
         mi = mean_interval(n, s1, s2, binary=m in binary, confidence=confidence)
         why = None if mi["reason"] is not None or m in binary else withheld(
-            {"n": n, "sum": s1, "sum_sq": s2, "min": float(sub["min"].min())}, m)
+            {"n": n, "sum": s1, "sum_sq": s2, "min": float(min(mins)) if mins else np.nan}, m)
         overall.append({"metric": m, "n_users": n, "estimate": mi["estimate"], "ci_low": np.nan if why else mi["ci_low"],
                         "ci_high": np.nan if why else mi["ci_high"], "reason": why or mi["reason"]})
     for (key, m), rec in cells.items():
@@ -482,19 +518,118 @@ def metric_frame_from_moments(table, *, by, reference=None, confidence: float = 
                      "ci_high": c["ratio_high"], "p_value": c["p_value"], "reason": ratio_why or c["reason"]})
     cols = by + ["reference", "metric", "statistic", "estimate", "ci_low", "ci_high", "p_value", "p_adjusted",
                  "significant", "reason"]
-    pairs = pd.DataFrame(prow, columns=[c for c in cols if c not in ("p_adjusted", "significant")])
-    if len(pairs):
-        diff = pairs["statistic"] == "difference"
-        adj = holm_adjust(pairs.loc[diff, "p_value"].to_numpy(dtype=float))
-        pairs["p_adjusted"] = np.repeat(adj, 2)             # each difference row is followed by its ratio row
-    else:
-        pairs["p_adjusted"] = pd.Series(dtype=float)
-    sig = (pairs["p_adjusted"] <= 1 - confidence).astype(object)
-    sig[pairs["p_adjusted"].isna()] = None                      # no test: no label
-    pairs["significant"] = sig
-    pairs = pairs[cols]
-    return MetricFrameResult(overall=pd.DataFrame(overall), groups=pd.DataFrame(grows), pairs=pairs,
-                             by=tuple(by), reference=ref, confidence=confidence, binary=tuple(sorted(binary)))
+    pairs = {c: [r[c] for r in prow] for c in cols if c not in ("p_adjusted", "significant")}
+    diff = np.array(pairs["statistic"], dtype=object) == "difference"
+    p_adjusted = (np.repeat(holm_adjust(np.array(pairs["p_value"], dtype=float)[diff]), 2) if prow
+                  else np.zeros(0))       # each difference row is followed by its ratio row
+    pairs["p_adjusted"] = p_adjusted
+    pairs["significant"] = significance(p_adjusted, confidence)
+    columns = {"overall": rows_to_columns(overall, ["metric", "n_users", "estimate", "ci_low", "ci_high", "reason"]),
+               "groups": rows_to_columns(grows, by + ["metric", "n_users", "estimate", "ci_low", "ci_high", "reason"]),
+               "pairs": {c: pairs[c] for c in cols}}
+    return MetricFrameResult(columns=columns, by=tuple(by), reference=ref, confidence=confidence,
+                             binary=tuple(sorted(binary)))
+
+
+def _sorted_moments(table, by: list) -> list[dict]:
+    """The moment records sorted by ``by`` and ``metric`` (stable), as ``DataFrame.sort_values`` and
+    ``to_dict("records")`` give them: from a DataFrame with pandas, from records (e.g.
+    :attr:`ocef.exposure.statistics.RankingStats.moments`) in Python, their null ``min``/``max`` as the
+    DataFrame's NaN."""
+    if not isinstance(table, (list, tuple)):
+        return table.sort_values(by + ["metric"], kind="stable").reset_index(drop=True).to_dict("records")
+    recs = [dict(r) for r in table]
+    for c in ("min", "max"):             # a float column with missing values holds NaN in a DataFrame
+        if any(r.get(c) is not None for r in recs):
+            for r in recs:
+                if c in r and r[c] is None:
+                    r[c] = np.nan
+    try:
+        return sorted(recs, key=lambda r: tuple(r[c] for c in by) + (r["metric"],))
+    except TypeError:                    # labels of mixed types: pandas' order
+        import pandas as pd
+
+        return _sorted_moments(pd.DataFrame(recs), by)
+
+
+def significance(p_adjusted, confidence: float) -> list:
+    """The ``significant`` column: ``p_adjusted <= 1 - confidence``, None where there is no test (NaN).
+
+    Parameters
+    ----------
+    p_adjusted : array_like of float
+        Adjusted p-values (NaN: no test).
+    confidence : float
+        The level; the test's size is ``1 - confidence``.
+
+    Returns
+    -------
+    list
+        True, False or None per row.
+
+    Examples
+    --------
+    >>> significance([0.01, 0.2, float("nan")], 0.95)
+    [True, False, None]
+    """
+    p = np.asarray(p_adjusted, dtype=float)
+    return [None if v != v else bool(v <= 1 - confidence) for v in p.tolist()]
+
+
+def rows_to_columns(rows: list[dict], columns: list) -> dict:
+    """A table given as row dicts (all with the keys ``columns``) as columns: ``{name: [values]}``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows.
+    columns : list of str
+        The column names, in order.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> rows_to_columns([{"a": 1, "b": 2}, {"a": 3, "b": 4}], ["a", "b"])
+    {'a': [1, 3], 'b': [2, 4]}
+    """
+    return {c: [r[c] for r in rows] for c in columns}
+
+
+def column_frame(columns, *, objects=()):
+    """The DataFrame of a table kept as columns (``objects``: columns kept as Python objects, e.g.
+    ``significant``'s True, False and None).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Column name to values.
+    objects : sequence of str
+        Columns of dtype object.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> column_frame({"a": [1, 2], "significant": [True, None]}, objects=("significant",)).dtypes.tolist()
+    [dtype('int64'), dtype('O')]
+    """
+    import pandas as pd
+
+    # an empty list is an object column (as in a DataFrame made from no rows); arrays keep their dtype
+    frame = pd.DataFrame({c: np.array(v, dtype=object) if isinstance(v, list) and not v else v
+                          for c, v in columns.items() if c not in objects}, columns=list(columns))
+    for c in objects:
+        if c in columns:
+            values = np.empty(len(columns[c]), dtype=object)
+            values[:] = list(columns[c])
+            frame[c] = values
+    return frame
+
 
 
 @validate_params(confidence=CONFIDENCE)

@@ -258,8 +258,24 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
     >>> share_table(st, target="equal", confidence=0.95, by_user_group=False)[0]["statistic"].tolist()
     ['share', 'difference', 'ratio', 'share', 'difference', 'ratio']
     """
-    import pandas as pd
+    from ocef.exposure.frame import column_frame
 
+    columns, per_group = _share_columns(stats, target=target, confidence=confidence, by_user_group=by_user_group)
+    return column_frame(columns, objects=("significant",)), per_group
+
+
+#: the columns of :func:`share_table`'s table
+_SHARE_COLUMNS = ["user_group", "item_group", "n_users", "statistic", "target", "estimate", "ci_low", "ci_high",
+                 "confidence", "p_value", "p_adjusted", "significant", "reason"]
+#: the columns of :func:`share_pairs`' table
+_PAIR_COLUMNS = ["user_group", "reference", "item_group", "statistic", "estimate", "ci_low", "ci_high", "p_value",
+                "reason", "p_adjusted", "significant"]
+
+
+def _share_columns(stats, *, target: str, confidence: float, by_user_group: bool):
+    """:func:`share_table` without pandas: its table as columns (``_SHARE_COLUMNS``, lists of
+    values; ``significant`` True, False or None) and the per-stratum results."""
+    from ocef.exposure.frame import significance
     from ocef.inference import holm_adjust
 
     if target == "merit" and not stats.has_relevance:
@@ -274,19 +290,15 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
         per_group[ug] = (n, res)
         for ig, r in zip(stats.item_groups, res):
             rows.extend(_share_rows(ug, ig, int(n), r, confidence, target))
-    groups = pd.DataFrame(rows)
-    diff = groups["statistic"] == "difference"
-    adj = holm_adjust(groups.loc[diff, "p_value"].to_numpy(dtype=float))
-    groups["p_adjusted"] = np.nan
-    groups.loc[diff, "p_adjusted"] = adj
-    groups.loc[groups["statistic"] == "ratio", "p_adjusted"] = adj
-    sig = (groups["p_adjusted"] <= 1 - confidence).astype(object)
-    sig[groups["p_adjusted"].isna()] = None                     # no test (the share rows, or no interval)
-    groups["significant"] = sig
-    groups["confidence"] = confidence
-    groups = groups[["user_group", "item_group", "n_users", "statistic", "target", "estimate", "ci_low", "ci_high",
-                     "confidence", "p_value", "p_adjusted", "significant", "reason"]]
-    return groups, per_group
+    statistic = np.array([r["statistic"] for r in rows], dtype=object)
+    p_value = np.array([r["p_value"] for r in rows], dtype=float)
+    adj = holm_adjust(p_value[statistic == "difference"])
+    p_adjusted = np.full(len(rows), np.nan)
+    p_adjusted[statistic == "difference"] = adj
+    p_adjusted[statistic == "ratio"] = adj
+    extra = {"p_adjusted": p_adjusted, "confidence": [confidence] * len(rows),
+             "significant": significance(p_adjusted, confidence)}   # None: no test (share rows, or no interval)
+    return {c: extra[c] if c in extra else [r[c] for r in rows] for c in _SHARE_COLUMNS}, per_group
 
 
 def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confidence: float):
@@ -316,7 +328,15 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
     >>> share_pairs(["a"], {"x": (40, [r]), "y": (40, [r])}, ["x", "y"], "x", confidence=0.95)["estimate"].tolist()
     [0.0]
     """
-    import pandas as pd
+    from ocef.exposure.frame import column_frame
+
+    columns = _share_pair_columns(item_groups, per_group, user_groups, reference, confidence=confidence)
+    return column_frame(columns, objects=("significant",))
+
+
+def _share_pair_columns(item_groups, per_group: dict, user_groups, reference, *, confidence: float) -> dict:
+    """:func:`share_pairs` without pandas: its table as columns (``_PAIR_COLUMNS``, lists of values)."""
+    from ocef.exposure.frame import significance
     from ocef.inference import student_t as student
 
     from ocef.inference import holm_adjust
@@ -345,10 +365,7 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
                          "ci_high": d + q * se if ok else np.nan,
                          "p_value": float(2 * student.sf(abs(d) / se, min(na, nb) - 1)) if ok else np.nan,
                          "reason": reason})
-    pairs = pd.DataFrame(prow, columns=["user_group", "reference", "item_group", "statistic", "estimate", "ci_low",
-                                        "ci_high", "p_value", "reason"])
-    pairs["p_adjusted"] = holm_adjust(pairs["p_value"].to_numpy(dtype=float)) if len(pairs) else []
-    sig = (pairs["p_adjusted"] <= 1 - confidence).astype(object)
-    sig[pairs["p_adjusted"].isna()] = None                      # no test: no label
-    pairs["significant"] = sig
+    pairs = {c: [r[c] for r in prow] for c in _PAIR_COLUMNS[:9]}
+    pairs["p_adjusted"] = holm_adjust(np.array(pairs["p_value"], dtype=float)) if prow else np.zeros(0)
+    pairs["significant"] = significance(pairs["p_adjusted"], confidence)      # None: no test, no label
     return pairs

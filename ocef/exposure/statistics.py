@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -63,8 +64,9 @@ class RankingStats(Result):
         ``Σ_u V_u`` per user group, ``V = (X_1..X_G, M_1..M_G)`` (M only with relevance).
     cross : numpy.ndarray, shape (U, V, V)
         ``Σ_u V_u V_uᵀ``.
-    metrics : pandas.DataFrame
-        Per-user-metric moments: ``user_group, metric, n, sum, sum_sq, min, max``.
+    moments : tuple of dict
+        Per-user-metric moments, one record per user group and metric: ``user_group, metric, n, sum,
+        sum_sq, min, max``; ``metrics`` is their DataFrame (built when first read).
     k : int
         List length (largest rank, or the ``k`` given).
     n_rows : int
@@ -93,13 +95,29 @@ class RankingStats(Result):
     n_users: np.ndarray
     sums: np.ndarray
     cross: np.ndarray
-    metrics: object
+    moments: tuple
     k: int
     n_rows: int
     has_relevance: bool
     item_counts: tuple | None = None
     catalogue_source: str | None = None
     longest: int | None = None
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """Per-user-metric moments as a DataFrame: ``user_group, metric, n, sum, sum_sq, min, max``."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.moments), columns=MOMENT_COLUMNS)
+
+    @presents
+    def to_dict(self) -> dict:
+        """Every field, the moments under the key ``metrics`` (a list of records), JSON-ready."""
+        from ocef.results import jsonable
+
+        return {("metrics" if f.name == "moments" else f.name):
+                jsonable([dict(r) for r in self.moments] if f.name == "moments" else getattr(self, f.name))
+                for f in dataclasses.fields(self) if f.repr and not f.name.startswith("_")}
 
     @presents
     def to_frame(self):
@@ -250,8 +268,6 @@ def ranking_statistics_sql(table: str, *, cols: dict, item_groups, k: int, model
 
 def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) -> RankingStats:
     """:class:`RankingStats` from the one-row-per-user-group output of the query (checks included)."""
-    import pandas as pd
-
     if not rows:
         raise DataError(f"{names['log']} is empty: no ranked item")
     for r in rows:
@@ -287,10 +303,9 @@ def _stats_from_rows(rows: list[dict], item_groups, has_rel, metrics, k, names) 
                          "sum": float(r[f"{m}__sum"] or 0.0), "sum_sq": float(r[f"{m}__sum_sq"] or 0.0),
                          "min": None if r[f"{m}__min"] is None else float(r[f"{m}__min"]),
                          "max": None if r[f"{m}__max"] is None else float(r[f"{m}__max"])})
-    table = pd.DataFrame(recs, columns=MOMENT_COLUMNS)
     return RankingStats(user_groups=tuple(plain_value(r["_ug"]) for r in rows), item_groups=tuple(item_groups),
                         n_users=np.array([int(r["n_users"]) for r in rows]), sums=sums, cross=cross,
-                        metrics=table, k=int(k), n_rows=int(sum(r["n_rows"] for r in rows)), has_relevance=has_rel,
+                        moments=tuple(recs), k=int(k), n_rows=int(sum(r["n_rows"] for r in rows)), has_relevance=has_rel,
                         longest=int(max(r["kmax"] for r in rows)))
 
 
@@ -427,6 +442,6 @@ def _pandas_statistics(source, *, item_group, user_group, item_table, user_table
                           "sum_sq": float(v @ v), "min": float(v.min()) if v.size else None,
                           "max": float(v.max()) if v.size else None})
     return RankingStats(user_groups=tuple(ug_list[i] for i in sort), item_groups=tuple(pr.labels), n_users=n_users,
-                        sums=sums, cross=cross, metrics=pd.DataFrame(table, columns=MOMENT_COLUMNS), k=int(k),
+                        sums=sums, cross=cross, moments=tuple(table), k=int(k),
                         n_rows=len(lg.frame), has_relevance=has_rel, item_counts=pr.item_counts,
                         catalogue_source=pr.catalogue_source, longest=int(pr.kmax))

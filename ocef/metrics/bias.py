@@ -14,12 +14,15 @@ pair metric are Holm-adjusted (:func:`ocef.inference.holm_adjust`).
 from __future__ import annotations
 
 import dataclasses
+import decimal
+import sys
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 from ocef.validation import CONFIDENCE, Boolean, Integer, Options, Rng, validate_params
-import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.inference import holm_adjust
@@ -41,6 +44,9 @@ from ocef.metrics.recommender import (
 )
 from ocef.results import Result, jsonable, presents
 from ocef.validation import as_generator
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is built
+    import pandas as pd
 
 #: resamples evaluated at a time (drawn per chunk of RESAMPLE_CHUNK, the same draws with or without a bar)
 _STEP = 100
@@ -109,12 +115,14 @@ class RecommenderBiasResult(Result):
     quantity), ``ci_low``/``ci_high``, ``interval`` (the method), ``p_value``/``p_adjusted``/
     ``significant`` (pairs), ``reason``, ``bias`` and ``n_defined``. The views: ``overall``,
     ``groups``, ``pairs`` (wide, group relative to reference) and ``summary()`` (the pairs in long
-    form). How to read a row: ``docs/guide/metrics.md``.
+    form). How to read a row: ``docs/guide/metrics.md``. The result keeps the table as columns and
+    builds the DataFrame when first read: ``to_dict()`` and ``ocef recmetrics`` do not need pandas.
 
     Attributes
     ----------
-    table : pandas.DataFrame
-        The tidy table.
+    columns : mapping of str to numpy.ndarray
+        The tidy table as columns (:data:`COLUMNS`, one value per row; ``significant`` holds
+        True, False or None); ``table`` is their DataFrame.
     group_names : tuple of str
         The groups, sorted.
     reference : str
@@ -147,7 +155,7 @@ class RecommenderBiasResult(Result):
     0       b       a -0.016      -0.086        0.054
     """
 
-    table: pd.DataFrame
+    columns: Mapping[str, Any] = dataclasses.field(repr=False)
     group_names: tuple[str, ...]
     reference: str
     k: int | None
@@ -163,12 +171,22 @@ class RecommenderBiasResult(Result):
     #: bootstrap replicates, (n_resamples, len(table)) aligned with the rows of ``table`` (None without)
     replicates: np.ndarray | None = dataclasses.field(default=None, repr=False, compare=False)
 
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """The tidy table (see the class docstring): one row per (level, group, metric)."""
+        import pandas as pd
+
+        return pd.DataFrame({c: pd.array(v, dtype="boolean") if c == "significant" else v
+                             for c, v in self.columns.items()})
+
     @presents
     def to_frame(self) -> pd.DataFrame:
         """The tidy table (a copy of ``table``): one row per (level, group, metric)."""
         return self.table.copy()
 
     def _wide(self, level: str, keys: list[str]) -> pd.DataFrame:
+        import pandas as pd
+
         """One row per group (or pair) of ``level``: ``keys``, then per metric ``m`` its value
         and ``m_estimate``, ``m_ci_low``, ``m_ci_high`` (and for pairs ``m_p_adjusted``,
         ``m_significant``)."""
@@ -225,18 +243,42 @@ class RecommenderBiasResult(Result):
         return part[["group", "reference", "n_users", "metric", "value", "estimate", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "reason"]].reset_index(drop=True)
 
+    def rows(self, part: str) -> list[dict]:
+        """The rows of one part of the table (its ``level`` column: ``"overall"``, ``"group"`` or
+        ``"pair"``) as dicts of the columns, in the table's order, without pandas (null: None or NaN).
+
+        Parameters
+        ----------
+        part : {"overall", "group", "pair"}
+            The rows' ``level``.
+
+        Returns
+        -------
+        list of dict
+            One dict per row, keyed by :data:`COLUMNS`.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> res = recommender_bias(rng.random((40, 6)), groups=np.repeat(["a", "b"], 20), k=2, n_resamples=0)
+        >>> [(r["group"], r["metric"]) for r in res.rows("pair")][:2]
+        [('b', 'mad'), ('b', 'exposure_total_variation')]
+        """
+        names = list(self.columns)
+        return [dict(zip(names, row)) for row, lv in zip(zip(*self.columns.values()), self.columns["level"])
+                if lv == part]
+
     def _records(self, level: str, keys: list[str]) -> list[dict]:
-        part = self.table[self.table.level == level]
+        """One dict per ``keys`` value of the rows of ``level`` (in order of first appearance), each
+        metric an object of its fields: the groups of the table's ``groupby(keys, sort=False)``."""
         fields = ["value", "estimate", "ci_low", "ci_high", "interval", "reason", "n_defined"]
         if level == "pair":
             fields[4:4] = ["p_value", "p_adjusted", "significant"]
-        out = []
-        for key, sub in part.groupby(keys, sort=False, dropna=False):
-            row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
-            for r in sub.itertuples(index=False):
-                row[r.metric] = {f: getattr(r, f) for f in fields}
-            out.append(row)
-        return out
+        out: dict = {}
+        for r in self.rows(level):
+            row = out.setdefault(tuple(r[k] for k in keys), {k: r[k] for k in keys})
+            row[r["metric"]] = {f: r[f] for f in fields}
+        return list(out.values())
 
     @presents
     def to_dict(self) -> dict:
@@ -267,7 +309,7 @@ def _group_codes(groups, n_users: int) -> tuple[np.ndarray, list[str]]:
     if labels.ndim != 1 or labels.shape[0] != n_users:
         raise ParameterError(f"groups must hold one label per user: expected a 1-d array of length {n_users} "
                          f"(the rows of scores), got shape {labels.shape}")
-    missing = pd.isna(labels)
+    missing = _is_missing(labels)
     if missing.any():
         raise DataError(f"groups holds {int(missing.sum())} missing label(s), e.g. at user {int(np.flatnonzero(missing)[0])}")
     try:
@@ -280,6 +322,21 @@ def _group_codes(groups, n_users: int) -> tuple[np.ndarray, list[str]]:
     if len(names) < 2:
         raise ParameterError(f"groups must hold at least 2 distinct labels, got {names}")
     return codes.astype(np.intp).ravel(), names
+
+
+def _is_missing(labels: np.ndarray) -> np.ndarray:
+    """``pandas.isna`` of a 1-d array of labels without importing pandas: NaN, NaT and None (and, when
+    pandas is loaded, its own nulls such as ``pd.NA``: then ``pandas.isna`` itself)."""
+    if "pandas" in sys.modules:                   # pd.NA and pd.NaT exist only once pandas is imported
+        return np.asarray(sys.modules["pandas"].isna(labels))
+    if labels.dtype.kind in "fc":
+        return np.isnan(labels)
+    if labels.dtype.kind in "mM":
+        return np.isnat(labels)
+    if labels.dtype.kind != "O":
+        return np.zeros(labels.shape, dtype=bool)
+    nan_types = (float, complex, decimal.Decimal, np.floating, np.complexfloating, np.datetime64, np.timedelta64)
+    return np.array([v is None or (isinstance(v, nan_types) and v != v) for v in labels.tolist()], dtype=bool)
 
 
 def _find_group(name, names: list[str], option: str) -> int:
@@ -564,11 +621,6 @@ def _reason(metric: str, value: float, estimate: float, low: float, high: float,
 RANGES = {"gini_index": (0.0, 1.0), "exposure_entropy": (0.0, np.inf)}
 
 
-def pairs_of(table: pd.DataFrame, metric: str) -> pd.Series:
-    """Boolean mask of the pair rows of ``metric``."""
-    return (table.level == "pair") & (table.metric == metric)
-
-
 # ------------------------------------------------------------------ public function
 
 def _size_floor(metric, method, smallest, low, high, p, reasons):
@@ -753,42 +805,40 @@ def recommender_bias(scores, truth=None, groups=None, *, reference=None, k: int 
                              ("bias", bias), ("n_defined", np.asarray(defined, dtype=int)), ("reason", reasons)):
                 columns.setdefault(key, []).append(np.asarray(col, dtype=object) if key in (
                     "level", "group", "reference", "metric", "interval", "reason") else np.asarray(col))
-    table = pd.DataFrame({key: np.concatenate(parts) for key, parts in columns.items()})
+    table = {key: np.concatenate(parts) for key, parts in columns.items()}
     # issue 28: at confidence 0.9999999999999999 t interval ends were null with no reason
-    ends = table[["ci_low", "ci_high"]].to_numpy(dtype=float)
-    unexplained = (table["estimate"].notna() & ~np.isfinite(ends).all(axis=1)
-                   & table["reason"].isna() & (table["interval"] != "none"))
+    ends = np.stack([table["ci_low"], table["ci_high"]], axis=1).astype(float)
+    no_reason = np.array([r is None for r in table["reason"]], dtype=bool)
+    unexplained = (~np.isnan(table["estimate"]) & ~np.isfinite(ends).all(axis=1) & no_reason
+                   & (table["interval"] != "none"))
     if unexplained.any():
-        table.loc[unexplained, ["ci_low", "ci_high"]] = np.nan        # an infinite end is no interval
-        table.loc[unexplained, "reason"] = (
+        table["ci_low"][unexplained] = table["ci_high"][unexplained] = np.nan   # an infinite end is no interval
+        table["reason"][unexplained] = (
             f"no valid interval at confidence {confidence!r}: its critical value is not finite in double precision"
             f" (use a confidence of at most 1 - 1e-12)" if confidence > 1 - 1e-12 else
             "no valid interval: the interval is not defined here")
+    pairs = table["level"] == "pair"
+    etv = np.flatnonzero(pairs & (table["metric"] == "exposure_total_variation"))
+    ekl = np.flatnonzero(pairs & (table["metric"] == "exposure_kl"))
+    p_value = table["p_value"]
     if interval == "auto" and n_resamples:         # EKL tests ETV's null hypothesis (equal distributions)
-        etv = table.index[pairs_of(table, "exposure_total_variation")]
-        ekl = table.index[pairs_of(table, "exposure_kl")]
-        p_etv = table.loc[etv, "p_value"].to_numpy()
-        table.loc[ekl, "p_value"] = np.where(table.loc[ekl, "value"].isna(), np.nan, p_etv)
-    table["p_adjusted"] = np.nan
-    pairs = table.level == "pair"
+        p_value[ekl] = np.where(np.isnan(table["value"][ekl]), np.nan, p_value[etv])
+    p_adjusted = np.full(p_value.shape, np.nan)
     if family == "table":
-        for metric, idx in table[pairs].groupby("metric").groups.items():
-            table.loc[idx, "p_adjusted"] = holm_adjust(table.loc[idx, "p_value"].to_numpy(dtype=float))
+        for metric in np.unique(table["metric"][pairs]):
+            idx = np.flatnonzero(pairs & (table["metric"] == metric))
+            p_adjusted[idx] = holm_adjust(p_value[idx])
     else:
         shared = interval == "auto" and n_resamples        # EKL tests ETV's hypothesis: counted once
-        own = pairs & ~((table.metric == "exposure_kl") if shared else False)
-        idx = table.index[own]
-        table.loc[idx, "p_adjusted"] = holm_adjust(table.loc[idx, "p_value"].to_numpy(dtype=float))
+        idx = np.flatnonzero(pairs & ~((table["metric"] == "exposure_kl") if shared else False))
+        p_adjusted[idx] = holm_adjust(p_value[idx])
         if shared:
-            etv = table.index[pairs_of(table, "exposure_total_variation")]
-            ekl = table.index[pairs_of(table, "exposure_kl")]
-            table.loc[ekl, "p_adjusted"] = np.where(table.loc[ekl, "p_value"].isna(), np.nan,
-                                                    table.loc[etv, "p_adjusted"].to_numpy())
-    sig = table.p_adjusted <= 1.0 - confidence
-    table["significant"] = pd.array(np.where(table.p_adjusted.isna(), None, sig), dtype="boolean")
-    table = table[COLUMNS]
+            p_adjusted[ekl] = np.where(np.isnan(p_value[ekl]), np.nan, p_adjusted[etv])
+    table["p_adjusted"] = p_adjusted
+    table["significant"] = np.where(np.isnan(p_adjusted), None, p_adjusted <= 1.0 - confidence)
+    table = {c: table[c] for c in COLUMNS}
     sel_k = None if k is None else int(k)
-    return RecommenderBiasResult(table=table, group_names=tuple(names), reference=names[ref], k=sel_k,
+    return RecommenderBiasResult(columns=table, group_names=tuple(names), reference=names[ref], k=sel_k,
                                  thresh=None if sel_k is not None else float(thresh), normalize=bool(normalize),
                                  gini_convention=gini_convention, n_resamples=int(n_resamples),
                                  confidence=confidence, has_truth=has_truth, interval=interval,

@@ -1,4 +1,5 @@
-"""Compiled stable top-m selection shared by the batched re-rankers, and the loop's per-user candidate order (numba)."""
+"""Compiled kernels of the loop: the stable top-m selection shared by the batched re-rankers, the per-user
+candidate order and the bit sets of the distinct-key counts (numba)."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,3 +60,24 @@ def order_users(scores, items, starts, counts):                             # pr
         for p in range(m):
             out[a + p] = a + o[p]
     return out
+
+
+@njit(cache=True)
+def mark_bits(bits, positions):                                            # pragma: no cover (compiled)
+    """Set bit ``p`` of the byte array ``bits`` for each ``p`` of ``positions`` (non-negative int64):
+    a set of integer keys in one bit each, counted afterwards with :func:`count_bits`."""
+    for i in range(positions.size):
+        p = positions[i]
+        bits[p >> 3] |= np.uint8(1 << (p & 7))
+
+
+@njit(cache=True)
+def count_bits(bits):                                                      # pragma: no cover (compiled)
+    """The number of bits set in the byte array ``bits`` (``numpy.bitwise_count`` needs numpy 2)."""
+    n = 0
+    for i in range(bits.size):
+        b = bits[i]
+        while b:
+            b &= b - np.uint8(1)
+            n += 1
+    return n

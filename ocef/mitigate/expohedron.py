@@ -484,9 +484,10 @@ def expohedron_rerank(scores, groups, k, *, rng=None, alpha=0.5, fairness="merit
 # Group fairness: the Pareto curve of utility against group unfairness (Kletti et al. Sec. 5)
 # --------------------------------------------------------------------------------------------------
 
-#: Most item groups of the exact group curve (:class:`_GroupProblem`'s support search enumerates subsets of
-#: vertices: measured, 30 candidates, 0.013 / 0.092 / 0.18 / 1.3 / 53 CPU s per user at 2 / 4 / 6 / 8 / 10 groups).
-MAX_GROUPS = 8
+#: Most item groups of the exact group curve: its cost is polynomial (:meth:`_GroupProblem._simplex_qp`) but steep in
+#: the groups; measured CPU s per user on the default grid (3 points), 100 candidates: 1.0 at 20 groups, 1.9 at 32,
+#: 17 at 50, 37 at 64 (``benchmarks/expohedron_group.py``).
+MAX_GROUPS = 32
 
 
 def _group_labels(groups, n: int) -> np.ndarray:
@@ -538,9 +539,9 @@ class _GroupProblem:
     def __init__(self, gamma, rho, labels):
         if labels.max() + 1 > MAX_GROUPS:
             raise DataError(f"the expohedron's group curve takes {int(labels.max()) + 1} item groups; it is solved "
-                            f"exactly for at most {MAX_GROUPS} (its cost grows exponentially with the groups: 30 "
-                            f"candidates, 0.01 / 0.09 / 1.3 / 53 CPU s per user at 2 / 4 / 8 / 10 groups); "
-                            f"merge groups, or use fairness='meritocratic' (--grid alpha=...,fairness=meritocratic)")
+                            f"exactly for at most {MAX_GROUPS} (measured, 100 candidates: 1.9 CPU s per user at 32 "
+                            f"groups, 17 s at 50, 37 s at 64); merge groups, or use fairness='meritocratic' "
+                            f"(--grid alpha=...,fairness=meritocratic)")
         self.gd = -np.sort(-gamma)
         self.total = float(np.sum(gamma))
         self.rho = rho / np.max(rho)                    # λ in the units of the normalized relevance
@@ -585,41 +586,87 @@ class _GroupProblem:
         """The Frank-Wolfe gap s·v − s·x counted as 0: rounding of the scores times the exposures."""
         return 1e-12 * (np.abs(s).max() + 1.0) * self.total
 
-    def _simplex_qp(self, w, u, lam) -> np.ndarray:
-        """θ minimizing f(θ) = ½‖wθ − c‖² − λ uθ on the simplex: the first subset of vertices (largest
-        first) whose affine minimizer of f has θ > 0 and no vertex improving it (every gap s·v_k − s·x
-        within rounding, s the oracle's scores at x); if rounding leaves none, the feasible one of lowest f."""
+    def _simplex_qp(self, w, u, lam, theta0: np.ndarray | None = None) -> np.ndarray:
+        """θ minimizing f(θ) = ½‖wθ − c‖² − λ uθ on the simplex (θ ≥ 0, Σθ = 1): a primal active-set method,
+        Wolfe's minimum-norm-point algorithm (1976) with the linear term.
+
+        A major cycle starts from θ, the exact minimizer of f on the affine hull of its support S (θ_S > 0);
+        KKT on the simplex: every gap s·v_k − s·x (s·v_k = λu_k − (wᵀ(wθ − c))_k, minus the gradient) is
+        ≤ 0 up to rounding (the same test as :meth:`solve`'s) — then θ is optimal and returned; otherwise
+        the vertex of the largest gap joins S. Minor cycles: the affine minimizer y of f on S (:meth:`_affine`)
+        is taken if y > 0; else θ moves towards y until a weight reaches 0 and that vertex leaves S. When S's
+        group exposures are affinely dependent, f is linear along the null direction d (Σd = 0, wd = 0);
+        θ moves along d, the way f does not increase, until a weight reaches 0. Each major cycle lowers f and
+        ends on the unique minimizer over its support, so no support recurs: exact termination in finitely
+        many steps, each a QR of the support's group exposures (m rows) — polynomial, against the 2ᵏ subsets of a
+        search. ``theta0``: a feasible start (the last optimum with the oracle's new vertex at 0)."""
         k = w.shape[1]
-        fallback, fallback_f = None, np.inf
-        for size in range(k, 0, -1):                     # the last support and the oracle's vertex first
-            for subset in combinations(range(k), size):
-                idx = list(subset)
+        if theta0 is None:
+            f1 = 0.5 * np.sum((w - self.c[:, None]) ** 2, axis=0) - lam * u
+            theta = np.zeros(k)
+            theta[int(np.argmin(f1))] = 1.0
+        else:
+            theta = np.asarray(theta0, dtype=float).copy()
+        best, best_f = None, np.inf
+        for _ in range(20 * k + 50):
+            resid = w @ theta - self.c
+            gaps = lam * u - w.T @ resid                     # s·v_k for each vertex k
+            viol = gaps - gaps @ theta
+            f = 0.5 * resid @ resid - lam * (u @ theta)
+            if f < best_f:
+                best, best_f = theta, f
+            s_scale = lam * np.max(self.rho) + np.abs(resid).max()
+            j = int(np.argmax(viol))
+            if viol[j] <= self._gap_tolerance(np.array([s_scale])):
+                return theta
+            if theta[j] > 0 or f > best_f:               # rounding: the vertex is in already, or f went up
+                break
+            support = np.flatnonzero(theta > 0).tolist() + [j]
+            for _ in range(k + 1):                       # minor cycles: each one drops a vertex of S
+                idx = np.array(support)
                 line = self._affine(w[:, idx], u[idx])
-                if line is None:
-                    continue
-                sol = line[0] + lam * line[1]
-                if np.any(sol <= 0):
-                    continue
-                theta = np.zeros(k)
-                theta[idx] = sol / np.sum(sol)
-                resid = w @ theta - self.c
-                gaps = lam * u - w.T @ resid                 # s·v_k for each vertex k
-                s_scale = lam * np.max(self.rho) + np.abs(resid).max()
-                if np.all(gaps - gaps @ theta <= self._gap_tolerance(np.array([s_scale]))):
-                    return theta
-                f = 0.5 * resid @ resid - lam * (u @ theta)
-                if f < fallback_f:
-                    fallback, fallback_f = theta, f
-        if fallback is None:
+                if line is None:                         # dependent: along the null direction of the differences
+                    d = w[:, idx[1:]] - w[:, idx[:1]]
+                    z = np.linalg.svd(d)[2][-1]
+                    step = np.concatenate(([-z.sum()], z))
+                    grad = w[:, idx].T @ (w @ theta - self.c) - lam * u[idx]
+                    if grad @ step > 0:
+                        step = -step
+                else:
+                    y = line[0] + lam * line[1]
+                    if np.all(y > 0):
+                        theta = np.zeros(k)
+                        theta[idx] = y
+                        break
+                    step = y - theta[idx]
+                down = step < 0
+                ratios = np.full(idx.size, np.inf)
+                ratios[down] = theta[idx][down] / -step[down]
+                t = float(np.min(ratios))
+                out = int(np.argmin(ratios))
+                new = np.zeros(k)
+                new[idx] = np.clip(theta[idx] + t * step, 0.0, None)
+                new[idx[out]] = 0.0
+                theta = new / new.sum()
+                support = [i for i in support if theta[i] > 0]
+                if len(support) == 1:
+                    break
+            else:
+                break
+        if best is None:
             raise DataError("the group Pareto problem has no optimum on the vertices: a loss of precision")
-        return fallback
+        return best
 
     def solve(self, lam: float, vertices: np.ndarray | None = None) -> np.ndarray:
         """The vertices (rows) of the optimum at ``lam`` (affinely independent group exposures)."""
         verts = self.vertex(self.rho)[None, :] if vertices is None else vertices
+        theta = None
         for _ in range(50 * self.gd.size + 100):
             w, u = self.image(verts)
-            theta = self._simplex_qp(w, u, lam)
+            start = None if theta is None else np.append(theta, 0.0)
+            theta = self._simplex_qp(w, u, lam, start)
+            if start is not None and theta[-1] == 0 and np.all(theta[:-1] > 0):
+                return verts[:-1]                        # the oracle's vertex lowers f by rounding only
             verts, theta = verts[theta > 0], theta[theta > 0]
             x = theta @ verts
             s = lam * self.rho - (np.bincount(self.labels, x, minlength=self.m) - self.c)[self.labels]
@@ -705,7 +752,7 @@ def group_pareto_curve(gamma, relevance, groups) -> np.ndarray:
     (the scalarization reaches the whole front: unfairness is convex and utility linear in x). The
     optimum is unique in (A x, ρ·x) and piecewise affine in λ (a parametric convex QP over a polytope).
     At one λ it is found exactly by simplicial decomposition: the exact minimizer over the convex hull of a
-    few vertices (rankings), and the expohedron's linear oracle — the vertex sorting the items by
+    few vertices (rankings; a primal active-set method, Wolfe's), and the expohedron's linear oracle — the vertex sorting the items by
     s = λρ − (A x − A b)[group] — adds a vertex until none improves (Frank-Wolfe gap 0 up to rounding). The
     vertices of the optimum then give it as θ₀ + λθ₁ on a whole piece of λ, bounded where a θ reaches 0 or
     a vertex stops being sorted by s(λ); the pieces are found from the PRP end (λ = ∞) down to λ = 0⁺ by
@@ -721,8 +768,11 @@ def group_pareto_curve(gamma, relevance, groups) -> np.ndarray:
     fair end equals the LP's group-fair optimum within 1e-9 on all 41 (the reference's
     ``fairness_endpoint`` falls short on 6, see :func:`group_fairness_endpoint`); with two groups every
     point equals the LP's best utility at its disparity within 2e-15; utility and unfairness increase
-    together, and no sampled ranking or lottery dominates a point. Cost: the number of pieces grows with
-    the groups (30 items: about 10 pieces with 2 groups, 100-200 with 4).
+    together, and no sampled ranking or lottery dominates a point; with 3-20 groups each optimum has the
+    objective of HiGHS's QP over doubly stochastic matrices within 2e-14. Cost: the number of pieces grows
+    with the groups (30 items: about 10 pieces with 2 groups, 100-200 with 4); CPU s per user on
+    ``ocef mitigate``'s grid (3 points), 100 candidates: 0.04 / 0.3 / 1.0 / 1.9 at 2 / 8 / 20 / 32 groups
+    (at most ``MAX_GROUPS`` = 32).
 
     Parameters
     ----------

@@ -3,6 +3,7 @@ ocef.exposure's formulas, paired rows equal to a direct paired t test, lotteries
 from __future__ import annotations
 
 import inspect
+import time
 
 import numpy as np
 import pandas as pd
@@ -297,8 +298,10 @@ def test_catalogue_target_counts_distinct_items_by_group_code(groups, items, sha
 
 def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
     """The catalogue target's count runs under ``memory_limit`` (it ran before the limit was set, and
-    reached 10 GB at 10^7 users under a 1 GB limit); the limit in force before is restored after."""
-    from ocef.backends import duckdb_cursor
+    reached 10 GB at 10^7 users under a 1 GB limit); without it, a limit in force (``ocef --memory-limit``)
+    is kept, and with none DEFAULT_MEMORY_LIMIT bounds the run (1 GB; the catalogue count took 9.45 GB
+    of DuckDB's default 80% of the RAM at 10^7 users); the setting before is restored after."""
+    from ocef.backends import duckdb_cursor, set_memory_limit
     from ocef.mitigate import loop
 
     seen = []
@@ -313,5 +316,123 @@ def test_memory_limit_covers_the_queries_before_the_loop(monkeypatch):
     cand = pd.DataFrame({"user": [0, 0, 0, 1, 1, 1], "item": [0, 1, 2, 0, 3, 4], "score": [.9, .8, .7, .9, .8, .7],
                          "pop": ["head", "head", "tail", "head", "tail", "tail"]})
     mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0, memory_limit="300MB")
-    assert seen == ["300.0 MiB"]
+    mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    set_memory_limit("700MB")
+    try:
+        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.0}], k=2, rng=0)
+    finally:
+        set_memory_limit(None)
+    assert loop.DEFAULT_MEMORY_LIMIT == "1GB" and seen == ["300.0 MiB", "1.0 GiB", "700.0 MiB"]
     assert duckdb_cursor().sql("SELECT current_setting('memory_limit')").fetchall()[0][0] == before
+
+
+def test_the_stream_holds_a_bounded_number_of_batches(monkeypatch):
+    """Candidates grouped by user are streamed: when the loop orders a block of users, DuckDB has read
+    at most a few batches more than the loop consumed (its streaming buffer, set small here), not the
+    whole input. Every row the scan produces passes a counting function; a reader that reads ahead
+    (``list(reader)``, ``.arrow()``, a sort of the whole input) fails this with about 97 000 rows ahead."""
+    import numba
+
+    from ocef.mitigate import _select, loop
+
+    n_users, n_cand = 10_000, 10                                     # 100 000 rows, 40 batches of 250 users
+    g = np.random.default_rng(0)
+    cand = pd.DataFrame({"user": np.repeat(np.arange(n_users), n_cand), "item": np.tile(np.arange(n_cand), n_users),
+                         "score": g.random(n_users * n_cand), "pop": np.tile(["h"] * 7 + ["t"] * 3, n_users)})
+    produced, seen = [0], []
+
+    def count(users):                                                # called by DuckDB on each vector it scans
+        produced[0] += len(users)
+        return users
+
+    open_, blocks, order = loop._open, loop._user_blocks, _select.order_users
+
+    def counted_open(*args, **kwargs):
+        con, names = open_(*args, **kwargs)
+        con.execute("SET streaming_buffer_size = '16KB'")            # DuckDB's own read-ahead (default 10 MiB)
+        con.create_function("_count_rows", count, ["BIGINT"], "BIGINT", type="arrow", side_effects=True)
+        con.execute(f'CREATE TEMP VIEW _counted AS SELECT _count_rows("user") AS "user", item, score, pop '
+                    f'FROM {names["c"]}')
+        return con, {**names, "c": "_counted"}
+
+    def counted_blocks(*args, **kwargs):
+        produced[0] = 0                                              # the stream starts: count its rows only
+        yield from blocks(*args, **kwargs)
+
+    def slow_order(scores, *args):                                   # a slow consumer of each block
+        seen.append((scores.size, produced[0]))
+        time.sleep(0.002)
+        return order(scores, *args)
+
+    monkeypatch.setattr(loop, "_open", counted_open)
+    monkeypatch.setattr(loop, "_user_blocks", counted_blocks)
+    monkeypatch.setattr(_select, "order_users", slow_order)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)           # 80 tiny parallel kernels wait for a busy core each on a loaded machine
+    try:
+        mitigate(cand, item_group="pop", method="boost", grid=[{"amount": 0.1}], k=5, chunk_users=250, rng=0)
+    finally:
+        numba.set_num_threads(threads)
+    consumed = np.cumsum([size for size, _ in seen])
+    ahead = np.array([p for _, p in seen]) - consumed
+    assert consumed[-1] == n_users * n_cand and len(seen) >= 30
+    assert ahead.max() <= 40_000, f"read {ahead.max()} rows ahead of the loop"
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_bitset_counts_equal_duckdb_aggregates(shuffle):
+    """The one-pass counts (bit sets of integer keys) equal count(DISTINCT ...) and the runs of users:
+    negative keys, an item listed in two item groups, rows grouped by user or shuffled; keys that are
+    not integers or span too wide a range are left to DuckDB (None)."""
+    from ocef.mitigate import loop
+
+    cand, _ = world(n_users=50, n_cand=8, seed=3)
+    cand["user"] -= 20
+    cand["item"] -= 7
+    cand.loc[3, "pop"] = "tail" if cand.loc[3, "pop"] == "head" else "head"          # item 3's row: other group
+    if shuffle:
+        cand = cand.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    con, names = loop._open(cand, None, "pop", None, None)
+    got = loop._scan_counts(con, names, "pop", ["head", "tail"], catalogue=True)
+    c = names["c"]
+    want = con.execute(f'SELECT count(DISTINCT "user"), count(*) FROM {c}').fetchall()[0]
+    pairs = dict(con.execute(f"SELECT pop = 'tail', count(*) FROM (SELECT DISTINCT pop, item FROM {c}) "
+                             "GROUP BY 1").fetchall())
+    runs = int((cand["user"].to_numpy()[1:] != cand["user"].to_numpy()[:-1]).sum()) + 1
+    assert (got["users"], got["rows"], got["bad"], got["runs"]) == (*want, 0, runs)
+    assert got["items"] == {0: pairs[False], 1: pairs[True]}
+    assert (runs == 50) is not shuffle
+    for col, value in (("item", cand["item"].astype(str)), ("user", cand["user"] * 2 ** 35)):   # text; 2^32 users wide
+        con, names = loop._open(cand.assign(**{col: value}), None, "pop", None, None)
+        assert loop._scan_counts(con, names, "pop", ["head", "tail"], catalogue=True) is None
+
+
+def test_the_counting_pass_changes_no_result(tmp_path, monkeypatch):
+    """The loop with the one-pass bit-set counts and with DuckDB's aggregates (the code before them) gives
+    the same statistics, points, settings and logs, bit for bit, on grouped input (the stream) and shuffled
+    input (the partitions)."""
+    from ocef.mitigate import loop
+
+    cand, _ = world(n_users=180, n_cand=12, seed=4)                   # 2160 rows: 2 parts of 1024 rows
+    kw = dict(item_group="pop", method="detconstsort", grid=[{"target": "equal"}], k=5, rng=0, chunk_users=30)
+    for name, data in (("grouped", cand), ("shuffled", cand.sample(frac=1.0, random_state=2))):
+        new = mitigate(data, **kw, out=tmp_path / name / "new")
+        with monkeypatch.context() as m:
+            m.setattr(loop, "_scan_counts", lambda *args, **kwargs: None)
+            old = mitigate(data, **kw, out=tmp_path / name / "old")
+        pd.testing.assert_frame_equal(new.statistics, old.statistics, check_exact=True)
+        pd.testing.assert_frame_equal(new.points.drop(columns="log"), old.points.drop(columns="log"), check_exact=True)
+        assert new.settings == old.settings
+        logs = sorted((tmp_path / name / "new").rglob("*.parquet"))
+        assert len(logs) == 2
+        for log in logs:
+            other = tmp_path / name / "old" / log.relative_to(tmp_path / name / "new")
+            pd.testing.assert_frame_equal(pd.read_parquet(log), pd.read_parquet(other), check_exact=True)
+
+
+def test_count_bits_counts_every_set_bit():
+    from ocef.mitigate._select import count_bits
+
+    bits = np.random.default_rng(3).integers(0, 256, 1001).astype(np.uint8)
+    assert count_bits(bits) == sum(bin(int(b)).count("1") for b in bits)
+    assert count_bits(np.zeros(0, np.uint8)) == 0 and count_bits(np.full(3, 255, np.uint8)) == 24
