@@ -640,6 +640,11 @@ class Real(Constraint):
         return out
 
 
+def _int_text(x) -> str:
+    """An integer bound as written (``2147483647``, not ``2.14748e+09``); ``-inf`` as ``-inf``."""
+    return f"{x:g}" if isinstance(x, float) and not x.is_integer() or math.isinf(x) else str(int(x))
+
+
 class Integer(Real):
     """An integer in ``[low, high]`` (numpy integers accepted; floats, bools and strings refused).
 
@@ -662,15 +667,16 @@ class Integer(Real):
 
     def describe(self) -> str:
         if math.isinf(self.high):
-            return f"an integer >= {self.low:g}"
-        return f"an integer in [{self.low:g}, {self.high:g}]"
+            return f"an integer >= {_int_text(self.low)}"
+        return f"an integer in [{_int_text(self.low)}, {_int_text(self.high)}]"
 
     def check(self, name, value):
         if not _is_int(value):
             raise ParameterTypeError(f"{name} must be {self.describe()}, got {value!r}")
         v = int(value)
         if not (self.low <= v <= self.high):
-            raise ParameterError(f"{name} must be {self.describe()}, got {value!r}")
+            got = f"an integer of {len(str(abs(v)))} digits" if abs(v) >= 10 ** 20 else repr(value)
+            raise ParameterError(f"{name} must be {self.describe()}, got {got}")
         return v
 
     def invalid_values(self) -> list:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.results import Result
-from ocef.validation import Integer, Options, Real, as_generator, validate_params
+from ocef.validation import Integer, Label, Name, OneOrMore, Options, OrNone, Real, as_generator, validate_params
 from ocef._progress import PROGRESS
 
 __all__ = ["MitigationResult", "mitigate", "arm_values", "METHODS", "STATISTICS"]
@@ -633,10 +633,11 @@ def _layout(G, has_rel):
     return idx, at
 
 
-@validate_params(k=Integer(1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
+@validate_params(item_group=Name(), user_group=Name(none=True), method=OneOrMore(Name(), max_size=100),
+                 protected=OrNone(Label()), k=Integer(1, 2 ** 31 - 1), confidence=Real(0.5, 1.0, closed="neither"), margin=Real(0.0, 1.0, closed="neither"),
                  target=Options("catalogue", "equal", "merit"), browsing=Options("geometric", "dcg"),
                  patience=Real(0.0, 1.0, closed="neither"), samples=Integer(1, 10000),
-                 chunk_users=Integer(1), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
+                 chunk_users=Integer(1, 10 ** 9), progress=PROGRESS, envy_epsilon=Real(0.0, 1.0, closed="right"),
                  envy_alpha=Real(0.0, 1.0, closed="right"))
 def mitigate(candidates, *, item_group: str, user_group: str | None = None, method="boost", grid=None, k: int = 10,
              relevance=None, protected=None, out=None, confidence: float = 0.95, margin: float = 0.05,
