@@ -404,3 +404,23 @@ def test_estimate_reo_by_and_ranking_fairness_name_a_malformed_by_or_reference()
                                                  r"got ndarray$"):
         ranking_fairness(make_toy_rankings(), item_group="genre", user_group="gender", metrics=["awrf"],
                          reference=np.array(["f", "m"]))
+
+
+def test_mitigate_python_door_names_each_bad_argument():
+    # the campaign's last defects: a float method ("'float' object is not iterable"), k = 10**400
+    # (an overflow traceback), chunk_users = 10**400 (DuckDB's error), an array protected (numpy's
+    # "truth value ... is ambiguous")
+    from ocef.errors import ParameterError, ParameterTypeError
+    from ocef.mitigate import mitigate
+
+    cand = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 1], "score": [1.0, 0.5, 1.0, 0.5],
+                         "pop": ["a", "b", "a", "b"]})
+    cases = [({"method": 1.5}, ParameterTypeError, r"^method must be a non-empty str, got float$"),
+             ({"method": ["boost", ""]}, ParameterError, r"^method\[1\] must be a non-empty str"),
+             ({"k": 10**400}, ParameterError, r"^k must be an integer in \[1, 2147483647\], got an integer of 401 digits$"),
+             ({"chunk_users": 10**400}, ParameterError, r"^chunk_users must be an integer in \[1, 1000000000\]"),
+             ({"protected": np.array([1, 2])}, ParameterTypeError, r"^protected must be a group label"),
+             ({"user_group": ""}, ParameterError, r"^user_group must be a non-empty str or None")]
+    for kwargs, error, message in cases:
+        with pytest.raises(error, match=message):
+            mitigate(cand, item_group="pop", **kwargs)
