@@ -18,6 +18,8 @@ second), 1.07 GB; FA*IR 33.8 s (29 600), 1.04 GB; boost 40.3 s (24 800), 1.08 GB
 session, DetConstSort 55.2 s (18 100), 2.94 GB. ``--kernels`` (10^6, load 9.9-14.8):
 DetConstSort kernel alone 227 400 users per CPU second, loop 26 700 (8.5x); FA*IR 336 700 and 26 700
 (12.6x): the goal of a loop within 2x of its kernels is missed (docs/guide/mitigate.md, Scale).
+10^7 users, no ``--memory-limit`` (load 1.8-4.0): DetConstSort 356.6 CPU s (28 000 users per CPU second),
+1.08 GB; FA*IR 419.3 s (23 900), 1.06 GB.
 
 Measured before it (``nice -n 10``, shared 2-core machine, load average 8-24; CPU of ``mitigate()``, peak RSS of
 the process; grouped input, no sort): 10^6 users: boost 47.1 CPU s (21 200 users per CPU second), 1.06 GB;
