@@ -449,8 +449,9 @@ def _check_profile(rows: list[dict], names: dict, has_rel: bool) -> tuple[list, 
         raise DataError(f"{names['log']}: the user column has missing values")
     text = [r[c] for r in rows for c in ("kmin", "kmax") if r[c] is not None and not isinstance(r[c], (int, float))]
     if text:                          # a text rank column (issue 28's campaign: a ValueError traceback)
+        first = min(text, key=str)    # the same value whatever order DuckDB returns the groups in
         raise DataError(f"{names['log']}: column {names['rank']!r} must hold numeric ranks 1, 2, ...; found "
-                        f"{type(text[0]).__name__} values such as {text[0]!r}")
+                        f"{type(first).__name__} values such as {first!r}")
     ks = [float(r[c]) for r in rows for c in ("kmin", "kmax") if r[c] is not None]
     if sum(r["n"] - r["n_rank"] for r in rows) or not all(v == v and abs(v) < float("inf") for v in ks) \
             or min(ks) < 1:                  # NaN, inf and 1e400 ranks: a one-line error, not an int() overflow
