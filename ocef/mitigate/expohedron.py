@@ -29,8 +29,6 @@ from the fairness end to the PRP, and returns its decomposition as a lottery of 
 """
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 from scipy.linalg import orth
 

@@ -324,7 +324,7 @@ def _open(candidates, relevance, item_group, user_group, item_groups):
 def _stream_sql(names, item_group, user_group, has_rel) -> str:
     """The candidates joined with the held-out relevance, unordered (``_u, _i, _s, _g[, _ug][, _y, _nrel]``)."""
     c, r = names["c"], names["r"]
-    sel = [f'c."user" AS _u', 'c.item AS _i', 'CAST(c.score AS DOUBLE) AS _s', f'c."{item_group}" AS _g']
+    sel = ['c."user" AS _u', 'c.item AS _i', 'CAST(c.score AS DOUBLE) AS _s', f'c."{item_group}" AS _g']
     if user_group:
         sel.append(f'c."{user_group}" AS _ug')
     join = ""
@@ -385,7 +385,7 @@ def _scan_counts(con, names, item_group, labels, catalogue: bool) -> dict | None
         return None
     users = np.zeros((hi_u - lo_u) // 8 + 1, np.uint8)
     items = np.zeros(len(labels) * stride // 8, np.uint8)
-    cols = f'"user", item, ("user" IS NULL OR item IS NULL OR score IS NULL OR isnan(CAST(score AS DOUBLE))) AS bad'
+    cols = '"user", item, ("user" IS NULL OR item IS NULL OR score IS NULL OR isnan(CAST(score AS DOUBLE))) AS bad'
     if catalogue:
         cols += f', CAST(list_position($labels, "{item_group}") - 1 AS BIGINT) AS g'
     rows = bad = runs = 0

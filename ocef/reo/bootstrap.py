@@ -14,7 +14,6 @@ from ocef.reo.estimators import (_multinomial_resamples, _reo_stat_from_counts, 
     ReoResult,
     normal_quantile,
     positive_counts,
-    reo_point_estimates,
     reo_result_from_counts,
 )
 from ocef.results import Result, presents

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, reo_penalty, rtpr_utilities
+from ocef.reo.estimators import _COVARIANCE_OF, check_interval, delta_method_reo, normal_quantile, rtpr_utilities
 from ocef.results import Result
 from ocef.validation import Integer, Real, check_delta, check_in_interval, check_positive_int, validate_params
 from ocef.errors import DataError, ParameterError
