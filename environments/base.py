@@ -28,6 +28,7 @@ class Environment:
     item_categories : numpy.ndarray
         Integer category of each item.
     category_names : list of str
+        Name of each category code.
     users : pandas.DataFrame
         One row per user, with the attribute columns of the partitions.
     description : str

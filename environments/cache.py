@@ -41,6 +41,7 @@ def array_fingerprint(*arrays: np.ndarray) -> str:
     Parameters
     ----------
     *arrays : numpy.ndarray
+        Any number of arrays (any dtype and shape); each is hashed in C order.
 
     Returns
     -------

@@ -86,6 +86,7 @@ def item_popularity(items: np.ndarray, n_items: int) -> np.ndarray:
     items : array_like of int
         The item of every training interaction.
     n_items : int
+        Number of items (items without interaction get 0).
 
     Returns
     -------
@@ -168,6 +169,7 @@ def fairrec_split(ratings: pd.DataFrame, users: pd.DataFrame, genres: np.ndarray
     n_neg_train : int
         Training negatives per training positive.
     rng : None, int, SeedSequence or Generator, optional
+        Draws the negatives and the target's position.
 
     Returns
     -------

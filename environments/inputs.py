@@ -49,6 +49,7 @@ class AuditInputs:
     context_probs : numpy.ndarray or None
         Context distribution q(x) (X values, or users x X); None: uniform.
     description : str
+        Where the inputs came from, for reports.
     partition : str or None
         The named partition of a named environment's users.
 
@@ -88,6 +89,7 @@ def load_array(path, *, name: str = "array") -> np.ndarray:
     Parameters
     ----------
     path : str or os.PathLike
+        The file.
     name : str
         How error messages name the input (the command line passes its option, e.g. ``--rho``).
 
@@ -295,10 +297,13 @@ def environment_policy(env, policy: str = "softmax", *, factors: int = 8, train_
     Parameters
     ----------
     env : ocef.environments.Environment
+        A named environment (MovieLens, synthetic).
     policy : {"softmax", "argmax", "uniform", "parity", "equity", "ranking"}
         :func:`ocef.policies.build_policy`.
     factors : int
+        Latent factors of the simulated recommender.
     train_fraction : float
+        Fraction of each user's ground-truth entries the recommender observes (Do et al. 2022, Sec. 6.1).
     beta : float
         Inverse temperature of ``softmax``.
     k : int
@@ -337,6 +342,7 @@ def load_environment(dataset: str, *, data_dir=None, n_users=None, n_items=None,
     n_users, n_items : int, optional
         Kept (MovieLens: those with most ratings) or generated (synthetic).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Randomness of the synthetic environment.
     names : dict, optional
         How messages name each input.
 
@@ -380,6 +386,7 @@ def inputs_from_environment(dataset: str, *, partition: str | None = None, data_
     data_dir : str or os.PathLike, optional
         Default ``$OCEF_DATA_DIR`` or ``../shared/data``.
     n_users, n_items : int, optional
+        Sizes (a subsample of MovieLens; the synthetic environment's dimensions).
     policy : str
         The policy on the recommender's scores (:func:`environment_policy`).
     factors, train_fraction, beta, k
@@ -434,6 +441,7 @@ class BiasInputs:
     groups : numpy.ndarray
         One group label per user.
     description : str
+        Where the inputs came from, for reports.
 
     Examples
     --------
@@ -456,6 +464,7 @@ def load_matrix(path, *, name: str = "matrix") -> np.ndarray:
     Parameters
     ----------
     path : str or os.PathLike
+        The file.
     name : str
         How error messages name the input.
 
@@ -544,17 +553,20 @@ def bias_inputs_from_dataset(dataset: str, *, partition: str = "gender", data_di
     Parameters
     ----------
     dataset : {"movielens", "coat"}
+        The data set (looked for in ``data_dir``; see :mod:`ocef.datasets`).
     partition : str
         The user attribute whose values are the groups (MovieLens: ``env.partitions``; Coat:
         :data:`COAT_PARTITIONS`).
     data_dir : str or os.PathLike, optional
         Default ``$OCEF_DATA_DIR`` or ``../shared/data``.
     factors : int
+        Latent factors of the recommender.
     train_fraction : float, optional
         MovieLens only (default 0.2).
     n_users, n_items : int, optional
         MovieLens only: those with most ratings are kept.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Randomness of the fit.
     names : dict, optional
         How messages name each input.
 

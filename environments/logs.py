@@ -40,6 +40,7 @@ def read_log(path: str | Path, *, columns: Sequence[str] | None = None) -> pd.Da
     Parameters
     ----------
     path : str or Path
+        The log file.
     columns : sequence of str, optional
         Columns the log must have (the error names the missing ones and the file).
 

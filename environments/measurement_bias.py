@@ -34,9 +34,11 @@ def split_items(n_users: int, n_items: int, fractions=SPLIT, *, rng=None) -> np.
     Parameters
     ----------
     n_users, n_items : int
+        Shape of the split.
     fractions : sequence of 3 float
         Shares of train, valid and test items, summing to 1.
     rng : None, int, SeedSequence or Generator, optional
+        Draws the split.
 
     Returns
     -------
@@ -216,6 +218,7 @@ class MeasurementBiasEnvironment:
     policy_on_test_items : bool
         Whether :meth:`policy` restricts the softmax to the test items (not in ``sphere``).
     description : str
+        One line with every parameter.
 
     Examples
     --------
@@ -304,6 +307,7 @@ class MeasurementBiasEnvironment:
         tau2 : float
             Listening rate τ_2 of the disadvantaged group (0: no history).
         rng : None, int, SeedSequence or Generator, optional
+            Draws the counts.
 
         Returns
         -------

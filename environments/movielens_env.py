@@ -31,6 +31,7 @@ def stars_to_unit(stars: np.ndarray, low: float = 1.0, high: float = 5.0) -> np.
     Parameters
     ----------
     stars : array_like
+        Star ratings (observed or completed), any shape.
     low, high : float
         The ends of the star scale.
 
@@ -52,6 +53,7 @@ def most_rated(ratings: pd.DataFrame, column: str, n: int | None) -> np.ndarray:
     Parameters
     ----------
     ratings : pandas.DataFrame
+        One row per rating.
     column : str
         E.g. ``"user"`` or ``"item"``.
     n : int or None
@@ -104,6 +106,7 @@ class MovieLensEnvironment(Environment):
     users, items : pandas.DataFrame
         ``gender``, ``age``, ``occupation`` (ML-1M codes), ``user_id``; the items kept.
     source, description : str
+        ``"ml-1m"``/``"ml-100k"`` and a one-line description.
 
     Examples
     --------

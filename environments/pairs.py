@@ -74,6 +74,7 @@ def pairs_from_ratings(random_log: pd.DataFrame, *, label: str = "Y", group: str
     query : str
         The comparisons are made within one query.
     item : str
+        The item column.
     mode : {"all", "one-per-query"}
         Every pair, or one uniformly drawn pair per query (Beutel et al.'s).
     rng : None, int, SeedSequence or Generator, optional
@@ -117,6 +118,7 @@ def pairs_from_impressions(log: pd.DataFrame, *, match_on: Sequence[str] = ("con
     log : pandas.DataFrame
         One row per impression of a uniformly random item.
     match_on : sequence of str
+        Columns whose values define "the same query".
     label : str
         The click column (1: clicked).
     group, item : str

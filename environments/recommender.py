@@ -76,6 +76,7 @@ class FunkSVDModel:
         Parameters
         ----------
         users, items : numpy.ndarray of int
+            Indices of the pairs, arrays of one length.
 
         Returns
         -------
@@ -125,14 +126,17 @@ def fit_funk_svd(users: np.ndarray, items: np.ndarray, ratings: np.ndarray, n_us
     users, items : array_like of int
         0-based indices, one per rating.
     ratings : array_like of float
+        The ratings, on ``rating_scale``.
     n_users, n_items : int
         Sizes of the returned model.
     factors : int
+        Number of latent factors (>= 1).
     reg : float
         L2 regularization.
     rating_scale : tuple of float
         ``(low, high)`` (surprise clips its own predictions to it; the parameters are not clipped).
     n_epochs : int
+        SGD epochs (surprise's default).
     lr : float
         SGD learning rate.
     biased : bool
@@ -193,9 +197,11 @@ def observe_entries(n_users: int, n_items: int, fraction: float, *, rng=None) ->
     Parameters
     ----------
     n_users, n_items : int
+        Size of the ground truth.
     fraction : float
         In (0, 1] (the paper: 0.2).
     rng : None, int, SeedSequence or Generator, optional
+        Draws the entries.
 
     Returns
     -------
@@ -224,6 +230,7 @@ def bernoulli_ratings(rho: np.ndarray, users: np.ndarray, items: np.ndarray, *, 
     users, items : numpy.ndarray of int
         The entries.
     rng : None, int, SeedSequence or Generator, optional
+        Draws the ratings.
 
     Returns
     -------
@@ -245,6 +252,7 @@ def rmse(pred: np.ndarray, target: np.ndarray) -> float:
     Parameters
     ----------
     pred, target : array_like
+        Predictions and observed values, of one shape (broadcastable).
 
     Returns
     -------
@@ -300,12 +308,15 @@ def simulate_recommender(rho: np.ndarray, factors: int, train_fraction: float = 
     train_fraction : float
         Share of each user's entries observed.
     rng : None, int, SeedSequence or Generator, optional
+        Draws the observed entries, the ratings, the validation split and the SGD.
     regs : tuple of float
         Candidate regularizations (App. D.2's grid); with one, no validation is run.
     validation_fraction : float
         Share of each user's observed entries held out to choose the regularization.
     n_epochs : int
+        SGD epochs of each fit.
     lr : float
+        SGD learning rate.
     biased : bool
         Fit user/item biases too (default: Funk's original ``r̂_ui = q_iᵀ p_u``).
 

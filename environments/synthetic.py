@@ -29,7 +29,9 @@ def unit_vectors(n: int, dim: int, *, rng=None, positive: bool = False) -> np.nd
     ----------
     n, dim : int
     rng : None, int, SeedSequence or Generator, optional
+        Draws the vectors.
     positive : bool
+        Restrict to the positive orthant.
 
     Returns
     -------
@@ -55,6 +57,7 @@ def balanced_labels(n: int, n_groups: int, *, rng=None) -> np.ndarray:
     ----------
     n, n_groups : int
     rng : None, int, SeedSequence or Generator, optional
+        Draws the permutation.
 
     Returns
     -------
@@ -95,9 +98,13 @@ class SyntheticEnvironment(Environment):
     users : pandas.DataFrame
         ``user_id`` and ``group``.
     item_categories : numpy.ndarray
+        Category of each item, shape (n_items,).
     category_names : list of str
+        ``"category 0"``, ``"category 1"``, ...
     n_groups : int
+        Number of groups.
     description : str
+        One line with the sizes and the seed.
 
     Raises
     ------
@@ -154,6 +161,7 @@ class SyntheticEnvironment(Environment):
         Parameters
         ----------
         partition_name : str
+            Must be ``"group"``.
 
         Returns
         -------

@@ -78,6 +78,7 @@ class IdMap:
         Parameters
         ----------
         ids : sequence
+            Raw ids (repeats allowed), compared with their type.
 
         Returns
         -------
@@ -137,6 +138,7 @@ def policy_from_scores(scores, policy: str = "softmax", *, beta: float = 1.0, k:
     Parameters
     ----------
     scores : array_like
+        A model's scores of every user and item.
     policy : {"softmax", "argmax", "ranking", "uniform", "parity", "equity"}
         ``softmax``: π(a) ∝ exp(β ŝ(a)) (Sec. 6.1); ``argmax``: lowest index on ties (Sec. 3.2);
         ``ranking``: top-``k`` with DCG weights (App. B.1); ``uniform``; ``parity``/``equity``:

@@ -26,6 +26,7 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     Parameters
     ----------
     scores : array_like
+        The table, 2-d (users x items) or 3-d (users x contexts x items), non-empty.
     name : str
         The argument's name in error messages.
 
@@ -59,6 +60,7 @@ def check_policy_probs(probs, name: str = "probs", *, atol: float = ROW_SUM_ATOL
     Parameters
     ----------
     probs : array_like
+        The probabilities.
     name : str
         The argument's name in error messages.
     atol : float
@@ -113,6 +115,7 @@ def sample_rows(probs: np.ndarray, rng) -> np.ndarray:
     probs : numpy.ndarray
         Shape (N, A), rows summing to 1.
     rng : None, int, SeedSequence or Generator
+        Draws the N uniforms.
 
     Returns
     -------
@@ -219,6 +222,7 @@ class Policy:
         users : array_like of int
             Repeats allowed.
         rng : None, int, SeedSequence or Generator, optional
+            Draws the items.
         contexts : array_like of int, optional
             One context per user; required for a contextual policy, refused otherwise.
 
@@ -289,6 +293,7 @@ class ArrayPolicy(Policy):
         Parameters
         ----------
         users : array_like of int, optional
+            User indices in ``[0, n_users)``; None for all users.
 
         Returns
         -------
@@ -318,6 +323,7 @@ class CallablePolicy(Policy):
         ``fn(users) -> probs`` for a 1-d array of user indices, shape (len(users), n_items) (or
         (len(users), n_contexts, n_items)).
     n_users, n_items : int
+        The shape of the policy (>= 1).
     n_contexts : int
         The policy is contextual when it is more than 1.
 
@@ -348,6 +354,7 @@ def as_policy(policy) -> Policy:
     Parameters
     ----------
     policy : Policy or array_like
+        A Policy (returned as is) or a probability table (wrapped in :class:`ArrayPolicy`).
 
     Returns
     -------
@@ -372,6 +379,8 @@ def as_probabilities(policy, name: str = "probs") -> np.ndarray:
     Parameters
     ----------
     policy : Policy or array_like
+        A Policy (its ``probabilities()`` of every user, which queries a
+        :class:`CallablePolicy` for all users) or a probability table (validated).
     name : str
         The argument's name in error messages.
 

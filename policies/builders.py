@@ -23,9 +23,13 @@ def build_policy(name: str, scores, *, beta: float = 1.0, k: int = 10, categorie
         ``uniform``, ``parity`` / ``equity`` of exposure (need the item ``categories``; equity
         needs non-negative scores), ``ranking`` (top-``k``, DCG utility).
     scores : array_like
+        Estimated preferences, users x items.
     beta : float
+        Inverse temperature of ``softmax``.
     k : int
+        List length of ``ranking``.
     categories : array_like, optional
+        Item categories, for ``parity`` and ``equity``.
 
     Returns
     -------

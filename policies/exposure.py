@@ -29,7 +29,9 @@ def check_categories(categories, n_items: int) -> np.ndarray:
     Parameters
     ----------
     categories : array_like
+        1-d labels, one per item.
     n_items : int
+        Number of items.
 
     Returns
     -------
@@ -122,6 +124,7 @@ def parity_exposure_mass(categories: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     categories : numpy.ndarray
+        Integer label of each item, shape (A,).
 
     Returns
     -------
@@ -145,6 +148,7 @@ def equity_exposure_mass(scores: np.ndarray, categories: np.ndarray) -> np.ndarr
     scores : numpy.ndarray
         Non-negative, shape (..., A).
     categories : numpy.ndarray
+        Integer label of each item, shape (A,).
 
     Returns
     -------
@@ -174,6 +178,7 @@ def parity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     scores : array_like
         Users x items.
     categories : array_like
+        The category of each item.
 
     Returns
     -------
@@ -200,6 +205,7 @@ def equity_of_exposure_policy(scores, categories) -> ArrayPolicy:
     scores : array_like
         Non-negative, users x items.
     categories : array_like
+        The category of each item.
 
     Returns
     -------

@@ -34,6 +34,7 @@ def dcg_weights(k: int) -> np.ndarray:
     Parameters
     ----------
     k : int
+        The list length.
 
     Returns
     -------
@@ -107,7 +108,9 @@ class RankingPolicy(ArrayPolicy):
     Attributes
     ----------
     rankings : numpy.ndarray
+        The lists (read-only).
     k : int
+        List length.
     weights : numpy.ndarray
         w_1..w_k (:func:`dcg_weights`).
     probs : numpy.ndarray

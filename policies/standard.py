@@ -20,6 +20,7 @@ def argmax_probabilities(scores: np.ndarray, ties: str = "first") -> np.ndarray:
     Parameters
     ----------
     scores : numpy.ndarray
+        Estimated preferences, items on the last axis.
     ties : {"first", "uniform"}
         As in :func:`argmax_policy`.
 
@@ -102,6 +103,7 @@ def uniform_policy(n_users: int, n_items: int, n_contexts: int = 1) -> ArrayPoli
     Parameters
     ----------
     n_users, n_items : int
+        Shape of the policy.
     n_contexts : int
         With more than one, the policy is users x contexts x items.
 

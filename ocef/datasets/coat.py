@@ -30,6 +30,7 @@ def read_ascii_matrix(path: str | Path) -> np.ndarray:
     Parameters
     ----------
     path : str or Path
+        The file.
 
     Returns
     -------
@@ -102,6 +103,7 @@ def coat_pairs(data_dir: str | Path | None = None, *, mode: str = "all", rng=Non
     mode : {"all", "one-per-query"}
         Every (liked, not liked) pair of a user, or one drawn per user.
     rng : None, int, SeedSequence or Generator
+        Randomness of ``"one-per-query"``.
 
     Returns
     -------
@@ -134,6 +136,7 @@ class Coat:
     Attributes
     ----------
     path : Path
+        The folder read.
     train, test : numpy.ndarray
         Users x items ratings (1-5, 0 = not rated): self-selected and uniformly random items.
     item_gender : numpy.ndarray
@@ -278,7 +281,9 @@ class Coat:
         Parameters
         ----------
         mode : {"all", "one-per-query"}
+            Every pair of a user, or one drawn per user.
         rng : None, int, SeedSequence or Generator
+            Randomness of ``"one-per-query"``.
 
         Returns
         -------
@@ -299,9 +304,11 @@ class Coat:
         Parameters
         ----------
         factors : int
+            Latent factors.
         reg : float
             L2 regularization.
         rng : None, int, SeedSequence or Generator
+            Randomness of the initialization and of the epochs' order.
 
         Returns
         -------

@@ -86,7 +86,9 @@ class MovieLensData:
         ``item_id``, ``title``, ``category`` (first genre, or ``"unknown"``), ``category_code``
         (index in :data:`CATEGORY_NAMES`).
     source : {"ml-1m", "ml-100k"}
+        The format read.
     path : Path
+        The folder read.
 
     Examples
     --------
@@ -157,6 +159,7 @@ def bucket_age(age) -> np.ndarray:
     Parameters
     ----------
     age : array_like of int or float
+        Ages in years (finite, >= 0).
 
     Returns
     -------
@@ -524,7 +527,9 @@ class MovieLens100K:
     Attributes
     ----------
     path : Path
+        The folder read.
     data : MovieLensData
+        The loaded tables (:func:`load_movielens`).
 
     Raises
     ------

@@ -78,6 +78,7 @@ def load_obd(data_dir: str | Path | None = None, *, campaign: str = "all") -> tu
     data_dir : str or Path, optional
         The data root or the data set's folder.
     campaign : {"all", "men", "women"}
+        The campaign folder.
 
     Returns
     -------
@@ -119,6 +120,7 @@ def obd_pairs(data_dir: str | Path | None = None, *, campaign: str = "all") -> p
     data_dir : str or Path, optional
         The data root or the data set's folder.
     campaign : {"all", "men", "women"}
+        The campaign folder.
 
     Returns
     -------
@@ -159,6 +161,7 @@ class OpenBanditDataset:
     data_dir : str or Path, optional
         The data root holding ``obd/`` or the data set's own folder.
     campaign : {"all", "men", "women"}
+        The campaign folder.
 
     Raises
     ------

@@ -129,6 +129,7 @@ def make_toy_reo_log(positives=(20, 40), n_per_group: int = 100):
     positives : sequence of int
         Positive labels of each group (groups ``"a"``, ``"b"``, ...).
     n_per_group : int
+        Rows per group.
 
     Returns
     -------
@@ -333,8 +334,11 @@ def make_toy_rankings(n_users: int = 20, *, k: int = 3, n_items: int = 6, rng=0)
     n_users : int
         One ranking each.
     k : int
+        List length (at most ``n_items``).
     n_items : int
+        Items.
     rng : int or numpy.random.Generator
+        Seed.
 
     Returns
     -------
@@ -398,7 +402,9 @@ def make_toy_propensity_log(n: int = 200, *, slate: bool = False, rng=0) -> ToyP
     n : int
         Impressions, or slates.
     slate : bool
+        A slate log (``slate_id, position, item, reward, propensity, target_probability``).
     rng : int or numpy.random.Generator
+        Seed.
 
     Returns
     -------

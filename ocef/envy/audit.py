@@ -59,6 +59,7 @@ def other_groups(n_groups: int) -> np.ndarray:
     Parameters
     ----------
     n_groups : int
+        G ≥ 1.
 
     Returns
     -------
@@ -168,9 +169,11 @@ class AuditProblem:
         Parameters
         ----------
         groups : numpy.ndarray of int, shape (n,)
+            The audited group of each verdict, in 0..G-1.
         verdicts : numpy.ndarray of str, shape (n,)
             Values of :class:`Verdict`.
         epsilon : float or numpy.ndarray, shape (n,)
+            The tolerance ε of each audit.
 
         Returns
         -------
@@ -208,9 +211,11 @@ class AuditProblem:
         Parameters
         ----------
         group : int
+            The audited group g, in 0..G-1.
         arm : int
             0 (the group's own recommendations) or the k-th other group of ``others[group]``.
         rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of contexts, partners, recommendations and rewards.
         reward : callable, optional
             ``reward(users, items, contexts, rng) -> array`` in [0, 1] (``contexts`` None when
             context-free).
@@ -258,6 +263,7 @@ class AuditProblem:
         ----------
         group, arm : int
         rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of the draw.
 
         Returns
         -------
@@ -280,6 +286,7 @@ class AuditProblem:
         Parameters
         ----------
         group : int
+            The audited group g, in 0..G-1.
 
         Returns
         -------
@@ -308,6 +315,7 @@ class AuditProblem:
         Parameters
         ----------
         run_groups : array-like of int, shape (R,)
+            The audited group of each run, in 0..G-1.
 
         Returns
         -------
@@ -336,6 +344,7 @@ class AuditProblem:
         avg_group_size : float
             At least the current one; the total is rounded.
         rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of which users are copied.
 
         Returns
         -------
@@ -502,11 +511,13 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
     Parameters
     ----------
     problem : AuditProblem
+        Ground truth, policies, partition and matching.
     alpha, delta, epsilon : float or sequence of float
         Algorithm 1's parameters; with sequences, every combination is audited.
     trials : int
         Audits per combination.
     rng : None, int, SeedSequence or Generator
+        Randomness of the audits.
     max_steps : int
         An undecided group is ``timeout``.
     engine : {"auto", "numba", "numpy", "ask-tell"}
@@ -514,6 +525,7 @@ def run_audit(problem: AuditProblem, *, alpha=0.05, delta=0.05, epsilon=0.05, tr
         with the fast exact PULL-ARM; ``"ask-tell"`` runs :func:`audit_live` with the literal
         PULL-ARM of Algorithm 2 (slow; the reference semantics).
     progress : bool
+        Show a progress bar.
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
 

@@ -133,6 +133,7 @@ class OCEF:
     Attributes
     ----------
     t : int
+        Steps so far.
     counts : numpy.ndarray
         N_k.
     means, widths, lower, upper : numpy.ndarray
@@ -510,7 +511,9 @@ class AuditorState(Result):
     Attributes
     ----------
     verdict : Verdict
+        ``RUNNING``, ``ENVY`` or ``NO_ENVY``.
     t : int
+        The step.
     counts : numpy.ndarray of int, shape (K+1,)
         N_k(t).
     means : numpy.ndarray, shape (K+1,)

@@ -63,6 +63,7 @@ def beta_constants(delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     Parameters
     ----------
     delta : float or array_like
+        The confidence δ in (0, 1).
     n_arms : int or array_like
         K, the non-baseline arms (the union bound of Lemma 3 is over K+1 arms).
     group_size : int or array_like
@@ -70,6 +71,7 @@ def beta_constants(delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     sigma : float
         Sub-gaussian parameter of one user's reward (1/2 for rewards in [0, 1]).
     omega : float or array_like
+        ω in (0, 1) of Lemma 3.
 
     Returns
     -------
@@ -96,9 +98,11 @@ def beta_pulled(n, scale, factor, omega=OMEGA):
     Parameters
     ----------
     n : float or array_like
+        N_k(t) ≥ 1, the pulls of the arm.
     scale, factor : float or array_like
         :func:`beta_constants`.
     omega : float
+        ω of Lemma 3 (the same as for the constants).
 
     Returns
     -------
@@ -124,6 +128,7 @@ def beta_unpulled(scale, factor, omega=OMEGA):
     scale, factor : float or array_like
         :func:`beta_constants`.
     omega : float
+        ω of Lemma 3.
 
     Returns
     -------
@@ -146,7 +151,9 @@ def beta_from_constants(n, scale, factor, omega=OMEGA):
     n : int or array_like of int
         N_k(t) ≥ 0.
     scale, factor : float or array_like
+        The constants of :func:`beta_constants` (broadcast against ``n``).
     omega : float
+        ω of Lemma 3.
 
     Returns
     -------
@@ -177,8 +184,11 @@ def beta(n, delta, n_arms, group_size=1, sigma=SIGMA, omega=OMEGA):
     n : int or array_like of int
         N_k(t) (0 allowed).
     delta : float
+        The audit's confidence δ.
     n_arms : int
+        K, the non-baseline arms.
     group_size : int
+        |g|.
     sigma, omega : float
         Sub-gaussian parameter (1/2) and ω of Lemma 3 (0.01).
 
@@ -209,6 +219,7 @@ def phi_pulled(n_explore, delta, sigma_g):
     n_explore : float or array_like
         |A_{t-1}|, the exploration steps so far.
     delta : float
+        The confidence δ in (0, 1).
     sigma_g : float or array_like
         σ/√|g|.
 
@@ -233,8 +244,11 @@ def phi(n_explore, delta, group_size=1, sigma=SIGMA):
     n_explore : int or array_like of int
         |A_{t-1}|.
     delta : float
+        The audit's confidence δ.
     group_size : int
+        |g|.
     sigma : float
+        Sub-gaussian parameter.
 
     Returns
     -------
@@ -264,8 +278,11 @@ def big_phi(sum_beta_n, n_explore, delta, group_size=1, sigma=SIGMA):
     n_explore : int or array_like
         |A_{t-1}|.
     delta : float
+        The confidence δ in (0, 1).
     group_size : int
+        |g|.
     sigma : float
+        Sub-gaussian parameter of one user's reward.
 
     Returns
     -------
@@ -298,6 +315,7 @@ def xi(sum_explore_rewards, big_phi_t, lower_l, n_baseline, t, alpha, upper_0):
     n_baseline : int or array_like
         N_0(t-1).
     t : int or array_like
+        The step t ≥ 1.
     alpha : float or array_like
         α of constraint (7).
     upper_0 : float or array_like
@@ -327,6 +345,7 @@ def gaps(means, epsilon):
     means : array_like, shape (..., K+1)
         μ_0, μ_1, ..., μ_K (``means[..., 0]`` the baseline).
     epsilon : float
+        ε of the ε-NO-ENVY certificate.
 
     Returns
     -------
@@ -353,6 +372,7 @@ def theorem6_theta(delta):
     Parameters
     ----------
     delta : float or array_like
+        The confidence δ in (0, 1).
 
     Returns
     -------
@@ -388,9 +408,11 @@ def duration_terms(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     delta, alpha, epsilon : float
         Algorithm 1's parameters.
     group_size : int
+        |g|.
     sigma, omega : float
         ``form="lemmas"`` only.
     form : {"lemmas", "theorem6"}
+        Which constants (see above).
 
     Returns
     -------
@@ -438,9 +460,13 @@ def duration_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omeg
     Parameters
     ----------
     means : array_like, shape (..., K+1)
+        True arm means μ_0..μ_K (``means[..., 0]`` the baseline).
     delta, alpha, epsilon : float
+        The OCEF parameters δ in (0, 1), α and ε in (0, 1].
     group_size : int
+        |g|.
     sigma, omega : float
+        Sub-gaussian parameter and ω of Lemma 3 (``form="lemmas"`` only).
     form : {"lemmas", "theorem6"}
         Constants of Lemmas 9-10 for this σ, ω, or Theorem 6 as printed (:func:`duration_terms`).
 
@@ -466,9 +492,13 @@ def cost_bound(means, delta, alpha, epsilon, group_size=1, sigma=SIGMA, omega=OM
     Parameters
     ----------
     means : array_like, shape (..., K+1)
+        True arm means μ_0..μ_K (``means[..., 0]`` the baseline).
     delta, alpha, epsilon : float
+        The OCEF parameters δ in (0, 1), α and ε in (0, 1].
     group_size : int
+        |g|.
     sigma, omega : float
+        Sub-gaussian parameter and ω of Lemma 3 (``form="lemmas"`` only).
     form : {"lemmas", "theorem6"}
         As in :func:`duration_terms`.
 

@@ -36,6 +36,7 @@ def check_engine(engine, allowed: tuple[str, ...] = ENGINES) -> str:
     Parameters
     ----------
     engine : str
+        The engine asked for: ``"auto"``, ``"numba"``, ``"numpy"`` or ``"ask-tell"``.
     allowed : tuple of str
         The engines the caller supports (``run_batch`` has no ``"ask-tell"``).
 
@@ -61,9 +62,11 @@ def resolve_engine(engine: str, discrete: bool, n_runs: int | None = None) -> st
     Parameters
     ----------
     engine : str
+        A checked engine name (:func:`check_engine`).
     discrete : bool
         Whether the rewards are a finite distribution (the compiled engine needs one).
     n_runs : int, optional
+        Number of simulated runs; None when not known in advance.
 
     Returns
     -------

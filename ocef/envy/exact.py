@@ -50,6 +50,7 @@ def utility_matrix(rho, probs, context_probs=None, *, dtype=np.float64) -> np.nd
     context_probs : array_like, optional
         q^m(x), for contextual policies.
     dtype : numpy dtype
+        Precision of the product.
 
     Returns
     -------
@@ -117,6 +118,7 @@ def own_group_utilities(U, labels) -> np.ndarray:
     Parameters
     ----------
     U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
     labels : array_like, shape (M,)
         :func:`ocef.envy.groups.check_partition`.
 
@@ -151,7 +153,9 @@ def transported_user_utilities(U, labels, weights: MixtureWeights) -> np.ndarray
     Parameters
     ----------
     U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
     labels : array_like, shape (M,)
+        The partition into G groups.
     weights : MixtureWeights
         :func:`ocef.envy.matching.mixture_weights`.
 
@@ -189,8 +193,11 @@ def group_utilities(U, labels, weights: MixtureWeights) -> np.ndarray:
     Parameters
     ----------
     U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n).
     labels : array_like, shape (M,)
+        The partition into G groups.
     weights : MixtureWeights
+        γ for this partition (:func:`ocef.envy.matching.mixture_weights`).
 
     Returns
     -------
@@ -261,7 +268,9 @@ def proportion_envious(envy, epsilon: float) -> float:
     Parameters
     ----------
     envy : array_like, shape (G,)
+        The envy of each group or user.
     epsilon : float
+        The tolerance ε in [0, 1]; envy equal to ε is not counted.
 
     Returns
     -------
@@ -286,15 +295,19 @@ class EnvySummary(Result):
     Attributes
     ----------
     epsilon : float
+        The tolerance ε.
     individual_envy : numpy.ndarray, shape (M,)
         Def. 3.1.
     individual_average_envy, individual_prop_envious : float
+        Average envy and share of ε-envious users (Sec. 6).
     matching : {"transport", "average"} or None
+        How groups were compared.
     mu : numpy.ndarray, shape (G, G), optional
         mu[i, k] = μ_k^i (eq. (5)).
     group_envy : numpy.ndarray, shape (G,), optional
         Δ^i of each group.
     group_average_envy, group_prop_envious : float, optional
+        Average envy and share of ε-envious groups.
     columns : mapping of str to sequence, optional
         ``group, name, size, envy, envious, utility, best_group, best_name, best_utility``.
     groups : pandas.DataFrame
@@ -366,12 +379,15 @@ def envy_summary(U, labels=None, weights: MixtureWeights | None = None, *,
     Parameters
     ----------
     U : array_like, shape (M, M)
+        The utility matrix U[m, n] = u^m(π^n) (eq. (1)).
     labels : array_like, shape (M,), optional
         Without it only individual envy is computed.
     weights : MixtureWeights, optional
         γ for ``labels`` (required with ``labels``, refused without).
     epsilon : float
+        The tolerance ε in [0, 1] of the proportion of envious.
     group_names : sequence of str, optional
+        One name per group.
 
     Returns
     -------

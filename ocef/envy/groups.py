@@ -41,6 +41,7 @@ def check_partition(groups, n_users: int) -> np.ndarray:
         Integer labels 0..G-1, names or booleans (group g = the g-th distinct value, sorted), or a
         list of disjoint arrays of user indices covering every user.
     n_users : int
+        M ≥ 1, the number of users.
 
     Returns
     -------
@@ -115,7 +116,9 @@ def check_group_names(group_names, n_groups: int) -> list[str]:
     Parameters
     ----------
     group_names : sequence or None
+        One name per group (converted with ``str``); None names them ``"0", "1", ...``.
     n_groups : int
+        G, the number of groups.
 
     Returns
     -------

@@ -56,6 +56,8 @@ def base_seed_sequence(rng) -> np.random.SeedSequence:
     Parameters
     ----------
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
+        An int (or list of ints) seeds it; a SeedSequence is kept as is; None takes fresh OS
+        entropy; a Generator gives 128 bits of entropy (one draw, so it advances).
 
     Returns
     -------
@@ -89,6 +91,7 @@ def audit_root(rng, index: int = 0) -> np.random.SeedSequence:
     rng : None, int, sequence of int, SeedSequence or numpy.random.Generator
         :func:`base_seed_sequence`.
     index : int
+        Which audit.
 
     Returns
     -------
@@ -115,6 +118,7 @@ def auditor_seed(root: np.random.SeedSequence, group: int) -> np.random.SeedSequ
     root : numpy.random.SeedSequence
         :func:`audit_root`.
     group : int
+        The audited group i.
 
     Returns
     -------
@@ -135,7 +139,9 @@ def pull_generator(root: np.random.SeedSequence, group: int, step: int) -> np.ra
     Parameters
     ----------
     root : numpy.random.SeedSequence
+        The audit's root (:func:`audit_root`).
     group : int
+        The audited group.
     step : int
         0-based, of that group's auditor.
 
@@ -158,6 +164,7 @@ def keyed_pull(problem, rng) -> Callable[[int, int, int], float]:
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
+        The simulated recommender (ground truth, policies, partition, matching).
     rng : None, int, SeedSequence or numpy.random.Generator
         The audit's seed; a SeedSequence is the root.
 
@@ -222,11 +229,13 @@ class LiveAuditResult(Result):
     steps : int
         Synchronous steps taken.
     checkpoint_steps : tuple of int
+        Steps at which the checkpoint was written.
     wall_time : float
         Seconds, over all sessions.
     resumed_from : int or None
         The step restored from the checkpoint.
     version : str
+        The ``ocef`` version that ran the audit.
     auditors : tuple of OCEF
         The final auditors (not compared, not serialised).
 
@@ -301,17 +310,21 @@ def audit_live(pull: Callable[..., float], n_groups: int, group_sizes, *, alpha:
     rng : None, int, SeedSequence or Generator
         An int is recorded in the result.
     max_steps : int
+        Step cap.
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
     checkpoint : str or Path, optional
         JSON file written atomically every ``every`` steps and at the end; an existing one is
         resumed (same parameters, groups and seed; ``max_steps`` may differ).
     every : int
+        Steps between checkpoints.
     group_names : sequence of str, optional
+        Names of the groups.
     true_means : array_like, optional
         A simulator's ground truth (G × G, ``[i, j]`` = μ_j of group i's audit): adds cost
         (eq. 10), constraint (7) and true envy.
     progress : bool
+        Show a progress bar.
     fingerprint : dict, optional
         The audited system's identity (:meth:`ocef.envy.ServiceClient.fingerprint`); a checkpoint
         resumes only against the same system.
@@ -482,6 +495,7 @@ def ask_tell_audit(problem, *, alpha: float, delta: float, epsilon: float, rng=N
     Parameters
     ----------
     problem : ocef.envy.audit.AuditProblem
+        The simulated recommender.
     alpha, delta, epsilon, rng, max_steps, sigma, omega, checkpoint, every, progress
         As in :func:`audit_live`.
 

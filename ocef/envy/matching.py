@@ -49,6 +49,7 @@ def policy_distance(probs_a, probs_b=None) -> np.ndarray:
     Parameters
     ----------
     probs_a : array_like or Policy, shape (M_a, I) or (M_a, X, I)
+        Policies π^m(a|x) of the first users (rows sum to 1).
     probs_b : array_like or Policy, optional
         Same items (and contexts); None: ``probs_a`` (symmetric, computed on half the pairs).
 
@@ -140,6 +141,7 @@ def transport_weights(probs_i, probs_k, *, cost: np.ndarray | None = None,
     cost : numpy.ndarray, shape (|g_i|, |g_k|), optional
         Precomputed c_{m,n} (:func:`policy_distance`); the policies are then not read.
     mult_i, mult_k : array_like of int, optional
+        Multiplicity ≥ 1 of each user of g_i and g_k (default 1).
 
     Returns
     -------
@@ -176,9 +178,11 @@ class MixtureWeights:
     Attributes
     ----------
     labels : numpy.ndarray of int, shape (M,)
+        The partition (:func:`ocef.envy.groups.check_partition`).
     members : list of numpy.ndarray
         The users of each group (:func:`ocef.envy.groups.group_members`).
     matching : {"transport", "average"}
+        Transported policies (Def. 4.2) or average group policies.
     blocks : dict
         ``(i, k) -> γ``; empty for plain average matching (computed on access).
 
@@ -216,6 +220,7 @@ class MixtureWeights:
         i, k : int
             The audited group and the group whose recommendations are shown.
         rng : None, int, SeedSequence or numpy.random.Generator
+            Randomness of the draws.
 
         Returns
         -------
@@ -265,6 +270,7 @@ def canonical_plan(probs_i, mult_i, probs_k, mult_k) -> np.ndarray:
     Parameters
     ----------
     probs_i, probs_k : array_like, shape (|g|, I) or (|g|, X, I)
+        The two groups' policies.
     mult_i, mult_k : array_like of int
         Multiplicity of each user (1 = a plain user).
 
@@ -329,9 +335,11 @@ def mixture_weights(probs, labels, matching: str = "transport", multiplicity=Non
     Parameters
     ----------
     probs : array_like or Policy, shape (M, I) or (M, X, I)
+        Every user's policy π^m.
     labels : array_like, shape (M,)
         Any form :func:`ocef.envy.groups.check_partition` accepts.
     matching : {"transport", "average"}
+        Transported policies (Def. 4.2) or average group policies (Sec. 4).
     multiplicity : array_like of int, shape (M,), optional
         Copies of each user (groups grown by duplication, Sec. 6.2).
 

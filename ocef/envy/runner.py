@@ -51,9 +51,13 @@ def estimated_work(means, delta, alpha, epsilon, group_size, max_steps) -> np.nd
     Parameters
     ----------
     means : array_like, shape (R, K+1)
+        True arm means of each run (``means[:, 0]`` the baseline).
     delta, alpha, epsilon : float or array_like
+        The OCEF parameters of each run.
     group_size : int or array_like
+        |g| of each run.
     max_steps : int
+        The step cap of the simulation.
 
     Returns
     -------
@@ -93,6 +97,7 @@ def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, en
     Parameters
     ----------
     n_runs : int
+        Runs simulated at once.
     n_arms_max : int
         The largest K (state arrays are (R, K_max+1)).
     work : float or array_like
@@ -100,6 +105,7 @@ def check_run_resources(n_runs: int, n_arms_max: int, work, *, argument: str, en
     argument : str
         What the user should lower.
     engine : {"numba", "numpy", "ask-tell"}
+        The resolved engine, which weighs the work.
     longest : float, optional
         Most steps of one run (the numpy engine's lock-step length); default the total work.
 
@@ -135,6 +141,7 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     Parameters
     ----------
     n : int
+        Number of trials n ≥ 0.
     p : float
         0 and 1 give point masses.
 
@@ -170,6 +177,7 @@ class DiscreteRewards:
     denom : numpy.ndarray
         d_b.
     blocks : numpy.ndarray of int, shape (R, K+1)
+        The block of each (run, arm).
 
     Examples
     --------
@@ -325,6 +333,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     n_arms : int array (R,)
         K of each run (padding arms beyond K are never active).
     delta, alpha, epsilon, group_size : scalars or arrays (R,)
+        The OCEF parameters δ in (0, 1), α and ε in (0, 1], and |g| ≥ 1 of each run.
     sample : callable(runs, arms, rng) -> rewards in [0, 1], or DiscreteRewards
         Group-average rewards of original run indices ``runs`` pulling ``arms``.
     true_means : array (R, K_max+1), optional
@@ -334,6 +343,7 @@ def run_batch(n_arms, delta, alpha, epsilon, sample: Sampler, *, group_size=1, t
     engine : "auto", "numba" or "numpy"
         "auto": numba for a :class:`DiscreteRewards` and enough runs (:mod:`ocef.envy.engines`).
     rng : None, int, SeedSequence or numpy.random.Generator
+        Randomness of the runs (line 3 of Algorithm 1 and the rewards).
     sigma, omega : float
         Sub-gaussian parameter and ω of Lemma 3.
     progress : bool
@@ -735,7 +745,9 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     Parameters
     ----------
     means : array_like, shape (R, K+1)
+        True arm means of each run.
     group_size : int or array_like
+        |g| of each run.
 
     Returns
     -------
@@ -763,6 +775,7 @@ class BanditRuns(Result):
     runs : pandas.DataFrame
         One row per run (:meth:`to_frame`).
     engine : str
+        The simulation engine that ran them (``"numba"``, ``"numpy"`` or ``"ask-tell"``).
     note : str
         How ``configs`` was read (e.g. rows without ``n_arms`` audited every arm); ``""`` if nothing.
 
@@ -840,7 +853,9 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     trials : int
         Runs per configuration.
     rng : None, int, SeedSequence or Generator
+        Randomness of the runs.
     max_steps : int
+        Step cap; an undecided run is ``timeout``.
     sigma, omega, progress
         As in :func:`run_batch`.
     engine : {"auto", "numba", "numpy", "ask-tell"}

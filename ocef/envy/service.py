@@ -73,7 +73,9 @@ def configuration_digest(description: str, partitions, arrays=()) -> str:
     Parameters
     ----------
     description : str
+        The service's description.
     partitions : sequence of str
+        The partitions it serves.
     arrays : sequence of numpy.ndarray or None
         Their dtype, shape and bytes enter the digest (None entries are skipped).
 
@@ -492,6 +494,7 @@ def make_server(service: SimulatedService, port: int = 0, *, quiet: bool = True)
     Parameters
     ----------
     service : SimulatedService
+        What to serve.
     port : int
         0 takes a free one (``server.server_address[1]``).
     quiet : bool
@@ -587,6 +590,7 @@ def start_service(service: "SimulatedService | None" = None, port: int = 0) -> R
     Parameters
     ----------
     service : SimulatedService, optional
+        What to serve; default the toy service.
     port : int
         0 takes a free one.
 
@@ -616,6 +620,7 @@ class ServiceClient:
     Parameters
     ----------
     url : str
+        ``http://host:port`` of the service.
     timeout : float
         Seconds to wait for one answer.
     retries : int
@@ -663,6 +668,7 @@ class ServiceClient:
         Parameters
         ----------
         method : {"GET", "POST"}
+            The HTTP method.
         path : str
             With its query, e.g. ``"/groups?partition=P"``.
         payload : object, optional
@@ -896,6 +902,7 @@ class RemotePull:
     Parameters
     ----------
     client : ServiceClient
+        The connection to the service.
     partition : str, optional
         None is the service's default.
     fingerprint : dict, optional

@@ -91,7 +91,9 @@ def safety_budget(cum_mean_reward, t, alpha, mu0):
     cum_mean_reward : float or array_like
         Σ_{s≤t} μ_{k_s}.
     t : int or array_like
+        The step t.
     alpha : float or array_like
+        α in (0, 1] of constraint (7).
     mu0 : float or array_like
         μ_0, the baseline's true mean.
 
@@ -116,7 +118,9 @@ def audit_cost(cum_mean_reward, t, mu0):
     cum_mean_reward : float or array_like
         Σ_{s≤t} μ_{k_s}.
     t : int or array_like
+        The step t.
     mu0 : float or array_like
+        μ_0, the true mean of the baseline arm.
 
     Returns
     -------

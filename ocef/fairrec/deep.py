@@ -79,6 +79,7 @@ class DeepCTR:
     lr : float
         Adam's step size.
     batch_size : int
+        Rows per mini-batch (>= 1).
     reg : float
         Adam's ``weight_decay``.
     params : dict, optional

@@ -66,7 +66,9 @@ def kl_interval(mean, n, delta, low: float = 0.0, high: float = 1.0) -> tuple[np
     Parameters
     ----------
     mean : array_like of float
+        Sample means, inside ``[low, high]``.
     n : array_like of int
+        Sample sizes (>= 1).
     delta : float or array_like
         One-sided error level.
     low, high : float
@@ -112,6 +114,7 @@ def simultaneous_intervals(mean, n, n_groups: int, *, confidence: float = 0.95, 
     n_groups : int
         The Bonferroni count.
     confidence : float
+        Simultaneous level in (0, 1).
     bounds : (float, float)
         Range of a single user's metric value.
 
@@ -138,6 +141,7 @@ def uf_lower_bound(ci_low, ci_high) -> float:
     Parameters
     ----------
     ci_low, ci_high : array_like of float, shape (n_evaluated,)
+        The simultaneous intervals of the evaluated groups (same order).
 
     Returns
     -------
@@ -250,9 +254,11 @@ def group_moments(values, codes, n_codes: int) -> tuple[np.ndarray, np.ndarray, 
     Parameters
     ----------
     values : array_like of float, shape (n_users,) or (n_resamples, n_users)
+        Per-user metric values (one row per resample).
     codes : array_like of int, shape (n_users,)
         Group index of each user (every group non-empty).
     n_codes : int
+        Number of groups.
 
     Returns
     -------
@@ -291,7 +297,9 @@ def deviations(n, mean, se) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     n : array_like of int, shape (n_groups,)
+        Group sizes.
     mean, se : array_like of float, shape (n_groups,) or (n_resamples, n_groups)
+        Group means and standard errors.
 
     Returns
     -------
@@ -323,6 +331,7 @@ def excess(d, s, c) -> np.ndarray:
     d, s : array_like of float, shape (n_groups,)
         :func:`deviations`.
     c : float or array_like of float
+        Critical values.
 
     Returns
     -------
@@ -352,6 +361,7 @@ def maxt_lower_bound(d, s, c) -> float:
     Parameters
     ----------
     d, s : array_like of float, shape (n_groups,)
+        Deviations and standard errors of the groups looked at.
     c : float
         ``inf``: no bound, 0 returned.
 
@@ -420,9 +430,11 @@ def maxt_inference(values, codes, n_codes: int, searched, *, confidence: float =
     searched : array_like of int
         The cells the search evaluated (at least two).
     confidence : float
+        Level of the intervals and of ``uf_lower``; the test's level is ``1 − confidence``.
     n_resamples : int
         Permutations and bootstrap resamples (each).
     rng : None, int, SeedSequence or Generator
+        Randomness.
     bounds : (float, float), optional
         Range of one value: the group intervals are clipped to it.
     progress : bool or "auto"

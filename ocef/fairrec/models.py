@@ -111,6 +111,7 @@ class LogisticMF(_Base):
     Parameters
     ----------
     n_factors : int
+        Dimension of the latent factors (>= 1).
     epochs : int
         Passes over ``split.train``.
     lr : float
@@ -118,6 +119,7 @@ class LogisticMF(_Base):
     reg : float
         L2 penalty on the factors and weights, added to the mean binary cross-entropy.
     batch_size : int
+        Rows per mini-batch (>= 1).
     params : dict, optional
         The fitted parameters, set by ``fit``.
 

@@ -23,6 +23,8 @@ class FittedRecommender:
     name : str
         ``"logmf"``, ``"fm"``, ``"wdl"``, ``"deepfm"`` or ``"dcn"``.
     split : FairRecSplit
+        The leave-last-out split the model was fitted on
+        (:class:`ocef.environments.fairrec_split.FairRecSplit`).
     model : object
         The black box: ``model.score(candidates) -> array``.
     scores : numpy.ndarray, shape (len(split.candidates),)

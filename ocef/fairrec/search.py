@@ -200,6 +200,7 @@ def search_work(method: str, *, n_pt: int | None, n_iter: int, n_groups: int, n_
     Parameters
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search.
     n_pt : int or None
         Particles per swarm (DPSO and vanilla).
     n_iter : int
@@ -320,6 +321,7 @@ class GroupOracle:
         Parameters
         ----------
         positions : array_like of int, shape (n, n_attributes)
+            Codes within each attribute's bounds ``[low, high]``.
 
         Returns
         -------
@@ -339,6 +341,7 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int, shape (n,)
+            Cell ids.
 
         Returns
         -------
@@ -359,6 +362,7 @@ class GroupOracle:
         Parameters
         ----------
         cells : int or array_like of int
+            Cell ids.
 
         Returns
         -------
@@ -381,6 +385,7 @@ class GroupOracle:
         Parameters
         ----------
         cell : int
+            A cell id.
 
         Returns
         -------
@@ -443,6 +448,7 @@ class GroupOracle:
         Parameters
         ----------
         rows : numpy.ndarray of int
+            User rows.
 
         Returns
         -------
@@ -556,6 +562,7 @@ class GroupOracle:
         Parameters
         ----------
         values : array_like of float, shape (n_users,)
+            The per-user values the copy's black box returns.
 
         Returns
         -------
@@ -583,6 +590,7 @@ class GroupOracle:
         Parameters
         ----------
         cell : int
+            A cell id.
 
         Returns
         -------
@@ -626,6 +634,7 @@ class GroupOracle:
         Parameters
         ----------
         cells : array_like of int
+            Cell ids.
 
         Returns
         -------
@@ -867,6 +876,7 @@ def metric_bounds(split, metric: str) -> tuple[float, float]:
     split : FairRecSplit
         Only ``rp`` and ``user_pop`` are read, for URP.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
 
     Returns
     -------
@@ -902,6 +912,7 @@ def defined_users(split, metric: str) -> np.ndarray:
     split : FairRecSplit
         ``candidates`` (``user, item, label``) and ``n_users`` are read.
     metric : {"auc", "mrr", "ndcg", "urd", "urp", "hit"}
+        The metric.
 
     Returns
     -------
@@ -956,7 +967,9 @@ class FairRecResult(Result):
     Attributes
     ----------
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search that ran.
     metric : str
+        The metric's name (the oracle's ``name``).
     uf : float
         UF of eq. (1), ``advantaged`` minus ``disadvantaged`` (biased upwards by the search's
         maximum over noisy groups); NaN if no valid group was evaluated.
@@ -980,17 +993,23 @@ class FairRecResult(Result):
     n_groups, n_cells : int
         Valid groups and cells of the attribute grid.
     min_users : int
+        Smallest size of a valid group (users with a defined metric).
     seconds : float
+        Wall time of the search itself.
     params : dict
         The settings used, ``"auto"`` resolved.
     confidence : float
+        Level of the intervals and of ``uf_lower``.
     test : {"permutation", "bound"} or None
+        The test that gave ``p_value`` (``"auto"`` resolved), None if none.
     n_resamples : int
+        Permutations run (0 unless ``test == "permutation"``).
     reason : str
         Why a bound, interval or p-value is missing or was replaced.
     inference_users_queried, inference_queries : int
         Extra black-box cost of the permutation test.
     inference_seconds : float
+        Wall time of the inference.
     labels : dict
         ``{attribute: {code: label}}``.
 
@@ -1330,7 +1349,9 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     Parameters
     ----------
     oracle : GroupOracle
+        The black box and its groups.
     method : {"dpso", "exhaustive", "testsgd", "vanilla"}
+        The search (FairRec guide).
     epsilon, n_iter : float, "auto" or None; int or "auto"
         DPSO/vanilla: particles per swarm as a share of ``N`` (see ``epsilon_base``) and
         iterations; ``"auto"``: Sec. 4.2's rule (:func:`auto_epsilon`, :func:`auto_n_iter`); None:
@@ -1358,6 +1379,7 @@ def search(oracle: GroupOracle, method: str = "dpso", *, epsilon: float | str | 
     n_resamples : int
         Permutations of the permutation test.
     rng : None, int, SeedSequence or Generator
+        Randomness of the search and of the permutations. Same ``rng``, same result.
     progress : bool or "auto"
         A progress bar on stderr; never changes the result.
 

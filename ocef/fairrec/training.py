@@ -24,6 +24,7 @@ def fitted_params(kind: str, split, key: dict, rng, cache: bool, train) -> dict[
     key : dict
         The hyper-parameters (and, for torch, its version), JSON-serializable.
     rng : None, int, SeedSequence or Generator
+        The training randomness; only an int seed (>= 0) is cached.
     cache : bool
         False: always train.
     train : callable
@@ -56,6 +57,7 @@ def check_training(model, size: str) -> None:
     Parameters
     ----------
     model : LogisticMF, FactorizationMachine or ocef.fairrec.deep.DeepCTR
+        The model whose attributes are checked.
     size : str
         Its width attribute: ``"n_factors"`` (numpy models) or ``"embedding_dim"`` (deep models).
 

@@ -147,7 +147,9 @@ def pooled_auc(labels, scores) -> float:
     Parameters
     ----------
     labels : array_like of {0, 1}, shape (n,)
+        1 for a target (positive) row, 0 for a negative.
     scores : array_like of float, shape (n,)
+        The score of each row.
 
     Returns
     -------
@@ -192,6 +194,7 @@ def user_metrics(candidates: pd.DataFrame, scores, *, k: int = 5, genres=None, r
     candidates : pandas.DataFrame
         ``user``, ``item``, ``label``, e.g. ``FairRecSplit.candidates``.
     scores : array_like of float, shape (len(candidates),)
+        The model's score of each candidate row (finite).
     k : int
         ``1 <= k <`` every user's number of candidates (``urd`` needs ``k >= 2``).
     genres : array_like of {0, 1}, shape (n_items, G), optional
@@ -310,12 +313,15 @@ def group_values(table: pd.DataFrame, attributes, metric: str, candidates: pd.Da
         One row per user with integer attribute codes and the metric column (and ``user`` for
         pooled AUC).
     attributes : str or sequence of str
+        The sensitive attributes (columns of ``table``) that form the groups.
     metric : {"auc", "mrr", "ndcg", "urd", "urp"}
+        The metric column.
     candidates : pandas.DataFrame, optional
         For pooled AUC only.
     scores : array_like of float, optional
         For pooled AUC only.
     auc : {"mean", "pooled"}
+        How a group's AUC is computed (above).
 
     Returns
     -------
@@ -419,9 +425,11 @@ class Unfairness(Result):
     uf : float
         ``max − min`` of the valid groups' values (eq. 1).
     advantaged, disadvantaged : Group
+        The groups with the largest and the smallest value.
     n_groups : int
         Valid groups (``n_users >= min_users`` and a defined value).
     min_users : int
+        The size threshold of a valid group.
 
     Examples
     --------

@@ -145,6 +145,7 @@ def wilson_bounds(p, n_eff, crit) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     p : array_like of float
+        Proportions (pairwise accuracies).
     n_eff : array_like of float
         Effective numbers of observations.
     crit : array_like of float
@@ -190,6 +191,7 @@ def cell_intervals(counts: PairCounts, *, confidence: float = 0.95) -> dict[str,
     counts : PairCounts
         :func:`ocef.pairwise.pair_counts`.
     confidence : float
+        Two-sided level.
 
     Returns
     -------
@@ -223,9 +225,11 @@ def summary_intervals(counts: PairCounts, common: np.ndarray, *, confidence: flo
     Parameters
     ----------
     counts : PairCounts
+        Counts per cluster profile (:func:`ocef.pairwise.pair_counts`).
     common : array_like of bool, shape (3, Z)
         Per kind, the levels averaged.
     confidence : float
+        Two-sided level.
 
     Returns
     -------
@@ -297,8 +301,11 @@ def bootstrap_counts(counts: PairCounts, n_resamples: int, *, rng=None, chunk: i
     Parameters
     ----------
     counts : PairCounts
+        Counts per cluster profile (:func:`ocef.pairwise.pair_counts`).
     n_resamples : int
+        Number of bootstrap resamples (>= 1).
     rng : None, int, SeedSequence or Generator
+        Seeds the draws.
     chunk : int
         Largest number of draws held in memory at once.
     progress : bool or "auto"
@@ -354,8 +361,11 @@ def bootstrap_counts_literal(counts: PairCounts, n_resamples: int, *, rng=None) 
     Parameters
     ----------
     counts : PairCounts
+        Counts per cluster profile.
     n_resamples : int
+        Number of bootstrap resamples.
     rng : None, int, SeedSequence or Generator
+        Seeds the draws.
 
     Returns
     -------
@@ -458,12 +468,17 @@ class PairwiseAccuracy(Result):
     group_names : tuple
         (group 0, group 1).
     z_levels : tuple
+        The engagement levels, in order.
     n_pairs, n_queries : int
+        Pairs and clusters counted.
     confidence : float
+        Two-sided level of the intervals.
     n_resamples : int
         0 unless ``interval="percentile"``.
     counts : PairCounts
+        The counts the result was computed from.
     interval : {"cluster-wilson", "percentile"}
+        The interval method.
 
     Examples
     --------
@@ -604,6 +619,7 @@ def pairwise_accuracy(pairs, *, scores=None, subgroup=None, cluster: str = "quer
     confidence : float
         A gap is ``significant`` when its Holm-adjusted p-value is at most 1 − ``confidence``.
     rng : None, int, SeedSequence or Generator
+        Seeds the bootstrap.
     backend : {"auto", "pandas", "duckdb"}
         How the pairs table is counted.
     progress : bool or "auto"
@@ -708,6 +724,7 @@ def decompose_accuracy(pairs, **kwargs) -> pd.DataFrame:
     Parameters
     ----------
     pairs : DataFrame, path or PairCounts
+        A pairs table (:mod:`ocef.pairwise.counts`) or its counts.
     **kwargs
         How a table is read (:func:`ocef.pairwise.pair_counts`).
 
@@ -746,10 +763,13 @@ def exposure_table(pairs, *, n_resamples: int = 200, confidence: float = 0.95, r
     Parameters
     ----------
     pairs : DataFrame, path or PairCounts
+        A pairs table or its counts.
     n_resamples : int
         :func:`bootstrap_counts`; 0: no intervals.
     confidence : float
+        Two-sided level of the percentile intervals.
     rng : None, int, SeedSequence or Generator
+        Seeds the bootstrap.
     **kwargs
         How a table is read (:func:`ocef.pairwise.pair_counts`).
 
@@ -833,6 +853,7 @@ def position_decomposition(scores, item_groups) -> pd.DataFrame:
     scores : array_like of float, shape (queries, items) or (items,)
         NaN marks an item not in R_q.
     item_groups : array_like, shape (items,)
+        Group of each item.
 
     Returns
     -------

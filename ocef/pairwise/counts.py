@@ -56,12 +56,14 @@ class PairCounts(Result):
     Attributes
     ----------
     profiles : numpy.ndarray of int, shape (P, 2, 2, Z, 3)
+        N[s, t, z, o] of each distinct profile.
     multiplicity : numpy.ndarray of int, shape (P,)
         Clusters with that profile.
     group_names : tuple
         Groups 0 and 1 of the clicked item; ratios are group 0 / group 1 (the paper's "not
         subgroup" / subgroup).
     z_levels : tuple
+        The engagement levels, in order.
     cluster : str
         The column whose values are the bootstrap's independent units.
 
@@ -160,6 +162,7 @@ def grid_columns(labels: dict, **columns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     labels : dict
+        Column name -> the labels along that axis, in order (as in :func:`grid_frame`).
     **columns : array_like
         As in :func:`grid_frame`.
 
@@ -190,6 +193,7 @@ def check_pairs(pairs: pd.DataFrame, *, need_scores: bool = True, cluster: str =
     Parameters
     ----------
     pairs : pandas.DataFrame
+        The pairs table.
     need_scores : bool
         Require ``score_j`` and ``score_jp`` (False when scores are attached later).
     cluster : str
@@ -278,6 +282,7 @@ def attach_scores(pairs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     pairs : pandas.DataFrame
+        The pairs table (``query``, ``j``, ``jp``, ...).
     scores : pandas.DataFrame
         One row per key.
 
@@ -392,6 +397,7 @@ def counts_from_arrays(query, s_j, s_jp, z, outcome, weight=None, *, subgroup=No
     outcome : array_like of int
         0 loss (score_j < score_jp), 1 tie, 2 win.
     weight : array_like of int, optional
+        Pairs per row (default 1).
     subgroup : optional
         :func:`group_mapping`.
     z_levels : sequence, optional
@@ -533,6 +539,7 @@ def pair_counts(pairs, *, scores=None, subgroup=None, cluster: str = "query", z_
     cluster : str
         The bootstrap's clusters (users, when one user makes many queries).
     z_levels : sequence, optional
+        The engagement levels in order (default: the sorted values found).
     backend : {"auto", "pandas", "duckdb"}
         ``"auto"``: DuckDB for file paths, pandas for DataFrames.
 
@@ -578,6 +585,7 @@ def read_table(path) -> pd.DataFrame:
     Parameters
     ----------
     path : str or path
+        A ``.csv`` or ``.parquet`` file.
 
     Returns
     -------

@@ -52,6 +52,7 @@ def coat_ratings(default: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     default : pandas.DataFrame
+        Coat's default log, with columns ``user``, ``item``, ``rating``.
 
     Returns
     -------
@@ -79,6 +80,7 @@ def coat_mf(default: pd.DataFrame, n_users: int, n_items: int, *, rng=None) -> M
     n_users, n_items : int
         :func:`coat_sizes`.
     rng : None, int, SeedSequence or Generator
+        Seeds the initial factors.
 
     Returns
     -------
@@ -132,10 +134,13 @@ def dataset_pairs(name: str, model: str | None = None, *, data_dir=None, rng=Non
     Parameters
     ----------
     name : {"coat", "obd"}
+        The data set.
     model : {"mf", "popularity"}, optional
         Default: ``"mf"`` for Coat, ``"popularity"`` for OBD.
     data_dir : str or path, optional
+        Where the data sets live (default: found automatically, :mod:`ocef.datasets`).
     rng : None, int, SeedSequence or Generator
+        Seeds the MF.
 
     Returns
     -------

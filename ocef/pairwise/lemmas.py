@@ -105,7 +105,9 @@ def lemma_case(y_bar_0: float, y_bar_1: float, share_1: float = 0.5) -> dict:
     Parameters
     ----------
     y_bar_0, y_bar_1 : float
+        Average labels of the two groups, in (0, 1).
     share_1 : float
+        Probability that an item is in group 1, in (0, 1).
 
     Returns
     -------

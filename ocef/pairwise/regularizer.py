@@ -175,6 +175,7 @@ class MFModel(Result):
     Attributes
     ----------
     mu : float
+        Global offset μ.
     user_bias, item_bias : numpy.ndarray
         b_u and c_i.
     user_factors, item_factors : numpy.ndarray
@@ -222,6 +223,7 @@ class MFModel(Result):
         Parameters
         ----------
         users, items : array_like of int
+            User and item indices, of one length.
 
         Returns
         -------
@@ -326,6 +328,7 @@ def mf_loss_and_gradient(theta: np.ndarray, ratings: dict, pairs: dict | None, *
     pairs : dict of numpy.ndarray or None
         :func:`pairs_to_indices`; None: no regularizer.
     n_users, n_items, rank : int
+        The sizes that shape ``theta``.
     lam : float
         λ, the regularizer's weight.
     l2 : float
@@ -404,11 +407,13 @@ def fit_mf_pairwise(ratings: pd.DataFrame, pairs: pd.DataFrame | None = None, *,
     n_users, n_items : int, optional
         Default: from the largest indices (with ``init``: its sizes, which these must match).
     rank : int
+        Number of factors.
     l2 : float
         Ridge penalty.
     epochs : int
         Full-batch Adam steps.
     lr : float
+        Adam's step size.
     kind, rebalance
         As in :func:`pairwise_regularizer`.
     pair_user, subgroup

@@ -105,6 +105,7 @@ class SimulatedPairs(Result):
     truth : PairsTruth or None
         None with ``truth=False``.
     n_requests : int
+        Requests served.
     n_experimental : int
         Requests shown a randomized pair.
     n_recorded : int
@@ -145,6 +146,7 @@ def relevant_sets(world: TrafficWorld, n_relevant: int | None) -> np.ndarray:
     Parameters
     ----------
     world : ocef.reo.simulate.TrafficWorld
+        The simulated world.
     n_relevant : int or None
         In [2, n_items]; None: all items.
 
@@ -271,11 +273,13 @@ def simulate_pairs(world: TrafficWorld, *, n_requests: int = 100_000, p_pair: fl
     world : ocef.reo.simulate.TrafficWorld
         Two item groups 0 and 1.
     n_requests : int
+        Requests served.
     p_pair : float
         Probability that a request is in the experimental slice.
     model_scores, n_relevant, position_bias, n_levels
         As in :func:`pairs_truth`.
     rng : None, int, SeedSequence or Generator
+        Seeds the requests, pairs, clicks and engagements.
     truth : bool
         Also compute the exact accuracies.
 

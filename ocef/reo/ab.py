@@ -79,6 +79,7 @@ def shared_random_ab_variance(P, Q_control, Q_treatment, n_control, n_treatment,
     n_control, n_treatment, n_random : int or array_like, shape (...)
         ``|D_rec|`` of each arm and ``|D_rand|``.
     covariance : {"full", "diagonal"}
+        The multinomial covariances, or only their diagonals.
 
     Returns
     -------
@@ -125,6 +126,7 @@ class AbResult(Result):
     D_reo, D_reo_se : float
         ``D_REO`` and its standard error (NaN where undefined, e.g. an arm's penalty exactly 0).
     D_reo_ci : tuple of float
+        ``(low, high)`` of its interval.
     D_reo_p_value : float
         Two-sided p-value of ``D_REO = 0``.
     penalty_control, penalty_treatment : float
@@ -134,6 +136,7 @@ class AbResult(Result):
     method : str
         ``"delta"``, ``"delta-shared"``, ``"partition"`` or ``"bootstrap-<interval>"``.
     confidence : float
+        Two-sided level of the intervals.
     notes : tuple of str
         Warnings on the validity of the intervals (e.g. a group without positive in an arm).
 
@@ -245,12 +248,15 @@ def ab_test(control, treatment, random, *,
         The two arms' default logs and the shared random log, reduced to per-group counts first
         (:func:`ocef.reo.reo_counts`).
     interval : {"delta", "delta-shared", "partition", "standard", "percentile", "bca"}
+        The comparison (see above, :data:`AB_INTERVALS`).
     label : str or sequence of str
         The 0/1 label column(s).
     group : str
         The item-group column.
     confidence : float
+        Two-sided level, in (0, 1).
     rng : None, int, SeedSequence or Generator
+        Randomness of the folds or the resamples.
     groups : sequence, optional
         The groups and their order (default: the sorted values found).
     n_resamples : int
@@ -259,7 +265,9 @@ def ab_test(control, treatment, random, *,
         Folds per arm for ``"partition"``, at most the rows of the smaller log; a pair gives
         (control, treatment).
     backend : {"auto", "duckdb", "pandas", "spark"}
+        Where the counts are computed.
     spark : SparkSession, optional
+        For ``backend="spark"``.
     progress : bool or "auto"
         A progress bar on stderr; never changes the result.
 

@@ -50,6 +50,7 @@ def category_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     Parameters
     ----------
     log : pandas.DataFrame
+        The log, with the label and group columns.
     label, group, name
         As in :func:`ocef.reo.positive_counts`.
     groups : sequence
@@ -108,6 +109,7 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     Parameters
     ----------
     theta_hat : numpy.ndarray, shape (d,)
+        The statistic on the original data.
     theta_boot : numpy.ndarray, shape (B, d)
         Bootstrap replicates (NaN dropped).
     jack_values : list of numpy.ndarray, each shape (m_j, d)
@@ -115,6 +117,7 @@ def bca_interval(theta_hat: np.ndarray, theta_boot: np.ndarray, jack_values: lis
     jack_weights : list of numpy.ndarray, each shape (m_j,)
         Their multiplicities, summing to the size of sample j.
     confidence : float
+        Two-sided level, in (0, 1).
 
     Returns
     -------
@@ -193,6 +196,7 @@ class BootstrapSummary(Result):
     Parameters
     ----------
     estimate : numpy.ndarray, shape (d,)
+        The statistic on the original data.
     replicates : numpy.ndarray, shape (B, d)
         NaN where a replicate has a group without positives.
     se : numpy.ndarray, shape (d,)
@@ -200,7 +204,9 @@ class BootstrapSummary(Result):
     bias : numpy.ndarray, shape (d,)
         ``mean(replicates) - estimate`` (Fig. 8).
     ci_low, ci_high : numpy.ndarray, shape (d,)
+        The interval.
     method : str
+        ``"standard"``, ``"percentile"`` or ``"bca"``.
     n_undefined : int
         Replicates where the statistic is undefined (dropped).
     names : tuple

@@ -35,7 +35,9 @@ class ReoCounts(Result):
     cube : numpy.ndarray of int64, shape (n_logs, [n_keys,] K, 2)
         Rows and positives of every log, key and group, zeros included.
     group_names : tuple
+        The K groups, in order.
     logs : tuple of str
+        The log names, in order.
     by : str, optional
         The extra key (e.g. ``"day"``).
     index : tuple, optional
@@ -126,6 +128,7 @@ class ReoCounts(Result):
         Parameters
         ----------
         log : str
+            The name of a log, one of ``logs``.
 
         Returns
         -------
@@ -145,6 +148,7 @@ class ReoCounts(Result):
         Parameters
         ----------
         log : str
+            The name of a log, one of ``logs``.
 
         Returns
         -------
@@ -165,6 +169,7 @@ class ReoCounts(Result):
         Parameters
         ----------
         log : str
+            The name of a log, one of ``logs``.
 
         Returns
         -------
@@ -195,12 +200,15 @@ def reo_counts(logs: Mapping[str, object], *, label: str | Sequence[str] = "Y", 
     label : str or sequence of str
         The 0/1 label column(s); with several, ``Y`` is their OR.
     group : str
+        The item-group column.
     groups : sequence, optional
         Default: the sorted values found (at least 2).
     by : str, optional
         An extra key column (e.g. ``"day"``).
     backend : {"auto", "duckdb", "pandas", "spark"}
+        Where the counts are computed.
     spark : SparkSession, optional
+        For ``backend="spark"``.
 
     Returns
     -------

@@ -34,11 +34,15 @@ class ReoDaily(Result):
     table : pandas.DataFrame
         One row per key (:meth:`to_frame`).
     by : str
+        The key column.
     group_names : tuple
+        The K groups, in order.
     confidence : float
+        Two-sided level of the intervals.
     method : str
         ``"delta-full"`` or ``"delta"``.
     threshold : float, optional
+        The penalty threshold tested, or None.
     days : tuple
         Each day's :class:`ReoResult` (None where undefined).
 
@@ -124,9 +128,11 @@ def estimate_reo_by(default, random, *, by: str = "day", label: str | Sequence[s
     default, random : DataFrame, file path, DuckDB relation, :class:`ocef.backends.Sql` or Spark DataFrame
         As :func:`ocef.reo.estimate_reo`.
     by : str
+        The key column.
     label, group, confidence, groups, backend, spark
         As in :func:`ocef.reo.ab_test`.
     interval : {"delta-full", "delta"}
+        The delta-method covariance (:func:`ocef.reo.estimate_reo`).
     threshold : float, optional
         E.g. :func:`ocef.reo.eighty_percent_rule_threshold`: adds ``significantly_above`` /
         ``significantly_below`` per day.

@@ -36,6 +36,7 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
     group : str
         The item-group column S.
     confidence : float
+        Two-sided level of the intervals.
     groups : list, optional
         The groups and their order (default: the sorted values found in both logs).
     interval : str
@@ -45,11 +46,15 @@ def estimate_reo(default, random, *, label: str | Sequence[str] = "Y", group: st
         ``"standard"`` (eq. 23), ``"percentile"``, ``"bca"`` -- by :func:`ocef.reo.bootstrap_reo_ci`
         (with the next three options).
     n_resamples : int
+        Bootstrap resamples (bootstrap intervals only).
     rng : None, int, SeedSequence or Generator
+        Randomness of the bootstrap.
     resample : "counts" or "rows"
+        How the bootstrap resamples (see :func:`ocef.reo.bootstrap_reo_ci`).
     backend : "auto", "duckdb", "pandas" or "spark"
         "auto": DuckDB for files, pandas for frames.
     spark : SparkSession, optional
+        For ``backend="spark"``.
     progress : bool or "auto"
         A progress bar on stderr; never changes the result.
 

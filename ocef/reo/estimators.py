@@ -61,6 +61,7 @@ def relative_group_utilities(U) -> np.ndarray:
     Parameters
     ----------
     U : array_like, shape (..., K)
+        Utilities of the K groups (:func:`rtpr_utilities`), >= 0, over the last axis.
 
     Returns
     -------
@@ -87,6 +88,7 @@ def reo_penalty(U) -> np.ndarray:
     Parameters
     ----------
     U : array_like, shape (..., K)
+        Utilities of the K groups, >= 0; the statistic is taken over the last axis.
 
     Returns
     -------
@@ -222,6 +224,7 @@ class ReoArrays(NamedTuple):
     xi : numpy.ndarray, shape (...)
         ``Xi = H^T Sigma H``, the variance of the penalty.
     se_delta_U : numpy.ndarray, shape (..., K)
+        ``sqrt(diag Sigma)``.
     se_penalty : numpy.ndarray, shape (...)
         NaN where the penalty is 0 (not differentiable there).
     z : float
@@ -334,6 +337,7 @@ def utility_covariance(P, Q, n_default, n_random) -> np.ndarray:
     Parameters
     ----------
     P, Q : array_like, shape (..., K)
+        ``P_k`` (random traffic) and ``Q_k`` (default traffic), eq. (5).
     n_default, n_random : int or array_like, shape (...)
         As in :func:`utility_covariance_diagonal`.
 
@@ -413,6 +417,7 @@ def delta_method_reo(P, Q, n_default, n_random, *, confidence: float = 0.95,
     n_default, n_random : int or array_like, shape (...)
         ``|D_rec|`` and ``|D_rand|``.
     confidence : float
+        Two-sided level of the intervals, in (0, 1).
     covariance : {"diagonal", "full"}
         :data:`COVARIANCES`.
 
@@ -490,6 +495,7 @@ def label_indicator(log: pd.DataFrame, label: str | Sequence[str] = "Y", *, name
     Parameters
     ----------
     log : pandas.DataFrame
+        The log.
     label : str or sequence of str
         0/1 columns (bools accepted; anything else, NaN included, is refused).
     name : str
@@ -548,6 +554,7 @@ def positive_counts(log: pd.DataFrame, *, label: str | Sequence[str] = "Y", grou
     Parameters
     ----------
     log : pandas.DataFrame
+        A log with the label and group columns.
     label : str or sequence of str
         :func:`label_indicator`.
     group : str
@@ -610,9 +617,11 @@ class ReoResult(Result):
     penalty_se : float
         NaN where undefined (a penalty of exactly 0, or the naive estimator).
     penalty_ci : tuple of float
+        ``(low, high)`` of its interval.
     n_default, n_random : int
         ``|D_rec|`` and ``|D_rand|``.
     confidence : float
+        Two-sided level of the intervals.
     sigma : numpy.ndarray, shape (K, K), optional
         Covariance of ``delta_U`` (delta method only).
     method : str
@@ -874,7 +883,9 @@ def percentile_bounds(replicates: np.ndarray, confidence: float) -> tuple[np.nda
     Parameters
     ----------
     replicates : numpy.ndarray, shape (B, d)
+        Bootstrap replicates (NaN where undefined).
     confidence : float
+        Two-sided level.
 
     Returns
     -------
@@ -926,6 +937,7 @@ def reo_result_from_counts(groups: Sequence, pos_default, n_default: int, pos_ra
     n_default, n_random : int
         ``|D_rec|`` and ``|D_rand|``.
     confidence : float
+        Two-sided level, in (0, 1).
     interval : {"delta-full", "delta"}
         Full multinomial covariance, or Algorithm 1's diagonal ``Gamma``.
     small_counts : {"bootstrap", "delta"}
@@ -1003,10 +1015,13 @@ def naive_reo(default: pd.DataFrame, random: pd.DataFrame | None = None, *,
     Parameters
     ----------
     default : pandas.DataFrame
+        The default log D_rec.
     random : pandas.DataFrame, optional
+        The random log D_rand (default: none).
     label : str or sequence of str
         :func:`label_indicator`.
     group : str
+        The item-group column.
     recommended : str
         The 0/1 column of the random log: does the default strategy recommend the pair.
     groups : sequence, optional

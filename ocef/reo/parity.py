@@ -113,6 +113,7 @@ def user_precision_utility(default: pd.DataFrame, *, label: str | Sequence[str] 
     Parameters
     ----------
     default : pandas.DataFrame
+        The default log D_rec, with the label and user-group columns.
     label : str or sequence of str
         :func:`label_indicator`.
     user_group : str

@@ -36,9 +36,11 @@ class SamplePlan(_OneRow):
     epsilon : float
         The half-width asked for.
     confidence : float
+        Two-sided level of the interval.
     target : {"penalty", "delta_U"}
         ``"delta_U"``: the widest group.
     interval : {"delta-full", "delta"}
+        The delta-method covariance planned with.
 
     Examples
     --------
@@ -93,6 +95,7 @@ def eighty_percent_rule_threshold(K: int, ratio: float = 0.8) -> float:
     Parameters
     ----------
     K : int
+        Number of groups, >= 2.
     ratio : float
         In [0, 1).
 
@@ -170,6 +173,7 @@ def delta_method_sample_size(P, Q, *, epsilon: float, confidence: float = 0.95,
     epsilon : float
         Target half-width.
     confidence : float
+        Two-sided level, in (0, 1).
     n_default : int, optional
         The default log you will have: the random log needed is returned. Give this or
         ``random_to_default``.
@@ -243,7 +247,9 @@ def theorem_sample_size(P, Q, *, epsilon: float, delta: float) -> TheoremSampleS
     P, Q : array_like, shape (K,)
         Planning values of ``P_k`` and ``Q_k``, in (0, 1].
     epsilon : float
+        Error bound, > 0.
     delta : float
+        Failure probability, in (0, 1).
 
     Returns
     -------

@@ -145,12 +145,17 @@ def make_traffic_world(n_users: int = 500, n_items: int = 200, n_groups: int = 2
     group_shares : array_like, shape (n_groups,), optional
         Default: equal.
     positive_rate : float
+        Mean preference, in (0, 1).
     preference_scale : float
+        Scale of the factor term of the logit.
     group_preference_shift, score_bias : array_like, shape (n_groups,), optional
         Per-group shifts of the preference and of the score logits (default 0).
     score_noise : float
+        Standard deviation of the logit noise of the scores, >= 0.
     user_activity : float
+        Spread of the log request rates, >= 0 (0: every user equally active).
     rng : None, int, SeedSequence or Generator
+        Randomness; the same seed gives the same world.
 
     Returns
     -------
@@ -214,7 +219,9 @@ def default_recommendations(world: TrafficWorld, k: int, boosts: Mapping | None 
     Parameters
     ----------
     world : TrafficWorld
+        The environment.
     k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     boosts : mapping of int to float, optional
         Score factor per item group (e.g. ``{1: 1.25}``); others keep 1.
 
@@ -316,7 +323,9 @@ def ground_truth(world: TrafficWorld, k: int, boosts: Mapping | None = None) -> 
     Parameters
     ----------
     world : TrafficWorld
+        The environment.
     k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     boosts : mapping of int to float, optional
         :func:`default_recommendations`.
 
@@ -369,7 +378,9 @@ def expected_relevance(world: TrafficWorld, k: int, p_act: float, boosts: Mappin
     Parameters
     ----------
     world : TrafficWorld
+        The environment.
     k : int
+        Length of a recommendation list, 1 <= k <= ``world.n_items``.
     p_act : float
         Activation probability of the random traffic.
     boosts : mapping of int to float, optional
@@ -409,10 +420,12 @@ class AbTrafficLogs:
     random : pandas.DataFrame
         The shared D_rand; ``R``: does the request's arm show the pair, ``arm``: that arm.
     truth : dict of str to TrafficTruth
+        Each arm's strategy on the whole population.
     served : pandas.DataFrame
         Per (day, arm): requests, activated requests, impressions, relevant impressions,
         overlapping pairs (App. I.1) and their relevance share.
     truth_served : dict of str to TrafficTruth, optional
+        The truth each arm's logs estimate (see above).
 
     Examples
     --------
@@ -467,6 +480,7 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     Parameters
     ----------
     world : TrafficWorld
+        The environment.
     n_days, requests_per_day, k : int
     p_act : float
         Activation probability of random traffic; 0 gives an empty random log.
@@ -475,6 +489,7 @@ def simulate_traffic(world: TrafficWorld, *, n_days: int = 1, requests_per_day: 
     boosts : mapping of int to float, optional
         :func:`default_recommendations`.
     rng : None, int, SeedSequence or Generator
+        Randomness.
 
     Returns
     -------
@@ -513,6 +528,7 @@ def simulate_ab(world: TrafficWorld, arms: Mapping[str, Mapping | None], *, n_da
     world, n_days, requests_per_day, k, p_act, log_rate, rng
         As in :func:`simulate_traffic` (``requests_per_day`` counts all arms).
     assignment : {"user", "request"}
+        The unit assigned to an arm.
     arm_shares : array_like, optional
         Default: equal.
 
@@ -659,9 +675,11 @@ class StreamedTraffic(Result):
     Parameters
     ----------
     default_dir, random_dir : pathlib.Path
+        The directories of the default and the random log.
     days : pandas.DataFrame
         ``day, default_rows, random_rows``.
     truth : TrafficTruth
+        The exact REO quantities of the simulated strategy.
 
     Examples
     --------
@@ -800,9 +818,11 @@ def draw_log_counts(p, q, n_random: int, n_default: int, size: int | tuple = 1,
     p, q : array_like, shape (K,)
         ``P(Y=1, S=s_k)`` of the random and ``P(Y=1, S=s_k | R=1)`` of the default traffic.
     n_random, n_default : int
+        Rows of the random and of the default log, >= 1.
     size : int or tuple of int
         Replicate shape.
     rng : None, int, SeedSequence or Generator
+        Randomness.
 
     Returns
     -------
