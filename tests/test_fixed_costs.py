@@ -124,9 +124,9 @@ def test_each_command_loads_only_what_its_work_uses(tiny):
     mods = {name: set(got) for name, (_, got) in loaded.items()}
     never = {"scipy.stats", "scipy.optimize", "matplotlib", "numba", "ot", "sklearn", "tqdm", "pyspark"}
     assert {name: got & never for name, got in mods.items() if got & never} == {}
-    # the simulation needs numpy and pandas only; the reading of files DuckDB; the normal and
-    # Student t quantiles scipy.special (ocef.inference)
-    assert mods["bandit"] - {"numpy", "pandas", "pyarrow"} == set()          # pandas loads pyarrow
+    # the simulation needs numpy only; the reading of files DuckDB; the normal and Student t
+    # quantiles scipy.special (ocef.inference)
+    assert mods["bandit"] - {"numpy", "pandas", "pyarrow"} == set()          # (pandas preloaded: it loads pyarrow)
     assert {"duckdb"} <= mods["reo-ab"] and {"duckdb"} <= mods["exposure"]
     assert "duckdb" not in mods["envy average"] | mods["recmetrics"] | mods["bandit"]
     assert "scipy" not in mods["envy average"]          # dense policies, average matching: numpy only
@@ -147,12 +147,16 @@ def test_small_audits_load_no_pandas(tiny):
         ("pairwise", ["pairwise", "--pairs", p["pairs.parquet"], "--resamples", "0", "--json"]),
         ("envy average", ["envy", "--rho", p["rho.npy"], "--policy-probs", p["probs.npy"], "--groups",
                           p["groups.npy"], "--matching", "average", "--json"]),
+        # the simulation's runs are kept as columns (BanditRuns.columns): the summary needs numpy only
+        ("bandit", ["bandit", "--means", "0.6,0.3", "--trials", "3", "--max-steps", "50", "--json"]),
+        ("bandit console", ["bandit", "--means", "0.6,0.3,0.5", "--trials", "2", "--max-steps", "50"]),
     ]
     loaded = _loaded(runs, tiny, preload="import numpy")
     assert {name: code for name, (code, _) in loaded.items()} == {name: 0 for name, _ in runs}
     assert {name: set(got) for name, (_, got) in loaded.items()} == {
         "reo": {"numpy", "duckdb"}, "reo-ab": {"numpy", "duckdb"},
-        "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"}}
+        "pairwise": {"numpy", "duckdb", "scipy", "scipy.special"}, "envy average": {"numpy"},
+        "bandit": {"numpy"}, "bandit console": {"numpy"}}
 
 
 @needs_fork

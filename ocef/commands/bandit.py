@@ -36,7 +36,6 @@ def register(sub) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
-    import pandas as pd
 
     from ocef.environments.bandits import BernoulliBandit, paper_instance
     from ocef.envy import bounds
@@ -52,21 +51,21 @@ def _run(args: argparse.Namespace) -> int:
     else:
         means = np.array(parse_float_list(args.means, "--means"))
     BernoulliBandit(means, args.group_size)            # validates the means and group size
-    cfg = pd.DataFrame({"instance": ["bandit"], "alpha": [args.alpha], "delta": [args.delta],
-                        "epsilon": [args.epsilon], "group_size": [args.group_size]})
+    cfg = [{"instance": "bandit", "alpha": args.alpha, "delta": args.delta, "epsilon": args.epsilon,
+            "group_size": args.group_size}]
     result = run_bandits(cfg, {"bandit": means}, trials=args.trials, rng=args.seed, max_steps=args.max_steps,
                          engine=args.engine, progress=args.progress)
-    runs = result.to_frame()
-    counts = runs["verdict"].value_counts()
+    runs = result.columns                     # the runs as columns: no pandas for a summary
+    verdicts = np.asarray(runs["verdict"])
     payload = {
-        "verdicts": {v: int(counts.get(v, 0)) for v in ("envy", "no_envy", "timeout")},
-        "duration_mean": float(runs["duration"].mean()),
-        "cost_mean": float(runs["cost"].mean()),
-        "constraint_held": bool(runs["constraint_held"].all()),
+        "verdicts": {v: int(np.count_nonzero(verdicts == v)) for v in ("envy", "no_envy", "timeout")},
+        "duration_mean": float(np.mean(runs["duration"])),
+        "cost_mean": float(np.mean(runs["cost"])),
+        "constraint_held": bool(np.all(runs["constraint_held"])),
         "engine": result.engine,
         "duration_bound": float(bounds.duration_bound(means, args.delta, args.alpha, args.epsilon, args.group_size)),
-        "runs": [{"verdict": r.verdict, "duration": int(r.duration), "cost": float(r.cost)}
-                 for r in runs.itertuples()],
+        "runs": [{"verdict": str(v), "duration": int(d), "cost": float(c)}
+                 for v, d, c in zip(verdicts, runs["duration"], runs["cost"])],
     }
     if args.json:
         print_json(payload)

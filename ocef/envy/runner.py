@@ -19,11 +19,11 @@ engines (:mod:`ocef.envy.engines`; ``"auto"`` chooses):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
-import pandas as pd
 
 from ocef.envy import bounds
 from ocef.envy.auditor import Verdict
@@ -35,6 +35,9 @@ from ocef.validation import (Integer, Options, Real, Rng, as_generator, check_al
 from ocef._progress import PROGRESS
 from ocef.envy.engines import ENGINES
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is made
+    import pandas as pd
 
 #: Bytes per run and arm held by the simulation engines (counts, sums, bounds, rewards, ...).
 BYTES_PER_RUN_ARM = 12 * 8
@@ -766,14 +769,17 @@ def bernoulli_sampler(means: np.ndarray, group_size=1) -> Sampler:
     return lambda runs, arms, rng: rng.binomial(g[runs], means[runs, arms]) / g[runs]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BanditRuns(Result):
     """Simulated OCEF audits of Bernoulli bandits (:func:`run_bandits`, Sec. 6.1 of the paper).
 
     Attributes
     ----------
+    columns : mapping of str to sequence
+        One entry per run in each column, the columns of :meth:`to_frame` (kept as columns: the
+        command line summarises them without importing pandas).
     runs : pandas.DataFrame
-        One row per run (:meth:`to_frame`).
+        One row per run (:meth:`to_frame`), made from ``columns`` when first asked for.
     engine : str
         The simulation engine that ran them (``"numba"``, ``"numpy"`` or ``"ask-tell"``).
     note : str
@@ -786,9 +792,16 @@ class BanditRuns(Result):
     ['envy', 'envy', 'envy']
     """
 
-    runs: pd.DataFrame
+    columns: Mapping[str, Any] = field(repr=False)
     engine: str
     note: str = ""
+
+    @cached_property
+    def runs(self) -> pd.DataFrame:
+        """One row per run (see :meth:`to_frame`)."""
+        import pandas as pd
+
+        return pd.DataFrame(dict(self.columns))
 
     @presents
     def to_frame(self) -> pd.DataFrame:
@@ -845,9 +858,10 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
 
     Parameters
     ----------
-    configs : pandas.DataFrame
-        One row per configuration: ``instance`` (a key of ``means``), ``alpha``, ``delta``,
-        ``epsilon``, optionally ``n_arms`` (the prefix μ_{0:K'}, Fig. 10) and ``group_size``.
+    configs : pandas.DataFrame or list of dict
+        One row (dict) per configuration: ``instance`` (a key of ``means``), ``alpha``, ``delta``,
+        ``epsilon``, optionally ``n_arms`` (the prefix μ_{0:K'}, Fig. 10; absent or NaN: every arm) and
+        ``group_size`` (absent or NaN: 1).
     means : dict
         instance -> arm means μ_0..μ_K.
     trials : int
@@ -873,12 +887,11 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     >>> runs.summary()["share_no_envy"].tolist()
     [1.0, 1.0]
     """
-    if not isinstance(configs, pd.DataFrame):
-        raise ParameterTypeError(f"configs must be a pandas DataFrame, got {type(configs).__name__}")
-    missing = {"instance", "alpha", "delta", "epsilon"} - set(configs.columns)
+    records, names = _config_records(configs)
+    missing = {"instance", "alpha", "delta", "epsilon"} - set(names)
     if missing:
         raise ParameterError(f"configs is missing column(s) {sorted(missing)}")
-    if len(configs) == 0:
+    if not records:
         raise DataError("configs has no row: give at least one configuration")
     if not isinstance(means, dict) or not means:
         raise ParameterTypeError(f"means must be a non-empty dict instance -> arm means, got {type(means).__name__}")
@@ -891,7 +904,7 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     # every cell is checked as given: a string "0.05" or bytes b"0.05" is refused, not parsed
     per_row = {"alpha": check_alpha, "delta": check_delta, "epsilon": check_epsilon}
     rows, all_arms = [], []
-    for i, row in enumerate(configs.to_dict("records")):
+    for i, row in enumerate(records):
         inst = row["instance"]
         try:
             known = inst in checked_means
@@ -910,17 +923,20 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
             row["n_arms"] = mu.size - 1
             all_arms.append(i)
         else:
+            if isinstance(k, float) and k.is_integer():     # a column with a NaN holds floats: 3.0 is 3
+                k = int(k)
             row["n_arms"] = Integer(1, mu.size - 1).check(f"configs row {i}: n_arms (arms of instance {inst!r})",
                                                           k.item() if isinstance(k, np.generic) else k)
-        g = row.get("group_size", 1)
+        g = row.get("group_size")
+        if g is None or (isinstance(g, float) and math.isnan(g)):     # absent from the row: |g| = 1
+            g = 1
         if isinstance(g, float) and g.is_integer():
             g = int(g)
         row["group_size"] = Integer(1, 2**53).check(f"configs row {i}: group_size",
                                                     g.item() if isinstance(g, np.generic) else g)
         rows.append(row)
-    checked = pd.DataFrame(rows, index=configs.index)
-    n_runs = len(checked) * trials
-    k_max = int(checked["n_arms"].max())
+    n_runs = len(rows) * trials
+    k_max = max(r["n_arms"] for r in rows)
     steps = [float(estimated_work(checked_means[r["instance"]][: r["n_arms"] + 1][None, :], r["delta"], r["alpha"],
                                   r["epsilon"], r["group_size"], max_steps)[0]) for r in rows]
     work = [trials * v for v in steps]
@@ -929,38 +945,56 @@ def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, ma
     check_run_resources(n_runs, k_max, work, argument="trials, max_steps (and alpha, delta, epsilon)",
                         engine=resolve_engine(engine, True, n_runs), longest=max(steps))
     rng = as_generator(rng)
-    configs = checked
-    grid = configs.loc[configs.index.repeat(trials)].reset_index(drop=True)
-    grid.insert(0, "trial", np.tile(np.arange(trials), len(configs)))
-    mu_list = [checked_means[inst][: int(k) + 1] for inst, k in zip(grid["instance"], grid["n_arms"])]
+
+    def per_run(key, dtype):
+        return np.repeat(np.array([r[key] for r in rows], dtype=dtype), trials)
+
+    mu_list = [checked_means[r["instance"]][: r["n_arms"] + 1] for r in rows for _ in range(trials)]
     n_arms = np.array([m.size - 1 for m in mu_list])
-    gsize = grid["group_size"].to_numpy().astype(np.int64)
+    gsize = per_run("group_size", np.int64)
+    delta, alpha, epsilon = per_run("delta", float), per_run("alpha", float), per_run("epsilon", float)
     if engine == "ask-tell":
-        verdict, duration, cost, held = _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega,
-                                                          progress)
+        verdict, duration, cost, held = _ask_tell_bandits(delta, alpha, epsilon, mu_list, gsize, rng, max_steps,
+                                                          sigma, omega, progress)
     else:
         padded = np.zeros((len(mu_list), n_arms.max() + 1))
         for i, m in enumerate(mu_list):
             padded[i, : m.size] = m
-        res = run_batch(n_arms, delta=grid["delta"].to_numpy(), alpha=grid["alpha"].to_numpy(),
-                        epsilon=grid["epsilon"].to_numpy(), sample=DiscreteRewards.binomial(padded, gsize),
+        res = run_batch(n_arms, delta=delta, alpha=alpha, epsilon=epsilon, sample=DiscreteRewards.binomial(padded, gsize),
                         group_size=gsize, true_means=padded, rng=rng, max_steps=max_steps, sigma=sigma,
                         omega=omega, progress=progress, engine=engine)
         verdict, duration, cost, held = res.verdict_names(), res.duration, res.cost, res.constraint_held
-    grid["n_arms"] = n_arms
-    grid["verdict"] = verdict
-    grid["duration"] = duration
-    grid["cost"] = cost
-    grid["constraint_held"] = held
+    # trial, the configuration columns as given (n_arms and group_size appended when configs lacks them),
+    # the outcomes; a DataFrame is made from them only when asked for (BanditRuns.runs)
+    columns = {"trial": np.tile(np.arange(trials), len(rows))}
+    for name in [*names, *(c for c in ("n_arms", "group_size") if c not in names)]:
+        columns[name] = [r[name] for r in rows for _ in range(trials)]
+    columns.update(n_arms=n_arms, verdict=verdict, duration=duration, cost=cost, constraint_held=held)
     note = ""
     if all_arms:              # issue 28: a missing n_arms ran every arm without a word
         which = "every row" if len(all_arms) == len(rows) else f"row(s) {all_arms[:10]}"
         note = (f"configs has no n_arms for {which}: every arm of the instance was audited (K = len(means[instance])"
                 f" - 1); give an n_arms column to audit a prefix")
-    return BanditRuns(grid, resolve_engine(engine, True, len(grid)), note)
+    return BanditRuns(columns, resolve_engine(engine, True, n_runs), note)
 
 
-def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progress):
+def _config_records(configs) -> tuple[list[dict], list[str]]:
+    """The rows of ``configs`` (a pandas DataFrame, or a list of dicts, one per configuration) as dicts,
+    and the column names in order (a list of dicts: every key, in order of first appearance, as pandas
+    reads it; a key a row lacks is None there)."""
+    import sys
+
+    pd = sys.modules.get("pandas")            # a DataFrame can only exist if pandas was imported
+    if pd is not None and isinstance(configs, pd.DataFrame):
+        return configs.to_dict("records"), list(configs.columns)
+    if isinstance(configs, (list, tuple)) and all(isinstance(r, Mapping) for r in configs):
+        names = list(dict.fromkeys(k for r in configs for k in r))
+        return [{k: r.get(k) for k in names} for r in configs], names
+    raise ParameterTypeError(f"configs must be a pandas DataFrame or a list of dicts (one per configuration), "
+                             f"got {type(configs).__name__}")
+
+
+def _ask_tell_bandits(delta, alpha, epsilon, mu_list, gsize, rng, max_steps, sigma, omega, progress):
     """One :class:`ocef.OCEF` per run, against its Bernoulli bandit (:func:`ocef.envy.simulation.simulate`)."""
     from ocef.envy.auditor import OCEF
     from ocef.environments.bandits import BernoulliBandit
@@ -968,12 +1002,12 @@ def _ask_tell_bandits(grid, mu_list, gsize, rng, max_steps, sigma, omega, progre
 
     from ocef._progress import progress_iter
 
-    rows = progress_iter(range(len(grid)), progress, desc="audits", unit="run")
+    rows = progress_iter(range(len(mu_list)), progress, desc="audits", unit="run")
     out = []
-    for r, child in zip(rows, rng.spawn(len(grid))):
+    for r, child in zip(rows, rng.spawn(len(mu_list))):
         rng_alg, rng_env = child.spawn(2)
         mu = mu_list[r]
-        auditor = OCEF(mu.size - 1, grid["delta"].iat[r], grid["alpha"].iat[r], grid["epsilon"].iat[r],
+        auditor = OCEF(mu.size - 1, delta[r], alpha[r], epsilon[r],
                        group_size=int(gsize[r]), sigma=sigma, omega=omega, rng=rng_alg)
         res = simulate(auditor, BernoulliBandit(mu, int(gsize[r])), rng=rng_env, max_steps=max_steps)
         out.append((res.verdict.value, res.duration, res.cost, res.constraint_held))

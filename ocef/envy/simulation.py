@@ -5,15 +5,18 @@ and the conservative constraint (7) at every step, from the true means.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ocef.environments.bandits import BernoulliBandit
 from ocef.validation import as_generator, check_positive_int
 from ocef.envy.auditor import OCEF, Verdict
 from ocef.results import Result, presents
 from ocef.errors import ParameterError
+
+if TYPE_CHECKING:                 # annotations only: pandas is imported where a DataFrame is made
+    import pandas as pd
 
 #: Slack for floating-point round-off when checking constraint (7).
 CONSTRAINT_TOL = 1e-9
@@ -80,6 +83,8 @@ class RunResult(Result):
         One row; columns ``verdict``, ``duration``, ``cost`` (eq. (10)) and
         ``constraint_held``.
         """
+        import pandas as pd
+
         return pd.DataFrame([self.as_row()])
 
 

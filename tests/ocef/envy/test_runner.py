@@ -193,3 +193,26 @@ def test_compiled_runs_in_slices_of_steps_equal_one_call_bit_for_bit(monkeypatch
     assert set(whole.verdict_names()) >= {"timeout"} and len(set(whole.verdict_names())) >= 2
     for name in ("verdict", "duration", "counts", "means", "cost", "min_budget"):
         np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name), err_msg=name)
+
+
+def test_run_bandits_takes_a_list_of_dicts_as_its_dataframe_and_keeps_runs_as_columns():
+    records = [{"instance": "a", "alpha": 0.05, "delta": 0.05, "epsilon": 0.05, "label": "x"},
+               {"instance": "a", "alpha": 0.2, "delta": 0.1, "epsilon": 0.05, "group_size": 3, "n_arms": 1}]
+    means = {"a": [0.5, 0.8, 0.2]}
+    from_frame = run_bandits(pd.DataFrame(records), means, trials=3, rng=5, engine="numpy", max_steps=500)
+    from_list = run_bandits(records, means, trials=3, rng=5, engine="numpy", max_steps=500)
+    pd.testing.assert_frame_equal(from_list.to_frame(), from_frame.to_frame(), check_exact=True)
+    assert from_list.to_json() == from_frame.to_json()
+    cols = from_list.columns
+    assert list(cols) == ["trial", "instance", "alpha", "delta", "epsilon", "label", "group_size", "n_arms",
+                          "verdict", "duration", "cost", "constraint_held"]
+    assert list(cols["trial"]) == [0, 1, 2, 0, 1, 2] and list(cols["n_arms"]) == [2, 2, 2, 1, 1, 1]
+    assert list(from_list.runs["group_size"]) == [1, 1, 1, 3, 3, 3]   # absent in row 0: the default |g| = 1
+
+
+@pytest.mark.parametrize("configs", [{"instance": "a", "alpha": 0.05, "delta": 0.05, "epsilon": 0.05}, "a", [1, 2]])
+def test_run_bandits_refuses_configs_that_are_neither_a_dataframe_nor_dicts(configs):
+    from ocef.errors import ParameterTypeError
+
+    with pytest.raises(ParameterTypeError, match="configs must be a pandas DataFrame or a list of dicts"):
+        run_bandits(configs, {"a": [0.5, 0.8]}, trials=1, rng=0)
