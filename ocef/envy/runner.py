@@ -851,7 +851,7 @@ class BanditRuns(Result):
 
 @validate_params(trials=Integer(1, MAX_TRIALS), max_steps=Integer(1, MAX_STEPS), sigma=Real(0, 1e6, closed="right"),
                  omega=Real(0, 1, closed="neither"), progress=PROGRESS, engine=Options(*ENGINES), rng=Rng())
-def run_bandits(configs: pd.DataFrame, means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
+def run_bandits(configs: pd.DataFrame | list[dict], means: dict, *, trials: int, rng=None, max_steps: int = 10**6,
                 sigma: float = bounds.SIGMA, omega: float = bounds.OMEGA, progress: bool = False,
                 engine: str = "auto") -> BanditRuns:
     """OCEF on Bernoulli bandits for a grid of configurations.
