@@ -190,7 +190,7 @@ def part_rule(reps, rng, sizes=(10, 15, 20, 30, 60, 100, 150)):
                 if floor_reason(n, prec.sum(), prec @ prec, minimum=0.0) is None:
                     r = mean_interval(n, prec.sum(), prec @ prec)
                     acc[4] += [r["ci_low"] <= tr["precision"] <= r["ci_high"], 1]
-            cells = " | ".join(f"{a / b:.3f} ({b / reps:.2f})" if b else f"— (0)" for a, b in acc)
+            cells = " | ".join(f"{a / b:.3f} ({b / reps:.2f})" if b else "— (0)" for a, b in acc)
             print(f"| {n} | {cells} |")
 
 

@@ -10,12 +10,9 @@ child) and wall time. DuckDB spills what exceeds the limit to a temporary folder
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ocef.mitigate.loop import _ALL, _layout, _stat_fns, arm_values
+from ocef.mitigate.loop import _layout, _stat_fns, arm_values
 from ocef.mitigate.paired import Moments, delta_interval
 from ocef.mitigate.rerank import rerank_batch
 

@@ -1,6 +1,6 @@
 """List the public functions (ocef.__all__ and every subpackage's __all__) that take user
 parameters (options with a bool/int/float/str default) without a declaration."""
-import importlib, inspect, pkgutil, sys
+import importlib, inspect, pkgutil
 import ocef
 
 def public():
@@ -9,7 +9,7 @@ def public():
     for name in mods:
         try:
             mod = importlib.import_module(name)
-        except Exception as e:
+        except Exception:
             continue
         for attr in getattr(mod, "__all__", []):
             obj = getattr(mod, attr, None)

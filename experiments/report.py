@@ -266,8 +266,6 @@ def recheck(out: Path | str, names: list[str] | None = None) -> dict:
     ...
     FileNotFoundError: no report to re-check: /nonexistent-folder/summary.json does not exist
     """
-    import json
-
     path = Path(out) / SUMMARY_FILE
     if not path.exists():
         raise FileNotFoundError(f"no report to re-check: {path} does not exist")

@@ -19,6 +19,7 @@ engines (:mod:`ocef.envy.engines`; ``"auto"`` chooses):
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -982,8 +983,6 @@ def _config_records(configs) -> tuple[list[dict], list[str]]:
     """The rows of ``configs`` (a pandas DataFrame, or a list of dicts, one per configuration) as dicts,
     and the column names in order (a list of dicts: every key, in order of first appearance, as pandas
     reads it; a key a row lacks is None there)."""
-    import sys
-
     pd = sys.modules.get("pandas")            # a DataFrame can only exist if pandas was imported
     if pd is not None and isinstance(configs, pd.DataFrame):
         return configs.to_dict("records"), list(configs.columns)

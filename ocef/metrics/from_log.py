@@ -7,7 +7,6 @@ the public ones of :mod:`ocef.backends` (shared with the exposure audit).
 from __future__ import annotations
 
 import math
-import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +14,7 @@ import numpy as np
 from ocef.errors import DataError, ParameterError, ParameterTypeError
 from ocef.backends import fetch_rows, plain_value, resolve_backend, source_kind, sql_identifier, sql_literal
 from ocef.metrics.recommender import GINI_CONVENTION, REGISTRY
-from ocef.validation import Boolean, Integer, Options, validate_params
+from ocef.validation import Boolean, Integer, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
     import pandas as pd

@@ -21,7 +21,7 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterError
 from ocef.mitigate.lottery import Lottery, check_candidates, deterministic
-from ocef.validation import Either, Instance, Integer, OneOrMore, Options, Real, Rng, validate_params
+from ocef.validation import Either, Integer, OneOrMore, Options, Real, Rng, validate_params
 
 __all__ = ["calibrated_rerank", "calibrated_greedy", "minmax_scale", "genre_distribution"]
 
