@@ -72,6 +72,38 @@ def read_errors() -> tuple:
     return (OSError, EOFError, UnicodeError, zlib.error, pd.errors.ParserError)
 
 
+#: compressed CSV files read with the standard library (pandas infers the same from the suffix)
+_OPENERS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The names of a CSV file's first non-blank row, stripped (``pandas.read_csv(nrows=1, header=None)``'s),
+    read with the standard library: pandas is imported only for a compression it alone reads (.zip, .zst)."""
+    import csv
+    import importlib
+
+    suffix = path.suffix.lower()
+    if suffix in (".zip", ".zst", ".tar"):
+        import pandas as pd
+
+        try:
+            first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
+        except pd.errors.EmptyDataError:
+            raise ParameterError(f"log file {path} is empty") from None
+        except read_errors() as exc:
+            raise ParameterError(f"cannot read log file {path}: {exc}") from None
+        return [str(v).strip() for v in first.iloc[0]] if len(first) else []
+    module = importlib.import_module(_OPENERS[suffix]) if suffix in _OPENERS else None
+    try:
+        with (module.open if module else open)(path, "rt", encoding="utf-8-sig", newline="") as fh:
+            row = next((r for r in csv.reader(fh) if r), None)
+    except (OSError, EOFError, UnicodeError, zlib.error, csv.Error, getattr(module, "LZMAError", OSError)) as exc:
+        raise ParameterError(f"cannot read log file {path}: {exc}") from None
+    if row is None:
+        raise ParameterError(f"log file {path} is empty")
+    return [v.strip() for v in row]
+
+
 def check_csv_header(path: Path) -> None:
     """Check that a CSV log can be read and that its header names each column once.
 
@@ -98,15 +130,7 @@ def check_csv_header(path: Path) -> None:
     ...
     ocef.errors.ParameterError: log file ... has duplicate column name(s) ['Y']
     """
-    import pandas as pd
-
-    try:
-        first = pd.read_csv(path, nrows=1, header=None, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ParameterError(f"log file {path} is empty") from None
-    except read_errors() as exc:
-        raise ParameterError(f"cannot read log file {path}: {exc}") from None
-    names = [str(v).strip() for v in first.iloc[0]] if len(first) else []
+    names = _csv_header(Path(path))
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ParameterError(f"log file {path} has duplicate column name(s) {dupes}")

@@ -181,6 +181,25 @@ def test_exposure_and_recmetrics_load_no_pandas(tiny):
         "recmetrics intervals": special}
 
 
+@needs_fork
+def test_offpolicy_loads_no_pandas(tiny):
+    # the audit keeps its tables as numpy columns (ocef.offpolicy.columns); its result builds the
+    # DataFrames when asked for: files through DuckDB, the normal quantile through scipy.special
+    gen = np.random.default_rng(1)
+    n = 300
+    log = pd.DataFrame({"user": gen.integers(0, 60, n), "item": gen.integers(0, 8, n), "propensity": 1 / 8,
+                        "reward": (gen.random(n) < 0.3).astype(float), "seg": np.where(gen.random(n) < 0.5, "a", "b")})
+    log["genre"] = np.where(log["item"] < 3, "pop", "niche")
+    log.to_parquet(tiny / "offlog.parquet")
+    pd.DataFrame({"item": range(8), "probability": 1 / 8}).to_csv(tiny / "offtarget.csv", index=False)
+    args = ["offpolicy", "--log", str(tiny / "offlog.parquet"), "--target", str(tiny / "offtarget.csv"),
+            "--item-group", "genre", "--user-group", "seg"]
+    loaded = _loaded([("json", args + ["--json"]), ("console", args + ["--estimator", "ips", "dm", "dr"])], tiny,
+                     preload="import numpy")
+    special = {"numpy", "scipy", "scipy.special", "duckdb"}
+    assert loaded == {"json": [0, sorted(special)], "console": [0, sorted(special)]}
+
+
 def test_light_copies_equal_their_originals():
     from ocef.commands._inputs import POLICY_NAMES
     from ocef.policies.builders import POLICY_NAMES as original

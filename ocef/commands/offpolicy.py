@@ -75,20 +75,26 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    o = result.overall.iloc[0]
+    o = {c: v[0] for c, v in result.columns["overall"].items()}
     print(f"off-policy audit of a target ({o['target_form']}) from {o['n_rows']} logged rows, {o['n_users']} users; "
           f"effective sample size {o['ess']:.1f}, largest weight {o['max_weight']:.4g}, support {o['support']:.3f}, "
           f"{o['clicks']} clicks")
     print(f"exposure: {o['exposure_note']}")
-    g = result.groups
+    g = result.columns["groups"]
     cols = ["estimand", "estimator", "user_group", "item_group", "estimate", "ci_low", "ci_high", "ess", "clicks",
             "reason"]
-    print(format_table({c: g[c].tolist() for c in cols}))
-    if len(result.pairs):
+    print(format_table({c: _cells(g[c]) for c in cols}))
+    pairs = result.columns["pairs"]
+    if len(pairs["estimand"]):
         print(f"comparisons (family: {o['family']}):")
         pc = ["estimand", "estimator", "user_group", "group", "reference", "estimate", "ci_low", "ci_high",
               "p_adjusted", "verdict"]
-        print(format_table({c: result.pairs[c].tolist() for c in pc}))
+        print(format_table({c: _cells(pairs[c]) for c in pc}))
     for note in result.notes:
         print(f"note: {note}")
     return 0
+
+
+def _cells(values) -> list:
+    """A column's cells for :func:`format_table`, a missing value (None) shown as ``nan``."""
+    return [float("nan") if v is None else v for v in values]

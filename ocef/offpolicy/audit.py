@@ -15,17 +15,22 @@ formulas, the rule and the coverage measured: ``docs/guide/offpolicy.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import combinations
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ocef.errors import DataError, ParameterError
-from ocef.offpolicy.inputs import check_log, read_table, target_table
-from ocef.results import Result, presents
+from ocef.offpolicy.columns import (factorize, gather, joint_codes, lookup, missing, read_columns, sum_by, to_float,
+                                    unique)
+from ocef.offpolicy.inputs import check_log, target_columns
+from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import CONFIDENCE, OneOrMore, Options, Rng, as_generator, validate_params
 from ocef._progress import PROGRESS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["OffPolicyResult", "offpolicy_audit", "slate_audit", "SLATE_ESTIMATORS", "ratio_covariance", "utility_cell", "DM_NO_INTERVAL", "FAMILY", "EXPOSURE_NOTE",
            "UTILITY_ESTIMATORS", "AUDIT_INTERVALS"]
@@ -43,27 +48,35 @@ EXPOSURE_NOTE = "plug-in over the logged contexts: the target's probabilities ar
 ALL = "(all)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OffPolicyResult(Result):
     """Per-group fairness of a target policy estimated off-policy.
 
-    Parameters
+    Attributes
     ----------
+    columns : mapping of str to mapping
+        The three tables ``overall``, ``groups`` and ``pairs`` as columns (the command line prints
+        them without importing pandas).
     overall : pandas.DataFrame
-        One row: ``n_rows, n_users, target_form, estimators, interval, confidence, family, exposure_note``.
+        One row: ``n_rows, n_users, target_form, estimators, interval, confidence, family,
+        exposure_note, ess, max_weight, support, clicks`` (a slate audit: ``n_rows, n_slates,
+        estimators, interval, confidence, family``).
     groups : pandas.DataFrame
         One row per estimand, estimator and group: ``estimand`` (exposure, utility,
         recommended_given_relevant, relative_utility, exposure_per_merit, reo_penalty), ``estimator``,
         ``side`` (user/item), ``user_group``, ``item_group``, ``estimate, ci_low, ci_high, confidence``,
         ``n_rows, ess, max_weight, support, clicks``, ``reason``, ``note``.
     pairs : pandas.DataFrame
-        One row per comparison of two groups: ``estimand, estimator, side, group, reference, estimate``
-        (group minus reference), ``ci_low, ci_high, confidence, p_value, p_adjusted, significant,
-        verdict`` ("group higher", "reference higher" or "inconclusive"), ``reason``.
+        One row per comparison of two groups: ``estimand, estimator, side, user_group, group,
+        reference, estimate`` (group minus reference), ``ci_low, ci_high, confidence, p_value,
+        p_adjusted, significant, verdict`` ("group higher", "reference higher" or "inconclusive"),
+        ``reason``.
     confidence : float
         The level of every interval.
     notes : tuple of str
         Remarks on the whole output.
+
+    The three DataFrames are made from ``columns`` when first asked for.
 
     Examples
     --------
@@ -73,11 +86,24 @@ class OffPolicyResult(Result):
     [['(all)', 1.0], ['a', 1.0], ['b', 1.0]]
     """
 
-    overall: pd.DataFrame
-    groups: pd.DataFrame
-    pairs: pd.DataFrame
+    columns: Mapping[str, Mapping[str, Any]] = field(repr=False)
     confidence: float = 0.95
     notes: tuple = field(default=())
+
+    @cached_property
+    def overall(self) -> pd.DataFrame:
+        """One row: the log, the target and the whole log's diagnostics."""
+        return _frame(self.columns["overall"])
+
+    @cached_property
+    def groups(self) -> pd.DataFrame:
+        """One row per estimand, estimator and group."""
+        return _frame(self.columns["groups"])
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """One row per comparison of two groups."""
+        return _frame(self.columns["pairs"])
 
     @presents
     def to_frame(self) -> pd.DataFrame:
@@ -100,124 +126,179 @@ class OffPolicyResult(Result):
         """
         return self.pairs.sort_values("p_adjusted", na_position="last").reset_index(drop=True)
 
+    @presents
+    def to_dict(self) -> dict:
+        """The result as a strict-JSON record: ``overall``, ``groups`` and ``pairs`` (lists of
+        records), ``confidence`` and ``notes``."""
+        return {**{t: column_records(self.columns[t]) for t in ("overall", "groups", "pairs")},
+                "confidence": jsonable(self.confidence), "notes": jsonable(self.notes)}
+
+
+def _frame(columns) -> pd.DataFrame:
+    import pandas as pd
+
+    # an empty list is an object column, as in a DataFrame made from no rows
+    return pd.DataFrame({c: np.array(v, dtype=object) if isinstance(v, list) and not v else v
+                         for c, v in columns.items()})
+
+
+def _column(values: list):
+    """A result column as pandas would hold it: numbers as one numeric array (float as soon as one
+    is a float or missing), anything else a list."""
+    if all(isinstance(v, (bool, np.bool_)) for v in values) and values:
+        return np.array(values, dtype=bool)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values) and values:
+        return np.array(values, dtype=np.int64)
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+           for v in values) and values:
+        return np.array(values, dtype=float)
+    return list(values)
+
+
+def _table(rows: list[dict], cols: Sequence[str]) -> dict:
+    """Rows (dicts) as the columns ``cols``."""
+    return {c: _column([r[c] for r in rows]) for c in cols}
+
 
 # ------------------------------------------------------------------------------- per-row frame
 
 
-def _attach(frame, side, col, key, name):
+def _attach(log, side, col, key, name):
+    """The log with column ``col`` taken from the side table ``side`` (key ``key``), or its own."""
     if side is None:
-        if col not in frame.columns:
+        if col not in log:
             raise DataError(f"log has no column {col} (give it, or a side table {name} with columns {key}, {col})")
-        return frame
-    side = read_table(side, name=name)
-    if key not in side.columns or col not in side.columns:
+        return log
+    side = read_columns(side, name=name)
+    if key not in side or col not in side:
         raise DataError(f"{name} needs columns {key} and {col}")
-    out = frame.drop(columns=[col], errors="ignore").merge(side[[key, col]].drop_duplicates(key), on=key, how="left")
-    if out[col].isna().any():
-        raise DataError(f"{name}: {key} {out.loc[out[col].isna(), key].iloc[0]!r} of the log has no {col}")
-    return out
+    at = lookup([log[key]], [side[key]], names=("log", name), keys=(key,))
+    values = gather(side[col], at, np.nan)
+    bad = (at < 0) | missing(values)
+    if bad.any():
+        raise DataError(f"{name}: {key} {log[key][int(np.argmax(bad))]!r} of the log has no {col}")
+    return {**{c: v for c, v in log.items() if c != col}, col: values}
 
 
-def _values(table, keys, log_keys, m, base, levels, names):
-    """Per row of ``log_keys``: ``sum_a pi(a|x) q(a)`` in total and per item group, ``q`` from ``m``
-    (a frame ``act..., m``, ``None`` for ``reward_hat``) with ``base`` for unknown actions."""
-    act = [c for c in ("item", "position") if c in (m.columns if m is not None else ())] or ["item"]
-    t = table.merge(m, on=act, how="left") if m is not None else table.assign(m=table["reward_hat"])
-    t["pq"] = t["probability"] * t["m"].fillna(base)
-    t["_g"] = t["item"].map(levels)
-    if keys:
-        tot = log_keys.merge(t.groupby(keys)["pq"].sum().rename("v").reset_index(), on=keys, how="left")["v"]
-        per = t.pivot_table(index=keys, columns="_g", values="pq", aggfunc="sum", fill_value=0.0).reset_index()
-        per = log_keys.merge(per, on=keys, how="left").fillna(0.0)
-        V = np.column_stack([per[g].to_numpy(dtype=float) if g in per.columns else np.zeros(len(log_keys))
-                             for g in names]) if names else np.zeros((len(log_keys), 0))
-        return tot.fillna(0.0).to_numpy(dtype=float), V
-    s = t.groupby("_g")["pq"].sum()
-    V = np.tile([float(s.get(g, 0.0)) for g in names], (len(log_keys), 1)) if names else np.zeros((len(log_keys), 0))
-    return np.repeat(float(t["pq"].sum()), len(log_keys)), V
+class _Contexts:
+    """The contexts (values of the context columns ``keys``) of the log's rows and of the target's
+    table rows, coded jointly (``log`` and ``table``: codes in ``0 .. n - 1``); no ``keys``: one
+    context, the same for every row."""
+
+    def __init__(self, log, table, keys):
+        self.keys = keys
+        self.n_log = len(log["item"])
+        if keys:
+            self.log, self.table, self.n = joint_codes([log[c] for c in keys], [table[c] for c in keys],
+                                                       names=("log", "target"), keys=keys)
+
+    def _rows(self, rows):
+        return self.n_log if rows is None else int(np.count_nonzero(rows))
+
+    def per_row(self, values, rows=None):
+        """Per log row (of the mask ``rows``): the sum of ``values`` (one per table row) over its context."""
+        if not self.keys:
+            return np.repeat(float(np.sum(values)), self._rows(rows))
+        return sum_by(self.table, self.n, values)[self.log if rows is None else self.log[rows]]
+
+    def per_row_group(self, values, group, order, rows=None):
+        """Per log row (of ``rows``) and group: the sum of ``values`` over its context and the group
+        (``group``: each table row's group code; the columns are the codes ``order``)."""
+        n_groups = len(order)
+        if not self.keys:
+            return np.tile(sum_by(group, n_groups, values)[order], (self._rows(rows), 1))
+        sums = sum_by(self.table * n_groups + group, self.n * n_groups, values).reshape(self.n, n_groups)
+        return np.ascontiguousarray(sums[self.log if rows is None else self.log[rows]][:, order])
 
 
-def _reward_model(log, table, keys, rng, levels, names):
+def _values(ctx, prob, q, group, order, rows):
+    """Per log row of ``rows``: ``sum_a pi(a|x) q(a)`` in total and per item group (``q`` per table row)."""
+    pq = prob * q
+    return ctx.per_row(pq, rows), ctx.per_row_group(pq, group, order, rows)
+
+
+def _reward_model(log, table, ctx, at_table, rng, group, order):
     """The reward model's predictions: ``reward_hat`` of the target table when given, else
     :func:`ocef.offpolicy.reward_model.cross_fit_reward_model` (K = 5 folds, fewer on a log of
-    fewer rows) keyed on the action
-    (item, or (item, position) when the log has positions): per fold, the shrunk mean reward of the
-    key on the other folds, their overall mean for a target action the log never shows. Returns
-    (q_hat at the logged action, v_hat = sum_a pi(a|x) q_hat(a) per row (DM's rows), the same per
-    item group (n, K))."""
+    fewer rows) keyed on the action (item, or (item, position) when the position is part of the
+    context): per fold, the shrunk mean reward of the key on the other folds, their overall mean
+    for a target action the log never shows. Returns (q_hat at the logged action, v_hat = sum_a
+    pi(a|x) q_hat(a) per row (DM's rows), the same per item group (n, K))."""
     from ocef.offpolicy.reward_model import cross_fit_reward_model
 
-    if "reward_hat" in table.columns:
-        qhat = log[keys + ["item"]].merge(table[keys + ["item", "reward_hat"]], on=keys + ["item"],
-                                          how="left")["reward_hat"].fillna(0.0).to_numpy(dtype=float)
-        vhat, V = _values(table, keys, log[keys], None, 0.0, levels, names)
+    prob = table["probability"]
+    if "reward_hat" in table:
+        rhat = np.nan_to_num(table["reward_hat"], nan=0.0)
+        qhat = gather(rhat, at_table, 0.0)
+        vhat, V = _values(ctx, prob, rhat, group, order, None)
         return qhat, vhat, V
-    act = ["item"] + (["position"] if "position" in log.columns else [])
-    both = [log[act]] + ([table[act]] if all(c in table.columns for c in act) else [])
-    cells = pd.concat(both, ignore_index=True).drop_duplicates().reset_index(drop=True)
-    code = log[act].merge(cells.reset_index(), on=act, how="left")["index"].to_numpy()
-    reward = log["reward"].to_numpy(dtype=float)
-    model = cross_fit_reward_model(reward, code, len(cells), n_folds=min(5, max(len(log), 2)), rng=rng)
-    qhat = model.q_hat_logged(code)
-    vhat, V = np.empty(len(log)), np.empty((len(log), len(names)))
+    act = ["item"] + (["position"] if "position" in ctx.keys else [])
+    n = len(log["item"])
+    code, n_cells = _cell_codes(log, table, act)
+    reward = to_float(log["reward"])
+    model = cross_fit_reward_model(reward, code[:n], n_cells, n_folds=min(5, max(n, 2)), rng=rng)
+    qhat = model.q_hat_logged(code[:n])
+    vhat, V = np.empty(n), np.empty((n, len(order)))
     for f in range(model.tables.shape[0]):
         at = model.fold == f
-        m = cells.assign(m=model.tables[f])
+        q = model.tables[f][code[n:]]
         base = float(reward[~at].mean())       # shrunk_means' value of a key unseen in training
-        vhat[at], V[at] = _values(table, keys, log.loc[at, keys].reset_index(drop=True), m, base, levels, names)
+        vhat[at], V[at] = _values(ctx, prob, np.where(np.isnan(q), base, q), group, order, at)
     return qhat, vhat, V
 
 
+def _cell_codes(log, table, act):
+    """Codes of the actions ``act`` of the log's rows, then of the table's, numbered in order of first appearance."""
+    from ocef.offpolicy.columns import key_codes
+
+    return key_codes([np.concatenate([log[c], table[c]]) for c in act], in_order=True)
+
+
 def _rows(log, table, keys):
-    """The log with the target's probability ``pi`` and recommendation probability ``rho`` of each
-    logged action, ``w = pi / p``, and the target's reward predictions when given."""
-    cols = keys + ["item", "probability", "recommended"] + (["reward_hat"] if "reward_hat" in table.columns else [])
-    rows = log.merge(table[cols], on=keys + ["item"], how="left")
-    rows["pi"] = rows.pop("probability").fillna(0.0).to_numpy(dtype=float)
-    rows["rho"] = rows.pop("recommended").fillna(0.0).to_numpy(dtype=float)
-    rows["w"] = rows["pi"] / rows["propensity"].to_numpy(dtype=float)
-    rows["reward"] = rows["reward"].astype(float)
-    return rows
+    """The target's probability ``pi`` and recommendation probability ``rho`` of each logged
+    action, ``w = pi / p``, the rewards, and each row's row of the target table (-1 if none)."""
+    on = keys + ["item"]
+    at = lookup([log[c] for c in on], [table[c] for c in on], names=("log", "target"), keys=on)
+    pi = gather(table["probability"], at, 0.0)
+    rho = np.nan_to_num(gather(to_float(table["recommended"]), at, 0.0), nan=0.0)
+    return {"pi": pi, "rho": rho, "w": pi / to_float(log["propensity"]), "reward": to_float(log["reward"]),
+            "at": at}
 
 
-def _support(log, table, keys):
+def _support(log, table, ctx):
     """Per row: the target's probability in the row's context on actions the log never shows (there)."""
-    act = ["item"] + (["position"] if "position" in keys else [])
-    seen = log[act].drop_duplicates().assign(_seen=1)
-    t = table.merge(seen, on=act, how="left")
-    t["miss"] = t["probability"] * t["_seen"].isna()
-    if not keys:
-        return np.repeat(float(t["miss"].sum()), len(log))
-    m = t.groupby(keys)["miss"].sum().rename("m").reset_index()
-    return log[keys].merge(m, on=keys, how="left")["m"].fillna(0.0).to_numpy()
+    act = ["item"] + (["position"] if "position" in ctx.keys else [])
+    seen = lookup([table[c] for c in act], [log[c] for c in act], names=("target", "log"), keys=act) >= 0
+    return ctx.per_row(table["probability"] * ~seen)
 
 
 def _item_levels(log, table, item_group, item_groups):
-    """Item -> group for every item of the log and of the target (one group "(all)" without ``item_group``)."""
-    items = pd.unique(np.concatenate([log["item"].to_numpy(), table["item"].to_numpy()]))
+    """The item groups: their names (sorted as text), the items of the log and of the target, each
+    one's group code (codes in the groups' own sorted order, as pandas groups them) and, per name,
+    its code; one group "(all)" without ``item_group``."""
+    items = unique(np.concatenate([log["item"], table["item"]]))
     if item_group is None:
-        return pd.Series(ALL, index=items)
-    if item_groups is not None:
-        side = read_table(item_groups, name="item_groups")
-        levels = side.drop_duplicates("item").set_index("item")[item_group]
-    else:
-        levels = log.drop_duplicates("item").set_index("item")[item_group]
-    missing = [i for i in items if i not in levels.index]
-    if missing:
-        raise DataError(f"item {missing[0]!r} of the target has no {item_group} (give an item_groups side table)")
-    return levels.loc[items]
+        return [ALL], items, np.zeros(len(items), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    src = read_columns(item_groups, name="item_groups") if item_groups is not None else log
+    at = lookup([items], [src["item"]], names=("target", "item_groups" if item_groups is not None else "log"),
+                keys=("item",))
+    values = gather(src[item_group], at, np.nan)
+    bad = (at < 0) | missing(values)
+    if bad.any():
+        raise DataError(f"item {items[int(np.argmax(bad))]!r} of the target has no {item_group} "
+                        "(give an item_groups side table)")
+    names = sorted(unique(values).tolist(), key=str)
+    level, n = factorize(values)
+    code_of = dict(zip(values.tolist(), level.tolist()))
+    return names, items, level, np.array([code_of[v] for v in names], dtype=np.int64)
 
 
-def _exposure_rows(log, table, keys, levels, names):
-    """Per row and item group: the target's probability on that group in the row's context."""
-    t = table.assign(_g=table["item"].map(levels))
-    if keys:
-        m = t.pivot_table(index=keys, columns="_g", values="probability", aggfunc="sum", fill_value=0.0)
-        m = log[keys].merge(m.reset_index(), on=keys, how="left").fillna(0.0)
-        return np.column_stack([m[g].to_numpy(dtype=float) if g in m.columns else np.zeros(len(log))
-                                for g in names])
-    s = t.groupby("_g")["probability"].sum()
-    return np.tile([float(s.get(g, 0.0)) for g in names], (len(log), 1))
+def _groups_of(items, level, values, *, name):
+    """The item-group index of each of ``values`` (items); a ``DataError`` for an item without group."""
+    at = lookup([values], [items], names=("items", name), keys=("item",))
+    if (at < 0).any():
+        raise DataError(f"{name}: item {values[int(np.argmax(at < 0))]!r} has no item group")
+    return level[at]
 
 
 # ------------------------------------------------------------------------------------ statistics
@@ -274,18 +355,18 @@ def ratio_covariance(A, B, *, same_rows: bool):
     """
     A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
     N, M = A.mean(axis=0), B.mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):   # a group without merit (M = 0): NaN, flagged by the caller
         U = N / M
         J1, J2 = np.diag(1.0 / M), np.diag(-N / M ** 2)
-    if same_rows:
-        Z = np.hstack([A, B])
-        C = np.cov(Z, rowvar=False, bias=True).reshape(Z.shape[1], Z.shape[1]) / len(Z)
-        J = np.hstack([J1, J2])
-        gamma = J @ C @ J.T
-    else:
-        CA = np.cov(A, rowvar=False, bias=True).reshape(A.shape[1], A.shape[1]) / len(A)
-        CB = np.cov(B, rowvar=False, bias=True).reshape(B.shape[1], B.shape[1]) / len(B)
-        gamma = J1 @ CA @ J1.T + J2 @ CB @ J2.T
+        if same_rows:
+            Z = np.hstack([A, B])
+            C = np.cov(Z, rowvar=False, bias=True).reshape(Z.shape[1], Z.shape[1]) / len(Z)
+            J = np.hstack([J1, J2])
+            gamma = J @ C @ J.T
+        else:
+            CA = np.cov(A, rowvar=False, bias=True).reshape(A.shape[1], A.shape[1]) / len(A)
+            CB = np.cov(B, rowvar=False, bias=True).reshape(B.shape[1], B.shape[1]) / len(B)
+            gamma = J1 @ CA @ J1.T + J2 @ CB @ J2.T
     return U, gamma
 
 
@@ -444,31 +525,34 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     unknown = [e for e in estimators if e not in UTILITY_ESTIMATORS]
     if unknown or not len(estimators):
         raise ParameterError(f"estimators must be among {UTILITY_ESTIMATORS}, got {list(estimators)!r}")
-    log = check_log(read_table(log).copy())
-    notes = _reward_range(log["reward"].to_numpy(dtype=float), interval, item_group)
+    log = check_log(read_columns(log))
+    notes = _reward_range(to_float(log["reward"]), interval, item_group)
     if user_group is not None:
         log = _attach(log, user_groups, user_group, "user", "user_groups")
     if item_group is not None:
         log = _attach(log, item_groups, item_group, "item", "item_groups")
-    table, info = target_table(target, log)
+    table, info = target_columns(target, log)
     keys = info["keys"]
     rows = _rows(log, table, keys)
-    miss = _support(log, table, keys)
-    reward = rows["reward"].to_numpy()
-    w = rows["w"].to_numpy()
+    ctx = _Contexts(log, table, keys)
+    miss = _support(log, table, ctx)
+    reward = rows["reward"]
+    w = rows["w"]
+    n_log = len(reward)
 
     grows, pairs = [], []
     base = {"confidence": confidence, "note": None}
 
     # ---- exposure of item groups (plug-in)
-    levels = _item_levels(log, table, item_group, item_groups)
-    names = sorted(pd.unique(levels).tolist(), key=str)
-    X = _exposure_rows(log, table, keys, levels, names)
+    names, items, level, order = _item_levels(log, table, item_group, item_groups)
+    group = _groups_of(items, level, table["item"], name="target")
+    X = ctx.per_row_group(table["probability"], group, order)
     rng = as_generator(rng)
-    qhat, vhat, V = _reward_model(log, table, keys, rng, levels, names)
-    user_sets = [(ALL, np.ones(len(log), bool))]
+    qhat, vhat, V = _reward_model(log, table, ctx, rows["at"], rng, group, order)
+    user_sets = [(ALL, np.ones(n_log, bool))]
     if user_group is not None:
-        user_sets += [(g, (log[user_group] == g).to_numpy()) for g in sorted(pd.unique(log[user_group]), key=str)]
+        user_sets += [(g, np.asarray(log[user_group] == g, dtype=bool))
+                      for g in sorted(unique(log[user_group]).tolist(), key=str)]
     for ug, mask in user_sets:
         for j, ig in enumerate(names):
             m, se, lo, hi, reason = _wald(X[mask, j], confidence)
@@ -487,10 +571,13 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
         if side == "user":
             mask = dict(user_sets)[g]
             return mask, reward[mask], _terms(name, reward[mask], w[mask], qhat[mask], vhat[mask])
-        ind = (log[item_group] == g).to_numpy().astype(float)
         j = names.index(g)
-        return np.ones(len(log), bool), reward * ind, _terms(name, reward * ind, w, qhat * ind, V[:, j])
+        ind = S[:, j]
+        return np.ones(n_log, bool), reward * ind, _terms(name, reward * ind, w, qhat * ind, V[:, j])
 
+    # the log's rows of each item group (0/1), one column per name
+    S = np.column_stack([np.asarray(log[item_group] == g, dtype=bool) for g in names]).astype(float) \
+        if item_group is not None else None
     cells = [("user", g) for g, _ in user_sets] + ([("item", g) for g in names] if item_group is not None else [])
     from ocef._progress import progress_bar
 
@@ -522,21 +609,21 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
     bar.close()
     # ---- merit-aware item fairness (REO with importance-weighted merit)
     if item_group is not None:
-        grows_reo, pairs_reo = _merit_block(log, rows, info, item_group, levels, names, X, confidence)
+        grows_reo, pairs_reo = _merit_block(log, rows, info, S, names, items, level, order, X, confidence)
         grows += grows_reo
         pairs += pairs_reo
 
-    groups = pd.DataFrame(grows)
-    cols = ["estimand", "estimator", "side", "user_group", "item_group", "estimate", "ci_low", "ci_high",
-            "confidence", "n_rows", "ess", "max_weight", "support", "clicks", "reason", "note"]
-    groups = groups[cols]
-    pairs = _adjust(pd.DataFrame(pairs, columns=_PAIR_COLS), confidence)
-    overall = pd.DataFrame([{"n_rows": len(log), "n_users": int(log["user"].nunique()), "target_form": info["form"],
-                             "estimators": ",".join(estimators), "interval": interval, "confidence": confidence,
-                             "family": FAMILY, "exposure_note": EXPOSURE_NOTE,
-                             "ess": _diagnostics(w, reward, miss)["ess"], "max_weight": float(w.max()),
-                             "support": 1.0 - float(miss.mean()), "clicks": int((reward > 0).sum())}])
-    return OffPolicyResult(overall=overall, groups=groups, pairs=pairs, confidence=confidence, notes=tuple(notes))
+    overall = [{"n_rows": n_log, "n_users": factorize(log["user"])[1], "target_form": info["form"],
+                "estimators": ",".join(estimators), "interval": interval, "confidence": confidence,
+                "family": FAMILY, "exposure_note": EXPOSURE_NOTE,
+                "ess": _diagnostics(w, reward, miss)["ess"], "max_weight": float(w.max()),
+                "support": 1.0 - float(miss.mean()), "clicks": int((reward > 0).sum())}]
+    return OffPolicyResult({"overall": _table(overall, list(overall[0])), "groups": _table(grows, _GROUP_COLS),
+                            "pairs": _adjust(pairs, confidence)}, confidence=confidence, notes=tuple(notes))
+
+
+_GROUP_COLS = ["estimand", "estimator", "side", "user_group", "item_group", "estimate", "ci_low", "ci_high",
+               "confidence", "n_rows", "ess", "max_weight", "support", "clicks", "reason", "note"]
 
 
 #: The intervals whose guarantee is for rewards in [0, 1] (their bounds use rmin = 0, rmax = 1).
@@ -577,49 +664,48 @@ def _independent_pair(estimand, estimator, side, a, b, ta, tb, confidence):
     return _pair(estimand, estimator, side, a, b, ma - mb, se, ma - mb - z * se, ma - mb + z * se, None, confidence)
 
 
+_PAIR_OUT = ["estimand", "estimator", "side", "user_group", "group", "reference", "estimate", "ci_low", "ci_high",
+             "confidence", "p_value", "p_adjusted", "significant", "verdict", "reason"]
+
+
 def _adjust(pairs, confidence):
+    """The comparisons (dicts of :func:`_pair`) as columns, with p-values and one Holm family."""
+    from ocef.inference import holm_adjust
     from ocef.inference import normal as norm
 
-    from ocef.inference import holm_adjust
-
+    est = np.array([r["estimate"] for r in pairs], dtype=float)
+    se = np.array([r["se"] for r in pairs], dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        zval = pairs["estimate"].to_numpy(dtype=float) / pairs["se"].to_numpy(dtype=float)
-    se = pairs["se"].to_numpy(dtype=float)
-    est = pairs["estimate"].to_numpy(dtype=float)
+        zval = est / se
     p = 2 * norm.sf(np.abs(zval))
     # se == 0: the difference is exact (the target's own design, e.g. a context-free target's exposure)
     p = np.where(se > 0, p, np.where(se == 0, np.where(est != 0, 0.0, 1.0), np.nan))
-    pairs["p_value"] = p
-    pairs["p_adjusted"] = holm_adjust(p) if len(p) else p
-    pairs["significant"] = pairs["p_adjusted"] <= 1 - confidence
-    pairs["verdict"] = np.where(~pairs["significant"], "inconclusive",
-                                np.where(pairs["estimate"] > 0, "group higher", "reference higher"))
-    return pairs.drop(columns="se")[["estimand", "estimator", "side", "user_group", "group", "reference", "estimate", "ci_low",
-                                     "ci_high", "confidence", "p_value", "p_adjusted", "significant", "verdict",
-                                     "reason"]]
+    adjusted = holm_adjust(p) if len(p) else p
+    significant = adjusted <= 1 - confidence
+    out = _table(pairs, [c for c in _PAIR_COLS if c != "se"])
+    out.update(p_value=p, p_adjusted=adjusted, significant=significant,
+               verdict=np.where(~significant, "inconclusive", np.where(est > 0, "group higher", "reference higher")))
+    return {c: out[c] for c in _PAIR_OUT}
 
 
-def _merit_block(log, rows, info, item_group, levels, names, X, confidence):
-    """U_k, delta_U_k, Delta_REO and exposure/merit per item group (module docstring)."""
+def _merit_block(log, rows, info, S, names, items, level, order, X, confidence):
+    """U_k, delta_U_k, Delta_REO and exposure/merit per item group (module docstring); ``S``: the
+    rows of each item group (0/1)."""
     from ocef.reo.estimators import reo_jacobians, reo_penalty, relative_group_utilities
 
     z = _z(confidence)
-    S = np.column_stack([(log[item_group] == g).to_numpy() for g in names]).astype(float)
-    r = rows["reward"].to_numpy()
-    p = rows["propensity"].to_numpy(dtype=float)
+    r = rows["reward"]
+    p = to_float(log["propensity"])
     B = S * (r / p)[:, None]                                    # importance-weighted merit terms
     on = info["on_policy"]
     if on is not None:                                          # the target's own rewards (REO's default log)
-        g_on = on["item"].map(levels)
-        if g_on.isna().any():
-            raise DataError(f"target: item {on.loc[g_on.isna(), 'item'].iloc[0]!r} has no {item_group} in the log")
-        k_bar = len(on) / on["user"].nunique()
-        A = np.column_stack([(g_on == g).to_numpy() for g in names]).astype(float) * \
-            on["reward"].to_numpy(dtype=float)[:, None] * k_bar
+        g_on = _groups_of(items, level, on["item"], name="target")
+        k_bar = len(on["item"]) / factorize(on["user"])[1]
+        A = (g_on[:, None] == order[None, :]).astype(float) * to_float(on["reward"])[:, None] * k_bar
         U, gamma = ratio_covariance(A, B, same_rows=False)
         source = "the target's own rewards (on-policy) over importance-weighted merit"
     else:
-        A = S * (rows["rho"].to_numpy() * r / p)[:, None]
+        A = S * (rows["rho"] * r / p)[:, None]
         U, gamma = ratio_covariance(A, B, same_rows=True)
         source = "importance-weighted (IPS) over importance-weighted merit"
     relevant = (S * (r > 0)[:, None]).sum(axis=0)
@@ -627,7 +713,7 @@ def _merit_block(log, rows, info, item_group, levels, names, X, confidence):
     reason = {g: (f"untrusted: no relevant row of group {g} in the log (its merit is 0)" if c < 1 else None)
               for g, c in zip(names, relevant)}
     base = {"confidence": confidence, "side": "item", "user_group": ALL, "ess": np.nan, "max_weight": np.nan,
-            "support": np.nan, "n_rows": len(log)}
+            "support": np.nan, "n_rows": len(r)}
     se_U = np.sqrt(np.clip(np.diag(gamma), 0, None))
     for k, g in enumerate(names):
         bad = reason[g]
@@ -753,34 +839,34 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
     unknown = [e for e in estimators if e not in SLATE_ESTIMATORS]
     if unknown or not len(estimators):
         raise ParameterError(f"estimators must be among {tuple(SLATE_ESTIMATORS)}, got {list(estimators)!r}")
-    log = read_table(log)
+    log = read_columns(log)
     need = ["slate_id", "position", "reward"] + ([user_group] if user_group else []) + \
         [c for e in estimators for c in SLATE_ESTIMATORS[e][1:]]
     if "cascade-dr" in estimators:
         need.append("item")
         if q_hat is None or target_action_dist is None:
             raise DataError("cascade-dr needs q_hat and target_action_dist (n_rows, n_actions)")
-    missing = [c for c in dict.fromkeys(need) if c not in log.columns]
-    if missing:
-        raise DataError(f"slate log has no column {', '.join(missing)}")
+    absent = [c for c in dict.fromkeys(need) if c not in log]
+    if absent:
+        raise DataError(f"slate log has no column {', '.join(absent)}")
     rng = as_generator(rng)
-    ids = log["slate_id"].to_numpy()
+    ids = log["slate_id"]
     uniq, index = np.unique(ids, return_inverse=True)
-    groups_of = (pd.Series(log[user_group].to_numpy()).groupby(index).first().to_numpy()
-                 if user_group else np.full(len(uniq), ALL, dtype=object))
-    sets = [(ALL, np.ones(len(uniq), bool))] + ([(g, groups_of == g) for g in sorted(pd.unique(groups_of), key=str)]
+    index = index.reshape(-1)
+    groups_of = _first_per_slate(log[user_group], index, len(uniq)) if user_group else None
+    sets = [(ALL, np.ones(len(uniq), bool))] + ([(g, np.asarray(groups_of == g, dtype=bool))
+                                                  for g in sorted(unique(groups_of).tolist(), key=str)]
                                                  if user_group else [])
-    reward_s = np.bincount(index, weights=log["reward"].to_numpy(dtype=float))
+    reward_s = np.bincount(index, weights=to_float(log["reward"]))
     length = np.bincount(index)
     grows, pairs = [], []
     for name in estimators:
         fn, pcol, tcol = SLATE_ESTIMATORS[name]
-        args = (log["slate_id"].to_numpy(), log["position"].to_numpy(), log["reward"].to_numpy(dtype=float),
-                log[pcol].to_numpy(dtype=float), log[tcol].to_numpy(dtype=float))
+        args = (log["slate_id"], log["position"], to_float(log["reward"]), to_float(log[pcol]), to_float(log[tcol]))
         if name == "pseudo-inverse":
             terms = _pseudo_inverse_rows(index, args[1], reward_s, args[3], args[4])
         elif name == "cascade-dr":
-            terms = slate.cascade_dr_terms(*args[:2], log["item"].to_numpy(), *args[2:], q_hat, target_action_dist)
+            terms = slate.cascade_dr_terms(*args[:2], log["item"], *args[2:], q_hat, target_action_dist)
         else:
             terms = getattr(slate, fn)(*args)
         w_s = np.bincount(index, weights=args[4] / args[3]) / length
@@ -799,9 +885,19 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
                                    f"inconclusive: {ra or rb}", confidence))
                 continue
             pairs.append(_independent_pair("slate_utility", name, "user", a, b, ta, tb, confidence))
-    cols = ["estimand", "estimator", "side", "user_group", "item_group", "estimate", "ci_low", "ci_high",
-            "confidence", "n_rows", "ess", "max_weight", "support", "clicks", "reason", "note"]
-    overall = pd.DataFrame([{"n_rows": len(log), "n_slates": len(uniq), "estimators": ",".join(estimators),
-                             "interval": interval, "confidence": confidence, "family": FAMILY}])
-    return OffPolicyResult(overall=overall, groups=pd.DataFrame(grows)[cols],
-                           pairs=_adjust(pd.DataFrame(pairs, columns=_PAIR_COLS), confidence), confidence=confidence)
+    overall = [{"n_rows": len(ids), "n_slates": len(uniq), "estimators": ",".join(estimators),
+                "interval": interval, "confidence": confidence, "family": FAMILY}]
+    return OffPolicyResult({"overall": _table(overall, list(overall[0])), "groups": _table(grows, _GROUP_COLS),
+                            "pairs": _adjust(pairs, confidence)}, confidence=confidence)
+
+
+def _first_per_slate(values, index, n):
+    """The first non-missing value of each slate (``groupby(index).first()``), NaN for a slate without one."""
+    rows = np.flatnonzero(~missing(values))
+    first = np.full(n, len(values), dtype=np.int64)
+    np.minimum.at(first, index[rows], rows)
+    if (first < len(values)).all():
+        return values[first]
+    out = np.full(n, np.nan, dtype=object)
+    out[first < len(values)] = values[first[first < len(values)]]
+    return out

@@ -25,14 +25,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import KW_ONLY, dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import pandas as pd
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
+from ocef.offpolicy.columns import (check_keys, factorize, sum_by, key_codes, n_rows, read_columns, to_float,
+                                   unique)
 
-__all__ = ["LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table", "target_columns"]
 
 #: Columns every off-policy log has.
 LOG_COLUMNS = ("user", "item", "reward", "propensity")
@@ -44,14 +48,17 @@ _TOL = 1e-9
 def read_table(source, *, name: str = "log", columns: dict | None = None) -> pd.DataFrame:
     """A log or target table as a pandas DataFrame (CSV or Parquet file, folder, glob, or a frame).
 
+    The audit itself reads tables as columns (:func:`ocef.offpolicy.columns.read_columns`); this is
+    the same table as a DataFrame.
+
     Parameters
     ----------
     source : str, path or pandas.DataFrame
-        The table; files are read by DuckDB.
+        A file, folder or glob read by DuckDB (:func:`ocef.backends._duckdb_relation`), or a DataFrame.
     name : str, default "log"
-        The argument's name, for messages.
+        For messages.
     columns : dict, optional
-        ``{role: column}`` renames (e.g. ``{"propensity": "propensity_score"}``).
+        Renaming ``{standard name: name in the source}``.
 
     Returns
     -------
@@ -67,42 +74,35 @@ def read_table(source, *, name: str = "log", columns: dict | None = None) -> pd.
     >>> read_table(pd.DataFrame({"uid": [1], "item": [2]}), columns={"user": "uid"}).columns.tolist()
     ['user', 'item']
     """
-    from ocef.backends import _check_path, _duckdb_relation
+    import pandas as pd
 
-    if isinstance(source, (str, os.PathLike)):
-        import duckdb
-
-        try:
-            frame = _duckdb_relation(_check_path(source))[0].df()
-        except duckdb.Error as exc:     # e.g. a value DuckDB's CSV sniffer cannot convert ("inf" in a column)
-            raise DataError(f"{name} {os.fspath(source)} cannot be read: {str(exc).splitlines()[0][:200]}; every "
-                            "column must hold one type (numbers: finite values only)") from None
-    elif isinstance(source, pd.DataFrame):
-        frame = source
-    else:
+    if isinstance(source, pd.DataFrame):
+        return source.rename(columns={v: k for k, v in (columns or {}).items()})
+    if not isinstance(source, (str, os.PathLike)):
         raise ParameterTypeError(f"{name} must be a file path or a pandas DataFrame, got {type(source).__name__}")
-    return frame.rename(columns={v: k for k, v in (columns or {}).items()})
+    return pd.DataFrame(read_columns(source, name=name, columns=columns))
 
 
-def check_log(log: pd.DataFrame, *, name: str = "log") -> pd.DataFrame:
+def check_log(log, *, name: str = "log"):
     """Check an off-policy log: the columns of :data:`LOG_COLUMNS`, propensities in (0, 1], finite rewards.
 
     Parameters
     ----------
-    log : pandas.DataFrame
-        One row per logged action.
+    log : pandas.DataFrame or dict of str to numpy.ndarray
+        One row per logged action (a DataFrame, or columns).
     name : str, default "log"
         For messages.
 
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or dict
         ``log`` itself.
 
     Raises
     ------
     ocef.errors.DataError
-        A missing column, an empty log, a propensity outside (0, 1], a missing or infinite reward.
+        A missing column, an empty log, a missing user, item or position, a propensity outside
+        (0, 1], a missing or infinite reward.
 
     Examples
     --------
@@ -112,21 +112,23 @@ def check_log(log: pd.DataFrame, *, name: str = "log") -> pd.DataFrame:
     ...
     ocef.errors.DataError: log: propensity must lie in (0, 1] (a logged action has a positive probability), got 0.0 in row 0
     """
-    missing = [c for c in LOG_COLUMNS if c not in log.columns]
+    table = log if isinstance(log, dict) else read_columns(log, name=name)
+    missing = [c for c in LOG_COLUMNS if c not in table]
     if missing:
         raise DataError(f"{name} has no column {', '.join(missing)} (an off-policy log has {', '.join(LOG_COLUMNS)})")
-    if len(log) == 0:
+    if n_rows(table) == 0:
         raise DataError(f"{name} is empty")
-    p = pd.to_numeric(log["propensity"], errors="coerce").to_numpy(dtype=float)
+    check_keys(table, ("user", "item", "position"), name=name)
+    p = to_float(table["propensity"])
     bad = ~((p > 0) & (p <= 1))
     if bad.any():
         i = int(np.argmax(bad))
         raise DataError(f"{name}: propensity must lie in (0, 1] (a logged action has a positive probability), "
                         f"got {float(p[i])!r} in row {i}")
-    r = pd.to_numeric(log["reward"], errors="coerce").to_numpy(dtype=float)
+    r = to_float(table["reward"])
     if not np.isfinite(r).all():
         i = int(np.argmax(~np.isfinite(r)))
-        raise DataError(f"{name}: reward must be a finite number, got {log['reward'].iloc[i]!r} in row {i}")
+        raise DataError(f"{name}: reward must be a finite number, got {table['reward'][i]!r} in row {i}")
     return log
 
 
@@ -232,14 +234,19 @@ class ScoredTarget:
            user  item  probability
         0     5     1          1.0
         """
+        import pandas as pd
+
+        return pd.DataFrame(self._columns(users))
+
+    def _columns(self, users) -> dict:
         users = np.asarray(users)
         p = self.probabilities(users)
         items = np.arange(p.shape[1]) if self.items is None else np.asarray(self.items)
         u, i = np.nonzero(p > 0)
-        return pd.DataFrame({"user": users[u], "item": items[i], "probability": p[u, i]})
+        return {"user": users[u], "item": items[i], "probability": p[u, i]}
 
 
-def target_table(target, log: pd.DataFrame, *, name: str = "target") -> tuple[pd.DataFrame, dict]:
+def target_table(target, log, *, name: str = "target") -> tuple[pd.DataFrame, dict]:
     """The target as one table of action probabilities per context, checked.
 
     Parameters
@@ -272,47 +279,89 @@ def target_table(target, log: pd.DataFrame, *, name: str = "target") -> tuple[pd
     >>> info["form"], table["probability"].tolist(), table["recommended"].tolist()
     ('top-k', [0.5, 0.5, 0.5, 0.5], [1.0, 1.0, 1.0, 1.0])
     """
+    import pandas as pd
+
+    table, info = target_columns(target, read_columns(log, name="log"), name=name)
+    if info["on_policy"] is not None:
+        info["on_policy"] = pd.DataFrame(info["on_policy"])
+    return pd.DataFrame(table), info
+
+
+def target_columns(target, log: dict, *, name: str = "target") -> tuple[dict, dict]:
+    """:func:`target_table` on columns: the target's table and ``info``, for a log given as columns.
+
+    Parameters
+    ----------
+    target : pandas.DataFrame, path, dict of columns or ScoredTarget
+        Form (a), (b) or (c) of the module docstring.
+    log : dict of str to numpy.ndarray
+        The checked log.
+    name : str, default "target"
+        For messages.
+
+    Returns
+    -------
+    table : dict of str to numpy.ndarray
+    info : dict
+        As :func:`target_table`'s, ``on_policy`` as columns.
+
+    Raises
+    ------
+    ocef.errors.DataError
+        As :func:`target_table`.
+
+    Examples
+    --------
+    >>> log = {"user": np.array([0, 1]), "item": np.array([0, 1])}
+    >>> table, info = target_columns({"item": [0, 1], "probability": [0.5, 0.25]}, log)
+    >>> info["keys"], table["recommended"].tolist()
+    ([], [0.5, 0.25])
+    """
     on_policy = None
     if isinstance(target, ScoredTarget):
-        table = target.table(pd.unique(log["user"]))
+        table = target._columns(unique(log["user"]))
         form = "scored"
     else:
-        table = read_table(target, name=name).copy()
-        if "item" not in table.columns:
+        table = dict(read_columns(target, name=name))
+        if "item" not in table:
             raise DataError(f"{name} has no column item")
-        if "probability" in table.columns:
+        check_keys(table, ("user", "item", "position"), name=name)
+        if "probability" in table:
             form = "probabilities"
-        elif "rank" in table.columns:
+        elif "rank" in table:
             form = "top-k"
-            if "user" not in table.columns:
+            if "user" not in table:
                 raise DataError(f"{name}: a top-k target log needs a user column")
-            if "reward" in table.columns:
-                on_policy = table[["user", "item", "reward"]].copy()
-            if "position" in log.columns:
-                table = table.rename(columns={"rank": "position"}).assign(probability=1.0)
+            if "reward" in table:
+                on_policy = {c: table[c].copy() for c in ("user", "item", "reward")}
+            if "position" in log:
+                table["position"] = table.pop("rank")
+                table["probability"] = np.ones(n_rows(table))
             else:
-                k = table.groupby("user")["item"].transform("size").to_numpy(dtype=float)
-                table = table.drop(columns="rank").assign(probability=1.0 / k, recommended=1.0)
-            table = table.drop(columns=[c for c in ("reward",) if c in table.columns])
+                del table["rank"]
+                codes, n = factorize(table["user"])
+                table["probability"] = 1.0 / np.bincount(codes, minlength=n)[codes]
+                table["recommended"] = np.ones(len(codes))
+            table.pop("reward", None)
         else:
             raise DataError(f"{name} needs a probability column (action probabilities) or a rank column "
                             "(a deterministic top-k log)")
-    keys = [c for c in ("user", "position") if c in table.columns and c in log.columns]
-    if "position" in table.columns and "position" not in log.columns:
+    keys = [c for c in ("user", "position") if c in table and c in log]
+    if "position" in table and "position" not in log:
         raise DataError(f"{name} has a position column but the log has none")
-    prob = pd.to_numeric(table["probability"], errors="coerce").to_numpy(dtype=float)
+    prob = to_float(table["probability"])
     if not ((prob >= 0) & (prob <= 1)).all():
         i = int(np.argmax(~((prob >= 0) & (prob <= 1))))
         raise DataError(f"{name}: probability must lie in [0, 1], got {float(prob[i])!r} in row {i}")
     table["probability"] = prob
-    if table.duplicated(keys + ["item"]).any():
+    if len(prob) and key_codes([table[c] for c in keys + ["item"]])[1] < len(prob):
         raise DataError(f"{name}: an item appears twice in one context ({', '.join(keys + ['item'])})")
-    sums = table.groupby(keys)["probability"].sum() if keys else pd.Series([prob.sum()])
+    sums = sum_by(*key_codes([table[c] for c in keys]), prob) if keys else np.array([prob.sum()])
     if (sums > 1 + 1e-6).any():
         raise DataError(f"{name}: the probabilities of a context sum to {float(sums.max()):.6g} > 1 "
                         f"(context columns: {', '.join(keys) or 'none'})")
-    if "recommended" not in table.columns:
-        table["recommended"] = table["probability"]
-    if "reward_hat" in table.columns:
-        table["reward_hat"] = pd.to_numeric(table["reward_hat"], errors="coerce").astype(float)
+    if "recommended" not in table:
+        table["recommended"] = prob.copy()
+    if "reward_hat" in table:
+        table["reward_hat"] = to_float(table["reward_hat"])
     return table, {"form": form, "keys": keys, "on_policy": on_policy}
