@@ -482,14 +482,14 @@ def offpolicy_audit(log, target, *, user_group: str | None = None, item_group: s
 
     Parameters
     ----------
-    log : str, path or pandas.DataFrame
+    log : str, path, pandas.DataFrame or dict of columns
         ``user, item, reward, propensity`` [, ``position``, group columns]
-        (:mod:`ocef.offpolicy.inputs`).
-    target : pandas.DataFrame, path or ScoredTarget
+        (:mod:`ocef.offpolicy.inputs`), read as numpy columns (:mod:`ocef.offpolicy.columns`).
+    target : pandas.DataFrame, path, dict of columns or ScoredTarget
         The target policy: action probabilities, a top-k log, or a scoring function and sampler.
     user_group, item_group : str, optional
         Group columns (of the log, or of the side tables).
-    user_groups, item_groups : pandas.DataFrame or path, optional
+    user_groups, item_groups : pandas.DataFrame, path or dict of columns, optional
         Side tables ``user, <user_group>`` and ``item, <item_group>``.
     estimators : sequence of str, default ("ips", "snips", "dr")
         Utility estimators among :data:`UTILITY_ESTIMATORS`.
@@ -802,7 +802,7 @@ def slate_audit(log, *, user_group: str | None = None, estimators: Sequence[str]
 
     Parameters
     ----------
-    log : str, path or pandas.DataFrame
+    log : str, path, pandas.DataFrame or dict of columns
         The slate log.
     user_group : str, optional
         User-group column (constant within a slate).

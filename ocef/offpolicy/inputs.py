@@ -3,7 +3,8 @@
 The **log** has one row per logged action: ``user, item, reward, propensity`` (the logging
 policy's probability of that action in that context, in (0, 1]), optionally ``position`` (the slot
 of a ranking: the context is then ``(user, position)``) and group columns; a file, folder or glob
-read by DuckDB (:func:`ocef.backends._duckdb_relation`), or a pandas DataFrame.
+read by DuckDB (:func:`ocef.backends._duckdb_relation`), a pandas DataFrame, or a dict of columns. The
+audit reads every table as numpy columns (:mod:`ocef.offpolicy.columns`), without pandas.
 
 The **target** is given in one of three forms, all turned into one table of action probabilities
 per context (:func:`target_table`):
@@ -36,7 +37,7 @@ from ocef.offpolicy.columns import (check_keys, factorize, sum_by, key_codes, n_
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table", "target_columns"]
+__all__ = ["LOG_COLUMNS", "SAMPLERS", "ScoredTarget", "read_table", "check_log", "target_table"]
 
 #: Columns every off-policy log has.
 LOG_COLUMNS = ("user", "item", "reward", "propensity")
