@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.offpolicy.columns import (factorize, gather, joint_codes, lookup, missing, read_columns, sum_by, to_float,
-                                    unique)
+from ocef.offpolicy.columns import (factorize, gather, joint_codes, key_codes, lookup, missing, read_columns, sum_by,
+                                    to_float, unique)
 from ocef.offpolicy.inputs import check_log, target_columns
 from ocef.results import Result, column_records, jsonable, presents
 from ocef.validation import CONFIDENCE, OneOrMore, Options, Rng, as_generator, validate_params
@@ -249,8 +249,6 @@ def _reward_model(log, table, ctx, at_table, rng, group, order):
 
 def _cell_codes(log, table, act):
     """Codes of the actions ``act`` of the log's rows, then of the table's, numbered in order of first appearance."""
-    from ocef.offpolicy.columns import key_codes
-
     return key_codes([np.concatenate([log[c], table[c]]) for c in act], in_order=True)
 
 
@@ -288,13 +286,13 @@ def _item_levels(log, table, item_group, item_groups):
         raise DataError(f"item {items[int(np.argmax(bad))]!r} of the target has no {item_group} "
                         "(give an item_groups side table)")
     names = sorted(unique(values).tolist(), key=str)
-    level, n = factorize(values)
+    level, _ = factorize(values)
     code_of = dict(zip(values.tolist(), level.tolist()))
     return names, items, level, np.array([code_of[v] for v in names], dtype=np.int64)
 
 
 def _groups_of(items, level, values, *, name):
-    """The item-group index of each of ``values`` (items); a ``DataError`` for an item without group."""
+    """The group code of each of ``values`` (items); a ``DataError`` for an item without a group."""
     at = lookup([values], [items], names=("items", name), keys=("item",))
     if (at < 0).any():
         raise DataError(f"{name}: item {values[int(np.argmax(at < 0))]!r} has no item group")
