@@ -426,7 +426,7 @@ def unique(values) -> np.ndarray:
 def sum_by(codes, n: int, values) -> np.ndarray:
     """The sum of ``values`` per code ``0..n-1`` (0 for a code without rows), as pandas 3.1 adds a group.
 
-    ``pandas`` ``groupby(...).sum()`` (the codes numbered in the keys' sorted order): with the rows
+    pandas' ``groupby(...).sum()``, the codes numbered in the keys' sorted order: with the rows
     sorted by code and no NaN, ``numpy.add.reduceat`` over each run of rows; else a Kahan-compensated
     sum in row order that skips NaN. The audit's sums are therefore the ones it gave with pandas,
     bit for bit (e.g. 0.6 + 0.3 + 0.1 is 1.0, not the 0.9999999999999999 of a plain sum).
