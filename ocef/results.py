@@ -32,7 +32,7 @@ import numpy as np
 from ocef.files import atomic_write, atomic_write_text
 from ocef.errors import ParameterTypeError
 
-__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "presents"]
+__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "column_frame", "presents"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -153,6 +153,39 @@ def column_records(columns) -> list[dict]:
     """
     names = list(columns)
     return [jsonable(dict(zip(names, row))) for row in zip(*columns.values())]
+
+
+def column_frame(columns, *, objects=()):
+    """The DataFrame of a table kept as columns (``objects``: columns kept as Python objects, e.g.
+    ``significant``'s True, False and None).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Column name to values.
+    objects : sequence of str
+        Columns of dtype object.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> column_frame({"a": [1, 2], "significant": [True, None]}, objects=("significant",)).dtypes.tolist()
+    [dtype('int64'), dtype('O')]
+    """
+    import pandas as pd
+
+    # an empty list is an object column (as in a DataFrame made from no rows); arrays keep their dtype
+    frame = pd.DataFrame({c: np.array(v, dtype=object) if isinstance(v, list) and not v else v
+                          for c, v in columns.items() if c not in objects}, columns=list(columns))
+    for c in objects:
+        if c in columns:
+            values = np.empty(len(columns[c]), dtype=object)
+            values[:] = list(columns[c])
+            frame[c] = values
+    return frame
 
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:

@@ -113,21 +113,21 @@ class ExposureResult(Result):
     @cached_property
     def overall(self) -> pd.DataFrame:
         """One row: the log, the settings and the total variation (see the class docstring)."""
-        from ocef.exposure.frame import column_frame
+        from ocef.results import column_frame
 
         return column_frame(self.columns["overall"])
 
     @cached_property
     def groups(self) -> pd.DataFrame:
         """Share, difference and ratio rows per user group and item group (see the class docstring)."""
-        from ocef.exposure.frame import column_frame
+        from ocef.results import column_frame
 
         return column_frame(self.columns["groups"], objects=("significant",))
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
         """Each user group vs the reference, per item group (see the class docstring)."""
-        from ocef.exposure.frame import column_frame
+        from ocef.results import column_frame
 
         return column_frame(self.columns["pairs"], objects=("significant",))
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.results import Result, presents
+from ocef.results import Result, column_frame, presents
 from ocef.validation import CONFIDENCE, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -596,40 +596,6 @@ def rows_to_columns(rows: list[dict], columns: list) -> dict:
     {'a': [1, 3], 'b': [2, 4]}
     """
     return {c: [r[c] for r in rows] for c in columns}
-
-
-def column_frame(columns, *, objects=()):
-    """The DataFrame of a table kept as columns (``objects``: columns kept as Python objects, e.g.
-    ``significant``'s True, False and None).
-
-    Parameters
-    ----------
-    columns : mapping of str to sequence
-        Column name to values.
-    objects : sequence of str
-        Columns of dtype object.
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> column_frame({"a": [1, 2], "significant": [True, None]}, objects=("significant",)).dtypes.tolist()
-    [dtype('int64'), dtype('O')]
-    """
-    import pandas as pd
-
-    # an empty list is an object column (as in a DataFrame made from no rows); arrays keep their dtype
-    frame = pd.DataFrame({c: np.array(v, dtype=object) if isinstance(v, list) and not v else v
-                          for c, v in columns.items() if c not in objects}, columns=list(columns))
-    for c in objects:
-        if c in columns:
-            values = np.empty(len(columns[c]), dtype=object)
-            values[:] = list(columns[c])
-            frame[c] = values
-    return frame
-
 
 
 @validate_params(confidence=CONFIDENCE)

@@ -258,7 +258,7 @@ def share_table(stats, *, target: str, confidence: float, by_user_group: bool):
     >>> share_table(st, target="equal", confidence=0.95, by_user_group=False)[0]["statistic"].tolist()
     ['share', 'difference', 'ratio', 'share', 'difference', 'ratio']
     """
-    from ocef.exposure.frame import column_frame
+    from ocef.results import column_frame
 
     columns, per_group = _share_columns(stats, target=target, confidence=confidence, by_user_group=by_user_group)
     return column_frame(columns, objects=("significant",)), per_group
@@ -328,7 +328,7 @@ def share_pairs(item_groups, per_group: dict, user_groups, reference, *, confide
     >>> share_pairs(["a"], {"x": (40, [r]), "y": (40, [r])}, ["x", "y"], "x", confidence=0.95)["estimate"].tolist()
     [0.0]
     """
-    from ocef.exposure.frame import column_frame
+    from ocef.results import column_frame
 
     columns = _share_pair_columns(item_groups, per_group, user_groups, reference, confidence=confidence)
     return column_frame(columns, objects=("significant",))

@@ -25,7 +25,7 @@ from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.columns import (factorize, gather, joint_codes, key_codes, lookup, missing, read_columns, sum_by,
                                     to_float, unique)
 from ocef.offpolicy.inputs import check_log, target_columns
-from ocef.results import Result, column_records, jsonable, presents
+from ocef.results import Result, column_frame, column_records, jsonable, presents
 from ocef.validation import CONFIDENCE, OneOrMore, Options, Rng, as_generator, validate_params
 from ocef._progress import PROGRESS
 
@@ -93,17 +93,17 @@ class OffPolicyResult(Result):
     @cached_property
     def overall(self) -> pd.DataFrame:
         """One row: the log, the target and the whole log's diagnostics."""
-        return _frame(self.columns["overall"])
+        return column_frame(self.columns["overall"])
 
     @cached_property
     def groups(self) -> pd.DataFrame:
         """One row per estimand, estimator and group."""
-        return _frame(self.columns["groups"])
+        return column_frame(self.columns["groups"])
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
         """One row per comparison of two groups."""
-        return _frame(self.columns["pairs"])
+        return column_frame(self.columns["pairs"])
 
     @presents
     def to_frame(self) -> pd.DataFrame:
@@ -132,14 +132,6 @@ class OffPolicyResult(Result):
         records), ``confidence`` and ``notes``."""
         return {**{t: column_records(self.columns[t]) for t in ("overall", "groups", "pairs")},
                 "confidence": jsonable(self.confidence), "notes": jsonable(self.notes)}
-
-
-def _frame(columns) -> pd.DataFrame:
-    import pandas as pd
-
-    # an empty list is an object column, as in a DataFrame made from no rows
-    return pd.DataFrame({c: np.array(v, dtype=object) if isinstance(v, list) and not v else v
-                         for c, v in columns.items()})
 
 
 def _column(values: list):
