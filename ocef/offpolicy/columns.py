@@ -19,7 +19,7 @@ import numpy as np
 
 from ocef.errors import DataError, ParameterTypeError
 
-__all__ = ["read_columns", "frame_columns", "n_rows", "take", "to_float", "factorize", "key_codes", "joint_codes",
+__all__ = ["read_columns", "read_file", "frame_columns", "n_rows", "take", "to_float", "factorize", "key_codes", "joint_codes",
            "lookup", "gather", "unique", "sum_by", "missing", "check_keys"]
 
 
@@ -32,9 +32,9 @@ def read_columns(source, *, name: str = "log", columns: dict | None = None) -> d
         A file, folder or glob read by DuckDB (:func:`ocef.backends._duckdb_relation`), a
         DataFrame (:func:`frame_columns`), or columns of one length.
     name : str, default "log"
-        For messages.
+        The argument's name, for messages.
     columns : dict, optional
-        Renaming ``{standard name: name in the source}``.
+        ``{role: column}`` renames (e.g. ``{"propensity": "propensity_score"}``).
 
     Returns
     -------
@@ -53,17 +53,8 @@ def read_columns(source, *, name: str = "log", columns: dict | None = None) -> d
     >>> sorted(read_columns({"uid": [1, 2], "item": [2, 3]}, columns={"user": "uid"}))
     ['item', 'user']
     """
-    from ocef.backends import _check_path, _duckdb_relation
-
     if isinstance(source, (str, os.PathLike)):
-        import duckdb
-
-        try:
-            raw = _duckdb_relation(_check_path(source))[0].fetchnumpy()
-        except duckdb.Error as exc:     # e.g. a value DuckDB's CSV sniffer cannot convert ("inf" in a column)
-            raise DataError(f"{name} {os.fspath(source)} cannot be read: {str(exc).splitlines()[0][:200]}; every "
-                            "column must hold one type (numbers: finite values only)") from None
-        table = {c: _unmasked(a) for c, a in raw.items()}
+        table = {c: _unmasked(a) for c, a in read_file(source, name=name, as_="numpy").items()}
     elif isinstance(source, dict):
         table = {c: np.asarray(a) for c, a in source.items()}
         if len({len(a) for a in table.values()}) > 1 or any(a.ndim != 1 for a in table.values()):
@@ -74,6 +65,45 @@ def read_columns(source, *, name: str = "log", columns: dict | None = None) -> d
         raise ParameterTypeError(f"{name} must be a file path or a pandas DataFrame, got {type(source).__name__}")
     rename = {v: k for k, v in (columns or {}).items()}
     return {rename.get(c, c): a for c, a in table.items()}
+
+
+def read_file(source, *, name: str = "log", as_: str = "numpy"):
+    """A CSV or Parquet file, folder or glob read by DuckDB, as numpy columns or a DataFrame.
+
+    Parameters
+    ----------
+    source : str or path
+        Read by :func:`ocef.backends._duckdb_relation` after :func:`ocef.backends._check_path`.
+    name : str, default "log"
+        The argument's name, for messages.
+    as_ : {"numpy", "pandas"}, default "numpy"
+        DuckDB's ``fetchnumpy()`` (masked arrays where a column has NULLs) or ``df()``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray, or pandas.DataFrame
+
+    Raises
+    ------
+    ocef.errors.DataError
+        A value DuckDB cannot convert (e.g. "inf" in a column of numbers).
+
+    Examples
+    --------
+    >>> _ = open("t.csv", "w").write("user,item\\n1,2\\n")
+    >>> read_file("t.csv")["item"].tolist()
+    [2]
+    """
+    import duckdb
+
+    from ocef.backends import _check_path, _duckdb_relation
+
+    relation = _duckdb_relation(_check_path(source))[0]
+    try:
+        return relation.fetchnumpy() if as_ == "numpy" else relation.df()
+    except duckdb.Error as exc:     # e.g. a value DuckDB's CSV sniffer cannot convert ("inf" in a column)
+        raise DataError(f"{name} {os.fspath(source)} cannot be read: {str(exc).splitlines()[0][:200]}; every "
+                        "column must hold one type (numbers: finite values only)") from None
 
 
 def _unmasked(a) -> np.ndarray:

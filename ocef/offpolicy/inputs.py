@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from ocef.errors import DataError, ParameterError, ParameterTypeError
-from ocef.offpolicy.columns import (check_keys, factorize, sum_by, key_codes, n_rows, read_columns, to_float,
-                                   unique)
+from ocef.offpolicy.columns import (check_keys, factorize, key_codes, n_rows, read_columns, read_file, sum_by,
+                                   to_float, unique)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,17 +49,16 @@ _TOL = 1e-9
 def read_table(source, *, name: str = "log", columns: dict | None = None) -> pd.DataFrame:
     """A log or target table as a pandas DataFrame (CSV or Parquet file, folder, glob, or a frame).
 
-    The audit itself reads tables as columns (:func:`ocef.offpolicy.columns.read_columns`); this is
-    the same table as a DataFrame.
+    The audit itself reads its tables as numpy columns (:func:`ocef.offpolicy.columns.read_columns`).
 
     Parameters
     ----------
     source : str, path or pandas.DataFrame
-        A file, folder or glob read by DuckDB (:func:`ocef.backends._duckdb_relation`), or a DataFrame.
+        The table; files are read by DuckDB.
     name : str, default "log"
-        For messages.
+        The argument's name, for messages.
     columns : dict, optional
-        Renaming ``{standard name: name in the source}``.
+        ``{role: column}`` renames (e.g. ``{"propensity": "propensity_score"}``).
 
     Returns
     -------
@@ -77,11 +76,13 @@ def read_table(source, *, name: str = "log", columns: dict | None = None) -> pd.
     """
     import pandas as pd
 
-    if isinstance(source, pd.DataFrame):
-        return source.rename(columns={v: k for k, v in (columns or {}).items()})
-    if not isinstance(source, (str, os.PathLike)):
+    if isinstance(source, (str, os.PathLike)):
+        frame = read_file(source, name=name, as_="pandas")
+    elif isinstance(source, pd.DataFrame):
+        frame = source
+    else:
         raise ParameterTypeError(f"{name} must be a file path or a pandas DataFrame, got {type(source).__name__}")
-    return pd.DataFrame(read_columns(source, name=name, columns=columns))
+    return frame.rename(columns={v: k for k, v in (columns or {}).items()})
 
 
 def check_log(log, *, name: str = "log"):
