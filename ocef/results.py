@@ -32,7 +32,7 @@ import numpy as np
 from ocef.files import atomic_write, atomic_write_text
 from ocef.errors import ParameterTypeError
 
-__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "column_frame", "presents"]
+__all__ = ["Result", "jsonable", "dumps", "records", "column_records", "column_frame", "rows_to_columns", "presents"]
 
 
 def jsonable(obj: Any) -> Any:
@@ -153,6 +153,28 @@ def column_records(columns) -> list[dict]:
     """
     names = list(columns)
     return [jsonable(dict(zip(names, row))) for row in zip(*columns.values())]
+
+
+def rows_to_columns(rows: list[dict], columns: list) -> dict:
+    """A table given as row dicts (all with the keys ``columns``) as columns: ``{name: [values]}``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows.
+    columns : list of str
+        The column names, in order.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> rows_to_columns([{"a": 1, "b": 2}, {"a": 3, "b": 4}], ["a", "b"])
+    {'a': [1, 3], 'b': [2, 4]}
+    """
+    return {c: [r[c] for r in rows] for c in columns}
 
 
 def column_frame(columns, *, objects=()):

@@ -317,7 +317,8 @@ def exposure_fairness(rankings, *, item_group: str, user_group=None, item_groups
     >>> res.groups.query("statistic == 'share'")[["item_group", "estimate", "target"]].round(3).to_dict("list")
     {'item_group': ['a', 'b'], 'estimate': [0.657, 0.343], 'target': [0.5, 0.5]}
     """
-    from ocef.exposure.frame import metric_frame_from_moments, rows_to_columns
+    from ocef.exposure.frame import metric_frame_from_moments
+    from ocef.results import rows_to_columns
     from ocef.exposure.shares import _share_columns, _share_pair_columns
     from ocef.exposure.statistics import ranking_statistics
 

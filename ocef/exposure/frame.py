@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from ocef.errors import DataError, ParameterError
-from ocef.results import Result, column_frame, presents
+from ocef.results import Result, column_frame, presents, rows_to_columns
 from ocef.validation import CONFIDENCE, validate_params
 
 if TYPE_CHECKING:                 # annotations only: pandas is imported where it is used
@@ -574,28 +574,6 @@ def significance(p_adjusted, confidence: float) -> list:
     """
     p = np.asarray(p_adjusted, dtype=float)
     return [None if v != v else bool(v <= 1 - confidence) for v in p.tolist()]
-
-
-def rows_to_columns(rows: list[dict], columns: list) -> dict:
-    """A table given as row dicts (all with the keys ``columns``) as columns: ``{name: [values]}``.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The rows.
-    columns : list of str
-        The column names, in order.
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> rows_to_columns([{"a": 1, "b": 2}, {"a": 3, "b": 4}], ["a", "b"])
-    {'a': [1, 3], 'b': [2, 4]}
-    """
-    return {c: [r[c] for r in rows] for c in columns}
 
 
 @validate_params(confidence=CONFIDENCE)

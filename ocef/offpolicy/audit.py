@@ -25,7 +25,7 @@ from ocef.errors import DataError, ParameterError
 from ocef.offpolicy.columns import (factorize, gather, joint_codes, key_codes, lookup, missing, read_columns, sum_by,
                                     to_float, unique)
 from ocef.offpolicy.inputs import check_log, target_columns
-from ocef.results import Result, column_frame, column_records, jsonable, presents
+from ocef.results import Result, column_frame, column_records, jsonable, presents, rows_to_columns
 from ocef.validation import CONFIDENCE, OneOrMore, Options, Rng, as_generator, validate_params
 from ocef._progress import PROGRESS
 
@@ -149,7 +149,7 @@ def _column(values: list):
 
 def _table(rows: list[dict], cols: Sequence[str]) -> dict:
     """Rows (dicts) as the columns ``cols``."""
-    return {c: _column([r[c] for r in rows]) for c in cols}
+    return {c: _column(values) for c, values in rows_to_columns(rows, cols).items()}
 
 
 # ------------------------------------------------------------------------------- per-row frame
@@ -184,13 +184,13 @@ class _Contexts:
             self.log, self.table, self.n = joint_codes([log[c] for c in keys], [table[c] for c in keys],
                                                        names=("log", "target"), keys=keys)
 
-    def _rows(self, rows):
+    def _count(self, rows):
         return self.n_log if rows is None else int(np.count_nonzero(rows))
 
     def per_row(self, values, rows=None):
         """Per log row (of the mask ``rows``): the sum of ``values`` (one per table row) over its context."""
         if not self.keys:
-            return np.repeat(float(np.sum(values)), self._rows(rows))
+            return np.repeat(float(np.sum(values)), self._count(rows))
         return sum_by(self.table, self.n, values)[self.log if rows is None else self.log[rows]]
 
     def per_row_group(self, values, group, order, rows=None):
@@ -198,7 +198,7 @@ class _Contexts:
         (``group``: each table row's group code; the columns are the codes ``order``)."""
         n_groups = len(order)
         if not self.keys:
-            return np.tile(sum_by(group, n_groups, values)[order], (self._rows(rows), 1))
+            return np.tile(sum_by(group, n_groups, values)[order], (self._count(rows), 1))
         sums = sum_by(self.table * n_groups + group, self.n * n_groups, values).reshape(self.n, n_groups)
         return np.ascontiguousarray(sums[self.log if rows is None else self.log[rows]][:, order])
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 
 import numpy as np
 
 from ocef.errors import DataError, ParameterTypeError
 
-__all__ = ["read_columns", "read_file", "frame_columns", "n_rows", "take", "to_float", "factorize", "key_codes", "joint_codes",
+__all__ = ["read_columns", "read_file", "frame_columns", "n_rows", "to_float", "factorize", "key_codes", "joint_codes",
            "lookup", "gather", "unique", "sum_by", "missing", "check_keys"]
 
 
@@ -59,7 +60,7 @@ def read_columns(source, *, name: str = "log", columns: dict | None = None) -> d
         table = {c: np.asarray(a) for c, a in source.items()}
         if len({len(a) for a in table.values()}) > 1 or any(a.ndim != 1 for a in table.values()):
             raise DataError(f"{name}: the columns must be 1-d and of one length")
-    elif type(source).__name__ == "DataFrame" and type(source).__module__.startswith("pandas"):
+    elif "pandas" in sys.modules and isinstance(source, sys.modules["pandas"].DataFrame):   # (no import)
         table = frame_columns(source, name=name)
     else:
         raise ParameterTypeError(f"{name} must be a file path or a pandas DataFrame, got {type(source).__name__}")
@@ -177,26 +178,6 @@ def n_rows(table: dict) -> int:
     3
     """
     return len(next(iter(table.values()))) if table else 0
-
-
-def take(table: dict, index) -> dict:
-    """The rows ``index`` (integer positions or a boolean mask) of every column.
-
-    Parameters
-    ----------
-    table : dict of str to numpy.ndarray
-    index : array_like of int or bool
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-
-    Examples
-    --------
-    >>> take({"a": np.array([5, 6, 7])}, [2, 0])["a"].tolist()
-    [7, 5]
-    """
-    return {c: a[index] for c, a in table.items()}
 
 
 def _number(x) -> float:
@@ -418,13 +399,12 @@ def gather(values, index, fill) -> np.ndarray:
     >>> gather(np.array([0.5, 0.25]), np.array([1, -1]), 0.0).tolist()
     [0.25, 0.0]
     """
-    values = np.asarray(values)
-    if values.size == 0:
-        return np.full(len(index), fill, dtype=values.dtype if values.dtype.kind == "f" else object)
-    out = values[np.maximum(index, 0)]
-    if (index < 0).any():
-        out = out.astype(np.result_type(out.dtype, np.asarray(fill).dtype) if out.dtype.kind in "biuf" else object)
-        out[index < 0] = fill
+    values, index = np.asarray(values), np.asarray(index)
+    hit = index >= 0
+    if hit.all():
+        return values[index]
+    out = np.full(len(index), fill, dtype=float if values.dtype.kind in "biuf" else object)
+    out[hit] = values[index[hit]]
     return out
 
 

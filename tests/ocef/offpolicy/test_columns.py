@@ -44,7 +44,7 @@ def test_factorize_and_unique_follow_pandas():
         assert n == len(ref_uniques) and codes.tolist() == ref_codes.tolist()
         assert unique(values).tolist() == pd.unique(pd.Series(values)).tolist()
     # numbers and text mixed: coded by a dictionary, 1 and "1" two values
-    assert factorize(np.array([1, "1", 1.0], dtype=object)) [1] == 2
+    assert factorize(np.array([1, "1", 1.0], dtype=object))[1] == 2
 
 
 def test_key_codes_in_order_of_first_appearance():
